@@ -1,0 +1,101 @@
+// Package config holds orchestrate's configuration as a plain value with its
+// defaults. Loading it from files, environment and flags is the command
+// layer's job (one viper instance in internal/cli); every stage below takes a
+// Config value.
+package config
+
+import "time"
+
+// Config is the whole configuration of DESIGN §10.
+type Config struct {
+	Sources      Sources             `mapstructure:"sources"`
+	StoriesDir   string              `mapstructure:"stories_dir"`
+	Statuses     map[string][]string `mapstructure:"statuses"` // canonical status -> extra spellings
+	Age          Age                 `mapstructure:"age"`
+	WorkflowDirs []string            `mapstructure:"workflow_dirs"`
+	AgentDirs    []string            `mapstructure:"agent_dirs"`
+	Agents       []string            `mapstructure:"agents"` // agents configured here (ids without @)
+	Resume       Resume              `mapstructure:"resume"`
+	Handoff      Handoff             `mapstructure:"handoff"`
+	LogPath      string              `mapstructure:"log_path"`
+	TemplatesDir string              `mapstructure:"templates_dir"`
+	// MaxFileSize is the largest file a parser reads, in bytes.
+	MaxFileSize int64 `mapstructure:"max_file_size"`
+	// MaxRefFiles caps the referenced files checked per candidate.
+	MaxRefFiles int `mapstructure:"max_ref_files"`
+}
+
+// Sources lists the globs (relative to the repository root, slash-separated,
+// "**" for any depth) searched for each kind of saved state.
+type Sources struct {
+	Epic          []string `mapstructure:"epic"`
+	QALoop        []string `mapstructure:"qa_loop"`
+	QALoopIndex   []string `mapstructure:"qa_loop_index"`
+	WorkflowState []string `mapstructure:"workflow_state"`
+	Progress      []string `mapstructure:"progress"`
+	WorkSession   []string `mapstructure:"work_session"`
+	Tasks         []string `mapstructure:"tasks"`
+	Stories       []string `mapstructure:"stories"`
+	Spec          []string `mapstructure:"spec"`
+}
+
+// Age holds the thresholds of the age classes (DESIGN §4).
+type Age struct {
+	Fresh  time.Duration `mapstructure:"fresh"`  // below: fresh
+	Recent time.Duration `mapstructure:"recent"` // below: recent
+	Stale  time.Duration `mapstructure:"stale"`  // below: moderate; above: stale
+}
+
+// Resume holds resume defaults.
+type Resume struct {
+	Mode string `mapstructure:"mode"`
+}
+
+// Handoff holds the orchestrator command.
+type Handoff struct {
+	Command string `mapstructure:"command"`
+	// SessionGone detects an AI-session resume that failed because the session no longer exists.
+	SessionGoneExitCodes []int  `mapstructure:"session_gone_exit_codes"`
+	SessionGonePattern   string `mapstructure:"session_gone_pattern"`
+	FallbackCommand      string `mapstructure:"fallback_command"`
+}
+
+// Default returns the configuration used when nothing is configured: the
+// layouts the frameworks use.
+func Default() Config {
+	return Config{
+		Sources: Sources{
+			Epic:        []string{".aiox/epic-*-state.yaml", ".aios/epic-*-state.yaml", ".nexos/epic-*-state.yaml"},
+			QALoop:      []string{"qa/loop-status.json", "qa/*/loop-status.json"},
+			QALoopIndex: []string{".aiox/qa-loops-index.json"},
+			WorkflowState: []string{
+				".orchestrate/workflows/*.yaml",
+				".nexos/workflow-state/*.yaml",
+				".aios/workflow-state/*.yaml",
+				".aiox/*-state.yaml",
+				"docs/stories/.session-state.yaml",
+			},
+			Progress:    []string{"progress.md", ".orchestrate/progress/*.md"},
+			WorkSession: []string{"docs/maestro/work_sessions/*.json"},
+			Tasks:       []string{"docs/maestro/tasks/*.json"},
+			Stories:     []string{"docs/stories/**/*.md"},
+			Spec:        []string{"docs/stories/*/spec", "docs/specs/*"},
+		},
+		StoriesDir: "docs/stories",
+		Age: Age{
+			Fresh:  time.Hour,
+			Recent: 24 * time.Hour,
+			Stale:  7 * 24 * time.Hour,
+		},
+		WorkflowDirs: []string{".nexos/workflows", ".aiox/workflows", ".aios/workflows", ".aios-core/development/workflows", ".bmad-core/workflows", "workflows"},
+		AgentDirs:    []string{".nexos/agents", ".aiox/agents", ".aios/agents", ".aios-core/development/agents", ".bmad-core/agents", ".claude/agents", "agents"},
+		Handoff: Handoff{
+			SessionGoneExitCodes: nil,
+			SessionGonePattern:   `(?i)(no conversation found|session (not found|expired|does not exist))`,
+		},
+		LogPath:      ".orchestrate/log.jsonl",
+		TemplatesDir: ".orchestrate/templates",
+		MaxFileSize:  8 << 20,
+		MaxRefFiles:  20000,
+	}
+}

@@ -1,0 +1,394 @@
+// Package workflow holds the domain types that flow through every stage of
+// orchestrate: candidates found by discover, findings produced by every
+// stage, stories, phases and positions. It has no behaviour beyond small,
+// deterministic helpers on those values.
+package workflow
+
+import (
+	"fmt"
+	"time"
+)
+
+// Type is the kind of interrupted work a candidate describes.
+type Type string
+
+// The candidate types of DESIGN §8.
+const (
+	TypeEpic        Type = "epic"
+	TypeQALoop      Type = "qa-loop"
+	TypeWorkflow    Type = "workflow"
+	TypeProgress    Type = "progress"
+	TypeWorkSession Type = "work-session"
+	TypeSDC         Type = "sdc"
+	TypeQAReview    Type = "qa-review"
+	TypeSpec        Type = "spec-pipeline"
+	TypeStory       Type = "story"
+)
+
+// Label is the human name of a type, as the task's blocks print it.
+func (t Type) Label() string {
+	switch t {
+	case TypeEpic:
+		return "Epic Execution"
+	case TypeQALoop:
+		return "QA Loop"
+	case TypeWorkflow:
+		return "Workflow"
+	case TypeProgress:
+		return "Progress"
+	case TypeWorkSession:
+		return "Work Session"
+	case TypeSDC:
+		return "SDC"
+	case TypeQAReview:
+		return "QA Review"
+	case TypeSpec:
+		return "Spec Pipeline"
+	case TypeStory:
+		return "Story"
+	}
+	return string(t)
+}
+
+// Source kinds, one per discovery source.
+const (
+	KindEpicState     = "epic-state"
+	KindQALoop        = "qa-loop"
+	KindQALoopIndex   = "qa-loop-index"
+	KindWorkflowState = "workflow-state"
+	KindProgress      = "progress"
+	KindWorkSession   = "work-session"
+	KindStory         = "story"
+	KindSpec          = "spec-pipeline"
+)
+
+// Source priorities of DESIGN §3 (lower is more specific).
+const (
+	PriorityEpic        = 1
+	PriorityQALoop      = 2
+	PriorityWorkflow    = 3
+	PriorityInProgress  = 4
+	PriorityInReview    = 5
+	PrioritySpec        = 6
+	PriorityOtherStory  = 7
+	PriorityUnspecified = 9
+)
+
+// SourceRef says where a candidate (or a piece of evidence) came from.
+type SourceRef struct {
+	Kind     string `json:"kind"`
+	Path     string `json:"path"`
+	Priority int    `json:"priority"`
+}
+
+// Severity of a finding.
+type Severity string
+
+// Finding severities.
+const (
+	Blocking Severity = "blocking"
+	Warning  Severity = "warning"
+	Info     Severity = "info"
+)
+
+// Checks that produce findings.
+const (
+	CheckParse        = "parse"
+	CheckIntegrity    = "integrity"
+	CheckConsistency  = "consistency"
+	CheckConflict     = "conflict"
+	CheckAge          = "age"
+	CheckGit          = "git"
+	CheckPrerequisite = "prerequisite"
+	CheckDiscover     = "discover"
+)
+
+// Finding is one observation about a candidate or the repository. Findings
+// are values: every stage returns them and only the command layer prints.
+type Finding struct {
+	Check    string   `json:"check"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	Path     string   `json:"path"`
+	Phase    string   `json:"phase"`
+	// Line is the 1-based line of Path the finding is about, 0 when unknown.
+	// It is folded into Message for humans and JSON.
+	Line int `json:"-"`
+}
+
+// Error makes a Finding usable as an error (for aggregation).
+func (f Finding) Error() string {
+	loc := f.Path
+	if f.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
+	}
+	if loc == "" {
+		return fmt.Sprintf("%s/%s: %s", f.Check, f.Code, f.Message)
+	}
+	return fmt.Sprintf("%s/%s: %s: %s", f.Check, f.Code, loc, f.Message)
+}
+
+// Phase is one step of a workflow as the saved state records it.
+type Phase struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Agent   string   `json:"agent"`
+	Status  string   `json:"status"` // completed, current, pending, skipped
+	Outputs []string `json:"outputs,omitempty"`
+}
+
+// Phase statuses.
+const (
+	PhaseCompleted = "completed"
+	PhaseCurrent   = "current"
+	PhasePending   = "pending"
+	PhaseSkipped   = "skipped"
+)
+
+// Position is where in its workflow a candidate stopped.
+type Position struct {
+	Kind  string `json:"kind"`  // phase, iteration, wave, step
+	Index int    `json:"index"` // 1-based; 0 when unknown
+	Total int    `json:"total"` // 0 when unknown
+	Name  string `json:"name"`  // phase name when known
+}
+
+// Position kinds.
+const (
+	PosPhase     = "phase"
+	PosIteration = "iteration"
+	PosWave      = "wave"
+	PosStep      = "step"
+)
+
+// String renders the position as the task's blocks do: "Phase 3/4 (Implementation)",
+// "Iteration 3/5", "Wave 2/3".
+func (p Position) String() string {
+	if p.Kind == "" {
+		return "-"
+	}
+	label := map[string]string{PosPhase: "Phase", PosIteration: "Iteration", PosWave: "Wave", PosStep: "Step"}[p.Kind]
+	if label == "" {
+		label = p.Kind
+	}
+	s := label
+	switch {
+	case p.Index > 0 && p.Total > 0:
+		s += fmt.Sprintf(" %d/%d", p.Index, p.Total)
+	case p.Index > 0:
+		s += fmt.Sprintf(" %d", p.Index)
+	}
+	if p.Name != "" {
+		if p.Index > 0 {
+			s += " (" + p.Name + ")"
+		} else {
+			s += " " + p.Name
+		}
+	}
+	return s
+}
+
+// RefFile is a file a candidate references.
+type RefFile struct {
+	Path     string `json:"path"`               // slash-separated, as written in the source (cleaned)
+	Phase    string `json:"phase,omitempty"`    // the phase that needs or produced it
+	Critical bool   `json:"critical"`           // the next phase cannot run without it
+	Hash     string `json:"hash,omitempty"`     // git blob hash recorded by the state, if any
+	From     string `json:"from,omitempty"`     // where the reference came from (field name or "file-list")
+	Produced bool   `json:"produced,omitempty"` // an output of a completed phase (vs an input)
+}
+
+// StoryRef is a story named by a state file, with the status the state gives it.
+type StoryRef struct {
+	ID     string `json:"id"`
+	Status string `json:"status,omitempty"` // lower-case state vocabulary, e.g. in_progress, done
+	Path   string `json:"path,omitempty"`   // story file path when the state records one
+}
+
+// Wave is one wave of an epic execution.
+type Wave struct {
+	Number  int        `json:"number"`
+	Status  string     `json:"status"`
+	Stories []StoryRef `json:"stories"`
+}
+
+// Iteration is one QA-loop round.
+type Iteration struct {
+	Number  int    `json:"number"`
+	Verdict string `json:"verdict"`
+	Fixed   bool   `json:"fixed"` // fixes were applied after this review
+}
+
+// QALoop is what a QA-loop state says beyond the common fields.
+type QALoop struct {
+	Iteration     int         `json:"iteration"`
+	MaxIterations int         `json:"max_iterations"`
+	LastVerdict   string      `json:"last_verdict"`
+	History       []Iteration `json:"history,omitempty"`
+	FixesApplied  bool        `json:"fixes_applied"` // the last REJECT has had its fixes applied
+}
+
+// Epic is what an epic execution state says beyond the common fields.
+type Epic struct {
+	EpicID      string `json:"epic_id"`
+	PlanPath    string `json:"plan_path,omitempty"`
+	CurrentWave int    `json:"current_wave"`
+	Waves       []Wave `json:"waves"`
+}
+
+// Spec is what a spec pipeline says beyond the common fields.
+type Spec struct {
+	Name       string            `json:"name"`
+	Dir        string            `json:"dir"`
+	Complexity string            `json:"complexity,omitempty"` // SIMPLE, STANDARD, COMPLEX
+	Artifacts  map[string]string `json:"artifacts,omitempty"`  // phase id -> artifact path
+	Verdict    string            `json:"verdict,omitempty"`    // the critique verdict, if any
+}
+
+// Candidate is one interrupted (or, under --all, not resumable) piece of work.
+type Candidate struct {
+	ID          string         `json:"id"`
+	Type        Type           `json:"type"`
+	Key         string         `json:"-"` // the id without its prefix
+	Source      SourceRef      `json:"source"`
+	Evidence    []SourceRef    `json:"-"` // other sources describing the same work
+	BackupPath  string         `json:"-"` // the .bak twin, if any
+	Workflow    string         `json:"-"` // workflow definition id (story-development-cycle, …)
+	Stories     []string       `json:"stories"`
+	StoryRefs   []StoryRef     `json:"-"` // stories with the status the state gives them
+	Status      string         `json:"status"`
+	StatusRaw   string         `json:"status_raw"`
+	Resumable   bool           `json:"resumable"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+	UpdatedFrom string         `json:"updated_from"` // field:<name>, git:<short hash>, mtime
+	StartedAt   time.Time      `json:"-"`
+	Position    Position       `json:"-"`
+	Phases      []Phase        `json:"-"`
+	Files       []RefFile      `json:"-"`
+	Commit      string         `json:"-"` // the git commit the state was saved at, when recorded
+	Mode        string         `json:"-"` // the mode the workflow was started in
+	AISessionID string         `json:"-"`
+	Agent       string         `json:"-"` // current agent, when recorded
+	Context     map[string]any `json:"-"` // the saved context, for the handoff
+	QA          *QALoop        `json:"-"`
+	Epic        *Epic          `json:"-"`
+	Spec        *Spec          `json:"-"`
+	Findings    []Finding      `json:"-"`
+}
+
+// HasStory reports whether the candidate names story id.
+func (c *Candidate) HasStory(id string) bool {
+	for _, s := range c.Stories {
+		if s == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Story is a parsed story file.
+type Story struct {
+	ID          string             `json:"id"`
+	Title       string             `json:"title"`
+	Path        string             `json:"path"`
+	Status      Status             `json:"status"`
+	StatusRaw   string             `json:"status_raw"`
+	StatusLine  int                `json:"-"`
+	Sections    map[string]Section `json:"-"` // keyed by canonical section name (see Section* constants)
+	FileList    []string           `json:"file_list,omitempty"`
+	Executor    string             `json:"executor,omitempty"`
+	QualityGate string             `json:"quality_gate,omitempty"`
+	Epic        string             `json:"epic,omitempty"`
+	ModTime     time.Time          `json:"-"`
+	Findings    []Finding          `json:"-"`
+}
+
+// Canonical section names a story yields.
+const (
+	SectionAcceptance   = "acceptance-criteria"
+	SectionScope        = "scope"
+	SectionDependencies = "dependencies"
+	SectionFileList     = "file-list"
+	SectionChangeLog    = "change-log"
+	SectionDevNotes     = "dev-notes"
+	SectionTasks        = "tasks"
+)
+
+// Section is a story section as raw text with a content hash.
+type Section struct {
+	Raw  string `json:"-"`
+	Hash string `json:"hash"` // hex sha256 of the normalised text
+	Line int    `json:"line"` // 1-based line of the heading
+}
+
+// Status is a canonical story status.
+type Status string
+
+// Canonical story statuses (DESIGN §3).
+const (
+	StatusDraft      Status = "Draft"
+	StatusReady      Status = "Ready"
+	StatusInProgress Status = "InProgress"
+	StatusInReview   Status = "InReview"
+	StatusDone       Status = "Done"
+	StatusBlocked    Status = "Blocked"
+	StatusUnknown    Status = "Unknown"
+)
+
+// Definition is a workflow definition: its phases in order.
+type Definition struct {
+	ID            string     `json:"id"`
+	Name          string     `json:"name"`
+	Phases        []PhaseDef `json:"phases"`
+	MaxIterations int        `json:"max_iterations,omitempty"`
+	Source        string     `json:"source"` // file path, or "builtin"
+}
+
+// PhaseDef is one phase of a workflow definition.
+type PhaseDef struct {
+	ID       string            `json:"id"`
+	Name     string            `json:"name"`
+	Agent    string            `json:"agent"`
+	Task     string            `json:"task,omitempty"`
+	Next     string            `json:"next,omitempty"`
+	Decision map[string]string `json:"decision,omitempty"`
+	SkipIf   string            `json:"skip_if,omitempty"`
+}
+
+// Index returns the 0-based index of phase id (or name, case-insensitive) in d, or -1.
+func (d Definition) Index(idOrName string) int {
+	for i, p := range d.Phases {
+		if equalFold(p.ID, idOrName) || equalFold(p.Name, idOrName) {
+			return i
+		}
+	}
+	return -1
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// Well-known workflow definition ids.
+const (
+	DefSDC    = "story-development-cycle"
+	DefQALoop = "qa-loop"
+	DefSpec   = "spec-pipeline"
+	DefEpic   = "epic-execution"
+)
