@@ -1,0 +1,44 @@
+// Package gitrepo is orchestrate's one seam over go-git. It answers the few
+// questions validation asks — which commit a state was saved at, whether the
+// referenced files differ from that commit, and which commits changed them —
+// at a cost that follows the number of referenced paths, not the size of the
+// repository: no Worktree.Status, no whole-tree diff, no index decode.
+package gitrepo
+
+import (
+	"errors"
+	"time"
+)
+
+// ErrNoGit is returned by Open when the folder is not inside a git repository.
+var ErrNoGit = errors.New("not a git repository")
+
+// ErrNoCommit is returned when the interruption commit cannot be found (no
+// commit at or before the time, or a shallow clone that does not reach it).
+var ErrNoCommit = errors.New("interruption commit not found")
+
+// Commit is the part of a commit orchestrate reports.
+type Commit struct {
+	Hash    string    `json:"hash"`
+	Short   string    `json:"short"` // the first 7 hex digits
+	Author  string    `json:"author"`
+	Email   string    `json:"email"`
+	When    time.Time `json:"when"` // committer time, UTC
+	Subject string    `json:"subject"`
+}
+
+// IsZero reports whether c is the zero Commit.
+func (c Commit) IsZero() bool { return c.Hash == "" }
+
+// PathState compares one referenced path between a base commit, HEAD and the
+// working tree.
+type PathState struct {
+	Path       string `json:"path"`
+	BaseHash   string `json:"base_hash,omitempty"` // blob hash in the base commit; "" when absent there
+	HeadHash   string `json:"head_hash,omitempty"` // blob hash in HEAD; "" when absent there
+	DiskHash   string `json:"disk_hash,omitempty"` // git blob hash of the file on disk; "" when missing
+	OnDisk     bool   `json:"on_disk"`
+	Changed    bool   `json:"changed"`     // disk differs from base
+	Committed  bool   `json:"committed"`   // HEAD differs from base (changed by commits since)
+	Uncommited bool   `json:"uncommitted"` // disk differs from HEAD (an uncommitted edit)
+}

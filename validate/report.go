@@ -1,0 +1,86 @@
+// Package validate checks a discovered candidate against the repository as
+// it is now (DESIGN §4): integrity of referenced files, consistency of
+// statuses, conflicts with work done since the interruption (git drift
+// through internal/gitrepo), and age. It returns findings as values.
+package validate
+
+import (
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Validation statuses of a candidate (DESIGN §8 "validation").
+const (
+	StatusClean     = "clean"
+	StatusWarnings  = "warnings"
+	StatusConflicts = "conflicts"
+)
+
+// Age classes (DESIGN §4).
+const (
+	AgeFresh    = "fresh"
+	AgeRecent   = "recent"
+	AgeModerate = "moderate"
+	AgeStale    = "stale"
+)
+
+// FileReport is the file-by-file comparison of one referenced file, as the
+// pre-flight report shows it.
+type FileReport struct {
+	Path     string `json:"path"`
+	Phase    string `json:"phase,omitempty"`
+	Critical bool   `json:"critical"`
+	Produced bool   `json:"produced,omitempty"`
+	// State is one of: unchanged, missing, unsafe, changed-committed,
+	// changed-uncommitted, changed (no git: mtime newer), unknown.
+	State string `json:"state"`
+	// By names what changed it: commits (short hash, author, time) or
+	// "uncommitted edit".
+	By     []gitrepo.Commit `json:"by,omitempty"`
+	Detail string           `json:"detail,omitempty"`
+}
+
+// File states of a FileReport.
+const (
+	FileUnchanged          = "unchanged"
+	FileMissing            = "missing"
+	FileUnsafe             = "unsafe"
+	FileChangedCommitted   = "changed-committed"
+	FileChangedUncommitted = "changed-uncommitted"
+	FileChanged            = "changed"
+	FileUnknown            = "unknown"
+)
+
+// StoryReport is the status of one story involved in the candidate.
+type StoryReport struct {
+	ID          string          `json:"id"`
+	Path        string          `json:"path,omitempty"`
+	StateStatus string          `json:"state_status,omitempty"` // as the state file gives it (canonical)
+	StoryStatus workflow.Status `json:"story_status,omitempty"` // as the story file gives it
+	Verdict     string          `json:"verdict"`                // consistent, completed-outside, reset, …
+	Exists      bool            `json:"exists"`
+}
+
+// Report is the outcome of validating one candidate.
+type Report struct {
+	Findings []workflow.Finding `json:"findings"`
+	Status   string             `json:"validation"` // clean, warnings, conflicts
+	Age      time.Duration      `json:"-"`
+	AgeClass string             `json:"age_class"`
+	// InterruptedAt is the time the candidate was last updated (its interruption).
+	InterruptedAt time.Time `json:"interrupted_at"`
+	// Base is the interruption commit, zero without git or when not found.
+	Base gitrepo.Commit `json:"base"`
+	// GitMode says how drift was found: "git", "mtime" (no git, shallow, or
+	// no commit at the time), or "none" (nothing to compare).
+	GitMode string        `json:"git_mode"`
+	Files   []FileReport  `json:"files"`
+	Stories []StoryReport `json:"stories"`
+	// ChangedPhases are the phases whose referenced files changed since the
+	// interruption (their outputs are no longer valid).
+	ChangedPhases []string `json:"changed_phases,omitempty"`
+	// MissingPhases are the phases with a missing referenced file.
+	MissingPhases []string `json:"missing_phases,omitempty"`
+}
