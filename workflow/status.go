@@ -1,0 +1,33 @@
+package workflow
+
+import "strings"
+
+// NormalizeStateStatus turns a state file's status into its lower-case
+// canonical spelling: "In Progress", "in-progress", "InProgress" and
+// "in_progress" all become "in_progress".
+func NormalizeStateStatus(raw string) string {
+	s := strings.ToLower(strings.TrimSpace(raw))
+	s = strings.NewReplacer("-", "_", " ", "_").Replace(s)
+	for strings.Contains(s, "__") {
+		s = strings.ReplaceAll(s, "__", "_")
+	}
+	switch s {
+	case "inprogress":
+		return "in_progress"
+	case "inreview":
+		return "in_review"
+	case "canceled":
+		return "cancelled"
+	}
+	return s
+}
+
+// IsTerminalStatus reports whether a normalised state status means the work
+// is over: completed, aborted or cancelled (DESIGN §9, exit 15).
+func IsTerminalStatus(s string) bool {
+	switch s {
+	case "completed", "complete", "done", "aborted", "cancelled", "closed", "approved":
+		return true
+	}
+	return false
+}
