@@ -24,6 +24,14 @@ const (
 	AgeRecent   = "recent"
 	AgeModerate = "moderate"
 	AgeStale    = "stale"
+	AgeUnknown  = "unknown" // the interruption time is not known
+)
+
+// Git modes of a Report: how drift was found.
+const (
+	GitModeGit   = "git"   // compared with the interruption commit
+	GitModeMtime = "mtime" // no git, shallow clone, or no commit at the time
+	GitModeNone  = "none"  // nothing to compare
 )
 
 // FileReport is the file-by-file comparison of one referenced file, as the

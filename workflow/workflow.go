@@ -204,6 +204,8 @@ type StoryRef struct {
 	ID     string `json:"id"`
 	Status string `json:"status,omitempty"` // lower-case state vocabulary, e.g. in_progress, done
 	Path   string `json:"path,omitempty"`   // story file path when the state records one
+	// Executor is the agent the state (or epic plan) assigns the story to, without "@"; "" when unknown.
+	Executor string `json:"executor,omitempty"`
 }
 
 // Wave is one wave of an epic execution.

@@ -35,7 +35,7 @@ func (c Commit) IsZero() bool { return c.Hash == "" }
 type PathState struct {
 	Path       string `json:"path"`
 	BaseHash   string `json:"base_hash,omitempty"` // blob hash in the base commit; "" when absent there
-	HeadHash   string `json:"head_hash,omitempty"` // blob hash in HEAD; "" when absent there
+	HeadHash   string `json:"head_hash,omitempty"` // blob hash in HEAD; "" when absent there, or not looked up (unchanged paths)
 	DiskHash   string `json:"disk_hash,omitempty"` // git blob hash of the file on disk; "" when missing
 	OnDisk     bool   `json:"on_disk"`
 	Changed    bool   `json:"changed"`     // disk differs from base

@@ -1,0 +1,50 @@
+# orchestrate — every target needs only Go (and a shell).
+GO        ?= go
+BIN       ?= bin/orchestrate
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/orchestrate-dev/orchestrate/internal/cli.Version=$(VERSION)
+DEMO_DIR  ?= $(CURDIR)/.demo
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME  ?= 30s
+
+.PHONY: all build install test unit fuzz fuzz-smoke lint demo bench soak clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/orchestrate
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/orchestrate
+
+## test: vet, every unit/end-to-end/pty test with the race detector, and a short fuzz smoke run
+test: unit fuzz-smoke
+
+unit:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+fuzz-smoke:
+	scripts/fuzz.sh 2s
+
+## fuzz: every fuzz target for FUZZTIME (default 30s) each
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+## demo: build, create the example repository afresh, and run orchestrate on it
+demo: build
+	$(GO) run ./cmd/mkexample -dir $(DEMO_DIR)
+	@echo
+	@echo '$$ orchestrate status'
+	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) status
+	@echo
+	@echo '$$ orchestrate resume --dry-run --mode preflight'
+	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) resume --dry-run --mode preflight; echo "(exit $$?)"
+
+clean:
+	rm -rf bin $(DEMO_DIR)

@@ -1,0 +1,256 @@
+package discover
+
+import (
+	"sort"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Stamp is when a file last changed according to git.
+type Stamp struct {
+	When time.Time
+	From string // "git:<short hash>"
+}
+
+// Options tune a Scan.
+type Options struct {
+	// Times, when set, returns the last-commit time of files that are
+	// unchanged since HEAD; story candidates use it instead of the file
+	// modification time (which a fresh clone resets).
+	Times func(paths []string) map[string]Stamp
+	// Sources replaces the default source list (tests).
+	Sources []Source
+}
+
+// Result is everything Scan found.
+type Result struct {
+	// Candidates are ordered (newest first, then priority, then id) and
+	// include those that are not resumable; callers filter.
+	Candidates []workflow.Candidate
+	// Stories are the parsed story files by id.
+	Stories map[string]*workflow.Story
+	// Definitions in force (framework files over built-ins).
+	Definitions map[string]workflow.Definition
+	// Findings that belong to no candidate (bad workflow definitions, …).
+	Findings []workflow.Finding
+}
+
+// DefaultSources returns every source in priority order. The story source
+// comes first in the list because the state-file sources look stories up.
+func DefaultSources() []Source {
+	return []Source{
+		StorySource{},
+		EpicSource{},
+		QALoopSource{},
+		WorkflowStateSource{},
+		SpecSource{},
+	}
+}
+
+// Scan runs every source over r, merges candidates that describe the same
+// work, and orders them deterministically.
+func Scan(r *Repo, opts Options) Result {
+	sources := opts.Sources
+	if sources == nil {
+		sources = DefaultSources()
+	}
+	var all []workflow.Candidate
+	var findings []workflow.Finding
+	for _, s := range sources {
+		cs, fs := s.Scan(r)
+		all = append(all, cs...)
+		findings = append(findings, fs...)
+	}
+	if opts.Times != nil {
+		refineTimes(all, opts.Times)
+	}
+	all = Merge(all)
+	Order(all)
+	defs := map[string]workflow.Definition{}
+	for id, d := range BuiltinDefinitions() {
+		defs[id] = d
+	}
+	for id, d := range r.Definitions {
+		defs[id] = d
+	}
+	sortFindings(findings)
+	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
+}
+
+// refineTimes replaces the mtime of story candidates with the time of the
+// last commit that changed the story, when the file is as committed.
+func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp) {
+	var paths []string
+	for _, c := range cs {
+		if c.Source.Kind == workflow.KindStory && c.Resumable && c.UpdatedFrom == "mtime" {
+			paths = append(paths, c.Source.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	stamps := times(paths)
+	for i := range cs {
+		c := &cs[i]
+		if c.Source.Kind != workflow.KindStory || c.UpdatedFrom != "mtime" {
+			continue
+		}
+		if st, ok := stamps[c.Source.Path]; ok && !st.When.IsZero() {
+			c.UpdatedAt = st.When.UTC()
+			c.UpdatedFrom = st.From
+		}
+	}
+}
+
+// Merge folds story candidates (a story InProgress or InReview) into the
+// state-file candidate that names the story — the most specific one: the
+// one naming the fewest stories, then the lowest priority number, then the
+// newest — which keeps the story as evidence. Candidates with the same id
+// (one workflow seen in two files) are merged into the first.
+func Merge(cs []workflow.Candidate) []workflow.Candidate {
+	// same id: keep the more specific source, the other as evidence
+	byID := map[string]int{}
+	var out []workflow.Candidate
+	for _, c := range cs {
+		if i, ok := byID[c.ID]; ok {
+			keep := &out[i]
+			if c.Source.Priority < keep.Source.Priority {
+				c.Evidence = append(c.Evidence, keep.Source)
+				c.Evidence = append(c.Evidence, keep.Evidence...)
+				c.Findings = append(c.Findings, keep.Findings...)
+				out[i] = c
+			} else {
+				keep.Evidence = append(keep.Evidence, c.Source)
+				keep.Findings = append(keep.Findings, c.Findings...)
+			}
+			continue
+		}
+		byID[c.ID] = len(out)
+		out = append(out, c)
+	}
+	cs = out
+
+	absorbed := make([]bool, len(cs))
+	for i := range cs {
+		s := &cs[i]
+		if s.Source.Kind != workflow.KindStory || (s.Type != workflow.TypeSDC && s.Type != workflow.TypeQAReview) || len(s.Stories) == 0 {
+			continue
+		}
+		best := -1
+		for j := range cs {
+			c := &cs[j]
+			if j == i || c.Source.Kind == workflow.KindStory || !c.Resumable || !c.HasStory(s.Stories[0]) {
+				continue
+			}
+			if best < 0 || moreSpecific(c, &cs[best]) {
+				best = j
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		b := &cs[best]
+		b.Evidence = append(b.Evidence, s.Source)
+		for _, f := range s.Files {
+			if !hasRef(b.Files, f.Path) {
+				b.Files = append(b.Files, f)
+			}
+		}
+		b.Findings = append(b.Findings, s.Findings...)
+		absorbed[i] = true
+	}
+	out = out[:0:0]
+	for i, c := range cs {
+		if !absorbed[i] {
+			sortEvidence(c.Evidence)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func moreSpecific(a, b *workflow.Candidate) bool {
+	if len(a.Stories) != len(b.Stories) {
+		return len(a.Stories) < len(b.Stories)
+	}
+	if a.Source.Priority != b.Source.Priority {
+		return a.Source.Priority < b.Source.Priority
+	}
+	if !a.UpdatedAt.Equal(b.UpdatedAt) {
+		return a.UpdatedAt.After(b.UpdatedAt)
+	}
+	return a.ID < b.ID
+}
+
+func hasRef(fs []workflow.RefFile, p string) bool {
+	for _, f := range fs {
+		if f.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+func sortEvidence(ev []workflow.SourceRef) {
+	sort.SliceStable(ev, func(i, j int) bool {
+		if ev[i].Priority != ev[j].Priority {
+			return ev[i].Priority < ev[j].Priority
+		}
+		return ev[i].Path < ev[j].Path
+	})
+}
+
+// Order sorts candidates by last update (newest first), then source
+// priority, then id: the same input always gives the same order.
+func Order(cs []workflow.Candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		if !a.UpdatedAt.Equal(b.UpdatedAt) {
+			return a.UpdatedAt.After(b.UpdatedAt)
+		}
+		if a.Source.Priority != b.Source.Priority {
+			return a.Source.Priority < b.Source.Priority
+		}
+		return a.ID < b.ID
+	})
+}
+
+func sortFindings(fs []workflow.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Path != fs[j].Path {
+			return fs[i].Path < fs[j].Path
+		}
+		if fs[i].Code != fs[j].Code {
+			return fs[i].Code < fs[j].Code
+		}
+		return fs[i].Message < fs[j].Message
+	})
+}
+
+// Lookup finds the candidate a user named: a full id, its key alone, a story
+// id, or a unique prefix of an id or key. Several matches are returned when
+// the name is ambiguous; none when nothing matches.
+func Lookup(cs []workflow.Candidate, name string) []workflow.Candidate {
+	var exact, byKey, byStory, prefix []workflow.Candidate
+	for _, c := range cs {
+		switch {
+		case c.ID == name:
+			exact = append(exact, c)
+		case c.Key == name:
+			byKey = append(byKey, c)
+		case c.HasStory(name):
+			byStory = append(byStory, c)
+		case hasPrefix(c.ID, name) || hasPrefix(c.Key, name):
+			prefix = append(prefix, c)
+		}
+	}
+	for _, set := range [][]workflow.Candidate{exact, byKey, byStory, prefix} {
+		if len(set) > 0 {
+			return set
+		}
+	}
+	return nil
+}
+
+func hasPrefix(s, p string) bool { return len(p) > 0 && len(s) >= len(p) && s[:len(p)] == p }

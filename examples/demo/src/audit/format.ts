@@ -1,0 +1,1 @@
+export const format = (e: object) => JSON.stringify(e);

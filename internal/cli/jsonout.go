@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Schema is the version of the --json contract (DESIGN §8).
+const Schema = "orchestrate/v1"
+
+// candidateJSON is one candidate in --json output.
+type candidateJSON struct {
+	ID          string              `json:"id"`
+	Type        workflow.Type       `json:"type"`
+	Source      workflow.SourceRef  `json:"source"`
+	Stories     []string            `json:"stories"`
+	Status      string              `json:"status"`
+	StatusRaw   string              `json:"status_raw"`
+	Resumable   bool                `json:"resumable"`
+	UpdatedAt   *string             `json:"updated_at"`
+	UpdatedFrom string              `json:"updated_from"`
+	AgeSeconds  *int64              `json:"age_seconds"`
+	AgeClass    string              `json:"age_class"`
+	Position    string              `json:"position"`
+	Validation  *string             `json:"validation"`
+	Findings    *[]workflow.Finding `json:"findings,omitempty"`
+}
+
+// statusDoc is `status --json`.
+type statusDoc struct {
+	Schema     string          `json:"schema"`
+	Command    string          `json:"command"`
+	Candidates []candidateJSON `json:"candidates"`
+}
+
+// handoffJSON is the handoff object of `resume --json`.
+type handoffJSON struct {
+	Envelope       string `json:"envelope"`
+	IdempotencyKey string `json:"idempotency_key"`
+	Command        string `json:"command"`
+	Agent          string `json:"agent"`
+}
+
+// resumeDoc is `resume --json`.
+type resumeDoc struct {
+	Schema     string             `json:"schema"`
+	Command    string             `json:"command"`
+	Outcome    string             `json:"outcome"`
+	ExitCode   int                `json:"exit_code"`
+	Mode       string             `json:"mode"`
+	DryRun     bool               `json:"dry_run"`
+	Candidates []candidateJSON    `json:"candidates"`
+	Selected   *string            `json:"selected"`
+	Findings   []workflow.Finding `json:"findings"`
+	Plan       *plan.Plan         `json:"plan"`
+	Handoff    *handoffJSON       `json:"handoff"`
+}
+
+// toCandidateJSON renders c; rep is nil when c was not validated.
+func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, withFindings bool, ageCfg func(time.Duration) string) candidateJSON {
+	out := candidateJSON{
+		ID: c.ID, Type: c.Type, Source: c.Source, Stories: c.Stories,
+		Status: c.Status, StatusRaw: c.StatusRaw, Resumable: c.Resumable,
+		UpdatedFrom: c.UpdatedFrom, Position: c.Position.String(),
+		AgeClass: "unknown",
+	}
+	if out.Stories == nil {
+		out.Stories = []string{}
+	}
+	if !c.UpdatedAt.IsZero() {
+		s := c.UpdatedAt.UTC().Format(time.RFC3339)
+		out.UpdatedAt = &s
+		age := int64(now.Sub(c.UpdatedAt) / time.Second)
+		if age < 0 {
+			age = 0
+		}
+		out.AgeSeconds = &age
+		out.AgeClass = ageCfg(now.Sub(c.UpdatedAt))
+	}
+	if rep != nil {
+		v := rep.Status
+		out.Validation = &v
+		if rep.AgeClass != "" {
+			out.AgeClass = rep.AgeClass
+		}
+	}
+	if withFindings {
+		fs := c.Findings
+		if rep != nil {
+			fs = rep.Findings
+		}
+		if fs == nil {
+			fs = []workflow.Finding{}
+		}
+		out.Findings = &fs
+	}
+	return out
+}
+
+// writeJSON writes v as indented JSON with a trailing newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// ResumeOptions are the flags and argument of `orchestrate resume`.
+type ResumeOptions struct {
+	Workflow  string
+	Mode      string
+	DryRun    bool
+	JSON      bool
+	Approve   bool
+	Force     bool
+	Restart   bool
+	FromPhase string
+}
+
+func (a *app) newResumeCmd() *cobra.Command {
+	opts := &ResumeOptions{}
+	cmd := &cobra.Command{
+		Use:   "resume [WORKFLOW]",
+		Short: "Resume an interrupted workflow",
+		Long: `Find every saved state, validate it against the repository, work out where to pick
+up, let the mode decide, and hand the work to the orchestrator.
+
+WORKFLOW is a candidate id (sdc:4.2, qa-loop:2.1, epic:EPIC-ACT, spec:login,
+workflow:<execution id>), its key alone, a unique prefix of either, or a story id.
+Without it the most recent interrupted workflow is taken (interactive mode asks).
+
+Modes: autopilot (no prompt; resumes clean states, halts on conflicts or staleness),
+interactive (default; shows the summary and asks), preflight (full report, then a typed
+"proceed" or --approve). The mode comes from --mode, ORCHESTRATE_MODE, resume.mode in
+the config, the mode the workflow was started in, else interactive.
+
+` + ExitCodesHelp,
+		Args: positional(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Workflow = args[0]
+			}
+			if err := a.v.BindPFlag("resume.mode", cmd.Flags().Lookup("mode")); err != nil {
+				return err
+			}
+			_ = a.v.BindEnv("resume.mode", "ORCHESTRATE_MODE", "ORCHESTRATE_RESUME_MODE")
+			return a.runResume(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Mode, "mode", "", "autopilot, interactive or preflight")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "discover, validate and plan; print; change nothing (exit code as the real run)")
+	f.BoolVar(&opts.JSON, "json", false, "print one JSON document on stdout (schema orchestrate/v1)")
+	f.BoolVar(&opts.Approve, "approve", false, "the explicit approval pre-flight requires, for non-interactive use")
+	f.BoolVar(&opts.Force, "force", false, "resume over conflicts (never over missing critical files); logged as forced")
+	f.BoolVar(&opts.Restart, "restart", false, "start the workflow from its first phase, keeping existing artifacts")
+	f.StringVar(&opts.FromPhase, "from-phase", "", "start from a named phase when earlier phases are still valid")
+	return cmd
+}
+
+// normalizeMode maps a mode spelling to autopilot, interactive or preflight.
+func normalizeMode(m string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(m)) {
+	case "autopilot", "auto", "yolo":
+		return "autopilot", true
+	case "interactive", "":
+		return "interactive", true
+	case "preflight", "pre-flight":
+		return "preflight", true
+	}
+	return "", false
+}
+
+// resumeRun is everything one resume decided, for rendering.
+type resumeRun struct {
+	opts      *ResumeOptions
+	s         *session
+	mode      string
+	all       []workflow.Candidate // resumable candidates
+	selected  *workflow.Candidate
+	report    validate.Report
+	plan      plan.Plan
+	findings  []workflow.Finding
+	outcome   string
+	exit      int
+	situation modes.Situation
+}
+
+func (a *app) runResume(opts *ResumeOptions) error {
+	if opts.Restart && opts.FromPhase != "" {
+		return usagef("--restart and --from-phase cannot be used together")
+	}
+	s, err := a.load()
+	if err != nil {
+		return err
+	}
+	a.reportGlobalFindings(s)
+	r := &resumeRun{opts: opts, s: s, all: s.resumable()}
+
+	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
+	modeSetting := a.v.GetString("resume.mode")
+	if modeSetting != "" {
+		m, ok := normalizeMode(modeSetting)
+		if !ok {
+			return usagef("--mode %q: want autopilot, interactive or preflight", modeSetting)
+		}
+		r.mode = m
+	}
+
+	// Selection.
+	if opts.Workflow != "" {
+		matches := discover.Lookup(s.res.Candidates, opts.Workflow)
+		if len(matches) > 1 {
+			// prefer the resumable ones when the name is a story id shared with finished work
+			var live []workflow.Candidate
+			for _, c := range matches {
+				if c.Resumable {
+					live = append(live, c)
+				}
+			}
+			if len(live) == 1 {
+				matches = live
+			}
+		}
+		switch {
+		case len(matches) == 0:
+			return a.finishResume(r, "not_found", ExitNotFound, fmt.Errorf("no workflow matches %q (orchestrate status --all lists them)", opts.Workflow))
+		case len(matches) > 1:
+			var ids []string
+			for _, c := range matches {
+				ids = append(ids, c.ID)
+			}
+			return a.finishResume(r, "error", ExitUsage, fmt.Errorf("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", ")))
+		}
+		c := matches[0]
+		r.selected = &c
+		if !c.Resumable {
+			if workflow.IsTerminalStatus(c.Status) || (c.Type == workflow.TypeStory && c.Status == string(workflow.StatusDone)) {
+				return a.finishResume(r, "terminal", ExitTerminal, fmt.Errorf("%s is %s: nothing to resume", c.ID, c.Status))
+			}
+			return a.finishResume(r, "halted", ExitCannot, fmt.Errorf("%s is %s: it is not an interrupted workflow", c.ID, orDash(c.Status)))
+		}
+	} else {
+		if len(r.all) == 0 {
+			return a.finishResume(r, "none", ExitOK, nil)
+		}
+		c := r.all[0] // the most recent
+		r.selected = &c
+	}
+	if r.mode == "" {
+		if m, ok := normalizeMode(r.selected.Mode); ok && r.selected.Mode != "" {
+			r.mode = m
+		} else {
+			r.mode = "interactive"
+		}
+	}
+
+	// Validate and plan.
+	c := *r.selected
+	r.report = s.validate(c)
+	def := s.repo.Definition(c.Workflow)
+	p, err := plan.Build(c, r.report, def, a.planEnv(s), plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase})
+	if err != nil {
+		var ue *plan.UsageError
+		if errors.As(err, &ue) {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	r.plan = p
+	r.findings = append(append([]workflow.Finding{}, r.report.Findings...), p.Findings...)
+	sortFindings(r.findings)
+
+	// Decide.
+	sit := modes.Situation{
+		Mode: r.mode, Validation: r.report.Status, AgeClass: r.report.AgeClass,
+		Force: opts.Force, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
+		Candidates: len(r.all), Selected: opts.Workflow != "",
+	}
+	for _, f := range r.findings {
+		if f.Severity == workflow.Blocking {
+			sit.Blocking = append(sit.Blocking, f)
+			if f.Check == workflow.CheckConflict {
+				sit.Conflicts = true
+			}
+		}
+	}
+	if sit.Validation != validate.StatusConflicts && len(sit.Blocking) > 0 {
+		sit.Validation = validate.StatusConflicts
+	}
+	r.situation = sit
+	decision, reason, code := modes.Decide(sit)
+	r.plan.Decision, r.plan.Reason = decision, reason
+
+	if opts.DryRun {
+		if decision == modes.DecisionAsk {
+			code = ExitOK
+		}
+		outcome := "planned"
+		if code == ExitTerminal {
+			outcome = "terminal"
+		}
+		return a.finishResume(r, outcome, code, nil)
+	}
+	return a.act(r, code)
+}
+
+// planEnv is what plan needs of the repository.
+func (a *app) planEnv(s *session) plan.Env {
+	return plan.Env{
+		Exists: s.repo.Exists,
+		AgentKnown: func(agent string) (bool, bool) {
+			return agentKnown(s, agent)
+		},
+	}
+}
+
+// agentKnown looks for an agent definition in the configured folders or the
+// config's agents list; anyDefs is false when the repository has none at all.
+func agentKnown(s *session, agent string) (known, anyDefs bool) {
+	agent = strings.TrimPrefix(agent, "@")
+	for _, a := range s.cfg.Agents {
+		anyDefs = true
+		if strings.TrimPrefix(a, "@") == agent {
+			known = true
+		}
+	}
+	for _, d := range s.cfg.AgentDirs {
+		dir := filepath.Join(s.root, filepath.FromSlash(d))
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			ext := filepath.Ext(name)
+			if ext != ".md" && ext != ".yaml" && ext != ".yml" {
+				continue
+			}
+			anyDefs = true
+			if strings.TrimSuffix(name, ext) == agent {
+				known = true
+			}
+		}
+	}
+	return known, anyDefs
+}
+
+// finishResume prints the outcome (JSON or human) and returns the exit code.
+func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) error {
+	r.outcome, r.exit = outcome, code
+	if r.opts.JSON {
+		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
+			return err
+		}
+		if msg != nil {
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %v\n", msg)
+		}
+		return silent(code)
+	}
+	if outcome == "none" {
+		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.root)
+		return nil
+	}
+	if msg != nil {
+		if code == ExitOK {
+			fmt.Fprintln(a.sys.IO.Out, msg)
+			return nil
+		}
+		return &ExitErr{Code: code, Err: msg}
+	}
+	if err := a.printBlocks(a.sys.IO.Out, r); err != nil {
+		return err
+	}
+	return silent(code)
+}
+
+// resumeDoc builds the --json document.
+func (a *app) resumeDoc(r *resumeRun) resumeDoc {
+	doc := resumeDoc{Schema: Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: r.mode, DryRun: r.opts.DryRun,
+		Candidates: []candidateJSON{}, Findings: []workflow.Finding{}}
+	if doc.Mode == "" {
+		doc.Mode = "interactive"
+	}
+	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, r.s.cfg.Age) }
+	for _, c := range r.all {
+		var rep *validate.Report
+		if r.selected != nil && c.ID == r.selected.ID && r.report.Status != "" {
+			rep = &r.report
+		}
+		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.now, false, ageClass))
+	}
+	if r.selected != nil {
+		id := r.selected.ID
+		doc.Selected = &id
+		if r.report.Status != "" {
+			doc.Findings = r.findings
+			if doc.Findings == nil {
+				doc.Findings = []workflow.Finding{}
+			}
+			p := r.plan
+			doc.Plan = &p
+		}
+	}
+	return doc
+}
+
+// sortFindings orders findings: blocking, warning, info; then check, path, code, message.
+func sortFindings(fs []workflow.Finding) {
+	rank := map[workflow.Severity]int{workflow.Blocking: 0, workflow.Warning: 1, workflow.Info: 2}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if rank[a.Severity] != rank[b.Severity] {
+			return rank[a.Severity] < rank[b.Severity]
+		}
+		if a.Check != b.Check {
+			return a.Check < b.Check
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Message < b.Message
+	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,293 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+type phaseLine struct {
+	N           int
+	Name, Agent string
+}
+
+// summaryView feeds summary, cannot, partial, preflight and decision templates.
+type summaryView struct {
+	ID, Title, TypeLabel, StateSource, Story, Mode, Interrupted, AgeClass string
+	Evidence                                                              []string
+	Completed                                                             []phaseLine
+	ResumePoint, Agent                                                    string
+	Inputs, Remaining                                                     []string
+	Warnings, Conflicts, Infos, Blocking                                  []string
+	Forceable                                                             bool
+	Reason, Decision                                                      string
+	DryRun                                                                bool
+	ValidPhases                                                           []string
+	Valid, Invalid                                                        []phaseLine
+	ValidNames                                                            []string
+	Validation, Base, GitMode                                             string
+	Checks                                                                []workflow.Finding
+	Files                                                                 []fileView
+	Stories                                                               []validate.StoryReport
+	Chain                                                                 []string
+	Steps                                                                 []string
+}
+
+type fileView struct {
+	Path, Phase, State, Detail string
+	Critical                   bool
+}
+
+type multipleItem struct {
+	N                                int
+	Label, Ago, Position, Validation string
+}
+
+// candidateLabel is "SDC for story 3.2", "Epic Execution for EPIC-ACT", …
+func candidateLabel(c workflow.Candidate) string {
+	switch {
+	case c.Type == workflow.TypeEpic:
+		return "Epic Execution -- " + c.Key
+	case c.Type == workflow.TypeSpec:
+		return "Spec Pipeline -- " + c.Key
+	case len(c.Stories) == 1:
+		return c.Type.Label() + " -- story " + c.Stories[0]
+	}
+	return c.Type.Label() + " -- " + c.Key
+}
+
+func (a *app) summaryView(r *resumeRun) summaryView {
+	c := *r.selected
+	p := r.plan
+	v := summaryView{
+		ID: c.ID, Title: c.Type.Label(), TypeLabel: c.Type.Label(), StateSource: c.Source.Path,
+		Mode: r.mode, AgeClass: r.report.AgeClass, Decision: p.Decision, Reason: p.Reason,
+		DryRun: r.opts.DryRun, Validation: r.report.Status, GitMode: r.report.GitMode,
+		Agent: p.ResumeFrom.Agent, Inputs: p.ResumeFrom.Inputs, ValidPhases: p.ValidPhases,
+		Stories: r.report.Stories,
+	}
+	if len(c.Stories) > 0 {
+		v.Story = strings.Join(c.Stories, ", ")
+		if len(c.Stories) == 1 {
+			v.Title += " for story " + c.Stories[0]
+		}
+	} else if c.Key != "" {
+		v.Title += " " + c.Key
+	}
+	for _, e := range c.Evidence {
+		v.Evidence = append(v.Evidence, e.Path)
+	}
+	if c.UpdatedAt.IsZero() {
+		v.Interrupted = "unknown"
+	} else {
+		v.Interrupted = templates.Ago(r.s.now.Sub(c.UpdatedAt))
+	}
+	if !r.report.Base.IsZero() {
+		b := r.report.Base
+		v.Base = fmt.Sprintf("%s %s (%s, %s)", b.Short, b.Subject, b.Author, b.When.Format("2006-01-02 15:04"))
+	}
+	for i, ph := range p.Completed {
+		v.Completed = append(v.Completed, phaseLine{N: i + 1, Name: orDash(ph.Name), Agent: orDash(ph.Agent)})
+	}
+	v.ResumePoint = resumePointText(p.ResumeIndex, p.PhaseTotal, p.ResumeName, p.ResumeFrom.Phase)
+	if len(p.RemainingPhases) > 1 {
+		v.Remaining = p.RemainingPhases[1:]
+	}
+	for _, f := range r.findings {
+		line := f.Message
+		switch {
+		case f.Severity == workflow.Blocking && f.Check == workflow.CheckConflict:
+			v.Conflicts = append(v.Conflicts, line)
+			v.Blocking = append(v.Blocking, line)
+			v.Forceable = true
+		case f.Severity == workflow.Blocking:
+			v.Conflicts = append(v.Conflicts, line)
+			v.Blocking = append(v.Blocking, line)
+		case f.Severity == workflow.Warning:
+			v.Warnings = append(v.Warnings, line)
+		default:
+			v.Infos = append(v.Infos, line)
+		}
+	}
+	if v.Forceable {
+		for _, f := range r.situation.Blocking {
+			if f.Check != workflow.CheckConflict {
+				v.Forceable = false
+			}
+		}
+	}
+	index := map[string]int{}
+	def := r.s.repo.Definition(c.Workflow)
+	for i, ph := range def.Phases {
+		index[ph.ID] = i + 1
+	}
+	name := func(id string) string {
+		if i := def.Index(id); i >= 0 {
+			return def.Phases[i].Name
+		}
+		return id
+	}
+	for _, id := range p.ValidPhases {
+		v.Valid = append(v.Valid, phaseLine{N: index[id], Name: name(id)})
+		v.ValidNames = append(v.ValidNames, name(id))
+	}
+	for _, id := range p.InvalidPhases {
+		v.Invalid = append(v.Invalid, phaseLine{N: index[id], Name: name(id)})
+	}
+	v.Checks = r.findings
+	for _, f := range r.report.Files {
+		fv := fileView{Path: f.Path, Phase: f.Phase, State: f.State, Detail: f.Detail, Critical: f.Critical}
+		if fv.Detail == "" && len(f.By) > 0 {
+			var by []string
+			for _, b := range f.By {
+				by = append(by, fmt.Sprintf("%s by %s at %s", b.Short, b.Author, b.When.Format("2006-01-02 15:04")))
+			}
+			fv.Detail = strings.Join(by, "; ")
+		}
+		v.Files = append(v.Files, fv)
+	}
+	for _, st := range p.Steps {
+		line := st.Name
+		if st.Story != "" {
+			line += " (story " + st.Story + ")"
+		}
+		if st.Agent != "" {
+			line += " -- @" + st.Agent
+		}
+		if st.Note != "" {
+			line += " -- " + st.Note
+		}
+		v.Steps = append(v.Steps, line)
+	}
+	if len(v.Steps) == 0 {
+		for _, ph := range p.RemainingPhases {
+			v.Steps = append(v.Steps, ph)
+		}
+	}
+	v.Chain = dependencyChain(r)
+	return v
+}
+
+// resumePointText is "Phase 3/4: Implementation" or the phase id.
+func resumePointText(i, n int, name, id string) string {
+	if name == "" {
+		name = id
+	}
+	switch {
+	case i > 0 && n > 0:
+		return fmt.Sprintf("Phase %d/%d: %s", i, n, name)
+	case i > 0:
+		return fmt.Sprintf("Phase %d: %s", i, name)
+	case name == "":
+		return "-"
+	}
+	return name
+}
+
+// dependencyChain describes the order the involved stories depend on each
+// other: for epics the waves, otherwise the Dependencies sections.
+func dependencyChain(r *resumeRun) []string {
+	c := r.selected
+	var out []string
+	if c.Epic != nil {
+		for _, w := range c.Epic.Waves {
+			var ids []string
+			for _, s := range w.Stories {
+				st := s.Status
+				if st == "" {
+					st = "pending"
+				}
+				ids = append(ids, s.ID+" ("+st+")")
+			}
+			mark := ""
+			if w.Number == c.Epic.CurrentWave {
+				mark = "  <- current"
+			}
+			out = append(out, fmt.Sprintf("wave %d [%s]: %s%s", w.Number, orDash(w.Status), strings.Join(ids, ", "), mark))
+		}
+		return out
+	}
+	for _, id := range c.Stories {
+		st, ok := r.s.res.Stories[id]
+		if !ok {
+			out = append(out, id+": story file not found")
+			continue
+		}
+		dep, ok := st.Sections[workflow.SectionDependencies]
+		if !ok || strings.TrimSpace(dep.Raw) == "" {
+			out = append(out, id+": no dependencies listed")
+			continue
+		}
+		var items []string
+		for _, l := range strings.Split(dep.Raw, "\n") {
+			l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "-*"))
+			if l != "" {
+				items = append(items, l)
+			}
+		}
+		out = append(out, id+" depends on: "+strings.Join(items, "; "))
+	}
+	return out
+}
+
+// printBlocks renders the human blocks of a resume to w.
+func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
+	rd := a.renderer(r.s)
+	render := func(name string, data any) error {
+		out, err := rd.Render(name, data)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(w, out)
+		return err
+	}
+	if len(r.all) > 1 && r.opts.Workflow == "" && r.mode != "autopilot" {
+		if err := render("multiple", a.multipleView(r, false)); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	v := a.summaryView(r)
+	switch {
+	case r.mode == "preflight":
+		if err := render("preflight", v); err != nil {
+			return err
+		}
+	case r.plan.Decision == modes.DecisionHalt && len(v.Blocking) > 0:
+		if err := render("cannot", v); err != nil {
+			return err
+		}
+	default:
+		if err := render("summary", v); err != nil {
+			return err
+		}
+	}
+	if r.plan.Partial {
+		fmt.Fprintln(w)
+		if err := render("partial", v); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	return render("decision", v)
+}
+
+func (a *app) multipleView(r *resumeRun, question bool) any {
+	var items []multipleItem
+	for i, c := range r.all {
+		ago := "at an unknown time"
+		if !c.UpdatedAt.IsZero() {
+			ago = templates.Ago(r.s.now.Sub(c.UpdatedAt))
+		}
+		items = append(items, multipleItem{N: i + 1, Label: candidateLabel(c), Ago: ago, Position: c.Position.String()})
+	}
+	return struct {
+		Items    []multipleItem
+		Question bool
+	}{items, question}
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// StatusOptions are the flags of `orchestrate status`.
+type StatusOptions struct {
+	JSON bool
+	All  bool
+}
+
+func (a *app) newStatusCmd() *cobra.Command {
+	opts := &StatusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "List interrupted workflows with their age and validation",
+		Long: `List every interrupted workflow found in the repository, newest first, with its
+position, age, validation status and the file its state came from. --all also lists what
+is not resumable: completed, aborted and idle states, and stories in every status.`,
+		Args: positional(0),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1)")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "also list what is not resumable")
+	return cmd
+}
+
+type statusRow struct {
+	ID, Type, Position, Age, Validation, Source string
+}
+
+type statusData struct {
+	Root   string
+	Rows   []statusRow
+	Hidden int
+	W      struct{ ID, Type, Pos, Age, Val int }
+}
+
+func (a *app) runStatus(opts *StatusOptions) error {
+	s, err := a.load()
+	if err != nil {
+		return err
+	}
+	a.reportGlobalFindings(s)
+	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, s.cfg.Age) }
+	var shown []workflow.Candidate
+	hidden := 0
+	for _, c := range s.res.Candidates {
+		if c.Resumable || opts.All {
+			shown = append(shown, c)
+		} else {
+			hidden++
+		}
+	}
+	reports := make([]*validate.Report, len(shown))
+	for i, c := range shown {
+		if c.Resumable {
+			r := s.validate(c)
+			reports[i] = &r
+		}
+	}
+	if opts.JSON {
+		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}}
+		for i, c := range shown {
+			doc.Candidates = append(doc.Candidates, toCandidateJSON(c, reports[i], s.now, true, ageClass))
+		}
+		return writeJSON(a.sys.IO.Out, doc)
+	}
+	data := statusData{Root: s.root, Hidden: hidden}
+	for i, c := range shown {
+		row := statusRow{ID: c.ID, Type: string(c.Type), Position: c.Position.String(), Age: "-", Validation: "-", Source: c.Source.Path}
+		if !c.UpdatedAt.IsZero() {
+			row.Age = templates.Duration(s.now.Sub(c.UpdatedAt))
+		}
+		if reports[i] != nil {
+			row.Validation = reports[i].Status
+		} else if !c.Resumable {
+			row.Validation = "(" + statusWord(c) + ")"
+		}
+		data.Rows = append(data.Rows, row)
+	}
+	data.W.ID, data.W.Type, data.W.Pos, data.W.Age, data.W.Val = len("ID"), len("TYPE"), len("POSITION"), len("AGE"), len("VALIDATION")
+	for _, r := range data.Rows {
+		data.W.ID = max(data.W.ID, len([]rune(r.ID)))
+		data.W.Type = max(data.W.Type, len(r.Type))
+		data.W.Pos = max(data.W.Pos, len([]rune(r.Position)))
+		data.W.Age = max(data.W.Age, len(r.Age))
+		data.W.Val = max(data.W.Val, len([]rune(r.Validation)))
+	}
+	out, err := a.renderer(s).Render("status", data)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(a.sys.IO.Out, out)
+	return err
+}
+
+// statusWord is the short state of a candidate that is not resumable.
+func statusWord(c workflow.Candidate) string {
+	if c.Status == "" {
+		return "not resumable"
+	}
+	return c.Status
+}
+
+// renderer returns the template renderer for the session.
+func (a *app) renderer(s *session) templates.Renderer {
+	dir := s.cfg.TemplatesDir
+	if dir != "" && !filepathIsAbs(dir) {
+		dir = joinPath(s.root, dir)
+	}
+	return templates.Renderer{Dir: dir, Color: a.color()}
+}
+
+// reportGlobalFindings prints findings that belong to no candidate on stderr.
+func (a *app) reportGlobalFindings(s *session) {
+	for _, f := range s.res.Findings {
+		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, f.Error())
+	}
+}

@@ -1,0 +1,141 @@
+package modes
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+func blocking(check, msg string) workflow.Finding {
+	return workflow.Finding{Check: check, Severity: workflow.Blocking, Code: check, Message: msg}
+}
+
+func warning(check, msg string) workflow.Finding {
+	return workflow.Finding{Check: check, Severity: workflow.Warning, Code: check, Message: msg}
+}
+
+func TestDecide(t *testing.T) {
+	conflicts := []workflow.Finding{
+		blocking(workflow.CheckConflict, "story 3.4 was completed outside this workflow."),
+		blocking(workflow.CheckConflict, "src/api.go was changed by commit abc1234 (Ana, 2 days ago)"),
+	}
+	missing := []workflow.Finding{blocking(workflow.CheckIntegrity, "story file docs/stories/3.5.md no longer exists")}
+	input := []workflow.Finding{blocking(workflow.CheckPrerequisite, "docs/qa/v.md, an output of phase validate needed by implement, is missing; phase validate must re-run")}
+	clean := Situation{Validation: "clean", AgeClass: "fresh", Age: 45 * time.Minute, Resumable: true, Candidates: 1}
+	with := func(f func(*Situation)) Situation {
+		s := clean
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name     string
+		s        Situation
+		decision string
+		code     int
+		reason   []string // substrings of the reason
+	}{
+		// every mode
+		{"terminal", with(func(s *Situation) { s.Terminal = true; s.Mode = ModeAutopilot }), DecisionHalt, 15, []string{"nothing left"}},
+		{"terminal beats not resumable", with(func(s *Situation) { s.Terminal = true; s.Resumable = false }), DecisionHalt, 15, nil},
+		{"not resumable", with(func(s *Situation) { s.Resumable = false }), DecisionHalt, 17, []string{"not an interrupted workflow"}},
+		{"missing critical file, autopilot", with(func(s *Situation) { s.Mode = ModeAutopilot; s.Blocking = missing }), DecisionHalt, 17, []string{"1 blocking finding", "3.5.md no longer exists", "--force does not"}},
+		{"missing critical file, forced", with(func(s *Situation) { s.Mode = ModeAutopilot; s.Force = true; s.Blocking = missing }), DecisionHalt, 17, nil},
+		{"missing input, interactive forced", with(func(s *Situation) {
+			s.Force = true
+			s.Blocking = append(append([]workflow.Finding{}, input...), conflicts...)
+		}), DecisionHalt, 17, []string{"phase validate must re-run"}},
+		{"missing file, pre-flight approved and forced", with(func(s *Situation) {
+			s.Mode, s.Approve, s.Force, s.Blocking = ModePreflight, true, true, missing
+		}), DecisionHalt, 17, nil},
+
+		// autopilot
+		{"autopilot clean fresh", with(func(s *Situation) { s.Mode = ModeAutopilot }), DecisionResume, 0, []string{"state is clean and 45 minutes old"}},
+		{"autopilot clean recent", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age = ModeAutopilot, "recent", 5*time.Hour }), DecisionResume, 0, []string{"5 hours old"}},
+		{"autopilot picks the most recent", with(func(s *Situation) { s.Mode, s.Candidates = ModeAutopilot, 3 }), DecisionResume, 0, []string{"most recent of 3"}},
+		{"autopilot warnings", with(func(s *Situation) {
+			s.Mode, s.Validation = ModeAutopilot, "warnings"
+			s.Warnings = []workflow.Finding{warning(workflow.CheckConflict, "story 2.1 Dev Notes changed"), warning(workflow.CheckIntegrity, "docs/notes.md is missing")}
+		}), DecisionResume, 0, []string{"resuming with 2 warnings", "Dev Notes changed"}},
+		{"autopilot moderate age", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age = ModeAutopilot, "moderate", 3*24*time.Hour }), DecisionResume, 0, []string{"resuming with 1 warning", "interrupted 3 days ago"}},
+		{"autopilot warnings without the list", with(func(s *Situation) { s.Mode, s.Validation = ModeAutopilot, "warnings" }), DecisionResume, 0, []string{"resuming with warnings"}},
+		{"autopilot conflicts", with(func(s *Situation) {
+			s.Mode, s.Validation, s.Conflicts, s.Blocking = ModeAutopilot, "conflicts", true, conflicts
+		}), DecisionHalt, 17,
+			[]string{"2 conflicts: story 3.4 was completed outside this workflow; src/api.go", "--force"}},
+		{"autopilot conflicts forced", with(func(s *Situation) { s.Mode, s.Force, s.Conflicts, s.Blocking = ModeAutopilot, true, true, conflicts }), DecisionResume, 0, []string{"forced over 2 conflicts"}},
+		{"autopilot stale", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age = ModeAutopilot, "stale", 14*24*time.Hour }), DecisionHalt, 17, []string{"stale, interrupted 14 days ago"}},
+		{"autopilot stale forced", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age, s.Force = ModeAutopilot, "stale", 14*24*time.Hour, true }), DecisionResume, 0, []string{"forced over staleness: interrupted 14 days ago"}},
+		{"autopilot stale and conflicts forced", with(func(s *Situation) {
+			s.Mode, s.AgeClass, s.Force, s.Blocking = ModeAutopilot, "stale", true, conflicts
+		}), DecisionResume, 0, []string{"2 conflicts", "staleness"}},
+		{"autopilot blocking age finding is staleness, not a hard stop", with(func(s *Situation) {
+			s.Mode, s.AgeClass, s.Force = ModeAutopilot, "stale", true
+			s.Blocking = []workflow.Finding{blocking(workflow.CheckAge, "stale: interrupted 9 days ago")}
+		}), DecisionResume, 0, nil},
+		{"autopilot validation says conflicts without findings", with(func(s *Situation) { s.Mode, s.Validation = ModeAutopilot, "conflicts" }), DecisionHalt, 17, []string{"conflicts"}},
+		{"autopilot unknown age", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age = ModeAutopilot, "unknown", 0 }), DecisionResume, 0, []string{"age is unknown"}},
+
+		// interactive (the default)
+		{"interactive clean", clean, DecisionAsk, 0, []string{"state is clean and 45 minutes old"}},
+		{"interactive by name", with(func(s *Situation) { s.Mode = ModeInteractive }), DecisionAsk, 0, nil},
+		{"interactive warnings", with(func(s *Situation) {
+			s.Validation, s.Warnings = "warnings", []workflow.Finding{warning("consistency", "x")}
+		}), DecisionAsk, 0, []string{"1 warning to review: x"}},
+		{"interactive conflicts", with(func(s *Situation) { s.Conflicts, s.Blocking = true, conflicts }), DecisionAsk, 0, []string{"2 conflicts must be resolved or forced (--force) before resuming: story 3.4"}},
+		{"interactive conflicts forced", with(func(s *Situation) { s.Force, s.Conflicts, s.Blocking = true, true, conflicts }), DecisionAsk, 0, []string{"forced over 2 conflicts", "confirm"}},
+		{"interactive stale", with(func(s *Situation) { s.AgeClass, s.Age = "stale", 10*24*time.Hour }), DecisionAsk, 0, []string{"stale: interrupted 10 days ago"}},
+
+		// pre-flight
+		{"pre-flight without approval", with(func(s *Situation) { s.Mode = ModePreflight }), DecisionAsk, 0, []string{"--approve", "clean"}},
+		{"pre-flight approved", with(func(s *Situation) { s.Mode, s.Approve = ModePreflight, true }), DecisionResume, 0, []string{"approved: state is clean"}},
+		{"pre-flight approved stale", with(func(s *Situation) { s.Mode, s.Approve, s.AgeClass = ModePreflight, true, "stale" }), DecisionResume, 0, []string{"stale"}},
+		{"pre-flight conflicts not approved", with(func(s *Situation) { s.Mode, s.Blocking = ModePreflight, conflicts }), DecisionAsk, 0, []string{"2 conflicts", "resolved or forced"}},
+		{"pre-flight approved conflicts", with(func(s *Situation) { s.Mode, s.Approve, s.Blocking = ModePreflight, true, conflicts }), DecisionHalt, 17, []string{"approved, but 2 conflicts"}},
+		{"pre-flight approved conflicts forced", with(func(s *Situation) { s.Mode, s.Approve, s.Force, s.Blocking = ModePreflight, true, true, conflicts }), DecisionResume, 0, []string{"forced over 2 conflicts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, reason, code := Decide(tt.s)
+			if d != tt.decision || code != tt.code {
+				t.Errorf("Decide = %s %d (%q), want %s %d", d, code, reason, tt.decision, tt.code)
+			}
+			for _, want := range tt.reason {
+				if !strings.Contains(reason, want) {
+					t.Errorf("reason %q lacks %q", reason, want)
+				}
+			}
+			if reason == "" || strings.Contains(reason, "\n") || strings.HasSuffix(reason, ".") {
+				t.Errorf("reason %q is not one sentence without a final period", reason)
+			}
+		})
+	}
+}
+
+func TestDecideListsAtMostThree(t *testing.T) {
+	var fs []workflow.Finding
+	for i := 0; i < 5; i++ {
+		fs = append(fs, blocking(workflow.CheckConflict, "c"+string(rune('1'+i))))
+	}
+	_, reason, _ := Decide(Situation{Mode: ModeAutopilot, Resumable: true, Blocking: fs})
+	if !strings.Contains(reason, "5 conflicts: c1; c2; c3; and 2 more") {
+		t.Errorf("reason = %q", reason)
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		10 * time.Second:    "less than a minute",
+		time.Minute:         "1 minute",
+		45 * time.Minute:    "45 minutes",
+		time.Hour:           "1 hour",
+		23 * time.Hour:      "23 hours",
+		24 * time.Hour:      "1 day",
+		14 * 24 * time.Hour: "14 days",
+	} {
+		if got := humanDuration(d); got != want {
+			t.Errorf("humanDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -1,0 +1,695 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// A track is a workflow laid out as the sequence of steps it runs, from its
+// first phase to completion, with what the saved state says of each. Every
+// workflow type builds one (sdc.go, spec.go, qaloop.go, epic.go, generic.go);
+// partial resume, --restart, --from-phase, prerequisites and the remaining
+// phases are then worked out the same way for all of them.
+type track struct {
+	slots []slot
+	// natural is the resume point the saved state gives (len(slots): none).
+	natural int
+	// terminal is set when nothing is left to do.
+	terminal bool
+	// independent tracks (epic stories) do not re-run completed steps that
+	// follow the resume point; in a linear track everything after it re-runs.
+	independent bool
+	// chain: the outputs of completed steps are inputs of the later ones.
+	chain bool
+	// lastDone overrides the last completed step when the workflow looped
+	// back (a critique that asked for a revision); -1 when unused.
+	lastDone int
+	// total is the plan's PhaseTotal.
+	total int
+	// names are the phase names --from-phase accepts, for the usage error.
+	names []string
+	// storyFiles are inputs of every step (the candidate's story files).
+	storyFiles []string
+	// findings the builder made (an unknown position, …).
+	findings []workflow.Finding
+	// restart builds the track a restart runs, when it is not simply this
+	// track with every step pending (the QA loop starts at iteration 1).
+	restart func() track
+}
+
+// slot is one step of a track.
+type slot struct {
+	id    string // the phase name in JSON (implement, fix, wave-2:3.4, …)
+	title string // human name
+	agent string
+	story string
+	note  string
+	index int // ResumeIndex when the plan resumes here
+	// status is workflow.PhaseCompleted, PhaseCurrent, PhasePending,
+	// PhaseSkipped, or "" while a builder has not decided.
+	status string
+	// aliases are other spellings of id for --from-phase (the definition's
+	// phase name); several slots may share them (QA iterations).
+	aliases []string
+	// groups name a set of slots for --from-phase (wave-2, a story id); the
+	// first slot of the set is chosen.
+	groups []string
+	// keys are the phase names validation may report this slot under
+	// (Report.ChangedPhases / MissingPhases); nil: never invalid.
+	keys []string
+	// group is the label the slot collapses to in remaining_phases when it
+	// is not in the resume point's group (wave-3).
+	group   string
+	outputs []string
+	inputs  []input // inputs of this step beyond the chained outputs
+	invalid bool
+}
+
+// input is a file a step needs.
+type input struct {
+	path     string
+	producer int // index of the completed slot that produced it, -1 if none
+	critical bool
+}
+
+func (s *slot) unskip() {
+	if s.status == workflow.PhaseSkipped {
+		s.status = workflow.PhasePending
+	}
+}
+
+func (s slot) active() bool { return s.status != workflow.PhaseSkipped }
+
+// finish turns undecided statuses into pending.
+func (t *track) finish() {
+	for i := range t.slots {
+		if t.slots[i].status == "" {
+			t.slots[i].status = workflow.PhasePending
+		}
+	}
+	if t.natural < 0 {
+		t.natural = 0
+	}
+	if t.natural > len(t.slots) {
+		t.natural = len(t.slots)
+	}
+	t.natural = t.nextActive(t.natural)
+	if t.natural >= len(t.slots) {
+		t.terminal = true
+	}
+}
+
+// nextActive returns the first slot at or after i that is not skipped.
+func (t *track) nextActive(i int) int {
+	for i < len(t.slots) && !t.slots[i].active() {
+		i++
+	}
+	return i
+}
+
+func (t *track) firstActive() int { return t.nextActive(0) }
+
+// reset makes every step pending again (a restart).
+func (t *track) reset() {
+	for i := range t.slots {
+		if t.slots[i].status != workflow.PhaseSkipped {
+			t.slots[i].status = workflow.PhasePending
+		}
+	}
+	t.lastDone = -1
+	t.natural = t.firstActive()
+}
+
+// afterLastCompleted returns the index after the last completed slot.
+func (t *track) afterLastCompleted() (int, bool) {
+	for i := len(t.slots) - 1; i >= 0; i-- {
+		if t.slots[i].status == workflow.PhaseCompleted {
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// firstWith returns the first slot with status st, or -1.
+func (t *track) firstWith(st string) int {
+	for i, s := range t.slots {
+		if s.status == st {
+			return i
+		}
+	}
+	return -1
+}
+
+// impliedBefore marks every slot before i that the state gives no status
+// completed: the state only says where it stopped.
+func (t *track) impliedBefore(i int) {
+	for j := 0; j < i && j < len(t.slots); j++ {
+		if t.slots[j].status == "" {
+			t.slots[j].status = workflow.PhaseCompleted
+		}
+	}
+}
+
+type invalidity struct {
+	ids   []string
+	first int
+}
+
+// markInvalid flags the completed slots whose phase validation found
+// changed or missing files.
+func (t *track) markInvalid(rep validate.Report) invalidity {
+	bad := map[string]bool{}
+	for _, ph := range append(append([]string{}, rep.ChangedPhases...), rep.MissingPhases...) {
+		if k := normKey(ph); k != "" {
+			bad[k] = true
+		}
+	}
+	// A phase the natural resume point runs anyway (the next round of a QA
+	// review) is not sent back for: its next run covers the change.
+	next := ""
+	if t.natural < len(t.slots) {
+		next = normKey(t.slots[t.natural].id)
+	}
+	inv := invalidity{first: -1}
+	for i := range t.slots {
+		s := &t.slots[i]
+		if s.status != workflow.PhaseCompleted || normKey(s.id) == next {
+			continue
+		}
+		for _, k := range s.keys {
+			if bad[normKey(k)] {
+				s.invalid = true
+				break
+			}
+		}
+		if s.invalid {
+			inv.ids = appendUnique(inv.ids, s.id)
+			if inv.first < 0 {
+				inv.first = i
+			}
+		}
+	}
+	return inv
+}
+
+// invalidIDs lists the invalid completed slots, in track order.
+func (t *track) invalidIDs() []string {
+	out := []string{}
+	for _, s := range t.slots {
+		if s.invalid && s.status == workflow.PhaseCompleted {
+			out = appendUnique(out, s.id)
+		}
+	}
+	return out
+}
+
+// find returns the slot --from-phase name designates. A phase id or name
+// that several slots share (QA iterations) designates the last one at or
+// before the natural resume point, else the first after it; a group (a wave,
+// a story) designates its first slot.
+func (t *track) find(name string) (int, bool) {
+	k := normKey(name)
+	if k == "" {
+		return -1, false
+	}
+	var hits []int
+	for i, s := range t.slots {
+		if normKey(s.id) == k || containsKey(s.aliases, k) {
+			hits = append(hits, i)
+		}
+	}
+	if len(hits) > 0 {
+		best := -1
+		for _, i := range hits {
+			if i <= t.natural {
+				best = i
+			}
+		}
+		if best < 0 {
+			best = hits[0]
+		}
+		return best, true
+	}
+	for i, s := range t.slots {
+		if containsKey(s.groups, k) {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+func containsKey(list []string, k string) bool {
+	for _, x := range list {
+		if normKey(x) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// fromPhaseFindings reports, for a start at slot idx, the invalid completed
+// steps before it (blocking) and the steps before it that never ran
+// (warning).
+func (t *track) fromPhaseFindings(idx int) []workflow.Finding {
+	var invalid, never []string
+	for i := 0; i < idx; i++ {
+		s := t.slots[i]
+		switch {
+		case s.status == workflow.PhaseCompleted && s.invalid:
+			invalid = appendUnique(invalid, s.id)
+		case s.status != workflow.PhaseCompleted && s.active():
+			never = appendUnique(never, s.id)
+		}
+	}
+	target := t.slots[idx].id
+	var fs []workflow.Finding
+	if len(invalid) > 0 {
+		msg := fmt.Sprintf("cannot start at %s: phase %s before it is no longer valid (its referenced files changed or are missing); start from %s or earlier", target, invalid[0], invalid[0])
+		if len(invalid) > 1 {
+			msg = fmt.Sprintf("cannot start at %s: phases %s before it are no longer valid (their referenced files changed or are missing); start from %s or earlier", target, strings.Join(invalid, ", "), invalid[0])
+		}
+		fs = append(fs, workflow.Finding{
+			Check: workflow.CheckPrerequisite, Severity: workflow.Blocking, Code: CodeFromPhaseInvalid,
+			Message: msg, Phase: invalid[0],
+		})
+	}
+	if len(never) > 0 {
+		fs = append(fs, workflow.Finding{
+			Check: workflow.CheckPrerequisite, Severity: workflow.Warning, Code: CodeFromPhaseSkips,
+			Message: fmt.Sprintf("starting at %s skips %s, which never completed", target, strings.Join(never, ", ")),
+			Phase:   target,
+		})
+	}
+	return fs
+}
+
+// inputsOf lists the inputs of slot i: the story files, the outputs of the
+// completed steps before it (chained tracks) and the step's own inputs. A
+// path produced by an earlier step keeps that producer.
+func (t *track) inputsOf(i int) []input {
+	var out []input
+	pos := map[string]int{}
+	add := func(in input) {
+		if in.path == "" {
+			return
+		}
+		if j, ok := pos[in.path]; ok {
+			if out[j].producer < 0 && in.producer >= 0 {
+				out[j].producer = in.producer
+			}
+			out[j].critical = out[j].critical || in.critical
+			return
+		}
+		pos[in.path] = len(out)
+		out = append(out, in)
+	}
+	for _, p := range t.storyFiles {
+		add(input{path: p, producer: -1, critical: true})
+	}
+	if t.chain {
+		for j := 0; j < i; j++ {
+			if t.slots[j].status != workflow.PhaseCompleted {
+				continue
+			}
+			for _, o := range t.slots[j].outputs {
+				add(input{path: o, producer: j, critical: true})
+			}
+		}
+	}
+	for _, in := range t.slots[i].inputs {
+		in.producer = -1
+		add(in)
+	}
+	return out
+}
+
+// prerequisites checks the inputs of the resume slot. An output of an
+// earlier completed step that is missing moves the resume point back to that
+// step (unless the user chose the starting point); the missing files are
+// findings either way. It returns the final resume index and its inputs.
+func (t *track) prerequisites(resume int, env Env, chosen bool) (int, []string, []workflow.Finding) {
+	exists := env.Exists
+	if exists == nil {
+		exists = func(string) bool { return true }
+	}
+	var fs []workflow.Finding
+	reported := map[string]bool{}
+	if !chosen {
+		for guard := 0; guard <= len(t.slots); guard++ {
+			earliest := -1
+			needer := t.slots[resume].id
+			for _, in := range t.inputsOf(resume) {
+				if in.producer < 0 || reported[in.path] || exists(in.path) {
+					continue
+				}
+				reported[in.path] = true
+				prod := t.slots[in.producer].id
+				fs = append(fs, workflow.Finding{
+					Check: workflow.CheckPrerequisite, Severity: workflow.Blocking, Code: CodeMissingInput,
+					Message: fmt.Sprintf("%s, an output of phase %s needed by %s, is missing; phase %s must re-run", in.path, prod, needer, prod),
+					Path:    in.path, Phase: needer,
+				})
+				if earliest < 0 || in.producer < earliest {
+					earliest = in.producer
+				}
+			}
+			if earliest < 0 {
+				break
+			}
+			t.slots[earliest].invalid = true
+			resume = earliest
+		}
+	}
+	inputs := t.inputsOf(resume)
+	paths := make([]string, 0, len(inputs))
+	needer := t.slots[resume].id
+	for _, in := range inputs {
+		paths = append(paths, in.path)
+		if reported[in.path] || exists(in.path) {
+			continue
+		}
+		reported[in.path] = true
+		f := workflow.Finding{Check: workflow.CheckPrerequisite, Severity: workflow.Blocking, Code: CodeMissingInput, Path: in.path, Phase: needer}
+		switch {
+		case in.producer >= 0:
+			prod := t.slots[in.producer].id
+			f.Message = fmt.Sprintf("%s, an output of phase %s needed by %s, is missing; phase %s must re-run (--from-phase %s)", in.path, prod, needer, prod, prod)
+		case in.critical:
+			f.Message = fmt.Sprintf("input %s of phase %s is missing", in.path, needer)
+		default:
+			f.Severity = workflow.Warning
+			f.Message = fmt.Sprintf("input %s of phase %s is missing (not critical)", in.path, needer)
+		}
+		fs = append(fs, f)
+	}
+	return resume, paths, fs
+}
+
+// remaining lists the phases from resume to completion, and the steps.
+// chosen: the user picked the starting point, so every step from it runs.
+func (t *track) remaining(resume int, chosen bool) ([]string, []Step) {
+	ids := []string{}
+	var steps []Step
+	if resume >= len(t.slots) {
+		return ids, steps
+	}
+	rg := t.slots[resume].group
+	for i := resume; i < len(t.slots); i++ {
+		s := t.slots[i]
+		if !s.active() {
+			continue
+		}
+		if t.independent && !chosen && i != resume && s.status == workflow.PhaseCompleted && !s.invalid {
+			continue
+		}
+		label := s.id
+		if s.group != "" && s.group != rg {
+			label = s.group
+			if len(ids) > 0 && ids[len(ids)-1] == label {
+				label = ""
+			}
+		}
+		if label != "" {
+			ids = append(ids, label)
+		}
+		steps = append(steps, Step{Phase: s.id, Name: s.title, Agent: s.agent, Story: s.story, Note: s.note})
+	}
+	return ids, steps
+}
+
+// lastCompleted is the last completed step before resume.
+func (t *track) lastCompleted(resume int, chosen bool) *PhaseRef {
+	idx := -1
+	if !chosen && t.lastDone >= 0 && t.lastDone < len(t.slots) && resume == t.natural {
+		idx = t.lastDone
+	} else {
+		for i := resume - 1; i >= 0; i-- {
+			if i < len(t.slots) && t.slots[i].status == workflow.PhaseCompleted {
+				idx = i
+				break
+			}
+		}
+	}
+	if idx < 0 {
+		return nil
+	}
+	s := t.slots[idx]
+	ref := &PhaseRef{Phase: s.id, Agent: s.agent}
+	if len(s.outputs) > 0 {
+		ref.Output = s.outputs[0]
+	}
+	return ref
+}
+
+// buildTrack lays out candidate c according to its workflow type.
+func buildTrack(c workflow.Candidate, def workflow.Definition) track {
+	var t track
+	switch {
+	case c.Type == workflow.TypeEpic || (c.Epic != nil && c.QA == nil):
+		t = epicTrack(c, def)
+	case c.Type == workflow.TypeQALoop || (c.QA != nil && c.Type != workflow.TypeQAReview):
+		t = qaTrack(c, def)
+	case c.Type == workflow.TypeSpec || c.Workflow == workflow.DefSpec || def.ID == workflow.DefSpec:
+		t = specTrack(c, def)
+	case c.Type == workflow.TypeSDC || c.Type == workflow.TypeQAReview || c.Workflow == workflow.DefSDC || def.ID == workflow.DefSDC:
+		t = sdcTrack(c, def)
+	default:
+		t = genericTrack(c, def)
+	}
+	t.finish()
+	return t
+}
+
+// newTrack returns an empty linear track.
+func newTrack() track {
+	return track{chain: true, lastDone: -1}
+}
+
+// defSlots lays out the phases of def with what the candidate says of them:
+// statuses and outputs from c.Phases, outputs and inputs from c.Files. marked
+// reports whether the state gave any of them a status.
+func defSlots(c workflow.Candidate, def workflow.Definition) (slots []slot, marked bool) {
+	for i, pd := range def.Phases {
+		id := strings.TrimSpace(pd.ID)
+		if id == "" {
+			id = slug(pd.Name)
+		}
+		if id == "" {
+			id = fmt.Sprintf("phase-%d", i+1)
+		}
+		title := pd.Name
+		if title == "" {
+			title = id
+		}
+		s := slot{
+			id: id, title: title, agent: pd.Agent, story: firstStory(c),
+			index: i + 1, aliases: []string{pd.Name}, keys: []string{pd.ID, pd.Name},
+		}
+		if pd.Task != "" {
+			s.note = "task " + pd.Task
+		}
+		slots = append(slots, s)
+	}
+	for _, ph := range c.Phases {
+		i := matchPhase(def, ph.ID)
+		if i < 0 {
+			i = matchPhase(def, ph.Name)
+		}
+		if i < 0 {
+			continue
+		}
+		slots[i].outputs = appendPaths(slots[i].outputs, ph.Outputs...)
+		if slots[i].agent == "" {
+			slots[i].agent = strings.TrimPrefix(ph.Agent, "@")
+		}
+		if st := phaseStatus(ph.Status); st != "" {
+			slots[i].status = st
+			marked = true
+		}
+	}
+	attachFiles(c, slots, func(phase string) int { return matchPhase(def, phase) })
+	return slots, marked
+}
+
+// attachFiles adds the candidate's referenced files to the slots their phase
+// names: produced files as outputs, the others as inputs.
+func attachFiles(c workflow.Candidate, slots []slot, index func(phase string) int) {
+	for _, f := range c.Files {
+		if f.Phase == "" {
+			continue
+		}
+		i := index(f.Phase)
+		if i < 0 || i >= len(slots) {
+			continue
+		}
+		if f.Produced {
+			slots[i].outputs = appendPaths(slots[i].outputs, f.Path)
+		} else {
+			slots[i].inputs = append(slots[i].inputs, input{path: f.Path, producer: -1, critical: f.Critical})
+		}
+	}
+}
+
+// matchPhase finds a phase of def by id or name, tolerating the spellings
+// states use ("3_implement", "Implementation", "IMPLEMENT").
+func matchPhase(def workflow.Definition, name string) int {
+	if strings.TrimSpace(name) == "" {
+		return -1
+	}
+	if i := def.Index(strings.TrimSpace(name)); i >= 0 {
+		return i
+	}
+	k := normKey(name)
+	for _, key := range []string{k, stripStep(k)} {
+		for i, p := range def.Phases {
+			if normKey(p.ID) == key || normKey(p.Name) == key {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// positionIndex is the 0-based index in def the candidate's position names, or -1.
+func positionIndex(c workflow.Candidate, def workflow.Definition) int {
+	pos := c.Position
+	if pos.Kind != "" && pos.Kind != workflow.PosPhase && pos.Kind != workflow.PosStep {
+		return -1
+	}
+	if i := matchPhase(def, pos.Name); i >= 0 {
+		return i
+	}
+	if pos.Index > 0 && pos.Index <= len(def.Phases) {
+		return pos.Index - 1
+	}
+	return -1
+}
+
+// phaseStatus maps a state's phase status to a slot status ("" when the
+// state gives none).
+func phaseStatus(raw string) string {
+	switch workflow.NormalizeStateStatus(raw) {
+	case "":
+		return ""
+	case "completed", "complete", "done", "passed", "pass", "approved", "success", "succeeded", "finished", "ok":
+		return workflow.PhaseCompleted
+	case "current", "in_progress", "active", "running", "started", "paused", "interrupted", "failed", "error":
+		return workflow.PhaseCurrent
+	case "skipped", "skip", "not_applicable", "n/a":
+		return workflow.PhaseSkipped
+	}
+	return workflow.PhasePending
+}
+
+// normKey is the comparison form of a phase name: lower case, words joined
+// by "-" ("Story Creation" → "story-creation", "3_implement" → "3-implement").
+func normKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == ':' || r == '.'
+		if !ok {
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// stripStep drops a leading step number from a key: "3-implement" → "implement".
+func stripStep(k string) string {
+	if i := strings.IndexByte(k, '-'); i > 0 && isDigits(k[:i]) {
+		return k[i+1:]
+	}
+	return k
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// slug makes an id from a human name.
+func slug(s string) string {
+	return normKey(s)
+}
+
+func appendPaths(list []string, paths ...string) []string {
+	for _, p := range paths {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		list = appendUnique(list, p)
+	}
+	return list
+}
+
+func firstStory(c workflow.Candidate) string {
+	if len(c.Stories) > 0 {
+		return c.Stories[0]
+	}
+	return ""
+}
+
+// storyFiles are the candidate's story files: its source when it is a story,
+// story evidence, and the paths its story references record.
+func storyFiles(c workflow.Candidate) []string {
+	var out []string
+	if c.Source.Kind == workflow.KindStory {
+		out = appendPaths(out, c.Source.Path)
+	}
+	for _, e := range c.Evidence {
+		if e.Kind == workflow.KindStory {
+			out = appendPaths(out, e.Path)
+		}
+	}
+	for _, s := range c.StoryRefs {
+		out = appendPaths(out, s.Path)
+	}
+	return out
+}
+
+// defNames are the phase ids of def, for the usage error.
+func defNames(def workflow.Definition) []string {
+	var out []string
+	for _, p := range def.Phases {
+		if p.ID != "" {
+			out = appendUnique(out, p.ID)
+		}
+	}
+	return out
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// positionUnknown is the info finding of a state that does not say where it
+// stopped.
+func positionUnknown(phase, what string) workflow.Finding {
+	return workflow.Finding{
+		Check: workflow.CheckPrerequisite, Severity: workflow.Info, Code: CodePositionUnknown,
+		Message: "the state does not say where it stopped; " + what, Phase: phase,
+	}
+}

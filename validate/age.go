@@ -1,0 +1,61 @@
+package validate
+
+import (
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// ClassifyAge returns the age class of a state interrupted d ago (DESIGN
+// §4.4): below a.Fresh fresh, below a.Recent recent, below a.Stale moderate,
+// else stale. A negative age (a time in the future) is fresh; zero
+// thresholds take the defaults.
+func ClassifyAge(d time.Duration, a config.Age) string {
+	def := config.Default().Age
+	if a.Fresh <= 0 {
+		a.Fresh = def.Fresh
+	}
+	if a.Recent <= 0 {
+		a.Recent = def.Recent
+	}
+	if a.Stale <= 0 {
+		a.Stale = def.Stale
+	}
+	switch {
+	case d < a.Fresh:
+		return AgeFresh
+	case d < a.Recent:
+		return AgeRecent
+	case d < a.Stale:
+		return AgeModerate
+	}
+	return AgeStale
+}
+
+// age classifies how long ago the candidate was interrupted: moderate and
+// stale are warnings; an unknown time is an info finding.
+func (v *validator) age() {
+	at := v.c.UpdatedAt
+	if at.IsZero() {
+		v.rep.AgeClass = AgeUnknown
+		v.add(workflow.CheckAge, workflow.Info, "age-unknown", v.c.Source.Path, "",
+			"the interruption time is unknown: the age of the state cannot be assessed")
+		return
+	}
+	d := v.in.Now.Sub(at)
+	if d < 0 {
+		d = 0
+	}
+	v.rep.Age = d
+	v.rep.AgeClass = ClassifyAge(d, v.cfg.Age)
+	switch v.rep.AgeClass {
+	case AgeModerate:
+		v.add(workflow.CheckAge, workflow.Warning, "age-moderate", v.c.Source.Path, "",
+			"interrupted "+templates.Ago(d)+": resume with careful validation")
+	case AgeStale:
+		v.add(workflow.CheckAge, workflow.Warning, "age-stale", v.c.Source.Path, "",
+			"interrupted "+templates.Ago(d)+": the state is stale, consider restarting")
+	}
+}

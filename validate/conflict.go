@@ -1,0 +1,149 @@
+package validate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// otherWorkflows is conflict (a): another resumable workflow names one of
+// this candidate's unfinished stories and was updated after this one was
+// interrupted, or holds a live lock. A story candidate (a story file's status
+// alone) is not a workflow and is ignored here.
+func (v *validator) otherWorkflows() {
+	open := map[string]string{} // normalised id -> id as this candidate spells it
+	for _, s := range v.stories {
+		if !s.complete() {
+			open[normID(s.id)] = s.id
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	others := append([]workflow.Candidate(nil), v.in.Others...)
+	sort.SliceStable(others, func(i, j int) bool { return others[i].ID < others[j].ID })
+	for i := range others {
+		o := &others[i]
+		if o.ID == v.c.ID || !o.Resumable || o.Source.Kind == workflow.KindStory {
+			continue
+		}
+		shared := sharedStories(o, open)
+		if len(shared) == 0 {
+			continue
+		}
+		live := v.in.LiveLock != nil && v.in.LiveLock(o.ID)
+		later := !v.c.UpdatedAt.IsZero() && o.UpdatedAt.After(v.c.UpdatedAt)
+		if !live && !later {
+			continue
+		}
+		what := "story " + strings.Join(shared, ", ")
+		if len(shared) > 1 {
+			what = "stories " + strings.Join(shared, ", ")
+		}
+		var msg string
+		if live {
+			msg = fmt.Sprintf("another workflow is running for %s: %s (%s) holds a live lock",
+				what, display(o.ID), display(o.Source.Path))
+		} else {
+			msg = fmt.Sprintf("another workflow was started for %s after this one was interrupted: %s (%s), updated %s",
+				what, display(o.ID), display(o.Source.Path), stamp(o.UpdatedAt))
+		}
+		v.add(workflow.CheckConflict, workflow.Blocking, "another-workflow", display(o.Source.Path), "", msg)
+	}
+}
+
+// sharedStories lists (sorted) the stories of o that are in open.
+func sharedStories(o *workflow.Candidate, open map[string]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	check := func(id string) {
+		if mine, ok := open[normID(id)]; ok && !seen[mine] {
+			seen[mine] = true
+			out = append(out, display(mine))
+		}
+	}
+	for _, id := range o.Stories {
+		check(id)
+	}
+	for _, r := range o.StoryRefs {
+		check(r.ID)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// epicStories is conflict (d) for epics: story files that belong to the
+// epic (by id prefix, "3.x" for epic "3" or "EPIC-3", or by the story's own
+// epic field) but that the saved state does not list.
+func (v *validator) epicStories() {
+	if v.c.Type != workflow.TypeEpic && v.c.Epic == nil {
+		return
+	}
+	epicID := v.c.Key
+	if v.c.Epic != nil && v.c.Epic.EpicID != "" {
+		epicID = v.c.Epic.EpicID
+	}
+	num := epicNumber(epicID)
+	listed := map[string]bool{}
+	for _, s := range v.stories {
+		listed[normID(s.id)] = true
+	}
+	if v.c.Epic != nil {
+		for _, w := range v.c.Epic.Waves {
+			for _, r := range w.Stories {
+				listed[normID(r.ID)] = true
+			}
+		}
+	}
+	ids := make([]string, 0, len(v.in.Stories))
+	for id := range v.in.Stories {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		st := v.in.Stories[id]
+		if st == nil || listed[normID(id)] {
+			continue
+		}
+		byPrefix := num != "" && strings.HasPrefix(normID(id), num+".")
+		byField := st.Epic != "" && epicID != "" && sameEpic(st.Epic, epicID)
+		if !byPrefix && !byField {
+			continue
+		}
+		listed[normID(id)] = true
+		path := v.cleanPath(st.Path)
+		if path == "" {
+			path = v.c.Source.Path
+		}
+		v.add(workflow.CheckConflict, workflow.Warning, "epic-stories-added", path, "",
+			fmt.Sprintf("story %s belongs to epic %s but the saved epic plan does not list it", display(id), display(epicID)))
+	}
+}
+
+// epicNumber is the number of an epic id ("3", "EPIC-3", "epic 3" → "3"),
+// or "" when the id holds no number.
+func epicNumber(id string) string {
+	s := strings.ToLower(strings.TrimSpace(id))
+	if t := strings.TrimPrefix(s, "epic"); t != s {
+		s = strings.TrimLeft(t, " -_:#")
+	}
+	if s == "" {
+		return ""
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return ""
+		}
+	}
+	return strings.TrimLeft(s, "0")
+}
+
+// sameEpic reports whether two epic ids name the same epic.
+func sameEpic(a, b string) bool {
+	if na, nb := epicNumber(a), epicNumber(b); na != "" || nb != "" {
+		return na == nb
+	}
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}

@@ -1,0 +1,582 @@
+package validate
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// commitLimit is how many commits are named per changed path.
+const commitLimit = 3
+
+// change is how one path differs from the interruption.
+type change struct {
+	known       bool // git compared the path
+	changed     bool
+	committed   bool // changed by commits since the base
+	uncommitted bool // an edit not committed
+	own         bool // an uncommitted edit from before the interruption
+	vsRecord    bool // judged against the hash the state recorded
+	deleted     bool // present at base, missing now
+	added       bool // absent at base, present now
+}
+
+// drift is conflicts (b) and (c): what changed in the referenced files and
+// the involved stories since the interruption — through git when the
+// interruption commit is known, else by modification time.
+func (v *validator) drift() {
+	storyByPath := map[string]*storyState{}
+	for _, s := range v.stories {
+		if s.story != nil && s.path != "" {
+			storyByPath[s.path] = s
+		}
+	}
+	for _, f := range v.files {
+		if f.safe {
+			f.story = storyByPath[f.clean]
+		}
+	}
+	// Stories compared section by section: existing, unfinished, and not the
+	// candidate's own source (a story candidate's file is its state).
+	var stories []*storyState
+	if v.c.Source.Kind != workflow.KindStory {
+		for _, s := range v.stories {
+			if s.story != nil && s.path != "" && !s.complete() {
+				stories = append(stories, s)
+			}
+		}
+	}
+
+	at := v.c.UpdatedAt
+	if v.in.Git == nil {
+		v.add(workflow.CheckGit, workflow.Info, "no-git", "", "",
+			"no git repository: changes since the interruption are judged by modification times")
+		v.mtimeDrift(stories)
+		return
+	}
+	if at.IsZero() && v.c.Commit == "" {
+		v.noBaseline()
+		return
+	}
+	base, err := v.in.Git.InterruptionCommit(v.c.Commit, at)
+	if err != nil {
+		switch {
+		case errors.Is(err, gitrepo.ErrNoCommit) && v.in.Git.Shallow():
+			v.add(workflow.CheckGit, workflow.Info, "git-fallback", "", "",
+				"shallow clone: interruption commit not available; comparing modification times")
+		case errors.Is(err, gitrepo.ErrNoCommit):
+			v.add(workflow.CheckGit, workflow.Info, "git-fallback", "", "",
+				fmt.Sprintf("no commit at or before the interruption (%s); comparing modification times", v.baselineText()))
+		default:
+			v.add(workflow.CheckGit, workflow.Warning, "git-error", "", "",
+				fmt.Sprintf("cannot find the interruption commit: %v; comparing modification times", err))
+		}
+		v.mtimeDrift(stories)
+		return
+	}
+	v.rep.Base = base
+	v.gitDrift(base, stories)
+}
+
+func (v *validator) baselineText() string {
+	if v.c.Commit != "" && v.c.UpdatedAt.IsZero() {
+		return "recorded commit " + display(v.c.Commit)
+	}
+	return stamp(v.c.UpdatedAt)
+}
+
+func (v *validator) noBaseline() {
+	v.add(workflow.CheckGit, workflow.Info, "no-baseline", "", "",
+		"the interruption time and commit are unknown: changes since the interruption cannot be checked")
+	v.rep.GitMode = GitModeNone
+}
+
+// comparable reports whether f takes part in drift detection: safe and not
+// a folder.
+func (f *refFile) comparable() bool {
+	return f.safe && !(f.exists && f.report.Detail == detailFolder)
+}
+
+const detailFolder = "a folder: not compared"
+
+// gitDrift compares with the interruption commit base.
+func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
+	var paths []string
+	seen := map[string]bool{}
+	for _, f := range v.files {
+		if f.comparable() && !seen[f.clean] {
+			seen[f.clean] = true
+			paths = append(paths, f.clean)
+		}
+	}
+	for _, s := range stories {
+		if !seen[s.path] {
+			seen[s.path] = true
+			paths = append(paths, s.path)
+		}
+	}
+	if len(paths) == 0 {
+		v.rep.GitMode = GitModeNone
+		return
+	}
+	sort.Strings(paths)
+	states, err := v.in.Git.Compare(base, paths)
+	if err != nil {
+		v.add(workflow.CheckGit, workflow.Warning, "git-error", "", "",
+			fmt.Sprintf("cannot compare the referenced files with the interruption commit %s: %v; comparing modification times", base.Short, err))
+		v.rep.Base = gitrepo.Commit{}
+		v.mtimeDrift(stories)
+		return
+	}
+	v.rep.GitMode = GitModeGit
+	byPath := make(map[string]gitrepo.PathState, len(states))
+	for _, ps := range states {
+		byPath[ps.Path] = ps
+	}
+
+	// Classify every path, then ask for the commits of the committed ones
+	// in one walk.
+	changes := map[string]change{}
+	var committed []string
+	for _, f := range v.files {
+		if !f.comparable() {
+			continue
+		}
+		ps, ok := byPath[f.clean]
+		if !ok {
+			continue
+		}
+		recorded := ""
+		if f.story == nil {
+			recorded = f.ref.Hash
+		}
+		ch := v.classify(ps, recorded, f.mtime)
+		changes[f.clean] = ch
+		if ch.committed {
+			committed = append(committed, f.clean)
+		}
+	}
+	for _, s := range stories {
+		if _, done := changes[s.path]; done {
+			continue
+		}
+		if ps, ok := byPath[s.path]; ok {
+			ch := v.classify(ps, "", v.mtimeOf(s.path))
+			changes[s.path] = ch
+			if ch.committed {
+				committed = append(committed, s.path)
+			}
+		}
+	}
+	commits := map[string][]gitrepo.Commit{}
+	if len(committed) > 0 {
+		sort.Strings(committed)
+		got, err := v.in.Git.CommitsTouching(base, committed, commitLimit)
+		if err != nil {
+			v.add(workflow.CheckGit, workflow.Warning, "git-error", "", "",
+				fmt.Sprintf("cannot list the commits since %s: %v", base.Short, err))
+		} else if got != nil {
+			commits = got
+		}
+	}
+
+	for _, f := range v.files {
+		if !f.comparable() {
+			continue
+		}
+		ch, ok := changes[f.clean]
+		if !ok {
+			f.report.State = FileUnknown
+			continue
+		}
+		v.fileChange(f, ch, commits[f.clean])
+	}
+	for _, s := range stories {
+		v.storyChange(base, s, changes[s.path], commits[s.path])
+	}
+}
+
+// classify turns a git comparison into a change. A recorded hash (a git blob
+// hash the state saved for the file) replaces the base commit's.
+func (v *validator) classify(ps gitrepo.PathState, recorded string, mtime time.Time) change {
+	ch := change{known: true, added: ps.BaseHash == "" && ps.OnDisk}
+	if !ps.OnDisk {
+		ch.deleted = ps.BaseHash != ""
+		ch.committed = ps.Committed
+		return ch
+	}
+	if recorded != "" && ps.DiskHash != "" && len(recorded) == len(ps.DiskHash) {
+		ch.vsRecord = true
+		if strings.EqualFold(recorded, ps.DiskHash) {
+			return ch
+		}
+		ch.changed = true
+		if ps.Changed {
+			// HEAD's entry is known for a path that differs from base.
+			ch.committed = !strings.EqualFold(ps.HeadHash, recorded)
+			ch.uncommitted = ps.Uncommited
+		} else {
+			// The file is back at the base version: the recorded edit was
+			// undone in the working tree.
+			ch.uncommitted = true
+		}
+	} else {
+		ch.changed, ch.committed, ch.uncommitted = ps.Changed, ps.Committed, ps.Uncommited
+		if ch.changed && !ch.committed && !ch.uncommitted {
+			ch.uncommitted = true
+		}
+	}
+	// An uncommitted edit from before the interruption is the workflow's own
+	// unfinished work — unless the state recorded the file's hash, which
+	// then says exactly what the workflow left.
+	if ch.changed && ch.uncommitted && !ch.committed && !ch.vsRecord && v.beforeInterruption(mtime) {
+		ch.own = true
+	}
+	return ch
+}
+
+// beforeInterruption reports whether a modification time is at or before
+// the interruption (compared at second precision: state files record
+// seconds).
+func (v *validator) beforeInterruption(mtime time.Time) bool {
+	at := v.c.UpdatedAt
+	return !at.IsZero() && !mtime.IsZero() && !mtime.Truncate(time.Second).After(at)
+}
+
+// afterInterruption reports whether a modification time is after it.
+func (v *validator) afterInterruption(mtime time.Time) bool {
+	at := v.c.UpdatedAt
+	return !at.IsZero() && !mtime.IsZero() && mtime.Truncate(time.Second).After(at)
+}
+
+// fileChange records the outcome for one referenced file (conflict c).
+func (v *validator) fileChange(f *refFile, ch change, by []gitrepo.Commit) {
+	if f.report.State == FileMissing {
+		if ch.deleted {
+			f.report.By = by
+			f.report.Detail = "deleted since the interruption"
+			if len(by) > 0 {
+				f.report.Detail += " by " + describeCommits(by)
+			}
+		}
+		return
+	}
+	if !ch.changed {
+		f.report.State = FileUnchanged
+		return
+	}
+	if f.story != nil {
+		// An involved story's file: storyChange reports it.
+		f.report.State = FileChangedUncommitted
+		if ch.committed {
+			f.report.State = FileChangedCommitted
+			f.report.By = by
+		}
+		return
+	}
+	rf, path := f.ref, f.clean
+	rec := ""
+	if ch.vsRecord {
+		rec = " (it differs from the hash the state recorded)"
+	}
+	switch {
+	case ch.own:
+		f.report.State = FileChangedUncommitted
+		f.report.Detail = "own uncommitted work (modified before the interruption)"
+		v.add(workflow.CheckConflict, workflow.Info, "own-uncommitted-work", path, rf.Phase,
+			fmt.Sprintf("%s has uncommitted changes from before the interruption: the workflow's own unfinished work%s", path, phaseNote(rf)))
+	case ch.committed:
+		f.conflict = true
+		f.report.State = FileChangedCommitted
+		f.report.By = by
+		f.report.Detail = "changed " + byClause(true, false, by)
+		also := ""
+		if ch.uncommitted {
+			also = "; it also has an uncommitted edit"
+			f.report.Detail += " and an uncommitted edit"
+		}
+		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", path, rf.Phase,
+			fmt.Sprintf("%s was changed since the interruption %s%s%s%s", path, byClause(true, false, by), also, rec, phaseNote(rf)))
+	default:
+		f.conflict = true
+		f.report.State = FileChangedUncommitted
+		f.report.Detail = "uncommitted edit"
+		when := ""
+		if !f.mtime.IsZero() {
+			when = ", modified " + stamp(f.mtime)
+		}
+		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed-uncommitted", path, rf.Phase,
+			fmt.Sprintf("%s has an uncommitted edit made after the interruption%s%s%s", path, when, rec, phaseNote(rf)))
+	}
+}
+
+// byClause says what made a change: "by a1b2c3d (Jane Doe, …)", "by an
+// uncommitted edit", or both.
+func byClause(committed, uncommitted bool, by []gitrepo.Commit) string {
+	var parts []string
+	if committed {
+		if len(by) > 0 {
+			parts = append(parts, describeCommits(by))
+		} else {
+			parts = append(parts, "commits since the interruption")
+		}
+	}
+	if uncommitted {
+		parts = append(parts, "an uncommitted edit")
+	}
+	return "by " + strings.Join(parts, " and ")
+}
+
+// Section display names for messages.
+var sectionNames = map[string]string{
+	workflow.SectionAcceptance:   "Acceptance Criteria",
+	workflow.SectionScope:        "Scope",
+	workflow.SectionDependencies: "Dependencies",
+	workflow.SectionFileList:     "File List",
+	workflow.SectionChangeLog:    "Change Log",
+	workflow.SectionDevNotes:     "Dev Notes",
+	workflow.SectionTasks:        "Tasks",
+}
+
+func sectionName(key string) string {
+	if n, ok := sectionNames[key]; ok {
+		return n
+	}
+	words := strings.FieldsFunc(key, func(r rune) bool { return r == '-' || r == '_' || r == ' ' })
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return display(strings.Join(words, " "))
+}
+
+// storyChange is conflict (b) for one story: compare its sections at the
+// interruption commit with the current ones.
+func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, by []gitrepo.Commit) {
+	if !ch.known || !ch.changed || ch.deleted || ch.added {
+		return // unchanged, or not at base: nothing to compare with
+	}
+	id := display(s.id)
+	f := v.byPath[s.path]
+	phase := ""
+	if f != nil {
+		phase = f.ref.Phase
+	}
+	if ch.own {
+		if f != nil {
+			f.report.Detail = "own uncommitted work (modified before the interruption)"
+		}
+		v.add(workflow.CheckConflict, workflow.Info, "own-uncommitted-work", s.path, phase,
+			fmt.Sprintf("story %s has uncommitted changes from before the interruption: the workflow's own unfinished work", id))
+		return
+	}
+	who := byClause(ch.committed, ch.uncommitted, by)
+	changed, ok := v.changedSections(base, s)
+	if !ok {
+		// The old version could not be compared section by section.
+		if f != nil {
+			f.report.Detail = "story modified"
+		}
+		v.add(workflow.CheckConflict, workflow.Warning, "story-edited", s.path, phase,
+			fmt.Sprintf("story %s was modified since the interruption %s", id, who))
+		return
+	}
+	var other, details []string
+	for _, key := range changed {
+		name := sectionName(key)
+		switch key {
+		case workflow.SectionAcceptance:
+			details = append(details, name+" changed")
+			v.add(workflow.CheckConflict, workflow.Blocking, "acceptance-changed", s.path, phase,
+				fmt.Sprintf("the Acceptance Criteria of story %s changed since the interruption %s", id, who))
+		case workflow.SectionScope:
+			details = append(details, name+" changed")
+			v.add(workflow.CheckConflict, workflow.Blocking, "scope-changed", s.path, phase,
+				fmt.Sprintf("the Scope of story %s changed since the interruption %s", id, who))
+		case workflow.SectionDependencies:
+			details = append(details, name+" changed")
+			v.add(workflow.CheckConflict, workflow.Warning, "dependencies-changed", s.path, phase,
+				fmt.Sprintf("the Dependencies of story %s changed since the interruption %s", id, who))
+		default:
+			other = append(other, name)
+		}
+	}
+	if len(other) > 0 {
+		noun := "section"
+		if len(other) > 1 {
+			noun = "sections"
+		}
+		what := strings.Join(other, ", ") + " " + noun + " updated"
+		details = append(details, what)
+		v.add(workflow.CheckConflict, workflow.Warning, "story-edited", s.path, phase,
+			fmt.Sprintf("story %s was modified since the interruption (%s) %s", id, what, who))
+	}
+	if f != nil && len(details) > 0 {
+		f.report.Detail = strings.Join(details, "; ")
+		for _, key := range changed {
+			if key == workflow.SectionAcceptance || key == workflow.SectionScope {
+				f.conflict = true
+			}
+		}
+	}
+}
+
+// changedSections returns the sorted keys of the sections that differ
+// between the story at base and now. ok is false when the old version
+// cannot be read or parsed.
+func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []string, ok bool) {
+	if v.in.ParseStory == nil {
+		return nil, false
+	}
+	data, err := v.in.Git.ReadAt(base, s.path)
+	if err != nil || int64(len(data)) > v.cfg.MaxFileSize {
+		return nil, false
+	}
+	old := v.in.ParseStory(s.path, data)
+	if old == nil {
+		return nil, false
+	}
+	all := map[string]bool{}
+	for k := range old.Sections {
+		all[k] = true
+	}
+	for k := range s.story.Sections {
+		all[k] = true
+	}
+	for k := range all {
+		if k == "status" {
+			continue // the status is the consistency check's business
+		}
+		a, inOld := old.Sections[k]
+		b, inNew := s.story.Sections[k]
+		if inOld != inNew || a.Hash != b.Hash {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys, true
+}
+
+// mtimeDrift is the fallback without an interruption commit: a referenced
+// file or story modified after the interruption is reported, as a warning
+// (modification times are unreliable and cannot say by whom). A recorded
+// blob hash is still compared exactly.
+func (v *validator) mtimeDrift(stories []*storyState) {
+	if v.c.UpdatedAt.IsZero() {
+		v.noBaseline()
+		return
+	}
+	compared := false
+	for _, f := range v.files {
+		if !f.comparable() || !f.exists {
+			continue
+		}
+		compared = true
+		if f.story == nil && isHexHash(f.ref.Hash) {
+			if h, err := v.blobHash(f.clean); err == nil {
+				if strings.EqualFold(h, f.ref.Hash) {
+					f.report.State = FileUnchanged
+				} else {
+					f.conflict = true
+					f.report.State = FileChanged
+					f.report.Detail = "differs from the hash the state recorded"
+					v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", f.clean, f.ref.Phase,
+						fmt.Sprintf("%s differs from the version the state recorded (no git history to say who changed it)%s", f.clean, phaseNote(f.ref)))
+				}
+				continue
+			}
+		}
+		if !v.afterInterruption(f.mtime) {
+			f.report.State = FileUnchanged
+			continue
+		}
+		f.report.State = FileChanged
+		f.report.Detail = "modified " + stamp(f.mtime) + ", after the interruption"
+		if f.story != nil {
+			continue // reported for the story below
+		}
+		v.add(workflow.CheckConflict, workflow.Warning, "changed-since", f.clean, f.ref.Phase,
+			fmt.Sprintf("%s was modified after the interruption (%s); without git history it cannot tell by whom%s", f.clean, stamp(f.mtime), phaseNote(f.ref)))
+	}
+	for _, s := range stories {
+		compared = true
+		mt := v.mtimeOf(s.path)
+		if !v.afterInterruption(mt) {
+			continue
+		}
+		phase := ""
+		if f := v.byPath[s.path]; f != nil {
+			phase = f.ref.Phase
+		}
+		v.add(workflow.CheckConflict, workflow.Warning, "changed-since", s.path, phase,
+			fmt.Sprintf("story %s was modified after the interruption (%s); without git history it cannot tell which sections or by whom", display(s.id), stamp(mt)))
+	}
+	v.rep.GitMode = GitModeNone
+	if compared {
+		v.rep.GitMode = GitModeMtime
+	}
+}
+
+// existsSafe reports whether a path already checked safe exists.
+func (v *validator) existsSafe(path string) bool {
+	_, err := os.Stat(filepath.Join(v.in.Root, filepath.FromSlash(path)))
+	return err == nil
+}
+
+// mtimeOf is the modification time of a safe path, zero when unknown.
+func (v *validator) mtimeOf(path string) time.Time {
+	if f := v.byPath[path]; f != nil && f.exists {
+		return f.mtime
+	}
+	fi, err := os.Stat(filepath.Join(v.in.Root, filepath.FromSlash(path)))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// isHexHash reports whether h looks like a SHA-1 git object id.
+func isHexHash(h string) bool {
+	if len(h) != 40 {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
+
+// blobHash is the git blob hash (SHA-1) of a safe, regular file, streamed;
+// files over Config.MaxFileSize are refused.
+func (v *validator) blobHash(path string) (string, error) {
+	fh, err := os.Open(filepath.Join(v.in.Root, filepath.FromSlash(path)))
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > v.cfg.MaxFileSize {
+		return "", fmt.Errorf("hash %s: not a regular file within the size limit", path)
+	}
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
+	n, err := io.Copy(h, io.LimitReader(fh, fi.Size()+1))
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	if n != fi.Size() {
+		return "", fmt.Errorf("hash %s: the file changed while being read", path)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,196 @@
+package validate_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+const storyPath = "docs/stories/2.1.story.md"
+
+func storyFile(ac string) string {
+	return `# Story 2.1: Login form
+
+**Status:** InProgress
+
+## Story
+
+As a user I want to log in.
+
+## Acceptance Criteria
+
+` + ac + `
+
+## Scope
+
+The login form only.
+
+## Dev Notes
+
+Use the existing session helper.
+
+## File List
+
+- src/app.ts
+- src/util.ts
+- src/wip.ts
+`
+}
+
+// TestGitIntegration runs validation against a real repository built with
+// gitfixture and read through gitrepo: after the interruption another
+// author commits a change to a File List file and to the story's
+// Acceptance Criteria, someone edits a file without committing it, and the
+// workflow's own unfinished edit from before the interruption is still in
+// the work tree.
+func TestGitIntegration(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC) // the interruption
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(rel, content string, mtime time.Time) {
+		t.Helper()
+		must(gitfixture.WriteFile(dir, rel, content))
+		must(os.Chtimes(filepath.Join(dir, filepath.FromSlash(rel)), mtime, mtime))
+	}
+
+	// The state of the repository when the workflow started.
+	must(gitfixture.Init(dir))
+	write(storyPath, storyFile("1. The form logs the user in."), at.Add(-3*time.Hour))
+	for _, f := range []string{"src/app.ts", "src/util.ts", "src/wip.ts", "src/other.ts"} {
+		write(f, "export const v = 1;\n", at.Add(-3*time.Hour))
+	}
+	base, err := gitfixture.Commit(dir, "start story 2.1", "Dev Agent", "dev@example.com", at.Add(-2*time.Hour))
+	must(err)
+	// The workflow's own unfinished edit, made before it was interrupted.
+	write("src/wip.ts", "export const v = 2; // wip\n", at.Add(-10*time.Minute))
+
+	// Another author's work after the interruption.
+	write("src/app.ts", "export const v = 3;\n", at.Add(time.Hour))
+	write("src/other.ts", "export const v = 3;\n", at.Add(time.Hour)) // not referenced
+	write(storyPath, storyFile("1. The form logs the user in.\n2. It locks after 3 failures."), at.Add(time.Hour))
+	jane, err := gitfixture.Commit(dir, "tighten login", "Jane Doe", "jane@example.com", at.Add(time.Hour),
+		"src/app.ts", "src/other.ts", storyPath)
+	must(err)
+	// An uncommitted edit after the interruption.
+	write("src/util.ts", "export const v = 4;\n", at.Add(2*time.Hour))
+
+	repo, err := gitrepo.Open(dir)
+	must(err)
+	defer repo.Close()
+
+	parse := func(path string, data []byte) *workflow.Story {
+		st, _ := discover.ParseStory(path, data, nil)
+		return st
+	}
+	data, err := os.ReadFile(filepath.Join(dir, storyPath))
+	must(err)
+	story := parse(storyPath, data)
+
+	c := workflow.Candidate{
+		ID: "workflow:sdc-2.1", Type: workflow.TypeWorkflow, Key: "sdc-2.1", Workflow: workflow.DefSDC,
+		Source:    workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: ".orchestrate/workflows/sdc-2.1.yaml", Priority: workflow.PriorityWorkflow},
+		Stories:   []string{"2.1"},
+		StoryRefs: []workflow.StoryRef{{ID: "2.1", Status: "in_progress", Path: storyPath}},
+		Status:    "paused", Resumable: true, UpdatedAt: at,
+		Position: workflow.Position{Kind: workflow.PosPhase, Index: 3, Total: 4, Name: "implement"},
+		Files: []workflow.RefFile{
+			{Path: storyPath, Phase: "implement", Critical: true},
+			{Path: "src/app.ts", Phase: "implement", From: "file-list"},
+			{Path: "src/util.ts", Phase: "implement", From: "file-list"},
+			{Path: "src/wip.ts", Phase: "implement", From: "file-list"},
+		},
+	}
+	in := validate.Input{
+		Root: repo.Root(), Candidate: c, Stories: map[string]*workflow.Story{story.ID: story},
+		Git: repo, Now: at.Add(3 * time.Hour), Config: config.Default(), ParseStory: parse,
+	}
+	rep := validate.Validate(in)
+
+	if rep.GitMode != validate.GitModeGit || rep.Base.Hash != base {
+		t.Fatalf("git mode %q, base %s; want git, %s (findings %v)", rep.GitMode, rep.Base.Hash, base, rep.Findings)
+	}
+	byCode := map[string][]workflow.Finding{}
+	for _, f := range rep.Findings {
+		byCode[f.Code] = append(byCode[f.Code], f)
+	}
+	janeBy := jane[:7] + " (Jane Doe, 2026-01-10T13:00:00Z)"
+	expect := []struct {
+		code, path, substr string
+		sev                workflow.Severity
+	}{
+		{"file-changed", "src/app.ts", "src/app.ts was changed since the interruption by " + janeBy, workflow.Blocking},
+		{"file-changed-uncommitted", "src/util.ts", "src/util.ts has an uncommitted edit", workflow.Blocking},
+		{"acceptance-changed", storyPath, "the Acceptance Criteria of story 2.1 changed since the interruption by " + janeBy, workflow.Blocking},
+		{"own-uncommitted-work", "src/wip.ts", "the workflow's own unfinished work", workflow.Info},
+	}
+	for _, e := range expect {
+		fs := byCode[e.code]
+		if len(fs) != 1 || fs[0].Path != e.path || fs[0].Severity != e.sev || !strings.Contains(fs[0].Message, e.substr) {
+			t.Errorf("%s: got %+v\nwant one %s finding on %s containing %q", e.code, fs, e.sev, e.path, e.substr)
+		}
+		delete(byCode, e.code)
+	}
+	if len(byCode) != 0 {
+		t.Errorf("unexpected findings: %v", byCode)
+	}
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Message, "src/other.ts") {
+			t.Errorf("a file the workflow does not reference was reported: %+v", f)
+		}
+	}
+
+	states := map[string]string{}
+	for _, f := range rep.Files {
+		states[f.Path] = f.State
+		if f.Path == "src/app.ts" && (len(f.By) != 1 || f.By[0].Hash != jane || f.By[0].Author != "Jane Doe") {
+			t.Errorf("src/app.ts By = %+v", f.By)
+		}
+	}
+	want := map[string]string{
+		storyPath:    validate.FileChangedCommitted,
+		"src/app.ts": validate.FileChangedCommitted, "src/util.ts": validate.FileChangedUncommitted,
+		"src/wip.ts": validate.FileChangedUncommitted,
+	}
+	for p, s := range want {
+		if states[p] != s {
+			t.Errorf("%s: state %q, want %q", p, states[p], s)
+		}
+	}
+	if strings.Join(rep.ChangedPhases, ",") != "implement" || rep.Status != validate.StatusConflicts {
+		t.Errorf("changed phases %v, status %s", rep.ChangedPhases, rep.Status)
+	}
+	if len(rep.Stories) != 1 || rep.Stories[0].Verdict != validate.VerdictConsistent {
+		t.Errorf("stories = %+v", rep.Stories)
+	}
+
+	// The same repository again: the same report.
+	if again := validate.Validate(in); !sameFindings(again.Findings, rep.Findings) {
+		t.Errorf("second run differs:\n%v\n%v", again.Findings, rep.Findings)
+	}
+}
+
+func sameFindings(a, b []workflow.Finding) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

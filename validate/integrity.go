@@ -1,0 +1,166 @@
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// refFile is one referenced file as validation sees it.
+type refFile struct {
+	ref    workflow.RefFile
+	clean  string // cleaned repository-relative path; "" when unsafe
+	safe   bool
+	exists bool
+	mtime  time.Time
+	// story is the involved story whose file this is, if any: its changes are
+	// judged by section (conflict b), not as a plain file (conflict c).
+	story *storyState
+	// conflict is set when the file changed in a way that invalidates the
+	// phase that needs it (ChangedPhases).
+	conflict bool
+	report   FileReport
+}
+
+// mergeRef keeps the more critical of two references to one path, filling
+// fields the kept one lacks from the other.
+func mergeRef(a, b workflow.RefFile) workflow.RefFile {
+	keep, other := a, b
+	if b.Critical && !a.Critical {
+		keep, other = b, a
+	}
+	if keep.Phase == "" {
+		keep.Phase = other.Phase
+	}
+	if keep.Hash == "" {
+		keep.Hash = other.Hash
+	}
+	if keep.From == "" {
+		keep.From = other.From
+	}
+	return keep
+}
+
+// integrity checks that every referenced file is safe, exists and can be
+// opened (DESIGN §4.1). Unsafe paths are never stat'ed or read.
+func (v *validator) integrity() {
+	// De-duplicate on the path as written first: it is cheap and bounds the
+	// work before the cap.
+	seen := make(map[string]int, len(v.c.Files))
+	var uniq []workflow.RefFile
+	for _, rf := range v.c.Files {
+		if i, ok := seen[rf.Path]; ok {
+			uniq[i] = mergeRef(uniq[i], rf)
+			continue
+		}
+		seen[rf.Path] = len(uniq)
+		uniq = append(uniq, rf)
+	}
+	if max := v.cfg.MaxRefFiles; len(uniq) > max {
+		// Keep the critical references first, then the others in order.
+		sort.SliceStable(uniq, func(i, j int) bool { return uniq[i].Critical && !uniq[j].Critical })
+		v.add(workflow.CheckIntegrity, workflow.Warning, "too-many-refs", v.c.Source.Path, "",
+			fmt.Sprintf("%s references %d files; only %d were checked (max_ref_files)", display(v.c.ID), len(uniq), max))
+		uniq = uniq[:max]
+	}
+
+	// Check each path, then de-duplicate on the cleaned path.
+	for _, rf := range uniq {
+		clean, err := safefile.CheckPath(v.in.Root, rf.Path)
+		if err != nil {
+			f := &refFile{ref: rf}
+			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
+				State: FileUnsafe, Detail: err.Error()}
+			v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
+				fmt.Sprintf("unsafe referenced path, not read: %s%s", strings.TrimPrefix(err.Error(), safefile.ErrUnsafe.Error()+": "), phaseNote(rf)))
+			v.files = append(v.files, f)
+			continue
+		}
+		if f := v.byPath[clean]; f != nil {
+			f.ref = mergeRef(f.ref, rf)
+			continue
+		}
+		f := &refFile{ref: rf, clean: clean, safe: true}
+		v.byPath[clean] = f
+		v.files = append(v.files, f)
+	}
+	sort.SliceStable(v.files, func(i, j int) bool { return v.files[i].displayPath() < v.files[j].displayPath() })
+
+	for _, f := range v.files {
+		if f.safe {
+			v.checkFile(f)
+		}
+	}
+}
+
+func (f *refFile) displayPath() string {
+	if f.safe {
+		return f.clean
+	}
+	return display(f.ref.Path)
+}
+
+// checkFile stats and opens one safe referenced file.
+func (v *validator) checkFile(f *refFile) {
+	rf := f.ref
+	f.report = FileReport{Path: display(f.clean), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced, State: FileUnknown}
+	full := filepath.Join(v.in.Root, filepath.FromSlash(f.clean))
+	fi, err := os.Stat(full)
+	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		// A FIFO or device could block or misbehave when opened: never open it.
+		err = fmt.Errorf("%w: %s", safefile.ErrNotFile, f.clean)
+	}
+	if err == nil {
+		var fh *os.File
+		if fh, err = os.Open(full); err == nil {
+			fh.Close()
+		}
+	}
+	switch {
+	case err == nil:
+		f.exists = true
+		f.mtime = fi.ModTime()
+		if fi.IsDir() {
+			f.report.Detail = detailFolder
+		}
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		f.report.State = FileMissing
+		if v.missingStoryPaths[f.clean] {
+			return // consistency reports the story as missing
+		}
+		if rf.Critical {
+			v.add(workflow.CheckIntegrity, workflow.Blocking, "missing-critical", f.clean, rf.Phase,
+				fmt.Sprintf("critical file %s is missing%s", f.clean, phaseNote(rf)))
+		} else {
+			v.add(workflow.CheckIntegrity, workflow.Warning, "missing-file", f.clean, rf.Phase,
+				fmt.Sprintf("referenced file %s is missing%s", f.clean, phaseNote(rf)))
+		}
+	default:
+		f.report.Detail = "unreadable: " + err.Error()
+		sev := workflow.Warning
+		if rf.Critical {
+			sev = workflow.Blocking
+		}
+		v.add(workflow.CheckIntegrity, sev, "unreadable", f.clean, rf.Phase,
+			fmt.Sprintf("cannot read %s: %v%s", f.clean, cause(err), phaseNote(rf)))
+	}
+}
+
+// cause strips the operation and path from an *fs.PathError (the message
+// names the path already).
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,284 @@
+// Package validate checks a discovered candidate against the repository as
+// it is now (DESIGN §4): integrity of referenced files, consistency of
+// statuses, conflicts with work done since the interruption (git drift
+// through internal/gitrepo, or modification times without git), and age. It
+// returns findings as values, sorted, and never writes anything.
+//
+// Every finding has a stable code:
+//
+// Integrity (check "integrity"):
+//   - unsafe-path (blocking): a referenced path is absolute, leaves the
+//     repository (.., a symlink out) or holds NUL or a newline; it is never read.
+//   - missing-critical (blocking): a critical referenced file is missing.
+//   - missing-file (warning): a non-critical referenced file is missing.
+//   - unreadable (blocking when critical, else warning): the file exists but
+//     cannot be opened (permissions).
+//   - too-many-refs (warning): more referenced files than Config.MaxRefFiles;
+//     the rest were not checked.
+//
+// Consistency (check "consistency"):
+//   - completed-outside (blocking): state InProgress, story Done.
+//   - story-reset (blocking): state InProgress, story Draft; the state is stale.
+//   - qa-completed-outside (blocking): state InReview, story Done.
+//   - validated-while-paused (info): state pending, story Ready.
+//   - status-mismatch (warning): any other disagreement.
+//   - story-missing (blocking): a story the state names has no file (and the
+//     state does not say it is complete).
+//   - story-not-created (info): a story still pending in the state, with no
+//     recorded path, has no file yet.
+//   - story-status-unknown (info): the story file's status is not one the
+//     tool knows; it was not compared.
+//
+// Conflict (check "conflict"):
+//   - another-workflow (blocking): another resumable workflow naming the
+//     same story was updated after this one, or holds a live lock.
+//   - acceptance-changed (blocking): a story's Acceptance Criteria changed
+//     since the interruption.
+//   - scope-changed (blocking): a story's Scope changed.
+//   - dependencies-changed (warning): a story's Dependencies changed.
+//   - story-edited (warning): other story sections changed (Dev Notes, Tasks, …).
+//   - file-changed (blocking): a referenced file was changed by commits since
+//     the interruption (or differs from the hash the state recorded).
+//   - file-changed-uncommitted (blocking): a referenced file has an
+//     uncommitted edit made after the interruption.
+//   - own-uncommitted-work (info): an uncommitted edit from before the
+//     interruption: the workflow's own unfinished work.
+//   - epic-stories-added (warning): a story of the epic that the saved state
+//     does not list.
+//   - changed-since (warning): without git history, a referenced file or
+//     story was modified after the interruption (by whom is unknown).
+//
+// Git (check "git"):
+//   - no-git (info): no git repository; modification times are compared.
+//   - git-fallback (info): shallow clone or no commit at the interruption
+//     time; modification times are compared.
+//   - git-error (warning): reading git failed; modification times are compared.
+//   - no-baseline (info): neither an interruption time nor a commit is known,
+//     so nothing could be compared.
+//
+// Age (check "age"):
+//   - age-moderate (warning): interrupted between Config.Age.Recent and
+//     Config.Age.Stale ago.
+//   - age-stale (warning): interrupted longer than Config.Age.Stale ago.
+//   - age-unknown (info): the interruption time is not known.
+package validate
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/errs"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Git is what validation needs of git; *gitrepo.Repo satisfies it.
+type Git interface {
+	// Shallow reports whether the repository is a shallow clone.
+	Shallow() bool
+	// InterruptionCommit returns the recorded commit when it exists, else the
+	// newest first-parent commit at or before at; gitrepo.ErrNoCommit when
+	// there is none.
+	InterruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error)
+	// Compare compares paths between base, HEAD and the working tree.
+	Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error)
+	// CommitsTouching returns, per path, up to limit first-parent commits
+	// since base that changed it, newest first.
+	CommitsTouching(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error)
+	// ReadAt returns the content of path in commit c.
+	ReadAt(c gitrepo.Commit, path string) ([]byte, error)
+}
+
+// Input is everything Validate looks at. It is read, never modified.
+type Input struct {
+	// Root is the repository root (absolute).
+	Root string
+	// Candidate is the candidate to validate.
+	Candidate workflow.Candidate
+	// Others are every other discovered candidate (for conflict (a)).
+	Others []workflow.Candidate
+	// Stories are the parsed story files by id.
+	Stories map[string]*workflow.Story
+	// Git is nil when there is no git repository.
+	Git Git
+	// Now is the injected clock's current time.
+	Now time.Time
+	// Config is the configuration; zero age thresholds and limits take the defaults.
+	Config config.Config
+	// LiveLock reports whether a candidate's lock is held by a live process;
+	// nil when there is no lock information.
+	LiveLock func(candidateID string) bool
+	// ParseStory parses an old version of a story (for conflict (b)); nil
+	// skips the story-section comparison.
+	ParseStory func(path string, data []byte) *workflow.Story
+}
+
+// Validate runs every check on in.Candidate and returns the report. It never
+// panics on bad input, never writes, and gives the same report for the same
+// input.
+func Validate(in Input) Report {
+	v := newValidator(in)
+	v.list.Add(in.Candidate.Findings...)
+	v.resolveStories()
+	v.integrity()
+	v.consistency()
+	v.otherWorkflows()
+	v.drift()
+	v.epicStories()
+	v.age()
+	return v.finish()
+}
+
+// validator carries one validation run.
+type validator struct {
+	in   Input
+	cfg  config.Config
+	c    *workflow.Candidate
+	list errs.List
+	rep  Report
+
+	files   []*refFile          // referenced files, de-duplicated, capped, sorted by path
+	stories []*storyState       // involved stories, sorted by id
+	byPath  map[string]*refFile // safe referenced files by clean path
+	// missingStoryPaths are the paths of involved stories reported as
+	// story-missing: integrity does not report them a second time.
+	missingStoryPaths map[string]bool
+	// storyIndex finds stories by a normalised id when the exact id misses.
+	storyIndex map[string]*workflow.Story
+}
+
+func newValidator(in Input) *validator {
+	cfg := in.Config
+	def := config.Default()
+	if cfg.MaxRefFiles <= 0 {
+		cfg.MaxRefFiles = def.MaxRefFiles
+	}
+	if cfg.MaxFileSize <= 0 {
+		cfg.MaxFileSize = def.MaxFileSize
+	}
+	c := in.Candidate
+	return &validator{
+		in:     in,
+		cfg:    cfg,
+		c:      &c,
+		byPath: map[string]*refFile{},
+
+		missingStoryPaths: map[string]bool{},
+		rep: Report{
+			InterruptedAt: c.UpdatedAt,
+			GitMode:       GitModeNone,
+			Files:         []FileReport{},
+			Stories:       []StoryReport{},
+		},
+	}
+}
+
+// add records a finding. Paths, phases and messages carry text from the
+// repository: control characters in them are shown escaped, never printed.
+func (v *validator) add(check string, sev workflow.Severity, code, path, phase, msg string) {
+	v.list.Add(workflow.Finding{Check: check, Severity: sev, Code: code,
+		Message: display(msg), Path: display(path), Phase: display(phase)})
+}
+
+// finish fills the report's derived fields.
+func (v *validator) finish() Report {
+	rep := v.rep
+	missing, changed := map[string]bool{}, map[string]bool{}
+	for _, f := range v.files {
+		rep.Files = append(rep.Files, f.report)
+		if f.report.Phase == "" {
+			continue
+		}
+		if f.report.State == FileMissing {
+			missing[f.report.Phase] = true
+		}
+		if f.conflict {
+			changed[f.report.Phase] = true
+		}
+	}
+	sort.SliceStable(rep.Files, func(i, j int) bool { return rep.Files[i].Path < rep.Files[j].Path })
+	for _, s := range v.stories {
+		rep.Stories = append(rep.Stories, s.report)
+	}
+	sort.SliceStable(rep.Stories, func(i, j int) bool { return rep.Stories[i].ID < rep.Stories[j].ID })
+	rep.ChangedPhases = sortedKeys(changed)
+	rep.MissingPhases = sortedKeys(missing)
+	rep.Findings = v.list.Findings()
+	if rep.Findings == nil {
+		rep.Findings = []workflow.Finding{}
+	}
+	rep.Status = StatusClean
+	for _, f := range rep.Findings {
+		switch f.Severity {
+		case workflow.Blocking:
+			rep.Status = StatusConflicts
+		case workflow.Warning:
+			if rep.Status == StatusClean {
+				rep.Status = StatusWarnings
+			}
+		}
+	}
+	return rep
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// display makes a path safe to print: a path holding control characters
+// (NUL, newline, …) is shown escaped, as a Go string literal without quotes.
+func display(p string) string {
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			q := strconv.Quote(p)
+			return q[1 : len(q)-1]
+		}
+	}
+	return p
+}
+
+// phaseNote is " (needed by phase X)" for a referenced file, or "".
+func phaseNote(rf workflow.RefFile) string {
+	switch {
+	case rf.Phase == "":
+		return ""
+	case rf.Produced:
+		return " (output of phase " + display(rf.Phase) + ")"
+	default:
+		return " (needed by phase " + display(rf.Phase) + ")"
+	}
+}
+
+// stamp formats a time for messages.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// describeCommits renders commits as "a1b2c3d (Jane Doe, 2026-01-02T03:04:05Z)".
+func describeCommits(cs []gitrepo.Commit) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		short := c.Short
+		if short == "" {
+			short = c.Hash
+			if len(short) > 7 {
+				short = short[:7]
+			}
+		}
+		who := c.Author
+		if who == "" {
+			who = c.Email
+		}
+		parts = append(parts, short+" ("+display(who)+", "+stamp(c.When)+")")
+	}
+	return strings.Join(parts, ", ")
+}
