@@ -97,6 +97,7 @@ func DecodeYAMLMap(data []byte) (map[string]any, error) {
 	if node.Kind != yaml.MappingNode {
 		return nil, &DecodeError{Code: "not-a-mapping", Msg: fmt.Sprintf("top level is a %s, want a mapping", kindName(node.Kind)), Line: node.Line}
 	}
+	keepFloatText(node)
 	var v any
 	if err := node.Decode(&v); err != nil {
 		return nil, &DecodeError{Code: "syntax", Msg: "invalid YAML: " + trimYAMLErr(err.Error()), Line: node.Line}
@@ -106,6 +107,21 @@ func DecodeYAMLMap(data []byte) (map[string]any, error) {
 		return nil, &DecodeError{Code: "not-a-mapping", Msg: "top level is not a mapping"}
 	}
 	return m, nil
+}
+
+// keepFloatText makes plain float scalars decode as their text: state files
+// write story ids unquoted (story: 1.10), and a float would turn 1.10 into
+// 1.1. Fields.Int and ToTime still accept numeric text where numbers are meant.
+func keepFloatText(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Style == 0 {
+		n.Tag = "!!str"
+	}
+	for _, c := range n.Content {
+		keepFloatText(c)
+	}
 }
 
 func kindName(k yaml.Kind) string {

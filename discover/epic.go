@@ -244,6 +244,9 @@ func epicParse(p string, data []byte, def workflow.Definition) (workflow.Candida
 		if old.Path == "" {
 			old.Path = r.Path
 		}
+		if old.Executor == "" {
+			old.Executor = r.Executor
+		}
 		refs[r.ID] = old
 	}
 	for _, w := range waves {
@@ -694,6 +697,7 @@ func epicStories(f *Fields, v any, key string) []epicStory {
 		s.ref.Status = workflow.NormalizeStateStatus(f.Str(m, "status", "state"))
 		p, _ := epicPathField(f, m, "path", "file", "story_path", "storyPath", "story_file", "storyFile")
 		s.ref.Path = epicCleanPath(p)
+		s.ref.Executor = strings.TrimPrefix(f.Str(m, "executor"), "@")
 		if x, ok := m["wave"]; ok && x != nil {
 			if n, ok := epicNumber(x); ok {
 				s.wave = n
@@ -753,8 +757,8 @@ func epicStories(f *Fields, v any, key string) []epicStory {
 	return out
 }
 
-// epicMergeStory appends r to list, or fills the missing status and path
-// of the entry with the same id.
+// epicMergeStory appends r to list, or fills the missing status, path and
+// executor of the entry with the same id.
 func epicMergeStory(list []workflow.StoryRef, r workflow.StoryRef) []workflow.StoryRef {
 	for i := range list {
 		if list[i].ID == r.ID {
@@ -764,14 +768,17 @@ func epicMergeStory(list []workflow.StoryRef, r workflow.StoryRef) []workflow.St
 			if list[i].Path == "" {
 				list[i].Path = r.Path
 			}
+			if list[i].Executor == "" {
+				list[i].Executor = r.Executor
+			}
 			return list
 		}
 	}
 	return append(list, r)
 }
 
-// epicFillInWaves fills status and path of the waves' entries for r.ID; it
-// reports whether any wave lists the story.
+// epicFillInWaves fills status, path and executor of the waves' entries
+// for r.ID; it reports whether any wave lists the story.
 func epicFillInWaves(waves []workflow.Wave, r workflow.StoryRef) bool {
 	found := false
 	for i := range waves {
@@ -786,6 +793,9 @@ func epicFillInWaves(waves []workflow.Wave, r workflow.StoryRef) bool {
 			}
 			if s.Path == "" {
 				s.Path = r.Path
+			}
+			if s.Executor == "" {
+				s.Executor = r.Executor
 			}
 		}
 	}

@@ -137,7 +137,7 @@ waves:
   - number: 2
     status: in-progress
     stories:
-      - {storyId: "9.2", status: Done, file: docs/stories/9.2.story.md, executor: dev, quality_gate: qa}
+      - {storyId: "9.2", status: Done, file: docs/stories/9.2.story.md, executor: "@dev", quality_gate: qa}
       - {story_id: "9.3", status: in_progress, path: docs/stories/9.3.story.md}
   - number: 3
     stories:
@@ -179,7 +179,7 @@ files:
 				}
 				want := []workflow.StoryRef{
 					{ID: "9.1", Status: "done", Path: "docs/stories/9.1.story.md"},
-					{ID: "9.2", Status: "done", Path: "docs/stories/9.2.story.md"},
+					{ID: "9.2", Status: "done", Path: "docs/stories/9.2.story.md", Executor: "dev"},
 					{ID: "9.3", Status: "in_progress", Path: "docs/stories/9.3.story.md"},
 					{ID: "9.4", Path: "docs/stories/9.4.story.md"},
 				}

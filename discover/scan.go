@@ -78,12 +78,14 @@ func Scan(r *Repo, opts Options) Result {
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
 }
 
-// refineTimes replaces the mtime of story candidates with the time of the
-// last commit that changed the story, when the file is as committed.
+// refineTimes replaces the file modification time of candidates (stories,
+// and state files without a time field) with the time of the last commit
+// that changed their file, when the file is as committed: a fresh clone
+// resets every mtime, the history does not.
 func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp) {
 	var paths []string
 	for _, c := range cs {
-		if c.Source.Kind == workflow.KindStory && c.Resumable && c.UpdatedFrom == "mtime" {
+		if c.Resumable && c.UpdatedFrom == "mtime" {
 			paths = append(paths, c.Source.Path)
 		}
 	}
@@ -93,7 +95,7 @@ func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp)
 	stamps := times(paths)
 	for i := range cs {
 		c := &cs[i]
-		if c.Source.Kind != workflow.KindStory || c.UpdatedFrom != "mtime" {
+		if c.UpdatedFrom != "mtime" {
 			continue
 		}
 		if st, ok := stamps[c.Source.Path]; ok && !st.When.IsZero() {

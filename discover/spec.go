@@ -74,6 +74,9 @@ func (SpecSource) Scan(r *Repo) ([]workflow.Candidate, []workflow.Finding) {
 			info = specInfo{Dir: dir, States: map[string]string{}, Artifacts: map[string]string{}, From: map[string]string{}}
 			info.Name, info.Story = specNameFromDir(dir, r.Config.StoriesDir)
 		}
+		if info.Story == "" {
+			_, info.Story = specNameFromDir(dir, r.Config.StoriesDir)
+		}
 		specMergeArtifacts(r, &info, arts, hasState && !info.Unreadable && info.Recorded)
 		if info.UpdatedAt.IsZero() {
 			for _, a := range arts {
@@ -237,8 +240,8 @@ func specParseState(file string, data []byte, def workflow.Definition) specInfo 
 			info.Agents[id] = r.Agent
 		}
 		for _, o := range r.Outputs {
-			if wfLooksLikePath(o) && info.Artifacts[id] == "" {
-				info.Artifacts[id] = specResolve(info.Dir, o)
+			if op, ok := wfOutputPath(o); ok && info.Artifacts[id] == "" {
+				info.Artifacts[id] = specResolve(info.Dir, op)
 				info.From[id] = r.From
 			}
 		}

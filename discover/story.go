@@ -133,6 +133,7 @@ type storyTable struct {
 	col  int // the column holding the path
 }
 
+// storyParse is ParseStory, also saying whether an id and a status were found.
 func storyParse(path string, data []byte, extra map[string][]string) storyParsed {
 	s := &storyState{
 		path:     path,

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -42,7 +40,7 @@ func (WorkflowStateSource) Scan(r *Repo) ([]workflow.Candidate, []workflow.Findi
 		data, err := r.Read(file)
 		if err != nil {
 			c = wfUnreadable(file, ReadFinding(file, err))
-		} else if m, derr := wfDecodeYAML(data); derr != nil {
+		} else if m, derr := DecodeYAMLMap(data); derr != nil {
 			c = wfUnreadable(file, DecodeFinding(file, derr))
 		} else {
 			if _, epic := m["epic_state"]; epic {
@@ -105,48 +103,13 @@ func wfMatchesAny(patterns []string, file string) bool {
 // Parts that need the repository (file time, story files, .bak twin) are
 // added by Scan.
 func ParseWorkflowState(path string, data []byte, defs func(id string) workflow.Definition) (workflow.Candidate, []workflow.Finding) {
-	m, err := wfDecodeYAML(data)
+	m, err := DecodeYAMLMap(data)
 	if err != nil {
 		c := wfUnreadable(path, DecodeFinding(path, err))
 		return c, c.Findings
 	}
 	c := wfBuild(path, m, defs)
 	return c, c.Findings
-}
-
-// wfDecodeYAML decodes a YAML mapping like DecodeYAMLMap, except that plain
-// scalars YAML would read as floats keep their text: a story "4.10" written
-// unquoted stays "4.10", not 4.1.
-func wfDecodeYAML(data []byte) (map[string]any, error) {
-	node, err := DecodeYAMLNode(data)
-	if err != nil {
-		return nil, err
-	}
-	if node.Kind != yaml.MappingNode {
-		return nil, &DecodeError{Code: "not-a-mapping", Msg: fmt.Sprintf("top level is a %s, want a mapping", kindName(node.Kind)), Line: node.Line}
-	}
-	wfFloatsAsText(node, 0)
-	var v any
-	if err := node.Decode(&v); err != nil {
-		return nil, &DecodeError{Code: "syntax", Msg: "invalid YAML: " + trimYAMLErr(err.Error()), Line: node.Line}
-	}
-	m, ok := normalize(v, 0).(map[string]any)
-	if !ok {
-		return nil, &DecodeError{Code: "not-a-mapping", Msg: "top level is not a mapping"}
-	}
-	return m, nil
-}
-
-func wfFloatsAsText(n *yaml.Node, depth int) {
-	if n == nil || depth > MaxDepth+2 {
-		return
-	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Style == 0 {
-		n.Tag = "!!str"
-	}
-	for _, c := range n.Content {
-		wfFloatsAsText(c, depth+1)
-	}
 }
 
 // wfUnreadable is the candidate of a state file that cannot be read or decoded.
@@ -630,8 +593,14 @@ func wfCleanPath(p string) string {
 		return ""
 	}
 	p = strings.ReplaceAll(p, `\`, "/")
-	p = path.Clean(p)
-	if p == "." {
+	for { // cleaning can expose spaces ("a /" -> "a "): repeat until stable
+		next := strings.TrimSpace(path.Clean(p))
+		if next == p {
+			break
+		}
+		p = next
+	}
+	if p == "." || p == "" {
 		return ""
 	}
 	return p
@@ -657,6 +626,36 @@ func wfLooksLikePath(s string) bool {
 		}
 	}
 	return true
+}
+
+// wfOutputPath reads a phase output as a path, dropping trailing
+// commentary ("docs/stories/4.2.md (Draft)", "spec.md - revised"); ok is
+// false for a description or a URL.
+func wfOutputPath(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	for _, sep := range []string{" (", " - ", " — ", " # "} {
+		if i := strings.Index(s, sep); i > 0 {
+			s = strings.TrimSpace(s[:i])
+		}
+	}
+	s = strings.Trim(s, "`'\"")
+	return s, wfLooksLikePath(s)
+}
+
+// wfMode canonicalises the mode a workflow was started in: autopilot,
+// interactive or preflight (AIOS "yolo" is autopilot); others are kept
+// lower-cased.
+func wfMode(s string) string {
+	m := strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(strings.TrimSpace(s)))
+	switch m {
+	case "autopilot", "yolo", "auto":
+		return "autopilot"
+	case "interactive":
+		return "interactive"
+	case "preflight":
+		return "preflight"
+	}
+	return strings.ToLower(strings.TrimSpace(s))
 }
 
 // wfMaxFiles bounds the referenced files one state file contributes.
@@ -904,7 +903,7 @@ func wfBuild(file string, m map[string]any, defs func(string) workflow.Definitio
 	}
 	c.StartedAt, _ = wfTime(f, srcs, "started_at", "startedAt", "created_at", "createdAt")
 	c.Mode, _ = wfStr(f, srcs, "mode", "execution_mode", "executionMode")
-	c.Mode = strings.ToLower(c.Mode)
+	c.Mode = wfMode(c.Mode)
 	c.Commit, _ = wfStr(f, srcs, "base_commit", "baseCommit", "commit", "git_commit", "gitCommit", "head_commit")
 	c.Agent, _ = wfStr(f, srcs, "current_agent", "currentAgent")
 	c.Agent = strings.TrimPrefix(c.Agent, "@")
@@ -985,8 +984,8 @@ func wfBuild(file string, m map[string]any, defs func(string) workflow.Definitio
 	set := wfNewFileSet(nil)
 	for _, p := range c.Phases {
 		for _, o := range p.Outputs {
-			if wfLooksLikePath(o) {
-				set.add(workflow.RefFile{Path: o, Phase: p.ID, Critical: p.ID == lastOut, Produced: true, From: "phases_completed"})
+			if op, ok := wfOutputPath(o); ok {
+				set.add(workflow.RefFile{Path: op, Phase: p.ID, Critical: p.ID == lastOut, Produced: true, From: "phases_completed"})
 			}
 		}
 	}

@@ -89,7 +89,7 @@ phases_completed:
   - {phase: 1, agent: sm, output: docs/stories/4.2.login.md}
   - phase: validate
     agent: "@po"
-    output: [docs/stories/4.2.login.md, "validated story (Ready)"]
+    output: ["docs/stories/4.2.login.md (Ready)", "validated story (Ready)", "https://ci.example/run/1"]
 context:
   request: build the login
   files: [src/login.go]
@@ -232,7 +232,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 				if c.Context["request"] != "build the login" {
 					t.Errorf("context = %v", c.Context)
 				}
-				if p := c.Phases[1]; p.Agent != "po" || !reflect.DeepEqual(p.Outputs, []string{"docs/stories/4.2.login.md", "validated story (Ready)"}) {
+				if p := c.Phases[1]; p.Agent != "po" || !reflect.DeepEqual(p.Outputs, []string{"docs/stories/4.2.login.md (Ready)", "validated story (Ready)", "https://ci.example/run/1"}) {
 					t.Errorf("validate phase = %+v", p)
 				}
 				if c.Source != (workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: ".orchestrate/workflows/sdc-2025-06-01-1.yaml", Priority: 3}) {
@@ -434,6 +434,7 @@ func TestParseWorkflowStateStatusAndIDs(t *testing.T) {
 		{"unquoted dotted story keeps its text", "workflow: sdc\nstory: 4.10\nstatus: active\n", "workflow:sdc-4.10", workflow.TypeSDC, "active", true, ""},
 		{"unsafe id is sanitised", "execution_id: \"../../etc/x y\"\nstatus: active\n", "workflow:etc-x-y", workflow.TypeWorkflow, "active", true, ""},
 		{"status wrong type", "status: [a, b]\n", "workflow:s", workflow.TypeWorkflow, "unknown", true, "wrong-type"},
+		{"idle is not terminal", "status: idle\n", "workflow:s", workflow.TypeWorkflow, "idle", true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -619,6 +620,34 @@ func TestWorkflowStateSourceScan(t *testing.T) {
 	again, _ := src.Scan(r)
 	if !reflect.DeepEqual(cs, again) {
 		t.Errorf("scan is not deterministic")
+	}
+}
+
+func TestWfModeAndOutputs(t *testing.T) {
+	modes := map[string]string{"Pre-Flight": "preflight", "YOLO": "autopilot", "interactive": "interactive", "": "", "Custom": "custom"}
+	for in, want := range modes {
+		if got := wfMode(in); got != want {
+			t.Errorf("wfMode(%q) = %q, want %q", in, got, want)
+		}
+	}
+	outs := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"docs/stories/4.2.md (Draft)", "docs/stories/4.2.md", true},
+		{"`spec.md` - revised", "spec.md", true},
+		{"src\\win\\path.go", "src\\win\\path.go", true},
+		{"Code + tests (InProgress)", "Code + tests", false},
+		{"QA verdict PASS", "QA verdict PASS", false},
+		{"https://github.com/a/b/pull/1", "https://github.com/a/b/pull/1", false},
+		{"note: see docs/x.md", "note: see docs/x.md", false},
+		{"README", "README", false},
+	}
+	for _, o := range outs {
+		got, ok := wfOutputPath(o.in)
+		if got != o.want || ok != o.ok {
+			t.Errorf("wfOutputPath(%q) = %q %v, want %q %v", o.in, got, ok, o.want, o.ok)
+		}
 	}
 }
 

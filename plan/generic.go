@@ -74,6 +74,11 @@ func genericTrack(c workflow.Candidate, def workflow.Definition) track {
 			}
 		}
 	}
+	if useDef {
+		t.useStateAgent(c, t.stateCurrent(c, def))
+	} else {
+		t.useStateAgent(c, t.stateCurrent(c, workflow.Definition{}))
+	}
 	if n := t.nextActive(t.natural); n < len(t.slots) && t.slots[n].agent == "" {
 		t.slots[n].agent = strings.TrimPrefix(c.Agent, "@")
 	}
@@ -88,17 +93,7 @@ func genericTrack(c workflow.Candidate, def workflow.Definition) track {
 // phaseSlots lays out the phases a state lists itself.
 func phaseSlots(c workflow.Candidate) (slots []slot, marked bool) {
 	for i, ph := range c.Phases {
-		id := strings.TrimSpace(ph.ID)
-		if id == "" {
-			id = slug(ph.Name)
-		}
-		if id == "" {
-			id = fmt.Sprintf("phase-%d", i+1)
-		}
-		title := strings.TrimSpace(ph.Name)
-		if title == "" {
-			title = id
-		}
+		id, title := slotNames(ph.ID, ph.Name, i)
 		s := slot{
 			id: id, title: title, agent: strings.TrimPrefix(ph.Agent, "@"), story: firstStory(c),
 			index: i + 1, aliases: []string{title}, keys: []string{id, title},

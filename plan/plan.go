@@ -172,7 +172,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 	p.InvalidPhases = invalid.ids
 
 	resume := t.natural
-	moved := false // the resume point is the user's choice, not the state's
+	chosen := false // the user chose the starting point (restart, --from-phase)
 	switch {
 	case opts.Restart:
 		if t.restart != nil {
@@ -182,7 +182,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		}
 		resume = t.firstActive()
 		t.terminal = false
-		moved = true
+		chosen = true
 	case from != "":
 		idx, ok := t.find(from)
 		if !ok {
@@ -194,7 +194,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		resume = idx
 		t.slots[idx].unskip()
 		t.terminal = false
-		moved = true
+		chosen = true
 		p.Findings = append(p.Findings, t.fromPhaseFindings(idx)...)
 	default:
 		if invalid.first >= 0 && invalid.first < resume {
@@ -210,7 +210,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		resume = len(t.slots)
 	} else {
 		var fs []workflow.Finding
-		resume, p.ResumeFrom.Inputs, fs = t.prerequisites(resume, env, moved)
+		resume, p.ResumeFrom.Inputs, fs = t.prerequisites(resume, env, chosen)
 		p.Findings = append(p.Findings, fs...)
 		s := t.slots[resume]
 		p.ResumeFrom.Phase = s.id
@@ -218,7 +218,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		p.ResumeIndex = s.index
 		p.ResumeName = s.title
 		p.Findings = append(p.Findings, agentFindings(s, env)...)
-		p.RemainingPhases, p.Steps = t.remaining(resume, moved)
+		p.RemainingPhases, p.Steps = t.remaining(resume, chosen)
 	}
 
 	if !opts.Restart {
@@ -236,7 +236,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		}
 	}
 	p.Partial = len(p.InvalidPhases) > 0 && !opts.Restart
-	p.LastCompleted = t.lastCompleted(resume, moved)
+	p.LastCompleted = t.lastCompleted(resume, chosen)
 	return p, nil
 }
 
@@ -254,14 +254,14 @@ func agentFindings(s slot, env Env) []workflow.Finding {
 	if s.agent == "" {
 		return nil
 	}
-	known, any := false, false
+	known, anyDefs := false, false
 	if env.AgentKnown != nil {
-		known, any = env.AgentKnown(s.agent)
+		known, anyDefs = env.AgentKnown(s.agent)
 	}
 	switch {
 	case known:
 		return nil
-	case !any:
+	case !anyDefs:
 		return []workflow.Finding{{
 			Check:    workflow.CheckPrerequisite,
 			Severity: workflow.Info,

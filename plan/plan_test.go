@@ -80,6 +80,24 @@ func strs(s ...string) []string {
 	return s
 }
 
+// checkResume compares a plan's resume point (agent "" is not compared),
+// last completed phase, remaining phases and terminality.
+func checkResume(t *testing.T, p Plan, resume, agent, last string, remaining []string, terminal bool) {
+	t.Helper()
+	if p.ResumeFrom.Phase != resume || (agent != "" && p.ResumeFrom.Agent != agent) {
+		t.Errorf("resume = %s @%s, want %s @%s", p.ResumeFrom.Phase, p.ResumeFrom.Agent, resume, agent)
+	}
+	if got := lastPhase(p); got != last {
+		t.Errorf("last completed = %q, want %q", got, last)
+	}
+	if !reflect.DeepEqual(p.RemainingPhases, remaining) {
+		t.Errorf("remaining = %q, want %q", p.RemainingPhases, remaining)
+	}
+	if p.Terminal != terminal {
+		t.Errorf("terminal = %v, want %v", p.Terminal, terminal)
+	}
+}
+
 func lastPhase(p Plan) string {
 	if p.LastCompleted == nil {
 		return ""
@@ -135,18 +153,7 @@ func TestSDCResumePoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := build(t, tt.c, validate.Report{}, sdcDef, allKnown, Options{})
-			if p.ResumeFrom.Phase != tt.resume || p.ResumeFrom.Agent != tt.agent {
-				t.Errorf("resume = %s @%s, want %s @%s", p.ResumeFrom.Phase, p.ResumeFrom.Agent, tt.resume, tt.agent)
-			}
-			if got := lastPhase(p); got != tt.last {
-				t.Errorf("last completed = %q, want %q", got, tt.last)
-			}
-			if !reflect.DeepEqual(p.RemainingPhases, tt.remaining) {
-				t.Errorf("remaining = %q, want %q", p.RemainingPhases, tt.remaining)
-			}
-			if p.Terminal != tt.terminal {
-				t.Errorf("terminal = %v, want %v", p.Terminal, tt.terminal)
-			}
+			checkResume(t, p, tt.resume, tt.agent, tt.last, tt.remaining, tt.terminal)
 		})
 	}
 }
@@ -207,18 +214,7 @@ func TestSpecResumePoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := build(t, tt.c, validate.Report{}, specDef, allKnown, Options{})
-			if p.ResumeFrom.Phase != tt.resume {
-				t.Errorf("resume = %q, want %q", p.ResumeFrom.Phase, tt.resume)
-			}
-			if got := lastPhase(p); got != tt.last {
-				t.Errorf("last completed = %q, want %q", got, tt.last)
-			}
-			if !reflect.DeepEqual(p.RemainingPhases, tt.remaining) {
-				t.Errorf("remaining = %q, want %q", p.RemainingPhases, tt.remaining)
-			}
-			if p.Terminal != tt.terminal {
-				t.Errorf("terminal = %v, want %v", p.Terminal, tt.terminal)
-			}
+			checkResume(t, p, tt.resume, "", tt.last, tt.remaining, tt.terminal)
 		})
 	}
 }
@@ -262,18 +258,7 @@ func TestQALoopResumePoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := build(t, tt.c, validate.Report{}, qaDef, allKnown, Options{})
-			if p.ResumeFrom.Phase != tt.resume || p.ResumeFrom.Agent != tt.agent {
-				t.Errorf("resume = %s @%s, want %s @%s", p.ResumeFrom.Phase, p.ResumeFrom.Agent, tt.resume, tt.agent)
-			}
-			if got := lastPhase(p); got != tt.last {
-				t.Errorf("last completed = %q, want %q", got, tt.last)
-			}
-			if !reflect.DeepEqual(p.RemainingPhases, tt.remaining) {
-				t.Errorf("remaining = %q, want %q", p.RemainingPhases, tt.remaining)
-			}
-			if p.Terminal != tt.terminal {
-				t.Errorf("terminal = %v, want %v", p.Terminal, tt.terminal)
-			}
+			checkResume(t, p, tt.resume, tt.agent, tt.last, tt.remaining, tt.terminal)
 		})
 	}
 }
@@ -360,18 +345,7 @@ func TestEpicResumePoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := build(t, tt.c, validate.Report{}, epicDef, allKnown, Options{})
-			if p.ResumeFrom.Phase != tt.resume || p.ResumeFrom.Agent != tt.agent {
-				t.Errorf("resume = %s @%s, want %s @%s", p.ResumeFrom.Phase, p.ResumeFrom.Agent, tt.resume, tt.agent)
-			}
-			if got := lastPhase(p); got != tt.last {
-				t.Errorf("last completed = %q, want %q", got, tt.last)
-			}
-			if !reflect.DeepEqual(p.RemainingPhases, tt.remaining) {
-				t.Errorf("remaining = %q, want %q", p.RemainingPhases, tt.remaining)
-			}
-			if p.Terminal != tt.terminal {
-				t.Errorf("terminal = %v, want %v", p.Terminal, tt.terminal)
-			}
+			checkResume(t, p, tt.resume, tt.agent, tt.last, tt.remaining, tt.terminal)
 		})
 	}
 }
@@ -604,8 +578,14 @@ func TestPartialResume(t *testing.T) {
 		if p.ResumeFrom.Phase != "fix" || p.ResumeName != "Apply Fixes (iteration 3/5)" {
 			t.Errorf("resume = %q (%s)", p.ResumeFrom.Phase, p.ResumeName)
 		}
-		if !reflect.DeepEqual(p.InvalidPhases, []string{"fix"}) || !reflect.DeepEqual(p.ValidPhases, []string{"review", "fix"}) {
+		if !reflect.DeepEqual(p.InvalidPhases, []string{"fix"}) || !reflect.DeepEqual(p.ValidPhases, []string{"review"}) {
 			t.Errorf("invalid = %q valid = %q", p.InvalidPhases, p.ValidPhases)
+		}
+	})
+	t.Run("QA loop: a changed review is covered by the next review", func(t *testing.T) {
+		p := build(t, qaCand(3, 5, "REJECT", true), validate.Report{ChangedPhases: []string{"review"}}, qaDef, allKnown, Options{})
+		if p.ResumeFrom.Phase != "review" || p.ResumeName != "QA Review (iteration 4/5)" || p.Partial || len(p.InvalidPhases) != 0 {
+			t.Errorf("resume = %q (%s), invalid = %q", p.ResumeFrom.Phase, p.ResumeName, p.InvalidPhases)
 		}
 	})
 }
@@ -816,5 +796,26 @@ func TestOddInput(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestStateAgent(t *testing.T) {
+	c := workflow.Candidate{
+		ID: "sdc:4.2", Type: workflow.TypeSDC, Workflow: workflow.DefSDC, Stories: []string{"4.2"}, Resumable: true, Agent: "@dev-backend",
+		Source:   workflow.SourceRef{Kind: workflow.KindStory, Path: "docs/stories/4.2.story.md", Priority: 4},
+		Position: workflow.Position{Kind: workflow.PosPhase, Index: 3, Total: 4, Name: "Implementation"},
+		Phases:   phases(workflow.PhaseCompleted, workflow.PhaseCompleted, workflow.PhaseCurrent, workflow.PhasePending),
+	}
+	p := build(t, c, validate.Report{}, sdcDef, allKnown, Options{})
+	if p.ResumeFrom.Phase != "implement" || p.ResumeFrom.Agent != "dev-backend" {
+		t.Errorf("resume = %+v, want implement @dev-backend (the story's executor)", p.ResumeFrom)
+	}
+	// the recorded agent belongs to the current phase only
+	p = build(t, c, validate.Report{ChangedPhases: []string{"validate"}}, sdcDef, allKnown, Options{})
+	if p.ResumeFrom.Phase != "validate" || p.ResumeFrom.Agent != "po" {
+		t.Errorf("resume = %+v, want validate @po", p.ResumeFrom)
+	}
+	if p.Steps[1].Agent != "dev-backend" {
+		t.Errorf("implement step agent = %q", p.Steps[1].Agent)
 	}
 }

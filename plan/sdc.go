@@ -11,6 +11,13 @@ func sdcTrack(c workflow.Candidate, def workflow.Definition) track {
 	if len(def.Phases) == 0 {
 		return genericTrack(c, def)
 	}
+	t := sdcNatural(c, def)
+	t.useStateAgent(c, t.stateCurrent(c, def))
+	return t
+}
+
+// sdcNatural lays out the cycle and finds its natural resume point.
+func sdcNatural(c workflow.Candidate, def workflow.Definition) track {
 	t := newTrack()
 	t.slots, _ = defSlots(c, def)
 	t.total = len(def.Phases)
@@ -24,18 +31,7 @@ func sdcTrack(c workflow.Candidate, def workflow.Definition) track {
 			return t
 		}
 	}
-	if i, ok := t.afterLastCompleted(); ok {
-		t.natural = i
-		return t
-	}
-	if i := t.firstWith(workflow.PhaseCurrent); i >= 0 {
-		t.impliedBefore(i)
-		t.natural = i
-		return t
-	}
-	if i := positionIndex(c, def); i >= 0 {
-		t.impliedBefore(i)
-		t.natural = i
+	if t.stoppedAt(c, def) {
 		return t
 	}
 	if c.Type == workflow.TypeSDC {

@@ -27,6 +27,13 @@ func specTrack(c workflow.Candidate, def workflow.Definition) track {
 	if len(def.Phases) == 0 {
 		return genericTrack(c, def)
 	}
+	t := specNatural(c, def)
+	t.useStateAgent(c, t.stateCurrent(c, def))
+	return t
+}
+
+// specNatural lays out the pipeline and finds its natural resume point.
+func specNatural(c workflow.Candidate, def workflow.Definition) track {
 	t := newTrack()
 	t.slots, _ = defSlots(c, def)
 	t.total = len(def.Phases)
@@ -82,21 +89,9 @@ func specTrack(c workflow.Candidate, def workflow.Definition) track {
 			return t
 		}
 	}
-	if i, ok := t.afterLastCompleted(); ok {
-		t.natural = i
-		return t
+	if !t.stoppedAt(c, def) {
+		t.natural = t.firstActive()
 	}
-	if i := t.firstWith(workflow.PhaseCurrent); i >= 0 {
-		t.impliedBefore(i)
-		t.natural = i
-		return t
-	}
-	if i := positionIndex(c, def); i >= 0 {
-		t.impliedBefore(i)
-		t.natural = i
-		return t
-	}
-	t.natural = t.firstActive()
 	return t
 }
 

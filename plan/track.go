@@ -174,7 +174,7 @@ func (t *track) markInvalid(rep validate.Report) invalidity {
 	if t.natural < len(t.slots) {
 		next = normKey(t.slots[t.natural].id)
 	}
-	inv := invalidity{first: -1}
+	inv := invalidity{ids: []string{}, first: -1}
 	for i := range t.slots {
 		s := &t.slots[i]
 		if s.status != workflow.PhaseCompleted || normKey(s.id) == next {
@@ -464,6 +464,66 @@ func buildTrack(c workflow.Candidate, def workflow.Definition) track {
 	return t
 }
 
+// useStateAgent gives the natural resume slot the agent the state records
+// (a story's executor, a workflow's current_agent) when that slot is the
+// phase the state says is current (index cur).
+func (t *track) useStateAgent(c workflow.Candidate, cur int) {
+	agent := strings.TrimPrefix(strings.TrimSpace(c.Agent), "@")
+	if agent == "" || cur < 0 || cur != t.natural || cur >= len(t.slots) {
+		return
+	}
+	t.slots[cur].agent = agent
+}
+
+// stateCurrent is the slot the state marks current, else the one its
+// position names, or -1.
+func (t *track) stateCurrent(c workflow.Candidate, def workflow.Definition) int {
+	if i := t.firstWith(workflow.PhaseCurrent); i >= 0 {
+		return i
+	}
+	if len(def.Phases) > 0 && len(def.Phases) == len(t.slots) {
+		return positionIndex(c, def)
+	}
+	return slotPosition(c.Position, t.slots)
+}
+
+// slotNames gives the i-th phase an id and a title even when the state or
+// definition leaves one out.
+func slotNames(id, name string, i int) (string, string) {
+	id, name = strings.TrimSpace(id), strings.TrimSpace(name)
+	if id == "" {
+		id = slug(name)
+	}
+	if id == "" {
+		id = fmt.Sprintf("phase-%d", i+1)
+	}
+	if name == "" {
+		name = id
+	}
+	return id, name
+}
+
+// stoppedAt sets the natural resume point of a linear track from what the
+// state says, in this order: the phase after the last completed one, the
+// phase marked current, the phase the position names. It reports whether the
+// state said anything.
+func (t *track) stoppedAt(c workflow.Candidate, def workflow.Definition) bool {
+	if i, ok := t.afterLastCompleted(); ok {
+		t.natural = i
+		return true
+	}
+	i := t.firstWith(workflow.PhaseCurrent)
+	if i < 0 {
+		i = positionIndex(c, def)
+	}
+	if i < 0 {
+		return false
+	}
+	t.impliedBefore(i)
+	t.natural = i
+	return true
+}
+
 // newTrack returns an empty linear track.
 func newTrack() track {
 	return track{chain: true, lastDone: -1}
@@ -474,17 +534,7 @@ func newTrack() track {
 // reports whether the state gave any of them a status.
 func defSlots(c workflow.Candidate, def workflow.Definition) (slots []slot, marked bool) {
 	for i, pd := range def.Phases {
-		id := strings.TrimSpace(pd.ID)
-		if id == "" {
-			id = slug(pd.Name)
-		}
-		if id == "" {
-			id = fmt.Sprintf("phase-%d", i+1)
-		}
-		title := pd.Name
-		if title == "" {
-			title = id
-		}
+		id, title := slotNames(pd.ID, pd.Name, i)
 		s := slot{
 			id: id, title: title, agent: pd.Agent, story: firstStory(c),
 			index: i + 1, aliases: []string{pd.Name}, keys: []string{pd.ID, pd.Name},

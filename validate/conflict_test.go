@@ -462,3 +462,19 @@ func TestNoBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestStoryEditWithoutParser: without a parser for the old version, a
+// changed story is still reported, without naming sections.
+func TestStoryEditWithoutParser(t *testing.T) {
+	const path = "docs/stories/2.1.story.md"
+	r := newRepo(t)
+	st := r.story("2.1", "InProgress", "AC", "notes", t0.Add(time.Hour))
+	g := &fakeGit{base: baseCommit, states: map[string]gitrepo.PathState{path: uncommittedChange()},
+		old: map[string]string{path: storyText("2.1", "InProgress", "old", "notes")}}
+	in := input(r, sdc("2.1"), st)
+	in.Git, in.ParseStory = g, nil
+	rep := Validate(in)
+	if f := find(t, rep, "story-edited"); f.Message != "story 2.1 was modified since the interruption by an uncommitted edit" {
+		t.Errorf("message = %q", f.Message)
+	}
+}

@@ -105,10 +105,8 @@ func (v *validator) noBaseline() {
 // comparable reports whether f takes part in drift detection: safe and not
 // a folder.
 func (f *refFile) comparable() bool {
-	return f.safe && !(f.exists && f.report.Detail == detailFolder)
+	return f.safe && !f.isDir
 }
-
-const detailFolder = "a folder: not compared"
 
 // gitDrift compares with the interruption commit base.
 func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {

@@ -15,6 +15,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
+// The real git seam is what validation codes against.
+var _ validate.Git = (*gitrepo.Repo)(nil)
+
 const storyPath = "docs/stories/2.1.story.md"
 
 func storyFile(ac string) string {

@@ -21,6 +21,7 @@ type refFile struct {
 	clean  string // cleaned repository-relative path; "" when unsafe
 	safe   bool
 	exists bool
+	isDir  bool // a folder: checked for existence only
 	mtime  time.Time
 	// story is the involved story whose file this is, if any: its changes are
 	// judged by section (conflict b), not as a plain file (conflict c).
@@ -130,7 +131,8 @@ func (v *validator) checkFile(f *refFile) {
 		f.exists = true
 		f.mtime = fi.ModTime()
 		if fi.IsDir() {
-			f.report.Detail = detailFolder
+			f.isDir = true
+			f.report.Detail = "a folder: not compared"
 		}
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		f.report.State = FileMissing

@@ -240,3 +240,25 @@ func TestControlCharactersEscaped(t *testing.T) {
 		t.Errorf("path = %q", f.Path)
 	}
 }
+
+// TestFolderReference: a referenced folder exists or not; it is never
+// compared (git counts a folder as absent).
+func TestFolderReference(t *testing.T) {
+	r := newRepo(t)
+	st := r.story("4.2", "InProgress", "AC", "notes", time.Time{})
+	r.write("docs/specs/login/spec.md", "x", time.Time{})
+	g := &fakeGit{base: baseCommit}
+	in := input(r, sdc("4.2", workflow.RefFile{Path: "docs/specs/login", Phase: "spec", Critical: true}), st)
+	in.Git = g
+	rep := Validate(in)
+	if rep.Status != StatusClean || rep.Files[0].State != FileUnknown {
+		t.Errorf("status %s, files %+v, findings %v", rep.Status, rep.Files, rep.Findings)
+	}
+	for _, ps := range g.compared {
+		for _, p := range ps {
+			if p == "docs/specs/login" {
+				t.Error("a folder was compared")
+			}
+		}
+	}
+}

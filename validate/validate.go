@@ -111,8 +111,8 @@ type Input struct {
 	// LiveLock reports whether a candidate's lock is held by a live process;
 	// nil when there is no lock information.
 	LiveLock func(candidateID string) bool
-	// ParseStory parses an old version of a story (for conflict (b)); nil
-	// skips the story-section comparison.
+	// ParseStory parses an old version of a story (for conflict (b)). When
+	// nil, a changed story is reported as edited without naming sections.
 	ParseStory func(path string, data []byte) *workflow.Story
 }
 

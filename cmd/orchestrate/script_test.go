@@ -87,10 +87,35 @@ func cmdGitCommit(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
 		ts.Fatalf("usage: gitcommit [-C DIR] [-author NAME] [-date RFC3339] MESSAGE [PATH...]")
 	}
-	_, err := gitfixture.Commit(ts.MkAbs(dir), args[0], author, email, when, args[1:]...)
+	paths := args[1:]
+	if len(paths) == 0 {
+		paths = committable(ts.MkAbs(dir))
+	}
+	_, err := gitfixture.Commit(ts.MkAbs(dir), args[0], author, email, when, paths...)
 	if neg != (err != nil) {
 		ts.Fatalf("gitcommit: %v", err)
 	}
+}
+
+// committable lists the top-level entries of dir a script's repository is
+// made of: everything but .git and the golden files (want*), whose content
+// -update rewrites and which must not change the commit hashes they record.
+func committable(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Name() == ".git" || strings.HasPrefix(e.Name(), "want") || e.Name() == ".config" {
+			continue
+		}
+		out = append(out, e.Name())
+	}
+	if len(out) == 0 {
+		out = []string{"."}
+	}
+	return out
 }
 
 // gitrm PATH... — delete files from the work tree (commit with gitcommit).

@@ -190,7 +190,11 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		Force: opts.Force, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
 		Candidates: len(r.all), Selected: opts.Workflow != "",
 	}
+	sit.Age = r.report.Age
 	for _, f := range r.findings {
+		if f.Severity == workflow.Warning {
+			sit.Warnings = append(sit.Warnings, f)
+		}
 		if f.Severity == workflow.Blocking {
 			sit.Blocking = append(sit.Blocking, f)
 			if f.Check == workflow.CheckConflict {

@@ -68,16 +68,26 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		ID: c.ID, Title: c.Type.Label(), TypeLabel: c.Type.Label(), StateSource: c.Source.Path,
 		Mode: r.mode, AgeClass: r.report.AgeClass, Decision: p.Decision, Reason: p.Reason,
 		DryRun: r.opts.DryRun, Validation: r.report.Status, GitMode: r.report.GitMode,
-		Agent: p.ResumeFrom.Agent, Inputs: p.ResumeFrom.Inputs, ValidPhases: p.ValidPhases,
+		Agent: p.ResumeFrom.Agent, Inputs: p.ResumeFrom.Inputs,
 		Stories: r.report.Stories,
 	}
 	if len(c.Stories) > 0 {
 		v.Story = strings.Join(c.Stories, ", ")
-		if len(c.Stories) == 1 {
-			v.Title += " for story " + c.Stories[0]
-		}
-	} else if c.Key != "" {
+	}
+	switch {
+	case c.Type == workflow.TypeEpic:
+		v.Title += " for epic " + c.Key
+	case c.Type == workflow.TypeSpec:
+		v.Title += " for " + c.Key
+	case len(c.Stories) == 1:
+		v.Title += " for story " + c.Stories[0]
+	case c.Key != "":
 		v.Title += " " + c.Key
+	}
+	if phaseBased(c.Type) {
+		v.ValidPhases = p.ValidPhases
+	} else {
+		v.ValidPhases = nil
 	}
 	for _, e := range c.Evidence {
 		v.Evidence = append(v.Evidence, e.Path)
@@ -267,7 +277,7 @@ func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
 			return err
 		}
 	}
-	if r.plan.Partial {
+	if r.plan.Partial && phaseBased(r.selected.Type) && len(r.plan.InvalidPhases) > 0 {
 		fmt.Fprintln(w)
 		if err := render("partial", v); err != nil {
 			return err
@@ -290,4 +300,11 @@ func (a *app) multipleView(r *resumeRun, question bool) any {
 		Items    []multipleItem
 		Question bool
 	}{items, question}
+}
+
+// phaseBased reports whether a workflow type moves through named phases
+// once (so "valid phases" and --from-phase suggestions make sense), unlike
+// QA loops (iterations) and epics (waves of stories).
+func phaseBased(t workflow.Type) bool {
+	return t != workflow.TypeQALoop && t != workflow.TypeEpic
 }

@@ -240,7 +240,13 @@ func (s *stager) put(v encoder) (plumbing.Hash, error) {
 
 func (s *stager) store(obj plumbing.EncodedObject) (plumbing.Hash, error) {
 	h := obj.Hash()
-	if s.pending.HasEncodedObject(h) == nil || s.dst.HasEncodedObject(h) == nil {
+	if s.pending.HasEncodedObject(h) == nil {
+		return h, nil
+	}
+	// Trees are rebuilt for every commit, so most already exist; a blob only
+	// gets here when its content changed, so asking would mostly cost a miss
+	// (and writing a duplicate is harmless).
+	if obj.Type() != plumbing.BlobObject && s.dst.HasEncodedObject(h) == nil {
 		return h, nil
 	}
 	if _, err := s.pending.SetEncodedObject(obj); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
@@ -87,6 +88,14 @@ func open(t testing.TB, dir string) *Repo {
 	t.Helper()
 	r, err := Open(dir)
 	must(t, err)
+	t.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := r.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	})
 	return r
 }
 
@@ -560,6 +569,16 @@ func TestOpenNotARepository(t *testing.T) {
 	}
 }
 
+func TestOpenBareRepository(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := git.PlainInit(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); !errors.Is(err, ErrNoGit) {
+		t.Errorf("bare repository: err = %v, want ErrNoGit", err)
+	}
+}
+
 func TestUnbornHead(t *testing.T) {
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
@@ -852,6 +871,9 @@ func BenchmarkCompare300(b *testing.B) {
 					b.Fatal(err)
 				}
 				if _, err := r2.Compare(base, paths); err != nil {
+					b.Fatal(err)
+				}
+				if err := r2.Close(); err != nil {
 					b.Fatal(err)
 				}
 			}
