@@ -1,8 +1,339 @@
 package cli
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"time"
 
-// act carries out a resume that is not a dry run.
-func (a *app) act(r *resumeRun, code int) error {
-	return a.finishResume(r, "error", ExitError, fmt.Errorf("resuming for real is not available yet: run with --dry-run"))
+	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// humanOut is where the human blocks of a resume go: stdout, unless stdout
+// carries the --json document.
+func (a *app) humanOut(opts *ResumeOptions) io.Writer {
+	if opts.JSON {
+		return a.sys.IO.ErrOut
+	}
+	return a.sys.IO.Out
+}
+
+// renderTo renders template name to w.
+func (a *app) renderTo(w io.Writer, s *session, name string, data any) error {
+	out, err := a.renderer(s).Render(name, data)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(w, out)
+	return err
+}
+
+// prompter returns the injected prompter or the survey one on the streams.
+func (a *app) prompter() modes.Prompter {
+	if a.sys.Prompter != nil {
+		return a.sys.Prompter
+	}
+	return newSurveyPrompter(a.sys.IO)
+}
+
+// cancelled ends a resume the user declined or interrupted: exit 10,
+// nothing changed.
+func (a *app) cancelled(r *resumeRun, err error) error {
+	if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
+		fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+		return a.finishResume(r, "declined", ExitDeclined, nil)
+	}
+	return a.finishResume(r, "error", ExitError, err)
+}
+
+// act carries out a resume that is not a dry run: it asks what the mode
+// needs asked, then hands off.
+func (a *app) act(r *resumeRun) error {
+	out := a.humanOut(r.opts)
+	canPrompt := a.sys.IO.CanPrompt()
+
+	// Autopilot halts on conflicts, blocking findings or staleness; with a
+	// terminal attached it switches to interactive.
+	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && r.situation.Conflicts {
+		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot halted: %s\nSwitching to interactive mode.\n\n", r.plan.Reason)
+		r.mode = modes.ModeInteractive
+		if err := a.evaluate(r, a.planOptions(r)); err != nil {
+			return err
+		}
+	}
+
+	switch r.plan.Decision {
+	case modes.DecisionHalt:
+		if err := a.printBlocks(out, r); err != nil {
+			return err
+		}
+		outcome := "halted"
+		if r.code == ExitTerminal {
+			outcome = "terminal"
+		}
+		return a.finishQuiet(r, outcome, r.code)
+	case modes.DecisionAsk:
+		if err := a.ask(r, out, canPrompt); err != nil {
+			return err
+		}
+		if r.outcome != "" { // declined, or needs a terminal
+			return a.finishQuiet(r, r.outcome, r.exit)
+		}
+	case modes.DecisionResume:
+		if err := a.printBlocks(out, r); err != nil {
+			return err
+		}
+	}
+	return a.handOff(r, out)
+}
+
+// planOptions are the plan options of the run, including a restart the user chose.
+func (a *app) planOptions(r *resumeRun) plan.Options {
+	return plan.Options{Restart: r.opts.Restart || r.restarted, FromPhase: r.opts.FromPhase}
+}
+
+// ask puts the mode's question: interactive "yes / restart from scratch /
+// cancel" (or "resume anyway" over forceable conflicts), pre-flight a typed
+// proceed. Without a terminal the flag that answers is named (exit 19).
+func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
+	if err := a.printBlocks(out, r); err != nil {
+		return err
+	}
+	forceable := r.situation.Conflicts && !r.situation.Force
+	for _, f := range r.situation.Blocking {
+		if f.Check != workflow.CheckConflict {
+			forceable = false
+		}
+	}
+	if r.mode == modes.ModePreflight {
+		if !canPrompt {
+			r.outcome, r.exit = "error", ExitNoTTY
+			fmt.Fprintln(a.sys.IO.ErrOut, "orchestrate: pre-flight needs an explicit approval and there is no terminal: pass --approve")
+			return nil
+		}
+		ok, err := modes.ConfirmProceed(a.prompter())
+		if err != nil {
+			return a.askFailed(r, err)
+		}
+		if !ok {
+			fmt.Fprintln(a.sys.IO.ErrOut, "Not approved: nothing was changed.")
+			r.outcome, r.exit = "declined", ExitDeclined
+		}
+		return nil
+	}
+	// interactive
+	if !canPrompt {
+		if r.opts.Approve && !forceable {
+			return nil // --approve answers "yes"
+		}
+		r.outcome, r.exit = "error", ExitNoTTY
+		flag := "--approve (or --mode autopilot)"
+		if forceable {
+			flag = "--force to resume over the conflicts"
+		}
+		fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: confirmation needed and there is no terminal: pass %s\n", flag)
+		return nil
+	}
+	ans, err := modes.ConfirmResume(a.prompter(), forceable, r.plan.Partial)
+	if err != nil {
+		return a.askFailed(r, err)
+	}
+	switch ans {
+	case modes.AnswerCancel:
+		fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+		r.outcome, r.exit = "declined", ExitDeclined
+	case modes.AnswerForce:
+		r.forced = true
+		if err := a.evaluate(r, a.planOptions(r)); err != nil {
+			return err
+		}
+	case modes.AnswerRestart:
+		r.restarted = true
+		fmt.Fprintln(out, "Restarting from the first phase (existing artifacts are kept).")
+		if err := a.evaluate(r, a.planOptions(r)); err != nil {
+			return err
+		}
+		if len(r.situation.Blocking) > 0 && !r.forced {
+			for _, f := range r.situation.Blocking {
+				if f.Check != workflow.CheckConflict {
+					fmt.Fprintf(out, "Cannot restart: %s\n", f.Message)
+					r.outcome, r.exit = "halted", ExitCannot
+					return nil
+				}
+			}
+			r.forced = true // the user chose to start over despite the conflicts
+		}
+	}
+	return nil
+}
+
+func (a *app) askFailed(r *resumeRun, err error) error {
+	if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
+		fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+		r.outcome, r.exit = "declined", ExitDeclined
+		return nil
+	}
+	return err
+}
+
+// finishQuiet ends the run after the blocks were printed: JSON when asked,
+// and the exit code.
+func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
+	r.outcome, r.exit = outcome, code
+	if r.opts.JSON {
+		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
+			return err
+		}
+	}
+	return silent(code)
+}
+
+// handOff runs the five steps of DESIGN §7.
+func (a *app) handOff(r *resumeRun, out io.Writer) error {
+	s := r.s
+	c := *r.selected
+	forced := r.forced || (r.opts.Force && r.situation.Conflicts)
+	req := handoff.Request{
+		Root: s.root, Candidate: c, Plan: r.plan, Validation: r.report.Status,
+		Mode: r.mode, Decision: r.plan.Decision, Reason: r.plan.Reason, Forced: forced, Restart: r.opts.Restart || r.restarted,
+		Command: s.cfg.Handoff.Command, Env: os.Environ(),
+		Stdout: a.sys.IO.Out, Stderr: a.sys.IO.ErrOut,
+		Now: s.now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,
+		LogPath: logPath(s),
+	}
+	if r.opts.JSON {
+		req.Stdout = a.sys.IO.ErrOut // stdout carries the JSON document
+	}
+	if req.Decision == modes.DecisionAsk {
+		req.Decision = modes.DecisionResume
+		req.Reason = "confirmed by the user: " + r.plan.Reason
+		if r.opts.Approve {
+			req.Reason = "approved with --approve: " + r.plan.Reason
+		}
+	}
+	res, err := handoff.Execute(req)
+	var stale *handoff.StaleLockError
+	if errors.As(err, &stale) && a.sys.IO.CanPrompt() && r.mode != modes.ModeAutopilot {
+		ok, perr := modes.ConfirmTakeover(a.prompter(), fmt.Sprintf("The lock of %s is stale (pid %d on %s, started %s).", c.ID, stale.Owner.PID, stale.Owner.Host, stale.Owner.StartedAt.Format(time.RFC3339)))
+		if perr != nil {
+			return a.cancelled(r, perr)
+		}
+		if !ok {
+			fmt.Fprintln(a.sys.IO.ErrOut, "Lock left in place: nothing was changed.")
+			return a.finishQuiet(r, "declined", ExitDeclined)
+		}
+		req.TakeOverStale = true
+		res, err = handoff.Execute(req)
+	}
+	if err != nil {
+		return a.handoffFailed(r, out, err)
+	}
+	r.handoff = &handoffJSON{Envelope: rel(s.root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
+	if res.TookOverStale != nil {
+		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, res.TookOverStale.Host)
+	}
+	if res.AlreadyHandedOff {
+		fmt.Fprintf(out, "Already handed off: this resume of %s was handed off before (%s); nothing to do.\n", c.ID, rel(s.root, res.EnvelopePath))
+		return a.finishQuiet(r, "resumed", ExitOK)
+	}
+	if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res)); err != nil {
+		return err
+	}
+	return a.finishQuiet(r, "resumed", ExitOK)
+}
+
+// handoffFailed maps a handoff error to its block and exit code.
+func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
+	var locked *handoff.LockedError
+	var stale *handoff.StaleLockError
+	var cmdErr *handoff.CommandError
+	code, outcome := ExitError, "error"
+	action := "Check the error above, fix it, and run orchestrate resume again."
+	switch {
+	case errors.As(err, &locked):
+		code, outcome = ExitLocked, "locked"
+		action = "Another orchestrate is resuming this workflow; wait for it, or if it is gone run: orchestrate unlock " + r.selected.ID
+	case errors.As(err, &stale):
+		code, outcome = ExitLocked, "locked"
+		action = "The lock is stale (its process is gone): run orchestrate unlock " + r.selected.ID + ", or resume with --force to take it over"
+	case errors.As(err, &cmdErr):
+		code = cmdErr.Status
+		if code <= 0 || code > 255 {
+			code = ExitError
+		}
+		action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."
+	}
+	view := struct{ Type, Reason, StateFile, Action string }{
+		Type: r.selected.Type.Label() + " (" + r.selected.ID + ")", Reason: err.Error(), StateFile: r.selected.Source.Path, Action: action,
+	}
+	if rerr := a.renderTo(a.sys.IO.ErrOut, r.s, "failure", view); rerr != nil {
+		return rerr
+	}
+	_ = out
+	return a.finishQuiet(r, outcome, code)
+}
+
+type confirmationView struct {
+	Title, Story, Phase, Agent, Age, Validation, Envelope, Command string
+	Forced, Restart                                                bool
+}
+
+func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationView {
+	c := r.selected
+	v := confirmationView{
+		Title: c.Type.Label(), Story: strings.Join(c.Stories, ", "),
+		Phase: resumePointText(r.plan.ResumeIndex, r.plan.PhaseTotal, r.plan.ResumeName, r.plan.ResumeFrom.Phase),
+		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.root, res.EnvelopePath), Command: res.Command,
+		Forced: r.forced || r.opts.Force, Restart: r.opts.Restart || r.restarted,
+	}
+	if v.Agent == "" {
+		v.Agent = r.plan.ResumeFrom.Agent
+	}
+	if n := len(r.situation.Warnings); n > 0 {
+		v.Validation = fmt.Sprintf("%d %s", n, map[bool]string{true: "warning", false: "warnings"}[n == 1])
+	}
+	if c.UpdatedAt.IsZero() {
+		v.Age = "unknown"
+	} else {
+		v.Age = templates.Duration(r.s.now.Sub(c.UpdatedAt))
+	}
+	return v
+}
+
+// lockInfo describes this process for the lock file.
+func (a *app) lockInfo() handoff.LockInfo {
+	host, _ := os.Hostname()
+	name := ""
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	return handoff.LockInfo{PID: os.Getpid(), Host: host, User: name, StartedAt: time.Now().UTC(), Command: strings.Join(os.Args, " ")}
+}
+
+// logPath is the absolute path of the orchestration log.
+func logPath(s *session) string {
+	p := s.cfg.LogPath
+	if p == "" {
+		p = ".orchestrate/log.jsonl"
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.root, filepath.FromSlash(p))
+}
+
+// rel shows path relative to root when it is inside it.
+func rel(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return path
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -135,6 +136,7 @@ func (s *session) validate(c workflow.Candidate) validate.Report {
 	if s.git != nil {
 		in.Git = s.git
 	}
+	in.LiveLock = func(id string) bool { return handoff.Inspect(s.root, id).Live }
 	return validate.Validate(in)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -97,6 +98,11 @@ type resumeRun struct {
 	outcome   string
 	exit      int
 	situation modes.Situation
+	code      int  // the exit code the decision implies
+	chosen    bool // the user chose the candidate at a prompt
+	forced    bool // the user chose to resume over conflicts
+	restarted bool // the user chose to restart from scratch
+	handoff   *handoffJSON
 }
 
 func (a *app) runResume(opts *ResumeOptions) error {
@@ -157,7 +163,26 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, nil)
 		}
-		c := r.all[0] // the most recent
+		idx := 0 // the most recent
+		if len(r.all) > 1 && r.mode != "autopilot" && !opts.DryRun {
+			if !a.sys.IO.CanPrompt() {
+				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to take the most recent", len(r.all)))
+			}
+			if err := a.renderTo(a.humanOut(opts), r.s, "multiple", a.multipleView(r, false)); err != nil {
+				return err
+			}
+			labels := make([]string, len(r.all))
+			for i, c := range r.all {
+				labels[i] = fmt.Sprintf("%s (%s)", candidateLabel(c), c.Position.String())
+			}
+			i, err := modes.ChooseCandidate(a.prompter(), labels)
+			if err != nil {
+				return a.cancelled(r, err)
+			}
+			idx = i
+			r.chosen = true
+		}
+		c := r.all[idx]
 		r.selected = &c
 	}
 	if r.mode == "" {
@@ -167,12 +192,34 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			r.mode = "interactive"
 		}
 	}
+	if st := handoff.Inspect(s.root, r.selected.ID); st.Exists && st.Live {
+		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
+	}
+	if err := a.evaluate(r, plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase}); err != nil {
+		return err
+	}
+	if opts.DryRun {
+		code := r.code
+		if r.plan.Decision == modes.DecisionAsk {
+			code = ExitOK
+		}
+		outcome := "planned"
+		if code == ExitTerminal {
+			outcome = "terminal"
+		}
+		return a.finishResume(r, outcome, code, nil)
+	}
+	return a.act(r)
+}
 
-	// Validate and plan.
+// evaluate validates the selected candidate, builds its plan and lets the
+// mode decide; it fills r.report, r.plan, r.findings, r.situation and r.code.
+func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
+	s, opts := r.s, r.opts
 	c := *r.selected
 	r.report = s.validate(c)
 	def := s.repo.Definition(c.Workflow)
-	p, err := plan.Build(c, r.report, def, a.planEnv(s), plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase})
+	p, err := plan.Build(c, r.report, def, a.planEnv(s), popts)
 	if err != nil {
 		var ue *plan.UsageError
 		if errors.As(err, &ue) {
@@ -183,12 +230,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	r.plan = p
 	r.findings = append(append([]workflow.Finding{}, r.report.Findings...), p.Findings...)
 	sortFindings(r.findings)
-
-	// Decide.
 	sit := modes.Situation{
 		Mode: r.mode, Validation: r.report.Status, AgeClass: r.report.AgeClass,
-		Force: opts.Force, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
-		Candidates: len(r.all), Selected: opts.Workflow != "",
+		Force: opts.Force || r.forced, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
+		Candidates: len(r.all), Selected: opts.Workflow != "" || r.chosen,
 	}
 	sit.Age = r.report.Age
 	for _, f := range r.findings {
@@ -208,21 +253,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	r.situation = sit
 	decision, reason, code := modes.Decide(sit)
 	r.plan.Decision, r.plan.Reason = decision, reason
-
-	if opts.DryRun {
-		if decision == modes.DecisionAsk {
-			code = ExitOK
-		}
-		outcome := "planned"
-		if code == ExitTerminal {
-			outcome = "terminal"
-		}
-		return a.finishResume(r, outcome, code, nil)
-	}
-	return a.act(r, code)
+	r.code = code
+	return nil
 }
 
-// planEnv is what plan needs of the repository.
 func (a *app) planEnv(s *session) plan.Env {
 	return plan.Env{
 		Exists: s.repo.Exists,
@@ -307,6 +341,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 		}
 		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.now, false, ageClass))
 	}
+	doc.Handoff = r.handoff
 	if r.selected != nil {
 		id := r.selected.ID
 		doc.Selected = &id

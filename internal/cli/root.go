@@ -96,6 +96,9 @@ to the orchestrator.
 	root.AddCommand(
 		a.newStatusCmd(),
 		a.newResumeCmd(),
+		a.newCleanupCmd(),
+		a.newUnlockCmd(),
+		a.newLogCmd(),
 		a.newVersionCmd(),
 	)
 	root.CompletionOptions.HiddenDefaultCmd = false

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// LogOptions are the flags of `orchestrate log`.
+type LogOptions struct {
+	N    int
+	JSON bool
+}
+
+func (a *app) newLogCmd() *cobra.Command {
+	opts := &LogOptions{}
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "Show the orchestration log, newest last",
+		Args:  positional(0),
+		RunE:  func(cmd *cobra.Command, args []string) error { return a.runLog(opts) },
+	}
+	cmd.Flags().IntVarP(&opts.N, "lines", "n", 20, "show the last N events (0: all)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the events as a JSON array")
+	return cmd
+}
+
+func (a *app) runLog(opts *LogOptions) error {
+	if opts.N < 0 {
+		return usagef("-n %d: want 0 or more", opts.N)
+	}
+	s, err := a.load()
+	if err != nil {
+		return err
+	}
+	path := logPath(s)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if opts.JSON {
+			return writeJSON(a.sys.IO.Out, []any{})
+		}
+		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", rel(s.root, path))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read orchestration log: %w", err)
+	}
+	var events []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 4<<20)
+	bad := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			bad++
+			continue
+		}
+		events = append(events, ev)
+	}
+	if bad > 0 {
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, rel(s.root, path))
+	}
+	if opts.N > 0 && len(events) > opts.N {
+		events = events[len(events)-opts.N:]
+	}
+	if opts.JSON {
+		if events == nil {
+			events = []map[string]any{}
+		}
+		return writeJSON(a.sys.IO.Out, events)
+	}
+	for _, ev := range events {
+		fmt.Fprintln(a.sys.IO.Out, logLine(ev))
+	}
+	return nil
+}
+
+// logLine renders one event: time, event, workflow, then the fields that matter.
+func logLine(ev map[string]any) string {
+	str := func(k string) string {
+		if v, ok := ev[k]; ok && v != nil {
+			return fmt.Sprint(v)
+		}
+		return ""
+	}
+	parts := []string{str("time"), str("event"), str("workflow")}
+	if rp := str("resume_point"); rp != "" {
+		parts = append(parts, "at "+rp)
+	}
+	for _, k := range []string{"mode", "validation", "decision"} {
+		if v := str(k); v != "" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	if str("forced") == "true" {
+		parts = append(parts, "forced")
+	}
+	if v := str("exit_status"); v != "" && v != "0" {
+		parts = append(parts, "exit="+v)
+	}
+	if m := str("msg"); m != "" {
+		parts = append(parts, "-- "+m)
+	}
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "  ")
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/handoff"
+)
+
+// UnlockOptions are the flags of `orchestrate unlock`.
+type UnlockOptions struct {
+	Workflow string
+	Force    bool
+}
+
+func (a *app) newUnlockCmd() *cobra.Command {
+	opts := &UnlockOptions{}
+	cmd := &cobra.Command{
+		Use:   "unlock WORKFLOW",
+		Short: "Remove a stale resume lock",
+		Long: `Remove the lock .orchestrate/locks/<id>.lock of a workflow whose resume died. A lock
+held by a live process is left alone unless --force is given.
+
+Exit codes: 0 removed (or there was none), 2 usage, 14 no such workflow or lock,
+16 held by a live process (pass --force).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("unlock: want exactly one WORKFLOW, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Workflow = args[0]
+			return a.runUnlock(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "remove the lock even if its process looks alive")
+	return cmd
+}
+
+func (a *app) runUnlock(opts *UnlockOptions) error {
+	s, err := a.load()
+	if err != nil {
+		return err
+	}
+	id := opts.Workflow
+	if m := discover.Lookup(s.res.Candidates, opts.Workflow); len(m) == 1 {
+		id = m[0].ID
+	} else if len(m) > 1 {
+		return usagef("%q is ambiguous: %d workflows match", opts.Workflow, len(m))
+	}
+	st := handoff.Inspect(s.root, id)
+	if !st.Exists {
+		if len(discover.Lookup(s.res.Candidates, opts.Workflow)) == 0 {
+			return exitf(ExitNotFound, "no workflow or lock matches %q", opts.Workflow)
+		}
+		fmt.Fprintf(a.sys.IO.Out, "%s is not locked.\n", id)
+		return nil
+	}
+	owner := fmt.Sprintf("pid %d on %s (user %s, since %s)", st.Owner.PID, st.Owner.Host, st.Owner.User, st.Owner.StartedAt.Format(time.RFC3339))
+	if st.Live && !opts.Force {
+		return exitf(ExitLocked, "%s is locked by a live process: %s; pass --force to remove the lock anyway", id, owner)
+	}
+	if err := handoff.Remove(s.root, id, opts.Force); err != nil {
+		return err
+	}
+	state := "stale"
+	if st.Live {
+		state = "live (forced)"
+	}
+	if st.Reason != "" {
+		state += ", " + st.Reason
+	}
+	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", state, id, owner)
+	return nil
+}
