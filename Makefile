@@ -7,7 +7,7 @@ DEMO_DIR  ?= $(CURDIR)/.demo
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: all build install test unit fuzz fuzz-smoke lint demo bench soak clean
+.PHONY: all build install test unit fuzz fuzz-smoke lint demo bench bench-small soak clean
 
 all: build
 
@@ -43,8 +43,26 @@ demo: build
 	@echo '$$ orchestrate status'
 	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) status
 	@echo
-	@echo '$$ orchestrate resume --dry-run --mode preflight'
-	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) resume --dry-run --mode preflight; echo "(exit $$?)"
+	@echo '$$ orchestrate resume --mode preflight --dry-run'
+	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) resume --mode preflight --dry-run; echo "(exit $$?)"
+	@echo
+	@echo '$$ orchestrate resume --mode autopilot'
+	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) resume --mode autopilot; echo "(exit $$?)"
+	@echo
+	@echo '$$ orchestrate resume --mode autopilot qa-loop:2.1    # halts: another author changed a file since'
+	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) resume --mode autopilot qa-loop:2.1; echo "(exit $$?)"
+	@echo
+	@echo '$$ orchestrate log'
+	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) log
 
 clean:
 	rm -rf bin $(DEMO_DIR)
+
+## bench: orchestrate vs git status and go-git at 10k and 100k files (DESIGN §11);
+## repositories go to $(BENCH_DIR) or /tmp/orchestrate-bench and are reused
+bench: build
+	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh full
+
+## bench-small: the 10k-file size only (a quick check)
+bench-small: build
+	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh small

@@ -44,6 +44,8 @@ func DefaultSources() []Source {
 		EpicSource{},
 		QALoopSource{},
 		WorkflowStateSource{},
+		ProgressSource{},
+		WorkSessionSource{},
 		SpecSource{},
 	}
 }

@@ -38,7 +38,7 @@ const (
 func history() []step {
 	h := time.Hour
 	return []step{
-		{ago: 144 * h, author: ana, message: "Initial project: login", paths: []string{"README.md", "docs/stories/1.1.", "src/auth/login.ts"}},
+		{ago: 144 * h, author: ana, message: "Initial project: login", paths: []string{"README.md", ".orchestrate.yaml", "docs/stories/1.1.", "src/auth/login.ts"}},
 		{ago: 120 * h, author: ana, message: "Spec pipeline for notifications: requirements, assessment, draft", paths: []string{"docs/specs/"}},
 		{ago: 96 * h, author: ana, message: "Billing stories and the epic 3 execution plan", paths: []string{"docs/stories/3.", "docs/stories/epics/", "src/billing/"}},
 		{ago: 72 * h, author: ana, message: "Epic 3: wave 1 started", paths: []string{".aiox/"}},

@@ -28,7 +28,7 @@ func (a *app) humanOut(opts *ResumeOptions) io.Writer {
 
 // renderTo renders template name to w.
 func (a *app) renderTo(w io.Writer, s *session, name string, data any) error {
-	out, err := a.renderer(s).Render(name, data)
+	out, err := a.renderer(s, w).Render(name, data)
 	if err != nil {
 		return err
 	}
@@ -288,9 +288,16 @@ type confirmationView struct {
 
 func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationView {
 	c := r.selected
+	phase := r.plan.ResumeName
+	if phase == "" {
+		phase = r.plan.ResumeFrom.Phase
+	}
+	if r.plan.ResumeIndex > 0 {
+		phase = fmt.Sprintf("%d -- %s", r.plan.ResumeIndex, phase)
+	}
 	v := confirmationView{
-		Title: c.Type.Label(), Story: strings.Join(c.Stories, ", "),
-		Phase: resumePointText(r.plan.ResumeIndex, r.plan.PhaseTotal, r.plan.ResumeName, r.plan.ResumeFrom.Phase),
+		Title: a.summaryView(r).Title, Story: strings.Join(c.Stories, ", "),
+		Phase: phase,
 		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.root, res.EnvelopePath), Command: res.Command,
 		Forced: r.forced || r.opts.Force, Restart: r.opts.Restart || r.restarted,
 	}

@@ -309,6 +309,9 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 		}
 		return silent(code)
 	}
+	if outcome == "declined" || r.selected == nil && msg == nil && outcome != "none" {
+		return silent(code)
+	}
 	if outcome == "none" {
 		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.root)
 		return nil

@@ -247,7 +247,7 @@ func dependencyChain(r *resumeRun) []string {
 
 // printBlocks renders the human blocks of a resume to w.
 func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
-	rd := a.renderer(r.s)
+	rd := a.renderer(r.s, w)
 	render := func(name string, data any) error {
 		out, err := rd.Render(name, data)
 		if err != nil {

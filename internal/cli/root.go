@@ -7,6 +7,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
@@ -34,10 +35,24 @@ type app struct {
 	log    *logrus.Logger
 }
 
-// color reports whether human output may use colour: stderr is a terminal,
-// --no-color is not given and NO_COLOR is unset.
-func (a *app) color() bool {
-	return a.sys.IO.ErrTTY && !a.global.NoColor && a.sys.Getenv("NO_COLOR") == ""
+// color reports whether diagnostics on stderr may use colour: stderr is a
+// terminal, --no-color is not given and NO_COLOR is unset.
+func (a *app) color() bool { return a.colorFor(a.sys.IO.ErrOut) }
+
+// colorFor reports whether output written to w may use colour: w is the
+// stdout or stderr of the streams and a terminal, --no-color is not given
+// and NO_COLOR is unset.
+func (a *app) colorFor(w io.Writer) bool {
+	if a.global.NoColor || a.sys.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	switch w {
+	case a.sys.IO.Out:
+		return a.sys.IO.OutTTY
+	case a.sys.IO.ErrOut:
+		return a.sys.IO.ErrTTY
+	}
+	return false
 }
 
 // Main runs orchestrate with args and returns the exit code.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,7 +96,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		data.W.Age = max(data.W.Age, len(r.Age))
 		data.W.Val = max(data.W.Val, len([]rune(r.Validation)))
 	}
-	out, err := a.renderer(s).Render("status", data)
+	out, err := a.renderer(s, a.sys.IO.Out).Render("status", data)
 	if err != nil {
 		return err
 	}
@@ -111,13 +112,14 @@ func statusWord(c workflow.Candidate) string {
 	return c.Status
 }
 
-// renderer returns the template renderer for the session.
-func (a *app) renderer(s *session) templates.Renderer {
+// renderer returns the template renderer for the session, with colour
+// when w is a terminal (and colour is not turned off).
+func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
 	dir := s.cfg.TemplatesDir
 	if dir != "" && !filepathIsAbs(dir) {
 		dir = joinPath(s.root, dir)
 	}
-	return templates.Renderer{Dir: dir, Color: a.color()}
+	return templates.Renderer{Dir: dir, Color: a.colorFor(w)}
 }
 
 // reportGlobalFindings prints findings that belong to no candidate on stderr.

@@ -1,0 +1,161 @@
+// Command benchrun measures orchestrate against git on a repository built by
+// benchgen (DESIGN §11): it times, in the same run and round-robin after one
+// warm-up each,
+//
+//	(a) orchestrate resume --dry-run --json --mode preflight   (exit 0 or 17)
+//	(b) git status --porcelain                                  (skipped without git)
+//	(c) go-git's Worktree.Status(), in a child benchrun process
+//
+// and prints the medians, the ratios orchestrate/git-status and
+// orchestrate/go-git, and the peak resident memory of each (getrusage of the
+// child process). With -out it also writes the figures as JSON, which
+// -growth compares between two sizes:
+//
+//	go run ./cmd/benchrun -dir DIR -bin bin/orchestrate [-runs 7] [-out FILE]
+//	go run ./cmd/benchrun -growth SMALL.json,LARGE.json
+//
+// Targets missed are marked MISSED; with -strict benchrun then exits 1.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Targets of DESIGN §11.
+const (
+	targetRatioGit = 0.5 // orchestrate time / git status time, at most
+	targetGrowth   = 1.3 // orchestrate time at the large size / at the small size, at most
+	targetRSSMiB   = 100 // orchestrate peak RSS, below
+)
+
+func main() {
+	dir := flag.String("dir", "", "repository built by benchgen")
+	bin := flag.String("bin", "bin/orchestrate", "orchestrate binary")
+	runs := flag.Int("runs", 7, "measured runs of each command (after one warm-up each)")
+	out := flag.String("out", "", "also write the figures as JSON to this file")
+	growth := flag.String("growth", "", "SMALL.json,LARGE.json: print the growth between two results of -out and exit")
+	noGoGit := flag.Bool("no-go-git", false, "skip go-git's Worktree.Status()")
+	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
+	child := flag.String("go-git-status", "", "internal: run go-git's Worktree.Status() on this folder and print the figures as JSON")
+	flag.Parse()
+
+	var missed int
+	var err error
+	switch {
+	case *child != "":
+		err = goGitStatusChild(*child, os.Stdout)
+	case *growth != "":
+		missed, err = printGrowth(*growth, os.Stdout)
+	default:
+		if *dir == "" {
+			err = errors.New("-dir is required")
+			break
+		}
+		var res *Result
+		res, err = measure(*dir, *bin, *runs, !*noGoGit, os.Stdout, os.Stderr)
+		if err == nil {
+			missed = res.Missed
+			if *out != "" {
+				err = writeJSON(*out, res)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+	if *strict && missed > 0 {
+		fmt.Fprintf(os.Stderr, "benchrun: %d target(s) missed\n", missed)
+		os.Exit(1)
+	}
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+func readResult(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// printGrowth prints how each command's median time grew from the first
+// result to the second, and orchestrate's peak RSS at both sizes.
+func printGrowth(spec string, w io.Writer) (missed int, err error) {
+	a, b, ok := strings.Cut(spec, ",")
+	if !ok {
+		return 0, fmt.Errorf("-growth %q: want SMALL.json,LARGE.json", spec)
+	}
+	small, err := readResult(a)
+	if err != nil {
+		return 0, err
+	}
+	large, err := readResult(b)
+	if err != nil {
+		return 0, err
+	}
+	g := large.Orchestrate.Median / small.Orchestrate.Median
+	mark := verdict(g <= targetGrowth, &missed)
+	fmt.Fprintf(w, "growth %s->%s files: orchestrate %.2fx (target <= %.1fx)%s", sizeLabel(small.Files), sizeLabel(large.Files), g, targetGrowth, mark)
+	for _, s := range []struct {
+		name   string
+		sm, lg *Series
+	}{{"git status", small.Git, large.Git}, {"go-git", small.GoGit, large.GoGit}} {
+		if s.sm == nil || s.lg == nil {
+			fmt.Fprintf(w, ", %s n/a", s.name)
+			continue
+		}
+		fmt.Fprintf(w, ", %s %.1fx", s.name, s.lg.Median/s.sm.Median)
+	}
+	fmt.Fprintln(w)
+	peak := max(small.Orchestrate.PeakRSSKiB, large.Orchestrate.PeakRSSKiB)
+	mark = verdict(float64(peak)/1024 < targetRSSMiB, &missed)
+	fmt.Fprintf(w, "peak RSS orchestrate: %s files %s, %s files %s (target < %d MiB)%s\n",
+		sizeLabel(small.Files), mib(small.Orchestrate.PeakRSSKiB), sizeLabel(large.Files), mib(large.Orchestrate.PeakRSSKiB), targetRSSMiB, mark)
+	fmt.Fprintf(w, "ratio orchestrate/git-status: %s files %s, %s files %s (target <= %.1f)\n",
+		sizeLabel(small.Files), ratioString(small.RatioGit), sizeLabel(large.Files), ratioString(large.RatioGit), targetRatioGit)
+	return missed, nil
+}
+
+func ratioString(r float64) string {
+	if r == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+func verdict(ok bool, missed *int) string {
+	if ok {
+		return ""
+	}
+	*missed++
+	return "  MISSED"
+}
+
+func sizeLabel(files int) string {
+	switch {
+	case files >= 1000 && files%1000 == 0:
+		return fmt.Sprintf("%dk", files/1000)
+	default:
+		return fmt.Sprint(files)
+	}
+}
+
+func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Result is one repository's figures.
+type Result struct {
+	Dir         string  `json:"dir"`
+	Files       int     `json:"files"` // tracked source files (benchgen's -files)
+	Stories     int     `json:"stories"`
+	Commits     int     `json:"commits"`
+	Refs        int     `json:"refs"`
+	Runs        int     `json:"runs"`
+	Orchestrate Series  `json:"orchestrate"`
+	Git         *Series `json:"git_status,omitempty"` // nil: no git binary
+	GoGit       *Series `json:"go_git,omitempty"`     // nil: skipped
+	RatioGit    float64 `json:"ratio_orchestrate_git,omitempty"`
+	RatioGoGit  float64 `json:"ratio_orchestrate_go_git,omitempty"`
+	Missed      int     `json:"targets_missed"`
+}
+
+// Series is the measured runs of one command (warm-up excluded).
+type Series struct {
+	Seconds    []float64 `json:"seconds"` // wall time of each run, process start to exit
+	RSSKiB     []int64   `json:"max_rss_kib"`
+	Median     float64   `json:"median_seconds"`
+	Min        float64   `json:"min_seconds"`
+	Max        float64   `json:"max_seconds"`
+	PeakRSSKiB int64     `json:"peak_rss_kib"`
+	// go-git only: figures the child reports about Status() itself
+	InProcSeconds []float64 `json:"status_seconds,omitempty"`
+	AllocMiB      float64   `json:"alloc_mib,omitempty"` // bytes allocated by one Status(), median
+	HeapPeakMiB   float64   `json:"heap_peak_mib,omitempty"`
+}
+
+func (s *Series) add(d time.Duration, rss int64) {
+	s.Seconds = append(s.Seconds, d.Seconds())
+	s.RSSKiB = append(s.RSSKiB, rss)
+}
+
+func (s *Series) finish() {
+	s.Median, s.Min, s.Max = stats(s.Seconds)
+	for _, r := range s.RSSKiB {
+		s.PeakRSSKiB = max(s.PeakRSSKiB, r)
+	}
+}
+
+// stats returns the median, min and max of xs.
+func stats(xs []float64) (median, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	median = s[n/2]
+	if n%2 == 0 {
+		median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return median, s[0], s[n-1]
+}
+
+// run is one timed child process.
+type run struct {
+	wall   time.Duration
+	rss    int64 // KiB
+	exit   int
+	stdout []byte
+	stderr []byte
+}
+
+func timed(dir string, env []string, name string, args ...string) (run, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := run{wall: time.Since(start), stdout: out.Bytes(), stderr: errb.Bytes()}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return r, err
+	}
+	r.exit = cmd.ProcessState.ExitCode()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rss = int64(ru.Maxrss) // KiB on Linux
+	}
+	return r, nil
+}
+
+// tool is one of the measured commands.
+type tool struct {
+	name   string
+	series *Series
+	run    func() (run, error)
+	check  func(run) error
+	after  func(run) // on each measured run (go-git: its own figures)
+}
+
+func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*Result, error) {
+	if runs < 1 {
+		return nil, fmt.Errorf("-runs %d: at least 1", runs)
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("orchestrate binary: %w", err)
+	}
+	res := &Result{Dir: dir, Runs: runs}
+	man := readManifest(dir)
+	if man != nil {
+		res.Files, res.Stories, res.Commits, res.Refs = man.TrackedFiles, man.Stories, man.Commits, man.Refs
+	}
+
+	// the ages orchestrate reports are taken at the time the history was
+	// generated for, so the same repository always gives the same plan
+	orchEnv := []string{"NO_COLOR=1"}
+	if now := readNow(dir); now != "" {
+		orchEnv = append(orchEnv, "ORCHESTRATE_NOW="+now)
+	}
+	var tools []*tool
+	var allocs, heaps []float64 // go-git's own figures
+	orch := &tool{
+		name:   "orchestrate",
+		series: &res.Orchestrate,
+		run: func() (run, error) {
+			return timed(dir, orchEnv, bin, "resume", "--dry-run", "--json", "--mode", "preflight")
+		},
+		check: func(r run) error {
+			if r.exit != 0 && r.exit != 17 {
+				return fmt.Errorf("orchestrate exited %d:\n%s", r.exit, r.stderr)
+			}
+			return nil
+		},
+	}
+	tools = append(tools, orch)
+	gitNote := ""
+	if gitBin, err := exec.LookPath("git"); err == nil {
+		res.Git = &Series{}
+		tools = append(tools, &tool{
+			name:   "git status",
+			series: res.Git,
+			run:    func() (run, error) { return timed(dir, nil, gitBin, "status", "--porcelain") },
+			check: func(r run) error {
+				if r.exit != 0 {
+					return fmt.Errorf("git status exited %d:\n%s", r.exit, r.stderr)
+				}
+				return nil
+			},
+		})
+	} else {
+		gitNote = "git status: skipped (no git binary on PATH)"
+	}
+	if withGoGit {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		res.GoGit = &Series{}
+		tools = append(tools, &tool{
+			name:   "go-git Status()",
+			series: res.GoGit,
+			run:    func() (run, error) { return timed(dir, nil, self, "-go-git-status", dir) },
+			check: func(r run) error {
+				if r.exit != 0 {
+					return fmt.Errorf("go-git Status() child exited %d:\n%s", r.exit, r.stderr)
+				}
+				return nil
+			},
+			after: func(r run) {
+				var c childReport
+				if json.Unmarshal(r.stdout, &c) == nil {
+					res.GoGit.InProcSeconds = append(res.GoGit.InProcSeconds, c.StatusSeconds)
+					allocs = append(allocs, c.AllocMiB)
+					heaps = append(heaps, c.HeapPeakMiB)
+				}
+			},
+		})
+	}
+
+	fmt.Fprintf(out, "benchrun: %s\n", describe(dir, man))
+	fmt.Fprintf(out, "benchrun: %d measured runs of each command, round-robin, after one warm-up each\n", runs)
+	if gitNote != "" {
+		fmt.Fprintln(out, "benchrun:", gitNote)
+	}
+
+	// warm-up: fills the page cache, lets git refresh its index; orchestrate's
+	// output is checked against what benchgen planted
+	for _, t := range tools {
+		r, err := t.run()
+		if err == nil {
+			err = t.check(r)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("warm-up %s: %w", t.name, err)
+		}
+		if t == orch {
+			fmt.Fprintf(out, "benchrun: %s\n", summarize(r, man))
+		}
+	}
+	for i := 0; i < runs; i++ {
+		for k := range tools {
+			t := tools[(i+k)%len(tools)] // rotate who goes first
+			r, err := t.run()
+			if err == nil {
+				err = t.check(r)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("run %d of %s: %w", i+1, t.name, err)
+			}
+			t.series.add(r.wall, r.rss)
+			if t.after != nil {
+				t.after(r)
+			}
+		}
+		fmt.Fprintf(logw, "benchrun: round %d/%d done\n", i+1, runs)
+	}
+	for _, t := range tools {
+		t.series.finish()
+	}
+	if res.GoGit != nil {
+		res.GoGit.AllocMiB, _, _ = stats(allocs)
+		_, _, res.GoGit.HeapPeakMiB = stats(heaps)
+	}
+
+	fmt.Fprintf(out, "%-52s %9s %9s %9s %11s\n", "command", "median", "min", "max", "peak RSS")
+	line := func(name string, s *Series) {
+		fmt.Fprintf(out, "%-52s %8.3fs %8.3fs %8.3fs %11s\n", name, s.Median, s.Min, s.Max, mib(s.PeakRSSKiB))
+	}
+	line("orchestrate resume --dry-run --json --mode preflight", &res.Orchestrate)
+	if res.Git != nil {
+		line("git status --porcelain", res.Git)
+	}
+	if res.GoGit != nil {
+		line("go-git Worktree.Status() (own process)", res.GoGit)
+		m, _, _ := stats(res.GoGit.InProcSeconds)
+		fmt.Fprintf(out, "%-52s %8.3fs   (allocated %.0f MiB per call, Go heap peak %.0f MiB)\n", "  of which Status() itself", m, res.GoGit.AllocMiB, res.GoGit.HeapPeakMiB)
+	}
+	if res.Git != nil {
+		res.RatioGit = res.Orchestrate.Median / res.Git.Median
+		fmt.Fprintf(out, "ratio orchestrate/git-status: %.2f (target <= %.1f)%s\n", res.RatioGit, targetRatioGit, verdict(res.RatioGit <= targetRatioGit, &res.Missed))
+	} else {
+		fmt.Fprintf(out, "ratio orchestrate/git-status: n/a (no git binary) (target <= %.1f)\n", targetRatioGit)
+	}
+	if res.GoGit != nil {
+		res.RatioGoGit = res.Orchestrate.Median / res.GoGit.Median
+		fmt.Fprintf(out, "ratio orchestrate/go-git: %.2f\n", res.RatioGoGit)
+	}
+	fmt.Fprintf(out, "peak RSS orchestrate: %s (target < %d MiB)%s", mib(res.Orchestrate.PeakRSSKiB), targetRSSMiB,
+		verdict(float64(res.Orchestrate.PeakRSSKiB)/1024 < targetRSSMiB, &res.Missed))
+	if res.Git != nil {
+		fmt.Fprintf(out, ", git status: %s", mib(res.Git.PeakRSSKiB))
+	}
+	if res.GoGit != nil {
+		fmt.Fprintf(out, ", go-git: %s", mib(res.GoGit.PeakRSSKiB))
+	}
+	fmt.Fprintln(out)
+	return res, nil
+}
+
+// manifest is the part of benchgen's manifest benchrun reads.
+type manifest struct {
+	Head         string `json:"head"`
+	TrackedFiles int    `json:"tracked_files"`
+	Stories      int    `json:"stories"`
+	Commits      int    `json:"commits"`
+	Refs         int    `json:"refs"`
+	Conflicts    int    `json:"refs_changed_by_later_commits"`
+	Workflows    []struct {
+		ID        string   `json:"id"`
+		Conflicts []string `json:"changed_by_later_commits"`
+	} `json:"workflows"`
+	DiskEdits []string `json:"refs_edited_on_disk"`
+}
+
+func readManifest(dir string) *manifest {
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "benchgen-manifest.json"))
+	if err != nil {
+		return nil
+	}
+	var m manifest
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	return &m
+}
+
+// readNow returns the time benchgen anchored the history at ("" if unknown).
+func readNow(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "benchgen-manifest.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Params struct {
+			Now string `json:"now"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	return m.Params.Now
+}
+
+func describe(dir string, m *manifest) string {
+	if m == nil {
+		return dir + " (no benchgen manifest)"
+	}
+	return fmt.Sprintf("%s: %d tracked source files, %d stories, %d commits, %d interrupted workflows, %d referenced files, HEAD %.7s",
+		dir, m.TrackedFiles, m.Stories, m.Commits, len(m.Workflows), m.Refs, m.Head)
+}
+
+// summarize checks orchestrate's JSON plan against what benchgen planted.
+func summarize(r run, m *manifest) string {
+	var doc struct {
+		Outcome    string `json:"outcome"`
+		ExitCode   int    `json:"exit_code"`
+		Selected   string `json:"selected"`
+		Candidates []struct {
+			ID string `json:"id"`
+		} `json:"candidates"`
+		Findings []struct {
+			Severity string `json:"severity"`
+			Code     string `json:"code"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(r.stdout, &doc); err != nil {
+		return fmt.Sprintf("orchestrate: exit %d, output is not JSON: %v", r.exit, err)
+	}
+	sev := map[string]int{}
+	codes := map[string]int{}
+	for _, f := range doc.Findings {
+		sev[f.Severity]++
+		codes[f.Code]++
+	}
+	var cs []string
+	for c, n := range codes {
+		cs = append(cs, fmt.Sprintf("%s %d", c, n))
+	}
+	sort.Strings(cs)
+	s := fmt.Sprintf("orchestrate: exit %d, outcome %s, %d candidates, selected %s; findings: %d blocking, %d warning, %d info (%s)",
+		r.exit, doc.Outcome, len(doc.Candidates), doc.Selected, sev["blocking"], sev["warning"], sev["info"], strings.Join(cs, ", "))
+	if m != nil {
+		for _, w := range m.Workflows {
+			if w.ID == doc.Selected {
+				s += fmt.Sprintf("; planted for it: %d files changed by later commits", len(w.Conflicts))
+			}
+		}
+		s += fmt.Sprintf("; %d referenced files edited on disk overall", len(m.DiskEdits))
+	}
+	return s
+}

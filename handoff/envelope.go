@@ -1,0 +1,365 @@
+package handoff
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// EnvelopeSchema is the schema name of a handoff envelope.
+const EnvelopeSchema = "orchestrate-handoff/v1"
+
+// maxEnvelopeSize is the largest envelope FindByKey reads.
+const maxEnvelopeSize = 8 << 20
+
+// Envelope is everything the orchestrator needs to continue a workflow,
+// written to .orchestrate/handoffs/<safe id>-<n>.json (DESIGN §7 step 3).
+// Every string in it is redacted of secrets when it is written.
+type Envelope struct {
+	Schema         string            `json:"schema"`
+	CreatedAt      time.Time         `json:"created_at"`
+	Workflow       EnvelopeWorkflow  `json:"workflow"`
+	StateSource    string            `json:"state_source"`
+	Candidate      EnvelopeCandidate `json:"candidate"`
+	Plan           plan.Plan         `json:"plan"`
+	Mode           string            `json:"mode"`
+	Forced         bool              `json:"forced"`
+	Restart        bool              `json:"restart"`
+	Context        RestoredContext   `json:"context"`
+	Next           Next              `json:"next"`
+	IdempotencyKey string            `json:"idempotency_key"`
+}
+
+// EnvelopeWorkflow names the workflow handed off.
+type EnvelopeWorkflow struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	Definition string `json:"definition,omitempty"`
+}
+
+// EnvelopeCandidate is the candidate as the envelope records it.
+type EnvelopeCandidate struct {
+	ID       string             `json:"id"`
+	Type     string             `json:"type"`
+	Source   workflow.SourceRef `json:"source"`
+	Stories  []string           `json:"stories"`
+	Status   string             `json:"status"`
+	Position string             `json:"position"`
+}
+
+// RestoredContext is what the workflow had done and saved before it stopped.
+type RestoredContext struct {
+	CompletedPhases []CompletedPhase `json:"completed_phases"`
+	Saved           map[string]any   `json:"saved"`
+	AISessionID     string           `json:"ai_session_id"`
+	Breadcrumbs     []any            `json:"breadcrumbs"`
+}
+
+// CompletedPhase is a phase kept by the plan, with its agent and outputs.
+type CompletedPhase struct {
+	Phase   string   `json:"phase"`
+	Name    string   `json:"name,omitempty"`
+	Agent   string   `json:"agent"`
+	Outputs []string `json:"outputs"`
+}
+
+// Next is the phase the orchestrator picks up, its agent and inputs.
+type Next struct {
+	Agent  string   `json:"agent"`
+	Phase  string   `json:"phase"`
+	Inputs []string `json:"inputs"`
+}
+
+// sha256Hex is the hex sha256 of data.
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// IdempotencyKey is the key of one resume: the hex sha256 of the workflow id,
+// the phase it resumes from, and the hash of its state apart from the fields
+// a resume writes. A re-run after a completed resume has the same key; a
+// state the agent has moved forward has a new one.
+func IdempotencyKey(workflowID, resumeFrom, stateHash string) string {
+	return sha256Hex([]byte(workflowID + "\x00" + resumeFrom + "\x00" + stateHash))
+}
+
+// sourceHash is the state hash of a candidate's source: for a state file its
+// content without the resume fields; for a story or a spec file its content;
+// for a folder its files' names and contents.
+func sourceHash(root string, c workflow.Candidate, wrappers []string, patched bool) (string, error) {
+	p := c.Source.Path
+	if p == "" {
+		return sha256Hex(nil), nil
+	}
+	full, clean, err := resolveState(root, p)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return "", fmt.Errorf("hash the state %s: %w", clean, err)
+	}
+	if fi.IsDir() {
+		return dirHash(root, clean)
+	}
+	data, err := safefile.Read(root, clean, maxStateSize)
+	if err != nil {
+		return "", fmt.Errorf("hash the state %s: %w", clean, err)
+	}
+	if patched {
+		return stateHash(clean, data, wrappers), nil
+	}
+	return sha256Hex(data), nil
+}
+
+// dirHash hashes the regular files directly in a folder (names and
+// contents), in name order.
+func dirHash(root, clean string) (string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(clean)))
+	if err != nil {
+		return "", fmt.Errorf("hash the folder %s: %w", clean, err)
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := safefile.Read(root, clean+"/"+e.Name(), maxStateSize)
+		if err != nil {
+			fmt.Fprintf(h, "%s\x00unreadable\x00", e.Name())
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00", e.Name(), sha256Hex(data))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HandoffsDir is the folder of the handoff envelopes under root.
+func HandoffsDir(root string) string {
+	return filepath.Join(root, ".orchestrate", "handoffs")
+}
+
+// nextEnvelopePath is .orchestrate/handoffs/<safe id>-<n>.json with n one
+// more than the envelopes already there for the id (and past the highest n).
+func nextEnvelopePath(root, id string) (string, error) {
+	safe := SafeID(id)
+	if _, err := safefile.CheckPath(root, ".orchestrate/handoffs/"+safe+"-1.json"); err != nil {
+		return "", fmt.Errorf("envelope of %s: %w", id, err)
+	}
+	dir := HandoffsDir(root)
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("list envelopes: %w", err)
+	}
+	re := regexp.MustCompile(`^` + regexp.QuoteMeta(safe) + `-([0-9]+)\.json$`)
+	count, highest := 0, 0
+	for _, e := range entries {
+		m := re.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		count++
+		if n, err := strconv.Atoi(m[1]); err == nil && n > highest {
+			highest = n
+		}
+	}
+	n := count + 1
+	if highest >= n {
+		n = highest + 1
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%d.json", safe, n)), nil
+}
+
+// writeEnvelope writes env (redacted) to path, 0600, atomically.
+func writeEnvelope(path string, env Envelope) error {
+	raw, err := json.Marshal(env)
+	if err != nil {
+		return fmt.Errorf("encode the envelope: %w", err)
+	}
+	red, err := redactJSON(raw)
+	if err != nil {
+		return fmt.Errorf("redact the envelope: %w", err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, red, "", "  "); err != nil {
+		return fmt.Errorf("format the envelope: %w", err)
+	}
+	out.WriteByte('\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create the handoffs folder: %w", err)
+	}
+	if err := atomicfile.Write(path, out.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("write the envelope: %w", err)
+	}
+	return nil
+}
+
+// FindByKey returns the envelope under root whose idempotency key is key.
+func FindByKey(root, key string) (string, bool) {
+	if key == "" {
+		return "", false
+	}
+	dir := HandoffsDir(root)
+	if _, err := safefile.CheckPath(root, ".orchestrate/handoffs"); err != nil {
+		return "", false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxEnvelopeSize+1))
+		f.Close()
+		if err != nil || len(data) > maxEnvelopeSize {
+			continue
+		}
+		var head struct {
+			Schema string `json:"schema"`
+			Key    string `json:"idempotency_key"`
+		}
+		if json.Unmarshal(data, &head) != nil || head.Schema != EnvelopeSchema {
+			continue
+		}
+		if head.Key == key {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// secretKeyRe matches member names whose values are secrets whatever they
+// look like.
+var secretKeyRe = regexp.MustCompile(`(?i)(passw(or)?d|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key)`)
+
+// redactJSON rewrites a JSON document with every string redacted
+// (logging.Redact), and the string or number values of members whose names
+// say they are secrets (and everything inside them) replaced by
+// "[REDACTED]". Member order is kept.
+func redactJSON(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out bytes.Buffer
+	if err := redactValue(dec, &out, false); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func redactValue(dec *json.Decoder, out *bytes.Buffer, secret bool) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			out.WriteByte('{')
+			first := true
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				if !first {
+					out.WriteByte(',')
+				}
+				first = false
+				writeJSONString(out, logging.Redact(k))
+				out.WriteByte(':')
+				if err := redactValue(dec, out, secret || isSecretKey(k)); err != nil {
+					return err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+			out.WriteByte('}')
+		case '[':
+			out.WriteByte('[')
+			first := true
+			for dec.More() {
+				if !first {
+					out.WriteByte(',')
+				}
+				first = false
+				if err := redactValue(dec, out, secret); err != nil {
+					return err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+			out.WriteByte(']')
+		}
+	case string:
+		if secret && t != "" {
+			writeJSONString(out, "[REDACTED]")
+		} else {
+			writeJSONString(out, logging.Redact(t))
+		}
+	case json.Number:
+		if secret {
+			writeJSONString(out, "[REDACTED]")
+		} else {
+			out.WriteString(t.String())
+		}
+	case bool:
+		out.WriteString(strconv.FormatBool(t))
+	case nil:
+		out.WriteString("null")
+	}
+	return nil
+}
+
+// isSecretKey reports whether a member name says its value is a secret. The
+// envelope's own keys (idempotency_key, ai_session_id) are not secrets.
+func isSecretKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "idempotency_key", "ai_session_id", "max_tokens", "tokens", "token_count":
+		return false
+	}
+	return secretKeyRe.MatchString(k)
+}
+
+func writeJSONString(out *bytes.Buffer, s string) {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	// Encode adds a newline
+	if b := out.Bytes(); len(b) > 0 && b[len(b)-1] == '\n' {
+		out.Truncate(out.Len() - 1)
+	}
+}

@@ -1,0 +1,474 @@
+// Package handoff carries out a resume once the mode has decided to go ahead
+// (DESIGN §7), all or nothing as far as files are concerned: it takes the
+// workflow's lock, marks the state file resumed (a textual patch that keeps
+// every other byte, with a .bak of the previous version), writes the handoff
+// envelope, runs the orchestrator command while holding the lock, and
+// appends the event to the orchestration log. If any step fails, the state
+// file, its .bak and the envelopes are put back as they were, a
+// "resume.failed" event is logged, and the lock is released.
+package handoff
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Log events written to the orchestration log.
+const (
+	EventHandedOff = "resume.handed_off"
+	EventFailed    = "resume.failed"
+	EventSkipped   = "resume.skipped"
+)
+
+// Request is one handoff: the candidate and plan the earlier stages settled
+// on, what the mode decided and why, and how to run the orchestrator.
+type Request struct {
+	Root       string
+	Candidate  workflow.Candidate
+	Plan       plan.Plan
+	Validation string // clean, warnings, conflicts
+	Mode       string
+	Decision   string
+	Reason     string
+	Forced     bool
+	Restart    bool
+	// Command is the handoff.command template; "" runs nothing.
+	Command string
+	// Env is the base environment for the command (nil: this process's).
+	Env    []string
+	Stdout io.Writer
+	Stderr io.Writer
+	// Now is the time of the resume (resumed_at, the envelope, the log).
+	Now time.Time
+	// Lock describes this process for the lock file.
+	Lock LockInfo
+	// TakeOverStale takes over a stale lock instead of failing with
+	// *StaleLockError.
+	TakeOverStale bool
+	// LogPath is the absolute path of the orchestration log; "" is
+	// <Root>/.orchestrate/log.jsonl.
+	LogPath string
+	// Failpoint is a test hook called after each step ("lock", "state",
+	// "envelope", "command", "log"); an error it returns fails the handoff
+	// there. Nil in production.
+	Failpoint func(step string) error
+}
+
+// Result is what a handoff did.
+type Result struct {
+	// EnvelopePath is the envelope written (absolute), or for an
+	// AlreadyHandedOff result the earlier one.
+	EnvelopePath   string
+	IdempotencyKey string
+	// Agent and Phase are where the orchestrator picks up.
+	Agent string
+	Phase string
+	// Command is the orchestrator command run (rendered, redacted); "" when
+	// none is configured.
+	Command string
+	// AlreadyHandedOff is set when this very resume was handed off before:
+	// nothing was written or run.
+	AlreadyHandedOff bool
+	// ExitStatus is the command's exit status.
+	ExitStatus int
+	// TookOverStale is the owner of the stale lock taken over, if any.
+	TookOverStale *LockInfo
+}
+
+// hasStateFile reports whether a candidate's source is a state file of its
+// own that a resume marks: stories are never edited, a spec pipeline's
+// folder and artifacts are project files, and the QA loops index only
+// mirrors the loops' status files.
+func hasStateFile(kind string) bool {
+	switch kind {
+	case workflow.KindStory, workflow.KindSpec, workflow.KindQALoopIndex:
+		return false
+	}
+	return true
+}
+
+// Execute runs the five steps of DESIGN §7 in order: (1) take the lock; (2)
+// unless this resume was already handed off (same idempotency key, and the
+// log records it handed off), mark the state file resumed; (3) write the
+// envelope; (4) run the command, if any, holding the lock (a non-zero exit
+// is *CommandError); (5) append "resume.handed_off" to the log. On a failure
+// after the lock, the state and its .bak are restored (unless the
+// orchestrator itself changed the state file since), the envelope is
+// removed, "resume.failed" is logged (best effort) and the lock released.
+// Lock problems are *LockedError or *StaleLockError and change nothing.
+func Execute(req Request) (Result, error) {
+	c := req.Candidate
+	res := Result{Agent: req.Plan.ResumeFrom.Agent, Phase: req.Plan.ResumeFrom.Phase}
+	if c.ID == "" {
+		return res, errors.New("handoff: the candidate has no id")
+	}
+	if req.Root == "" {
+		return res, errors.New("handoff: no repository root")
+	}
+	root, err := filepath.Abs(req.Root)
+	if err != nil {
+		return res, fmt.Errorf("handoff: %w", err)
+	}
+	req.Root = root
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if req.Stdout == nil {
+		req.Stdout = io.Discard
+	}
+	if req.Stderr == nil {
+		req.Stderr = io.Discard
+	}
+	if req.LogPath == "" {
+		req.LogPath = filepath.Join(root, ".orchestrate", "log.jsonl")
+	}
+	fp := func(step string) error {
+		if req.Failpoint == nil {
+			return nil
+		}
+		if err := req.Failpoint(step); err != nil {
+			return fmt.Errorf("%s step (injected): %w", step, err)
+		}
+		return nil
+	}
+
+	// 1. the lock
+	lock, err := Acquire(root, c.ID, req.Lock, req.TakeOverStale)
+	if err != nil {
+		return res, err
+	}
+	res.TookOverStale = lock.TookOver
+
+	var (
+		backup   Backup
+		envelope string
+	)
+	fail := func(cause error) (Result, error) {
+		var problems []string
+		if backup.Path != "" {
+			if backup.unchangedSinceUpdate() {
+				if err := backup.Restore(); err != nil {
+					problems = append(problems, "rolling the state back: "+err.Error())
+				}
+			} else {
+				problems = append(problems, "the state file was changed since the update (by the orchestrator?); it was left as it is")
+			}
+		}
+		if envelope != "" {
+			if err := os.Remove(envelope); err != nil && !errors.Is(err, os.ErrNotExist) {
+				problems = append(problems, "removing the envelope: "+err.Error())
+			}
+			_ = atomicfile.SyncDir(filepath.Dir(envelope))
+		}
+		res.EnvelopePath = ""
+		if err := appendEvent(req, EventFailed, res, cause); err != nil {
+			fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the failure: %v\n", err)
+		}
+		if err := lock.Release(); err != nil {
+			problems = append(problems, err.Error())
+		}
+		if len(problems) > 0 {
+			return res, fmt.Errorf("%w (and: %s)", cause, strings.Join(problems, "; "))
+		}
+		return res, cause
+	}
+	if err := fp("lock"); err != nil {
+		return fail(err)
+	}
+
+	// 2. already handed off? else the state
+	patch := hasStateFile(c.Source.Kind)
+	wrappers := wrappersFor(c.Source.Kind)
+	hash, err := sourceHash(root, c, wrappers, patch)
+	if err != nil {
+		return fail(fmt.Errorf("hash the state: %w", err))
+	}
+	res.IdempotencyKey = IdempotencyKey(c.ID, req.Plan.ResumeFrom.Phase, hash)
+	if p, ok := FindByKey(root, res.IdempotencyKey); ok && loggedHandedOff(req.LogPath, res.IdempotencyKey) {
+		res.AlreadyHandedOff, res.EnvelopePath = true, p
+		if err := appendEvent(req, EventSkipped, res, nil); err != nil {
+			fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the skipped resume: %v\n", err)
+		}
+		if err := lock.Release(); err != nil {
+			fmt.Fprintf(req.Stderr, "orchestrate: warning: %v\n", err)
+		}
+		return res, nil
+	}
+	if patch {
+		b, err := updateState(root, c.Source.Path, req.Now, wrappers)
+		if err != nil {
+			return fail(err)
+		}
+		backup = b
+	}
+	if err := fp("state"); err != nil {
+		return fail(err)
+	}
+
+	// 3. the envelope
+	path, err := nextEnvelopePath(root, c.ID)
+	if err != nil {
+		return fail(err)
+	}
+	if err := writeEnvelope(path, buildEnvelope(req, res.IdempotencyKey)); err != nil {
+		return fail(err)
+	}
+	envelope, res.EnvelopePath = path, path
+	if err := fp("envelope"); err != nil {
+		return fail(err)
+	}
+
+	// 4. the orchestrator command, holding the lock
+	if strings.TrimSpace(req.Command) != "" {
+		data := CommandData{
+			EnvelopePath: path, AISessionID: c.AISessionID, Agent: res.Agent,
+			WorkflowID: c.ID, Phase: res.Phase, Root: root,
+		}
+		line, err := RenderCommand(req.Command, data)
+		if err != nil {
+			return fail(err)
+		}
+		res.Command = logging.Redact(line)
+		status, err := RunCommand(context.Background(), req.Command, data, root, req.Env, req.Stdout, req.Stderr)
+		res.ExitStatus = status
+		if err != nil {
+			return fail(err)
+		}
+		if status != 0 {
+			return fail(&CommandError{Status: status, Command: res.Command})
+		}
+	}
+	if err := fp("command"); err != nil {
+		return fail(err)
+	}
+
+	// 5. the log
+	if err := appendEvent(req, EventHandedOff, res, nil); err != nil {
+		return fail(fmt.Errorf("append to the orchestration log: %w", err))
+	}
+	if err := fp("log"); err != nil {
+		return fail(err)
+	}
+	if err := lock.Release(); err != nil {
+		fmt.Fprintf(req.Stderr, "orchestrate: warning: %v\n", err)
+	}
+	return res, nil
+}
+
+// buildEnvelope assembles the envelope of a request (not yet redacted).
+func buildEnvelope(req Request, key string) Envelope {
+	c := req.Candidate
+	stories := c.Stories
+	if stories == nil {
+		stories = []string{}
+	}
+	var done []CompletedPhase
+	phases := req.Plan.Completed
+	if len(phases) == 0 && !req.Restart {
+		for _, p := range c.Phases {
+			if p.Status == workflow.PhaseCompleted {
+				phases = append(phases, p)
+			}
+		}
+	}
+	for _, p := range phases {
+		outs := p.Outputs
+		if outs == nil {
+			outs = []string{}
+		}
+		id := p.ID
+		if id == "" {
+			id = p.Name
+		}
+		done = append(done, CompletedPhase{Phase: id, Name: p.Name, Agent: p.Agent, Outputs: outs})
+	}
+	if done == nil {
+		done = []CompletedPhase{}
+	}
+	saved, _ := jsonSafe(c.Context, 0).(map[string]any)
+	if saved == nil {
+		saved = map[string]any{}
+	}
+	inputs := req.Plan.ResumeFrom.Inputs
+	if inputs == nil {
+		inputs = []string{}
+	}
+	return Envelope{
+		Schema:      EnvelopeSchema,
+		CreatedAt:   req.Now.UTC(),
+		Workflow:    EnvelopeWorkflow{ID: c.ID, Type: string(c.Type), Definition: c.Workflow},
+		StateSource: c.Source.Path,
+		Candidate: EnvelopeCandidate{
+			ID: c.ID, Type: string(c.Type), Source: c.Source, Stories: stories,
+			Status: c.Status, Position: c.Position.String(),
+		},
+		Plan:    req.Plan,
+		Mode:    req.Mode,
+		Forced:  req.Forced,
+		Restart: req.Restart,
+		Context: RestoredContext{
+			CompletedPhases: done, Saved: saved, AISessionID: c.AISessionID, Breadcrumbs: []any{},
+		},
+		Next:           Next{Agent: req.Plan.ResumeFrom.Agent, Phase: req.Plan.ResumeFrom.Phase, Inputs: inputs},
+		IdempotencyKey: key,
+	}
+}
+
+// jsonSafe turns decoded state values into values encoding/json accepts:
+// maps with non-string keys get string keys, NaN and infinities become text.
+func jsonSafe(v any, depth int) any {
+	if depth > 128 {
+		return nil
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = jsonSafe(x, depth+1)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[fmt.Sprint(k)] = jsonSafe(x, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = jsonSafe(x, depth+1)
+		}
+		return out
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return fmt.Sprint(t)
+		}
+	case float32:
+		if math.IsNaN(float64(t)) || math.IsInf(float64(t), 0) {
+			return fmt.Sprint(t)
+		}
+	}
+	return v
+}
+
+// interruption is how long the workflow had been interrupted.
+func interruption(req Request) (time.Duration, bool) {
+	if req.Plan.StateAge > 0 {
+		return req.Plan.StateAge, true
+	}
+	if !req.Candidate.UpdatedAt.IsZero() {
+		d := req.Now.Sub(req.Candidate.UpdatedAt)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+// appendEvent appends one event to the orchestration log.
+func appendEvent(req Request, event string, res Result, cause error) error {
+	log, err := logging.OpenActionLog(req.LogPath)
+	if err != nil {
+		return err
+	}
+	c := req.Candidate
+	age, known := interruption(req)
+	human := "unknown"
+	if known {
+		human = templates.Duration(age)
+	}
+	envelope := res.EnvelopePath
+	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
+		envelope = filepath.ToSlash(r)
+	}
+	fields := logrus.Fields{
+		"event":                event,
+		"workflow":             c.ID,
+		"type":                 string(c.Type),
+		"state_source":         c.Source.Path,
+		"resume_point":         req.Plan.ResumeFrom.Phase,
+		"agent":                req.Plan.ResumeFrom.Agent,
+		"interruption_seconds": int64(age / time.Second),
+		"interruption":         human,
+		"validation":           req.Validation,
+		"mode":                 req.Mode,
+		"decision":             req.Decision,
+		"reason":               req.Reason,
+		"forced":               req.Forced,
+		"restart":              req.Restart,
+		"envelope":             envelope,
+		"idempotency_key":      res.IdempotencyKey,
+		"command":              logging.Redact(res.Command),
+		"exit_status":          res.ExitStatus,
+	}
+	var msg string
+	switch event {
+	case EventHandedOff:
+		msg = fmt.Sprintf("handed off to @%s at %s", strings.TrimPrefix(res.Agent, "@"), orDash(res.Phase))
+	case EventSkipped:
+		msg = "already handed off: nothing done"
+	case EventFailed:
+		msg = "resume failed, rolled back"
+	}
+	if cause != nil {
+		fields["error"] = logging.Redact(cause.Error())
+		msg += ": " + cause.Error()
+	}
+	log.WithFields(fields).WithTime(req.Now).Info(msg)
+	return log.Close()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// loggedHandedOff reports whether the orchestration log records a completed
+// handoff with this idempotency key. An envelope without such an event
+// belongs to a resume that died before it finished (its lock went stale), so
+// the same resume is handed off again.
+func loggedHandedOff(logPath, key string) bool {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4<<20)
+	needle := []byte(key)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, needle) {
+			continue
+		}
+		var ev struct {
+			Event string `json:"event"`
+			Key   string `json:"idempotency_key"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Event == EventHandedOff && ev.Key == key {
+			return true
+		}
+	}
+	return false
+}

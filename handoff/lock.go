@@ -1,0 +1,496 @@
+package handoff
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+)
+
+// DefaultLease is how long a lock held on another host is trusted when the
+// lock records no lease of its own: older than that, it is stale.
+const DefaultLease = 2 * time.Hour
+
+// maxLockSize is the largest lock file read; a bigger one is not ours.
+const maxLockSize = 64 << 10
+
+// Seams tests swap for determinism.
+var (
+	// processAlive reports whether a process with this pid exists on this
+	// host: kill(pid, 0) succeeds or fails with EPERM (it exists, owned by
+	// someone else); ESRCH means it is gone.
+	processAlive = func(pid int) bool {
+		if pid <= 0 {
+			return false
+		}
+		err := syscall.Kill(pid, 0)
+		return err == nil || errors.Is(err, syscall.EPERM)
+	}
+	// currentUID is the user id lock files must belong to.
+	currentUID = os.Getuid
+	// hostname is this host's name, for Inspect and Remove.
+	hostname = os.Hostname
+	// timeNow is the clock for lease checks when the caller gives none.
+	timeNow = time.Now
+)
+
+// LockInfo describes the process holding a lock. It is written to the lock
+// file as JSON with snake_case keys; the lease is a Go duration string.
+type LockInfo struct {
+	PID       int
+	Host      string
+	User      string
+	StartedAt time.Time
+	Command   string
+	// Lease is how long the lock is trusted from another host; 0 means
+	// DefaultLease.
+	Lease time.Duration
+}
+
+type lockJSON struct {
+	PID       int       `json:"pid"`
+	Host      string    `json:"host"`
+	User      string    `json:"user"`
+	StartedAt time.Time `json:"started_at"`
+	Command   string    `json:"command"`
+	Lease     string    `json:"lease,omitempty"`
+}
+
+// MarshalJSON writes the lock record with snake_case keys.
+func (l LockInfo) MarshalJSON() ([]byte, error) {
+	j := lockJSON{PID: l.PID, Host: l.Host, User: l.User, StartedAt: l.StartedAt, Command: l.Command}
+	if l.Lease > 0 {
+		j.Lease = l.Lease.String()
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a lock record; lease may be a duration text ("2h") or
+// a number of nanoseconds (how encoding/json writes a time.Duration).
+func (l *LockInfo) UnmarshalJSON(data []byte) error {
+	var j struct {
+		PID       int             `json:"pid"`
+		Host      string          `json:"host"`
+		User      string          `json:"user"`
+		StartedAt time.Time       `json:"started_at"`
+		Command   string          `json:"command"`
+		Lease     json.RawMessage `json:"lease"`
+	}
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*l = LockInfo{PID: j.PID, Host: j.Host, User: j.User, StartedAt: j.StartedAt, Command: j.Command}
+	if len(j.Lease) == 0 || string(j.Lease) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(j.Lease, &s); err == nil {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("lease %q: %w", s, err)
+		}
+		l.Lease = d
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(j.Lease, &n); err != nil {
+		return fmt.Errorf("lease: want a duration text or a number of nanoseconds")
+	}
+	if i, err := n.Int64(); err == nil {
+		l.Lease = time.Duration(i)
+		return nil
+	}
+	f, err := n.Float64()
+	if err != nil || f > math.MaxInt64 || f < math.MinInt64 {
+		return fmt.Errorf("lease %s: out of range", n)
+	}
+	l.Lease = time.Duration(f)
+	return nil
+}
+
+// lease is the lock's lease, DefaultLease when unset.
+func (l LockInfo) lease() time.Duration {
+	if l.Lease > 0 {
+		return l.Lease
+	}
+	return DefaultLease
+}
+
+// LockedError is returned when a workflow's lock is held by a live process,
+// or when the lock file cannot be trusted (Reason says why: not JSON, owned by
+// another user, permissions looser than 0600, a symlink). Such a lock is
+// never removed automatically.
+type LockedError struct {
+	Owner  LockInfo
+	Path   string
+	Reason string // empty for a live owner
+}
+
+// Error implements error.
+func (e *LockedError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("lock %s refused: %s (it is never removed automatically; check it and run orchestrate unlock --force)", e.Path, e.Reason)
+	}
+	return fmt.Sprintf("locked by a live process: pid %d on %s (user %s, since %s), lock %s",
+		e.Owner.PID, e.Owner.Host, e.Owner.User, e.Owner.StartedAt.Format(time.RFC3339), e.Path)
+}
+
+// StaleLockError is returned when a workflow's lock belongs to a process that
+// is gone (dead on this host, or past its lease on another host) and the
+// caller did not ask to take it over.
+type StaleLockError struct {
+	Owner LockInfo
+	Path  string
+}
+
+// Error implements error.
+func (e *StaleLockError) Error() string {
+	return fmt.Sprintf("stale lock %s: pid %d on %s (user %s, since %s) is gone; take it over (--force) or remove it (orchestrate unlock)",
+		e.Path, e.Owner.PID, e.Owner.Host, e.Owner.User, e.Owner.StartedAt.Format(time.RFC3339))
+}
+
+// Lock is a lock this process holds.
+type Lock struct {
+	// Path is the lock file.
+	Path string
+	// Info is what the lock file says about this process.
+	Info LockInfo
+	// TookOver is the owner of the stale lock this one replaced, or nil.
+	TookOver *LockInfo
+	content  []byte
+}
+
+// LockState is what Inspect finds about a workflow's lock.
+type LockState struct {
+	Exists bool
+	// Live is set when the owner is alive, or when the lock file cannot be
+	// trusted (Reason says why): either way a resume must not proceed.
+	Live bool
+	// Stale is set when the owner is gone: the lock may be taken over.
+	Stale bool
+	Owner LockInfo
+	// Reason explains a lock that cannot be trusted; empty otherwise.
+	Reason string
+}
+
+// SafeID turns a candidate id into a file name stem: every character outside
+// [A-Za-z0-9._-] becomes "_"; a very long id is shortened with a hash so
+// distinct ids keep distinct names.
+func SafeID(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > 100 {
+		sum := sha256.Sum256([]byte(id))
+		s = s[:80] + "-" + hex.EncodeToString(sum[:8])
+	}
+	if strings.Trim(s, ".") == "" {
+		s = strings.ReplaceAll(s, ".", "_")
+	}
+	return s
+}
+
+// LockPath is the lock file of workflow id under root:
+// .orchestrate/locks/<safe id>.lock.
+func LockPath(root, id string) string {
+	return filepath.Join(root, ".orchestrate", "locks", SafeID(id)+".lock")
+}
+
+// checkLocksDir refuses a locks folder that leads out of root (a symlinked
+// .orchestrate or .orchestrate/locks). The lock file itself is judged by
+// inspectFile, which refuses a symlink.
+func checkLocksDir(root string) error {
+	_, err := safefile.CheckPath(root, ".orchestrate/locks")
+	return err
+}
+
+// Acquire takes the lock of workflow id: .orchestrate/locks/<safe id>.lock,
+// created exclusively (mode 0600) with info as JSON, and synced. When the
+// lock exists: a live owner gives *LockedError; an owner dead on this host
+// (info.Host) or past its lease on another host gives *StaleLockError unless
+// takeOverStale, in which case the stale lock is removed and the exclusive
+// create is tried once more (so two processes taking over the same stale
+// lock cannot both win). A lock file that is not valid JSON, is owned by
+// another user, has permissions looser than 0600, or is a symlink is refused
+// as *LockedError with a reason and left in place.
+func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) {
+	if id == "" {
+		return nil, errors.New("acquire lock: empty workflow id")
+	}
+	if err := checkLocksDir(root); err != nil {
+		return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
+	}
+	path := LockPath(root, id)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("acquire lock of %s: create the locks folder: %w", id, err)
+	}
+	content, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
+	}
+	content = append(content, '\n')
+	now := info.StartedAt
+	if now.IsZero() {
+		now = timeNow()
+	}
+
+	var took *LockInfo
+	for attempt := 0; attempt < 2; attempt++ {
+		err := createExclusive(path, content)
+		if err == nil {
+			return &Lock{Path: path, Info: info, TookOver: took, content: content}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
+		}
+		st, raw := inspectFile(path, info.Host, now)
+		switch {
+		case !st.Exists:
+			continue // released in between: try again
+		case st.Reason != "":
+			return nil, &LockedError{Owner: st.Owner, Path: path, Reason: st.Reason}
+		case st.Live:
+			return nil, &LockedError{Owner: st.Owner, Path: path}
+		}
+		// stale
+		if !takeOverStale {
+			return nil, &StaleLockError{Owner: st.Owner, Path: path}
+		}
+		if attempt > 0 {
+			break
+		}
+		if err := removeIfSame(path, raw); err != nil {
+			var le *LockedError
+			if errors.As(err, &le) {
+				return nil, le
+			}
+			return nil, fmt.Errorf("acquire lock of %s: take over the stale lock: %w", id, err)
+		}
+		owner := st.Owner
+		took = &owner
+	}
+	// the second exclusive create lost: someone else took the lock over first
+	st, _ := inspectFile(path, info.Host, now)
+	return nil, &LockedError{Owner: st.Owner, Path: path, Reason: reasonIfAny(st, "another process took the stale lock over first")}
+}
+
+func reasonIfAny(st LockState, dflt string) string {
+	if st.Reason != "" {
+		return st.Reason
+	}
+	if st.Live {
+		return ""
+	}
+	return dflt
+}
+
+// createExclusive creates path with O_EXCL, mode 0600, writes content and
+// syncs it (and its folder). On a write failure the file is removed.
+func createExclusive(path string, content []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(content)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = os.Remove(path)
+		return fmt.Errorf("write lock file: %w", werr)
+	}
+	_ = atomicfile.SyncDir(filepath.Dir(path))
+	return nil
+}
+
+// removeIfSame removes the stale lock at path only if it still holds raw: it
+// is first renamed aside (atomic), and put back if what was renamed is not
+// the stale lock any more (another process replaced it in between).
+func removeIfSame(path string, raw []byte) error {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	grave := path + ".stale-" + hex.EncodeToString(rnd[:])
+	if err := os.Rename(path, grave); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // gone already
+		}
+		return err
+	}
+	got, err := os.ReadFile(grave)
+	if err == nil && bytes.Equal(got, raw) {
+		_ = os.Remove(grave)
+		_ = atomicfile.SyncDir(filepath.Dir(path))
+		return nil
+	}
+	// not the lock we judged stale: put it back without clobbering a newer one
+	_ = os.Link(grave, path)
+	_ = os.Remove(grave)
+	var owner LockInfo
+	_ = json.Unmarshal(got, &owner)
+	return &LockedError{Owner: owner, Path: path, Reason: "the lock changed while it was being taken over"}
+}
+
+// inspectFile reads and judges the lock at path; host is this host's name
+// and now the current time. raw is the file's content when it was read.
+func inspectFile(path, host string, now time.Time) (LockState, []byte) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return LockState{}, nil
+		}
+		return LockState{Exists: true, Live: true, Reason: fmt.Sprintf("cannot inspect the lock file: %v", err)}, nil
+	}
+	st := LockState{Exists: true}
+	refuse := func(reason string) (LockState, []byte) {
+		st.Live, st.Stale, st.Reason = true, false, reason
+		return st, nil
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return refuse("the lock file is a symlink")
+	}
+	if !fi.Mode().IsRegular() {
+		return refuse("the lock file is not a regular file")
+	}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != currentUID() {
+		return refuse(fmt.Sprintf("the lock file is owned by another user (uid %d)", sys.Uid))
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return refuse(fmt.Sprintf("the lock file's permissions %04o are looser than 0600", perm))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return refuse(fmt.Sprintf("cannot read the lock file: %v", err))
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxLockSize+1))
+	f.Close()
+	if err != nil {
+		return refuse(fmt.Sprintf("cannot read the lock file: %v", err))
+	}
+	if len(raw) > maxLockSize {
+		return refuse("the lock file is too large to be a lock")
+	}
+	var owner LockInfo
+	if err := json.Unmarshal(raw, &owner); err != nil {
+		return refuse(fmt.Sprintf("the lock file is not a valid lock (%v)", err))
+	}
+	st.Owner = owner
+	if owner.PID <= 0 {
+		return refuse("the lock file records no process id")
+	}
+	if owner.Host != "" && owner.Host == host {
+		st.Live = processAlive(owner.PID)
+	} else {
+		st.Live = owner.StartedAt.IsZero() || now.Sub(owner.StartedAt) <= owner.lease()
+	}
+	st.Stale = !st.Live
+	return st, raw
+}
+
+// Release removes the lock, only if the file still holds what this process
+// wrote (a lock taken over by someone else is left alone, with an error).
+func (l *Lock) Release() error {
+	if l == nil {
+		return nil
+	}
+	f, err := os.OpenFile(l.Path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("release lock %s: it is gone (removed by someone else)", l.Path)
+		}
+		return fmt.Errorf("release lock %s: %w", l.Path, err)
+	}
+	got, err := io.ReadAll(io.LimitReader(f, maxLockSize+1))
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("release lock %s: %w", l.Path, err)
+	}
+	if !bytes.Equal(got, l.content) {
+		return fmt.Errorf("release lock %s: it is no longer ours (taken over by another process); left in place", l.Path)
+	}
+	if err := os.Remove(l.Path); err != nil {
+		return fmt.Errorf("release lock %s: %w", l.Path, err)
+	}
+	_ = atomicfile.SyncDir(filepath.Dir(l.Path))
+	return nil
+}
+
+// ReadLock reads the lock of workflow id: its owner, and whether a lock file
+// exists. A lock file that exists but is not a valid lock gives an error.
+func ReadLock(root, id string) (LockInfo, bool, error) {
+	path := LockPath(root, id)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return LockInfo{}, false, nil
+		}
+		return LockInfo{}, true, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxLockSize+1))
+	if err != nil {
+		return LockInfo{}, true, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	if len(raw) > maxLockSize {
+		return LockInfo{}, true, fmt.Errorf("read lock %s: too large to be a lock", path)
+	}
+	var info LockInfo
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return LockInfo{}, true, fmt.Errorf("read lock %s: not a valid lock: %w", path, err)
+	}
+	return info, true, nil
+}
+
+// Inspect reports the lock of workflow id as this host sees it now: whether
+// it exists, whether its owner is live or stale, and why a lock that cannot
+// be trusted is refused (such a lock counts as live).
+func Inspect(root, id string) LockState {
+	host, _ := hostname()
+	st, _ := inspectFile(LockPath(root, id), host, timeNow())
+	return st
+}
+
+// Remove deletes the lock of workflow id (orchestrate unlock). A lock held by
+// a live owner, or one that cannot be trusted, needs force; a missing lock is
+// not an error. A symlinked lock is removed as a link, never followed.
+func Remove(root, id string, force bool) error {
+	if err := checkLocksDir(root); err != nil {
+		return fmt.Errorf("remove lock of %s: %w", id, err)
+	}
+	path := LockPath(root, id)
+	st := Inspect(root, id)
+	if !st.Exists {
+		return nil
+	}
+	if st.Live && !force {
+		return &LockedError{Owner: st.Owner, Path: path, Reason: st.Reason}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove lock %s: %w", path, err)
+	}
+	_ = atomicfile.SyncDir(filepath.Dir(path))
+	return nil
+}

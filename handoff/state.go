@@ -1,0 +1,524 @@
+package handoff
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+)
+
+// ErrNotPatchable is returned by UpdateState for a file it does not know how
+// to mark resumed (a markdown progress file, for now).
+var ErrNotPatchable = errors.New("not a state file orchestrate can patch")
+
+// maxStateSize is the largest state file UpdateState reads.
+const maxStateSize = 16 << 20
+
+// StatusActive is the status a resumed state gets.
+const StatusActive = "active"
+
+// allWrappers are the keys under which a state may keep its fields: an AIOX
+// epic (epic_state) and the wrapped QA-loop schemas.
+var allWrappers = []string{"epic_state", "qaLoop", "qa_loop", "loop"}
+
+// wrappersFor are the wrapper keys that apply to a source kind; unknown kinds
+// get all of them.
+func wrappersFor(kind string) []string {
+	switch kind {
+	case "epic-state":
+		return []string{"epic_state"}
+	case "qa-loop":
+		return []string{"qaLoop", "qa_loop", "loop"}
+	case "workflow-state", "work-session":
+		return nil
+	}
+	return allWrappers
+}
+
+// the three fields a resume writes, each with the spellings accepted.
+var (
+	statusKeys      = []string{"status"}
+	resumedAtKeys   = []string{"resumed_at", "resumedAt"}
+	resumeCountKeys = []string{"resume_count", "resumeCount"}
+)
+
+// Backup is what UpdateState replaced: enough to put the state file and its
+// .bak twin back exactly as they were.
+type Backup struct {
+	// Path is the state file written; empty when nothing was written.
+	Path string
+	// Original is the state file's content before the update.
+	Original []byte
+	// HadBak tells whether <Path>.bak existed before the update, and OldBak
+	// is its content then.
+	HadBak bool
+	OldBak []byte
+
+	written []byte      // what the update wrote to Path
+	perm    fs.FileMode // the state file's permission bits
+}
+
+// Restore puts back the original state file and the previous .bak (or
+// removes the .bak when there was none). A zero Backup restores nothing.
+func (b Backup) Restore() error {
+	if b.Path == "" {
+		return nil
+	}
+	perm := b.perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	if err := atomicfile.Write(b.Path, b.Original, perm); err != nil {
+		return fmt.Errorf("restore %s: %w", b.Path, err)
+	}
+	bak := b.Path + ".bak"
+	if b.HadBak {
+		if err := atomicfile.Write(bak, b.OldBak, perm); err != nil {
+			return fmt.Errorf("restore %s: %w", bak, err)
+		}
+		return nil
+	}
+	if err := os.Remove(bak); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("restore: remove %s: %w", bak, err)
+	}
+	_ = atomicfile.SyncDir(filepath.Dir(bak))
+	return nil
+}
+
+// unchangedSinceUpdate reports whether the state file still holds what the
+// update wrote (nobody, e.g. the orchestrator, changed it since).
+func (b Backup) unchangedSinceUpdate() bool {
+	if b.Path == "" {
+		return true
+	}
+	got, err := os.ReadFile(b.Path)
+	return err == nil && bytes.Equal(got, b.written)
+}
+
+// UpdateState marks the state file at path (repository-relative, or absolute
+// inside root) resumed: status "active", resumed_at now (RFC 3339, UTC) and
+// resume_count + 1, keeping every other byte of the file. The fields live in
+// the top-level mapping, under epic_state when that key holds a mapping, or
+// under qaLoop/qa_loop/loop for a wrapped QA loop; keys are spelt as the
+// mapping spells its others (camelCase → resumedAt, resumeCount). The
+// previous content is kept as <file>.bak; both files are written atomically.
+//
+// A folder (a spec pipeline) is a no-op; a markdown file gives
+// ErrNotPatchable; a symlink, a path outside root, a flow-style YAML mapping,
+// or anything the patch cannot rewrite safely is an error and nothing is
+// written. The result is re-parsed before it is written: it must decode, give
+// back the three fields, and keep every other field equal.
+func UpdateState(root, path string, now time.Time) (Backup, error) {
+	return updateState(root, path, now, allWrappers)
+}
+
+func updateState(root, path string, now time.Time, wrappers []string) (Backup, error) {
+	full, clean, err := resolveState(root, path)
+	if err != nil {
+		return Backup{}, err
+	}
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return Backup{}, fmt.Errorf("update state %s: %w: the state file is a symlink", clean, safefile.ErrUnsafe)
+	case fi.IsDir():
+		return Backup{}, nil
+	case !fi.Mode().IsRegular():
+		return Backup{}, fmt.Errorf("update state %s: %w", clean, safefile.ErrNotFile)
+	}
+	if isMarkdown(clean) {
+		return Backup{}, fmt.Errorf("update state %s: %w (markdown)", clean, ErrNotPatchable)
+	}
+	data, err := safefile.Read(root, clean, maxStateSize)
+	if err != nil {
+		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
+	}
+	patched, err := patchState(clean, data, now, wrappers)
+	if err != nil {
+		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
+	}
+
+	b := Backup{Path: full, Original: data, written: patched, perm: fi.Mode().Perm()}
+	bak := full + ".bak"
+	if bfi, err := os.Lstat(bak); err == nil {
+		if !bfi.Mode().IsRegular() {
+			return Backup{}, fmt.Errorf("update state %s: %s.bak is not a regular file; refusing to replace it", clean, clean)
+		}
+		old, err := os.ReadFile(bak)
+		if err != nil {
+			return Backup{}, fmt.Errorf("update state %s: read the previous .bak: %w", clean, err)
+		}
+		b.HadBak, b.OldBak = true, old
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
+	}
+	if err := atomicfile.Write(bak, data, b.perm); err != nil {
+		return Backup{}, fmt.Errorf("update state %s: keep the previous version: %w", clean, err)
+	}
+	if err := atomicfile.Write(full, patched, b.perm); err != nil {
+		// put the .bak back as it was; the state file was not replaced
+		only := Backup{Path: "", HadBak: b.HadBak, OldBak: b.OldBak}
+		_ = restoreBak(bak, only, b.perm)
+		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
+	}
+	return b, nil
+}
+
+func restoreBak(bak string, b Backup, perm fs.FileMode) error {
+	if b.HadBak {
+		return atomicfile.Write(bak, b.OldBak, perm)
+	}
+	if err := os.Remove(bak); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// resolveState checks that path names a file inside root (no escaping, no
+// symlink leading out) and returns its full and clean relative forms.
+func resolveState(root, path string) (full, clean string, err error) {
+	if path == "" {
+		return "", "", errors.New("update state: empty path")
+	}
+	rel := path
+	if filepath.IsAbs(path) {
+		r, err := filepath.Rel(root, path)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return "", "", fmt.Errorf("update state %s: %w: outside the repository", path, safefile.ErrUnsafe)
+		}
+		rel = filepath.ToSlash(r)
+	}
+	clean, err = safefile.CheckPath(root, rel)
+	if err != nil {
+		return "", "", fmt.Errorf("update state: %w", err)
+	}
+	return filepath.Join(root, filepath.FromSlash(clean)), clean, nil
+}
+
+func isMarkdown(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".md", ".markdown", ".mdx":
+		return true
+	}
+	return false
+}
+
+// isJSON tells the format of a state file: by extension, else by its first
+// non-blank byte.
+func isJSON(path string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return true
+	case ".yaml", ".yml":
+		return false
+	}
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// edit replaces data[start:end] with text.
+type edit struct {
+	start, end int
+	text       string
+}
+
+func applyEdits(data []byte, edits []edit) []byte {
+	// edits never overlap; apply from the end so offsets stay valid
+	for i := 0; i < len(edits); i++ {
+		for j := i + 1; j < len(edits); j++ {
+			if edits[j].start > edits[i].start {
+				edits[i], edits[j] = edits[j], edits[i]
+			}
+		}
+	}
+	out := append([]byte{}, data...)
+	for _, e := range edits {
+		out = append(out[:e.start], append([]byte(e.text), out[e.end:]...)...)
+	}
+	return out
+}
+
+// scalar styles of a value found in place.
+const (
+	stylePlain  = "plain"
+	styleDouble = "double"
+	styleSingle = "single"
+	styleEmpty  = "empty" // YAML "key:" with no value; JSON null is plain
+	styleString = "string"
+	styleOther  = "other" // a JSON number, literal
+)
+
+// foundValue is one of the three fields found in a mapping.
+type foundValue struct {
+	key        string // as spelt in the file
+	start, end int    // the value's bytes
+	style      string
+	text       string // the scalar's value (decoded)
+}
+
+// mapInfo is a mapping the patch may write into.
+type mapInfo struct {
+	keys  []string
+	found map[string]*foundValue // by key as spelt
+	// insert builds the text inserting new key/value lines or members, and
+	// where; ok is false when the mapping cannot take insertions.
+	insert func(kvs [][2]string) (edit, error)
+	// render renders a new value for a field of this mapping's format.
+	render func(field string, old *foundValue, value string) string
+}
+
+// find returns the first spelling of keys present in m.
+func (m *mapInfo) find(keys []string) *foundValue {
+	if m == nil {
+		return nil
+	}
+	for _, k := range keys {
+		if f, ok := m.found[k]; ok {
+			return f
+		}
+	}
+	return nil
+}
+
+// camel reports whether the mapping's keys are mostly camelCase.
+func camel(keys []string) (isCamel, decided bool) {
+	c, s := 0, 0
+	for _, k := range keys {
+		if strings.Contains(k, "_") {
+			s++
+			continue
+		}
+		for i := 1; i < len(k); i++ {
+			if k[i-1] >= 'a' && k[i-1] <= 'z' && k[i] >= 'A' && k[i] <= 'Z' {
+				c++
+				break
+			}
+		}
+	}
+	return c > s, c != s
+}
+
+// patchState patches data (a whole state file) and verifies the result.
+func patchState(path string, data []byte, now time.Time, wrappers []string) ([]byte, error) {
+	bom := bytes.HasPrefix(data, utf8BOM)
+	body := data
+	if bom {
+		body = data[len(utf8BOM):]
+	}
+	jsonFmt := isJSON(path, body)
+	var inner, outer *mapInfo
+	var err error
+	if jsonFmt {
+		inner, outer, err = locateJSON(body, wrappers)
+	} else {
+		inner, outer, err = locateYAML(body, wrappers)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	ts := now.UTC().Format(time.RFC3339)
+	oldCount := 0
+	if f := firstFound(inner, outer, resumeCountKeys); f != nil {
+		n, err := parseCount(f)
+		if err != nil {
+			return nil, err
+		}
+		oldCount = n
+	}
+	newCount := strconv.Itoa(oldCount + 1)
+
+	isCamel, decided := camel(inner.keys)
+	if !decided && outer != nil {
+		isCamel, _ = camel(outer.keys)
+	}
+	var edits []edit
+	var missing [][2]string
+	for _, fld := range []struct {
+		keys  []string
+		camel string
+		value string
+	}{
+		{statusKeys, "status", StatusActive},
+		{resumedAtKeys, "resumedAt", ts},
+		{resumeCountKeys, "resumeCount", newCount},
+	} {
+		m := inner
+		f := inner.find(fld.keys)
+		if f == nil && outer != nil {
+			if f = outer.find(fld.keys); f != nil {
+				m = outer
+			}
+		}
+		if f != nil {
+			edits = append(edits, edit{f.start, f.end, m.render(fld.keys[0], f, fld.value)})
+			continue
+		}
+		key := fld.keys[0]
+		if isCamel {
+			key = fld.camel
+		}
+		missing = append(missing, [2]string{key, inner.render(fld.keys[0], nil, fld.value)})
+	}
+	if len(missing) > 0 {
+		e, err := inner.insert(missing)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, e)
+	}
+	out := applyEdits(body, edits)
+	if err := verifyPatch(body, out, jsonFmt, wrappers, ts, oldCount+1); err != nil {
+		return nil, fmt.Errorf("the patched file does not check out (nothing written): %w", err)
+	}
+	if bom {
+		out = append(append([]byte{}, utf8BOM...), out...)
+	}
+	return out, nil
+}
+
+func firstFound(inner, outer *mapInfo, keys []string) *foundValue {
+	if f := inner.find(keys); f != nil {
+		return f
+	}
+	return outer.find(keys)
+}
+
+// parseCount reads an existing resume count: empty or null is 0.
+func parseCount(f *foundValue) (int, error) {
+	t := strings.TrimSpace(f.text)
+	if f.style == styleEmpty || t == "" || t == "~" || t == "null" || t == "Null" || t == "NULL" {
+		return 0, nil
+	}
+	if n, err := strconv.Atoi(t); err == nil && n >= 0 {
+		return n, nil
+	}
+	if x, err := strconv.ParseFloat(t, 64); err == nil && x >= 0 && x == math.Trunc(x) && x < 1e9 {
+		return int(x), nil
+	}
+	return 0, fmt.Errorf("%s is %q, not a count", f.key, f.text)
+}
+
+// decodeState decodes a state file's content in its format.
+func decodeState(data []byte, jsonFmt bool) (map[string]any, error) {
+	if jsonFmt {
+		return discover.DecodeJSONMap(data)
+	}
+	return discover.DecodeYAMLMap(data)
+}
+
+// splitState returns the mapping that holds the fields (the first wrapper
+// holding a mapping, else the top level) and the top level when different.
+func splitState(m map[string]any, wrappers []string) (inner, outer map[string]any) {
+	for _, w := range wrappers {
+		if v, ok := m[w].(map[string]any); ok {
+			return v, m
+		}
+	}
+	return m, nil
+}
+
+// lookupField finds a field as the patch does: in the inner mapping first.
+func lookupField(inner, outer map[string]any, keys []string) (any, bool) {
+	for _, m := range []map[string]any{inner, outer} {
+		if m == nil {
+			continue
+		}
+		for _, k := range keys {
+			if v, ok := m[k]; ok {
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// stripFields removes every spelling of the three fields from the mappings
+// they may live in; what is left is the state apart from what a resume
+// writes.
+func stripFields(m map[string]any, wrappers []string) {
+	inner, outer := splitState(m, wrappers)
+	for _, mm := range []map[string]any{inner, outer} {
+		if mm == nil {
+			continue
+		}
+		for _, keys := range [][]string{statusKeys, resumedAtKeys, resumeCountKeys} {
+			for _, k := range keys {
+				delete(mm, k)
+			}
+		}
+	}
+}
+
+// canonical renders decoded state values deterministically (sorted keys,
+// quoted strings), for comparison and hashing.
+func canonical(m map[string]any) string {
+	return fmt.Sprintf("%#v", m)
+}
+
+// verifyPatch re-parses the patched content: it must decode, read back the
+// three fields, and be equal to the original apart from them.
+func verifyPatch(orig, patched []byte, jsonFmt bool, wrappers []string, ts string, count int) error {
+	before, err := decodeState(orig, jsonFmt)
+	if err != nil {
+		return fmt.Errorf("the original does not decode: %w", err)
+	}
+	after, err := decodeState(patched, jsonFmt)
+	if err != nil {
+		return err
+	}
+	inner, outer := splitState(after, wrappers)
+	if v, _ := lookupField(inner, outer, statusKeys); fmt.Sprint(v) != StatusActive {
+		return fmt.Errorf("status reads back as %v", v)
+	}
+	v, _ := lookupField(inner, outer, resumedAtKeys)
+	switch t := v.(type) {
+	case string:
+		if t != ts {
+			return fmt.Errorf("resumed_at reads back as %q", t)
+		}
+	case time.Time:
+		if t.UTC().Format(time.RFC3339) != ts {
+			return fmt.Errorf("resumed_at reads back as %v", t)
+		}
+	default:
+		return fmt.Errorf("resumed_at reads back as %v", v)
+	}
+	v, _ = lookupField(inner, outer, resumeCountKeys)
+	if fmt.Sprint(v) != strconv.Itoa(count) {
+		return fmt.Errorf("resume_count reads back as %v", v)
+	}
+	stripFields(before, wrappers)
+	stripFields(after, wrappers)
+	if canonical(before) != canonical(after) {
+		return errors.New("other fields changed")
+	}
+	return nil
+}
+
+// stateHash is the hex sha256 of a state's content apart from the three
+// fields a resume writes: the decoded state without them, rendered
+// canonically. Content that does not decode is hashed as it is.
+func stateHash(path string, data []byte, wrappers []string) string {
+	body := bytes.TrimPrefix(data, utf8BOM)
+	if m, err := decodeState(body, isJSON(path, body)); err == nil {
+		stripFields(m, wrappers)
+		return sha256Hex([]byte(canonical(m)))
+	}
+	return sha256Hex(data)
+}

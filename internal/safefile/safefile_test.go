@@ -1,0 +1,94 @@
+package safefile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckPath(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.WriteFile(filepath.Join(root, "src", "a.go"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "src"), filepath.Join(root, "in")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want string // "" = unsafe
+	}{
+		{"src/a.go", "src/a.go"},
+		{"./src//a.go", "src/a.go"},
+		{"src/../src/a.go", "src/a.go"},
+		{"missing/file.txt", "missing/file.txt"},
+		{"in/a.go", "in/a.go"},
+		{"", ""},
+		{"/etc/passwd", ""},
+		{"../x", ""},
+		{"src/../../x", ""},
+		{"..", ""},
+		{"a\x00b", ""},
+		{"a\nb", ""},
+		{`\\server\share`, ""},
+		{"C:/x", ""},
+		{"out/secret", ""},
+	}
+	for _, tt := range tests {
+		got, err := CheckPath(root, tt.path)
+		if tt.want == "" {
+			if err == nil || !errors.Is(err, ErrUnsafe) {
+				t.Errorf("CheckPath(%q) = %q, %v; want ErrUnsafe", tt.path, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("CheckPath(%q) = %q, %v; want %q", tt.path, got, err, tt.want)
+		}
+	}
+}
+
+func TestRead(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "ok.txt"), []byte("hello"), 0o644)
+	os.WriteFile(filepath.Join(root, "bin"), []byte("ab\x00cd"), 0o644)
+	os.WriteFile(filepath.Join(root, "big"), []byte(strings.Repeat("x", 2048)), 0o644)
+	os.Mkdir(filepath.Join(root, "dir"), 0o755)
+	if data, err := Read(root, "ok.txt", 1024); err != nil || string(data) != "hello" {
+		t.Errorf("ok: %q %v", data, err)
+	}
+	for name, want := range map[string]error{"bin": ErrBinary, "big": ErrTooLarge, "dir": ErrNotFile, "../x": ErrUnsafe} {
+		if _, err := Read(root, name, 1024); !errors.Is(err, want) {
+			t.Errorf("Read(%s) = %v, want %v", name, err, want)
+		}
+	}
+	if _, err := Read(root, "missing", 1024); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+func FuzzCheckPath(f *testing.F) {
+	for _, s := range []string{"a/b", "../a", "/abs", "a/../../b", "a\x00", ".", "a/./b/"} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, p string) {
+		got, err := CheckPath(root, p)
+		if err != nil {
+			return
+		}
+		if strings.HasPrefix(got, "/") || got == ".." || strings.HasPrefix(got, "../") || strings.ContainsAny(got, "\x00\n\r") {
+			t.Fatalf("CheckPath(%q) accepted %q", p, got)
+		}
+		abs := filepath.Join(root, filepath.FromSlash(got))
+		if rel, err := filepath.Rel(root, abs); err != nil || strings.HasPrefix(rel, "..") {
+			t.Fatalf("CheckPath(%q) = %q leaves the root", p, got)
+		}
+	})
+}
