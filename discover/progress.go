@@ -166,9 +166,8 @@ type progDoc struct {
 	Exec        []*progItem
 	Blocks      []progBlock
 	Messages    []*progMessage
-	ConvText    []string // conversation lines before any message heading
-	HasExec     bool     // an execution state heading was seen
-	HasConfig   bool
+	ConvText    []string    // conversation lines before any message heading
+	HasExec     bool        // an execution state heading was seen
 	Pre         []*progItem // "key: value" items before the first section
 	ConfigItems []*progItem
 }
@@ -380,11 +379,8 @@ func progSplit(file, text string) *progDoc {
 			if known || level <= 2 {
 				sec = next
 				last, msg = nil, nil
-				switch sec {
-				case progExecState:
+				if sec == progExecState {
 					doc.HasExec = true
-				case progConfig:
-					doc.HasConfig = true
 				}
 			}
 			continue

@@ -388,6 +388,16 @@ func TestParseProgressManySteps(t *testing.T) {
 	if len(c.Phases) != 1 {
 		t.Errorf("phases = %v", progPhaseSummary(c))
 	}
+	// a flow list continued over many lines stays linear too
+	cont := "## Execution State\n- Completed: [\n" + strings.Repeat("  x,\n", 200000) + "  y]\n"
+	start = time.Now()
+	c, _ = ParseProgress("progress.md", []byte(cont))
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("continuation lines took %v", d)
+	}
+	if got := progPhaseSummary(c); !reflect.DeepEqual(got, []string{"x=completed", "y=completed"}) {
+		t.Errorf("phases = %v", got)
+	}
 }
 
 func TestProgressSourceScan(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/cli"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 )
@@ -42,6 +43,8 @@ func TestScripts(t *testing.T) {
 			"gitcommit": cmdGitCommit,
 			"gitrm":     cmdGitRm,
 			"mtime":     cmdMtime,
+			"lockfile":  cmdLockfile,
+			"sleep":     cmdSleep,
 		},
 	})
 }
@@ -141,4 +144,35 @@ func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("mtime: %v", err)
 		}
 	}
+}
+
+// lockfile ID dead|live — write the resume lock of workflow ID as a process
+// on this host would: "dead" names a pid that does not exist (a stale lock),
+// "live" names this test process.
+func cmdLockfile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: lockfile ID dead|live")
+	}
+	host, _ := os.Hostname()
+	info := handoff.LockInfo{PID: os.Getpid(), Host: host, User: "tester", StartedAt: time.Now().UTC(), Command: "orchestrate resume"}
+	if args[1] == "dead" {
+		info.PID = 4194000 // above the default pid_max range: never a live process
+	}
+	lk, err := handoff.Acquire(ts.Getenv("WORK"), args[0], info, false)
+	if err != nil {
+		ts.Fatalf("lockfile: %v", err)
+	}
+	_ = lk // left in place on purpose
+}
+
+// sleep DURATION — pause the script (for the background resume to take its lock).
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
 }

@@ -207,7 +207,8 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		Command: s.cfg.Handoff.Command, Env: os.Environ(),
 		Stdout: a.sys.IO.Out, Stderr: a.sys.IO.ErrOut,
 		Now: s.now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,
-		LogPath: logPath(s),
+		LogPath:   logPath(s),
+		Failpoint: testFailpoint(),
 	}
 	if r.opts.JSON {
 		req.Stdout = a.sys.IO.ErrOut // stdout carries the JSON document

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/modes"
+)
+
+// scripted answers every question by choosing the option containing answer
+// (Select), with yes (Confirm) or with answer (Input).
+type scripted struct {
+	answer string
+	asked  []string
+}
+
+func (s *scripted) Select(msg string, options []string, def int) (int, error) {
+	s.asked = append(s.asked, msg)
+	for i, o := range options {
+		if strings.Contains(o, s.answer) {
+			return i, nil
+		}
+	}
+	return def, nil
+}
+
+func (s *scripted) Confirm(msg string, def bool) (bool, error) {
+	s.asked = append(s.asked, msg)
+	return s.answer == "yes", nil
+}
+
+func (s *scripted) Input(msg, def string) (string, error) {
+	s.asked = append(s.asked, msg)
+	return s.answer, nil
+}
+
+// interrupting is a prompter whose user presses Ctrl-C.
+type interrupting struct{}
+
+func (interrupting) Select(string, []string, int) (int, error) { return 0, modes.ErrInterrupted }
+func (interrupting) Confirm(string, bool) (bool, error)        { return false, modes.ErrInterrupted }
+func (interrupting) Input(string, string) (string, error)      { return "", modes.ErrInterrupted }
+
+func runWith(t *testing.T, dir string, p modes.Prompter, args ...string) *fakeRun {
+	t.Helper()
+	r := &fakeRun{}
+	sys := System{
+		IO:       IOStreams{In: strings.NewReader(""), Out: &r.out, ErrOut: &r.err, InTTY: p != nil, ErrTTY: p != nil},
+		Getenv:   func(string) string { return "" },
+		Now:      func() time.Time { return time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC) },
+		Getwd:    func() (string, error) { return dir, nil },
+		Prompter: p,
+	}
+	r.code = Main(args, sys)
+	return r
+}
+
+func exitRepo(t *testing.T) string {
+	return testRepo(t, map[string]string{
+		".orchestrate/workflows/sdc-1.yaml": strings.Replace(sdcState, "%s", "interactive", 1),
+		".orchestrate/workflows/done-1.yaml": "execution_id: done-1\nworkflow: story-development-cycle\nstory: \"4.1\"\n" +
+			"updated_at: 2026-11-19T11:30:00Z\nstatus: completed\n",
+		".orchestrate/workflows/broken-1.yaml": "execution_id: broken-1\nworkflow: story-development-cycle\nstory: \"4.9\"\n" +
+			"updated_at: 2026-11-20T11:00:00Z\nstatus: paused\ncurrent_phase: implement\n",
+		"docs/stories/4.2.s.md": story42,
+		"docs/stories/4.1.d.md": "# Story 4.1: D\n**Status:** Done\n",
+	})
+}
+
+// Every exit code of DESIGN §9, exactly.
+func TestExitCodes(t *testing.T) {
+	host, _ := os.Hostname()
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		p     modes.Prompter
+		args  []string
+		want  int
+		check func(t *testing.T, dir string, r *fakeRun)
+	}{
+		{name: "0 resumed", args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitOK,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				data, _ := os.ReadFile(filepath.Join(dir, ".orchestrate/workflows/sdc-1.yaml"))
+				if !bytes.Contains(data, []byte("status: active")) {
+					t.Errorf("state not updated:\n%s", data)
+				}
+			}},
+		{name: "0 nothing to resume", setup: func(t *testing.T, dir string) {
+			os.RemoveAll(filepath.Join(dir, ".orchestrate"))
+			os.Remove(filepath.Join(dir, "docs/stories/4.2.s.md"))
+		}, args: []string{"resume"}, want: ExitOK},
+		{name: "1 io error", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".orchestrate/handoffs"), []byte("not a folder"), 0o644)
+		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitError},
+		{name: "2 usage", args: []string{"resume", "--nope"}, want: ExitUsage},
+		{name: "2 ambiguous", args: []string{"resume", "--dry-run", "workflow:"}, want: ExitUsage},
+		{name: "10 declined", p: &scripted{answer: "cancel"}, args: []string{"resume", "sdc-1"}, want: ExitDeclined,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				if _, err := os.Stat(filepath.Join(dir, ".orchestrate/handoffs")); err == nil {
+					t.Error("declined resume wrote a handoff")
+				}
+			}},
+		{name: "10 ctrl-c", p: interrupting{}, args: []string{"resume", "sdc-1"}, want: ExitDeclined},
+		{name: "10 preflight not approved", p: &scripted{answer: "no"}, args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitDeclined},
+		{name: "0 preflight proceed", p: &scripted{answer: "proceed"}, args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitOK},
+		{name: "0 interactive yes", p: &scripted{answer: "yes"}, args: []string{"resume", "sdc-1"}, want: ExitOK},
+		{name: "14 not found", args: []string{"resume", "nope"}, want: ExitNotFound},
+		{name: "15 terminal", args: []string{"resume", "done-1"}, want: ExitTerminal},
+		{name: "16 locked", setup: func(t *testing.T, dir string) {
+			if _, err := handoff.Acquire(dir, "workflow:sdc-1", handoff.LockInfo{PID: os.Getpid(), Host: host, StartedAt: time.Now()}, false); err != nil {
+				t.Fatal(err)
+			}
+		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitLocked},
+		{name: "17 cannot resume", args: []string{"resume", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
+		{name: "17 dry run gate", args: []string{"resume", "--dry-run", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
+		{name: "19 no terminal", args: []string{"resume", "sdc-1"}, want: ExitNoTTY},
+		{name: "19 several and no terminal", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".orchestrate/workflows/sdc-5.yaml"), []byte(strings.Replace(strings.Replace(sdcState, "%s", "interactive", 1), "sdc-1", "sdc-5", 1)), 0o644)
+		}, args: []string{"resume"}, want: ExitNoTTY},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := exitRepo(t)
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			r := runWith(t, dir, tt.p, tt.args...)
+			if r.code != tt.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tt.want, r.out.String(), r.err.String())
+			}
+			if strings.Contains(r.err.String(), "panic") || strings.Contains(r.err.String(), "goroutine ") {
+				t.Errorf("stack trace on stderr:\n%s", r.err.String())
+			}
+			if tt.check != nil {
+				tt.check(t, dir, r)
+			}
+		})
+	}
+}
