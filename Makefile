@@ -66,3 +66,8 @@ bench: build
 ## bench-small: the 10k-file size only (a quick check)
 bench-small: build
 	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh small
+
+## soak: the crash suite with 240 killed resumes, then every fuzz target for 60s each
+soak:
+	$(GO) test -count=1 -v -run '^TestCrashDuringResume$$' -timeout 30m ./internal/crashtest -crash.runs 240
+	scripts/fuzz.sh 60s

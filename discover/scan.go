@@ -64,10 +64,15 @@ func Scan(r *Repo, opts Options) Result {
 		all = append(all, cs...)
 		findings = append(findings, fs...)
 	}
+	// date the state files first (Merge compares their times), then only the
+	// story candidates Merge left standing
 	if opts.Times != nil {
-		refineTimes(all, opts.Times)
+		refineTimes(all, opts.Times, false)
 	}
 	all = Merge(all)
+	if opts.Times != nil {
+		refineTimes(all, opts.Times, true)
+	}
 	Order(all)
 	defs := map[string]workflow.Definition{}
 	for id, d := range BuiltinDefinitions() {
@@ -84,10 +89,10 @@ func Scan(r *Repo, opts Options) Result {
 // and state files without a time field) with the time of the last commit
 // that changed their file, when the file is as committed: a fresh clone
 // resets every mtime, the history does not.
-func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp) {
+func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp, stories bool) {
 	var paths []string
 	for _, c := range cs {
-		if c.Resumable && c.UpdatedFrom == "mtime" {
+		if c.Resumable && c.UpdatedFrom == "mtime" && (c.Source.Kind == workflow.KindStory) == stories {
 			paths = append(paths, c.Source.Path)
 		}
 	}
@@ -97,7 +102,7 @@ func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp)
 	stamps := times(paths)
 	for i := range cs {
 		c := &cs[i]
-		if c.UpdatedFrom != "mtime" {
+		if c.UpdatedFrom != "mtime" || (c.Source.Kind == workflow.KindStory) != stories {
 			continue
 		}
 		if st, ok := stamps[c.Source.Path]; ok && !st.When.IsZero() {
@@ -136,15 +141,21 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	cs = out
 
 	absorbed := make([]bool, len(cs))
+	var states []int // resumable state-file candidates: the ones that absorb stories
+	for j := range cs {
+		if cs[j].Source.Kind != workflow.KindStory && cs[j].Resumable {
+			states = append(states, j)
+		}
+	}
 	for i := range cs {
 		s := &cs[i]
 		if s.Source.Kind != workflow.KindStory || (s.Type != workflow.TypeSDC && s.Type != workflow.TypeQAReview) || len(s.Stories) == 0 {
 			continue
 		}
 		best := -1
-		for j := range cs {
+		for _, j := range states {
 			c := &cs[j]
-			if j == i || c.Source.Kind == workflow.KindStory || !c.Resumable || !c.HasStory(s.Stories[0]) {
+			if !c.HasStory(s.Stories[0]) {
 				continue
 			}
 			if best < 0 || moreSpecific(c, &cs[best]) {

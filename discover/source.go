@@ -41,11 +41,13 @@ type Repo struct {
 	// Stories are the parsed story files by id, filled by Scan before the
 	// state-file sources run so they can look stories up.
 	Stories map[string]*workflow.Story
+
+	reader *safefile.Reader
 }
 
 // NewRepo returns a Repo for root with cfg, loading workflow definitions.
 func NewRepo(root string, cfg config.Config) (*Repo, []workflow.Finding) {
-	r := &Repo{Root: root, Config: cfg, Stories: map[string]*workflow.Story{}}
+	r := &Repo{Root: root, Config: cfg, Stories: map[string]*workflow.Story{}, reader: safefile.NewReader(root)}
 	defs, findings := LoadDefinitions(r)
 	r.Definitions = defs
 	return r, findings
@@ -62,7 +64,10 @@ func (r *Repo) Definition(id string) workflow.Definition {
 // Read reads a repository-relative file safely (size limit, no binary, no
 // symlink out of the repository).
 func (r *Repo) Read(rel string) ([]byte, error) {
-	return safefile.Read(r.Root, rel, r.Config.MaxFileSize)
+	if r.reader == nil {
+		return safefile.Read(r.Root, rel, r.Config.MaxFileSize)
+	}
+	return r.reader.Read(rel, r.Config.MaxFileSize)
 }
 
 // Exists reports whether a repository-relative path exists (without following

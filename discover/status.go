@@ -183,6 +183,13 @@ func storyCommentaryFollows(rest string) bool {
 // two letters or digits ("in_progress") is part of a word and kept.
 func storyStripStatus(raw string) string {
 	raw = storyCut(raw, storyMaxStatusLen)
+	if storyPlainASCII(raw) {
+		s := strings.Join(strings.Fields(raw), " ")
+		for s != "" && strings.IndexByte("-+>#", s[0]) >= 0 {
+			s = strings.TrimLeft(s[1:], " ")
+		}
+		return s
+	}
 	rs := []rune(raw) // invalid bytes become U+FFFD, a symbol, and are dropped
 	var b strings.Builder
 	b.Grow(len(raw))
@@ -261,4 +268,16 @@ func storyCut(s string, max int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// storyPlainASCII reports whether s is printable ASCII with none of the
+// characters storyStripStatus removes or rewrites (its fast path).
+func storyPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '*' || c == '`' || c == '~' || c == '_' || c == '^' {
+			return false
+		}
+	}
+	return true
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -476,9 +479,56 @@ func storyAgent(v string) string {
 	return strings.ToLower(a)
 }
 
+// storyEmphasis removes emphasis markers.
+var storyEmphasis = strings.NewReplacer("**", "", "__", "", "`", "")
+
+// storyReadAll reads and parses the story files at paths with one worker
+// per CPU (reading and parsing 2,000 stories is most of a scan), returning
+// them in the order of paths; nil marks a file that is not a story, and
+// readable[i] is false for a file that could not be read.
+func storyReadAll(r *Repo, paths []string) (out []*workflow.Story, readable []bool) {
+	out = make([]*workflow.Story, len(paths))
+	readable = make([]bool, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(paths) {
+		workers = len(paths)
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
+				}
+				p := paths[i]
+				var st *workflow.Story
+				data, err := r.Read(p)
+				if err != nil {
+					st = storyUnreadable(p, err)
+				} else {
+					parsed := storyParse(p, data, r.Config.Statuses)
+					if !parsed.hasID && !parsed.hasStatus {
+						continue
+					}
+					st = parsed.story
+					readable[i] = true
+				}
+				st.ModTime = r.ModTime(p)
+				out[i] = st
+			}
+		}()
+	}
+	wg.Wait()
+	return out, readable
+}
+
 // storyPlain removes emphasis markers and extra whitespace.
 func storyPlain(v string) string {
-	v = strings.NewReplacer("**", "", "__", "", "`", "").Replace(storyCut(v, storyMaxFieldLen))
+	v = storyEmphasis.Replace(storyCut(v, storyMaxFieldLen))
 	return strings.Join(strings.Fields(v), " ")
 }
 
@@ -998,19 +1048,13 @@ func (StorySource) Scan(r *Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	var out []workflow.Candidate
 	firstPath := map[string]string{}
-	for _, p := range storyGlob(r.Root, patterns) {
-		var st *workflow.Story
-		data, err := r.Read(p)
-		if err != nil {
-			st = storyUnreadable(p, err)
-		} else {
-			parsed := storyParse(p, data, r.Config.Statuses)
-			if !parsed.hasID && !parsed.hasStatus {
-				continue
-			}
-			st = parsed.story
+	paths := storyGlob(r.Root, patterns)
+	parsed, readable := storyReadAll(r, paths)
+	for i, p := range paths {
+		st := parsed[i]
+		if st == nil {
+			continue // neither an id nor a status: not a story
 		}
-		st.ModTime = r.ModTime(p)
 		c := storyCandidate(r, st)
 		if first, dup := firstPath[st.ID]; dup {
 			c.ID += "@" + p
@@ -1023,7 +1067,7 @@ func (StorySource) Scan(r *Repo) ([]workflow.Candidate, []workflow.Finding) {
 			})
 		} else {
 			firstPath[st.ID] = p
-			if err == nil {
+			if readable[i] {
 				r.Stories[st.ID] = st
 			}
 		}

@@ -66,11 +66,17 @@ type EnvelopeCandidate struct {
 }
 
 // RestoredContext is what the workflow had done and saved before it stopped.
+// For a work session: its breadcrumbs and its completed subtasks' summaries
+// (seeds/003); when its AI session was gone and a new one was started, the
+// previous id and the context rebuilt for the new session (aisession.go).
 type RestoredContext struct {
-	CompletedPhases []CompletedPhase `json:"completed_phases"`
-	Saved           map[string]any   `json:"saved"`
-	AISessionID     string           `json:"ai_session_id"`
-	Breadcrumbs     []any            `json:"breadcrumbs"`
+	CompletedPhases     []CompletedPhase `json:"completed_phases"`
+	Saved               map[string]any   `json:"saved"`
+	AISessionID         string           `json:"ai_session_id"`
+	Breadcrumbs         []any            `json:"breadcrumbs"`
+	SubtaskSummaries    []any            `json:"subtask_summaries"`
+	PreviousAISessionID string           `json:"previous_ai_session_id,omitempty"`
+	Rebuilt             string           `json:"rebuilt_context,omitempty"`
 }
 
 // CompletedPhase is a phase kept by the plan, with its agent and outputs.

@@ -11,7 +11,6 @@ package handoff
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/plan"
@@ -70,6 +70,12 @@ type Request struct {
 	// "envelope", "command", "log"); an error it returns fails the handoff
 	// there. Nil in production.
 	Failpoint func(step string) error
+	// AI-session resume fallback (aisession.go): config handoff.session_gone_exit_codes,
+	// session_gone_pattern, fallback_command; SessionIDPattern "" is DefaultSessionIDPattern.
+	SessionGoneExitCodes []int
+	SessionGonePattern   string
+	FallbackCommand      string
+	SessionIDPattern     string
 }
 
 // Result is what a handoff did.
@@ -247,7 +253,7 @@ func Execute(req Request) (Result, error) {
 			return fail(err)
 		}
 		res.Command = logging.Redact(line)
-		status, err := RunCommand(context.Background(), req.Command, data, root, req.Env, req.Stdout, req.Stderr)
+		status, err := runOrchestrator(&req, data, &res, &backup)
 		res.ExitStatus = status
 		if err != nil {
 			return fail(err)
@@ -325,7 +331,8 @@ func buildEnvelope(req Request, key string) Envelope {
 		Forced:  req.Forced,
 		Restart: req.Restart,
 		Context: RestoredContext{
-			CompletedPhases: done, Saved: saved, AISessionID: c.AISessionID, Breadcrumbs: []any{},
+			CompletedPhases: done, Saved: saved, AISessionID: c.AISessionID,
+			Breadcrumbs: restoredList(saved, discover.WorkSessionCtxBreadcrumbs), SubtaskSummaries: restoredList(saved, discover.WorkSessionCtxSummaries),
 		},
 		Next:           Next{Agent: req.Plan.ResumeFrom.Agent, Phase: req.Plan.ResumeFrom.Phase, Inputs: inputs},
 		IdempotencyKey: key,

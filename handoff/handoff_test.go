@@ -487,7 +487,8 @@ func TestExecuteStoryIsNeverEdited(t *testing.T) {
 
 func TestExecuteProgressNotPatchable(t *testing.T) {
 	root, req := fixture(t)
-	os.WriteFile(filepath.Join(root, "progress.md"), []byte("**Status:** paused\n"), 0o644)
+	// markdown that is not in the progress-file format cannot be marked resumed
+	os.WriteFile(filepath.Join(root, "progress.md"), []byte("# Notes\n\nprose\n"), 0o644)
 	req.Candidate.ID, req.Candidate.Type = "progress:x", workflow.TypeProgress
 	req.Candidate.Source = workflow.SourceRef{Kind: workflow.KindProgress, Path: "progress.md", Priority: 3}
 	before := snapshot(t, root)

@@ -139,14 +139,15 @@ func updateState(root, path string, now time.Time, wrappers []string) (Backup, e
 	case !fi.Mode().IsRegular():
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, safefile.ErrNotFile)
 	}
-	if isMarkdown(clean) {
-		return Backup{}, fmt.Errorf("update state %s: %w (markdown)", clean, ErrNotPatchable)
-	}
 	data, err := safefile.Read(root, clean, maxStateSize)
 	if err != nil {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
-	patched, err := patchState(clean, data, now, wrappers)
+	patch := patchState
+	if isMarkdown(clean) {
+		patch = patchProgressState // a seeds/002 progress file (progress.go); other markdown: ErrNotPatchable
+	}
+	patched, err := patch(clean, data, now, wrappers)
 	if err != nil {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
@@ -515,6 +516,9 @@ func verifyPatch(orig, patched []byte, jsonFmt bool, wrappers []string, ts strin
 // fields a resume writes: the decoded state without them, rendered
 // canonically. Content that does not decode is hashed as it is.
 func stateHash(path string, data []byte, wrappers []string) string {
+	if isMarkdown(path) {
+		return progressStateHash(data)
+	}
 	body := bytes.TrimPrefix(data, utf8BOM)
 	if m, err := decodeState(body, isJSON(path, body)); err == nil {
 		stripFields(m, wrappers)

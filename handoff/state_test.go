@@ -376,7 +376,7 @@ func TestUpdateStatePaths(t *testing.T) {
 	os.Symlink(filepath.Join(root, "real.yaml"), filepath.Join(root, "link.yaml"))
 	os.Symlink(outside, filepath.Join(root, "out"))
 	os.MkdirAll(filepath.Join(root, "docs/specs/login"), 0o755)
-	os.WriteFile(filepath.Join(root, "progress.md"), []byte("**Status:** paused\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "progress.md"), []byte("# Notes\n\nprose\n"), 0o644)
 
 	if _, err := UpdateState(root, "link.yaml", t0); err == nil || !errors.Is(err, safefile.ErrUnsafe) {
 		t.Errorf("symlinked state: err = %v", err)

@@ -102,7 +102,6 @@ type gen struct {
 	byEpic  map[int][]*story
 	wfs     []*wf
 	hashes  []string // commit hashes, by index
-	times   []time.Time
 
 	// per commit: extra work planted (index → paths of source files to edit)
 	planted map[int][]int
@@ -168,9 +167,11 @@ func (g *gen) build() (string, error) {
 			return "", err
 		}
 	}
-	if err := g.commit(0, "Initial import", nil); err != nil {
-		return "", err
+	h, err := gitfixture.Commit(g.dir, "Initial import", authors[0].name, authors[0].email, g.at(0))
+	if err != nil {
+		return "", fmt.Errorf("commit 1: %w", err)
 	}
+	g.hashes = append(g.hashes, h)
 	g.logf("commit 1/%d: %d source files, %d stories (%.1fs)", g.p.Commits, len(g.files), len(g.stories), time.Since(t0).Seconds())
 
 	t1 := time.Now()
@@ -197,7 +198,6 @@ func (g *gen) build() (string, error) {
 				return "", fmt.Errorf("commit %d: %w", i+1, err)
 			}
 			g.hashes = append(g.hashes, h)
-			g.times = append(g.times, when)
 			if i%100 == 0 {
 				g.logf("commit %d/%d (%.1fs)", i+1, g.p.Commits, time.Since(t1).Seconds())
 			}
@@ -222,7 +222,6 @@ func (g *gen) build() (string, error) {
 			return "", fmt.Errorf("commit %d: tree %s, want %s (%v)", i+1, got, want, err)
 		}
 		g.hashes = append(g.hashes, h)
-		g.times = append(g.times, when)
 	}
 	g.logf("commits 2-%d: %.1fs", g.p.Commits, time.Since(t1).Seconds())
 
@@ -288,18 +287,6 @@ func (g *gen) work(i int) (string, []string, error) {
 		msg += " (and save workflow state)"
 	}
 	return msg, paths, nil
-}
-
-func (g *gen) commit(i int, msg string, paths []string) error {
-	a := authors[0]
-	when := g.at(i)
-	h, err := gitfixture.Commit(g.dir, msg, a.name, a.email, when, paths...)
-	if err != nil {
-		return fmt.Errorf("commit %d: %w", i+1, err)
-	}
-	g.hashes = append(g.hashes, h)
-	g.times = append(g.times, when)
-	return nil
 }
 
 // layoutFiles names the tracked source files.

@@ -41,7 +41,7 @@ func (a *app) prompter() modes.Prompter {
 	if a.sys.Prompter != nil {
 		return a.sys.Prompter
 	}
-	return newSurveyPrompter(a.sys.IO)
+	return newSurveyPrompterColor(a.sys.IO, a.color())
 }
 
 // cancelled ends a resume the user declined or interrupted: exit 10,
@@ -63,7 +63,7 @@ func (a *app) act(r *resumeRun) error {
 	// Autopilot halts on conflicts, blocking findings or staleness; with a
 	// terminal attached it switches to interactive.
 	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && r.situation.Conflicts {
-		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot halted: %s\nSwitching to interactive mode.\n\n", r.plan.Reason)
+		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", r.plan.Reason)
 		r.mode = modes.ModeInteractive
 		if err := a.evaluate(r, a.planOptions(r)); err != nil {
 			return err
@@ -209,6 +209,11 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		Now: s.now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,
 		LogPath:   logPath(s),
 		Failpoint: testFailpoint(),
+
+		SessionGoneExitCodes: s.cfg.Handoff.SessionGoneExitCodes,
+		SessionGonePattern:   s.cfg.Handoff.SessionGonePattern,
+		FallbackCommand:      s.cfg.Handoff.FallbackCommand,
+		SessionIDPattern:     s.cfg.Handoff.SessionIDPattern,
 	}
 	if r.opts.JSON {
 		req.Stdout = a.sys.IO.ErrOut // stdout carries the JSON document

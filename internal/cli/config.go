@@ -40,6 +40,7 @@ func newViper() *viper.Viper {
 		"handoff.session_gone_exit_codes": d.Handoff.SessionGoneExitCodes,
 		"handoff.session_gone_pattern":    d.Handoff.SessionGonePattern,
 		"handoff.fallback_command":        d.Handoff.FallbackCommand,
+		"handoff.session_id_pattern":      d.Handoff.SessionIDPattern,
 		"log_path":                        d.LogPath,
 		"templates_dir":                   d.TemplatesDir,
 		"max_file_size":                   d.MaxFileSize,

@@ -25,14 +25,25 @@ type surveyPrompter struct {
 }
 
 // surveyMu serialises prompts: survey's colour switch (core.DisableColor)
-// is a package variable, set for the duration of each question.
+// is a package variable, set for the duration of each question. Survey
+// reads it when it first compiles a template and keeps the result, so the
+// first question of a process decides its colour (one process, one
+// setting: that is how the command runs). Survey also honours NO_COLOR
+// itself.
 var surveyMu sync.Mutex
 
-// newSurveyPrompter returns the Prompter that asks on the terminal of io.
-// Colour is off when NO_COLOR is set or stderr is not a terminal (callers
-// that know about --no-color can set noColor themselves).
+// newSurveyPrompter returns the Prompter that asks on the terminal of io:
+// it reads io.In and writes the questions to io.ErrOut, both of which must
+// be files (else every question fails with errNoTerminal). Colour is off
+// when NO_COLOR is set or stderr is not a terminal; newSurveyPrompterColor
+// lets a caller that knows about --no-color decide.
 func newSurveyPrompter(io IOStreams) modes.Prompter {
-	return &surveyPrompter{io: io, noColor: os.Getenv("NO_COLOR") != "" || !io.ErrTTY}
+	return newSurveyPrompterColor(io, os.Getenv("NO_COLOR") == "" && io.ErrTTY)
+}
+
+// newSurveyPrompterColor is newSurveyPrompter with colour on or off as told.
+func newSurveyPrompterColor(io IOStreams, color bool) modes.Prompter {
+	return &surveyPrompter{io: io, noColor: !color}
 }
 
 // Select asks to choose one of options and returns the index chosen.

@@ -192,7 +192,13 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			r.mode = "interactive"
 		}
 	}
+	if err := a.rebuildIfCorrupt(r); err != nil {
+		return err
+	}
 	if st := handoff.Inspect(s.root, r.selected.ID); st.Exists && st.Live {
+		if st.Reason != "" {
+			return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.root, handoff.LockPath(s.root, r.selected.ID)), st.Reason, r.selected.ID))
+		}
 		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
 	}
 	if err := a.evaluate(r, plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase}); err != nil {

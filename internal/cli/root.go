@@ -114,6 +114,8 @@ to the orchestrator.
 		a.newCleanupCmd(),
 		a.newUnlockCmd(),
 		a.newLogCmd(),
+		a.newBreadcrumbCmd(),
+		a.newWorkCmd(),
 		a.newVersionCmd(),
 	)
 	root.CompletionOptions.HiddenDefaultCmd = false

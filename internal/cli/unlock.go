@@ -61,6 +61,9 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 		return nil
 	}
 	owner := fmt.Sprintf("pid %d on %s (user %s, since %s)", st.Owner.PID, st.Owner.Host, st.Owner.User, st.Owner.StartedAt.Format(time.RFC3339))
+	if st.Live && !opts.Force && st.Reason != "" {
+		return exitf(ExitLocked, "the lock of %s is not trusted (%s); it was left in place: check it, then pass --force to remove it", id, st.Reason)
+	}
 	if st.Live && !opts.Force {
 		return exitf(ExitLocked, "%s is locked by a live process: %s; pass --force to remove the lock anyway", id, owner)
 	}

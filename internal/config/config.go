@@ -58,6 +58,9 @@ type Handoff struct {
 	SessionGoneExitCodes []int  `mapstructure:"session_gone_exit_codes"`
 	SessionGonePattern   string `mapstructure:"session_gone_pattern"`
 	FallbackCommand      string `mapstructure:"fallback_command"`
+	// SessionIDPattern finds the new AI session id in the fallback command's
+	// output (first group); empty uses handoff.DefaultSessionIDPattern.
+	SessionIDPattern string `mapstructure:"session_id_pattern"`
 }
 
 // Default returns the configuration used when nothing is configured: the

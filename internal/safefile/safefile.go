@@ -28,6 +28,18 @@ var (
 // cleaned slash-separated path. A path that does not exist is fine (the
 // caller reports it missing); only the parts that exist are resolved.
 func CheckPath(root, rel string) (string, error) {
+	clean, err := cleanRel(rel)
+	if err != nil {
+		return "", err
+	}
+	if err := checkLinks(root, clean); err != nil {
+		return "", err
+	}
+	return clean, nil
+}
+
+// cleanRel is the lexical part of CheckPath.
+func cleanRel(rel string) (string, error) {
 	if rel == "" {
 		return "", fmt.Errorf("%w: empty path", ErrUnsafe)
 	}
@@ -45,9 +57,6 @@ func CheckPath(root, rel string) (string, error) {
 		if part == ".." {
 			return "", fmt.Errorf("%w: %q leaves the repository", ErrUnsafe, rel)
 		}
-	}
-	if err := checkLinks(root, clean); err != nil {
-		return "", err
 	}
 	return clean, nil
 }

@@ -92,3 +92,33 @@ func FuzzCheckPath(f *testing.F) {
 		}
 	})
 }
+
+// The caching Reader refuses exactly what Read refuses.
+func TestReaderMatchesRead(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(root, "a", "b", "ok.md"), []byte("ok"), 0o644)
+	os.WriteFile(filepath.Join(root, "bin"), []byte("x\x00y"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "a", "out"))
+	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "a", "link.md"))
+	os.Symlink(filepath.Join(root, "a", "b", "ok.md"), filepath.Join(root, "a", "inlink.md"))
+	r := NewReader(root)
+	for _, p := range []string{"a/b/ok.md", "bin", "a/out/secret.md", "a/link.md", "a/inlink.md", "missing.md", "../x", "a/b"} {
+		for i := 0; i < 2; i++ { // the second time from the cache
+			got, gerr := r.Read(p, 1024)
+			want, werr := Read(root, p, 1024)
+			if string(got) != string(want) || (gerr == nil) != (werr == nil) {
+				t.Errorf("%s (pass %d): Reader = %q, %v; Read = %q, %v", p, i, got, gerr, want, werr)
+			}
+			if werr != nil && gerr != nil {
+				for _, e := range []error{ErrUnsafe, ErrBinary, ErrNotFile, ErrTooLarge, os.ErrNotExist} {
+					if errors.Is(werr, e) != errors.Is(gerr, e) {
+						t.Errorf("%s: Reader error %v, Read error %v", p, gerr, werr)
+					}
+				}
+			}
+		}
+	}
+}

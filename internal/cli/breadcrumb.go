@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/handoff"
+)
+
+// BreadcrumbOptions are the flags of `orchestrate breadcrumb add|list`.
+type BreadcrumbOptions struct {
+	Cookie  string
+	Message string
+	JSON    bool
+}
+
+const cookieHelp = `The cookie is the id of the work session being worked on (docs/maestro/work_sessions/):
+the active one (status active; when several are, the one worked on most
+recently). A call naming another session, a paused or a closed one is rejected with the
+expected cookie and writes nothing.`
+
+func (a *app) newBreadcrumbCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "breadcrumb",
+		Short: "Record or list progress in the active work session",
+		Long: `Record progress in the active work session, or list what was recorded.
+
+` + cookieHelp,
+		Args: positional(0),
+	}
+	cmd.AddCommand(a.newBreadcrumbAddCmd(), a.newBreadcrumbListCmd())
+	return cmd
+}
+
+func (a *app) newBreadcrumbAddCmd() *cobra.Command {
+	opts := &BreadcrumbOptions{}
+	cmd := &cobra.Command{
+		Use:   "add --cookie WSID --message TEXT|JSON",
+		Short: "Append a breadcrumb to the active work session",
+		Long: `Append a breadcrumb {id, timestamp, message, ai_session_id} to the active work session's
+breadcrumbs, keeping every other field of the file (an atomic, in-place edit).
+
+The message is non-empty text or a JSON object; text starting with '{' must be a valid
+JSON object, and JSON that is not an object (an array, a number, a quoted string) is
+rejected.
+
+` + cookieHelp + `
+
+Exit codes: 0 recorded, 1 I/O or an unusable work-session file, 2 wrong cookie or
+malformed message (nothing written).`,
+		Args: positional(0),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runBreadcrumbAdd(opts) },
+	}
+	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
+	cmd.Flags().StringVar(&opts.Message, "message", "", "text, or a JSON object")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the breadcrumb recorded as JSON")
+	return cmd
+}
+
+func (a *app) newBreadcrumbListCmd() *cobra.Command {
+	opts := &BreadcrumbOptions{}
+	cmd := &cobra.Command{
+		Use:   "list --cookie WSID [--json]",
+		Short: "List the breadcrumbs of the active work session",
+		Long: `List the breadcrumbs of the active work session, oldest first (--json: the array as the
+file records it).
+
+` + cookieHelp + `
+
+Exit codes: 0 listed, 1 I/O, 2 wrong cookie.`,
+		Args: positional(0),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runBreadcrumbList(opts) },
+	}
+	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the breadcrumbs as a JSON array")
+	return cmd
+}
+
+// workRepo resolves the repository and its configuration, without a
+// discovery scan.
+func (a *app) workRepo() (*discover.Repo, error) {
+	root, _, _, err := a.resolveRoot()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := loadConfig(a.v, root, a.global.Config, a.sys.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &discover.Repo{Root: root, Config: cfg}, nil
+}
+
+// workSessionErr maps a work-session error to its exit code: a wrong cookie
+// or a malformed message is a usage error (2), the rest unexpected (1).
+func workSessionErr(err error) error {
+	var ce *handoff.CookieError
+	var me *handoff.MessageError
+	if errors.As(err, &ce) || errors.As(err, &me) {
+		return &ExitErr{Code: ExitUsage, Err: err}
+	}
+	return err
+}
+
+func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
+	r, err := a.workRepo()
+	if err != nil {
+		return err
+	}
+	got, err := handoff.AddBreadcrumb(r, opts.Cookie, opts.Message, a.sys.Now())
+	if err != nil {
+		return workSessionErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(a.sys.IO.Out, map[string]any{
+			"work_session": got.Session, "path": got.Path, "breadcrumb": got.Entry,
+		})
+	}
+	_, err = fmt.Fprintf(a.sys.IO.Out, "Breadcrumb %s added to %s.\n", got.Entry.ID, got.Session)
+	return err
+}
+
+func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {
+	r, err := a.workRepo()
+	if err != nil {
+		return err
+	}
+	l, err := handoff.ListBreadcrumbs(r, opts.Cookie)
+	if err != nil {
+		return workSessionErr(err)
+	}
+	if opts.JSON {
+		raw := l.Raw
+		if raw == nil {
+			raw = []json.RawMessage{}
+		}
+		return writeJSON(a.sys.IO.Out, raw)
+	}
+	if len(l.Lines) == 0 {
+		_, err := fmt.Fprintf(a.sys.IO.Out, "No breadcrumbs in %s.\n", l.Session)
+		return err
+	}
+	for _, b := range l.Lines {
+		if _, err := fmt.Fprintf(a.sys.IO.Out, "%s  %s  %s\n", orDashText(b.ID), orDashText(b.Timestamp), b.Message); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orDashText(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

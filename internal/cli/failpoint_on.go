@@ -1,0 +1,165 @@
+//go:build failpoints
+
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+)
+
+// EnvFailpoint names the failpoints of a build with -tags failpoints (the
+// crash-safety tests): a comma-separated list of STEP[#N]:ACTION where
+//
+//	STEP    is a handoff step (lock, state, envelope, command, log: the hook
+//	        runs after the step) or an atomic-write step (write, sync,
+//	        rename: the hook runs before it, in every atomicfile.Write);
+//	#N      is the occurrence of STEP in this process the failpoint fires at
+//	        (default 1; "#*" fires at every occurrence);
+//	ACTION  is kill (SIGKILL this process), sleep=DURATION (pause, then go
+//	        on), or error[=TEXT] (fail the step with an error).
+//
+// For example "state:kill", "rename#2:kill", "envelope:sleep=200ms",
+// "log:error". A malformed value stops the process with exit status 2 before
+// anything is written, so a typo cannot pass for a failpoint that never
+// fired.
+const EnvFailpoint = "ORCHESTRATE_FAILPOINT"
+
+// failpointSteps are the steps a failpoint may name.
+var failpointSteps = map[string]bool{
+	"lock": true, "state": true, "envelope": true, "command": true, "log": true,
+	"write": true, "sync": true, "rename": true,
+}
+
+// failpointRule is one parsed STEP[#N]:ACTION.
+type failpointRule struct {
+	step   string
+	nth    int // 0: every occurrence
+	action string
+	sleep  time.Duration
+	text   string
+}
+
+// parseFailpoints parses the value of ORCHESTRATE_FAILPOINT.
+func parseFailpoints(spec string) ([]failpointRule, error) {
+	var rules []failpointRule
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		where, action, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("%q: want STEP[#N]:ACTION", part)
+		}
+		r := failpointRule{nth: 1}
+		step, n, hasN := strings.Cut(where, "#")
+		if !failpointSteps[step] {
+			return nil, fmt.Errorf("%q: unknown step %q", part, step)
+		}
+		r.step = step
+		if hasN {
+			if n == "*" {
+				r.nth = 0
+			} else {
+				v, err := strconv.Atoi(n)
+				if err != nil || v < 1 {
+					return nil, fmt.Errorf("%q: occurrence %q is not a positive number or *", part, n)
+				}
+				r.nth = v
+			}
+		}
+		verb, arg, hasArg := strings.Cut(action, "=")
+		switch verb {
+		case "kill":
+			if hasArg {
+				return nil, fmt.Errorf("%q: kill takes no argument", part)
+			}
+		case "sleep":
+			d, err := time.ParseDuration(arg)
+			if err != nil || d < 0 {
+				return nil, fmt.Errorf("%q: sleep needs a duration (sleep=200ms)", part)
+			}
+			r.sleep = d
+		case "error":
+			r.text = "failpoint"
+			if hasArg && arg != "" {
+				r.text = arg
+			}
+		default:
+			return nil, fmt.Errorf("%q: unknown action %q (kill, sleep=DURATION, error[=TEXT])", part, verb)
+		}
+		r.action = verb
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// failpoints counts the occurrences of every step in this process and fires
+// the rules that match.
+type failpoints struct {
+	mu    sync.Mutex
+	seen  map[string]int
+	rules []failpointRule
+}
+
+func (f *failpoints) hit(step string) error {
+	f.mu.Lock()
+	f.seen[step]++
+	n := f.seen[step]
+	var fire []failpointRule
+	for _, r := range f.rules {
+		if r.step == step && (r.nth == 0 || r.nth == n) {
+			fire = append(fire, r)
+		}
+	}
+	f.mu.Unlock()
+	for _, r := range fire {
+		fmt.Fprintf(os.Stderr, "orchestrate: failpoint %s#%d: %s\n", step, n, r.action)
+		switch r.action {
+		case "kill":
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			for { // SIGKILL cannot be caught; wait for it to land
+				time.Sleep(time.Second)
+			}
+		case "sleep":
+			time.Sleep(r.sleep)
+		case "error":
+			return errors.New(r.text)
+		}
+	}
+	return nil
+}
+
+var (
+	failpointOnce sync.Once
+	failpointHook func(step string) error
+)
+
+// testFailpoint returns the failpoint hook for the handoff stage, built from
+// ORCHESTRATE_FAILPOINT, and installs the same counters as
+// atomicfile.Failpoint. Without the variable there is no hook.
+func testFailpoint() func(step string) error {
+	failpointOnce.Do(func() {
+		spec := os.Getenv(EnvFailpoint)
+		if strings.TrimSpace(spec) == "" {
+			return
+		}
+		rules, err := parseFailpoints(spec)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "orchestrate: %s: %v\n", EnvFailpoint, err)
+			os.Exit(ExitUsage)
+		}
+		f := &failpoints{seen: map[string]int{}, rules: rules}
+		failpointHook = f.hit
+		atomicfile.Failpoint = f.hit
+	})
+	return failpointHook
+}
