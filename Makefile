@@ -25,7 +25,7 @@ unit:
 	$(GO) test -race -count=1 ./...
 
 fuzz-smoke:
-	scripts/fuzz.sh 2s
+	FUZZMINTIME=200x scripts/fuzz.sh 3000x
 
 ## fuzz: every fuzz target for FUZZTIME (default 30s) each
 fuzz:
@@ -68,6 +68,9 @@ bench-small: build
 	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh small
 
 ## soak: the crash suite with 240 killed resumes, then every fuzz target for 60s each
+## (both always run; the target fails if either does)
 soak:
-	$(GO) test -count=1 -v -run '^TestCrashDuringResume$$' -timeout 30m ./internal/crashtest -crash.runs 240
-	scripts/fuzz.sh 60s
+	@status=0; \
+	$(GO) test -count=1 -v -run '^TestCrashDuringResume$$' -timeout 30m ./internal/crashtest -crash.runs 240 || status=1; \
+	scripts/fuzz.sh 60s || status=1; \
+	exit $$status

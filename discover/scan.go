@@ -59,10 +59,18 @@ func Scan(r *Repo, opts Options) Result {
 	}
 	var all []workflow.Candidate
 	var findings []workflow.Finding
+	var prefetch chan map[string]Stamp
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
 		all = append(all, cs...)
 		findings = append(findings, fs...)
+		if _, isStory := s.(StorySource); isStory && opts.Times != nil {
+			// date the resumable stories from git while the other sources
+			// scan: the history walk and the state-file parsing overlap
+			paths := mtimePaths(cs, true)
+			prefetch = make(chan map[string]Stamp, 1)
+			go func() { prefetch <- opts.Times(paths) }()
+		}
 	}
 	// date the state files first (Merge compares their times), then only the
 	// story candidates Merge left standing
@@ -71,7 +79,25 @@ func Scan(r *Repo, opts Options) Result {
 	}
 	all = Merge(all)
 	if opts.Times != nil {
-		refineTimes(all, opts.Times, true)
+		times := opts.Times
+		if prefetch != nil {
+			got := <-prefetch
+			times = func(paths []string) map[string]Stamp {
+				var missing []string
+				for _, p := range paths {
+					if _, ok := got[p]; !ok {
+						missing = append(missing, p)
+					}
+				}
+				if len(missing) > 0 {
+					for p, st := range opts.Times(missing) {
+						got[p] = st
+					}
+				}
+				return got
+			}
+		}
+		refineTimes(all, times, true)
 	}
 	Order(all)
 	defs := map[string]workflow.Definition{}
@@ -90,12 +116,7 @@ func Scan(r *Repo, opts Options) Result {
 // that changed their file, when the file is as committed: a fresh clone
 // resets every mtime, the history does not.
 func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp, stories bool) {
-	var paths []string
-	for _, c := range cs {
-		if c.Resumable && c.UpdatedFrom == "mtime" && (c.Source.Kind == workflow.KindStory) == stories {
-			paths = append(paths, c.Source.Path)
-		}
-	}
+	paths := mtimePaths(cs, stories)
 	if len(paths) == 0 {
 		return
 	}
@@ -110,6 +131,18 @@ func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp,
 			c.UpdatedFrom = st.From
 		}
 	}
+}
+
+// mtimePaths lists the files of resumable candidates dated by mtime: the
+// story candidates (stories true) or the others.
+func mtimePaths(cs []workflow.Candidate, stories bool) []string {
+	var paths []string
+	for _, c := range cs {
+		if c.Resumable && c.UpdatedFrom == "mtime" && (c.Source.Kind == workflow.KindStory) == stories {
+			paths = append(paths, c.Source.Path)
+		}
+	}
+	return paths
 }
 
 // Merge folds story candidates (a story InProgress or InReview) into the

@@ -70,6 +70,15 @@ func (r *Repo) Read(rel string) ([]byte, error) {
 	return r.reader.Read(rel, r.Config.MaxFileSize)
 }
 
+// ReadWithTime is Read that also returns the file's modification time.
+func (r *Repo) ReadWithTime(rel string) ([]byte, time.Time, error) {
+	if r.reader == nil {
+		data, err := r.Read(rel)
+		return data, r.ModTime(rel), err
+	}
+	return r.reader.ReadWithTime(rel, r.Config.MaxFileSize)
+}
+
 // Exists reports whether a repository-relative path exists (without following
 // it out of the repository).
 func (r *Repo) Exists(rel string) bool {

@@ -506,7 +506,7 @@ func storyReadAll(r *Repo, paths []string) (out []*workflow.Story, readable []bo
 				}
 				p := paths[i]
 				var st *workflow.Story
-				data, err := r.Read(p)
+				data, mtime, err := r.ReadWithTime(p)
 				if err != nil {
 					st = storyUnreadable(p, err)
 				} else {
@@ -517,7 +517,10 @@ func storyReadAll(r *Repo, paths []string) (out []*workflow.Story, readable []bo
 					st = parsed.story
 					readable[i] = true
 				}
-				st.ModTime = r.ModTime(p)
+				if mtime.IsZero() {
+					mtime = r.ModTime(p)
+				}
+				st.ModTime = mtime
 				out[i] = st
 			}
 		}()

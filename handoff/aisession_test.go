@@ -96,6 +96,9 @@ func logEvents(t *testing.T, path string) []map[string]any {
 		if err := json.Unmarshal(l, &m); err != nil {
 			t.Fatal(err)
 		}
+		if m["event"] == EventDispatched {
+			continue
+		}
 		out = append(out, m)
 	}
 	return out

@@ -36,6 +36,10 @@ const (
 	EventHandedOff = "resume.handed_off"
 	EventFailed    = "resume.failed"
 	EventSkipped   = "resume.skipped"
+	// EventDispatched is written once the envelope exists, just before the
+	// orchestrator command runs: a resume killed after it is not handed off
+	// again (the orchestrator may already have the work).
+	EventDispatched = "resume.dispatched"
 )
 
 // Request is one handoff: the candidate and plan the earlier stages settled
@@ -219,7 +223,7 @@ func Execute(req Request) (Result, error) {
 		return res, nil
 	}
 	if patch {
-		b, err := updateState(root, c.Source.Path, req.Now, wrappers)
+		b, err := updateOrRebuild(root, c, req.Now, wrappers)
 		if err != nil {
 			return fail(err)
 		}
@@ -240,6 +244,12 @@ func Execute(req Request) (Result, error) {
 	envelope, res.EnvelopePath = path, path
 	if err := fp("envelope"); err != nil {
 		return fail(err)
+	}
+
+	// the point of no return: from here on a crash must not lead to a
+	// second handoff of the same resume
+	if err := appendEvent(req, EventDispatched, res, nil); err != nil {
+		return fail(fmt.Errorf("append to the orchestration log: %w", err))
 	}
 
 	// 4. the orchestrator command, holding the lock
@@ -433,6 +443,8 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 		msg = fmt.Sprintf("handed off to @%s at %s", strings.TrimPrefix(res.Agent, "@"), orDash(res.Phase))
 	case EventSkipped:
 		msg = "already handed off: nothing done"
+	case EventDispatched:
+		msg = fmt.Sprintf("dispatching to @%s at %s", strings.TrimPrefix(res.Agent, "@"), orDash(res.Phase))
 	case EventFailed:
 		msg = "resume failed, rolled back"
 	}
@@ -464,6 +476,7 @@ func loggedHandedOff(logPath, key string) bool {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 4<<20)
 	needle := []byte(key)
+	last := ""
 	for sc.Scan() {
 		line := sc.Bytes()
 		if !bytes.Contains(line, needle) {
@@ -473,9 +486,14 @@ func loggedHandedOff(logPath, key string) bool {
 			Event string `json:"event"`
 			Key   string `json:"idempotency_key"`
 		}
-		if json.Unmarshal(line, &ev) == nil && ev.Event == EventHandedOff && ev.Key == key {
-			return true
+		if json.Unmarshal(line, &ev) == nil && ev.Key == key {
+			switch ev.Event {
+			case EventHandedOff, EventDispatched, EventFailed:
+				last = ev.Event
+			}
 		}
 	}
-	return false
+	// handed off, or dispatched and then cut off (the orchestrator may have
+	// the work): never again; failed (rolled back): may be retried
+	return last == EventHandedOff || last == EventDispatched
 }

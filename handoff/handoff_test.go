@@ -140,6 +140,9 @@ func events(t *testing.T, path string) []map[string]any {
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("log line is not JSON: %s", sc.Text())
 		}
+		if ev["event"] == EventDispatched {
+			continue // the marker before the command: TestExecuteDispatchMarker checks it
+		}
 		out = append(out, ev)
 	}
 	return out
@@ -407,10 +410,11 @@ func TestExecuteLocks(t *testing.T) {
 	}
 }
 
-func TestExecuteAfterCrashHandsOffAgain(t *testing.T) {
+// A resume killed while its orchestrator ran may have handed the work over
+// already: the next attempt must not hand it off a second time (the
+// dispatch marker in the log says so), even when it takes over the lock.
+func TestExecuteAfterCrashIsNotHandedOffAgain(t *testing.T) {
 	root, req := fixture(t)
-	// a resume died while the orchestrator ran: its envelope is there, the
-	// log never recorded the handoff, its lock is stale
 	req.Failpoint = func(s string) error {
 		if s == "command" {
 			panic("crash")
@@ -428,13 +432,50 @@ func TestExecuteAfterCrashHandsOffAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.AlreadyHandedOff || filepath.Base(res.EnvelopePath) != "workflow_sdc-1-2.json" || res.TookOverStale == nil {
+	if !res.AlreadyHandedOff || filepath.Base(res.EnvelopePath) != "workflow_sdc-1-1.json" {
 		t.Errorf("result = %+v", res)
 	}
 	got, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(statePath)))
-	if !strings.Contains(string(got), "resume_count: 2") {
-		t.Errorf("state:\n%s", got)
+	if !strings.Contains(string(got), "resume_count: 1") {
+		t.Errorf("state marked twice:\n%s", got)
 	}
+	if _, err := os.Stat(filepath.Join(root, ".orchestrate", "handoffs", "workflow_sdc-1-2.json")); err == nil {
+		t.Error("a second envelope was written")
+	}
+}
+
+// The dispatch marker is logged before the command runs, and a rolled-back
+// (failed) resume may be retried.
+func TestExecuteDispatchMarker(t *testing.T) {
+	_, req := fixture(t)
+	req.Command = "exit 3"
+	if _, err := Execute(req); err == nil {
+		t.Fatal("want the command's failure")
+	}
+	data, _ := os.ReadFile(req.LogPath)
+	if !bytes.Contains(data, []byte(EventDispatched)) || !bytes.Contains(data, []byte(EventFailed)) {
+		t.Fatalf("log:\n%s", data)
+	}
+	if loggedHandedOff(req.LogPath, mustKey(t, data)) {
+		t.Error("a failed resume counts as handed off")
+	}
+	req.Command = ""
+	res, err := Execute(req)
+	if err != nil || res.AlreadyHandedOff {
+		t.Fatalf("retry after a failure: %+v, %v", res, err)
+	}
+}
+
+func mustKey(t *testing.T, log []byte) string {
+	t.Helper()
+	var ev struct {
+		Key string `json:"idempotency_key"`
+	}
+	line := bytes.SplitN(log, []byte("\n"), 2)[0]
+	if err := json.Unmarshal(line, &ev); err != nil || ev.Key == "" {
+		t.Fatalf("no key in %s", line)
+	}
+	return ev.Key
 }
 
 func TestExecuteKeepsStateTheOrchestratorChanged(t *testing.T) {

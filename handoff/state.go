@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 	"io/fs"
 	"math"
 	"os"
@@ -120,6 +121,56 @@ func (b Backup) unchangedSinceUpdate() bool {
 // back the three fields, and keep every other field equal.
 func UpdateState(root, path string, now time.Time) (Backup, error) {
 	return updateState(root, path, now, allWrappers)
+}
+
+// maxResumeCount bounds resume_count: a larger value is not a count a tool
+// wrote, and incrementing it could overflow.
+const maxResumeCount = 1_000_000_000
+
+// CheckUpdate reports, without writing anything, whether the state update
+// of a handoff would succeed for candidate c: the state file can be read,
+// patched and verified. Stories, spec folders and index files have no state
+// file to update (nil); a rebuilt state is written anew (nil). The command
+// layer turns an error into a blocking finding, so a dry run exits with the
+// code the real run would.
+func CheckUpdate(root string, c workflow.Candidate, now time.Time) error {
+	if !hasStateFile(c.Source.Kind) || c.Status == discover.StatusRebuilt {
+		return nil
+	}
+	_, _, _, _, err := prepareUpdate(root, c.Source.Path, now, wrappersFor(c.Source.Kind))
+	return err
+}
+
+// prepareUpdate reads and patches the state file at path in memory.
+func prepareUpdate(root, path string, now time.Time, wrappers []string) (full, clean string, fi fs.FileInfo, data []byte, err error) {
+	full, clean, err = resolveState(root, path)
+	if err != nil {
+		return "", "", nil, nil, err
+	}
+	fi, err = os.Lstat(full)
+	if err != nil {
+		return "", "", nil, nil, fmt.Errorf("update state %s: %w", clean, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "", "", nil, nil, fmt.Errorf("update state %s: %w: the state file is a symlink", clean, safefile.ErrUnsafe)
+	case fi.IsDir():
+		return full, clean, fi, nil, nil
+	case !fi.Mode().IsRegular():
+		return "", "", nil, nil, fmt.Errorf("update state %s: %w", clean, safefile.ErrNotFile)
+	}
+	data, err = safefile.Read(root, clean, maxStateSize)
+	if err != nil {
+		return "", "", nil, nil, fmt.Errorf("update state %s: %w", clean, err)
+	}
+	patch := patchState
+	if isMarkdown(clean) {
+		patch = patchProgressState
+	}
+	if _, err := patch(clean, data, now, wrappers); err != nil {
+		return "", "", nil, nil, fmt.Errorf("update state %s: %w", clean, err)
+	}
+	return full, clean, fi, data, nil
 }
 
 func updateState(root, path string, now time.Time, wrappers []string) (Backup, error) {
@@ -407,6 +458,9 @@ func parseCount(f *foundValue) (int, error) {
 		return 0, nil
 	}
 	if n, err := strconv.Atoi(t); err == nil && n >= 0 {
+		if n >= maxResumeCount {
+			return 0, fmt.Errorf("%s is %d: too large a count to increment safely", f.key, n)
+		}
 		return n, nil
 	}
 	if x, err := strconv.ParseFloat(t, 64); err == nil && x >= 0 && x == math.Trunc(x) && x < 1e9 {

@@ -235,6 +235,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	}
 	r.plan = p
 	r.findings = append(append([]workflow.Finding{}, r.report.Findings...), p.Findings...)
+	r.findings = append(r.findings, a.handoffFindings(r, c)...)
 	sortFindings(r.findings)
 	sit := modes.Situation{
 		Mode: r.mode, Validation: r.report.Status, AgeClass: r.report.AgeClass,
@@ -263,6 +264,43 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	return nil
 }
 
+// handoffFindings are what the handoff would refuse, found without writing,
+// so that a dry run exits with the code the real run would: a state file the
+// update cannot rewrite is blocking; in autopilot, so is a state file with
+// wrong-typed fields (autopilot never rewrites a file it only partly
+// understood — interactive and pre-flight show the warnings and ask).
+func (a *app) handoffFindings(r *resumeRun, c workflow.Candidate) []workflow.Finding {
+	if r.plan.Terminal || !c.Resumable {
+		return nil
+	}
+	var out []workflow.Finding
+	if c.Status == discover.StatusUnreadable {
+		return nil // the corruption is reported already (and rebuilt, or blocking)
+	}
+	if err := handoff.CheckUpdate(r.s.root, c, r.s.now); err != nil {
+		out = append(out, workflow.Finding{
+			Check: "handoff", Severity: workflow.Blocking, Code: "state-not-updatable", Path: c.Source.Path,
+			Message: fmt.Sprintf("the state file cannot be marked resumed: %v", err),
+		})
+	}
+	if r.mode == modes.ModeAutopilot {
+		n := 0
+		for _, f := range r.findings {
+			if f.Check == workflow.CheckParse && f.Severity == workflow.Warning && f.Code == "wrong-type" && f.Path == c.Source.Path {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, workflow.Finding{
+				Check: workflow.CheckParse, Severity: workflow.Blocking, Code: "autopilot-partial-state", Path: c.Source.Path,
+				Message: fmt.Sprintf("%s has %d wrong-typed %s: autopilot does not rewrite a state file it only partly understood (resume interactively to review and confirm)", c.Source.Path, n, map[bool]string{true: "field", false: "fields"}[n == 1]),
+			})
+		}
+	}
+	return out
+}
+
+// planEnv is what plan needs of the repository.
 func (a *app) planEnv(s *session) plan.Env {
 	return plan.Env{
 		Exists: s.repo.Exists,

@@ -945,3 +945,120 @@ func TestUntrustedLocks(t *testing.T) {
 		})
 	}
 }
+
+// TestInjectedErrorsRollBack: an error at any step of the handoff (the same
+// failpoints, with "error" for "kill") fails the resume with nothing left
+// behind — the state file byte-identical, no .bak, no envelope, no lock, no
+// temporary file (DESIGN §7: all or nothing) — and the next attempt resumes
+// normally, marking the state exactly once.
+func TestInjectedErrorsRollBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary; skipped with -short")
+	}
+	bin := binary(t)
+	for i, fp := range failpointPlan {
+		fp := strings.Replace(fp, ":kill", ":error", 1)
+		sf := stateFiles[i%len(stateFiles)]
+		t.Run(strings.NewReplacer(":", "_", "#", "_").Replace(fp), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			repo, counter := filepath.Join(dir, "repo"), filepath.Join(dir, "counter")
+			if err := makeRepo(repo, counter, false); err != nil {
+				t.Fatal(err)
+			}
+			run := func(tag string, extra []string) (int, string) {
+				t.Helper()
+				cmd, read, err := command(bin, repo, dir, dir, tag, extra, "resume", "--mode", "autopilot", sf.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = cmd.Run()
+				out, errOut := read()
+				return cmd.ProcessState.ExitCode(), out + errOut
+			}
+			code, out := run("failed", []string{"ORCHESTRATE_FAILPOINT=" + fp})
+			if code != 1 || !strings.Contains(out, "(injected)") || strings.Contains(out, "panic") {
+				t.Fatalf("exit %d, want 1 with the injected error:\n%s", code, out)
+			}
+			data, _ := os.ReadFile(filepath.Join(repo, filepath.FromSlash(sf.path)))
+			if string(data) != sf.content {
+				t.Errorf("%s was not rolled back:\n%s", sf.path, data)
+			}
+			for _, p := range []string{sf.path + ".bak", ".orchestrate/locks/" + handoff.SafeID(sf.id) + ".lock"} {
+				if _, err := os.Lstat(filepath.Join(repo, filepath.FromSlash(p))); err == nil {
+					t.Errorf("%s was left behind", p)
+				}
+			}
+			if entries, _ := os.ReadDir(handoff.HandoffsDir(repo)); len(entries) > 0 {
+				t.Errorf("envelopes left behind: %v", entries)
+			}
+			if temps := strayTemps(repo); len(temps) > 0 {
+				t.Errorf("temporary files left behind: %v", temps)
+			}
+			ranBefore, _ := countLines(counter, sf.id)
+
+			code, out = run("again", nil)
+			if code != 0 {
+				t.Fatalf("the next attempt: exit %d:\n%s", code, out)
+			}
+			originals := map[string][]byte{}
+			for _, s := range stateFiles {
+				originals[s.path] = []byte(s.content)
+			}
+			if _, ok := checkFiles(repo, sf, originals, []int{1}, t.Errorf); !ok {
+				t.Errorf("the next attempt left a wrong state")
+			}
+			if n, _ := countLines(counter, sf.id); n != ranBefore+1 {
+				t.Errorf("the command ran %d times in all, want %d", n, ranBefore+1)
+			}
+		})
+	}
+}
+
+// TestFailpointSpec: a malformed ORCHESTRATE_FAILPOINT stops the test binary
+// with exit 2 before anything is written, so a typo cannot pass for a
+// failpoint that never fired; a well-formed one that does not match (the
+// tenth rename) changes nothing.
+func TestFailpointSpec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary; skipped with -short")
+	}
+	bin := binary(t)
+	sf := stateFiles[2]
+	for _, tc := range []struct {
+		spec string
+		code int
+	}{
+		{"bogus:kill", 2}, {"state", 2}, {"state:explode", 2}, {"rename#0:kill", 2},
+		{"envelope:sleep=soon", 2}, {"lock:kill=now", 2},
+		{"rename#10:kill,log:sleep=1ms", 0},
+	} {
+		dir := t.TempDir()
+		repo, counter := filepath.Join(dir, "repo"), filepath.Join(dir, "counter")
+		if err := makeRepo(repo, counter, false); err != nil {
+			t.Fatal(err)
+		}
+		cmd, read, err := command(bin, repo, dir, dir, "spec", []string{"ORCHESTRATE_FAILPOINT=" + tc.spec}, "resume", "--mode", "autopilot", sf.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Run()
+		out, errOut := read()
+		if got := cmd.ProcessState.ExitCode(); got != tc.code {
+			t.Errorf("%q: exit %d, want %d\n%s%s", tc.spec, got, tc.code, out, errOut)
+		}
+		if tc.code == 0 {
+			continue
+		}
+		if !strings.Contains(errOut, "ORCHESTRATE_FAILPOINT") {
+			t.Errorf("%q: the error does not name the variable:\n%s", tc.spec, errOut)
+		}
+		data, _ := os.ReadFile(filepath.Join(repo, filepath.FromSlash(sf.path)))
+		if string(data) != sf.content {
+			t.Errorf("%q: %s was written", tc.spec, sf.path)
+		}
+		if _, err := os.Lstat(handoff.LockPath(repo, sf.id)); err == nil {
+			t.Errorf("%q: a lock was left", tc.spec)
+		}
+	}
+}

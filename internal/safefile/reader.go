@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Reader reads many files below one root, as Read does, remembering which
@@ -40,15 +41,27 @@ func (r *Reader) real() string {
 // itself is opened with O_NOFOLLOW (a final symlink takes the full, checked
 // path), then one fstat and one read sized by it.
 func (r *Reader) Read(rel string, max int64) ([]byte, error) {
+	data, _, err := r.ReadWithTime(rel, max)
+	return data, err
+}
+
+// ReadWithTime is Read that also returns the file's modification time (UTC)
+// from the same fstat, sparing the caller a stat of its own.
+func (r *Reader) ReadWithTime(rel string, max int64) ([]byte, time.Time, error) {
 	clean, err := r.checkFolders(rel)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	full := filepath.Join(r.root, filepath.FromSlash(clean))
-	if data, done, err := fastRead(full, clean, max); done {
-		return data, err
+	if data, mtime, done, err := fastRead(full, clean, max); done {
+		return data, mtime, err
 	}
-	return Read(r.root, rel, max)
+	data, err := Read(r.root, rel, max)
+	var mtime time.Time
+	if fi, serr := os.Stat(full); serr == nil {
+		mtime = fi.ModTime().UTC()
+	}
+	return data, mtime, err
 }
 
 // checkFolders is CheckPath without resolving the last element (Read opens
@@ -90,21 +103,22 @@ func (r *Reader) checkFolders(rel string) (string, error) {
 // fastRead reads a regular file with raw system calls. done is false when
 // the caller must take the slow, fully checked path (a symlink, a file that
 // grew while read, an open error the slow path reports better).
-func fastRead(full, clean string, max int64) (data []byte, done bool, err error) {
+func fastRead(full, clean string, max int64) (data []byte, mtime time.Time, done bool, err error) {
 	fd, err := syscall.Open(full, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, false, nil
+		return nil, mtime, false, nil
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, false, nil
+		return nil, mtime, false, nil
 	}
+	mtime = time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UTC()
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, true, fmt.Errorf("%w: %s", ErrNotFile, clean)
+		return nil, mtime, true, fmt.Errorf("%w: %s", ErrNotFile, clean)
 	}
 	if max > 0 && st.Size > max {
-		return nil, true, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, clean, st.Size, max)
+		return nil, mtime, true, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, clean, st.Size, max)
 	}
 	buf := make([]byte, st.Size+1)
 	n := 0
@@ -114,14 +128,14 @@ func fastRead(full, clean string, max int64) (data []byte, done bool, err error)
 			continue
 		}
 		if err != nil {
-			return nil, false, nil
+			return nil, mtime, false, nil
 		}
 		if m == 0 {
 			break
 		}
 		n += m
 		if n == len(buf) {
-			return nil, false, nil // grew while read: the slow path re-checks the limit
+			return nil, mtime, false, nil // grew while read: the slow path re-checks the limit
 		}
 	}
 	data = buf[:n]
@@ -130,7 +144,7 @@ func fastRead(full, clean string, max int64) (data []byte, done bool, err error)
 		head = head[:8192]
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
-		return nil, true, fmt.Errorf("%w: %s", ErrBinary, clean)
+		return nil, mtime, true, fmt.Errorf("%w: %s", ErrBinary, clean)
 	}
-	return data, true, nil
+	return data, mtime, true, nil
 }
