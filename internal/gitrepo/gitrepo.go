@@ -823,38 +823,75 @@ func newPathTrie(paths []string) *pathTrie {
 	return t
 }
 
-// treeCache keeps the trees loaded while walking a chain of commits: the
-// trees of the current step and of the one before, so a parent's trees are
-// loaded once and reused when it becomes the child of the next step.
+// treeCache keeps the trees loaded while walking a chain of commits (raw
+// entries of the names the trie wants only).
 type treeCache struct {
 	s         storer.EncodedObjectStorer
-	cur, prev map[plumbing.Hash]*object.Tree
+	cur, prev map[treeKey]map[string]rawEntry
+}
+
+type treeKey struct {
+	h plumbing.Hash
+	n *trieNode
+}
+
+type rawEntry struct {
+	mode filemode.FileMode
+	hash plumbing.Hash
 }
 
 func newTreeCache(s storer.EncodedObjectStorer) *treeCache {
-	return &treeCache{s: s, cur: make(map[plumbing.Hash]*object.Tree), prev: make(map[plumbing.Hash]*object.Tree)}
+	return &treeCache{s: s, cur: map[treeKey]map[string]rawEntry{}, prev: map[treeKey]map[string]rawEntry{}}
 }
 
-// next starts a new step of the walk.
 func (c *treeCache) next() {
-	c.prev, c.cur = c.cur, make(map[plumbing.Hash]*object.Tree, len(c.cur))
+	c.prev, c.cur = c.cur, make(map[treeKey]map[string]rawEntry, len(c.cur))
 }
 
-func (c *treeCache) tree(h plumbing.Hash) (*object.Tree, error) {
+func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
-	if t, ok := c.cur[h]; ok {
+	k := treeKey{h, n}
+	if t, ok := c.cur[k]; ok {
 		return t, nil
 	}
-	t, ok := c.prev[h]
+	t, ok := c.prev[k]
 	if !ok {
-		var err error
-		if t, err = object.GetTree(c.s, h); err != nil {
+		obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
+		if err != nil {
 			return nil, fmt.Errorf("read tree %s: %w", h, err)
 		}
+		rd, err := obj.Reader()
+		if err != nil {
+			return nil, err
+		}
+		raw, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+		t = map[string]rawEntry{}
+		for len(raw) > 0 {
+			sp := bytes.IndexByte(raw, ' ')
+			if sp < 0 {
+				break
+			}
+			nul := bytes.IndexByte(raw[sp+1:], 0)
+			if nul < 0 || sp+1+nul+21 > len(raw) {
+				break
+			}
+			name := raw[sp+1 : sp+1+nul]
+			if _, want := n.children[string(name)]; want {
+				m, _ := filemode.New(string(raw[:sp]))
+				var hh plumbing.Hash
+				copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
+				t[string(name)] = rawEntry{m, hh}
+			}
+			raw = raw[sp+1+nul+21:]
+		}
 	}
-	c.cur[h] = t
+	c.cur[k] = t
 	return t, nil
 }
 
@@ -870,22 +907,30 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	if a == b {
 		return nil
 	}
-	ta, err := c.tree(a)
+	ta, err := c.tree(a, n)
 	if err != nil {
 		return err
 	}
-	tb, err := c.tree(b)
+	tb, err := c.tree(b, n)
 	if err != nil {
 		return err
 	}
 	for _, name := range n.names {
 		child := n.children[name]
-		ea, eb := findEntry(ta, name), findEntry(tb, name)
-		if child.leaf && blobHash(ea) != blobHash(eb) {
+		ea, oka := ta[name]
+		eb, okb := tb[name]
+		var pa, pb *object.TreeEntry
+		if oka {
+			pa = &object.TreeEntry{Name: name, Mode: ea.mode, Hash: ea.hash}
+		}
+		if okb {
+			pb = &object.TreeEntry{Name: name, Mode: eb.mode, Hash: eb.hash}
+		}
+		if child.leaf && blobHash(pa) != blobHash(pb) {
 			*out = append(*out, child.path)
 		}
 		if len(child.names) > 0 {
-			if err := c.diff(dirHash(ea), dirHash(eb), child, out); err != nil {
+			if err := c.diff(dirHash(pa), dirHash(pb), child, out); err != nil {
 				return err
 			}
 		}
