@@ -308,7 +308,14 @@ func reasonIfAny(st LockState, dflt string) string {
 // createExclusive creates path with O_EXCL, mode 0600, writes content and
 // syncs it (and its folder). On a write failure the file is removed.
 func createExclusive(path string, content []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Write the whole lock to a temporary file first, then link it into
+	// place: link fails if the lock exists (as O_EXCL would), and a process
+	// killed half-way never leaves an empty or partial lock behind — only a
+	// stray temporary file, which nothing reads.
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path + ".tmp-" + hex.EncodeToString(rnd[:])
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -320,8 +327,13 @@ func createExclusive(path string, content []byte) error {
 		werr = cerr
 	}
 	if werr != nil {
-		_ = os.Remove(path)
+		_ = os.Remove(tmp)
 		return fmt.Errorf("write lock file: %w", werr)
+	}
+	err = os.Link(tmp, path)
+	_ = os.Remove(tmp)
+	if err != nil {
+		return err // fs.ErrExist when another process holds the lock
 	}
 	_ = atomicfile.SyncDir(filepath.Dir(path))
 	return nil
