@@ -105,7 +105,7 @@ func updateOrRebuild(root string, c workflow.Candidate, now time.Time, wrappers 
 	if c.Status == discover.StatusRebuilt {
 		return WriteRebuilt(root, c, now)
 	}
-	return updateState(root, c.Source.Path, now, wrappers)
+	return updateState(root, c.Source.Path, now, wrappers, true)
 }
 
 // rbReadCapped reads a state file, up to maxStateSize bytes.

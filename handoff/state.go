@@ -120,7 +120,7 @@ func (b Backup) unchangedSinceUpdate() bool {
 // written. The result is re-parsed before it is written: it must decode, give
 // back the three fields, and keep every other field equal.
 func UpdateState(root, path string, now time.Time) (Backup, error) {
-	return updateState(root, path, now, allWrappers)
+	return updateState(root, path, now, allWrappers, false)
 }
 
 // maxResumeCount bounds resume_count: a larger value is not a count a tool
@@ -173,7 +173,10 @@ func prepareUpdate(root, path string, now time.Time, wrappers []string) (full, c
 	return full, clean, fi, data, nil
 }
 
-func updateState(root, path string, now time.Time, wrappers []string) (Backup, error) {
+// updateState is UpdateState. With retry (the handoff's own use, which has
+// already ruled out a completed handoff of this resume), a state marked by a
+// resume that was killed before handing off is marked again from its .bak.
+func updateState(root, path string, now time.Time, wrappers []string, retry bool) (Backup, error) {
 	full, clean, err := resolveState(root, path)
 	if err != nil {
 		return Backup{}, err
@@ -198,7 +201,15 @@ func updateState(root, path string, now time.Time, wrappers []string) (Backup, e
 	if isMarkdown(clean) {
 		patch = patchProgressState // a seeds/002 progress file (progress.go); other markdown: ErrNotPatchable
 	}
-	patched, err := patch(clean, data, now, wrappers)
+	// A resume killed after marking the state and before handing off leaves
+	// the state marked and the unmarked version in .bak. The retry marks it
+	// from the .bak (one resume, one count) and keeps that .bak.
+	base, keepBak := data, false
+	if prev, err := os.ReadFile(full + ".bak"); retry && err == nil && !bytes.Equal(prev, data) &&
+		stateHash(clean, prev, wrappers) == stateHash(clean, data, wrappers) && markedActive(clean, data, wrappers) && !markedActive(clean, prev, wrappers) {
+		base, keepBak = prev, true
+	}
+	patched, err := patch(clean, base, now, wrappers)
 	if err != nil {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
@@ -217,7 +228,9 @@ func updateState(root, path string, now time.Time, wrappers []string) (Backup, e
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
-	if err := atomicfile.Write(bak, data, b.perm); err != nil {
+	if keepBak {
+		// .bak already holds the unmarked version: leave it
+	} else if err := atomicfile.Write(bak, data, b.perm); err != nil {
 		return Backup{}, fmt.Errorf("update state %s: keep the previous version: %w", clean, err)
 	}
 	if err := atomicfile.Write(full, patched, b.perm); err != nil {
@@ -579,4 +592,19 @@ func stateHash(path string, data []byte, wrappers []string) string {
 		return sha256Hex([]byte(canonical(m)))
 	}
 	return sha256Hex(data)
+}
+
+// markedActive reports whether a state file's status says active (as a
+// resume leaves it).
+func markedActive(path string, data []byte, wrappers []string) bool {
+	if isMarkdown(path) {
+		return bytes.Contains(data, []byte("active"))
+	}
+	m, err := decodeState(data, isJSON(path, data))
+	if err != nil {
+		return false
+	}
+	inner, outer := splitState(m, wrappers)
+	v, ok := lookupField(inner, outer, []string{"status"})
+	return ok && strings.EqualFold(strings.TrimSpace(fmt.Sprint(v)), StatusActive)
 }
