@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -150,6 +149,3 @@ func (s *session) resumable() []workflow.Candidate {
 	}
 	return out
 }
-
-// isNoGit reports whether err says there is no git repository.
-func isNoGit(err error) bool { return errors.Is(err, gitrepo.ErrNoGit) }

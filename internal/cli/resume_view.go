@@ -175,9 +175,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		v.Steps = append(v.Steps, line)
 	}
 	if len(v.Steps) == 0 {
-		for _, ph := range p.RemainingPhases {
-			v.Steps = append(v.Steps, ph)
-		}
+		v.Steps = append(v.Steps, p.RemainingPhases...)
 	}
 	v.Chain = dependencyChain(r)
 	return v
