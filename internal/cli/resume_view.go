@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
 	"io"
 	"strings"
 
@@ -232,16 +233,42 @@ func dependencyChain(r *resumeRun) []string {
 			continue
 		}
 		var items []string
+		broken := 0
 		for _, l := range strings.Split(dep.Raw, "\n") {
 			l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "-*"))
-			if l != "" {
-				items = append(items, l)
+			if l == "" {
+				continue
 			}
+			// name the status of every story the dependency mentions
+			for _, m := range storyRefRe.FindAllString(l, -1) {
+				if m == id {
+					continue
+				}
+				dst, ok := r.s.res.Stories[m]
+				switch {
+				case !ok:
+					l += " [story " + m + ": no file]"
+					broken++
+				case dst.Status == workflow.StatusDone:
+					l += " [" + m + ": Done]"
+				default:
+					l += " [" + m + ": " + string(dst.Status) + ", not done]"
+					broken++
+				}
+			}
+			items = append(items, l)
 		}
-		out = append(out, id+" depends on: "+strings.Join(items, "; "))
+		verdict := "intact"
+		if broken > 0 {
+			verdict = fmt.Sprintf("%d unmet", broken)
+		}
+		out = append(out, id+" depends on ("+verdict+"): "+strings.Join(items, "; "))
 	}
 	return out
 }
+
+// storyRefRe finds story ids (4.2, 1.2.3) in free text.
+var storyRefRe = regexp.MustCompile(`\b\d+(?:\.\d+)+\b`)
 
 // printBlocks renders the human blocks of a resume to w.
 func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
