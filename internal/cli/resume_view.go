@@ -2,8 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/modes"
