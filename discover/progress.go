@@ -567,8 +567,13 @@ func progKeyValue(s string) (key, value string, ok bool) {
 	return key, strings.TrimSpace(s[i+1:]), true
 }
 
-// progNorm lower-cases a key and turns every run of other characters than
-// letters and digits into one '_'.
+// ProgressKey normalises a progress-file key or heading: lower case, every
+// run of characters other than letters and digits turned into one '_'
+// ("Last Updated" → "last_updated"). The handoff's progress writer uses it
+// too, so that both read the same key as the same field.
+func ProgressKey(s string) string { return progNorm(s) }
+
+// progNorm is ProgressKey.
 func progNorm(s string) string {
 	var b strings.Builder
 	under := false

@@ -72,24 +72,8 @@ type pgDoc struct {
 	exec  []*pgItem
 }
 
-// pgNorm lower-cases a key and turns every run of other characters than
-// letters and digits into one '_' (as discover does).
-func pgNorm(s string) string {
-	var b strings.Builder
-	under := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && r != utf8.RuneError {
-			b.WriteRune(r)
-			under = false
-			continue
-		}
-		if !under && b.Len() > 0 {
-			b.WriteByte('_')
-			under = true
-		}
-	}
-	return strings.TrimSuffix(b.String(), "_")
-}
+// pgNorm normalises a key as discovery does.
+func pgNorm(s string) string { return discover.ProgressKey(s) }
 
 func pgStrip(s string) string {
 	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "*_`~"))
