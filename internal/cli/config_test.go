@@ -220,7 +220,7 @@ func TestReadConfigFile(t *testing.T) {
 func TestQuoteValue(t *testing.T) {
 	for in, want := range map[string]string{
 		"claude --resume x": "'claude --resume x'",
-		"a\x1b]0;title\x07":  `"a\x1b]0;title\a"`,
+		"a\x1b]0;title\x07": `"a\x1b]0;title\a"`,
 		"two\nlines":        `"two\nlines"`,
 		"rtl\u202e":         `"rtl\u202e"`,
 	} {
