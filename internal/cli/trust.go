@@ -177,7 +177,7 @@ func (a *app) trustNotice(s *session) {
 	}
 	rc := s.conf.Repo
 	if w := rc.Waiting(); len(w) > 0 {
-		fmt.Fprintf(a.sys.IO.ErrOut, "Trust: %s %s: %s waiting for trust; a resume will ask first (review it with 'orchestrate trust --show', trust it with 'orchestrate trust').\n", rc.Rel, rc.stateWords(), strings.Join(w, ", "))
+		fmt.Fprintf(a.sys.IO.ErrOut, "Trust: %s %s: %s waiting for trust (review it with 'orchestrate trust --show', trust it with 'orchestrate trust').\n", rc.Rel, rc.stateWords(), strings.Join(w, ", "))
 	}
 }
 
