@@ -36,7 +36,8 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-## demo: build, create the example repository afresh, and run orchestrate on it
+## demo: build, create the example repository afresh, and run orchestrate on it (trusting
+## the example's .orchestrate.yaml, visibly, in your trust store)
 demo: build
 	$(GO) run ./cmd/mkexample -dir $(DEMO_DIR)
 	@echo
@@ -45,6 +46,9 @@ demo: build
 	@echo
 	@echo '$$ orchestrate resume --mode preflight --dry-run'
 	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) resume --mode preflight --dry-run; echo "(exit $$?)"
+	@echo
+	@echo '$$ orchestrate trust    # the example commits a handoff.command: review it, then trust that exact file'
+	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) trust
 	@echo
 	@echo '$$ orchestrate resume --mode autopilot'
 	@cd $(DEMO_DIR) && $(CURDIR)/$(BIN) resume --mode autopilot; echo "(exit $$?)"

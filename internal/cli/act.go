@@ -92,6 +92,9 @@ func (a *app) act(r *resumeRun) error {
 			return err
 		}
 	}
+	if err := a.requireRepoTrust(r); err != nil {
+		return err
+	}
 	return a.handOff(r, out)
 }
 

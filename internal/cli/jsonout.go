@@ -36,6 +36,7 @@ type statusDoc struct {
 	Schema     string          `json:"schema"`
 	Command    string          `json:"command"`
 	Candidates []candidateJSON `json:"candidates"`
+	Trust      *trustJSON      `json:"trust,omitempty"`
 }
 
 // handoffJSON is the handoff object of `resume --json`.
@@ -59,6 +60,7 @@ type resumeDoc struct {
 	Findings   []workflow.Finding `json:"findings"`
 	Plan       *plan.Plan         `json:"plan"`
 	Handoff    *handoffJSON       `json:"handoff"`
+	Trust      *trustJSON         `json:"trust,omitempty"`
 }
 
 // toCandidateJSON renders c; rep is nil when c was not validated.

@@ -19,6 +19,7 @@ import (
 type session struct {
 	root   string
 	cfg    config.Config
+	conf   *configLoad   // where cfg came from, and the repository file's trust
 	git    *gitrepo.Repo // nil without git
 	gitErr error
 	now    time.Time
@@ -72,11 +73,12 @@ func (a *app) load() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(a.v, root, a.global.Config, a.sys.Getenv)
+	conf, err := a.loadConf(root)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{root: root, cfg: cfg, git: g, gitErr: gerr, now: a.sys.Now().UTC()}
+	cfg := conf.Cfg
+	s := &session{root: root, cfg: cfg, conf: conf, git: g, gitErr: gerr, now: a.sys.Now().UTC()}
 	repo, defFindings := discover.NewRepo(root, cfg)
 	s.repo = repo
 	opts := discover.Options{}

@@ -114,6 +114,9 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		return err
 	}
 	a.reportGlobalFindings(s)
+	if opts.DryRun {
+		a.trustNotice(s)
+	}
 	r := &resumeRun{opts: opts, s: s, all: s.resumable()}
 
 	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
@@ -389,6 +392,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.now, false, ageClass))
 	}
 	doc.Handoff = r.handoff
+	doc.Trust = trustDoc(r.s)
 	if r.selected != nil {
 		id := r.selected.ID
 		doc.Selected = &id

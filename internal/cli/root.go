@@ -117,6 +117,7 @@ to the orchestrator.
 		a.newBreadcrumbCmd(),
 		a.newWorkCmd(),
 		a.newVersionCmd(),
+		a.newTrustCmd(),
 	)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root

@@ -51,6 +51,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		return err
 	}
 	a.reportGlobalFindings(s)
+	a.trustNotice(s)
 	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, s.cfg.Age) }
 	var shown []workflow.Candidate
 	hidden := 0
@@ -69,7 +70,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		}
 	}
 	if opts.JSON {
-		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}}
+		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
 		for i, c := range shown {
 			doc.Candidates = append(doc.Candidates, toCandidateJSON(c, reports[i], s.now, true, ageClass))
 		}

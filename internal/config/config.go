@@ -60,7 +60,8 @@ type Handoff struct {
 	FallbackCommand      string `mapstructure:"fallback_command"`
 	// SessionIDPattern finds the new AI session id in the fallback command's
 	// output (first group); empty uses handoff.DefaultSessionIDPattern.
-	SessionIDPattern string `mapstructure:"session_id_pattern"`
+	SessionIDPattern string        `mapstructure:"session_id_pattern"`
+	Timeout          time.Duration `mapstructure:"timeout"`
 }
 
 // Default returns the configuration used when nothing is configured: the

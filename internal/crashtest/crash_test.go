@@ -252,7 +252,7 @@ func command(bin, repo, home, logDir, tag string, extra []string, args ...string
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "ORCHESTRATE_NOW="+now, "NO_COLOR=1", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	env = append(env, "ORCHESTRATE_NOW="+now, "NO_COLOR=1", "ORCHESTRATE_TRUST_REPO_CONFIG=1", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 	cmd.Env = append(env, extra...)
 	outPath, errPath := filepath.Join(logDir, tag+".stdout"), filepath.Join(logDir, tag+".stderr")
 	stdout, err := os.Create(outPath)

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/internal/trust"
+	"github.com/orchestrate-dev/orchestrate/modes"
+)
+
+// TrustOptions are the flags of `orchestrate trust`.
+type TrustOptions struct {
+	Revoke bool
+	Show   bool
+}
+
+func (a *app) newTrustCmd() *cobra.Command {
+	opts := &TrustOptions{}
+	cmd := &cobra.Command{
+		Use:   "trust",
+		Short: "Trust the repository's .orchestrate.yaml (the commands and paths it sets)",
+		Long: `Show what the repository's own .orchestrate.yaml makes orchestrate run or write
+(handoff.command, handoff.fallback_command, the settings that steer them, log_path,
+templates_dir) and trust that exact file: its path and the SHA-256 of its bytes are recorded
+in $XDG_CONFIG_HOME/orchestrate/trusted.json (else ~/.config/orchestrate/trusted.json).
+Until then those settings are ignored (a resume that needs the command asks on a terminal,
+else exits 19); any later edit of the file makes it untrusted again. Your own config, the
+environment and flags always win over the repository's file.
+
+ORCHESTRATE_TRUST_REPO_CONFIG=1 trusts the file for one run, for CI that runs the
+repository's code anyway.`,
+		Args: positional(0),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runTrust(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.Revoke, "revoke", false, "forget the trust of the file")
+	cmd.Flags().BoolVar(&opts.Show, "show", false, "only show what the file sets and whether it is trusted")
+	return cmd
+}
+
+func (a *app) runTrust(opts *TrustOptions) error {
+	if opts.Revoke && opts.Show {
+		return usagef("--revoke and --show cannot be used together")
+	}
+	root, _, _, err := a.resolveRoot()
+	if err != nil {
+		return err
+	}
+	out := a.sys.IO.Out
+	store, err := trust.Open(a.sys.Getenv)
+	if err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	path := filepath.Join(root, repoConfigName)
+	if opts.Revoke {
+		found, err := store.Revoke(path)
+		if err != nil {
+			return err
+		}
+		if found {
+			_, err = fmt.Fprintf(out, "Revoked: %s is no longer trusted.\n", path)
+		} else {
+			_, err = fmt.Fprintf(out, "%s was not trusted: nothing to revoke.\n", path)
+		}
+		return err
+	}
+	cl, err := loadConfigFiles(newViper(), root, "", a.sys.Getenv)
+	if err != nil {
+		return err
+	}
+	rc := cl.Repo
+	if rc == nil {
+		if _, serr := readConfigFile(path, root); serr != nil && !errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("config %s: %w", path, serr)
+		}
+		_, err := fmt.Fprintf(out, "No %s in %s: nothing to trust.\n", repoConfigName, root)
+		return err
+	}
+	state, serr := store.Check(rc.Path, rc.Data)
+	if err := describeRepoConfig(out, rc); err != nil {
+		return err
+	}
+	if opts.Show {
+		word := "not trusted"
+		switch {
+		case serr != nil:
+			word = fmt.Sprintf("unknown (%v)", serr)
+		case state == trust.Trusted:
+			word = "trusted"
+		case state == trust.Changed:
+			word = "changed since it was trusted (not trusted)"
+		}
+		_, err := fmt.Fprintf(out, "State: %s\nStore: %s\n", word, store.Path)
+		return err
+	}
+	if err := store.Trust(rc.Path, rc.Data); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "Trusted %s (sha256 %s) in %s.\nIts settings apply until the file changes; 'orchestrate trust --revoke' undoes this.\n", rc.Path, trust.Hash(rc.Data)[:16], store.Path)
+	return err
+}
+
+// describeRepoConfig writes what the repository's file makes orchestrate
+// run or write, one setting a line, values escaped for the terminal.
+func describeRepoConfig(w io.Writer, rc *repoConfig) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (sha256 %s)\n", rc.Path, trust.Hash(rc.Data)[:16])
+	if len(rc.Values) == 0 {
+		b.WriteString("  sets nothing that makes orchestrate run or write anything.\n")
+	}
+	for _, kv := range rc.Values {
+		what := ""
+		switch kindOf(kv.Key) {
+		case keyRuns:
+			what = "runs this command (sh -c)"
+		case keySteers:
+			what = "steers the handoff command"
+		case keyPath:
+			what = "a path orchestrate reads or writes"
+		}
+		note := ""
+		switch {
+		case kv.Refused != "":
+			note = " [ignored even when trusted: " + kv.Refused + "]"
+		case kv.Overridden:
+			note = " [your config or environment overrides it]"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n      %s%s\n", kv.Key, quoteValue(kv.Value), what, note)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// loadConf reads the configuration of the repository at root and prints
+// its warnings (an untrusted file's ignored settings, a refused path) on
+// stderr.
+func (a *app) loadConf(root string) (*configLoad, error) {
+	cl, err := loadConfigFiles(a.v, root, a.global.Config, a.sys.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cl.Warnings {
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", w)
+	}
+	return cl, nil
+}
+
+// trustJSON is the "trust" object of status --json and resume --json: the
+// repository's config file, its trust, and the settings waiting for it.
+type trustJSON struct {
+	Config  string   `json:"config"`
+	State   string   `json:"state"`
+	ByEnv   bool     `json:"by_env,omitempty"`
+	Waiting []string `json:"waiting"`
+}
+
+// trustDoc is the trust object of s, or nil when the repository's file sets
+// nothing privileged (or there is none).
+func trustDoc(s *session) *trustJSON {
+	if s == nil || s.conf == nil || !s.conf.Repo.HasPrivileged() {
+		return nil
+	}
+	rc := s.conf.Repo
+	return &trustJSON{Config: rc.Rel, State: rc.State.String(), ByEnv: rc.ByEnv, Waiting: rc.Waiting()}
+}
+
+// trustNotice says on stderr that a repository command waits for trust
+// (status and resume --dry-run).
+func (a *app) trustNotice(s *session) {
+	if s == nil || s.conf == nil || s.conf.Repo == nil {
+		return
+	}
+	rc := s.conf.Repo
+	if w := rc.Waiting(); len(w) > 0 {
+		fmt.Fprintf(a.sys.IO.ErrOut, "Trust: %s %s: %s waiting for trust (review it with 'orchestrate trust --show', trust it with 'orchestrate trust').\n", rc.Rel, rc.stateWords(), strings.Join(w, ", "))
+	}
+}
+
+// requireRepoTrust stops a resume that would run a program named by the
+// untrusted repository file: on a terminal it shows what would run and asks
+// (yes records the trust and applies the file's settings), without one it
+// exits 19 naming 'orchestrate trust' and ORCHESTRATE_TRUST_REPO_CONFIG=1.
+// Nothing has been written when it stops the run.
+func (a *app) requireRepoTrust(r *resumeRun) error {
+	s := r.s
+	if s.conf == nil || !s.conf.Repo.NeedsTrust() {
+		return nil
+	}
+	rc := s.conf.Repo
+	errOut := a.sys.IO.ErrOut
+	if !a.sys.IO.CanPrompt() {
+		var cmds []string
+		for _, kv := range rc.Values {
+			if kindOf(kv.Key) == keyRuns && kv.Refused == "" && !kv.Overridden {
+				cmds = append(cmds, kv.Key+" "+quoteValue(kv.Value))
+			}
+		}
+		fmt.Fprintf(errOut, "orchestrate: %s %s and would run %s: nothing was run or written.\n", rc.Rel, rc.stateWords(), strings.Join(cmds, " and "))
+		fmt.Fprintf(errOut, "Review it and run 'orchestrate trust' to trust it, or set %s=1 to trust it for one run (CI that runs the repository's code anyway).\n", EnvTrustRepoConfig)
+		return a.finishQuiet(r, "error", ExitNoTTY)
+	}
+	fmt.Fprintf(errOut, "%s %s. It would make orchestrate:\n", rc.Rel, rc.stateWords())
+	if err := describeRepoConfig(errOut, rc); err != nil {
+		return err
+	}
+	ok, err := a.prompter().Confirm("Trust this file and run it?", false)
+	if err != nil && !errors.Is(err, modes.ErrInterrupted) && !errors.Is(err, modes.ErrDeclined) {
+		return err
+	}
+	if err != nil || !ok {
+		fmt.Fprintln(errOut, "Not trusted: nothing was run or changed.")
+		return a.finishQuiet(r, "declined", ExitDeclined)
+	}
+	store, err := trust.Open(a.sys.Getenv)
+	if err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	if err := store.Trust(rc.Path, rc.Data); err != nil {
+		return err
+	}
+	cfg, err := s.conf.applyTrusted()
+	if err != nil {
+		return err
+	}
+	s.cfg = cfg
+	fmt.Fprintf(errOut, "Trusted %s.\n", rc.Rel)
+	return nil
+}

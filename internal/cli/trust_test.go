@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// untrustedRepo is example 1 with a committed .orchestrate.yaml whose
+// command creates a marker file.
+func untrustedRepo(t *testing.T) string {
+	t.Helper()
+	dir := cleanRepo(t)
+	writeFile(t, filepath.Join(dir, repoConfigName), "handoff:\n  command: 'touch marker'\n")
+	return dir
+}
+
+// On a terminal, an untrusted repository command is shown and asked about:
+// yes records the trust and runs it; no or Ctrl-C exits 10 with nothing run
+// or written.
+func TestPTYTrustPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keys []string
+		exit int
+	}{
+		{"yes", []string{"y", keyEnter}, 0},
+		{"no", []string{"n", keyEnter}, 10},
+		{"default is no", []string{keyEnter}, 10},
+		{"ctrl-c", []string{keyCtrlC}, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := untrustedRepo(t)
+			cfgHome := t.TempDir()
+			before := snapshot(t, dir)
+			r := startPTYEnv(t, dir, []string{"XDG_CONFIG_HOME=" + cfgHome}, "resume", "--mode", "autopilot")
+			r.expect(".orchestrate.yaml is not trusted. It would make orchestrate:")
+			r.expect("handoff.command: 'touch marker'")
+			r.answerLine("Trust this file and run it? (y/N)", tc.keys...)
+			r.expectExit(tc.exit)
+			store := filepath.Join(cfgHome, "orchestrate", "trusted.json")
+			if tc.exit == 0 {
+				r.shows("Trusted .orchestrate.yaml.", "Handed off to @dev")
+				if _, err := os.Stat(filepath.Join(dir, "marker")); err != nil {
+					t.Errorf("the trusted command did not run: %v", err)
+				}
+				if _, err := os.Stat(store); err != nil {
+					t.Errorf("the trust was not recorded: %v", err)
+				}
+				return
+			}
+			r.shows("Not trusted: nothing was run or changed.")
+			r.hides("Handed off", "Handing off")
+			unchanged(t, dir, before)
+			if _, err := os.Stat(store); err == nil {
+				t.Error("a declined trust was recorded")
+			}
+		})
+	}
+}
