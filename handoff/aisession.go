@@ -30,6 +30,9 @@ const (
 	EventAISessionNew  = "resume.ai_session_new"
 )
 
+// fallbackName names the fallback command's template in errors.
+const fallbackName = "handoff.fallback_command"
+
 // DefaultSessionIDPattern reads a new AI session id from the fallback
 // command's output (the first capture group).
 const DefaultSessionIDPattern = `(?i)session[_ -]?id[:= ]+([A-Za-z0-9_-]+)`
@@ -83,14 +86,23 @@ func (t teeWriter) Write(p []byte) (int, error) {
 	return t.w.Write(p)
 }
 
-// runCaptured runs tmpl like RunCommand, streaming its output and
-// returning it (stdout and stderr together).
-func runCaptured(req *Request, tmpl string, data CommandData) (int, string, error) {
+// runOptions are the RunOptions of a request's commands, writing to stdout
+// and stderr.
+func (req *Request) runOptions(stdout, stderr io.Writer) RunOptions {
+	return RunOptions{
+		Root: req.Root, Env: req.Env, Stdin: req.Stdin, Stdout: stdout, Stderr: stderr,
+		Timeout: req.Timeout, Grace: req.Grace,
+	}
+}
+
+// runCaptured runs tmpl (the template called name) like RunCommand,
+// streaming its output and returning it (stdout and stderr together).
+func runCaptured(req *Request, name, tmpl string, data CommandData) (int, string, error) {
 	var mu sync.Mutex
 	c := &capture{}
 	out := teeWriter{mu: &mu, w: req.Stdout, cap: c}
 	errw := teeWriter{mu: &mu, w: req.Stderr, cap: c}
-	status, err := RunCommand(context.Background(), tmpl, data, req.Root, req.Env, out, errw)
+	status, err := runNamed(context.Background(), name, tmpl, data, req.runOptions(out, errw))
 	mu.Lock()
 	defer mu.Unlock()
 	return status, c.String(), err
@@ -179,16 +191,16 @@ func newSessionID(re *regexp.Regexp, output, old string) string {
 func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup) (int, error) {
 	c := req.Candidate
 	if !usesAISessionID(req.Command) || strings.TrimSpace(c.AISessionID) == "" {
-		return RunCommand(context.Background(), req.Command, data, req.Root, req.Env, req.Stdout, req.Stderr)
+		return RunCommand(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
 	}
 	gone, idRe, err := aiConfig(req)
 	if err != nil {
 		return -1, err
 	}
 	if !gone.configured() {
-		return RunCommand(context.Background(), req.Command, data, req.Root, req.Env, req.Stdout, req.Stderr)
+		return RunCommand(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
 	}
-	status, output, err := runCaptured(req, req.Command, data)
+	status, output, err := runCaptured(req, "handoff.command", req.Command, data)
 	if err != nil || !gone.match(status, output) {
 		return status, err
 	}
@@ -222,12 +234,12 @@ func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup
 
 	fdata := data
 	fdata.AISessionID = ""
-	line, err := RenderCommand(req.FallbackCommand, fdata)
+	rendered, err := renderNamed(fallbackName, req.FallbackCommand, fdata)
 	if err != nil {
-		return -1, fmt.Errorf("handoff.fallback_command: %w", err)
+		return -1, err
 	}
-	res.Command = logging.Redact(line)
-	fstatus, foutput, err := runCaptured(req, req.FallbackCommand, fdata)
+	res.Command = logging.Redact(rendered.Display)
+	fstatus, foutput, err := runCaptured(req, fallbackName, req.FallbackCommand, fdata)
 	if err != nil || fstatus != 0 {
 		return fstatus, err
 	}
@@ -268,7 +280,7 @@ func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup
 
 // logAIEvent appends an AI-session event to the orchestration log.
 func logAIEvent(req *Request, res *Result, event, msg string, extra logrus.Fields) error {
-	log, err := logging.OpenActionLog(req.LogPath)
+	log, err := openLog(*req)
 	if err != nil {
 		return err
 	}
@@ -294,7 +306,10 @@ func logAIEvent(req *Request, res *Result, event, msg string, extra logrus.Field
 		}
 		fields[k] = v
 	}
-	log.WithFields(fields).WithTime(req.Now).Info(msg)
+	if err := log.Append(req.Now, fields, msg); err != nil {
+		_ = log.Close()
+		return err
+	}
 	return log.Close()
 }
 

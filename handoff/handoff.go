@@ -71,9 +71,20 @@ type Request struct {
 	// <Root>/.orchestrate/log.jsonl.
 	LogPath string
 	// Failpoint is a test hook called after each step ("lock", "state",
-	// "envelope", "command", "log"); an error it returns fails the handoff
-	// there. Nil in production.
+	// "envelope", "command", "log"), and as "logwrite" before every append
+	// to the orchestration log, where an error makes that write fail as a
+	// full disk would (half a line written, then the error); an error it
+	// returns fails the handoff there. Nil in production.
 	Failpoint func(step string) error
+	// Timeout is handoff.timeout: a command running longer is stopped (its
+	// process group gets SIGTERM, then SIGKILL after Grace) and the resume
+	// rolled back. 0 means no limit.
+	Timeout time.Duration
+	// Grace is how long a command told to stop has before SIGKILL; 0 is
+	// DefaultGrace.
+	Grace time.Duration
+	// Stdin is the command's standard input (nil: this process's).
+	Stdin *os.File
 	// AI-session resume fallback (aisession.go): config handoff.session_gone_exit_codes,
 	// session_gone_pattern, fallback_command; SessionIDPattern "" is DefaultSessionIDPattern.
 	SessionGoneExitCodes []int
@@ -160,6 +171,12 @@ func Execute(req Request) (Result, error) {
 		return nil
 	}
 
+	// 0. the command templates and the values they take, before anything is
+	// touched: a refused value or template changes nothing
+	if err := precheckCommands(req); err != nil {
+		return res, err
+	}
+
 	// 1. the lock
 	lock, err := Acquire(root, c.ID, req.Lock, req.TakeOverStale)
 	if err != nil {
@@ -212,7 +229,7 @@ func Execute(req Request) (Result, error) {
 		return fail(fmt.Errorf("hash the state: %w", err))
 	}
 	res.IdempotencyKey = IdempotencyKey(c.ID, req.Plan.ResumeFrom.Phase, hash)
-	if p, ok := FindByKey(root, res.IdempotencyKey); ok && loggedHandedOff(req.LogPath, res.IdempotencyKey) {
+	if p, ok := FindByKey(root, res.IdempotencyKey); ok && loggedHandedOff(root, req.LogPath, res.IdempotencyKey) {
 		res.AlreadyHandedOff, res.EnvelopePath = true, p
 		if err := appendEvent(req, EventSkipped, res, nil); err != nil {
 			fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the skipped resume: %v\n", err)
@@ -247,9 +264,11 @@ func Execute(req Request) (Result, error) {
 	}
 
 	// the point of no return: from here on a crash must not lead to a
-	// second handoff of the same resume
+	// second handoff of the same resume. The record is durable (checked
+	// write, fsync) before the command starts, or nothing starts and
+	// everything is rolled back.
 	if err := appendEvent(req, EventDispatched, res, nil); err != nil {
-		return fail(fmt.Errorf("append to the orchestration log: %w", err))
+		return fail(fmt.Errorf("record the dispatch in the orchestration log (nothing was run): %w", err))
 	}
 
 	// 4. the orchestrator command, holding the lock
@@ -258,18 +277,22 @@ func Execute(req Request) (Result, error) {
 			EnvelopePath: path, AISessionID: c.AISessionID, Agent: res.Agent,
 			WorkflowID: c.ID, Phase: res.Phase, Root: root,
 		}
-		line, err := RenderCommand(req.Command, data)
+		rendered, err := RenderCommand(req.Command, data)
 		if err != nil {
 			return fail(err)
 		}
-		res.Command = logging.Redact(line)
+		res.Command = logging.Redact(rendered.Display)
 		status, err := runOrchestrator(&req, data, &res, &backup)
 		res.ExitStatus = status
+		var ce *CommandError
+		if errors.As(err, &ce) {
+			ce.Command = res.Command
+		}
 		if err != nil {
 			return fail(err)
 		}
 		if status != 0 {
-			return fail(&CommandError{Status: status, Command: res.Command})
+			return fail(&CommandError{Reason: ReasonFailed, Status: status, Command: res.Command})
 		}
 	}
 	if err := fp("command"); err != nil {
@@ -401,9 +424,52 @@ func interruption(req Request) (time.Duration, bool) {
 	return 0, false
 }
 
-// appendEvent appends one event to the orchestration log.
+// precheckCommands renders handoff.command (and the fallback command) with
+// the request's values and a stand-in envelope path, so that a template
+// outside the safe rules or a refused value fails before the lock is taken.
+func precheckCommands(req Request) error {
+	c := req.Candidate
+	data := CommandData{
+		EnvelopePath: filepath.Join(HandoffsDir(req.Root), SafeID(c.ID)+"-1.json"), AISessionID: c.AISessionID,
+		Agent: req.Plan.ResumeFrom.Agent, WorkflowID: c.ID, Phase: req.Plan.ResumeFrom.Phase, Root: req.Root,
+	}
+	if strings.TrimSpace(req.Command) == "" {
+		return nil
+	}
+	if _, err := RenderCommand(req.Command, data); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.FallbackCommand) != "" && usesAISessionID(req.Command) && c.AISessionID != "" {
+		data.AISessionID = ""
+		if _, err := renderNamed(fallbackName, req.FallbackCommand, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openLog opens the request's orchestration log for a checked append,
+// confined to the repository, with the "logwrite" failpoint installed.
+func openLog(req Request) (*logging.ActionLog, error) {
+	log, err := logging.OpenActionLogIn(req.Root, req.LogPath)
+	if err != nil {
+		return nil, err
+	}
+	if req.Failpoint != nil {
+		log.BeforeWrite = func() error {
+			if err := req.Failpoint("logwrite"); err != nil {
+				return fmt.Errorf("logwrite (injected): %w", err)
+			}
+			return nil
+		}
+	}
+	return log, nil
+}
+
+// appendEvent appends one event to the orchestration log: written whole
+// and fsynced, or an error and the log as it was.
 func appendEvent(req Request, event string, res Result, cause error) error {
-	log, err := logging.OpenActionLog(req.LogPath)
+	log, err := openLog(req)
 	if err != nil {
 		return err
 	}
@@ -451,8 +517,15 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 	if cause != nil {
 		fields["error"] = logging.Redact(cause.Error())
 		msg += ": " + cause.Error()
+		var ce *CommandError
+		if errors.As(cause, &ce) {
+			fields["command_reason"] = ce.Reason
+		}
 	}
-	log.WithFields(fields).WithTime(req.Now).Info(msg)
+	if err := log.Append(req.Now, fields, msg); err != nil {
+		_ = log.Close()
+		return err
+	}
 	return log.Close()
 }
 
@@ -467,8 +540,8 @@ func orDash(s string) string {
 // handoff with this idempotency key. An envelope without such an event
 // belongs to a resume that died before it finished (its lock went stale), so
 // the same resume is handed off again.
-func loggedHandedOff(logPath, key string) bool {
-	f, err := os.Open(logPath)
+func loggedHandedOff(root, logPath, key string) bool {
+	f, err := logging.OpenLogForRead(root, logPath)
 	if err != nil {
 		return false
 	}

@@ -456,7 +456,7 @@ func TestExecuteDispatchMarker(t *testing.T) {
 	if !bytes.Contains(data, []byte(EventDispatched)) || !bytes.Contains(data, []byte(EventFailed)) {
 		t.Fatalf("log:\n%s", data)
 	}
-	if loggedHandedOff(req.LogPath, mustKey(t, data)) {
+	if loggedHandedOff(req.Root, req.LogPath, mustKey(t, data)) {
 		t.Error("a failed resume counts as handed off")
 	}
 	req.Command = ""

@@ -1,21 +1,35 @@
 package handoff
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/template"
+	"text/template/parse"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // EnvHandoff is the environment variable that carries the envelope path to
-// the orchestrator command.
+// the orchestrator command (it is also what {{.EnvelopePath}} refers to).
 const EnvHandoff = "ORCHESTRATE_HANDOFF"
+
+// DefaultGrace is how long a command that was told to stop (a forwarded
+// signal, a timeout) has to end before its process group is killed.
+const DefaultGrace = 5 * time.Second
 
 // CommandData is what a handoff.command template may use:
 // {{.EnvelopePath}} {{.AISessionID}} {{.Agent}} {{.WorkflowID}} {{.Phase}}
@@ -29,16 +43,113 @@ type CommandData struct {
 	Root         string
 }
 
-// CommandError is an orchestrator command that exited with a non-zero
-// status; the resume failed and was rolled back.
+// placeholder is one field of CommandData and the environment variable the
+// rendered command reads its value from.
+type placeholder struct {
+	field string
+	env   string
+	value func(CommandData) string
+}
+
+// placeholders are the template fields, in a fixed order (their index is
+// part of the sentinel).
+var placeholders = []placeholder{
+	{"EnvelopePath", EnvHandoff, func(d CommandData) string { return d.EnvelopePath }},
+	{"AISessionID", "ORCHESTRATE_AI_SESSION_ID", func(d CommandData) string { return d.AISessionID }},
+	{"Agent", "ORCHESTRATE_AGENT", func(d CommandData) string { return d.Agent }},
+	{"WorkflowID", "ORCHESTRATE_WORKFLOW_ID", func(d CommandData) string { return d.WorkflowID }},
+	{"Phase", "ORCHESTRATE_PHASE", func(d CommandData) string { return d.Phase }},
+	{"Root", "ORCHESTRATE_ROOT", func(d CommandData) string { return d.Root }},
+}
+
+// FuncUnchecked is the template function that marks a spot as taking any
+// value: {{unchecked .AISessionID}} passes a value that begins with "-" or
+// holds control characters, which a bare {{.AISessionID}} refuses.
+const FuncUnchecked = "unchecked"
+
+// Reasons a handoff command did not succeed (CommandError.Reason).
+const (
+	ReasonFailed      = "failed"      // it exited with a non-zero status
+	ReasonTimeout     = "timeout"     // handoff.timeout expired and it was stopped
+	ReasonInterrupted = "interrupted" // orchestrate got a signal and stopped it
+)
+
+// CommandError is an orchestrator command that did not succeed: it failed
+// (non-zero exit), timed out, or was interrupted; the resume was rolled
+// back.
 type CommandError struct {
-	Status  int
+	// Reason is ReasonFailed, ReasonTimeout or ReasonInterrupted.
+	Reason string
+	// Status is the command's exit status (128+n when it ended by signal
+	// n; -1 when unknown).
+	Status int
+	// Signal names the signal orchestrate received (ReasonInterrupted).
+	Signal string
+	// Timeout is handoff.timeout (ReasonTimeout).
+	Timeout time.Duration
+	// Command is the command as shown to people (redacted).
 	Command string
 }
 
 // Error implements error.
 func (e *CommandError) Error() string {
-	return fmt.Sprintf("the orchestrator command exited with status %d: %s", e.Status, e.Command)
+	cmd := ""
+	if e.Command != "" {
+		cmd = ": " + e.Command
+	}
+	switch e.Reason {
+	case ReasonTimeout:
+		return fmt.Sprintf("the orchestrator command timed out after %s (handoff.timeout) and was stopped (status %d)%s", e.Timeout, e.Status, cmd)
+	case ReasonInterrupted:
+		sig := e.Signal
+		if sig == "" {
+			sig = "a stop request"
+		}
+		return fmt.Sprintf("orchestrate received %s while the orchestrator command ran; the command was stopped (status %d)%s", sig, e.Status, cmd)
+	}
+	return fmt.Sprintf("the orchestrator command exited with status %d%s", e.Status, cmd)
+}
+
+// ValueError is a value refused for a spot of the handoff command: it
+// begins with "-" (a program would read it as an option) or holds a control
+// character, and the template does not mark the spot {{unchecked .Field}}.
+// Nothing was run or written.
+type ValueError struct {
+	Template string // "handoff.command" or "handoff.fallback_command"
+	Field    string
+	Reason   string
+}
+
+// Error implements error.
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("%s: the value of {{.%s}} %s: refused (write {{%s .%s}} where the command takes any value, e.g. after --)",
+		e.Template, e.Field, e.Reason, FuncUnchecked, e.Field)
+}
+
+// TemplateError is a handoff command template that cannot be used: a syntax
+// error or a construct outside the safe rules (docs/SECURITY.md).
+type TemplateError struct {
+	Template string
+	Err      error
+}
+
+// Error implements error.
+func (e *TemplateError) Error() string { return e.Template + " template: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *TemplateError) Unwrap() error { return e.Err }
+
+// Command is a handoff command rendered for sh.
+type Command struct {
+	// Script is the text run by sh -c. Every placeholder became a quoted
+	// reference to an environment variable ("${ORCHESTRATE_AGENT}"), never
+	// the value itself, so no value can become shell code.
+	Script string
+	// Display is the same command with the values shell-quoted in place,
+	// for people and the log. It is never run.
+	Display string
+	// Env is NAME=value of every placeholder variable.
+	Env []string
 }
 
 // shellSafe reports whether s can go on a shell command line as it is.
@@ -57,119 +168,723 @@ func shellSafe(s string) bool {
 	return true
 }
 
-// shellQuote quotes s for sh when it holds anything but plain characters, so
-// a value from a state file (a session id, a path with spaces) cannot inject
-// shell syntax.
+// shellQuote single-quotes s for sh unless it is a plain word.
 func shellQuote(s string) string {
-	if s == "" {
-		return ""
-	}
-	if shellSafe(s) {
+	if s == "" || shellSafe(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// RenderCommand expands a handoff.command template. Values that are not
-// plain words (letters, digits and @%+=:,./_-) are single-quoted for the
-// shell; an empty value stays empty.
-func RenderCommand(tmpl string, data CommandData) (string, error) {
-	t, err := template.New("handoff.command").Option("missingkey=error").Parse(tmpl)
-	if err != nil {
-		return "", fmt.Errorf("handoff.command template: %w", err)
+// checkTree enforces the safe template rules: a field may appear only as a
+// whole action ({{.Agent}}), as {{unchecked .Agent}}, or in the condition of
+// an if ({{if .Agent}}, {{if not .Agent}}, {{if and .A .B}}); constant
+// actions ({{"{{"}}) are allowed; range, with, template, variables, pipes
+// and other functions are not, so a value can neither leak into the text
+// through a function nor blow the output up.
+func checkTree(n parse.Node) error {
+	switch n := n.(type) {
+	case nil:
+		return nil
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := checkTree(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *parse.TextNode, *parse.CommentNode:
+		return nil
+	case *parse.ActionNode:
+		if okAction(n.Pipe) {
+			return nil
+		}
+		return fmt.Errorf("%s is not allowed: a value may appear only as {{.Field}} or {{%s .Field}}", n, FuncUnchecked)
+	case *parse.IfNode:
+		if !okCondition(n.Pipe) {
+			return fmt.Errorf("{{if %s}} is not allowed: a condition may only test fields ({{if .Field}}, not, and, or)", n.Pipe)
+		}
+		if err := checkTree(n.List); err != nil {
+			return err
+		}
+		return checkTree(n.ElseList)
 	}
-	q := CommandData{
-		EnvelopePath: shellQuote(data.EnvelopePath),
-		AISessionID:  shellQuote(data.AISessionID),
-		Agent:        shellQuote(data.Agent),
-		WorkflowID:   shellQuote(data.WorkflowID),
-		Phase:        shellQuote(data.Phase),
-		Root:         shellQuote(data.Root),
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, q); err != nil {
-		return "", fmt.Errorf("handoff.command template: %w", err)
-	}
-	return b.String(), nil
+	return fmt.Errorf("%s is not allowed in a handoff command (only {{.Field}}, {{%s .Field}} and {{if}})", n, FuncUnchecked)
 }
 
-// RunCommand renders tmpl with data and runs it through sh -c in root, with
-// env plus ORCHESTRATE_HANDOFF=<data.EnvelopePath> (env nil means this
-// process's environment), stdin from this process, and stdout/stderr as
-// given. It returns the command's exit status (128+n when killed by signal
-// n); err is set when the template is wrong or the command could not run.
-// While the command runs, SIGINT is left to it (the terminal delivers it to
-// both) and SIGTERM/SIGHUP are forwarded, so this process survives to roll
-// back on failure.
-func RunCommand(ctx context.Context, tmpl string, data CommandData, root string, env []string, stdout, stderr io.Writer) (int, error) {
-	line, err := RenderCommand(tmpl, data)
+func fieldOK(n parse.Node) bool {
+	f, ok := n.(*parse.FieldNode)
+	if !ok || len(f.Ident) != 1 {
+		return false
+	}
+	for _, p := range placeholders {
+		if p.field == f.Ident[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func okAction(p *parse.PipeNode) bool {
+	if p == nil || len(p.Decl) > 0 || len(p.Cmds) != 1 {
+		return false
+	}
+	args := p.Cmds[0].Args
+	switch len(args) {
+	case 1:
+		if _, ok := args[0].(*parse.StringNode); ok {
+			return true
+		}
+		return fieldOK(args[0])
+	case 2:
+		id, ok := args[0].(*parse.IdentifierNode)
+		return ok && id.Ident == FuncUnchecked && fieldOK(args[1])
+	}
+	return false
+}
+
+func okCondition(p *parse.PipeNode) bool {
+	if p == nil || len(p.Decl) > 0 || len(p.Cmds) != 1 {
+		return false
+	}
+	args := p.Cmds[0].Args
+	if len(args) == 1 {
+		return fieldOK(args[0])
+	}
+	id, ok := args[0].(*parse.IdentifierNode)
+	if !ok || (id.Ident != "not" && id.Ident != "and" && id.Ident != "or") || (id.Ident == "not" && len(args) != 2) {
+		return false
+	}
+	for _, a := range args[1:] {
+		if !fieldOK(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// sentinels are the unique words a template is executed with in place of
+// the values: "ORCH<nonce>x" + the field's index + 'c' (checked) or 'u'
+// (unchecked) + "x". Only letters and digits, so they never change the
+// shell's quoting state.
+type sentinels struct{ prefix string }
+
+func newSentinels() sentinels {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return sentinels{prefix: "ORCH" + hex.EncodeToString(b[:]) + "x"}
+}
+
+func (s sentinels) word(i int, unchecked bool) string {
+	mode := "c"
+	if unchecked {
+		mode = "u"
+	}
+	return fmt.Sprintf("%s%d%sx", s.prefix, i, mode)
+}
+
+// at reports the sentinel at the start of text: its field index and mode,
+// and its length.
+func (s sentinels) at(text string) (idx int, unchecked bool, n int, ok bool) {
+	if !strings.HasPrefix(text, s.prefix) {
+		return 0, false, 0, false
+	}
+	rest := text[len(s.prefix):]
+	if len(rest) < 3 || rest[0] < '0' || rest[0] > '9' || (rest[1] != 'c' && rest[1] != 'u') || rest[2] != 'x' {
+		return 0, false, 0, false
+	}
+	idx = int(rest[0] - '0')
+	if idx >= len(placeholders) {
+		return 0, false, 0, false
+	}
+	return idx, rest[1] == 'u', len(s.prefix) + 3, true
+}
+
+// checkValue refuses a value a program could misread: a leading "-" (an
+// option) or a control character, unless the spot is unchecked. A NUL byte
+// cannot be passed at all.
+func checkValue(v string, unchecked bool) string {
+	if strings.ContainsRune(v, 0) {
+		return "holds a NUL byte"
+	}
+	if unchecked {
+		return ""
+	}
+	if strings.HasPrefix(v, "-") {
+		return `begins with "-" (a program would read it as an option)`
+	}
+	for i, r := range v {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(v[i:]); size == 1 {
+				continue
+			}
+		}
+		if unicode.IsControl(r) {
+			return fmt.Sprintf("holds the control character %U", r)
+		}
+	}
+	return ""
+}
+
+// RenderCommand expands a handoff.command template for sh. The template is
+// executed with a unique sentinel word in place of every value; the output
+// is then scanned with sh's quoting rules, and each sentinel is replaced by
+// a reference to the value's environment variable that fits where it
+// stands: unquoted "${VAR}", inside double quotes ${VAR}, inside single
+// quotes '"${VAR}"'. The values travel in Command.Env and are never part of
+// the script. An empty value renders as nothing (unquoted, no argument at
+// all, as before). A value that begins with "-" or holds a control
+// character is refused (*ValueError) unless the spot is written
+// {{unchecked .Field}}. A template that breaks the safe rules is a
+// *TemplateError. See docs/SECURITY.md.
+func RenderCommand(tmpl string, data CommandData) (Command, error) {
+	return renderNamed("handoff.command", tmpl, data)
+}
+
+func renderNamed(name, tmpl string, data CommandData) (Command, error) {
+	s := newSentinels()
+	t, err := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{
+		FuncUnchecked: func(v string) string {
+			if idx, _, n, ok := s.at(v); ok && n == len(v) {
+				return s.word(idx, true)
+			}
+			return v
+		},
+	}).Parse(tmpl)
+	if err != nil {
+		return Command{}, &TemplateError{Template: name, Err: err}
+	}
+	if len(t.Templates()) > 1 {
+		return Command{}, &TemplateError{Template: name, Err: errors.New("{{define}} and {{block}} are not allowed in a handoff command")}
+	}
+	if t.Tree == nil || t.Root == nil {
+		return Command{}, nil
+	}
+	if err := checkTree(t.Root); err != nil {
+		return Command{}, &TemplateError{Template: name, Err: err}
+	}
+	// the template sees sentinels, never values; an empty value stays empty
+	// so {{if .Field}} still tests it
+	words := map[string]string{}
+	for i, p := range placeholders {
+		w := ""
+		if p.value(data) != "" {
+			w = s.word(i, false)
+		}
+		words[p.field] = w
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, words); err != nil {
+		return Command{}, &TemplateError{Template: name, Err: err}
+	}
+	cmd, err := substitute(b.String(), s, data, name)
+	if err != nil {
+		return Command{}, err
+	}
+	for _, p := range placeholders {
+		cmd.Env = append(cmd.Env, p.env+"="+p.value(data))
+	}
+	return cmd, nil
+}
+
+// quoting states of the scanner
+const (
+	qNone   = 0
+	qSingle = '\''
+	qDouble = '"'
+	qANSI   = 'a' // bash's $'...'
+)
+
+// frame is a nested command or arithmetic substitution the scanner is in.
+type frame struct {
+	kind  byte // '(' for $( ), '`' for backticks, 'A' for $(( ))
+	depth int  // open parentheses
+	quote byte // the quoting state outside it
+}
+
+// substitute replaces every sentinel in text with a reference fitting its
+// quoting context (see RenderCommand), checking the values.
+func substitute(text string, s sentinels, data CommandData, name string) (Command, error) {
+	var script, display strings.Builder
+	quote := byte(qNone)
+	var stack []frame
+	heredoc := false
+	errAt := func(field, why string) error {
+		return &TemplateError{Template: name, Err: fmt.Errorf("{{.%s}} %s", field, why)}
+	}
+	inArith := func() bool {
+		for _, f := range stack {
+			if f.kind == 'A' {
+				return true
+			}
+		}
+		return false
+	}
+	wordStart := func(i int) bool {
+		if i == 0 {
+			return true
+		}
+		return strings.IndexByte(" \t\n;&|()<>", text[i-1]) >= 0
+	}
+	for i := 0; i < len(text); {
+		if idx, unchecked, n, ok := s.at(text[i:]); ok {
+			p := placeholders[idx]
+			v := p.value(data)
+			switch {
+			case quote == qANSI:
+				return Command{}, errAt(p.field, "inside $'...' is not supported: use '...' or \"...\"")
+			case inArith():
+				return Command{}, errAt(p.field, "inside $((...)) is not allowed (a value would be read as arithmetic)")
+			case heredoc:
+				return Command{}, errAt(p.field, "after a here-document (<<) is not supported")
+			case quote != qSingle && i > 0 && text[i-1] == '$' && !escapedAt(text, i-1):
+				return Command{}, errAt(p.field, "right after $ is not allowed")
+			}
+			if why := checkValue(v, unchecked); why != "" {
+				return Command{}, &ValueError{Template: name, Field: p.field, Reason: why}
+			}
+			ref := "${" + p.env + "}"
+			switch quote {
+			case qNone:
+				if v != "" {
+					script.WriteString(`"` + ref + `"`)
+					display.WriteString(shellQuote(v))
+				}
+			case qDouble:
+				script.WriteString(ref)
+				if shellSafe(v) {
+					display.WriteString(v)
+				} else {
+					display.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(v))
+				}
+			case qSingle:
+				if v != "" {
+					script.WriteString(`'"` + ref + `"'`)
+					display.WriteString(strings.ReplaceAll(v, "'", `'\''`))
+				}
+			}
+			i += n
+			continue
+		}
+		c := text[i]
+		emit := func(k int) {
+			script.WriteString(text[i : i+k])
+			display.WriteString(text[i : i+k])
+			i += k
+		}
+		switch quote {
+		case qSingle:
+			if c == '\'' {
+				quote = qNone
+			}
+			emit(1)
+			continue
+		case qANSI:
+			if c == '\\' && i+1 < len(text) {
+				if _, _, _, ok := s.at(text[i+1:]); ok {
+					return Command{}, &TemplateError{Template: name, Err: errors.New("a placeholder right after a backslash is not allowed")}
+				}
+				emit(2)
+				continue
+			}
+			if c == '\'' {
+				quote = qNone
+			}
+			emit(1)
+			continue
+		}
+		// unquoted or double-quoted
+		if c == '\\' {
+			if i+1 < len(text) {
+				if idx, _, _, ok := s.at(text[i+1:]); ok {
+					return Command{}, errAt(placeholders[idx].field, "right after a backslash is not allowed")
+				}
+				emit(2)
+			} else {
+				emit(1)
+			}
+			continue
+		}
+		if c == '`' {
+			if len(stack) > 0 && stack[len(stack)-1].kind == '`' {
+				quote = stack[len(stack)-1].quote
+				stack = stack[:len(stack)-1]
+			} else {
+				stack = append(stack, frame{kind: '`', quote: quote})
+				quote = qNone
+			}
+			emit(1)
+			continue
+		}
+		if c == '$' && i+1 < len(text) {
+			switch {
+			case strings.HasPrefix(text[i:], "$(("):
+				stack = append(stack, frame{kind: 'A', depth: 2, quote: quote})
+				quote = qNone
+				emit(3)
+				continue
+			case text[i+1] == '(':
+				stack = append(stack, frame{kind: '(', depth: 1, quote: quote})
+				quote = qNone
+				emit(2)
+				continue
+			case text[i+1] == '\'' && quote == qNone:
+				quote = qANSI
+				emit(2)
+				continue
+			}
+		}
+		if quote == qDouble {
+			if c == '"' {
+				quote = qNone
+			}
+			emit(1)
+			continue
+		}
+		// unquoted
+		switch c {
+		case '\'':
+			quote = qSingle
+		case '"':
+			quote = qDouble
+		case '(':
+			if len(stack) > 0 {
+				stack[len(stack)-1].depth++
+			}
+		case ')':
+			if len(stack) > 0 && stack[len(stack)-1].kind != '`' {
+				top := &stack[len(stack)-1]
+				top.depth--
+				if top.depth <= 0 {
+					quote = top.quote
+					stack = stack[:len(stack)-1]
+				}
+			}
+		case '#':
+			if wordStart(i) {
+				end := strings.IndexByte(text[i:], '\n')
+				if end < 0 {
+					end = len(text) - i
+				}
+				emit(end)
+				continue
+			}
+		case '<':
+			if strings.HasPrefix(text[i:], "<<") && !strings.HasPrefix(text[i:], "<<<") {
+				heredoc = true
+				emit(2)
+				continue
+			}
+			if strings.HasPrefix(text[i:], "<<<") {
+				emit(3)
+				continue
+			}
+		}
+		emit(1)
+	}
+	return Command{Script: script.String(), Display: display.String()}, nil
+}
+
+// escapedAt reports whether the byte at i is escaped by a backslash.
+func escapedAt(text string, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && text[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// RunOptions is how a handoff command runs.
+type RunOptions struct {
+	// Root is the folder it runs in.
+	Root string
+	// Env is its base environment (nil: this process's); the placeholder
+	// variables are set on top.
+	Env []string
+	// Stdin is its standard input (nil: this process's).
+	Stdin *os.File
+	// Stdout and Stderr receive its output (nil: discarded).
+	Stdout, Stderr io.Writer
+	// Timeout ends it (TERM, Grace, KILL to its process group) when it
+	// runs longer; 0 means no limit.
+	Timeout time.Duration
+	// Grace is how long it has to end after being told to stop; 0 is
+	// DefaultGrace.
+	Grace time.Duration
+}
+
+// terminal is the controlling terminal a command is given the foreground
+// of, and the process group to give it back to.
+type terminal struct {
+	fd   int
+	pgrp int
+}
+
+// foregroundTerminal returns the terminal on f when f is one and this
+// process's group is its foreground group.
+func foregroundTerminal(f *os.File) (terminal, bool) {
+	if f == nil {
+		return terminal{}, false
+	}
+	fd := int(f.Fd())
+	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	if err != nil || pgrp != unix.Getpgrp() {
+		return terminal{}, false
+	}
+	return terminal{fd: fd, pgrp: pgrp}, true
+}
+
+// restore gives the terminal's foreground back. This process is in a
+// background group at that point, so SIGTTOU is ignored for the call.
+func (t terminal) restore() {
+	ignored := signal.Ignored(syscall.SIGTTOU)
+	signal.Ignore(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, t.pgrp)
+	if !ignored {
+		signal.Reset(syscall.SIGTTOU)
+	}
+}
+
+// RunCommand renders tmpl with data (RenderCommand) and runs it with
+// /bin/sh -c in opts.Root, with the placeholder variables (among them
+// ORCHESTRATE_HANDOFF=<data.EnvelopePath>) on top of opts.Env. It returns
+// the command's exit status (128+n when it ended by signal n); a non-zero
+// status alone is not an error. err is a *TemplateError or *ValueError when
+// the template or a value is refused (nothing run), a *CommandError when
+// the command timed out or was interrupted, or another error when it could
+// not start.
+//
+// The command runs in a process group of its own, so a stop reaches every
+// process it started (the agent, not just sh): SIGINT, SIGTERM and SIGHUP
+// received by orchestrate are forwarded to the group; the timeout sends
+// SIGTERM. Either way the group gets opts.Grace to end, then SIGKILL, and
+// RunCommand returns only once the group is gone (bounded), so the caller
+// rolls back and releases the lock after the agent ended. When stdin is the
+// terminal and orchestrate is in its foreground, the command's group is
+// given the foreground (and it is taken back afterwards): Ctrl-C at an
+// interactive agent then reaches the agent's group once, as if it had been
+// started by the shell, and not orchestrate. Ctrl-Z stops the agent's group
+// only; see docs/SECURITY.md.
+func RunCommand(ctx context.Context, tmpl string, data CommandData, opts RunOptions) (int, error) {
+	return runNamed(ctx, "handoff.command", tmpl, data, opts)
+}
+
+func runNamed(ctx context.Context, name, tmpl string, data CommandData, opts RunOptions) (int, error) {
+	rendered, err := renderNamed(name, tmpl, data)
 	if err != nil {
 		return -1, err
 	}
-	if strings.TrimSpace(line) == "" {
-		return -1, errors.New("handoff.command renders to an empty command")
+	if strings.TrimSpace(rendered.Script) == "" {
+		return -1, fmt.Errorf("%s renders to an empty command", name)
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := ctx.Err(); err != nil {
+		return -1, fmt.Errorf("the orchestrator command was not started: %w", err)
+	}
+	env := opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	cmdEnv := make([]string, 0, len(env)+1)
+	cmdEnv := make([]string, 0, len(env)+len(rendered.Env))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, EnvHandoff+"=") {
+		keep := true
+		for _, p := range placeholders {
+			if strings.HasPrefix(kv, p.env+"=") {
+				keep = false
+			}
+		}
+		if keep {
 			cmdEnv = append(cmdEnv, kv)
 		}
 	}
-	cmdEnv = append(cmdEnv, EnvHandoff+"="+data.EnvelopePath)
+	cmdEnv = append(cmdEnv, rendered.Env...)
+	stdout, stderr := opts.Stdout, opts.Stderr
 	if stdout == nil {
 		stdout = io.Discard
 	}
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	stdin := opts.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	grace := opts.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
 
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
-	cmd.Dir = root
+	cmd := exec.Command("/bin/sh", "-c", rendered.Script)
+	cmd.Dir = opts.Root
 	cmd.Env = cmdEnv
-	cmd.Stdin = os.Stdin
+	cmd.Stdin = stdin
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
+	cmd.WaitDelay = grace // a process left holding an output pipe cannot hold us
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	term, fg := foregroundTerminal(stdin)
+	if fg {
+		cmd.SysProcAttr.Foreground = true
+		cmd.SysProcAttr.Ctty = term.fd
+	}
 
-	sigs := make(chan os.Signal, 4)
+	// listen before starting: a signal in between must not kill orchestrate
+	// and leave the command running
+	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
+		if fg {
+			term.restore()
+		}
 		return -1, fmt.Errorf("start the orchestrator command: %w", err)
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				if s != os.Interrupt && cmd.Process != nil {
-					_ = cmd.Process.Signal(s)
-				}
-			case <-done:
-				return
-			}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var timeoutC <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		timeoutC = t.C
+	}
+	var (
+		reason   string
+		sigName  string
+		graceC   <-chan time.Time
+		deadline time.Time
+		killed   bool
+		werr     error
+	)
+	ctxDone := ctx.Done()
+	stop := func(r string, s syscall.Signal) {
+		if reason == "" {
+			reason = r
 		}
-	}()
-	werr := cmd.Wait()
-	close(done)
-	if werr == nil {
-		return 0, nil
+		_ = syscall.Kill(-pgid, s)
+		if graceC == nil && !killed {
+			deadline = time.Now().Add(grace)
+			graceC = time.After(grace)
+		}
+	}
+wait:
+	for {
+		select {
+		case werr = <-done:
+			break wait
+		case s := <-sigs:
+			ss, _ := s.(syscall.Signal)
+			if sigName == "" {
+				sigName = signalName(ss)
+			}
+			stop(ReasonInterrupted, ss)
+		case <-timeoutC:
+			timeoutC = nil
+			stop(ReasonTimeout, syscall.SIGTERM)
+		case <-ctxDone:
+			ctxDone = nil
+			stop(ReasonInterrupted, syscall.SIGTERM)
+		case <-graceC:
+			graceC, killed = nil, true
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}
+	if fg {
+		term.restore()
+	}
+	if reason != "" {
+		// the leader ended; the rest of its group gets what is left of the
+		// grace period, then SIGKILL
+		if deadline.IsZero() || killed {
+			deadline = time.Now()
+		}
+		waitGroupGone(pgid, deadline)
+	}
+	status := exitStatus(cmd, werr)
+	if reason != "" {
+		return status, &CommandError{Reason: reason, Status: status, Signal: sigName, Timeout: opts.Timeout, Command: rendered.Display}
 	}
 	var ee *exec.ExitError
-	if errors.As(werr, &ee) {
-		status := ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			status = 128 + int(ws.Signal())
-		}
-		if ctx.Err() != nil {
-			return status, fmt.Errorf("the orchestrator command was stopped: %w", ctx.Err())
-		}
-		return status, nil
+	if werr != nil && !errors.As(werr, &ee) && !errors.Is(werr, exec.ErrWaitDelay) {
+		return status, fmt.Errorf("run the orchestrator command: %w", werr)
 	}
-	return -1, fmt.Errorf("run the orchestrator command: %w", werr)
+	return status, nil
+}
+
+// waitGroupGone waits until no process of group pgid is left, up to
+// deadline, then kills what remains and waits a little more.
+func waitGroupGone(pgid int, deadline time.Time) {
+	for groupAlive(pgid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !groupAlive(pgid) {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	for end := time.Now().Add(time.Second); groupAlive(pgid) && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// groupAlive reports whether a process of group pgid is still running. A
+// zombie does not count: an orphan that ended stays one until init reaps
+// it, and a container's init may never do so. Without /proc, any process
+// of the group counts.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	want := strconv.Itoa(pgid)
+	for _, e := range entries {
+		name := e.Name()
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold anything, so split
+		// after its closing parenthesis
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) >= 3 && f[2] == want && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
+}
+
+// exitStatus is the status of a finished command: its exit code, 128+n
+// when it ended by signal n, -1 when it did not run.
+func exitStatus(cmd *exec.Cmd, werr error) int {
+	ps := cmd.ProcessState
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// signalName is "SIGTERM" for syscall.SIGTERM.
+func signalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return s.String()
 }

@@ -217,6 +217,7 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		SessionGonePattern:   s.cfg.Handoff.SessionGonePattern,
 		FallbackCommand:      s.cfg.Handoff.FallbackCommand,
 		SessionIDPattern:     s.cfg.Handoff.SessionIDPattern,
+		Timeout:              s.cfg.Handoff.Timeout,
 	}
 	if r.opts.JSON {
 		req.Stdout = a.sys.IO.ErrOut // stdout carries the JSON document
@@ -264,6 +265,7 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 	var locked *handoff.LockedError
 	var stale *handoff.StaleLockError
 	var cmdErr *handoff.CommandError
+	var valErr *handoff.ValueError
 	code, outcome := ExitError, "error"
 	action := "Check the error above, fix it, and run orchestrate resume again."
 	switch {
@@ -274,11 +276,19 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		code, outcome = ExitLocked, "locked"
 		action = "The lock is stale (its process is gone): run orchestrate unlock " + r.selected.ID + ", or resume with --force to take it over"
 	case errors.As(err, &cmdErr):
-		code = cmdErr.Status
-		if code <= 0 || code > 255 {
-			code = ExitError
+		code, outcome = ExitCommand, "command_failed"
+		r.command = &commandJSON{Reason: cmdErr.Reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
+		switch cmdErr.Reason {
+		case handoff.ReasonTimeout:
+			action = "The orchestrator command ran longer than handoff.timeout and was stopped; the workflow state was rolled back and is still interrupted. Raise handoff.timeout or fix the command, and resume again."
+		case handoff.ReasonInterrupted:
+			action = "orchestrate was interrupted while the orchestrator command ran; the command was stopped and the workflow state rolled back. Resume again when ready."
+		default:
+			action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."
 		}
-		action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."
+	case errors.As(err, &valErr):
+		code, outcome = ExitCannot, "halted"
+		action = "A value from the workflow state is not safe for that spot of handoff.command; nothing was changed. Check the state file, or mark the spot {{unchecked ." + valErr.Field + "}} if the command takes any value there (see README, Handoff)."
 	}
 	view := struct{ Type, Reason, StateFile, Action string }{
 		Type: r.selected.Type.Label() + " (" + r.selected.ID + ")", Reason: err.Error(), StateFile: r.selected.Source.Path, Action: action,

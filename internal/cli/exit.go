@@ -15,7 +15,11 @@ const (
 	ExitTerminal = 15
 	ExitLocked   = 16
 	ExitCannot   = 17
-	ExitNoTTY    = 19
+	// ExitCommand: the orchestrator command failed, timed out or was
+	// interrupted; the resume was rolled back (its own status is in the
+	// message and the JSON).
+	ExitCommand = 18
+	ExitNoTTY   = 19
 )
 
 // ExitCodesHelp documents the exit codes for --help and the README.
@@ -28,6 +32,8 @@ const ExitCodesHelp = `Exit codes:
   15  the workflow is in a terminal state (completed, aborted, cancelled)
   16  locked by a live process
   17  cannot resume: blocking findings, or autopilot halted on conflicts/staleness
+  18  the orchestrator command failed, timed out or was interrupted; rolled back
+      (its own exit status is in the message and in --json)
   19  input needed but no terminal (the message names the flag to pass)`
 
 // ExitErr carries an exit code out of a command. A nil Err means the

@@ -118,6 +118,40 @@ func TestExitCodes(t *testing.T) {
 		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitLocked},
 		{name: "17 cannot resume", args: []string{"resume", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
 		{name: "17 dry run gate", args: []string{"resume", "--dry-run", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
+		{name: "18 command failed", setup: withCommand("exit 16"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitCommand,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				for _, want := range []string{`"outcome": "command_failed"`, `"reason": "failed"`, `"exit_status": 16`} {
+					if !strings.Contains(r.out.String(), want) {
+						t.Errorf("--json lacks %s:\n%s", want, r.out.String())
+					}
+				}
+				if !strings.Contains(r.err.String(), "exited with status 16") {
+					t.Errorf("stderr lacks the command's status:\n%s", r.err.String())
+				}
+				assertRolledBack(t, dir)
+			}},
+		{name: "18 timeout", setup: withCommand("sleep 20", "  timeout: 300ms\n"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitCommand,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				if !strings.Contains(r.out.String(), `"reason": "timeout"`) {
+					t.Errorf("--json:\n%s", r.out.String())
+				}
+				assertRolledBack(t, dir)
+			}},
+		{name: "17 refused value", setup: func(t *testing.T, dir string) {
+			withCommand("touch ran; echo --resume {{.AISessionID}}")(t, dir)
+			p := filepath.Join(dir, ".orchestrate/workflows/sdc-1.yaml")
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, append(data, "ai_session_id: \"--dangerously-skip-permissions\"\n"...), 0o644)
+		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitCannot,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				if !strings.Contains(r.err.String(), "refused") {
+					t.Errorf("stderr:\n%s", r.err.String())
+				}
+				if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+					t.Error("the command ran")
+				}
+				assertRolledBack(t, dir)
+			}},
 		{name: "19 no terminal", args: []string{"resume", "sdc-1"}, want: ExitNoTTY},
 		{name: "19 several and no terminal", setup: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".orchestrate/workflows/sdc-5.yaml"), []byte(strings.Replace(strings.Replace(sdcState, "%s", "interactive", 1), "sdc-1", "sdc-5", 1)), 0o644)
@@ -140,5 +174,30 @@ func TestExitCodes(t *testing.T) {
 				tt.check(t, dir, r)
 			}
 		})
+	}
+}
+
+// withCommand configures handoff.command (and extra handoff: lines).
+func withCommand(cmd string, extra ...string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		cfg := "handoff:\n  command: '" + cmd + "'\n" + strings.Join(extra, "")
+		if err := os.WriteFile(filepath.Join(dir, ".orchestrate.yaml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// assertRolledBack checks that sdc-1 was left interrupted: no .bak, no
+// envelope, no lock.
+func assertRolledBack(t *testing.T, dir string) {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(dir, ".orchestrate/workflows/sdc-1.yaml"))
+	if bytes.Contains(data, []byte("status: active")) {
+		t.Errorf("state not rolled back:\n%s", data)
+	}
+	for _, p := range []string{".orchestrate/workflows/sdc-1.yaml.bak", ".orchestrate/handoffs/workflow_sdc-1-1.json", ".orchestrate/locks/workflow_sdc-1.lock"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s left behind", p)
+		}
 	}
 }

@@ -19,22 +19,25 @@ import (
 // crash-safety tests): a comma-separated list of STEP[#N]:ACTION where
 //
 //	STEP    is a handoff step (lock, state, envelope, command, log: the hook
-//	        runs after the step) or an atomic-write step (write, sync,
-//	        rename: the hook runs before it, in every atomicfile.Write);
+//	        runs after the step), logwrite (before every append to the
+//	        orchestration log: an error there writes half the line and fails
+//	        the write, as a full disk does; #1 is resume.dispatched, just
+//	        before the command would start), or an atomic-write step (write,
+//	        sync, rename: the hook runs before it, in every atomicfile.Write);
 //	#N      is the occurrence of STEP in this process the failpoint fires at
 //	        (default 1; "#*" fires at every occurrence);
 //	ACTION  is kill (SIGKILL this process), sleep=DURATION (pause, then go
 //	        on), or error[=TEXT] (fail the step with an error).
 //
 // For example "state:kill", "rename#2:kill", "envelope:sleep=200ms",
-// "log:error". A malformed value stops the process with exit status 2 before
+// "log:error", "logwrite#1:error=no space left on device". A malformed value stops the process with exit status 2 before
 // anything is written, so a typo cannot pass for a failpoint that never
 // fired.
 const EnvFailpoint = "ORCHESTRATE_FAILPOINT"
 
 // failpointSteps are the steps a failpoint may name.
 var failpointSteps = map[string]bool{
-	"lock": true, "state": true, "envelope": true, "command": true, "log": true,
+	"lock": true, "state": true, "envelope": true, "command": true, "log": true, "logwrite": true,
 	"write": true, "sync": true, "rename": true,
 }
 

@@ -61,6 +61,16 @@ type resumeDoc struct {
 	Plan       *plan.Plan         `json:"plan"`
 	Handoff    *handoffJSON       `json:"handoff"`
 	Trust      *trustJSON         `json:"trust,omitempty"`
+	// Command is set when the outcome is command_failed (exit 18).
+	CommandResult *commandJSON `json:"command_result,omitempty"`
+}
+
+// commandJSON is the orchestrator command's own result in `resume --json`
+// when it failed, timed out or was interrupted (exit 18).
+type commandJSON struct {
+	Reason     string `json:"reason"` // failed, timeout, interrupted
+	ExitStatus int    `json:"exit_status"`
+	Signal     string `json:"signal,omitempty"`
 }
 
 // toCandidateJSON renders c; rep is nil when c was not validated.

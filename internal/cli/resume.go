@@ -103,6 +103,7 @@ type resumeRun struct {
 	forced    bool // the user chose to resume over conflicts
 	restarted bool // the user chose to restart from scratch
 	handoff   *handoffJSON
+	command   *commandJSON // the command's own result, when it failed (exit 18)
 }
 
 func (a *app) runResume(opts *ResumeOptions) error {
@@ -393,6 +394,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 	}
 	doc.Handoff = r.handoff
 	doc.Trust = trustDoc(r.s)
+	doc.CommandResult = r.command
 	if r.selected != nil {
 		id := r.selected.ID
 		doc.Selected = &id

@@ -60,8 +60,10 @@ type Handoff struct {
 	FallbackCommand      string `mapstructure:"fallback_command"`
 	// SessionIDPattern finds the new AI session id in the fallback command's
 	// output (first group); empty uses handoff.DefaultSessionIDPattern.
-	SessionIDPattern string        `mapstructure:"session_id_pattern"`
-	Timeout          time.Duration `mapstructure:"timeout"`
+	SessionIDPattern string `mapstructure:"session_id_pattern"`
+	// Timeout stops the command (its process group: SIGTERM, then SIGKILL)
+	// and rolls the resume back when it runs longer; 0 means no limit.
+	Timeout time.Duration `mapstructure:"timeout"`
 }
 
 // Default returns the configuration used when nothing is configured: the

@@ -4,13 +4,19 @@
 package logging
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
 // Human returns a logger writing plain text to w at level ("debug", "info",
@@ -31,36 +37,200 @@ func Human(w io.Writer, level string, color bool) (*logrus.Logger, error) {
 }
 
 // ActionLog is the orchestration log: one JSON object per event, appended.
+// Append is the checked write path (every byte written and fsynced, or an
+// error and the file as it was); the embedded logger is kept for callers
+// that log best effort, and Close reports a write of theirs that failed.
 type ActionLog struct {
 	*logrus.Logger
-	f *os.File
+	f   *os.File
+	out *checkedWriter
+	// dir is the folder to fsync after the first append when the file was
+	// created by this open ("" otherwise).
+	dir string
+	// BeforeWrite is a test hook: when set, Append calls it before writing
+	// and, if it returns an error, writes only half of the line and fails
+	// with that error, as a full disk would. Nil in production.
+	BeforeWrite func() error
+}
+
+// checkedWriter records the first write error, which logrus would swallow.
+type checkedWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *checkedWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
 }
 
 // OpenActionLog opens (creating folders and the file, mode 0600) the
-// orchestration log at path for appending.
+// orchestration log at path for appending. The file itself is opened
+// without following a symlink and must be a regular file; use
+// OpenActionLogIn to confine every folder of the path too.
 func OpenActionLog(path string) (*ActionLog, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("create log folder: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	return OpenActionLogIn("", path)
+}
+
+// OpenActionLogIn opens the orchestration log at path for appending, like
+// OpenActionLog. When path is inside root (a repository), no symlink is
+// followed anywhere below root, missing folders are created without
+// following one, and anything but a regular file (a symlink, a FIFO, a
+// device) is refused: a log committed as a symlink cannot make orchestrate
+// write outside the repository (docs/SECURITY.md).
+func OpenActionLogIn(root, path string) (*ActionLog, error) {
+	f, created, err := openLogFile(root, path, os.O_CREATE|os.O_APPEND|os.O_WRONLY)
 	if err != nil {
 		return nil, fmt.Errorf("open orchestration log %s: %w", path, err)
 	}
+	w := &checkedWriter{f: f}
 	l := logrus.New()
-	l.SetOutput(f)
+	l.SetOutput(w)
 	l.SetFormatter(&logrus.JSONFormatter{TimestampFormat: "2006-01-02T15:04:05Z07:00", DisableHTMLEscape: true})
 	l.SetLevel(logrus.InfoLevel)
 	l.AddHook(redactHook{})
-	return &ActionLog{Logger: l, f: f}, nil
+	a := &ActionLog{Logger: l, f: f, out: w}
+	if created {
+		a.dir = filepath.Dir(path)
+	}
+	return a, nil
 }
 
-// Close syncs and closes the log file.
+// OpenLogForRead opens the orchestration log at path for reading, confined
+// to root like OpenActionLogIn (no symlink, regular files only, no blocking
+// on a FIFO).
+func OpenLogForRead(root, path string) (*os.File, error) {
+	f, _, err := openLogFile(root, path, os.O_RDONLY)
+	return f, err
+}
+
+// openLogFile opens path with flag: through safefile.OpenConfined when it
+// is inside root, else with O_NOFOLLOW and a check that it is a regular
+// file. created reports a file this call created.
+func openLogFile(root, path string, flag int) (f *os.File, created bool, err error) {
+	if flag&os.O_CREATE != 0 {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			created = true
+		}
+	}
+	if root != "" {
+		if rel, rerr := filepath.Rel(root, path); rerr == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			f, err = safefile.OpenConfined(root, filepath.ToSlash(rel), flag, 0o600)
+			return f, created, err
+		}
+	}
+	if flag&os.O_CREATE != 0 {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, false, fmt.Errorf("create log folder: %w", err)
+		}
+	}
+	f, err = os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	return f, created, nil
+}
+
+// Append writes one event (fields, at t, with message msg, redacted like
+// every entry) as a JSON line and fsyncs it, and the log's folder when this
+// open created the file. It returns an error when any of that fails, and
+// then truncates the file back to where it was, so a failed append leaves
+// no partial or unsynced line that a later reader could take as written.
+func (a *ActionLog) Append(t time.Time, fields logrus.Fields, msg string) error {
+	if a == nil || a.f == nil {
+		return errors.New("orchestration log: not open")
+	}
+	e := logrus.NewEntry(a.Logger).WithFields(fields).WithTime(t)
+	e.Level = logrus.InfoLevel
+	e.Message = msg
+	if err := a.Logger.Hooks.Fire(logrus.InfoLevel, e); err != nil {
+		return fmt.Errorf("orchestration log: %w", err)
+	}
+	line, err := a.Logger.Formatter.Format(e)
+	if err != nil {
+		return fmt.Errorf("orchestration log: %w", err)
+	}
+	// one appender at a time, so a rollback truncates only its own line
+	fd := int(a.f.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_EX); err == nil {
+		defer syscall.Flock(fd, syscall.LOCK_UN) //nolint:errcheck // released on close anyway
+	}
+	fi, err := a.f.Stat()
+	if err != nil {
+		return fmt.Errorf("orchestration log: %w", err)
+	}
+	start := fi.Size()
+	fail := func(err error) error {
+		_ = a.f.Truncate(start)
+		_ = a.f.Sync()
+		return fmt.Errorf("write the orchestration log %s: %w", a.f.Name(), err)
+	}
+	if a.BeforeWrite != nil {
+		if err := a.BeforeWrite(); err != nil {
+			_, _ = a.f.Write(line[:len(line)/2])
+			return fail(err)
+		}
+	}
+	if _, err := a.f.Write(line); err != nil {
+		return fail(err)
+	}
+	if err := a.f.Sync(); err != nil {
+		return fail(err)
+	}
+	if a.dir != "" {
+		if err := syncDir(a.dir); err != nil {
+			return fail(err)
+		}
+		a.dir = ""
+	}
+	return nil
+}
+
+// syncDir fsyncs a folder; file systems that cannot are not an error.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return err
+	}
+	return nil
+}
+
+// Close syncs and closes the log file. It returns the first error of a
+// write through the embedded logger, of the sync or of the close.
 func (a *ActionLog) Close() error {
 	if a == nil || a.f == nil {
 		return nil
 	}
-	_ = a.f.Sync()
-	return a.f.Close()
+	serr := a.f.Sync()
+	cerr := a.f.Close()
+	a.f = nil
+	switch {
+	case a.out != nil && a.out.err != nil:
+		return fmt.Errorf("write the orchestration log: %w", a.out.err)
+	case serr != nil:
+		return fmt.Errorf("sync the orchestration log: %w", serr)
+	}
+	return cerr
 }
 
 var secretRe = regexp.MustCompile(`(?i)((?:api[_-]?key|token|secret|password|passwd|authorization|bearer)["']?\s*[:=]\s*["']?)([^\s"',;]+)|(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,})`)
