@@ -50,8 +50,14 @@ func runWith(t *testing.T, dir string, p modes.Prompter, args ...string) *fakeRu
 	t.Helper()
 	r := &fakeRun{}
 	sys := System{
-		IO:       IOStreams{In: strings.NewReader(""), Out: &r.out, ErrOut: &r.err, InTTY: p != nil, ErrTTY: p != nil},
-		Getenv:   func(string) string { return "" },
+		IO: IOStreams{In: strings.NewReader(""), Out: &r.out, ErrOut: &r.err, InTTY: p != nil, ErrTTY: p != nil},
+		// the test repositories' configs are the test's own: trusted
+		Getenv: func(k string) string {
+			if k == "ORCHESTRATE_TRUST_REPO_CONFIG" {
+				return "1"
+			}
+			return ""
+		},
 		Now:      func() time.Time { return time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC) },
 		Getwd:    func() (string, error) { return dir, nil },
 		Prompter: p,
