@@ -69,11 +69,18 @@ func WriteConfined(root, rel string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("atomic write %s: %w", rel, err)
 	}
 	defer d.Close()
+	return WriteIn(d, name, data, perm)
+}
+
+// WriteIn atomically replaces the file name directly inside the confined
+// folder d, as Write does: for a caller that already holds the folder (a
+// state file and its .bak twin written through one descriptor).
+func WriteIn(d *safefile.Dir, name string, data []byte, perm os.FileMode) error {
 	shown := name
 	if d.Rel() != "." {
 		shown = d.Rel() + "/" + name
 	}
-	return writeIn(d, name, filepath.Join(root, filepath.FromSlash(shown)), shown, data, perm)
+	return writeIn(d, name, d.Path(name), shown, data, perm)
 }
 
 // writeIn is the atomic replacement of name inside the open folder d; label
