@@ -246,6 +246,9 @@ func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) 
 	if id == "" {
 		return nil, errors.New("acquire lock: empty workflow id")
 	}
+	if _, err := safefile.CheckPath(root, locksRel); err != nil {
+		return nil, fmt.Errorf("acquire lock of %s: %w", id, err) // a symlink leading out
+	}
 	path := LockPath(root, id)
 	d, err := openLocksDir(root, true)
 	if err != nil {
@@ -518,10 +521,9 @@ func Inspect(root, id string) LockState {
 	host, _ := hostname()
 	d, err := openLocksDir(root, false)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return LockState{}
-		}
-		return LockState{Exists: true, Live: true, Reason: fmt.Sprintf("the locks folder cannot be trusted: %v", err)}
+		// no locks folder, or one that is refused (a symlink): no lock can
+		// be held there, and Acquire reports the refusal
+		return LockState{}
 	}
 	defer d.Close()
 	st, _ := inspectFile(d, lockName(id), host, timeNow())
