@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
@@ -29,4 +30,16 @@ func writeEnvelopeFile(path string, data []byte) error {
 		return fmt.Errorf("write the envelope: %w", err)
 	}
 	return nil
+}
+
+// openForRead opens the regular file at path for reading without following
+// a final symlink and without blocking (a FIFO or a device is refused at
+// once instead of hanging a resume that holds its lock).
+func openForRead(path string) (*os.File, error) {
+	d, err := safefile.OpenDir(filepath.Dir(path), ".", false)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.OpenFile(filepath.Base(path), os.O_RDONLY, 0)
 }

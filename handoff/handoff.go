@@ -468,7 +468,7 @@ func orDash(s string) string {
 // belongs to a resume that died before it finished (its lock went stale), so
 // the same resume is handed off again.
 func loggedHandedOff(logPath, key string) bool {
-	f, err := os.Open(logPath)
+	f, err := openForRead(logPath)
 	if err != nil {
 		return false
 	}
