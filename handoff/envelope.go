@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/plan"
@@ -210,13 +209,7 @@ func writeEnvelope(path string, env Envelope) error {
 		return fmt.Errorf("format the envelope: %w", err)
 	}
 	out.WriteByte('\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create the handoffs folder: %w", err)
-	}
-	if err := atomicfile.Write(path, out.Bytes(), 0o600); err != nil {
-		return fmt.Errorf("write the envelope: %w", err)
-	}
-	return nil
+	return writeEnvelopeFile(path, out.Bytes())
 }
 
 // FindByKey returns the envelope under root whose idempotency key is key.

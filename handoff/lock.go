@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
@@ -172,6 +171,8 @@ type Lock struct {
 	// TookOver is the owner of the stale lock this one replaced, or nil.
 	TookOver *LockInfo
 	content  []byte
+	root     string // the repository, and the lock's name in its locks folder
+	name     string
 }
 
 // LockState is what Inspect finds about a workflow's lock.
@@ -217,13 +218,20 @@ func LockPath(root, id string) string {
 	return filepath.Join(root, ".orchestrate", "locks", SafeID(id)+".lock")
 }
 
-// checkLocksDir refuses a locks folder that leads out of root (a symlinked
-// .orchestrate or .orchestrate/locks). The lock file itself is judged by
-// inspectFile, which refuses a symlink.
-func checkLocksDir(root string) error {
-	_, err := safefile.CheckPath(root, ".orchestrate/locks")
-	return err
+// locksRel is the locks folder, relative to the repository root.
+const locksRel = ".orchestrate/locks"
+
+// openLocksDir opens .orchestrate/locks under root without following a
+// symlink anywhere (a symlinked .orchestrate or locks folder is refused with
+// a *safefile.RefusedError), creating it when create is set. Every lock file
+// operation then happens inside this folder's descriptor. See
+// docs/SECURITY.md.
+func openLocksDir(root string, create bool) (*safefile.Dir, error) {
+	return safefile.OpenDir(root, locksRel, create)
 }
+
+// lockName is the lock file's name inside the locks folder.
+func lockName(id string) string { return SafeID(id) + ".lock" }
 
 // Acquire takes the lock of workflow id: .orchestrate/locks/<safe id>.lock,
 // created exclusively (mode 0600) with info as JSON, and synced. When the
@@ -238,13 +246,16 @@ func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) 
 	if id == "" {
 		return nil, errors.New("acquire lock: empty workflow id")
 	}
-	if err := checkLocksDir(root); err != nil {
-		return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
+	if _, err := safefile.CheckPath(root, locksRel); err != nil {
+		return nil, fmt.Errorf("acquire lock of %s: %w", id, err) // a symlink leading out
 	}
 	path := LockPath(root, id)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("acquire lock of %s: create the locks folder: %w", id, err)
+	d, err := openLocksDir(root, true)
+	if err != nil {
+		return nil, fmt.Errorf("acquire lock of %s: the locks folder: %w", id, err)
 	}
+	defer d.Close()
+	name := lockName(id)
 	content, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
@@ -257,14 +268,14 @@ func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) 
 
 	var took *LockInfo
 	for attempt := 0; attempt < 2; attempt++ {
-		err := createExclusive(path, content)
+		err := createExclusive(d, name, content)
 		if err == nil {
-			return &Lock{Path: path, Info: info, TookOver: took, content: content}, nil
+			return &Lock{Path: path, Info: info, TookOver: took, content: content, root: root, name: name}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
 		}
-		st, raw := inspectFile(path, info.Host, now)
+		st, raw := inspectFile(d, name, info.Host, now)
 		switch {
 		case !st.Exists:
 			continue // released in between: try again
@@ -280,7 +291,7 @@ func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) 
 		if attempt > 0 {
 			break
 		}
-		if err := removeIfSame(path, raw); err != nil {
+		if err := removeIfSame(d, name, path, raw); err != nil {
 			var le *LockedError
 			if errors.As(err, &le) {
 				return nil, le
@@ -291,7 +302,7 @@ func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) 
 		took = &owner
 	}
 	// the second exclusive create lost: someone else took the lock over first
-	st, _ := inspectFile(path, info.Host, now)
+	st, _ := inspectFile(d, name, info.Host, now)
 	return nil, &LockedError{Owner: st.Owner, Path: path, Reason: reasonIfAny(st, "another process took the stale lock over first")}
 }
 
@@ -305,17 +316,18 @@ func reasonIfAny(st LockState, dflt string) string {
 	return dflt
 }
 
-// createExclusive creates path with O_EXCL, mode 0600, writes content and
-// syncs it (and its folder). On a write failure the file is removed.
-func createExclusive(path string, content []byte) error {
-	// Write the whole lock to a temporary file first, then link it into
-	// place: link fails if the lock exists (as O_EXCL would), and a process
-	// killed half-way never leaves an empty or partial lock behind — only a
-	// stray temporary file, which nothing reads.
+// createExclusive creates name in the locks folder d, mode 0600, with
+// content, synced (file and folder).
+func createExclusive(d *safefile.Dir, name string, content []byte) error {
+	// Write the whole lock to a temporary file first (created exclusively,
+	// never through a symlink), then link it into place: link fails if the
+	// lock exists (as O_EXCL would), and a process killed half-way never
+	// leaves an empty or partial lock behind — only a stray temporary file,
+	// which nothing reads.
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path + ".tmp-" + hex.EncodeToString(rnd[:])
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp := name + ".tmp-" + hex.EncodeToString(rnd[:])
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -327,65 +339,73 @@ func createExclusive(path string, content []byte) error {
 		werr = cerr
 	}
 	if werr != nil {
-		_ = os.Remove(tmp)
+		_ = d.Remove(tmp)
 		return fmt.Errorf("write lock file: %w", werr)
 	}
-	err = os.Link(tmp, path)
-	_ = os.Remove(tmp)
+	err = d.Link(tmp, d, name)
+	_ = d.Remove(tmp)
 	if err != nil {
 		return err // fs.ErrExist when another process holds the lock
 	}
-	_ = atomicfile.SyncDir(filepath.Dir(path))
+	_ = d.Sync()
 	return nil
 }
 
-// removeIfSame removes the stale lock at path only if it still holds raw: it
-// is first renamed aside (atomic), and put back if what was renamed is not
-// the stale lock any more (another process replaced it in between).
-func removeIfSame(path string, raw []byte) error {
+// removeIfSame removes the stale lock name (shown as path) from the locks
+// folder d only if it still holds raw: it is first renamed aside (atomic),
+// and put back if what was renamed is not the stale lock any more (another
+// process replaced it in between).
+func removeIfSame(d *safefile.Dir, name, path string, raw []byte) error {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	grave := path + ".stale-" + hex.EncodeToString(rnd[:])
-	if err := os.Rename(path, grave); err != nil {
+	grave := name + ".stale-" + hex.EncodeToString(rnd[:])
+	if err := d.Rename(name, d, grave); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // gone already
 		}
 		return err
 	}
-	got, err := os.ReadFile(grave)
+	got, err := d.ReadFile(grave, maxLockSize)
 	if err == nil && bytes.Equal(got, raw) {
-		_ = os.Remove(grave)
-		_ = atomicfile.SyncDir(filepath.Dir(path))
+		_ = d.Remove(grave)
+		_ = d.Sync()
 		return nil
 	}
 	// not the lock we judged stale: put it back without clobbering a newer one
-	_ = os.Link(grave, path)
-	_ = os.Remove(grave)
+	_ = d.Link(grave, d, name)
+	_ = d.Remove(grave)
 	var owner LockInfo
 	_ = json.Unmarshal(got, &owner)
 	return &LockedError{Owner: owner, Path: path, Reason: "the lock changed while it was being taken over"}
 }
 
-// inspectFile reads and judges the lock at path; host is this host's name
-// and now the current time. raw is the file's content when it was read.
-func inspectFile(path, host string, now time.Time) (LockState, []byte) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return LockState{}, nil
-		}
-		return LockState{Exists: true, Live: true, Reason: fmt.Sprintf("cannot inspect the lock file: %v", err)}, nil
-	}
+// inspectFile reads and judges the lock name in the locks folder d; host is
+// this host's name and now the current time. raw is the file's content when
+// it was read. The lock is opened without following a symlink and without
+// blocking, so a symlinked lock, a FIFO or a device is refused at once.
+func inspectFile(d *safefile.Dir, name, host string, now time.Time) (LockState, []byte) {
 	st := LockState{Exists: true}
 	refuse := func(reason string) (LockState, []byte) {
 		st.Live, st.Stale, st.Reason = true, false, reason
 		return st, nil
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return refuse("the lock file is a symlink")
+	f, err := d.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		var refused *safefile.RefusedError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return LockState{}, nil
+		case errors.Is(err, safefile.ErrSymlink):
+			return refuse("the lock file is a symlink")
+		case errors.As(err, &refused):
+			return refuse("the lock file is not a regular file (it " + refused.What + ")")
+		}
+		return refuse(fmt.Sprintf("cannot read the lock file: %v", err))
 	}
-	if !fi.Mode().IsRegular() {
-		return refuse("the lock file is not a regular file")
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return refuse(fmt.Sprintf("cannot inspect the lock file: %v", err))
 	}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != currentUID() {
 		return refuse(fmt.Sprintf("the lock file is owned by another user (uid %d)", sys.Uid))
@@ -393,12 +413,10 @@ func inspectFile(path, host string, now time.Time) (LockState, []byte) {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return refuse(fmt.Sprintf("the lock file's permissions %04o are looser than 0600", perm))
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return refuse(fmt.Sprintf("cannot read the lock file: %v", err))
+	if fi.Size() > maxLockSize {
+		return refuse("the lock file is too large to be a lock")
 	}
 	raw, err := io.ReadAll(io.LimitReader(f, maxLockSize+1))
-	f.Close()
 	if err != nil {
 		return refuse(fmt.Sprintf("cannot read the lock file: %v", err))
 	}
@@ -424,50 +442,70 @@ func inspectFile(path, host string, now time.Time) (LockState, []byte) {
 
 // Release removes the lock, only if the file still holds what this process
 // wrote (a lock taken over by someone else is left alone, with an error).
+// The lock is reached without following a symlink.
 func (l *Lock) Release() error {
 	if l == nil {
 		return nil
 	}
-	f, err := os.OpenFile(l.Path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	root, name := l.root, l.name
+	if name == "" { // a Lock built by hand: its path names the lock
+		root, name = filepath.Dir(l.Path), filepath.Base(l.Path)
+	}
+	d, err := openLocksDirAt(root, l.name != "")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("release lock %s: it is gone (removed by someone else)", l.Path)
 		}
 		return fmt.Errorf("release lock %s: %w", l.Path, err)
 	}
-	got, err := io.ReadAll(io.LimitReader(f, maxLockSize+1))
-	f.Close()
+	defer d.Close()
+	got, err := d.ReadFile(name, maxLockSize)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("release lock %s: it is gone (removed by someone else)", l.Path)
+		}
 		return fmt.Errorf("release lock %s: %w", l.Path, err)
 	}
 	if !bytes.Equal(got, l.content) {
 		return fmt.Errorf("release lock %s: it is no longer ours (taken over by another process); left in place", l.Path)
 	}
-	if err := os.Remove(l.Path); err != nil {
+	if err := d.Remove(name); err != nil {
 		return fmt.Errorf("release lock %s: %w", l.Path, err)
 	}
-	_ = atomicfile.SyncDir(filepath.Dir(l.Path))
+	_ = d.Sync()
 	return nil
+}
+
+// openLocksDirAt opens the locks folder of the repository root (inRepo), or
+// the folder dir itself.
+func openLocksDirAt(dir string, inRepo bool) (*safefile.Dir, error) {
+	if inRepo {
+		return openLocksDir(dir, false)
+	}
+	return safefile.OpenDir(dir, ".", false)
 }
 
 // ReadLock reads the lock of workflow id: its owner, and whether a lock file
 // exists. A lock file that exists but is not a valid lock gives an error.
 func ReadLock(root, id string) (LockInfo, bool, error) {
 	path := LockPath(root, id)
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	d, err := openLocksDir(root, false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return LockInfo{}, false, nil
 		}
 		return LockInfo{}, true, fmt.Errorf("read lock %s: %w", path, err)
 	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, maxLockSize+1))
+	defer d.Close()
+	raw, err := d.ReadFile(lockName(id), maxLockSize)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return LockInfo{}, false, nil
+		}
+		if errors.Is(err, safefile.ErrTooLarge) {
+			return LockInfo{}, true, fmt.Errorf("read lock %s: too large to be a lock", path)
+		}
 		return LockInfo{}, true, fmt.Errorf("read lock %s: %w", path, err)
-	}
-	if len(raw) > maxLockSize {
-		return LockInfo{}, true, fmt.Errorf("read lock %s: too large to be a lock", path)
 	}
 	var info LockInfo
 	if err := json.Unmarshal(raw, &info); err != nil {
@@ -481,7 +519,14 @@ func ReadLock(root, id string) (LockInfo, bool, error) {
 // be trusted is refused (such a lock counts as live).
 func Inspect(root, id string) LockState {
 	host, _ := hostname()
-	st, _ := inspectFile(LockPath(root, id), host, timeNow())
+	d, err := openLocksDir(root, false)
+	if err != nil {
+		// no locks folder, or one that is refused (a symlink): no lock can
+		// be held there, and Acquire reports the refusal
+		return LockState{}
+	}
+	defer d.Close()
+	st, _ := inspectFile(d, lockName(id), host, timeNow())
 	return st
 }
 
@@ -489,20 +534,26 @@ func Inspect(root, id string) LockState {
 // a live owner, or one that cannot be trusted, needs force; a missing lock is
 // not an error. A symlinked lock is removed as a link, never followed.
 func Remove(root, id string, force bool) error {
-	if err := checkLocksDir(root); err != nil {
-		return fmt.Errorf("remove lock of %s: %w", id, err)
-	}
 	path := LockPath(root, id)
-	st := Inspect(root, id)
+	d, err := openLocksDir(root, false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("remove lock of %s: the locks folder: %w", id, err)
+	}
+	defer d.Close()
+	host, _ := hostname()
+	st, _ := inspectFile(d, lockName(id), host, timeNow())
 	if !st.Exists {
 		return nil
 	}
 	if st.Live && !force {
 		return &LockedError{Owner: st.Owner, Path: path, Reason: st.Reason}
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := d.Remove(lockName(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove lock %s: %w", path, err)
 	}
-	_ = atomicfile.SyncDir(filepath.Dir(path))
+	_ = d.Sync()
 	return nil
 }

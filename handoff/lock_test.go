@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -378,5 +379,64 @@ func TestLockInfoJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"pid":3,"lease":3153600000000000000}`), &l); err != nil || l.Lease < 24*365*time.Hour {
 		t.Errorf("a century's lease: %v %v", l.Lease, err)
+	}
+}
+
+// A lock whose folder or file is hostile is refused at once, and nothing is
+// created outside the repository.
+func TestLockConfinement(t *testing.T) {
+	withAlive(t)
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, root, outside string)
+		want  string // in the error of Acquire
+	}{
+		{"symlinked .orchestrate", func(t *testing.T, root, outside string) {
+			os.Symlink(outside, filepath.Join(root, ".orchestrate"))
+		}, "symlink leading out of the repository"},
+		{"symlinked locks folder", func(t *testing.T, root, outside string) {
+			os.MkdirAll(filepath.Join(root, ".orchestrate"), 0o755)
+			os.Symlink(outside, filepath.Join(root, ".orchestrate", "locks"))
+		}, "symlink leading out of the repository"},
+		{"locks folder symlinked inside the repository", func(t *testing.T, root, outside string) {
+			os.MkdirAll(filepath.Join(root, "elsewhere"), 0o755)
+			os.MkdirAll(filepath.Join(root, ".orchestrate"), 0o755)
+			os.Symlink("../elsewhere", filepath.Join(root, ".orchestrate", "locks"))
+		}, "refused: .orchestrate/locks is a symlink"},
+		{"FIFO lock", func(t *testing.T, root, outside string) {
+			os.MkdirAll(filepath.Join(root, ".orchestrate", "locks"), 0o755)
+			if err := syscall.Mkfifo(LockPath(root, "sdc:1"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file (it is a FIFO)"},
+		{"lock symlinked to /dev/zero", func(t *testing.T, root, outside string) {
+			os.MkdirAll(filepath.Join(root, ".orchestrate", "locks"), 0o755)
+			os.Symlink("/dev/zero", LockPath(root, "sdc:1"))
+		}, "the lock file is a symlink"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, outside := t.TempDir(), t.TempDir()
+			tt.setup(t, root, outside)
+			done := make(chan error, 1)
+			go func() {
+				_, err := Acquire(root, "sdc:1", me(1), true)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Acquire = %v; want %q", err, tt.want)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatal("Acquire hangs")
+			}
+			if st := Inspect(root, "sdc:1"); st.Exists && (!st.Live || st.Reason == "") {
+				t.Errorf("Inspect = %+v; want no lock or an untrusted one", st)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Errorf("created outside the repository: %v", entries)
+			}
+		})
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -44,18 +45,16 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 	if now.IsZero() {
 		now = time.Now()
 	}
-	full, clean, err := resolveState(root, c.Source.Path)
+	sf, err := openStateFile(root, c.Source.Path, "write rebuilt state")
 	if err != nil {
 		return Backup{}, err
 	}
-	fi, err := os.Lstat(full)
-	if err != nil {
-		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
-	}
+	defer sf.Close()
+	full, clean, fi := sf.full, sf.clean, sf.info
 	if !fi.Mode().IsRegular() {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: not a regular file; refusing to replace it", clean)
 	}
-	corrupt, err := rbReadCapped(full)
+	corrupt, err := sf.d.ReadFile(sf.name, maxStateSize)
 	if err != nil {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
@@ -68,32 +67,24 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
 
-	b := Backup{Path: full, Original: corrupt, written: fresh, perm: fi.Mode().Perm()}
-	bak := full + ".bak"
-	if bfi, err := os.Lstat(bak); err == nil {
-		if bfi.Mode().IsRegular() {
-			old, err := os.ReadFile(bak)
-			if err != nil {
-				return Backup{}, fmt.Errorf("write rebuilt state %s: read the .bak: %w", clean, err)
-			}
-			b.HadBak, b.OldBak = true, old
-		} else {
-			return Backup{}, fmt.Errorf("write rebuilt state %s: %s.bak is not a regular file", clean, clean)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	b := Backup{Path: full, Original: corrupt, written: fresh, perm: fi.Mode().Perm(), root: root, rel: clean}
+	old, had, err := sf.readBak()
+	if err != nil {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
+	b.HadBak, b.OldBak = had, old
 
 	keep, err := rbFreeName(full + CorruptSuffix + now.UTC().Format("20060102T150405Z"))
 	if err != nil {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
-	if err := atomicfile.Write(keep, corrupt, b.perm); err != nil {
+	keepName := filepath.Base(keep)
+	if err := atomicfile.WriteIn(sf.d, keepName, corrupt, b.perm); err != nil {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: keep the corrupt file: %w", clean, err)
 	}
-	if err := atomicfile.Write(full, fresh, b.perm); err != nil {
+	if err := atomicfile.WriteIn(sf.d, sf.name, fresh, b.perm); err != nil {
 		// the state file was not replaced: the copy is not needed
-		_ = os.Remove(keep)
+		_ = sf.d.Remove(keepName)
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
 	return b, nil
@@ -106,23 +97,6 @@ func updateOrRebuild(root string, c workflow.Candidate, now time.Time, wrappers 
 		return WriteRebuilt(root, c, now)
 	}
 	return updateState(root, c.Source.Path, now, wrappers, true)
-}
-
-// rbReadCapped reads a state file, up to maxStateSize bytes.
-func rbReadCapped(full string) ([]byte, error) {
-	f, err := os.Open(full)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxStateSize {
-		return nil, fmt.Errorf("larger than %d bytes", maxStateSize)
-	}
-	return data, nil
 }
 
 // rbFreeName returns p, or p-2, p-3, … when p is taken.
@@ -171,7 +145,7 @@ func rbStillCorrupt(kind, clean string, data []byte) bool {
 // rbRebuiltContent is the fresh state file: the .bak twin when it parses (and
 // can be patched), else the candidate rendered; marked resumed and checked.
 func rbRebuiltContent(root string, c workflow.Candidate, clean string, now time.Time, wrappers []string) ([]byte, error) {
-	if bak, err := rbReadCapped(rbAbs(root, clean) + ".bak"); err == nil && !rbStillCorrupt(c.Source.Kind, clean, bak) {
+	if bak, err := safefile.ReadConfined(root, clean+".bak", maxStateSize); err == nil && !rbStillCorrupt(c.Source.Kind, clean, bak) {
 		if out, err := patchState(clean, bak, now, wrappers); err == nil {
 			return out, nil
 		}

@@ -67,6 +67,8 @@ type Backup struct {
 
 	written []byte      // what the update wrote to Path
 	perm    fs.FileMode // the state file's permission bits
+	root    string      // the repository, and Path relative to it: the
+	rel     string      // restore goes through the confined folder
 }
 
 // Restore puts back the original state file and the previous .bak (or
@@ -79,21 +81,36 @@ func (b Backup) Restore() error {
 	if perm == 0 {
 		perm = 0o644
 	}
-	if err := atomicfile.Write(b.Path, b.Original, perm); err != nil {
+	d, name, err := b.folder()
+	if err != nil {
+		return fmt.Errorf("restore %s: %w", b.Path, err)
+	}
+	defer d.Close()
+	if err := atomicfile.WriteIn(d, name, b.Original, perm); err != nil {
 		return fmt.Errorf("restore %s: %w", b.Path, err)
 	}
 	bak := b.Path + ".bak"
 	if b.HadBak {
-		if err := atomicfile.Write(bak, b.OldBak, perm); err != nil {
+		if err := atomicfile.WriteIn(d, name+".bak", b.OldBak, perm); err != nil {
 			return fmt.Errorf("restore %s: %w", bak, err)
 		}
 		return nil
 	}
-	if err := os.Remove(bak); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := d.Remove(name + ".bak"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("restore: remove %s: %w", bak, err)
 	}
-	_ = atomicfile.SyncDir(filepath.Dir(bak))
+	_ = d.Sync()
 	return nil
+}
+
+// folder opens the state file's folder: confined to the repository when
+// the Backup knows it, else the folder of Path.
+func (b Backup) folder() (*safefile.Dir, string, error) {
+	if b.rel != "" {
+		return safefile.OpenParent(b.root, b.rel, false)
+	}
+	d, err := safefile.OpenDir(filepath.Dir(b.Path), ".", false)
+	return d, filepath.Base(b.Path), err
 }
 
 // unchangedSinceUpdate reports whether the state file still holds what the
@@ -102,7 +119,12 @@ func (b Backup) unchangedSinceUpdate() bool {
 	if b.Path == "" {
 		return true
 	}
-	got, err := os.ReadFile(b.Path)
+	d, name, err := b.folder()
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	got, err := d.ReadFile(name, maxStateSize)
 	return err == nil && bytes.Equal(got, b.written)
 }
 
@@ -143,24 +165,20 @@ func CheckUpdate(root string, c workflow.Candidate, now time.Time) error {
 
 // prepareUpdate reads and patches the state file at path in memory.
 func prepareUpdate(root, path string, now time.Time, wrappers []string) (full, clean string, fi fs.FileInfo, data []byte, err error) {
-	full, clean, err = resolveState(root, path)
+	sf, err := openStateFile(root, path, "update state")
 	if err != nil {
 		return "", "", nil, nil, err
 	}
-	fi, err = os.Lstat(full)
+	defer sf.Close()
+	full, clean, fi = sf.full, sf.clean, sf.info
+	if fi.IsDir() {
+		return full, clean, fi, nil, nil
+	}
+	data, err = sf.read(sf.name)
 	if err != nil {
 		return "", "", nil, nil, fmt.Errorf("update state %s: %w", clean, err)
 	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return "", "", nil, nil, fmt.Errorf("update state %s: %w: the state file is a symlink", clean, safefile.ErrUnsafe)
-	case fi.IsDir():
-		return full, clean, fi, nil, nil
-	case !fi.Mode().IsRegular():
-		return "", "", nil, nil, fmt.Errorf("update state %s: %w", clean, safefile.ErrNotFile)
-	}
-	data, err = safefile.Read(root, clean, maxStateSize)
-	if err != nil {
+	if _, _, err := sf.readBak(); err != nil {
 		return "", "", nil, nil, fmt.Errorf("update state %s: %w", clean, err)
 	}
 	patch := patchState
@@ -177,23 +195,16 @@ func prepareUpdate(root, path string, now time.Time, wrappers []string) (full, c
 // already ruled out a completed handoff of this resume), a state marked by a
 // resume that was killed before handing off is marked again from its .bak.
 func updateState(root, path string, now time.Time, wrappers []string, retry bool) (Backup, error) {
-	full, clean, err := resolveState(root, path)
+	sf, err := openStateFile(root, path, "update state")
 	if err != nil {
 		return Backup{}, err
 	}
-	fi, err := os.Lstat(full)
-	if err != nil {
-		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
-	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return Backup{}, fmt.Errorf("update state %s: %w: the state file is a symlink", clean, safefile.ErrUnsafe)
-	case fi.IsDir():
+	defer sf.Close()
+	full, clean, fi := sf.full, sf.clean, sf.info
+	if fi.IsDir() {
 		return Backup{}, nil
-	case !fi.Mode().IsRegular():
-		return Backup{}, fmt.Errorf("update state %s: %w", clean, safefile.ErrNotFile)
 	}
-	data, err := safefile.Read(root, clean, maxStateSize)
+	data, err := sf.read(sf.name)
 	if err != nil {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
@@ -205,7 +216,7 @@ func updateState(root, path string, now time.Time, wrappers []string, retry bool
 	// the state marked and the unmarked version in .bak. The retry marks it
 	// from the .bak (one resume, one count) and keeps that .bak.
 	base, keepBak := data, false
-	if prev, err := os.ReadFile(full + ".bak"); retry && err == nil && !bytes.Equal(prev, data) &&
+	if prev, err := sf.read(sf.name + ".bak"); retry && err == nil && !bytes.Equal(prev, data) &&
 		stateHash(clean, prev, wrappers) == stateHash(clean, data, wrappers) && markedActive(clean, data, wrappers) && !markedActive(clean, prev, wrappers) {
 		base, keepBak = prev, true
 	}
@@ -214,42 +225,121 @@ func updateState(root, path string, now time.Time, wrappers []string, retry bool
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
 
-	b := Backup{Path: full, Original: data, written: patched, perm: fi.Mode().Perm()}
-	bak := full + ".bak"
-	if bfi, err := os.Lstat(bak); err == nil {
-		if !bfi.Mode().IsRegular() {
-			return Backup{}, fmt.Errorf("update state %s: %s.bak is not a regular file; refusing to replace it", clean, clean)
-		}
-		old, err := os.ReadFile(bak)
-		if err != nil {
-			return Backup{}, fmt.Errorf("update state %s: read the previous .bak: %w", clean, err)
-		}
-		b.HadBak, b.OldBak = true, old
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	b := Backup{Path: full, Original: data, written: patched, perm: fi.Mode().Perm(), root: root, rel: clean}
+	bakName := sf.name + ".bak"
+	old, had, err := sf.readBak()
+	if err != nil {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
+	b.HadBak, b.OldBak = had, old
 	if keepBak {
 		// .bak already holds the unmarked version: leave it
-	} else if err := atomicfile.Write(bak, data, b.perm); err != nil {
+	} else if err := atomicfile.WriteIn(sf.d, bakName, data, b.perm); err != nil {
 		return Backup{}, fmt.Errorf("update state %s: keep the previous version: %w", clean, err)
 	}
-	if err := atomicfile.Write(full, patched, b.perm); err != nil {
+	if err := atomicfile.WriteIn(sf.d, sf.name, patched, b.perm); err != nil {
 		// put the .bak back as it was; the state file was not replaced
-		only := Backup{Path: "", HadBak: b.HadBak, OldBak: b.OldBak}
-		_ = restoreBak(bak, only, b.perm)
+		_ = restoreBak(sf.d, bakName, b.HadBak, b.OldBak, b.perm)
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
 	return b, nil
 }
 
-func restoreBak(bak string, b Backup, perm fs.FileMode) error {
-	if b.HadBak {
-		return atomicfile.Write(bak, b.OldBak, perm)
+// restoreBak puts the .bak twin bakName in d back as it was: old when it
+// existed, else removed.
+func restoreBak(d *safefile.Dir, bakName string, had bool, old []byte, perm fs.FileMode) error {
+	if had {
+		return atomicfile.WriteIn(d, bakName, old, perm)
 	}
-	if err := os.Remove(bak); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := d.Remove(bakName); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	_ = d.Sync()
 	return nil
+}
+
+// stateFile is a state file reached through its folder, opened from the
+// repository root without following a symlink anywhere (see
+// docs/SECURITY.md): every read and write of the file, its .bak twin, its
+// temporary files and its .corrupt copies goes through that folder.
+type stateFile struct {
+	d           *safefile.Dir
+	name        string      // the file's name in d
+	full, clean string      // its full and repository-relative paths
+	info        fs.FileInfo // what it is: a regular file or a folder
+}
+
+// openStateFile resolves path (repository-relative, or absolute inside
+// root) and opens its folder confined; op starts error messages. A state
+// file that is a symlink, a FIFO, a device or missing is an error; a folder
+// (a spec pipeline) is returned as one.
+func openStateFile(root, path, op string) (*stateFile, error) {
+	full, clean, err := resolveState(root, path)
+	if err != nil {
+		return nil, err
+	}
+	d, name, err := safefile.OpenParent(root, clean, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", op, clean, err)
+	}
+	mode, _, err := d.Lstat(name)
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("%s %s: %w", op, clean, err)
+	}
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		d.Close()
+		return nil, fmt.Errorf("%s %s: %w: the state file is a symlink", op, clean, safefile.ErrUnsafe)
+	case !mode.IsDir() && !mode.IsRegular():
+		d.Close()
+		return nil, fmt.Errorf("%s %s: %w", op, clean, safefile.ErrNotFile)
+	}
+	fi, err := os.Lstat(full)
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("%s %s: %w", op, clean, err)
+	}
+	return &stateFile{d: d, name: name, full: full, clean: clean, info: fi}, nil
+}
+
+// Close closes the state file's folder.
+func (s *stateFile) Close() { s.d.Close() }
+
+// read reads name in the state file's folder: regular files only, opened
+// non-blocking without following a symlink, at most maxStateSize bytes
+// (checked before reading), not binary.
+func (s *stateFile) read(name string) ([]byte, error) {
+	data, err := s.d.ReadFile(name, maxStateSize)
+	if err != nil {
+		return nil, err
+	}
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return nil, fmt.Errorf("%w: %s", safefile.ErrBinary, name)
+	}
+	return data, nil
+}
+
+// readBak reads the state file's .bak twin, bounded and non-blocking: had
+// tells whether it exists. A .bak that is a symlink, a FIFO, a device or a
+// folder is refused ("refusing to replace it"): nothing is written then.
+func (s *stateFile) readBak() (data []byte, had bool, err error) {
+	data, err = s.d.ReadFile(s.name+".bak", maxStateSize)
+	switch {
+	case err == nil:
+		return data, true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	}
+	var refused *safefile.RefusedError
+	if errors.As(err, &refused) {
+		return nil, false, fmt.Errorf("%w; refusing to replace it", err)
+	}
+	return nil, false, fmt.Errorf("read the previous .bak: %w", err)
 }
 
 // resolveState checks that path names a file inside root (no escaping, no

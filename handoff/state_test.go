@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 var t0 = time.Date(2025, 6, 3, 8, 15, 30, 0, time.UTC)
@@ -464,5 +466,70 @@ func TestStateHashIgnoresResumeFields(t *testing.T) {
 		if stateHash(name, data, allWrappers) == stateHash(name, moved, allWrappers) {
 			t.Errorf("%s: the hash did not change with the state", name)
 		}
+	}
+}
+
+// A hostile .bak twin or folder of a state file is refused fast, the state
+// is left as it was, and nothing outside the repository changes.
+func TestUpdateStateConfinement(t *testing.T) {
+	const state = "status: paused\n"
+	tests := []struct {
+		name  string
+		rel   string
+		setup func(t *testing.T, root, outside string)
+		want  string
+	}{
+		{"FIFO .bak", "s.yaml", func(t *testing.T, root, outside string) {
+			if err := syscall.Mkfifo(filepath.Join(root, "s.yaml.bak"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "refused: s.yaml.bak is a FIFO; refusing to replace it"},
+		{".bak to /dev/zero", "s.yaml", func(t *testing.T, root, outside string) {
+			os.Symlink("/dev/zero", filepath.Join(root, "s.yaml.bak"))
+		}, "refused: s.yaml.bak is a symlink; refusing to replace it"},
+		{".bak to an outside file", "s.yaml", func(t *testing.T, root, outside string) {
+			os.Symlink(filepath.Join(outside, "victim"), filepath.Join(root, "s.yaml.bak"))
+		}, "refused: s.yaml.bak is a symlink"},
+		{"symlinked folder inside the repository", "in/s.yaml", func(t *testing.T, root, outside string) {
+			os.Mkdir(filepath.Join(root, "real"), 0o755)
+			os.WriteFile(filepath.Join(root, "real", "s.yaml"), []byte(state), 0o644)
+			os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "in"))
+		}, "refused: in is a symlink"},
+		{"state is a FIFO", "f.yaml", func(t *testing.T, root, outside string) {
+			os.Remove(filepath.Join(root, "f.yaml"))
+			if err := syscall.Mkfifo(filepath.Join(root, "f.yaml"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, outside := t.TempDir(), t.TempDir()
+			os.WriteFile(filepath.Join(outside, "victim"), []byte("keep"), 0o644)
+			os.WriteFile(filepath.Join(root, "s.yaml"), []byte(state), 0o644)
+			tt.setup(t, root, outside)
+			done := make(chan error, 2)
+			go func() {
+				_, err := updateState(root, tt.rel, t0, allWrappers, true)
+				done <- err
+				done <- CheckUpdate(root, workflow.Candidate{Source: workflow.SourceRef{Path: tt.rel, Kind: "workflow-state"}}, t0)
+			}()
+			for _, what := range []string{"updateState", "CheckUpdate"} {
+				select {
+				case err := <-done:
+					if err == nil || !strings.Contains(err.Error(), tt.want) {
+						t.Fatalf("%s = %v; want %q", what, err, tt.want)
+					}
+				case <-time.After(2 * time.Second):
+					t.Fatalf("%s hangs", what)
+				}
+			}
+			if got, _ := os.ReadFile(filepath.Join(root, "s.yaml")); string(got) != state {
+				t.Errorf("state changed: %q", got)
+			}
+			if got, _ := os.ReadFile(filepath.Join(outside, "victim")); string(got) != "keep" {
+				t.Errorf("outside file changed: %q", got)
+			}
+		})
 	}
 }

@@ -733,7 +733,7 @@ func rewriteSessionKeep(root, path string, keep **fileBackup, fn patchFunc) erro
 	if bom {
 		patched = append(append([]byte{}, utf8BOM...), patched...)
 	}
-	if err := atomicfile.Write(full, patched, fi.Mode().Perm()); err != nil {
+	if err := atomicfile.WriteConfined(root, clean, patched, fi.Mode().Perm()); err != nil {
 		return fmt.Errorf("work session %s: %w", clean, err)
 	}
 	*keep = &fileBackup{full: full, original: data, written: patched, perm: fi.Mode().Perm()}

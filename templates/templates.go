@@ -7,11 +7,8 @@
 package templates
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/template"
 	"time"
@@ -24,6 +21,13 @@ var files embed.FS
 type Renderer struct {
 	// Dir is the override folder (absolute); empty means embedded only.
 	Dir string
+	// Root is the repository: an override folder inside it is read without
+	// following any symlink below Root. Empty trusts Dir's own path.
+	Root string
+	// Warn, when set, is told why an override was not used (a symlink, a
+	// FIFO, too large, over a rendering limit); the embedded template is
+	// rendered instead.
+	Warn func(msg string)
 	// Color enables ANSI colour in the colour helpers.
 	Color bool
 }
@@ -44,28 +48,40 @@ func (r Renderer) Render(name string, data any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t, err := template.New(name).Funcs(r.funcs()).Parse(text)
-	if err != nil {
-		return "", fmt.Errorf("template %s (%s): %w", name, src, err)
+	out, err := r.renderBounded(name, text, src, data)
+	if err != nil && src != "embedded" && isLimit(err) {
+		// an override over a limit: the embedded template instead
+		r.warn(err.Error() + "; the built-in template is used")
+		if text, src, err = r.embedded(name); err != nil {
+			return "", err
+		}
+		return r.renderBounded(name, text, src, data)
 	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, data); err != nil {
-		return "", fmt.Errorf("template %s (%s): %w", name, src, err)
+	return out, err
+}
+
+func (r Renderer) warn(msg string) {
+	if r.Warn != nil {
+		r.Warn(msg)
 	}
-	return b.String(), nil
 }
 
 func (r Renderer) source(name string) (string, string, error) {
-	file := name + ".tmpl"
 	if r.Dir != "" {
-		p := filepath.Join(r.Dir, file)
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<20 {
-			data, err := os.ReadFile(p)
-			if err == nil {
-				return string(data), p, nil
-			}
+		text, src, found, err := r.readOverride(name + ".tmpl")
+		if found && err == nil {
+			return text, src, nil
+		}
+		if err != nil {
+			r.warn(err.Error() + "; the built-in template is used")
 		}
 	}
+	return r.embedded(name)
+}
+
+// embedded returns the built-in template name.
+func (r Renderer) embedded(name string) (string, string, error) {
+	file := name + ".tmpl"
 	data, err := files.ReadFile(file)
 	if err != nil {
 		return "", "", fmt.Errorf("no template %q", name)

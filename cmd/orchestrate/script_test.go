@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"mtime":     cmdMtime,
 			"lockfile":  cmdLockfile,
 			"sleep":     cmdSleep,
+			"mkfifo":    cmdMkfifo,
 		},
 	})
 }
@@ -175,4 +177,16 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("sleep: %v", err)
 	}
 	time.Sleep(d)
+}
+
+// mkfifo PATH... — make named pipes (FIFOs), as a hostile repository could.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: mkfifo PATH...")
+	}
+	for _, p := range args {
+		if err := syscall.Mkfifo(ts.MkAbs(p), 0o644); err != nil && !neg {
+			ts.Fatalf("mkfifo: %v", err)
+		}
+	}
 }

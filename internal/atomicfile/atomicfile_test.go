@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
 func leftovers(t *testing.T, dir string) []string {
@@ -127,5 +130,70 @@ func TestSyncDir(t *testing.T) {
 	}
 	if err := SyncDir(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Error("want an error for a missing folder")
+	}
+}
+
+func TestWriteConfined(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{
+		{outside, "outdir"},
+		{victim, "link"},
+		{"/dev/zero", "zero"},
+		{filepath.Join(outside, "nope"), "dangling"},
+	} {
+		if err := os.Symlink(l[0], filepath.Join(root, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel     string
+		wantErr error
+		msg     string
+	}{
+		{"a/b/state.yaml", nil, ""},
+		{"top.json", nil, ""},
+		{"outdir/victim", safefile.ErrSymlink, "refused: outdir is a symlink"},
+		{"outdir/new", safefile.ErrSymlink, "refused: outdir is a symlink"},
+		{"link", safefile.ErrSymlink, "refused: link is a symlink"},
+		{"zero", safefile.ErrSymlink, "refused: zero is a symlink"},
+		{"dangling", safefile.ErrSymlink, "refused: dangling is a symlink"},
+		{"fifo", safefile.ErrNotFile, "refused: fifo is not a regular file"},
+		{"../escape", safefile.ErrUnsafe, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rel, func(t *testing.T) {
+			err := WriteConfined(root, tt.rel, []byte("new"), 0o644)
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(root, tt.rel)); string(b) != "new" {
+					t.Fatalf("content %q", b)
+				}
+				return
+			}
+			if !errors.Is(err, tt.wantErr) || !errors.Is(err, safefile.ErrUnsafe) {
+				t.Fatalf("WriteConfined(%q) = %v; want %v", tt.rel, err, tt.wantErr)
+			}
+			if tt.msg != "" && !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("message %q lacks %q", err, tt.msg)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("outside file changed: %q", b)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("outside folder holds %d entries", len(entries))
+	}
+	if l := leftovers(t, root); len(l) > 0 {
+		t.Errorf("temporary files left: %v", l)
 	}
 }

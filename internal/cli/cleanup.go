@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -122,6 +123,12 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		fmt.Fprintln(out, "\nNothing to clean up.")
 		return nil
 	}
+	// Every path is checked before anything changes: a symlinked
+	// .orchestrate, archive folder, state or story (or one that is not a
+	// regular file) refuses the whole cleanup.
+	if err := checkCleanupPaths(s.root, archive, archiveDir, resets); err != nil {
+		return exitf(ExitCannot, "cleanup refused: %v; nothing was changed", err)
+	}
 	if opts.DryRun {
 		fmt.Fprintln(out, "\nDry run: nothing was changed.")
 		return nil
@@ -195,12 +202,7 @@ func safeName(id string) string {
 // resetStoryStatus rewrites the status value on its line, keeping the rest
 // of the story byte for byte.
 func resetStoryStatus(root string, r storyReset) error {
-	clean, err := safefile.CheckPath(root, r.Path)
-	if err != nil {
-		return err
-	}
-	full := filepath.Join(root, filepath.FromSlash(clean))
-	data, err := os.ReadFile(full)
+	data, err := safefile.ReadConfined(root, r.Path, maxStoryRewrite)
 	if err != nil {
 		return err
 	}
@@ -214,19 +216,67 @@ func resetStoryStatus(root string, r storyReset) error {
 		return fmt.Errorf("the status %q is no longer on line %d", r.Raw, r.Line)
 	}
 	lines[r.Line-1] = append(append(append([]byte{}, line[:i]...), r.To...), line[i+len(r.Raw):]...)
-	return atomicfile.Write(full, bytes.Join(lines, nil), 0o644)
+	return atomicfile.WriteConfined(root, r.Path, bytes.Join(lines, nil), 0o644)
 }
 
-// archiveFile moves root/p to root/archiveDir/p.
+// maxStoryRewrite is the largest story file cleanup rewrites.
+const maxStoryRewrite = 16 << 20
+
+// checkCleanupPaths refuses, before anything is changed, a cleanup whose
+// files or archive folder cannot be reached without following a symlink:
+// each file to archive and each story to reset must be a regular file whose
+// every folder is a real folder inside root, and the existing part of the
+// archive folder must be real folders too (docs/SECURITY.md).
+func checkCleanupPaths(root string, archive []string, archiveDir string, resets []storyReset) error {
+	check := func(p string) error {
+		d, name, err := safefile.OpenParent(root, p, false)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		mode, _, err := d.Lstat(name)
+		if err != nil {
+			return err
+		}
+		if !mode.IsRegular() {
+			what := "is not a regular file"
+			if mode&os.ModeSymlink != 0 {
+				what = "is a symlink"
+			}
+			return &safefile.RefusedError{Path: p, What: what, Kind: safefile.ErrNotFile}
+		}
+		return nil
+	}
+	for _, p := range archive {
+		if err := check(p); err != nil {
+			return err
+		}
+	}
+	for _, r := range resets {
+		if err := check(r.Path); err != nil {
+			return err
+		}
+	}
+	d, err := safefile.OpenDir(root, archiveDir, false)
+	if err == nil {
+		return d.Close()
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // made when archiving, without following symlinks
+	}
+	return err
+}
+
+// archiveFile moves root/p to root/archiveDir/p, every folder on both
+// sides reached (and made) without following a symlink.
 func archiveFile(root, p, archiveDir string) error {
 	clean, err := safefile.CheckPath(root, p)
 	if err != nil {
 		return err
 	}
-	src := filepath.Join(root, filepath.FromSlash(clean))
-	dst := filepath.Join(root, filepath.FromSlash(archiveDir), filepath.FromSlash(clean))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	dst := archiveDir + "/" + clean
+	if err := safefile.MkdirAllConfined(root, path.Dir(dst)); err != nil {
 		return err
 	}
-	return os.Rename(src, dst)
+	return safefile.RenameConfined(root, clean, dst)
 }

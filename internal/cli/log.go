@@ -1,17 +1,78 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
+
+// maxLogTail is how much of the end of the log `orchestrate log` reads at
+// most: the log is read from its end, so a huge (or endless) log costs no
+// more than this.
+const maxLogTail = 4 << 20
+
+// readLogTail reads at most max bytes from the end of the log at path,
+// starting at a line boundary; truncated tells whether earlier bytes were
+// left out. A log inside root is reached without following a symlink
+// anywhere below root; one outside (an absolute log_path) without following
+// a final symlink. Either way it must be a regular file, opened non-blocking,
+// so a FIFO, a device or a symlink to /dev/zero is refused at once.
+func readLogTail(root, path string, max int64) (data []byte, truncated bool, err error) {
+	var f *os.File
+	if r, rerr := filepath.Rel(root, path); rerr == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r) {
+		f, err = safefile.OpenConfined(root, filepath.ToSlash(r), os.O_RDONLY, 0)
+	} else {
+		var d *safefile.Dir
+		d, err = safefile.OpenDir(filepath.Dir(path), ".", false)
+		if err == nil {
+			f, err = d.OpenFile(filepath.Base(path), os.O_RDONLY, 0)
+			d.Close()
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	size := fi.Size()
+	start := int64(0)
+	if size > max {
+		start = size - max
+	}
+	from := start
+	if start > 0 {
+		from = start - 1 // one byte more: was the cut at a line boundary?
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, false, err
+	}
+	data, err = io.ReadAll(io.LimitReader(f, size-from))
+	if err != nil {
+		return nil, false, err
+	}
+	if start > 0 {
+		// drop the cut line (only the newline when the cut fell after one)
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		} else {
+			data = nil
+		}
+	}
+	return data, start > 0, nil
+}
 
 // LogOptions are the flags of `orchestrate log`.
 type LogOptions struct {
@@ -41,7 +102,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		return err
 	}
 	path := logPath(s)
-	data, err := os.ReadFile(path)
+	data, truncated, err := readLogTail(s.root, path, maxLogTail)
 	if errors.Is(err, fs.ErrNotExist) {
 		if opts.JSON {
 			return writeJSON(a.sys.IO.Out, []any{})
@@ -53,20 +114,21 @@ func (a *app) runLog(opts *LogOptions) error {
 		return fmt.Errorf("read orchestration log: %w", err)
 	}
 	var events []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 4<<20)
 	bad := 0
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+	for _, raw := range bytes.Split(data, []byte("\n")) {
+		line := bytes.TrimSpace(raw)
+		if len(line) == 0 {
 			continue
 		}
 		var ev map[string]any
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+		if err := json.Unmarshal(line, &ev); err != nil {
 			bad++
 			continue
 		}
 		events = append(events, ev)
+	}
+	if truncated && (opts.N == 0 || len(events) < opts.N) {
+		fmt.Fprintf(a.sys.IO.ErrOut, "note: %s is larger than %d MiB; only the events in its last %d MiB are shown\n", rel(s.root, path), maxLogTail>>20, maxLogTail>>20)
 	}
 	if bad > 0 {
 		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, rel(s.root, path))

@@ -120,7 +120,7 @@ func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
 	if dir != "" && !filepathIsAbs(dir) {
 		dir = joinPath(s.root, dir)
 	}
-	return templates.Renderer{Dir: dir, Color: a.colorFor(w)}
+	return templates.Renderer{Dir: dir, Root: s.root, Color: a.colorFor(w), Warn: func(msg string) { fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", msg) }}
 }
 
 // reportGlobalFindings prints findings that belong to no candidate on stderr.

@@ -88,6 +88,10 @@ func retry(f func() error) error {
 // *RefusedError. The root itself is opened normally (it is the caller's
 // choice, and may be reached through a symlink).
 func OpenDir(root, rel string, create bool) (*Dir, error) {
+	return openDir(root, rel, create, 0o755)
+}
+
+func openDir(root, rel string, create bool, perm os.FileMode) (*Dir, error) {
 	clean := "."
 	if rel != "" && rel != "." {
 		c, err := cleanRel(rel)
@@ -112,7 +116,7 @@ func OpenDir(root, rel string, create bool) (*Dir, error) {
 		if part == "." || part == "" {
 			continue
 		}
-		next, err := d.sub(part, create)
+		next, err := d.sub(part, create, perm)
 		d.Close()
 		if err != nil {
 			return nil, err
@@ -123,7 +127,7 @@ func OpenDir(root, rel string, create bool) (*Dir, error) {
 }
 
 // sub opens the folder name inside d.
-func (d *Dir) sub(name string, create bool) (*Dir, error) {
+func (d *Dir) sub(name string, create bool, perm os.FileMode) (*Dir, error) {
 	rel := d.join(name)
 	for attempt := 0; ; attempt++ {
 		var fd int
@@ -135,7 +139,7 @@ func (d *Dir) sub(name string, create bool) (*Dir, error) {
 			return &Dir{fd: fd, rel: rel, root: d.root}, nil
 		}
 		if err == unix.ENOENT && create && attempt == 0 {
-			merr := retry(func() error { return unix.Mkdirat(d.fd, name, 0o755) })
+			merr := retry(func() error { return unix.Mkdirat(d.fd, name, uint32(perm.Perm())) })
 			if merr != nil && merr != unix.EEXIST {
 				return nil, &os.PathError{Op: "mkdir", Path: d.full(name), Err: merr}
 			}
@@ -179,6 +183,9 @@ func (d *Dir) join(name string) string {
 func (d *Dir) full(name string) string {
 	return filepath.Join(d.root, filepath.FromSlash(d.join(name)))
 }
+
+// Path is the full path of name inside d, for messages.
+func (d *Dir) Path(name string) string { return d.full(name) }
 
 // Rel is the folder's path relative to the root ("." for the root).
 func (d *Dir) Rel() string { return d.rel }
@@ -444,6 +451,16 @@ func ReadConfined(root, rel string, max int64) ([]byte, error) {
 // symlink or not a folder is refused with *RefusedError.
 func MkdirAllConfined(root, rel string) error {
 	d, err := OpenDir(root, rel, true)
+	if err != nil {
+		return err
+	}
+	return d.Close()
+}
+
+// MkdirAllConfinedPerm is MkdirAllConfined creating missing folders with
+// perm (0o700 for a private folder, say).
+func MkdirAllConfinedPerm(root, rel string, perm os.FileMode) error {
+	d, err := openDir(root, rel, true, perm)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Errors returned by Check and Read, matched with errors.Is.
@@ -109,7 +110,9 @@ func Read(root, rel string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	full := filepath.Join(root, filepath.FromSlash(clean))
-	f, err := os.Open(full)
+	// non-blocking, so that a FIFO (reached through a symlink inside the
+	// repository) is refused below instead of hanging the open
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCheckPath(t *testing.T) {
@@ -120,5 +122,43 @@ func TestReaderMatchesRead(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// FIFOs and devices, directly or through a symlink, are refused fast by Read
+// and by the Reader: the open never blocks.
+func TestReadRefusesFIFOAndDevicesFast(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(filepath.Join(root, "fifo"), filepath.Join(root, "fifolink"))
+	os.Symlink("/dev/zero", filepath.Join(root, "zero"))
+	tests := []struct {
+		path string
+		want error
+	}{
+		{"fifo", ErrNotFile},
+		{"fifolink", ErrNotFile},
+		{"zero", ErrUnsafe},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			for name, read := range map[string]func() ([]byte, error){
+				"Read":   func() ([]byte, error) { return Read(root, tt.path, 1<<20) },
+				"Reader": func() ([]byte, error) { return NewReader(root).Read(tt.path, 1<<20) },
+			} {
+				done := make(chan error, 1)
+				go func() { _, err := read(); done <- err }()
+				select {
+				case err := <-done:
+					if !errors.Is(err, tt.want) {
+						t.Errorf("%s(%s) = %v; want %v", name, tt.path, err, tt.want)
+					}
+				case <-time.After(2 * time.Second):
+					t.Fatalf("%s(%s) hangs", name, tt.path)
+				}
+			}
+		})
 	}
 }
