@@ -157,7 +157,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 			return exitf(ExitError, "archive %s: %v", p, err)
 		}
 	}
-	if l, err := logging.OpenActionLog(logPath(s)); err == nil {
+	if l, err := logging.OpenActionLogIn(s.root, logPath(s)); err == nil {
 		var ids []string
 		for _, r := range resets {
 			ids = append(ids, r.ID)
