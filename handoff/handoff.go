@@ -23,7 +23,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/plan"
@@ -342,7 +342,7 @@ func buildEnvelope(req Request, key string) Envelope {
 		Restart: req.Restart,
 		Context: RestoredContext{
 			CompletedPhases: done, Saved: saved, AISessionID: c.AISessionID,
-			Breadcrumbs: restoredList(saved, discover.WorkSessionCtxBreadcrumbs), SubtaskSummaries: restoredList(saved, discover.WorkSessionCtxSummaries),
+			Breadcrumbs: restoredList(saved, worksession.WorkSessionCtxBreadcrumbs), SubtaskSummaries: restoredList(saved, worksession.WorkSessionCtxSummaries),
 		},
 		Next:           Next{Agent: req.Plan.ResumeFrom.Agent, Phase: req.Plan.ResumeFrom.Phase, Inputs: inputs},
 		IdempotencyKey: key,

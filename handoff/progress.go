@@ -5,7 +5,7 @@ package handoff
 // value of the Status line of the metadata list is rewritten (→ active), and
 // "Resumed At" and "Resume Count" lines are updated, or added at the end of
 // that list in the style of its Status line. Every other byte is kept; the
-// result is parsed back (discover.ParseProgress) before it is written.
+// result is parsed back (progress.ParseProgress) before it is written.
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/progress"
 )
 
 // Normalised keys of the fields a resume writes in a progress file.
@@ -73,7 +73,7 @@ type pgDoc struct {
 }
 
 // pgNorm normalises a key as discovery does.
-func pgNorm(s string) string { return discover.ProgressKey(s) }
+func pgNorm(s string) string { return progress.ProgressKey(s) }
 
 func pgStrip(s string) string {
 	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "*_`~"))
@@ -387,7 +387,7 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 	if !utf8.Valid(body) {
 		return nil, fmt.Errorf("%w: not valid UTF-8 text", ErrNotPatchable)
 	}
-	before, _ := discover.ParseProgress(path, body)
+	before, _ := progress.ParseProgress(path, body)
 	if before.Status == "unreadable" {
 		return nil, fmt.Errorf("%w: not a progress file (no execution metadata list)", ErrNotPatchable)
 	}
@@ -505,7 +505,7 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 // progressView is what a progress file says apart from the fields a resume
 // writes, for comparing before and after.
 func progressView(path string, data []byte) (string, map[string]any) {
-	c, _ := discover.ParseProgress(path, data)
+	c, _ := progress.ParseProgress(path, data)
 	fields := map[string]any{}
 	strip := func(key string) {
 		m, ok := c.Context[key].(map[string]any)
@@ -522,8 +522,8 @@ func progressView(path string, data []byte) (string, map[string]any) {
 		}
 		c.Context[key] = cp
 	}
-	strip(discover.ProgressCtxMetadata)
-	strip(discover.ProgressCtxExecutionState)
+	strip(progress.ProgressCtxMetadata)
+	strip(progress.ProgressCtxExecutionState)
 	view := fmt.Sprintf("%s|%s|%s|%v|%v|%v|%v|%s|%s|%s|%s|%s|%#v|%#v|%#v",
 		c.ID, c.Workflow, c.Type, c.Resumable, c.UpdatedAt, c.StartedAt, c.Stories,
 		c.AISessionID, c.Agent, c.Mode, c.Commit, c.Position.String(), c.Phases, c.Files, c.Context)

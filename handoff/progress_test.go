@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/progress"
 )
 
 const seedProgress = "# Workflow Progress - 2025-06-30T14:35:22Z\n" +
@@ -46,7 +46,7 @@ func TestPatchProgressSeed(t *testing.T) {
 	if string(out) != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
 	}
-	c, _ := discover.ParseProgress("progress.md", out)
+	c, _ := progress.ParseProgress("progress.md", out)
 	if c.Status != "active" {
 		t.Errorf("status %q", c.Status)
 	}

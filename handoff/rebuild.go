@@ -13,7 +13,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/epic"
+	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
+	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
+	"github.com/orchestrate-dev/orchestrate/discover/spec"
+	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -23,7 +27,7 @@ import (
 const CorruptSuffix = ".corrupt-"
 
 // WriteRebuilt replaces the corrupt state file of c, a candidate that
-// discover.Rebuild reconstructed (status "rebuilt"), with a fresh state
+// rebuild.Rebuild reconstructed (status "rebuilt"), with a fresh state
 // marked resumed: status "active", resumed_at now, resume_count 1 (the
 // backup's count + 1 when the state came from the .bak twin). The corrupt
 // bytes are first copied to <file>.corrupt-<time>, which is never deleted;
@@ -38,7 +42,7 @@ const CorruptSuffix = ".corrupt-"
 // more — someone repaired or replaced it since discovery — or is a symlink,
 // a folder or outside root.
 func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, error) {
-	if c.Status != discover.StatusRebuilt {
+	if c.Status != rebuild.StatusRebuilt {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: the candidate is %q, not a rebuilt state", c.Source.Path, c.Status)
 	}
 	if now.IsZero() {
@@ -102,7 +106,7 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 // updateOrRebuild is step 2 of Execute for any candidate: a rebuilt state is
 // written afresh (WriteRebuilt), any other is patched (updateState).
 func updateOrRebuild(root string, c workflow.Candidate, now time.Time, wrappers []string) (Backup, error) {
-	if c.Status == discover.StatusRebuilt {
+	if c.Status == rebuild.StatusRebuilt {
 		return WriteRebuilt(root, c, now)
 	}
 	return updateState(root, c.Source.Path, now, wrappers, true)
@@ -147,15 +151,15 @@ func rbParseAs(kind, clean string, data []byte) bool {
 	var c workflow.Candidate
 	switch kind {
 	case workflow.KindEpicState:
-		c, _ = discover.ParseEpicState(clean, data)
+		c, _ = epic.ParseEpicState(clean, data)
 	case workflow.KindQALoop:
-		c, _ = discover.ParseQALoop(clean, data)
+		c, _ = qaloop.ParseQALoop(clean, data)
 	case workflow.KindSpec:
-		c, _ = discover.ParseSpecState(clean, data)
+		c, _ = spec.ParseSpecState(clean, data)
 	default:
-		c, _ = discover.ParseWorkflowState(clean, data, nil)
+		c, _ = wfstate.ParseWorkflowState(clean, data, nil)
 	}
-	return c.Status != discover.StatusUnreadable
+	return c.Status != rebuild.StatusUnreadable
 }
 
 // rbStillCorrupt reports whether a state file's content is still damaged: it

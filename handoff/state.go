@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/workflow"
 	"io/fs"
 	"math"
 	"os"
@@ -13,9 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
 
 // ErrNotPatchable is returned by UpdateState for a file it does not know how
@@ -134,7 +136,7 @@ const maxResumeCount = 1_000_000_000
 // layer turns an error into a blocking finding, so a dry run exits with the
 // code the real run would.
 func CheckUpdate(root string, c workflow.Candidate, now time.Time) error {
-	if !hasStateFile(c.Source.Kind) || c.Status == discover.StatusRebuilt {
+	if !hasStateFile(c.Source.Kind) || c.Status == rebuild.StatusRebuilt {
 		return nil
 	}
 	_, _, _, _, err := prepareUpdate(root, c.Source.Path, now, wrappersFor(c.Source.Kind))
@@ -485,9 +487,9 @@ func parseCount(f *foundValue) (int, error) {
 // decodeState decodes a state file's content in its format.
 func decodeState(data []byte, jsonFmt bool) (map[string]any, error) {
 	if jsonFmt {
-		return discover.DecodeJSONMap(data)
+		return tolerant.DecodeJSONMap(data)
 	}
-	return discover.DecodeYAMLMap(data)
+	return tolerant.DecodeYAMLMap(data)
 }
 
 // splitState returns the mapping that holds the fields (the first wrapper

@@ -25,8 +25,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -111,7 +113,7 @@ func ParseBreadcrumbMessage(msg string) (any, error) {
 		if err := json.Unmarshal([]byte(s), &raw); err != nil {
 			return nil, &MessageError{fmt.Sprintf("the message starts with '{' but is not a valid JSON object: %v", err)}
 		}
-		if _, err := discover.DecodeJSONMap([]byte(s)); err != nil {
+		if _, err := tolerant.DecodeJSONMap([]byte(s)); err != nil {
 			return nil, &MessageError{fmt.Sprintf("the message is not a usable JSON object: %v", err)}
 		}
 		var out bytes.Buffer
@@ -148,7 +150,7 @@ func jsonKindOf(s string) string {
 // sessionSet is every work-session file that decodes.
 type sessionSet struct {
 	root string
-	list []discover.WorkSession
+	list []worksession.WorkSession
 }
 
 // sessionFiles lists the configured work-session files (no .bak twins).
@@ -171,7 +173,7 @@ func loadSessions(r *discover.Repo) sessionSet {
 		if err != nil {
 			continue
 		}
-		ws, _ := discover.ParseWorkSession(p, data)
+		ws, _ := worksession.ParseWorkSession(p, data)
 		if ws.Raw == nil {
 			continue
 		}
@@ -182,7 +184,7 @@ func loadSessions(r *discover.Repo) sessionSet {
 
 // activity is the last time a session was worked on: the newest of its
 // update time, creation, breadcrumbs and last resume.
-func activity(ws discover.WorkSession) time.Time {
+func activity(ws worksession.WorkSession) time.Time {
 	t := ws.UpdatedAt
 	later := func(u time.Time) {
 		if u.After(t) {
@@ -195,7 +197,7 @@ func activity(ws discover.WorkSession) time.Time {
 	}
 	for _, k := range wsResumedKeys {
 		if v, ok := ws.Raw[k]; ok {
-			if u, ok := discover.ToTime(v); ok {
+			if u, ok := tolerant.ToTime(v); ok {
 				later(u)
 			}
 		}
@@ -206,15 +208,15 @@ func activity(ws discover.WorkSession) time.Time {
 // Active returns the active work session: status active and, when several
 // are, the most recently worked on (ties: a subtask's session before its
 // parent's, then by id). A paused or closed session is never active.
-func (s sessionSet) Active() (discover.WorkSession, bool) {
-	var act []discover.WorkSession
+func (s sessionSet) Active() (worksession.WorkSession, bool) {
+	var act []worksession.WorkSession
 	for _, ws := range s.list {
 		if ws.Status == "active" {
 			act = append(act, ws)
 		}
 	}
 	if len(act) == 0 {
-		return discover.WorkSession{}, false
+		return worksession.WorkSession{}, false
 	}
 	sort.SliceStable(act, func(i, j int) bool {
 		ti, tj := activity(act[i]), activity(act[j])
@@ -234,7 +236,7 @@ func (s sessionSet) Active() (discover.WorkSession, bool) {
 
 // byID returns the session with this id (its recorded id, else its file
 // name).
-func (s sessionSet) byID(id string) (discover.WorkSession, bool) {
+func (s sessionSet) byID(id string) (worksession.WorkSession, bool) {
 	for _, ws := range s.list {
 		if ws.ID == id {
 			return ws, true
@@ -245,12 +247,12 @@ func (s sessionSet) byID(id string) (discover.WorkSession, bool) {
 			return ws, true
 		}
 	}
-	return discover.WorkSession{}, false
+	return worksession.WorkSession{}, false
 }
 
 // check returns the session the cookie names when it is the active one, else
 // a *CookieError naming the expected cookie.
-func (s sessionSet) check(cookie string) (discover.WorkSession, error) {
+func (s sessionSet) check(cookie string) (worksession.WorkSession, error) {
 	cookie = strings.TrimSpace(cookie)
 	act, ok := s.Active()
 	if ok && cookie != "" && cookie == act.ID {
@@ -261,7 +263,7 @@ func (s sessionSet) check(cookie string) (discover.WorkSession, error) {
 		e.Expected = act.ID
 	}
 	if cookie == "" {
-		return discover.WorkSession{}, e
+		return worksession.WorkSession{}, e
 	}
 	if ws, found := s.byID(cookie); found {
 		switch {
@@ -275,18 +277,18 @@ func (s sessionSet) check(cookie string) (discover.WorkSession, error) {
 	} else {
 		e.Why = "no work session has that id"
 	}
-	return discover.WorkSession{}, e
+	return worksession.WorkSession{}, e
 }
 
 // ActiveWorkSession returns the active work session of the repository (see
 // sessionSet.Active).
-func ActiveWorkSession(r *discover.Repo) (discover.WorkSession, bool) {
+func ActiveWorkSession(r *discover.Repo) (worksession.WorkSession, bool) {
 	return loadSessions(r).Active()
 }
 
 // CheckCookie returns the work session the cookie names when it is the
 // active one; otherwise a *CookieError that names the expected cookie.
-func CheckCookie(r *discover.Repo, cookie string) (discover.WorkSession, error) {
+func CheckCookie(r *discover.Repo, cookie string) (worksession.WorkSession, error) {
 	return loadSessions(r).check(cookie)
 }
 
@@ -376,7 +378,7 @@ var bcIDRe = regexp.MustCompile(`^bc-([0-9]{1,9})$`)
 
 // nextBreadcrumbID is bc-NNN, one past the highest bc-N id and past the
 // number of breadcrumbs.
-func nextBreadcrumbID(bs []discover.Breadcrumb) string {
+func nextBreadcrumbID(bs []worksession.Breadcrumb) string {
 	n := len(bs)
 	for _, b := range bs {
 		if m := bcIDRe.FindStringSubmatch(b.ID); m != nil {
@@ -437,7 +439,7 @@ func AddBreadcrumb(r *discover.Repo, cookie, message string, now time.Time) (Add
 type BreadcrumbList struct {
 	Session string
 	Path    string
-	Items   []discover.Breadcrumb
+	Items   []worksession.Breadcrumb
 	Raw     []json.RawMessage
 	Lines   []BreadcrumbLine
 }
@@ -600,16 +602,16 @@ func CloseWorkSession(r *discover.Repo, cookie, summary string, now time.Time) (
 // parentOf finds the parent session of ws: its parent_wsession_id, else
 // (as discover links them) a session of its task's parent task, an open
 // one first. A parent that is named but has no file is an error.
-func parentOf(r *discover.Repo, set sessionSet, ws discover.WorkSession) (discover.WorkSession, bool, error) {
+func parentOf(r *discover.Repo, set sessionSet, ws worksession.WorkSession) (worksession.WorkSession, bool, error) {
 	if ws.ParentID != "" && ws.ParentID != ws.ID {
 		p, ok := set.byID(ws.ParentID)
 		if !ok {
-			return discover.WorkSession{}, false, &WorkSessionError{Path: ws.Path, Msg: fmt.Sprintf("the parent work session %q has no file among the work sessions; nothing was written", ws.ParentID)}
+			return worksession.WorkSession{}, false, &WorkSessionError{Path: ws.Path, Msg: fmt.Sprintf("the parent work session %q has no file among the work sessions; nothing was written", ws.ParentID)}
 		}
 		return p, true, nil
 	}
 	if ws.TaskID == "" {
-		return discover.WorkSession{}, false, nil
+		return worksession.WorkSession{}, false, nil
 	}
 	parentTask := ""
 	for _, p := range r.Glob(r.Config.Sources.Tasks, false) {
@@ -620,15 +622,15 @@ func parentOf(r *discover.Repo, set sessionSet, ws discover.WorkSession) (discov
 		if err != nil {
 			continue
 		}
-		if t, _ := discover.ParseTask(p, data); t.ID == ws.TaskID {
+		if t, _ := worksession.ParseTask(p, data); t.ID == ws.TaskID {
 			parentTask = t.ParentTask
 			break
 		}
 	}
 	if parentTask == "" || parentTask == ws.TaskID {
-		return discover.WorkSession{}, false, nil
+		return worksession.WorkSession{}, false, nil
 	}
-	var best *discover.WorkSession
+	var best *worksession.WorkSession
 	for i := range set.list {
 		o := &set.list[i]
 		if o.ID == ws.ID || o.TaskID != parentTask {
@@ -639,7 +641,7 @@ func parentOf(r *discover.Repo, set sessionSet, ws discover.WorkSession) (discov
 		}
 	}
 	if best == nil {
-		return discover.WorkSession{}, false, nil
+		return worksession.WorkSession{}, false, nil
 	}
 	return *best, true, nil
 }
@@ -759,11 +761,11 @@ func sessionMap(m map[string]any) map[string]any {
 // verifySession decodes the original and the patched content; the original
 // with the expected change applied must equal the patched one.
 func verifySession(orig, patched []byte, expect func(map[string]any) error) error {
-	before, err := discover.DecodeJSONMap(orig)
+	before, err := tolerant.DecodeJSONMap(orig)
 	if err != nil {
 		return fmt.Errorf("the original does not decode: %w", err)
 	}
-	after, err := discover.DecodeJSONMap(patched)
+	after, err := tolerant.DecodeJSONMap(patched)
 	if err != nil {
 		return err
 	}
@@ -777,7 +779,7 @@ func verifySession(orig, patched []byte, expect func(map[string]any) error) erro
 }
 
 func decodeValue(raw string) (any, error) {
-	return discover.DecodeJSON([]byte(raw))
+	return tolerant.DecodeJSON([]byte(raw))
 }
 
 // appendExpect is the expected change of appending elem to the list key.

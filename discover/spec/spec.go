@@ -1,0 +1,871 @@
+package spec
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// SpecSource finds spec pipelines in progress (DESIGN §3, priority 6): a
+// folder from the configured spec globs (`docs/stories/*/spec`,
+// `docs/specs/*`) with a `.pipeline-state.json`, or without one, with the
+// artifacts the nexos spec tasks write (requirements, complexity, research,
+// spec, critique). A pipeline whose critique verdict is APPROVED is
+// completed; a folder without any artifact is no candidate.
+type SpecSource struct{}
+
+// Kind is workflow.KindSpec.
+func (SpecSource) Kind() string { return workflow.KindSpec }
+
+// Priority is workflow.PrioritySpec.
+func (SpecSource) Priority() int { return workflow.PrioritySpec }
+
+// specStateFile is the pipeline state file inside a spec folder.
+const specStateFile = ".pipeline-state.json"
+
+// specMaxEntries bounds the folder entries looked at in one spec folder.
+const specMaxEntries = 5000
+
+// Spec verdicts (spec-critique).
+const (
+	specApproved      = "APPROVED"
+	specNeedsRevision = "NEEDS_REVISION"
+	specBlocked       = "BLOCKED"
+)
+
+// Scan looks at every spec folder and returns one candidate per folder that
+// has a state file or at least one artifact. Findings are attached to their
+// candidate.
+func (SpecSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	def := r.Definition(workflow.DefSpec)
+	if len(def.Phases) == 0 {
+		def = source.BuiltinDefinitions()[workflow.DefSpec]
+	}
+	var out []workflow.Candidate
+	for _, dir := range r.Glob(r.Config.Sources.Spec, true) {
+		names := ListDir(r, dir)
+		arts := FindArtifacts(r, dir, names, def)
+		hasState := false
+		for _, n := range names {
+			if n == specStateFile {
+				hasState = true
+			}
+		}
+		if !hasState && len(arts) == 0 {
+			continue
+		}
+		var info specInfo
+		statePath := dir + "/" + specStateFile
+		if hasState {
+			data, err := r.Read(statePath)
+			if err != nil {
+				info = specUnreadable(statePath, source.ReadFinding(statePath, err))
+			} else {
+				info = ParseState(statePath, data, def)
+			}
+		} else {
+			info = specInfo{Dir: dir, States: map[string]string{}, Artifacts: map[string]string{}, From: map[string]string{}}
+			info.Name, info.Story = specNameFromDir(dir, r.Config.StoriesDir)
+		}
+		if info.Story == "" {
+			_, info.Story = specNameFromDir(dir, r.Config.StoriesDir)
+		}
+		MergeArtifacts(r, &info, arts, hasState && !info.Unreadable && info.Recorded)
+		if info.UpdatedAt.IsZero() {
+			for _, a := range arts {
+				if a.ModTime.After(info.UpdatedAt) {
+					info.UpdatedAt, info.UpdatedFrom = a.ModTime, "mtime"
+				}
+			}
+		}
+		if info.UpdatedAt.IsZero() && hasState {
+			if mt := r.ModTime(statePath); !mt.IsZero() {
+				info.UpdatedAt, info.UpdatedFrom = mt, "mtime"
+			}
+		}
+		StoryFromRepo(r, &info)
+		out = append(out, Build(info, def))
+	}
+	return out, nil
+}
+
+// ParseSpecState parses a spec folder's `.pipeline-state.json` into a
+// candidate, with the built-in spec-pipeline definition. It never fails: a
+// file that does not decode is a candidate with status "unreadable" and a
+// blocking parse finding. The findings returned are the candidate's own
+// (also in Candidate.Findings). Artifacts found on disk are added by Scan.
+func ParseSpecState(path string, data []byte) (workflow.Candidate, []workflow.Finding) {
+	def := source.BuiltinDefinitions()[workflow.DefSpec]
+	c := Build(ParseState(path, data, def), def)
+	return c, c.Findings
+}
+
+// specInfo is what is known of one spec pipeline before it becomes a candidate.
+type specInfo struct {
+	Path        string // the state file, "" when built from artifacts
+	Dir         string
+	Name        string
+	Story       string
+	StoryPath   string
+	Complexity  string
+	Verdict     string
+	Status      string
+	StatusRaw   string
+	Current     source.PhaseRef
+	HasCurrent  bool
+	Recorded    bool              // the state records phases
+	States      map[string]string // phase id -> completed/skipped/active/pending
+	Agents      map[string]string
+	Artifacts   map[string]string // phase id -> path
+	From        map[string]string // phase id -> where the artifact came from
+	UpdatedAt   time.Time
+	UpdatedFrom string
+	StartedAt   time.Time
+	Unreadable  bool
+	Findings    []workflow.Finding
+}
+
+// specNameFromDir names a spec folder: `docs/stories/<x>/spec` is <x> (and
+// story <x> when <x> starts with a story number), `docs/specs/<x>` is <x>.
+func specNameFromDir(dir, storiesDir string) (name, story string) {
+	dir = refpath.Clean(dir)
+	base := path.Base(dir)
+	if (strings.EqualFold(base, "spec") || strings.EqualFold(base, "specs")) && strings.Contains(dir, "/") {
+		parent := path.Dir(dir)
+		name = path.Base(parent)
+		underStories := storiesDir != "" && strings.HasPrefix(parent+"/", strings.TrimSuffix(storiesDir, "/")+"/") && parent != strings.TrimSuffix(storiesDir, "/")
+		for _, seg := range strings.Split(path.Dir(parent), "/") {
+			if strings.EqualFold(seg, "stories") {
+				underStories = true
+			}
+		}
+		if underStories {
+			if m := storyid.NumRe.FindStringSubmatch(name); m != nil {
+				story = m[1]
+			}
+		}
+		return name, story
+	}
+	if base == "." || base == "/" || base == "" {
+		base = "spec"
+	}
+	return base, ""
+}
+
+// specUnreadable is the info of a state file that cannot be read or decoded.
+func specUnreadable(file string, f workflow.Finding) specInfo {
+	info := specInfo{Path: file, Dir: path.Dir(file), Unreadable: true, States: map[string]string{}, Artifacts: map[string]string{}, From: map[string]string{}}
+	info.Name, info.Story = specNameFromDir(info.Dir, "docs/stories")
+	info.Status = "unreadable"
+	info.Findings = []workflow.Finding{f}
+	return info
+}
+
+// specStateLists are the phase-recording fields of a pipeline state.
+var specStateLists = []source.RecList{
+	{Key: "phases", Dflt: workflow.PhaseCompleted},
+	{Key: "phaseResults", Dflt: workflow.PhaseCompleted},
+	{Key: "phase_results", Dflt: workflow.PhaseCompleted},
+	{Key: "completed_phases", Dflt: workflow.PhaseCompleted},
+	{Key: "completedPhases", Dflt: workflow.PhaseCompleted},
+}
+
+// specPhaseAliases maps other names of the spec phases to the built-in ids.
+var specPhaseAliases = map[string]string{
+	"requirements": "gather", "gather_requirements": "gather", "requirements_gathering": "gather", "gathering": "gather",
+	"complexity": "assess", "assess_complexity": "assess", "complexity_assessment": "assess", "assessment": "assess",
+	"research_dependencies": "research", "dependency_research": "research", "dependencies": "research",
+	"write": "spec", "write_spec": "spec", "specification": "spec", "write_specification": "spec",
+	"review": "critique", "spec_critique": "critique", "critique_spec": "critique",
+}
+
+// specPhaseIndex resolves a recorded spec phase against def.
+func specPhaseIndex(def workflow.Definition, ref source.PhaseRef) int {
+	if i := source.DefIndex(def, ref); i >= 0 {
+		return i
+	}
+	for _, n := range []string{ref.Name, ref.Raw} {
+		if alias, ok := specPhaseAliases[source.Norm(n)]; ok {
+			return def.Index(alias)
+		}
+	}
+	return -1
+}
+
+// specParseState reads a `.pipeline-state.json`.
+func ParseState(file string, data []byte, def workflow.Definition) specInfo {
+	m, err := tolerant.DecodeJSONMap(data)
+	if err != nil {
+		return specUnreadable(file, source.DecodeFinding(file, err))
+	}
+	f := &tolerant.Fields{Path: file}
+	info := specInfo{Path: file, Dir: path.Dir(file), States: map[string]string{}, Agents: map[string]string{}, Artifacts: map[string]string{}, From: map[string]string{}}
+	dirName, dirStory := specNameFromDir(info.Dir, "docs/stories")
+	info.Name = f.Str(m, "name", "feature", "specId", "spec_id", "feature_name", "featureName")
+	if info.Name == "" {
+		info.Name = dirName
+	}
+	info.Story = dirStory
+	if s := f.Str(m, "story", "storyId", "story_id"); s != "" {
+		info.Story, info.StoryPath = storyid.FromRef(s)
+	}
+	if v, k, ok := tolerant.Lookup(m, []string{"complexity", "complexityClass", "complexity_class"}); ok {
+		info.Complexity = specComplexityValue(f, k, v)
+	}
+	if v, k, ok := tolerant.Lookup(m, []string{"currentPhase", "current_phase"}); ok {
+		if ref, ok := source.ParseRef(v); ok {
+			info.Current, info.HasCurrent = ref, true
+		} else {
+			f.Wrong(k, "a phase number or name", v)
+		}
+	}
+	for _, r := range source.Recorded(f, []map[string]any{m}, specStateLists) {
+		i := specPhaseIndex(def, r.Ref)
+		if i < 0 {
+			f.Findings = append(f.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "unknown-phase", Path: file,
+				Message: "phase " + r.Ref.Raw + " is not a phase of the spec pipeline; ignored"})
+			continue
+		}
+		id := def.Phases[i].ID
+		info.Recorded = true
+		info.States[id] = r.State
+		if r.Agent != "" {
+			info.Agents[id] = r.Agent
+		}
+		for _, o := range r.Outputs {
+			if op, ok := refpath.Output(o); ok && info.Artifacts[id] == "" {
+				info.Artifacts[id] = specResolve(info.Dir, op)
+				info.From[id] = r.From
+			}
+		}
+	}
+	if info.HasCurrent {
+		info.Recorded = true
+	}
+	specStateArtifacts(f, &info, m, def)
+	raw := f.Str(m, "status")
+	info.StatusRaw = raw
+	info.Status = workflow.NormalizeStateStatus(raw)
+	if v := f.Str(m, "verdict", "critiqueVerdict", "critique_verdict"); v != "" {
+		info.Verdict = specVerdict(v)
+	} else if cm, ok := m["critique"].(map[string]any); ok {
+		info.Verdict = specVerdict(f.Str(cm, "verdict"))
+	}
+	var key string
+	info.UpdatedAt, key = f.Time(m, "updatedAt", "updated_at", "lastUpdated", "last_updated")
+	if key != "" {
+		info.UpdatedFrom = "field:" + key
+	}
+	info.StartedAt, _ = f.Time(m, "startedAt", "started_at", "createdAt", "created_at")
+	info.Findings = append(info.Findings, f.Findings...)
+	return info
+}
+
+// specStateArtifacts reads the state's `artifacts`: a mapping phase -> path
+// (or {path}), or a list of {phase, path} or of paths (matched by name).
+func specStateArtifacts(f *tolerant.Fields, info *specInfo, m map[string]any, def workflow.Definition) {
+	v, ok := m["artifacts"]
+	if !ok || v == nil {
+		return
+	}
+	set := func(phase source.PhaseRef, p string) {
+		i := specPhaseIndex(def, phase)
+		if i < 0 || p == "" {
+			return
+		}
+		id := def.Phases[i].ID
+		if info.Artifacts[id] == "" {
+			info.Artifacts[id] = specResolve(info.Dir, p)
+			info.From[id] = "artifacts"
+		}
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ref, _ := source.ParseRef(k)
+			switch x := t[k].(type) {
+			case map[string]any:
+				set(ref, f.Str(x, "path", "file"))
+			default:
+				if s, ok := tolerant.ScalarString(x); ok {
+					set(ref, s)
+				} else {
+					f.Wrong("artifacts."+k, "a path", x)
+				}
+			}
+		}
+	case []any:
+		for _, it := range t {
+			switch x := it.(type) {
+			case map[string]any:
+				p := f.Str(x, "path", "file")
+				ph, _ := source.ParseRef(x["phase"])
+				if ph.Raw == "" {
+					ph.Name, _ = specArtifactPhase(path.Base(p))
+					ph.Raw = ph.Name
+				}
+				set(ph, p)
+			default:
+				s, ok := tolerant.ScalarString(x)
+				if !ok {
+					f.Wrong("artifacts[]", "a path", x)
+					continue
+				}
+				if id, _ := specArtifactPhase(path.Base(s)); id != "" {
+					set(source.PhaseRef{Raw: id, Name: id}, s)
+				}
+			}
+		}
+	default:
+		f.Wrong("artifacts", "a mapping or a list", v)
+	}
+}
+
+// specResolve places a bare artifact name in the spec folder; other paths
+// are repository-relative.
+func specResolve(dir, p string) string {
+	p = refpath.Clean(p)
+	if p != "" && !strings.Contains(p, "/") && dir != "" && dir != "." {
+		return dir + "/" + p
+	}
+	return p
+}
+
+// specArtifact is one artifact file found in a spec folder.
+type specArtifact struct {
+	Phase   string
+	Path    string
+	ModTime time.Time
+	rank    int
+}
+
+// specArtifactNames are the artifact names of the nexos spec tasks and
+// their variants, critique first so `spec-critique.md` is a critique.
+var specArtifactNames = []struct {
+	phase    string
+	bases    []string
+	prefixes []string
+}{
+	{"critique", []string{"critique", "critique-report", "critique_report", "spec-critique", "spec_critique"}, []string{"critique-", "critique_"}},
+	{"gather", []string{"requirements", "requirements-gathering", "requirements_gathering"}, []string{"requirements-", "requirements_"}},
+	{"assess", []string{"complexity", "complexity-assessment", "complexity_assessment", "assessment"}, []string{"complexity-", "complexity_"}},
+	{"research", []string{"research", "research-findings", "research_findings", "dependency-research", "dependency_research"}, []string{"research-", "research_"}},
+	{"spec", []string{"spec", "specification"}, []string{"spec-", "spec_"}},
+}
+
+var specExts = map[string]int{".json": 0, ".yaml": 1, ".yml": 2, ".md": 3}
+
+// specArtifactPhase returns the phase an artifact file name belongs to and
+// its rank among that phase's names (lower is preferred), or "".
+func specArtifactPhase(name string) (string, int) {
+	lower := strings.ToLower(name)
+	ext := path.Ext(lower)
+	er, ok := specExts[ext]
+	if !ok {
+		return "", 0
+	}
+	base := strings.TrimSuffix(lower, ext)
+	for _, a := range specArtifactNames {
+		if a.phase == "spec" { // the spec is markdown first
+			er = map[string]int{".md": 0, ".json": 1, ".yaml": 2, ".yml": 3}[ext]
+		}
+		for i, b := range a.bases {
+			if base == b {
+				return a.phase, i*10 + er
+			}
+		}
+		for _, p := range a.prefixes {
+			if strings.HasPrefix(base, p) && len(base) > len(p) {
+				return a.phase, 1000 + er
+			}
+		}
+	}
+	return "", 0
+}
+
+// specListDir lists the file names of a spec folder, sorted.
+func ListDir(r *source.Repo, dir string) []string {
+	clean, err := safefile.CheckPath(r.Root, dir)
+	if err != nil {
+		return nil
+	}
+	entries, err := os.ReadDir(filepath.Join(r.Root, filepath.FromSlash(clean)))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if len(names) >= specMaxEntries {
+			break
+		}
+		t := e.Type()
+		if t.IsRegular() || t&os.ModeSymlink != 0 {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// specFindArtifacts maps the phases of def to the artifact files in dir.
+func FindArtifacts(r *source.Repo, dir string, names []string, def workflow.Definition) map[string]specArtifact {
+	out := map[string]specArtifact{}
+	for _, n := range names {
+		phase, rank := specArtifactPhase(n)
+		if phase == "" || def.Index(phase) < 0 {
+			continue
+		}
+		a := specArtifact{Phase: phase, Path: dir + "/" + n, ModTime: r.ModTime(dir + "/" + n), rank: rank}
+		old, ok := out[phase]
+		switch {
+		case !ok, a.rank < old.rank:
+			out[phase] = a
+		case a.rank == old.rank && a.ModTime.After(old.ModTime):
+			out[phase] = a // e.g. critique-2.json after critique-1.json
+		}
+	}
+	return out
+}
+
+// specMergeArtifacts adds the artifacts found on disk to info: the paths of
+// phases the state gives none, the phases themselves when the state records
+// none, and the complexity and verdict read from the artifacts when the
+// state has none.
+func MergeArtifacts(r *source.Repo, info *specInfo, arts map[string]specArtifact, recorded bool) {
+	phases := make([]string, 0, len(arts))
+	for p := range arts {
+		phases = append(phases, p)
+	}
+	sort.Strings(phases)
+	for _, p := range phases {
+		a := arts[p]
+		if info.Artifacts[p] == "" {
+			info.Artifacts[p] = a.Path
+			info.From[p] = "artifact"
+		}
+		if !recorded && info.States[p] == "" {
+			info.States[p] = workflow.PhaseCompleted
+		}
+	}
+	if a, ok := arts["assess"]; ok && info.Complexity == "" {
+		if data, err := r.Read(a.Path); err != nil {
+			info.Findings = append(info.Findings, specDowngrade(source.ReadFinding(a.Path, err)))
+		} else {
+			cx, fs := specReadComplexity(a.Path, data)
+			info.Complexity = cx
+			info.Findings = append(info.Findings, fs...)
+		}
+	}
+	if a, ok := arts["critique"]; ok && info.Verdict == "" {
+		if data, err := r.Read(a.Path); err != nil {
+			info.Findings = append(info.Findings, specDowngrade(source.ReadFinding(a.Path, err)))
+		} else {
+			v, fs := specReadVerdict(a.Path, data)
+			info.Verdict = v
+			info.Findings = append(info.Findings, fs...)
+		}
+	}
+}
+
+// specDowngrade makes a finding about an artifact a warning: the pipeline
+// can still resume, the phase that wrote it runs again.
+func specDowngrade(f workflow.Finding) workflow.Finding {
+	f.Severity = workflow.Warning
+	return f
+}
+
+// specStoryFromRepo names the story of a spec folder under a story folder
+// from the stories the repository knows.
+func StoryFromRepo(r *source.Repo, info *specInfo) {
+	dir := refpath.Clean(info.Dir)
+	if !strings.EqualFold(path.Base(dir), "spec") || len(r.Stories) == 0 {
+		return
+	}
+	parent := path.Dir(dir)
+	if st, ok := r.Stories[path.Base(parent)]; ok && st != nil {
+		info.Story, info.StoryPath = st.ID, st.Path
+		return
+	}
+	var found []*workflow.Story
+	for _, st := range r.Stories {
+		if st != nil && path.Dir(st.Path) == parent {
+			found = append(found, st)
+		}
+	}
+	if len(found) == 1 {
+		info.Story, info.StoryPath = found[0].ID, found[0].Path
+	} else if info.Story != "" {
+		if st, ok := r.Stories[info.Story]; ok && st != nil {
+			info.StoryPath = st.Path
+		}
+	}
+}
+
+var (
+	specVerdictRe    = regexp.MustCompile(`(?i)^[^a-z]*(needs[ _-]*revisions?|revision[ _-]*needed|approved?|blocked|[a-z][a-z_-]*)`)
+	specMDVerdictRe  = regexp.MustCompile(`(?i)^verdict\s*(?:[:=\-—]\s*)(.*)$`)
+	specMDHeadingRe  = regexp.MustCompile(`(?i)^#{1,6}\s*verdict\s*:?\s*$`)
+	specComplexityRe = regexp.MustCompile(`(?i)\b(?:class|complexity)\b[^\n]{0,80}?\b(SIMPLE|STANDARD|COMPLEX)\b`)
+)
+
+// specVerdict canonicalises a critique verdict: APPROVED, NEEDS_REVISION,
+// BLOCKED; anything else is kept upper-cased.
+func specVerdict(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	m := specVerdictRe.FindStringSubmatch(s)
+	if m == nil {
+		return ""
+	}
+	v := strings.ToUpper(strings.NewReplacer(" ", "_", "-", "_").Replace(m[1]))
+	for strings.Contains(v, "__") {
+		v = strings.ReplaceAll(v, "__", "_")
+	}
+	switch v {
+	case "APPROVE", "APPROVED":
+		return specApproved
+	case "NEEDS_REVISION", "NEEDS_REVISIONS", "REVISION_NEEDED":
+		return specNeedsRevision
+	case "BLOCKED":
+		return specBlocked
+	}
+	if len(v) > 40 {
+		v = v[:40]
+	}
+	return v
+}
+
+// specMarkdownLine strips list markers, quotes and emphasis from a line.
+func specMarkdownLine(line string) string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimLeft(line, ">-+ \t")
+	return strings.TrimSpace(strings.NewReplacer("**", "", "__", "", "`", "").Replace(line))
+}
+
+// specReadVerdict reads the verdict of a critique artifact: `verdict:` in
+// JSON or YAML (top level or under `critique:`), or a `Verdict:` line or a
+// `## Verdict` heading in markdown.
+func specReadVerdict(file string, data []byte) (string, []workflow.Finding) {
+	if strings.EqualFold(path.Ext(file), ".md") {
+		lines := strings.Split(string(data), "\n")
+		for i, line := range lines {
+			if i > 5000 {
+				break
+			}
+			l := specMarkdownLine(line)
+			if m := specMDVerdictRe.FindStringSubmatch(strings.TrimLeft(l, "# ")); m != nil && strings.TrimSpace(m[1]) != "" {
+				return specVerdict(m[1]), nil
+			}
+			if specMDHeadingRe.MatchString(l) {
+				for _, next := range lines[i+1:] {
+					if n := specMarkdownLine(next); n != "" {
+						return specVerdict(n), nil
+					}
+				}
+			}
+		}
+		return "", nil
+	}
+	m, err := specDecodeArtifact(file, data)
+	if err != nil {
+		return "", []workflow.Finding{specDowngrade(source.DecodeFinding(file, err))}
+	}
+	f := &tolerant.Fields{Path: file}
+	v := f.Str(m, "verdict")
+	for _, k := range []string{"critique", "result", "review"} {
+		if v != "" {
+			break
+		}
+		if inner, ok := m[k].(map[string]any); ok {
+			v = f.Str(inner, "verdict")
+		}
+	}
+	return specVerdict(v), f.Findings
+}
+
+// specReadComplexity reads the complexity class of an assessment artifact:
+// a class field (top level or nested), a score (≤8 SIMPLE, 9–15 STANDARD,
+// ≥16 COMPLEX, as the pipeline's definition says), or a markdown line.
+func specReadComplexity(file string, data []byte) (string, []workflow.Finding) {
+	if strings.EqualFold(path.Ext(file), ".md") {
+		text := string(data)
+		if len(text) > 256<<10 {
+			text = text[:256<<10]
+		}
+		if m := specComplexityRe.FindStringSubmatch(text); m != nil {
+			return strings.ToUpper(m[1]), nil
+		}
+		return "", nil
+	}
+	m, err := specDecodeArtifact(file, data)
+	if err != nil {
+		return "", []workflow.Finding{specDowngrade(source.DecodeFinding(file, err))}
+	}
+	f := &tolerant.Fields{Path: file}
+	for _, src := range []map[string]any{m, specMap(m, "assessment"), specMap(m, "result"), specMap(m, "complexity")} {
+		if src == nil {
+			continue
+		}
+		if v, k, ok := tolerant.Lookup(src, []string{"class", "complexity_class", "complexityClass", "classification", "complexity", "level"}); ok {
+			if cx := specComplexityValue(f, k, v); cx != "" {
+				return cx, f.Findings
+			}
+		}
+		if n, ok := f.Int(src, "score", "total_score", "totalScore"); ok {
+			return specClassOfScore(n), f.Findings
+		}
+	}
+	return "", f.Findings
+}
+
+func specMap(m map[string]any, k string) map[string]any {
+	inner, _ := m[k].(map[string]any)
+	return inner
+}
+
+// specDecodeArtifact decodes a JSON or YAML artifact.
+func specDecodeArtifact(file string, data []byte) (map[string]any, error) {
+	if strings.EqualFold(path.Ext(file), ".json") {
+		return tolerant.DecodeJSONMap(data)
+	}
+	return tolerant.DecodeYAMLMap(data)
+}
+
+func specClassOfScore(n int) string {
+	switch {
+	case n <= 8:
+		return "SIMPLE"
+	case n <= 15:
+		return "STANDARD"
+	}
+	return "COMPLEX"
+}
+
+// specComplexityValue reads a complexity field: a class name, or a mapping
+// with a class or a score.
+func specComplexityValue(f *tolerant.Fields, key string, v any) string {
+	switch t := v.(type) {
+	case map[string]any:
+		if s := f.Str(t, "class", "complexity_class", "complexityClass", "level", "classification"); s != "" {
+			return specClass(s)
+		}
+		if n, ok := f.Int(t, "score", "total_score", "totalScore"); ok {
+			return specClassOfScore(n)
+		}
+		return ""
+	}
+	s, ok := tolerant.ScalarString(v)
+	if !ok {
+		f.Wrong(key, "a complexity class", v)
+		return ""
+	}
+	if n, ok := tolerant.ToInt(s); ok {
+		return specClassOfScore(n)
+	}
+	cx := specClass(s)
+	if cx == "" && s != "" {
+		f.Findings = append(f.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "unknown-complexity", Path: f.Path,
+			Message: "field " + key + ": complexity " + wfQuote(s) + " is not SIMPLE, STANDARD or COMPLEX; STANDARD assumed"})
+	}
+	return cx
+}
+
+func specClass(s string) string {
+	switch u := strings.ToUpper(strings.TrimSpace(s)); u {
+	case "SIMPLE", "STANDARD", "COMPLEX":
+		return u
+	}
+	return ""
+}
+
+// wfQuote quotes text for a message, shortened.
+func wfQuote(s string) string {
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return `"` + strings.ToValidUTF8(s, "?") + `"`
+}
+
+// specBuild turns what is known of a pipeline into its candidate.
+func Build(info specInfo, def workflow.Definition) workflow.Candidate {
+	if info.Name == "" {
+		info.Name, _ = specNameFromDir(info.Dir, "docs/stories")
+	}
+	key := storyid.Sanitize(info.Name)
+	srcPath := info.Path
+	if srcPath == "" {
+		srcPath = info.Dir
+	}
+	c := workflow.Candidate{
+		ID:          "spec:" + key,
+		Type:        workflow.TypeSpec,
+		Key:         key,
+		Source:      workflow.SourceRef{Kind: workflow.KindSpec, Path: srcPath, Priority: workflow.PrioritySpec},
+		Workflow:    workflow.DefSpec,
+		Stories:     []string{},
+		UpdatedAt:   info.UpdatedAt,
+		UpdatedFrom: info.UpdatedFrom,
+		StartedAt:   info.StartedAt,
+		Findings:    info.Findings,
+	}
+	if def.ID != "" {
+		c.Workflow = def.ID
+	}
+	if info.Story != "" {
+		c.Stories = []string{info.Story}
+		c.StoryRefs = []workflow.StoryRef{{ID: info.Story, Path: info.StoryPath}}
+	}
+	arts := map[string]string{}
+	for k, v := range info.Artifacts {
+		if v != "" {
+			arts[k] = v
+		}
+	}
+	c.Spec = &workflow.Spec{Name: info.Name, Dir: info.Dir, Complexity: info.Complexity, Artifacts: arts, Verdict: info.Verdict}
+
+	// phases
+	n := len(def.Phases)
+	phases := make([]workflow.Phase, n)
+	for i, p := range def.Phases {
+		phases[i] = workflow.Phase{ID: p.ID, Name: p.Name, Agent: p.Agent, Status: workflow.PhasePending}
+		if a := info.Agents[p.ID]; a != "" {
+			phases[i].Agent = a
+		}
+		if a := arts[p.ID]; a != "" {
+			phases[i].Outputs = []string{a}
+		}
+		switch st := info.States[p.ID]; st {
+		case workflow.PhaseCompleted, workflow.PhaseSkipped:
+			phases[i].Status = st
+		}
+		if info.Complexity == "SIMPLE" && (p.ID == "assess" || p.ID == "research") {
+			phases[i].Status = workflow.PhaseSkipped // SIMPLE runs gather, spec, critique
+		}
+	}
+	curIdx := -1
+	if info.HasCurrent {
+		curIdx = specPhaseIndex(def, info.Current)
+	}
+	critique := def.Index("critique")
+	spec := def.Index("spec")
+	revision := info.Verdict == specNeedsRevision && critique >= 0 && spec >= 0 && phases[critique].Status == workflow.PhaseCompleted
+	if curIdx < 0 && revision {
+		curIdx = spec // the critique sends the spec back for revision
+	}
+	if curIdx < 0 {
+		for i := range phases {
+			if info.States[phases[i].ID] == "active" {
+				curIdx = i
+				break
+			}
+		}
+	}
+	if curIdx < 0 {
+		lastDone := -1
+		for i, p := range phases {
+			if p.Status == workflow.PhaseCompleted {
+				lastDone = i
+			}
+		}
+		for i := lastDone + 1; i < n; i++ {
+			if phases[i].Status == workflow.PhasePending {
+				curIdx = i
+				break
+			}
+		}
+	}
+	source.SkipBefore(phases, curIdx)
+	if curIdx >= 0 {
+		for i := curIdx + 1; i < n && revision; i++ {
+			phases[i].Status = workflow.PhasePending // the critique runs again after the revision
+		}
+		phases[curIdx].Status = workflow.PhaseCurrent
+	}
+	c.Phases = phases
+	lastDone := ""
+	for i, p := range phases {
+		if p.Status == workflow.PhaseCompleted && (curIdx < 0 || i < curIdx) {
+			lastDone = p.ID
+		}
+	}
+	var active []int
+	for i, p := range phases {
+		if p.Status != workflow.PhaseSkipped {
+			active = append(active, i)
+		}
+	}
+	if n > 0 {
+		pos := workflow.Position{Kind: workflow.PosPhase, Total: len(active)}
+		if curIdx >= 0 {
+			for rank, i := range active {
+				if i == curIdx {
+					pos.Index = rank + 1
+				}
+			}
+			pos.Name = phases[curIdx].Name
+			c.Agent = phases[curIdx].Agent
+		} else if len(active) > 0 {
+			pos.Index = len(active)
+			pos.Name = phases[active[len(active)-1]].Name
+		}
+		c.Position = pos
+	}
+
+	// status
+	c.StatusRaw = info.StatusRaw
+	status := info.Status
+	if status == "" {
+		switch info.Verdict {
+		case specApproved:
+			status = "completed"
+		case specBlocked:
+			status = "blocked"
+		default:
+			status = "in_progress"
+		}
+	}
+	if info.Verdict == specApproved && !info.Unreadable {
+		status = "completed"
+	}
+	c.Status = status
+	c.Resumable = info.Unreadable || !workflow.IsTerminalStatus(status)
+
+	// files: every artifact; critical when the next phase needs it
+	next := ""
+	if curIdx >= 0 {
+		next = phases[curIdx].ID
+	}
+	ids := make([]string, 0, len(arts))
+	for k := range arts {
+		ids = append(ids, k)
+	}
+	sort.Strings(ids)
+	set := source.NewFileSet(nil)
+	for _, id := range ids {
+		critical := id == lastDone ||
+			(id == "gather" && (next == "spec" || next == "critique")) ||
+			(id == "spec" && next == "critique") ||
+			(id == "critique" && revision && next == "spec")
+		set.Add(workflow.RefFile{Path: arts[id], Phase: id, Critical: critical, Produced: true, From: info.From[id]})
+	}
+	c.Files = set.Sorted()
+	return c
+}

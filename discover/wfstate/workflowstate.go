@@ -1,0 +1,693 @@
+package wfstate
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// WorkflowStateSource finds workflow state files (DESIGN §3, priority 3): our
+// own `.orchestrate/workflows/<execution id>.yaml`, nexos checkpoints under
+// `.nexos/workflow-state/`, AIOS/AIOX workflow states and the AIOS unified
+// session state `docs/stories/.session-state.yaml`. Files that belong to the
+// epic source (an epic glob, or a top-level `epic_state`) and `.bak` twins
+// are skipped.
+type WorkflowStateSource struct{}
+
+// Kind is workflow.KindWorkflowState.
+func (WorkflowStateSource) Kind() string { return workflow.KindWorkflowState }
+
+// Priority is workflow.PriorityWorkflow.
+func (WorkflowStateSource) Priority() int { return workflow.PriorityWorkflow }
+
+// Scan reads every configured workflow-state file. Each file is one
+// candidate; a file that cannot be read or decoded is a candidate with status
+// "unreadable" and a blocking parse finding. All findings are attached to
+// their candidate.
+func (WorkflowStateSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	var out []workflow.Candidate
+	for _, file := range r.Glob(r.Config.Sources.WorkflowState, false) {
+		if strings.HasSuffix(file, ".bak") || wfMatchesAny(r.Config.Sources.Epic, file) {
+			continue
+		}
+		var c workflow.Candidate
+		data, err := r.Read(file)
+		if err != nil {
+			c = Unreadable(file, source.ReadFinding(file, err))
+		} else if m, derr := tolerant.DecodeYAMLMap(data); derr != nil {
+			c = Unreadable(file, source.DecodeFinding(file, derr))
+		} else {
+			if _, epic := m["epic_state"]; epic {
+				continue // the epic source owns it
+			}
+			c = Build(file, m, r.Definition)
+		}
+		FinishScan(r, &c, file)
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// wfFinishScan adds what depends on the repository: the file time when the
+// state records none, the .bak twin, and the story files of named stories.
+func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
+	if c.UpdatedAt.IsZero() {
+		if mt := r.ModTime(file); !mt.IsZero() {
+			c.UpdatedAt, c.UpdatedFrom = mt, "mtime"
+		}
+	}
+	if r.Exists(file + ".bak") {
+		c.BackupPath = file + ".bak"
+	}
+	if len(r.Stories) == 0 || len(c.StoryRefs) == 0 {
+		return
+	}
+	phase := source.CurrentPhaseID(c)
+	set := source.NewFileSet(c.Files)
+	for i := range c.StoryRefs {
+		ref := &c.StoryRefs[i]
+		st, ok := r.Stories[ref.ID]
+		if !ok || st == nil || st.Path == "" {
+			continue
+		}
+		if ref.Path == "" {
+			ref.Path = st.Path
+		}
+		done := ref.Status == "done" || ref.Status == "completed"
+		set.Add(workflow.RefFile{Path: st.Path, Phase: phase, Critical: !done, From: "story"})
+	}
+	c.Files = set.Sorted()
+}
+
+func wfMatchesAny(patterns []string, file string) bool {
+	for _, p := range patterns {
+		if pathglob.Match(strings.TrimPrefix(path.Clean("/"+p), "/"), file) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseWorkflowState parses one workflow-state file (any of the layouts of
+// DESIGN §3: ours, a nexos story checkpoint, AIOS/AIOX workflow state, the
+// AIOS session state) into a candidate. defs looks workflow definitions up by
+// id (nil: the built-in ones). It never fails: a file that does not decode is
+// a candidate with status "unreadable" and a blocking parse finding. The
+// findings returned are the candidate's own (also in Candidate.Findings).
+// Parts that need the repository (file time, story files, .bak twin) are
+// added by Scan.
+func ParseWorkflowState(path string, data []byte, defs func(id string) workflow.Definition) (workflow.Candidate, []workflow.Finding) {
+	m, err := tolerant.DecodeYAMLMap(data)
+	if err != nil {
+		c := Unreadable(path, source.DecodeFinding(path, err))
+		return c, c.Findings
+	}
+	c := Build(path, m, defs)
+	return c, c.Findings
+}
+
+// wfUnreadable is the candidate of a state file that cannot be read or decoded.
+func Unreadable(file string, f workflow.Finding) workflow.Candidate {
+	key := storyid.Sanitize(source.Stem(file))
+	return workflow.Candidate{
+		ID:        "workflow:" + key,
+		Type:      workflow.TypeWorkflow,
+		Key:       key,
+		Source:    workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: file, Priority: workflow.PriorityWorkflow},
+		Stories:   []string{},
+		Status:    "unreadable",
+		Resumable: true,
+		Findings:  []workflow.Finding{f},
+	}
+}
+
+// wfAIOSDevCycle is the AIOS development cycle (workflow id
+// "development-cycle", phases 1_validation … 6_checkpoint), used when the
+// repository has no definition for it.
+var wfAIOSDevCycle = workflow.Definition{
+	ID: "development-cycle", Name: "Development Cycle", Source: "builtin",
+	Phases: []workflow.PhaseDef{
+		{ID: "validation", Name: "validation", Agent: "po", Next: "development"},
+		{ID: "development", Name: "development", Agent: "dev", Next: "self_healing"},
+		{ID: "self_healing", Name: "self_healing", Agent: "dev", Next: "quality_gate"},
+		{ID: "quality_gate", Name: "quality_gate", Agent: "qa", Next: "push"},
+		{ID: "push", Name: "push", Agent: "devops", Next: "checkpoint"},
+		{ID: "checkpoint", Name: "checkpoint", Agent: "po"},
+	},
+}
+
+// wfStateLists are the phase-recording fields of workflow states.
+var wfStateLists = []source.RecList{
+	{Key: "phases_completed", Dflt: workflow.PhaseCompleted},
+	{Key: "phasesCompleted", Dflt: workflow.PhaseCompleted},
+	{Key: "completed_phases", Dflt: workflow.PhaseCompleted},
+	{Key: "completedPhases", Dflt: workflow.PhaseCompleted},
+	{Key: "phaseResults", Dflt: workflow.PhasePending},
+	{Key: "phase_results", Dflt: workflow.PhasePending},
+	{Key: "steps", Dflt: workflow.PhasePending},
+}
+
+// wfStoryRefs accumulates the stories a state names.
+type wfStoryRefs struct {
+	refs  []workflow.StoryRef
+	index map[string]int
+}
+
+func (w *wfStoryRefs) add(raw, status, file string) {
+	id, p := storyid.FromRef(raw)
+	if id == "" {
+		return
+	}
+	if file == "" {
+		file = p
+	}
+	if w.index == nil {
+		w.index = map[string]int{}
+	}
+	status = workflow.NormalizeStateStatus(status)
+	if i, ok := w.index[id]; ok {
+		r := &w.refs[i]
+		if r.Status == "" {
+			r.Status = status
+		}
+		if r.Path == "" {
+			r.Path = file
+		}
+		return
+	}
+	w.index[id] = len(w.refs)
+	w.refs = append(w.refs, workflow.StoryRef{ID: id, Status: status, Path: file})
+}
+
+// addValue adds a story field holding an id, a path, a {id,status,path}
+// mapping or a list of those.
+func (w *wfStoryRefs) addValue(f *tolerant.Fields, key string, v any, status string) {
+	switch t := v.(type) {
+	case nil:
+	case []any:
+		for _, it := range t {
+			if _, nestedList := it.([]any); nestedList {
+				f.Wrong(key+"[]", "a story id", it)
+				continue
+			}
+			w.addValue(f, key+"[]", it, status)
+		}
+	case map[string]any:
+		id := f.Str(t, "id", "story_id", "storyId", "story", "key")
+		p := f.Str(t, "path", "file", "story_file", "storyFile")
+		if id == "" {
+			id = p
+		}
+		st := f.Str(t, "status")
+		if st == "" {
+			st = status
+		}
+		w.add(id, st, refpath.Clean(p))
+	default:
+		s, ok := tolerant.ScalarString(v)
+		if !ok {
+			f.Wrong(key, "a story id", v)
+			return
+		}
+		w.add(s, status, "")
+	}
+}
+
+// wfBuild turns a decoded state file into a candidate.
+func Build(file string, m map[string]any, defs func(string) workflow.Definition) workflow.Candidate {
+	if defs == nil {
+		builtin := source.BuiltinDefinitions()
+		defs = func(id string) workflow.Definition { return builtin[id] }
+	}
+	f := &tolerant.Fields{Path: file}
+	// unwrap a top-level session_state / workflow_state mapping
+	session := false
+	for _, k := range []string{"session_state", "workflow_state"} {
+		if inner, ok := m[k].(map[string]any); ok {
+			session = k == "session_state"
+			m = inner
+			break
+		}
+	}
+	srcs := []map[string]any{m}
+	nested, _ := m["workflow"].(map[string]any)
+	if nested != nil {
+		srcs = append(srcs, nested)
+	}
+	progress, _ := m["progress"].(map[string]any)
+	lastAction, _ := m["last_action"].(map[string]any)
+	epicProgress, _ := m["epic_progress"].(map[string]any)
+
+	c := workflow.Candidate{
+		Type:    workflow.TypeWorkflow,
+		Source:  workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: file, Priority: workflow.PriorityWorkflow},
+		Stories: []string{},
+	}
+
+	// workflow id
+	wfID := ""
+	if nested != nil {
+		wfID = f.Str(m, "workflowId", "workflow_id")
+		if wfID == "" {
+			wfID = f.Str(nested, "id", "workflow_id", "workflowId", "name")
+		}
+	} else {
+		wfID = f.Str(m, "workflowId", "workflow_id", "workflow")
+	}
+	if len(wfID) > 200 {
+		wfID = wfID[:200]
+	}
+
+	// stories
+	var stories wfStoryRefs
+	for _, k := range []string{"stories", "story", "storyId", "story_id", "current_story", "currentStory"} {
+		if v, ok := m[k]; ok {
+			stories.addValue(f, k, v, "")
+		}
+	}
+	if epicProgress != nil {
+		stories.addValue(f, "epic_progress.completed_stories", epicProgress["completed_stories"], "done")
+		stories.addValue(f, "epic_progress.next_story", epicProgress["next_story"], "pending")
+		stories.addValue(f, "epic_progress.remaining_stories", epicProgress["remaining_stories"], "pending")
+		stories.addValue(f, "epic_progress.aborted_at_story", epicProgress["aborted_at_story"], "")
+	}
+	if progress != nil {
+		stories.addValue(f, "progress.current_story", progress["current_story"], "")
+		stories.addValue(f, "progress.stories_done", progress["stories_done"], "done")
+		stories.addValue(f, "progress.stories_pending", progress["stories_pending"], "pending")
+	}
+	if lastAction != nil {
+		stories.addValue(f, "last_action.story", lastAction["story"], "")
+	}
+	c.StoryRefs = stories.refs
+	for _, r := range stories.refs {
+		c.Stories = append(c.Stories, r.ID)
+	}
+	sort.Strings(c.Stories)
+	firstStory := ""
+	if len(stories.refs) > 0 {
+		firstStory = stories.refs[0].ID
+	}
+	// the story the workflow is on: the single story, else the current one
+	for _, k := range []string{"story", "storyId", "story_id", "current_story", "currentStory"} {
+		if s, ok := tolerant.ScalarString(m[k]); ok && s != "" {
+			if id, _ := storyid.FromRef(s); id != "" {
+				firstStory = id
+				break
+			}
+		}
+	}
+	if session && wfID == "" {
+		wfID = wfAIOSDevCycle.ID // the unified session state tracks the development cycle
+	}
+
+	// id
+	key := f.Str(m, "execution_id", "executionId", "id")
+	if key == "" && wfID != "" && firstStory != "" {
+		key = wfID + "-" + firstStory
+	}
+	if key == "" {
+		key = source.Stem(file)
+	}
+	c.Key = storyid.Sanitize(key)
+	c.ID = "workflow:" + c.Key
+	c.Type = source.TypeOf(wfID)
+
+	// status
+	raw, _ := source.Str(f, srcs, "status", "state")
+	c.StatusRaw = raw
+	status := workflow.NormalizeStateStatus(raw)
+	pausedAt := f.Has(m, "paused_at", "pausedAt")
+	abortedAt := f.Has(m, "aborted_at", "abortedAt")
+	switch {
+	case abortedAt:
+		status = "aborted"
+	case status != "":
+	case pausedAt:
+		status = "paused"
+	}
+	if status == "" && lastAction != nil {
+		switch strings.ToUpper(f.Str(lastAction, "type")) {
+		case "PAUSE":
+			status = "paused"
+		case "ABORT":
+			status = "aborted"
+		}
+	}
+
+	// times and plain fields
+	c.UpdatedAt, c.UpdatedFrom = source.Time(f, srcs, "updated_at", "updatedAt", "lastUpdated", "last_updated", "paused_at", "pausedAt", "aborted_at", "abortedAt")
+	if c.UpdatedFrom != "" {
+		c.UpdatedFrom = "field:" + c.UpdatedFrom
+	}
+	c.StartedAt, _ = source.Time(f, srcs, "started_at", "startedAt", "created_at", "createdAt")
+	c.Mode, _ = source.Str(f, srcs, "mode", "execution_mode", "executionMode")
+	c.Mode = source.Mode(c.Mode)
+	c.Commit, _ = source.Str(f, srcs, "base_commit", "baseCommit", "commit", "git_commit", "gitCommit", "head_commit")
+	c.Agent, _ = source.Str(f, srcs, "current_agent", "currentAgent")
+	c.Agent = strings.TrimPrefix(c.Agent, "@")
+	c.AISessionID, _ = source.Str(f, srcs, "ai_session_id", "aiSessionId")
+	for _, k := range []string{"context", "accumulatedContext", "accumulated_context", "context_snapshot"} {
+		if ctx := f.Map(m, k); ctx != nil {
+			c.Context = ctx
+			break
+		}
+	}
+
+	// phases
+	var cur source.PhaseRef
+	hasCur := false
+	for _, src := range srcs {
+		if v, k, ok := tolerant.Lookup(src, []string{"current_phase", "currentPhase"}); ok {
+			if ref, ok := source.ParseRef(v); ok {
+				cur, hasCur = ref, true
+			} else {
+				f.Wrong(k, "a phase number or name", v)
+			}
+			break
+		}
+	}
+	if !hasCur && lastAction != nil {
+		cur, hasCur = source.ParseRef(lastAction["phase"])
+	}
+	if hasCur {
+		switch source.Norm(cur.Raw) {
+		case "workflow_paused":
+			hasCur = false
+			if status == "" {
+				status = "paused"
+			}
+		case "workflow_aborted":
+			hasCur = false
+			if status == "" {
+				status = "aborted"
+			}
+		case "workflow_completed", "done", "completed":
+			hasCur = false
+			if status == "" {
+				status = "completed"
+			}
+		}
+	}
+	recs := source.Recorded(f, srcs, wfStateLists)
+	def := wfResolveDef(wfID, defs, recs, cur, hasCur)
+	c.Workflow = wfID
+	if def.ID != "" && len(def.Phases) > 0 {
+		c.Workflow = def.ID
+	}
+	if c.Type == workflow.TypeWorkflow && def.ID != "" {
+		if t := source.TypeOf(def.ID); t != workflow.TypeWorkflow {
+			c.Type = t
+		}
+	}
+	lastOut := wfPhases(&c, def, recs, cur, hasCur)
+
+	if status == "" {
+		status = "unknown"
+		c.Findings = append(c.Findings, workflow.Finding{
+			Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-status", Path: file,
+			Message: "the state records no status (nor paused_at); treated as interrupted",
+		})
+	}
+	c.Status = status
+	c.Resumable = !workflow.IsTerminalStatus(status)
+	if c.Agent == "" {
+		for _, p := range c.Phases {
+			if p.Status == workflow.PhaseCurrent {
+				c.Agent = p.Agent
+			}
+		}
+	}
+
+	// files: phase outputs, then the lists of referenced files
+	set := source.NewFileSet(nil)
+	for _, p := range c.Phases {
+		for _, o := range p.Outputs {
+			if op, ok := refpath.Output(o); ok {
+				set.Add(workflow.RefFile{Path: op, Phase: p.ID, Critical: p.ID == lastOut, Produced: true, From: "phases_completed"})
+			}
+		}
+	}
+	phase := source.CurrentPhaseID(&c)
+	for _, k := range []string{"files", "files_changed", "filesChanged", "changed_files"} {
+		if v, ok := m[k]; ok {
+			source.FileList(f, set, k, v, phase)
+		}
+	}
+	if ctx, ok := m["context"].(map[string]any); ok {
+		if v, ok := ctx["files"]; ok {
+			source.FileList(f, set, "context.files", v, phase)
+		}
+	}
+	if v, ok := m["artifacts"]; ok {
+		source.FileList(f, set, "artifacts", v, phase)
+	}
+	for _, r := range c.StoryRefs {
+		if r.Path != "" {
+			done := r.Status == "done" || r.Status == "completed"
+			set.Add(workflow.RefFile{Path: r.Path, Phase: phase, Critical: !done, From: "story"})
+		}
+	}
+	if set.Dropped > 0 {
+		c.Findings = append(c.Findings, workflow.Finding{
+			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-files", Path: file,
+			Message: fmt.Sprintf("%d referenced files beyond the first %d were ignored", set.Dropped, source.MaxFiles),
+		})
+	}
+	c.Files = set.Sorted()
+	c.Findings = append(c.Findings, f.Findings...)
+	return c
+}
+
+// wfResolveDef picks the definition the recorded phases belong to: the one
+// named, else the built-in one its id stands for; a definition that does not
+// know a recorded phase is not used (the phases are then built from the
+// record).
+func wfResolveDef(id string, defs func(string) workflow.Definition, recs []source.Rec, cur source.PhaseRef, hasCur bool) workflow.Definition {
+	var cands []workflow.Definition
+	if id != "" {
+		d := defs(id)
+		if d.ID == "" {
+			d.ID = id
+		}
+		cands = append(cands, d)
+		if alias := source.AliasDef(id); alias != "" && alias != id {
+			cands = append(cands, defs(alias))
+		}
+		if source.Norm(id) == "development_cycle" {
+			cands = append(cands, wfAIOSDevCycle)
+		}
+	}
+	for _, d := range cands {
+		if len(d.Phases) == 0 {
+			continue
+		}
+		fits := true
+		for _, r := range recs {
+			if source.DefIndex(d, r.Ref) < 0 {
+				fits = false
+				break
+			}
+		}
+		if fits && hasCur && source.DefIndex(d, cur) < 0 && source.Norm(cur.Label()) != "checkpoint" {
+			fits = false
+		}
+		if fits {
+			return d
+		}
+	}
+	return workflow.Definition{}
+}
+
+// wfPhases fills c.Phases and c.Position and returns the id of the last
+// completed phase (whose outputs the next phase consumes).
+func wfPhases(c *workflow.Candidate, def workflow.Definition, recs []source.Rec, cur source.PhaseRef, hasCur bool) string {
+	if len(def.Phases) > 0 {
+		return wfPhasesFromDef(c, def, recs, cur, hasCur)
+	}
+	return wfPhasesFromRecord(c, recs, cur, hasCur)
+}
+
+// wfPhasesFromRecord builds the phases of a workflow without a usable
+// definition from what the state records; the current phase comes last
+// unless phase numbers say otherwise.
+func wfPhasesFromRecord(c *workflow.Candidate, recs []source.Rec, cur source.PhaseRef, hasCur bool) string {
+	type item struct {
+		p   workflow.Phase
+		num int
+	}
+	var items []item
+	listsFuture := false
+	curIdx := -1
+	for i, r := range recs {
+		st := r.State
+		if st == workflow.PhasePending {
+			listsFuture = true
+		}
+		items = append(items, item{workflow.Phase{ID: r.Ref.Raw, Name: r.Ref.Label(), Agent: r.Agent, Status: st, Outputs: r.Outputs}, r.Ref.Num})
+		if hasCur && (r.Ref.Key() == cur.Key() || (cur.Name == "" && cur.Num > 0 && r.Ref.Num == cur.Num)) {
+			curIdx = i
+		}
+	}
+	if hasCur && curIdx < 0 {
+		items = append(items, item{workflow.Phase{ID: cur.Raw, Name: cur.Label()}, cur.Num})
+		curIdx = len(items) - 1
+	}
+	if !hasCur { // the first running (or failed) phase, else the first pending one
+		for _, want := range []string{"active", workflow.PhasePending} {
+			for i := range items {
+				if curIdx < 0 && items[i].p.Status == want {
+					curIdx = i
+				}
+			}
+		}
+	}
+	for i := range items {
+		if items[i].p.Status == "active" {
+			items[i].p.Status = workflow.PhasePending
+		}
+	}
+	if curIdx >= 0 {
+		items[curIdx].p.Status = workflow.PhaseCurrent
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	numbered := true
+	for _, it := range items {
+		if it.num <= 0 {
+			numbered = false
+		}
+	}
+	if numbered {
+		var curID string
+		if curIdx >= 0 {
+			curID = items[curIdx].p.ID
+		}
+		sort.SliceStable(items, func(a, b int) bool { return items[a].num < items[b].num })
+		for i := range items {
+			if curIdx >= 0 && items[i].p.ID == curID {
+				curIdx = i
+			}
+		}
+	}
+	last := ""
+	for i, it := range items {
+		c.Phases = append(c.Phases, it.p)
+		if it.p.Status == workflow.PhaseCompleted && (curIdx < 0 || i < curIdx) {
+			last = it.p.ID
+		}
+	}
+	total := 0
+	if listsFuture {
+		total = len(items)
+	}
+	at := curIdx
+	if at < 0 {
+		at = len(items) - 1
+	}
+	index := at + 1
+	if numbered || (at == curIdx && hasCur && cur.Num > 0) {
+		index = items[at].num
+	}
+	if total > 0 {
+		for _, it := range items {
+			if it.num > total { // numbered phases: at least as many as the highest number
+				total = it.num
+			}
+		}
+		if index > total {
+			total = index
+		}
+	}
+	c.Position = workflow.Position{Kind: workflow.PosPhase, Index: index, Total: total, Name: items[at].p.Name}
+	return last
+}
+
+func wfPhasesFromDef(c *workflow.Candidate, def workflow.Definition, recs []source.Rec, cur source.PhaseRef, hasCur bool) string {
+	n := len(def.Phases)
+	phases := make([]workflow.Phase, n)
+	for i, p := range def.Phases {
+		phases[i] = workflow.Phase{ID: p.ID, Name: p.Name, Agent: p.Agent, Status: workflow.PhasePending}
+	}
+	active := -1
+	for _, r := range recs {
+		i := source.DefIndex(def, r.Ref)
+		if i < 0 {
+			continue
+		}
+		if r.Agent != "" {
+			phases[i].Agent = r.Agent
+		}
+		phases[i].Outputs = append(phases[i].Outputs, r.Outputs...)
+		switch r.State {
+		case workflow.PhaseCompleted, workflow.PhaseSkipped:
+			phases[i].Status = r.State
+		case "active":
+			if active < 0 {
+				active = i
+			}
+		}
+	}
+	curIdx := -1
+	checkpoint := false
+	if hasCur {
+		curIdx = source.DefIndex(def, cur)
+		if curIdx < 0 && source.Norm(cur.Label()) == "checkpoint" {
+			// a nexos story checkpoint: the story went through every phase
+			checkpoint = true
+			for i := range phases {
+				if phases[i].Status == workflow.PhasePending {
+					phases[i].Status = workflow.PhaseCompleted
+				}
+			}
+			phases = append(phases, workflow.Phase{ID: "checkpoint", Name: "Story Checkpoint", Agent: "po", Status: workflow.PhaseCurrent})
+			curIdx = n
+			n++
+		}
+	}
+	if curIdx < 0 && active >= 0 {
+		curIdx = active
+	}
+	if curIdx < 0 {
+		lastDone := -1
+		for i, p := range phases {
+			if p.Status == workflow.PhaseCompleted {
+				lastDone = i
+			}
+		}
+		for i := lastDone + 1; i < n; i++ {
+			if phases[i].Status == workflow.PhasePending {
+				curIdx = i
+				break
+			}
+		}
+	}
+	if !checkpoint {
+		source.SkipBefore(phases, curIdx)
+	}
+	if curIdx >= 0 {
+		phases[curIdx].Status = workflow.PhaseCurrent
+	}
+	c.Phases = phases
+	last := ""
+	for i, p := range phases {
+		if p.Status == workflow.PhaseCompleted && (curIdx < 0 || i < curIdx) {
+			last = p.ID
+		}
+	}
+	if curIdx >= 0 {
+		c.Position = workflow.Position{Kind: workflow.PosPhase, Index: curIdx + 1, Total: n, Name: phases[curIdx].Name}
+	} else {
+		c.Position = workflow.Position{Kind: workflow.PosPhase, Index: n, Total: n, Name: phases[n-1].Name}
+	}
+	return last
+}
