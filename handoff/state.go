@@ -17,18 +17,19 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
 
 // ErrNotPatchable is returned by UpdateState for a file it does not know how
 // to mark resumed (a markdown progress file, for now).
-var ErrNotPatchable = errors.New("not a state file orchestrate can patch")
+var ErrNotPatchable = statepatch.ErrNotPatchable
 
 // maxStateSize is the largest state file UpdateState reads.
 const maxStateSize = 16 << 20
 
 // StatusActive is the status a resumed state gets.
-const StatusActive = "active"
+const StatusActive = statepatch.StatusActive
 
 // allWrappers are the keys under which a state may keep its fields: an AIOX
 // epic (epic_state) and the wrapped QA-loop schemas.

@@ -573,8 +573,8 @@ func progKeyValue(s string) (key, value string, ok bool) {
 
 // ProgressKey normalises a progress-file key or heading: lower case, every
 // run of characters other than letters and digits turned into one '_'
-// ("Last Updated" → "last_updated"). The handoff's progress writer uses it
-// too, so that both read the same key as the same field.
+// ("Last Updated" → "last_updated"). Patch uses it too, so that parse and
+// patch read the same key as the same field.
 func ProgressKey(s string) string { return progNorm(s) }
 
 // progNorm is ProgressKey.

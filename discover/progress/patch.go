@@ -1,11 +1,13 @@
-package handoff
+package progress
 
-// Progress files (seeds/002): a resume marks a markdown progress file active
+// The patch side of the progress format: a resume marks a markdown progress file active
 // the way it marks other state files, keeping it human-readable: only the
 // value of the Status line of the metadata list is rewritten (→ active), and
 // "Resumed At" and "Resume Count" lines are updated, or added at the end of
 // that list in the style of its Status line. Every other byte is kept; the
-// result is parsed back (progress.ParseProgress) before it is written.
+// result is parsed back (ParseProgress) before it is written. It finds the
+// items with the same classifier, key normaliser, fence rule and key lists
+// ParseProgress uses.
 
 import (
 	"bytes"
@@ -17,20 +19,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/orchestrate-dev/orchestrate/discover/progress"
+	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 )
 
-// Normalised keys of the fields a resume writes in a progress file.
+// Normalised keys of the fields a resume writes in a progress file, apart
+// from the status (progStatusKeys).
 var (
-	progStatusNorms  = []string{"status", "state", "execution_status", "workflow_status"}
-	progResumedNorms = []string{"resumed_at", "last_resumed", "last_resumed_at"}
-	progCountNorms   = []string{"resume_count", "resumes"}
-	progMetaNorms    = []string{"session_id", "session", "execution_id", "run_id", "progress_id", "id", "workflow_run_id",
-		"workflow_id", "workflow", "definition", "workflow_definition", "workflow_file",
-		"status", "state", "execution_status", "workflow_status",
-		"last_updated", "updated", "updated_at", "last_update", "last_checkpoint", "checkpoint", "checkpoint_at", "saved_at", "paused_at", "failed_at", "interrupted_at",
-		"started", "started_at", "start", "start_time", "created", "created_at",
-		"reason", "stop_reason", "interruption_reason", "error", "last_error"}
+	progResumedKeys = []string{"resumed_at", "last_resumed", "last_resumed_at"}
+	progCountKeys   = []string{"resume_count", "resumes"}
 )
 
 var (
@@ -38,22 +34,10 @@ var (
 	pgItemRe    = regexp.MustCompile(`^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+`)
 )
 
-// pgSection is the part of a progress file a line belongs to.
-type pgSection int
-
-const (
-	pgPreamble pgSection = iota
-	pgMeta
-	pgConfig
-	pgConversation
-	pgExec
-	pgOther
-)
-
 // pgItem is one "key: value" line of a list (or a "**Key:** value" line).
 type pgItem struct {
 	line       int // index into the lines
-	sec        pgSection
+	sec        progSection
 	indent     int
 	norm       string
 	keyStart   int // byte offsets within the line (without its line ending)
@@ -72,28 +56,8 @@ type pgDoc struct {
 	exec  []*pgItem
 }
 
-// pgNorm normalises a key as discovery does.
-func pgNorm(s string) string { return progress.ProgressKey(s) }
-
 func pgStrip(s string) string {
 	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "*_`~"))
-}
-
-// pgClassify maps a heading to its section.
-func pgClassify(heading string) (pgSection, bool) {
-	n := pgNorm(pgStrip(heading))
-	has := func(s string) bool { return strings.Contains(n, s) }
-	switch {
-	case has("metadata"):
-		return pgMeta, true
-	case has("configuration") || n == "config" || n == "settings" || has("parameters"):
-		return pgConfig, true
-	case has("conversation") || n == "history" || n == "messages" || has("message_history"):
-		return pgConversation, true
-	case has("execution_state") || has("resume_state") || n == "state" || n == "current_state" || has("execution_progress") || n == "checkpoint":
-		return pgExec, true
-	}
-	return pgOther, false
 }
 
 // pgKeyValue finds the key and value of an item's text starting at off in
@@ -163,28 +127,6 @@ func pgKeyValue(line string, off int) (ks, ke, vs int, ok bool) {
 	return ks, ke, vs, true
 }
 
-// pgFence reports whether a line is a fence: its character, run length, and
-// whether nothing follows the run.
-func pgFence(line string) (byte, int, bool, bool) {
-	t := strings.TrimLeft(line, " \t")
-	if len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return 0, 0, false, false
-	}
-	ch := t[0]
-	n := 0
-	for n < len(t) && t[n] == ch {
-		n++
-	}
-	if n < 3 {
-		return 0, 0, false, false
-	}
-	rest := strings.TrimSpace(t[n:])
-	if ch == '`' && strings.Contains(rest, "`") {
-		return 0, 0, false, false
-	}
-	return ch, n, rest == "", true
-}
-
 // pgParse splits a progress file into lines and finds its metadata and
 // execution state items, as discover reads them.
 func pgParse(text string) *pgDoc {
@@ -206,16 +148,16 @@ func pgParse(text string) *pgDoc {
 		rest = rest[i+1:]
 	}
 
-	sec := pgPreamble
+	sec := progPreamble
 	title := false
 	var last *pgItem
 	var pre, meta []*pgItem
 	for i := 0; i < len(d.lines); i++ {
 		line := d.lines[i]
-		if ch, n, _, ok := pgFence(line); ok {
+		if open, ok := progFenceOf(line); ok {
 			j := i + 1
 			for ; j < len(d.lines); j++ {
-				if c2, n2, closer, ok := pgFence(d.lines[j]); ok && closer && c2 == ch && n2 >= n {
+				if cl, ok := progFenceOf(d.lines[j]); ok && cl.closer && cl.char == open.char && cl.n >= open.n {
 					break
 				}
 			}
@@ -227,12 +169,12 @@ func pgParse(text string) *pgDoc {
 		trimmedLeft := strings.TrimLeft(line, " ")
 		if m := pgHeadingRe.FindStringSubmatch(trimmedLeft); m != nil && len(line)-len(trimmedLeft) < 4 {
 			level := len(m[1])
-			if level == 1 && !title && sec == pgPreamble {
+			if level == 1 && !title && sec == progPreamble {
 				title = true
 				continue
 			}
-			next, known := pgClassify(m[2])
-			if sec == pgConversation && !known {
+			next, known := progClassify(m[2])
+			if sec == progConversation && !known {
 				continue
 			}
 			if known || level <= 2 {
@@ -241,7 +183,7 @@ func pgParse(text string) *pgDoc {
 			continue
 		}
 		switch sec {
-		case pgConversation, pgOther, pgConfig:
+		case progConversation, progOther, progConfig:
 			continue
 		}
 		it := &pgItem{line: i, sec: sec}
@@ -249,7 +191,7 @@ func pgParse(text string) *pgDoc {
 		if m := pgItemRe.FindStringSubmatch(line); m != nil {
 			off = len(m[0])
 			it.indent = len(strings.ReplaceAll(m[1], "\t", "    "))
-		} else if t := strings.TrimSpace(line); (sec == pgPreamble || sec == pgMeta) && strings.HasPrefix(t, "**") {
+		} else if t := strings.TrimSpace(line); (sec == progPreamble || sec == progMetadata) && strings.HasPrefix(t, "**") {
 			off = len(line) - len(strings.TrimLeft(line, " \t"))
 		}
 		if off < 0 {
@@ -272,11 +214,11 @@ func pgParse(text string) *pgDoc {
 			it.valEnd = it.valStart
 		}
 		it.emptyValue = it.valEnd == it.valStart
-		it.norm = pgNorm(line[ks:ke])
+		it.norm = progNorm(line[ks:ke])
 		switch sec {
-		case pgExec:
+		case progExecState:
 			d.exec = append(d.exec, it)
-		case pgPreamble:
+		case progPreamble:
 			pre = append(pre, it)
 		default:
 			meta = append(meta, it)
@@ -284,7 +226,7 @@ func pgParse(text string) *pgDoc {
 		last = it
 	}
 	for _, it := range pre {
-		if pgIn(it.norm, progMetaNorms) {
+		if progMetaKey(it.norm) {
 			meta = append(pre, meta...)
 			break
 		}
@@ -376,20 +318,20 @@ func (d *pgDoc) blockEnd(it *pgItem) int {
 	return end
 }
 
-// patchProgressState marks a progress file resumed: the Status value of its
+// Patch marks a progress file resumed: the Status value of its
 // metadata list becomes "active" and Resumed At (now, RFC 3339 UTC) and
 // Resume Count (+1) are updated or added to that list. A markdown file that
-// is not a progress file gives ErrNotPatchable. It has patchState's
-// signature so updateState can route markdown files here.
-func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]byte, error) {
-	bom := bytes.HasPrefix(data, utf8BOM)
-	body := bytes.TrimPrefix(data, utf8BOM)
+// is not a progress file gives statepatch.ErrNotPatchable. The result is
+// parsed back and compared with the original before it is returned.
+func Patch(path string, data []byte, now time.Time) ([]byte, error) {
+	bom := bytes.HasPrefix(data, statepatch.BOM)
+	body := bytes.TrimPrefix(data, statepatch.BOM)
 	if !utf8.Valid(body) {
-		return nil, fmt.Errorf("%w: not valid UTF-8 text", ErrNotPatchable)
+		return nil, fmt.Errorf("%w: not valid UTF-8 text", statepatch.ErrNotPatchable)
 	}
-	before, _ := progress.ParseProgress(path, body)
+	before, _ := ParseProgress(path, body)
 	if before.Status == "unreadable" {
-		return nil, fmt.Errorf("%w: not a progress file (no execution metadata list)", ErrNotPatchable)
+		return nil, fmt.Errorf("%w: not a progress file (no execution metadata list)", statepatch.ErrNotPatchable)
 	}
 	d := pgParse(string(body))
 	items := d.meta
@@ -397,11 +339,11 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 		items = d.exec
 	}
 	if len(items) == 0 {
-		return nil, fmt.Errorf("%w: the progress file has no metadata list to mark", ErrNotPatchable)
+		return nil, fmt.Errorf("%w: the progress file has no metadata list to mark", statepatch.ErrNotPatchable)
 	}
-	status := pgFind(d.meta, progStatusNorms)
+	status := pgFind(d.meta, progStatusKeys)
 	if status == nil {
-		if status = pgFind(d.exec, progStatusNorms); status != nil {
+		if status = pgFind(d.exec, progStatusKeys); status != nil {
 			items = d.exec
 		}
 	}
@@ -425,7 +367,7 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 
 	ts := now.UTC().Format(time.RFC3339)
 	count := 1
-	countItem := pgFind(list, progCountNorms)
+	countItem := pgFind(list, progCountKeys)
 	if countItem != nil {
 		raw := pgStrip(d.value(countItem))
 		switch n, err := strconv.Atoi(raw); {
@@ -436,7 +378,7 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 			count = n + 1
 		}
 	}
-	resumedItem := pgFind(list, progResumedNorms)
+	resumedItem := pgFind(list, progResumedKeys)
 
 	// edits in place, then new lines after the list
 	lines := append([]string(nil), d.lines...)
@@ -447,9 +389,9 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 	}
 	var added []string
 	if status != nil {
-		set(status, StatusActive)
+		set(status, statepatch.StatusActive)
 	} else {
-		added = append(added, d.newLine(tmpl, []string{"status"}, StatusActive))
+		added = append(added, d.newLine(tmpl, []string{"status"}, statepatch.StatusActive))
 	}
 	if resumedItem != nil {
 		set(resumedItem, ts)
@@ -497,7 +439,7 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 		return nil, fmt.Errorf("the patched file does not check out (nothing written): %w", err)
 	}
 	if bom {
-		patched = append(append([]byte{}, utf8BOM...), patched...)
+		patched = append(append([]byte{}, statepatch.BOM...), patched...)
 	}
 	return patched, nil
 }
@@ -505,7 +447,7 @@ func patchProgressState(path string, data []byte, now time.Time, _ []string) ([]
 // progressView is what a progress file says apart from the fields a resume
 // writes, for comparing before and after.
 func progressView(path string, data []byte) (string, map[string]any) {
-	c, _ := progress.ParseProgress(path, data)
+	c, _ := ParseProgress(path, data)
 	fields := map[string]any{}
 	strip := func(key string) {
 		m, ok := c.Context[key].(map[string]any)
@@ -514,7 +456,7 @@ func progressView(path string, data []byte) (string, map[string]any) {
 		}
 		cp := make(map[string]any, len(m))
 		for k, v := range m {
-			if pgIn(k, progStatusNorms) || pgIn(k, progResumedNorms) || pgIn(k, progCountNorms) {
+			if pgIn(k, progStatusKeys) || pgIn(k, progResumedKeys) || pgIn(k, progCountKeys) {
 				fields[k] = v
 				continue
 			}
@@ -522,8 +464,8 @@ func progressView(path string, data []byte) (string, map[string]any) {
 		}
 		c.Context[key] = cp
 	}
-	strip(progress.ProgressCtxMetadata)
-	strip(progress.ProgressCtxExecutionState)
+	strip(ProgressCtxMetadata)
+	strip(ProgressCtxExecutionState)
 	view := fmt.Sprintf("%s|%s|%s|%v|%v|%v|%v|%s|%s|%s|%s|%s|%#v|%#v|%#v",
 		c.ID, c.Workflow, c.Type, c.Resumable, c.UpdatedAt, c.StartedAt, c.Stories,
 		c.AISessionID, c.Agent, c.Mode, c.Commit, c.Position.String(), c.Phases, c.Files, c.Context)
@@ -536,13 +478,13 @@ func progressView(path string, data []byte) (string, map[string]any) {
 func verifyProgress(path string, orig, patched []byte, ts string, count int) error {
 	v0, _ := progressView(path, orig)
 	v1, f1 := progressView(path, patched)
-	if f1["_status"] != StatusActive {
+	if f1["_status"] != statepatch.StatusActive {
 		return fmt.Errorf("status reads back as %v", f1["_status"])
 	}
-	if got := pgReadBack(f1, progResumedNorms); got != ts {
+	if got := pgReadBack(f1, progResumedKeys); got != ts {
 		return fmt.Errorf("resumed at reads back as %q", got)
 	}
-	if got := pgReadBack(f1, progCountNorms); got != strconv.Itoa(count) {
+	if got := pgReadBack(f1, progCountKeys); got != strconv.Itoa(count) {
 		return fmt.Errorf("resume count reads back as %q", got)
 	}
 	if v0 != v1 {
@@ -560,20 +502,20 @@ func pgReadBack(fields map[string]any, norms []string) string {
 	return ""
 }
 
-// progressStateHash hashes a progress file apart from what a resume writes:
-// the Status value and the Resumed At and Resume Count lines.
-func progressStateHash(data []byte) string {
-	body := bytes.TrimPrefix(data, utf8BOM)
+// StateHash hashes a progress file apart from what a resume writes: the
+// Status value and the Resumed At and Resume Count lines.
+func StateHash(data []byte) string {
+	body := bytes.TrimPrefix(data, statepatch.BOM)
 	if !utf8.Valid(body) {
-		return sha256Hex(data)
+		return statepatch.HashHex(data)
 	}
 	d := pgParse(string(body))
 	drop := map[int]bool{}
 	lines := append([]string(nil), d.lines...)
 	items := d.meta
-	status := pgFind(d.meta, progStatusNorms)
+	status := pgFind(d.meta, progStatusKeys)
 	if status == nil {
-		if status = pgFind(d.exec, progStatusNorms); status != nil {
+		if status = pgFind(d.exec, progStatusKeys); status != nil {
 			items = d.exec
 		}
 	}
@@ -582,7 +524,7 @@ func progressStateHash(data []byte) string {
 		lines[status.line] = l[:status.valStart] + l[status.valEnd:]
 	}
 	for _, it := range items {
-		if pgIn(it.norm, progResumedNorms) || pgIn(it.norm, progCountNorms) {
+		if pgIn(it.norm, progResumedKeys) || pgIn(it.norm, progCountKeys) {
 			drop[it.line] = true
 		}
 	}
@@ -593,5 +535,5 @@ func progressStateHash(data []byte) string {
 			b.WriteString("\n")
 		}
 	}
-	return sha256Hex([]byte(b.String()))
+	return statepatch.HashHex([]byte(b.String()))
 }
