@@ -415,7 +415,7 @@ func messageText(v any) string {
 	case time.Time:
 		return t.UTC().Format(time.RFC3339)
 	}
-	if s, err := marshalOrdered(jsonSafe(v, 0)); err == nil {
+	if s, err := worksession.MarshalOrdered(jsonSafe(v, 0)); err == nil {
 		return s
 	}
 	return fmt.Sprint(v)

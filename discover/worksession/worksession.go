@@ -114,6 +114,12 @@ var (
 	wsTaskWrappers  = []string{"task"}
 	wsMessageKeys   = []string{"message", "msg", "text", "content", "body", "data"}
 	wsTimestampKeys = []string{"timestamp", "ts", "time", "created_at", "createdAt", "at"}
+	wsStatusKeys    = []string{"status", "state"}
+	wsResumedKeys   = []string{"resumed_at", "resumedAt"}
+	// wsSubtaskIDKeys name the session in a subtask entry; the first is the
+	// spelling a new entry gets.
+	wsSubtaskIDKeys    = []string{"wsession_id", "wsessionId", "work_session_id", "workSessionId", "session_id", "sessionId", "id"}
+	wsBreadcrumbIDKeys = []string{"id", "breadcrumb_id", "breadcrumbId", "bc_id"}
 )
 
 // ParseWorkSession parses one work-session file (JSON). It never fails: a
@@ -149,7 +155,7 @@ func wsParse(path string, data []byte) (WorkSession, []workflow.Finding, bool) {
 	ws.ParentID = f.Str(m, wsParentKeys...)
 	ws.AISessionID = f.Str(m, wsAIKeys...)
 	ws.Agent = strings.TrimPrefix(f.Str(m, "agent", "current_agent", "currentAgent"), "@")
-	ws.StatusRaw = f.Str(m, "status", "state")
+	ws.StatusRaw = f.Str(m, wsStatusKeys...)
 	ws.Status = wsStatus(ws.StatusRaw)
 	ws.Summary = wsText(f, m, wsSummaryKeys...)
 	ws.CreatedAt, _ = f.Time(m, wsCreatedKeys...)
@@ -216,7 +222,7 @@ func wsParseTask(path string, data []byte) (Task, []workflow.Finding, bool) {
 	}
 	t.Title = f.Str(m, "title", "name", "summary")
 	t.Description = f.Str(m, "description", "desc", "details")
-	t.Status = wsStatus(f.Str(m, "status", "state"))
+	t.Status = wsStatus(f.Str(m, wsStatusKeys...))
 	t.ParentTask = f.Str(m, "parent_task", "parentTask", "parent_task_id", "parentTaskId", "parent_id", "parentId", "parent")
 	t.CreatedAt, _ = f.Time(m, "created_at", "createdAt", "created")
 	t.UpdatedAt, _ = f.Time(m, "updated_at", "updatedAt", "last_updated", "lastUpdated")
@@ -291,7 +297,7 @@ func wsBreadcrumb(f *tolerant.Fields, i int, it any) (Breadcrumb, bool) {
 	switch t := it.(type) {
 	case map[string]any:
 		b := Breadcrumb{
-			ID:          f.Str(t, "id", "breadcrumb_id", "breadcrumbId", "bc_id"),
+			ID:          f.Str(t, wsBreadcrumbIDKeys...),
 			AISessionID: f.Str(t, wsAIKeys...),
 		}
 		b.Timestamp, _ = f.Time(t, wsTimestampKeys...)
@@ -328,10 +334,10 @@ func wsSubtask(f *tolerant.Fields, i int, it any) (Subtask, bool) {
 	switch t := it.(type) {
 	case map[string]any:
 		st := Subtask{
-			WSessionID: f.Str(t, "wsession_id", "wsessionId", "work_session_id", "workSessionId", "session_id", "sessionId", "id"),
-			TaskID:     f.Str(t, "task_id", "taskId", "task"),
+			WSessionID: f.Str(t, wsSubtaskIDKeys...),
+			TaskID:     f.Str(t, wsTaskKeys...),
 			Summary:    wsText(f, t, "summary", "result", "outcome", "message"),
-			Status:     wsStatus(f.Str(t, "status", "state")),
+			Status:     wsStatus(f.Str(t, wsStatusKeys...)),
 		}
 		st.ClosedAt, _ = f.Time(t, wsClosedKeys...)
 		if st.WSessionID == "" && st.TaskID == "" && st.Summary == "" {
@@ -753,4 +759,27 @@ func wsShorten(s string, max int) string {
 	}
 	rs := []rune(s)
 	return strings.TrimSpace(string(rs[:max-1])) + "…"
+}
+
+// Activity is the last time a session was worked on: the newest of its
+// update time, creation, breadcrumbs and last resume.
+func Activity(ws WorkSession) time.Time {
+	t := ws.UpdatedAt
+	later := func(u time.Time) {
+		if u.After(t) {
+			t = u
+		}
+	}
+	later(ws.CreatedAt)
+	for _, b := range ws.Breadcrumbs {
+		later(b.Timestamp)
+	}
+	for _, k := range wsResumedKeys {
+		if v, ok := ws.Raw[k]; ok {
+			if u, ok := tolerant.ToTime(v); ok {
+				later(u)
+			}
+		}
+	}
+	return t
 }

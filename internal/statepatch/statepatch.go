@@ -10,6 +10,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"sort"
 )
 
 // ErrNotPatchable is returned for a file no format knows how to mark
@@ -26,4 +28,28 @@ var BOM = []byte{0xEF, 0xBB, 0xBF}
 func HashHex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// Edit replaces data[Start:End] with Text.
+type Edit struct {
+	Start, End int
+	Text       string
+}
+
+// ApplyEdits applies edits that do not overlap to a copy of data, from the
+// last one to the first so that offsets stay valid.
+func ApplyEdits(data []byte, edits []Edit) []byte {
+	edits = append([]Edit(nil), edits...)
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start > edits[j].Start })
+	out := append([]byte{}, data...)
+	for _, e := range edits {
+		out = append(out[:e.Start], append([]byte(e.Text), out[e.End:]...)...)
+	}
+	return out
+}
+
+// Canonical renders decoded state values deterministically (sorted keys,
+// quoted strings), for comparison and hashing.
+func Canonical(m map[string]any) string {
+	return fmt.Sprintf("%#v", m)
 }
