@@ -22,6 +22,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
 
 // Log events of an AI-session resume that fell back to a new session.
@@ -415,7 +416,7 @@ func messageText(v any) string {
 	case time.Time:
 		return t.UTC().Format(time.RFC3339)
 	}
-	if s, err := worksession.MarshalOrdered(jsonSafe(v, 0)); err == nil {
+	if s, err := worksession.MarshalOrdered(tolerant.JSONSafe(v, 0)); err == nil {
 		return s
 	}
 	return fmt.Sprint(v)

@@ -7,12 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// storyMaxStatusLen bounds the status text CanonicalStatus looks at, in
+// MaxStatusLen bounds the status text CanonicalStatus looks at, in
 // bytes. Every known spelling plus its separator fits many times over; the
 // bound keeps a pathological status line from costing more than a constant.
 const MaxStatusLen = 256
 
-// storyCanonicalOrder is the order of the canonical statuses of DESIGN §3,
+// StatusOrder is the order of the canonical statuses of DESIGN §3,
 // used wherever a deterministic iteration over them is needed.
 var StatusOrder = []Status{
 	StatusDraft,
@@ -175,7 +175,7 @@ func storyCommentaryFollows(rest string) bool {
 	return strings.Trim(rest, ".!") == "" // a full stop ends the text
 }
 
-// storyStripStatus removes decoration from status text: emphasis markers,
+// StripStatus removes decoration from status text: emphasis markers,
 // backticks, emoji and other symbols, invisible format characters, a
 // leading list or quote marker, and extra whitespace. An underscore between
 // two letters or digits ("in_progress") is part of a word and kept.

@@ -121,7 +121,7 @@ type epicStory struct {
 	wave int
 }
 
-// epicParse is ParseEpicState with the epic definition in force; ok is false
+// Parse is ParseEpicState with the epic definition in force; ok is false
 // when the file did not decode.
 func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, bool) {
 	m, err := source.DecodeMap(p, data, false)
@@ -599,7 +599,7 @@ func epicFillInWaves(waves []workflow.Wave, r workflow.StoryRef) bool {
 	return found
 }
 
-// epicFinished reports whether a normalised wave or story status means the
+// Finished reports whether a normalised wave or story status means the
 // work needs nothing more.
 func Finished(s string) bool {
 	switch s {
@@ -609,7 +609,7 @@ func Finished(s string) bool {
 	return false
 }
 
-// epicDeriveWaveStatus infers the status of a wave that records none from
+// DeriveWaveStatus infers the status of a wave that records none from
 // its stories: all finished → completed, some started → in_progress, else
 // pending ("" without stories).
 func DeriveWaveStatus(w workflow.Wave) string {
@@ -644,7 +644,7 @@ func epicWaveByNumber(waves []workflow.Wave, n int) (workflow.Wave, bool) {
 	return workflow.Wave{}, false
 }
 
-// epicPhases renders the waves as phases, followed by the final gate.
+// Phases renders the waves as phases, followed by the final gate.
 func Phases(def workflow.Definition, waves []workflow.Wave, cur int, allDone bool, status string) []workflow.Phase {
 	waveAgent, gateAgent, gateName := "pm", "qa", "Final Gate"
 	if i := def.Index("waves"); i >= 0 {
@@ -676,7 +676,7 @@ func Phases(def workflow.Definition, waves []workflow.Wave, cur int, allDone boo
 	return append(out, workflow.Phase{ID: "final-gate", Name: gateName, Agent: gateAgent, Status: gs})
 }
 
-// epicAddStoryFiles adds the story files of the current and later waves:
+// AddStoryFiles adds the story files of the current and later waves:
 // the recorded path, else lookup(id) when lookup is set. Incomplete stories
 // of the current wave are critical.
 func AddStoryFiles(c *workflow.Candidate, lookup func(id string) string) {

@@ -24,7 +24,7 @@ func (QALoopSource) Kind() string { return workflow.KindQALoop }
 // Priority is workflow.PriorityQALoop.
 func (QALoopSource) Priority() int { return workflow.PriorityQALoop }
 
-// qaDefaultMax is the iteration limit when neither the state nor the
+// DefaultMax is the iteration limit when neither the state nor the
 // qa-loop definition says.
 const DefaultMax = 5
 
@@ -148,7 +148,7 @@ func qaIndexFindingSeverity(f workflow.Finding) workflow.Finding {
 	return f
 }
 
-// qaAddStoryFile adds the story file looked up by id when the state records
+// AddStoryFile adds the story file looked up by id when the state records
 // no story path.
 func AddStoryFile(c *workflow.Candidate, lookup func(string) string) {
 	if len(c.StoryRefs) == 0 || c.StoryRefs[0].Path != "" {
@@ -170,7 +170,7 @@ func ParseQALoop(path string, data []byte) (workflow.Candidate, []workflow.Findi
 	return c, c.Findings
 }
 
-// qaParse is ParseQALoop with the qa-loop definition in force; ok is false
+// Parse is ParseQALoop with the qa-loop definition in force; ok is false
 // when the file did not decode.
 func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, bool) {
 	m, err := source.DecodeMap(p, data, true)
@@ -414,7 +414,7 @@ func qaFixed(m map[string]any) bool {
 	return false
 }
 
-// qaPhases renders the definition's phases with the status the loop puts
+// Phases renders the definition's phases with the status the loop puts
 // them in: review, fix or escalate is current, or all are over.
 func Phases(def workflow.Definition, status string, qa *workflow.QALoop) []workflow.Phase {
 	done := qa.LastVerdict == "APPROVE" || status == "completed" || status == "approved" || workflow.IsTerminalStatus(status)
@@ -509,7 +509,7 @@ func ParseQALoopIndex(path string, data []byte) ([]workflow.Candidate, []workflo
 	return out, fs
 }
 
-// qaParseIndex is ParseQALoopIndex keeping each entry's status file path.
+// ParseIndex is ParseQALoopIndex keeping each entry's status file path.
 func ParseIndex(p string, data []byte, def workflow.Definition) ([]qaIndexEntry, []workflow.Finding) {
 	var root any
 	var err error

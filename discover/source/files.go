@@ -10,7 +10,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// wfStem is the file name without its extension (and without a leading dot).
+// Stem is the file name without its extension (and without a leading dot).
 func Stem(file string) string {
 	base := path.Base(strings.ReplaceAll(file, `\`, "/"))
 	if i := strings.LastIndex(base, "."); i > 0 {
@@ -23,10 +23,10 @@ func Stem(file string) string {
 	return base
 }
 
-// wfMaxFiles bounds the referenced files one state file contributes.
+// MaxFiles bounds the referenced files one state file contributes.
 const MaxFiles = 20000
 
-// wfFileSet collects referenced files, one entry per cleaned path: a path
+// FileSet collects referenced files, one entry per cleaned path: a path
 // seen twice stays critical / produced if either reference says so. It holds
 // at most wfMaxFiles entries and counts the ones it drops.
 type FileSet struct {
@@ -68,7 +68,7 @@ func (s *FileSet) Add(f workflow.RefFile) {
 	s.files = append(s.files, f)
 }
 
-// sorted returns the files sorted by path.
+// Sorted returns the files sorted by path.
 func (s *FileSet) Sorted() []workflow.RefFile {
 	SortFiles(s.files)
 	return s.files
@@ -78,7 +78,7 @@ func SortFiles(files []workflow.RefFile) {
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 }
 
-// wfFileList reads a list of referenced files into set: paths, {path,
+// FileList reads a list of referenced files into set: paths, {path,
 // hash|blob} mappings, or a mapping of lists (created/modified; deleted ones
 // skipped).
 func FileList(f *tolerant.Fields, set *FileSet, key string, v any, phase string) {

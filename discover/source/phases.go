@@ -11,7 +11,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// wfTypeOf maps a workflow id to the candidate type.
+// TypeOf maps a workflow id to the candidate type.
 func TypeOf(id string) workflow.Type {
 	switch Norm(id) {
 	case "story_development_cycle", "sdc", "development_cycle":
@@ -26,7 +26,7 @@ func TypeOf(id string) workflow.Type {
 	return workflow.TypeWorkflow
 }
 
-// wfAliasDef is the built-in definition id a workflow id stands for.
+// AliasDef is the built-in definition id a workflow id stands for.
 func AliasDef(id string) string {
 	switch TypeOf(id) {
 	case workflow.TypeSDC:
@@ -41,7 +41,7 @@ func AliasDef(id string) string {
 	return ""
 }
 
-// wfNorm lower-cases and turns '-', ' ' and '.' into '_' for comparisons.
+// Norm lower-cases and turns '-', ' ' and '.' into '_' for comparisons.
 func Norm(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(s)
@@ -51,7 +51,7 @@ func Norm(s string) string {
 	return s
 }
 
-// wfPhaseRef is a phase as a state file names it: a 1-based number, a name,
+// PhaseRef is a phase as a state file names it: a 1-based number, a name,
 // or both ("3_self_healing").
 type PhaseRef struct {
 	Raw  string
@@ -82,7 +82,7 @@ func ParseRef(v any) (PhaseRef, bool) {
 	return ref, true
 }
 
-// key identifies the ref for de-duplication.
+// Key identifies the ref for de-duplication.
 func (p PhaseRef) Key() string {
 	if p.Name != "" {
 		return "n:" + Norm(p.Name)
@@ -90,7 +90,7 @@ func (p PhaseRef) Key() string {
 	return fmt.Sprintf("#%d", p.Num)
 }
 
-// label is the phase's display name.
+// Label is the phase's display name.
 func (p PhaseRef) Label() string {
 	if p.Name != "" {
 		return p.Name
@@ -98,7 +98,7 @@ func (p PhaseRef) Label() string {
 	return p.Raw
 }
 
-// wfDefIndex returns the 0-based index of ref in def, or -1.
+// DefIndex returns the 0-based index of ref in def, or -1.
 func DefIndex(def workflow.Definition, ref PhaseRef) int {
 	if ref.Name != "" {
 		for _, cand := range []string{ref.Name, ref.Raw} {
@@ -117,7 +117,7 @@ func DefIndex(def workflow.Definition, ref PhaseRef) int {
 	return -1
 }
 
-// wfRec is a phase recorded by the state file.
+// Rec is a phase recorded by the state file.
 type Rec struct {
 	Ref     PhaseRef
 	Agent   string
@@ -222,13 +222,13 @@ func wfRecItem(f *tolerant.Fields, it any, name any, dflt, from string) (Rec, bo
 	return rec, true
 }
 
-// wfRecList is a field that records phases, with the status its items have
+// RecList is a field that records phases, with the status its items have
 // when they give none.
 type RecList struct {
 	Key, Dflt string
 }
 
-// wfRecorded collects the phases a state records, in a deterministic order
+// Recorded collects the phases a state records, in a deterministic order
 // (list order; mapping keys by phase number, then name). The first record of
 // a phase wins.
 func Recorded(f *tolerant.Fields, srcs []map[string]any, lists []RecList) []Rec {
@@ -290,7 +290,7 @@ func wfRefLess(a, b string) bool {
 	return a < b
 }
 
-// wfStr reads text from the first source map holding one of keys, and the
+// Str reads text from the first source map holding one of keys, and the
 // key it used.
 func Str(f *tolerant.Fields, srcs []map[string]any, keys ...string) (string, string) {
 	for _, m := range srcs {
@@ -310,7 +310,7 @@ func Time(f *tolerant.Fields, srcs []map[string]any, keys ...string) (time.Time,
 	return time.Time{}, ""
 }
 
-// wfMode canonicalises the mode a workflow was started in: autopilot,
+// Mode canonicalises the mode a workflow was started in: autopilot,
 // interactive or preflight (AIOS "yolo" is autopilot); others are kept
 // lower-cased.
 func Mode(s string) string {
@@ -326,7 +326,7 @@ func Mode(s string) string {
 	return strings.ToLower(strings.TrimSpace(s))
 }
 
-// wfSkipBefore marks as skipped the pending phases before the current one
+// SkipBefore marks as skipped the pending phases before the current one
 // (or, with no current phase, before the last completed one): the state does
 // not record them, so they ran before this execution started or were not
 // needed.
@@ -346,7 +346,7 @@ func SkipBefore(phases []workflow.Phase, curIdx int) {
 	}
 }
 
-// wfCurrentPhaseID is the id of the candidate's current phase, or "".
+// CurrentPhaseID is the id of the candidate's current phase, or "".
 func CurrentPhaseID(c *workflow.Candidate) string {
 	for _, p := range c.Phases {
 		if p.Status == workflow.PhaseCurrent {

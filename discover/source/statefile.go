@@ -10,11 +10,11 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// epicUnreadableStatus is the status of a candidate whose file cannot be
+// UnreadableStatus is the status of a candidate whose file cannot be
 // read or decoded.
 const UnreadableStatus = "unreadable"
 
-// epicStampMTime falls back to the file's modification time when the state
+// StampMTime falls back to the file's modification time when the state
 // records no update time.
 func StampMTime(r *Repo, c *workflow.Candidate, p string) {
 	if !c.UpdatedAt.IsZero() {
@@ -26,7 +26,7 @@ func StampMTime(r *Repo, c *workflow.Candidate, p string) {
 	}
 }
 
-// epicCommon fills the fields every state-file candidate reads the same way:
+// StateCommon fills the fields every state-file candidate reads the same way:
 // update and start times, commit, mode, agent and context.
 func StateCommon(f *tolerant.Fields, st map[string]any, c *workflow.Candidate) {
 	if t, k := f.Time(st, "updatedAt", "updated_at", "lastUpdated", "last_updated", "paused_at", "pausedAt"); !t.IsZero() {
@@ -39,7 +39,7 @@ func StateCommon(f *tolerant.Fields, st map[string]any, c *workflow.Candidate) {
 	c.Context = f.Map(st, "context")
 }
 
-// epicStem is the file name without its folder, a .bak suffix and its
+// StateStem is the file name without its folder, a .bak suffix and its
 // extension.
 func StateStem(p string) string {
 	base := path.Base(strings.TrimSuffix(p, ".bak"))
@@ -52,10 +52,10 @@ func StateStem(p string) string {
 	return base
 }
 
-// epicIsBackup reports whether p is a .bak copy (never a candidate itself).
+// IsBackup reports whether p is a .bak copy (never a candidate itself).
 func IsBackup(p string) bool { return strings.HasSuffix(p, ".bak") }
 
-// epicDecodeMap decodes a state file by its extension: .json as JSON,
+// DecodeMap decodes a state file by its extension: .json as JSON,
 // .yaml/.yml as YAML, anything else as JSON when preferJSON, else YAML.
 func DecodeMap(p string, data []byte, preferJSON bool) (map[string]any, error) {
 	switch strings.ToLower(path.Ext(strings.TrimSuffix(p, ".bak"))) {
@@ -70,7 +70,7 @@ func DecodeMap(p string, data []byte, preferJSON bool) (map[string]any, error) {
 	return tolerant.DecodeYAMLMap(data)
 }
 
-// epicOverlay returns outer without skip, with inner's keys over it: the
+// Overlay returns outer without skip, with inner's keys over it: the
 // fields of a wrapped state, with the wrapper's siblings as fallbacks.
 func Overlay(outer, inner map[string]any, skip string) map[string]any {
 	out := make(map[string]any, len(outer)+len(inner))
@@ -87,7 +87,7 @@ func Overlay(outer, inner map[string]any, skip string) map[string]any {
 	return out
 }
 
-// epicPathField reads a path field that may be text or a mapping with a
+// PathField reads a path field that may be text or a mapping with a
 // path; it returns the value and the key used.
 func PathField(f *tolerant.Fields, m map[string]any, keys ...string) (string, string) {
 	for _, k := range keys {
@@ -113,7 +113,7 @@ func PathField(f *tolerant.Fields, m map[string]any, keys ...string) (string, st
 	return "", ""
 }
 
-// epicAddFile appends rf unless its path is already listed; a repeat makes
+// AddFile appends rf unless its path is already listed; a repeat makes
 // the listed entry critical when rf is.
 func AddFile(files []workflow.RefFile, rf workflow.RefFile) []workflow.RefFile {
 	if rf.Path == "" {
@@ -131,7 +131,7 @@ func AddFile(files []workflow.RefFile, rf workflow.RefFile) []workflow.RefFile {
 	return append(files, rf)
 }
 
-// epicRefFiles reads a file list: text paths, mappings {path|file, hash},
+// RefFiles reads a file list: text paths, mappings {path|file, hash},
 // or a mapping path -> hash. Entries get phase and From = the key.
 func RefFiles(f *tolerant.Fields, m map[string]any, phase string, keys ...string) []workflow.RefFile {
 	var out []workflow.RefFile
@@ -186,7 +186,7 @@ func RefFiles(f *tolerant.Fields, m map[string]any, phase string, keys ...string
 	return out
 }
 
-// epicSortedKeys returns m's keys sorted.
+// SortedKeys returns m's keys sorted.
 func SortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -203,7 +203,7 @@ func specPhaseIndex(def workflow.Definition, ref source.PhaseRef) int {
 	return -1
 }
 
-// specParseState reads a `.pipeline-state.json`.
+// ParseState reads a `.pipeline-state.json`.
 func ParseState(file string, data []byte, def workflow.Definition) specInfo {
 	m, err := tolerant.DecodeJSONMap(data)
 	if err != nil {
@@ -399,7 +399,7 @@ func specArtifactPhase(name string) (string, int) {
 	return "", 0
 }
 
-// specListDir lists the file names of a spec folder, sorted.
+// ListDir lists the file names of a spec folder, sorted.
 func ListDir(r *source.Repo, dir string) []string {
 	clean, err := safefile.CheckPath(r.Root, dir)
 	if err != nil {
@@ -423,7 +423,7 @@ func ListDir(r *source.Repo, dir string) []string {
 	return names
 }
 
-// specFindArtifacts maps the phases of def to the artifact files in dir.
+// FindArtifacts maps the phases of def to the artifact files in dir.
 func FindArtifacts(r *source.Repo, dir string, names []string, def workflow.Definition) map[string]specArtifact {
 	out := map[string]specArtifact{}
 	for _, n := range names {
@@ -443,7 +443,7 @@ func FindArtifacts(r *source.Repo, dir string, names []string, def workflow.Defi
 	return out
 }
 
-// specMergeArtifacts adds the artifacts found on disk to info: the paths of
+// MergeArtifacts adds the artifacts found on disk to info: the paths of
 // phases the state gives none, the phases themselves when the state records
 // none, and the complexity and verdict read from the artifacts when the
 // state has none.
@@ -490,7 +490,7 @@ func specDowngrade(f workflow.Finding) workflow.Finding {
 	return f
 }
 
-// specStoryFromRepo names the story of a spec folder under a story folder
+// StoryFromRepo names the story of a spec folder under a story folder
 // from the stories the repository knows.
 func StoryFromRepo(r *source.Repo, info *specInfo) {
 	dir := refpath.Clean(info.Dir)
@@ -704,7 +704,7 @@ func wfQuote(s string) string {
 	return `"` + strings.ToValidUTF8(s, "?") + `"`
 }
 
-// specBuild turns what is known of a pipeline into its candidate.
+// Build turns what is known of a pipeline into its candidate.
 func Build(info specInfo, def workflow.Definition) workflow.Candidate {
 	if info.Name == "" {
 		info.Name, _ = specNameFromDir(info.Dir, "docs/stories")

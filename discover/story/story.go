@@ -34,7 +34,7 @@ const (
 	storyMaxFileList = 5000
 	// storyMaxPathFindings bounds the unsafe-path findings per story.
 	storyMaxPathFindings = 10
-	// storyMaxTableCells bounds the table cells looked at per row.
+	// MaxTableCells bounds the table cells looked at per row.
 	MaxTableCells = 16
 )
 
@@ -767,7 +767,7 @@ func (s *storyState) tableCell(row string) string {
 	return ""
 }
 
-// storyTableCells splits a table row into at most max cells.
+// TableCells splits a table row into at most max cells.
 func TableCells(row string, max int) []string {
 	row = strings.TrimSpace(row)
 	row = strings.TrimPrefix(row, "|")
@@ -786,7 +786,7 @@ func TableCells(row string, max int) []string {
 	return cells
 }
 
-// storyIsSeparatorRow reports whether cells are a table's "|---|:--:|" row.
+// IsSeparatorRow reports whether cells are a table's "|---|:--:|" row.
 func IsSeparatorRow(cells []string) bool {
 	if len(cells) == 0 {
 		return true
@@ -799,7 +799,7 @@ func IsSeparatorRow(cells []string) bool {
 	return true
 }
 
-// storyBullet returns the text of a list item ("- x", "* x", "+ x", "1. x",
+// Bullet returns the text of a list item ("- x", "* x", "+ x", "1. x",
 // "1) x", with an optional "[ ]" or "[x]" checkbox).
 func Bullet(t string) (string, bool) {
 	var body string
@@ -919,7 +919,7 @@ func storyFileListPath(item string) (string, bool) {
 	return p, true
 }
 
-// storyUnemphasize removes balanced emphasis around a word: "**a.ts**",
+// Unemphasize removes balanced emphasis around a word: "**a.ts**",
 // "__a.ts__", "*a.ts*" (but not the "*" of a glob such as "src/ui/*").
 func Unemphasize(t string) string {
 	for _, m := range []string{"**", "__", "*", "_"} {
@@ -1140,7 +1140,7 @@ var (
 	ReviewPhases    = []string{"review", "qa-gate", "qa-review", "qa gate", "qa"}
 )
 
-// storyPhaseIndex returns the index of the first of ids in def, or -1.
+// PhaseIndex returns the index of the first of ids in def, or -1.
 func PhaseIndex(def workflow.Definition, ids []string) int {
 	for _, id := range ids {
 		if i := def.Index(id); i >= 0 {

@@ -56,7 +56,7 @@ func (WorkflowStateSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflo
 	return out, nil
 }
 
-// wfFinishScan adds what depends on the repository: the file time when the
+// FinishScan adds what depends on the repository: the file time when the
 // state records none, the .bak twin, and the story files of named stories.
 func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
 	if c.UpdatedAt.IsZero() {
@@ -114,7 +114,7 @@ func ParseWorkflowState(path string, data []byte, defs func(id string) workflow.
 	return c, c.Findings
 }
 
-// wfUnreadable is the candidate of a state file that cannot be read or decoded.
+// Unreadable is the candidate of a state file that cannot be read or decoded.
 func Unreadable(file string, f workflow.Finding) workflow.Candidate {
 	key := storyid.Sanitize(source.Stem(file))
 	return workflow.Candidate{
@@ -221,7 +221,7 @@ func (w *wfStoryRefs) addValue(f *tolerant.Fields, key string, v any, status str
 	}
 }
 
-// wfBuild turns a decoded state file into a candidate.
+// Build turns a decoded state file into a candidate.
 func Build(file string, m map[string]any, defs func(string) workflow.Definition) workflow.Candidate {
 	if defs == nil {
 		builtin := source.BuiltinDefinitions()

@@ -54,7 +54,7 @@ func sessionMap(m map[string]any) map[string]any {
 	return m
 }
 
-// verifySession decodes the original and the patched content; the original
+// Verify decodes the original and the patched content; the original
 // with the expected change applied must equal the patched one.
 func Verify(orig, patched []byte, expect func(map[string]any) error) error {
 	before, err := tolerant.DecodeJSONMap(orig)
@@ -257,7 +257,7 @@ func spaceJSON(s string) string {
 	return b.String()
 }
 
-// marshalOrdered encodes v compactly without HTML escaping.
+// MarshalOrdered encodes v compactly without HTML escaping.
 func MarshalOrdered(v any) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -348,7 +348,7 @@ func setMemberChecked(data []byte, keys []string, key, value string) ([]byte, fu
 	}, nil
 }
 
-// setScalars sets several text members of the session object, one after
+// SetScalars sets several text members of the session object, one after
 // the other (each on the re-scanned result).
 func SetScalars(data []byte, kvs [][2]string) ([]byte, func(map[string]any) error, error) {
 	var expects []func(map[string]any) error
@@ -430,7 +430,7 @@ func appendToList(data []byte, keys []string, elem string) ([]byte, string, erro
 	return statepatch.ApplyEdits(body, []statepatch.Edit{{Start: last[1], End: last[1], Text: text}}), m.Key, nil
 }
 
-// upsertSubtask writes entry into the session object's subtasks: the entry
+// UpsertSubtask writes entry into the session object's subtasks: the entry
 // for the same wsession_id is updated in place (its other members kept), or
 // entry is appended.
 func UpsertSubtask(data []byte, entry SubtaskEntry) ([]byte, func(map[string]any) error, error) {
@@ -601,7 +601,7 @@ func breadcrumbLine(raw []byte) BreadcrumbLine {
 	return l
 }
 
-// rawBreadcrumbs returns a work-session file's breadcrumbs as the raw JSON
+// RawBreadcrumbs returns a work-session file's breadcrumbs as the raw JSON
 // the file records and as one line of text each, in the file's order.
 func RawBreadcrumbs(data []byte) ([]json.RawMessage, []BreadcrumbLine, error) {
 	obj, body, err := wsLocate(data)
@@ -619,7 +619,7 @@ func RawBreadcrumbs(data []byte) ([]json.RawMessage, []BreadcrumbLine, error) {
 	return raws, lines, nil
 }
 
-// appendBreadcrumb appends elem (a breadcrumb as JSON) to the file's
+// AppendBreadcrumb appends elem (a breadcrumb as JSON) to the file's
 // breadcrumbs list, creating the list when missing; it returns the patched
 // content and the expected change of the decoded session, for verifySession.
 func AppendBreadcrumb(data []byte, elem string) ([]byte, func(map[string]any) error, error) {
@@ -630,7 +630,7 @@ func AppendBreadcrumb(data []byte, elem string) ([]byte, func(map[string]any) er
 	return patched, appendExpect(key, elem), nil
 }
 
-// setAISessionID sets the session's AI session id: the member it has
+// SetAISessionID sets the session's AI session id: the member it has
 // (ai_session_id or another spelling) is replaced, or ai_session_id added.
 func SetAISessionID(data []byte, id string) ([]byte, func(map[string]any) error, error) {
 	v, _ := json.Marshal(id)

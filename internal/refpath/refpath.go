@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// wfCleanPath trims and cleans a referenced path without judging it: an
+// Clean trims and cleans a referenced path without judging it: an
 // unsafe path stays unsafe for validation to report.
 func Clean(p string) string {
 	p = strings.TrimSpace(p)
@@ -26,7 +26,7 @@ func Clean(p string) string {
 	return p
 }
 
-// wfLooksLikePath tells a file path from a description ("validated story",
+// LooksLikePath tells a file path from a description ("validated story",
 // a URL): it must name a folder or have an extension, on one line.
 func LooksLikePath(s string) bool {
 	s = strings.TrimSpace(s)
@@ -48,7 +48,7 @@ func LooksLikePath(s string) bool {
 	return true
 }
 
-// wfOutputPath reads a phase output as a path, dropping trailing
+// Output reads a phase output as a path, dropping trailing
 // commentary ("docs/stories/4.2.md (Draft)", "spec.md - revised"); ok is
 // false for a description or a URL.
 func Output(s string) (string, bool) {
@@ -62,7 +62,7 @@ func Output(s string) (string, bool) {
 	return s, LooksLikePath(s)
 }
 
-// epicCleanPath trims a referenced path and cleans it when it is a plain
+// CleanKeepUnsafe trims a referenced path and cleans it when it is a plain
 // relative path. Anything validation must refuse (absolute, escaping the
 // repository, control characters, backslashes, drive letters) is kept
 // verbatim after trimming so the finding shows what the state wrote.

@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-// jsonObject is an object found by the scanner: where it opens and closes,
+// JSONObject is an object found by the scanner: where it opens and closes,
 // and its members.
 type JSONObject struct {
 	Open, Close int
 	Members     []JSONMember
 }
 
-// jsonMember is one member of an object, with the spans of its key and value.
+// JSONMember is one member of an object, with the spans of its key and value.
 type JSONMember struct {
 	Key              string
 	KeyStart, KeyEnd int
@@ -22,7 +22,7 @@ type JSONMember struct {
 	Obj              *JSONObject
 }
 
-// jsonScanner is a small JSON scanner that records member spans of the top
+// JSONScanner is a small JSON scanner that records member spans of the top
 // level object and the objects directly in it.
 type JSONScanner struct {
 	Data []byte
@@ -46,7 +46,7 @@ func (s *JSONScanner) SkipSpace() {
 	}
 }
 
-// value scans one value; objects at depth < 2 are recorded.
+// Value scans one value; objects at depth < 2 are recorded.
 func (s *JSONScanner) Value(depth int) (kind byte, obj *JSONObject, err error) {
 	if depth > MaxJSONDepth {
 		return 0, nil, s.Errf("nested too deep")
@@ -111,7 +111,7 @@ func (s *JSONScanner) Value(depth int) (kind byte, obj *JSONObject, err error) {
 	}
 }
 
-// str scans a string and returns its decoded value.
+// Str scans a string and returns its decoded value.
 func (s *JSONScanner) Str() (string, error) {
 	start := s.Pos
 	s.Pos++

@@ -8,7 +8,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 )
 
-// wfSanitizeID keeps an id usable on a command line and in file names:
+// Sanitize keeps an id usable on a command line and in file names:
 // letters, digits and ._:@+- are kept, anything else becomes '-'.
 func Sanitize(s string) string {
 	var b strings.Builder
@@ -37,7 +37,7 @@ func Sanitize(s string) string {
 
 var NumRe = regexp.MustCompile(`^(\d+(?:\.\d+)+)`)
 
-// wfStoryID turns a story reference (an id, or a story file path) into an id
+// FromRef turns a story reference (an id, or a story file path) into an id
 // and the path when it was one.
 func FromRef(s string) (id, file string) {
 	s = strings.TrimSpace(s)

@@ -19,7 +19,7 @@ type Fields struct {
 	Findings []workflow.Finding
 }
 
-// lookup returns the value and the key of the first key present in m.
+// Lookup returns the value and the key of the first key present in m.
 func Lookup(m map[string]any, keys []string) (any, string, bool) {
 	if m == nil {
 		return nil, "", false

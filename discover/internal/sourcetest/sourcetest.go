@@ -16,7 +16,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// epicHasFinding reports whether fs holds a finding with code (and severity, when set).
+// HasFinding reports whether fs holds a finding with code (and severity, when set).
 func HasFinding(fs []workflow.Finding, code string, sev workflow.Severity) bool {
 	for _, f := range fs {
 		if f.Code == code && (sev == "" || f.Severity == sev) {
@@ -35,7 +35,7 @@ func File(c workflow.Candidate, p string) (workflow.RefFile, bool) {
 	return workflow.RefFile{}, false
 }
 
-// epicWrite writes files (path -> content) below root.
+// Write writes files (path -> content) below root.
 func Write(t *testing.T, root string, files map[string]string) {
 	t.Helper()
 	for p, content := range files {
@@ -49,7 +49,7 @@ func Write(t *testing.T, root string, files map[string]string) {
 	}
 }
 
-// epicCheckCandidate asserts the invariants every parsed state candidate
+// EpicCheckCandidate asserts the invariants every parsed state candidate
 // keeps, whatever the input: an id, sorted unique stories, bounded output.
 func EpicCheckCandidate(t *testing.T, c workflow.Candidate, fs []workflow.Finding, inputLen int, typ workflow.Type, prefix string) {
 	t.Helper()
@@ -93,7 +93,7 @@ func EpicCheckCandidate(t *testing.T, c workflow.Candidate, fs []workflow.Findin
 	}
 }
 
-// epicWatchdog turns a parse that hangs into a crash the fuzzer records: it
+// Watchdog turns a parse that hangs into a crash the fuzzer records: it
 // panics if the returned stop function is not called within 10 seconds.
 func Watchdog(p string, data []byte) func() {
 	t := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("parser hangs on %q %q", p, data)) })
@@ -143,7 +143,7 @@ func Sorted(s []string) []string {
 	return out
 }
 
-// wfPhasesWith lists the ids of the phases of c in status st.
+// PhasesWith lists the ids of the phases of c in status st.
 func PhasesWith(c workflow.Candidate, st string) []string {
 	var out []string
 	for _, p := range c.Phases {
@@ -154,7 +154,7 @@ func PhasesWith(c workflow.Candidate, st string) []string {
 	return out
 }
 
-// wfFileSummary renders the referenced files as "path[flags]" with flags
+// FileSummary renders the referenced files as "path[flags]" with flags
 // c (critical), p (produced), #hash, @phase.
 func FileSummary(c workflow.Candidate) []string {
 	var out []string
