@@ -297,160 +297,209 @@ func progSplit(file, text string) *progDoc {
 	for i, l := range lines {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
-	// lastCloser[c][n]: the last line holding a closing fence of char c
-	// with a run of at least n.
-	var lastCloser [2][progMaxFence + 1]int
-	for c := range lastCloser {
-		for n := range lastCloser[c] {
-			lastCloser[c][n] = -1
+	sp := &progSplitter{lines: lines, doc: &progDoc{}, sec: progPreamble}
+	sp.indexFences()
+	for i := 0; i < len(lines); i++ {
+		if j, ok := sp.block(i); ok {
+			i = j
+			continue
+		}
+		line := lines[i]
+		switch {
+		case sp.heading(line):
+		case sp.sec == progConversation:
+			progAddConv(sp.doc, sp.msg, line)
+		case sp.sec == progOther:
+		case sp.listItem(i, line):
+		default:
+			sp.plainLine(i, line)
 		}
 	}
-	fences := make(map[int]progFence)
-	for i, l := range lines {
+	sp.finish()
+	return sp.doc
+}
+
+// progSplitter is the state of progSplit's one pass over the lines.
+type progSplitter struct {
+	lines  []string
+	fences map[int]progFence
+	// lastCloser[c][n]: the last line holding a closing fence of char c
+	// ('`' 0, '~' 1) with a run of at least n.
+	lastCloser [2][progMaxFence + 1]int
+	doc        *progDoc
+	sec        progSection
+	last       *progItem // the last top-level item of the section, for nesting
+	msg        *progMessage
+}
+
+// progFenceIndex is the lastCloser index of a fence character.
+func progFenceIndex(ch byte) int {
+	if ch == '~' {
+		return 1
+	}
+	return 0
+}
+
+// indexFences finds every fence line and, for each fence character and
+// run length, the last closing fence.
+func (sp *progSplitter) indexFences() {
+	for c := range sp.lastCloser {
+		for n := range sp.lastCloser[c] {
+			sp.lastCloser[c][n] = -1
+		}
+	}
+	sp.fences = make(map[int]progFence)
+	for i, l := range sp.lines {
 		fc, ok := progFenceOf(l)
 		if !ok {
 			continue
 		}
-		fences[i] = fc
+		sp.fences[i] = fc
 		if fc.closer {
-			ci := 0
-			if fc.char == '~' {
-				ci = 1
-			}
 			for n := 3; n <= fc.n; n++ {
-				lastCloser[ci][n] = i
+				sp.lastCloser[progFenceIndex(fc.char)][n] = i
 			}
 		}
 	}
+}
 
-	doc := &progDoc{}
-	sec := progPreamble
-	var last *progItem // the last top-level item of the section, for nesting
-	var msg *progMessage
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if fc, ok := fences[i]; ok {
-			ci := 0
-			if fc.char == '~' {
-				ci = 1
-			}
-			if lastCloser[ci][fc.n] > i {
-				// a real block: find its closing fence
-				j := i + 1
-				for ; j < len(lines); j++ {
-					if cf, ok := fences[j]; ok && cf.closer && cf.char == fc.char && cf.n >= fc.n {
-						break
-					}
-				}
-				body := strings.Join(lines[i+1:min(j, len(lines))], "\n")
-				b := progBlock{Info: fc.info, Body: body, Line: i + 1, Section: sec}
-				if sec == progConversation {
-					progAddConv(doc, msg, lines[i:min(j+1, len(lines))]...)
-				} else if last != nil && last.Value == "" && len(last.Kids) == 0 {
-					// "- Variable state:" followed by a fenced block: its value
-					last.Value = strings.TrimSpace(body)
-					b.Owned = true
-				}
-				doc.Blocks = append(doc.Blocks, b)
-				last = nil
-				i = j
-				continue
-			}
-		}
-		if m := progHeadingRe.FindStringSubmatch(strings.TrimLeft(line, " ")); m != nil && len(line)-len(strings.TrimLeft(line, " ")) < 4 {
-			level := len(m[1])
-			name := m[2]
-			if level == 1 && doc.Title == "" && sec == progPreamble {
-				doc.Title = strings.TrimSpace(name)
-				continue
-			}
-			next, known := progClassify(name)
-			if sec == progConversation && !known {
-				// a heading inside the conversation: a message, or part of one
-				if mm := progMessageRe.FindStringSubmatch(workflow.StripStatus(name)); mm != nil && level >= 3 {
-					msg = progNewMessage(mm, name)
-					doc.Messages = append(doc.Messages, msg)
-					continue
-				}
-				if level >= 3 && progRoleHeading(name) {
-					msg = &progMessage{Role: strings.TrimSpace(workflow.StripStatus(name))}
-					doc.Messages = append(doc.Messages, msg)
-					continue
-				}
-				progAddConv(doc, msg, line)
-				continue
-			}
-			if known || level <= 2 {
-				sec = next
-				last, msg = nil, nil
-				if sec == progExecState {
-					doc.HasExec = true
-				}
-			}
-			continue
-		}
-		switch sec {
-		case progConversation:
-			progAddConv(doc, msg, line)
-			continue
-		case progOther:
-			continue
-		}
-		// metadata, preamble, execution state: list items
-		if m := progItemRe.FindStringSubmatch(line); m != nil {
-			indent := len(strings.ReplaceAll(m[1], "\t", "    "))
-			key, value, ok := progKeyValue(m[2])
-			if last != nil && indent > last.indent && (!ok || last.Value == "") {
-				// a nested item under an item whose value is a list
-				if ok {
-					last.Kids = append(last.Kids, map[string]any{key: value})
-				} else if s := progCleanName(m[2]); s != "" {
-					last.Kids = append(last.Kids, s)
-				}
-				continue
-			}
-			if !ok {
-				last = nil
-				continue
-			}
-			it := newProgItem(key, value, i+1, indent)
-			switch sec {
-			case progExecState:
-				doc.Exec = append(doc.Exec, it)
-			case progConfig:
-				doc.ConfigItems = append(doc.ConfigItems, it)
-			case progPreamble:
-				doc.Pre = append(doc.Pre, it)
-			default:
-				doc.Meta = append(doc.Meta, it)
-			}
-			last = it
-			continue
-		}
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" {
-			continue
-		}
-		if last != nil && last.flow.open() && line != trimmed {
-			last.more = append(last.more, trimmed) // a flow list or mapping continued on indented lines
-			last.flow.feed("\n" + trimmed)
-			continue
-		}
-		if (sec == progPreamble || sec == progMetadata) && strings.HasPrefix(trimmed, "**") {
-			// "**Status:** paused" written as a line of its own
-			if key, value, ok := progKeyValue(trimmed); ok {
-				it := newProgItem(key, value, i+1, 0)
-				if sec == progPreamble {
-					doc.Pre = append(doc.Pre, it)
-				} else {
-					doc.Meta = append(doc.Meta, it)
-				}
-				last = it
-				continue
-			}
-		}
-		last = nil
+// block reads the fenced block opening at line i, if one does (a fence
+// with a closing fence after it), and returns its last line.
+func (sp *progSplitter) block(i int) (int, bool) {
+	fc, ok := sp.fences[i]
+	if !ok || sp.lastCloser[progFenceIndex(fc.char)][fc.n] <= i {
+		return 0, false
 	}
+	lines := sp.lines
+	j := i + 1
+	for ; j < len(lines); j++ {
+		if cf, ok := sp.fences[j]; ok && cf.closer && cf.char == fc.char && cf.n >= fc.n {
+			break
+		}
+	}
+	body := strings.Join(lines[i+1:min(j, len(lines))], "\n")
+	b := progBlock{Info: fc.info, Body: body, Line: i + 1, Section: sp.sec}
+	if sp.sec == progConversation {
+		progAddConv(sp.doc, sp.msg, lines[i:min(j+1, len(lines))]...)
+	} else if last := sp.last; last != nil && last.Value == "" && len(last.Kids) == 0 {
+		// "- Variable state:" followed by a fenced block: its value
+		last.Value = strings.TrimSpace(body)
+		b.Owned = true
+	}
+	sp.doc.Blocks = append(sp.doc.Blocks, b)
+	sp.last = nil
+	return j, true
+}
+
+// heading handles a heading line: the title, a section, or a message of the
+// conversation. It reports whether line is a heading.
+func (sp *progSplitter) heading(line string) bool {
+	m := progHeadingRe.FindStringSubmatch(strings.TrimLeft(line, " "))
+	if m == nil || len(line)-len(strings.TrimLeft(line, " ")) >= 4 {
+		return false
+	}
+	doc := sp.doc
+	level := len(m[1])
+	name := m[2]
+	if level == 1 && doc.Title == "" && sp.sec == progPreamble {
+		doc.Title = strings.TrimSpace(name)
+		return true
+	}
+	next, known := progClassify(name)
+	if sp.sec == progConversation && !known {
+		// a heading inside the conversation: a message, or part of one
+		if mm := progMessageRe.FindStringSubmatch(workflow.StripStatus(name)); mm != nil && level >= 3 {
+			sp.msg = progNewMessage(mm, name)
+			doc.Messages = append(doc.Messages, sp.msg)
+			return true
+		}
+		if level >= 3 && progRoleHeading(name) {
+			sp.msg = &progMessage{Role: strings.TrimSpace(workflow.StripStatus(name))}
+			doc.Messages = append(doc.Messages, sp.msg)
+			return true
+		}
+		progAddConv(doc, sp.msg, line)
+		return true
+	}
+	if known || level <= 2 {
+		sp.sec = next
+		sp.last, sp.msg = nil, nil
+		if sp.sec == progExecState {
+			doc.HasExec = true
+		}
+	}
+	return true
+}
+
+// add appends a top-level item to the list of the current section.
+func (sp *progSplitter) add(it *progItem) {
+	switch sp.sec {
+	case progExecState:
+		sp.doc.Exec = append(sp.doc.Exec, it)
+	case progConfig:
+		sp.doc.ConfigItems = append(sp.doc.ConfigItems, it)
+	case progPreamble:
+		sp.doc.Pre = append(sp.doc.Pre, it)
+	default:
+		sp.doc.Meta = append(sp.doc.Meta, it)
+	}
+	sp.last = it
+}
+
+// listItem handles a list item of the metadata, the preamble, the
+// configuration or the execution state: a "key: value" item, or a nested
+// item under an item whose value is a list. It reports whether line is a
+// list item.
+func (sp *progSplitter) listItem(i int, line string) bool {
+	m := progItemRe.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	indent := len(strings.ReplaceAll(m[1], "\t", "    "))
+	key, value, ok := progKeyValue(m[2])
+	if last := sp.last; last != nil && indent > last.indent && (!ok || last.Value == "") {
+		if ok {
+			last.Kids = append(last.Kids, map[string]any{key: value})
+		} else if s := progCleanName(m[2]); s != "" {
+			last.Kids = append(last.Kids, s)
+		}
+		return true
+	}
+	if !ok {
+		sp.last = nil
+		return true
+	}
+	sp.add(newProgItem(key, value, i+1, indent))
+	return true
+}
+
+// plainLine handles a line that is neither a heading nor a list item: a
+// flow list or mapping continued on indented lines, or a "**Status:**
+// paused" line of its own in the preamble or the metadata.
+func (sp *progSplitter) plainLine(i int, line string) {
+	trimmed := strings.TrimSpace(line)
+	if trimmed == "" {
+		return
+	}
+	if last := sp.last; last != nil && last.flow.open() && line != trimmed {
+		last.more = append(last.more, trimmed)
+		last.flow.feed("\n" + trimmed)
+		return
+	}
+	if (sp.sec == progPreamble || sp.sec == progMetadata) && strings.HasPrefix(trimmed, "**") {
+		if key, value, ok := progKeyValue(trimmed); ok {
+			sp.add(newProgItem(key, value, i+1, 0))
+			return
+		}
+	}
+	sp.last = nil
+}
+
+// finish joins continuation lines to their items and takes the items
+// before the first section as the metadata list when they name at least
+// one metadata field (else they are some other list).
+func (sp *progSplitter) finish() {
+	doc := sp.doc
 	for _, items := range [][]*progItem{doc.Pre, doc.Meta, doc.Exec, doc.ConfigItems} {
 		for _, it := range items {
 			if len(it.more) > 0 {
@@ -459,15 +508,12 @@ func progSplit(file, text string) *progDoc {
 			}
 		}
 	}
-	// items before the first section are the metadata list when they name
-	// at least one metadata field (else they are some other list)
 	for _, it := range doc.Pre {
 		if progMetaKey(it.Norm) {
 			doc.Meta = append(doc.Pre, doc.Meta...)
 			break
 		}
 	}
-	return doc
 }
 
 // progMetaKey reports whether a normalised key is a known metadata field.
@@ -756,12 +802,21 @@ var (
 	progVarKeys       = []string{"variable_state", "variables", "vars", "context", "variable"}
 )
 
-// progBuild turns a parsed progress file into a candidate.
-func progBuild(file string, doc *progDoc) workflow.Candidate {
-	f := &tolerant.Fields{Path: file}
-	meta, metaItems := progItems(doc.Meta, false)
-	exec, execItems := progItems(doc.Exec, true)
-	// a fenced YAML/JSON block in the execution state adds the keys the list lacks
+// progFields are the fields of a progress file: its metadata and execution
+// state items, normalised, with the lines they stand on.
+type progFields struct {
+	file                 string
+	f                    *tolerant.Fields
+	meta, exec           map[string]any
+	metaItems, execItems map[string]*progItem
+}
+
+// progReadFields collects the metadata and execution state items; a fenced
+// YAML/JSON block in the execution state adds the keys the list lacks.
+func progReadFields(file string, doc *progDoc) *progFields {
+	p := &progFields{file: file, f: &tolerant.Fields{Path: file}}
+	p.meta, p.metaItems = progItems(doc.Meta, false)
+	p.exec, p.execItems = progItems(doc.Exec, true)
 	for _, b := range doc.Blocks {
 		if b.Section != progExecState || b.Owned || !progDataInfo(b.Info) || strings.TrimSpace(b.Body) == "" {
 			continue
@@ -769,36 +824,45 @@ func progBuild(file string, doc *progDoc) workflow.Candidate {
 		m, err := tolerant.DecodeYAMLMap([]byte(b.Body))
 		if err != nil {
 			if b.Info != "" { // an untagged block may be anything
-				f.Findings = append(f.Findings, progBlockFinding(file, b, "execution state", err))
+				p.f.Findings = append(p.f.Findings, progBlockFinding(file, b, "execution state", err))
 			}
 			continue
 		}
 		for k, v := range m {
 			n := progNorm(k)
-			if _, ok := exec[n]; !ok && n != "" {
-				exec[n] = v
+			if _, ok := p.exec[n]; !ok && n != "" {
+				p.exec[n] = v
 			}
 		}
 	}
-	both := func(keys []string, primary, secondary map[string]any) (any, string) {
-		if v, k := progLookup(primary, keys...); k != "" {
-			return v, k
-		}
-		return progLookup(secondary, keys...)
-	}
-	metaStr := func(keys []string) (string, string) {
-		v, k := both(keys, meta, exec)
-		if k == "" {
-			return "", ""
-		}
-		s, ok := tolerant.ScalarString(v)
-		if !ok {
-			f.Wrong(k, "text", v)
-			return "", ""
-		}
-		return s, k
-	}
+	return p
+}
 
+// both looks keys up in the metadata, then in the execution state.
+func (p *progFields) both(keys []string) (any, string) {
+	if v, k := progLookup(p.meta, keys...); k != "" {
+		return v, k
+	}
+	return progLookup(p.exec, keys...)
+}
+
+// str is both as text (a warning when the value is not text).
+func (p *progFields) str(keys []string) (string, string) {
+	v, k := p.both(keys)
+	if k == "" {
+		return "", ""
+	}
+	s, ok := tolerant.ScalarString(v)
+	if !ok {
+		p.f.Wrong(k, "text", v)
+		return "", ""
+	}
+	return s, k
+}
+
+// progBuild turns a parsed progress file into a candidate.
+func progBuild(file string, doc *progDoc) workflow.Candidate {
+	p := progReadFields(file, doc)
 	c := workflow.Candidate{
 		Type:     workflow.TypeProgress,
 		Source:   workflow.SourceRef{Kind: workflow.KindProgress, Path: file, Priority: workflow.PriorityWorkflow},
@@ -806,17 +870,35 @@ func progBuild(file string, doc *progDoc) workflow.Candidate {
 		Stories:  []string{},
 		Context:  map[string]any{},
 	}
+	p.identify(&c)
+	p.status(&c)
+	p.plainFields(&c, doc)
+	progConfiguration(&c, p.f, doc)
+	if conv := progConversationList(doc); len(conv) > 0 {
+		c.Context[ProgressCtxConversation] = conv
+	}
+	progSteps(&c, p.f, p.exec, p.execItems)
+	p.files(&c)
+	if len(c.Files) == 0 {
+		c.Files = nil
+	}
+	if len(c.Context) == 0 {
+		c.Context = nil
+	}
+	c.Findings = append(c.Findings, p.f.Findings...)
+	return c
+}
 
-	// id
-	key, _ := metaStr(progIDKeys)
+// identify sets the key and id (the session id, else the file name) and
+// the workflow: a definition id, or the workflow prompt file it runs.
+func (p *progFields) identify(c *workflow.Candidate) {
+	key, _ := p.str(progIDKeys)
 	if key == "" {
-		key = source.Stem(file)
+		key = source.Stem(p.file)
 	}
 	c.Key = storyid.Sanitize(key)
 	c.ID = "progress:" + c.Key
-
-	// workflow: a definition id, or the workflow prompt file it runs
-	if wf, _ := metaStr(progWorkflowKeys); wf != "" {
+	if wf, _ := p.str(progWorkflowKeys); wf != "" {
 		wf = progCleanName(wf)
 		if progIsDefID(wf) {
 			c.Workflow = wf
@@ -827,60 +909,63 @@ func progBuild(file string, doc *progDoc) workflow.Candidate {
 			c.Context[ProgressCtxWorkflowFile] = wf
 		}
 	}
+}
 
-	// status
-	raw, _ := metaStr(progStatusKeys)
+// status sets the status; a missing, ambiguous or unknown one is treated as
+// interrupted, with a finding.
+func (p *progFields) status(c *workflow.Candidate) {
+	raw, _ := p.str(progStatusKeys)
 	c.StatusRaw = raw
 	status := progStatus(raw)
+	finding := func(sev workflow.Severity, code, msg string, line int) {
+		c.Findings = append(c.Findings, workflow.Finding{
+			Check: workflow.CheckParse, Severity: sev, Code: code, Path: p.file, Line: line, Message: msg,
+		})
+	}
 	switch {
 	case raw == "":
 		status = "unknown"
-		c.Findings = append(c.Findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-status", Path: file,
-			Message: "the progress file records no status; treated as interrupted",
-		})
+		finding(workflow.Info, "no-status", "the progress file records no status; treated as interrupted", 0)
 	case status == "":
 		status = "unknown"
-		c.Findings = append(c.Findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "ambiguous-status", Path: file,
-			Line:    progLine(metaItems, execItems, progStatusKeys),
-			Message: fmt.Sprintf("status %q names several statuses (an unfilled template?); treated as interrupted", workflow.Truncate(raw, 80)),
-		})
+		finding(workflow.Warning, "ambiguous-status",
+			fmt.Sprintf("status %q names several statuses (an unfilled template?); treated as interrupted", workflow.Truncate(raw, 80)),
+			progLine(p.metaItems, p.execItems, progStatusKeys))
 	case !progKnownStatus(status):
-		c.Findings = append(c.Findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Info, Code: "unknown-status", Path: file,
-			Line:    progLine(metaItems, execItems, progStatusKeys),
-			Message: fmt.Sprintf("status %q is not one a progress file uses (paused, failed, interrupted, in_progress, completed); treated as interrupted", workflow.Truncate(raw, 80)),
-		})
+		finding(workflow.Info, "unknown-status",
+			fmt.Sprintf("status %q is not one a progress file uses (paused, failed, interrupted, in_progress, completed); treated as interrupted", workflow.Truncate(raw, 80)),
+			progLine(p.metaItems, p.execItems, progStatusKeys))
 	}
 	c.Status = status
 	c.Resumable = !workflow.IsTerminalStatus(status)
+}
 
-	// times
+// plainFields reads the times, agent, mode, commit, AI session, stories,
+// stop reason, title and the metadata and execution state themselves.
+func (p *progFields) plainFields(c *workflow.Candidate, doc *progDoc) {
+	f, meta, exec := p.f, p.meta, p.exec
 	c.UpdatedAt, c.UpdatedFrom = progTime(f, meta, exec, progUpdatedKeys)
 	if c.UpdatedFrom != "" {
 		c.UpdatedFrom = "field:" + c.UpdatedFrom
 	}
 	c.StartedAt, _ = progTime(f, meta, exec, progStartedKeys)
-
-	// plain fields
-	c.Agent, _ = metaStr([]string{"agent", "current_agent", "executor"})
+	c.Agent, _ = p.str([]string{"agent", "current_agent", "executor"})
 	c.Agent = strings.TrimPrefix(progCleanName(c.Agent), "@")
-	mode, _ := metaStr([]string{"mode", "execution_mode"})
+	mode, _ := p.str([]string{"mode", "execution_mode"})
 	c.Mode = source.Mode(mode)
-	c.Commit, _ = metaStr([]string{"base_commit", "commit", "git_commit", "head_commit"})
-	c.AISessionID, _ = metaStr([]string{"ai_session_id", "ai_session", "resume_token", "conversation_id"})
+	c.Commit, _ = p.str([]string{"base_commit", "commit", "git_commit", "head_commit"})
+	c.AISessionID, _ = p.str([]string{"ai_session_id", "ai_session", "resume_token", "conversation_id"})
 	c.AISessionID = progCleanName(c.AISessionID)
-	if v, k := both([]string{"story", "story_id", "stories"}, meta, exec); k != "" {
+	if v, k := p.both([]string{"story", "story_id", "stories"}); k != "" {
 		for _, s := range progList(f, k, v) {
-			if id, p := storyid.FromRef(s); id != "" && !c.HasStory(id) {
+			if id, path := storyid.FromRef(s); id != "" && !c.HasStory(id) {
 				c.Stories = append(c.Stories, id)
-				c.StoryRefs = append(c.StoryRefs, workflow.StoryRef{ID: id, Path: p})
+				c.StoryRefs = append(c.StoryRefs, workflow.StoryRef{ID: id, Path: path})
 			}
 		}
 		sort.Strings(c.Stories)
 	}
-	if reason, _ := metaStr(progReasonKeys); reason != "" {
+	if reason, _ := p.str(progReasonKeys); reason != "" {
 		c.Context[ProgressCtxReason] = reason
 	}
 	if doc.Title != "" {
@@ -892,64 +977,36 @@ func progBuild(file string, doc *progDoc) workflow.Candidate {
 	if len(exec) > 0 {
 		c.Context[ProgressCtxExecutionState] = exec
 	}
+}
 
-	// configuration
-	progConfiguration(&c, f, doc)
-
-	// conversation
-	if conv := progConversationList(doc); len(conv) > 0 {
-		c.Context[ProgressCtxConversation] = conv
-	}
-
-	// steps
-	progSteps(&c, f, exec, execItems)
-
-	// files
+// files collects the referenced files: the workflow prompt file, then the
+// paths in the variable state and the file lists of the execution state.
+func (p *progFields) files(c *workflow.Candidate) {
 	set := source.NewFileSet(nil)
 	if wfFile, ok := c.Context[ProgressCtxWorkflowFile].(string); ok && refpath.LooksLikePath(wfFile) {
 		set.Add(workflow.RefFile{Path: wfFile, From: "metadata.workflow"})
 	}
-	phase := source.CurrentPhaseID(&c)
-	keys := make([]string, 0, len(exec))
-	for k := range exec {
+	phase := source.CurrentPhaseID(c)
+	keys := make([]string, 0, len(p.exec))
+	for k := range p.exec {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch {
 		case progIsVarKey(k):
-			v := exec[k]
-			if s, ok := v.(string); ok {
-				if d, ok := progDecodeValue(s); ok {
-					v = d
-					if m, ok := d.(map[string]any); ok {
-						if _, have := c.Context[ProgressCtxVariables]; !have {
-							c.Context[ProgressCtxVariables] = m
-						}
-					}
-				} else if strings.HasPrefix(strings.TrimSpace(s), "{") {
-					f.Findings = append(f.Findings, workflow.Finding{
-						Check: workflow.CheckParse, Severity: workflow.Warning, Code: "bad-variables", Path: file,
-						Line:    progItemLine(execItems, k),
-						Message: fmt.Sprintf("%s is not a well-formed JSON or YAML mapping; kept as text", k),
-					})
-					continue
-				}
-			} else if m, ok := v.(map[string]any); ok {
-				if _, have := c.Context[ProgressCtxVariables]; !have {
-					c.Context[ProgressCtxVariables] = m
-				}
+			if v, ok := p.variables(c, k); ok {
+				progPaths(set, v, "execution_state."+k, phase, 0)
 			}
-			progPaths(set, v, "execution_state."+k, phase, 0)
 		case progIsFileKey(k):
-			v := exec[k]
+			v := p.exec[k]
 			if s, ok := v.(string); ok {
 				if d, ok := progDecodeValue(s); ok {
 					v = d
 				} else {
 					var l []any
-					for _, p := range progList(f, k, s) {
-						l = append(l, p)
+					for _, x := range progList(p.f, k, s) {
+						l = append(l, x)
 					}
 					v = l
 				}
@@ -957,21 +1014,39 @@ func progBuild(file string, doc *progDoc) workflow.Candidate {
 			progPaths(set, v, "execution_state."+k, phase, 0)
 		}
 	}
-	if set.Dropped > 0 {
-		c.Findings = append(c.Findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-files", Path: file,
-			Message: fmt.Sprintf("%d referenced files beyond the first %d were ignored", set.Dropped, source.MaxFiles),
-		})
+	set.Finish(c, p.file)
+}
+
+// variables decodes the variable state under k (text holding JSON or YAML,
+// or a mapping) and keeps the first mapping as the candidate's variables;
+// ok is false (with a warning) for text that looks like a mapping but does
+// not decode.
+func (p *progFields) variables(c *workflow.Candidate, k string) (any, bool) {
+	v := p.exec[k]
+	keep := func(m map[string]any) {
+		if _, have := c.Context[ProgressCtxVariables]; !have {
+			c.Context[ProgressCtxVariables] = m
+		}
 	}
-	c.Files = set.Sorted()
-	if len(c.Files) == 0 {
-		c.Files = nil
+	if s, ok := v.(string); ok {
+		if d, ok := progDecodeValue(s); ok {
+			if m, ok := d.(map[string]any); ok {
+				keep(m)
+			}
+			return d, true
+		}
+		if strings.HasPrefix(strings.TrimSpace(s), "{") {
+			p.f.Findings = append(p.f.Findings, workflow.Finding{
+				Check: workflow.CheckParse, Severity: workflow.Warning, Code: "bad-variables", Path: p.file,
+				Line:    progItemLine(p.execItems, k),
+				Message: fmt.Sprintf("%s is not a well-formed JSON or YAML mapping; kept as text", k),
+			})
+			return nil, false
+		}
+	} else if m, ok := v.(map[string]any); ok {
+		keep(m)
 	}
-	if len(c.Context) == 0 {
-		c.Context = nil
-	}
-	c.Findings = append(c.Findings, f.Findings...)
-	return c
+	return v, true
 }
 
 // progIsDefID reports whether a workflow name is a definition id

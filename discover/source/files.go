@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -137,4 +138,16 @@ func FileList(f *tolerant.Fields, set *FileSet, key string, v any, phase string)
 		}
 		f.Wrong(key, "a list of paths", v)
 	}
+}
+
+// Finish sets c.Files to the set's files, sorted, and adds a warning to c
+// when the set dropped files beyond MaxFiles (file is the state file).
+func (s *FileSet) Finish(c *workflow.Candidate, file string) {
+	if s.Dropped > 0 {
+		c.Findings = append(c.Findings, workflow.Finding{
+			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-files", Path: file,
+			Message: fmt.Sprintf("%d referenced files beyond the first %d were ignored", s.Dropped, MaxFiles),
+		})
+	}
+	c.Files = s.Sorted()
 }

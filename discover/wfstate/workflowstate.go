@@ -1,7 +1,6 @@
 package wfstate
 
 import (
-	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -221,43 +220,89 @@ func (w *wfStoryRefs) addValue(f *tolerant.Fields, key string, v any, status str
 	}
 }
 
+// wfDoc is a decoded workflow state file with the mappings Build reads
+// its fields from.
+type wfDoc struct {
+	file string
+	f    *tolerant.Fields
+	m    map[string]any   // the state (a session_state / workflow_state wrapper removed)
+	srcs []map[string]any // m, then its nested "workflow" mapping
+	// optional sub-mappings
+	nested, progress, lastAction, epicProgress map[string]any
+	session                                    bool // the AIOS unified session state
+}
+
+// wfOpen unwraps a top-level session_state / workflow_state mapping and
+// picks out the sub-mappings the fields are read from.
+func wfOpen(file string, m map[string]any) *wfDoc {
+	d := &wfDoc{file: file, f: &tolerant.Fields{Path: file}}
+	for _, k := range []string{"session_state", "workflow_state"} {
+		if inner, ok := m[k].(map[string]any); ok {
+			d.session = k == "session_state"
+			m = inner
+			break
+		}
+	}
+	d.m, d.srcs = m, []map[string]any{m}
+	d.nested, _ = m["workflow"].(map[string]any)
+	if d.nested != nil {
+		d.srcs = append(d.srcs, d.nested)
+	}
+	d.progress, _ = m["progress"].(map[string]any)
+	d.lastAction, _ = m["last_action"].(map[string]any)
+	d.epicProgress, _ = m["epic_progress"].(map[string]any)
+	return d
+}
+
 // Build turns a decoded state file into a candidate.
 func Build(file string, m map[string]any, defs func(string) workflow.Definition) workflow.Candidate {
 	if defs == nil {
 		builtin := source.BuiltinDefinitions()
 		defs = func(id string) workflow.Definition { return builtin[id] }
 	}
-	f := &tolerant.Fields{Path: file}
-	// unwrap a top-level session_state / workflow_state mapping
-	session := false
-	for _, k := range []string{"session_state", "workflow_state"} {
-		if inner, ok := m[k].(map[string]any); ok {
-			session = k == "session_state"
-			m = inner
-			break
-		}
-	}
-	srcs := []map[string]any{m}
-	nested, _ := m["workflow"].(map[string]any)
-	if nested != nil {
-		srcs = append(srcs, nested)
-	}
-	progress, _ := m["progress"].(map[string]any)
-	lastAction, _ := m["last_action"].(map[string]any)
-	epicProgress, _ := m["epic_progress"].(map[string]any)
-
+	d := wfOpen(file, m)
 	c := workflow.Candidate{
 		Type:    workflow.TypeWorkflow,
 		Source:  workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: file, Priority: workflow.PriorityWorkflow},
 		Stories: []string{},
 	}
+	wfID := d.workflowID()
+	firstStory := d.stories(&c)
+	if d.session && wfID == "" {
+		wfID = wfAIOSDevCycle.ID // the unified session state tracks the development cycle
+	}
+	d.identify(&c, wfID, firstStory)
+	var status string
+	c.StatusRaw, status = d.status()
+	d.plainFields(&c)
 
-	// workflow id
+	cur, hasCur := d.currentPhase(&status)
+	recs := source.Recorded(d.f, d.srcs, wfStateLists)
+	def := wfResolveDef(wfID, defs, recs, cur, hasCur)
+	c.Workflow = wfID
+	if def.ID != "" && len(def.Phases) > 0 {
+		c.Workflow = def.ID
+	}
+	if c.Type == workflow.TypeWorkflow && def.ID != "" {
+		if t := source.TypeOf(def.ID); t != workflow.TypeWorkflow {
+			c.Type = t
+		}
+	}
+	lastOut := wfPhases(&c, def, recs, cur, hasCur)
+	d.setStatus(&c, status)
+	d.files(&c, lastOut)
+	c.Findings = append(c.Findings, d.f.Findings...)
+	return c
+}
+
+// workflowID is the workflow id the state names (at most 200 bytes).
+func (d *wfDoc) workflowID() string {
+	f, m := d.f, d.m
 	wfID := ""
-	if nested != nil {
+	if d.nested != nil {
 		wfID = f.Str(m, "workflowId", "workflow_id")
 		if wfID == "" {
-			wfID = f.Str(nested, "id", "workflow_id", "workflowId", "name")
+			wfID = f.Str(d.nested, "id", "workflow_id", "workflowId", "name")
 		}
 	} else {
 		wfID = f.Str(m, "workflowId", "workflow_id", "workflow")
@@ -265,27 +310,32 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 	if len(wfID) > 200 {
 		wfID = wfID[:200]
 	}
+	return wfID
+}
 
-	// stories
+// stories fills the candidate's stories and returns the one the workflow
+// is on: the single story, else the current one, else the first listed.
+func (d *wfDoc) stories(c *workflow.Candidate) string {
+	f, m := d.f, d.m
 	var stories wfStoryRefs
 	for _, k := range []string{"stories", "story", "storyId", "story_id", "current_story", "currentStory"} {
 		if v, ok := m[k]; ok {
 			stories.addValue(f, k, v, "")
 		}
 	}
-	if epicProgress != nil {
-		stories.addValue(f, "epic_progress.completed_stories", epicProgress["completed_stories"], "done")
-		stories.addValue(f, "epic_progress.next_story", epicProgress["next_story"], "pending")
-		stories.addValue(f, "epic_progress.remaining_stories", epicProgress["remaining_stories"], "pending")
-		stories.addValue(f, "epic_progress.aborted_at_story", epicProgress["aborted_at_story"], "")
+	if ep := d.epicProgress; ep != nil {
+		stories.addValue(f, "epic_progress.completed_stories", ep["completed_stories"], "done")
+		stories.addValue(f, "epic_progress.next_story", ep["next_story"], "pending")
+		stories.addValue(f, "epic_progress.remaining_stories", ep["remaining_stories"], "pending")
+		stories.addValue(f, "epic_progress.aborted_at_story", ep["aborted_at_story"], "")
 	}
-	if progress != nil {
-		stories.addValue(f, "progress.current_story", progress["current_story"], "")
-		stories.addValue(f, "progress.stories_done", progress["stories_done"], "done")
-		stories.addValue(f, "progress.stories_pending", progress["stories_pending"], "pending")
+	if pr := d.progress; pr != nil {
+		stories.addValue(f, "progress.current_story", pr["current_story"], "")
+		stories.addValue(f, "progress.stories_done", pr["stories_done"], "done")
+		stories.addValue(f, "progress.stories_pending", pr["stories_pending"], "pending")
 	}
-	if lastAction != nil {
-		stories.addValue(f, "last_action.story", lastAction["story"], "")
+	if d.lastAction != nil {
+		stories.addValue(f, "last_action.story", d.lastAction["story"], "")
 	}
 	c.StoryRefs = stories.refs
 	for _, r := range stories.refs {
@@ -296,35 +346,38 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 	if len(stories.refs) > 0 {
 		firstStory = stories.refs[0].ID
 	}
-	// the story the workflow is on: the single story, else the current one
 	for _, k := range []string{"story", "storyId", "story_id", "current_story", "currentStory"} {
 		if s, ok := tolerant.ScalarString(m[k]); ok && s != "" {
 			if id, _ := storyid.FromRef(s); id != "" {
-				firstStory = id
-				break
+				return id
 			}
 		}
 	}
-	if session && wfID == "" {
-		wfID = wfAIOSDevCycle.ID // the unified session state tracks the development cycle
-	}
+	return firstStory
+}
 
-	// id
-	key := f.Str(m, "execution_id", "executionId", "id")
+// identify sets the candidate's key, id and type: the execution id, else
+// the workflow id and story, else the file name.
+func (d *wfDoc) identify(c *workflow.Candidate, wfID, firstStory string) {
+	key := d.f.Str(d.m, "execution_id", "executionId", "id")
 	if key == "" && wfID != "" && firstStory != "" {
 		key = wfID + "-" + firstStory
 	}
 	if key == "" {
-		key = source.Stem(file)
+		key = source.Stem(d.file)
 	}
 	c.Key = storyid.Sanitize(key)
 	c.ID = "workflow:" + c.Key
 	c.Type = source.TypeOf(wfID)
+}
 
-	// status
-	raw, _ := source.Str(f, srcs, "status", "state")
-	c.StatusRaw = raw
-	status := workflow.NormalizeStateStatus(raw)
+// status is the state's status as written and normalised: the status
+// field, else aborted_at / paused_at, else the last action ("" when none
+// says).
+func (d *wfDoc) status() (raw, status string) {
+	f, m := d.f, d.m
+	raw, _ = source.Str(f, d.srcs, "status", "state")
+	status = workflow.NormalizeStateStatus(raw)
 	pausedAt := f.Has(m, "paused_at", "pausedAt")
 	abortedAt := f.Has(m, "aborted_at", "abortedAt")
 	switch {
@@ -334,16 +387,21 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 	case pausedAt:
 		status = "paused"
 	}
-	if status == "" && lastAction != nil {
-		switch strings.ToUpper(f.Str(lastAction, "type")) {
+	if status == "" && d.lastAction != nil {
+		switch strings.ToUpper(f.Str(d.lastAction, "type")) {
 		case "PAUSE":
 			status = "paused"
 		case "ABORT":
 			status = "aborted"
 		}
 	}
+	return raw, status
+}
 
-	// times and plain fields
+// plainFields reads the times, mode, commit, agent, AI session and saved
+// context.
+func (d *wfDoc) plainFields(c *workflow.Candidate) {
+	f, srcs := d.f, d.srcs
 	c.UpdatedAt, c.UpdatedFrom = source.Time(f, srcs, "updated_at", "updatedAt", "lastUpdated", "last_updated", "paused_at", "pausedAt", "aborted_at", "abortedAt")
 	if c.UpdatedFrom != "" {
 		c.UpdatedFrom = "field:" + c.UpdatedFrom
@@ -356,64 +414,59 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 	c.Agent = strings.TrimPrefix(c.Agent, "@")
 	c.AISessionID, _ = source.Str(f, srcs, "ai_session_id", "aiSessionId")
 	for _, k := range []string{"context", "accumulatedContext", "accumulated_context", "context_snapshot"} {
-		if ctx := f.Map(m, k); ctx != nil {
+		if ctx := f.Map(d.m, k); ctx != nil {
 			c.Context = ctx
 			break
 		}
 	}
+}
 
-	// phases
+// currentPhase reads the current phase (current_phase, else the last
+// action's phase). A pseudo-phase naming the workflow's end (paused,
+// aborted, completed) is no phase: it sets the status when none is set.
+func (d *wfDoc) currentPhase(status *string) (source.PhaseRef, bool) {
 	var cur source.PhaseRef
 	hasCur := false
-	for _, src := range srcs {
+	for _, src := range d.srcs {
 		if v, k, ok := tolerant.Lookup(src, []string{"current_phase", "currentPhase"}); ok {
 			if ref, ok := source.ParseRef(v); ok {
 				cur, hasCur = ref, true
 			} else {
-				f.Wrong(k, "a phase number or name", v)
+				d.f.Wrong(k, "a phase number or name", v)
 			}
 			break
 		}
 	}
-	if !hasCur && lastAction != nil {
-		cur, hasCur = source.ParseRef(lastAction["phase"])
+	if !hasCur && d.lastAction != nil {
+		cur, hasCur = source.ParseRef(d.lastAction["phase"])
 	}
-	if hasCur {
-		switch source.Norm(cur.Raw) {
-		case "workflow_paused":
-			hasCur = false
-			if status == "" {
-				status = "paused"
-			}
-		case "workflow_aborted":
-			hasCur = false
-			if status == "" {
-				status = "aborted"
-			}
-		case "workflow_completed", "done", "completed":
-			hasCur = false
-			if status == "" {
-				status = "completed"
-			}
-		}
+	if !hasCur {
+		return cur, false
 	}
-	recs := source.Recorded(f, srcs, wfStateLists)
-	def := wfResolveDef(wfID, defs, recs, cur, hasCur)
-	c.Workflow = wfID
-	if def.ID != "" && len(def.Phases) > 0 {
-		c.Workflow = def.ID
+	end := ""
+	switch source.Norm(cur.Raw) {
+	case "workflow_paused":
+		end = "paused"
+	case "workflow_aborted":
+		end = "aborted"
+	case "workflow_completed", "done", "completed":
+		end = "completed"
+	default:
+		return cur, true
 	}
-	if c.Type == workflow.TypeWorkflow && def.ID != "" {
-		if t := source.TypeOf(def.ID); t != workflow.TypeWorkflow {
-			c.Type = t
-		}
+	if *status == "" {
+		*status = end
 	}
-	lastOut := wfPhases(&c, def, recs, cur, hasCur)
+	return cur, false
+}
 
+// setStatus sets the candidate's status (an info finding when the state
+// records none) and, when no agent is named, the current phase's agent.
+func (d *wfDoc) setStatus(c *workflow.Candidate, status string) {
 	if status == "" {
 		status = "unknown"
 		c.Findings = append(c.Findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-status", Path: file,
+			Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-status", Path: d.file,
 			Message: "the state records no status (nor paused_at); treated as interrupted",
 		})
 	}
@@ -426,8 +479,12 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 			}
 		}
 	}
+}
 
-	// files: phase outputs, then the lists of referenced files
+// files collects the referenced files: phase outputs (the last one
+// critical), then the lists of referenced files, then the stories' files.
+func (d *wfDoc) files(c *workflow.Candidate, lastOut string) {
+	f, m := d.f, d.m
 	set := source.NewFileSet(nil)
 	for _, p := range c.Phases {
 		for _, o := range p.Outputs {
@@ -436,7 +493,7 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 			}
 		}
 	}
-	phase := source.CurrentPhaseID(&c)
+	phase := source.CurrentPhaseID(c)
 	for _, k := range []string{"files", "files_changed", "filesChanged", "changed_files"} {
 		if v, ok := m[k]; ok {
 			source.FileList(f, set, k, v, phase)
@@ -456,15 +513,7 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 			set.Add(workflow.RefFile{Path: r.Path, Phase: phase, Critical: !done, From: "story"})
 		}
 	}
-	if set.Dropped > 0 {
-		c.Findings = append(c.Findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-files", Path: file,
-			Message: fmt.Sprintf("%d referenced files beyond the first %d were ignored", set.Dropped, source.MaxFiles),
-		})
-	}
-	c.Files = set.Sorted()
-	c.Findings = append(c.Findings, f.Findings...)
-	return c
+	set.Finish(c, d.file)
 }
 
 // wfResolveDef picks the definition the recorded phases belong to: the one
