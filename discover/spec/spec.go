@@ -741,64 +741,8 @@ func Build(info specInfo, def workflow.Definition) workflow.Candidate {
 	}
 	c.Spec = &workflow.Spec{Name: info.Name, Dir: info.Dir, Complexity: info.Complexity, Artifacts: arts, Verdict: info.Verdict}
 
-	// phases
-	n := len(def.Phases)
-	phases := make([]workflow.Phase, n)
-	for i, p := range def.Phases {
-		phases[i] = workflow.Phase{ID: p.ID, Name: p.Name, Agent: p.Agent, Status: workflow.PhasePending}
-		if a := info.Agents[p.ID]; a != "" {
-			phases[i].Agent = a
-		}
-		if a := arts[p.ID]; a != "" {
-			phases[i].Outputs = []string{a}
-		}
-		switch st := info.States[p.ID]; st {
-		case workflow.PhaseCompleted, workflow.PhaseSkipped:
-			phases[i].Status = st
-		}
-		if info.Complexity == "SIMPLE" && (p.ID == "assess" || p.ID == "research") {
-			phases[i].Status = workflow.PhaseSkipped // SIMPLE runs gather, spec, critique
-		}
-	}
-	curIdx := -1
-	if info.HasCurrent {
-		curIdx = specPhaseIndex(def, info.Current)
-	}
-	critique := def.Index("critique")
-	spec := def.Index("spec")
-	revision := info.Verdict == specNeedsRevision && critique >= 0 && spec >= 0 && phases[critique].Status == workflow.PhaseCompleted
-	if curIdx < 0 && revision {
-		curIdx = spec // the critique sends the spec back for revision
-	}
-	if curIdx < 0 {
-		for i := range phases {
-			if info.States[phases[i].ID] == "active" {
-				curIdx = i
-				break
-			}
-		}
-	}
-	if curIdx < 0 {
-		lastDone := -1
-		for i, p := range phases {
-			if p.Status == workflow.PhaseCompleted {
-				lastDone = i
-			}
-		}
-		for i := lastDone + 1; i < n; i++ {
-			if phases[i].Status == workflow.PhasePending {
-				curIdx = i
-				break
-			}
-		}
-	}
-	source.SkipBefore(phases, curIdx)
-	if curIdx >= 0 {
-		for i := curIdx + 1; i < n && revision; i++ {
-			phases[i].Status = workflow.PhasePending // the critique runs again after the revision
-		}
-		phases[curIdx].Status = workflow.PhaseCurrent
-	}
+	phases := specDefPhases(info, def, arts)
+	curIdx, revision := specCurrent(info, def, phases)
 	c.Phases = phases
 	lastDone := ""
 	for i, p := range phases {
@@ -806,47 +750,10 @@ func Build(info specInfo, def workflow.Definition) workflow.Candidate {
 			lastDone = p.ID
 		}
 	}
-	var active []int
-	for i, p := range phases {
-		if p.Status != workflow.PhaseSkipped {
-			active = append(active, i)
-		}
-	}
-	if n > 0 {
-		pos := workflow.Position{Kind: workflow.PosPhase, Total: len(active)}
-		if curIdx >= 0 {
-			for rank, i := range active {
-				if i == curIdx {
-					pos.Index = rank + 1
-				}
-			}
-			pos.Name = phases[curIdx].Name
-			c.Agent = phases[curIdx].Agent
-		} else if len(active) > 0 {
-			pos.Index = len(active)
-			pos.Name = phases[active[len(active)-1]].Name
-		}
-		c.Position = pos
-	}
-
-	// status
+	specPosition(&c, curIdx)
 	c.StatusRaw = info.StatusRaw
-	status := info.Status
-	if status == "" {
-		switch info.Verdict {
-		case specApproved:
-			status = "completed"
-		case specBlocked:
-			status = "blocked"
-		default:
-			status = "in_progress"
-		}
-	}
-	if info.Verdict == specApproved && !info.Unreadable {
-		status = "completed"
-	}
-	c.Status = status
-	c.Resumable = info.Unreadable || !workflow.IsTerminalStatus(status)
+	c.Status = specStatus(info)
+	c.Resumable = info.Unreadable || !workflow.IsTerminalStatus(c.Status)
 
 	// files: every artifact; critical when the next phase needs it
 	next := ""
@@ -868,4 +775,124 @@ func Build(info specInfo, def workflow.Definition) workflow.Candidate {
 	}
 	c.Files = set.Sorted()
 	return c
+}
+
+// specDefPhases lists the definition's phases with what the pipeline
+// recorded: agents, artifacts, completed and skipped phases (a SIMPLE
+// pipeline skips the assessment and the research).
+func specDefPhases(info specInfo, def workflow.Definition, arts map[string]string) []workflow.Phase {
+	phases := make([]workflow.Phase, len(def.Phases))
+	for i, p := range def.Phases {
+		phases[i] = workflow.Phase{ID: p.ID, Name: p.Name, Agent: p.Agent, Status: workflow.PhasePending}
+		if a := info.Agents[p.ID]; a != "" {
+			phases[i].Agent = a
+		}
+		if a := arts[p.ID]; a != "" {
+			phases[i].Outputs = []string{a}
+		}
+		switch st := info.States[p.ID]; st {
+		case workflow.PhaseCompleted, workflow.PhaseSkipped:
+			phases[i].Status = st
+		}
+		if info.Complexity == "SIMPLE" && (p.ID == "assess" || p.ID == "research") {
+			phases[i].Status = workflow.PhaseSkipped // SIMPLE runs gather, spec, critique
+		}
+	}
+	return phases
+}
+
+// specCurrent finds the current phase and marks it (-1 when none): the
+// recorded one, else the spec when the critique asks for a revision, else
+// an active one, else the first pending phase after the last completed
+// one. revision reports a NEEDS_REVISION verdict on a completed critique.
+func specCurrent(info specInfo, def workflow.Definition, phases []workflow.Phase) (curIdx int, revision bool) {
+	curIdx = -1
+	if info.HasCurrent {
+		curIdx = specPhaseIndex(def, info.Current)
+	}
+	critique := def.Index("critique")
+	spec := def.Index("spec")
+	revision = info.Verdict == specNeedsRevision && critique >= 0 && spec >= 0 && phases[critique].Status == workflow.PhaseCompleted
+	if curIdx < 0 && revision {
+		curIdx = spec // the critique sends the spec back for revision
+	}
+	if curIdx < 0 {
+		for i := range phases {
+			if info.States[phases[i].ID] == "active" {
+				curIdx = i
+				break
+			}
+		}
+	}
+	if curIdx < 0 {
+		lastDone := -1
+		for i, p := range phases {
+			if p.Status == workflow.PhaseCompleted {
+				lastDone = i
+			}
+		}
+		for i := lastDone + 1; i < len(phases); i++ {
+			if phases[i].Status == workflow.PhasePending {
+				curIdx = i
+				break
+			}
+		}
+	}
+	source.SkipBefore(phases, curIdx)
+	if curIdx >= 0 {
+		for i := curIdx + 1; i < len(phases) && revision; i++ {
+			phases[i].Status = workflow.PhasePending // the critique runs again after the revision
+		}
+		phases[curIdx].Status = workflow.PhaseCurrent
+	}
+	return curIdx, revision
+}
+
+// specPosition sets the position among the phases that are not skipped
+// (the current one, else the last one) and the current phase's agent.
+func specPosition(c *workflow.Candidate, curIdx int) {
+	phases := c.Phases
+	if len(phases) == 0 {
+		return
+	}
+	var active []int
+	for i, p := range phases {
+		if p.Status != workflow.PhaseSkipped {
+			active = append(active, i)
+		}
+	}
+	pos := workflow.Position{Kind: workflow.PosPhase, Total: len(active)}
+	if curIdx >= 0 {
+		for rank, i := range active {
+			if i == curIdx {
+				pos.Index = rank + 1
+			}
+		}
+		pos.Name = phases[curIdx].Name
+		c.Agent = phases[curIdx].Agent
+	} else if len(active) > 0 {
+		pos.Index = len(active)
+		pos.Name = phases[active[len(active)-1]].Name
+	}
+	c.Position = pos
+}
+
+// specStatus is the pipeline's status: the recorded one, else what the
+// critique verdict says; an APPROVED verdict completes a readable pipeline.
+func specStatus(info specInfo) string {
+	status := info.Status
+	if status == "" {
+		switch info.Verdict {
+		case specApproved:
+			status = "completed"
+		case specBlocked:
+			status = "blocked"
+		default:
+			status = "in_progress"
+		}
+	}
+	if info.Verdict == specApproved && !info.Unreadable {
+		status = "completed"
+	}
+	return status
 }
