@@ -12,7 +12,7 @@ import (
 // bound keeps a pathological status line from costing more than a constant.
 const MaxStatusLen = 256
 
-// StatusOrder is the order of the canonical statuses of DESIGN §3,
+// StatusOrder is the order of the canonical statuses,
 // used wherever a deterministic iteration over them is needed.
 var StatusOrder = []Status{
 	StatusDraft,
@@ -23,7 +23,7 @@ var StatusOrder = []Status{
 	StatusBlocked,
 }
 
-// storyBuiltinSpellings is the table of DESIGN §3. "done - …" and
+// storyBuiltinSpellings is the table of built-in status spellings. "done - …" and
 // "completed - …" need no rows of their own: "done" and "completed" followed
 // by the " - " separator already match them.
 var storyBuiltinSpellings = map[Status][]string{
@@ -56,7 +56,7 @@ var storyBuiltinTable = func() []storySpelling {
 }()
 
 // CanonicalStatus maps a story's status text to its canonical status
-// (DESIGN §3) and returns it with the stripped text: markdown emphasis
+// and returns it with the stripped text: markdown emphasis
 // (**, __, *, _, backticks), emoji, pictographs and other symbols removed,
 // whitespace collapsed, a leading list or quote marker dropped.
 //

@@ -1,3 +1,8 @@
+// Package epic is the epic execution state format (`epic_state:` YAML or
+// JSON): EpicSource finds the state files, ParseEpicState and Parse read
+// waves, stories and phases into a candidate. Adding a framework means adding
+// one format package like this one and one line to discover.DefaultSources
+// (see docs/ARCHITECTURE.md).
 package epic
 
 import (
@@ -13,7 +18,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// EpicSource finds epic execution states (DESIGN §3, priority 1): the files
+// EpicSource finds epic execution states (priority 1): the files
 // of the configured epic globs, plus workflow-state files whose top-level
 // mapping holds an "epic_state" key (AIOX keeps both in .aiox/*-state.yaml).
 type EpicSource struct{}
@@ -208,7 +213,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 		}
 	}
 
-	c.Epic = &workflow.Epic{EpicID: epicID, PlanPath: refpath.CleanKeepUnsafe(planPath), CurrentWave: cur, Waves: waves}
+	c.Epic = &workflow.Epic{EpicID: epicID, PlanPath: refpath.KeepUnsafe(planPath), CurrentWave: cur, Waves: waves}
 	c.Position = workflow.Position{Kind: workflow.PosWave, Index: cur, Total: len(waves)}
 	if allDone && !workflow.IsTerminalStatus(c.Status) {
 		c.Position.Name = "Final Gate"
@@ -252,7 +257,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 	c.Phases = Phases(def, waves, cur, allDone, c.Status)
 
 	if planPath != "" {
-		c.Files = source.AddFile(c.Files, workflow.RefFile{Path: refpath.CleanKeepUnsafe(planPath), Phase: "waves", Critical: true, From: planKey})
+		c.Files = source.AddFile(c.Files, workflow.RefFile{Path: refpath.KeepUnsafe(planPath), Phase: "waves", Critical: true, From: planKey})
 	}
 	AddStoryFiles(&c, nil)
 	for _, rf := range source.RefFiles(f, st, "waves", "files") {
@@ -440,7 +445,7 @@ func AddStoryFiles(c *workflow.Candidate, lookup func(id string) string) {
 		for _, s := range w.Stories {
 			p, from := s.Path, "waves"
 			if p == "" && lookup != nil {
-				p, from = refpath.CleanKeepUnsafe(lookup(s.ID)), "story"
+				p, from = refpath.KeepUnsafe(lookup(s.ID)), "story"
 			}
 			if p == "" {
 				continue

@@ -147,7 +147,7 @@ func epicStories(f *tolerant.Fields, v any, key string) []epicStory {
 		s.ref.ID = id
 		s.ref.Status = workflow.NormalizeStateStatus(f.Str(m, "status", "state"))
 		p, _ := source.PathField(f, m, "path", "file", "story_path", "storyPath", "story_file", "storyFile")
-		s.ref.Path = refpath.CleanKeepUnsafe(p)
+		s.ref.Path = refpath.KeepUnsafe(p)
 		s.ref.Executor = strings.TrimPrefix(f.Str(m, "executor"), "@")
 		if x, ok := m["wave"]; ok && x != nil {
 			if n, ok := epicNumber(x); ok {

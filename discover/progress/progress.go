@@ -1,3 +1,10 @@
+// Package progress is the markdown progress-file format, both ways:
+// ParseProgress reads the execution metadata, configuration, conversation and
+// execution state into a candidate, and Patch marks a file resumed keeping
+// every other byte. Parse and patch share one section classifier, one key
+// normaliser, one fence rule and one key list. Adding a framework means
+// adding one format package like this one and one line to
+// discover.DefaultSources (see docs/ARCHITECTURE.md).
 package progress
 
 import (
@@ -14,8 +21,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// ProgressSource finds progress files (DESIGN §3, priority 3; the format of
-// seeds/002): a markdown file with an execution metadata list, a YAML
+// ProgressSource finds progress files (priority 3): a markdown file with an execution metadata list, a YAML
 // configuration block, the conversation history and the execution state.
 // Every file found is a candidate: one that is not in that format was still
 // put where progress files live, so it is an "unreadable" candidate with a
@@ -180,7 +186,7 @@ var (
 	progStepRe    = regexp.MustCompile(`(?i)^(?:step\s*)?(\d{1,6})(?:\s*(?:of|/|out of)\s*(\d{1,6}))?\s*(?:[-:—(]\s*(.*?)\)?)?$`)
 )
 
-// ParseProgress parses a progress file (seeds/002) into a candidate. It
+// ParseProgress parses a progress file (the markdown progress format) into a candidate. It
 // never fails and never touches the file system: a file that is not in the
 // format (no metadata list and no execution state) or is not valid UTF-8 is a
 // candidate with status "unreadable" and a blocking parse finding. The

@@ -15,7 +15,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// progSeed is the progress file of seeds/002, filled in.
+// progSeed is the progress file of the progress format, filled in.
 const progSeed = "# Workflow Progress - 2025-06-30T14:35:22Z\n" +
 	"\n## Execution Metadata\n" +
 	"- **Workflow**: workflow.prompt.md\n" +

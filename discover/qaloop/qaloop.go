@@ -1,3 +1,8 @@
+// Package qaloop is the QA-loop format: the loop status file and its index.
+// QALoopSource finds them, ParseQALoop and ParseIndex read iterations,
+// verdicts and the story under review into a candidate. Adding a framework
+// means adding one format package like this one and one line to
+// discover.DefaultSources (see docs/ARCHITECTURE.md).
 package qaloop
 
 import (
@@ -12,7 +17,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// QALoopSource finds QA-loop status files (DESIGN §3, priority 2) and the
+// QALoopSource finds QA-loop status files (priority 2) and the
 // AIOX loops index. An index entry whose status file was also found is the
 // same workflow: it becomes evidence on the file's candidate; an entry
 // without a file is a candidate of its own.
@@ -154,7 +159,7 @@ func AddStoryFile(c *workflow.Candidate, lookup func(string) string) {
 	if len(c.StoryRefs) == 0 || c.StoryRefs[0].Path != "" {
 		return
 	}
-	if p := refpath.CleanKeepUnsafe(lookup(c.StoryRefs[0].ID)); p != "" {
+	if p := refpath.KeepUnsafe(lookup(c.StoryRefs[0].ID)); p != "" {
 		c.Files = qaStoryFirst(c.Files, workflow.RefFile{Path: p, Phase: "review", Critical: true, From: "story"})
 	}
 }
@@ -231,7 +236,7 @@ func qaStory(f *tolerant.Fields, st map[string]any) qaStoryInfo {
 	if s.path == "" {
 		s.path, s.from = f.StrKey(st, "storyPath", "story_path", "storyFile", "story_file")
 	}
-	s.path = refpath.CleanKeepUnsafe(s.path)
+	s.path = refpath.KeepUnsafe(s.path)
 	return s
 }
 
@@ -316,7 +321,7 @@ func qaFromMap(f *tolerant.Fields, st map[string]any, def workflow.Definition, s
 			Fixed:   qaFixed(hm),
 		})
 		if g, k := f.StrKey(hm, "gate_file", "gateFile"); g != "" {
-			gateFiles = append(gateFiles, workflow.RefFile{Path: refpath.CleanKeepUnsafe(g), Phase: "review", Produced: true, From: "history[]." + k})
+			gateFiles = append(gateFiles, workflow.RefFile{Path: refpath.KeepUnsafe(g), Phase: "review", Produced: true, From: "history[]." + k})
 		}
 	}
 	sort.SliceStable(hist, func(i, j int) bool { return hist[i].Number < hist[j].Number })
@@ -341,7 +346,7 @@ func qaFromMap(f *tolerant.Fields, st map[string]any, def workflow.Definition, s
 		c.Files = source.AddFile(c.Files, rf)
 	}
 	if g, k := f.StrKey(st, "gate_file", "gateFile"); g != "" {
-		c.Files = source.AddFile(c.Files, workflow.RefFile{Path: refpath.CleanKeepUnsafe(g), Phase: "review", Produced: true, From: k})
+		c.Files = source.AddFile(c.Files, workflow.RefFile{Path: refpath.KeepUnsafe(g), Phase: "review", Produced: true, From: k})
 	}
 	for _, g := range gateFiles {
 		c.Files = source.AddFile(c.Files, g)
@@ -577,7 +582,7 @@ func ParseIndex(p string, data []byte, def workflow.Definition) ([]qaIndexEntry,
 			story.id = it.id
 		}
 		sf, sfKey := source.PathField(f, em, "path", "statusFile", "status_file", "file")
-		sf = refpath.CleanKeepUnsafe(sf)
+		sf = refpath.KeepUnsafe(sf)
 		key := story.id
 		if key == "" {
 			if sf == "" {

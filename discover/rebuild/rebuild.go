@@ -1,3 +1,9 @@
+// Package rebuild reconstructs a corrupt state file from what survives: its
+// .bak twin, the text that still reads, the stories it names and the other
+// candidates. Rebuild returns the reconstructed candidate with the provenance
+// of each part; Render lays a rebuilt candidate out in the format of its kind
+// for handoff to write, and StillCorrupt tells whether a file is still
+// damaged.
 package rebuild
 
 import (

@@ -9,7 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// BuiltinDefinitions returns the default workflow definitions of DESIGN §3,
+// BuiltinDefinitions returns the built-in workflow definitions,
 // used when the repository has no framework workflows folder.
 func BuiltinDefinitions() map[string]workflow.Definition {
 	return map[string]workflow.Definition{

@@ -45,7 +45,7 @@ func NewFileSet(files []workflow.RefFile) *FileSet {
 }
 
 func (s *FileSet) Add(f workflow.RefFile) {
-	f.Path = refpath.Clean(f.Path)
+	f.Path = refpath.CleanPath(f.Path)
 	if f.Path == "" {
 		return
 	}

@@ -1,8 +1,11 @@
-// Package discover finds every saved state an agent framework left in a
-// repository (DESIGN §3): epic execution states, QA loops, workflow states,
-// stories in progress or in review, and spec pipelines. Each source kind is
-// one file implementing Source; Scan runs them all, merges candidates that
-// describe the same work and orders the result deterministically.
+// Package source is what a format package sees of the repository while
+// discover scans it: the Source interface every format implements, Repo (safe
+// reads, globs, the workflow definitions in force and the index of parsed
+// stories), the built-in and repository workflow definitions, and the helpers
+// formats share to read a state file: referenced-file sets, phase references
+// and records, state-file unwrapping and the parse findings. Format packages
+// import source; discover imports the format packages, so source cannot
+// import discover.
 package source
 
 import (
@@ -25,7 +28,7 @@ import (
 type Source interface {
 	// Kind names the source (workflow.Kind* constants).
 	Kind() string
-	// Priority is the source's priority in DESIGN §3 (lower is more specific).
+	// Priority is the source's priority (lower is more specific; see docs/ARCHITECTURE.md).
 	Priority() int
 	// Scan returns the candidates found in the repository and the findings
 	// that belong to no candidate. A file that cannot be parsed still yields a

@@ -148,7 +148,7 @@ func RefFiles(f *tolerant.Fields, m map[string]any, phase string, keys ...string
 				if h == "" {
 					h = hashHint
 				}
-				if p = refpath.CleanKeepUnsafe(p); p != "" {
+				if p = refpath.KeepUnsafe(p); p != "" {
 					out = AddFile(out, workflow.RefFile{Path: p, Phase: phase, Hash: h, From: k})
 				}
 			default:
@@ -157,7 +157,7 @@ func RefFiles(f *tolerant.Fields, m map[string]any, phase string, keys ...string
 					f.Wrong(k+"[]", "a path", item)
 					return
 				}
-				if s = refpath.CleanKeepUnsafe(s); s != "" {
+				if s = refpath.KeepUnsafe(s); s != "" {
 					out = AddFile(out, workflow.RefFile{Path: s, Phase: phase, Hash: hashHint, From: k})
 				}
 			}

@@ -18,7 +18,7 @@ import (
 // specResolve places a bare artifact name in the spec folder; other paths
 // are repository-relative.
 func specResolve(dir, p string) string {
-	p = refpath.Clean(p)
+	p = refpath.CleanPath(p)
 	if p != "" && !strings.Contains(p, "/") && dir != "" && dir != "." {
 		return dir + "/" + p
 	}
@@ -171,7 +171,7 @@ func specDowngrade(f workflow.Finding) workflow.Finding {
 // StoryFromRepo names the story of a spec folder under a story folder
 // from the stories the repository knows.
 func StoryFromRepo(r *source.Repo, info *specInfo) {
-	dir := refpath.Clean(info.Dir)
+	dir := refpath.CleanPath(info.Dir)
 	if !strings.EqualFold(path.Base(dir), "spec") || len(r.Stories) == 0 {
 		return
 	}

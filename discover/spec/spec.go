@@ -1,3 +1,9 @@
+// Package spec is the spec-pipeline format: a spec folder with its
+// `.pipeline-state.json` or, without one, the artifacts the spec tasks write.
+// SpecSource finds the folders and Build turns the state and the artifacts
+// into a candidate. Adding a framework means adding one format package like
+// this one and one line to discover.DefaultSources (see
+// docs/ARCHITECTURE.md).
 package spec
 
 import (
@@ -14,7 +20,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// SpecSource finds spec pipelines in progress (DESIGN §3, priority 6): a
+// SpecSource finds spec pipelines in progress (priority 6): a
 // folder from the configured spec globs (`docs/stories/*/spec`,
 // `docs/specs/*`) with a `.pipeline-state.json`, or without one, with the
 // artifacts the nexos spec tasks write (requirements, complexity, research,
@@ -136,7 +142,7 @@ type specInfo struct {
 // specNameFromDir names a spec folder: `docs/stories/<x>/spec` is <x> (and
 // story <x> when <x> starts with a story number), `docs/specs/<x>` is <x>.
 func specNameFromDir(dir, storiesDir string) (name, story string) {
-	dir = refpath.Clean(dir)
+	dir = refpath.CleanPath(dir)
 	base := path.Base(dir)
 	if (strings.EqualFold(base, "spec") || strings.EqualFold(base, "specs")) && strings.Contains(dir, "/") {
 		parent := path.Dir(dir)

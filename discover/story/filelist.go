@@ -1,11 +1,11 @@
 package story
 
 import (
-	"path"
 	"strings"
 	"unicode"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -65,22 +65,7 @@ func (s *storyState) addFile(lineNo int, p string) {
 // repository-relative by convention. ok is false for a path that is still
 // absolute or leaves the repository; clean is "" for one that names nothing.
 func storyCleanPath(p string) (clean string, ok bool) {
-	p = strings.ReplaceAll(p, "\\", "/")
-	p = strings.TrimPrefix(p, "/")
-	if p == "" {
-		return "", true
-	}
-	if strings.HasPrefix(p, "/") || (len(p) > 1 && p[1] == ':') {
-		return p, false
-	}
-	c := path.Clean(p)
-	switch {
-	case c == "." || c == "":
-		return "", true
-	case c == ".." || strings.HasPrefix(c, "../"):
-		return c, false
-	}
-	return c, true
+	return refpath.Clean(strings.TrimPrefix(strings.ReplaceAll(p, "\\", "/"), "/"))
 }
 
 // storyFileListPath extracts the path a File List item names. A

@@ -12,7 +12,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// StorySource finds stories (DESIGN §3, priorities 4 and 5): every story
+// StorySource finds stories (priorities 4 and 5): every story
 // becomes a candidate — an "sdc" one when InProgress, a "qa-review" one when
 // InReview, and a not resumable "story" one otherwise (listed by
 // status --all). It also fills Repo.Stories for the state-file sources.

@@ -1,3 +1,9 @@
+// Package story is the story-file format: it parses story markdown (title,
+// status, tasks, File List, Change Log, sections and the status table) into
+// workflow.Story values, and StorySource turns stories in progress or in
+// review into candidates. Adding a framework means adding one format package
+// like this one and one line to discover.DefaultSources (see
+// docs/ARCHITECTURE.md).
 package story
 
 import (

@@ -1,3 +1,9 @@
+// Package wfstate is the workflow-state format: orchestrate's own workflow
+// states, nexos story checkpoints, AIOS/AIOX workflow states and the AIOS
+// unified session state. WorkflowStateSource finds them and Build lays the
+// recorded phases on the workflow definition they belong to. Adding a
+// framework means adding one format package like this one and one line to
+// discover.DefaultSources (see docs/ARCHITECTURE.md).
 package wfstate
 
 import (
@@ -13,7 +19,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// WorkflowStateSource finds workflow state files (DESIGN §3, priority 3): our
+// WorkflowStateSource finds workflow state files (priority 3): our
 // own `.orchestrate/workflows/<execution id>.yaml`, nexos checkpoints under
 // `.nexos/workflow-state/`, AIOS/AIOX workflow states and the AIOS unified
 // session state `docs/stories/.session-state.yaml`. Files that belong to the
@@ -96,7 +102,7 @@ func wfMatchesAny(patterns []string, file string) bool {
 }
 
 // ParseWorkflowState parses one workflow-state file (any of the layouts of
-// DESIGN §3: ours, a nexos story checkpoint, AIOS/AIOX workflow state, the
+// the workflow states orchestrate reads: ours, a nexos story checkpoint, AIOS/AIOX workflow state, the
 // AIOS session state) into a candidate. defs looks workflow definitions up by
 // id (nil: the built-in ones). It never fails: a file that does not decode is
 // a candidate with status "unreadable" and a blocking parse finding. The
@@ -209,7 +215,7 @@ func (w *wfStoryRefs) addValue(f *tolerant.Fields, key string, v any, status str
 		if st == "" {
 			st = status
 		}
-		w.add(id, st, refpath.Clean(p))
+		w.add(id, st, refpath.CleanPath(p))
 	default:
 		s, ok := tolerant.ScalarString(v)
 		if !ok {

@@ -1,3 +1,11 @@
+// Package worksession is the work-session format (work sessions, their
+// breadcrumbs and subtasks, and the task files that link them), both ways:
+// ParseWorkSession and ParseTask read them, WorkSessionSource makes
+// candidates, and the patches in patch.go append breadcrumbs, close sessions
+// and record AI session ids keeping every other byte. Parse and patch read
+// the same key lists. Adding a framework means adding one format package like
+// this one and one line to discover.DefaultSources (see
+// docs/ARCHITECTURE.md).
 package worksession
 
 import (
@@ -12,7 +20,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// WorkSessionSource finds work sessions (DESIGN §3, priority 3; seeds/003):
+// WorkSessionSource finds work sessions (priority 3):
 // `docs/maestro/work_sessions/*.json`, with the task files
 // (`docs/maestro/tasks/*.json`) for task titles and parent links. Each
 // session file is a candidate: an active or paused session is resumable, a

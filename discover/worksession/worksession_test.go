@@ -14,7 +14,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// The artifacts of seeds/003.
+// The artifacts of the work-session format.
 const (
 	wsTask001 = `{
   "id": "task-001",

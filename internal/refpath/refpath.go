@@ -1,3 +1,6 @@
+// Package refpath cleans the file paths state files and stories reference,
+// the same way everywhere, without judging them: validation reports what is
+// unsafe.
 package refpath
 
 import (
@@ -5,15 +8,21 @@ import (
 	"strings"
 )
 
-// Clean trims and cleans a referenced path without judging it: an
-// unsafe path stays unsafe for validation to report.
-func Clean(p string) string {
-	p = strings.TrimSpace(p)
-	if p == "" {
-		return ""
-	}
-	p = strings.ReplaceAll(p, `\`, "/")
-	for { // cleaning can expose spaces ("a /" -> "a "): repeat until stable
+// Clean is the one rule for a path a state file or a story references: it
+// trims the path, turns backslashes into slashes and cleans it ("./a//b"
+// and "a/x/../b" become "a/b"; "." becomes ""), repeating until the result
+// is stable. safe is false for a path validation must refuse: absolute, a
+// drive letter, leaving the repository, or holding control characters (the
+// path is cleaned all the same, so two spellings of one unsafe path are one
+// reference). Clean never judges whether the file exists.
+//
+// The formats differ only in what they do around it: a leading "/" in a
+// story's File List means the repository root (the story format strips it
+// before calling Clean and ignores unsafe paths); epic and QA-loop states
+// show an unsafe path as written (KeepUnsafe).
+func Clean(p string) (clean string, safe bool) {
+	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
+	for p != "" { // cleaning can expose spaces ("a /" -> "a "): repeat until stable
 		next := strings.TrimSpace(path.Clean(p))
 		if next == p {
 			break
@@ -21,9 +30,32 @@ func Clean(p string) string {
 		p = next
 	}
 	if p == "." || p == "" {
-		return ""
+		return "", true
 	}
-	return p
+	unsafe := strings.ContainsAny(p, "\x00\r\n") || strings.HasPrefix(p, "/") || (len(p) > 1 && p[1] == ':') ||
+		p == ".." || strings.HasPrefix(p, "../")
+	return p, !unsafe
+}
+
+// CleanPath is Clean without the verdict.
+func CleanPath(p string) string {
+	c, _ := Clean(p)
+	return c
+}
+
+// KeepUnsafe is Clean for a format that shows an unsafe path the way the
+// file wrote it: a path Clean finds unsafe, or one written with
+// backslashes, is returned trimmed but otherwise verbatim, so that the
+// finding validation reports names it as written.
+func KeepUnsafe(p string) string {
+	t := strings.TrimSpace(p)
+	if strings.ContainsRune(t, '\\') {
+		return t
+	}
+	if c, safe := Clean(t); safe {
+		return c
+	}
+	return t
 }
 
 // LooksLikePath tells a file path from a description ("validated story",
@@ -60,23 +92,4 @@ func Output(s string) (string, bool) {
 	}
 	s = strings.Trim(s, "`'\"")
 	return s, LooksLikePath(s)
-}
-
-// CleanKeepUnsafe trims a referenced path and cleans it when it is a plain
-// relative path. Anything validation must refuse (absolute, escaping the
-// repository, control characters, backslashes, drive letters) is kept
-// verbatim after trimming so the finding shows what the state wrote.
-func CleanKeepUnsafe(p string) string {
-	p = strings.TrimSpace(p)
-	if p == "" {
-		return ""
-	}
-	if strings.ContainsAny(p, "\x00\r\n\\") || strings.HasPrefix(p, "/") || (len(p) > 1 && p[1] == ':') {
-		return p
-	}
-	c := path.Clean(p)
-	if c == ".." || strings.HasPrefix(c, "../") {
-		return p
-	}
-	return c
 }

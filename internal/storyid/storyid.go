@@ -1,3 +1,5 @@
+// Package storyid reads story ids ("4.2") out of references and keeps ids
+// safe on a command line and in file names: the one id sanitiser.
 package storyid
 
 import (
@@ -35,6 +37,8 @@ func Sanitize(s string) string {
 	return out
 }
 
+// NumRe matches the dotted story number ("4.2", "1.10.3") a story file name
+// starts with.
 var NumRe = regexp.MustCompile(`^(\d+(?:\.\d+)+)`)
 
 // FromRef turns a story reference (an id, or a story file path) into an id
@@ -45,7 +49,7 @@ func FromRef(s string) (id, file string) {
 		return "", ""
 	}
 	if strings.Contains(s, "/") || strings.HasSuffix(strings.ToLower(s), ".md") {
-		file = refpath.Clean(s)
+		file = refpath.CleanPath(s)
 		base := path.Base(file)
 		base = strings.TrimSuffix(base, path.Ext(base))
 		base = strings.TrimSuffix(base, ".story")

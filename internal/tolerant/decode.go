@@ -1,3 +1,7 @@
+// Package tolerant decodes YAML and JSON written by hand or by other tools
+// without ever failing on them: depth and alias limits, errors with a line,
+// and Fields, which reads a value under any of its spellings and records a
+// warning when it has the wrong type.
 package tolerant
 
 import (

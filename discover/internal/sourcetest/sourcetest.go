@@ -1,3 +1,6 @@
+// Package sourcetest holds test helpers the format packages' tests share:
+// writing repository files, and checking what every candidate keeps whatever
+// the input.
 package sourcetest
 
 import (
@@ -228,7 +231,7 @@ func CheckCandidate(t *testing.T, c workflow.Candidate, fs []workflow.Finding, p
 		t.Fatalf("bad position %+v", c.Position)
 	}
 	for _, f := range c.Files {
-		if f.Path == "" || f.Path != refpath.Clean(f.Path) {
+		if f.Path == "" || f.Path != refpath.CleanPath(f.Path) {
 			t.Fatalf("uncleaned path %q", f.Path)
 		}
 	}
