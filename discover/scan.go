@@ -47,7 +47,15 @@ type Result struct {
 // DefaultSources returns every source in priority order. The story source
 // comes first in the list because the state-file sources look stories up.
 func DefaultSources() []source.Source {
-	return []source.Source{story.StorySource{}, epic.EpicSource{}, qaloop.QALoopSource{}, wfstate.WorkflowStateSource{}, progress.ProgressSource{}, worksession.WorkSessionSource{}, spec.SpecSource{}}
+	return []source.Source{
+		story.StorySource,
+		epic.EpicSource,
+		qaloop.QALoopSource,
+		wfstate.WorkflowStateSource,
+		progress.ProgressSource,
+		worksession.WorkSessionSource,
+		spec.SpecSource,
+	}
 }
 
 // Scan runs every source over r, merges candidates that describe the same
@@ -64,7 +72,7 @@ func Scan(r *source.Repo, opts Options) Result {
 		cs, fs := s.Scan(r)
 		all = append(all, cs...)
 		findings = append(findings, fs...)
-		if _, isStory := s.(story.StorySource); isStory && opts.Times != nil {
+		if s.Kind() == workflow.KindStory && opts.Times != nil {
 			// date the resumable stories from git while the other sources
 			// scan: the history walk and the state-file parsing overlap
 			paths := mtimePaths(cs, true)

@@ -64,7 +64,7 @@ func aiFixture(t *testing.T) (string, Request) {
 	}
 	withAlive(t, os.Getpid())
 	r := &discover.Repo{Root: root, Config: config.Default()}
-	cs, _ := worksession.WorkSessionSource{}.Scan(r)
+	cs, _ := worksession.WorkSessionSource.Scan(r)
 	if len(cs) != 1 {
 		t.Fatalf("%d candidates", len(cs))
 	}

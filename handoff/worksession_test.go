@@ -343,7 +343,7 @@ func TestCloseWorkSession(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	// the resume of the parent sees the summary
-	cs, _ := worksession.WorkSessionSource{}.Scan(r)
+	cs, _ := worksession.WorkSessionSource.Scan(r)
 	for _, c := range cs {
 		if c.Key == "wsession-parent-abc123" {
 			sums, _ := c.Context[worksession.WorkSessionCtxSummaries].([]any)

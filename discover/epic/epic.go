@@ -21,21 +21,15 @@ import (
 // EpicSource finds epic execution states (priority 1): the files
 // of the configured epic globs, plus workflow-state files whose top-level
 // mapping holds an "epic_state" key (AIOX keeps both in .aiox/*-state.yaml).
-type EpicSource struct{}
-
-// Kind is workflow.KindEpicState.
-func (EpicSource) Kind() string { return workflow.KindEpicState }
-
-// Priority is workflow.PriorityEpic.
-func (EpicSource) Priority() int { return workflow.PriorityEpic }
+var EpicSource source.Source = source.Format{FormatKind: workflow.KindEpicState, FormatPriority: workflow.PriorityEpic, ScanFunc: scanEpics}
 
 // EpicStateKey is the top-level key that wraps an epic execution state and
 // tells it apart from a workflow state in a shared folder.
 const EpicStateKey = "epic_state"
 
-// Scan reads every epic state file. A file that cannot be read or decoded
+// scanEpics reads every epic state file. A file that cannot be read or decoded
 // still yields a candidate carrying the blocking parse finding.
-func (EpicSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	def := r.Definition(workflow.DefEpic)
 	seen := map[string]bool{}
 	var files []string

@@ -463,7 +463,7 @@ func TestEpicSourceScan(t *testing.T) {
 	r, _ := source.NewRepo(root, config.Default())
 	r.Stories["1.1"] = &workflow.Story{ID: "1.1", Path: "docs/stories/1.1.story.md"}
 	r.Stories["2.1"] = &workflow.Story{ID: "2.1", Path: "docs/stories/2.1.story.md"}
-	src := EpicSource{}
+	src := EpicSource
 	if src.Kind() != workflow.KindEpicState || src.Priority() != workflow.PriorityEpic {
 		t.Fatalf("kind/priority %q %d", src.Kind(), src.Priority())
 	}

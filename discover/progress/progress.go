@@ -26,17 +26,11 @@ import (
 // Every file found is a candidate: one that is not in that format was still
 // put where progress files live, so it is an "unreadable" candidate with a
 // blocking parse finding.
-type ProgressSource struct{}
+var ProgressSource source.Source = source.Format{FormatKind: workflow.KindProgress, FormatPriority: workflow.PriorityWorkflow, ScanFunc: scanProgress}
 
-// Kind is workflow.KindProgress.
-func (ProgressSource) Kind() string { return workflow.KindProgress }
-
-// Priority is workflow.PriorityWorkflow (progress files share priority 3).
-func (ProgressSource) Priority() int { return workflow.PriorityWorkflow }
-
-// Scan reads every configured progress file. All findings are attached to
+// scanProgress reads every configured progress file. All findings are attached to
 // their candidate.
-func (ProgressSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+func scanProgress(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var out []workflow.Candidate
 	for _, file := range r.Glob(r.Config.Sources.Progress, false) {
 		if strings.HasSuffix(file, ".bak") {

@@ -423,7 +423,7 @@ func TestProgressSourceScan(t *testing.T) {
 		}
 	}
 	r, _ := source.NewRepo(root, config.Default())
-	src := ProgressSource{}
+	src := ProgressSource
 	if src.Kind() != workflow.KindProgress || src.Priority() != 3 {
 		t.Errorf("kind=%q priority=%d", src.Kind(), src.Priority())
 	}

@@ -21,13 +21,7 @@ import (
 // AIOX loops index. An index entry whose status file was also found is the
 // same workflow: it becomes evidence on the file's candidate; an entry
 // without a file is a candidate of its own.
-type QALoopSource struct{}
-
-// Kind is workflow.KindQALoop.
-func (QALoopSource) Kind() string { return workflow.KindQALoop }
-
-// Priority is workflow.PriorityQALoop.
-func (QALoopSource) Priority() int { return workflow.PriorityQALoop }
+var QALoopSource source.Source = source.Format{FormatKind: workflow.KindQALoop, FormatPriority: workflow.PriorityQALoop, ScanFunc: scanQALoops}
 
 // DefaultMax is the iteration limit when neither the state nor the
 // qa-loop definition says.
@@ -36,9 +30,9 @@ const DefaultMax = 5
 // qaWrappers are the top-level keys a dashboard-style file nests the loop in.
 var qaWrappers = []string{"qaLoop", "qa_loop", "loop"}
 
-// Scan reads every QA-loop status file and index. The findings returned
+// scanQALoops reads every QA-loop status file and index. The findings returned
 // (those about an unreadable index) belong to no candidate.
-func (QALoopSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+func scanQALoops(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	def := r.Definition(workflow.DefQALoop)
 	lookupStory := func(id string) string {
 		if s := r.Stories[id]; s != nil {

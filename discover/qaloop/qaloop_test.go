@@ -455,7 +455,7 @@ func TestQALoopSourceScan(t *testing.T) {
 	r, _ := source.NewRepo(root, cfg)
 	r.Stories["4.5"] = &workflow.Story{ID: "4.5", Path: "docs/stories/4.5.story.md"}
 	r.Stories["9.9"] = &workflow.Story{ID: "9.9", Path: "docs/stories/9.9.story.md"}
-	src := QALoopSource{}
+	src := QALoopSource
 	if src.Kind() != workflow.KindQALoop || src.Priority() != workflow.PriorityQALoop {
 		t.Fatalf("kind/priority")
 	}
@@ -516,14 +516,14 @@ func TestQALoopSourceScanBadIndex(t *testing.T) {
 	root := t.TempDir()
 	sourcetest.Write(t, root, map[string]string{".aiox/qa-loops-index.json": "{\"loops\": [\x00\x01"})
 	r, _ := source.NewRepo(root, config.Default())
-	cs, loose := QALoopSource{}.Scan(r)
+	cs, loose := QALoopSource.Scan(r)
 	if len(cs) != 0 || len(loose) != 1 || loose[0].Code != "binary" || loose[0].Severity != workflow.Warning {
 		t.Errorf("cs %v loose %v", cs, loose)
 	}
 	if err := os.WriteFile(filepath.Join(root, ".aiox/qa-loops-index.json"), []byte(`{"loops": [`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, loose = QALoopSource{}.Scan(r)
+	_, loose = QALoopSource.Scan(r)
 	if len(loose) != 1 || loose[0].Code != "syntax" {
 		t.Errorf("loose %v", loose)
 	}

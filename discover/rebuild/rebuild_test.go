@@ -434,13 +434,13 @@ func FuzzRebuild(f *testing.F) {
 		var src source.Source
 		switch {
 		case strings.HasPrefix(statePath, "qa/"):
-			statePath, src = "qa/loop-status.json", qaloop.QALoopSource{}
+			statePath, src = "qa/loop-status.json", qaloop.QALoopSource
 		case strings.HasPrefix(statePath, ".aiox/"):
-			statePath, src = ".aiox/epic-4-state.yaml", epic.EpicSource{}
+			statePath, src = ".aiox/epic-4-state.yaml", epic.EpicSource
 		case strings.HasPrefix(statePath, "docs/specs/"):
-			statePath, src = "docs/specs/x/.pipeline-state.json", spec.SpecSource{}
+			statePath, src = "docs/specs/x/.pipeline-state.json", spec.SpecSource
 		default:
-			statePath, src = ".orchestrate/workflows/sdc-1.yaml", wfstate.WorkflowStateSource{}
+			statePath, src = ".orchestrate/workflows/sdc-1.yaml", wfstate.WorkflowStateSource
 		}
 		for p, data := range map[string][]byte{statePath: state, statePath + ".bak": bak, "docs/stories/4.2.s.md": storyData, "docs/specs/x/spec.md": []byte("# s\n")} {
 			full := filepath.Join(root, filepath.FromSlash(p))
@@ -449,7 +449,7 @@ func FuzzRebuild(f *testing.F) {
 		}
 		repo := *r
 		repo.Root, repo.Stories = root, map[string]*workflow.Story{}
-		cs := discover.Scan(&repo, discover.Options{Sources: []source.Source{story.StorySource{}, src}}).Candidates
+		cs := discover.Scan(&repo, discover.Options{Sources: []source.Source{story.StorySource, src}}).Candidates
 		for _, c := range cs {
 			if c.Status != StatusUnreadable {
 				continue

@@ -169,3 +169,20 @@ func DecodeFinding(path string, err error) workflow.Finding {
 	}
 	return ParseFinding(path, 0, "syntax", "%v", err)
 }
+
+// Format is a Source given by its parts: each format package declares its
+// source as one Format value, and discover lists it in DefaultSources.
+type Format struct {
+	FormatKind     string // a workflow.Kind* constant
+	FormatPriority int    // a workflow.Priority* constant (lower is more specific)
+	ScanFunc       func(r *Repo) ([]workflow.Candidate, []workflow.Finding)
+}
+
+// Kind is the format's kind.
+func (f Format) Kind() string { return f.FormatKind }
+
+// Priority is the format's priority.
+func (f Format) Priority() int { return f.FormatPriority }
+
+// Scan runs the format's scan over r.
+func (f Format) Scan(r *Repo) ([]workflow.Candidate, []workflow.Finding) { return f.ScanFunc(r) }

@@ -26,13 +26,7 @@ import (
 // artifacts the nexos spec tasks write (requirements, complexity, research,
 // spec, critique). A pipeline whose critique verdict is APPROVED is
 // completed; a folder without any artifact is no candidate.
-type SpecSource struct{}
-
-// Kind is workflow.KindSpec.
-func (SpecSource) Kind() string { return workflow.KindSpec }
-
-// Priority is workflow.PrioritySpec.
-func (SpecSource) Priority() int { return workflow.PrioritySpec }
+var SpecSource source.Source = source.Format{FormatKind: workflow.KindSpec, FormatPriority: workflow.PrioritySpec, ScanFunc: scanSpecs}
 
 // specStateFile is the pipeline state file inside a spec folder.
 const specStateFile = ".pipeline-state.json"
@@ -47,10 +41,10 @@ const (
 	specBlocked       = "BLOCKED"
 )
 
-// Scan looks at every spec folder and returns one candidate per folder that
+// scanSpecs looks at every spec folder and returns one candidate per folder that
 // has a state file or at least one artifact. Findings are attached to their
 // candidate.
-func (SpecSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+func scanSpecs(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	def := r.Definition(workflow.DefSpec)
 	if len(def.Phases) == 0 {
 		def = source.BuiltinDefinitions()[workflow.DefSpec]

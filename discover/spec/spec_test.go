@@ -291,7 +291,7 @@ func TestSpecSourceScan(t *testing.T) {
 	}
 	r, _ := source.NewRepo(root, config.Default())
 	r.Stories["4.2"] = &workflow.Story{ID: "4.2", Path: "docs/stories/4.2.story.md"}
-	src := SpecSource{}
+	src := SpecSource
 	if src.Kind() != workflow.KindSpec || src.Priority() != 6 {
 		t.Errorf("kind=%q priority=%d", src.Kind(), src.Priority())
 	}

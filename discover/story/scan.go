@@ -16,23 +16,16 @@ import (
 // becomes a candidate — an "sdc" one when InProgress, a "qa-review" one when
 // InReview, and a not resumable "story" one otherwise (listed by
 // status --all). It also fills Repo.Stories for the state-file sources.
-type StorySource struct{}
+var StorySource source.Source = source.Format{FormatKind: workflow.KindStory, FormatPriority: workflow.PriorityInProgress, ScanFunc: scanStories}
 
-// Kind is workflow.KindStory.
-func (StorySource) Kind() string { return workflow.KindStory }
-
-// Priority is workflow.PriorityInProgress, the priority of the most
-// specific candidate it yields.
-func (StorySource) Priority() int { return workflow.PriorityInProgress }
-
-// Scan parses every story file matched by the configured globs (default
+// scanStories parses every story file matched by the configured globs (default
 // docs/stories/**/*.md), in path order. Files in a "spec" folder below a
 // story folder are spec pipeline artifacts, and files with neither a story
 // id nor a status (README.md, index.md) are not stories: both are skipped
 // without a finding. The first story with an id wins Repo.Stories[id]; a
 // later one gets a "duplicate-story-id" warning and "@<path>" appended to
 // its candidate id.
-func (StorySource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	if r.Stories == nil {
 		r.Stories = map[string]*workflow.Story{}
 	}

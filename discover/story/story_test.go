@@ -370,7 +370,7 @@ func TestStorySourceScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := source.NewRepo(dir, config.Default())
-	src := StorySource{}
+	src := StorySource
 	if src.Kind() != workflow.KindStory || src.Priority() != workflow.PriorityInProgress {
 		t.Errorf("kind, priority = %s, %d", src.Kind(), src.Priority())
 	}
@@ -479,7 +479,7 @@ func TestStorySourceConfig(t *testing.T) {
 	cfg.Sources.Stories = []string{"stories/**/*.md"}
 	cfg.Statuses = map[string][]string{"InReview": {"shipping"}, "InProgress": {"doing"}}
 	r, _ := source.NewRepo(dir, cfg)
-	cs, _ := StorySource{}.Scan(r)
+	cs, _ := StorySource.Scan(r)
 	var ids []string
 	for _, c := range cs {
 		ids = append(ids, c.ID)
@@ -491,7 +491,7 @@ func TestStorySourceConfig(t *testing.T) {
 	}
 	cfg.Sources.Stories = []string{"stories/spec/*.md"}
 	r, _ = source.NewRepo(dir, cfg)
-	cs, _ = StorySource{}.Scan(r)
+	cs, _ = StorySource.Scan(r)
 	if len(cs) != 1 || cs[0].ID != "qa-review:1.1" {
 		t.Errorf("candidates = %+v", cs)
 	}
@@ -506,7 +506,7 @@ func TestStorySourceCustomDefinition(t *testing.T) {
 			"  - {id: qa-gate, name: Gate, agent: qa}\n  - {id: ship, name: Ship, agent: devops}\n",
 	})
 	r, _ := source.NewRepo(dir, config.Default())
-	cs, _ := StorySource{}.Scan(r)
+	cs, _ := StorySource.Scan(r)
 	if len(cs) != 1 {
 		t.Fatalf("candidates = %+v", cs)
 	}

@@ -25,19 +25,13 @@ import (
 // session state `docs/stories/.session-state.yaml`. Files that belong to the
 // epic source (an epic glob, or a top-level `epic_state`) and `.bak` twins
 // are skipped.
-type WorkflowStateSource struct{}
+var WorkflowStateSource source.Source = source.Format{FormatKind: workflow.KindWorkflowState, FormatPriority: workflow.PriorityWorkflow, ScanFunc: scanWorkflowStates}
 
-// Kind is workflow.KindWorkflowState.
-func (WorkflowStateSource) Kind() string { return workflow.KindWorkflowState }
-
-// Priority is workflow.PriorityWorkflow.
-func (WorkflowStateSource) Priority() int { return workflow.PriorityWorkflow }
-
-// Scan reads every configured workflow-state file. Each file is one
+// scanWorkflowStates reads every configured workflow-state file. Each file is one
 // candidate; a file that cannot be read or decoded is a candidate with status
 // "unreadable" and a blocking parse finding. All findings are attached to
 // their candidate.
-func (WorkflowStateSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var out []workflow.Candidate
 	for _, file := range r.Glob(r.Config.Sources.WorkflowState, false) {
 		if strings.HasSuffix(file, ".bak") || wfMatchesAny(r.Config.Sources.Epic, file) {

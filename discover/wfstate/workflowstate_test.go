@@ -522,7 +522,7 @@ func TestWorkflowStateSourceScan(t *testing.T) {
 	r, _ := source.NewRepo(root, config.Default())
 	r.Stories["4.2"] = &workflow.Story{ID: "4.2", Path: "docs/stories/4.2.login.md"}
 	r.Stories["7.1"] = &workflow.Story{ID: "7.1", Path: "docs/stories/7.1.a.md"}
-	src := WorkflowStateSource{}
+	src := WorkflowStateSource
 	if src.Kind() != workflow.KindWorkflowState || src.Priority() != 3 {
 		t.Errorf("kind=%q priority=%d", src.Kind(), src.Priority())
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Scan reads the task files, then every work-session file. Each session file
+// scanWorkSessions reads the task files, then every work-session file. Each session file
 // is a candidate; findings about task files (which belong to no candidate)
 // are returned as warnings.
-func (WorkSessionSource) Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var loose []workflow.Finding
 	tasks := map[string]Task{}
 	for _, p := range r.Glob(r.Config.Sources.Tasks, false) {

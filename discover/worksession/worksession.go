@@ -27,13 +27,7 @@ import (
 // closed one is terminal. A subtask's session is a candidate of its own that
 // names its parent; a parent brings its breadcrumbs and the summaries of its
 // completed subtasks.
-type WorkSessionSource struct{}
-
-// Kind is workflow.KindWorkSession.
-func (WorkSessionSource) Kind() string { return workflow.KindWorkSession }
-
-// Priority is workflow.PriorityWorkflow (work sessions share priority 3).
-func (WorkSessionSource) Priority() int { return workflow.PriorityWorkflow }
+var WorkSessionSource source.Source = source.Format{FormatKind: workflow.KindWorkSession, FormatPriority: workflow.PriorityWorkflow, ScanFunc: scanWorkSessions}
 
 // WorkSession is one work-session file as recorded.
 type WorkSession struct {

@@ -550,7 +550,7 @@ func TestWorkSessionSourceScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := source.NewRepo(root, config.Default())
-	src := WorkSessionSource{}
+	src := WorkSessionSource
 	if src.Kind() != workflow.KindWorkSession || src.Priority() != 3 {
 		t.Errorf("kind %q priority %d", src.Kind(), src.Priority())
 	}
