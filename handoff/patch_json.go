@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -13,18 +12,9 @@ import (
 // wrapper member holding an object) and the fields in it and in the top
 // level.
 func locateJSON(data []byte, wrappers []string) (inner, outer *mapInfo, err error) {
-	s := &statepatch.JSONScanner{Data: data}
-	s.SkipSpace()
-	if s.Pos >= len(data) || data[s.Pos] != '{' {
-		return nil, nil, errors.New("the top level is not a JSON object")
-	}
-	top, err := s.Object(0)
+	top, err := statepatch.ScanTop(data)
 	if err != nil {
 		return nil, nil, err
-	}
-	s.SkipSpace()
-	if s.Pos != len(data) {
-		return nil, nil, s.Errf("data after the top-level object")
 	}
 	topInfo := jsonMapInfo(data, top)
 	for _, w := range wrappers {

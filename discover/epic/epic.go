@@ -267,17 +267,11 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 // unknown.
 func epicUnreadable(p string, finding workflow.Finding) workflow.Candidate {
 	id := epicIDFromPath(p)
-	return workflow.Candidate{
-		ID:        "epic:" + id,
-		Type:      workflow.TypeEpic,
-		Key:       id,
-		Source:    workflow.SourceRef{Kind: workflow.KindEpicState, Path: p, Priority: workflow.PriorityEpic},
-		Workflow:  workflow.DefEpic,
-		Status:    source.UnreadableStatus,
-		Resumable: true,
-		Epic:      &workflow.Epic{EpicID: id},
-		Findings:  []workflow.Finding{finding},
-	}
+	src := workflow.SourceRef{Kind: workflow.KindEpicState, Path: p, Priority: workflow.PriorityEpic}
+	c := source.Unreadable(src, workflow.TypeEpic, "epic", id, workflow.DefEpic, finding)
+	c.Stories = nil
+	c.Epic = &workflow.Epic{EpicID: id}
+	return c
 }
 
 // epicIDField reads the epic id: epicId, epic_id, epic (text, or a mapping

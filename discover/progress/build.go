@@ -197,11 +197,7 @@ func (p *progFields) files(c *workflow.Candidate) {
 		set.Add(workflow.RefFile{Path: wfFile, From: "metadata.workflow"})
 	}
 	phase := source.CurrentPhaseID(c)
-	keys := make([]string, 0, len(p.exec))
-	for k := range p.exec {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := source.SortedKeys(p.exec)
 	for _, k := range keys {
 		switch {
 		case progIsVarKey(k):
@@ -302,11 +298,7 @@ func progPaths(set *source.FileSet, v any, from, phase string, depth int) {
 			progPaths(set, x, from, phase, depth+1)
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := source.SortedKeys(t)
 		for _, k := range keys {
 			progPaths(set, t[k], from, phase, depth+1)
 		}

@@ -208,18 +208,8 @@ func ParseProgress(path string, data []byte) (workflow.Candidate, []workflow.Fin
 // progUnreadable is the candidate of a progress file that cannot be read or
 // is not in the progress format.
 func progUnreadable(file string, f workflow.Finding) workflow.Candidate {
-	key := storyid.Sanitize(source.Stem(file))
-	return workflow.Candidate{
-		ID:        "progress:" + key,
-		Type:      workflow.TypeProgress,
-		Key:       key,
-		Source:    workflow.SourceRef{Kind: workflow.KindProgress, Path: file, Priority: workflow.PriorityWorkflow},
-		Workflow:  "progress",
-		Stories:   []string{},
-		Status:    "unreadable",
-		Resumable: true,
-		Findings:  []workflow.Finding{f},
-	}
+	src := workflow.SourceRef{Kind: workflow.KindProgress, Path: file, Priority: workflow.PriorityWorkflow}
+	return source.Unreadable(src, workflow.TypeProgress, "progress", storyid.Sanitize(source.Stem(file)), "progress", f)
 }
 
 // progExecBlock reports whether the execution state section holds a fenced

@@ -466,22 +466,15 @@ func qaKeyFromPath(p string) string {
 // qaUnreadable is the candidate of a status file that cannot be read or
 // decoded.
 func qaUnreadable(p string, finding workflow.Finding, def workflow.Definition) workflow.Candidate {
-	key := qaKeyFromPath(p)
 	max := def.MaxIterations
 	if max <= 0 {
 		max = DefaultMax
 	}
-	return workflow.Candidate{
-		ID:        "qa-loop:" + key,
-		Type:      workflow.TypeQALoop,
-		Key:       key,
-		Source:    workflow.SourceRef{Kind: workflow.KindQALoop, Path: p, Priority: workflow.PriorityQALoop},
-		Workflow:  workflow.DefQALoop,
-		Status:    source.UnreadableStatus,
-		Resumable: true,
-		QA:        &workflow.QALoop{MaxIterations: max},
-		Findings:  []workflow.Finding{finding},
-	}
+	src := workflow.SourceRef{Kind: workflow.KindQALoop, Path: p, Priority: workflow.PriorityQALoop}
+	c := source.Unreadable(src, workflow.TypeQALoop, "qa-loop", qaKeyFromPath(p), workflow.DefQALoop, finding)
+	c.Stories = nil
+	c.QA = &workflow.QALoop{MaxIterations: max}
+	return c
 }
 
 // qaIndexEntry is one loop of the index, with the status file it names.

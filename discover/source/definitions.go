@@ -2,7 +2,6 @@ package source
 
 import (
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -134,11 +133,7 @@ func ParseDefinition(data []byte) (workflow.Definition, error) {
 		}
 		if dm := f.Map(pm, "decision"); dm != nil {
 			p.Decision = map[string]string{}
-			keys := make([]string, 0, len(dm))
-			for k := range dm {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := SortedKeys(dm)
 			for _, k := range keys {
 				if s, ok := tolerant.ScalarString(dm[k]); ok {
 					p.Decision[k] = s

@@ -108,11 +108,7 @@ func FileList(f *tolerant.Fields, set *FileSet, key string, v any, phase string)
 			}
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := SortedKeys(t)
 		for _, k := range keys {
 			switch Norm(k) {
 			case "deleted", "removed":

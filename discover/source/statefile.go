@@ -187,7 +187,7 @@ func RefFiles(f *tolerant.Fields, m map[string]any, phase string, keys ...string
 }
 
 // SortedKeys returns m's keys sorted.
-func SortedKeys(m map[string]any) []string {
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -212,4 +212,22 @@ func SortEvidence(ev []workflow.SourceRef) {
 		}
 		return ev[i].Path < ev[j].Path
 	})
+}
+
+// Unreadable is the candidate of a state file that cannot be read or is not
+// in its format: it keeps the file's place in the list (status
+// "unreadable", resumable, id "<prefix>:<key>") and carries the findings
+// that say why. Stories is an empty list, not nil.
+func Unreadable(src workflow.SourceRef, typ workflow.Type, prefix, key, wf string, findings ...workflow.Finding) workflow.Candidate {
+	return workflow.Candidate{
+		ID:        prefix + ":" + key,
+		Type:      typ,
+		Key:       key,
+		Source:    src,
+		Workflow:  wf,
+		Stories:   []string{},
+		Status:    UnreadableStatus,
+		Resumable: true,
+		Findings:  append([]workflow.Finding(nil), findings...),
+	}
 }

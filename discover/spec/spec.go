@@ -9,7 +9,6 @@ package spec
 import (
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -289,11 +288,7 @@ func specStateArtifacts(f *tolerant.Fields, info *specInfo, m map[string]any, de
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := source.SortedKeys(t)
 		for _, k := range keys {
 			ref, _ := source.ParseRef(k)
 			switch x := t[k].(type) {
@@ -405,11 +400,7 @@ func Build(info specInfo, def workflow.Definition) workflow.Candidate {
 	if curIdx >= 0 {
 		next = phases[curIdx].ID
 	}
-	ids := make([]string, 0, len(arts))
-	for k := range arts {
-		ids = append(ids, k)
-	}
-	sort.Strings(ids)
+	ids := source.SortedKeys(arts)
 	set := source.NewFileSet(nil)
 	for _, id := range ids {
 		critical := id == lastDone ||

@@ -115,17 +115,8 @@ func ParseWorkflowState(path string, data []byte, defs func(id string) workflow.
 
 // Unreadable is the candidate of a state file that cannot be read or decoded.
 func Unreadable(file string, f workflow.Finding) workflow.Candidate {
-	key := storyid.Sanitize(source.Stem(file))
-	return workflow.Candidate{
-		ID:        "workflow:" + key,
-		Type:      workflow.TypeWorkflow,
-		Key:       key,
-		Source:    workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: file, Priority: workflow.PriorityWorkflow},
-		Stories:   []string{},
-		Status:    "unreadable",
-		Resumable: true,
-		Findings:  []workflow.Finding{f},
-	}
+	src := workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: file, Priority: workflow.PriorityWorkflow}
+	return source.Unreadable(src, workflow.TypeWorkflow, "workflow", storyid.Sanitize(source.Stem(file)), "", f)
 }
 
 // wfAIOSDevCycle is the AIOS development cycle (workflow id

@@ -96,18 +96,9 @@ func appendExpect(key, elem string) func(map[string]any) error {
 // top level has no id of its own.
 func wsLocate(data []byte) (*statepatch.JSONObject, []byte, error) {
 	data = bytes.TrimPrefix(data, statepatch.BOM)
-	s := &statepatch.JSONScanner{Data: data}
-	s.SkipSpace()
-	if s.Pos >= len(data) || data[s.Pos] != '{' {
-		return nil, nil, errors.New("the top level is not a JSON object")
-	}
-	top, err := s.Object(0)
+	top, err := statepatch.ScanTop(data)
 	if err != nil {
 		return nil, nil, err
-	}
-	s.SkipSpace()
-	if s.Pos != len(data) {
-		return nil, nil, s.Errf("data after the top-level object")
 	}
 	for _, mem := range top.Members {
 		for _, k := range wsIDKeys {

@@ -191,18 +191,8 @@ func wsCandidates(entries []wsEntry, tasks map[string]Task) []workflow.Candidate
 // wsUnreadable is the candidate of a work-session file that cannot be read
 // or decoded.
 func wsUnreadable(file string, fs []workflow.Finding) workflow.Candidate {
-	key := storyid.Sanitize(source.Stem(file))
-	return workflow.Candidate{
-		ID:        "work-session:" + key,
-		Type:      workflow.TypeWorkSession,
-		Key:       key,
-		Source:    workflow.SourceRef{Kind: workflow.KindWorkSession, Path: file, Priority: workflow.PriorityWorkflow},
-		Workflow:  "work-session",
-		Stories:   []string{},
-		Status:    "unreadable",
-		Resumable: true,
-		Findings:  append([]workflow.Finding(nil), fs...),
-	}
+	src := workflow.SourceRef{Kind: workflow.KindWorkSession, Path: file, Priority: workflow.PriorityWorkflow}
+	return source.Unreadable(src, workflow.TypeWorkSession, "work-session", storyid.Sanitize(source.Stem(file)), "work-session", fs...)
 }
 
 // wsBuild is the candidate of one session, without the links to others.

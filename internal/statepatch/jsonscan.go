@@ -2,6 +2,7 @@ package statepatch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -183,4 +184,24 @@ func (s *JSONScanner) Object(depth int) (*JSONObject, error) {
 		}
 		return nil, s.Errf("want , or } in an object")
 	}
+}
+
+// ScanTop scans a whole JSON document that must be one object and returns
+// that object with the spans of its members (and of the members of the
+// objects directly in it).
+func ScanTop(data []byte) (*JSONObject, error) {
+	s := &JSONScanner{Data: data}
+	s.SkipSpace()
+	if s.Pos >= len(data) || data[s.Pos] != '{' {
+		return nil, errors.New("the top level is not a JSON object")
+	}
+	top, err := s.Object(0)
+	if err != nil {
+		return nil, err
+	}
+	s.SkipSpace()
+	if s.Pos != len(data) {
+		return nil, s.Errf("data after the top-level object")
+	}
+	return top, nil
 }
