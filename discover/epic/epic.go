@@ -223,15 +223,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 			refs[r.ID] = r
 			return
 		}
-		if old.Status == "" {
-			old.Status = r.Status
-		}
-		if old.Path == "" {
-			old.Path = r.Path
-		}
-		if old.Executor == "" {
-			old.Executor = r.Executor
-		}
+		epicFillRef(&old, r)
 		refs[r.ID] = old
 	}
 	for _, w := range waves {

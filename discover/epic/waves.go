@@ -239,15 +239,7 @@ func epicFillInWaves(waves []workflow.Wave, r workflow.StoryRef) bool {
 				continue
 			}
 			found = true
-			if s.Status == "" {
-				s.Status = r.Status
-			}
-			if s.Path == "" {
-				s.Path = r.Path
-			}
-			if s.Executor == "" {
-				s.Executor = r.Executor
-			}
+			epicFillRef(s, r)
 		}
 	}
 	return found
@@ -260,4 +252,17 @@ func epicWaveByNumber(waves []workflow.Wave, n int) (workflow.Wave, bool) {
 		}
 	}
 	return workflow.Wave{}, false
+}
+
+// epicFillRef fills the status, path and executor dst lacks from r.
+func epicFillRef(dst *workflow.StoryRef, r workflow.StoryRef) {
+	if dst.Status == "" {
+		dst.Status = r.Status
+	}
+	if dst.Path == "" {
+		dst.Path = r.Path
+	}
+	if dst.Executor == "" {
+		dst.Executor = r.Executor
+	}
 }

@@ -176,7 +176,7 @@ func TestParseProgressVariants(t *testing.T) {
 		t.Errorf("position = %+v", c.Position)
 	}
 	// "implement" is both current and pending: reported, listed once
-	if !sourcetest.HasFinding2(c.Findings, "step-listed-twice", workflow.Warning) {
+	if !sourcetest.HasFinding(c.Findings, "step-listed-twice", workflow.Warning) {
 		t.Errorf("findings = %v", c.Findings)
 	}
 	wantFiles := []string{"build/app.bin<execution_state.variables", "src/a.go<execution_state.modified_files", "src/b.go<execution_state.modified_files"}
@@ -312,7 +312,7 @@ func TestParseProgressStatusAndSteps(t *testing.T) {
 			if c.Position != tt.pos {
 				t.Errorf("position = %+v, want %+v", c.Position, tt.pos)
 			}
-			if tt.finding != "" && !sourcetest.HasFinding2(fs, tt.finding, tt.sev) {
+			if tt.finding != "" && !sourcetest.HasFinding(fs, tt.finding, tt.sev) {
 				t.Errorf("want a %s %s finding, got %v", tt.sev, tt.finding, fs)
 			}
 			if tt.finding == "" {
@@ -377,7 +377,7 @@ func TestParseProgressManySteps(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
 	}
-	if len(c.Phases) != progMaxSteps || !sourcetest.HasFinding2(fs, "too-many-steps", workflow.Warning) {
+	if len(c.Phases) != progMaxSteps || !sourcetest.HasFinding(fs, "too-many-steps", workflow.Warning) {
 		t.Errorf("%d phases, findings %v", len(c.Phases), fs)
 	}
 	// many unclosed fences stay linear
@@ -404,7 +404,7 @@ func TestParseProgressManySteps(t *testing.T) {
 
 func TestProgressSourceScan(t *testing.T) {
 	root := t.TempDir()
-	sourcetest.WriteFiles(t, root, map[string]string{
+	sourcetest.Write(t, root, map[string]string{
 		"progress.md":                          progSeed,
 		"progress.md.bak":                      progSeed,
 		".orchestrate/progress/run-42.md":      progVariant,

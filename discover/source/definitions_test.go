@@ -233,7 +233,7 @@ func TestLoadDefinitions(t *testing.T) {
 	// a later folder defining the same id does not win
 	files["workflows/qa-loop.yaml"] = "workflow: {id: qa-loop}\nphases: [{id: other}]\n"
 	files["workflows/custom.yaml"] = "workflow: {id: custom, name: Custom}\nphases: [{id: step, agent: dev}]\n"
-	sourcetest.WriteFiles(t, root, files)
+	sourcetest.Write(t, root, files)
 
 	r, findings := source.NewRepo(root, config.Default())
 	var ids []string

@@ -36,6 +36,7 @@ type FileSet struct {
 	Dropped int
 }
 
+// NewFileSet returns a set holding files.
 func NewFileSet(files []workflow.RefFile) *FileSet {
 	s := &FileSet{index: map[string]int{}}
 	for _, f := range files {
@@ -44,6 +45,8 @@ func NewFileSet(files []workflow.RefFile) *FileSet {
 	return s
 }
 
+// Add adds f with its path cleaned (refpath.Clean); a path already in the
+// set merges into its entry.
 func (s *FileSet) Add(f workflow.RefFile) {
 	f.Path = refpath.CleanPath(f.Path)
 	if f.Path == "" {
@@ -75,6 +78,7 @@ func (s *FileSet) Sorted() []workflow.RefFile {
 	return s.files
 }
 
+// SortFiles sorts files by path, keeping the order of equal paths.
 func SortFiles(files []workflow.RefFile) {
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 }

@@ -59,6 +59,8 @@ type PhaseRef struct {
 	Name string
 }
 
+// ParseRef reads a phase reference: a 1-based number, a name, or both
+// ("3_self_healing"); ok is false for a value that is neither.
 func ParseRef(v any) (PhaseRef, bool) {
 	s, ok := tolerant.ScalarString(v)
 	if !ok || s == "" {
@@ -68,12 +70,12 @@ func ParseRef(v any) (PhaseRef, bool) {
 		s = s[:200]
 	}
 	ref := PhaseRef{Raw: s}
-	if m := NumRe2.FindStringSubmatch(s); m != nil {
+	if m := phaseNumRe.FindStringSubmatch(s); m != nil {
 		n, _ := tolerant.ToInt(m[1])
 		ref.Num = n
 		return ref, true
 	}
-	if m := NumNameRe.FindStringSubmatch(s); m != nil {
+	if m := phaseNumNameRe.FindStringSubmatch(s); m != nil {
 		n, _ := tolerant.ToInt(m[1])
 		ref.Num, ref.Name = n, strings.TrimSpace(m[2])
 		return ref, true
@@ -301,6 +303,8 @@ func Str(f *tolerant.Fields, srcs []map[string]any, keys ...string) (string, str
 	return "", ""
 }
 
+// Time reads the first of keys present in srcs (in order) as a time, with
+// the key it came from.
 func Time(f *tolerant.Fields, srcs []map[string]any, keys ...string) (time.Time, string) {
 	for _, m := range srcs {
 		if t, k := f.Time(m, keys...); k != "" {
@@ -356,7 +360,8 @@ func CurrentPhaseID(c *workflow.Candidate) string {
 	return ""
 }
 
+// Phase references: "3" or "phase 3", and "3_self_healing".
 var (
-	NumRe2    = regexp.MustCompile(`^(?i:phase[\s_-]*)?(\d{1,4})$`)
-	NumNameRe = regexp.MustCompile(`^(\d{1,4})[_\-. ]+(\S.*)$`)
+	phaseNumRe     = regexp.MustCompile(`^(?i:phase[\s_-]*)?(\d{1,4})$`)
+	phaseNumNameRe = regexp.MustCompile(`^(\d{1,4})[_\-. ]+(\S.*)$`)
 )

@@ -196,6 +196,7 @@ func SortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// HasRef reports whether fs lists the path p.
 func HasRef(fs []workflow.RefFile, p string) bool {
 	for _, f := range fs {
 		if f.Path == p {
@@ -205,6 +206,7 @@ func HasRef(fs []workflow.RefFile, p string) bool {
 	return false
 }
 
+// SortEvidence orders evidence by source priority, then path.
 func SortEvidence(ev []workflow.SourceRef) {
 	sort.SliceStable(ev, func(i, j int) bool {
 		if ev[i].Priority != ev[j].Priority {

@@ -249,7 +249,7 @@ func TestSpecArtifactPhase(t *testing.T) {
 
 func TestSpecSourceScan(t *testing.T) {
 	root := t.TempDir()
-	sourcetest.WriteFiles(t, root, map[string]string{
+	sourcetest.Write(t, root, map[string]string{
 		// SIMPLE, spec written, critique to run
 		"docs/stories/4.2/spec/requirements.json": `{"functional": []}`,
 		"docs/stories/4.2/spec/complexity.json":   `{"class": "SIMPLE"}`,
@@ -360,7 +360,7 @@ func TestSpecSourceScan(t *testing.T) {
 	}
 
 	broken := byID["spec:broken"]
-	if broken.Status != "unreadable" || !broken.Resumable || !sourcetest.HasFinding2(broken.Findings, "syntax", workflow.Blocking) {
+	if broken.Status != "unreadable" || !broken.Resumable || !sourcetest.HasFinding(broken.Findings, "syntax", workflow.Blocking) {
 		t.Errorf("broken = %+v", broken)
 	}
 	if got := sourcetest.PhasesWith(broken, workflow.PhaseCompleted); !reflect.DeepEqual(got, []string{"gather"}) {
@@ -368,7 +368,7 @@ func TestSpecSourceScan(t *testing.T) {
 	}
 
 	bc := byID["spec:badcritique"]
-	if !bc.Resumable || !sourcetest.HasFinding2(bc.Findings, "syntax", workflow.Warning) || sourcetest.HasFinding2(bc.Findings, "", workflow.Blocking) {
+	if !bc.Resumable || !sourcetest.HasFinding(bc.Findings, "syntax", workflow.Warning) || sourcetest.HasFinding(bc.Findings, "", workflow.Blocking) {
 		t.Errorf("bad critique = %v %v", bc.Resumable, bc.Findings)
 	}
 

@@ -231,7 +231,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			stories: []string{"5.1"}, refs: []string{"5.1="},
 			updated: "2025-06-03T09:00:00Z", from: "field:lastUpdated",
 			check: func(t *testing.T, c workflow.Candidate) {
-				if !sourcetest.HasFinding2(c.Findings, "no-status", workflow.Info) {
+				if !sourcetest.HasFinding(c.Findings, "no-status", workflow.Info) {
 					t.Errorf("want a no-status info finding, got %v", c.Findings)
 				}
 				if c.Agent != "dev" || c.StoryRefs[0].Path != "docs/stories/5.1.story.md" {
@@ -396,7 +396,7 @@ func TestParseWorkflowStateStatusAndIDs(t *testing.T) {
 			if c.Key != strings.TrimPrefix(c.ID, "workflow:") {
 				t.Errorf("key %q does not match id %q", c.Key, c.ID)
 			}
-			if tt.finding != "" && !sourcetest.HasFinding2(c.Findings, tt.finding, "") {
+			if tt.finding != "" && !sourcetest.HasFinding(c.Findings, tt.finding, "") {
 				t.Errorf("want finding %q, got %v", tt.finding, c.Findings)
 			}
 		})
@@ -504,7 +504,7 @@ func TestParseWorkflowStateBadInput(t *testing.T) {
 
 func TestWorkflowStateSourceScan(t *testing.T) {
 	root := t.TempDir()
-	sourcetest.WriteFiles(t, root, map[string]string{
+	sourcetest.Write(t, root, map[string]string{
 		".orchestrate/workflows/sdc-2025-06-01-1.yaml":     wfOurs,
 		".orchestrate/workflows/sdc-2025-06-01-1.yaml.bak": wfOurs,
 		".nexos/workflow-state/EPIC-3-state.yaml":          wfCheckpointPaused,
@@ -561,7 +561,7 @@ func TestWorkflowStateSourceScan(t *testing.T) {
 		t.Errorf("dev files = %v", got)
 	}
 	bad := byPath[".nexos/workflow-state/bad.yaml"]
-	if bad.Status != "unreadable" || !bad.Resumable || bad.ID != "workflow:bad" || !sourcetest.HasFinding2(bad.Findings, "binary", workflow.Blocking) || bad.UpdatedFrom != "mtime" {
+	if bad.Status != "unreadable" || !bad.Resumable || bad.ID != "workflow:bad" || !sourcetest.HasFinding(bad.Findings, "binary", workflow.Blocking) || bad.UpdatedFrom != "mtime" {
 		t.Errorf("bad = %+v", bad)
 	}
 	session := byPath["docs/stories/.session-state.yaml"]
@@ -614,7 +614,7 @@ func TestParseWorkflowStateManyFiles(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("parsing %d files took %v", source.MaxFiles+50, d)
 	}
-	if len(c.Files) != source.MaxFiles || !sourcetest.HasFinding2(c.Findings, "too-many-files", workflow.Warning) {
+	if len(c.Files) != source.MaxFiles || !sourcetest.HasFinding(c.Findings, "too-many-files", workflow.Warning) {
 		t.Errorf("%d files, findings %v", len(c.Files), c.Findings)
 	}
 	if !sort.SliceIsSorted(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path }) {

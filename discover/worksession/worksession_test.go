@@ -204,7 +204,7 @@ func TestParseWorkSessionSeed(t *testing.T) {
 
 func TestParseWorkSessionSpellings(t *testing.T) {
 	ws, fs := ParseWorkSession("x.json", []byte(wsCamel))
-	if !sourcetest.HasFinding2(fs, "wrong-type", workflow.Warning) && len(fs) != 0 {
+	if !sourcetest.HasFinding(fs, "wrong-type", workflow.Warning) && len(fs) != 0 {
 		t.Errorf("findings = %v", fs)
 	}
 	if ws.ID != "ws-camel" || ws.TaskID != "task-9" || ws.ParentID != "ws-root" || ws.AISessionID != "ai-9" || ws.Status != "paused" || ws.StatusRaw != "Paused" {
@@ -295,7 +295,7 @@ func TestParseWorkSessionSpellings(t *testing.T) {
 			if ws.Status != tt.status {
 				t.Errorf("status = %q, want %q", ws.Status, tt.status)
 			}
-			if tt.code != "" && !sourcetest.HasFinding2(fs, tt.code, workflow.Warning) {
+			if tt.code != "" && !sourcetest.HasFinding(fs, tt.code, workflow.Warning) {
 				t.Errorf("want a %s warning, got %v", tt.code, fs)
 			}
 			if tt.code == "" && len(fs) != 0 {
@@ -372,7 +372,7 @@ func TestParseTask(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("task = %+v\nwant   %+v", got, tt.want)
 			}
-			if tt.code != "" && !sourcetest.HasFinding2(fs, tt.code, workflow.Warning) {
+			if tt.code != "" && !sourcetest.HasFinding(fs, tt.code, workflow.Warning) {
 				t.Errorf("want %s, got %v", tt.code, fs)
 			}
 			if tt.code == "" && len(fs) != 0 {
@@ -481,17 +481,17 @@ func TestWorkSessionCandidates(t *testing.T) {
 		cs := wsCandidates(wsEntries(t, dir+"0.json", closedOther, dir+"a.json", wsParentStart, dir+"b.json", child), tasks)
 		by := wsByID(cs)
 		c := by["work-session:ws-child"]
-		if c.Context[WorkSessionCtxParent] != "wsession-parent-abc123" || !sourcetest.HasFinding2(c.Findings, "parent-from-task", workflow.Info) {
+		if c.Context[WorkSessionCtxParent] != "wsession-parent-abc123" || !sourcetest.HasFinding(c.Findings, "parent-from-task", workflow.Info) {
 			t.Errorf("child context %v findings %v", c.Context, c.Findings)
 		}
-		if !sourcetest.HasFinding2(by["work-session:wsession-parent-abc123"].Findings, "open-subtasks", workflow.Info) {
+		if !sourcetest.HasFinding(by["work-session:wsession-parent-abc123"].Findings, "open-subtasks", workflow.Info) {
 			t.Errorf("parent findings %v", by["work-session:wsession-parent-abc123"].Findings)
 		}
 	})
 
 	t.Run("parent missing", func(t *testing.T) {
 		cs := wsCandidates(wsEntries(t, dir+"b.json", wsSubtaskActive), tasks)
-		if len(cs) != 1 || !sourcetest.HasFinding2(cs[0].Findings, "parent-not-found", workflow.Warning) || cs[0].Context[WorkSessionCtxParent] != "wsession-parent-abc123" {
+		if len(cs) != 1 || !sourcetest.HasFinding(cs[0].Findings, "parent-not-found", workflow.Warning) || cs[0].Context[WorkSessionCtxParent] != "wsession-parent-abc123" {
 			t.Errorf("candidate = %+v", cs)
 		}
 	})
@@ -523,7 +523,7 @@ func TestWorkSessionCandidates(t *testing.T) {
 		} {
 			cs := wsCandidates(wsEntries(t, "w.json", tt.data), nil)
 			c := cs[0]
-			if c.Status != tt.status || c.Resumable != tt.resumable || (tt.code != "" && !sourcetest.HasFinding2(c.Findings, tt.code, workflow.Info)) {
+			if c.Status != tt.status || c.Resumable != tt.resumable || (tt.code != "" && !sourcetest.HasFinding(c.Findings, tt.code, workflow.Info)) {
 				t.Errorf("%s: status %q resumable %v findings %v", tt.data, c.Status, c.Resumable, c.Findings)
 			}
 			wsCheckCandidate(t, c, len(tt.data))
@@ -533,7 +533,7 @@ func TestWorkSessionCandidates(t *testing.T) {
 
 func TestWorkSessionSourceScan(t *testing.T) {
 	root := t.TempDir()
-	sourcetest.WriteFiles(t, root, map[string]string{
+	sourcetest.Write(t, root, map[string]string{
 		"docs/maestro/tasks/task-001.json":                           wsTask001,
 		"docs/maestro/tasks/task-002.json":                           wsTask002,
 		"docs/maestro/tasks/broken.json":                             `{"id": `,

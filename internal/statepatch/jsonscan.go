@@ -30,12 +30,15 @@ type JSONScanner struct {
 	Pos  int
 }
 
+// MaxJSONDepth bounds the nesting the scanner follows.
 const MaxJSONDepth = 64
 
+// Errf is an error at the scanner's position.
 func (s *JSONScanner) Errf(format string, args ...any) error {
 	return fmt.Errorf("JSON at byte %d: %s", s.Pos, fmt.Sprintf(format, args...))
 }
 
+// SkipSpace moves past JSON whitespace.
 func (s *JSONScanner) SkipSpace() {
 	for s.Pos < len(s.Data) {
 		switch s.Data[s.Pos] {
@@ -136,6 +139,7 @@ func (s *JSONScanner) Str() (string, error) {
 	return "", s.Errf("unterminated string")
 }
 
+// Object scans the object at the position, recording its members.
 func (s *JSONScanner) Object(depth int) (*JSONObject, error) {
 	o := &JSONObject{Open: s.Pos}
 	s.Pos++

@@ -31,6 +31,7 @@ type DecodeError struct {
 	Msg  string
 }
 
+// Error implements error.
 func (e *DecodeError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
@@ -213,6 +214,7 @@ func DecodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
+// JSONKind names the JSON kind of a decoded value ("an object", …).
 func JSONKind(v any) string {
 	switch v.(type) {
 	case []any:
@@ -260,6 +262,7 @@ func jsonDepth(data []byte) int {
 	return max
 }
 
+// LineAt is the 1-based line of byte offset off in data.
 func LineAt(data []byte, off int) int {
 	if off > len(data) {
 		off = len(data)
@@ -270,6 +273,8 @@ func LineAt(data []byte, off int) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
+// FirstInvalidLine is the 1-based line of the first byte that is not valid
+// UTF-8 (0 when all is valid).
 func FirstInvalidLine(data []byte) int {
 	line := 1
 	for len(data) > 0 {

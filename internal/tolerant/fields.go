@@ -32,6 +32,8 @@ func Lookup(m map[string]any, keys []string) (any, string, bool) {
 	return nil, "", false
 }
 
+// Wrong records a warning: the value under key is not what the field
+// wants.
 func (f *Fields) Wrong(key, want string, v any) {
 	f.Findings = append(f.Findings, workflow.Finding{
 		Check:    workflow.CheckParse,
@@ -42,6 +44,7 @@ func (f *Fields) Wrong(key, want string, v any) {
 	})
 }
 
+// TypeName names the type of a decoded value for a finding ("a list", …).
 func TypeName(v any) string {
 	switch v.(type) {
 	case map[string]any:
@@ -95,6 +98,8 @@ func (f *Fields) StrKey(m map[string]any, keys ...string) (string, string) {
 	return s, k
 }
 
+// ScalarString returns a scalar (text, number, boolean) as text; ok is
+// false for a mapping, a list or null.
 func ScalarString(v any) (string, bool) {
 	switch t := v.(type) {
 	case string:
@@ -133,6 +138,7 @@ func (f *Fields) Int(m map[string]any, keys ...string) (int, bool) {
 	return n, true
 }
 
+// ToInt reads an integer from a number or from text holding one.
 func ToInt(v any) (int, bool) {
 	switch t := v.(type) {
 	case int:

@@ -29,6 +29,7 @@ func HasFinding(fs []workflow.Finding, code string, sev workflow.Severity) bool 
 	return false
 }
 
+// File returns the referenced file of c with path p.
 func File(c workflow.Candidate, p string) (workflow.RefFile, bool) {
 	for _, f := range c.Files {
 		if f.Path == p {
@@ -103,6 +104,7 @@ func Watchdog(p string, data []byte) func() {
 	return func() { t.Stop() }
 }
 
+// AliasBomb is a YAML document whose aliases expand exponentially.
 func AliasBomb() string {
 	var b strings.Builder
 	b.WriteString("a: &a [x, x, x, x, x, x, x, x, x]\n")
@@ -123,19 +125,7 @@ func AliasBomb() string {
 	return b.String()
 }
 
-func WriteFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
+// Sorted returns a sorted copy of s.
 func Sorted(s []string) []string {
 	out := append([]string(nil), s...)
 	for i := 1; i < len(out); i++ {
@@ -180,15 +170,7 @@ func FileSummary(c workflow.Candidate) []string {
 	return out
 }
 
-func HasFinding2(fs []workflow.Finding, code string, sev workflow.Severity) bool {
-	for _, f := range fs {
-		if f.Code == code && (sev == "" || f.Severity == sev) {
-			return true
-		}
-	}
-	return false
-}
-
+// MustTime parses an RFC 3339 time or fails the test.
 func MustTime(t *testing.T, s string) time.Time {
 	t.Helper()
 	tm, err := time.Parse(time.RFC3339, s)
@@ -198,6 +180,9 @@ func MustTime(t *testing.T, s string) time.Time {
 	return tm
 }
 
+// CheckCandidate asserts what every workflow-state-like candidate keeps,
+// whatever the input: an id with prefix, bounded phases, files, stories
+// and findings (n bounds them), clean referenced paths.
 func CheckCandidate(t *testing.T, c workflow.Candidate, fs []workflow.Finding, prefix string, n int) {
 	t.Helper()
 	if !strings.HasPrefix(c.ID, prefix) || c.Key == "" || c.ID != prefix+c.Key {
