@@ -74,7 +74,7 @@ var storyBuiltinTable = func() []storySpelling {
 // same length. Keys are matched case-insensitively, ignoring spaces, '-' and
 // '_' ("in_progress" names InProgress); unknown keys are ignored.
 //
-// Only the first storyMaxStatusLen bytes of raw are looked at.
+// Only the first MaxStatusLen bytes of raw are looked at.
 func CanonicalStatus(raw string, extra map[string][]string) (Status, string) {
 	stripped := StripStatus(raw)
 	if stripped == "" {
@@ -257,7 +257,7 @@ func storyIsSymbol(r rune) bool {
 }
 
 // storyPlainASCII reports whether s is printable ASCII with none of the
-// characters storyStripStatus removes or rewrites (its fast path).
+// characters StripStatus removes or rewrites (its fast path).
 func storyPlainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -29,7 +29,7 @@ const MaxFiles = 20000
 
 // FileSet collects referenced files, one entry per cleaned path: a path
 // seen twice stays critical / produced if either reference says so. It holds
-// at most wfMaxFiles entries and counts the ones it drops.
+// at most MaxFiles entries and counts the ones it drops.
 type FileSet struct {
 	files   []workflow.RefFile
 	index   map[string]int

@@ -432,7 +432,7 @@ func (s *storyState) headerField(lineNo int, line string) {
 // storyField splits a "**Key:** value" line (also "Key: value",
 // "**Key**: value", "- **Key:** value", "> Key: value") into its folded key
 // (lower case, without emphasis, spaces, '-' and '_') and its value as
-// written, trimmed, at most storyMaxStatusLen bytes.
+// written, trimmed, at most workflow.MaxStatusLen bytes.
 func storyField(line string) (string, string, bool) {
 	t := strings.TrimSpace(line)
 	for _, p := range []string{"> ", "- ", "* ", "+ "} {

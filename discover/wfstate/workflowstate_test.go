@@ -578,7 +578,7 @@ func TestWfModeAndOutputs(t *testing.T) {
 	modes := map[string]string{"Pre-Flight": "preflight", "YOLO": "autopilot", "interactive": "interactive", "": "", "Custom": "custom"}
 	for in, want := range modes {
 		if got := source.Mode(in); got != want {
-			t.Errorf("wfMode(%q) = %q, want %q", in, got, want)
+			t.Errorf("Mode(%q) = %q, want %q", in, got, want)
 		}
 	}
 	outs := []struct {
@@ -597,7 +597,7 @@ func TestWfModeAndOutputs(t *testing.T) {
 	for _, o := range outs {
 		got, ok := refpath.Output(o.in)
 		if got != o.want || ok != o.ok {
-			t.Errorf("wfOutputPath(%q) = %q %v, want %q %v", o.in, got, ok, o.want, o.ok)
+			t.Errorf("Output(%q) = %q %v, want %q %v", o.in, got, ok, o.want, o.ok)
 		}
 	}
 }

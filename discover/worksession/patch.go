@@ -612,7 +612,7 @@ func RawBreadcrumbs(data []byte) ([]json.RawMessage, []BreadcrumbLine, error) {
 
 // AppendBreadcrumb appends elem (a breadcrumb as JSON) to the file's
 // breadcrumbs list, creating the list when missing; it returns the patched
-// content and the expected change of the decoded session, for verifySession.
+// content and the expected change of the decoded session, for Verify.
 func AppendBreadcrumb(data []byte, elem string) ([]byte, func(map[string]any) error, error) {
 	patched, key, err := appendToList(data, wsBreadKeys, elem)
 	if err != nil {
