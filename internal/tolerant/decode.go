@@ -144,26 +144,45 @@ func kindName(k yaml.Kind) string {
 // normalize turns map[any]any (YAML mappings with non-string keys) into
 // map[string]any so field helpers see one shape.
 func normalize(v any, depth int) any {
-	if depth > MaxDepth*2 {
+	return walkValues(v, depth, MaxDepth*2, true, nil)
+}
+
+// walkValues rebuilds decoded values with string-keyed mappings only,
+// applying leaf (when set) to every value that is not a mapping or a list;
+// in place when inPlace (a map[any]any is always replaced), else as a copy.
+// Values nested deeper than limit become nil.
+func walkValues(v any, depth, limit int, inPlace bool, leaf func(any) any) any {
+	if depth > limit {
 		return nil
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		for k, x := range t {
-			t[k] = normalize(x, depth+1)
+		out := t
+		if !inPlace {
+			out = make(map[string]any, len(t))
 		}
-		return t
+		for k, x := range t {
+			out[k] = walkValues(x, depth+1, limit, inPlace, leaf)
+		}
+		return out
 	case map[any]any:
-		m := make(map[string]any, len(t))
+		out := make(map[string]any, len(t))
 		for k, x := range t {
-			m[fmt.Sprint(k)] = normalize(x, depth+1)
+			out[fmt.Sprint(k)] = walkValues(x, depth+1, limit, inPlace, leaf)
 		}
-		return m
+		return out
 	case []any:
-		for i, x := range t {
-			t[i] = normalize(x, depth+1)
+		out := t
+		if !inPlace {
+			out = make([]any, len(t))
 		}
-		return t
+		for i, x := range t {
+			out[i] = walkValues(x, depth+1, limit, inPlace, leaf)
+		}
+		return out
+	}
+	if leaf != nil {
+		return leaf(v)
 	}
 	return v
 }
