@@ -377,10 +377,8 @@ func rbStateStatus(s workflow.Status) string {
 // qaLoop rebuilds a QA loop from its story.
 func (b *rbBuilder) qaLoop() (workflow.Candidate, bool) {
 	c := b.c
-	hits := b.salvage()
-	known := rbKnownStories(hits)
+	known := b.knownStories()
 	if len(known) == 0 {
-		b.noStories(hits)
 		return c, false
 	}
 	h := known[0]

@@ -132,10 +132,8 @@ func (b *rbBuilder) sdc() (workflow.Candidate, bool) {
 			return c, false
 		}
 	}
-	hits := b.salvage()
-	known := rbKnownStories(hits)
+	known := b.knownStories()
 	if len(known) == 0 {
-		b.noStories(hits)
 		return c, false
 	}
 	h := known[0]
@@ -505,4 +503,15 @@ func rbCountRole(st *workflow.Story, role int) int {
 		}
 	}
 	return n
+}
+
+// knownStories are the salvaged stories that have a story file, in the
+// order the text names them; when there is none, the reason is noted.
+func (b *rbBuilder) knownStories() []rbHit {
+	hits := b.salvage()
+	known := rbKnownStories(hits)
+	if len(known) == 0 {
+		b.noStories(hits)
+	}
+	return known
 }
