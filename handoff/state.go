@@ -13,12 +13,11 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
-	"github.com/orchestrate-dev/orchestrate/workflow"
-
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // ErrNotPatchable is returned by UpdateState for a file it does not know how
