@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -27,7 +28,7 @@ func TestHugeFilesAreRefused(t *testing.T) {
 		}
 		f.Close()
 	}
-	r, _ := NewRepo(root, config.Default())
+	r, _ := source.NewRepo(root, config.Default())
 	res := Scan(r, Options{})
 	seen := map[string]bool{}
 	for _, c := range res.Candidates {

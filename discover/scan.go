@@ -4,6 +4,14 @@ import (
 	"sort"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/discover/epic"
+	"github.com/orchestrate-dev/orchestrate/discover/progress"
+	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/discover/spec"
+	"github.com/orchestrate-dev/orchestrate/discover/story"
+	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -20,7 +28,7 @@ type Options struct {
 	// modification time (which a fresh clone resets).
 	Times func(paths []string) map[string]Stamp
 	// Sources replaces the default source list (tests).
-	Sources []Source
+	Sources []source.Source
 }
 
 // Result is everything Scan found.
@@ -38,21 +46,21 @@ type Result struct {
 
 // DefaultSources returns every source in priority order. The story source
 // comes first in the list because the state-file sources look stories up.
-func DefaultSources() []Source {
-	return []Source{
-		StorySource{},
-		EpicSource{},
-		QALoopSource{},
-		WorkflowStateSource{},
-		ProgressSource{},
-		WorkSessionSource{},
-		SpecSource{},
+func DefaultSources() []source.Source {
+	return []source.Source{
+		story.StorySource,
+		epic.EpicSource,
+		qaloop.QALoopSource,
+		wfstate.WorkflowStateSource,
+		progress.ProgressSource,
+		worksession.WorkSessionSource,
+		spec.SpecSource,
 	}
 }
 
 // Scan runs every source over r, merges candidates that describe the same
 // work, and orders them deterministically.
-func Scan(r *Repo, opts Options) Result {
+func Scan(r *source.Repo, opts Options) Result {
 	sources := opts.Sources
 	if sources == nil {
 		sources = DefaultSources()
@@ -64,7 +72,7 @@ func Scan(r *Repo, opts Options) Result {
 		cs, fs := s.Scan(r)
 		all = append(all, cs...)
 		findings = append(findings, fs...)
-		if _, isStory := s.(StorySource); isStory && opts.Times != nil {
+		if s.Kind() == workflow.KindStory && opts.Times != nil {
 			// date the resumable stories from git while the other sources
 			// scan: the history walk and the state-file parsing overlap
 			paths := mtimePaths(cs, true)
@@ -101,7 +109,7 @@ func Scan(r *Repo, opts Options) Result {
 	}
 	Order(all)
 	defs := map[string]workflow.Definition{}
-	for id, d := range BuiltinDefinitions() {
+	for id, d := range source.BuiltinDefinitions() {
 		defs[id] = d
 	}
 	for id, d := range r.Definitions {
@@ -201,7 +209,7 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 		b := &cs[best]
 		b.Evidence = append(b.Evidence, s.Source)
 		for _, f := range s.Files {
-			if !hasRef(b.Files, f.Path) {
+			if !source.HasRef(b.Files, f.Path) {
 				b.Files = append(b.Files, f)
 			}
 		}
@@ -211,7 +219,7 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	out = out[:0:0]
 	for i, c := range cs {
 		if !absorbed[i] {
-			sortEvidence(c.Evidence)
+			source.SortEvidence(c.Evidence)
 			out = append(out, c)
 		}
 	}
@@ -229,24 +237,6 @@ func moreSpecific(a, b *workflow.Candidate) bool {
 		return a.UpdatedAt.After(b.UpdatedAt)
 	}
 	return a.ID < b.ID
-}
-
-func hasRef(fs []workflow.RefFile, p string) bool {
-	for _, f := range fs {
-		if f.Path == p {
-			return true
-		}
-	}
-	return false
-}
-
-func sortEvidence(ev []workflow.SourceRef) {
-	sort.SliceStable(ev, func(i, j int) bool {
-		if ev[i].Priority != ev[j].Priority {
-			return ev[i].Priority < ev[j].Priority
-		}
-		return ev[i].Path < ev[j].Path
-	})
 }
 
 // Order sorts candidates by last update (newest first), then source

@@ -20,8 +20,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
 
 // Log events of an AI-session resume that fell back to a new session.
@@ -326,9 +327,9 @@ func rebuildContext(req Request) string {
 	}
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	if ws := str(discover.WorkSessionCtxID); ws != "" {
-		task := str(discover.WorkSessionCtxTaskID)
-		if t := str(discover.WorkSessionCtxTask); t != "" {
+	if ws := str(worksession.WorkSessionCtxID); ws != "" {
+		task := str(worksession.WorkSessionCtxTaskID)
+		if t := str(worksession.WorkSessionCtxTask); t != "" {
 			task += " (" + t + ")"
 		}
 		if task != "" {
@@ -337,7 +338,7 @@ func rebuildContext(req Request) string {
 			line("Work session %s.", ws)
 		}
 		line("Pass --cookie %s to every breadcrumb call of this session.", ws)
-		if p := str(discover.WorkSessionCtxParent); p != "" {
+		if p := str(worksession.WorkSessionCtxParent); p != "" {
 			line("It is a subtask of work session %s.", p)
 		}
 	} else {
@@ -346,7 +347,7 @@ func rebuildContext(req Request) string {
 	if c.AISessionID != "" {
 		line("The previous AI session %s is no longer available; this is a new session: continue from the saved context below.", c.AISessionID)
 	}
-	if crumbs := restoredList(ctx, discover.WorkSessionCtxBreadcrumbs); len(crumbs) > 0 {
+	if crumbs := restoredList(ctx, worksession.WorkSessionCtxBreadcrumbs); len(crumbs) > 0 {
 		line("")
 		line("Breadcrumbs (oldest first):")
 		for _, it := range crumbs {
@@ -364,7 +365,7 @@ func rebuildContext(req Request) string {
 			line("- %s%s", head, messageText(m["message"]))
 		}
 	}
-	if subs := restoredList(ctx, discover.WorkSessionCtxSummaries); len(subs) > 0 {
+	if subs := restoredList(ctx, worksession.WorkSessionCtxSummaries); len(subs) > 0 {
 		line("")
 		line("Completed subtasks:")
 		for _, it := range subs {
@@ -376,7 +377,7 @@ func rebuildContext(req Request) string {
 			line("- %s: %s", name, firstText(m, "summary"))
 		}
 	}
-	if open, ok := ctx[discover.WorkSessionCtxOpen].([]any); ok && len(open) > 0 {
+	if open, ok := ctx[worksession.WorkSessionCtxOpen].([]any); ok && len(open) > 0 {
 		var ids []string
 		for _, o := range open {
 			ids = append(ids, fmt.Sprint(o))
@@ -384,7 +385,7 @@ func rebuildContext(req Request) string {
 		line("")
 		line("Open subtasks: %s", strings.Join(ids, ", "))
 	}
-	if meta, ok := ctx[discover.WorkSessionCtxMetadata].(map[string]any); ok && len(meta) > 0 {
+	if meta, ok := ctx[worksession.WorkSessionCtxMetadata].(map[string]any); ok && len(meta) > 0 {
 		keys := make([]string, 0, len(meta))
 		for k := range meta {
 			keys = append(keys, k)
@@ -430,7 +431,7 @@ func messageText(v any) string {
 	case time.Time:
 		return t.UTC().Format(time.RFC3339)
 	}
-	if s, err := marshalOrdered(jsonSafe(v, 0)); err == nil {
+	if s, err := worksession.MarshalOrdered(tolerant.JSONSafe(v, 0)); err == nil {
 		return s
 	}
 	return fmt.Sprint(v)

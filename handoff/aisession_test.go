@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/plan"
 )
@@ -63,7 +64,7 @@ func aiFixture(t *testing.T) (string, Request) {
 	}
 	withAlive(t, os.Getpid())
 	r := &discover.Repo{Root: root, Config: config.Default()}
-	cs, _ := discover.WorkSessionSource{}.Scan(r)
+	cs, _ := worksession.WorkSessionSource.Scan(r)
 	if len(cs) != 1 {
 		t.Fatalf("%d candidates", len(cs))
 	}
@@ -127,7 +128,7 @@ func TestAISessionFallback(t *testing.T) {
 		t.Errorf("command %q", res.Command)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, parentPath))
-	ws, _ := discover.ParseWorkSession(parentPath, data)
+	ws, _ := worksession.ParseWorkSession(parentPath, data)
 	if ws.AISessionID != "new-123" || ws.Status != "active" || len(ws.Breadcrumbs) != 1 || len(ws.Subtasks) != 1 {
 		t.Errorf("work session: %+v", ws)
 	}

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +22,10 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -342,7 +342,7 @@ func buildEnvelope(req Request, key string) Envelope {
 	if done == nil {
 		done = []CompletedPhase{}
 	}
-	saved, _ := jsonSafe(c.Context, 0).(map[string]any)
+	saved, _ := tolerant.JSONSafe(c.Context, 0).(map[string]any)
 	if saved == nil {
 		saved = map[string]any{}
 	}
@@ -365,48 +365,11 @@ func buildEnvelope(req Request, key string) Envelope {
 		Restart: req.Restart,
 		Context: RestoredContext{
 			CompletedPhases: done, Saved: saved, AISessionID: c.AISessionID,
-			Breadcrumbs: restoredList(saved, discover.WorkSessionCtxBreadcrumbs), SubtaskSummaries: restoredList(saved, discover.WorkSessionCtxSummaries),
+			Breadcrumbs: restoredList(saved, worksession.WorkSessionCtxBreadcrumbs), SubtaskSummaries: restoredList(saved, worksession.WorkSessionCtxSummaries),
 		},
 		Next:           Next{Agent: req.Plan.ResumeFrom.Agent, Phase: req.Plan.ResumeFrom.Phase, Inputs: inputs},
 		IdempotencyKey: key,
 	}
-}
-
-// jsonSafe turns decoded state values into values encoding/json accepts:
-// maps with non-string keys get string keys, NaN and infinities become text.
-func jsonSafe(v any, depth int) any {
-	if depth > 128 {
-		return nil
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = jsonSafe(x, depth+1)
-		}
-		return out
-	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[fmt.Sprint(k)] = jsonSafe(x, depth+1)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = jsonSafe(x, depth+1)
-		}
-		return out
-	case float64:
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fmt.Sprint(t)
-		}
-	case float32:
-		if math.IsNaN(float64(t)) || math.IsInf(float64(t), 0) {
-			return fmt.Sprint(t)
-		}
-	}
-	return v
 }
 
 // interruption is how long the workflow had been interrupted.

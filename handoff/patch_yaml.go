@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"gopkg.in/yaml.v3"
-
-	"github.com/orchestrate-dev/orchestrate/discover"
 )
 
 // yamlDoc is a YAML file with the byte offset of each line.
@@ -74,7 +73,7 @@ func (d *yamlDoc) restIsComment(off int) bool {
 // wrapper key holding a block mapping) and the three fields in it and in the
 // top level.
 func locateYAML(data []byte, wrappers []string) (inner, outer *mapInfo, err error) {
-	root, err := discover.DecodeYAMLNode(data)
+	root, err := tolerant.DecodeYAMLNode(data)
 	if err != nil {
 		return nil, nil, err
 	}

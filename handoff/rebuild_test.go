@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -32,7 +33,7 @@ func rbFixture(t *testing.T, files map[string]string, id string) (string, workfl
 	cs := discover.Scan(r, discover.Options{}).Candidates
 	for _, c := range cs {
 		if c.ID == id {
-			out, prov, ok := discover.Rebuild(r, c, cs)
+			out, prov, ok := rebuild.Rebuild(r, c, cs)
 			if !ok {
 				t.Fatalf("%s not rebuilt: %v", id, prov)
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/workflow"
 	"io/fs"
 	"math"
 	"os"
@@ -13,20 +12,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // ErrNotPatchable is returned by UpdateState for a file it does not know how
 // to mark resumed (a markdown progress file, for now).
-var ErrNotPatchable = errors.New("not a state file orchestrate can patch")
+var ErrNotPatchable = statepatch.ErrNotPatchable
 
 // maxStateSize is the largest state file UpdateState reads.
 const maxStateSize = 16 << 20
 
 // StatusActive is the status a resumed state gets.
-const StatusActive = "active"
+const StatusActive = statepatch.StatusActive
 
 // allWrappers are the keys under which a state may keep its fields: an AIOX
 // epic (epic_state) and the wrapped QA-loop schemas.
@@ -156,7 +158,7 @@ const maxResumeCount = 1_000_000_000
 // layer turns an error into a blocking finding, so a dry run exits with the
 // code the real run would.
 func CheckUpdate(root string, c workflow.Candidate, now time.Time) error {
-	if !hasStateFile(c.Source.Kind) || c.Status == discover.StatusRebuilt {
+	if !hasStateFile(c.Source.Kind) || c.Status == rebuild.StatusRebuilt {
 		return nil
 	}
 	_, _, _, _, err := prepareUpdate(root, c.Source.Path, now, wrappersFor(c.Source.Kind))
@@ -575,9 +577,9 @@ func parseCount(f *foundValue) (int, error) {
 // decodeState decodes a state file's content in its format.
 func decodeState(data []byte, jsonFmt bool) (map[string]any, error) {
 	if jsonFmt {
-		return discover.DecodeJSONMap(data)
+		return tolerant.DecodeJSONMap(data)
 	}
-	return discover.DecodeYAMLMap(data)
+	return tolerant.DecodeYAMLMap(data)
 }
 
 // splitState returns the mapping that holds the fields (the first wrapper

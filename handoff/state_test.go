@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/epic"
+	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
 
 var t0 = time.Date(2025, 6, 3, 8, 15, 30, 0, time.UTC)
@@ -214,9 +216,9 @@ func checkParses(t *testing.T, rel string, data []byte) {
 	t.Helper()
 	var err error
 	if strings.HasSuffix(rel, ".json") {
-		_, err = discover.DecodeJSONMap(data)
+		_, err = tolerant.DecodeJSONMap(data)
 	} else {
-		_, err = discover.DecodeYAMLMap(data)
+		_, err = tolerant.DecodeYAMLMap(data)
 	}
 	if err != nil {
 		t.Errorf("result does not parse: %v\n%s", err, data)
@@ -240,7 +242,7 @@ func TestUpdateStateWrappedOneLineJSON(t *testing.T) {
 		t.Error("the story status outside the loop changed")
 	}
 	// and discover reads the loop as active now
-	c, _ := discover.ParseQALoop("qa/2.1/loop-status.json", got)
+	c, _ := qaloop.ParseQALoop("qa/2.1/loop-status.json", got)
 	if c.Status != "active" {
 		t.Errorf("discover reads status %q", c.Status)
 	}
@@ -252,7 +254,7 @@ func TestUpdateStateDiscoverReadsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(root, ".aiox/epic-EPIC-ACT-state.yaml"))
-	c, fs := discover.ParseEpicState(".aiox/epic-EPIC-ACT-state.yaml", got)
+	c, fs := epic.ParseEpicState(".aiox/epic-EPIC-ACT-state.yaml", got)
 	if c.Status != "active" || len(c.Epic.Waves) != 2 || c.Epic.CurrentWave != 2 {
 		t.Errorf("discover reads %q, waves %d, current %d; findings %v", c.Status, len(c.Epic.Waves), c.Epic.CurrentWave, fs)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 )
@@ -210,7 +211,7 @@ func TestAddBreadcrumb(t *testing.T) {
 	if s := readRel(t, r, childPath); s != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", s, want)
 	}
-	ws, _ := discover.ParseWorkSession(childPath, []byte(want))
+	ws, _ := worksession.ParseWorkSession(childPath, []byte(want))
 	if len(ws.Breadcrumbs) != 2 || ws.Breadcrumbs[1].Text != "Y <validates>" {
 		t.Errorf("read back: %+v", ws.Breadcrumbs)
 	}
@@ -289,7 +290,7 @@ func TestAddBreadcrumbConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, _ := discover.ParseWorkSession(childPath, []byte(readRel(t, r, childPath)))
+	ws, _ := worksession.ParseWorkSession(childPath, []byte(readRel(t, r, childPath)))
 	seen := map[string]bool{}
 	for _, b := range ws.Breadcrumbs {
 		seen[b.ID] = true
@@ -342,10 +343,10 @@ func TestCloseWorkSession(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	// the resume of the parent sees the summary
-	cs, _ := discover.WorkSessionSource{}.Scan(r)
+	cs, _ := worksession.WorkSessionSource.Scan(r)
 	for _, c := range cs {
 		if c.Key == "wsession-parent-abc123" {
-			sums, _ := c.Context[discover.WorkSessionCtxSummaries].([]any)
+			sums, _ := c.Context[worksession.WorkSessionCtxSummaries].([]any)
 			if len(sums) != 1 || !strings.Contains(fmt.Sprint(sums[0]), "validate, sanitize") {
 				t.Errorf("summaries: %v", sums)
 			}
@@ -404,7 +405,7 @@ func TestCloseTopLevelSession(t *testing.T) {
 	if _, err := CloseWorkSession(r, "wsession-parent-abc123", "Feature X done", wsNow); err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := discover.ParseWorkSession(parentPath, []byte(readRel(t, r, parentPath)))
+	ws, _ := worksession.ParseWorkSession(parentPath, []byte(readRel(t, r, parentPath)))
 	if ws.Status != "closed" || ws.Summary != "Feature X done" || ws.ClosedAt.IsZero() {
 		t.Errorf("%+v", ws)
 	}

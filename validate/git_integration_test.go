@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/story"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
@@ -96,7 +96,7 @@ func TestGitIntegration(t *testing.T) {
 	defer repo.Close()
 
 	parse := func(path string, data []byte) *workflow.Story {
-		st, _ := discover.ParseStory(path, data, nil)
+		st, _ := story.ParseStory(path, data, nil)
 		return st
 	}
 	data, err := os.ReadFile(filepath.Join(dir, storyPath))

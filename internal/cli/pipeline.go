@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/story"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
@@ -130,7 +131,7 @@ func (s *session) validate(c workflow.Candidate) validate.Report {
 		Now:       s.now,
 		Config:    s.cfg,
 		ParseStory: func(path string, data []byte) *workflow.Story {
-			st, _ := discover.ParseStory(path, data, s.cfg.Statuses)
+			st, _ := story.ParseStory(path, data, s.cfg.Statuses)
 			return st
 		},
 	}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -20,13 +20,13 @@ type rebuiltView struct {
 	ID, Title, Story   string
 	Position, Next     string
 	Completed          []string
-	Parts              []discover.Provenance
+	Parts              []rebuild.Provenance
 	Autopilot          bool
 }
 
 // rebuildIfCorrupt handles a selected state file that is corrupt (task,
 // Error Handling: "Corrupted state file"). It reports the corruption and
-// asks discover.Rebuild to reconstruct the state. When nothing usable is
+// asks rebuild.Rebuild to reconstruct the state. When nothing usable is
 // found, the candidate is left as it is, its parse finding worded so the
 // halt names the file (exit 17). When the state is rebuilt, the rebuilt
 // block is printed and the rebuilt candidate replaces the selected one:
@@ -36,11 +36,11 @@ type rebuiltView struct {
 // (rebuilt-needs-confirmation) that modes.Decide never resumes over, not
 // even with --force.
 func (a *app) rebuildIfCorrupt(r *resumeRun) error {
-	if r == nil || r.selected == nil || r.selected.Status != discover.StatusUnreadable {
+	if r == nil || r.selected == nil || r.selected.Status != rebuild.StatusUnreadable {
 		return nil
 	}
 	c := *r.selected
-	pf, corrupt := discover.CorruptFinding(c)
+	pf, corrupt := rebuild.CorruptFinding(c)
 	if !corrupt {
 		return nil // a file that cannot be opened is reported as it is
 	}
@@ -50,7 +50,7 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 			others = append(others, o)
 		}
 	}
-	rebuilt, prov, ok := discover.Rebuild(r.s.repo, c, others)
+	rebuilt, prov, ok := rebuild.Rebuild(r.s.repo, c, others)
 
 	view := rebuiltView{Path: c.Source.Path, Code: pf.Code, Line: pf.Line, Reason: pf.Message, ID: c.ID, Parts: prov}
 	if pf.Code == "binary" {
@@ -87,9 +87,9 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 	}
 	if r.mode == modes.ModeAutopilot {
 		rebuilt.Findings = append(rebuilt.Findings, workflow.Finding{
-			Check:    discover.CheckRebuild,
+			Check:    rebuild.CheckRebuild,
 			Severity: workflow.Blocking,
-			Code:     discover.CodeRebuiltNeedsConfirmation,
+			Code:     rebuild.CodeRebuiltNeedsConfirmation,
 			Message:  fmt.Sprintf("autopilot never resumes a rebuilt state: review and confirm it with orchestrate resume %s (interactive), or --mode preflight --approve", c.ID),
 			Path:     c.Source.Path,
 		})

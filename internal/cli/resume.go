@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
@@ -278,7 +279,7 @@ func (a *app) handoffFindings(r *resumeRun, c workflow.Candidate) []workflow.Fin
 		return nil
 	}
 	var out []workflow.Finding
-	if c.Status == discover.StatusUnreadable {
+	if c.Status == rebuild.StatusUnreadable {
 		return nil // the corruption is reported already (and rebuilt, or blocking)
 	}
 	if err := handoff.CheckUpdate(r.s.root, c, r.s.now); err != nil {

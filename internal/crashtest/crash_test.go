@@ -35,9 +35,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
 
 var (
@@ -639,9 +639,9 @@ func checkFiles(repo string, sf stateFile, originals map[string][]byte, want []i
 
 func decode(path string, data []byte) (map[string]any, error) {
 	if strings.HasSuffix(path, ".json") {
-		return discover.DecodeJSONMap(data)
+		return tolerant.DecodeJSONMap(data)
 	}
-	return discover.DecodeYAMLMap(data)
+	return tolerant.DecodeYAMLMap(data)
 }
 
 // resumeKeys are the fields a resume writes, in every spelling.

@@ -1,0 +1,441 @@
+// Package epic is the epic execution state format (`epic_state:` YAML or
+// JSON): EpicSource finds the state files, ParseEpicState and Parse read
+// waves, stories and phases into a candidate. Adding a framework means adding
+// one format package like this one and one line to discover.DefaultSources
+// (see docs/ARCHITECTURE.md).
+package epic
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// EpicSource finds epic execution states (priority 1): the files
+// of the configured epic globs, plus workflow-state files whose top-level
+// mapping holds an "epic_state" key (AIOX keeps both in .aiox/*-state.yaml).
+var EpicSource source.Source = source.Format{FormatKind: workflow.KindEpicState, FormatPriority: workflow.PriorityEpic, ScanFunc: scanEpics}
+
+// EpicStateKey is the top-level key that wraps an epic execution state and
+// tells it apart from a workflow state in a shared folder.
+const EpicStateKey = "epic_state"
+
+// scanEpics reads every epic state file. A file that cannot be read or decoded
+// still yields a candidate carrying the blocking parse finding.
+func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	def := r.Definition(workflow.DefEpic)
+	seen := map[string]bool{}
+	var files []string
+	for _, p := range r.Glob(r.Config.Sources.Epic, false) {
+		if !source.IsBackup(p) && !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, p := range r.Glob(r.Config.Sources.WorkflowState, false) {
+		if source.IsBackup(p) || seen[p] {
+			continue
+		}
+		data, err := r.Read(p)
+		if err != nil {
+			continue // not known to be an epic: the workflow-state source reports it
+		}
+		m, err := source.DecodeMap(p, data, false)
+		if err != nil {
+			continue
+		}
+		if _, ok := m[EpicStateKey]; ok {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	sort.Strings(files)
+	out := make([]workflow.Candidate, 0, len(files))
+	for _, p := range files {
+		out = append(out, epicScanFile(r, p, def))
+	}
+	return out, nil
+}
+
+// epicScanFile reads and parses one epic state, then adds what needs the
+// file system: the modification time, the .bak twin and story paths.
+func epicScanFile(r *source.Repo, p string, def workflow.Definition) workflow.Candidate {
+	var c workflow.Candidate
+	ok := false
+	data, err := r.Read(p)
+	if err != nil {
+		c = epicUnreadable(p, source.ReadFinding(p, err))
+	} else {
+		c, ok = Parse(p, data, def)
+	}
+	source.StampMTime(r, &c, p)
+	if bak := p + ".bak"; r.Exists(bak) {
+		c.BackupPath = bak
+		if !ok {
+			if bd, err := r.Read(bak); err == nil {
+				if _, bok := Parse(bak, bd, def); bok {
+					c.Findings = append(c.Findings, workflow.Finding{
+						Check:    workflow.CheckParse,
+						Severity: workflow.Info,
+						Code:     "backup-available",
+						Message:  fmt.Sprintf("%s cannot be used but its backup %s parses", p, bak),
+						Path:     bak,
+					})
+				}
+			}
+		}
+	}
+	if ok {
+		AddStoryFiles(&c, func(id string) string {
+			if s := r.Stories[id]; s != nil {
+				return s.Path
+			}
+			return ""
+		})
+	}
+	return c
+}
+
+// ParseEpicState parses an epic execution state (YAML, or JSON for a .json
+// path) without touching the file system. It always returns one candidate:
+// a file that does not decode gives a candidate with status "unreadable"
+// carrying the blocking parse finding. The findings returned are the ones
+// also attached to the candidate (c.Findings); do not add them twice.
+func ParseEpicState(path string, data []byte) (workflow.Candidate, []workflow.Finding) {
+	c, _ := Parse(path, data, source.BuiltinDefinitions()[workflow.DefEpic])
+	return c, c.Findings
+}
+
+// epicStory is a story named by an epic state, with the wave the state puts
+// it in (0 when it does not say).
+type epicStory struct {
+	ref  workflow.StoryRef
+	wave int
+}
+
+// Parse is ParseEpicState with the epic definition in force; ok is false
+// when the file did not decode.
+func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, bool) {
+	m, err := source.DecodeMap(p, data, false)
+	if err != nil {
+		return epicUnreadable(p, source.DecodeFinding(p, err)), false
+	}
+	f := &tolerant.Fields{Path: p}
+	st := m
+	if f.Has(m, EpicStateKey) {
+		if inner := f.Map(m, EpicStateKey); inner != nil {
+			st = source.Overlay(m, inner, EpicStateKey)
+		}
+	}
+
+	epicID := epicIDField(f, st)
+	if epicID == "" {
+		epicID = epicIDFromPath(p)
+	}
+	c := workflow.Candidate{
+		ID:       "epic:" + epicID,
+		Type:     workflow.TypeEpic,
+		Key:      epicID,
+		Source:   workflow.SourceRef{Kind: workflow.KindEpicState, Path: p, Priority: workflow.PriorityEpic},
+		Workflow: workflow.DefEpic,
+	}
+	c.StatusRaw = f.Str(st, "status")
+	c.Status = workflow.NormalizeStateStatus(c.StatusRaw)
+	c.Resumable = !workflow.IsTerminalStatus(c.Status)
+	source.StateCommon(f, st, &c)
+
+	planPath, planKey := source.PathField(f, st, "executionPlan", "execution_plan", "plan", "plan_path", "planPath")
+
+	// waves, then the stories listed at the top level with a wave each
+	waves, waveIdx := epicWaves(f, st)
+	var loose []epicStory
+	if v, ok := st["stories"]; ok && v != nil {
+		for _, s := range epicStories(f, v, "stories") {
+			if s.wave > 0 {
+				i, ok := waveIdx[s.wave]
+				if !ok {
+					waves = append(waves, workflow.Wave{Number: s.wave})
+					i = len(waves) - 1
+					waveIdx[s.wave] = i
+				}
+				waves[i].Stories = epicMergeStory(waves[i].Stories, s.ref)
+				continue
+			}
+			if !epicFillInWaves(waves, s.ref) {
+				loose = append(loose, s)
+			}
+		}
+	}
+	sort.SliceStable(waves, func(i, j int) bool { return waves[i].Number < waves[j].Number })
+	for i := range waves {
+		if waves[i].Status == "" {
+			waves[i].Status = DeriveWaveStatus(waves[i])
+		}
+	}
+
+	// current wave: the recorded one, else the first wave not completed
+	cur, curKey := epicCurrentWave(f, st)
+	allDone := false
+	if cur <= 0 {
+		cur = 0
+		for _, w := range waves {
+			if !Finished(w.Status) {
+				cur = w.Number
+				break
+			}
+		}
+		if cur == 0 && len(waves) > 0 {
+			cur = waves[len(waves)-1].Number
+			allDone = true
+		}
+	} else if len(waves) > 0 {
+		if _, ok := epicWaveByNumber(waves, cur); !ok {
+			c.Findings = append(c.Findings, workflow.Finding{
+				Check:    workflow.CheckParse,
+				Severity: workflow.Warning,
+				Code:     "unknown-wave",
+				Message:  fmt.Sprintf("field %s names wave %d, which the state does not list", curKey, cur),
+				Path:     p,
+			})
+		}
+	}
+
+	c.Epic = &workflow.Epic{EpicID: epicID, PlanPath: refpath.KeepUnsafe(planPath), CurrentWave: cur, Waves: waves}
+	c.Position = workflow.Position{Kind: workflow.PosWave, Index: cur, Total: len(waves)}
+	if allDone && !workflow.IsTerminalStatus(c.Status) {
+		c.Position.Name = "Final Gate"
+	}
+
+	// stories and their refs, sorted unique
+	refs := map[string]workflow.StoryRef{}
+	var order []string
+	add := func(r workflow.StoryRef) {
+		old, ok := refs[r.ID]
+		if !ok {
+			order = append(order, r.ID)
+			refs[r.ID] = r
+			return
+		}
+		epicFillRef(&old, r)
+		refs[r.ID] = old
+	}
+	for _, w := range waves {
+		for _, s := range w.Stories {
+			add(s)
+		}
+	}
+	for _, s := range loose {
+		add(s.ref)
+	}
+	sort.Strings(order)
+	for _, id := range order {
+		c.Stories = append(c.Stories, id)
+		c.StoryRefs = append(c.StoryRefs, refs[id])
+	}
+
+	c.Phases = Phases(def, waves, cur, allDone, c.Status)
+
+	if planPath != "" {
+		c.Files = source.AddFile(c.Files, workflow.RefFile{Path: refpath.KeepUnsafe(planPath), Phase: "waves", Critical: true, From: planKey})
+	}
+	AddStoryFiles(&c, nil)
+	for _, rf := range source.RefFiles(f, st, "waves", "files") {
+		c.Files = source.AddFile(c.Files, rf)
+	}
+
+	c.Findings = append(c.Findings, f.Findings...)
+	return c, true
+}
+
+// epicUnreadable is the candidate of an epic state that cannot be read or
+// decoded: named after its file, resumable so the user sees it, position
+// unknown.
+func epicUnreadable(p string, finding workflow.Finding) workflow.Candidate {
+	id := epicIDFromPath(p)
+	src := workflow.SourceRef{Kind: workflow.KindEpicState, Path: p, Priority: workflow.PriorityEpic}
+	c := source.Unreadable(src, workflow.TypeEpic, "epic", id, workflow.DefEpic, finding)
+	c.Stories = nil
+	c.Epic = &workflow.Epic{EpicID: id}
+	return c
+}
+
+// epicIDField reads the epic id: epicId, epic_id, epic (text, or a mapping
+// with an id) or id.
+func epicIDField(f *tolerant.Fields, st map[string]any) string {
+	for _, k := range []string{"epicId", "epic_id", "epicID", "epic", "id"} {
+		v, ok := st[k]
+		if !ok || v == nil {
+			continue
+		}
+		if mm, ok := v.(map[string]any); ok {
+			if s := f.Str(mm, "id", "epicId", "epic_id", "key"); s != "" {
+				return s
+			}
+			continue
+		}
+		s, ok := tolerant.ScalarString(v)
+		if !ok {
+			f.Wrong(k, "text", v)
+			continue
+		}
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// epicIDFromPath derives an epic id from a state file name: the * of
+// epic-*-state.yaml, else the file stem without "-state".
+func epicIDFromPath(p string) string {
+	stem := source.StateStem(p)
+	id := strings.TrimSuffix(stem, "-state")
+	id = strings.TrimSuffix(id, "_state")
+	if s := strings.TrimPrefix(id, "epic-"); s != "" {
+		id = s
+	}
+	if id == "" {
+		id = stem
+	}
+	if id == "" {
+		id = "unknown"
+	}
+	return id
+}
+
+var epicDigitsRe = regexp.MustCompile(`\d+`)
+
+// epicNumber reads a wave number: an integer, numeric text, text with a
+// number in it ("wave-2", "W3"), or a mapping with number|wave|id.
+func epicNumber(v any) (int, bool) {
+	if n, ok := tolerant.ToInt(v); ok {
+		return n, n > 0
+	}
+	switch t := v.(type) {
+	case string:
+		ds := epicDigitsRe.FindAllString(t, -1)
+		if len(ds) == 0 {
+			return 0, false
+		}
+		n, err := strconv.Atoi(ds[len(ds)-1])
+		if err != nil || n <= 0 || n > 1<<31-1 {
+			return 0, false
+		}
+		return n, true
+	case map[string]any:
+		for _, k := range []string{"number", "wave", "id"} {
+			if x, ok := t[k]; ok && x != nil {
+				if _, nested := x.(map[string]any); nested {
+					continue
+				}
+				return epicNumber(x)
+			}
+		}
+	}
+	return 0, false
+}
+
+// Finished reports whether a normalised wave or story status means the
+// work needs nothing more.
+func Finished(s string) bool {
+	switch s {
+	case "completed", "complete", "done", "skipped", "approved", "merged", "closed", "cancelled", "passed", "pass", "waived":
+		return true
+	}
+	return false
+}
+
+// DeriveWaveStatus infers the status of a wave that records none from
+// its stories: all finished → completed, some started → in_progress, else
+// pending ("" without stories).
+func DeriveWaveStatus(w workflow.Wave) string {
+	if len(w.Stories) == 0 {
+		return ""
+	}
+	done, started := 0, false
+	for _, s := range w.Stories {
+		switch {
+		case Finished(s.Status):
+			done++
+			started = true
+		case s.Status != "" && s.Status != "pending":
+			started = true
+		}
+	}
+	switch {
+	case done == len(w.Stories):
+		return "completed"
+	case started:
+		return "in_progress"
+	}
+	return "pending"
+}
+
+// Phases renders the waves as phases, followed by the final gate.
+func Phases(def workflow.Definition, waves []workflow.Wave, cur int, allDone bool, status string) []workflow.Phase {
+	waveAgent, gateAgent, gateName := "pm", "qa", "Final Gate"
+	if i := def.Index("waves"); i >= 0 {
+		waveAgent = def.Phases[i].Agent
+	}
+	if i := def.Index("final-gate"); i >= 0 {
+		gateAgent, gateName = def.Phases[i].Agent, def.Phases[i].Name
+	}
+	var out []workflow.Phase
+	for _, w := range waves {
+		ps := workflow.PhasePending
+		switch {
+		case w.Status == "skipped":
+			ps = workflow.PhaseSkipped
+		case Finished(w.Status):
+			ps = workflow.PhaseCompleted
+		case w.Number == cur:
+			ps = workflow.PhaseCurrent
+		}
+		out = append(out, workflow.Phase{ID: fmt.Sprintf("wave-%d", w.Number), Name: fmt.Sprintf("Wave %d", w.Number), Agent: waveAgent, Status: ps})
+	}
+	gs := workflow.PhasePending
+	switch {
+	case status == "completed" || status == "complete" || status == "done":
+		gs = workflow.PhaseCompleted
+	case allDone:
+		gs = workflow.PhaseCurrent
+	}
+	return append(out, workflow.Phase{ID: "final-gate", Name: gateName, Agent: gateAgent, Status: gs})
+}
+
+// AddStoryFiles adds the story files of the current and later waves:
+// the recorded path, else lookup(id) when lookup is set. Incomplete stories
+// of the current wave are critical.
+func AddStoryFiles(c *workflow.Candidate, lookup func(id string) string) {
+	if c.Epic == nil {
+		return
+	}
+	cur := c.Epic.CurrentWave
+	for _, w := range c.Epic.Waves {
+		if w.Number < cur {
+			continue
+		}
+		for _, s := range w.Stories {
+			p, from := s.Path, "waves"
+			if p == "" && lookup != nil {
+				p, from = refpath.KeepUnsafe(lookup(s.ID)), "story"
+			}
+			if p == "" {
+				continue
+			}
+			c.Files = source.AddFile(c.Files, workflow.RefFile{
+				Path:     p,
+				Phase:    "waves",
+				Critical: w.Number == cur && !Finished(s.Status),
+				From:     from,
+			})
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package source
+
+import (
+	"path"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// BuiltinDefinitions returns the built-in workflow definitions,
+// used when the repository has no framework workflows folder.
+func BuiltinDefinitions() map[string]workflow.Definition {
+	return map[string]workflow.Definition{
+		workflow.DefSDC: {
+			ID: workflow.DefSDC, Name: "Story Development Cycle", Source: "builtin",
+			Phases: []workflow.PhaseDef{
+				{ID: "create", Name: "Story Creation", Agent: "sm", Task: "create-next-story.md", Next: "validate"},
+				{ID: "validate", Name: "Story Validation", Agent: "po", Task: "validate-next-story.md", Next: "implement", Decision: map[string]string{"GO": "implement", "NO-GO": "create"}},
+				{ID: "implement", Name: "Implementation", Agent: "dev", Task: "dev-develop-story.md", Next: "review"},
+				{ID: "review", Name: "QA Gate", Agent: "qa", Task: "qa-gate.md", Decision: map[string]string{"PASS": "done", "CONCERNS": "done", "FAIL": "implement", "WAIVED": "done"}},
+			},
+		},
+		workflow.DefQALoop: {
+			ID: workflow.DefQALoop, Name: "QA Loop", Source: "builtin", MaxIterations: 5,
+			Phases: []workflow.PhaseDef{
+				{ID: "review", Name: "QA Review", Agent: "qa", Task: "qa-review-story.md", Next: "fix", Decision: map[string]string{"APPROVE": "done", "REJECT": "fix", "BLOCKED": "escalate"}},
+				{ID: "fix", Name: "Apply Fixes", Agent: "dev", Task: "dev-apply-qa-fixes.md", Next: "review"},
+				{ID: "escalate", Name: "Escalation", Agent: "master", Task: "orchestrate.md", Next: "done"},
+			},
+		},
+		workflow.DefSpec: {
+			ID: workflow.DefSpec, Name: "Spec Pipeline", Source: "builtin",
+			Phases: []workflow.PhaseDef{
+				{ID: "gather", Name: "Requirements Gathering", Agent: "pm", Task: "spec-gather-requirements.md", Next: "assess"},
+				{ID: "assess", Name: "Complexity Assessment", Agent: "architect", Task: "spec-assess-complexity.md", Next: "research", SkipIf: "complexity class is SIMPLE"},
+				{ID: "research", Name: "Dependency Research", Agent: "analyst", Task: "spec-research-dependencies.md", Next: "spec", SkipIf: "complexity class is SIMPLE"},
+				{ID: "spec", Name: "Write Specification", Agent: "pm", Task: "spec-write-spec.md", Next: "critique"},
+				{ID: "critique", Name: "Spec Critique", Agent: "qa", Task: "spec-critique.md", Decision: map[string]string{"APPROVED": "done", "NEEDS_REVISION": "spec", "BLOCKED": "done"}},
+			},
+		},
+		workflow.DefEpic: {
+			ID: workflow.DefEpic, Name: "Epic Execution", Source: "builtin",
+			Phases: []workflow.PhaseDef{
+				{ID: "waves", Name: "Wave Execution", Agent: "pm", Task: "execute-epic-plan.md", Next: "final-gate"},
+				{ID: "final-gate", Name: "Final Gate", Agent: "qa", Task: "execute-epic-plan.md", Next: "done"},
+			},
+		},
+	}
+}
+
+// LoadDefinitions reads workflows/*.yaml from the configured workflow
+// folders. A file that does not parse is a finding and the built-in
+// definition stays in force. The first folder that defines an id wins.
+func LoadDefinitions(r *Repo) (map[string]workflow.Definition, []workflow.Finding) {
+	defs := map[string]workflow.Definition{}
+	var findings []workflow.Finding
+	var patterns []string
+	for _, d := range r.Config.WorkflowDirs {
+		patterns = append(patterns, path.Join(d, "*.yaml"), path.Join(d, "*.yml"))
+	}
+	// keep the configured folder order: Glob sorts, so expand one folder at a time
+	for _, p := range patterns {
+		for _, file := range r.Glob([]string{p}, false) {
+			data, err := r.Read(file)
+			if err != nil {
+				findings = append(findings, downgrade(ReadFinding(file, err)))
+				continue
+			}
+			def, err := ParseDefinition(data)
+			if err != nil {
+				findings = append(findings, downgrade(DecodeFinding(file, err)))
+				continue
+			}
+			if def.ID == "" {
+				def.ID = strings.TrimSuffix(strings.TrimSuffix(path.Base(file), ".yaml"), ".yml")
+			}
+			def.Source = file
+			if _, dup := defs[def.ID]; !dup {
+				defs[def.ID] = def
+			}
+		}
+	}
+	return defs, findings
+}
+
+// downgrade makes a finding about a definition a warning: a bad definition
+// does not block a resume, the built-in one is used.
+func downgrade(f workflow.Finding) workflow.Finding {
+	f.Severity = workflow.Warning
+	f.Message += " (using the built-in definition)"
+	return f
+}
+
+// ParseDefinition parses a workflow definition in the format of the nexos
+// pack: a top-level "workflow" mapping (id, name, config.max_iterations) and a
+// top-level "phases" list (id, name, agent, task, next, decision, skip_if).
+func ParseDefinition(data []byte) (workflow.Definition, error) {
+	m, err := tolerant.DecodeYAMLMap(data)
+	if err != nil {
+		return workflow.Definition{}, err
+	}
+	f := &tolerant.Fields{}
+	var def workflow.Definition
+	head := f.Map(m, "workflow")
+	if head == nil {
+		head = m
+	}
+	def.ID = f.Str(head, "id")
+	def.Name = f.Str(head, "name")
+	if cfg := f.Map(head, "config"); cfg != nil {
+		def.MaxIterations, _ = f.Int(cfg, "max_iterations", "maxIterations")
+	}
+	phases := f.List(m, "phases")
+	if phases == nil {
+		phases = f.List(head, "phases")
+	}
+	if len(phases) == 0 {
+		return def, &tolerant.DecodeError{Code: "no-phases", Msg: "workflow definition has no phases list"}
+	}
+	for _, it := range phases {
+		pm, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		p := workflow.PhaseDef{
+			ID:     f.Str(pm, "id"),
+			Name:   f.Str(pm, "name"),
+			Agent:  strings.TrimPrefix(f.Str(pm, "agent"), "@"),
+			Task:   f.Str(pm, "task"),
+			Next:   f.Str(pm, "next"),
+			SkipIf: f.Str(pm, "skip_if"),
+		}
+		if dm := f.Map(pm, "decision"); dm != nil {
+			p.Decision = map[string]string{}
+			keys := SortedKeys(dm)
+			for _, k := range keys {
+				if s, ok := tolerant.ScalarString(dm[k]); ok {
+					p.Decision[k] = s
+				}
+			}
+		}
+		if p.ID == "" {
+			p.ID = strings.ToLower(strings.ReplaceAll(p.Name, " ", "-"))
+		}
+		if p.Name == "" {
+			p.Name = p.ID
+		}
+		if p.ID != "" {
+			def.Phases = append(def.Phases, p)
+		}
+	}
+	if len(def.Phases) == 0 {
+		return def, &tolerant.DecodeError{Code: "no-phases", Msg: "workflow definition has no usable phases"}
+	}
+	return def, nil
+}

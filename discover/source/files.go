@@ -1,0 +1,153 @@
+package source
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Stem is the file name without its extension (and without a leading dot).
+func Stem(file string) string {
+	base := path.Base(strings.ReplaceAll(file, `\`, "/"))
+	if i := strings.LastIndex(base, "."); i > 0 {
+		base = base[:i]
+	}
+	base = strings.TrimLeft(base, ".")
+	if base == "" {
+		base = "state"
+	}
+	return base
+}
+
+// MaxFiles bounds the referenced files one state file contributes.
+const MaxFiles = 20000
+
+// FileSet collects referenced files, one entry per cleaned path: a path
+// seen twice stays critical / produced if either reference says so. It holds
+// at most MaxFiles entries and counts the ones it drops.
+type FileSet struct {
+	files   []workflow.RefFile
+	index   map[string]int
+	Dropped int
+}
+
+// NewFileSet returns a set holding files.
+func NewFileSet(files []workflow.RefFile) *FileSet {
+	s := &FileSet{index: map[string]int{}}
+	for _, f := range files {
+		s.Add(f)
+	}
+	return s
+}
+
+// Add adds f with its path cleaned (refpath.Clean); a path already in the
+// set merges into its entry.
+func (s *FileSet) Add(f workflow.RefFile) {
+	f.Path = refpath.CleanPath(f.Path)
+	if f.Path == "" {
+		return
+	}
+	if i, ok := s.index[f.Path]; ok {
+		e := &s.files[i]
+		e.Critical = e.Critical || f.Critical
+		e.Produced = e.Produced || f.Produced
+		if e.Hash == "" {
+			e.Hash = f.Hash
+		}
+		if e.Phase == "" {
+			e.Phase = f.Phase
+		}
+		return
+	}
+	if len(s.files) >= MaxFiles {
+		s.Dropped++
+		return
+	}
+	s.index[f.Path] = len(s.files)
+	s.files = append(s.files, f)
+}
+
+// Sorted returns the files sorted by path.
+func (s *FileSet) Sorted() []workflow.RefFile {
+	SortFiles(s.files)
+	return s.files
+}
+
+// SortFiles sorts files by path, keeping the order of equal paths.
+func SortFiles(files []workflow.RefFile) {
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+}
+
+// FileList reads a list of referenced files into set: paths, {path,
+// hash|blob} mappings, or a mapping of lists (created/modified; deleted ones
+// skipped).
+func FileList(f *tolerant.Fields, set *FileSet, key string, v any, phase string) {
+	add := func(p, hash string) {
+		set.Add(workflow.RefFile{Path: p, Phase: phase, Hash: hash, From: key})
+	}
+	switch t := v.(type) {
+	case nil:
+	case []any:
+		for _, it := range t {
+			switch x := it.(type) {
+			case map[string]any:
+				p := f.Str(x, "path", "file", "name")
+				if p == "" {
+					f.Wrong(key+"[]", "a mapping with a path", x)
+					continue
+				}
+				add(p, f.Str(x, "hash", "blob", "sha", "blob_hash", "git_hash"))
+			default:
+				s, ok := tolerant.ScalarString(x)
+				if !ok {
+					f.Wrong(key+"[]", "a path", x)
+					continue
+				}
+				add(s, "")
+			}
+		}
+	case map[string]any:
+		keys := SortedKeys(t)
+		for _, k := range keys {
+			switch Norm(k) {
+			case "deleted", "removed":
+				continue
+			}
+			switch x := t[k].(type) {
+			case []any:
+				FileList(f, set, key+"."+k, x, phase)
+			case string:
+				if refpath.LooksLikePath(x) {
+					add(x, "")
+				} else {
+					f.Wrong(key+"."+k, "a list of paths", x)
+				}
+			default:
+				f.Wrong(key+"."+k, "a list of paths", x)
+			}
+		}
+	default:
+		if s, ok := tolerant.ScalarString(t); ok && refpath.LooksLikePath(s) {
+			add(s, "")
+			return
+		}
+		f.Wrong(key, "a list of paths", v)
+	}
+}
+
+// Finish sets c.Files to the set's files, sorted, and adds a warning to c
+// when the set dropped files beyond MaxFiles (file is the state file).
+func (s *FileSet) Finish(c *workflow.Candidate, file string) {
+	if s.Dropped > 0 {
+		c.Findings = append(c.Findings, workflow.Finding{
+			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-files", Path: file,
+			Message: fmt.Sprintf("%d referenced files beyond the first %d were ignored", s.Dropped, MaxFiles),
+		})
+	}
+	c.Files = s.Sorted()
+}

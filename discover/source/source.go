@@ -1,0 +1,188 @@
+// Package source is what a format package sees of the repository while
+// discover scans it: the Source interface every format implements, Repo (safe
+// reads, globs, the workflow definitions in force and the index of parsed
+// stories), the built-in and repository workflow definitions, and the helpers
+// formats share to read a state file: referenced-file sets, phase references
+// and records, state-file unwrapping and the parse findings. Format packages
+// import source; discover imports the format packages, so source cannot
+// import discover.
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Source is one kind of saved state.
+type Source interface {
+	// Kind names the source (workflow.Kind* constants).
+	Kind() string
+	// Priority is the source's priority (lower is more specific; see docs/ARCHITECTURE.md).
+	Priority() int
+	// Scan returns the candidates found in the repository and the findings
+	// that belong to no candidate. A file that cannot be parsed still yields a
+	// candidate when it is a state file, carrying a parse finding.
+	Scan(r *Repo) ([]workflow.Candidate, []workflow.Finding)
+}
+
+// Repo is what a source sees of the repository: its root, the configuration
+// and the workflow definitions, plus safe file access.
+type Repo struct {
+	Root        string
+	Config      config.Config
+	Definitions map[string]workflow.Definition
+	// Stories are the parsed story files by id, filled by Scan before the
+	// state-file sources run so they can look stories up.
+	Stories map[string]*workflow.Story
+
+	reader *safefile.Reader
+}
+
+// NewRepo returns a Repo for root with cfg, loading workflow definitions.
+func NewRepo(root string, cfg config.Config) (*Repo, []workflow.Finding) {
+	r := &Repo{Root: root, Config: cfg, Stories: map[string]*workflow.Story{}, reader: safefile.NewReader(root)}
+	defs, findings := LoadDefinitions(r)
+	r.Definitions = defs
+	return r, findings
+}
+
+// Definition returns the workflow definition id, or the built-in one.
+func (r *Repo) Definition(id string) workflow.Definition {
+	if d, ok := r.Definitions[id]; ok {
+		return d
+	}
+	return BuiltinDefinitions()[id]
+}
+
+// Read reads a repository-relative file safely (size limit, no binary, no
+// symlink out of the repository).
+func (r *Repo) Read(rel string) ([]byte, error) {
+	if r.reader == nil {
+		return safefile.Read(r.Root, rel, r.Config.MaxFileSize)
+	}
+	return r.reader.Read(rel, r.Config.MaxFileSize)
+}
+
+// ReadWithTime is Read that also returns the file's modification time.
+func (r *Repo) ReadWithTime(rel string) ([]byte, time.Time, error) {
+	if r.reader == nil {
+		data, err := r.Read(rel)
+		return data, r.ModTime(rel), err
+	}
+	return r.reader.ReadWithTime(rel, r.Config.MaxFileSize)
+}
+
+// Exists reports whether a repository-relative path exists (without following
+// it out of the repository).
+func (r *Repo) Exists(rel string) bool {
+	clean, err := safefile.CheckPath(r.Root, rel)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(r.Root, filepath.FromSlash(clean)))
+	return err == nil
+}
+
+// ModTime returns the modification time of a repository-relative path, or
+// the zero time.
+func (r *Repo) ModTime(rel string) time.Time {
+	fi, err := os.Stat(filepath.Join(r.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime().UTC()
+}
+
+// Glob expands patterns (files, or folders with dirs) and returns the
+// de-duplicated matches, sorted.
+func (r *Repo) Glob(patterns []string, dirs bool) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range patterns {
+		for _, e := range pathglob.Expand(r.Root, p, dirs) {
+			if !seen[e.Path] {
+				seen[e.Path] = true
+				out = append(out, e.Path)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadFinding turns an error from Read into a parse finding for path.
+func ReadFinding(path string, err error) workflow.Finding {
+	code := "unreadable"
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
+		code = "too-large"
+	case errors.Is(err, safefile.ErrBinary):
+		code = "binary"
+	case errors.Is(err, safefile.ErrUnsafe):
+		code = "unsafe-path"
+	case errors.Is(err, safefile.ErrNotFile):
+		code = "not-a-file"
+	case errors.Is(err, fs.ErrPermission):
+		code = "permission"
+	}
+	return workflow.Finding{
+		Check:    workflow.CheckParse,
+		Severity: workflow.Blocking,
+		Code:     code,
+		Message:  fmt.Sprintf("cannot read %s: %v", path, err),
+		Path:     path,
+	}
+}
+
+// ParseFinding is a parse finding for path at line (0 when unknown).
+func ParseFinding(path string, line int, code, format string, args ...any) workflow.Finding {
+	msg := fmt.Sprintf(format, args...)
+	if line > 0 {
+		msg = fmt.Sprintf("line %d: %s", line, msg)
+	}
+	return workflow.Finding{
+		Check:    workflow.CheckParse,
+		Severity: workflow.Blocking,
+		Code:     code,
+		Message:  msg,
+		Path:     path,
+		Line:     line,
+	}
+}
+
+// DecodeFinding turns a decode error into a parse finding for path.
+func DecodeFinding(path string, err error) workflow.Finding {
+	var de *tolerant.DecodeError
+	if errors.As(err, &de) {
+		return ParseFinding(path, de.Line, de.Code, "%s", de.Msg)
+	}
+	return ParseFinding(path, 0, "syntax", "%v", err)
+}
+
+// Format is a Source given by its parts: each format package declares its
+// source as one Format value, and discover lists it in DefaultSources.
+type Format struct {
+	FormatKind     string // a workflow.Kind* constant
+	FormatPriority int    // a workflow.Priority* constant (lower is more specific)
+	ScanFunc       func(r *Repo) ([]workflow.Candidate, []workflow.Finding)
+}
+
+// Kind is the format's kind.
+func (f Format) Kind() string { return f.FormatKind }
+
+// Priority is the format's priority.
+func (f Format) Priority() int { return f.FormatPriority }
+
+// Scan runs the format's scan over r.
+func (f Format) Scan(r *Repo) ([]workflow.Candidate, []workflow.Finding) { return f.ScanFunc(r) }

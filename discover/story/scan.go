@@ -1,0 +1,202 @@
+package story
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// StorySource finds stories (priorities 4 and 5): every story
+// becomes a candidate — an "sdc" one when InProgress, a "qa-review" one when
+// InReview, and a not resumable "story" one otherwise (listed by
+// status --all). It also fills Repo.Stories for the state-file sources.
+var StorySource source.Source = source.Format{FormatKind: workflow.KindStory, FormatPriority: workflow.PriorityInProgress, ScanFunc: scanStories}
+
+// scanStories parses every story file matched by the configured globs (default
+// docs/stories/**/*.md), in path order. Files in a "spec" folder below a
+// story folder are spec pipeline artifacts, and files with neither a story
+// id nor a status (README.md, index.md) are not stories: both are skipped
+// without a finding. The first story with an id wins Repo.Stories[id]; a
+// later one gets a "duplicate-story-id" warning and "@<path>" appended to
+// its candidate id.
+func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	if r.Stories == nil {
+		r.Stories = map[string]*workflow.Story{}
+	}
+	patterns := r.Config.Sources.Stories
+	if len(patterns) == 0 {
+		patterns = config.Default().Sources.Stories
+	}
+	var out []workflow.Candidate
+	firstPath := map[string]string{}
+	paths := storyGlob(r.Root, patterns)
+	parsed, readable := storyReadAll(r, paths)
+	for i, p := range paths {
+		st := parsed[i]
+		if st == nil {
+			continue // neither an id nor a status: not a story
+		}
+		c := storyCandidate(r, st)
+		if first, dup := firstPath[st.ID]; dup {
+			c.ID += "@" + p
+			c.Findings = append(c.Findings, workflow.Finding{
+				Check:    workflow.CheckDiscover,
+				Severity: workflow.Warning,
+				Code:     "duplicate-story-id",
+				Message:  fmt.Sprintf("story id %s is used by both %s and %s; the first one is story %s, this one is listed as %s", st.ID, first, p, st.ID, c.ID),
+				Path:     p,
+			})
+		} else {
+			firstPath[st.ID] = p
+			if readable[i] {
+				r.Stories[st.ID] = st
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// storyUnreadable is the story of a file that could not be read: its id
+// from the file name, status Unknown, the read finding.
+func storyUnreadable(p string, err error) *workflow.Story {
+	id := StoryIDFromFileName(p)
+	if id == "" {
+		id = strings.TrimSuffix(path.Base(p), ".md")
+	}
+	return &workflow.Story{
+		ID:       id,
+		Path:     p,
+		Status:   workflow.StatusUnknown,
+		Findings: []workflow.Finding{source.ReadFinding(p, err)},
+	}
+}
+
+// storyGlob expands the story globs, skipping files in a "spec" folder
+// below the globs' fixed prefix, and returns the paths sorted.
+func storyGlob(root string, patterns []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, pat := range patterns {
+		clean := strings.Trim(path.Clean("/"+strings.ReplaceAll(pat, "\\", "/")), "/")
+		prefix := 0 // segments without wildcards at the start of the pattern
+		for _, seg := range strings.Split(clean, "/") {
+			if strings.ContainsAny(seg, `*?[\`) {
+				break
+			}
+			prefix++
+		}
+		for _, e := range pathglob.Expand(root, pat, false) {
+			if seen[e.Path] {
+				continue
+			}
+			segs := strings.Split(e.Path, "/")
+			skip := false
+			for i := prefix; i < len(segs)-1; i++ {
+				if segs[i] == "spec" {
+					skip = true
+					break
+				}
+			}
+			if skip {
+				continue
+			}
+			seen[e.Path] = true
+			out = append(out, e.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PhaseIndex returns the index of the first of ids in def, or -1.
+func PhaseIndex(def workflow.Definition, ids []string) int {
+	for _, id := range ids {
+		if i := def.Index(id); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// storyCandidate is the candidate a story yields (see StorySource).
+func storyCandidate(r *source.Repo, st *workflow.Story) workflow.Candidate {
+	c := workflow.Candidate{
+		Key:         st.ID,
+		Workflow:    workflow.DefSDC,
+		Stories:     []string{st.ID},
+		StoryRefs:   []workflow.StoryRef{{ID: st.ID, Path: st.Path}},
+		Status:      string(st.Status),
+		StatusRaw:   st.StatusRaw,
+		UpdatedAt:   st.ModTime,
+		UpdatedFrom: "mtime",
+		Findings:    append([]workflow.Finding(nil), st.Findings...),
+	}
+	def := r.Definition(workflow.DefSDC)
+	current := -1
+	switch st.Status {
+	case workflow.StatusInProgress:
+		c.Type, c.ID, c.Resumable = workflow.TypeSDC, "sdc:"+st.ID, true
+		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: workflow.PriorityInProgress}
+		current = PhaseIndex(def, ImplementPhases)
+		c.Agent = st.Executor
+		c.Position = storyPosition(def, current, "Implementation")
+	case workflow.StatusInReview:
+		c.Type, c.ID, c.Resumable = workflow.TypeQAReview, "qa-review:"+st.ID, true
+		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: workflow.PriorityInReview}
+		current = PhaseIndex(def, ReviewPhases)
+		c.Agent = st.QualityGate
+		c.Position = storyPosition(def, current, "Review")
+	default:
+		c.Type, c.ID = workflow.TypeStory, "story:"+st.ID
+		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: workflow.PriorityOtherStory}
+	}
+	phase := ""
+	if c.Resumable {
+		for i, p := range def.Phases {
+			status := workflow.PhasePending
+			switch {
+			case current >= 0 && i < current:
+				status = workflow.PhaseCompleted
+			case i == current:
+				status = workflow.PhaseCurrent
+			}
+			c.Phases = append(c.Phases, workflow.Phase{ID: p.ID, Name: p.Name, Agent: p.Agent, Status: status})
+		}
+		if current >= 0 {
+			phase = def.Phases[current].ID
+			if c.Agent == "" {
+				c.Agent = def.Phases[current].Agent
+			}
+		}
+	}
+	implement := "implement"
+	if i := PhaseIndex(def, ImplementPhases); i >= 0 {
+		implement = def.Phases[i].ID
+	}
+	c.Files = append(c.Files, workflow.RefFile{Path: st.Path, Phase: phase, Critical: true, From: "story"})
+	for _, f := range st.FileList {
+		if f == st.Path {
+			continue
+		}
+		c.Files = append(c.Files, workflow.RefFile{Path: f, Phase: implement, Produced: true, From: "file-list"})
+	}
+	return c
+}
+
+// storyPosition is the phase position of index i in def (name when the
+// definition has no such phase).
+func storyPosition(def workflow.Definition, i int, name string) workflow.Position {
+	pos := workflow.Position{Kind: workflow.PosPhase, Total: len(def.Phases), Name: name}
+	if i >= 0 && i < len(def.Phases) {
+		pos.Index = i + 1
+		pos.Name = def.Phases[i].Name
+	}
+	return pos
+}

@@ -1,0 +1,281 @@
+package gitrepo
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// pathTree looks paths up in one tree, loading only the subtrees on the
+// paths asked for and remembering each folder it loaded.
+type pathTree struct {
+	s    storer.EncodedObjectStorer
+	root plumbing.Hash
+	dirs map[string]*object.Tree // folder path → tree; nil when absent or not a folder
+}
+
+func newPathTree(s storer.EncodedObjectStorer, root plumbing.Hash) *pathTree {
+	return &pathTree{s: s, root: root, dirs: make(map[string]*object.Tree)}
+}
+
+// dir returns the tree of the folder at slash path p ("" for the root), or
+// nil when there is no such folder.
+func (t *pathTree) dir(p string) (*object.Tree, error) {
+	if d, ok := t.dirs[p]; ok {
+		return d, nil
+	}
+	var d *object.Tree
+	if p == "" {
+		var err error
+		if d, err = object.GetTree(t.s, t.root); err != nil {
+			return nil, fmt.Errorf("read root tree %s: %w", t.root, err)
+		}
+	} else {
+		parent, name := splitPath(p)
+		pt, err := t.dir(parent)
+		if err != nil {
+			return nil, err
+		}
+		if e := findEntry(pt, name); e != nil && e.Mode == filemode.Dir {
+			if d, err = object.GetTree(t.s, e.Hash); err != nil {
+				return nil, fmt.Errorf("read tree of %s: %w", p, err)
+			}
+		}
+	}
+	t.dirs[p] = d
+	return d, nil
+}
+
+// entry returns the tree entry at slash path p, or nil when there is none.
+func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
+	p = path.Clean(p)
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
+		return nil, nil
+	}
+	parent, name := splitPath(p)
+	d, err := t.dir(parent)
+	if err != nil {
+		return nil, err
+	}
+	return findEntry(d, name), nil
+}
+
+// blob returns the blob hash at slash path p, or the zero hash when there is
+// no file there.
+func (t *pathTree) blob(p string) (plumbing.Hash, error) {
+	e, err := t.entry(p)
+	if err != nil || e == nil || !isBlob(e.Mode) {
+		return plumbing.ZeroHash, err
+	}
+	return e.Hash, nil
+}
+
+func splitPath(p string) (dir, name string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", p
+	}
+	return p[:i], p[i+1:]
+}
+
+// findEntry returns t's entry called name, or nil (also when t is nil).
+func findEntry(t *object.Tree, name string) *object.TreeEntry {
+	if t == nil || name == "" {
+		return nil
+	}
+	e, err := t.FindEntry(name) // a single component: a binary search in t
+	if err != nil {
+		return nil
+	}
+	return e
+}
+
+// pathTrie is the set of paths CommitsTouching and LastChange follow,
+// arranged by folder.
+type pathTrie struct {
+	paths []string // as given, deduplicated
+	root  *trieNode
+}
+
+type trieNode struct {
+	names    []string // children, sorted
+	children map[string]*trieNode
+	path     string // the full path when a wanted path ends here
+	leaf     bool
+}
+
+func newPathTrie(paths []string) *pathTrie {
+	t := &pathTrie{root: &trieNode{}}
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		t.paths = append(t.paths, p)
+		clean := path.Clean(p)
+		if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
+			continue
+		}
+		n := t.root
+		for _, part := range strings.Split(clean, "/") {
+			child := n.children[part]
+			if child == nil {
+				if n.children == nil {
+					n.children = make(map[string]*trieNode)
+				}
+				child = &trieNode{}
+				n.children[part] = child
+				n.names = append(n.names, part)
+			}
+			n = child
+		}
+		n.leaf, n.path = true, p
+	}
+	var sortNames func(*trieNode)
+	sortNames = func(n *trieNode) {
+		sort.Strings(n.names)
+		for _, c := range n.children {
+			sortNames(c)
+		}
+	}
+	sortNames(t.root)
+	return t
+}
+
+// treeCache keeps the trees loaded while walking a chain of commits (raw
+// entries of the names the trie wants only).
+type treeCache struct {
+	s         storer.EncodedObjectStorer
+	cur, prev map[treeKey]map[string]rawEntry
+}
+
+type treeKey struct {
+	h plumbing.Hash
+	n *trieNode
+}
+
+type rawEntry struct {
+	mode filemode.FileMode
+	hash plumbing.Hash
+}
+
+func newTreeCache(s storer.EncodedObjectStorer) *treeCache {
+	return &treeCache{s: s, cur: map[treeKey]map[string]rawEntry{}, prev: map[treeKey]map[string]rawEntry{}}
+}
+
+func (c *treeCache) next() {
+	c.prev, c.cur = c.cur, make(map[treeKey]map[string]rawEntry, len(c.cur))
+}
+
+func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	k := treeKey{h, n}
+	if t, ok := c.cur[k]; ok {
+		return t, nil
+	}
+	t, ok := c.prev[k]
+	if !ok {
+		obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
+		if err != nil {
+			return nil, fmt.Errorf("read tree %s: %w", h, err)
+		}
+		rd, err := obj.Reader()
+		if err != nil {
+			return nil, err
+		}
+		raw, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+		t = map[string]rawEntry{}
+		for len(raw) > 0 {
+			sp := bytes.IndexByte(raw, ' ')
+			if sp < 0 {
+				break
+			}
+			nul := bytes.IndexByte(raw[sp+1:], 0)
+			if nul < 0 || sp+1+nul+21 > len(raw) {
+				break
+			}
+			name := raw[sp+1 : sp+1+nul]
+			if _, want := n.children[string(name)]; want {
+				m, _ := filemode.New(string(raw[:sp]))
+				var hh plumbing.Hash
+				copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
+				t[string(name)] = rawEntry{m, hh}
+			}
+			raw = raw[sp+1+nul+21:]
+		}
+	}
+	c.cur[k] = t
+	return t, nil
+}
+
+// changed returns the paths of the trie whose blob differs between the trees
+// a and b (either may be the zero hash, an empty tree), in trie order.
+func (c *treeCache) changed(a, b plumbing.Hash, trie *pathTrie) ([]string, error) {
+	var out []string
+	err := c.diff(a, b, trie.root, &out)
+	return out, err
+}
+
+func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
+	if a == b {
+		return nil
+	}
+	ta, err := c.tree(a, n)
+	if err != nil {
+		return err
+	}
+	tb, err := c.tree(b, n)
+	if err != nil {
+		return err
+	}
+	for _, name := range n.names {
+		child := n.children[name]
+		ea, oka := ta[name]
+		eb, okb := tb[name]
+		var pa, pb *object.TreeEntry
+		if oka {
+			pa = &object.TreeEntry{Name: name, Mode: ea.mode, Hash: ea.hash}
+		}
+		if okb {
+			pb = &object.TreeEntry{Name: name, Mode: eb.mode, Hash: eb.hash}
+		}
+		if child.leaf && blobHash(pa) != blobHash(pb) {
+			*out = append(*out, child.path)
+		}
+		if len(child.names) > 0 {
+			if err := c.diff(dirHash(pa), dirHash(pb), child, out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func blobHash(e *object.TreeEntry) plumbing.Hash {
+	if e == nil || !isBlob(e.Mode) {
+		return plumbing.ZeroHash
+	}
+	return e.Hash
+}
+
+func dirHash(e *object.TreeEntry) plumbing.Hash {
+	if e == nil || e.Mode != filemode.Dir {
+		return plumbing.ZeroHash
+	}
+	return e.Hash
+}

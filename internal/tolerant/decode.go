@@ -1,0 +1,310 @@
+// Package tolerant decodes YAML and JSON written by hand or by other tools
+// without ever failing on them: depth and alias limits, errors with a line,
+// and Fields, which reads a value under any of its spellings and records a
+// warning when it has the wrong type.
+package tolerant
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxAliases is the number of YAML aliases a state file may use; more is
+// refused as a likely alias bomb (state files written by tools use none).
+const MaxAliases = 64
+
+// MaxDepth is the deepest nesting of mappings and lists accepted.
+const MaxDepth = 64
+
+// DecodeError is a decoding failure with the line it happened at (0 when
+// unknown).
+type DecodeError struct {
+	Line int
+	Code string // syntax, alias-bomb, too-deep, not-a-mapping, invalid-utf8
+	Msg  string
+}
+
+// Error implements error.
+func (e *DecodeError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+
+// DecodeYAMLNode parses data as one YAML document into a node tree, refusing
+// alias bombs and deep nesting. The root returned is the document's content
+// node (a mapping for every state file).
+func DecodeYAMLNode(data []byte) (*yaml.Node, error) {
+	if !utf8.Valid(data) {
+		return nil, &DecodeError{Code: "invalid-utf8", Msg: "not valid UTF-8 text", Line: FirstInvalidLine(data)}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 0
+		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		return nil, &DecodeError{Code: "syntax", Msg: "invalid YAML: " + trimYAMLErr(err.Error()), Line: line}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &DecodeError{Code: "empty", Msg: "empty document"}
+	}
+	aliases := 0
+	var walk func(n *yaml.Node, depth int) error
+	walk = func(n *yaml.Node, depth int) error {
+		if depth > MaxDepth {
+			return &DecodeError{Code: "too-deep", Msg: fmt.Sprintf("nested deeper than %d levels", MaxDepth), Line: n.Line}
+		}
+		if n.Kind == yaml.AliasNode {
+			aliases++
+			if aliases > MaxAliases {
+				return &DecodeError{Code: "alias-bomb", Msg: fmt.Sprintf("more than %d YAML aliases (refused as an alias bomb)", MaxAliases), Line: n.Line}
+			}
+			return nil // aliases are not followed: their targets are walked where defined
+		}
+		for _, c := range n.Content {
+			if err := walk(c, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(&doc, 0); err != nil {
+		return nil, err
+	}
+	return doc.Content[0], nil
+}
+
+func trimYAMLErr(s string) string {
+	s = regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(s, "")
+	return s
+}
+
+// DecodeYAMLMap parses data as a YAML mapping into plain Go values
+// (map[string]any, []any, string, int, float64, bool, time.Time …).
+func DecodeYAMLMap(data []byte) (map[string]any, error) {
+	node, err := DecodeYAMLNode(data)
+	if err != nil {
+		return nil, err
+	}
+	if node.Kind != yaml.MappingNode {
+		return nil, &DecodeError{Code: "not-a-mapping", Msg: fmt.Sprintf("top level is a %s, want a mapping", kindName(node.Kind)), Line: node.Line}
+	}
+	keepFloatText(node)
+	var v any
+	if err := node.Decode(&v); err != nil {
+		return nil, &DecodeError{Code: "syntax", Msg: "invalid YAML: " + trimYAMLErr(err.Error()), Line: node.Line}
+	}
+	m, ok := normalize(v, 0).(map[string]any)
+	if !ok {
+		return nil, &DecodeError{Code: "not-a-mapping", Msg: "top level is not a mapping"}
+	}
+	return m, nil
+}
+
+// keepFloatText makes plain float scalars decode as their text: state files
+// write story ids unquoted (story: 1.10), and a float would turn 1.10 into
+// 1.1. Fields.Int and ToTime still accept numeric text where numbers are meant.
+func keepFloatText(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" && n.Style == 0 {
+		n.Tag = "!!str"
+	}
+	for _, c := range n.Content {
+		keepFloatText(c)
+	}
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "document"
+}
+
+// normalize turns map[any]any (YAML mappings with non-string keys) into
+// map[string]any so field helpers see one shape.
+func normalize(v any, depth int) any {
+	return walkValues(v, depth, MaxDepth*2, true, nil)
+}
+
+// walkValues rebuilds decoded values with string-keyed mappings only,
+// applying leaf (when set) to every value that is not a mapping or a list;
+// in place when inPlace (a map[any]any is always replaced), else as a copy.
+// Values nested deeper than limit become nil.
+func walkValues(v any, depth, limit int, inPlace bool, leaf func(any) any) any {
+	if depth > limit {
+		return nil
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		out := t
+		if !inPlace {
+			out = make(map[string]any, len(t))
+		}
+		for k, x := range t {
+			out[k] = walkValues(x, depth+1, limit, inPlace, leaf)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[fmt.Sprint(k)] = walkValues(x, depth+1, limit, inPlace, leaf)
+		}
+		return out
+	case []any:
+		out := t
+		if !inPlace {
+			out = make([]any, len(t))
+		}
+		for i, x := range t {
+			out[i] = walkValues(x, depth+1, limit, inPlace, leaf)
+		}
+		return out
+	}
+	if leaf != nil {
+		return leaf(v)
+	}
+	return v
+}
+
+// DecodeJSONMap parses data as a JSON object into plain Go values; numbers
+// become float64 (json.Number when they do not fit).
+func DecodeJSONMap(data []byte) (map[string]any, error) {
+	v, err := DecodeJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &DecodeError{Code: "not-an-object", Msg: fmt.Sprintf("top level is %s, want an object", JSONKind(v))}
+	}
+	return m, nil
+}
+
+// DecodeJSON parses one JSON value, with line numbers on syntax errors.
+func DecodeJSON(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, &DecodeError{Code: "invalid-utf8", Msg: "not valid UTF-8 text", Line: FirstInvalidLine(data)}
+	}
+	if depth := jsonDepth(data); depth > MaxDepth {
+		return nil, &DecodeError{Code: "too-deep", Msg: fmt.Sprintf("nested deeper than %d levels", MaxDepth)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line = LineAt(data, int(se.Offset))
+		case errors.As(err, &te):
+			line = LineAt(data, int(te.Offset))
+		}
+		msg := err.Error()
+		if errors.Is(err, errors.New("EOF")) || msg == "EOF" || msg == "unexpected EOF" {
+			msg = "truncated or empty JSON"
+		}
+		return nil, &DecodeError{Code: "syntax", Msg: "invalid JSON: " + msg, Line: line}
+	}
+	if dec.More() {
+		return nil, &DecodeError{Code: "syntax", Msg: "invalid JSON: data after the top-level value", Line: LineAt(data, int(dec.InputOffset()))}
+	}
+	return v, nil
+}
+
+// JSONKind names the JSON kind of a decoded value ("an object", …).
+func JSONKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "an object"
+}
+
+// jsonDepth returns the deepest bracket nesting outside strings.
+func jsonDepth(data []byte) int {
+	depth, max := 0, 0
+	inStr, esc := false, false
+	for _, b := range data {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case b == '\\':
+				esc = true
+			case b == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return max
+}
+
+// LineAt is the 1-based line of byte offset off in data.
+func LineAt(data []byte, off int) int {
+	if off > len(data) {
+		off = len(data)
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// FirstInvalidLine is the 1-based line of the first byte that is not valid
+// UTF-8 (0 when all is valid).
+func FirstInvalidLine(data []byte) int {
+	line := 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		data = data[size:]
+	}
+	return 0
+}

@@ -1,0 +1,281 @@
+package workflow
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxStatusLen bounds the status text CanonicalStatus looks at, in
+// bytes. Every known spelling plus its separator fits many times over; the
+// bound keeps a pathological status line from costing more than a constant.
+const MaxStatusLen = 256
+
+// StatusOrder is the order of the canonical statuses,
+// used wherever a deterministic iteration over them is needed.
+var StatusOrder = []Status{
+	StatusDraft,
+	StatusReady,
+	StatusInProgress,
+	StatusInReview,
+	StatusDone,
+	StatusBlocked,
+}
+
+// storyBuiltinSpellings is the table of built-in status spellings. "done - …" and
+// "completed - …" need no rows of their own: "done" and "completed" followed
+// by the " - " separator already match them.
+var storyBuiltinSpellings = map[Status][]string{
+	StatusDraft:      {"draft", "backlog"},
+	StatusReady:      {"ready", "approved", "ready for development", "ready to start", "backlog - ready for development"},
+	StatusInProgress: {"inprogress", "in progress", "in_progress", "in-progress", "started"},
+	StatusInReview:   {"inreview", "in review", "review", "ready for review", "ready for done", "in_review"},
+	StatusDone:       {"done", "completed", "complete", "verified"},
+	StatusBlocked:    {"blocked"},
+}
+
+// storySpelling is one normalised spelling and the status it means.
+type storySpelling struct {
+	text   string // normalised: stripped and lower-cased
+	status Status
+	extra  bool // from the configuration
+}
+
+// storyBuiltinTable holds the built-in spellings, normalised once.
+var storyBuiltinTable = func() []storySpelling {
+	var out []storySpelling
+	for _, st := range StatusOrder {
+		for _, s := range storyBuiltinSpellings[st] {
+			if n := storyNormSpelling(s); n != "" {
+				out = append(out, storySpelling{text: n, status: st})
+			}
+		}
+	}
+	return out
+}()
+
+// CanonicalStatus maps a story's status text to its canonical status
+// and returns it with the stripped text: markdown emphasis
+// (**, __, *, _, backticks), emoji, pictographs and other symbols removed,
+// whitespace collapsed, a leading list or quote marker dropped.
+//
+// The stripped text matches when it starts with a known spelling
+// (case-insensitively) followed by the end of the text or a separator that
+// introduces trailing commentary: " - ", " & ", "(", ":", ",", ";", "—",
+// " – " (a lone trailing "." or "!" is tolerated too). The longest such
+// spelling wins, so "Ready for Review" is InReview while "Ready" is Ready,
+// and "Backlog - Ready for Development" is Ready while "Backlog" is Draft.
+// Text that merely mentions a status ("95% Complete - one task remaining")
+// does not start with one and is StatusUnknown: a status is never guessed.
+//
+// extra (the configuration's statuses: canonical name -> more spellings)
+// extends the table; a configured spelling wins over a built-in one of the
+// same length. Keys are matched case-insensitively, ignoring spaces, '-' and
+// '_' ("in_progress" names InProgress); unknown keys are ignored.
+//
+// Only the first MaxStatusLen bytes of raw are looked at.
+func CanonicalStatus(raw string, extra map[string][]string) (Status, string) {
+	stripped := StripStatus(raw)
+	if stripped == "" {
+		return StatusUnknown, ""
+	}
+	lower := strings.ToLower(stripped)
+	best := StatusUnknown
+	bestLen := -1
+	bestExtra := false
+	consider := func(sp storySpelling) {
+		n := sp.text
+		if len(n) < bestLen || (len(n) == bestLen && (bestExtra || !sp.extra)) {
+			return // a longer (or equally long and at least as preferred) match exists
+		}
+		if !strings.HasPrefix(lower, n) || !storyCommentaryFollows(lower[len(n):]) {
+			return
+		}
+		best, bestLen, bestExtra = sp.status, len(n), sp.extra
+	}
+	for _, sp := range storyBuiltinTable {
+		consider(sp)
+	}
+	for _, sp := range storyExtraTable(extra) {
+		consider(sp)
+	}
+	return best, stripped
+}
+
+// storyExtraTable normalises the configured spellings, in a deterministic
+// order (canonical status order, then key, then spelling order).
+func storyExtraTable(extra map[string][]string) []storySpelling {
+	if len(extra) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []storySpelling
+	for _, st := range StatusOrder {
+		want := storyStatusKey(string(st))
+		for _, k := range keys {
+			if storyStatusKey(k) != want {
+				continue
+			}
+			for _, s := range extra[k] {
+				if n := storyNormSpelling(s); n != "" {
+					out = append(out, storySpelling{text: n, status: st, extra: true})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// storyStatusKey folds a canonical status name for comparison with a
+// configuration key: lower case, without spaces, '-' and '_'.
+func storyStatusKey(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r == ' ' || r == '-' || r == '_' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// storyNormSpelling normalises a spelling the way status text is: stripped
+// and lower-cased.
+func storyNormSpelling(s string) string {
+	return strings.ToLower(StripStatus(s))
+}
+
+// storyCommentaryFollows reports whether rest (the lower-cased text after a
+// spelling) is empty or starts with a separator of trailing commentary.
+func storyCommentaryFollows(rest string) bool {
+	if rest == "" {
+		return true
+	}
+	switch rest[0] {
+	case '(', ':', ',', ';':
+		return true
+	}
+	t := strings.TrimLeft(rest, " ")
+	if t == "" {
+		return true
+	}
+	switch {
+	case t[0] == '(' || t[0] == ':' || t[0] == ',' || t[0] == ';':
+		return true
+	case strings.HasPrefix(t, "—"): // em dash, with or without spaces
+		return true
+	case len(t) < len(rest) && (t[0] == '-' || t[0] == '&' || strings.HasPrefix(t, "–")):
+		return true // " - ", " & ", " – ": these need the space before them
+	}
+	return strings.Trim(rest, ".!") == "" // a full stop ends the text
+}
+
+// StripStatus removes decoration from status text: emphasis markers,
+// backticks, emoji and other symbols, invisible format characters, a
+// leading list or quote marker, and extra whitespace. An underscore between
+// two letters or digits ("in_progress") is part of a word and kept.
+func StripStatus(raw string) string {
+	raw = Truncate(raw, MaxStatusLen)
+	if storyPlainASCII(raw) {
+		s := strings.Join(strings.Fields(raw), " ")
+		for s != "" && strings.IndexByte("-+>#", s[0]) >= 0 {
+			s = strings.TrimLeft(s[1:], " ")
+		}
+		return s
+	}
+	rs := []rune(raw) // invalid bytes become U+FFFD, a symbol, and are dropped
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i, r := range rs {
+		switch {
+		case r == '*' || r == '`' || r == '~':
+			continue
+		case r == '_':
+			if i > 0 && i+1 < len(rs) && storyIsWordRune(rs[i-1]) && storyIsWordRune(rs[i+1]) {
+				b.WriteRune(r)
+			}
+			continue
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			b.WriteByte(' ')
+		case storyIsInvisible(r):
+			continue
+		case storyIsSymbol(r):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	s := strings.Join(strings.Fields(b.String()), " ")
+	for s != "" {
+		r, size := utf8.DecodeRuneInString(s)
+		if !strings.ContainsRune("-+>#•·", r) {
+			break
+		}
+		s = strings.TrimLeft(s[size:], " ")
+	}
+	return s
+}
+
+// storyIsWordRune reports whether r is a letter or a digit.
+func storyIsWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// storyIsInvisible reports whether r is a character that only changes how
+// its neighbours render: format characters (zero-width joiner, BOM, emoji
+// tags), variation selectors and enclosing marks (the keycap).
+func storyIsInvisible(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Me, r):
+		return true
+	case r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
+		return true
+	}
+	return false
+}
+
+// storyIsSymbol reports whether r is an emoji, pictograph, dingbat, arrow
+// or other symbol that decorates a status (✅ ❌ 🚧 ⏳ → …), a private-use
+// or surrogate code point, or the replacement character.
+func storyIsSymbol(r rune) bool {
+	switch {
+	case unicode.Is(unicode.So, r), unicode.Is(unicode.Sk, r):
+		return true
+	case unicode.Is(unicode.Co, r), unicode.Is(unicode.Cs, r):
+		return true
+	case r >= 0x2190 && r <= 0x21FF, r >= 0x27F0 && r <= 0x27FF, r >= 0x2900 && r <= 0x297F:
+		return true // arrows, classified as math symbols
+	case r >= 0x1F000 && r <= 0x1FAFF:
+		return true
+	}
+	return false
+}
+
+// storyPlainASCII reports whether s is printable ASCII with none of the
+// characters StripStatus removes or rewrites (its fast path).
+func storyPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '*' || c == '`' || c == '~' || c == '_' || c == '^' {
+			return false
+		}
+	}
+	return true
+}
+
+// Truncate returns at most max bytes of s, cut on a rune boundary.
+func Truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
