@@ -30,6 +30,8 @@ type ResumeOptions struct {
 	Force     bool
 	Restart   bool
 	FromPhase string
+	PlanOut   string // --plan-out: write the dry run's plan there
+	Plan      string // --plan: apply the saved plan there
 }
 
 func (a *app) newResumeCmd() *cobra.Command {
@@ -70,6 +72,8 @@ the config, the mode the workflow was started in, else interactive.
 	f.BoolVar(&opts.Force, "force", false, "resume over conflicts (never over missing critical files); logged as forced")
 	f.BoolVar(&opts.Restart, "restart", false, "start the workflow from its first phase, keeping existing artifacts")
 	f.StringVar(&opts.FromPhase, "from-phase", "", "start from a named phase when earlier phases are still valid")
+	f.StringVar(&opts.PlanOut, "plan-out", "", "with --dry-run: save the plan to FILE, to apply later with --plan")
+	f.StringVar(&opts.Plan, "plan", "", "apply the plan saved in FILE, without prompting, if nothing it depends on changed")
 	return cmd
 }
 
@@ -110,6 +114,11 @@ type resumeRun struct {
 func (a *app) runResume(opts *ResumeOptions) error {
 	if opts.Restart && opts.FromPhase != "" {
 		return usagef("--restart and --from-phase cannot be used together")
+	}
+	if err := checkPlanFlags(opts); err != nil {
+		return err
+	} else if opts.Plan != "" {
+		return a.applyPlan(opts)
 	}
 	s, err := a.load()
 	if err != nil {
@@ -217,6 +226,11 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		outcome := "planned"
 		if code == ExitTerminal {
 			outcome = "terminal"
+		}
+		if opts.PlanOut != "" {
+			if err := a.savePlan(r); err != nil {
+				return err
+			}
 		}
 		return a.finishResume(r, outcome, code, nil)
 	}
