@@ -131,12 +131,3 @@ func rbRebuiltContent(root string, c workflow.Candidate, clean string, now time.
 	}
 	return out, nil
 }
-
-// rbAbs is the absolute path of a clean repository-relative path.
-func rbAbs(root, clean string) string {
-	f, _, err := resolveState(root, clean)
-	if err != nil {
-		return ""
-	}
-	return f
-}
