@@ -15,8 +15,8 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
-	"github.com/orchestrate-dev/orchestrate/workflow"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 var t0 = time.Date(2025, 6, 3, 8, 15, 30, 0, time.UTC)
