@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sirupsen/logrus"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
@@ -483,7 +482,7 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
 		envelope = filepath.ToSlash(r)
 	}
-	fields := logrus.Fields{
+	fields := logging.Fields{
 		"event":                event,
 		"workflow":             c.ID,
 		"type":                 string(c.Type),

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -33,7 +34,7 @@ func TestDecide(t *testing.T) {
 		name     string
 		s        Situation
 		decision string
-		code     int
+		code     exitcode.Code
 		reason   []string // substrings of the reason
 	}{
 		// every mode

@@ -206,7 +206,7 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	forced := r.forced || (r.opts.Force && r.situation.Conflicts)
 	req := handoff.Request{
 		Root: s.root, Candidate: c, Plan: r.plan, Validation: r.report.Status,
-		Mode: r.mode, Decision: r.plan.Decision, Reason: r.plan.Reason, Forced: forced, Restart: r.opts.Restart || r.restarted,
+		Mode: string(r.mode), Decision: r.plan.Decision, Reason: r.plan.Reason, Forced: forced, Restart: r.opts.Restart || r.restarted,
 		Command: s.cfg.Handoff.Command, Env: os.Environ(),
 		Stdout: a.sys.IO.Out, Stderr: a.sys.IO.ErrOut,
 		Now: s.now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,

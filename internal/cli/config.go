@@ -76,7 +76,8 @@ func privileged(k string) (privilegedKey, bool) {
 }
 
 // newViper returns the one viper instance of an invocation, with every key
-// of config.Default registered so ORCHESTRATE_* variables reach them.
+// of config.Default registered so ORCHESTRATE_* variables of the injected
+// environment reach them (loadConfigFiles, mergeEnv).
 func newViper() *viper.Viper {
 	v := viper.New()
 	d := config.Default()
@@ -113,10 +114,47 @@ func newViper() *viper.Viper {
 	for k, val := range defaults {
 		v.SetDefault(k, val)
 	}
-	v.SetEnvPrefix("ORCHESTRATE")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
 	return v
+}
+
+// envNames are the environment variables of registered key k, the first
+// set one winning: ORCHESTRATE_<KEY> with dots as underscores, and the
+// short ORCHESTRATE_MODE for resume.mode.
+func envNames(k string) []string {
+	name := "ORCHESTRATE_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
+	if k == "resume.mode" {
+		return []string{"ORCHESTRATE_MODE", name}
+	}
+	return []string{name}
+}
+
+// envLayer is the configuration the INJECTED environment sets: for every
+// key registered in v (its defaults), the first of envNames(k) getenv
+// returns non-empty. viper never reads the process environment itself.
+func envLayer(v *viper.Viper, getenv func(string) string) map[string]any {
+	out := map[string]any{}
+	for _, k := range v.AllKeys() {
+		for _, name := range envNames(k) {
+			if val := getenv(name); val != "" {
+				out[k] = val
+				break
+			}
+		}
+	}
+	return out
+}
+
+// mergeEnv merges the injected environment over the files read so far
+// (flags bound to v still win over it).
+func mergeEnv(v *viper.Viper, getenv func(string) string) error {
+	env := envLayer(v, getenv)
+	if len(env) == 0 {
+		return nil
+	}
+	if err := v.MergeConfigMap(nest(env)); err != nil {
+		return fmt.Errorf("config from the environment: %w", err)
+	}
+	return nil
 }
 
 // keyValue is one privileged setting of the repository's file, as text.
@@ -257,6 +295,9 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		if _, err := mergeYAML(v, explicit, data); err != nil {
 			return nil, err
 		}
+		if err := mergeEnv(v, getenv); err != nil {
+			return nil, err
+		}
 		return cl, cl.unmarshal()
 	}
 
@@ -303,6 +344,9 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		if err := v.MergeConfigMap(nest(userFlat)); err != nil {
 			return nil, fmt.Errorf("config %s: %w", userPath, err)
 		}
+	}
+	if err := mergeEnv(v, getenv); err != nil {
+		return nil, err
 	}
 	if rc := cl.Repo; rc != nil {
 		if ign := rc.Ignored(); len(ign) > 0 {

@@ -57,7 +57,6 @@ the config, the mode the workflow was started in, else interactive.
 			if err := a.v.BindPFlag("resume.mode", cmd.Flags().Lookup("mode")); err != nil {
 				return err
 			}
-			_ = a.v.BindEnv("resume.mode", "ORCHESTRATE_MODE", "ORCHESTRATE_RESUME_MODE")
 			return a.runResume(opts)
 		},
 	}
@@ -72,24 +71,11 @@ the config, the mode the workflow was started in, else interactive.
 	return cmd
 }
 
-// normalizeMode maps a mode spelling to autopilot, interactive or preflight.
-func normalizeMode(m string) (string, bool) {
-	switch strings.ToLower(strings.TrimSpace(m)) {
-	case "autopilot", "auto", "yolo":
-		return "autopilot", true
-	case "interactive", "":
-		return "interactive", true
-	case "preflight", "pre-flight":
-		return "preflight", true
-	}
-	return "", false
-}
-
 // resumeRun is everything one resume decided, for rendering.
 type resumeRun struct {
 	opts      *ResumeOptions
 	s         *session
-	mode      string
+	mode      modes.Mode
 	all       []workflow.Candidate // resumable candidates
 	selected  *workflow.Candidate
 	report    validate.Report
@@ -123,8 +109,8 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
 	modeSetting := a.v.GetString("resume.mode")
 	if modeSetting != "" {
-		m, ok := normalizeMode(modeSetting)
-		if !ok {
+		m, err := modes.ParseMode(modeSetting)
+		if err != nil {
 			return usagef("--mode %q: want autopilot, interactive or preflight", modeSetting)
 		}
 		r.mode = m
@@ -190,11 +176,14 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		r.selected = &c
 	}
 	if r.mode == "" {
-		if m, ok := normalizeMode(r.selected.Mode); ok && r.selected.Mode != "" {
-			r.mode = m
-		} else {
-			r.mode = "interactive"
+		// The mode the workflow was started in; a name orchestrate does not
+		// know is not a mode to run in, so the default (interactive) asks.
+		m, err := modes.ParseMode(r.selected.Mode)
+		if err != nil {
+			a.debugf("recorded mode ignored: %v", err)
+			m = modes.ModeInteractive
 		}
+		r.mode = m
 	}
 	if err := a.rebuildIfCorrupt(r); err != nil {
 		return err
@@ -264,7 +253,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	r.situation = sit
 	decision, reason, code := modes.Decide(sit)
 	r.plan.Decision, r.plan.Reason = decision, reason
-	r.code = code
+	r.code = int(code)
 	return nil
 }
 
@@ -379,7 +368,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 
 // resumeDoc builds the --json document.
 func (a *app) resumeDoc(r *resumeRun) resumeDoc {
-	doc := resumeDoc{Schema: Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: r.mode, DryRun: r.opts.DryRun,
+	doc := resumeDoc{Schema: Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: string(r.mode), DryRun: r.opts.DryRun,
 		Candidates: []candidateJSON{}, Findings: []workflow.Finding{}}
 	if doc.Mode == "" {
 		doc.Mode = "interactive"
