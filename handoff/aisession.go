@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 )

@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"

@@ -18,7 +18,7 @@ const (
 
 // Situation is everything a mode decides on.
 type Situation struct {
-	Mode       Mode // autopilot | interactive | preflight ("" is interactive)
+	Mode       Mode   // autopilot | interactive | preflight ("" is interactive)
 	Validation string // clean | warnings | conflicts (validate.Report.Status)
 	AgeClass   string // fresh | recent | moderate | stale | unknown
 	// Age is how long ago the workflow was interrupted (0 when unknown); it
