@@ -249,6 +249,21 @@ func (rc *repoConfig) Ignored() []string {
 // untrusted file.
 func (rc *repoConfig) NeedsTrust() bool { return rc.runsWithheld() }
 
+// trustWords says how far the file is trusted, for --log-level debug.
+func (rc *repoConfig) trustWords() string {
+	switch {
+	case !rc.HasPrivileged():
+		return "no privileged settings"
+	case rc.ByEnv:
+		return "trusted by " + EnvTrustRepoConfig
+	case rc.State == trust.Trusted:
+		return "trusted"
+	case rc.State == trust.Changed:
+		return "changed since trusted: privileged settings withheld"
+	}
+	return "untrusted: privileged settings withheld"
+}
+
 // stateWords describes the file's trust for a message.
 func (rc *repoConfig) stateWords() string {
 	if rc.State == trust.Changed {
@@ -263,7 +278,11 @@ type configLoad struct {
 	Cfg      config.Config
 	Repo     *repoConfig // nil when no repository file was read
 	Warnings []string
-	v        *viper.Viper
+	// Read are the configuration files read, each with its role and, for
+	// the repository's, its trust ("/x/.orchestrate.yaml (repository,
+	// untrusted)"), for --log-level debug.
+	Read []string
+	v    *viper.Viper
 }
 
 // loadConfig reads the configuration files into v and returns the merged
@@ -295,6 +314,7 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		if _, err := mergeYAML(v, explicit, data); err != nil {
 			return nil, err
 		}
+		cl.Read = append(cl.Read, explicit+" (--config, trusted)")
 		if err := mergeEnv(v, getenv); err != nil {
 			return nil, err
 		}
@@ -310,6 +330,7 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		switch {
 		case err == nil:
 			userData = data
+			cl.Read = append(cl.Read, userPath+" (user, trusted)")
 		case errors.Is(err, fs.ErrNotExist):
 		default:
 			return nil, fmt.Errorf("config %s: %w", userPath, err)
@@ -333,6 +354,7 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 			return nil, err
 		}
 		cl.Repo = rc
+		cl.Read = append(cl.Read, fmt.Sprintf("%s (repository, %s)", repoPath, rc.trustWords()))
 		if err := v.MergeConfigMap(nest(safe)); err != nil {
 			return nil, fmt.Errorf("config %s: %w", repoPath, err)
 		}

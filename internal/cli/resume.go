@@ -254,6 +254,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	decision, reason, code := modes.Decide(sit)
 	r.plan.Decision, r.plan.Reason = decision, reason
 	r.code = int(code)
+	a.debugDecision(r)
 	return nil
 }
 

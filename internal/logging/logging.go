@@ -66,8 +66,8 @@ func Human(w io.Writer, level string, color bool) (Logger, error) {
 		level = "warn"
 	}
 	lv, err := logrus.ParseLevel(level)
-	if err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
+	if err != nil || lv > logrus.DebugLevel || lv < logrus.ErrorLevel {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	l.SetLevel(lv)
 	return humanLogger{l}, nil

@@ -54,8 +54,10 @@ func TestActionLogJSONLines(t *testing.T) {
 
 func TestHumanLevel(t *testing.T) {
 	var b bytes.Buffer
-	if _, err := Human(&b, "nope", false); err == nil {
-		t.Error("bad level accepted")
+	for _, bad := range []string{"nope", "trace", "panic", "fatal"} {
+		if _, err := Human(&b, bad, false); err == nil {
+			t.Errorf("level %q accepted", bad)
+		}
 	}
 	l, err := Human(&b, "info", false)
 	if err != nil {
@@ -69,10 +71,9 @@ func TestHumanLevel(t *testing.T) {
 
 func TestHumanLevels(t *testing.T) {
 	for _, tt := range []struct {
-		level     string
-		debug     bool // a Debugf shows
-		warn      bool // a Warnf shows
-		enabledAt string
+		level string
+		debug bool // a Debugf shows
+		warn  bool // a Warnf shows
 	}{
 		{level: "", debug: false, warn: true},
 		{level: "warn", debug: false, warn: true},
