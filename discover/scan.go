@@ -107,7 +107,7 @@ func Scan(r *Repo, opts Options) Result {
 	for id, d := range r.Definitions {
 		defs[id] = d
 	}
-	sortFindings(findings)
+	workflow.SortFindings(findings)
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
 }
 
@@ -261,18 +261,6 @@ func Order(cs []workflow.Candidate) {
 			return a.Source.Priority < b.Source.Priority
 		}
 		return a.ID < b.ID
-	})
-}
-
-func sortFindings(fs []workflow.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		if fs[i].Path != fs[j].Path {
-			return fs[i].Path < fs[j].Path
-		}
-		if fs[i].Code != fs[j].Code {
-			return fs[i].Code < fs[j].Code
-		}
-		return fs[i].Message < fs[j].Message
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -223,7 +224,7 @@ func conflictsList(fs []workflow.Finding) string {
 // cleanPhrase: "state is clean and 45 minutes old".
 func (s Situation) cleanPhrase() string {
 	if s.Age > 0 {
-		return "state is clean and " + humanDuration(s.Age) + " old"
+		return "state is clean and " + templates.Duration(s.Age) + " old"
 	}
 	switch s.AgeClass {
 	case "fresh":
@@ -249,7 +250,7 @@ func (s Situation) pickPhrase() string {
 // interrupted: "interrupted 14 days ago".
 func (s Situation) interrupted() string {
 	if s.Age > 0 {
-		return "interrupted " + humanDuration(s.Age) + " ago"
+		return "interrupted " + templates.Duration(s.Age) + " ago"
 	}
 	if s.AgeClass == "stale" {
 		return "interrupted more than a week ago"
@@ -283,18 +284,4 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// humanDuration words a duration the way the task's blocks do: "45 minutes",
-// "3 hours", "14 days".
-func humanDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "less than a minute"
-	case d < time.Hour:
-		return count(int(d/time.Minute), "minute")
-	case d < 24*time.Hour:
-		return count(int(d/time.Hour), "hour")
-	}
-	return count(int(d/(24*time.Hour)), "day")
 }

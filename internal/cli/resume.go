@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -229,7 +228,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	r.plan = p
 	r.findings = append(append([]workflow.Finding{}, r.report.Findings...), p.Findings...)
 	r.findings = append(r.findings, a.handoffFindings(r, c)...)
-	sortFindings(r.findings)
+	workflow.SortFindings(r.findings)
 	sit := modes.Situation{
 		Mode: r.mode, Validation: r.report.Status, AgeClass: r.report.AgeClass,
 		Force: opts.Force || r.forced, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
@@ -398,27 +397,6 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 		}
 	}
 	return doc
-}
-
-// sortFindings orders findings: blocking, warning, info; then check, path, code, message.
-func sortFindings(fs []workflow.Finding) {
-	rank := map[workflow.Severity]int{workflow.Blocking: 0, workflow.Warning: 1, workflow.Info: 2}
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if rank[a.Severity] != rank[b.Severity] {
-			return rank[a.Severity] < rank[b.Severity]
-		}
-		if a.Check != b.Check {
-			return a.Check < b.Check
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Code != b.Code {
-			return a.Code < b.Code
-		}
-		return a.Message < b.Message
-	})
 }
 
 func orDash(s string) string {

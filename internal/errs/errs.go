@@ -6,7 +6,6 @@ package errs
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
@@ -83,40 +82,9 @@ func format(es []error) string {
 	return fmt.Sprintf("%d %s:\n%s", len(es), noun, strings.Join(lines, "\n"))
 }
 
-// SeverityRank orders severities: blocking (0), warning (1), info (2), then
-// anything else (3).
-func SeverityRank(s workflow.Severity) int {
-	switch s {
-	case workflow.Blocking:
-		return 0
-	case workflow.Warning:
-		return 1
-	case workflow.Info:
-		return 2
-	}
-	return 3
-}
-
-// Sort orders findings deterministically: by severity (blocking, warning,
-// info), then check, path, code, message, phase and line.
-func Sort(fs []workflow.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool { return less(fs[i], fs[j]) })
-}
-
-func less(a, b workflow.Finding) bool {
-	if ra, rb := SeverityRank(a.Severity), SeverityRank(b.Severity); ra != rb {
-		return ra < rb
-	}
-	if a.Severity != b.Severity {
-		return a.Severity < b.Severity
-	}
-	for _, p := range [][2]string{{a.Check, b.Check}, {a.Path, b.Path}, {a.Code, b.Code}, {a.Message, b.Message}, {a.Phase, b.Phase}} {
-		if p[0] != p[1] {
-			return p[0] < p[1]
-		}
-	}
-	return a.Line < b.Line
-}
+// Sort orders findings the one way they are ordered everywhere,
+// workflow.SortFindings.
+func Sort(fs []workflow.Finding) { workflow.SortFindings(fs) }
 
 // dedup removes adjacent exact duplicates from a sorted slice.
 func dedup(fs []workflow.Finding) []workflow.Finding {
