@@ -75,6 +75,10 @@ func privileged(k string) (privilegedKey, bool) {
 	return privilegedKey{}, false
 }
 
+// settings are the layered settings of an invocation (flags, the injected
+// environment, config files, defaults). viper is imported in this file only.
+type settings = viper.Viper
+
 // newViper returns the one viper instance of an invocation, with every key
 // of config.Default registered so ORCHESTRATE_* variables of the injected
 // environment reach them (loadConfigFiles, mergeEnv).

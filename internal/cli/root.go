@@ -10,7 +10,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
 
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 )
@@ -29,7 +28,7 @@ type globalOptions struct {
 // app is one invocation: the system, the viper instance and the global flags.
 type app struct {
 	sys    System
-	v      *viper.Viper
+	v      *settings
 	global globalOptions
 	log    logging.Logger // diagnostics on stderr, at --log-level
 }
