@@ -10,7 +10,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Decisions a mode takes (DESIGN §8 plan.decision).
+// Decisions a mode takes (the plan's decision).
 const (
 	DecisionResume = "resume" // go ahead
 	DecisionAsk    = "ask"    // the user must answer
