@@ -1,7 +1,7 @@
 // Package errs aggregates findings. It is orchestrate's one seam over
 // hashicorp/go-multierror: every stage collects its findings in a List, which
 // never stops at the first one, and reads them back sorted and de-duplicated,
-// or as a single error.
+// or as a single go-multierror error (Err).
 package errs
 
 import (
@@ -14,44 +14,34 @@ import (
 )
 
 // List collects findings. The zero value is an empty list ready to use. It
-// is not safe for concurrent use.
+// is not safe for concurrent use. Findings are kept as findings; they become
+// one go-multierror error only when Err asks for an error.
 type List struct {
-	merr *multierror.Error
+	fs []workflow.Finding
 }
 
 // Add appends findings to the list.
 func (l *List) Add(fs ...workflow.Finding) {
-	if len(fs) == 0 {
-		return
-	}
-	errs := make([]error, len(fs))
-	for i, f := range fs {
-		errs[i] = f
-	}
-	l.merr = multierror.Append(l.merr, errs...)
+	l.fs = append(l.fs, fs...)
 }
 
 // Len is the number of findings added (duplicates included).
 func (l *List) Len() int {
-	if l == nil || l.merr == nil {
+	if l == nil {
 		return 0
 	}
-	return len(l.merr.Errors)
+	return len(l.fs)
 }
 
 // Findings returns the findings added, exact duplicates removed, in the
-// order of Sort. It returns a new slice (nil when the list is empty).
+// order of workflow.SortFindings. It returns a new slice (nil when the list
+// is empty).
 func (l *List) Findings() []workflow.Finding {
 	if l.Len() == 0 {
 		return nil
 	}
-	out := make([]workflow.Finding, 0, len(l.merr.Errors))
-	for _, e := range l.merr.Errors {
-		if f, ok := e.(workflow.Finding); ok {
-			out = append(out, f)
-		}
-	}
-	Sort(out)
+	out := append([]workflow.Finding(nil), l.fs...)
+	workflow.SortFindings(out)
 	return dedup(out)
 }
 
