@@ -115,7 +115,7 @@ func Scan(r *source.Repo, opts Options) Result {
 	for id, d := range r.Definitions {
 		defs[id] = d
 	}
-	sortFindings(findings)
+	workflow.SortFindings(findings)
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
 }
 
@@ -251,18 +251,6 @@ func Order(cs []workflow.Candidate) {
 			return a.Source.Priority < b.Source.Priority
 		}
 		return a.ID < b.ID
-	})
-}
-
-func sortFindings(fs []workflow.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		if fs[i].Path != fs[j].Path {
-			return fs[i].Path < fs[j].Path
-		}
-		if fs[i].Code != fs[j].Code {
-			return fs[i].Code < fs[j].Code
-		}
-		return fs[i].Message < fs[j].Message
 	})
 }
 

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -214,7 +212,7 @@ func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup
 	} else {
 		goneMsg += "; starting a new session with the context rebuilt from the saved breadcrumbs"
 	}
-	if err := logAIEvent(req, res, EventAISessionGone, goneMsg, logrus.Fields{
+	if err := logAIEvent(req, res, EventAISessionGone, goneMsg, logging.Fields{
 		"ai_session_id": old, "exit_status": status, "command": res.Command,
 	}); err != nil {
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the lost AI session: %v\n", err)
@@ -246,7 +244,7 @@ func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup
 	}
 
 	newID := newSessionID(idRe, foutput, old)
-	fields := logrus.Fields{"previous_ai_session_id": old, "ai_session_id": newID, "exit_status": fstatus, "command": res.Command}
+	fields := logging.Fields{"previous_ai_session_id": old, "ai_session_id": newID, "exit_status": fstatus, "command": res.Command}
 	var msg string
 	switch {
 	case newID == "":
@@ -280,7 +278,7 @@ func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup
 }
 
 // logAIEvent appends an AI-session event to the orchestration log.
-func logAIEvent(req *Request, res *Result, event, msg string, extra logrus.Fields) error {
+func logAIEvent(req *Request, res *Result, event, msg string, extra logging.Fields) error {
 	log, err := openLog(*req)
 	if err != nil {
 		return err
@@ -290,7 +288,7 @@ func logAIEvent(req *Request, res *Result, event, msg string, extra logrus.Field
 	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
 		envelope = filepath.ToSlash(r)
 	}
-	fields := logrus.Fields{
+	fields := logging.Fields{
 		"event":           event,
 		"workflow":        c.ID,
 		"type":            string(c.Type),

@@ -20,8 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
@@ -56,7 +54,8 @@ type Request struct {
 	Restart    bool
 	// Command is the handoff.command template; "" runs nothing.
 	Command string
-	// Env is the base environment for the command (nil: this process's).
+	// Env is the base environment for the command, injected by the caller
+	// (nil: an empty one).
 	Env    []string
 	Stdout io.Writer
 	Stderr io.Writer
@@ -83,7 +82,8 @@ type Request struct {
 	// Grace is how long a command told to stop has before SIGKILL; 0 is
 	// DefaultGrace.
 	Grace time.Duration
-	// Stdin is the command's standard input (nil: this process's).
+	// Stdin is the command's standard input, injected by the caller (nil:
+	// none).
 	Stdin *os.File
 	// AI-session resume fallback (aisession.go): config handoff.session_gone_exit_codes,
 	// session_gone_pattern, fallback_command; SessionIDPattern "" is DefaultSessionIDPattern.
@@ -150,7 +150,7 @@ func Execute(req Request) (Result, error) {
 	}
 	req.Root = root
 	if req.Now.IsZero() {
-		req.Now = time.Now()
+		return res, errors.New("handoff: no time of the resume (the caller's clock)")
 	}
 	if req.Stdout == nil {
 		req.Stdout = io.Discard
@@ -446,7 +446,7 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
 		envelope = filepath.ToSlash(r)
 	}
-	fields := logrus.Fields{
+	fields := logging.Fields{
 		"event":                event,
 		"workflow":             c.ID,
 		"type":                 string(c.Type),

@@ -38,7 +38,7 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 		return Backup{}, fmt.Errorf("write rebuilt state %s: the candidate is %q, not a rebuilt state", c.Source.Path, c.Status)
 	}
 	if now.IsZero() {
-		now = time.Now()
+		return Backup{}, fmt.Errorf("write rebuilt state %s: no time of the rebuild (the caller's clock)", c.Source.Path)
 	}
 	sf, err := openStateFile(root, c.Source.Path, "write rebuilt state")
 	if err != nil {

@@ -601,10 +601,12 @@ func escapedAt(text string, i int) bool {
 type RunOptions struct {
 	// Root is the folder it runs in.
 	Root string
-	// Env is its base environment (nil: this process's); the placeholder
+	// Env is its base environment, injected by the caller (nil: an empty
+	// one; this package never reads the process's own); the placeholder
 	// variables are set on top.
 	Env []string
-	// Stdin is its standard input (nil: this process's).
+	// Stdin is its standard input, injected by the caller (nil: none, the
+	// null device).
 	Stdin *os.File
 	// Stdout and Stderr receive its output (nil: discarded).
 	Stdout, Stderr io.Writer
@@ -687,9 +689,6 @@ func runNamed(ctx context.Context, name, tmpl string, data CommandData, opts Run
 		return -1, fmt.Errorf("the orchestrator command was not started: %w", err)
 	}
 	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
 	cmdEnv := make([]string, 0, len(env)+len(rendered.Env))
 	for _, kv := range env {
 		keep := true
@@ -711,9 +710,6 @@ func runNamed(ctx context.Context, name, tmpl string, data CommandData, opts Run
 		stderr = io.Discard
 	}
 	stdin := opts.Stdin
-	if stdin == nil {
-		stdin = os.Stdin
-	}
 	grace := opts.Grace
 	if grace <= 0 {
 		grace = DefaultGrace
@@ -722,7 +718,9 @@ func runNamed(ctx context.Context, name, tmpl string, data CommandData, opts Run
 	cmd := exec.Command("/bin/sh", "-c", rendered.Script)
 	cmd.Dir = opts.Root
 	cmd.Env = cmdEnv
-	cmd.Stdin = stdin
+	if stdin != nil {
+		cmd.Stdin = stdin // a nil *os.File must not become a non-nil io.Reader
+	}
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.WaitDelay = grace // a process left holding an output pipe cannot hold us

@@ -5,26 +5,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Decisions a mode takes (DESIGN §8 plan.decision).
+// Decisions a mode takes (the plan's decision).
 const (
 	DecisionResume = "resume" // go ahead
 	DecisionAsk    = "ask"    // the user must answer
 	DecisionHalt   = "halt"   // stop
 )
 
-// Modes (DESIGN §6).
-const (
-	ModeAutopilot   = "autopilot"
-	ModeInteractive = "interactive"
-	ModePreflight   = "preflight"
-)
-
 // Situation is everything a mode decides on.
 type Situation struct {
-	Mode       string // autopilot | interactive | preflight ("" is interactive)
+	Mode       Mode   // autopilot | interactive | preflight ("" is interactive)
 	Validation string // clean | warnings | conflicts (validate.Report.Status)
 	AgeClass   string // fresh | recent | moderate | stale | unknown
 	// Age is how long ago the workflow was interrupted (0 when unknown); it
@@ -49,16 +44,17 @@ type Situation struct {
 	Selected bool
 }
 
-// Exit codes Decide returns (DESIGN §9).
+// Exit codes Decide returns.
 const (
-	exitResume   = 0
-	exitTerminal = 15
-	exitCannot   = 17
+	exitResume   = exitcode.OK
+	exitTerminal = exitcode.Terminal
+	exitCannot   = exitcode.Cannot
 )
 
 // Decide says what the mode does with the situation, why (one sentence
 // naming the deciding fact), and the exit code that outcome carries:
 //
+//   - an unknown mode → halt, usage error (2);
 //   - terminal → halt, 15; not resumable → halt, 17;
 //   - blocking findings other than conflicts (missing critical files or
 //     inputs, unsafe paths, parse errors) → halt, 17, in every mode: --force
@@ -70,7 +66,11 @@ const (
 //     resolved or forced);
 //   - pre-flight → ask until approved (--approve); approved → resume, unless
 //     conflicts are neither resolved nor forced (halt, 17).
-func Decide(s Situation) (decision string, reason string, exitCode int) {
+func Decide(s Situation) (decision string, reason string, exitCode exitcode.Code) {
+	mode, err := ParseMode(string(s.Mode))
+	if err != nil {
+		return DecisionHalt, err.Error(), exitcode.Usage
+	}
 	if s.Terminal {
 		return DecisionHalt, "nothing left to resume: the workflow has already run to completion", exitTerminal
 	}
@@ -87,7 +87,7 @@ func Decide(s Situation) (decision string, reason string, exitCode int) {
 	conflictText := conflictsPhrase(conflicts)
 	conflictHead, conflictList := conflictsHead(conflicts), conflictsList(conflicts)
 
-	switch normalizeMode(s.Mode) {
+	switch mode {
 	case ModeAutopilot:
 		switch {
 		case hasConflicts && !s.Force:
@@ -150,16 +150,6 @@ func (s Situation) summary(hasConflicts bool, conflictText string, stale bool) s
 func (s Situation) conflictFindings() []workflow.Finding {
 	_, c := splitBlocking(s.Blocking)
 	return c
-}
-
-func normalizeMode(m string) string {
-	switch strings.ToLower(strings.TrimSpace(m)) {
-	case ModeAutopilot, "auto", "yolo":
-		return ModeAutopilot
-	case ModePreflight, "pre-flight":
-		return ModePreflight
-	}
-	return ModeInteractive
 }
 
 // splitBlocking separates the findings --force may override (conflicts, and
@@ -234,7 +224,7 @@ func conflictsList(fs []workflow.Finding) string {
 // cleanPhrase: "state is clean and 45 minutes old".
 func (s Situation) cleanPhrase() string {
 	if s.Age > 0 {
-		return "state is clean and " + humanDuration(s.Age) + " old"
+		return "state is clean and " + templates.Duration(s.Age) + " old"
 	}
 	switch s.AgeClass {
 	case "fresh":
@@ -260,7 +250,7 @@ func (s Situation) pickPhrase() string {
 // interrupted: "interrupted 14 days ago".
 func (s Situation) interrupted() string {
 	if s.Age > 0 {
-		return "interrupted " + humanDuration(s.Age) + " ago"
+		return "interrupted " + templates.Duration(s.Age) + " ago"
 	}
 	if s.AgeClass == "stale" {
 		return "interrupted more than a week ago"
@@ -294,18 +284,4 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// humanDuration words a duration the way the task's blocks do: "45 minutes",
-// "3 hours", "14 days".
-func humanDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "less than a minute"
-	case d < time.Hour:
-		return count(int(d/time.Minute), "minute")
-	case d < 24*time.Hour:
-		return count(int(d/time.Hour), "hour")
-	}
-	return count(int(d/(24*time.Hour)), "day")
 }

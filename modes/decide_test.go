@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -33,7 +34,7 @@ func TestDecide(t *testing.T) {
 		name     string
 		s        Situation
 		decision string
-		code     int
+		code     exitcode.Code
 		reason   []string // substrings of the reason
 	}{
 		// every mode
@@ -124,18 +125,22 @@ func TestDecideListsAtMostThree(t *testing.T) {
 	}
 }
 
-func TestHumanDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		10 * time.Second:    "less than a minute",
-		time.Minute:         "1 minute",
-		45 * time.Minute:    "45 minutes",
-		time.Hour:           "1 hour",
-		23 * time.Hour:      "23 hours",
-		24 * time.Hour:      "1 day",
-		14 * 24 * time.Hour: "14 days",
+// TestDecideDurationWording: the reasons word ages with templates.Duration,
+// the one duration wording (36 hours is "36 hours", never "1 day").
+func TestDecideDurationWording(t *testing.T) {
+	for _, tt := range []struct {
+		age   time.Duration
+		class string
+		want  string
+	}{
+		{10 * time.Second, "fresh", "state is clean and 10 seconds old"},
+		{45 * time.Minute, "fresh", "state is clean and 45 minutes old"},
+		{36 * time.Hour, "recent", "state is clean and 36 hours old"},
+		{14 * 24 * time.Hour, "stale", "interrupted 14 days ago"},
 	} {
-		if got := humanDuration(d); got != want {
-			t.Errorf("humanDuration(%v) = %q, want %q", d, got, want)
+		_, reason, _ := Decide(Situation{Mode: ModeAutopilot, Resumable: true, Validation: "clean", AgeClass: tt.class, Age: tt.age, Force: true})
+		if !strings.Contains(reason, tt.want) {
+			t.Errorf("age %v: reason = %q, want it to contain %q", tt.age, reason, tt.want)
 		}
 	}
 }

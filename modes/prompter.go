@@ -1,4 +1,4 @@
-// Package modes decides what a resume does in each mode (DESIGN §6):
+// Package modes decides what a resume does in each mode (docs/ARCHITECTURE.md):
 // autopilot decides alone, interactive asks, pre-flight reports everything
 // and requires an explicit proceed. Questions go through the Prompter
 // interface so the decisions are testable without a terminal.
@@ -9,8 +9,9 @@ import "errors"
 // ErrInterrupted is returned by a Prompter when the user pressed Ctrl-C.
 var ErrInterrupted = errors.New("interrupted")
 
-// Prompter asks the user questions. The survey-backed implementation lives
-// in the command layer; tests use a scripted one.
+// Prompter asks the user questions. The terminal implementation is
+// internal/prompt (the one package over survey), wired by the command layer;
+// every test uses modes/prompttest.
 type Prompter interface {
 	// Select asks to choose one of options; it returns the index chosen.
 	Select(message string, options []string, def int) (int, error)

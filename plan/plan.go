@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -99,7 +100,7 @@ type Env struct {
 	AgentKnown func(agent string) (known bool, anyDefinitions bool)
 }
 
-// UsageError is a problem with the user's request (exit 2), such as a
+// UsageError is a problem with the user's request (exitcode.Usage), such as a
 // --from-phase that names no phase of the workflow.
 type UsageError struct {
 	Msg   string
@@ -114,8 +115,8 @@ func (e *UsageError) Error() string {
 	return e.Msg + "; valid phases: " + strings.Join(e.Valid, ", ")
 }
 
-// ExitCode is the exit code of a usage error (DESIGN §9).
-func (e *UsageError) ExitCode() int { return 2 }
+// ExitCode is the exit code of a usage error.
+func (e *UsageError) ExitCode() exitcode.Code { return exitcode.Usage }
 
 // Finding codes the plan produces.
 const (

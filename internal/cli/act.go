@@ -206,8 +206,8 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	forced := r.forced || (r.opts.Force && r.situation.Conflicts)
 	req := handoff.Request{
 		Root: s.root, Candidate: c, Plan: r.plan, Validation: r.report.Status,
-		Mode: r.mode, Decision: r.plan.Decision, Reason: r.plan.Reason, Forced: forced, Restart: r.opts.Restart || r.restarted,
-		Command: s.cfg.Handoff.Command, Env: os.Environ(),
+		Mode: string(r.mode), Decision: r.plan.Decision, Reason: r.plan.Reason, Forced: forced, Restart: r.opts.Restart || r.restarted,
+		Command: s.cfg.Handoff.Command, Env: a.environ(), Stdin: a.stdinFile(),
 		Stdout: a.sys.IO.Out, Stderr: a.sys.IO.ErrOut,
 		Now: s.now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,
 		LogPath:   logPath(s),
@@ -341,7 +341,7 @@ func (a *app) lockInfo() handoff.LockInfo {
 	if u, err := user.Current(); err == nil {
 		name = u.Username
 	}
-	return handoff.LockInfo{PID: os.Getpid(), Host: host, User: name, StartedAt: time.Now().UTC(), Command: strings.Join(os.Args, " ")}
+	return handoff.LockInfo{PID: a.sys.Pid, Host: host, User: name, StartedAt: a.sys.Now().UTC(), Command: strings.Join(a.sys.Args, " ")}
 }
 
 // logPath is the absolute path of the orchestration log.

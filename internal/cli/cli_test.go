@@ -87,12 +87,16 @@ func TestModePrecedence(t *testing.T) {
 	if got := modeOf(t, run(t, dir, nil, false, "resume", "--dry-run", "--json")); got != "interactive" {
 		t.Errorf("config file: got %q, want interactive", got)
 	}
-	t.Setenv("ORCHESTRATE_MODE", "autopilot")
-	if got := modeOf(t, run(t, dir, nil, false, "resume", "--dry-run", "--json")); got != "autopilot" {
+	env := map[string]string{"ORCHESTRATE_MODE": "autopilot"} // the injected environment
+	if got := modeOf(t, run(t, dir, env, false, "resume", "--dry-run", "--json")); got != "autopilot" {
 		t.Errorf("environment: got %q, want autopilot", got)
 	}
-	if got := modeOf(t, run(t, dir, nil, false, "resume", "--dry-run", "--json", "--mode", "preflight")); got != "preflight" {
+	if got := modeOf(t, run(t, dir, env, false, "resume", "--dry-run", "--json", "--mode", "preflight")); got != "preflight" {
 		t.Errorf("flag: got %q, want preflight", got)
+	}
+	t.Setenv("ORCHESTRATE_MODE", "autopilot") // the process's own: never read
+	if got := modeOf(t, run(t, dir, nil, false, "resume", "--dry-run", "--json")); got != "interactive" {
+		t.Errorf("process environment: got %q, want interactive (from the config file)", got)
 	}
 	os.Unsetenv("ORCHESTRATE_MODE")
 	os.Remove(filepath.Join(dir, ".orchestrate.yaml"))

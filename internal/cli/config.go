@@ -75,8 +75,13 @@ func privileged(k string) (privilegedKey, bool) {
 	return privilegedKey{}, false
 }
 
+// settings are the layered settings of an invocation (flags, the injected
+// environment, config files, defaults). viper is imported in this file only.
+type settings = viper.Viper
+
 // newViper returns the one viper instance of an invocation, with every key
-// of config.Default registered so ORCHESTRATE_* variables reach them.
+// of config.Default registered so ORCHESTRATE_* variables of the injected
+// environment reach them (loadConfigFiles, mergeEnv).
 func newViper() *viper.Viper {
 	v := viper.New()
 	d := config.Default()
@@ -113,10 +118,47 @@ func newViper() *viper.Viper {
 	for k, val := range defaults {
 		v.SetDefault(k, val)
 	}
-	v.SetEnvPrefix("ORCHESTRATE")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
 	return v
+}
+
+// envNames are the environment variables of registered key k, the first
+// set one winning: ORCHESTRATE_<KEY> with dots as underscores, and the
+// short ORCHESTRATE_MODE for resume.mode.
+func envNames(k string) []string {
+	name := "ORCHESTRATE_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
+	if k == "resume.mode" {
+		return []string{"ORCHESTRATE_MODE", name}
+	}
+	return []string{name}
+}
+
+// envLayer is the configuration the INJECTED environment sets: for every
+// key registered in v (its defaults), the first of envNames(k) getenv
+// returns non-empty. viper never reads the process environment itself.
+func envLayer(v *viper.Viper, getenv func(string) string) map[string]any {
+	out := map[string]any{}
+	for _, k := range v.AllKeys() {
+		for _, name := range envNames(k) {
+			if val := getenv(name); val != "" {
+				out[k] = val
+				break
+			}
+		}
+	}
+	return out
+}
+
+// mergeEnv merges the injected environment over the files read so far
+// (flags bound to v still win over it).
+func mergeEnv(v *viper.Viper, getenv func(string) string) error {
+	env := envLayer(v, getenv)
+	if len(env) == 0 {
+		return nil
+	}
+	if err := v.MergeConfigMap(nest(env)); err != nil {
+		return fmt.Errorf("config from the environment: %w", err)
+	}
+	return nil
 }
 
 // keyValue is one privileged setting of the repository's file, as text.
@@ -211,6 +253,21 @@ func (rc *repoConfig) Ignored() []string {
 // untrusted file.
 func (rc *repoConfig) NeedsTrust() bool { return rc.runsWithheld() }
 
+// trustWords says how far the file is trusted, for --log-level debug.
+func (rc *repoConfig) trustWords() string {
+	switch {
+	case !rc.HasPrivileged():
+		return "no privileged settings"
+	case rc.ByEnv:
+		return "trusted by " + EnvTrustRepoConfig
+	case rc.State == trust.Trusted:
+		return "trusted"
+	case rc.State == trust.Changed:
+		return "changed since trusted: privileged settings withheld"
+	}
+	return "untrusted: privileged settings withheld"
+}
+
 // stateWords describes the file's trust for a message.
 func (rc *repoConfig) stateWords() string {
 	if rc.State == trust.Changed {
@@ -225,7 +282,11 @@ type configLoad struct {
 	Cfg      config.Config
 	Repo     *repoConfig // nil when no repository file was read
 	Warnings []string
-	v        *viper.Viper
+	// Read are the configuration files read, each with its role and, for
+	// the repository's, its trust ("/x/.orchestrate.yaml (repository,
+	// untrusted)"), for --log-level debug.
+	Read []string
+	v    *viper.Viper
 }
 
 // loadConfig reads the configuration files into v and returns the merged
@@ -257,6 +318,10 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		if _, err := mergeYAML(v, explicit, data); err != nil {
 			return nil, err
 		}
+		cl.Read = append(cl.Read, explicit+" (--config, trusted)")
+		if err := mergeEnv(v, getenv); err != nil {
+			return nil, err
+		}
 		return cl, cl.unmarshal()
 	}
 
@@ -269,6 +334,7 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		switch {
 		case err == nil:
 			userData = data
+			cl.Read = append(cl.Read, userPath+" (user, trusted)")
 		case errors.Is(err, fs.ErrNotExist):
 		default:
 			return nil, fmt.Errorf("config %s: %w", userPath, err)
@@ -292,6 +358,7 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 			return nil, err
 		}
 		cl.Repo = rc
+		cl.Read = append(cl.Read, fmt.Sprintf("%s (repository, %s)", repoPath, rc.trustWords()))
 		if err := v.MergeConfigMap(nest(safe)); err != nil {
 			return nil, fmt.Errorf("config %s: %w", repoPath, err)
 		}
@@ -303,6 +370,9 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		if err := v.MergeConfigMap(nest(userFlat)); err != nil {
 			return nil, fmt.Errorf("config %s: %w", userPath, err)
 		}
+	}
+	if err := mergeEnv(v, getenv); err != nil {
+		return nil, err
 	}
 	if rc := cl.Repo; rc != nil {
 		if ign := rc.Ignored(); len(ign) > 0 {

@@ -23,7 +23,7 @@ func TestConfigPrecedence(t *testing.T) {
 		name    string
 		repo    string            // .orchestrate.yaml ("" none)
 		user    string            // $XDG_CONFIG_HOME/orchestrate/config.yaml ("" none)
-		env     map[string]string // process environment (viper and the injected getenv)
+		env     map[string]string // the injected environment (getenv)
 		trusted bool              // the repository file is in the trust store
 		changed bool              // ...but was edited since
 
@@ -64,7 +64,6 @@ func TestConfigPrecedence(t *testing.T) {
 			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
 			for k, v := range tc.env {
 				env[k] = v
-				t.Setenv(k, v) // viper reads the process environment
 			}
 			getenv := func(k string) string { return env[k] }
 			repoPath := filepath.Join(root, repoConfigName)
@@ -140,6 +139,49 @@ func TestConfigPrecedence(t *testing.T) {
 
 // --config names the one file read, trusted as the user's own: the
 // repository's file is not read at all.
+// TestConfigInjectedEnvOnly: viper sees the injected environment, never the
+// process's own.
+func TestConfigInjectedEnvOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		process  map[string]string // the real process environment
+		injected map[string]string // what getenv returns
+		want     string            // resume.mode
+	}{
+		{name: "process env ignored", process: map[string]string{"ORCHESTRATE_RESUME_MODE": "autopilot", "ORCHESTRATE_MODE": "preflight"}, want: ""},
+		{name: "injected long name", injected: map[string]string{"ORCHESTRATE_RESUME_MODE": "autopilot"}, want: "autopilot"},
+		{name: "injected short name wins", injected: map[string]string{"ORCHESTRATE_MODE": "preflight", "ORCHESTRATE_RESUME_MODE": "autopilot"}, want: "preflight"},
+		{name: "injected over process", process: map[string]string{"ORCHESTRATE_RESUME_MODE": "autopilot"}, injected: map[string]string{"ORCHESTRATE_RESUME_MODE": "interactive"}, want: "interactive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, home := t.TempDir(), t.TempDir()
+			for k, v := range tc.process {
+				t.Setenv(k, v)
+			}
+			env := map[string]string{"HOME": home}
+			for k, v := range tc.injected {
+				env[k] = v
+			}
+			for _, explicit := range []string{"", filepath.Join(home, "c.yaml")} {
+				if explicit != "" {
+					writeFile(t, explicit, "stories_dir: docs\n")
+				}
+				v := newViper()
+				cl, err := loadConfigFiles(v, root, explicit, func(k string) string { return env[k] })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := v.GetString("resume.mode"); got != tc.want {
+					t.Errorf("explicit %q: resume.mode = %q, want %q", explicit, got, tc.want)
+				}
+				if cl.Cfg.Resume.Mode != tc.want {
+					t.Errorf("explicit %q: Cfg.Resume.Mode = %q, want %q", explicit, cl.Cfg.Resume.Mode, tc.want)
+				}
+			}
+		})
+	}
+}
+
 func TestExplicitConfig(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(root, repoConfigName), "handoff: {command: 'echo repo'}\nlog_path: r.jsonl\n")

@@ -3,38 +3,29 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 )
 
-// Exit codes of DESIGN §9.
+// Exit codes: the command layer's names for the codes of internal/exitcode,
+// their one home.
 const (
-	ExitOK       = 0
-	ExitError    = 1
-	ExitUsage    = 2
-	ExitDeclined = 10
-	ExitNotFound = 14
-	ExitTerminal = 15
-	ExitLocked   = 16
-	ExitCannot   = 17
+	ExitOK       = int(exitcode.OK)
+	ExitError    = int(exitcode.Error)
+	ExitUsage    = int(exitcode.Usage)
+	ExitDeclined = int(exitcode.Declined)
+	ExitNotFound = int(exitcode.NotFound)
+	ExitTerminal = int(exitcode.Terminal)
+	ExitLocked   = int(exitcode.Locked)
+	ExitCannot   = int(exitcode.Cannot)
 	// ExitCommand: the orchestrator command failed, timed out or was
-	// interrupted; the resume was rolled back (its own status is in the
-	// message and the JSON).
-	ExitCommand = 18
-	ExitNoTTY   = 19
+	// interrupted; the resume was rolled back.
+	ExitCommand = int(exitcode.Command)
+	ExitNoTTY   = int(exitcode.NoTTY)
 )
 
 // ExitCodesHelp documents the exit codes for --help and the README.
-const ExitCodesHelp = `Exit codes:
-   0  resumed, planned (dry run), or nothing to resume
-   1  unexpected error (I/O, internal)
-   2  usage error (bad flag, ambiguous workflow name)
-  10  declined or cancelled by the user
-  14  the named workflow does not exist
-  15  the workflow is in a terminal state (completed, aborted, cancelled)
-  16  locked by a live process
-  17  cannot resume: blocking findings, or autopilot halted on conflicts/staleness
-  18  the orchestrator command failed, timed out or was interrupted; rolled back
-      (its own exit status is in the message and in --json)
-  19  input needed but no terminal (the message names the flag to pass)`
+var ExitCodesHelp = exitcode.Help()
 
 // ExitErr carries an exit code out of a command. A nil Err means the
 // command already printed what it had to say.

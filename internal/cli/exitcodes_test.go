@@ -10,41 +10,8 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
 )
-
-// scripted answers every question by choosing the option containing answer
-// (Select), with yes (Confirm) or with answer (Input).
-type scripted struct {
-	answer string
-	asked  []string
-}
-
-func (s *scripted) Select(msg string, options []string, def int) (int, error) {
-	s.asked = append(s.asked, msg)
-	for i, o := range options {
-		if strings.Contains(o, s.answer) {
-			return i, nil
-		}
-	}
-	return def, nil
-}
-
-func (s *scripted) Confirm(msg string, def bool) (bool, error) {
-	s.asked = append(s.asked, msg)
-	return s.answer == "yes", nil
-}
-
-func (s *scripted) Input(msg, def string) (string, error) {
-	s.asked = append(s.asked, msg)
-	return s.answer, nil
-}
-
-// interrupting is a prompter whose user presses Ctrl-C.
-type interrupting struct{}
-
-func (interrupting) Select(string, []string, int) (int, error) { return 0, modes.ErrInterrupted }
-func (interrupting) Confirm(string, bool) (bool, error)        { return false, modes.ErrInterrupted }
-func (interrupting) Input(string, string) (string, error)      { return "", modes.ErrInterrupted }
 
 func runWith(t *testing.T, dir string, p modes.Prompter, args ...string) *fakeRun {
 	t.Helper()
@@ -105,16 +72,16 @@ func TestExitCodes(t *testing.T) {
 		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitError},
 		{name: "2 usage", args: []string{"resume", "--nope"}, want: ExitUsage},
 		{name: "2 ambiguous", args: []string{"resume", "--dry-run", "workflow:"}, want: ExitUsage},
-		{name: "10 declined", p: &scripted{answer: "cancel"}, args: []string{"resume", "sdc-1"}, want: ExitDeclined,
+		{name: "10 declined", p: prompttest.Answering("cancel"), args: []string{"resume", "sdc-1"}, want: ExitDeclined,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				if _, err := os.Stat(filepath.Join(dir, ".orchestrate/handoffs")); err == nil {
 					t.Error("declined resume wrote a handoff")
 				}
 			}},
-		{name: "10 ctrl-c", p: interrupting{}, args: []string{"resume", "sdc-1"}, want: ExitDeclined},
-		{name: "10 preflight not approved", p: &scripted{answer: "no"}, args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitDeclined},
-		{name: "0 preflight proceed", p: &scripted{answer: "proceed"}, args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitOK},
-		{name: "0 interactive yes", p: &scripted{answer: "yes"}, args: []string{"resume", "sdc-1"}, want: ExitOK},
+		{name: "10 ctrl-c", p: prompttest.Failing(modes.ErrInterrupted), args: []string{"resume", "sdc-1"}, want: ExitDeclined},
+		{name: "10 preflight not approved", p: prompttest.Answering("no"), args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitDeclined},
+		{name: "0 preflight proceed", p: prompttest.Answering("proceed"), args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitOK},
+		{name: "0 interactive yes", p: prompttest.Answering("yes"), args: []string{"resume", "sdc-1"}, want: ExitOK},
 		{name: "14 not found", args: []string{"resume", "nope"}, want: ExitNotFound},
 		{name: "15 terminal", args: []string{"resume", "done-1"}, want: ExitTerminal},
 		{name: "16 locked", setup: func(t *testing.T, dir string) {

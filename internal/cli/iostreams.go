@@ -26,12 +26,21 @@ type IOStreams struct {
 func (s IOStreams) CanPrompt() bool { return s.InTTY && s.ErrTTY }
 
 // System is everything a command takes from the outside world: streams,
-// environment, clock and working directory.
+// environment, clock, working directory and process identity. Nothing below
+// the command layer reaches past it (os.Stdin, os.Environ, time.Now,
+// os.Getpid, os.Args): the values are passed down in the requests.
 type System struct {
 	IO     IOStreams
 	Getenv func(string) string
 	Now    func() time.Time
 	Getwd  func() (string, error)
+	// Environ is the environment handed to the orchestrator command (nil:
+	// an empty one).
+	Environ func() []string
+	// Pid and Args identify this process in the lock file (0 and nil in
+	// tests that do not care).
+	Pid  int
+	Args []string
 	// Prompter asks questions; nil means the survey-backed one on IO.
 	Prompter modes.Prompter
 }
@@ -52,8 +61,29 @@ func OSSystem() System {
 			OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 			ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		},
-		Getenv: os.Getenv,
-		Now:    now,
-		Getwd:  os.Getwd,
+		Getenv:  os.Getenv,
+		Now:     now,
+		Getwd:   os.Getwd,
+		Environ: os.Environ,
+		Pid:     os.Getpid(),
+		Args:    os.Args,
 	}
+}
+
+// environ is the injected environment for the orchestrator command (empty
+// when the System has none).
+func (a *app) environ() []string {
+	if a.sys.Environ == nil {
+		return []string{}
+	}
+	return a.sys.Environ()
+}
+
+// stdinFile is the injected standard input when it is a file (the
+// orchestrator command inherits it), else nil (no input).
+func (a *app) stdinFile() *os.File {
+	if f, ok := a.sys.IO.In.(*os.File); ok {
+		return f
+	}
+	return nil
 }

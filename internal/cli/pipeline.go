@@ -88,6 +88,7 @@ func (a *app) load() (*session, error) {
 	}
 	s.res = discover.Scan(repo, opts)
 	s.res.Findings = append(defFindings, s.res.Findings...)
+	a.debugSession(s)
 	return s, nil
 }
 

@@ -59,7 +59,7 @@ func (a *app) planDeps(r *resumeRun) []planfile.Dep {
 		{Kind: planfile.KindWorkflow, Digest: c.ID},
 		{Kind: planfile.KindState, Path: c.Source.Path, Digest: planfile.FileDigest(s.root, c.Source.Path, max)},
 		{Kind: planfile.KindPhase, Digest: r.plan.ResumeFrom.Phase},
-		{Kind: planfile.KindMode, Digest: r.mode},
+		{Kind: planfile.KindMode, Digest: string(r.mode)},
 		{Kind: planfile.KindDecision, Digest: r.plan.Decision},
 	}
 	seen := map[string]bool{c.Source.Path: true}
@@ -128,7 +128,7 @@ func (a *app) savePlan(r *resumeRun) error {
 		Version:    Version,
 		WorkflowID: r.selected.ID,
 		Phase:      r.plan.ResumeFrom.Phase,
-		Mode:       r.mode,
+		Mode:       string(r.mode),
 		Decision:   r.plan.Decision,
 		Reason:     r.plan.Reason,
 		Approved:   r.opts.Approve,
@@ -171,9 +171,9 @@ func (a *app) applyPlan(opts *ResumeOptions) error {
 	if !saved.Signed() {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Warning: the plan %s is not signed: its self-check detects accidental edits, not tampering (set %s when writing and applying plans).\n", opts.Plan, planKeyEnv)
 	}
-	mode, ok := normalizeMode(saved.Mode)
-	if !ok {
-		return exitf(ExitCannot, "refusing the plan %s: unknown mode %q", opts.Plan, saved.Mode)
+	mode, err := modes.ParseMode(saved.Mode)
+	if err != nil {
+		return exitf(ExitCannot, "refusing the plan %s: %w", opts.Plan, err)
 	}
 	s, err := a.load()
 	if err != nil {

@@ -10,34 +10,8 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
 )
-
-// rbPrompter answers every question from a script: Select picks the option
-// with the scripted text, Input types it; it records the questions asked.
-type rbPrompter struct {
-	answer string
-	asked  []string
-}
-
-func (p *rbPrompter) Select(message string, options []string, def int) (int, error) {
-	p.asked = append(p.asked, message)
-	for i, o := range options {
-		if o == p.answer {
-			return i, nil
-		}
-	}
-	return def, nil
-}
-
-func (p *rbPrompter) Confirm(message string, def bool) (bool, error) {
-	p.asked = append(p.asked, message)
-	return p.answer == "yes", nil
-}
-
-func (p *rbPrompter) Input(message, def string) (string, error) {
-	p.asked = append(p.asked, message)
-	return p.answer, nil
-}
 
 // rbRun calls Main with fake streams (terminals when tty), a pinned clock
 // and prompter p.
@@ -111,7 +85,7 @@ func rbTornRepo(t *testing.T, withBak bool) string {
 func TestRebuiltStateDeclined(t *testing.T) {
 	dir := rbTornRepo(t, true)
 	before := rbSnapshot(t, dir)
-	p := &rbPrompter{answer: modes.OptionCancel}
+	p := prompttest.Answering(modes.OptionCancel)
 	r := rbRun(t, dir, true, p, "resume", "workflow:sdc-1")
 	if r.code != ExitDeclined {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, ExitDeclined, r.out.String(), r.err.String())
@@ -130,8 +104,8 @@ func TestRebuiltStateDeclined(t *testing.T) {
 	if strings.Index(out, "Corrupt State File") > strings.Index(out, "=== Resume:") {
 		t.Errorf("the rebuilt block must come before the summary")
 	}
-	if len(p.asked) != 1 || p.asked[0] != modes.QuestionResume {
-		t.Errorf("questions asked: %q", p.asked)
+	if len(p.Messages()) != 1 || p.Messages()[0] != modes.QuestionResume {
+		t.Errorf("questions asked: %q", p.Messages())
 	}
 	if !strings.Contains(r.err.String(), "nothing was changed") {
 		t.Errorf("stderr: %s", r.err.String())
@@ -198,7 +172,7 @@ func TestRebuiltStateModes(t *testing.T) {
 		}
 	}
 	// a terminal does not turn the halt into a question either
-	r = rbRun(t, dir, true, &rbPrompter{answer: modes.OptionYes}, "resume", "workflow:sdc-1", "--mode", "autopilot")
+	r = rbRun(t, dir, true, prompttest.Answering(modes.OptionYes), "resume", "workflow:sdc-1", "--mode", "autopilot")
 	if r.code != ExitCannot {
 		t.Errorf("autopilot with a terminal: exit %d", r.code)
 	}
@@ -215,7 +189,7 @@ func TestRebuiltStateModes(t *testing.T) {
 	if r.code != ExitNoTTY || !strings.Contains(r.out.String(), "Corrupt State File") {
 		t.Errorf("pre-flight without a terminal: exit %d\n%s", r.code, r.out.String())
 	}
-	r = rbRun(t, dir, true, &rbPrompter{answer: "no"}, "resume", "workflow:sdc-1", "--mode", "preflight")
+	r = rbRun(t, dir, true, prompttest.Answering("no"), "resume", "workflow:sdc-1", "--mode", "preflight")
 	if r.code != ExitDeclined {
 		t.Errorf("pre-flight not approved: exit %d", r.code)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -60,7 +59,6 @@ the config, the mode the workflow was started in, else interactive.
 			if err := a.v.BindPFlag("resume.mode", cmd.Flags().Lookup("mode")); err != nil {
 				return err
 			}
-			_ = a.v.BindEnv("resume.mode", "ORCHESTRATE_MODE", "ORCHESTRATE_RESUME_MODE")
 			return a.runResume(opts)
 		},
 	}
@@ -77,24 +75,11 @@ the config, the mode the workflow was started in, else interactive.
 	return cmd
 }
 
-// normalizeMode maps a mode spelling to autopilot, interactive or preflight.
-func normalizeMode(m string) (string, bool) {
-	switch strings.ToLower(strings.TrimSpace(m)) {
-	case "autopilot", "auto", "yolo":
-		return "autopilot", true
-	case "interactive", "":
-		return "interactive", true
-	case "preflight", "pre-flight":
-		return "preflight", true
-	}
-	return "", false
-}
-
 // resumeRun is everything one resume decided, for rendering.
 type resumeRun struct {
 	opts      *ResumeOptions
 	s         *session
-	mode      string
+	mode      modes.Mode
 	all       []workflow.Candidate // resumable candidates
 	selected  *workflow.Candidate
 	report    validate.Report
@@ -133,8 +118,8 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
 	modeSetting := a.v.GetString("resume.mode")
 	if modeSetting != "" {
-		m, ok := normalizeMode(modeSetting)
-		if !ok {
+		m, err := modes.ParseMode(modeSetting)
+		if err != nil {
 			return usagef("--mode %q: want autopilot, interactive or preflight", modeSetting)
 		}
 		r.mode = m
@@ -200,11 +185,14 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		r.selected = &c
 	}
 	if r.mode == "" {
-		if m, ok := normalizeMode(r.selected.Mode); ok && r.selected.Mode != "" {
-			r.mode = m
-		} else {
-			r.mode = "interactive"
+		// The mode the workflow was started in; a name orchestrate does not
+		// know is not a mode to run in, so the default (interactive) asks.
+		m, err := modes.ParseMode(r.selected.Mode)
+		if err != nil {
+			a.debugf("recorded mode ignored: %v", err)
+			m = modes.ModeInteractive
 		}
+		r.mode = m
 	}
 	if err := a.rebuildIfCorrupt(r); err != nil {
 		return err
@@ -255,7 +243,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	r.plan = p
 	r.findings = append(append([]workflow.Finding{}, r.report.Findings...), p.Findings...)
 	r.findings = append(r.findings, a.handoffFindings(r, c)...)
-	sortFindings(r.findings)
+	workflow.SortFindings(r.findings)
 	sit := modes.Situation{
 		Mode: r.mode, Validation: r.report.Status, AgeClass: r.report.AgeClass,
 		Force: opts.Force || r.forced, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
@@ -279,7 +267,8 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	r.situation = sit
 	decision, reason, code := modes.Decide(sit)
 	r.plan.Decision, r.plan.Reason = decision, reason
-	r.code = code
+	r.code = int(code)
+	a.debugDecision(r)
 	return nil
 }
 
@@ -394,7 +383,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 
 // resumeDoc builds the --json document.
 func (a *app) resumeDoc(r *resumeRun) resumeDoc {
-	doc := resumeDoc{Schema: Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: r.mode, DryRun: r.opts.DryRun,
+	doc := resumeDoc{Schema: Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: string(r.mode), DryRun: r.opts.DryRun,
 		Candidates: []candidateJSON{}, Findings: []workflow.Finding{}}
 	if doc.Mode == "" {
 		doc.Mode = "interactive"
@@ -423,27 +412,6 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 		}
 	}
 	return doc
-}
-
-// sortFindings orders findings: blocking, warning, info; then check, path, code, message.
-func sortFindings(fs []workflow.Finding) {
-	rank := map[workflow.Severity]int{workflow.Blocking: 0, workflow.Warning: 1, workflow.Info: 2}
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if rank[a.Severity] != rank[b.Severity] {
-			return rank[a.Severity] < rank[b.Severity]
-		}
-		if a.Check != b.Check {
-			return a.Check < b.Check
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Code != b.Code {
-			return a.Code < b.Code
-		}
-		return a.Message < b.Message
-	})
 }
 
 func orDash(s string) string {

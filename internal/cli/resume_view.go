@@ -67,7 +67,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	p := r.plan
 	v := summaryView{
 		ID: c.ID, Title: c.Type.Label(), TypeLabel: c.Type.Label(), StateSource: c.Source.Path,
-		Mode: r.mode, AgeClass: r.report.AgeClass, Decision: p.Decision, Reason: p.Reason,
+		Mode: string(r.mode), AgeClass: r.report.AgeClass, Decision: p.Decision, Reason: p.Reason,
 		DryRun: r.opts.DryRun, Validation: r.report.Status, GitMode: r.report.GitMode,
 		Agent: p.ResumeFrom.Agent, Inputs: p.ResumeFrom.Inputs,
 		Stories: r.report.Stories,

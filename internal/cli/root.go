@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
 
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 )
@@ -30,9 +28,16 @@ type globalOptions struct {
 // app is one invocation: the system, the viper instance and the global flags.
 type app struct {
 	sys    System
-	v      *viper.Viper
+	v      *settings
 	global globalOptions
-	log    *logrus.Logger
+	log    logging.Logger // diagnostics on stderr, at --log-level
+}
+
+// debugf logs at debug level what was read or decided (--log-level debug).
+func (a *app) debugf(format string, args ...any) {
+	if a.log != nil {
+		a.log.Debugf(format, args...)
+	}
 }
 
 // color reports whether diagnostics on stderr may use colour: stderr is a
@@ -57,7 +62,7 @@ func (a *app) colorFor(w io.Writer) bool {
 
 // Main runs orchestrate with args and returns the exit code.
 func Main(args []string, sys System) int {
-	a := &app{sys: sys, v: newViper()}
+	a := &app{sys: sys, v: newViper(), log: logging.Discard()}
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(sys.IO.In)

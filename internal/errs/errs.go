@@ -1,12 +1,11 @@
 // Package errs aggregates findings. It is orchestrate's one seam over
 // hashicorp/go-multierror: every stage collects its findings in a List, which
 // never stops at the first one, and reads them back sorted and de-duplicated,
-// or as a single error.
+// or as a single go-multierror error (Err).
 package errs
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
@@ -15,44 +14,34 @@ import (
 )
 
 // List collects findings. The zero value is an empty list ready to use. It
-// is not safe for concurrent use.
+// is not safe for concurrent use. Findings are kept as findings; they become
+// one go-multierror error only when Err asks for an error.
 type List struct {
-	merr *multierror.Error
+	fs []workflow.Finding
 }
 
 // Add appends findings to the list.
 func (l *List) Add(fs ...workflow.Finding) {
-	if len(fs) == 0 {
-		return
-	}
-	errs := make([]error, len(fs))
-	for i, f := range fs {
-		errs[i] = f
-	}
-	l.merr = multierror.Append(l.merr, errs...)
+	l.fs = append(l.fs, fs...)
 }
 
 // Len is the number of findings added (duplicates included).
 func (l *List) Len() int {
-	if l == nil || l.merr == nil {
+	if l == nil {
 		return 0
 	}
-	return len(l.merr.Errors)
+	return len(l.fs)
 }
 
 // Findings returns the findings added, exact duplicates removed, in the
-// order of Sort. It returns a new slice (nil when the list is empty).
+// order of workflow.SortFindings. It returns a new slice (nil when the list
+// is empty).
 func (l *List) Findings() []workflow.Finding {
 	if l.Len() == 0 {
 		return nil
 	}
-	out := make([]workflow.Finding, 0, len(l.merr.Errors))
-	for _, e := range l.merr.Errors {
-		if f, ok := e.(workflow.Finding); ok {
-			out = append(out, f)
-		}
-	}
-	Sort(out)
+	out := append([]workflow.Finding(nil), l.fs...)
+	workflow.SortFindings(out)
 	return dedup(out)
 }
 
@@ -83,40 +72,9 @@ func format(es []error) string {
 	return fmt.Sprintf("%d %s:\n%s", len(es), noun, strings.Join(lines, "\n"))
 }
 
-// SeverityRank orders severities: blocking (0), warning (1), info (2), then
-// anything else (3).
-func SeverityRank(s workflow.Severity) int {
-	switch s {
-	case workflow.Blocking:
-		return 0
-	case workflow.Warning:
-		return 1
-	case workflow.Info:
-		return 2
-	}
-	return 3
-}
-
-// Sort orders findings deterministically: by severity (blocking, warning,
-// info), then check, path, code, message, phase and line.
-func Sort(fs []workflow.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool { return less(fs[i], fs[j]) })
-}
-
-func less(a, b workflow.Finding) bool {
-	if ra, rb := SeverityRank(a.Severity), SeverityRank(b.Severity); ra != rb {
-		return ra < rb
-	}
-	if a.Severity != b.Severity {
-		return a.Severity < b.Severity
-	}
-	for _, p := range [][2]string{{a.Check, b.Check}, {a.Path, b.Path}, {a.Code, b.Code}, {a.Message, b.Message}, {a.Phase, b.Phase}} {
-		if p[0] != p[1] {
-			return p[0] < p[1]
-		}
-	}
-	return a.Line < b.Line
-}
+// Sort orders findings the one way they are ordered everywhere,
+// workflow.SortFindings.
+func Sort(fs []workflow.Finding) { workflow.SortFindings(fs) }
 
 // dedup removes adjacent exact duplicates from a sorted slice.
 func dedup(fs []workflow.Finding) []workflow.Finding {

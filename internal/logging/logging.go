@@ -1,6 +1,7 @@
-// Package logging sets logrus up in the one place orchestrate does it: human
-// text on stderr for diagnostics, and JSON lines appended to the
-// orchestration log for commands that act.
+// Package logging is orchestrate's one seam over logrus, the only package
+// that imports it: human text on stderr for diagnostics (the Logger of
+// --log-level), and JSON lines appended to the orchestration log for
+// commands that act (ActionLog, with Fields).
 package logging
 
 import (
@@ -19,9 +20,45 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
+// Fields are the key/value pairs of one orchestration-log event.
+type Fields map[string]any
+
+// Logger is the diagnostics logger the command layer and the stages it
+// drives write to: what was read and what was decided, at debug and info;
+// problems at warn and error. Messages are formatted like fmt.Sprintf.
+type Logger interface {
+	Debugf(format string, args ...any)
+	Infof(format string, args ...any)
+	Warnf(format string, args ...any)
+	Errorf(format string, args ...any)
+	// Enabled reports whether a message at level ("debug", "info", "warn",
+	// "error") would be written, so a caller can skip costly wording.
+	Enabled(level string) bool
+}
+
+// humanLogger is the Logger of Human, over logrus.
+type humanLogger struct{ l *logrus.Logger }
+
+func (h humanLogger) Debugf(format string, args ...any) { h.l.Debugf(format, args...) }
+func (h humanLogger) Infof(format string, args ...any)  { h.l.Infof(format, args...) }
+func (h humanLogger) Warnf(format string, args ...any)  { h.l.Warnf(format, args...) }
+func (h humanLogger) Errorf(format string, args ...any) { h.l.Errorf(format, args...) }
+func (h humanLogger) Enabled(level string) bool {
+	lv, err := logrus.ParseLevel(level)
+	return err == nil && h.l.IsLevelEnabled(lv)
+}
+
+// Discard returns a Logger that writes nothing.
+func Discard() Logger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	l.SetLevel(logrus.PanicLevel)
+	return humanLogger{l}
+}
+
 // Human returns a logger writing plain text to w at level ("debug", "info",
 // "warn", "error"; empty means warn).
-func Human(w io.Writer, level string, color bool) (*logrus.Logger, error) {
+func Human(w io.Writer, level string, color bool) (Logger, error) {
 	l := logrus.New()
 	l.SetOutput(w)
 	l.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true, DisableColors: !color, ForceColors: color})
@@ -29,11 +66,11 @@ func Human(w io.Writer, level string, color bool) (*logrus.Logger, error) {
 		level = "warn"
 	}
 	lv, err := logrus.ParseLevel(level)
-	if err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
+	if err != nil || lv > logrus.DebugLevel || lv < logrus.ErrorLevel {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	l.SetLevel(lv)
-	return l, nil
+	return humanLogger{l}, nil
 }
 
 // ActionLog is the orchestration log: one JSON object per event, appended.
@@ -152,11 +189,11 @@ func openLogFile(root, path string, flag int) (f *os.File, created bool, err err
 // open created the file. It returns an error when any of that fails, and
 // then truncates the file back to where it was, so a failed append leaves
 // no partial or unsynced line that a later reader could take as written.
-func (a *ActionLog) Append(t time.Time, fields logrus.Fields, msg string) error {
+func (a *ActionLog) Append(t time.Time, fields Fields, msg string) error {
 	if a == nil || a.f == nil {
 		return errors.New("orchestration log: not open")
 	}
-	e := logrus.NewEntry(a.Logger).WithFields(fields).WithTime(t)
+	e := logrus.NewEntry(a.Logger).WithFields(logrus.Fields(fields)).WithTime(t)
 	e.Level = logrus.InfoLevel
 	e.Message = msg
 	if err := a.Logger.Hooks.Fire(logrus.InfoLevel, e); err != nil {

@@ -54,15 +54,52 @@ func TestActionLogJSONLines(t *testing.T) {
 
 func TestHumanLevel(t *testing.T) {
 	var b bytes.Buffer
-	if _, err := Human(&b, "nope", false); err == nil {
-		t.Error("bad level accepted")
+	for _, bad := range []string{"nope", "trace", "panic", "fatal"} {
+		if _, err := Human(&b, bad, false); err == nil {
+			t.Errorf("level %q accepted", bad)
+		}
 	}
 	l, err := Human(&b, "info", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Info("hello")
-	if !strings.Contains(b.String(), "hello") {
+	l.Infof("hello %d", 1)
+	if !strings.Contains(b.String(), "hello 1") {
 		t.Errorf("got %q", b.String())
+	}
+}
+
+func TestHumanLevels(t *testing.T) {
+	for _, tt := range []struct {
+		level string
+		debug bool // a Debugf shows
+		warn  bool // a Warnf shows
+	}{
+		{level: "", debug: false, warn: true},
+		{level: "warn", debug: false, warn: true},
+		{level: "debug", debug: true, warn: true},
+		{level: "error", debug: false, warn: false},
+	} {
+		var b bytes.Buffer
+		l, err := Human(&b, tt.level, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Debugf("read %s", "x")
+		l.Warnf("careful")
+		if got := strings.Contains(b.String(), "read x"); got != tt.debug {
+			t.Errorf("level %q: debug shown = %v, want %v (%q)", tt.level, got, tt.debug, b.String())
+		}
+		if got := strings.Contains(b.String(), "careful"); got != tt.warn {
+			t.Errorf("level %q: warn shown = %v, want %v", tt.level, got, tt.warn)
+		}
+		if l.Enabled("debug") != tt.debug {
+			t.Errorf("level %q: Enabled(debug) = %v", tt.level, l.Enabled("debug"))
+		}
+	}
+	var d = Discard()
+	d.Errorf("nothing")
+	if d.Enabled("error") {
+		t.Error("Discard is enabled")
 	}
 }
