@@ -29,6 +29,7 @@ type ResumeOptions struct {
 	Force     bool
 	Restart   bool
 	FromPhase string
+	Again     bool
 }
 
 func (a *app) newResumeCmd() *cobra.Command {
@@ -69,6 +70,7 @@ the config, the mode the workflow was started in, else interactive.
 	f.BoolVar(&opts.Force, "force", false, "resume over conflicts (never over missing critical files); logged as forced")
 	f.BoolVar(&opts.Restart, "restart", false, "start the workflow from its first phase, keeping existing artifacts")
 	f.StringVar(&opts.FromPhase, "from-phase", "", "start from a named phase when earlier phases are still valid")
+	f.BoolVar(&opts.Again, "again", false, "hand the same workflow and phase off again although it was handed off before; logged as again")
 	return cmd
 }
 
@@ -166,6 +168,9 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	} else {
 		if len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, nil)
+		}
+		if r.all, err = a.skipHandedOff(s, r.all, r.mode); len(r.all) == 0 {
+			return a.finishResume(r, "none", ExitOK, err)
 		}
 		idx := 0 // the most recent
 		if len(r.all) > 1 && r.mode != "autopilot" && !opts.DryRun {
@@ -360,7 +365,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 	if outcome == "declined" || r.selected == nil && msg == nil && outcome != "none" {
 		return silent(code)
 	}
-	if outcome == "none" {
+	if outcome == "none" && msg == nil {
 		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.root)
 		return nil
 	}
