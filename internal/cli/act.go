@@ -218,7 +218,7 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		FallbackCommand:      s.cfg.Handoff.FallbackCommand,
 		SessionIDPattern:     s.cfg.Handoff.SessionIDPattern,
 		Timeout:              s.cfg.Handoff.Timeout,
-		Again:                r.opts.Again,
+		Again:                r.opts.Again || r.rehandoff[c.ID],
 	}
 	if r.opts.JSON {
 		req.Stdout = a.sys.IO.ErrOut // stdout carries the JSON document

@@ -161,12 +161,14 @@ func validationWord(c workflow.Candidate, rep *validate.Report) string {
 // autopilot it drops a workflow whose handoff is live (its lock is held) or
 // recent (within resume.rehandoff_after; 0 means always recent), saying
 // which and why on stderr. An unconfirmed handoff (the agent never ran)
-// stays. When it drops every candidate, the error says why (for exit 0
-// "nothing to resume").
-func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode string) ([]workflow.Candidate, error) {
+// stays; so does one handed off longer ago than that, and again says so:
+// autopilot hands it off again (as --again would). When it drops every
+// candidate, the error says why (for exit 0 "nothing to resume").
+func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode string) ([]workflow.Candidate, map[string]bool, error) {
 	var hist map[string]handoff.Last
 	var kept []workflow.Candidate
 	var skipped []string
+	again := map[string]bool{}
 	window := s.cfg.Resume.RehandoffAfter
 	for _, c := range cands {
 		m := mode
@@ -188,6 +190,8 @@ func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode string)
 		case handoff.StateHandedOff, handoff.StateStarted:
 			if window <= 0 || s.now.Sub(l.At) < window {
 				why = fmt.Sprintf("%s, within resume.rehandoff_after (%s)", l.text(s.now), templates.Duration(window))
+			} else {
+				again[c.ID] = true
 			}
 		}
 		if why == "" {
@@ -198,9 +202,9 @@ func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode string)
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: %s.\n", c.ID, why)
 	}
 	if len(kept) == 0 && len(skipped) > 0 {
-		return nil, fmt.Errorf("nothing to resume: every interrupted workflow was handed off recently or is being resumed: %s. To hand one off again now, run: orchestrate resume WORKFLOW --again", strings.Join(skipped, "; "))
+		return nil, again, fmt.Errorf("nothing to resume: every interrupted workflow was handed off recently or is being resumed: %s. To hand one off again now, run: orchestrate resume WORKFLOW --again", strings.Join(skipped, "; "))
 	}
-	return kept, nil
+	return kept, again, nil
 }
 
 // alreadyHandedOff is what a resume says when this very resume was handed

@@ -106,6 +106,7 @@ type resumeRun struct {
 	restarted bool // the user chose to restart from scratch
 	handoff   *handoffJSON
 	command   *commandJSON // the command's own result, when it failed (exit 18)
+	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 }
 
 func (a *app) runResume(opts *ResumeOptions) error {
@@ -169,7 +170,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, nil)
 		}
-		if r.all, err = a.skipHandedOff(s, r.all, r.mode); len(r.all) == 0 {
+		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode); len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, err)
 		}
 		idx := 0 // the most recent
