@@ -105,7 +105,7 @@ type resumeRun struct {
 	forced    bool // the user chose to resume over conflicts
 	restarted bool // the user chose to restart from scratch
 	handoff   *handoffJSON
-	command   *commandJSON // the command's own result, when it failed (exit 18)
+	command   *commandJSON    // the command's own result, when it failed (exit 18)
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 }
 
