@@ -15,7 +15,7 @@ import (
 
 // EventStarted is written (checked, fsynced) right after the orchestrator
 // command's process started: a resume.dispatched without it means the
-// command never ran, and the handoff is offered again (docs/ARCHITECTURE.md).
+// command never ran, and the handoff is offered again (docs/SECURITY.md, the durable handoff).
 const EventStarted = "resume.started"
 
 // Lifecycle states of a workflow's last handoff (Last.State).

@@ -13,8 +13,7 @@ import (
 )
 
 // Lifecycle states of a candidate as status and autopilot see them (the
-// handoff states of handoff.Last, plus what its lock says). See
-// docs/ARCHITECTURE.md.
+// handoff states of handoff.Last, plus what its lock says).
 const (
 	lifeInterrupted = "interrupted" // no handoff since it was interrupted
 	lifeActive      = "active"      // a live resume is handing it off now

@@ -50,7 +50,8 @@ type Age struct {
 type Resume struct {
 	Mode string `mapstructure:"mode"`
 	// RehandoffAfter is how long after a handoff autopilot leaves the
-	// workflow alone (it moves on to the next one); see docs/ARCHITECTURE.md.
+	// workflow alone (it moves on to the next one), and after which it hands
+	// it off again; 0 means never again by itself (--again does).
 	RehandoffAfter time.Duration `mapstructure:"rehandoff_after"`
 }
 
