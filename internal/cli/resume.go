@@ -49,6 +49,10 @@ interactive (default; shows the summary and asks), preflight (full report, then 
 "proceed" or --approve). The mode comes from --mode, ORCHESTRATE_MODE, resume.mode in
 the config, the mode the workflow was started in, else interactive.
 
+A resume already handed off is not handed off again at the same phase unless --again is
+given; autopilot skips a workflow handed off within resume.rehandoff_after (default 1h)
+and takes the next one. A handoff whose command never started is offered again.
+
 ` + ExitCodesHelp,
 		Args: positional(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
