@@ -90,7 +90,7 @@ func (t teeWriter) Write(p []byte) (int, error) {
 func (req *Request) runOptions(stdout, stderr io.Writer) RunOptions {
 	return RunOptions{
 		Root: req.Root, Env: req.Env, Stdin: req.Stdin, Stdout: stdout, Stderr: stderr,
-		Timeout: req.Timeout, Grace: req.Grace,
+		Timeout: req.Timeout, Grace: req.Grace, OnStart: req.onStart,
 	}
 }
 

@@ -97,7 +97,7 @@ func logEvents(t *testing.T, path string) []map[string]any {
 		if err := json.Unmarshal(l, &m); err != nil {
 			t.Fatal(err)
 		}
-		if m["event"] == EventDispatched {
+		if m["event"] == EventDispatched || m["event"] == EventStarted {
 			continue
 		}
 		out = append(out, m)

@@ -9,9 +9,6 @@
 package handoff
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,6 +88,12 @@ type Request struct {
 	SessionGonePattern   string
 	FallbackCommand      string
 	SessionIDPattern     string
+	// Again hands the same workflow and phase off once more although it was
+	// handed off before (--again): the idempotency short-circuit is skipped,
+	// a new envelope is written, and the log says so.
+	Again bool
+	// onStart is called once the orchestrator command's process started.
+	onStart func()
 }
 
 // Result is what a handoff did.
@@ -112,6 +115,12 @@ type Result struct {
 	ExitStatus int
 	// TookOverStale is the owner of the stale lock taken over, if any.
 	TookOverStale *LockInfo
+	// PreviousAt is when the earlier handoff of an AlreadyHandedOff result
+	// was recorded (zero when unknown).
+	PreviousAt time.Time
+	// Unconfirmed is set when an earlier attempt of this resume was
+	// dispatched but its command never started: it was handed off again.
+	Unconfirmed bool
 }
 
 // hasStateFile reports whether a candidate's source is a state file of its
@@ -229,8 +238,11 @@ func Execute(req Request) (Result, error) {
 		return fail(fmt.Errorf("hash the state: %w", err))
 	}
 	res.IdempotencyKey = IdempotencyKey(c.ID, req.Plan.ResumeFrom.Phase, hash)
-	if p, ok := FindByKey(root, res.IdempotencyKey); ok && loggedHandedOff(root, req.LogPath, res.IdempotencyKey) {
-		res.AlreadyHandedOff, res.EnvelopePath = true, p
+	prev, prevAt := lastOfKey(root, req.LogPath, res.IdempotencyKey)
+	// dispatched and never started, and we hold the lock: the agent never ran
+	res.Unconfirmed = prev == StateDispatched
+	if p, ok := FindByKey(root, res.IdempotencyKey); ok && !req.Again && (prev == StateHandedOff || prev == StateStarted) {
+		res.AlreadyHandedOff, res.EnvelopePath, res.PreviousAt = true, p, prevAt
 		if err := appendEvent(req, EventSkipped, res, nil); err != nil {
 			fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the skipped resume: %v\n", err)
 		}
@@ -269,6 +281,22 @@ func Execute(req Request) (Result, error) {
 	// everything is rolled back.
 	if err := appendEvent(req, EventDispatched, res, nil); err != nil {
 		return fail(fmt.Errorf("record the dispatch in the orchestration log (nothing was run): %w", err))
+	}
+
+	// the command's start is recorded (checked, fsynced) as soon as its
+	// process exists; without a command the dispatch is the start
+	started := false
+	req.onStart = func() {
+		if started {
+			return
+		}
+		started = true
+		if err := appendEvent(req, EventStarted, res, nil); err != nil {
+			fmt.Fprintf(req.Stderr, "orchestrate: warning: could not record the command's start: %v\n", err)
+		}
+	}
+	if strings.TrimSpace(req.Command) == "" {
+		req.onStart()
 	}
 
 	// 4. the orchestrator command, holding the lock
@@ -466,6 +494,9 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 		"command":              logging.Redact(res.Command),
 		"exit_status":          res.ExitStatus,
 	}
+	if req.Again {
+		fields["again"] = true
+	}
 	var msg string
 	switch event {
 	case EventHandedOff:
@@ -474,6 +505,11 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 		msg = "already handed off: nothing done"
 	case EventDispatched:
 		msg = fmt.Sprintf("dispatching to @%s at %s", strings.TrimPrefix(res.Agent, "@"), orDash(res.Phase))
+		if req.Again {
+			msg += " (again, as asked with --again)"
+		}
+	case EventStarted:
+		msg = fmt.Sprintf("the command for @%s at %s started", strings.TrimPrefix(res.Agent, "@"), orDash(res.Phase))
 	case EventFailed:
 		msg = "resume failed, rolled back"
 	}
@@ -499,37 +535,11 @@ func orDash(s string) string {
 	return s
 }
 
-// loggedHandedOff reports whether the orchestration log records a completed
-// handoff with this idempotency key. An envelope without such an event
-// belongs to a resume that died before it finished (its lock went stale), so
-// the same resume is handed off again.
+// loggedHandedOff reports whether the orchestration log records a handoff
+// with this idempotency key whose command started (or that completed). A
+// dispatch whose command never started, or a rolled-back one, does not
+// count: the agent never ran, so the same resume is handed off again.
 func loggedHandedOff(root, logPath, key string) bool {
-	f, err := logging.OpenLogForRead(root, logPath)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 4<<20)
-	needle := []byte(key)
-	last := ""
-	for sc.Scan() {
-		line := sc.Bytes()
-		if !bytes.Contains(line, needle) {
-			continue
-		}
-		var ev struct {
-			Event string `json:"event"`
-			Key   string `json:"idempotency_key"`
-		}
-		if json.Unmarshal(line, &ev) == nil && ev.Key == key {
-			switch ev.Event {
-			case EventHandedOff, EventDispatched, EventFailed:
-				last = ev.Event
-			}
-		}
-	}
-	// handed off, or dispatched and then cut off (the orchestrator may have
-	// the work): never again; failed (rolled back): may be retried
-	return last == EventHandedOff || last == EventDispatched
+	last, _ := lastOfKey(root, logPath, key)
+	return last == StateHandedOff || last == StateStarted
 }

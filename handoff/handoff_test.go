@@ -140,7 +140,7 @@ func events(t *testing.T, path string) []map[string]any {
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("log line is not JSON: %s", sc.Text())
 		}
-		if ev["event"] == EventDispatched {
+		if ev["event"] == EventDispatched || ev["event"] == EventStarted {
 			continue // the marker before the command: TestExecuteDispatchMarker checks it
 		}
 		out = append(out, ev)

@@ -616,6 +616,9 @@ type RunOptions struct {
 	// Grace is how long it has to end after being told to stop; 0 is
 	// DefaultGrace.
 	Grace time.Duration
+	// OnStart, when set, is called once the command's process has started
+	// (before RunCommand waits for it): the handoff records the start there.
+	OnStart func()
 }
 
 // terminal is the controlling terminal a command is given the foreground
@@ -745,6 +748,9 @@ func runNamed(ctx context.Context, name, tmpl string, data CommandData, opts Run
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	if opts.OnStart != nil {
+		opts.OnStart()
+	}
 
 	var timeoutC <-chan time.Time
 	if opts.Timeout > 0 {

@@ -218,6 +218,7 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		FallbackCommand:      s.cfg.Handoff.FallbackCommand,
 		SessionIDPattern:     s.cfg.Handoff.SessionIDPattern,
 		Timeout:              s.cfg.Handoff.Timeout,
+		Again:                r.opts.Again || r.rehandoff[c.ID],
 	}
 	if r.opts.JSON {
 		req.Stdout = a.sys.IO.ErrOut // stdout carries the JSON document
@@ -251,8 +252,11 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, res.TookOverStale.Host)
 	}
 	if res.AlreadyHandedOff {
-		fmt.Fprintf(out, "Already handed off: this resume of %s was handed off before (%s); nothing to do.\n", c.ID, rel(s.root, res.EnvelopePath))
+		fmt.Fprint(out, alreadyHandedOff(s, c.ID, res))
 		return a.finishQuiet(r, "resumed", ExitOK)
+	}
+	if res.Unconfirmed {
+		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", c.ID)
 	}
 	if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res)); err != nil {
 		return err

@@ -104,6 +104,7 @@ func newViper() *viper.Viper {
 		"agent_dirs":                      d.AgentDirs,
 		"agents":                          d.Agents,
 		"resume.mode":                     d.Resume.Mode,
+		"resume.rehandoff_after":          d.Resume.RehandoffAfter,
 		"handoff.command":                 d.Handoff.Command,
 		"handoff.session_gone_exit_codes": d.Handoff.SessionGoneExitCodes,
 		"handoff.session_gone_pattern":    d.Handoff.SessionGonePattern,

@@ -29,6 +29,9 @@ type candidateJSON struct {
 	Position    string              `json:"position"`
 	Validation  *string             `json:"validation"`
 	Findings    *[]workflow.Finding `json:"findings,omitempty"`
+	// Lifecycle is set (status only) when the candidate was handed off, is
+	// being handed off or is locked; absent means plainly interrupted.
+	Lifecycle *lifecycleJSON `json:"lifecycle,omitempty"`
 }
 
 // statusDoc is `status --json`.

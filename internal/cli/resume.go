@@ -31,6 +31,7 @@ type ResumeOptions struct {
 	FromPhase string
 	PlanOut   string // --plan-out: write the dry run's plan there
 	Plan      string // --plan: apply the saved plan there
+	Again     bool
 }
 
 func (a *app) newResumeCmd() *cobra.Command {
@@ -49,6 +50,10 @@ Modes: autopilot (no prompt; resumes clean states, halts on conflicts or stalene
 interactive (default; shows the summary and asks), preflight (full report, then a typed
 "proceed" or --approve). The mode comes from --mode, ORCHESTRATE_MODE, resume.mode in
 the config, the mode the workflow was started in, else interactive.
+
+A resume already handed off is not handed off again at the same phase unless --again is
+given; autopilot skips a workflow handed off within resume.rehandoff_after (default 1h)
+and takes the next one. A handoff whose command never started is offered again.
 
 ` + ExitCodesHelp,
 		Args: positional(1),
@@ -72,6 +77,7 @@ the config, the mode the workflow was started in, else interactive.
 	f.StringVar(&opts.FromPhase, "from-phase", "", "start from a named phase when earlier phases are still valid")
 	f.StringVar(&opts.PlanOut, "plan-out", "", "with --dry-run: save the plan to FILE, to apply later with --plan")
 	f.StringVar(&opts.Plan, "plan", "", "apply the plan saved in FILE, without prompting, if nothing it depends on changed")
+	f.BoolVar(&opts.Again, "again", false, "hand the same workflow and phase off again although it was handed off before; logged as again")
 	return cmd
 }
 
@@ -93,7 +99,8 @@ type resumeRun struct {
 	forced    bool // the user chose to resume over conflicts
 	restarted bool // the user chose to restart from scratch
 	handoff   *handoffJSON
-	command   *commandJSON // the command's own result, when it failed (exit 18)
+	command   *commandJSON    // the command's own result, when it failed (exit 18)
+	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 }
 
 func (a *app) runResume(opts *ResumeOptions) error {
@@ -161,6 +168,9 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	} else {
 		if len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, nil)
+		}
+		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode); len(r.all) == 0 {
+			return a.finishResume(r, "none", ExitOK, err)
 		}
 		idx := 0 // the most recent
 		if len(r.all) > 1 && r.mode != "autopilot" && !opts.DryRun {
@@ -364,7 +374,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 	if outcome == "declined" || r.selected == nil && msg == nil && outcome != "none" {
 		return silent(code)
 	}
-	if outcome == "none" {
+	if outcome == "none" && msg == nil {
 		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.root)
 		return nil
 	}

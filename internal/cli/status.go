@@ -36,13 +36,17 @@ is not resumable: completed, aborted and idle states, and stories in every statu
 
 type statusRow struct {
 	ID, Type, Position, Age, Validation, Source string
+	Life                                        string // lifecycle (lifecycle.go)
 }
 
 type statusData struct {
 	Root   string
 	Rows   []statusRow
 	Hidden int
-	W      struct{ ID, Type, Pos, Age, Val int }
+	// Life is set when some row has a lifecycle other than interrupted:
+	// the LIFECYCLE column is shown.
+	Life bool
+	W    struct{ ID, Type, Pos, Age, Val, Life int }
 }
 
 func (a *app) runStatus(opts *StatusOptions) error {
@@ -62,6 +66,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 			hidden++
 		}
 	}
+	hist := a.handoffHistory(s)
 	reports := make([]*validate.Report, len(shown))
 	for i, c := range shown {
 		if c.Resumable {
@@ -72,7 +77,12 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	if opts.JSON {
 		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
 		for i, c := range shown {
-			doc.Candidates = append(doc.Candidates, toCandidateJSON(c, reports[i], s.now, true, ageClass))
+			cj := toCandidateJSON(c, reports[i], s.now, true, ageClass)
+			if reports[i] != nil {
+				v := validationWord(c, reports[i])
+				cj.Validation, cj.Lifecycle = &v, lifecycleOf(s, hist, c).json(s.now)
+			}
+			doc.Candidates = append(doc.Candidates, cj)
 		}
 		return writeJSON(a.sys.IO.Out, doc)
 	}
@@ -83,7 +93,12 @@ func (a *app) runStatus(opts *StatusOptions) error {
 			row.Age = templates.Duration(s.now.Sub(c.UpdatedAt))
 		}
 		if reports[i] != nil {
-			row.Validation = reports[i].Status
+			row.Validation = validationWord(c, reports[i])
+			if l := lifecycleOf(s, hist, c); l.State != lifeInterrupted {
+				row.Life, data.Life = l.text(s.now), true
+			} else {
+				row.Life = lifeInterrupted
+			}
 		} else if !c.Resumable {
 			row.Validation = "(" + statusWord(c) + ")"
 		}
@@ -96,6 +111,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		data.W.Pos = max(data.W.Pos, len([]rune(r.Position)))
 		data.W.Age = max(data.W.Age, len(r.Age))
 		data.W.Val = max(data.W.Val, len([]rune(r.Validation)))
+		data.W.Life = max(data.W.Life, len("LIFECYCLE"), len([]rune(r.Life)))
 	}
 	out, err := a.renderer(s, a.sys.IO.Out).Render("status", data)
 	if err != nil {

@@ -49,6 +49,10 @@ type Age struct {
 // Resume holds resume defaults.
 type Resume struct {
 	Mode string `mapstructure:"mode"`
+	// RehandoffAfter is how long after a handoff autopilot leaves the
+	// workflow alone (it moves on to the next one), and after which it hands
+	// it off again; 0 means never again by itself (--again does).
+	RehandoffAfter time.Duration `mapstructure:"rehandoff_after"`
 }
 
 // Handoff holds the orchestrator command.
@@ -99,6 +103,7 @@ func Default() Config {
 			SessionGoneExitCodes: nil,
 			SessionGonePattern:   `(?i)(no conversation found|session (not found|expired|does not exist))`,
 		},
+		Resume:       Resume{RehandoffAfter: time.Hour},
 		LogPath:      ".orchestrate/log.jsonl",
 		TemplatesDir: ".orchestrate/templates",
 		MaxFileSize:  8 << 20,

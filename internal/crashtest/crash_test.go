@@ -1,8 +1,12 @@
 // Package crashtest proves the crash-safety bar of DESIGN §11: killing
 // orchestrate at any point of a resume leaves every state file either as it
 // was or fully updated, never torn, and a second attempt finishes the resume
-// without handing it off twice (seeds/001: a crash during resume never
-// corrupts; multiple attempts are safe).
+// with at most one STARTED orchestrator command per resume (idempotency
+// key): a resume killed after its dispatch record but before its command
+// started (no resume.started in the log) never ran the agent, so the second
+// attempt hands it off again; one killed after the start is not handed off
+// twice (seeds/001: a crash during resume never corrupts; multiple attempts
+// are safe).
 //
 // The tests build the binary once with -tags failpoints (see
 // internal/cli/failpoint_on.go) and run it as a real process on real git
@@ -286,7 +290,7 @@ type tally struct {
 	mu                                                     sync.Mutex
 	runs, kills, failpointKills, timedKills, finishedFirst int
 	recovered, alreadyHandedOff, torn, double, lost        int
-	remarked, strayTemps                                   int
+	remarked, strayTemps, unconfirmed, unrecordedStart     int
 }
 
 // add counts one more of *field under the lock.
@@ -354,9 +358,9 @@ func TestCrashDuringResume(t *testing.T) {
 
 	line := fmt.Sprintf("crash suite: %d kills, %d recovered, %d torn, %d double handoffs", c.kills, c.recovered, c.torn, c.double)
 	detail := fmt.Sprintf("  %d runs in %v: %d killed at a failpoint, %d after a random delay, %d finished before the timed kill; "+
-		"%d second attempts said \"Already handed off\"; %d lost handoffs; %d states marked twice (resume_count +2); %d runs left temporary files (ignored by later runs)",
+		"%d second attempts said \"Already handed off\"; %d killed after the dispatch and before the start (unconfirmed, handed off again); %d of those had started the command before its start was recorded; %d lost handoffs; %d states marked twice (resume_count +2); %d runs left temporary files (ignored by later runs)",
 		c.runs, time.Since(start).Round(time.Millisecond), c.failpointKills, c.timedKills, c.finishedFirst,
-		c.alreadyHandedOff, c.lost, c.remarked, c.strayTemps)
+		c.alreadyHandedOff, c.unconfirmed, c.unrecordedStart, c.lost, c.remarked, c.strayTemps)
 	fmt.Println(line)
 	fmt.Println(detail)
 	if c.torn > 0 || c.double > 0 || c.recovered != c.runs {
@@ -463,6 +467,14 @@ func runOne(t *testing.T, bin, dir string, r crashRun, c *tally) {
 		}
 	}
 
+	// what the log says of the killed run: unconfirmed (dispatched, never
+	// started) is handed off again by the second attempt
+	hist, _ := handoff.History(repo, filepath.Join(repo, ".orchestrate", "log.jsonl"))
+	unconfirmed := hist[sf.id].State == handoff.StateUnconfirmed
+	if unconfirmed {
+		c.add(&c.unconfirmed)
+	}
+
 	// 3. the second attempt
 	recovered := true
 	cmd2, read2, err := command(bin, repo, dir, dir, "recovery", nil, "resume", "--mode", "autopilot", "--force", sf.id)
@@ -486,7 +498,15 @@ func runOne(t *testing.T, bin, dir string, r crashRun, c *tally) {
 	if err != nil {
 		errorf("%v", err)
 	}
+	if n := countEvents(repo, sf.id, handoff.EventStarted); n > 1 {
+		c.add(&c.double)
+		errorf("the log records %d started commands for one resume, want at most 1", n)
+	}
 	switch {
+	case runs == 2 && unconfirmed && !already:
+		// the kill landed between the command's start and the fsync of its
+		// start record: the one window the record cannot close; counted
+		c.add(&c.unrecordedStart)
 	case runs > 1:
 		c.add(&c.double)
 		errorf("the orchestrator command ran %d times for one resume (second attempt: %q)", runs, firstLine(out2, "handed off", "Handed off", "Handing off"))
@@ -834,7 +854,11 @@ func countLines(file, want string) (int, error) {
 
 // countHandedOff counts the "resume.handed_off" events of workflow id in the
 // orchestration log.
-func countHandedOff(repo, id string) int {
+func countHandedOff(repo, id string) int { return countEvents(repo, id, handoff.EventHandedOff) }
+
+// countEvents counts the events named event of workflow id in the
+// orchestration log.
+func countEvents(repo, id, event string) int {
 	data, err := os.ReadFile(filepath.Join(repo, ".orchestrate", "log.jsonl"))
 	if err != nil {
 		return 0
@@ -845,7 +869,7 @@ func countHandedOff(repo, id string) int {
 			Event    string `json:"event"`
 			Workflow string `json:"workflow"`
 		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == handoff.EventHandedOff && ev.Workflow == id {
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == event && ev.Workflow == id {
 			n++
 		}
 	}
