@@ -23,6 +23,12 @@ const (
 	TypeQAReview    Type = "qa-review"
 	TypeSpec        Type = "spec-pipeline"
 	TypeStory       Type = "story"
+	// TypeFeature is a spec-kit feature (specs/<id>-<slug>/tasks.md).
+	TypeFeature Type = "feature"
+	// TypeTask is a Taskmaster task (.taskmaster/tasks/tasks.json).
+	TypeTask Type = "task"
+	// TypePhase is a GSD phase (.planning/phases/<N>-<slug>/).
+	TypePhase Type = "phase"
 )
 
 // Label is the human name of a type, as the task's blocks print it.
@@ -46,6 +52,12 @@ func (t Type) Label() string {
 		return "Spec Pipeline"
 	case TypeStory:
 		return "Story"
+	case TypeFeature:
+		return "Feature"
+	case TypeTask:
+		return "Task"
+	case TypePhase:
+		return "Phase"
 	}
 	return string(t)
 }
@@ -60,6 +72,14 @@ const (
 	KindWorkSession   = "work-session"
 	KindStory         = "story"
 	KindSpec          = "spec-pipeline"
+	// KindBMADLedger is a BMAD v6 sprint-status.yaml ledger.
+	KindBMADLedger = "bmad-ledger"
+	// KindSpecKit is a spec-kit feature's tasks.md.
+	KindSpecKit = "speckit-tasks"
+	// KindTaskmaster is a Taskmaster tasks.json.
+	KindTaskmaster = "taskmaster"
+	// KindGSD is GSD planning state (.planning/).
+	KindGSD = "gsd"
 )
 
 // Source priorities of DESIGN §3 (lower is more specific).
@@ -336,6 +356,10 @@ const (
 	StatusDone       Status = "Done"
 	StatusBlocked    Status = "Blocked"
 	StatusUnknown    Status = "Unknown"
+	// StatusBacklog is "not yet specified". Only the sources that have the
+	// notion use it (BMAD v6 ledgers, spec-kit, Taskmaster, GSD); a v4
+	// story's "backlog" stays Draft.
+	StatusBacklog Status = "Backlog"
 )
 
 // Definition is a workflow definition: its phases in order.
