@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/redact"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -102,10 +105,18 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 	return out
 }
 
-// writeJSON writes v as indented JSON with a trailing newline.
+// writeJSON writes v as indented JSON with a trailing newline, redacted of
+// secrets (internal/redact: string values, and the values of members named
+// like secrets). encoding/json already escapes every control character, so
+// the document is safe on a terminal as it is.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode the JSON output: %w", err)
+	}
+	_, err := w.Write(redact.JSON(b.Bytes()))
+	return err
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // LogOptions are the flags of `orchestrate log`.
@@ -46,7 +48,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		if opts.JSON {
 			return writeJSON(a.sys.IO.Out, []any{})
 		}
-		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", rel(s.root, path))
+		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", templates.Safe(rel(s.root, path)))
 		return nil
 	}
 	if err != nil {
@@ -69,7 +71,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		events = append(events, ev)
 	}
 	if bad > 0 {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, rel(s.root, path))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, templates.Safe(rel(s.root, path)))
 	}
 	if opts.N > 0 && len(events) > opts.N {
 		events = events[len(events)-opts.N:]
@@ -81,12 +83,14 @@ func (a *app) runLog(opts *LogOptions) error {
 		return writeJSON(a.sys.IO.Out, events)
 	}
 	for _, ev := range events {
-		fmt.Fprintln(a.sys.IO.Out, logLine(ev))
+		fmt.Fprintln(a.sys.IO.Out, templates.Safe(logLine(ev)))
 	}
 	return nil
 }
 
-// logLine renders one event: time, event, workflow, then the fields that matter.
+// logLine renders one event: time, event, workflow, then the fields that
+// matter. The line is printed through templates.Safe (redacted, control
+// characters escaped): the log is a file anyone with the repository can edit.
 func logLine(ev map[string]any) string {
 	str := func(k string) string {
 		if v, ok := ev[k]; ok && v != nil {
