@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/redact"
+	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -107,8 +108,9 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 
 // writeJSON writes v as indented JSON with a trailing newline, redacted of
 // secrets (internal/redact: string values, and the values of members named
-// like secrets). encoding/json already escapes every control character, so
-// the document is safe on a terminal as it is.
+// like secrets). encoding/json escapes C0 controls; termsafe.JSON escapes
+// the C1 controls and bidi overrides it leaves, so the document is safe on
+// a terminal too.
 func writeJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -117,6 +119,6 @@ func writeJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode the JSON output: %w", err)
 	}
-	_, err := w.Write(redact.JSON(b.Bytes()))
+	_, err := w.Write(termsafe.JSON(redact.JSON(b.Bytes())))
 	return err
 }

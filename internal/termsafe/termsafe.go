@@ -194,3 +194,33 @@ func escLen(p []byte) int {
 	}
 	return 2
 }
+
+// JSON escapes, in an encoded JSON document, the characters encoding/json
+// leaves as they are but a terminal acts on: C1 controls (U+0080–U+009F)
+// and bidi overrides, isolates and marks, written as \uXXXX. They can only
+// occur inside strings, so the document stays valid and decodes to the
+// same values.
+func JSON(doc []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(doc); {
+		if doc[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(doc[i:])
+		if r != utf8.RuneError && r >= 0x80 && unsafe(r) {
+			if out == nil {
+				out = make([]byte, 0, len(doc)+16)
+			}
+			out = append(out, doc[last:i]...)
+			out = fmt.Appendf(out, `\u%04x`, r)
+			last = i + size
+		}
+		i += size
+	}
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[last:]...)
+}

@@ -79,3 +79,15 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+func TestJSON(t *testing.T) {
+	for _, r := range []struct{ in, want string }{
+		{`{"a":"plain ✓"}`, `{"a":"plain ✓"}`},
+		{"{\"a\":\"x\u202ey\u009bz\"}", `{"a":"x\u202ey\u009bz"}`},
+		{"[\"\u2066\u2069\"]", `["\u2066\u2069"]`},
+	} {
+		if got := string(JSON([]byte(r.in))); got != r.want {
+			t.Errorf("JSON(%q) = %q, want %q", r.in, got, r.want)
+		}
+	}
+}
