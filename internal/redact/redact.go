@@ -150,14 +150,17 @@ var rules = []rule{
 		words: []string{"passw", "passphrase", "secret", "token", "api_key", "api-key", "apikey",
 			"access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey",
 			"accountkey", "sharedaccess", "credential"},
-		re: regexp.MustCompile(`(?i)((\\?["'])?[A-Za-z0-9_.-]*(?:` + kvKeywords + `)(?:[_-]?(?:key|value|hash|b64|base64))?(?:\\?["'])?[ \t]*(?::=|=>|:|=)[ \t]*)` +
+		// The pattern starts at the keyword (whatever prefix the name has
+		// is kept as it is), so the search does not start a thread at every
+		// character of every word.
+		re: regexp.MustCompile(`(?i)((?:` + kvKeywords + `)(?:[_-]?(?:key|value|hash|b64|base64))?(\\?["'])?[ \t]*(?::=|=>|:|=)[ \t]*)` +
 			`(?:"((?:[^"\\\n]|\\.)*)"` + // "value" (JSON escapes kept)
 			`|\\"((?:[^"\\\n]|\\[^"\n])*)\\"` + // \"value\" inside a JSON string
 			`|'([^'\n]*)'` + // 'value'
 			`|([^\s"'\\,;<>{}\[\]=:][^\s"'\\,;<>{}\[\]]*))`), // bare value
 		repl: func(s string, m []int) string {
 			head := group(s, m, 1)
-			keyQuote := group(s, m, 2)
+			keyQuote := group(s, m, 2) // the quote closing the name
 			switch {
 			case m[6] >= 0:
 				return quoted(s, m, head, 3, `"`)
