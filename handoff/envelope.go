@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/internal/redact"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -257,108 +257,13 @@ func FindByKey(root, key string) (string, bool) {
 	return "", false
 }
 
-// secretKeyRe matches member names whose values are secrets whatever they
-// look like.
-var secretKeyRe = regexp.MustCompile(`(?i)(passw(or)?d|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key)`)
-
-// redactJSON rewrites a JSON document with every string redacted
-// (logging.Redact), and the string or number values of members whose names
-// say they are secrets (and everything inside them) replaced by
-// "[REDACTED]". Member order is kept.
+// redactJSON rewrites a JSON document with every string redacted and the
+// values of members whose names say they are secrets (and everything inside
+// them) replaced by "[REDACTED]" (internal/redact, the one redactor of
+// every output). Member order is kept.
 func redactJSON(data []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var out bytes.Buffer
-	if err := redactValue(dec, &out, false); err != nil {
-		return nil, err
+	if !json.Valid(data) {
+		return nil, errors.New("not a JSON document")
 	}
-	return out.Bytes(), nil
-}
-
-func redactValue(dec *json.Decoder, out *bytes.Buffer, secret bool) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			out.WriteByte('{')
-			first := true
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				k, _ := kt.(string)
-				if !first {
-					out.WriteByte(',')
-				}
-				first = false
-				writeJSONString(out, logging.Redact(k))
-				out.WriteByte(':')
-				if err := redactValue(dec, out, secret || isSecretKey(k)); err != nil {
-					return err
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return err
-			}
-			out.WriteByte('}')
-		case '[':
-			out.WriteByte('[')
-			first := true
-			for dec.More() {
-				if !first {
-					out.WriteByte(',')
-				}
-				first = false
-				if err := redactValue(dec, out, secret); err != nil {
-					return err
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return err
-			}
-			out.WriteByte(']')
-		}
-	case string:
-		if secret && t != "" {
-			writeJSONString(out, "[REDACTED]")
-		} else {
-			writeJSONString(out, logging.Redact(t))
-		}
-	case json.Number:
-		if secret {
-			writeJSONString(out, "[REDACTED]")
-		} else {
-			out.WriteString(t.String())
-		}
-	case bool:
-		out.WriteString(strconv.FormatBool(t))
-	case nil:
-		out.WriteString("null")
-	}
-	return nil
-}
-
-// isSecretKey reports whether a member name says its value is a secret. The
-// envelope's own keys (idempotency_key, ai_session_id) are not secrets.
-func isSecretKey(k string) bool {
-	switch strings.ToLower(k) {
-	case "idempotency_key", "ai_session_id", "max_tokens", "tokens", "token_count":
-		return false
-	}
-	return secretKeyRe.MatchString(k)
-}
-
-func writeJSONString(out *bytes.Buffer, s string) {
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	// Encode adds a newline
-	if b := out.Bytes(); len(b) > 0 && b[len(b)-1] == '\n' {
-		out.Truncate(out.Len() - 1)
-	}
+	return redact.JSON(data), nil
 }

@@ -42,8 +42,11 @@ func Names() []string {
 	return out
 }
 
-// Render executes template name (without .tmpl) with data.
+// Render executes template name (without .tmpl) with data. Every string in
+// data is shown through Safe (redacted, control characters escaped); the
+// template's own text is used as it is.
 func (r Renderer) Render(name string, data any) (string, error) {
+	data = sanitizeData(data)
 	text, src, err := r.source(name)
 	if err != nil {
 		return "", err

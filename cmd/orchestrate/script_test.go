@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,6 +48,9 @@ func TestScripts(t *testing.T) {
 			"lockfile":  cmdLockfile,
 			"sleep":     cmdSleep,
 			"mkfifo":    cmdMkfifo,
+			// printf-file and gitcommit-esc write control bytes (security_terminal.txtar)
+			"printf-file":   cmdPrintfFile,
+			"gitcommit-esc": cmdGitCommitEsc,
 		},
 	})
 }
@@ -189,4 +193,33 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("mkfifo: %v", err)
 		}
 	}
+}
+// unescapeArg interprets Go escapes (\x1b, \a, \r, \u202e, …) in a script
+// argument, so a script can carry control bytes.
+func unescapeArg(ts *testscript.TestScript, s string) string {
+	out, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`)
+	if err != nil {
+		ts.Fatalf("unescape %q: %v", s, err)
+	}
+	return out
+}
+
+// printf-file PATH TEXT — write TEXT, with its Go escapes interpreted, to PATH.
+func cmdPrintfFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: printf-file PATH TEXT")
+	}
+	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(unescapeArg(ts, args[1])), 0o644); err != nil {
+		ts.Fatalf("printf-file: %v", err)
+	}
+}
+
+// gitcommit-esc ARGS... — gitcommit with Go escapes interpreted in every
+// argument (a commit subject or an author name carrying control bytes).
+func cmdGitCommitEsc(ts *testscript.TestScript, neg bool, args []string) {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = unescapeArg(ts, a)
+	}
+	cmdGitCommit(ts, neg, out)
 }

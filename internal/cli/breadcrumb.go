@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // BreadcrumbOptions are the flags of `orchestrate breadcrumb add|list`.
@@ -119,7 +120,7 @@ func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 			"work_session": got.Session, "path": got.Path, "breadcrumb": got.Entry,
 		})
 	}
-	_, err = fmt.Fprintf(a.sys.IO.Out, "Breadcrumb %s added to %s.\n", got.Entry.ID, got.Session)
+	_, err = fmt.Fprintf(a.sys.IO.Out, "Breadcrumb %s added to %s.\n", templates.Safe(got.Entry.ID), templates.Safe(got.Session))
 	return err
 }
 
@@ -140,11 +141,12 @@ func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {
 		return writeJSON(a.sys.IO.Out, raw)
 	}
 	if len(l.Lines) == 0 {
-		_, err := fmt.Fprintf(a.sys.IO.Out, "No breadcrumbs in %s.\n", l.Session)
+		_, err := fmt.Fprintf(a.sys.IO.Out, "No breadcrumbs in %s.\n", templates.Safe(l.Session))
 		return err
 	}
+	// every field comes from the work-session file: redacted, one line each
 	for _, b := range l.Lines {
-		if _, err := fmt.Fprintf(a.sys.IO.Out, "%s  %s  %s\n", orDashText(b.ID), orDashText(b.Timestamp), b.Message); err != nil {
+		if _, err := fmt.Fprintf(a.sys.IO.Out, "%s  %s  %s\n", templates.Safe(orDashText(b.ID)), templates.Safe(orDashText(b.Timestamp)), templates.Safe(b.Message)); err != nil {
 			return err
 		}
 	}

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/redact"
+	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -117,10 +121,19 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 	return out
 }
 
-// writeJSON writes v as indented JSON with a trailing newline.
+// writeJSON writes v as indented JSON with a trailing newline, redacted of
+// secrets (internal/redact: string values, and the values of members named
+// like secrets). encoding/json escapes C0 controls; termsafe.JSON escapes
+// the C1 controls and bidi overrides it leaves, so the document is safe on
+// a terminal too.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode the JSON output: %w", err)
+	}
+	_, err := w.Write(termsafe.JSON(redact.JSON(b.Bytes())))
+	return err
 }

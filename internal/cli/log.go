@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // maxLogTail is how much of the end of the log `orchestrate log` reads at
@@ -107,7 +108,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		if opts.JSON {
 			return writeJSON(a.sys.IO.Out, []any{})
 		}
-		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", rel(s.root, path))
+		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", templates.Safe(rel(s.root, path)))
 		return nil
 	}
 	if err != nil {
@@ -131,7 +132,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		fmt.Fprintf(a.sys.IO.ErrOut, "note: %s is larger than %d MiB; only the events in its last %d MiB are shown\n", rel(s.root, path), maxLogTail>>20, maxLogTail>>20)
 	}
 	if bad > 0 {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, rel(s.root, path))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, templates.Safe(rel(s.root, path)))
 	}
 	if opts.N > 0 && len(events) > opts.N {
 		events = events[len(events)-opts.N:]
@@ -143,12 +144,14 @@ func (a *app) runLog(opts *LogOptions) error {
 		return writeJSON(a.sys.IO.Out, events)
 	}
 	for _, ev := range events {
-		fmt.Fprintln(a.sys.IO.Out, logLine(ev))
+		fmt.Fprintln(a.sys.IO.Out, templates.Safe(logLine(ev)))
 	}
 	return nil
 }
 
-// logLine renders one event: time, event, workflow, then the fields that matter.
+// logLine renders one event: time, event, workflow, then the fields that
+// matter. The line is printed through templates.Safe (redacted, control
+// characters escaped): the log is a file anyone with the repository can edit.
 func logLine(ev map[string]any) string {
 	str := func(k string) string {
 		if v, ok := ev[k]; ok && v != nil {

@@ -367,7 +367,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 			return err
 		}
 		if msg != nil {
-			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %v\n", msg)
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %s\n", safeErr(msg))
 		}
 		return silent(code)
 	}
@@ -380,7 +380,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 	}
 	if msg != nil {
 		if code == ExitOK {
-			fmt.Fprintln(a.sys.IO.Out, msg)
+			fmt.Fprintln(a.sys.IO.Out, safeErr(msg))
 			return nil
 		}
 		return &ExitErr{Code: code, Err: msg}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // Version is set at build time (-ldflags "-X …/internal/cli.Version=v1.2.3").
@@ -77,12 +78,17 @@ func Main(args []string, sys System) int {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
-	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %v\n", err)
+	// an error can quote a file, git or the environment: redact and escape it
+	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %s\n", safeErr(err))
 	if code == ExitUsage {
 		fmt.Fprintln(sys.IO.ErrOut, "Run 'orchestrate --help' for usage.")
 	}
 	return code
 }
+
+// safeErr is an error's message as it may be printed: redacted, with its
+// control characters escaped (templates.Safe).
+func safeErr(err error) string { return templates.Safe(err.Error()) }
 
 func (a *app) newRootCmd() *cobra.Command {
 	root := &cobra.Command{

@@ -102,6 +102,8 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		} else if !c.Resumable {
 			row.Validation = "(" + statusWord(c) + ")"
 		}
+		// shown as Render will show them, so the widths fit what is printed
+		row.ID, row.Position, row.Validation, row.Source = templates.Safe(row.ID), templates.Safe(row.Position), templates.Safe(row.Validation), templates.Safe(row.Source)
 		data.Rows = append(data.Rows, row)
 	}
 	data.W.ID, data.W.Type, data.W.Pos, data.W.Age, data.W.Val = len("ID"), len("TYPE"), len("POSITION"), len("AGE"), len("VALIDATION")
@@ -139,9 +141,10 @@ func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
 	return templates.Renderer{Dir: dir, Root: s.root, Color: a.colorFor(w), Warn: func(msg string) { fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", msg) }}
 }
 
-// reportGlobalFindings prints findings that belong to no candidate on stderr.
+// reportGlobalFindings prints findings that belong to no candidate on
+// stderr, redacted and with control characters escaped.
 func (a *app) reportGlobalFindings(s *session) {
 	for _, f := range s.res.Findings {
-		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, f.Error())
+		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, templates.Safe(f.Error()))
 	}
 }

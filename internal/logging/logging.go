@@ -6,18 +6,20 @@ package logging
 
 import (
 	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/orchestrate-dev/orchestrate/internal/redact"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 )
 
 // Fields are the key/value pairs of one orchestration-log event.
@@ -70,6 +72,7 @@ func Human(w io.Writer, level string, color bool) (Logger, error) {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	l.SetLevel(lv)
+	l.AddHook(terminalHook{})
 	return humanLogger{l}, nil
 }
 
@@ -270,19 +273,14 @@ func (a *ActionLog) Close() error {
 	return cerr
 }
 
-var secretRe = regexp.MustCompile(`(?i)((?:api[_-]?key|token|secret|password|passwd|authorization|bearer)["']?\s*[:=]\s*["']?)([^\s"',;]+)|(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,})`)
+// Redact replaces secrets (tokens, keys, passwords, private keys, URL
+// credentials) in s with [REDACTED]. It is the one redactor of
+// internal/redact; see docs/SECURITY.md.
+func Redact(s string) string { return redact.String(s) }
 
-// Redact replaces secrets (tokens, keys, passwords) in s with [REDACTED].
-func Redact(s string) string {
-	return secretRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := secretRe.FindStringSubmatch(m)
-		if sub[1] != "" {
-			return sub[1] + "[REDACTED]"
-		}
-		return "[REDACTED]"
-	})
-}
-
+// redactHook redacts every entry of the orchestration log before it is
+// written: the message and every field (strings, errors, string lists and
+// anything printable).
 type redactHook struct{}
 
 func (redactHook) Levels() []logrus.Level { return logrus.AllLevels }
@@ -290,9 +288,50 @@ func (redactHook) Levels() []logrus.Level { return logrus.AllLevels }
 func (redactHook) Fire(e *logrus.Entry) error {
 	e.Message = Redact(e.Message)
 	for k, v := range e.Data {
-		if s, ok := v.(string); ok {
-			e.Data[k] = Redact(s)
+		e.Data[k] = redactValue(v)
+	}
+	return nil
+}
+
+// terminalHook redacts the diagnostics written to stderr and escapes their
+// control characters (internal/termsafe): a message can quote a file.
+type terminalHook struct{}
+
+func (terminalHook) Levels() []logrus.Level { return logrus.AllLevels }
+
+func (terminalHook) Fire(e *logrus.Entry) error {
+	e.Message = termsafe.String(Redact(e.Message))
+	for k, v := range e.Data {
+		if s, ok := redactValue(v).(string); ok {
+			e.Data[k] = termsafe.String(s)
+		} else {
+			e.Data[k] = redactValue(v)
 		}
 	}
 	return nil
+}
+
+// redactValue redacts one log field; numbers and booleans pass unchanged.
+func redactValue(v any) any {
+	switch t := v.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return v
+	case string:
+		return Redact(t)
+	case []string:
+		out := make([]string, len(t))
+		for i, s := range t {
+			out[i] = Redact(s)
+		}
+		return out
+	case error:
+		return Redact(t.Error())
+	case fmt.Stringer:
+		return Redact(t.String())
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return Redact(fmt.Sprint(v))
+	}
+	return json.RawMessage(redact.JSON(raw))
 }

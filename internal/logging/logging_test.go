@@ -3,6 +3,7 @@ package logging
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,11 @@ func TestRedact(t *testing.T) {
 		"use ghp_ABCDEFGHIJKLMNOPQRSTUV1": "use [REDACTED]",
 		"password: hunter2 ok":            "password: [REDACTED] ok",
 		"nothing secret here":             "nothing secret here",
+		"Authorization: Bearer T":         "Authorization: Bearer [REDACTED]",
+		"db postgres://u:PASS@db/x":       "db postgres://u:[REDACTED]@db/x",
+		"-----BEGIN RSA " + "PRIVATE KEY-----\nMIIE\n-----END RSA " + "PRIVATE KEY-----": "[REDACTED]",
+		"key AIza" + "SyA1234567890abcdefghijklmnopqrstuv":                               "key [REDACTED]",
+		"github_pat_" + "11ABCDEFG0abcdefghijklmnopqrstuvwxyz":                           "[REDACTED]",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
@@ -49,6 +55,39 @@ func TestActionLogJSONLines(t *testing.T) {
 	fi, _ := os.Stat(p)
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode = %v", fi.Mode())
+	}
+}
+
+func TestActionLogRedactsEveryField(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log.jsonl")
+	l, err := OpenActionLog(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.WithFields(map[string]any{
+		"err":   errors.New("dial postgres://u:PASS@db failed"),
+		"list":  []string{"token=abc"},
+		"n":     3,
+		"other": map[string]string{"password": "p"},
+	}).Info("Authorization: Bearer T")
+	l.Close()
+	data, _ := os.ReadFile(p)
+	for _, leak := range []string{"PASS", "abc", `"p"`, " T\""} {
+		if strings.Contains(string(data), leak) {
+			t.Errorf("%q leaked: %s", leak, data)
+		}
+	}
+	if !json.Valid(bytes.TrimSpace(data)) {
+		t.Errorf("not JSON: %s", data)
+	}
+}
+
+func TestHumanEscapesAndRedacts(t *testing.T) {
+	var b bytes.Buffer
+	l, _ := Human(&b, "info", false)
+	l.Infof("%s token=abc \x1b]0;pwned\x07", "x\x1b[2J")
+	if s := b.String(); strings.Contains(s, "\x1b") || strings.Contains(s, "abc") {
+		t.Errorf("got %q", s)
 	}
 }
 

@@ -1,0 +1,142 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// secretKeyRe matches member names whose values are secrets whatever they
+// look like.
+var secretKeyRe = regexp.MustCompile(`(?i)(passw(or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key|accountkey|sharedaccess)`)
+
+// IsSecretKey reports whether a JSON member or YAML key name says its value
+// is a secret (password, client_secret, apiKey, …). Counters and
+// orchestrate's own keys (max_tokens, idempotency_key, ai_session_id) are
+// not.
+func IsSecretKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "idempotency_key", "ai_session_id", "max_tokens", "tokens", "token_count",
+		"input_tokens", "output_tokens", "total_tokens", "token_usage":
+		return false
+	}
+	return secretKeyRe.MatchString(k)
+}
+
+// JSON returns the JSON document data with every string redacted (String)
+// and the values of members whose names are secrets (IsSecretKey), and
+// everything inside them, replaced by "[REDACTED]" (a number becomes that
+// string too). Everything else — member order, numbers, white space — is
+// kept byte for byte, so the result is valid JSON exactly when data is.
+// Data that is not valid JSON is redacted as text.
+func JSON(data []byte) []byte {
+	if !json.Valid(data) {
+		return []byte(text(string(data)))
+	}
+	type frame struct {
+		object    bool
+		secret    bool // every value inside is a secret
+		expectKey bool
+	}
+	var (
+		out     bytes.Buffer
+		stack   []frame
+		key     string
+		changed bool
+	)
+	// valueSecret is whether the value about to start is a secret.
+	valueSecret := func() bool {
+		if len(stack) == 0 {
+			return false
+		}
+		top := stack[len(stack)-1]
+		return top.secret || (top.object && IsSecretKey(key))
+	}
+	out.Grow(len(data))
+	for i := 0; i < len(data); {
+		c := data[i]
+		switch {
+		case c == '"':
+			j := stringEnd(data, i)
+			raw := data[i:j]
+			var s string
+			_ = json.Unmarshal(raw, &s) // valid: checked above
+			isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].expectKey
+			var repl string
+			switch {
+			case isKey:
+				key = s
+				stack[len(stack)-1].expectKey = false
+				repl = text(s)
+			case valueSecret() && s != "":
+				repl = Placeholder
+			default:
+				repl = String(s)
+			}
+			if repl == s {
+				out.Write(raw)
+			} else {
+				writeString(&out, repl)
+				changed = true
+			}
+			i = j
+		case c == '{' || c == '[':
+			stack = append(stack, frame{object: c == '{', secret: valueSecret(), expectKey: c == '{'})
+			out.WriteByte(c)
+			i++
+		case c == '}' || c == ']':
+			stack = stack[:len(stack)-1]
+			out.WriteByte(c)
+			i++
+		case c == ',':
+			if top := len(stack) - 1; top >= 0 && stack[top].object {
+				stack[top].expectKey = true
+			}
+			out.WriteByte(c)
+			i++
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(data) && strings.IndexByte("+-.eE0123456789", data[j]) >= 0 {
+				j++
+			}
+			if valueSecret() {
+				out.WriteString(`"` + Placeholder + `"`)
+				changed = true
+			} else {
+				out.Write(data[i:j])
+			}
+			i = j
+		default: // white space, ':', true, false, null
+			out.WriteByte(c)
+			i++
+		}
+	}
+	if !changed {
+		return data
+	}
+	return out.Bytes()
+}
+
+// stringEnd returns the index just past the JSON string starting at
+// data[i] (a '"'), in a document already known to be valid.
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// writeString writes s as a JSON string without HTML escaping.
+func writeString(out *bytes.Buffer, s string) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	out.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
