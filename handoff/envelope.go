@@ -45,6 +45,12 @@ type Envelope struct {
 	Context        RestoredContext   `json:"context"`
 	Next           Next              `json:"next"`
 	IdempotencyKey string            `json:"idempotency_key"`
+	// ResumePoint is where inside the work the framework's files say it
+	// stopped, with the framework's own command to continue; absent for
+	// sources without one.
+	ResumePoint *workflow.ResumePoint `json:"resume_point,omitempty"`
+	// Framework names the framework and generation that wrote the state.
+	Framework string `json:"framework,omitempty"`
 }
 
 // EnvelopeWorkflow names the workflow handed off.

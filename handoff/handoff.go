@@ -397,6 +397,8 @@ func buildEnvelope(req Request, key string) Envelope {
 		},
 		Next:           Next{Agent: req.Plan.ResumeFrom.Agent, Phase: req.Plan.ResumeFrom.Phase, Inputs: inputs},
 		IdempotencyKey: key,
+		ResumePoint:    c.Resume,
+		Framework:      c.Framework,
 	}
 }
 

@@ -297,6 +297,50 @@ type Candidate struct {
 	Epic        *Epic          `json:"-"`
 	Spec        *Spec          `json:"-"`
 	Findings    []Finding      `json:"-"`
+	// Framework names the framework and generation that wrote the state
+	// ("bmad-v4", "bmad-v6", "speckit-v1", "taskmaster-0.17", "gsd"), when
+	// a source knows it.
+	Framework string `json:"-"`
+	// Resume is where, inside the work, the framework's own files say work
+	// stopped (a task line, a subtask, a plan), with the framework's own next
+	// command beside it; nil for sources without such a point.
+	Resume *ResumePoint `json:"-"`
+}
+
+// ResumePoint is the place inside a unit of work where it picks up, as the
+// framework's own files tell it, and what the framework itself would do next.
+// Every new-framework source fills it; plan, the pre-flight report, --json and
+// the handoff envelope carry it as it is.
+type ResumePoint struct {
+	// Item is the id of the task, subtask, plan or follow-up to resume
+	// ("T014", "3.2", "07-02", "AI-Review 1").
+	Item string `json:"item"`
+	// Title is its text, one line.
+	Title string `json:"title"`
+	// Section is where it stands (a phase heading, a parent task, a story
+	// section), when there is one.
+	Section string `json:"section,omitempty"`
+	// Labels are the item's own tags ("[P]", "[US1]", "[High]").
+	Labels []string `json:"labels,omitempty"`
+	// Files are the paths the item names.
+	Files []string `json:"files,omitempty"`
+	// Done and Total count the unit's closed and all items (ticked tasks,
+	// done subtasks, summarised plans); the candidate's position.
+	Done  int `json:"done"`
+	Total int `json:"total"`
+	// Holes lists open items that stand among closed ones.
+	Holes []string `json:"holes,omitempty"`
+	// Note is the latest progress note or pause record text, one line.
+	Note string `json:"note,omitempty"`
+	// FrameworkCommand is what to run in the framework to continue
+	// ("/speckit.implement", "task-master set-status --id=3.2 --status=in-progress",
+	// "/gsd:execute-phase 7", "/bmad dev-story docs/stories/2-4-login.md").
+	FrameworkCommand string `json:"framework_command,omitempty"`
+	// FrameworkNext is the framework's own answer to "what next" when it
+	// has one (Taskmaster's next, BMAD's first ready-for-dev story), and
+	// Differs says it is not the item above.
+	FrameworkNext string `json:"framework_next,omitempty"`
+	Differs       bool   `json:"differs,omitempty"`
 }
 
 // HasStory reports whether the candidate names story id.

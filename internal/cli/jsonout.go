@@ -36,6 +36,10 @@ type candidateJSON struct {
 	// Lifecycle is set (status only) when the candidate was handed off, is
 	// being handed off or is locked; absent means plainly interrupted.
 	Lifecycle *lifecycleJSON `json:"lifecycle,omitempty"`
+	// Framework and ResumePoint are set by the sources that know them
+	// (BMAD v6, spec-kit, Taskmaster, GSD).
+	Framework   string                `json:"framework,omitempty"`
+	ResumePoint *workflow.ResumePoint `json:"resume_point,omitempty"`
 }
 
 // statusDoc is `status --json`.
@@ -86,6 +90,7 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 		ID: c.ID, Type: c.Type, Source: c.Source, Stories: c.Stories,
 		Status: c.Status, StatusRaw: c.StatusRaw, Resumable: c.Resumable,
 		UpdatedFrom: c.UpdatedFrom, Position: c.Position.String(),
+		Framework: c.Framework, ResumePoint: c.Resume,
 		AgeClass: "unknown",
 	}
 	if out.Stories == nil {

@@ -37,6 +37,10 @@ type summaryView struct {
 	Stories                                                               []validate.StoryReport
 	Chain                                                                 []string
 	Steps                                                                 []string
+	// Work and Framework: where inside the work the framework's files say
+	// it stopped, for the sources that know (nil otherwise).
+	Work      *workflow.ResumePoint
+	Framework string
 }
 
 type fileView struct {
@@ -71,6 +75,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		DryRun: r.opts.DryRun, Validation: r.report.Status, GitMode: r.report.GitMode,
 		Agent: p.ResumeFrom.Agent, Inputs: p.ResumeFrom.Inputs,
 		Stories: r.report.Stories,
+		Work:    c.Resume, Framework: c.Framework,
 	}
 	if len(c.Stories) > 0 {
 		v.Story = strings.Join(c.Stories, ", ")
