@@ -1,6 +1,6 @@
 package handoff
 
-// AI-session resume with fallback (DESIGN §7 step 4, seeds/003 step 6b):
+// AI-session resume with fallback (see docs/ARCHITECTURE.md, handoff):
 // when the handoff command resumes an AI session ({{.AISessionID}}) and
 // fails because that session is gone, a new session is started with
 // handoff.fallback_command and the context rebuilt from the saved

@@ -30,7 +30,7 @@ const EnvelopeSchema = "orchestrate-handoff/v1"
 const maxEnvelopeSize = 8 << 20
 
 // Envelope is everything the orchestrator needs to continue a workflow,
-// written to .orchestrate/handoffs/<safe id>-<n>.json (DESIGN §7 step 3).
+// written to .orchestrate/handoffs/<safe id>-<n>.json (the third step of a handoff).
 // Every string in it is redacted of secrets when it is written.
 type Envelope struct {
 	Schema         string            `json:"schema"`
@@ -72,7 +72,7 @@ type EnvelopeCandidate struct {
 
 // RestoredContext is what the workflow had done and saved before it stopped.
 // For a work session: its breadcrumbs and its completed subtasks' summaries
-// (seeds/003); when its AI session was gone and a new one was started, the
+// (discover/worksession); when its AI session was gone and a new one was started, the
 // previous id and the context rebuilt for the new session (aisession.go).
 type RestoredContext struct {
 	CompletedPhases     []CompletedPhase `json:"completed_phases"`

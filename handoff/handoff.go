@@ -1,5 +1,5 @@
 // Package handoff carries out a resume once the mode has decided to go ahead
-// (DESIGN §7), all or nothing as far as files are concerned: it takes the
+// (docs/ARCHITECTURE.md), all or nothing as far as files are concerned: it takes the
 // workflow's lock, marks the state file resumed (a textual patch that keeps
 // every other byte, with a .bak of the previous version), writes the handoff
 // envelope, runs the orchestrator command while holding the lock, and
@@ -135,7 +135,7 @@ func hasStateFile(kind string) bool {
 	return true
 }
 
-// Execute runs the five steps of DESIGN §7 in order: (1) take the lock; (2)
+// Execute runs the steps of a handoff in order: (1) take the lock; (2)
 // unless this resume was already handed off (same idempotency key, and the
 // log records it handed off), mark the state file resumed; (3) write the
 // envelope; (4) run the command, if any, holding the lock (a non-zero exit

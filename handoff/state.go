@@ -212,7 +212,7 @@ func updateState(root, path string, now time.Time, wrappers []string, retry bool
 	}
 	patch := patchState
 	if isMarkdown(clean) {
-		patch = patchProgressState // a seeds/002 progress file (progress.go); other markdown: ErrNotPatchable
+		patch = patchProgressState // a progress file (discover/progress); other markdown: ErrNotPatchable
 	}
 	// A resume killed after marking the state and before handing off leaves
 	// the state marked and the unmarked version in .bak. The retry marks it

@@ -1,4 +1,4 @@
-// Package plan works out where an interrupted workflow picks up (DESIGN §5):
+// Package plan works out where an interrupted workflow picks up (docs/ARCHITECTURE.md):
 // the resume point per workflow type, the prerequisites of that point, the
 // phases still valid and those that must re-run, and the phases left to
 // completion. It takes plain values (a candidate, its validation report, its
@@ -32,7 +32,7 @@ type ResumeFrom struct {
 	Inputs []string `json:"inputs"`
 }
 
-// Plan is the resume plan of one candidate: the "plan" object of DESIGN §8
+// Plan is the resume plan of one candidate: the "plan" object of --json
 // plus what the human blocks need. Lists marshal as [] (never null) and
 // LastCompleted as null when nothing completed.
 type Plan struct {

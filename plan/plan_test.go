@@ -13,7 +13,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// The built-in definitions of DESIGN §3, spelled out here so the tests do not
+// The built-in definitions , spelled out here so the tests do not
 // depend on discover.
 var (
 	sdcDef = workflow.Definition{ID: workflow.DefSDC, Name: "Story Development Cycle", Phases: []workflow.PhaseDef{

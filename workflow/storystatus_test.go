@@ -42,7 +42,7 @@ func storyDecorate(s string) []string {
 }
 
 func TestCanonicalStatusTable(t *testing.T) {
-	// one row per spelling of the table in DESIGN §3, written out here (not
+	// one row per spelling of the status table, written out here (not
 	// taken from the implementation) so that an edit to the table shows
 	tests := []struct {
 		spelling string
@@ -91,7 +91,7 @@ func TestCanonicalStatusTable(t *testing.T) {
 }
 
 func TestCanonicalStatusDesignSentences(t *testing.T) {
-	// every example sentence of DESIGN §3, in several casings and decorations
+	// every example sentence of the status table, in several casings and decorations
 	tests := []struct {
 		sentence string
 		want     Status
@@ -119,7 +119,7 @@ func TestCanonicalStatusExamples(t *testing.T) {
 		want     Status
 		stripped string
 	}{
-		// DESIGN §3
+		// the status table
 		{"✅ **COMPLETED** - 2025-09-01", StatusDone, "COMPLETED - 2025-09-01"},
 		{"Done - 100% Complete", StatusDone, "Done - 100% Complete"},
 		{"COMPLETED & QA VALIDATED - Production Ready", StatusDone, "COMPLETED & QA VALIDATED - Production Ready"},

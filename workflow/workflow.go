@@ -12,7 +12,7 @@ import (
 // Type is the kind of interrupted work a candidate describes.
 type Type string
 
-// The candidate types of DESIGN §8.
+// The candidate types (the "type" of --json).
 const (
 	TypeEpic        Type = "epic"
 	TypeQALoop      Type = "qa-loop"
@@ -82,7 +82,7 @@ const (
 	KindGSD = "gsd"
 )
 
-// Source priorities of DESIGN §3 (lower is more specific).
+// Source priorities (lower is more specific).
 const (
 	PriorityEpic        = 1
 	PriorityQALoop      = 2
@@ -391,7 +391,7 @@ type Section struct {
 // Status is a canonical story status.
 type Status string
 
-// Canonical story statuses (DESIGN §3).
+// Canonical story statuses (workflow/storystatus.go).
 const (
 	StatusDraft      Status = "Draft"
 	StatusReady      Status = "Ready"

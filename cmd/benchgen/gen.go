@@ -43,7 +43,7 @@ var words = []string{
 
 var verbs = []string{"fix", "refactor", "tidy", "speed up", "document", "extend", "simplify", "harden"}
 
-// Done spellings seen in real story files (DESIGN §3).
+// Done spellings seen in real story files (see discover/story).
 var doneSpellings = []string{"Done", "Done", "Done", "Completed", "✅ **COMPLETED** - 2026-10-01", "Done - 100% Complete", "Complete (Backend Implementation)"}
 
 // story is one story file.

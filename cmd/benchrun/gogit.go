@@ -24,7 +24,7 @@ type childReport struct {
 // — what a tool that asked go-git "what changed?" would pay — and prints the
 // figures as JSON. It runs in a process of its own so that its peak RSS can
 // be read like the other commands'. Only the benchmark does this: orchestrate
-// never calls Worktree.Status() (DESIGN §4).
+// never calls Worktree.Status() (see docs/ARCHITECTURE.md, validate).
 func goGitStatusChild(dir string, w io.Writer) error {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
 	if err != nil {

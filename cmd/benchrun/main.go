@@ -1,5 +1,5 @@
 // Command benchrun measures orchestrate against git on a repository built by
-// benchgen (DESIGN §11): it times, in the same run and round-robin after one
+// benchgen (the performance bar in README.md): it times, in the same run and round-robin after one
 // warm-up each,
 //
 //	(a) orchestrate resume --dry-run --json --mode preflight   (exit 0 or 17)
@@ -27,7 +27,7 @@ import (
 	"strings"
 )
 
-// Targets of DESIGN §11.
+// The performance targets (README.md, Performance).
 const (
 	targetRatioGit = 0.5 // orchestrate time / git status time, at most
 	targetGrowth   = 1.3 // orchestrate time at the large size / at the small size, at most

@@ -6,7 +6,7 @@ package config
 
 import "time"
 
-// Config is the whole configuration of DESIGN §10.
+// Config is the whole configuration (README.md, Configuration).
 type Config struct {
 	Sources      Sources             `mapstructure:"sources"`
 	StoriesDir   string              `mapstructure:"stories_dir"`
@@ -39,7 +39,7 @@ type Sources struct {
 	Spec          []string `mapstructure:"spec"`
 }
 
-// Age holds the thresholds of the age classes (DESIGN §4).
+// Age holds the thresholds of the age classes (validate/age.go).
 type Age struct {
 	Fresh  time.Duration `mapstructure:"fresh"`  // below: fresh
 	Recent time.Duration `mapstructure:"recent"` // below: recent

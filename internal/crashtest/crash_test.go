@@ -1,11 +1,11 @@
-// Package crashtest proves the crash-safety bar of DESIGN §11: killing
+// Package crashtest proves the crash-safety bar (docs/SECURITY.md): killing
 // orchestrate at any point of a resume leaves every state file either as it
 // was or fully updated, never torn, and a second attempt finishes the resume
 // with at most one STARTED orchestrator command per resume (idempotency
 // key): a resume killed after its dispatch record but before its command
 // started (no resume.started in the log) never ran the agent, so the second
 // attempt hands it off again; one killed after the start is not handed off
-// twice (seeds/001: a crash during resume never corrupts; multiple attempts
+// twice (a crash during resume never corrupts; multiple attempts
 // are safe).
 //
 // The tests build the binary once with -tags failpoints (see
@@ -973,7 +973,7 @@ func TestUntrustedLocks(t *testing.T) {
 // TestInjectedErrorsRollBack: an error at any step of the handoff (the same
 // failpoints, with "error" for "kill") fails the resume with nothing left
 // behind — the state file byte-identical, no .bak, no envelope, no lock, no
-// temporary file (DESIGN §7: all or nothing) — and the next attempt resumes
+// temporary file (all or nothing) — and the next attempt resumes
 // normally, marking the state exactly once.
 func TestInjectedErrorsRollBack(t *testing.T) {
 	if testing.Short() {
