@@ -194,6 +194,7 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
 // unescapeArg interprets Go escapes (\x1b, \a, \r, \u202e, …) in a script
 // argument, so a script can carry control bytes.
 func unescapeArg(ts *testscript.TestScript, s string) string {
