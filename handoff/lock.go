@@ -266,11 +266,10 @@ func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) 
 		now = timeNow()
 	}
 
-	var took *LockInfo
 	for attempt := 0; attempt < 2; attempt++ {
 		err := createExclusive(d, name, content)
 		if err == nil {
-			return &Lock{Path: path, Info: info, TookOver: took, content: content, root: root, name: name}, nil
+			return &Lock{Path: path, Info: info, content: content, root: root, name: name}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
@@ -288,22 +287,47 @@ func Acquire(root, id string, info LockInfo, takeOverStale bool) (*Lock, error) 
 		if !takeOverStale {
 			return nil, &StaleLockError{Owner: st.Owner, Path: path}
 		}
-		if attempt > 0 {
-			break
-		}
-		if err := removeIfSame(d, name, path, raw); err != nil {
-			var le *LockedError
-			if errors.As(err, &le) {
-				return nil, le
+		return takeOver(d, root, name, path, id, info, content, now, raw)
+	}
+	st, _ := inspectFile(d, name, info.Host, now)
+	return nil, &LockedError{Owner: st.Owner, Path: path, Reason: reasonIfAny(st, "the lock kept changing while it was being taken")}
+}
+
+// takeOver replaces the stale lock name, whose content was raw when it was
+// judged stale, with this process's lock. Takeovers are serialised by an
+// advisory lock on the locks folder (released by the kernel if the process
+// dies), and the stale lock is removed only if it still holds raw: a lock
+// another process created meanwhile is never removed, so at most one
+// process ever holds the lock.
+func takeOver(d *safefile.Dir, repoRoot, name, path, id string, info LockInfo, content []byte, now time.Time, raw []byte) (*Lock, error) {
+	unlock, err := d.Lock()
+	if err != nil {
+		return nil, fmt.Errorf("acquire lock of %s: take over the stale lock: %w", id, err)
+	}
+	defer unlock()
+	st, cur := inspectFile(d, name, info.Host, now)
+	var took *LockInfo
+	if st.Exists {
+		if !bytes.Equal(cur, raw) {
+			if st.Reason == "" && !st.Live {
+				st.Reason = "another process took the stale lock over first"
 			}
+			return nil, &LockedError{Owner: st.Owner, Path: path, Reason: reasonIfAny(st, "the lock changed while it was being taken over")}
+		}
+		if err := d.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("acquire lock of %s: take over the stale lock: %w", id, err)
 		}
 		owner := st.Owner
 		took = &owner
 	}
-	// the second exclusive create lost: someone else took the lock over first
-	st, _ := inspectFile(d, name, info.Host, now)
-	return nil, &LockedError{Owner: st.Owner, Path: path, Reason: reasonIfAny(st, "another process took the stale lock over first")}
+	if err := createExclusive(d, name, content); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			st, _ := inspectFile(d, name, info.Host, now)
+			return nil, &LockedError{Owner: st.Owner, Path: path, Reason: reasonIfAny(st, "another process took the stale lock over first")}
+		}
+		return nil, fmt.Errorf("acquire lock of %s: %w", id, err)
+	}
+	return &Lock{Path: path, Info: info, TookOver: took, content: content, root: repoRoot, name: name}, nil
 }
 
 func reasonIfAny(st LockState, dflt string) string {
@@ -349,34 +373,6 @@ func createExclusive(d *safefile.Dir, name string, content []byte) error {
 	}
 	_ = d.Sync()
 	return nil
-}
-
-// removeIfSame removes the stale lock name (shown as path) from the locks
-// folder d only if it still holds raw: it is first renamed aside (atomic),
-// and put back if what was renamed is not the stale lock any more (another
-// process replaced it in between).
-func removeIfSame(d *safefile.Dir, name, path string, raw []byte) error {
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	grave := name + ".stale-" + hex.EncodeToString(rnd[:])
-	if err := d.Rename(name, d, grave); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // gone already
-		}
-		return err
-	}
-	got, err := d.ReadFile(grave, maxLockSize)
-	if err == nil && bytes.Equal(got, raw) {
-		_ = d.Remove(grave)
-		_ = d.Sync()
-		return nil
-	}
-	// not the lock we judged stale: put it back without clobbering a newer one
-	_ = d.Link(grave, d, name)
-	_ = d.Remove(grave)
-	var owner LockInfo
-	_ = json.Unmarshal(got, &owner)
-	return &LockedError{Owner: owner, Path: path, Reason: "the lock changed while it was being taken over"}
 }
 
 // inspectFile reads and judges the lock name in the locks folder d; host is

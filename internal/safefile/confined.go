@@ -200,6 +200,16 @@ func (d *Dir) Close() error {
 	return err
 }
 
+// Lock takes an exclusive advisory lock (flock) on the folder itself and
+// returns the function that releases it. The kernel releases it when the
+// process dies, so a kill never leaves it held.
+func (d *Dir) Lock() (unlock func(), err error) {
+	if err := retry(func() error { return unix.Flock(d.fd, unix.LOCK_EX) }); err != nil {
+		return nil, &os.PathError{Op: "flock", Path: filepath.Join(d.root, filepath.FromSlash(d.rel)), Err: err}
+	}
+	return func() { _ = unix.Flock(d.fd, unix.LOCK_UN) }, nil
+}
+
 // Sync fsyncs the folder so that entries created, renamed or removed in it
 // are durable. File systems that cannot sync a folder are not an error.
 func (d *Dir) Sync() error {
