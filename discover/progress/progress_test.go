@@ -381,7 +381,7 @@ func TestParseProgressManySteps(t *testing.T) {
 		t.Errorf("%d phases, findings %v", len(c.Phases), fs)
 	}
 	// many unclosed fences stay linear
-	big := strings.Repeat("```x\n", 200000) + "## Execution State\n- Completed: a\n"
+	big := strings.Repeat("```x\n", 200000/raceScale) + "## Execution State\n- Completed: a\n"
 	start = time.Now()
 	c, _ = ParseProgress("progress.md", []byte(big))
 	if d := time.Since(start); d > 10*time.Second {
@@ -391,7 +391,7 @@ func TestParseProgressManySteps(t *testing.T) {
 		t.Errorf("phases = %v", progPhaseSummary(c))
 	}
 	// a flow list continued over many lines stays linear too
-	cont := "## Execution State\n- Completed: [\n" + strings.Repeat("  x,\n", 200000) + "  y]\n"
+	cont := "## Execution State\n- Completed: [\n" + strings.Repeat("  x,\n", 200000/raceScale) + "  y]\n"
 	start = time.Now()
 	c, _ = ParseProgress("progress.md", []byte(cont))
 	if d := time.Since(start); d > 10*time.Second {
