@@ -6,7 +6,7 @@ package config
 
 import "time"
 
-// Config is the whole configuration of DESIGN §10.
+// Config is the whole configuration (see docs/ARCHITECTURE.md).
 type Config struct {
 	Sources      Sources             `mapstructure:"sources"`
 	StoriesDir   string              `mapstructure:"stories_dir"`
@@ -39,7 +39,7 @@ type Sources struct {
 	Spec          []string `mapstructure:"spec"`
 }
 
-// Age holds the thresholds of the age classes (DESIGN §4).
+// Age holds the thresholds of the age classes (see docs/ARCHITECTURE.md).
 type Age struct {
 	Fresh  time.Duration `mapstructure:"fresh"`  // below: fresh
 	Recent time.Duration `mapstructure:"recent"` // below: recent
@@ -93,8 +93,8 @@ func Default() Config {
 			Recent: 24 * time.Hour,
 			Stale:  7 * 24 * time.Hour,
 		},
-		WorkflowDirs: []string{".nexos/workflows", ".aiox/workflows", ".aios/workflows", ".aios-core/development/workflows", ".bmad-core/workflows", "workflows"},
-		AgentDirs:    []string{".nexos/agents", ".aiox/agents", ".aios/agents", ".aios-core/development/agents", ".bmad-core/agents", ".claude/agents", "agents"},
+		WorkflowDirs: []string{".nexos/workflows", ".aiox/workflows", ".aios/workflows", ".aiox-core/development/workflows", ".aios-core/development/workflows", ".bmad-core/workflows", "workflows"},
+		AgentDirs:    []string{".nexos/agents", ".aiox/agents", ".aios/agents", ".aiox-core/development/agents", ".aios-core/development/agents", ".bmad-core/agents", ".claude/agents", "agents"},
 		Handoff: Handoff{
 			SessionGoneExitCodes: nil,
 			SessionGonePattern:   `(?i)(no conversation found|session (not found|expired|does not exist))`,
