@@ -24,13 +24,10 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 	t.chain = false
 	t.independent = true
 
+	// waves keep their own numbers (0-based, gaps); positions count the
+	// waves listed: the 1st of them is index 1 whatever its number
 	waves := make([]workflow.Wave, len(e.Waves))
 	copy(waves, e.Waves)
-	for i := range waves {
-		if waves[i].Number <= 0 {
-			waves[i].Number = i + 1
-		}
-	}
 	sort.SliceStable(waves, func(i, j int) bool { return waves[i].Number < waves[j].Number })
 
 	refs := map[string]workflow.StoryRef{}
@@ -41,7 +38,7 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 	}
 	planPath := strings.TrimSpace(e.PlanPath)
 	start := -1
-	for _, w := range waves {
+	for wi, w := range waves {
 		label := fmt.Sprintf("wave-%d", w.Number)
 		t.names = appendUnique(t.names, label)
 		waveSkipped := workflow.NormalizeStateStatus(w.Status) == "skipped"
@@ -68,7 +65,7 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 			id := label + ":" + sid
 			sl := slot{
 				id: id, title: "Story " + sid, agent: agent, story: sid,
-				note: fmt.Sprintf("wave %d: story %s", w.Number, sid), index: w.Number, status: st,
+				note: fmt.Sprintf("wave %d: story %s", w.Number, sid), index: wi + 1, status: st,
 				group: label, groups: []string{label, sid, "waves"}, keys: []string{id, sid, label},
 			}
 			path := strings.TrimSpace(s.Path)

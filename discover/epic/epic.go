@@ -114,10 +114,11 @@ func ParseEpicState(path string, data []byte) (workflow.Candidate, []workflow.Fi
 }
 
 // epicStory is a story named by an epic state, with the wave the state puts
-// it in (0 when it does not say).
+// it in (hasWave false when it does not say; waves may be numbered from 0).
 type epicStory struct {
-	ref  workflow.StoryRef
-	wave int
+	ref     workflow.StoryRef
+	wave    int
+	hasWave bool
 }
 
 // Parse is ParseEpicState with the epic definition in force; ok is false
@@ -133,6 +134,8 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 		if inner := f.Map(m, EpicStateKey); inner != nil {
 			st = source.Overlay(m, inner, EpicStateKey)
 		}
+	} else {
+		st, _ = source.Unwrap(m)
 	}
 
 	epicID := epicIDField(f, st)
@@ -148,6 +151,15 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 	}
 	c.StatusRaw = f.Str(st, "status")
 	c.Status = workflow.NormalizeStateStatus(c.StatusRaw)
+	if c.Status == "finished" {
+		c.Status = "completed"
+	}
+	if c.Status == "" {
+		if k, v := source.FinishedBy([]map[string]any{st}); k != "" {
+			c.Status = "completed"
+			c.Findings = append(c.Findings, source.FinishedFinding(p, k, v))
+		}
+	}
 	c.Resumable = !workflow.IsTerminalStatus(c.Status)
 	source.StateCommon(f, st, &c)
 
@@ -158,7 +170,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 	var loose []epicStory
 	if v, ok := st["stories"]; ok && v != nil {
 		for _, s := range epicStories(f, v, "stories") {
-			if s.wave > 0 {
+			if s.hasWave {
 				i, ok := waveIdx[s.wave]
 				if !ok {
 					waves = append(waves, workflow.Wave{Number: s.wave})
@@ -180,18 +192,26 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 		}
 	}
 
-	// current wave: the recorded one, else the first wave not completed
-	cur, curKey := epicCurrentWave(f, st)
+	// current wave: the recorded one, else the first wave not completed.
+	// Waves keep their own numbers (0-based, gaps); a recorded 0 means "not
+	// started" unless the state lists a wave 0.
+	cur, curKey, hasCur := epicCurrentWave(f, st)
+	if hasCur && cur == 0 {
+		if _, ok := epicWaveByNumber(waves, 0); !ok {
+			hasCur = false
+		}
+	}
 	allDone := false
-	if cur <= 0 {
+	if !hasCur {
 		cur = 0
+		found := false
 		for _, w := range waves {
 			if !Finished(w.Status) {
-				cur = w.Number
+				cur, found = w.Number, true
 				break
 			}
 		}
-		if cur == 0 && len(waves) > 0 {
+		if !found && len(waves) > 0 {
 			cur = waves[len(waves)-1].Number
 			allDone = true
 		}
@@ -208,7 +228,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 	}
 
 	c.Epic = &workflow.Epic{EpicID: epicID, PlanPath: refpath.KeepUnsafe(planPath), CurrentWave: cur, Waves: waves}
-	c.Position = workflow.Position{Kind: workflow.PosWave, Index: cur, Total: len(waves)}
+	c.Position = WavePosition(waves, cur)
 	if allDone && !workflow.IsTerminalStatus(c.Status) {
 		c.Position.Name = "Final Gate"
 	}
@@ -312,11 +332,32 @@ func epicIDFromPath(p string) string {
 
 var epicDigitsRe = regexp.MustCompile(`\d+`)
 
-// epicNumber reads a wave number: an integer, numeric text, text with a
-// number in it ("wave-2", "W3"), or a mapping with number|wave|id.
+// WavePosition is the position of wave number cur among waves: "Wave 3/7"
+// is the 3rd of the 7 waves the state lists, whatever their numbers; when
+// the wave's own number differs from its place the name says it ("Wave 0").
+// A wave the state does not list gives its number with no total.
+func WavePosition(waves []workflow.Wave, cur int) workflow.Position {
+	for i, w := range waves {
+		if w.Number == cur {
+			p := workflow.Position{Kind: workflow.PosWave, Index: i + 1, Total: len(waves)}
+			if w.Number != i+1 {
+				p.Name = fmt.Sprintf("Wave %d", w.Number)
+			}
+			return p
+		}
+	}
+	if cur > 0 {
+		return workflow.Position{Kind: workflow.PosWave, Index: cur, Total: len(waves)}
+	}
+	return workflow.Position{Kind: workflow.PosWave, Total: len(waves)}
+}
+
+// epicNumber reads a wave number (0 or more: waves may be numbered from 0):
+// an integer, numeric text, text with a number in it ("wave-2", "W3"), or a
+// mapping with number|wave|id.
 func epicNumber(v any) (int, bool) {
 	if n, ok := tolerant.ToInt(v); ok {
-		return n, n > 0
+		return n, n >= 0
 	}
 	switch t := v.(type) {
 	case string:
@@ -325,7 +366,7 @@ func epicNumber(v any) (int, bool) {
 			return 0, false
 		}
 		n, err := strconv.Atoi(ds[len(ds)-1])
-		if err != nil || n <= 0 || n > 1<<31-1 {
+		if err != nil || n < 0 || n > 1<<31-1 {
 			return 0, false
 		}
 		return n, true

@@ -11,22 +11,24 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// epicCurrentWave reads currentWave|current_wave|wave; it returns 0 when
-// absent or unusable (with a finding), and the key used.
-func epicCurrentWave(f *tolerant.Fields, st map[string]any) (int, string) {
+// epicCurrentWave reads currentWave|current_wave|wave: the number, the key
+// used, and whether a usable number is recorded (0 included: waves may be
+// numbered from 0; a negative number means not started). An unusable value
+// is a finding.
+func epicCurrentWave(f *tolerant.Fields, st map[string]any) (int, string, bool) {
 	v, k, ok := tolerant.Lookup(st, []string{"currentWave", "current_wave", "wave"})
-	if !ok {
-		return 0, ""
+	if !ok || v == nil {
+		return 0, k, false
 	}
-	if n, ok := tolerant.ToInt(v); ok && n <= 0 {
-		return 0, k // 0: not started
+	if n, ok := tolerant.ToInt(v); ok && n < 0 {
+		return 0, k, false // not started
 	}
 	n, ok := epicNumber(v)
 	if !ok {
 		f.Wrong(k, "a wave number", v)
-		return 0, k
+		return 0, k, false
 	}
-	return n, k
+	return n, k, true
 }
 
 // epicWaves reads the waves field: a list of wave mappings (or of story
@@ -151,7 +153,7 @@ func epicStories(f *tolerant.Fields, v any, key string) []epicStory {
 		s.ref.Executor = strings.TrimPrefix(f.Str(m, "executor"), "@")
 		if x, ok := m["wave"]; ok && x != nil {
 			if n, ok := epicNumber(x); ok {
-				s.wave = n
+				s.wave, s.hasWave = n, true
 			} else {
 				f.Wrong(key+".wave", "a wave number", x)
 			}

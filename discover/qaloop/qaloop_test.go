@@ -577,3 +577,35 @@ func FuzzParseQALoopIndex(f *testing.F) {
 		}
 	})
 }
+
+// A loop that records no status but a completion time is finished, and
+// says which field decided.
+func TestQALoopFinishedBy(t *testing.T) {
+	tests := []struct {
+		name, data, field string
+	}{
+		{"completedAt", `{"storyId": "1.1", "completedAt": "2026-11-02T10:00:00Z"}`, "completedAt"},
+		{"wrapped finished_at", `{"qa_loop": {"storyId": "1.1", "finished_at": "2026-11-02T10:00:00Z"}}`, "finished_at"},
+		{"status finished", `{"storyId": "1.1", "status": "finished"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, fs := ParseQALoop("qa/1.1/loop-status.json", []byte(tt.data))
+			if c.Resumable || c.Status != "completed" {
+				t.Errorf("status %q resumable %v", c.Status, c.Resumable)
+			}
+			got := ""
+			for _, f := range fs {
+				if f.Code == "finished" {
+					got = f.Message
+				}
+				if f.Code == "unknown-status" {
+					t.Errorf("unexpected %s", f.Message)
+				}
+			}
+			if (tt.field == "") != (got == "") || !strings.Contains(got, tt.field) {
+				t.Errorf("finished finding = %q, want one naming %q", got, tt.field)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package source
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -94,7 +95,10 @@ func downgrade(f workflow.Finding) workflow.Finding {
 
 // ParseDefinition parses a workflow definition in the format of the nexos
 // pack: a top-level "workflow" mapping (id, name, config.max_iterations) and a
-// top-level "phases" list (id, name, agent, task, next, decision, skip_if).
+// top-level "phases" list (id, name, agent, task, next, decision, skip_if);
+// or in the format of BMAD v4 (.bmad-core/workflows/*.yaml): a "workflow"
+// mapping whose "sequence" lists the steps (agent, creates, requires,
+// action, step, condition …).
 func ParseDefinition(data []byte) (workflow.Definition, error) {
 	m, err := tolerant.DecodeYAMLMap(data)
 	if err != nil {
@@ -114,6 +118,11 @@ func ParseDefinition(data []byte) (workflow.Definition, error) {
 	phases := f.List(m, "phases")
 	if phases == nil {
 		phases = f.List(head, "phases")
+	}
+	if len(phases) == 0 {
+		if seq := f.List(head, "sequence"); len(seq) > 0 {
+			return parseSequence(f, def, seq)
+		}
 	}
 	if len(phases) == 0 {
 		return def, &tolerant.DecodeError{Code: "no-phases", Msg: "workflow definition has no phases list"}
@@ -154,4 +163,103 @@ func ParseDefinition(data []byte) (workflow.Definition, error) {
 		return def, &tolerant.DecodeError{Code: "no-phases", Msg: "workflow definition has no usable phases"}
 	}
 	return def, nil
+}
+
+// parseSequence reads the steps of a BMAD v4 workflow.sequence: each step
+// with an agent, a named step or an action is a phase (id from step, else
+// action, else agent and what it creates; repeated ids get a suffix), in
+// order, each one's next the following one. Markers without either
+// (`workflow_end:`, `repeat_development_cycle:`) are not phases.
+func parseSequence(f *tolerant.Fields, def workflow.Definition, seq []any) (workflow.Definition, error) {
+	seen := map[string]int{}
+	for _, it := range seq {
+		sm, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		who := strings.TrimPrefix(f.Str(sm, "agent"), "@")
+		agent := who
+		if i := strings.IndexAny(agent, "/,|"); i >= 0 {
+			agent = strings.TrimSpace(agent[:i]) // "analyst/pm": the first one leads
+		}
+		if strings.EqualFold(agent, "various") || strings.EqualFold(agent, "any") {
+			agent = "" // whichever agent the step concerns: no agent to check
+		}
+		step, action := f.Str(sm, "step"), f.Str(sm, "action")
+		creates, _ := tolerant.ScalarString(sm["creates"])
+		if step == "" && action == "" && who == "" {
+			continue
+		}
+		if isEndMarker(sm) {
+			continue
+		}
+		id := step
+		if id == "" {
+			id = action
+		}
+		name := strings.ReplaceAll(id, "_", " ")
+		if id == "" {
+			what := creates
+			if what == "" {
+				what, _ = tolerant.ScalarString(sm["updates"])
+			}
+			if what == "" {
+				what, _ = tolerant.ScalarString(sm["validates"])
+			}
+			id, name = who, who
+			if what != "" && agent != "" {
+				id += "-" + what
+				name = who + ": " + what
+			}
+		}
+		id = sequenceID(id)
+		if id == "" {
+			continue
+		}
+		seen[id]++
+		if n := seen[id]; n > 1 {
+			id = id + "-" + strconv.Itoa(n)
+		}
+		p := workflow.PhaseDef{ID: id, Name: name, Agent: agent, Task: f.Str(sm, "uses"), SkipIf: f.Str(sm, "condition")}
+		if len(def.Phases) > 0 {
+			def.Phases[len(def.Phases)-1].Next = id
+		}
+		def.Phases = append(def.Phases, p)
+		if len(def.Phases) >= 1000 {
+			break
+		}
+	}
+	if len(def.Phases) == 0 {
+		return def, &tolerant.DecodeError{Code: "no-phases", Msg: "workflow sequence has no usable steps"}
+	}
+	return def, nil
+}
+
+// isEndMarker reports whether a sequence entry is only a marker such as
+// `workflow_end:` (its own key with no value besides action and notes).
+func isEndMarker(sm map[string]any) bool {
+	for k, v := range sm {
+		if v == nil && (k == "workflow_end" || strings.HasPrefix(k, "repeat_")) {
+			return true
+		}
+	}
+	return false
+}
+
+// sequenceID turns a step label into a phase id: lower case, spaces and
+// underscores to hyphens, other punctuation dropped, at most 80 bytes.
+func sequenceID(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		case r == ' ' || r == '_' || r == '/':
+			b.WriteByte('-')
+		}
+		if b.Len() >= 80 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-.")
 }

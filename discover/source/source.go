@@ -54,7 +54,9 @@ func NewRepo(root string, cfg config.Config) (*Repo, []workflow.Finding) {
 	r := &Repo{Root: root, Config: cfg, Stories: map[string]*workflow.Story{}, reader: safefile.NewReader(root)}
 	defs, findings := LoadDefinitions(r)
 	r.Definitions = defs
-	return r, findings
+	globs, fs := FrameworkStoryGlobs(r)
+	r.Config.Sources.Stories = addGlobs(cfg.Sources.Stories, globs)
+	return r, append(findings, fs...)
 }
 
 // Definition returns the workflow definition id, or the built-in one.
@@ -186,3 +188,27 @@ func (f Format) Priority() int { return f.FormatPriority }
 
 // Scan runs the format's scan over r.
 func (f Format) Scan(r *Repo) ([]workflow.Candidate, []workflow.Finding) { return f.ScanFunc(r) }
+
+// addGlobs returns base with the globs it lacks appended (a new slice: the
+// caller's configuration is not modified).
+func addGlobs(base, more []string) []string {
+	if len(more) == 0 {
+		return base
+	}
+	if len(base) == 0 {
+		base = config.Default().Sources.Stories // keep docs/stories as the default
+	}
+	out := append([]string(nil), base...)
+	for _, g := range more {
+		dup := false
+		for _, b := range out {
+			if b == g {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, g)
+		}
+	}
+	return out
+}

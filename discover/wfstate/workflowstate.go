@@ -216,24 +216,22 @@ func (w *wfStoryRefs) addValue(f *tolerant.Fields, key string, v any, status str
 type wfDoc struct {
 	file string
 	f    *tolerant.Fields
-	m    map[string]any   // the state (a session_state / workflow_state wrapper removed)
+	m    map[string]any   // the state (a wrapper such as engine_state removed)
 	srcs []map[string]any // m, then its nested "workflow" mapping
 	// optional sub-mappings
 	nested, progress, lastAction, epicProgress map[string]any
 	session                                    bool // the AIOS unified session state
+	// finished says which field ended the workflow when its status does not
+	finished workflow.Finding
 }
 
-// wfOpen unwraps a top-level session_state / workflow_state mapping and
-// picks out the sub-mappings the fields are read from.
+// wfOpen unwraps a top-level wrapper mapping (session_state, workflow_state,
+// engine_state, any single one: see source.Unwrap) and picks out the sub-mappings the fields are read from.
 func wfOpen(file string, m map[string]any) *wfDoc {
 	d := &wfDoc{file: file, f: &tolerant.Fields{Path: file}}
-	for _, k := range []string{"session_state", "workflow_state"} {
-		if inner, ok := m[k].(map[string]any); ok {
-			d.session = k == "session_state"
-			m = inner
-			break
-		}
-	}
+	var key string
+	m, key = source.Unwrap(m)
+	d.session = key == "session_state"
 	d.m, d.srcs = m, []map[string]any{m}
 	d.nested, _ = m["workflow"].(map[string]any)
 	if d.nested != nil {
@@ -280,6 +278,10 @@ func Build(file string, m map[string]any, defs func(string) workflow.Definition)
 		}
 	}
 	lastOut := wfPhases(&c, def, recs, cur, hasCur)
+	if status == "" && allPhasesDone(c.Phases) && (c.Position.Total > 0 || enumerates(recs)) {
+		status = "completed"
+		c.Findings = append(c.Findings, source.FinishedFinding(file, "phases", "all completed"))
+	}
 	d.setStatus(&c, status)
 	d.files(&c, lastOut)
 	c.Findings = append(c.Findings, d.f.Findings...)
@@ -378,6 +380,12 @@ func (d *wfDoc) status() (raw, status string) {
 	case pausedAt:
 		status = "paused"
 	}
+	if status == "" {
+		if k, v := source.FinishedBy(d.srcs); k != "" {
+			status = "completed"
+			d.finished = source.FinishedFinding(d.file, k, v)
+		}
+	}
 	if status == "" && d.lastAction != nil {
 		switch strings.ToUpper(f.Str(d.lastAction, "type")) {
 		case "PAUSE":
@@ -440,10 +448,11 @@ func (d *wfDoc) currentPhase(status *string) (source.PhaseRef, bool) {
 		end = "paused"
 	case "workflow_aborted":
 		end = "aborted"
-	case "workflow_completed", "done", "completed":
-		end = "completed"
 	default:
-		return cur, true
+		if !source.IsFinishedWord(cur.Raw) {
+			return cur, true
+		}
+		end = "completed"
 	}
 	if *status == "" {
 		*status = end
@@ -460,6 +469,9 @@ func (d *wfDoc) setStatus(c *workflow.Candidate, status string) {
 			Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-status", Path: d.file,
 			Message: "the state records no status (nor paused_at); treated as interrupted",
 		})
+	}
+	if d.finished.Code != "" {
+		c.Findings = append(c.Findings, d.finished)
 	}
 	c.Status = status
 	c.Resumable = !workflow.IsTerminalStatus(status)
@@ -505,4 +517,32 @@ func (d *wfDoc) files(c *workflow.Candidate, lastOut string) {
 		}
 	}
 	set.Finish(c, d.file)
+}
+
+// allPhasesDone reports whether a state lists phases and every one is
+// completed or skipped (none current or pending).
+func allPhasesDone(ps []workflow.Phase) bool {
+	if len(ps) == 0 {
+		return false
+	}
+	for _, p := range ps {
+		if p.Status != workflow.PhaseCompleted && p.Status != workflow.PhaseSkipped {
+			return false
+		}
+	}
+	return true
+}
+
+// enumerates reports whether the recorded phases come from a list that
+// names every phase with its status (steps, phaseResults), not only the
+// completed ones.
+func enumerates(recs []source.Rec) bool {
+	for _, r := range recs {
+		switch r.From {
+		case "steps", "phaseResults", "phase_results":
+		default:
+			return false
+		}
+	}
+	return len(recs) > 0
 }

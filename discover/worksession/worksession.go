@@ -107,7 +107,7 @@ var (
 	wsAIKeys        = []string{"ai_session_id", "aiSessionId", "ai_session", "aiSession", "resume_token", "resumeToken"}
 	wsCreatedKeys   = []string{"created_at", "createdAt", "started_at", "startedAt", "created"}
 	wsUpdatedKeys   = []string{"updated_at", "updatedAt", "last_updated", "lastUpdated", "modified_at", "modifiedAt"}
-	wsClosedKeys    = []string{"closed_at", "closedAt", "completed_at", "completedAt", "ended_at", "endedAt"}
+	wsClosedKeys    = []string{"closed_at", "closedAt", "completed_at", "completedAt", "finished_at", "finishedAt", "ended_at", "endedAt"}
 	wsBreadKeys     = []string{"breadcrumbs", "breadCrumbs", "bread_crumbs", "crumbs"}
 	wsSubtaskKeys   = []string{"subtasks", "sub_tasks", "subTasks", "children"}
 	wsSummaryKeys   = []string{"summary", "result", "outcome"}

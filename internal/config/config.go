@@ -97,8 +97,8 @@ func Default() Config {
 			Recent: 24 * time.Hour,
 			Stale:  7 * 24 * time.Hour,
 		},
-		WorkflowDirs: []string{".nexos/workflows", ".aiox/workflows", ".aios/workflows", ".aios-core/development/workflows", ".bmad-core/workflows", "workflows"},
-		AgentDirs:    []string{".nexos/agents", ".aiox/agents", ".aios/agents", ".aios-core/development/agents", ".bmad-core/agents", ".claude/agents", "agents"},
+		WorkflowDirs: []string{".nexos/workflows", ".aiox/workflows", ".aios/workflows", ".aiox-core/development/workflows", ".aios-core/development/workflows", ".bmad-core/workflows", "workflows"},
+		AgentDirs:    []string{".nexos/agents", ".aiox/agents", ".aios/agents", ".aiox-core/development/agents", ".aios-core/development/agents", ".bmad-core/agents", ".claude/agents", "agents"},
 		Handoff: Handoff{
 			SessionGoneExitCodes: nil,
 			SessionGonePattern:   `(?i)(no conversation found|session (not found|expired|does not exist))`,
