@@ -84,7 +84,8 @@ func build(r *source.Repo, p *phase, flight bool, recs []*record, st *state, fwI
 	}
 	if fwItem != "" {
 		rp.FrameworkNext = fwItem + " (" + fwFrom + ")"
-		rp.Differs = fwItem != rp.Item
+		// a pause record naming only the phase agrees with any item of it
+		rp.Differs = fwItem != rp.Item && fwItem != "phase "+key
 	}
 	if live != nil && live.Kind != "agent" && !rp.Differs && next != nil {
 		rp.FrameworkCommand = "/gsd:resume-work"
@@ -320,12 +321,12 @@ func quickCandidates(r *source.Repo) []workflow.Candidate {
 		}
 		c := workflow.Candidate{
 			ID: "phase:" + key, Key: key, Type: workflow.TypePhase, Framework: Framework,
-			Source:    workflow.SourceRef{Kind: workflow.KindGSD, Path: plans[0], Priority: workflow.PriorityOtherStory},
-			Status:    string(workflow.StatusReady), Resumable: true,
+			Source: workflow.SourceRef{Kind: workflow.KindGSD, Path: plans[0], Priority: workflow.PriorityOtherStory},
+			Status: string(workflow.StatusReady), Resumable: true,
 			UpdatedAt: r.ModTime(plans[0]), UpdatedFrom: "mtime",
-			Position:  workflow.Position{Kind: workflow.PosStep, Index: 0, Total: 1},
-			Phases:    []workflow.Phase{{ID: key, Name: title, Status: workflow.PhaseCurrent}},
-			Findings:  findings,
+			Position: workflow.Position{Kind: workflow.PosStep, Index: 0, Total: 1},
+			Phases:   []workflow.Phase{{ID: key, Name: title, Status: workflow.PhaseCurrent}},
+			Findings: findings,
 			Resume: &workflow.ResumePoint{Item: key, Title: title, Section: "quick " + path.Base(dir), Total: 1,
 				Files: append(append([]string(nil), pl.Modified...), pl.TaskFiles...), FrameworkCommand: "/gsd:quick",
 				Note: "GSD's own resume ignores quick plans"},
