@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
+	"github.com/orchestrate-dev/orchestrate/discover/gsd"
 	"github.com/orchestrate-dev/orchestrate/discover/progress"
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -55,6 +56,7 @@ func DefaultSources() []source.Source {
 		progress.ProgressSource,
 		worksession.WorkSessionSource,
 		spec.SpecSource,
+		gsd.GSDSource,
 	}
 }
 

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+)
+
+// gsdFiles is one interrupted GSD phase (invented content, real shapes):
+// phase 07.2 has plan 01 summarised and plan 02 (slugged) and 03 open.
+var gsdFiles = map[string]string{
+	".planning/STATE.md": `---
+status: executing
+stopped_at: Completed 07.2-01-PLAN.md
+---
+# Project State
+
+## Current Position
+
+Phase: 07.2 of 9 (API auth)
+Plan: 1 of 3 — COMPLETE
+Status: Executing
+
+## Session Continuity
+
+Stopped at: Completed 07.2-01-PLAN.md
+Resume file: None
+`,
+	".planning/phases/07.2-api-auth/07.2-01-PLAN.md": `---
+phase: 07.2-api-auth
+plan: 01
+wave: 1
+depends_on: []
+files_modified: [src/search.ts]
+---
+<objective>
+Issue API tokens
+</objective>
+<tasks>
+<task type="auto">
+  <name>Task 1: Token issuer</name>
+  <files>src/search.ts</files>
+</task>
+</tasks>
+`,
+	".planning/phases/07.2-api-auth/07.2-01-SUMMARY.md": "# Phase 07.2 Plan 01: token issuer\n",
+	".planning/phases/07.2-api-auth/07.2-02-api-keys-PLAN.md": `---
+phase: 07.2-api-auth
+plan: 02
+wave: 2
+depends_on: ["07.2-01"]
+files_modified: [src/keys.ts]
+---
+<objective>
+API keys for service accounts
+</objective>
+<tasks>
+<task type="auto">
+  <name>Task 1: Key store</name>
+  <files>src/keys.ts</files>
+</task>
+</tasks>
+`,
+	".planning/phases/07.2-api-auth/07.2-03-PLAN.md": `---
+phase: 07.2-api-auth
+plan: 03
+depends_on: ["07.2-02"]
+---
+<objective>
+Key rotation
+</objective>
+`,
+}
+
+// writeGSD adds the GSD phase to the example repository, committed three
+// hours ago.
+func writeGSD(dir string, now time.Time) error {
+	when := now.Add(-3 * time.Hour)
+	var paths []string
+	for rel, content := range gsdFiles {
+		if err := gitfixture.WriteFile(dir, rel, content); err != nil {
+			return err
+		}
+		paths = append(paths, rel)
+	}
+	if _, err := gitfixture.Commit(dir, "gsd: phase 07.2 plan 01 done", "Dev", "dev@example.com", when, paths...); err != nil {
+		return err
+	}
+	for _, p := range paths {
+		_ = os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), when, when)
+	}
+	return nil
+}

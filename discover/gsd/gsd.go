@@ -1,0 +1,600 @@
+// Package gsd is the GSD (get-shit-done) format: the `.planning/` folder
+// with its STATE.md, pause notes (`.continue-here*.md`), HANDOFF.json,
+// current-agent-id.txt and the phase folders' PLAN/SUMMARY pairs. GSDSource
+// turns the phase in flight into a `phase:<id>` candidate whose resume point
+// is the lowest-numbered plan without a SUMMARY whose dependencies are
+// summarised, or "verify phase N". Pause records that contradict the plans
+// are reported stale, never silently used. The rules are in
+// docs/ARCHITECTURE.md; the framework's files are never edited.
+package gsd
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// GSDSource finds GSD phases in flight (priority 3, like the other pause
+// records; quick plans at 7).
+var GSDSource source.Source = source.Format{FormatKind: workflow.KindGSD, FormatPriority: workflow.PriorityWorkflow, ScanFunc: Scan}
+
+// Framework is the Candidate.Framework value of GSD candidates.
+const Framework = "gsd"
+
+// Bounds on what one scan looks at.
+const (
+	maxPhases    = 2000
+	maxPlans     = 500
+	maxDepends   = 50
+	maxPlanFiles = 200
+)
+
+const planningDir = ".planning"
+
+// plan is one PLAN.md (and its SUMMARY.md when it exists).
+type plan struct {
+	Num       int
+	Path      string
+	Summary   string
+	DependsOn []string
+	Modified  []string
+	TaskFiles []string
+	Context   []string
+	Objective string
+	FirstTask string
+}
+
+// phase is one folder under .planning/phases.
+type phase struct {
+	ID           PhaseID
+	Dir          string
+	Name         string
+	Plans        map[int]*plan
+	Summaries    map[int]string // summaries by plan number, with or without a PLAN
+	Context      string
+	Verification string
+	UAT          string
+	Findings     []workflow.Finding
+}
+
+// sortedPlans returns the phase's plans by number.
+func (p *phase) sortedPlans() []*plan {
+	out := make([]*plan, 0, len(p.Plans))
+	for _, pl := range p.Plans {
+		out = append(out, pl)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Num < out[j].Num })
+	return out
+}
+
+// summarised counts the plans with a SUMMARY.
+func (p *phase) summarised() int {
+	n := 0
+	for _, pl := range p.Plans {
+		if pl.Summary != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// open reports whether some plan has no SUMMARY.
+func (p *phase) open() bool { return len(p.Plans) > 0 && p.summarised() < len(p.Plans) }
+
+// needsVerify reports whether every plan is summarised and no VERIFICATION exists.
+func (p *phase) needsVerify() bool {
+	return len(p.Plans) > 0 && p.summarised() == len(p.Plans) && p.Verification == ""
+}
+
+// record is one piece of pause evidence: a .continue-here note, HANDOFF.json
+// or current-agent-id.txt.
+type record struct {
+	Path      string
+	Kind      string // "pause", "handoff", "agent"
+	Phase     PhaseID
+	Plan      int
+	Status    workflow.Status
+	StatusRaw string
+	Mapped    bool
+	Note      string
+	PhaseDir  string
+	Files     []string
+	Agent     string
+	Time      time.Time // in-file timestamp
+	MTime     time.Time
+	Stale     string // why the record is stale; "" when live
+}
+
+// newer reports whether a is fresher than b: file time first, the in-file
+// timestamp as the tie-break.
+func newer(aM, aT, bM, bT time.Time) bool {
+	if !aM.Equal(bM) {
+		return aM.After(bM)
+	}
+	return aT.After(bT)
+}
+
+// state is what STATE.md says.
+type state struct {
+	Path       string
+	Phase      PhaseID
+	PhaseName  string
+	Plan       int
+	PlanDone   bool
+	Status     workflow.Status
+	StatusRaw  string
+	Mapped     bool
+	StoppedAt  string
+	ResumeFile string
+	NextAction string
+	Time       time.Time
+	MTime      time.Time
+	Findings   []workflow.Finding
+}
+
+// Scan reads the repository's .planning folder; no folder, no candidates.
+func Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	if !r.Exists(planningDir) {
+		return nil, nil
+	}
+	var findings []workflow.Finding
+	st := readState(r)
+	if st != nil {
+		findings = append(findings, st.Findings...)
+	}
+	phases, pf := readPhases(r)
+	findings = append(findings, pf...)
+	recs, rf := readRecords(r)
+	findings = append(findings, rf...)
+	judgeRecords(r, recs, phases, st)
+
+	byID := map[string]*phase{}
+	for _, p := range phases {
+		byID[p.ID.String()] = p
+	}
+	flight := inFlight(recs, st, byID)
+	fwItem, fwFrom := frameworkNext(recs, phases)
+
+	var out []workflow.Candidate
+	for _, p := range phases {
+		isFlight := flight != nil && flight == p
+		if !isFlight && !p.open() {
+			continue
+		}
+		out = append(out, build(r, p, isFlight, recs, st, fwItem, fwFrom))
+	}
+	if flight == nil {
+		msg := "GSD: no phase in flight"
+		if st != nil {
+			if st.NextAction != "" {
+				msg += "; STATE.md next action: " + st.NextAction
+			} else if st.StoppedAt != "" {
+				msg += "; STATE.md stopped at: " + st.StoppedAt
+			}
+		}
+		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "gsd-nothing-in-flight", Message: msg, Path: planningDir})
+	}
+	// stale records that no candidate carries are reported on their own
+	for _, rec := range recs {
+		if rec.Stale == "" {
+			continue
+		}
+		carried := false
+		for _, c := range out {
+			if c.Key == rec.Phase.String() {
+				carried = true
+			}
+		}
+		if !carried {
+			findings = append(findings, staleFinding(rec))
+		}
+	}
+	out = append(out, quickCandidates(r)...)
+	return out, findings
+}
+
+// readState parses .planning/STATE.md, nil when there is none.
+func readState(r *source.Repo) *state {
+	p := planningDir + "/STATE.md"
+	if !r.Exists(p) {
+		return nil
+	}
+	st := &state{Path: p, MTime: r.ModTime(p)}
+	data, err := r.Read(p)
+	if err != nil {
+		st.Findings = append(st.Findings, warn(source.ReadFinding(p, err)))
+		return st
+	}
+	ParseState(st, data)
+	return st
+}
+
+// ParseState fills st from STATE.md's text: the optional front matter, the
+// Current Position and Session Continuity sections. Front matter wins where
+// both speak.
+func ParseState(st *state, data []byte) {
+	fmData, body := SplitFrontMatter(data)
+	fm, err := decodeFrontMatter(fmData)
+	if err != nil {
+		st.Findings = append(st.Findings, warn(source.DecodeFinding(st.Path, err)))
+	}
+	f := &tolerant.Fields{Path: st.Path}
+	pos := sections(body, "Current Position")
+	cont := sections(body, "Session Continuity")
+	if v := pos["phase"]; v != "" {
+		if m := ofRe.FindStringSubmatch(v); m != nil {
+			st.Phase, _ = ParsePhaseID(m[1])
+			st.PhaseName = cleanText(m[3])
+		} else {
+			st.Phase, _ = ParsePhaseID(v)
+		}
+	}
+	if v := pos["plan"]; v != "" {
+		if m := ofRe.FindStringSubmatch(v); m != nil {
+			fmt.Sscanf(m[1], "%d", &st.Plan)
+			st.PlanDone = strings.Contains(strings.ToLower(m[4]), "complete")
+		}
+	}
+	raw := pos["status"]
+	st.StoppedAt = cont["stopped at"]
+	st.ResumeFile = cont["resume file"]
+	if fm != nil {
+		if s := f.Str(fm, "status"); s != "" {
+			raw = s
+		}
+		if s := f.Str(fm, "stopped_at"); s != "" {
+			st.StoppedAt = cleanText(s)
+		}
+		st.NextAction = cleanText(f.Str(fm, "next_action"))
+		st.Time = fieldTime(fm, "last_updated", "updated")
+	}
+	st.Findings = append(st.Findings, f.Findings...)
+	st.StatusRaw = cleanText(raw)
+	st.Status, st.Mapped = StateStatus(raw)
+}
+
+// readPhases lists .planning/phases/<N>-<slug>/ folders and their files.
+// milestones/ holds archived phases and is never read.
+func readPhases(r *source.Repo) ([]*phase, []workflow.Finding) {
+	var out []*phase
+	var findings []workflow.Finding
+	dirs := r.Glob([]string{planningDir + "/phases/*"}, true)
+	for _, dir := range dirs {
+		id, ok := ParsePhaseID(path.Base(dir))
+		if !ok {
+			continue
+		}
+		if len(out) >= maxPhases {
+			break
+		}
+		p := &phase{ID: id, Dir: dir, Plans: map[int]*plan{}, Summaries: map[int]string{}}
+		base := path.Base(dir)
+		if i := strings.IndexByte(base, '-'); i >= 0 {
+			p.Name = cleanText(base[i+1:])
+		}
+		files := r.Glob([]string{dir + "/*"}, false)
+		for _, fp := range files {
+			name := path.Base(fp)
+			upper := strings.ToUpper(name)
+			switch {
+			case strings.HasSuffix(upper, "-CONTEXT.MD") || upper == "CONTEXT.MD":
+				p.Context = fp
+			case strings.HasSuffix(upper, "VERIFICATION.MD"):
+				p.Verification = fp
+			case strings.HasSuffix(upper, "-UAT.MD") || upper == "UAT.MD":
+				p.UAT = fp
+			}
+			_, num, summary, ok := PlanFile(name)
+			if !ok {
+				continue
+			}
+			if summary {
+				p.Summaries[num] = fp
+				continue
+			}
+			if len(p.Plans) >= maxPlans {
+				continue
+			}
+			if prev, dup := p.Plans[num]; dup {
+				p.Findings = append(p.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "duplicate-plan",
+					Message: fmt.Sprintf("plan %s has two files: %s and %s", PlanItem(id, num), prev.Path, fp), Path: fp})
+				continue
+			}
+			pl := &plan{Num: num, Path: fp}
+			if data, err := r.Read(fp); err != nil {
+				p.Findings = append(p.Findings, warn(source.ReadFinding(fp, err)))
+			} else {
+				p.Findings = append(p.Findings, ParsePlan(pl, data)...)
+			}
+			p.Plans[num] = pl
+		}
+		for num, s := range p.Summaries {
+			if pl, ok := p.Plans[num]; ok {
+				pl.Summary = s
+			}
+		}
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID.Compare(out[j].ID) < 0 })
+	return out, findings
+}
+
+// ParsePlan reads a PLAN.md: front matter depends_on and files_modified,
+// the objective, the first task's name and files, and the @paths of
+// <context>. The <verification> checklist is not progress and is ignored.
+func ParsePlan(pl *plan, data []byte) []workflow.Finding {
+	fmData, body := SplitFrontMatter(data)
+	fm, err := decodeFrontMatter(fmData)
+	var findings []workflow.Finding
+	if err != nil {
+		findings = append(findings, warn(source.DecodeFinding(pl.Path, err)))
+	}
+	if fm != nil {
+		f := &tolerant.Fields{Path: pl.Path}
+		for _, d := range f.Strings(fm, "depends_on", "depends-on", "dependsOn") {
+			if len(pl.DependsOn) < maxDepends {
+				pl.DependsOn = append(pl.DependsOn, strings.TrimSpace(d))
+			}
+		}
+		for _, m := range f.Strings(fm, "files_modified", "files-modified") {
+			if refpath.LooksLikePath(m) && len(pl.Modified) < maxPlanFiles {
+				pl.Modified = append(pl.Modified, m)
+			}
+		}
+		findings = append(findings, f.Findings...)
+	}
+	pl.Objective = firstLine(tag(body, "objective"))
+	tasks := tag(body, "tasks")
+	if task := tag(tasks, "task"); task != "" {
+		pl.FirstTask = firstLine(tag(task, "name"))
+		for _, fl := range strings.FieldsFunc(tag(task, "files"), func(r rune) bool { return r == ',' || r == '\n' }) {
+			fl = strings.Trim(strings.TrimSpace(fl), "`")
+			if refpath.LooksLikePath(fl) && len(pl.TaskFiles) < maxPlanFiles {
+				pl.TaskFiles = append(pl.TaskFiles, fl)
+			}
+		}
+	}
+	for _, l := range strings.Split(tag(body, "context"), "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "@") || strings.HasPrefix(l, "@~") {
+			continue
+		}
+		p := strings.Fields(l[1:])
+		if len(p) > 0 && refpath.LooksLikePath(p[0]) && len(pl.Context) < maxPlanFiles {
+			pl.Context = append(pl.Context, p[0])
+		}
+	}
+	return findings
+}
+
+// pausePatterns are where pause notes live: the root and .planning up to
+// three folders deep (milestones/ is skipped after expansion).
+var pausePatterns = []string{
+	".continue-here*.md",
+	planningDir + "/.continue-here*.md",
+	planningDir + "/*/.continue-here*.md",
+	planningDir + "/*/*/.continue-here*.md",
+	planningDir + "/*/*/*/.continue-here*.md",
+}
+
+// readRecords reads every pause record: .continue-here notes, HANDOFF.json
+// and current-agent-id.txt.
+func readRecords(r *source.Repo) ([]*record, []workflow.Finding) {
+	var recs []*record
+	var findings []workflow.Finding
+	for _, p := range r.Glob(pausePatterns, false) {
+		if strings.HasPrefix(p, planningDir+"/milestones/") {
+			continue
+		}
+		rec := &record{Path: p, Kind: "pause", MTime: r.ModTime(p)}
+		data, err := r.Read(p)
+		if err != nil {
+			findings = append(findings, warn(source.ReadFinding(p, err)))
+			continue
+		}
+		findings = append(findings, ParsePause(rec, data)...)
+		if rec.Phase.IsZero() {
+			// a note inside a phase folder belongs to that phase
+			if dir := path.Dir(p); strings.HasPrefix(dir, planningDir+"/phases/") {
+				rec.Phase, _ = ParsePhaseID(path.Base(dir))
+			}
+		}
+		recs = append(recs, rec)
+	}
+	hp := planningDir + "/HANDOFF.json"
+	if r.Exists(hp) {
+		rec := &record{Path: hp, Kind: "handoff", MTime: r.ModTime(hp)}
+		if data, err := r.Read(hp); err != nil {
+			findings = append(findings, warn(source.ReadFinding(hp, err)))
+		} else {
+			findings = append(findings, ParseHandoff(rec, data)...)
+			recs = append(recs, rec)
+		}
+	}
+	ap := planningDir + "/current-agent-id.txt"
+	if r.Exists(ap) {
+		if data, err := r.Read(ap); err == nil {
+			if id := cleanText(firstLine(string(data))); id != "" {
+				recs = append(recs, &record{Path: ap, Kind: "agent", Agent: id, MTime: r.ModTime(ap)})
+			}
+		}
+	}
+	return recs, findings
+}
+
+// ParsePause reads a .continue-here note: front matter phase, task,
+// status, last_updated and the body's <next_action>; the old name
+// .continue-here-<phase>-<plan>.md gives phase and plan.
+func ParsePause(rec *record, data []byte) []workflow.Finding {
+	var findings []workflow.Finding
+	if m := oldPauseRe.FindStringSubmatch(path.Base(rec.Path)); m != nil {
+		rec.Phase, _ = ParsePhaseID(m[1])
+		fmt.Sscanf(m[2], "%d", &rec.Plan)
+	}
+	fmData, body := SplitFrontMatter(data)
+	fm, err := decodeFrontMatter(fmData)
+	if err != nil {
+		findings = append(findings, warn(source.DecodeFinding(rec.Path, err)))
+	}
+	if fm != nil {
+		f := &tolerant.Fields{Path: rec.Path}
+		if s := f.Str(fm, "phase"); s != "" {
+			if id, ok := ParsePhaseID(s); ok {
+				rec.Phase = id
+			}
+		}
+		rec.StatusRaw = cleanText(f.Str(fm, "status"))
+		rec.Time = fieldTime(fm, "last_updated", "timestamp")
+		findings = append(findings, f.Findings...)
+	}
+	rec.Status, rec.Mapped = PauseStatus(rec.StatusRaw)
+	rec.Note = firstLine(tag(body, "next_action"))
+	if rec.Note == "" {
+		rec.Note = firstLine(tag(body, "current_state"))
+	}
+	return findings
+}
+
+// ParseHandoff reads HANDOFF.json.
+func ParseHandoff(rec *record, data []byte) []workflow.Finding {
+	m, err := tolerant.DecodeJSONMap(data)
+	if err != nil {
+		return []workflow.Finding{warn(source.DecodeFinding(rec.Path, err))}
+	}
+	f := &tolerant.Fields{Path: rec.Path}
+	if s := f.Str(m, "phase"); s != "" {
+		rec.Phase, _ = ParsePhaseID(s)
+	}
+	if n, ok := f.Int(m, "plan"); ok && n >= 0 {
+		rec.Plan = n
+	} else if s := f.Str(m, "plan"); s != "" {
+		if _, n, _, ok := PlanFile(s + "-PLAN.md"); ok {
+			rec.Plan = n
+		}
+	}
+	rec.PhaseDir = refpath.CleanPath(f.Str(m, "phase_dir"))
+	rec.StatusRaw = cleanText(f.Str(m, "status"))
+	rec.Status, rec.Mapped = PauseStatus(rec.StatusRaw)
+	rec.Time = fieldTime(m, "timestamp", "last_updated")
+	rec.Note = cleanText(f.Str(m, "next_action"))
+	for _, u := range f.Strings(m, "uncommitted_files") {
+		if refpath.LooksLikePath(u) && len(rec.Files) < maxPlanFiles {
+			rec.Files = append(rec.Files, u)
+		}
+	}
+	return append([]workflow.Finding(nil), f.Findings...)
+}
+
+// judgeRecords marks stale pause records: a Done-class status, a phase
+// fully summarised and verified, a newer STATE.md saying "Resume file:
+// None", or a file they name that is missing.
+func judgeRecords(r *source.Repo, recs []*record, phases []*phase, st *state) {
+	for _, rec := range recs {
+		if rec.Kind == "agent" {
+			continue
+		}
+		var ph *phase
+		for _, p := range phases {
+			if !rec.Phase.IsZero() && p.ID.Compare(rec.Phase) == 0 {
+				ph = p
+			}
+		}
+		switch {
+		case rec.Mapped && rec.Status == workflow.StatusDone:
+			rec.Stale = fmt.Sprintf("its status is %q", rec.StatusRaw)
+		case ph != nil && len(ph.Plans) > 0 && !ph.open() && ph.Verification != "":
+			rec.Stale = "phase " + ph.ID.String() + " is fully summarised and verified"
+		case st != nil && strings.EqualFold(strings.Trim(st.ResumeFile, "`"), "none") && st.MTime.After(rec.MTime):
+			rec.Stale = "a newer STATE.md says Resume file: None"
+		case rec.PhaseDir != "" && !r.Exists(rec.PhaseDir):
+			rec.Stale = "the folder it names (" + rec.PhaseDir + ") is missing"
+		case !rec.Phase.IsZero() && ph == nil:
+			rec.Stale = "phase " + rec.Phase.String() + " has no folder under .planning/phases"
+		}
+	}
+}
+
+// inFlight is the phase with unsummarised plans named by the freshest live
+// record, else by STATE.md; else the phase they name that awaits
+// verification.
+func inFlight(recs []*record, st *state, byID map[string]*phase) *phase {
+	live := liveRecords(recs)
+	for _, want := range []func(*phase) bool{(*phase).open, (*phase).needsVerify} {
+		for _, rec := range live {
+			if p := byID[rec.Phase.String()]; p != nil && want(p) {
+				return p
+			}
+		}
+		if st != nil && !st.Phase.IsZero() {
+			if p := byID[st.Phase.String()]; p != nil && want(p) {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// liveRecords are the records that are not stale and name a phase, freshest first.
+func liveRecords(recs []*record) []*record {
+	var live []*record
+	for _, rec := range recs {
+		if rec.Stale == "" && !rec.Phase.IsZero() {
+			live = append(live, rec)
+		}
+	}
+	sort.SliceStable(live, func(i, j int) bool {
+		return newer(live[i].MTime, live[i].Time, live[j].MTime, live[j].Time)
+	})
+	return live
+}
+
+// frameworkNext is what GSD's own resume would pick, in its order: an
+// interrupted agent, HANDOFF.json, any pause note, then the first PLAN whose
+// literally named SUMMARY (PLAN→SUMMARY) is missing. It checks no staleness.
+func frameworkNext(recs []*record, phases []*phase) (item, from string) {
+	for _, kind := range []string{"agent", "handoff", "pause"} {
+		for _, rec := range recs {
+			if rec.Kind != kind {
+				continue
+			}
+			switch {
+			case kind == "agent":
+				return "agent " + rec.Agent, rec.Path
+			case rec.Plan > 0 && !rec.Phase.IsZero():
+				return PlanItem(rec.Phase, rec.Plan), rec.Path
+			case !rec.Phase.IsZero():
+				return "phase " + rec.Phase.String(), rec.Path
+			}
+			return "", rec.Path
+		}
+	}
+	for _, p := range phases {
+		for _, pl := range p.sortedPlans() {
+			literal := path.Dir(pl.Path) + "/" + strings.Replace(path.Base(pl.Path), "PLAN", "SUMMARY", 1)
+			if literal != pl.Summary {
+				return PlanItem(p.ID, pl.Num), pl.Path
+			}
+		}
+	}
+	return "", ""
+}
+
+// warn downgrades a finding to a warning: GSD's files are markdown notes, a
+// bad one does not block the others.
+func warn(f workflow.Finding) workflow.Finding {
+	f.Severity = workflow.Warning
+	return f
+}
+
+// staleFinding reports a stale pause record.
+func staleFinding(rec *record) workflow.Finding {
+	return workflow.Finding{Check: workflow.CheckConsistency, Severity: workflow.Warning, Code: "stale-pause-record",
+		Message: fmt.Sprintf("%s is stale and was not used: %s", rec.Path, rec.Stale), Path: rec.Path}
+}
