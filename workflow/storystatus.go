@@ -41,7 +41,7 @@ var storyBuiltinSpellings = map[Status][]string{
 		"listo", "listo para desarrollo", "aprobado", "pronto", "pronto para desenvolvimento", "aprovado",
 		"bereit", "bereit zur entwicklung", "bereit für die entwicklung", "genehmigt"},
 	StatusInProgress: {"inprogress", "in progress", "in_progress", "in-progress", "started",
-		"in development", "in dev", "in-development", "wip", "work in progress",
+		"in development", "in dev", "in-development", "wip",
 		"en cours", "en cours de développement", "en progreso", "en curso", "en desarrollo",
 		"em andamento", "em progresso", "em desenvolvimento", "in bearbeitung", "in arbeit", "in entwicklung"},
 	StatusInReview: {"inreview", "in review", "review", "ready for review", "ready for done", "in_review",

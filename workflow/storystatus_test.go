@@ -113,7 +113,6 @@ func TestCanonicalStatusTable(t *testing.T) {
 		{"in dev", StatusInProgress},
 		{"in-development", StatusInProgress},
 		{"wip", StatusInProgress},
-		{"work in progress", StatusInProgress},
 		{"en cours", StatusInProgress},
 		{"en cours de développement", StatusInProgress},
 		{"en progreso", StatusInProgress},
