@@ -23,7 +23,7 @@ func NormalizeStateStatus(raw string) string {
 }
 
 // IsTerminalStatus reports whether a normalised state status means the work
-// is over: completed, aborted or cancelled (exit 15).
+// is over: completed, aborted or cancelled (exit 15; see docs/ARCHITECTURE.md).
 func IsTerminalStatus(s string) bool {
 	switch s {
 	case "completed", "complete", "done", "aborted", "cancelled", "closed", "approved":

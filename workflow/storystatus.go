@@ -25,14 +25,35 @@ var StatusOrder = []Status{
 
 // storyBuiltinSpellings is the table of built-in status spellings. "done - …" and
 // "completed - …" need no rows of their own: "done" and "completed" followed
-// by the " - " separator already match them.
+// by the " - " separator already match them. Matching folds case and
+// accents ("Terminé" and "TERMINE" are one spelling), so each row is written
+// once. The canonical set stays the six statuses of StatusOrder: planned and
+// proposed stories are Draft, a story on hold is Blocked, a story whose
+// development is complete and waits for QA is InReview. French, Spanish,
+// Portuguese and German values have rows of their own.
 var storyBuiltinSpellings = map[Status][]string{
-	StatusDraft:      {"draft", "backlog"},
-	StatusReady:      {"ready", "approved", "ready for development", "ready to start", "backlog - ready for development"},
-	StatusInProgress: {"inprogress", "in progress", "in_progress", "in-progress", "started"},
-	StatusInReview:   {"inreview", "in review", "review", "ready for review", "ready for done", "in_review"},
-	StatusDone:       {"done", "completed", "complete", "verified"},
-	StatusBlocked:    {"blocked"},
+	StatusDraft: {"draft", "backlog", "planned", "proposed", "to do", "todo",
+		"brouillon", "planifié", "proposé", "borrador", "planificado", "propuesto",
+		"rascunho", "planejado", "proposto", "entwurf", "geplant", "vorgeschlagen"},
+	StatusReady: {"ready", "approved", "ready for development", "ready to start", "backlog - ready for development",
+		"ready for execution", "ready for dev", "ready-for-dev", "ready_for_dev", "ready for implementation",
+		"prêt", "prêt pour développement", "prêt pour le développement", "approuvé",
+		"listo", "listo para desarrollo", "aprobado", "pronto", "pronto para desenvolvimento", "aprovado",
+		"bereit", "bereit zur entwicklung", "bereit für die entwicklung", "genehmigt"},
+	StatusInProgress: {"inprogress", "in progress", "in_progress", "in-progress", "started",
+		"in development", "in dev", "in-development", "wip",
+		"en cours", "en cours de développement", "en progreso", "en curso", "en desarrollo",
+		"em andamento", "em progresso", "em desenvolvimento", "in bearbeitung", "in arbeit", "in entwicklung"},
+	StatusInReview: {"inreview", "in review", "review", "ready for review", "ready for done", "in_review",
+		"ready for qa", "ready for qa validation", "ready for qa review", "in qa", "qa review", "under review",
+		"awaiting review", "pending review", "dev-complete", "dev complete", "dev_complete", "development complete",
+		"en revue", "en révision", "en cours de revue", "en revisión", "em revisão",
+		"in prüfung"},
+	StatusDone: {"done", "completed", "complete", "verified", "closed", "fully complete", "fully completed",
+		"finished", "terminé", "fait", "achevé", "hecho", "completado", "terminado", "finalizado",
+		"concluído", "concluida", "feito", "completo", "erledigt", "fertig", "abgeschlossen"},
+	StatusBlocked: {"blocked", "on hold", "on-hold", "on_hold", "bloqué", "en pause",
+		"bloqueado", "pausado", "blockiert", "pausiert", "angehalten"},
 }
 
 // storySpelling is one normalised spelling and the status it means.
@@ -80,7 +101,7 @@ func CanonicalStatus(raw string, extra map[string][]string) (Status, string) {
 	if stripped == "" {
 		return StatusUnknown, ""
 	}
-	lower := strings.ToLower(stripped)
+	lower := FoldStatus(stripped)
 	best := StatusUnknown
 	bestLen := -1
 	bestExtra := false
@@ -145,10 +166,51 @@ func storyStatusKey(s string) string {
 }
 
 // storyNormSpelling normalises a spelling the way status text is: stripped
-// and lower-cased.
+// and folded.
 func storyNormSpelling(s string) string {
-	return strings.ToLower(StripStatus(s))
+	return FoldStatus(StripStatus(s))
 }
+
+// FoldStatus folds text for matching a status or a status key: lower case,
+// and the accents of Latin letters removed ("Terminé" and "TERMINE" fold
+// alike; "ß" becomes "ss"). Other characters are kept as they are.
+func FoldStatus(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range strings.ToLower(s) {
+		if f, ok := storyAccentFold[r]; ok {
+			b.WriteString(f)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// storyAccentFold maps the accented lower-case Latin letters of the
+// supported languages to their base letters.
+var storyAccentFold = func() map[rune]string {
+	m := map[rune]string{'ß': "ss", 'æ': "ae", 'œ': "oe"}
+	for base, accented := range map[string]string{
+		"a": "àáâãäåā", "c": "çćč", "e": "èéêëēę", "i": "ìíîïī", "n": "ñń",
+		"o": "òóôõöøō", "u": "ùúûüū", "y": "ýÿ",
+	} {
+		for _, r := range accented {
+			m[r] = base
+		}
+	}
+	return m
+}()
 
 // storyCommentaryFollows reports whether rest (the lower-cased text after a
 // spelling) is empty or starts with a separator of trailing commentary.

@@ -155,8 +155,11 @@ func storyTrimPath(p string) string {
 	return p
 }
 
-// storyLooksLikePath reports whether p looks like a file path: a '/' or a
-// file extension, and none of the things that are not files.
+// storyLooksLikePath reports whether p looks like a file path: none of
+// the things a File List mentions that are not files (URLs, npm scopes,
+// globs, option flags), and refpath.IsPath, the one rule telling a path
+// from an identifier or code ("item.notes" and "obj.method()" are not
+// paths).
 func storyLooksLikePath(p string) bool {
 	if p == "" || len(p) > storyMaxPathLen || p[0] == '@' || p[0] == '-' {
 		return false
@@ -170,36 +173,8 @@ func storyLooksLikePath(p string) bool {
 			return false
 		}
 	}
-	if strings.Contains(p, "/") {
-		return strings.Trim(p, "/.") != ""
-	}
-	return storyHasExt(p)
-}
-
-// storyHasExt reports whether the last element of p ends in a file
-// extension: a dot, a letter, then up to nine letters or digits.
-func storyHasExt(p string) bool {
-	base := p
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		base = p[i+1:]
-	}
-	dot := strings.LastIndexByte(base, '.')
-	if dot < 0 {
+	if !strings.Contains(p, "/") && strings.Contains(p, " ") {
 		return false
 	}
-	ext := base[dot+1:]
-	if len(ext) == 0 || len(ext) > 10 {
-		return false
-	}
-	for i := 0; i < len(ext); i++ {
-		c := ext[i]
-		isLetter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if i == 0 && !isLetter {
-			return false
-		}
-		if !isLetter && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return !strings.Contains(base, " ")
+	return refpath.IsPath(p)
 }

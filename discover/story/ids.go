@@ -33,6 +33,18 @@ func StoryIDFromFileName(p string) string {
 	return id
 }
 
+// StoryIDFromBase is the id of a story file whose name and title carry no
+// story number: its file name without ".md" and a ".story" suffix
+// ("AB-C2-05-importer.story.md" is "AB-C2-05-importer").
+func StoryIDFromBase(p string) string {
+	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
+	base = strings.TrimSuffix(base, ".md")
+	if b := strings.TrimSuffix(base, ".story"); b != "" {
+		base = b
+	}
+	return base
+}
+
 // storyLeadingNumber returns the leading "1.2.3" of s and its number of
 // parts.
 func storyLeadingNumber(s string) (string, int) {

@@ -68,7 +68,7 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 func storyUnreadable(p string, err error) *workflow.Story {
 	id := StoryIDFromFileName(p)
 	if id == "" {
-		id = strings.TrimSuffix(path.Base(p), ".md")
+		id = StoryIDFromBase(p)
 	}
 	return &workflow.Story{
 		ID:       id,

@@ -25,8 +25,8 @@ import (
 // Bounds of the story parser. Story files are written by agents and people;
 // these keep a pathological file from producing a pathological result.
 const (
-	// storyHeaderLines is how far from the top a "**Status:** X" line (and
-	// the Executor, Quality Gate and Epic lines) may be.
+	// storyHeaderLines is how far from the top the Executor, Quality Gate
+	// and Epic lines may be (a status is read from the whole file).
 	storyHeaderLines = 40
 	// storyMaxFieldLen bounds titles, epics and agents, in bytes.
 	storyMaxFieldLen = 512
@@ -63,7 +63,17 @@ type storyParsed struct {
 	story     *workflow.Story
 	hasID     bool // the title or the file name gave an id
 	hasStatus bool // a status line or a Status heading was found
+	// hasSections: the file has a section only stories have (Acceptance
+	// Criteria, Tasks, Dev Notes, "Story")
+	hasSections bool
 }
+
+// YAML front matter states.
+const (
+	storyFrontNone = iota
+	storyFrontIn
+	storyFrontDone
+)
 
 // ParseStory parses a story file (markdown) at the repository-relative path.
 // It never fails: whatever it cannot make sense of becomes a finding, and
@@ -119,13 +129,19 @@ type storyState struct {
 	titleSeen bool
 	titleText string
 
-	statusFound   bool
-	statusPending int // line of a Status heading whose value is still to come
-	statusRaw     string
+	extra           map[string][]string // the configuration's status spellings
+	cand            storyStatusCand     // the best status candidate so far
+	statusPending   int                 // line of a Status heading whose value is still to come
+	ctx             []storyCtx          // the open headings, outermost first
+	bodyStarted     bool                // a section other than the status or metadata has begun
+	inStatusSection bool                // the innermost heading is a Status heading
+	front           int                 // YAML front matter: storyFrontNone, storyFrontIn, storyFrontDone
+	depList         *storyDepList       // a "**Dependencies:**" list being read
 
-	open   []storyOpen
-	seen   map[string]bool // sections already taken (the first one wins)
-	inList bool            // inside the File List section
+	open         []storyOpen
+	seen         map[string]bool // sections already taken (the first one wins)
+	inList       bool            // inside the File List section
+	storyHeading bool            // a "Story" or "User Story" heading was seen
 
 	table     storyTable
 	files     []string
@@ -144,6 +160,7 @@ type storyTable struct {
 func storyParse(path string, data []byte, extra map[string][]string) storyParsed {
 	s := &storyState{
 		path:     path,
+		extra:    extra,
 		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown, Sections: map[string]workflow.Section{}},
 		seen:     map[string]bool{},
 		fileSeen: map[string]bool{},
@@ -157,7 +174,7 @@ func storyParse(path string, data []byte, extra map[string][]string) storyParsed
 		s.text = strings.ToValidUTF8(string(data), "\uFFFD")
 	}
 	s.walk()
-	p := storyParsed{story: s.st, hasStatus: s.statusFound}
+	p := storyParsed{story: s.st, hasStatus: s.cand.found, hasSections: s.storySections()}
 	p.hasID = s.finishID()
 	s.finishStatus(extra)
 	s.finishFiles()
@@ -184,27 +201,38 @@ func (s *storyState) walk() {
 		off = next
 	}
 	s.closeSections(0, len(text))
+	s.endDepList()
 }
 
 // line handles one line: lineNo is 1-based, start and next are the byte
 // offsets of the line and of the one after it.
 func (s *storyState) line(lineNo int, line string, start, next int) {
+	if s.frontMatter(lineNo, line) {
+		return
+	}
 	if s.fenceLine(line) {
-		s.statusPending = 0 // a Status heading's value is never a code block
+		s.endPending() // a Status heading's value is never a code block
+		s.endDepList()
 		return
 	}
 	if s.fence != 0 {
 		return
 	}
 	if level, htext, ok := storyHeading(line); ok {
+		s.endDepList()
 		s.heading(lineNo, level, htext, start, next)
 		return
 	}
 	blank := strings.TrimSpace(line) == ""
-	if s.statusPending > 0 && !blank {
-		s.statusRaw = workflow.Truncate(strings.TrimSpace(line), workflow.MaxStatusLen)
-		s.st.StatusLine = lineNo
-		s.statusPending = 0
+	switch {
+	case blank:
+		if s.depList != nil && len(s.depList.items) > 0 {
+			s.endDepList()
+		}
+	case s.statusPending > 0:
+		s.pendingValue(lineNo, line)
+	default:
+		s.bodyLine(lineNo, line)
 	}
 	if lineNo <= storyHeaderLines && !blank {
 		s.headerField(lineNo, line)
@@ -212,6 +240,38 @@ func (s *storyState) line(lineNo int, line string, start, next int) {
 	if s.inList {
 		s.fileListLine(lineNo, line, blank)
 	}
+}
+
+// frontMatter tracks YAML front matter ("---" on the first line up to the
+// next "---" or "..."), reading its status; it reports whether line belongs
+// to it.
+func (s *storyState) frontMatter(lineNo int, line string) bool {
+	t := strings.TrimRight(line, " \t")
+	switch {
+	case lineNo == 1 && t == "---":
+		s.front = storyFrontIn
+		return true
+	case s.front != storyFrontIn:
+		return false
+	case t == "---" || t == "...":
+		s.front = storyFrontDone
+		return true
+	}
+	if t != "" && t[0] != ' ' && t[0] != '\t' && t[0] != '#' {
+		s.bodyLine(lineNo, line)
+	}
+	return true
+}
+
+// storySections reports whether the file has a section only stories have
+// (a README or an index never counts as a story for it).
+func (s *storyState) storySections() bool {
+	switch strings.ToLower(strings.TrimSuffix(path.Base(s.path), ".md")) {
+	case "readme", "index":
+		return false
+	}
+	return s.seen[workflow.SectionAcceptance] || s.seen[workflow.SectionTasks] ||
+		s.seen[workflow.SectionDevNotes] || s.storyHeading
 }
 
 // fenceLine tracks fenced code blocks; it reports whether line opens or
@@ -277,26 +337,19 @@ func storyHeading(line string) (int, string, bool) {
 func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 	s.closeSections(level, start)
 	s.table = storyTable{}
-	if s.statusPending > 0 {
-		s.statusPending = 0 // a Status heading with no value under it
-	}
+	s.endPending() // a Status heading with no value under it
 	if level == 1 && !s.titleSeen {
 		s.titleSeen = true
 		s.titleText = workflow.Truncate(htext, storyMaxFieldLen)
 	}
 	name := storyHeadingName(htext)
-	if !s.statusFound {
-		if name == "status" {
-			s.statusFound = true
-			s.statusPending = lineNo
-			s.st.StatusLine = lineNo
-		} else if v, ok := storyStatusHeadingValue(htext); ok {
-			s.statusFound = true
-			s.st.StatusLine = lineNo
-			s.statusRaw = v
-		}
+	s.pushHeading(level, name)
+	s.statusHeading(lineNo, level, htext)
+	if name == "story" || name == "user story" {
+		s.storyHeading = true
 	}
-	if key, ok := storySectionNames[name]; ok && !s.seen[key] {
+	if key, ok := storySectionNames[name]; ok && !s.seen[key] &&
+		!(key == workflow.SectionDependencies && s.inSections(storyNotesSections, true)) {
 		s.seen[key] = true
 		s.open = append(s.open, storyOpen{key: key, level: level, line: lineNo, start: next})
 		if key == workflow.SectionFileList {
@@ -391,16 +444,6 @@ func storyHeadingName(htext string) string {
 	return t
 }
 
-// storyStatusHeadingValue reads a heading that carries its value, such as
-// "## Status: Done".
-func storyStatusHeadingValue(htext string) (string, bool) {
-	key, val, ok := storyField(htext)
-	if !ok || key != "status" {
-		return "", false
-	}
-	return val, true
-}
-
 // headerField reads a "**Key:** value" line near the top.
 func (s *storyState) headerField(lineNo int, line string) {
 	key, val, ok := storyField(line)
@@ -408,12 +451,6 @@ func (s *storyState) headerField(lineNo int, line string) {
 		return
 	}
 	switch key {
-	case "status":
-		if !s.statusFound {
-			s.statusFound = true
-			s.st.StatusLine = lineNo
-			s.statusRaw = val
-		}
 	case "executor":
 		if s.st.Executor == "" {
 			s.st.Executor = storyAgent(val)
@@ -457,7 +494,7 @@ func storyField(line string) (string, string, bool) {
 			return "", "", false // not a field name
 		}
 	}
-	key := kb.String()
+	key := workflow.FoldStatus(kb.String())
 	if key == "" {
 		return "", "", false
 	}
@@ -515,7 +552,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 					st = storyUnreadable(p, err)
 				} else {
 					parsed := storyParse(p, data, r.Config.Statuses)
-					if !parsed.hasID && !parsed.hasStatus {
+					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
 						continue
 					}
 					st = parsed.story
@@ -556,7 +593,7 @@ func (s *storyState) finishID() bool {
 		s.st.ID = titleID
 		return true
 	}
-	base := strings.TrimSuffix(path.Base(s.path), ".md")
+	base := StoryIDFromBase(s.path)
 	if base == "" || base == "." || base == "/" {
 		base = "story"
 	}
@@ -567,19 +604,20 @@ func (s *storyState) finishID() bool {
 
 // finishStatus maps the status text found to a canonical status.
 func (s *storyState) finishStatus(extra map[string][]string) {
-	if !s.statusFound {
+	if !s.cand.found {
 		s.info(0, "no-status", "no Status line or Status heading; the status is Unknown")
 		return
 	}
-	s.st.StatusRaw = s.statusRaw
-	if s.statusRaw == "" {
-		s.info(s.st.StatusLine, "no-status", "the status is empty; the status is Unknown")
+	s.st.StatusLine = s.cand.line
+	s.st.StatusRaw = s.cand.raw
+	if s.cand.raw == "" {
+		s.info(s.cand.line, "no-status", "the status is empty; the status is Unknown")
 		return
 	}
-	st, _ := workflow.CanonicalStatus(s.statusRaw, extra)
+	st, _ := workflow.CanonicalStatus(s.cand.raw, extra)
 	s.st.Status = st
 	if st == workflow.StatusUnknown {
-		s.info(s.st.StatusLine, "unknown-status", "status %q is not a known spelling; the status is Unknown (add it under statuses: in the configuration)", s.statusRaw)
+		s.info(s.cand.line, "unknown-status", "status %q is not a known spelling; the status is Unknown (add it under statuses: in the configuration)", s.cand.raw)
 	}
 }
 

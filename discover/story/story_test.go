@@ -63,7 +63,7 @@ func TestParseStoryStatusLayouts(t *testing.T) {
 		{"none", "# Story 1.1: X\n\nJust text.\n", workflow.StatusUnknown, "", 0, []string{"no-status"}},
 		{"heading without value", "# Story 1.1: X\n## Status\n\n## Story\ntext\n", workflow.StatusUnknown, "", 2, []string{"no-status"}},
 		{"empty line value", "# Story 1.1: X\n**Status:**\n", workflow.StatusUnknown, "", 2, []string{"no-status"}},
-		{"line past 40", "# Story 1.1: X\n" + filler + "**Status:** Done\n", workflow.StatusUnknown, "", 0, []string{"no-status"}},
+		{"line past 40", "# Story 1.1: X\n" + filler + "**Status:** Done\n", workflow.StatusDone, "Done", 47, nil},
 		{"in code fence", "# Story 1.1: X\n```\nStatus: Done\n## Status\nDone\n```\n", workflow.StatusUnknown, "", 0, []string{"no-status"}},
 		{"fence as value", "# Story 1.1: X\n## Status\n```\nDone\n```\nDraft\n", workflow.StatusUnknown, "", 2, []string{"no-status"}},
 		{"after code fence", "# Story 1.1: X\n~~~md\n## Status\nDraft\n~~~\n## Status\nDone\n", workflow.StatusDone, "Done", 7, nil},

@@ -59,26 +59,108 @@ func KeepUnsafe(p string) string {
 }
 
 // LooksLikePath tells a file path from a description ("validated story",
-// a URL): it must name a folder or have an extension, on one line.
+// a URL): on one line, not a URL, and IsPath.
 func LooksLikePath(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 1024 || strings.ContainsAny(s, "\n\r") || strings.Contains(s, "://") {
 		return false
 	}
-	if strings.ContainsAny(s, "/\\") {
-		return !strings.Contains(s, ": ")
+	if strings.ContainsAny(s, "/\\") && strings.Contains(s, ": ") {
+		return false // "see: docs/x" is a sentence
 	}
-	ext := path.Ext(s)
-	if len(ext) < 2 || len(ext) > 9 || strings.Contains(s, " ") {
+	return IsPath(s)
+}
+
+// IsPath is the one rule telling a file reference from an identifier or a
+// piece of code: p is a path when it names a folder ("src/a.go",
+// "build/Makefile", "docs/") or its name has a known file extension
+// ("README.md", ".env.example") or is a dot file (".gitignore"), and it is
+// not code. So "item.notes", "foo.bar.baz" (identifier chains with no known
+// extension), "json", "obj.method()" and "pkg.Func(x)" are not paths. A call
+// is a name with "(" after an identifier character in the last element; a
+// folder in parentheses ("app/(auth)/page.tsx") is not a call. Spaces make
+// a path only when it has a folder.
+func IsPath(p string) bool {
+	p = strings.TrimSpace(strings.ReplaceAll(p, `\`, "/"))
+	if p == "" || len(p) > 4096 {
 		return false
 	}
-	for _, r := range ext[1:] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+	base := p
+	if i := strings.LastIndexByte(strings.TrimRight(p, "/"), '/'); i >= 0 {
+		base = strings.TrimRight(p, "/")[i+1:]
+	}
+	if isCall(base) {
+		return false
+	}
+	if strings.Contains(p, "/") {
+		return strings.Trim(p, "/. ") != ""
+	}
+	if strings.ContainsAny(p, " \t") {
+		return false
+	}
+	if strings.HasPrefix(p, ".") && len(p) > 1 && !strings.Contains(p[1:], ".") {
+		return isWord(p[1:]) // a dot file: ".gitignore", ".env"
+	}
+	return KnownExt(path.Ext(p))
+}
+
+// isCall reports whether name reads as a function or method call:
+// "method()", "obj.method(x)".
+func isCall(name string) bool {
+	i := strings.IndexByte(name, '(')
+	if i <= 0 {
+		return false
+	}
+	c := name[i-1]
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// isWord reports whether s is letters, digits, '-' and '_' only.
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}
 	return true
 }
+
+// KnownExt reports whether ext (with its dot, any case) is the extension of
+// a file kind a repository holds: source code, markup, data, configuration,
+// documents, images, archives.
+func KnownExt(ext string) bool {
+	if len(ext) < 2 || ext[0] != '.' {
+		return false
+	}
+	return knownExts[strings.ToLower(ext[1:])]
+}
+
+// knownExts are the file extensions KnownExt knows, without the dot.
+var knownExts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range strings.Fields(`
+		md markdown mdx txt rst adoc asciidoc org tex rtf pdf doc docx odt xls xlsx ppt pptx go
+		mod sum ts tsx mts cts js jsx mjs cjs vue svelte astro json jsonc json5 yaml yml toml
+		ini cfg conf properties lock xml xsd xsl html htm xhtml css scss sass less styl py pyi
+		pyx ipynb rb erb rake gemspec rs java kt kts groovy gradle scala clj cljs edn swift mm
+		c h cc cpp cxx hpp hh hxx cs fsx vb php phtml pl pm jl lua dart exs erl hrl elm hs lhs
+		ml mli nim zig sol cairo sh bash zsh fish ps1 psm1 bat cmd sql prisma graphql gql proto
+		thrift avsc tf tfvars hcl nix dockerfile containerfile csv tsv parquet ndjson jsonl
+		diff snap golden txtar tmpl tpl gotmpl j2 jinja jinja2 ejs hbs handlebars mustache njk
+		liquid pug haml twig svg png jpg jpeg gif ico webp bmp tif tiff avif mp3 mp4 wav webm
+		mov zip gz tgz tar bz2 xz 7z jar war wasm so dll exe sqlite sqlite3 pem crt pub gpg asc
+		example sample bak orig gitignore gitattributes editorconfig npmrc nvmrc dockerignore
+		eslintrc prettierrc babelrc stylelintrc browserslistrc vtt srt po pot mo arb xib
+		storyboard plist entitlements pbxproj xcconfig cmake mk ninja bazel bzl sln csproj
+		fsproj vbproj nuspec resx aspx cshtml razor`) {
+		m[e] = true
+	}
+	return m
+}()
 
 // Output reads a phase output as a path, dropping trailing
 // commentary ("docs/stories/4.2.md (Draft)", "spec.md - revised"); ok is

@@ -60,3 +60,65 @@ func TestOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestIsPath(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		// paths: a folder, or a known extension, or a dot file
+		{"src/a.go", true},
+		{"README.md", true},
+		{"build/Makefile", true},
+		{"docs/", true},
+		{"packages/app/(dashboard)/page.tsx", true},
+		{"app/[id]/route.ts", true},
+		{"webpack.config.js", true},
+		{"yarn.lock", true},
+		{".gitignore", true},
+		{".env.example", true},
+		{"Component.TSX", true},
+		{`src\win\a.cs`, true},
+		// identifiers and code
+		{"item.notes", false},
+		{"foo.bar.baz", false},
+		{"obj.method()", false},
+		{"pkg.Func(x)", false},
+		{"src/util.format()", false},
+		{"json", false},
+		{"Makefile", false},
+		{"console.log", false},
+		{"process.env", false},
+		{"this.props", false},
+		{"v1.2", false},
+		{"Story 2.3", false},
+		{"", false},
+		{"/", false},
+		{"two words.md", false},
+	}
+	for _, tt := range tests {
+		if got := IsPath(tt.in); got != tt.want {
+			t.Errorf("IsPath(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestLooksLikePath(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"docs/prd.md", true},
+		{"spec.md", true},
+		{"validated story", false},
+		{"https://example.com/a.md", false},
+		{"see: docs/x.md", false},
+		{"item.notes", false},
+		{"a.md\nb.md", false},
+	}
+	for _, tt := range tests {
+		if got := LooksLikePath(tt.in); got != tt.want {
+			t.Errorf("LooksLikePath(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

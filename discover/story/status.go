@@ -1,0 +1,394 @@
+package story
+
+import (
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// The status grammar. A story file says its own status in one of a few
+// places, and may mention other statuses elsewhere (sub-stories in nested
+// lists, the Dev Agent Record, QA Results, the Change Log). The whole file
+// is read; every place a status can be written is a candidate with a rank,
+// and the first candidate of the best rank wins:
+//
+//   - rank storyRankOwn: a Status heading of any level ("## Status",
+//     "### Story Status", "## 📋 STORY STATUS ✅ COMPLETE", "## Status:
+//     Done"), YAML front matter "status:", and a status field ("**Status:**
+//     X", "**Status**: X", "Status: X", "- Status: X", "> ... | **Status:**
+//     X", a "| Status | X |" row) above the first section, in a Status
+//     section or in a metadata section;
+//   - rank storyRankBody: a status field at the top level of any other
+//     section.
+//
+// Never candidates: anything inside a code fence, an indented line (a list
+// about other stories), a section about the story's history or its review
+// (storyHistorySections) and what is nested in one. A candidate with an
+// empty value yields to any later candidate.
+const (
+	storyRankOwn = iota + 1
+	storyRankBody
+)
+
+// storyStatusKeys are the folded field keys that name a story's status, in
+// English, French, Spanish, Portuguese and German.
+var storyStatusKeys = map[string]bool{
+	"status": true, "storystatus": true, "currentstatus": true,
+	"statut": true, "statutdelastory": true, "estado": true, "estatus": true,
+	"situacao": true, "zustand": true,
+}
+
+// storyDependencyKeys are the folded field keys that introduce a story's
+// dependencies.
+var storyDependencyKeys = map[string]bool{
+	"dependencies": true, "dependency": true, "dependson": true, "prerequisites": true,
+	"dependances": true, "dependencias": true, "abhangigkeiten": true,
+}
+
+// storyHistorySections are the sections (normalised heading names) whose
+// content is about the story's history or review, not its status: status
+// words in them, or in sections nested in them, never count.
+var storyHistorySections = map[string]bool{
+	"dev agent record": true, "qa results": true, "qa result": true, "qa review": true,
+	"change log": true, "changelog": true, "revision history": true, "history": true,
+	"completion notes": true, "completion notes list": true, "debug log references": true,
+	"review notes": true, "qa notes": true,
+}
+
+// storyNotesSections are the sections whose sub-sections describe
+// implementation detail: a "Dependencies" sub-section there lists modules
+// and libraries, not the stories this one depends on.
+var storyNotesSections = map[string]bool{
+	"dev notes": true, "tasks / subtasks": true, "tasks/subtasks": true, "tasks and subtasks": true,
+	"tasks & subtasks": true, "tasks": true, "testing": true, "technical notes": true,
+	"technical details": true, "implementation notes": true, "dev technical guidance": true,
+	"technical context": true, "architecture": true,
+}
+
+// storyMetaSections are sections holding the story's metadata: their fields
+// rank like fields above the first section.
+var storyMetaSections = map[string]bool{
+	"metadata": true, "story metadata": true, "story information": true, "story info": true,
+	"story details": true, "details": true, "overview": true, "story overview": true,
+}
+
+// storyCtx is one open heading: its level and normalised name.
+type storyCtx struct {
+	level int
+	name  string
+}
+
+// storyStatusCand is the best status candidate so far.
+type storyStatusCand struct {
+	found   bool
+	rank    int
+	line    int
+	raw     string
+	pending bool // a Status heading whose value is on a later line
+}
+
+// pushHeading updates the open-heading stack for a heading.
+func (s *storyState) pushHeading(level int, name string) {
+	for len(s.ctx) > 0 && s.ctx[len(s.ctx)-1].level >= level {
+		s.ctx = s.ctx[:len(s.ctx)-1]
+	}
+	s.ctx = append(s.ctx, storyCtx{level: level, name: name})
+}
+
+// inSections reports whether one of the enclosing headings (the innermost
+// one excluded when skipTop) is in set.
+func (s *storyState) inSections(set map[string]bool, skipTop bool) bool {
+	n := len(s.ctx)
+	if skipTop {
+		n--
+	}
+	for i := 0; i < n; i++ {
+		if set[s.ctx[i].name] {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldRank is the rank of a status field on the current line.
+func (s *storyState) fieldRank() int {
+	if !s.bodyStarted || s.inStatusSection {
+		return storyRankOwn
+	}
+	if len(s.ctx) > 0 && storyMetaSections[s.ctx[len(s.ctx)-1].name] {
+		return storyRankOwn
+	}
+	return storyRankBody
+}
+
+// canOffer reports whether a candidate of rank would replace the current
+// one.
+func (s *storyState) canOffer(rank int) bool {
+	c := s.cand
+	return !c.found || (!c.pending && c.raw == "") || rank < c.rank
+}
+
+// offerStatus proposes a status value written on line.
+func (s *storyState) offerStatus(rank, line int, raw string) {
+	if !s.canOffer(rank) {
+		return
+	}
+	s.cand = storyStatusCand{found: true, rank: rank, line: line, raw: workflow.Truncate(strings.TrimSpace(raw), workflow.MaxStatusLen)}
+	s.statusPending = 0
+}
+
+// offerPending proposes a Status heading on line whose value comes on the
+// next non-blank line.
+func (s *storyState) offerPending(rank, line int) {
+	if !s.canOffer(rank) {
+		return
+	}
+	s.cand = storyStatusCand{found: true, rank: rank, line: line, pending: true}
+	s.statusPending = line
+}
+
+// endPending ends a pending Status heading without a value.
+func (s *storyState) endPending() {
+	if s.statusPending > 0 {
+		s.cand.pending = false
+		s.statusPending = 0
+	}
+}
+
+// pendingValue takes line as the value of a pending Status heading: the
+// value of a status field on it ("**Status:** Done" under "## Status"), or
+// the whole line.
+func (s *storyState) pendingValue(lineNo int, line string) {
+	val := strings.TrimSpace(line)
+	if key, v, ok := storyField(line); ok && storyStatusKeys[key] {
+		val = v
+	}
+	s.cand.raw = workflow.Truncate(val, workflow.MaxStatusLen)
+	s.cand.line = lineNo
+	s.cand.pending = false
+	s.statusPending = 0
+}
+
+// statusHeading looks at a heading (after pushHeading) for the story's
+// status.
+func (s *storyState) statusHeading(lineNo, level int, htext string) {
+	val, ok := storyStatusHeading(htext, s.extra)
+	s.inStatusSection = ok
+	if !ok {
+		if level >= 2 && !storyMetaSections[storyHeadingName(htext)] {
+			s.bodyStarted = true
+		}
+		return
+	}
+	if s.inSections(storyHistorySections, false) {
+		return
+	}
+	if val == "" {
+		s.offerPending(storyRankOwn, lineNo)
+		return
+	}
+	s.offerStatus(storyRankOwn, lineNo, val)
+}
+
+// storyStatusHeading reads a heading that names the story's status:
+// "Status", "Story Status", "**Status:**", "Statut", "📋 STORY STATUS ✅
+// COMPLETE", "Status: Done". It returns the value the heading line carries
+// ("" when it is on the next line). A key followed by words without a colon
+// ("Status Report") makes a status heading only when those words are a
+// known status.
+func storyStatusHeading(htext string, extra map[string][]string) (string, bool) {
+	if len(htext) > 2*workflow.MaxStatusLen {
+		return "", false
+	}
+	words := storyWordSpans(htext)
+	i := 0
+	for i < len(words) && workflow.StripStatus(htext[words[i][0]:words[i][1]]) == "" {
+		i++ // decoration: "📋"
+	}
+	if i == len(words) {
+		return "", false
+	}
+	key := func(j int) (string, bool) {
+		k := workflow.FoldStatus(workflow.StripStatus(htext[words[j][0]:words[j][1]]))
+		colon := strings.HasSuffix(k, ":")
+		return strings.TrimRight(k, ":"), colon
+	}
+	k, colon := key(i)
+	if (k == "story" || k == "current") && !colon && i+1 < len(words) {
+		if k2, c2 := key(i + 1); storyStatusKeys[k2] {
+			k, colon = k2, c2
+			i++
+		}
+	}
+	if !storyStatusKeys[k] && k != "storystatus" {
+		return "", false
+	}
+	rest := strings.TrimLeft(htext[words[i][1]:], " \t*_")
+	if strings.HasPrefix(rest, ":") {
+		colon = true
+		rest = rest[1:]
+	}
+	rest = strings.TrimSpace(strings.TrimLeft(rest, " \t*_:"))
+	for _, sep := range []string{"- ", "— ", "– "} {
+		if strings.HasPrefix(rest, sep) {
+			rest = strings.TrimSpace(rest[len(sep):])
+			colon = true
+		}
+	}
+	if workflow.StripStatus(rest) == "" {
+		return "", true
+	}
+	if !colon {
+		if st, _ := workflow.CanonicalStatus(rest, extra); st == workflow.StatusUnknown {
+			return "", false
+		}
+	}
+	return rest, true
+}
+
+// storyWordSpans returns the byte spans of the space-separated words of s.
+func storyWordSpans(s string) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' || s[i] == '\t' {
+			if start >= 0 {
+				out = append(out, [2]int{start, i})
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	return out
+}
+
+// bodyLine looks at a line outside headings and fences for the story's
+// status and dependencies. indented lines (nested lists) and lines inside
+// history sections never count.
+func (s *storyState) bodyLine(lineNo int, line string) {
+	if s.inSections(storyHistorySections, false) {
+		return
+	}
+	if line != "" && (line[0] == '\t' || strings.HasPrefix(line, "  ")) {
+		s.depListLine(lineNo, line, true)
+		return
+	}
+	t := strings.TrimSpace(line)
+	if s.front == storyFrontIn {
+		if key, val, ok := storyField(t); ok && storyStatusKeys[key] {
+			s.offerStatus(storyRankOwn, lineNo, strings.Trim(val, `"'`))
+		}
+		return
+	}
+	if strings.HasPrefix(t, "|") {
+		cells := TableCells(t, 3)
+		if len(cells) >= 2 && storyStatusKeys[storyFoldKey(cells[0])] && strings.Trim(cells[1], "-: ") != "" {
+			s.offerStatus(s.fieldRank(), lineNo, cells[1])
+		}
+		s.depListLine(lineNo, line, false)
+		return
+	}
+	pieces := []string{t}
+	if strings.Contains(t, "|") {
+		pieces = strings.Split(t, "|")
+		if len(pieces) > MaxTableCells {
+			pieces = pieces[:MaxTableCells]
+		}
+	}
+	for _, p := range pieces {
+		key, val, ok := storyField(p)
+		if !ok {
+			continue
+		}
+		switch {
+		case storyStatusKeys[key]:
+			s.offerStatus(s.fieldRank(), lineNo, val)
+		case storyDependencyKeys[key]:
+			s.dependencyField(lineNo, val)
+		}
+	}
+	if len(pieces) == 1 {
+		plain := storyPlain(t)
+		if len(plain) > 11 && strings.EqualFold(plain[:11], "depends on ") {
+			s.dependencyField(lineNo, plain[11:])
+			return
+		}
+	}
+	s.depListLine(lineNo, line, false)
+}
+
+// storyFoldKey folds a table cell or a field name the way storyField folds
+// keys: lower case, accents removed, without emphasis, spaces, '-', '_' and
+// a trailing colon.
+func storyFoldKey(k string) string {
+	if len(k) > 64 {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range workflow.FoldStatus(k) {
+		switch r {
+		case '*', '_', '`', ' ', '-', '\t', ':':
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// dependencyField takes the story's own "**Dependencies:** Story 2.3" line
+// as its Dependencies section, unless the story has one already. An empty
+// value introduces a list: the list items that follow are the section.
+func (s *storyState) dependencyField(lineNo int, val string) {
+	if s.seen[workflow.SectionDependencies] {
+		return
+	}
+	s.seen[workflow.SectionDependencies] = true
+	v := storyPlain(val)
+	if v == "" {
+		s.depList = &storyDepList{line: lineNo}
+		return
+	}
+	s.setDependencies(lineNo, v)
+}
+
+// storyDepList collects the list under a "**Dependencies:**" line.
+type storyDepList struct {
+	line  int
+	items []string
+}
+
+// depListLine adds a list item to the pending Dependencies list, or ends it.
+func (s *storyState) depListLine(lineNo int, line string, indented bool) {
+	d := s.depList
+	if d == nil || lineNo == d.line {
+		return
+	}
+	if body, ok := Bullet(strings.TrimSpace(line)); ok && len(d.items) < 100 {
+		d.items = append(d.items, "- "+storyPlain(body))
+		return
+	}
+	if indented && len(d.items) > 0 {
+		return // a continuation of the last item
+	}
+	s.endDepList()
+}
+
+// endDepList stores the pending Dependencies list.
+func (s *storyState) endDepList() {
+	d := s.depList
+	if d == nil {
+		return
+	}
+	s.depList = nil
+	if len(d.items) > 0 {
+		s.setDependencies(d.line, strings.Join(d.items, "\n"))
+	}
+}
+
+// setDependencies stores raw as the Dependencies section found on line.
+func (s *storyState) setDependencies(line int, raw string) {
+	s.st.Sections[workflow.SectionDependencies] = workflow.Section{Raw: raw, Hash: StorySectionHash(raw), Line: line}
+}
