@@ -9,6 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/discover/spec"
+	"github.com/orchestrate-dev/orchestrate/discover/speckit"
 	"github.com/orchestrate-dev/orchestrate/discover/story"
 	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
@@ -55,6 +56,7 @@ func DefaultSources() []source.Source {
 		progress.ProgressSource,
 		worksession.WorkSessionSource,
 		spec.SpecSource,
+		speckit.SpecKitSource,
 	}
 }
 

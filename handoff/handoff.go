@@ -131,6 +131,8 @@ func hasStateFile(kind string) bool {
 	switch kind {
 	case workflow.KindStory, workflow.KindSpec, workflow.KindQALoopIndex:
 		return false
+	case workflow.KindSpecKit: // tasks.md is the project's file: never marked
+		return false
 	}
 	return true
 }

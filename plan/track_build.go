@@ -12,6 +12,8 @@ import (
 func buildTrack(c workflow.Candidate, def workflow.Definition) track {
 	var t track
 	switch {
+	case c.Type == workflow.TypeFeature:
+		t = speckitTrack(c)
 	case c.Type == workflow.TypeEpic || (c.Epic != nil && c.QA == nil):
 		t = epicTrack(c, def)
 	case c.Type == workflow.TypeQALoop || (c.QA != nil && c.Type != workflow.TypeQAReview):
