@@ -86,7 +86,7 @@ type feature struct {
 	TasksPath  string // "" without tasks.md
 	Tasks      Tasks
 	Docs       []string
-	Extra      []string       // contracts/*, checklists/*, feature.json
+	Extra      []string // contracts/*, checklists/*, feature.json
 	TaskFiles  []workflow.RefFile
 	OpenChecks map[string]int // checklist file -> open items
 	ModTime    time.Time
