@@ -136,10 +136,8 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	case cur.Name == "":
 		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "speckit-no-current-feature",
 			Message: "spec-kit has no current feature: " + cur.Why + "; the partial feature with the newest tasks.md is listed first"})
-	default:
-		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "speckit-current-feature",
-			Message: "spec-kit current feature: " + cur.Name + " (by " + cur.Rule + ")"})
 	}
+	// a current feature needs no finding: its candidate's note names the rule
 	hasFJ := r.Exists(".specify/feature.json")
 	var out []workflow.Candidate
 	for _, f := range feats {
