@@ -10,6 +10,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/discover/spec"
+	"github.com/orchestrate-dev/orchestrate/discover/speckit"
 	"github.com/orchestrate-dev/orchestrate/discover/story"
 	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
@@ -57,6 +58,7 @@ func DefaultSources() []source.Source {
 		worksession.WorkSessionSource,
 		spec.SpecSource,
 		gsd.GSDSource,
+		speckit.SpecKitSource,
 	}
 }
 

@@ -14,6 +14,8 @@ func buildTrack(c workflow.Candidate, def workflow.Definition) track {
 	switch {
 	case c.Type == workflow.TypePhase && c.Source.Kind == workflow.KindGSD:
 		t = gsdTrack(c)
+	case c.Type == workflow.TypeFeature:
+		t = speckitTrack(c)
 	case c.Type == workflow.TypeEpic || (c.Epic != nil && c.QA == nil):
 		t = epicTrack(c, def)
 	case c.Type == workflow.TypeQALoop || (c.QA != nil && c.Type != workflow.TypeQAReview):

@@ -1,0 +1,678 @@
+// Package speckit is the GitHub spec-kit format: feature folders
+// `specs/<id>-<slug>/` (or `.specify/specs/`) with spec.md, plan.md and a
+// tasks.md whose task lines (`- [ ] T014 [P] [US1] …`) `/speckit.implement`
+// ticks as it goes. SpecKitSource finds every feature, picks the current one
+// by the layout's own rule (V0, V1, V2 and 0.10 differ; see
+// docs/ARCHITECTURE.md) and turns each partially done feature into a
+// candidate whose resume point is the first unchecked task line.
+//
+// spec-kit keeps no resume state of its own: the position is read from the
+// boxes, and the time work stopped is tasks.md's last commit (discover's git
+// dating refines the file's modification time). The handoff never edits
+// these files.
+package speckit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// SpecKitSource finds spec-kit features. The current feature (by the
+// layout's rule) has priority 4, the other features the spec priority 6.
+var SpecKitSource source.Source = source.Format{FormatKind: workflow.KindSpecKit, FormatPriority: workflow.PriorityInProgress, ScanFunc: scan}
+
+// Workflow is the workflow id of a spec-kit feature's implementation.
+const Workflow = "speckit-implement"
+
+// Agent is the agent a spec-kit resume is handed to: the coding agent that
+// runs /speckit.implement.
+const Agent = "dev"
+
+// maxFeatures bounds the feature folders looked at.
+const maxFeatures = 2000
+
+// featureDocs are the documents of a feature folder, in the order
+// /speckit.implement reads them; plan.md and tasks.md are required.
+var featureDocs = []string{"tasks.md", "plan.md", "spec.md", "research.md", "data-model.md", "quickstart.md"}
+
+var (
+	featureDirRe = regexp.MustCompile(`^(\d{8}-\d{6}|\d{3,})(?:-|$)`)
+	branchRe     = regexp.MustCompile(`^(\d{3,})-`)
+	checkOpenRe  = regexp.MustCompile(`^\s*[-*]\s+\[ \]\s+\S`)
+	versionRe    = regexp.MustCompile(`^v?(\d+)\.(\d+)`)
+)
+
+// Layout is the spec-kit generation a repository shows.
+type Layout struct {
+	// Gen is "v0" (memory/, scripts/, templates/ at the root), "v1"
+	// (.specify/) or "v2" (.specify/feature.json or init-options.json).
+	Gen string
+	// Ten is set for 0.10 and later: feature.json alone decides.
+	Ten bool
+	// Version is init-options.json's speckit_version, when present.
+	Version string
+}
+
+// Framework is the candidate's framework name: "speckit-v1".
+func (l Layout) Framework() string { return "speckit-" + l.Gen }
+
+// Command is the framework's own command to continue a feature.
+func (l Layout) Command() string {
+	if l.Gen == "v0" {
+		return "/implement"
+	}
+	return "/speckit.implement"
+}
+
+// feature is one feature folder.
+type feature struct {
+	Dir        string // specs/003-export-csv
+	Name       string // 003-export-csv
+	TasksPath  string // "" without tasks.md
+	Tasks      Tasks
+	Docs       []string
+	Extra      []string // contracts/*, checklists/*, feature.json
+	TaskFiles  []workflow.RefFile
+	OpenChecks map[string]int // checklist file -> open items
+	ModTime    time.Time
+	Findings   []workflow.Finding
+}
+
+// status is the feature's derived status: no tasks.md Draft; no task done
+// Ready; some InProgress; all Done.
+func (f *feature) status() workflow.Status {
+	switch done := f.Tasks.Done(); {
+	case f.TasksPath == "":
+		return workflow.StatusDraft
+	case len(f.Tasks.Tasks) > 0 && done == len(f.Tasks.Tasks):
+		return workflow.StatusDone
+	case done == 0:
+		return workflow.StatusReady
+	}
+	return workflow.StatusInProgress
+}
+
+// Current is the layout's answer to "which feature": the folder, the rule
+// that decided, and why there is no answer or why the answer is stale.
+type Current struct {
+	Name  string // the feature folder's name, "" when no answer
+	Rule  string // "feature.json", "branch 003-foo", "highest number (no git)"
+	Why   string // without an answer: the reason
+	Stale string // feature.json is stale: how
+}
+
+// scan finds every feature folder and builds its candidate.
+func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	dirs := featureDirs(r)
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	lay := DetectLayout(r)
+	var feats []*feature
+	for _, d := range dirs {
+		feats = append(feats, readFeature(r, d))
+	}
+	cur := resolveCurrent(r, lay, feats)
+	var findings []workflow.Finding
+	switch {
+	case cur.Stale != "":
+		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "speckit-feature-json-stale",
+			Path: ".specify/feature.json", Message: ".specify/feature.json is stale: " + cur.Stale + "; the partial feature with the newest tasks.md is listed first"})
+	case cur.Name == "":
+		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "speckit-no-current-feature",
+			Message: "spec-kit has no current feature: " + cur.Why + "; the partial feature with the newest tasks.md is listed first"})
+	}
+	// a current feature needs no finding: its candidate's note names the rule
+	hasFJ := r.Exists(".specify/feature.json")
+	var out []workflow.Candidate
+	for _, f := range feats {
+		if hasFJ {
+			f.Extra = append(f.Extra, ".specify/feature.json")
+		}
+		out = append(out, Build(f, lay, cur))
+	}
+	return out, findings
+}
+
+// featureDirs lists the feature folders: specs/<id>-<slug> and
+// .specify/specs/<id>-<slug> holding at least one feature document.
+func featureDirs(r *source.Repo) []string {
+	var out []string
+	for _, d := range r.Glob([]string{"specs/*", ".specify/specs/*"}, true) {
+		if len(out) >= maxFeatures {
+			break
+		}
+		if !featureDirRe.MatchString(path.Base(d)) {
+			continue
+		}
+		for _, doc := range []string{"tasks.md", "plan.md", "spec.md"} {
+			if r.Exists(d + "/" + doc) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// readFeature reads a feature folder: its documents, tasks.md, contracts
+// and checklists.
+func readFeature(r *source.Repo, dir string) *feature {
+	f := &feature{Dir: dir, Name: path.Base(dir), OpenChecks: map[string]int{}}
+	for _, doc := range featureDocs {
+		p := dir + "/" + doc
+		if !r.Exists(p) {
+			continue
+		}
+		f.Docs = append(f.Docs, p)
+		if doc != "tasks.md" {
+			continue
+		}
+		f.TasksPath = p
+		data, mt, err := r.ReadWithTime(p)
+		f.ModTime = mt
+		if err != nil {
+			f.Findings = append(f.Findings, source.ReadFinding(p, err))
+			continue
+		}
+		f.Tasks = ParseTasks(data)
+		if len(f.Tasks.Duplicates) > 0 {
+			f.Findings = append(f.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "duplicate-task-id", Path: p,
+				Message: "task ids on more than one line: " + strings.Join(capList(f.Tasks.Duplicates, 10), ", ")})
+		}
+		if f.Tasks.Truncated {
+			f.Findings = append(f.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-tasks", Path: p,
+				Message: fmt.Sprintf("more than %d task lines; the rest are not read", maxTasks)})
+		}
+	}
+	f.TaskFiles = taskFiles(r, &f.Tasks)
+	if f.ModTime.IsZero() {
+		for _, p := range f.Docs {
+			if mt := r.ModTime(p); mt.After(f.ModTime) {
+				f.ModTime = mt
+			}
+		}
+	}
+	f.Extra = r.Glob([]string{dir + "/contracts/*", dir + "/contracts/*/*"}, false)
+	for _, p := range r.Glob([]string{dir + "/checklists/*.md"}, false) {
+		f.Extra = append(f.Extra, p)
+		data, err := r.Read(p)
+		if err != nil {
+			continue
+		}
+		if n := openChecks(data); n > 0 {
+			f.OpenChecks[p] = n
+		}
+	}
+	if len(f.Extra) > source.MaxFiles {
+		f.Extra = f.Extra[:source.MaxFiles]
+	}
+	return f
+}
+
+// openChecks counts the open items of a checklist (outside code fences).
+func openChecks(data []byte) int {
+	n := 0
+	fence := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if fenceRe.MatchString(line) {
+			fence = !fence
+			continue
+		}
+		if !fence && checkOpenRe.MatchString(line) {
+			n++
+		}
+	}
+	return n
+}
+
+// DetectLayout tells the spec-kit generation from the files it leaves.
+func DetectLayout(r *source.Repo) Layout {
+	l := Layout{Gen: "v0"}
+	if !r.Exists(".specify") {
+		return l
+	}
+	l.Gen = "v1"
+	if r.Exists(".specify/feature.json") || r.Exists(".specify/init-options.json") {
+		l.Gen = "v2"
+	}
+	if data, err := r.Read(".specify/init-options.json"); err == nil {
+		var m map[string]any
+		if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &m) == nil {
+			if v, ok := m["speckit_version"].(string); ok {
+				l.Version = oneLine(v)
+				if mm := versionRe.FindStringSubmatch(strings.TrimSpace(v)); mm != nil {
+					major, _ := strconv.Atoi(mm[1])
+					minor, _ := strconv.Atoi(mm[2])
+					l.Ten = major > 0 || minor >= 10
+				}
+			}
+		}
+	}
+	return l
+}
+
+// resolveCurrent applies the layout's rule. The environment variables
+// spec-kit reads first (SPECIFY_FEATURE, SPECIFY_FEATURE_DIRECTORY) belong
+// to the shell that ran the agent, not to the repository: discover sees no
+// environment, so they are treated as absent.
+func resolveCurrent(r *source.Repo, lay Layout, feats []*feature) Current {
+	byDir := map[string]*feature{}
+	for _, f := range feats {
+		byDir[f.Dir] = f
+	}
+	var cur Current
+	if lay.Gen == "v2" {
+		fj, stale := readFeatureJSON(r, byDir)
+		switch {
+		case fj != nil && fj.status() == workflow.StatusDone && anyPartial(feats):
+			cur.Stale = "it names " + fj.Name + ", which is finished, while other features are partly done"
+			return cur
+		case fj != nil:
+			return Current{Name: fj.Name, Rule: ".specify/feature.json"}
+		case stale != "":
+			cur.Stale = stale
+		}
+		if lay.Ten {
+			if cur.Stale == "" {
+				cur.Why = "spec-kit " + lay.Version + " reads only .specify/feature.json, and there is none"
+			}
+			return cur
+		}
+	}
+	branch, hasGit := ReadBranch(r)
+	switch {
+	case branch != "":
+		if f := byBranch(lay, branch, feats); f != nil {
+			cur.Name, cur.Rule = f.Name, "branch "+branch
+			return cur
+		}
+		if cur.Why == "" {
+			cur.Why = "branch " + branch + " names no feature folder"
+		}
+	case hasGit:
+		if cur.Why == "" {
+			cur.Why = "HEAD is on no branch"
+		}
+	case lay.Gen == "v1" || lay.Gen == "v2":
+		if f := highest(feats); f != nil {
+			cur.Name, cur.Rule = f.Name, "the highest feature number (no git)"
+			return cur
+		}
+	default:
+		if cur.Why == "" {
+			cur.Why = "no git branch to read"
+		}
+	}
+	return cur
+}
+
+// anyPartial reports whether a feature is partly done.
+func anyPartial(feats []*feature) bool {
+	for _, f := range feats {
+		if f.status() == workflow.StatusInProgress {
+			return true
+		}
+	}
+	return false
+}
+
+// readFeatureJSON reads .specify/feature.json ({"feature_directory": …},
+// a BOM and odd spacing accepted): the feature it names, or why it is stale.
+func readFeatureJSON(r *source.Repo, byDir map[string]*feature) (*feature, string) {
+	const p = ".specify/feature.json"
+	data, err := r.Read(p)
+	if err != nil {
+		return nil, ""
+	}
+	var m map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &m); err != nil {
+		return nil, "it does not parse as JSON"
+	}
+	dir, _ := m["feature_directory"].(string)
+	dir = strings.TrimSpace(dir)
+	if dir == "" {
+		return nil, "it names no feature_directory"
+	}
+	clean, safe := refpath.Clean(strings.TrimPrefix(dir, "./"))
+	if !safe {
+		return nil, "its feature_directory " + strconv.Quote(oneLine(dir)) + " is outside the repository"
+	}
+	if f := byDir[clean]; f != nil {
+		return f, ""
+	}
+	for d, f := range byDir { // a path written from the repository's parent, or with .specify/
+		if strings.HasSuffix(clean, "/"+d) {
+			return f, ""
+		}
+	}
+	return nil, "it names " + strconv.Quote(oneLine(clean)) + ", which is no feature folder"
+}
+
+// byBranch finds a branch's feature: V0 the folder named like the branch;
+// later layouts the one folder sharing its numeric prefix, else the folder
+// named like the branch.
+func byBranch(lay Layout, branch string, feats []*feature) *feature {
+	m := branchRe.FindStringSubmatch(branch)
+	if m == nil {
+		return nil
+	}
+	var exact, prefixed []*feature
+	for _, f := range feats {
+		if f.Name == branch {
+			exact = append(exact, f)
+		}
+		if strings.HasPrefix(f.Name, m[1]+"-") {
+			prefixed = append(prefixed, f)
+		}
+	}
+	if lay.Gen != "v0" && len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	if len(exact) > 0 {
+		return exact[0]
+	}
+	return nil
+}
+
+// highest is the feature with the highest number.
+func highest(feats []*feature) *feature {
+	var best *feature
+	for _, f := range feats {
+		if best == nil || idLess(best.Name, f.Name) {
+			best = f
+		}
+	}
+	return best
+}
+
+// idLess compares the numeric prefixes of two feature names as numbers.
+func idLess(a, b string) bool {
+	na := strings.TrimLeft(featureDirRe.FindString(a), "0")
+	nb := strings.TrimLeft(featureDirRe.FindString(b), "0")
+	na, nb = strings.TrimSuffix(na, "-"), strings.TrimSuffix(nb, "-")
+	if len(na) != len(nb) {
+		return len(na) < len(nb)
+	}
+	if na != nb {
+		return na < nb
+	}
+	return a < b
+}
+
+// maxGitFile bounds the .git files read for the branch name.
+const maxGitFile = 4096
+
+// ReadBranch reads HEAD's branch name from .git/HEAD (through the
+// repository's safe reader), or, in a linked worktree, from the HEAD of the
+// folder its .git file names. hasGit reports a .git entry.
+func ReadBranch(r *source.Repo) (branch string, hasGit bool) {
+	if !r.Exists(".git") {
+		return "", false
+	}
+	data, err := r.Read(".git/HEAD")
+	if err != nil {
+		gitfile, err := r.Read(".git")
+		if err != nil {
+			return "", true
+		}
+		dir, ok := strings.CutPrefix(strings.TrimSpace(string(gitfile)), "gitdir:")
+		if !ok {
+			return "", true
+		}
+		dir = strings.TrimSpace(dir)
+		if filepath.IsAbs(dir) {
+			data, err = readSmall(filepath.Join(dir, "HEAD"))
+		} else {
+			data, err = r.Read(path.Join(refpath.CleanPath(dir), "HEAD"))
+		}
+		if err != nil {
+			return "", true
+		}
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref:")
+	if !ok {
+		return "", true // detached HEAD
+	}
+	name, ok := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
+	if !ok || len(name) > 255 || strings.ContainsAny(name, "\x00\n\r") {
+		return "", true
+	}
+	return name, true
+}
+
+// readSmall reads a regular file outside the repository (a linked
+// worktree's git folder), at most maxGitFile bytes.
+func readSmall(p string) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, maxGitFile))
+}
+
+// Build turns a feature into its candidate.
+func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
+	key := storyid.Sanitize(f.Name)
+	st := f.status()
+	isCur := cur.Name != "" && cur.Name == f.Name
+	srcPath := f.TasksPath
+	if srcPath == "" {
+		srcPath = f.Dir
+	}
+	prio := workflow.PrioritySpec
+	if isCur {
+		prio = workflow.PriorityInProgress
+	}
+	c := workflow.Candidate{
+		ID:          "feature:" + key,
+		Type:        workflow.TypeFeature,
+		Key:         key,
+		Source:      workflow.SourceRef{Kind: workflow.KindSpecKit, Path: srcPath, Priority: prio},
+		Workflow:    Workflow,
+		Stories:     []string{},
+		Status:      string(st),
+		StatusRaw:   string(st),
+		UpdatedAt:   f.ModTime,
+		UpdatedFrom: "mtime",
+		Agent:       Agent,
+		Framework:   lay.Framework(),
+		Findings:    append([]workflow.Finding(nil), f.Findings...),
+	}
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedFrom = ""
+	}
+	c.Resumable = st == workflow.StatusInProgress || (isCur && st == workflow.StatusReady && len(f.Tasks.Tasks) > 0)
+	if f.TasksPath != "" && len(f.Tasks.Tasks) == 0 {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-tasks", Path: f.TasksPath,
+			Message: "tasks.md holds no task line (- [ ] T001 …)"})
+	}
+	first := f.Tasks.FirstOpen()
+	c.Phases = phases(f, first)
+	done, total := f.Tasks.Done(), len(f.Tasks.Tasks)
+	c.Position = workflow.Position{Kind: workflow.PosStep, Index: done, Total: total}
+	rp := &workflow.ResumePoint{Done: done, Total: total, Holes: f.Tasks.Holes(), FrameworkCommand: lay.Command()}
+	if first != nil {
+		rp.Item, rp.Title, rp.Section = first.ID, first.Title, first.Section
+		rp.Labels = first.Labels
+		rp.Files = first.Paths
+		c.Position.Name = first.Section
+	}
+	rp.Note = note(f, lay, cur, isCur)
+	c.Resume = rp
+	if d := f.Tasks.Dropped(); len(d) > 0 {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "dropped-tasks", Path: f.TasksPath,
+			Message: "dropped (closed, counted as done): " + strings.Join(capList(d, 20), ", ")})
+	}
+	if len(rp.Holes) > 0 && c.Resumable {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "open-tasks-among-done", Path: f.TasksPath,
+			Message: "open tasks stand among ticked ones: " + strings.Join(capList(rp.Holes, 20), ", ")})
+	}
+	c.Files = files(f)
+	return c
+}
+
+// phases lays out the task groups (phase headings) with their status:
+// completed when every task is closed, current for the resume point's.
+func phases(f *feature, first *Task) []workflow.Phase {
+	if len(f.Tasks.Tasks) == 0 {
+		return nil
+	}
+	names := f.Tasks.Phases
+	lead := false
+	for _, t := range f.Tasks.Tasks {
+		if t.Phase < 0 {
+			lead = true
+			break
+		}
+	}
+	if lead {
+		names = append([]string{"Tasks"}, names...)
+	}
+	idx := func(t *Task) int {
+		if lead {
+			return t.Phase + 1
+		}
+		return t.Phase
+	}
+	open := make([]bool, len(names))
+	for i := range f.Tasks.Tasks {
+		if !f.Tasks.Tasks[i].Done {
+			open[idx(&f.Tasks.Tasks[i])] = true
+		}
+	}
+	out := make([]workflow.Phase, len(names))
+	used := map[string]int{}
+	for i, n := range names {
+		id := phaseID(n)
+		used[id]++
+		if used[id] > 1 {
+			id = fmt.Sprintf("%s-%d", id, used[id])
+		}
+		out[i] = workflow.Phase{ID: id, Name: n, Agent: Agent, Status: workflow.PhasePending}
+		if !open[i] {
+			out[i].Status = workflow.PhaseCompleted
+		}
+	}
+	if first != nil {
+		out[idx(first)].Status = workflow.PhaseCurrent
+	}
+	return out
+}
+
+var phaseNumRe = regexp.MustCompile(`^\S+\s*(\d+(?:\.\d+)*)\s*[:：\-—–]`)
+
+// phaseID names a phase heading: "Phase 3.1: Setup" is phase-3.1.
+func phaseID(heading string) string {
+	if m := phaseNumRe.FindStringSubmatch(heading); m != nil {
+		return "phase-" + m[1]
+	}
+	if s := storyid.Sanitize(strings.ToLower(heading)); s != "" && len(s) <= 40 {
+		return s
+	}
+	return "tasks"
+}
+
+// note says which rule chose the current feature, or why none, and whether
+// /speckit.implement will stop to ask about an open checklist.
+func note(f *feature, lay Layout, cur Current, isCur bool) string {
+	var parts []string
+	switch {
+	case isCur:
+		parts = append(parts, "current feature (by "+cur.Rule+")")
+	case cur.Name != "":
+		parts = append(parts, "not the current feature: "+cur.Rule+" names "+cur.Name)
+	case cur.Stale != "":
+		parts = append(parts, "no reliable current feature: .specify/feature.json is stale ("+cur.Stale+")")
+	default:
+		parts = append(parts, "no current feature: "+cur.Why)
+	}
+	if n := len(f.OpenChecks); n > 0 {
+		var names []string
+		total := 0
+		for p, k := range f.OpenChecks {
+			names = append(names, path.Base(p))
+			total += k
+		}
+		sort.Strings(names)
+		parts = append(parts, fmt.Sprintf("%d open checklist item(s) in %s: %s asks before it starts", total, strings.Join(capList(names, 5), ", "), lay.Command()))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// files are the referenced files: the feature's documents (tasks.md and
+// plan.md critical: /speckit.implement needs both), contracts, checklists,
+// feature.json, and the existing paths named by closed tasks (produced) and
+// by the resume task (its inputs). Paths an open task will create are not
+// referenced: they are not expected to exist yet.
+func files(f *feature) []workflow.RefFile {
+	set := source.NewFileSet(nil)
+	for _, p := range f.Docs {
+		base := path.Base(p)
+		set.Add(workflow.RefFile{Path: p, Critical: base == "tasks.md" || base == "plan.md", From: "feature"})
+	}
+	for _, p := range f.Extra {
+		set.Add(workflow.RefFile{Path: p, From: "feature"})
+	}
+	for _, rf := range f.TaskFiles {
+		set.Add(rf)
+	}
+	return set.Sorted()
+}
+
+// taskFiles are the existing paths closed tasks name (produced) and the
+// resume task names (inputs of its phase).
+func taskFiles(r *source.Repo, ts *Tasks) []workflow.RefFile {
+	var out []workflow.RefFile
+	first := ts.FirstOpen()
+	checked := 0
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		closed := t.Done && !t.Dropped
+		if !closed && t != first {
+			continue
+		}
+		for _, p := range t.Paths {
+			if checked >= source.MaxFiles {
+				return out
+			}
+			checked++
+			if r.Exists(p) {
+				out = append(out, workflow.RefFile{Path: p, Phase: phaseID(t.Section), Produced: closed, From: "task " + t.ID})
+			}
+		}
+	}
+	return out
+}
+
+// capList keeps the first n items and counts the rest.
+func capList(list []string, n int) []string {
+	if len(list) <= n {
+		return list
+	}
+	out := append([]string(nil), list[:n]...)
+	return append(out, fmt.Sprintf("… %d more", len(list)-n))
+}

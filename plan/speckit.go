@@ -1,0 +1,52 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// speckitTrack lays out a spec-kit feature: one step per phase heading of
+// its tasks.md (the groups /speckit.implement runs in order), completed when
+// every task under it is ticked. The resume point is the phase of the first
+// unchecked task (the one the candidate marks current), else the phase after
+// the last completed one; a feature without task lines is one step that runs
+// /speckit.implement. The candidate's own files are never edited: the agent
+// ticks the boxes itself.
+func speckitTrack(c workflow.Candidate) track {
+	t := newTrack()
+	t.storyFiles = storyFiles(c)
+	if len(c.Phases) == 0 {
+		s := singleSlot(c)
+		s.id, s.title, s.aliases, s.keys = "implement", "Implement the feature's tasks", []string{"implement"}, []string{"implement"}
+		if c.Resume != nil && c.Resume.FrameworkCommand != "" {
+			s.note = c.Resume.FrameworkCommand
+		}
+		t.slots = []slot{s}
+		t.names = []string{s.id}
+		t.total = 1
+		return t
+	}
+	t.slots, _ = phaseSlots(c)
+	for i := range t.slots {
+		t.names = appendUnique(t.names, t.slots[i].id)
+		if t.slots[i].agent == "" {
+			t.slots[i].agent = orchestratorAgent
+		}
+	}
+	t.total = len(t.slots)
+	if cur := t.firstWith(workflow.PhaseCurrent); cur >= 0 {
+		t.natural = cur
+		if r := c.Resume; r != nil && r.Item != "" {
+			note := fmt.Sprintf("resume at %s", r.Item)
+			if len(r.Labels) > 0 {
+				note += " " + strings.Join(r.Labels, " ")
+			}
+			t.slots[cur].note = note
+		}
+	} else if i, ok := t.afterLastCompleted(); ok {
+		t.natural = i
+	}
+	return t
+}
