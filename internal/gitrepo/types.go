@@ -17,6 +17,13 @@ var ErrNoGit = errors.New("not a git repository")
 // commit at or before the time, or a shallow clone that does not reach it).
 var ErrNoCommit = errors.New("interruption commit not found")
 
+// ErrHistoryMissing is returned (together with ErrNoCommit) when the
+// interruption commit cannot be found because the history is cut short: a
+// shallow clone whose boundary comes first, or a partial clone missing the
+// commit or one of its ancestors. Changes since the interruption can then be
+// neither confirmed nor ruled out.
+var ErrHistoryMissing = errors.New("git history missing")
+
 // Commit is the part of a commit orchestrate reports.
 type Commit struct {
 	Hash    string    `json:"hash"`

@@ -1,0 +1,144 @@
+package gitrepo
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// maxFolderFiles bounds the files compared to date one folder: a bigger
+// folder is not dated from git (its caller keeps the modification time).
+const maxFolderFiles = 2000
+
+// LastCommitted returns, for each slash path that is exactly as committed in
+// HEAD, the newest commit on HEAD's first-parent chain that changed it,
+// looking at most maxCommits commits back (see LastChange). A path is a file
+// or a folder; a folder is as committed when the files on disk under it are
+// the files HEAD holds there, with the same content (at most 2000 files), and
+// its commit is the newest one that changed anything inside it. Paths with an
+// uncommitted edit, missing, untracked, unsafe, or beyond the bound are
+// absent: their caller keeps the modification time. In a shallow clone a path
+// not changed since the boundary gets the boundary commit (the newest time
+// the history can vouch for). The answer is the same in a fresh clone, a
+// linked worktree or the original checkout of the same commit.
+func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
+	out := make(map[string]Commit)
+	if len(paths) == 0 {
+		return out
+	}
+	head, err := r.headObject()
+	if err != nil {
+		return out
+	}
+	tree := newPathTree(r.objects, head.TreeHash)
+	buf := make([]byte, 32<<10)
+	var clean []string
+	for _, p := range paths {
+		if !safeRel(p) {
+			continue
+		}
+		e, err := tree.entry(p)
+		if err != nil || e == nil {
+			continue
+		}
+		var ok bool
+		switch {
+		case isBlob(e.Mode):
+			dh, onDisk, err := r.diskHash(p, buf)
+			ok = err == nil && onDisk && dh == e.Hash
+		case e.Mode == filemode.Dir:
+			ok = r.folderAsCommitted(p, e.Hash, buf)
+		}
+		if ok {
+			clean = append(clean, p)
+		}
+	}
+	return r.LastChange(clean, maxCommits)
+}
+
+// safeRel reports whether p is a clean relative slash path inside the work
+// tree (no "..", not absolute, no NUL).
+func safeRel(p string) bool {
+	if p == "" || strings.ContainsRune(p, 0) || path.IsAbs(p) || filepath.IsAbs(p) {
+		return false
+	}
+	c := path.Clean(p)
+	return c == p && c != "." && c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// folderAsCommitted reports whether the folder at slash path p on disk holds
+// exactly the files of the tree h, with the same content. Symbolic links are
+// compared as git stores them and never followed; a folder over
+// maxFolderFiles files is not compared (false).
+func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf []byte) bool {
+	obj, err := r.objects.EncodedObject(plumbing.TreeObject, h)
+	if err != nil {
+		return false
+	}
+	t, err := object.DecodeTree(r.objects, obj)
+	if err != nil {
+		return false
+	}
+	want := map[string]plumbing.Hash{}
+	walker := object.NewTreeWalker(t, true, nil)
+	defer walker.Close()
+	for {
+		name, e, err := walker.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return false
+			}
+			break
+		}
+		switch {
+		case e.Mode == filemode.Dir:
+			continue
+		case !isBlob(e.Mode):
+			return false // a submodule: its content is another repository's
+		}
+		want[name] = e.Hash
+		if len(want) > maxFolderFiles {
+			return false
+		}
+	}
+	base := filepath.Join(r.root, filepath.FromSlash(p))
+	fi, err := os.Lstat(base)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	seen := 0
+	err = filepath.WalkDir(base, func(abs string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(base, abs)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		wh, found := want[rel]
+		if !found {
+			return errFolderDiffers // untracked (or ignored) file
+		}
+		seen++
+		dh, onDisk, err := r.diskHash(p+"/"+rel, buf)
+		if err != nil || !onDisk || dh != wh {
+			return errFolderDiffers
+		}
+		return nil
+	})
+	return err == nil && seen == len(want)
+}
+
+var errFolderDiffers = errors.New("folder differs from HEAD")
