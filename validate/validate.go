@@ -47,11 +47,16 @@
 //     does not list.
 //   - changed-since (warning): without git history, a referenced file or
 //     story was modified after the interruption (by whom is unknown).
+//   - history-missing (blocking): a shallow or partial clone does not reach
+//     the interruption, so changes by others to the referenced files and
+//     stories cannot be ruled out; their state is "unknown" and the message
+//     names the fix (git fetch --unshallow, fetch-depth: 0). Check "git",
+//     info, when nothing referenced needed the history.
 //
 // Git (check "git"):
 //   - no-git (info): no git repository; modification times are compared.
-//   - git-fallback (info): shallow clone or no commit at the interruption
-//     time; modification times are compared.
+//   - git-fallback (info): no commit at the interruption time in a complete
+//     history; modification times are compared.
 //   - git-error (warning): reading git failed; modification times are compared.
 //   - no-baseline (info): neither an interruption time nor a commit is known,
 //     so nothing could be compared.
