@@ -10,7 +10,12 @@
 //   - unsafe-path (blocking): a referenced path is absolute, leaves the
 //     repository (.., a symlink out) or holds NUL or a newline; it is never read.
 //   - missing-critical (blocking): a critical referenced file is missing.
-//   - missing-file (warning): a non-critical referenced file is missing.
+//   - missing-file (warning): a non-critical referenced file is missing, or a
+//     critical one the saved state makes unnecessary (an epic's execution
+//     plan when the state lists its waves and stories).
+//
+// With git, a missing file's message names the commit that deleted it, moved
+// it (same content at a new path) or moved its folder into a submodule.
 //   - unreadable (blocking when critical, else warning): the file exists but
 //     cannot be opened (permissions).
 //   - too-many-refs (warning): more referenced files than Config.MaxRefFiles;
@@ -153,6 +158,8 @@ type validator struct {
 	missingStoryPaths map[string]bool
 	// storyIndex finds stories by a normalised id when the exact id misses.
 	storyIndex map[string]*workflow.Story
+	// removalLookups counts the history walks naming removed files.
+	removalLookups int
 }
 
 func newValidator(in Input) *validator {

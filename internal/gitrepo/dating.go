@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -142,3 +143,78 @@ func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf []byte) bool {
 }
 
 var errFolderDiffers = errors.New("folder differs from HEAD")
+
+// maxRemovalScan bounds the commits Removal walks back.
+const maxRemovalScan = 5000
+
+// Removal names the newest commit on HEAD's first-parent chain that removed
+// the file at slash path p, which HEAD no longer holds: ok is false when HEAD
+// still holds p, when no commit within reach removed it (never committed, or
+// beyond the shallow boundary), or on a read error. When the commit added the
+// same blob at another path, MovedTo names it (the first in path order); when
+// it turned a folder on p into a submodule, Submodule names that folder.
+func (r *Repo) Removal(p string) (Removal, bool) {
+	if !safeRel(p) {
+		return Removal{}, false
+	}
+	head, err := r.headObject()
+	if err != nil {
+		return Removal{}, false
+	}
+	if e, err := newPathTree(r.objects, head.TreeHash).entry(p); err != nil || e != nil {
+		return Removal{}, false
+	}
+	c, ok := r.LastChange([]string{p}, maxRemovalScan)[p]
+	if !ok {
+		return Removal{}, false
+	}
+	obj, err := r.commitByHash(c.Hash)
+	if err != nil {
+		return Removal{}, false
+	}
+	parent, ok, err := r.firstParent(obj)
+	if err != nil || !ok {
+		return Removal{}, false
+	}
+	old, err := newPathTree(r.objects, parent.TreeHash).entry(p)
+	if err != nil || old == nil {
+		return Removal{}, false // not a removal: p was added (and is absent from HEAD for another reason)
+	}
+	out := Removal{Commit: c}
+	// a folder on the path that became a submodule
+	now := newPathTree(r.objects, obj.TreeHash)
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := strings.Join(parts[:i], "/")
+		if e, err := now.entry(dir); err == nil && e != nil && e.Mode == filemode.Submodule {
+			out.Submodule = dir
+			return out, true
+		}
+	}
+	if !isBlob(old.Mode) {
+		return out, true
+	}
+	from, err := parent.Tree()
+	if err != nil {
+		return out, true
+	}
+	to, err := obj.Tree()
+	if err != nil {
+		return out, true
+	}
+	changes, err := object.DiffTree(from, to)
+	if err != nil {
+		return out, true
+	}
+	var moved []string
+	for _, ch := range changes {
+		if ch.To.Name != "" && ch.To.Name != p && ch.To.TreeEntry.Hash == old.Hash && isBlob(ch.To.TreeEntry.Mode) {
+			moved = append(moved, ch.To.Name)
+		}
+	}
+	if len(moved) > 0 {
+		sort.Strings(moved)
+		out.MovedTo = moved[0]
+	}
+	return out, true
+}

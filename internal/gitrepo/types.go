@@ -49,3 +49,14 @@ type PathState struct {
 	Committed  bool   `json:"committed"`   // HEAD differs from base (changed by commits since)
 	Uncommited bool   `json:"uncommitted"` // disk differs from HEAD (an uncommitted edit)
 }
+
+// Removal is the commit that removed a path from HEAD's history.
+type Removal struct {
+	Commit Commit `json:"commit"`
+	// MovedTo is where the same content went in that commit (rename
+	// detection: the same blob at a new path); "" when it was deleted.
+	MovedTo string `json:"moved_to,omitempty"`
+	// Submodule is the folder on the path that the commit turned into a
+	// submodule (the content moved to another repository); "" otherwise.
+	Submodule string `json:"submodule,omitempty"`
+}
