@@ -53,7 +53,7 @@ func mergeRef(a, b workflow.RefFile) workflow.RefFile {
 }
 
 // integrity checks that every referenced file is safe, exists and can be
-// opened (DESIGN §4.1). Unsafe paths are never stat'ed or read.
+// opened. Unsafe paths are never stat'ed or read.
 func (v *validator) integrity() {
 	// De-duplicate on the path as written first: it is cheap and bounds the
 	// work before the cap.

@@ -1,5 +1,5 @@
 // Package validate checks a discovered candidate against the repository as
-// it is now (DESIGN §4): integrity of referenced files, consistency of
+// it is now: integrity of referenced files, consistency of
 // statuses, conflicts with work done since the interruption (git drift
 // through internal/gitrepo), and age. It returns findings as values.
 package validate
@@ -11,14 +11,14 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Validation statuses of a candidate (DESIGN §8 "validation").
+// Validation statuses of a candidate.
 const (
 	StatusClean     = "clean"
 	StatusWarnings  = "warnings"
 	StatusConflicts = "conflicts"
 )
 
-// Age classes (DESIGN §4).
+// Age classes.
 const (
 	AgeFresh    = "fresh"
 	AgeRecent   = "recent"

@@ -1,5 +1,5 @@
 // Package validate checks a discovered candidate against the repository as
-// it is now (DESIGN §4): integrity of referenced files, consistency of
+// it is now: integrity of referenced files, consistency of
 // statuses, conflicts with work done since the interruption (git drift
 // through internal/gitrepo, or modification times without git), and age. It
 // returns findings as values, sorted, and never writes anything.
