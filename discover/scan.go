@@ -124,9 +124,10 @@ func Scan(r *source.Repo, opts Options) Result {
 }
 
 // refineTimes replaces the file modification time of candidates (stories,
-// and state files without a time field) with the time of the last commit
-// that changed their file, when the file is as committed: a fresh clone
-// resets every mtime, the history does not.
+// state files without a time field, spec pipeline folders) with the time of
+// the last commit that changed their file or folder, when it is as committed:
+// a fresh clone or a new worktree resets every mtime, the history does not.
+// A candidate left on "mtime" has an uncommitted edit (or no git).
 func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp, stories bool) {
 	paths := mtimePaths(cs, stories)
 	if len(paths) == 0 {
@@ -145,12 +146,14 @@ func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp,
 	}
 }
 
-// mtimePaths lists the files of resumable candidates dated by mtime: the
-// story candidates (stories true) or the others.
+// mtimePaths lists the files (or folders: a spec pipeline without a state
+// file) of candidates dated by mtime: the resumable story candidates (stories
+// true), or every other candidate — finished ones too, so that `status --all`
+// shows the same ages in a fresh clone as in the original checkout.
 func mtimePaths(cs []workflow.Candidate, stories bool) []string {
 	var paths []string
 	for _, c := range cs {
-		if c.Resumable && c.UpdatedFrom == "mtime" && (c.Source.Kind == workflow.KindStory) == stories {
+		if (c.Resumable || !stories) && c.UpdatedFrom == "mtime" && (c.Source.Kind == workflow.KindStory) == stories {
 			paths = append(paths, c.Source.Path)
 		}
 	}

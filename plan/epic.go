@@ -76,7 +76,8 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 				sl.inputs = append(sl.inputs, input{path: path, producer: -1, critical: true})
 			}
 			if planPath != "" {
-				sl.inputs = append(sl.inputs, input{path: planPath, producer: -1, critical: true})
+				// not critical: the state lists every wave and story
+				sl.inputs = append(sl.inputs, input{path: planPath, producer: -1})
 			}
 			if start < 0 && w.Number == e.CurrentWave {
 				start = len(t.slots)
@@ -100,7 +101,7 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 		index: len(waves) + 1, aliases: []string{gate.Name}, keys: []string{gate.ID, gate.Name},
 	}
 	if planPath != "" {
-		g.inputs = append(g.inputs, input{path: planPath, producer: -1, critical: true})
+		g.inputs = append(g.inputs, input{path: planPath, producer: -1})
 	}
 	for _, ph := range c.Phases {
 		if normKey(ph.ID) == gate.ID || normKey(ph.Name) == normKey(gate.Name) {

@@ -8,8 +8,8 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// ClassifyAge returns the age class of a state interrupted d ago (DESIGN
-// §4.4): below a.Fresh fresh, below a.Recent recent, below a.Stale moderate,
+// ClassifyAge returns the age class of a state interrupted d ago: below
+// a.Fresh fresh, below a.Recent recent, below a.Stale moderate,
 // else stale. A negative age (a time in the future) is fresh; zero
 // thresholds take the defaults.
 func ClassifyAge(d time.Duration, a config.Age) string {

@@ -382,11 +382,19 @@ func TestNoGitFallback(t *testing.T) {
 	}
 }
 
-func TestShallowFallback(t *testing.T) {
+// TestHistoryMissing: a shallow or partial clone that does not reach the
+// interruption never falls back to modification times (a clone writes every
+// file): the referenced files are "unknown" and one blocking conflict names
+// them and the fix. A complete history without a commit at the time keeps the
+// mtime fallback.
+func TestHistoryMissing(t *testing.T) {
 	r := newRepo(t)
 	st := r.story("2.1", "InProgress", "AC", "notes", time.Time{})
 	r.write("src/after.ts", "x", t0.Add(time.Hour))
-	c := sdc("2.1", workflow.RefFile{Path: "src/after.ts", Phase: "implement"})
+	r.write("src/hashed.ts", "same", t0.Add(time.Hour))
+	c := sdc("2.1", workflow.RefFile{Path: "src/after.ts", Phase: "implement"},
+		workflow.RefFile{Path: "src/hashed.ts", Phase: "implement", Hash: gitBlob("same")})
+	missing := fmt.Errorf("walk: %w: %w", gitrepo.ErrHistoryMissing, gitrepo.ErrNoCommit)
 	for _, tc := range []struct {
 		name    string
 		shallow bool
@@ -394,10 +402,12 @@ func TestShallowFallback(t *testing.T) {
 		code    string
 		sev     workflow.Severity
 		msg     string
+		mode    string
 	}{
-		{"shallow", true, gitrepo.ErrNoCommit, "git-fallback", workflow.Info, "shallow clone: interruption commit not available; comparing modification times"},
-		{"no-commit", false, fmt.Errorf("find: %w", gitrepo.ErrNoCommit), "git-fallback", workflow.Info, "no commit at or before the interruption (2026-03-02T10:00:00Z)"},
-		{"broken", false, errors.New("object not found"), "git-error", workflow.Warning, "object not found"},
+		{"shallow", true, gitrepo.ErrNoCommit, "history-missing", workflow.Blocking, "(2026-03-02T10:00:00Z; shallow clone): changes by others to 2 referenced files (docs/stories/2.1.story.md, src/after.ts) cannot be ruled out; fetch the full history with `git fetch --unshallow` (GitHub Actions: actions/checkout with fetch-depth: 0)", GitModeHistoryMissing},
+		{"partial", false, missing, "history-missing", workflow.Blocking, "commits are missing (partial clone)", GitModeHistoryMissing},
+		{"no-commit", false, fmt.Errorf("find: %w", gitrepo.ErrNoCommit), "git-fallback", workflow.Info, "no commit at or before the interruption (2026-03-02T10:00:00Z)", GitModeMtime},
+		{"broken", false, errors.New("object not found"), "git-error", workflow.Warning, "object not found", GitModeMtime},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &fakeGit{shallow: tc.shallow, baseErr: tc.err}
@@ -408,14 +418,29 @@ func TestShallowFallback(t *testing.T) {
 			if f.Severity != tc.sev || !strings.Contains(f.Message, tc.msg) {
 				t.Errorf("finding = %+v", f)
 			}
-			if rep.GitMode != GitModeMtime {
+			if rep.GitMode != tc.mode {
 				t.Errorf("git mode %q", rep.GitMode)
-			}
-			if f := find(t, rep, "changed-since"); f.Path != "src/after.ts" {
-				t.Errorf("changed-since = %+v", f)
 			}
 			if len(g.compared) != 0 {
 				t.Error("Compare called without a base")
+			}
+			if fr := fileReport(t, rep, "src/hashed.ts"); fr.State != FileUnchanged {
+				t.Errorf("hashed.ts = %+v (equal to the recorded hash)", fr)
+			}
+			if tc.mode != GitModeHistoryMissing {
+				if f := find(t, rep, "changed-since"); f.Path != "src/after.ts" {
+					t.Errorf("changed-since = %+v", f)
+				}
+				return
+			}
+			if has(rep, "changed-since") {
+				t.Errorf("modification times compared in a cut-short history: %v", rep.Findings)
+			}
+			if fr := fileReport(t, rep, "src/after.ts"); fr.State != FileUnknown {
+				t.Errorf("after.ts = %+v", fr)
+			}
+			if rep.Status != StatusConflicts || f.Check != workflow.CheckConflict {
+				t.Errorf("status %s, check %s: must decide like a conflict", rep.Status, f.Check)
 			}
 		})
 	}

@@ -253,7 +253,7 @@ func (v *validator) derivedStatus() string {
 }
 
 // consistency compares each involved story's status in the state with its
-// status in the story file (DESIGN §4.2, task 2.2).
+// status in the story file.
 func (v *validator) consistency() {
 	for _, s := range v.stories {
 		s.report = StoryReport{ID: display(s.id), Path: display(s.path), StateStatus: s.state, Exists: !s.missing}

@@ -72,9 +72,9 @@ func (v *validator) drift() {
 	base, err := v.in.Git.InterruptionCommit(v.c.Commit, at)
 	if err != nil {
 		switch {
-		case errors.Is(err, gitrepo.ErrNoCommit) && v.in.Git.Shallow():
-			v.add(workflow.CheckGit, workflow.Info, "git-fallback", "", "",
-				"shallow clone: interruption commit not available; comparing modification times")
+		case errors.Is(err, gitrepo.ErrHistoryMissing) || (errors.Is(err, gitrepo.ErrNoCommit) && v.in.Git.Shallow()):
+			v.historyMissing(stories)
+			return
 		case errors.Is(err, gitrepo.ErrNoCommit):
 			v.add(workflow.CheckGit, workflow.Info, "git-fallback", "", "",
 				fmt.Sprintf("no commit at or before the interruption (%s); comparing modification times", v.baselineText()))
@@ -577,4 +577,74 @@ func (v *validator) blobHash(path string) (string, error) {
 		return "", fmt.Errorf("hash %s: the file changed while being read", path)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// historyMissing handles a history cut short before the interruption (a
+// shallow or partial clone): changes since then can be neither confirmed nor
+// ruled out. Modification times say nothing there (a clone writes every
+// file), so they are not compared. A file whose recorded hash matches is
+// still known unchanged; every other referenced file and unfinished story is
+// "unknown", and one blocking conflict finding names them and the fix, so
+// that decisions treat them like conflicts (autopilot halts).
+func (v *validator) historyMissing(stories []*storyState) {
+	v.rep.GitMode = GitModeHistoryMissing
+	var unknown []string
+	seen := map[string]bool{}
+	for _, f := range v.files {
+		if !f.comparable() {
+			continue
+		}
+		if f.exists && f.story == nil && isHexHash(f.ref.Hash) {
+			if h, err := v.blobHash(f.clean); err == nil && strings.EqualFold(h, f.ref.Hash) {
+				f.report.State = FileUnchanged
+				continue
+			}
+		}
+		if f.report.State != FileMissing {
+			f.report.State = FileUnknown
+			f.report.Detail = "history missing: cannot tell whether it changed since the interruption"
+		}
+		if !seen[f.clean] {
+			seen[f.clean] = true
+			unknown = append(unknown, f.clean)
+		}
+	}
+	for _, s := range stories {
+		if !seen[s.path] {
+			seen[s.path] = true
+			unknown = append(unknown, s.path)
+		}
+	}
+	if len(unknown) == 0 {
+		v.add(workflow.CheckGit, workflow.Info, "history-missing", "", "",
+			"the git history does not reach the interruption ("+v.baselineText()+"), but no referenced file needed it")
+		return
+	}
+	sort.Strings(unknown)
+	what := unknown
+	more := ""
+	if len(what) > 5 {
+		more = fmt.Sprintf(" and %d more", len(what)-5)
+		what = what[:5]
+	}
+	noun := "file"
+	if len(unknown) > 1 {
+		noun = "files"
+	}
+	kind := "shallow clone"
+	if !v.in.Git.Shallow() {
+		kind = "commits are missing (partial clone)"
+	}
+	v.add(workflow.CheckConflict, workflow.Blocking, "history-missing", "", "",
+		fmt.Sprintf("the git history does not reach the interruption (%s; %s): changes by others to %d referenced %s (%s%s) cannot be ruled out; fetch the full history with `git fetch --unshallow` (GitHub Actions: actions/checkout with fetch-depth: 0) and run again",
+			v.baselineText(), kind, len(unknown), noun, strings.Join(displayAll(what), ", "), more))
+}
+
+// displayAll applies display to every path.
+func displayAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = display(p)
+	}
+	return out
 }

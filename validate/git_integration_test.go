@@ -197,3 +197,75 @@ func sameFindings(a, b []workflow.Finding) bool {
 	}
 	return true
 }
+
+// TestGoneReference: a referenced file a commit removed is reported with that
+// commit (and where it moved). An epic's execution plan is only a warning
+// when the state lists the waves and stories; without them it stays
+// blocking, and a plain missing file is a warning either way.
+func TestGoneReference(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const plan = "docs/stories/epics/EPIC-3-EXECUTION.yaml"
+	must(gitfixture.Init(dir))
+	must(gitfixture.WriteFile(dir, plan, "waves: [1, 2]\n"))
+	must(gitfixture.WriteFile(dir, "docs/notes.md", "notes\n"))
+	_, err := gitfixture.Commit(dir, "plan epic 3", "Dev Agent", "dev@example.com", at.Add(-time.Hour))
+	must(err)
+	must(gitfixture.Remove(dir, "docs/stories"))
+	must(gitfixture.WriteFile(dir, "docs/plans/EPIC-3-EXECUTION.yaml", "waves: [1, 2]\n"))
+	must(gitfixture.Remove(dir, "docs/notes.md"))
+	moved, err := gitfixture.Commit(dir, "move plans", "Framework Bot", "bot@example.com", at.Add(time.Hour))
+	must(err)
+	repo, err := gitrepo.Open(dir)
+	must(err)
+	defer repo.Close()
+
+	waves := []workflow.Wave{{Number: 1, Stories: []workflow.StoryRef{{ID: "3.1"}, {ID: "3.2"}}}, {Number: 2, Stories: []workflow.StoryRef{{ID: "3.3"}}}}
+	for _, tc := range []struct {
+		name  string
+		waves []workflow.Wave
+		ref   workflow.RefFile
+		code  string
+		sev   workflow.Severity
+		msg   string
+	}{
+		{"plan, waves listed", waves, workflow.RefFile{Path: plan, Phase: "waves", Critical: true, From: "executionPlan"},
+			"missing-file", workflow.Warning,
+			plan + " is missing, moved to docs/plans/EPIC-3-EXECUTION.yaml by " + moved[:7] + " (Framework Bot, 2026-01-10T13:00:00Z) \"move plans\" (needed by phase waves); the saved state lists every wave and story of the execution plan (2 waves, 3 stories), so the workflow can resume without it"},
+		{"plan, no waves", nil, workflow.RefFile{Path: plan, Phase: "waves", Critical: true, From: "executionPlan"},
+			"missing-critical", workflow.Blocking,
+			"critical file " + plan + " is missing, moved to docs/plans/EPIC-3-EXECUTION.yaml by " + moved[:7]},
+		{"plain file deleted", waves, workflow.RefFile{Path: "docs/notes.md", Phase: "waves"},
+			"missing-file", workflow.Warning,
+			"referenced file docs/notes.md is missing, deleted by " + moved[:7] + " (Framework Bot, 2026-01-10T13:00:00Z) \"move plans\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := workflow.Candidate{
+				ID: "epic:EPIC-3", Type: workflow.TypeEpic, Key: "EPIC-3", Workflow: workflow.DefEpic,
+				Source: workflow.SourceRef{Kind: workflow.KindEpicState, Path: ".aiox/epic-EPIC-3-state.yaml", Priority: workflow.PriorityEpic},
+				Status: "active", Resumable: true, UpdatedAt: at,
+				Epic:  &workflow.Epic{EpicID: "EPIC-3", PlanPath: plan, CurrentWave: 1, Waves: tc.waves},
+				Files: []workflow.RefFile{tc.ref},
+			}
+			rep := validate.Validate(validate.Input{Root: repo.Root(), Candidate: c, Git: repo, Now: at.Add(2 * time.Hour), Config: config.Default()})
+			var found *workflow.Finding
+			for i := range rep.Findings {
+				if rep.Findings[i].Code == tc.code {
+					found = &rep.Findings[i]
+				}
+			}
+			if found == nil || found.Severity != tc.sev || !strings.HasPrefix(found.Message, tc.msg) {
+				t.Fatalf("want %s %s %q\ngot %+v", tc.sev, tc.code, tc.msg, rep.Findings)
+			}
+			if len(rep.Files) != 1 || rep.Files[0].State != validate.FileMissing || len(rep.Files[0].By) != 1 || rep.Files[0].By[0].Hash != moved {
+				t.Errorf("file report: %+v", rep.Files)
+			}
+		})
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -274,4 +276,9 @@ func fileReport(t *testing.T, rep Report, path string) FileReport {
 	}
 	t.Fatalf("no file report for %q; files: %+v", path, rep.Files)
 	return FileReport{}
+}
+
+// gitBlob is the git blob hash of content.
+func gitBlob(content string) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, []byte(content)).String()
 }

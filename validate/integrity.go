@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -52,7 +53,7 @@ func mergeRef(a, b workflow.RefFile) workflow.RefFile {
 }
 
 // integrity checks that every referenced file is safe, exists and can be
-// opened (DESIGN §4.1). Unsafe paths are never stat'ed or read.
+// opened. Unsafe paths are never stat'ed or read.
 func (v *validator) integrity() {
 	// De-duplicate on the path as written first: it is cheap and bounds the
 	// work before the cap.
@@ -139,12 +140,18 @@ func (v *validator) checkFile(f *refFile) {
 		if v.missingStoryPaths[f.clean] {
 			return // consistency reports the story as missing
 		}
-		if rf.Critical {
-			v.add(workflow.CheckIntegrity, workflow.Blocking, "missing-critical", f.clean, rf.Phase,
-				fmt.Sprintf("critical file %s is missing%s", f.clean, phaseNote(rf)))
-		} else {
+		gone := v.goneBy(f)
+		carried := v.carriedByState(rf)
+		switch {
+		case rf.Critical && carried != "":
 			v.add(workflow.CheckIntegrity, workflow.Warning, "missing-file", f.clean, rf.Phase,
-				fmt.Sprintf("referenced file %s is missing%s", f.clean, phaseNote(rf)))
+				fmt.Sprintf("%s is missing%s%s; %s, so the workflow can resume without it", f.clean, gone, phaseNote(rf), carried))
+		case rf.Critical:
+			v.add(workflow.CheckIntegrity, workflow.Blocking, "missing-critical", f.clean, rf.Phase,
+				fmt.Sprintf("critical file %s is missing%s%s", f.clean, gone, phaseNote(rf)))
+		default:
+			v.add(workflow.CheckIntegrity, workflow.Warning, "missing-file", f.clean, rf.Phase,
+				fmt.Sprintf("referenced file %s is missing%s%s", f.clean, gone, phaseNote(rf)))
 		}
 	default:
 		f.report.Detail = "unreadable: " + err.Error()
@@ -165,4 +172,84 @@ func cause(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// Remover is implemented by a Git (*gitrepo.Repo does) that can name the
+// commit that removed a path; validation uses it to say why a referenced
+// file is missing.
+type Remover interface {
+	Removal(path string) (gitrepo.Removal, bool)
+}
+
+// maxRemovalLookups bounds the history walks one validation spends naming
+// the commits that removed missing files.
+const maxRemovalLookups = 8
+
+// goneBy is ", deleted by a1b2c3d (Jane, …) "subject"" (or "moved to X by",
+// or "moved into the submodule X by") for a missing file a commit removed,
+// "" when unknown. It also fills the file report's By and Detail.
+func (v *validator) goneBy(f *refFile) string {
+	rm, ok := v.in.Git.(Remover)
+	if !ok || v.in.Git == nil || v.removalLookups >= maxRemovalLookups {
+		return ""
+	}
+	v.removalLookups++
+	r, found := rm.Removal(f.clean)
+	if !found {
+		return ""
+	}
+	what := "deleted"
+	switch {
+	case r.Submodule != "":
+		what = "moved into the submodule " + display(r.Submodule)
+	case r.MovedTo != "":
+		what = "moved to " + display(r.MovedTo)
+	}
+	by := describeCommits([]gitrepo.Commit{r.Commit})
+	if r.Commit.Subject != "" {
+		by += fmt.Sprintf(" %q", display(r.Commit.Subject))
+	}
+	f.report.By = []gitrepo.Commit{r.Commit}
+	f.report.Detail = what + " by " + by
+	return ", " + what + " by " + by
+}
+
+// carriedByState says why a critical reference that is gone is not needed
+// to resume — the saved state itself carries what the next step needs — or
+// returns "" when the next step really cannot run without it. Today: an
+// epic's execution plan, when the state lists its waves and their stories.
+func (v *validator) carriedByState(rf workflow.RefFile) string {
+	e := v.c.Epic
+	if e == nil || rf.Produced || strings.TrimSpace(e.PlanPath) == "" || rf.Path != e.PlanPath {
+		return ""
+	}
+	waves, stories := 0, 0
+	for _, w := range e.Waves {
+		n := 0
+		for _, s := range w.Stories {
+			if strings.TrimSpace(s.ID) != "" {
+				n++
+			}
+		}
+		if n > 0 {
+			waves++
+			stories += n
+		}
+	}
+	if stories == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the saved state lists every wave and story of the execution plan (%s, %s)",
+		plural(waves, "wave"), plural(stories, "story"))
+}
+
+// plural is "1 wave", "3 waves", "2 stories".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,5 +1,5 @@
 // Package validate checks a discovered candidate against the repository as
-// it is now (DESIGN §4): integrity of referenced files, consistency of
+// it is now: integrity of referenced files, consistency of
 // statuses, conflicts with work done since the interruption (git drift
 // through internal/gitrepo), and age. It returns findings as values.
 package validate
@@ -11,14 +11,14 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Validation statuses of a candidate (DESIGN §8 "validation").
+// Validation statuses of a candidate.
 const (
 	StatusClean     = "clean"
 	StatusWarnings  = "warnings"
 	StatusConflicts = "conflicts"
 )
 
-// Age classes (DESIGN §4).
+// Age classes.
 const (
 	AgeFresh    = "fresh"
 	AgeRecent   = "recent"
@@ -30,8 +30,12 @@ const (
 // Git modes of a Report: how drift was found.
 const (
 	GitModeGit   = "git"   // compared with the interruption commit
-	GitModeMtime = "mtime" // no git, shallow clone, or no commit at the time
+	GitModeMtime = "mtime" // no git, or no commit at the time (history complete)
 	GitModeNone  = "none"  // nothing to compare
+	// GitModeHistoryMissing: a shallow or partial clone does not reach the
+	// interruption; changes since could not be checked (never judged by
+	// modification times, which a clone resets).
+	GitModeHistoryMissing = "history-missing"
 )
 
 // FileReport is the file-by-file comparison of one referenced file, as the
@@ -81,8 +85,9 @@ type Report struct {
 	InterruptedAt time.Time `json:"interrupted_at"`
 	// Base is the interruption commit, zero without git or when not found.
 	Base gitrepo.Commit `json:"base"`
-	// GitMode says how drift was found: "git", "mtime" (no git, shallow, or
-	// no commit at the time), or "none" (nothing to compare).
+	// GitMode says how drift was found: "git", "mtime" (no git, or no commit
+	// at the time), "history-missing" (shallow or partial clone not reaching
+	// the interruption) or "none" (nothing to compare).
 	GitMode string        `json:"git_mode"`
 	Files   []FileReport  `json:"files"`
 	Stories []StoryReport `json:"stories"`

@@ -1,5 +1,5 @@
 // Package validate checks a discovered candidate against the repository as
-// it is now (DESIGN §4): integrity of referenced files, consistency of
+// it is now: integrity of referenced files, consistency of
 // statuses, conflicts with work done since the interruption (git drift
 // through internal/gitrepo, or modification times without git), and age. It
 // returns findings as values, sorted, and never writes anything.
@@ -10,7 +10,12 @@
 //   - unsafe-path (blocking): a referenced path is absolute, leaves the
 //     repository (.., a symlink out) or holds NUL or a newline; it is never read.
 //   - missing-critical (blocking): a critical referenced file is missing.
-//   - missing-file (warning): a non-critical referenced file is missing.
+//   - missing-file (warning): a non-critical referenced file is missing, or a
+//     critical one the saved state makes unnecessary (an epic's execution
+//     plan when the state lists its waves and stories).
+//
+// With git, a missing file's message names the commit that deleted it, moved
+// it (same content at a new path) or moved its folder into a submodule.
 //   - unreadable (blocking when critical, else warning): the file exists but
 //     cannot be opened (permissions).
 //   - too-many-refs (warning): more referenced files than Config.MaxRefFiles;
@@ -47,11 +52,16 @@
 //     does not list.
 //   - changed-since (warning): without git history, a referenced file or
 //     story was modified after the interruption (by whom is unknown).
+//   - history-missing (blocking): a shallow or partial clone does not reach
+//     the interruption, so changes by others to the referenced files and
+//     stories cannot be ruled out; their state is "unknown" and the message
+//     names the fix (git fetch --unshallow, fetch-depth: 0). Check "git",
+//     info, when nothing referenced needed the history.
 //
 // Git (check "git"):
 //   - no-git (info): no git repository; modification times are compared.
-//   - git-fallback (info): shallow clone or no commit at the interruption
-//     time; modification times are compared.
+//   - git-fallback (info): no commit at the interruption time in a complete
+//     history; modification times are compared.
 //   - git-error (warning): reading git failed; modification times are compared.
 //   - no-baseline (info): neither an interruption time nor a commit is known,
 //     so nothing could be compared.
@@ -148,6 +158,8 @@ type validator struct {
 	missingStoryPaths map[string]bool
 	// storyIndex finds stories by a normalised id when the exact id misses.
 	storyIndex map[string]*workflow.Story
+	// removalLookups counts the history walks naming removed files.
+	removalLookups int
 }
 
 func newValidator(in Input) *validator {

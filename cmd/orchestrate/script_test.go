@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,6 +45,7 @@ func TestScripts(t *testing.T) {
 			"gitinit":   cmdGitInit,
 			"gitcommit": cmdGitCommit,
 			"gitrm":     cmdGitRm,
+			"gitclone":  cmdGitClone,
 			"mtime":     cmdMtime,
 			"lockfile":  cmdLockfile,
 			"sleep":     cmdSleep,
@@ -223,4 +225,36 @@ func cmdGitCommitEsc(ts *testscript.TestScript, neg bool, args []string) {
 		out[i] = unescapeArg(ts, a)
 	}
 	cmdGitCommit(ts, neg, out)
+}
+
+// gitclone clone|worktree|shallow SRC DST [DEPTH] — a fresh clone of SRC at
+// DST (new modification times), a linked worktree of SRC at DST, or a clone
+// cut to DEPTH commits (.git/shallow, older objects pruned).
+func cmdGitClone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: gitclone clone|worktree|shallow SRC DST [DEPTH]")
+	}
+	src, dst := ts.MkAbs(args[1]), ts.MkAbs(args[2])
+	var err error
+	switch args[0] {
+	case "clone":
+		err = gitfixture.Clone(src, dst)
+	case "worktree":
+		err = gitfixture.AddWorktree(src, dst, filepath.Base(dst))
+	case "shallow":
+		depth := 1
+		if len(args) > 3 {
+			if depth, err = strconv.Atoi(args[3]); err != nil {
+				ts.Fatalf("gitclone shallow: depth %q", args[3])
+			}
+		}
+		if err = gitfixture.Clone(src, dst); err == nil {
+			err = gitfixture.Shallow(dst, depth)
+		}
+	default:
+		ts.Fatalf("gitclone: unknown kind %s", args[0])
+	}
+	if neg != (err != nil) {
+		ts.Fatalf("gitclone: %v", err)
+	}
 }

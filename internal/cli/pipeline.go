@@ -92,25 +92,12 @@ func (a *app) load() (*session, error) {
 	return s, nil
 }
 
-// storyTimes returns, for story files that are exactly as committed in HEAD,
-// the time of the last commit that changed them.
+// storyTimes returns, for the candidates' files and folders (stories, state
+// files, spec pipeline folders) that are exactly as committed in HEAD, the
+// time of the last commit that changed them.
 func storyTimes(g *gitrepo.Repo, paths []string) map[string]discover.Stamp {
 	out := map[string]discover.Stamp{}
-	head, err := g.Head()
-	if err != nil {
-		return out
-	}
-	states, err := g.Compare(head, paths)
-	if err != nil {
-		return out
-	}
-	var clean []string
-	for _, st := range states {
-		if !st.Changed {
-			clean = append(clean, st.Path)
-		}
-	}
-	for p, c := range g.LastChange(clean, 2000) {
+	for p, c := range g.LastCommitted(paths, 2000) {
 		out[p] = discover.Stamp{When: c.When, From: "git:" + c.Short}
 	}
 	return out

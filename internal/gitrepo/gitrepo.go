@@ -143,7 +143,9 @@ func (r *Repo) headObject() (*object.Commit, error) {
 // whose committer time is at or before at. When there is no such commit —
 // an unknown or ambiguous hash, a time before the first commit, or a walk
 // that reaches a shallow boundary or a missing object first — the error
-// wraps ErrNoCommit.
+// wraps ErrNoCommit; when the history is cut short (the shallow boundary or a
+// missing ancestor comes first, or a recorded commit absent from a shallow
+// clone) it wraps ErrHistoryMissing as well.
 func (r *Repo) InterruptionCommit(recorded string, at time.Time) (Commit, error) {
 	if recorded = strings.ToLower(strings.TrimSpace(recorded)); recorded != "" {
 		c, err := r.resolve(recorded)
@@ -165,12 +167,12 @@ func (r *Repo) InterruptionCommit(recorded string, at time.Time) (Commit, error)
 			return Commit{}, err
 		}
 		if !ok {
-			why := "the first commit"
 			if r.shallow[c.Hash] || len(c.ParentHashes) > 0 {
-				why = "the shallow boundary"
+				return Commit{}, fmt.Errorf("no commit at or before %s (history walked back to %s, the shallow boundary): %w: %w",
+					at.UTC().Format(time.RFC3339), c.Hash.String()[:7], ErrHistoryMissing, ErrNoCommit)
 			}
-			return Commit{}, fmt.Errorf("no commit at or before %s (history walked back to %s, %s): %w",
-				at.UTC().Format(time.RFC3339), c.Hash.String()[:7], why, ErrNoCommit)
+			return Commit{}, fmt.Errorf("no commit at or before %s (history walked back to %s, the first commit): %w",
+				at.UTC().Format(time.RFC3339), c.Hash.String()[:7], ErrNoCommit)
 		}
 		c = p
 	}
@@ -221,6 +223,9 @@ func (r *Repo) resolve(s string) (*object.Commit, error) {
 	}
 	switch len(found) {
 	case 0:
+		if len(r.shallow) > 0 {
+			return nil, fmt.Errorf("recorded commit %s is not in this shallow clone: %w: %w", s, ErrHistoryMissing, ErrNoCommit)
+		}
 		return nil, fmt.Errorf("recorded commit %s is not in the repository: %w", s, ErrNoCommit)
 	case 1:
 		return found[0], nil

@@ -254,7 +254,9 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 		if okb {
 			pb = &object.TreeEntry{Name: name, Mode: eb.mode, Hash: eb.hash}
 		}
-		if child.leaf && blobHash(pa) != blobHash(pb) {
+		// A wanted path changes when its file does, or — a folder — when
+		// anything inside it does (its tree hash).
+		if child.leaf && (blobHash(pa) != blobHash(pb) || dirHash(pa) != dirHash(pb)) {
 			*out = append(*out, child.path)
 		}
 		if len(child.names) > 0 {

@@ -17,6 +17,13 @@ var ErrNoGit = errors.New("not a git repository")
 // commit at or before the time, or a shallow clone that does not reach it).
 var ErrNoCommit = errors.New("interruption commit not found")
 
+// ErrHistoryMissing is returned (together with ErrNoCommit) when the
+// interruption commit cannot be found because the history is cut short: a
+// shallow clone whose boundary comes first, or a partial clone missing the
+// commit or one of its ancestors. Changes since the interruption can then be
+// neither confirmed nor ruled out.
+var ErrHistoryMissing = errors.New("git history missing")
+
 // Commit is the part of a commit orchestrate reports.
 type Commit struct {
 	Hash    string    `json:"hash"`
@@ -41,4 +48,15 @@ type PathState struct {
 	Changed    bool   `json:"changed"`     // disk differs from base
 	Committed  bool   `json:"committed"`   // HEAD differs from base (changed by commits since)
 	Uncommited bool   `json:"uncommitted"` // disk differs from HEAD (an uncommitted edit)
+}
+
+// Removal is the commit that removed a path from HEAD's history.
+type Removal struct {
+	Commit Commit `json:"commit"`
+	// MovedTo is where the same content went in that commit (rename
+	// detection: the same blob at a new path); "" when it was deleted.
+	MovedTo string `json:"moved_to,omitempty"`
+	// Submodule is the folder on the path that the commit turned into a
+	// submodule (the content moved to another repository); "" otherwise.
+	Submodule string `json:"submodule,omitempty"`
 }

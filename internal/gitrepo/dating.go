@@ -1,0 +1,220 @@
+package gitrepo
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// maxFolderFiles bounds the files compared to date one folder: a bigger
+// folder is not dated from git (its caller keeps the modification time).
+const maxFolderFiles = 2000
+
+// LastCommitted returns, for each slash path that is exactly as committed in
+// HEAD, the newest commit on HEAD's first-parent chain that changed it,
+// looking at most maxCommits commits back (see LastChange). A path is a file
+// or a folder; a folder is as committed when the files on disk under it are
+// the files HEAD holds there, with the same content (at most 2000 files), and
+// its commit is the newest one that changed anything inside it. Paths with an
+// uncommitted edit, missing, untracked, unsafe, or beyond the bound are
+// absent: their caller keeps the modification time. In a shallow clone a path
+// not changed since the boundary gets the boundary commit (the newest time
+// the history can vouch for). The answer is the same in a fresh clone, a
+// linked worktree or the original checkout of the same commit.
+func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
+	out := make(map[string]Commit)
+	if len(paths) == 0 {
+		return out
+	}
+	head, err := r.headObject()
+	if err != nil {
+		return out
+	}
+	tree := newPathTree(r.objects, head.TreeHash)
+	buf := make([]byte, 32<<10)
+	var clean []string
+	for _, p := range paths {
+		if !safeRel(p) {
+			continue
+		}
+		e, err := tree.entry(p)
+		if err != nil || e == nil {
+			continue
+		}
+		var ok bool
+		switch {
+		case isBlob(e.Mode):
+			dh, onDisk, err := r.diskHash(p, buf)
+			ok = err == nil && onDisk && dh == e.Hash
+		case e.Mode == filemode.Dir:
+			ok = r.folderAsCommitted(p, e.Hash, buf)
+		}
+		if ok {
+			clean = append(clean, p)
+		}
+	}
+	return r.LastChange(clean, maxCommits)
+}
+
+// safeRel reports whether p is a clean relative slash path inside the work
+// tree (no "..", not absolute, no NUL).
+func safeRel(p string) bool {
+	if p == "" || strings.ContainsRune(p, 0) || path.IsAbs(p) || filepath.IsAbs(p) {
+		return false
+	}
+	c := path.Clean(p)
+	return c == p && c != "." && c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// folderAsCommitted reports whether the folder at slash path p on disk holds
+// exactly the files of the tree h, with the same content. Symbolic links are
+// compared as git stores them and never followed; a folder over
+// maxFolderFiles files is not compared (false).
+func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf []byte) bool {
+	obj, err := r.objects.EncodedObject(plumbing.TreeObject, h)
+	if err != nil {
+		return false
+	}
+	t, err := object.DecodeTree(r.objects, obj)
+	if err != nil {
+		return false
+	}
+	want := map[string]plumbing.Hash{}
+	walker := object.NewTreeWalker(t, true, nil)
+	defer walker.Close()
+	for {
+		name, e, err := walker.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return false
+			}
+			break
+		}
+		switch {
+		case e.Mode == filemode.Dir:
+			continue
+		case !isBlob(e.Mode):
+			return false // a submodule: its content is another repository's
+		}
+		want[name] = e.Hash
+		if len(want) > maxFolderFiles {
+			return false
+		}
+	}
+	base := filepath.Join(r.root, filepath.FromSlash(p))
+	fi, err := os.Lstat(base)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	seen := 0
+	err = filepath.WalkDir(base, func(abs string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(base, abs)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		wh, found := want[rel]
+		if !found {
+			return errFolderDiffers // untracked (or ignored) file
+		}
+		seen++
+		dh, onDisk, err := r.diskHash(p+"/"+rel, buf)
+		if err != nil || !onDisk || dh != wh {
+			return errFolderDiffers
+		}
+		return nil
+	})
+	return err == nil && seen == len(want)
+}
+
+var errFolderDiffers = errors.New("folder differs from HEAD")
+
+// maxRemovalScan bounds the commits Removal walks back.
+const maxRemovalScan = 5000
+
+// Removal names the newest commit on HEAD's first-parent chain that removed
+// the file at slash path p, which HEAD no longer holds: ok is false when HEAD
+// still holds p, when no commit within reach removed it (never committed, or
+// beyond the shallow boundary), or on a read error. When the commit added the
+// same blob at another path, MovedTo names it (the first in path order); when
+// it turned a folder on p into a submodule, Submodule names that folder.
+func (r *Repo) Removal(p string) (Removal, bool) {
+	if !safeRel(p) {
+		return Removal{}, false
+	}
+	head, err := r.headObject()
+	if err != nil {
+		return Removal{}, false
+	}
+	if e, err := newPathTree(r.objects, head.TreeHash).entry(p); err != nil || e != nil {
+		return Removal{}, false
+	}
+	c, ok := r.LastChange([]string{p}, maxRemovalScan)[p]
+	if !ok {
+		return Removal{}, false
+	}
+	obj, err := r.commitByHash(c.Hash)
+	if err != nil {
+		return Removal{}, false
+	}
+	parent, ok, err := r.firstParent(obj)
+	if err != nil || !ok {
+		return Removal{}, false
+	}
+	old, err := newPathTree(r.objects, parent.TreeHash).entry(p)
+	if err != nil || old == nil {
+		return Removal{}, false // not a removal: p was added (and is absent from HEAD for another reason)
+	}
+	out := Removal{Commit: c}
+	// a folder on the path that became a submodule
+	now := newPathTree(r.objects, obj.TreeHash)
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := strings.Join(parts[:i], "/")
+		if e, err := now.entry(dir); err == nil && e != nil && e.Mode == filemode.Submodule {
+			out.Submodule = dir
+			return out, true
+		}
+	}
+	if !isBlob(old.Mode) {
+		return out, true
+	}
+	from, err := parent.Tree()
+	if err != nil {
+		return out, true
+	}
+	to, err := obj.Tree()
+	if err != nil {
+		return out, true
+	}
+	changes, err := object.DiffTree(from, to)
+	if err != nil {
+		return out, true
+	}
+	var moved []string
+	for _, ch := range changes {
+		if ch.To.Name != "" && ch.To.Name != p && ch.To.TreeEntry.Hash == old.Hash && isBlob(ch.To.TreeEntry.Mode) {
+			moved = append(moved, ch.To.Name)
+		}
+	}
+	if len(moved) > 0 {
+		sort.Strings(moved)
+		out.MovedTo = moved[0]
+	}
+	return out, true
+}
