@@ -10,6 +10,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/discover/spec"
 	"github.com/orchestrate-dev/orchestrate/discover/story"
+	"github.com/orchestrate-dev/orchestrate/discover/taskmaster"
 	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -55,6 +56,7 @@ func DefaultSources() []source.Source {
 		progress.ProgressSource,
 		worksession.WorkSessionSource,
 		spec.SpecSource,
+		taskmaster.TaskmasterSource,
 	}
 }
 

@@ -131,6 +131,8 @@ func hasStateFile(kind string) bool {
 	switch kind {
 	case workflow.KindStory, workflow.KindSpec, workflow.KindQALoopIndex:
 		return false
+	case workflow.KindTaskmaster: // the framework's tasks.json is never edited
+		return false
 	}
 	return true
 }
