@@ -12,6 +12,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/spec"
 	"github.com/orchestrate-dev/orchestrate/discover/speckit"
 	"github.com/orchestrate-dev/orchestrate/discover/story"
+	"github.com/orchestrate-dev/orchestrate/discover/taskmaster"
 	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -59,6 +60,7 @@ func DefaultSources() []source.Source {
 		spec.SpecSource,
 		gsd.GSDSource,
 		speckit.SpecKitSource,
+		taskmaster.TaskmasterSource,
 	}
 }
 

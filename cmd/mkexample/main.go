@@ -149,6 +149,9 @@ func run(dir, src string, now time.Time) error {
 	if err := writeGSD(dir, now); err != nil {
 		return fmt.Errorf("gsd: %w", err)
 	}
+	if err := writeTaskmaster(dir, now); err != nil {
+		return err
+	}
 	for rel := range files {
 		if !written[rel] {
 			return fmt.Errorf("%s is in no commit of the history", rel)
