@@ -145,6 +145,12 @@ func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
 // stderr, redacted and with control characters escaped.
 func (a *app) reportGlobalFindings(s *session) {
 	for _, f := range s.res.Findings {
+		if f.Severity == workflow.Info {
+			// notes (which rule chose a framework's current item, …) are for
+			// --log-level info and the candidates' own reports, not every run
+			a.log.Infof("%s", templates.Safe(f.Error()))
+			continue
+		}
 		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, templates.Safe(f.Error()))
 	}
 }
