@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +38,7 @@ const minAbbrev = 4
 type Repo struct {
 	repo    *git.Repository
 	objects storer.EncodedObjectStorer
+	packs   *objectStore        // nil without a file-system storage
 	storage *filesystem.Storage // nil once closed
 	root    string
 	shallow map[plumbing.Hash]bool
@@ -87,7 +90,13 @@ func Open(dir string) (*Repo, error) {
 	for _, h := range bounds {
 		shallow[h] = true
 	}
-	return &Repo{repo: r, objects: r.Storer, storage: st, root: root, shallow: shallow}, nil
+	out := &Repo{repo: r, objects: r.Storer, storage: st, root: root, shallow: shallow}
+	if st != nil {
+		// Commits and trees come straight from the packs (see objectStore).
+		out.packs = newObjectStore(r.Storer, st.Filesystem())
+		out.objects = out.packs
+	}
+	return out, nil
 }
 
 // Close releases the pack files the Repo keeps open (at most 16). A Repo
@@ -98,6 +107,11 @@ func (r *Repo) Close() error {
 		return nil
 	}
 	err := r.storage.Close()
+	if r.packs != nil {
+		if perr := r.packs.Close(); err == nil {
+			err = perr
+		}
+	}
 	r.storage = nil
 	if err != nil {
 		return fmt.Errorf("close git repository %s: %w", r.root, err)
@@ -130,7 +144,7 @@ func (r *Repo) headObject() (*object.Commit, error) {
 		}
 		return nil, fmt.Errorf("resolve HEAD: %w", err)
 	}
-	c, err := r.repo.CommitObject(ref.Hash())
+	c, err := object.GetCommit(r.objects, ref.Hash())
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD commit %s: %w", ref.Hash(), err)
 	}
@@ -185,7 +199,7 @@ func (r *Repo) firstParent(c *object.Commit) (p *object.Commit, ok bool, err err
 	if len(c.ParentHashes) == 0 || r.shallow[c.Hash] {
 		return nil, false, nil
 	}
-	p, err = r.repo.CommitObject(c.ParentHashes[0])
+	p, err = object.GetCommit(r.objects, c.ParentHashes[0])
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return nil, false, nil
@@ -211,7 +225,7 @@ func (r *Repo) resolve(s string) (*object.Commit, error) {
 	}
 	var found []*object.Commit
 	for _, h := range candidates {
-		c, err := r.repo.CommitObject(h)
+		c, err := object.GetCommit(r.objects, h)
 		switch {
 		case err == nil:
 			found = append(found, c)
@@ -365,7 +379,7 @@ func (r *Repo) commitByHash(h string) (*object.Commit, error) {
 	if len(h) != 2*len(plumbing.ZeroHash) || !isHex(h) {
 		return nil, fmt.Errorf("commit %q is not a full hash", h)
 	}
-	c, err := r.repo.CommitObject(plumbing.NewHash(h))
+	c, err := object.GetCommit(r.objects, plumbing.NewHash(h))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -444,31 +458,38 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	if len(paths) == 0 {
 		return out, nil
 	}
-	c, err := r.headObject()
+	c, err := r.headLinks()
 	if err != nil {
 		return nil, err
 	}
+	stop, hasStop := fullHash(base.Hash)
 	trie := newPathTrie(paths)
 	cache := newTreeCache(r.objects)
 	full := 0
-	for c.Hash.String() != base.Hash {
-		p, ok, err := r.firstParent(c)
+	for !hasStop || c.hash != stop {
+		p, ok, err := r.parentLinks(c)
 		if err != nil {
 			return nil, err
 		}
 		parentTree := plumbing.ZeroHash
 		if ok {
-			parentTree = p.TreeHash
+			parentTree = p.tree
 		}
-		changed, err := cache.changed(c.TreeHash, parentTree, trie)
+		changed, err := cache.changed(c.tree, parentTree, trie)
 		if err != nil {
-			return nil, fmt.Errorf("compare %s with its parent: %w", c.Hash.String()[:7], err)
+			return nil, fmt.Errorf("compare %s with its parent: %w", c.hash.String()[:7], err)
 		}
+		var info Commit
 		for _, path := range changed {
 			if limit > 0 && len(out[path]) >= limit {
 				continue
 			}
-			out[path] = append(out[path], toCommit(c))
+			if info.IsZero() {
+				if info, err = r.commitInfo(c.hash); err != nil {
+					return nil, err
+				}
+			}
+			out[path] = append(out[path], info)
 			if limit > 0 && len(out[path]) == limit {
 				full++
 			}
@@ -492,28 +513,32 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 	if len(paths) == 0 {
 		return out
 	}
-	c, err := r.headObject()
+	c, err := r.headLinks()
 	if err != nil {
 		return out
 	}
 	trie := newPathTrie(paths)
 	cache := newTreeCache(r.objects)
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
-		p, ok, err := r.firstParent(c)
+		p, ok, err := r.parentLinks(c)
 		if err != nil {
 			return out
 		}
 		parentTree := plumbing.ZeroHash
 		if ok {
-			parentTree = p.TreeHash
+			parentTree = p.tree
 		}
-		changed, err := cache.changed(c.TreeHash, parentTree, trie)
+		changed, err := cache.changed(c.tree, parentTree, trie)
 		if err != nil {
 			return out
 		}
 		if len(changed) > 0 {
+			info, err := r.commitInfo(c.hash)
+			if err != nil {
+				return out
+			}
 			for _, path := range changed {
-				out[path] = toCommit(c)
+				out[path] = info
 			}
 			var rest []string
 			for _, path := range trie.paths {
@@ -608,4 +633,112 @@ func hashString(h plumbing.Hash) string {
 		return ""
 	}
 	return h.String()
+}
+
+// links is what the history walk reads of a commit: its tree and first
+// parent, parsed from the raw object without decoding the rest.
+type links struct {
+	hash, tree plumbing.Hash
+	parent     plumbing.Hash // zero for a root commit
+}
+
+// headLinks returns HEAD's links.
+func (r *Repo) headLinks() (links, error) {
+	ref, err := r.repo.Head()
+	if err != nil {
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return links{}, fmt.Errorf("HEAD has no commits: %w", ErrNoCommit)
+		}
+		return links{}, fmt.Errorf("resolve HEAD: %w", err)
+	}
+	l, err := r.readLinks(ref.Hash())
+	if err != nil {
+		return links{}, fmt.Errorf("read HEAD commit %s: %w", ref.Hash(), err)
+	}
+	return l, nil
+}
+
+// parentLinks returns c's first parent; ok is false at the start of the
+// history, at a shallow boundary, or when the parent object is missing (as
+// firstParent).
+func (r *Repo) parentLinks(c links) (p links, ok bool, err error) {
+	if c.parent.IsZero() || r.shallow[c.hash] {
+		return links{}, false, nil
+	}
+	p, err = r.readLinks(c.parent)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return links{}, false, nil
+		}
+		return links{}, false, fmt.Errorf("read parent of %s: %w", c.hash.String()[:7], err)
+	}
+	return p, true, nil
+}
+
+// readLinks reads the header lines of commit h.
+func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
+	obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
+	if err != nil {
+		return links{}, err
+	}
+	raw, err := objectBytes(obj)
+	if err != nil {
+		return links{}, err
+	}
+	l := links{hash: h}
+	seenTree := false
+	for len(raw) > 0 {
+		line := raw
+		if nl := bytes.IndexByte(raw, '\n'); nl >= 0 {
+			line, raw = raw[:nl], raw[nl+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) == 0 {
+			break // the end of the header
+		}
+		switch {
+		case !seenTree && bytes.HasPrefix(line, []byte("tree ")):
+			if l.tree, err = parseHexHash(line[5:]); err != nil {
+				return links{}, fmt.Errorf("commit %s: tree: %w", h.String()[:7], err)
+			}
+			seenTree = true
+		case l.parent.IsZero() && bytes.HasPrefix(line, []byte("parent ")):
+			if l.parent, err = parseHexHash(line[7:]); err != nil {
+				return links{}, fmt.Errorf("commit %s: parent: %w", h.String()[:7], err)
+			}
+		}
+	}
+	if !seenTree {
+		return links{}, fmt.Errorf("commit %s has no tree", h.String()[:7])
+	}
+	return l, nil
+}
+
+// commitInfo decodes commit h in full.
+func (r *Repo) commitInfo(h plumbing.Hash) (Commit, error) {
+	c, err := object.GetCommit(r.objects, h)
+	if err != nil {
+		return Commit{}, fmt.Errorf("read commit %s: %w", h.String()[:7], err)
+	}
+	return toCommit(c), nil
+}
+
+func parseHexHash(b []byte) (plumbing.Hash, error) {
+	var h plumbing.Hash
+	if len(b) != 2*len(h) {
+		return h, fmt.Errorf("%q is not a full hash", b)
+	}
+	if _, err := hex.Decode(h[:], b); err != nil {
+		return h, fmt.Errorf("%q is not a full hash: %w", b, err)
+	}
+	return h, nil
+}
+
+// fullHash parses a full lower-case hex hash; ok is false for anything else.
+func fullHash(s string) (plumbing.Hash, bool) {
+	if len(s) != 2*len(plumbing.ZeroHash) || !isHex(s) {
+		return plumbing.ZeroHash, false
+	}
+	return plumbing.NewHash(s), true
 }

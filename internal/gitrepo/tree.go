@@ -190,12 +190,7 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, err
 		if err != nil {
 			return nil, fmt.Errorf("read tree %s: %w", h, err)
 		}
-		rd, err := obj.Reader()
-		if err != nil {
-			return nil, err
-		}
-		raw, err := io.ReadAll(rd)
-		rd.Close()
+		raw, err := objectBytes(obj)
 		if err != nil {
 			return nil, err
 		}
@@ -280,4 +275,21 @@ func dirHash(e *object.TreeEntry) plumbing.Hash {
 		return plumbing.ZeroHash
 	}
 	return e.Hash
+}
+
+// objectBytes returns obj's content, without a copy when the pack reader
+// read it.
+func objectBytes(obj plumbing.EncodedObject) ([]byte, error) {
+	if po, ok := obj.(*packedObject); ok {
+		return po.data, nil
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(rd)
+	if cerr := rd.Close(); err == nil {
+		err = cerr
+	}
+	return raw, err
 }

@@ -1,0 +1,506 @@
+package gitrepo
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"container/list"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// Limits of the pack reader; objects beyond them are left to go-git.
+const (
+	maxPackedObject = 64 << 20 // the largest object (or delta) inflated here
+	maxDeltaDepth   = 4096     // the longest delta chain followed
+	cacheBytes      = 16 << 20 // the delta-base cache
+	maxCachedObject = 1 << 20  // the largest object the cache keeps
+	idxHeaderLen    = 8 + 256*4
+)
+
+// errNotHere sends a look-up on to go-git's storage.
+var errNotHere = errors.New("object not handled by the pack reader")
+
+// objectStore reads objects straight from the pack files: a look-up is a
+// binary search in the memory-mapped pack index, a delta base is read at its
+// offset in the pack (no reverse index of the pack is ever built), and
+// objects rebuilt from delta chains are kept in a bounded cache keyed by pack
+// offset — nothing is re-hashed, the hash is the one the index names. Loose
+// objects, alternates, objects over maxPackedObject and every other method go
+// to the wrapped go-git storage.
+type objectStore struct {
+	storer.EncodedObjectStorer
+	fs     billy.Filesystem
+	packs  []*packFile
+	loaded bool
+	cache  *offsetCache
+	zr     io.ReadCloser
+	br     *bufio.Reader
+}
+
+func newObjectStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *objectStore {
+	return &objectStore{EncodedObjectStorer: s, fs: fs, cache: newOffsetCache(cacheBytes)}
+}
+
+// packFile is one pack and its version 2 index.
+type packFile struct {
+	name   string
+	idx    []byte
+	unmap  func() error
+	pack   billy.File
+	size   int64 // of the pack
+	n      int   // objects
+	off32  int   // where the 4-byte offsets start in idx
+	off64  int   // where the 8-byte offsets start
+	fanout [256]uint32
+}
+
+// EncodedObject returns the object h of type t (plumbing.AnyObject: any);
+// a type mismatch is plumbing.ErrObjectNotFound, as in go-git's storage.
+func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.load()
+	for _, p := range s.packs {
+		off, ok := p.find(h)
+		if !ok {
+			continue
+		}
+		typ, data, err := s.read(p, off, 0)
+		if errors.Is(err, errNotHere) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
+		}
+		if t != plumbing.AnyObject && typ != t {
+			return nil, plumbing.ErrObjectNotFound
+		}
+		return &packedObject{h: h, t: typ, data: data}, nil
+	}
+	return s.EncodedObjectStorer.EncodedObject(t, h)
+}
+
+// load opens every pack index once; a pack that cannot be read is skipped
+// (its objects then come from go-git).
+func (s *objectStore) load() {
+	if s.loaded {
+		return
+	}
+	s.loaded = true
+	if s.fs == nil {
+		return
+	}
+	dir := s.fs.Join("objects", "pack")
+	infos, err := s.fs.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, fi := range infos {
+		name := fi.Name()
+		if !strings.HasSuffix(name, ".idx") {
+			continue
+		}
+		if p, err := openPack(s.fs, s.fs.Join(dir, name), s.fs.Join(dir, strings.TrimSuffix(name, ".idx")+".pack")); err == nil {
+			s.packs = append(s.packs, p)
+		}
+	}
+}
+
+// Close releases the mapped indexes and open packs.
+func (s *objectStore) Close() error {
+	var first error
+	for _, p := range s.packs {
+		if err := p.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.packs, s.loaded = nil, true
+	s.cache = newOffsetCache(cacheBytes)
+	return first
+}
+
+func openPack(fs billy.Filesystem, idxName, packName string) (_ *packFile, err error) {
+	f, err := fs.Open(idxName)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := fs.Stat(idxName)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < idxHeaderLen+40 {
+		return nil, fmt.Errorf("pack index %s: too short", idxName)
+	}
+	b, unmap, err := mapFile(f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	p := &packFile{name: packName, idx: b, unmap: unmap}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
+	if !bytes.Equal(b[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return nil, fmt.Errorf("pack index %s: not a version 2 index", idxName)
+	}
+	prev := uint32(0)
+	for i := range p.fanout {
+		v := binary.BigEndian.Uint32(b[8+4*i:])
+		if v < prev {
+			return nil, fmt.Errorf("pack index %s: fan-out table out of order", idxName)
+		}
+		p.fanout[i], prev = v, v
+	}
+	p.n = int(prev)
+	if int64(p.n) > (fi.Size()-idxHeaderLen-40)/28 {
+		return nil, fmt.Errorf("pack index %s: %d objects do not fit", idxName, p.n)
+	}
+	p.off32 = idxHeaderLen + p.n*24
+	p.off64 = p.off32 + p.n*4
+	if p.pack, err = fs.Open(packName); err != nil {
+		return nil, err
+	}
+	pfi, err := fs.Stat(packName)
+	if err != nil {
+		return nil, err
+	}
+	p.size = pfi.Size()
+	return p, nil
+}
+
+func (p *packFile) close() error {
+	var err error
+	if p.unmap != nil {
+		err = p.unmap()
+		p.unmap = nil
+	}
+	if p.pack != nil {
+		if cerr := p.pack.Close(); err == nil {
+			err = cerr
+		}
+		p.pack = nil
+	}
+	return err
+}
+
+// find binary-searches the index for h and returns its offset in the pack.
+func (p *packFile) find(h plumbing.Hash) (int64, bool) {
+	lo := 0
+	if h[0] > 0 {
+		lo = int(p.fanout[h[0]-1])
+	}
+	hi := int(p.fanout[h[0]])
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch c := bytes.Compare(p.idx[idxHeaderLen+m*20:idxHeaderLen+m*20+20], h[:]); {
+		case c == 0:
+			return p.offset(m)
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return 0, false
+}
+
+func (p *packFile) offset(i int) (int64, bool) {
+	v := binary.BigEndian.Uint32(p.idx[p.off32+4*i:])
+	if v&0x80000000 == 0 {
+		return int64(v), true
+	}
+	at := p.off64 + 8*int(v&0x7fffffff)
+	if at+8 > len(p.idx)-40 {
+		return 0, false
+	}
+	off := binary.BigEndian.Uint64(p.idx[at:])
+	if off > 1<<62 {
+		return 0, false
+	}
+	return int64(off), true
+}
+
+// read returns the type and content of the object at offset off in p,
+// rebuilding deltas from their bases.
+func (s *objectStore) read(p *packFile, off int64, depth int) (plumbing.ObjectType, []byte, error) {
+	if e, ok := s.cache.get(p, off); ok {
+		return e.t, e.data, nil
+	}
+	if depth > maxDeltaDepth {
+		return 0, nil, fmt.Errorf("delta chain longer than %d at offset %d", maxDeltaDepth, off)
+	}
+	if off < 12 || off >= p.size-20 {
+		return 0, nil, fmt.Errorf("offset %d outside the pack", off)
+	}
+	sr := io.NewSectionReader(p.pack, off, p.size-off)
+	if s.br == nil {
+		s.br = bufio.NewReaderSize(sr, 4096)
+	} else {
+		s.br.Reset(sr)
+	}
+	b, err := s.br.Peek(32)
+	if err != nil && !(errors.Is(err, io.EOF) && len(b) > 0) {
+		return 0, nil, err
+	}
+	i := 0
+	next := func() (byte, error) {
+		if i >= len(b) {
+			return 0, errors.New("truncated object header")
+		}
+		i++
+		return b[i-1], nil
+	}
+	c, err := next()
+	if err != nil {
+		return 0, nil, err
+	}
+	typ := plumbing.ObjectType((c >> 4) & 7)
+	size := uint64(c & 0x0f)
+	for shift := uint(4); c&0x80 != 0; shift += 7 {
+		if c, err = next(); err != nil {
+			return 0, nil, err
+		}
+		if shift > 56 {
+			return 0, nil, errors.New("object size overflows")
+		}
+		size |= uint64(c&0x7f) << shift
+	}
+	if size > maxPackedObject {
+		return 0, nil, errNotHere
+	}
+	var baseType plumbing.ObjectType
+	var base []byte
+	switch typ {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+	case plumbing.OFSDeltaObject:
+		if c, err = next(); err != nil {
+			return 0, nil, err
+		}
+		rel := int64(c & 0x7f)
+		for c&0x80 != 0 {
+			if c, err = next(); err != nil {
+				return 0, nil, err
+			}
+			if rel > 1<<48 {
+				return 0, nil, errors.New("delta base offset overflows")
+			}
+			rel = ((rel + 1) << 7) | int64(c&0x7f)
+		}
+		if rel <= 0 || rel >= off {
+			return 0, nil, fmt.Errorf("delta at %d names a base outside the pack", off)
+		}
+		if baseType, base, err = s.read(p, off-rel, depth+1); err != nil {
+			return 0, nil, err
+		}
+	case plumbing.REFDeltaObject:
+		if i+20 > len(b) {
+			return 0, nil, errors.New("truncated object header")
+		}
+		var bh plumbing.Hash
+		copy(bh[:], b[i:i+20])
+		i += 20
+		boff, ok := p.find(bh)
+		if !ok {
+			return 0, nil, errNotHere // a thin pack's base: go-git looks further
+		}
+		if baseType, base, err = s.read(p, boff, depth+1); err != nil {
+			return 0, nil, err
+		}
+	default:
+		return 0, nil, fmt.Errorf("unknown object type %d at offset %d", typ, off)
+	}
+	if base == nil { // s.br still reads at off: skip the header
+		_, err = s.br.Discard(i)
+	} else { // reading the base moved s.br
+		s.br.Reset(io.NewSectionReader(p.pack, off+int64(i), p.size-off-int64(i)))
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	data, err := s.inflate(int(size))
+	if err != nil {
+		return 0, nil, fmt.Errorf("inflate object at %d: %w", off, err)
+	}
+	if base != nil {
+		if data, err = applyDelta(base, data); errors.Is(err, errNotHere) {
+			return 0, nil, err
+		} else if err != nil {
+			return 0, nil, fmt.Errorf("apply delta at %d: %w", off, err)
+		}
+		typ = baseType
+	}
+	s.cache.put(p, off, typ, data)
+	return typ, data, nil
+}
+
+// inflate reads size bytes of zlib data from s.br.
+func (s *objectStore) inflate(size int) ([]byte, error) {
+	var err error
+	if s.zr == nil {
+		s.zr, err = zlib.NewReader(s.br)
+	} else {
+		err = s.zr.(zlib.Resetter).Reset(s.br, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(s.zr, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// applyDelta builds the object a git delta describes from its base, in one
+// allocation of the announced size; a delta that does not fit its base or
+// its announced size is an error, one over maxPackedObject is errNotHere.
+func applyDelta(src, delta []byte) ([]byte, error) {
+	srcSize, n := binary.Uvarint(delta)
+	if n <= 0 || srcSize != uint64(len(src)) {
+		return nil, errors.New("delta does not match its base")
+	}
+	delta = delta[n:]
+	dstSize, n := binary.Uvarint(delta)
+	if n <= 0 {
+		return nil, errors.New("truncated delta header")
+	}
+	if dstSize > maxPackedObject {
+		return nil, errNotHere
+	}
+	delta = delta[n:]
+	dst := make([]byte, 0, int(dstSize))
+	for len(delta) > 0 {
+		op := delta[0]
+		delta = delta[1:]
+		switch {
+		case op&0x80 != 0: // copy from the base
+			var off, size uint64
+			for i := 0; i < 7; i++ {
+				if op&(1<<i) == 0 {
+					continue
+				}
+				if len(delta) == 0 {
+					return nil, errors.New("truncated delta copy")
+				}
+				if i < 4 {
+					off |= uint64(delta[0]) << (8 * i)
+				} else {
+					size |= uint64(delta[0]) << (8 * (i - 4))
+				}
+				delta = delta[1:]
+			}
+			if size == 0 {
+				size = 0x10000
+			}
+			if off+size > uint64(len(src)) || uint64(len(dst))+size > dstSize {
+				return nil, errors.New("delta copy out of bounds")
+			}
+			dst = append(dst, src[off:off+size]...)
+		case op != 0: // insert literal bytes
+			size := int(op)
+			if size > len(delta) || uint64(len(dst)+size) > dstSize {
+				return nil, errors.New("delta insert out of bounds")
+			}
+			dst = append(dst, delta[:size]...)
+			delta = delta[size:]
+		default:
+			return nil, errors.New("delta opcode 0")
+		}
+	}
+	if uint64(len(dst)) != dstSize {
+		return nil, errors.New("delta builds a short object")
+	}
+	return dst, nil
+}
+
+// packedObject is an object read by objectStore: its hash is the one the
+// index names (never recomputed) and its content is shared with the cache,
+// so it is read-only.
+type packedObject struct {
+	h    plumbing.Hash
+	t    plumbing.ObjectType
+	data []byte
+}
+
+func (o *packedObject) Hash() plumbing.Hash           { return o.h }
+func (o *packedObject) Type() plumbing.ObjectType     { return o.t }
+func (o *packedObject) SetType(t plumbing.ObjectType) { o.t = t }
+func (o *packedObject) Size() int64                   { return int64(len(o.data)) }
+func (o *packedObject) SetSize(int64)                 {}
+func (o *packedObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.data)), nil
+}
+func (o *packedObject) Writer() (io.WriteCloser, error) {
+	return nil, errors.New("packed objects are read-only")
+}
+
+// offsetCache is a least-recently-used cache of rebuilt objects keyed by
+// their place in a pack, bounded in bytes.
+type offsetCache struct {
+	max, used int
+	order     *list.List
+	items     map[cacheKey]*list.Element
+}
+
+type cacheKey struct {
+	p   *packFile
+	off int64
+}
+
+type cacheEntry struct {
+	k    cacheKey
+	t    plumbing.ObjectType
+	data []byte
+}
+
+func newOffsetCache(max int) *offsetCache {
+	return &offsetCache{max: max, order: list.New(), items: map[cacheKey]*list.Element{}}
+}
+
+func (c *offsetCache) get(p *packFile, off int64) (*cacheEntry, bool) {
+	e, ok := c.items[cacheKey{p, off}]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cacheEntry), true
+}
+
+func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []byte) {
+	if len(data) > maxCachedObject {
+		return
+	}
+	k := cacheKey{p, off}
+	if _, ok := c.items[k]; ok {
+		return
+	}
+	c.items[k] = c.order.PushFront(&cacheEntry{k: k, t: t, data: data})
+	c.used += len(data)
+	for c.used > c.max {
+		last := c.order.Back()
+		e := last.Value.(*cacheEntry)
+		c.order.Remove(last)
+		delete(c.items, e.k)
+		c.used -= len(e.data)
+	}
+}
+
+// readWhole reads the first size bytes of f.
+func readWhole(f billy.File, size int64) ([]byte, func() error, error) {
+	if size > 1<<31 {
+		return nil, nil, fmt.Errorf("file of %d bytes too big to read", size)
+	}
+	b := make([]byte, size)
+	if _, err := f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, err
+	}
+	return b, nil, nil
+}

@@ -1,0 +1,114 @@
+package gitrepo
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestPackReaderMatchesGoGit repacks the shared history with the git binary
+// (deltas included) and checks that every object the pack reader returns is
+// byte for byte go-git's, and that the walks answer as on loose objects.
+func TestPackReaderMatchesGoGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary")
+	}
+	h := newHistory(t)
+	loose, err := Open(h.dir)
+	must(t, err)
+	base := Commit{Hash: h.c1}
+	paths := []string{"src/app/main.go", "src/app/util.go", "notes.txt", "docs/new.md", "README.md"}
+	wantTouch, err := loose.CommitsTouching(base, paths, 0)
+	must(t, err)
+	wantLast := loose.LastChange(paths, 0)
+	must(t, loose.Close())
+
+	cmd := exec.Command("git", "-C", h.dir, "repack", "-adqf", "--depth=50", "--window=250")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git repack: %v\n%s", err, out)
+	}
+	r, err := Open(h.dir)
+	must(t, err)
+	defer r.Close()
+	out, err := exec.Command("git", "-C", h.dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").Output()
+	must(t, err)
+	hashes := strings.Fields(string(out))
+	if len(hashes) == 0 {
+		t.Fatal("no objects")
+	}
+	for _, s := range hashes {
+		oh := plumbing.NewHash(s)
+		got, err := r.packs.EncodedObject(plumbing.AnyObject, oh)
+		must(t, err)
+		if _, ok := got.(*packedObject); !ok {
+			t.Fatalf("%s not read from the pack", s)
+		}
+		want, err := r.packs.EncodedObjectStorer.EncodedObject(plumbing.AnyObject, oh)
+		must(t, err)
+		rd, err := want.Reader()
+		must(t, err)
+		wantData, err := io.ReadAll(rd)
+		must(t, err)
+		if got.Type() != want.Type() || !bytes.Equal(got.(*packedObject).data, wantData) || got.Hash() != oh {
+			t.Fatalf("%s: pack reader gives %s %q, go-git %s %q", s, got.Type(), got.(*packedObject).data, want.Type(), wantData)
+		}
+		if got.Type() != plumbing.CommitObject {
+			if _, err := r.packs.EncodedObject(plumbing.CommitObject, oh); !errors.Is(err, plumbing.ErrObjectNotFound) {
+				t.Fatalf("%s as a commit: %v, want ErrObjectNotFound", s, err)
+			}
+		}
+	}
+	gotTouch, err := r.CommitsTouching(base, paths, 0)
+	must(t, err)
+	if !reflect.DeepEqual(gotTouch, wantTouch) {
+		t.Errorf("CommitsTouching packed = %v, loose %v", gotTouch, wantTouch)
+	}
+	if got := r.LastChange(paths, 0); !reflect.DeepEqual(got, wantLast) {
+		t.Errorf("LastChange packed = %v, loose %v", got, wantLast)
+	}
+}
+
+// TestApplyDelta feeds well-formed and hostile deltas: never a panic, and an
+// over-size target is left to go-git.
+func TestApplyDelta(t *testing.T) {
+	src := []byte("hello, world")
+	tests := []struct {
+		name    string
+		delta   []byte
+		want    string
+		wantErr bool
+		notHere bool
+	}{
+		{name: "copy and insert", delta: []byte{12, 8, 0x90, 5, 3, '!', '!', '!'}, want: "hello!!!"},
+		{name: "copy with offset", delta: []byte{12, 5, 0x91, 7, 5}, want: "world"},
+		{name: "wrong base size", delta: []byte{11, 5, 0x91, 7, 5}, wantErr: true},
+		{name: "copy past base", delta: []byte{12, 5, 0x91, 10, 5}, wantErr: true},
+		{name: "copy past target", delta: []byte{12, 2, 0x90, 5}, wantErr: true},
+		{name: "insert past delta", delta: []byte{12, 5, 9, 'a'}, wantErr: true},
+		{name: "opcode zero", delta: []byte{12, 1, 0}, wantErr: true},
+		{name: "short result", delta: []byte{12, 9, 0x90, 5}, wantErr: true},
+		{name: "truncated copy", delta: []byte{12, 5, 0x91}, wantErr: true},
+		{name: "empty", delta: nil, wantErr: true},
+		{name: "huge target", delta: []byte{12, 0xff, 0xff, 0xff, 0xff, 0x7f}, wantErr: true, notHere: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := applyDelta(src, tt.delta)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.notHere != errors.Is(err, errNotHere) {
+				t.Fatalf("err = %v, errNotHere wanted: %v", err, tt.notHere)
+			}
+			if err == nil && string(got) != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
