@@ -66,7 +66,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	if err != nil {
 		return err
 	}
-	matches := discover.Lookup(s.res.Candidates, opts.Workflow)
+	matches := discover.Lookup(s.Res.Candidates, opts.Workflow)
 	switch {
 	case len(matches) == 0:
 		return exitf(ExitNotFound, "no workflow matches %q (orchestrate status --all lists them)", opts.Workflow)
@@ -78,7 +78,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		return usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
 	}
 	c := matches[0]
-	if st := handoff.Inspect(s.root, c.ID); st.Exists && st.Live {
+	if st := handoff.Inspect(s.Root, c.ID); st.Exists && st.Live {
 		return exitf(ExitLocked, "%s is being resumed right now (pid %d on %s): not cleaning it up", c.ID, st.Owner.PID, st.Owner.Host)
 	}
 
@@ -91,13 +91,13 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 			archive = append(archive, c.BackupPath)
 		}
 	}
-	stamp := s.now.UTC().Format("20060102T150405Z")
+	stamp := s.Now.UTC().Format("20060102T150405Z")
 	archiveDir := filepath.ToSlash(filepath.Join(".orchestrate", "archive", stamp+"-"+safeName(c.ID)))
 
 	// Which stories are left in a transitional status.
 	var resets []storyReset
 	for _, id := range c.Stories {
-		st, ok := s.res.Stories[id]
+		st, ok := s.Res.Stories[id]
 		if !ok || (st.Status != workflow.StatusInProgress && st.Status != workflow.StatusInReview) || st.StatusLine == 0 || st.StatusRaw == "" {
 			continue
 		}
@@ -126,7 +126,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	// Every path is checked before anything changes: a symlinked
 	// .orchestrate, archive folder, state or story (or one that is not a
 	// regular file) refuses the whole cleanup.
-	if err := checkCleanupPaths(s.root, archive, archiveDir, resets); err != nil {
+	if err := checkCleanupPaths(s.Root, archive, archiveDir, resets); err != nil {
 		return exitf(ExitCannot, "cleanup refused: %v; nothing was changed", err)
 	}
 	if opts.DryRun {
@@ -148,16 +148,16 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	}
 
 	for _, r := range resets {
-		if err := resetStoryStatus(s.root, r); err != nil {
+		if err := resetStoryStatus(s.Root, r); err != nil {
 			return exitf(ExitError, "reset story %s: %v", r.ID, err)
 		}
 	}
 	for _, p := range archive {
-		if err := archiveFile(s.root, p, archiveDir); err != nil {
+		if err := archiveFile(s.Root, p, archiveDir); err != nil {
 			return exitf(ExitError, "archive %s: %v", p, err)
 		}
 	}
-	if l, err := logging.OpenActionLogIn(s.root, logPath(s)); err == nil {
+	if l, err := logging.OpenActionLogIn(s.Root, s.LogPath()); err == nil {
 		var ids []string
 		for _, r := range resets {
 			ids = append(ids, r.ID)

@@ -50,7 +50,7 @@ type lifecycleJSON struct {
 // handoffHistory reads the orchestration log's handoff history; a log that
 // cannot be read is warned about and treated as empty.
 func (a *app) handoffHistory(s *session) map[string]handoff.Last {
-	h, err := handoff.History(s.root, logPath(s))
+	h, err := handoff.History(s.Root, s.LogPath())
 	if err != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %v\n", err)
 	}
@@ -65,7 +65,7 @@ func lifecycleOf(s *session, hist map[string]handoff.Last, c workflow.Candidate)
 	if seen && !c.UpdatedAt.IsZero() && c.UpdatedAt.After(last.At.Add(2*time.Second)) {
 		seen = false
 	}
-	switch lk := handoff.LockStateOf(s.root, c.ID); lk.State {
+	switch lk := handoff.LockStateOf(s.Root, c.ID); lk.State {
 	case handoff.LockLive:
 		if seen && lk.Reason == "" && (last.State == handoff.StateStarted || last.State == handoff.StateDispatched) {
 			return lifecycle{State: lifeActive, At: last.At, Agent: last.Agent, PID: lk.PID, Host: lk.Host}
@@ -169,7 +169,7 @@ func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode modes.M
 	var kept []workflow.Candidate
 	var skipped []string
 	again := map[string]bool{}
-	window := s.cfg.Resume.RehandoffAfter
+	window := s.Cfg.Resume.RehandoffAfter
 	for _, c := range cands {
 		m := mode
 		if m == "" {
@@ -188,10 +188,10 @@ func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode modes.M
 		why := ""
 		switch l.State {
 		case lifeActive, lifeLocked:
-			why = l.text(s.now) + ": a live resume holds it"
+			why = l.text(s.Now) + ": a live resume holds it"
 		case handoff.StateHandedOff, handoff.StateStarted:
-			if window <= 0 || s.now.Sub(l.At) < window {
-				why = fmt.Sprintf("%s, within resume.rehandoff_after (%s)", l.text(s.now), templates.Duration(window))
+			if window <= 0 || s.Now.Sub(l.At) < window {
+				why = fmt.Sprintf("%s, within resume.rehandoff_after (%s)", l.text(s.Now), templates.Duration(window))
 			} else {
 				again[c.ID] = true
 			}
@@ -214,12 +214,12 @@ func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode modes.M
 func alreadyHandedOff(s *session, id string, res handoff.Result) string {
 	when := ""
 	if !res.PreviousAt.IsZero() {
-		when = " " + templates.Ago(s.now.Sub(res.PreviousAt))
+		when = " " + templates.Ago(s.Now.Sub(res.PreviousAt))
 	}
 	to := ""
 	if res.Agent != "" {
 		to = " to @" + strings.TrimPrefix(res.Agent, "@")
 	}
 	return fmt.Sprintf("Already handed off%s%s: this resume of %s was handed off before (%s); nothing to do.\nTo hand it off again at the same phase, run: orchestrate resume %s --again\n",
-		when, to, id, rel(s.root, res.EnvelopePath), id)
+		when, to, id, rel(s.Root, res.EnvelopePath), id)
 }

@@ -120,7 +120,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	if opts.DryRun {
 		a.trustNotice(s)
 	}
-	r := &resumeRun{opts: opts, s: s, all: s.resumable()}
+	r := &resumeRun{opts: opts, s: s, all: s.Resumable()}
 
 	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
 	modeSetting := a.v.GetString("resume.mode")
@@ -134,7 +134,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 
 	// Selection.
 	if opts.Workflow != "" {
-		matches := discover.Lookup(s.res.Candidates, opts.Workflow)
+		matches := discover.Lookup(s.Res.Candidates, opts.Workflow)
 		if len(matches) > 1 {
 			// prefer the resumable ones when the name is a story id shared with finished work
 			var live []workflow.Candidate
@@ -207,9 +207,9 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	if err := a.rebuildIfCorrupt(r); err != nil {
 		return err
 	}
-	if st := handoff.Inspect(s.root, r.selected.ID); st.Exists && st.Live {
+	if st := handoff.Inspect(s.Root, r.selected.ID); st.Exists && st.Live {
 		if st.Reason != "" {
-			return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.root, handoff.LockPath(s.root, r.selected.ID)), st.Reason, r.selected.ID))
+			return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.Root, handoff.LockPath(s.Root, r.selected.ID)), st.Reason, r.selected.ID))
 		}
 		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
 	}
@@ -240,8 +240,8 @@ func (a *app) runResume(opts *ResumeOptions) error {
 func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	s, opts := r.s, r.opts
 	c := *r.selected
-	r.report = s.validate(c)
-	def := s.repo.Definition(c.Workflow)
+	r.report = s.Validate(c)
+	def := s.Repo.Definition(c.Workflow)
 	p, err := plan.Build(c, r.report, def, a.planEnv(s), popts)
 	if err != nil {
 		var ue *plan.UsageError
@@ -295,7 +295,7 @@ func (a *app) handoffFindings(r *resumeRun, c workflow.Candidate) []workflow.Fin
 	if c.Status == rebuild.StatusUnreadable {
 		return nil // the corruption is reported already (and rebuilt, or blocking)
 	}
-	if err := handoff.CheckUpdate(r.s.root, c, r.s.now); err != nil {
+	if err := handoff.CheckUpdate(r.s.Root, c, r.s.Now); err != nil {
 		out = append(out, workflow.Finding{
 			Check: "handoff", Severity: workflow.Blocking, Code: "state-not-updatable", Path: c.Source.Path,
 			Message: fmt.Sprintf("the state file cannot be marked resumed: %v", err),
@@ -321,7 +321,7 @@ func (a *app) handoffFindings(r *resumeRun, c workflow.Candidate) []workflow.Fin
 // planEnv is what plan needs of the repository.
 func (a *app) planEnv(s *session) plan.Env {
 	return plan.Env{
-		Exists: s.repo.Exists,
+		Exists: s.Repo.Exists,
 		AgentKnown: func(agent string) (bool, bool) {
 			return agentKnown(s, agent)
 		},
@@ -332,14 +332,14 @@ func (a *app) planEnv(s *session) plan.Env {
 // config's agents list; anyDefs is false when the repository has none at all.
 func agentKnown(s *session, agent string) (known, anyDefs bool) {
 	agent = strings.TrimPrefix(agent, "@")
-	for _, a := range s.cfg.Agents {
+	for _, a := range s.Cfg.Agents {
 		anyDefs = true
 		if strings.TrimPrefix(a, "@") == agent {
 			known = true
 		}
 	}
-	for _, d := range s.cfg.AgentDirs {
-		dir := filepath.Join(s.root, filepath.FromSlash(d))
+	for _, d := range s.Cfg.AgentDirs {
+		dir := filepath.Join(s.Root, filepath.FromSlash(d))
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -375,7 +375,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 		return silent(code)
 	}
 	if outcome == "none" && msg == nil {
-		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.root)
+		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.Root)
 		return nil
 	}
 	if msg != nil {
@@ -398,13 +398,13 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 	if doc.Mode == "" {
 		doc.Mode = "interactive"
 	}
-	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, r.s.cfg.Age) }
+	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, r.s.Cfg.Age) }
 	for _, c := range r.all {
 		var rep *validate.Report
 		if r.selected != nil && c.ID == r.selected.ID && r.report.Status != "" {
 			rep = &r.report
 		}
-		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.now, false, ageClass))
+		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.Now, false, ageClass))
 	}
 	doc.Handoff = r.handoff
 	doc.Trust = trustDoc(r.s)

@@ -56,10 +56,10 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	}
 	a.reportGlobalFindings(s)
 	a.trustNotice(s)
-	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, s.cfg.Age) }
+	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, s.Cfg.Age) }
 	var shown []workflow.Candidate
 	hidden := 0
-	for _, c := range s.res.Candidates {
+	for _, c := range s.Res.Candidates {
 		if c.Resumable || opts.All {
 			shown = append(shown, c)
 		} else {
@@ -70,32 +70,32 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	reports := make([]*validate.Report, len(shown))
 	for i, c := range shown {
 		if c.Resumable {
-			r := s.validate(c)
+			r := s.Validate(c)
 			reports[i] = &r
 		}
 	}
 	if opts.JSON {
 		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
 		for i, c := range shown {
-			cj := toCandidateJSON(c, reports[i], s.now, true, ageClass)
+			cj := toCandidateJSON(c, reports[i], s.Now, true, ageClass)
 			if reports[i] != nil {
 				v := validationWord(c, reports[i])
-				cj.Validation, cj.Lifecycle = &v, lifecycleOf(s, hist, c).json(s.now)
+				cj.Validation, cj.Lifecycle = &v, lifecycleOf(s, hist, c).json(s.Now)
 			}
 			doc.Candidates = append(doc.Candidates, cj)
 		}
 		return writeJSON(a.sys.IO.Out, doc)
 	}
-	data := statusData{Root: s.root, Hidden: hidden}
+	data := statusData{Root: s.Root, Hidden: hidden}
 	for i, c := range shown {
 		row := statusRow{ID: c.ID, Type: string(c.Type), Position: c.Position.String(), Age: "-", Validation: "-", Source: c.Source.Path}
 		if !c.UpdatedAt.IsZero() {
-			row.Age = templates.Duration(s.now.Sub(c.UpdatedAt))
+			row.Age = templates.Duration(s.Now.Sub(c.UpdatedAt))
 		}
 		if reports[i] != nil {
 			row.Validation = validationWord(c, reports[i])
 			if l := lifecycleOf(s, hist, c); l.State != lifeInterrupted {
-				row.Life, data.Life = l.text(s.now), true
+				row.Life, data.Life = l.text(s.Now), true
 			} else {
 				row.Life = lifeInterrupted
 			}
@@ -134,17 +134,17 @@ func statusWord(c workflow.Candidate) string {
 // renderer returns the template renderer for the session, with colour
 // when w is a terminal (and colour is not turned off).
 func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
-	dir := s.cfg.TemplatesDir
+	dir := s.Cfg.TemplatesDir
 	if dir != "" && !filepathIsAbs(dir) {
-		dir = joinPath(s.root, dir)
+		dir = joinPath(s.Root, dir)
 	}
-	return templates.Renderer{Dir: dir, Root: s.root, Color: a.colorFor(w), Warn: func(msg string) { fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", msg) }}
+	return templates.Renderer{Dir: dir, Root: s.Root, Color: a.colorFor(w), Warn: func(msg string) { fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", msg) }}
 }
 
 // reportGlobalFindings prints findings that belong to no candidate on
 // stderr, redacted and with control characters escaped.
 func (a *app) reportGlobalFindings(s *session) {
-	for _, f := range s.res.Findings {
+	for _, f := range s.Res.Findings {
 		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, templates.Safe(f.Error()))
 	}
 }

@@ -47,14 +47,14 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 		return err
 	}
 	id := opts.Workflow
-	if m := discover.Lookup(s.res.Candidates, opts.Workflow); len(m) == 1 {
+	if m := discover.Lookup(s.Res.Candidates, opts.Workflow); len(m) == 1 {
 		id = m[0].ID
 	} else if len(m) > 1 {
 		return usagef("%q is ambiguous: %d workflows match", opts.Workflow, len(m))
 	}
-	st := handoff.Inspect(s.root, id)
+	st := handoff.Inspect(s.Root, id)
 	if !st.Exists {
-		if len(discover.Lookup(s.res.Candidates, opts.Workflow)) == 0 {
+		if len(discover.Lookup(s.Res.Candidates, opts.Workflow)) == 0 {
 			return exitf(ExitNotFound, "no workflow or lock matches %q", opts.Workflow)
 		}
 		fmt.Fprintf(a.sys.IO.Out, "%s is not locked.\n", id)
@@ -67,7 +67,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	if st.Live && !opts.Force {
 		return exitf(ExitLocked, "%s is locked by a live process: %s; pass --force to remove the lock anyway", id, owner)
 	}
-	if err := handoff.Remove(s.root, id, opts.Force); err != nil {
+	if err := handoff.Remove(s.Root, id, opts.Force); err != nil {
 		return err
 	}
 	state := "stale"
