@@ -80,8 +80,11 @@ func TestCleanup(t *testing.T) {
 	}{
 		{name: "ok"},
 		{
-			name:  "a live lock is held: refused, nothing moved",
-			setup: func(t *testing.T, root string, p CleanupPlan) { withAlive(t, 4242); writeLock(t, root, "epic:3", me(4242), 0o600) },
+			name: "a live lock is held: refused, nothing moved",
+			setup: func(t *testing.T, root string, p CleanupPlan) {
+				withAlive(t, 4242)
+				writeLock(t, root, "epic:3", me(4242), 0o600)
+			},
 			wantErr: func(err error) bool {
 				var le *LockedError
 				return errors.As(err, &le) && le.Reason == ""
