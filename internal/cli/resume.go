@@ -3,16 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
-	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -134,36 +130,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 
 	// Selection.
 	if opts.Workflow != "" {
-		matches := discover.Lookup(s.Res.Candidates, opts.Workflow)
-		if len(matches) > 1 {
-			// prefer the resumable ones when the name is a story id shared with finished work
-			var live []workflow.Candidate
-			for _, c := range matches {
-				if c.Resumable {
-					live = append(live, c)
-				}
-			}
-			if len(live) == 1 {
-				matches = live
-			}
-		}
-		switch {
-		case len(matches) == 0:
-			return a.finishResume(r, "not_found", ExitNotFound, fmt.Errorf("no workflow matches %q (orchestrate status --all lists them)", opts.Workflow))
-		case len(matches) > 1:
-			var ids []string
-			for _, c := range matches {
-				ids = append(ids, c.ID)
-			}
-			return a.finishResume(r, "error", ExitUsage, fmt.Errorf("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", ")))
-		}
-		c := matches[0]
-		r.selected = &c
-		if !c.Resumable {
-			if workflow.IsTerminalStatus(c.Status) || (c.Type == workflow.TypeStory && c.Status == string(workflow.StatusDone)) {
-				return a.finishResume(r, "terminal", ExitTerminal, fmt.Errorf("%s is %s: nothing to resume", c.ID, c.Status))
-			}
-			return a.finishResume(r, "halted", ExitCannot, fmt.Errorf("%s is %s: it is not an interrupted workflow", c.ID, orDash(c.Status)))
+		sel := resumeflow.Select(s.Res.Candidates, opts.Workflow)
+		r.selected = sel.Candidate
+		if sel.Err != nil {
+			return a.finishResume(r, sel.Outcome, int(sel.Code), sel.Err)
 		}
 	} else {
 		if len(r.all) == 0 {
@@ -236,13 +206,15 @@ func (a *app) runResume(opts *ResumeOptions) error {
 }
 
 // evaluate validates the selected candidate, builds its plan and lets the
-// mode decide; it fills r.report, r.plan, r.findings, r.situation and r.code.
+// mode decide (resumeflow.Evaluate); it fills r.report, r.plan, r.findings,
+// r.situation and r.code.
 func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
-	s, opts := r.s, r.opts
-	c := *r.selected
-	r.report = s.Validate(c)
-	def := s.Repo.Definition(c.Workflow)
-	p, err := plan.Build(c, r.report, def, a.planEnv(s), popts)
+	ev, err := resumeflow.Evaluate(r.s.Session, resumeflow.Input{
+		Candidate: *r.selected, Mode: r.mode,
+		Force: r.opts.Force || r.forced, Approve: r.opts.Approve,
+		Candidates: len(r.all), Selected: r.opts.Workflow != "" || r.chosen,
+		Plan: popts,
+	})
 	if err != nil {
 		var ue *plan.UsageError
 		if errors.As(err, &ue) {
@@ -250,113 +222,9 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 		}
 		return err
 	}
-	r.plan = p
-	r.findings = append(append([]workflow.Finding{}, r.report.Findings...), p.Findings...)
-	r.findings = append(r.findings, a.handoffFindings(r, c)...)
-	workflow.SortFindings(r.findings)
-	sit := modes.Situation{
-		Mode: r.mode, Validation: r.report.Status, AgeClass: r.report.AgeClass,
-		Force: opts.Force || r.forced, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
-		Candidates: len(r.all), Selected: opts.Workflow != "" || r.chosen,
-	}
-	sit.Age = r.report.Age
-	for _, f := range r.findings {
-		if f.Severity == workflow.Warning {
-			sit.Warnings = append(sit.Warnings, f)
-		}
-		if f.Severity == workflow.Blocking {
-			sit.Blocking = append(sit.Blocking, f)
-			if f.Check == workflow.CheckConflict {
-				sit.Conflicts = true
-			}
-		}
-	}
-	if sit.Validation != validate.StatusConflicts && len(sit.Blocking) > 0 {
-		sit.Validation = validate.StatusConflicts
-	}
-	r.situation = sit
-	decision, reason, code := modes.Decide(sit)
-	r.plan.Decision, r.plan.Reason = decision, reason
-	r.code = int(code)
+	r.report, r.plan, r.findings, r.situation, r.code = ev.Report, ev.Plan, ev.Findings, ev.Situation, ev.Code
 	a.debugDecision(r)
 	return nil
-}
-
-// handoffFindings are what the handoff would refuse, found without writing,
-// so that a dry run exits with the code the real run would: a state file the
-// update cannot rewrite is blocking; in autopilot, so is a state file with
-// wrong-typed fields (autopilot never rewrites a file it only partly
-// understood — interactive and pre-flight show the warnings and ask).
-func (a *app) handoffFindings(r *resumeRun, c workflow.Candidate) []workflow.Finding {
-	if r.plan.Terminal || !c.Resumable {
-		return nil
-	}
-	var out []workflow.Finding
-	if c.Status == rebuild.StatusUnreadable {
-		return nil // the corruption is reported already (and rebuilt, or blocking)
-	}
-	if err := handoff.CheckUpdate(r.s.Root, c, r.s.Now); err != nil {
-		out = append(out, workflow.Finding{
-			Check: "handoff", Severity: workflow.Blocking, Code: "state-not-updatable", Path: c.Source.Path,
-			Message: fmt.Sprintf("the state file cannot be marked resumed: %v", err),
-		})
-	}
-	if r.mode == modes.ModeAutopilot {
-		n := 0
-		for _, f := range r.findings {
-			if f.Check == workflow.CheckParse && f.Severity == workflow.Warning && f.Code == "wrong-type" && f.Path == c.Source.Path {
-				n++
-			}
-		}
-		if n > 0 {
-			out = append(out, workflow.Finding{
-				Check: workflow.CheckParse, Severity: workflow.Blocking, Code: "autopilot-partial-state", Path: c.Source.Path,
-				Message: fmt.Sprintf("%s has %d wrong-typed %s: autopilot does not rewrite a state file it only partly understood (resume interactively to review and confirm)", c.Source.Path, n, map[bool]string{true: "field", false: "fields"}[n == 1]),
-			})
-		}
-	}
-	return out
-}
-
-// planEnv is what plan needs of the repository.
-func (a *app) planEnv(s *session) plan.Env {
-	return plan.Env{
-		Exists: s.Repo.Exists,
-		AgentKnown: func(agent string) (bool, bool) {
-			return agentKnown(s, agent)
-		},
-	}
-}
-
-// agentKnown looks for an agent definition in the configured folders or the
-// config's agents list; anyDefs is false when the repository has none at all.
-func agentKnown(s *session, agent string) (known, anyDefs bool) {
-	agent = strings.TrimPrefix(agent, "@")
-	for _, a := range s.Cfg.Agents {
-		anyDefs = true
-		if strings.TrimPrefix(a, "@") == agent {
-			known = true
-		}
-	}
-	for _, d := range s.Cfg.AgentDirs {
-		dir := filepath.Join(s.Root, filepath.FromSlash(d))
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			name := e.Name()
-			ext := filepath.Ext(name)
-			if ext != ".md" && ext != ".yaml" && ext != ".yml" {
-				continue
-			}
-			anyDefs = true
-			if strings.TrimSuffix(name, ext) == agent {
-				known = true
-			}
-		}
-	}
-	return known, anyDefs
 }
 
 // finishResume prints the outcome (JSON or human) and returns the exit code.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -79,8 +80,8 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		for i, c := range shown {
 			cj := toCandidateJSON(c, reports[i], s.Now, true, ageClass)
 			if reports[i] != nil {
-				v := validationWord(c, reports[i])
-				cj.Validation, cj.Lifecycle = &v, lifecycleOf(s, hist, c).json(s.Now)
+				v := resumeflow.ValidationWord(c, reports[i])
+				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(resumeflow.LifecycleOf(s.Root, hist, c), s.Now)
 			}
 			doc.Candidates = append(doc.Candidates, cj)
 		}
@@ -93,11 +94,11 @@ func (a *app) runStatus(opts *StatusOptions) error {
 			row.Age = templates.Duration(s.Now.Sub(c.UpdatedAt))
 		}
 		if reports[i] != nil {
-			row.Validation = validationWord(c, reports[i])
-			if l := lifecycleOf(s, hist, c); l.State != lifeInterrupted {
-				row.Life, data.Life = l.text(s.Now), true
+			row.Validation = resumeflow.ValidationWord(c, reports[i])
+			if l := resumeflow.LifecycleOf(s.Root, hist, c); l.State != resumeflow.LifeInterrupted {
+				row.Life, data.Life = l.Text(s.Now), true
 			} else {
-				row.Life = lifeInterrupted
+				row.Life = resumeflow.LifeInterrupted
 			}
 		} else if !c.Resumable {
 			row.Validation = "(" + statusWord(c) + ")"
