@@ -15,8 +15,11 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// ResumeOptions are the flags and argument of `orchestrate resume`.
+// ResumeOptions are the dependencies, flags and argument of
+// `orchestrate resume`.
 type ResumeOptions struct {
+	Deps Deps
+
 	Workflow  string
 	Mode      string
 	DryRun    bool
@@ -57,10 +60,8 @@ and takes the next one. A handoff whose command never started is offered again.
 			if len(args) == 1 {
 				opts.Workflow = args[0]
 			}
-			if err := a.v.BindPFlag("resume.mode", cmd.Flags().Lookup("mode")); err != nil {
-				return err
-			}
-			return a.runResume(opts)
+			opts.Deps = a.deps()
+			return runResume(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -99,7 +100,17 @@ type resumeRun struct {
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 }
 
+// runResume runs `orchestrate resume` with opts (no terminal needed: the
+// streams, prompter and clock are opts.Deps').
+func runResume(opts *ResumeOptions) error {
+	return opts.Deps.app().runResume(opts)
+}
+
 func (a *app) runResume(opts *ResumeOptions) error {
+	if opts.Mode != "" {
+		// --mode is the first of flag > env > config > recorded > interactive
+		a.v.Set("resume.mode", opts.Mode)
+	}
 	if opts.Restart && opts.FromPhase != "" {
 		return usagef("--restart and --from-phase cannot be used together")
 	}

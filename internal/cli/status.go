@@ -13,8 +13,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// StatusOptions are the flags of `orchestrate status`.
+// StatusOptions are the dependencies and flags of `orchestrate status`.
 type StatusOptions struct {
+	Deps Deps
 	JSON bool
 	All  bool
 }
@@ -28,7 +29,10 @@ func (a *app) newStatusCmd() *cobra.Command {
 position, age, validation status and the file its state came from. --all also lists what
 is not resumable: completed, aborted and idle states, and stories in every status.`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return runStatus(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also list what is not resumable")
@@ -48,6 +52,12 @@ type statusData struct {
 	// the LIFECYCLE column is shown.
 	Life bool
 	W    struct{ ID, Type, Pos, Age, Val, Life int }
+}
+
+// runStatus runs `orchestrate status` with opts (no terminal needed: the
+// streams and clock are opts.Deps').
+func runStatus(opts *StatusOptions) error {
+	return opts.Deps.app().runStatus(opts)
 }
 
 func (a *app) runStatus(opts *StatusOptions) error {
