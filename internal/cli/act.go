@@ -63,7 +63,7 @@ func (a *app) act(r *resumeRun) error {
 	// Autopilot halts on conflicts, blocking findings or staleness; with a
 	// terminal attached it switches to interactive.
 	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && r.situation.Conflicts {
-		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", r.plan.Reason)
+		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", templates.Safe(r.plan.Reason))
 		r.mode = modes.ModeInteractive
 		if err := a.evaluate(r, a.planOptions(r)); err != nil {
 			return err
@@ -167,7 +167,7 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 		if len(r.situation.Blocking) > 0 && !r.forced {
 			for _, f := range r.situation.Blocking {
 				if f.Check != workflow.CheckConflict {
-					fmt.Fprintf(out, "Cannot restart: %s\n", f.Message)
+					fmt.Fprintf(out, "Cannot restart: %s\n", templates.Safe(f.Message))
 					r.outcome, r.exit = "halted", ExitCannot
 					return nil
 				}
@@ -249,14 +249,14 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	}
 	r.handoff = &handoffJSON{Envelope: rel(s.Root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
 	if res.TookOverStale != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, res.TookOverStale.Host)
+		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, templates.Safe(res.TookOverStale.Host))
 	}
 	if res.AlreadyHandedOff {
 		fmt.Fprint(out, alreadyHandedOff(s, c.ID, res))
 		return a.finishQuiet(r, "resumed", ExitOK)
 	}
 	if res.Unconfirmed {
-		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", c.ID)
+		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID))
 	}
 	if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res)); err != nil {
 		return err

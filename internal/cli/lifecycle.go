@@ -76,5 +76,5 @@ func alreadyHandedOff(s *session, id string, res handoff.Result) string {
 		to = " to @" + strings.TrimPrefix(res.Agent, "@")
 	}
 	return fmt.Sprintf("Already handed off%s%s: this resume of %s was handed off before (%s); nothing to do.\nTo hand it off again at the same phase, run: orchestrate resume %s --again\n",
-		when, to, id, rel(s.Root, res.EnvelopePath), id)
+		when, templates.Safe(to), templates.Safe(id), templates.Safe(rel(s.Root, res.EnvelopePath)), templates.Safe(id))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // UnlockOptions are the flags of `orchestrate unlock`.
@@ -57,7 +58,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 		if len(discover.Lookup(s.Res.Candidates, opts.Workflow)) == 0 {
 			return exitf(ExitNotFound, "no workflow or lock matches %q", opts.Workflow)
 		}
-		fmt.Fprintf(a.sys.IO.Out, "%s is not locked.\n", id)
+		fmt.Fprintf(a.sys.IO.Out, "%s is not locked.\n", templates.Safe(id))
 		return nil
 	}
 	owner := fmt.Sprintf("pid %d on %s (user %s, since %s)", st.Owner.PID, st.Owner.Host, st.Owner.User, st.Owner.StartedAt.Format(time.RFC3339))
@@ -77,6 +78,6 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	if st.Reason != "" {
 		state += ", " + st.Reason
 	}
-	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", state, id, owner)
+	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", templates.Safe(state), templates.Safe(id), templates.Safe(owner))
 	return nil
 }
