@@ -175,8 +175,8 @@ func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
 // status's medians, their paired ratio, orchestrate's peak RSS and whether
 // both targets were met.
 func printTable(paths []string, w io.Writer) (missed int, err error) {
-	fmt.Fprintf(w, "| %-34s | %-8s | %11s | %11s | %6s | %10s | %10s | %-6s |\n", "shape", "command", "orchestrate", "git status", "ratio", "peak RSS", "git RSS", "result")
-	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 36), strings.Repeat("-", 10), strings.Repeat("-", 13), strings.Repeat("-", 13),
+	fmt.Fprintf(w, "| %-36s | %-8s | %11s | %11s | %6s | %10s | %10s | %-6s |\n", "shape", "command", "orchestrate", "git status", "ratio", "peak RSS", "git RSS", "result")
+	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 38), strings.Repeat("-", 10), strings.Repeat("-", 13), strings.Repeat("-", 13),
 		strings.Repeat("-", 8), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 8))
 	for _, p := range paths {
 		r, err := readResult(p)
@@ -201,7 +201,7 @@ func printTable(paths []string, w io.Writer) (missed int, err error) {
 		if cmd == "" {
 			cmd = "resume"
 		}
-		fmt.Fprintf(w, "| %-34s | %-8s | %10.3fs | %11s | %6s | %10s | %10s | %-6s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
+		fmt.Fprintf(w, "| %-36s | %-8s | %10.3fs | %11s | %6s | %10s | %10s | %-6s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
 			mib(r.Orchestrate.PeakRSSKiB), gitRSS, result)
 	}
 	fmt.Fprintf(w, "targets: orchestrate <= %.1f x git status (shapes, and >= %s files); peak RSS < %d MiB (< %d MiB at %s files)\n",
