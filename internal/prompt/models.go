@@ -30,6 +30,14 @@ func (s style) question(text string) string { return s.wrap("1", text) }
 func (s style) picked(text string) string   { return s.wrap("36", text) }
 func (s style) help(text string) string     { return s.wrap("2", text) }
 
+// styleHead colours the "? question" that starts the first of lines.
+func styleHead(lines []string, st style) []string {
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "? ") {
+		lines[0] = st.mark() + " " + st.question(lines[0][2:])
+	}
+	return lines
+}
+
 // model is one question: what to draw for a width, what a key does, and
 // the line left once it is answered.
 type model interface {
@@ -200,12 +208,7 @@ func (m *selectModel) lines(width int, st style) []string {
 	if !m.short {
 		head += " [filter: " + sanitize(string(m.filter)) + "]"
 	}
-	for i, l := range wrap("? "+head, width, 2) {
-		if i == 0 {
-			l = st.mark() + " " + st.question(strings.TrimPrefix(l, "? "))
-		}
-		out = append(out, l)
-	}
+	out = append(out, styleHead(wrap("? "+head, width, 2), st)...)
 	vis := m.visible()
 	start := 0
 	if !m.short && len(vis) > pageRows {
@@ -316,7 +319,7 @@ func (m *confirmModel) lines(width int, st style) []string {
 		typed = string(m.typed)
 	}
 	ls := wrap("? "+m.message+" "+m.hint()+" "+typed, width, 2)
-	ls[0] = st.mark() + " " + st.question(strings.TrimPrefix(ls[0], "? "))
+	ls = styleHead(ls, st)
 	return append(ls, wrap("  [y or n, Enter answers, Esc or Ctrl-D cancels]", width, 2)...)
 }
 
@@ -373,7 +376,7 @@ func (m *inputModel) lines(width int, st style) []string {
 		head += "(" + m.def + ") "
 	}
 	ls := wrap(head+string(m.text), width, 2)
-	ls[0] = st.mark() + " " + st.question(strings.TrimPrefix(ls[0], "? "))
+	ls = styleHead(ls, st)
 	return append(ls, wrap("  [Enter answers, Esc or Ctrl-D cancels]", width, 2)...)
 }
 
