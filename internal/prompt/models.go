@@ -308,9 +308,9 @@ func (m *confirmModel) handle(k key) (bool, error) {
 
 func (m *confirmModel) hint() string {
 	if m.def {
-		return "[Y/n]"
+		return "(Y/n)"
 	}
-	return "[y/N]"
+	return "(y/N)"
 }
 
 func (m *confirmModel) lines(width int, st style) []string {
