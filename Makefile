@@ -7,7 +7,7 @@ DEMO_DIR  ?= $(CURDIR)/.demo
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: all build install test unit fuzz fuzz-smoke lint demo bench bench-small soak clean
+.PHONY: all build install test unit fuzz fuzz-smoke lint demo bench bench-small bench-shapes bench-huge soak clean
 
 all: build
 
@@ -62,14 +62,24 @@ demo: build
 clean:
 	rm -rf bin $(DEMO_DIR)
 
-## bench: orchestrate vs git status and go-git at 10k and 100k files (DESIGN §11);
-## repositories go to $(BENCH_DIR) or /tmp/orchestrate-bench and are reused
+## bench: orchestrate vs git status and go-git at 10k and 100k files, then the
+## shapes of issue 15 (20k commits, merges, 20k stories, 200 workflows, 5k refs)
+## vs git status; repositories go to $(BENCH_DIR) or /tmp/orchestrate-bench and
+## are reused
 bench: build
 	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh full
 
 ## bench-small: the 10k-file size only (a quick check)
 bench-small: build
 	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh small
+
+## bench-shapes: the shapes of issue 15 only (not 1M files)
+bench-shapes: build
+	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh shapes
+
+## bench-huge: 1,000,000 tracked files (needs about 6 GB of disk and minutes)
+bench-huge: build
+	BENCH_BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) scripts/bench.sh huge
 
 ## soak: the crash suite with 240 killed resumes, then every fuzz target for 60s each
 ## (both always run; the target fails if either does)

@@ -569,7 +569,19 @@ func substitute(text string, s sentinels, data CommandData, name string) (Comman
 				if end < 0 {
 					end = len(text) - i
 				}
-				emit(end)
+				// a comment: placeholders in it are text the shell never
+				// reads; they are written as their variable's name, never
+				// the value (and never a sentinel, so the script is stable)
+				for stop := i + end; i < stop; {
+					if idx, _, n, ok := s.at(text[i:stop]); ok {
+						ref := "${" + placeholders[idx].env + "}"
+						script.WriteString(ref)
+						display.WriteString(ref)
+						i += n
+						continue
+					}
+					emit(1)
+				}
 				continue
 			}
 		case '<':

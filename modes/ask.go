@@ -29,17 +29,20 @@ const (
 	QuestionPartial   = "Proceed with the partial resume?"
 	QuestionProceed   = `Type "proceed" to start (anything else cancels):`
 
+	// The options of ConfirmResume carry their shortcut letter: a terminal
+	// Prompter lets "[x] text" be chosen with x (as well as its number).
 	OptionNone    = "none (start fresh)"
-	OptionYes     = "yes"
-	OptionForce   = "resume anyway (forced, logged)"
-	OptionRestart = "restart from scratch"
-	OptionCancel  = "cancel"
+	OptionYes     = "[y] yes"
+	OptionForce   = "[f] resume anyway (forced, logged)"
+	OptionRestart = "[r] restart from scratch"
+	OptionCancel  = "[c] cancel"
 )
 
 // ChooseCandidate asks which of several interrupted workflows to resume.
 // labels describe the candidates in the order shown; a last option "none
 // (start fresh)" is added, and choosing it returns ErrDeclined. The index
-// returned is into labels.
+// returned is into labels. The labels come from repositories: they never
+// get shortcut letters (the last option has none), only their numbers.
 func ChooseCandidate(p Prompter, labels []string) (int, error) {
 	if len(labels) == 0 {
 		return 0, ErrDeclined
@@ -60,11 +63,12 @@ func ChooseCandidate(p Prompter, labels []string) (int, error) {
 	return i, nil
 }
 
-// ConfirmResume asks whether to resume the planned workflow: "yes",
-// "restart from scratch" or "cancel". When conflicts is set (every blocking
-// finding is a conflict --force could override) the first option is
-// "resume anyway (forced, logged)" instead of "yes", answered AnswerForce.
-// partial words the question for a partial resume.
+// ConfirmResume asks whether to resume the planned workflow: "[y] yes",
+// "[r] restart from scratch" or "[c] cancel". When conflicts is set (every
+// blocking finding is a conflict --force could override) the first option
+// is "[f] resume anyway (forced, logged)" instead of "yes", answered
+// AnswerForce, and the default is cancel: over conflicts the safe choice is
+// the one Enter takes. partial words the question for a partial resume.
 func ConfirmResume(p Prompter, conflicts bool, partial bool) (Answer, error) {
 	question := QuestionResume
 	if partial {

@@ -52,8 +52,8 @@ func TestChooseCandidateEdges(t *testing.T) {
 }
 
 func TestConfirmResume(t *testing.T) {
-	plain := []string{"yes", "restart from scratch", "cancel"}
-	forced := []string{"resume anyway (forced, logged)", "restart from scratch", "cancel"}
+	plain := []string{"[y] yes", "[r] restart from scratch", "[c] cancel"}
+	forced := []string{"[f] resume anyway (forced, logged)", "[r] restart from scratch", "[c] cancel"}
 	for _, tc := range []struct {
 		name               string
 		conflicts, partial bool

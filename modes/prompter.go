@@ -10,7 +10,7 @@ import "errors"
 var ErrInterrupted = errors.New("interrupted")
 
 // Prompter asks the user questions. The terminal implementation is
-// internal/prompt (the one package over survey), wired by the command layer;
+// internal/prompt (its own raw-terminal prompts), wired by the command layer;
 // every test uses modes/prompttest.
 type Prompter interface {
 	// Select asks to choose one of options; it returns the index chosen.

@@ -229,12 +229,20 @@ func (g *gen) build() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(g.dir, ManifestFile), append(data, '\n'), 0o644); err != nil {
+	if err := writeManifest(g.dir, m); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%d tracked source files, %d stories (%s), %d commits, %d interrupted workflows, %d referenced files (%d changed by later commits, %d edited on disk), HEAD %s",
 		len(g.files), len(g.stories), strings.Join(m.Statuses, ", "), g.p.Commits, len(g.wfs), m.Refs, m.Conflicts, len(m.DiskEdits), m.Head[:7]), nil
+}
+
+// writeManifest writes m to ManifestFile in dir.
+func writeManifest(dir string, m *Manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ManifestFile), append(data, '\n'), 0o644)
 }
 
 // work does the work of commit i on disk — the state saved at that commit,

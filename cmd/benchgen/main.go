@@ -7,6 +7,14 @@
 //
 //	go run ./cmd/benchgen -dir DIR [-files 100000] [-stories 2000] [-commits 300] [-refs 300] [-seed 1]
 //
+// With -shape it builds instead one of the shapes where the work grows in
+// another direction than the number of files (see shapes.go): commits,
+// merges, stories, workflows, refs or huge. Each shape has its own defaults,
+// which the flags given override; shapes are written with `git fast-import`
+// and so need git on PATH.
+//
+//	go run ./cmd/benchgen -dir DIR -shape commits [-commits 20000]
+//
 // The same flags give the same repository, commit hashes included. The
 // parameters are recorded in DIR/.git/benchgen.stamp; when DIR already holds
 // a repository built with the same parameters it is reused as it is (unless
@@ -44,12 +52,17 @@ const defaultNow = "2026-11-20T12:00:00Z"
 // Params are the inputs of a generation; equal Params give equal repositories.
 type Params struct {
 	Version int    `json:"version"`
+	Shape   string `json:"shape,omitempty"` // "": the standard repository
 	Files   int    `json:"files"`
 	Stories int    `json:"stories"`
 	Commits int    `json:"commits"`
 	Refs    int    `json:"refs"`
-	Seed    uint64 `json:"seed"`
-	Now     string `json:"now"`
+	// shapes only
+	Workflows int    `json:"workflows,omitempty"`    // interrupted workflow states
+	Merges    int    `json:"merges,omitempty"`       // merges shape: merge commits
+	Side      int    `json:"side_commits,omitempty"` // merges shape: commits per merged branch
+	Seed      uint64 `json:"seed"`
+	Now       string `json:"now"`
 }
 
 func main() {
@@ -61,10 +74,19 @@ func main() {
 	flag.IntVar(&p.Refs, "refs", 300, "tracked files the interrupted workflows reference (at least 30)")
 	flag.Uint64Var(&p.Seed, "seed", 1, "random seed")
 	flag.StringVar(&p.Now, "now", defaultNow, "the time the history ends at (RFC 3339); times are relative to it")
+	flag.StringVar(&p.Shape, "shape", "", "build a shape of issue 15 instead: commits, merges, stories, workflows, refs or huge")
+	flag.IntVar(&p.Workflows, "workflows", 0, "shapes: interrupted workflow states (default: the shape's)")
+	flag.IntVar(&p.Merges, "merges", 0, "merges shape: merge commits (default 2000)")
+	flag.IntVar(&p.Side, "side", 0, "merges shape: side commits per merge (default 10)")
 	force := flag.Bool("force", false, "rebuild even when the repository was built with the same parameters")
 	quiet := flag.Bool("q", false, "print only the summary line")
 	flag.Parse()
 	p.Version = stampVersion
+	if p.Shape != "" {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		p = withPreset(p, set)
+	}
 	if err := run(*dir, p, *force, *quiet, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchgen:", err)
 		os.Exit(1)
@@ -103,7 +125,11 @@ func run(dir string, p Params, force, quiet bool, out io.Writer) error {
 	}
 	g := newGen(abs, p, now.UTC(), logf)
 	start := time.Now()
-	sum, err := g.build()
+	build := g.build
+	if p.Shape != "" {
+		build = g.buildShape
+	}
+	sum, err := build()
 	if err != nil {
 		return err
 	}
@@ -114,7 +140,46 @@ func run(dir string, p Params, force, quiet bool, out io.Writer) error {
 	return nil
 }
 
+// withPreset fills the parameters of p's shape that were not set by a flag.
+func withPreset(p Params, set map[string]bool) Params {
+	pre, ok := shapePresets[p.Shape]
+	if !ok {
+		return p // check reports it
+	}
+	for _, d := range []struct {
+		name string
+		dst  *int
+		v    int
+	}{{"files", &p.Files, pre.Files}, {"stories", &p.Stories, pre.Stories}, {"commits", &p.Commits, pre.Commits},
+		{"refs", &p.Refs, pre.Refs}, {"workflows", &p.Workflows, pre.Workflows}, {"merges", &p.Merges, pre.Merges}, {"side", &p.Side, pre.Side}} {
+		if !set[d.name] {
+			*d.dst = d.v
+		}
+	}
+	if p.Shape != "merges" {
+		p.Merges, p.Side = 0, 0
+	}
+	return p
+}
+
 func (p Params) check() error {
+	if p.Shape != "" {
+		if _, ok := shapePresets[p.Shape]; !ok {
+			return fmt.Errorf("-shape %q: want commits, merges, stories, workflows, refs or huge", p.Shape)
+		}
+		switch {
+		case p.Workflows < 1:
+			return fmt.Errorf("-workflows %d: at least 1", p.Workflows)
+		case p.Refs < p.Workflows:
+			return fmt.Errorf("-refs %d: at least one per workflow (%d)", p.Refs, p.Workflows)
+		case p.Stories < p.Workflows:
+			return fmt.Errorf("-stories %d: at least one per workflow (%d)", p.Stories, p.Workflows)
+		case p.Shape == "merges" && (p.Merges < 1 || p.Side < 1):
+			return fmt.Errorf("-merges %d -side %d: at least 1 each", p.Merges, p.Side)
+		}
+	} else if p.Workflows != 0 || p.Merges != 0 || p.Side != 0 {
+		return errors.New("-workflows, -merges and -side apply to -shape only")
+	}
 	switch {
 	case p.Files < 100:
 		return fmt.Errorf("-files %d: at least 100", p.Files)

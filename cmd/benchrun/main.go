@@ -13,6 +13,8 @@
 //
 //	go run ./cmd/benchrun -dir DIR -bin bin/orchestrate [-runs 7] [-out FILE]
 //	go run ./cmd/benchrun -growth SMALL.json,LARGE.json
+//	go run ./cmd/benchrun -dir DIR -cmd status -no-go-git -out FILE   (a shape of benchgen)
+//	go run ./cmd/benchrun -table A.json,B.json,...
 //
 // Targets missed are marked MISSED; with -strict benchrun then exits 1.
 package main
@@ -32,6 +34,9 @@ const (
 	targetRatioGit = 0.5 // orchestrate time / git status time, at most
 	targetGrowth   = 1.3 // orchestrate time at the large size / at the small size, at most
 	targetRSSMiB   = 100 // orchestrate peak RSS, below
+	// at hugeFiles tracked files and more, orchestrate's peak RSS target
+	targetRSSMiBHuge = 128
+	hugeFiles        = 1000000
 
 	ratioTargetFiles = 100000 // the ratio target is set for a repository this size
 )
@@ -43,6 +48,8 @@ func main() {
 	out := flag.String("out", "", "also write the figures as JSON to this file")
 	growth := flag.String("growth", "", "SMALL.json,LARGE.json: print the growth between two results of -out and exit")
 	noGoGit := flag.Bool("no-go-git", false, "skip go-git's Worktree.Status()")
+	command := flag.String("cmd", "resume", "orchestrate command to measure: resume (resume --dry-run --json --mode preflight) or status")
+	table := flag.String("table", "", "A.json,B.json,...: print one line per result of -out (shape, medians, ratio, peak RSS, verdict) and exit")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
 	child := flag.String("go-git-status", "", "internal: run go-git's Worktree.Status() on this folder and print the figures as JSON")
 	flag.Parse()
@@ -54,13 +61,15 @@ func main() {
 		err = goGitStatusChild(*child, os.Stdout)
 	case *growth != "":
 		missed, err = printGrowth(*growth, os.Stdout)
+	case *table != "":
+		missed, err = printTable(strings.Split(*table, ","), os.Stdout)
 	default:
 		if *dir == "" {
 			err = errors.New("-dir is required")
 			break
 		}
 		var res *Result
-		res, err = measure(*dir, *bin, *runs, !*noGoGit, os.Stdout, os.Stderr)
+		res, err = measure(*dir, *bin, *runs, !*noGoGit, *command, os.Stdout, os.Stderr)
 		if err == nil {
 			missed = res.Missed
 			if *out != "" {
@@ -161,3 +170,60 @@ func sizeLabel(files int) string {
 }
 
 func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
+
+// printTable prints one line per result: the shape, orchestrate's and git
+// status's medians, their paired ratio, orchestrate's peak RSS and whether
+// both targets were met.
+func printTable(paths []string, w io.Writer) (missed int, err error) {
+	fmt.Fprintf(w, "| %-36s | %-8s | %11s | %11s | %6s | %10s | %10s | %-6s |\n", "shape", "command", "orchestrate", "git status", "ratio", "peak RSS", "git RSS", "result")
+	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 38), strings.Repeat("-", 10), strings.Repeat("-", 13), strings.Repeat("-", 13),
+		strings.Repeat("-", 8), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 8))
+	for _, p := range paths {
+		r, err := readResult(p)
+		if err != nil {
+			return missed, err
+		}
+		rt := rssTarget(r.Files)
+		ok := float64(r.Orchestrate.PeakRSSKiB)/1024 < rt
+		gitMed, gitRSS, ratio := "n/a", "n/a", "n/a"
+		if r.Git != nil {
+			gitMed, gitRSS, ratio = fmt.Sprintf("%.3fs", r.Git.Median), mib(r.Git.PeakRSSKiB), fmt.Sprintf("%.2f", r.RatioGit)
+			if ratioApplies(r) {
+				ok = ok && r.RatioGit <= targetRatioGit
+			}
+		}
+		result := "pass"
+		if !ok {
+			result = "FAIL"
+			missed++
+		}
+		cmd := r.Command
+		if cmd == "" {
+			cmd = "resume"
+		}
+		fmt.Fprintf(w, "| %-36s | %-8s | %10.3fs | %11s | %6s | %10s | %10s | %-6s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
+			mib(r.Orchestrate.PeakRSSKiB), gitRSS, result)
+	}
+	fmt.Fprintf(w, "targets: orchestrate <= %.1f x git status (shapes, and >= %s files); peak RSS < %d MiB (< %d MiB at %s files)\n",
+		targetRatioGit, sizeLabel(ratioTargetFiles), targetRSSMiB, targetRSSMiBHuge, sizeLabel(hugeFiles))
+	return missed, nil
+}
+
+// shapeLabel describes the repository of a result in a few words.
+func shapeLabel(r *Result) string {
+	switch r.Shape {
+	case "commits":
+		return fmt.Sprintf("%d commits since interruption", r.Commits-2)
+	case "merges":
+		return fmt.Sprintf("merge-heavy, %d commits", r.Commits)
+	case "stories":
+		return fmt.Sprintf("%d stories", r.Stories)
+	case "workflows":
+		return fmt.Sprintf("%d interrupted workflows", r.Workflows)
+	case "refs":
+		return fmt.Sprintf("one workflow, %d referenced files", r.Refs)
+	case "huge", "":
+		return fmt.Sprintf("%s files", sizeLabel(r.Files))
+	}
+	return r.Shape
+}

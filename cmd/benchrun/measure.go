@@ -18,10 +18,13 @@ import (
 // Result is one repository's figures.
 type Result struct {
 	Dir         string  `json:"dir"`
-	Files       int     `json:"files"` // tracked source files (benchgen's -files)
+	Shape       string  `json:"shape,omitempty"`   // benchgen's -shape ("": the standard repository)
+	Command     string  `json:"command,omitempty"` // "resume" or "status"
+	Files       int     `json:"files"`             // tracked source files (benchgen's -files)
 	Stories     int     `json:"stories"`
 	Commits     int     `json:"commits"`
 	Refs        int     `json:"refs"`
+	Workflows   int     `json:"workflows"`
 	Runs        int     `json:"runs"`
 	Orchestrate Series  `json:"orchestrate"`
 	Git         *Series `json:"git_status,omitempty"` // nil: no git binary
@@ -122,12 +125,38 @@ type tool struct {
 	after  func(run) // on each measured run (go-git: its own figures)
 }
 
-func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*Result, error) {
+// orchestrateArgs returns the arguments orchestrate is measured with.
+func orchestrateArgs(command string) ([]string, error) {
+	switch command {
+	case "", "resume":
+		return []string{"resume", "--dry-run", "--json", "--mode", "preflight"}, nil
+	case "status":
+		return []string{"status"}, nil
+	}
+	return nil, fmt.Errorf("-cmd %q: want resume or status", command)
+}
+
+// ratioApplies tells whether the ratio target is set for res's repository.
+func ratioApplies(res *Result) bool { return res.Shape != "" || res.Files >= ratioTargetFiles }
+
+// rssTarget is the peak RSS target of orchestrate (MiB) for a repository of
+// that many tracked files.
+func rssTarget(files int) float64 {
+	if files >= hugeFiles {
+		return targetRSSMiBHuge
+	}
+	return targetRSSMiB
+}
+
+func measure(dir, bin string, runs int, withGoGit bool, command string, out, logw io.Writer) (*Result, error) {
+	args, err := orchestrateArgs(command)
+	if err != nil {
+		return nil, err
+	}
 	if runs < 1 {
 		return nil, fmt.Errorf("-runs %d: at least 1", runs)
 	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
+	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
 	if bin, err = filepath.Abs(bin); err != nil {
@@ -136,10 +165,11 @@ func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*R
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("orchestrate binary: %w", err)
 	}
-	res := &Result{Dir: dir, Runs: runs}
+	res := &Result{Dir: dir, Runs: runs, Command: args[0]}
 	man := readManifest(dir)
 	if man != nil {
 		res.Files, res.Stories, res.Commits, res.Refs = man.TrackedFiles, man.Stories, man.Commits, man.Refs
+		res.Shape, res.Workflows = man.Params.Shape, len(man.Workflows)
 	}
 
 	// the ages orchestrate reports are taken at the time the history was
@@ -154,7 +184,7 @@ func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*R
 		name:   "orchestrate",
 		series: &res.Orchestrate,
 		run: func() (run, error) {
-			return timed(dir, orchEnv, bin, "resume", "--dry-run", "--json", "--mode", "preflight")
+			return timed(dir, orchEnv, bin, args...)
 		},
 		check: func(r run) error {
 			if r.exit != 0 && r.exit != 17 {
@@ -225,7 +255,7 @@ func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*R
 			return nil, fmt.Errorf("warm-up %s: %w", t.name, err)
 		}
 		if t == orch {
-			fmt.Fprintf(out, "benchrun: %s\n", summarize(r, man))
+			fmt.Fprintf(out, "benchrun: %s\n", summarize(r, man, args[0]))
 		}
 	}
 	for i := 0; i < runs; i++ {
@@ -261,7 +291,7 @@ func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*R
 	line := func(name string, s *Series) {
 		fmt.Fprintf(out, "%-52s %8.3fs %8.3fs %8.3fs %11s\n", name, s.Median, s.Min, s.Max, mib(s.PeakRSSKiB))
 	}
-	line("orchestrate resume --dry-run --json --mode preflight", &res.Orchestrate)
+	line("orchestrate "+strings.Join(args, " "), &res.Orchestrate)
 	if res.Git != nil {
 		line("git status --porcelain", res.Git)
 	}
@@ -275,7 +305,7 @@ func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*R
 	// weighs on both.
 	if res.Git != nil {
 		res.RatioGit = pairedRatio(res.Orchestrate.Seconds, res.Git.Seconds)
-		if res.Files >= ratioTargetFiles {
+		if ratioApplies(res) {
 			fmt.Fprintf(out, "ratio orchestrate/git-status: %.2f (target <= %.1f)%s\n", res.RatioGit, targetRatioGit, verdict(res.RatioGit <= targetRatioGit, &res.Missed))
 		} else {
 			fmt.Fprintf(out, "ratio orchestrate/git-status: %.2f (the target <= %.1f applies at %d files)\n", res.RatioGit, targetRatioGit, ratioTargetFiles)
@@ -287,8 +317,9 @@ func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*R
 		res.RatioGoGit = pairedRatio(res.Orchestrate.Seconds, res.GoGit.Seconds)
 		fmt.Fprintf(out, "ratio orchestrate/go-git: %.2f\n", res.RatioGoGit)
 	}
-	fmt.Fprintf(out, "peak RSS orchestrate: %s (target < %d MiB)%s", mib(res.Orchestrate.PeakRSSKiB), targetRSSMiB,
-		verdict(float64(res.Orchestrate.PeakRSSKiB)/1024 < targetRSSMiB, &res.Missed))
+	rt := rssTarget(res.Files)
+	fmt.Fprintf(out, "peak RSS orchestrate: %s (target < %.0f MiB)%s", mib(res.Orchestrate.PeakRSSKiB), rt,
+		verdict(float64(res.Orchestrate.PeakRSSKiB)/1024 < rt, &res.Missed))
 	if res.Git != nil {
 		fmt.Fprintf(out, ", git status: %s", mib(res.Git.PeakRSSKiB))
 	}
@@ -301,6 +332,9 @@ func measure(dir, bin string, runs int, withGoGit bool, out, logw io.Writer) (*R
 
 // manifest is the part of benchgen's manifest benchrun reads.
 type manifest struct {
+	Params struct {
+		Shape string `json:"shape"`
+	} `json:"params"`
 	Head         string `json:"head"`
 	TrackedFiles int    `json:"tracked_files"`
 	Stories      int    `json:"stories"`
@@ -352,7 +386,11 @@ func describe(dir string, m *manifest) string {
 }
 
 // summarize checks orchestrate's JSON plan against what benchgen planted.
-func summarize(r run, m *manifest) string {
+func summarize(r run, m *manifest, command string) string {
+	if command == "status" {
+		lines := strings.Count(string(r.stdout), "\n")
+		return fmt.Sprintf("orchestrate status: exit %d, %d lines of output", r.exit, lines)
+	}
 	var doc struct {
 		Outcome    string `json:"outcome"`
 		ExitCode   int    `json:"exit_code"`

@@ -22,6 +22,9 @@ import (
 //
 // It writes a CPU profile (BENCH_PROFILE_OUT, default /tmp/orchestrate-cpu.pprof)
 // of BENCH_PROFILE_RUNS runs (default 10), and a heap profile next to it.
+// BENCH_PROFILE_CMD=status profiles `orchestrate status` instead of
+// `resume --dry-run --json --mode preflight` (the stories and workflows
+// shapes of benchgen).
 func TestProfileOrchestrate(t *testing.T) {
 	dir := os.Getenv("BENCH_PROFILE_DIR")
 	if dir == "" {
@@ -44,7 +47,11 @@ func TestProfileOrchestrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	args := []string{"--repo", dir, "resume", "--dry-run", "--json", "--mode", "preflight"}
+	cmdArgs, err := orchestrateArgs(os.Getenv("BENCH_PROFILE_CMD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--repo", dir}, cmdArgs...)
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func (a *app) act(r *resumeRun) error {
 	// Autopilot halts on conflicts, blocking findings or staleness; with a
 	// terminal attached it switches to interactive.
 	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && r.situation.Conflicts {
-		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", r.plan.Reason)
+		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", templates.Safe(r.plan.Reason))
 		r.mode = modes.ModeInteractive
 		if err := a.evaluate(r, a.planOptions(r)); err != nil {
 			return err
@@ -167,7 +167,7 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 		if len(r.situation.Blocking) > 0 && !r.forced {
 			for _, f := range r.situation.Blocking {
 				if f.Check != workflow.CheckConflict {
-					fmt.Fprintf(out, "Cannot restart: %s\n", f.Message)
+					fmt.Fprintf(out, "Cannot restart: %s\n", templates.Safe(f.Message))
 					r.outcome, r.exit = "halted", ExitCannot
 					return nil
 				}
@@ -205,19 +205,19 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	c := *r.selected
 	forced := r.forced || (r.opts.Force && r.situation.Conflicts)
 	req := handoff.Request{
-		Root: s.root, Candidate: c, Plan: r.plan, Validation: r.report.Status,
+		Root: s.Root, Candidate: c, Plan: r.plan, Validation: r.report.Status,
 		Mode: string(r.mode), Decision: r.plan.Decision, Reason: r.plan.Reason, Forced: forced, Restart: r.opts.Restart || r.restarted,
-		Command: s.cfg.Handoff.Command, Env: a.environ(), Stdin: a.stdinFile(),
+		Command: s.Cfg.Handoff.Command, Env: a.environ(), Stdin: a.stdinFile(),
 		Stdout: a.sys.IO.Out, Stderr: a.sys.IO.ErrOut,
-		Now: s.now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,
-		LogPath:   logPath(s),
+		Now: s.Now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,
+		LogPath:   s.LogPath(),
 		Failpoint: testFailpoint(),
 
-		SessionGoneExitCodes: s.cfg.Handoff.SessionGoneExitCodes,
-		SessionGonePattern:   s.cfg.Handoff.SessionGonePattern,
-		FallbackCommand:      s.cfg.Handoff.FallbackCommand,
-		SessionIDPattern:     s.cfg.Handoff.SessionIDPattern,
-		Timeout:              s.cfg.Handoff.Timeout,
+		SessionGoneExitCodes: s.Cfg.Handoff.SessionGoneExitCodes,
+		SessionGonePattern:   s.Cfg.Handoff.SessionGonePattern,
+		FallbackCommand:      s.Cfg.Handoff.FallbackCommand,
+		SessionIDPattern:     s.Cfg.Handoff.SessionIDPattern,
+		Timeout:              s.Cfg.Handoff.Timeout,
 		Again:                r.opts.Again || r.rehandoff[c.ID],
 	}
 	if r.opts.JSON {
@@ -247,16 +247,16 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	if err != nil {
 		return a.handoffFailed(r, out, err)
 	}
-	r.handoff = &handoffJSON{Envelope: rel(s.root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
+	r.handoff = &handoffJSON{Envelope: rel(s.Root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
 	if res.TookOverStale != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, res.TookOverStale.Host)
+		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, templates.Safe(res.TookOverStale.Host))
 	}
 	if res.AlreadyHandedOff {
 		fmt.Fprint(out, alreadyHandedOff(s, c.ID, res))
 		return a.finishQuiet(r, "resumed", ExitOK)
 	}
 	if res.Unconfirmed {
-		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", c.ID)
+		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID))
 	}
 	if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res)); err != nil {
 		return err
@@ -321,7 +321,7 @@ func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationVie
 	v := confirmationView{
 		Title: a.summaryView(r).Title, Story: strings.Join(c.Stories, ", "),
 		Phase: phase,
-		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.root, res.EnvelopePath), Command: res.Command,
+		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.Root, res.EnvelopePath), Command: res.Command,
 		Forced: r.forced || r.opts.Force, Restart: r.opts.Restart || r.restarted,
 	}
 	if v.Agent == "" {
@@ -333,7 +333,7 @@ func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationVie
 	if c.UpdatedAt.IsZero() {
 		v.Age = "unknown"
 	} else {
-		v.Age = templates.Duration(r.s.now.Sub(c.UpdatedAt))
+		v.Age = templates.Duration(r.s.Now.Sub(c.UpdatedAt))
 	}
 	return v
 }
@@ -346,18 +346,6 @@ func (a *app) lockInfo() handoff.LockInfo {
 		name = u.Username
 	}
 	return handoff.LockInfo{PID: a.sys.Pid, Host: host, User: name, StartedAt: a.sys.Now().UTC(), Command: strings.Join(a.sys.Args, " ")}
-}
-
-// logPath is the absolute path of the orchestration log.
-func logPath(s *session) string {
-	p := s.cfg.LogPath
-	if p == "" {
-		p = ".orchestrate/log.jsonl"
-	}
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(s.root, filepath.FromSlash(p))
 }
 
 // rel shows path relative to root when it is inside it.

@@ -84,7 +84,8 @@ Exit codes: 0 listed, 1 I/O, 2 wrong cookie.`,
 // workRepo resolves the repository and its configuration, without a
 // discovery scan.
 func (a *app) workRepo() (*discover.Repo, error) {
-	root, _, _, err := a.resolveRoot()
+	loc, err := a.locate()
+	root := loc.Root
 	if err != nil {
 		return nil, err
 	}

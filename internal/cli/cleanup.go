@@ -1,22 +1,17 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
-	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -54,19 +49,12 @@ Exit codes: 0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 	return cmd
 }
 
-// storyReset is one story status cleanup would reset.
-type storyReset struct {
-	ID, Path, From, To string
-	Line               int
-	Raw                string
-}
-
 func (a *app) runCleanup(opts *CleanupOptions) error {
 	s, err := a.load()
 	if err != nil {
 		return err
 	}
-	matches := discover.Lookup(s.res.Candidates, opts.Workflow)
+	matches := discover.Lookup(s.Res.Candidates, opts.Workflow)
 	switch {
 	case len(matches) == 0:
 		return exitf(ExitNotFound, "no workflow matches %q (orchestrate status --all lists them)", opts.Workflow)
@@ -78,55 +66,35 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		return usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
 	}
 	c := matches[0]
-	if st := handoff.Inspect(s.root, c.ID); st.Exists && st.Live {
+	if st := handoff.Inspect(s.Root, c.ID); st.Exists && st.Live {
 		return exitf(ExitLocked, "%s is being resumed right now (pid %d on %s): not cleaning it up", c.ID, st.Owner.PID, st.Owner.Host)
 	}
+	p := handoff.PlanCleanup(c, s.Res.Stories, s.Now)
 
-	// What would be archived: the state file and its .bak twin (stories and
-	// spec folders are project files, never moved).
-	var archive []string
-	if c.Source.Kind != workflow.KindStory && c.Source.Kind != workflow.KindSpec {
-		archive = append(archive, c.Source.Path)
-		if c.BackupPath != "" {
-			archive = append(archive, c.BackupPath)
-		}
-	}
-	stamp := s.now.UTC().Format("20060102T150405Z")
-	archiveDir := filepath.ToSlash(filepath.Join(".orchestrate", "archive", stamp+"-"+safeName(c.ID)))
-
-	// Which stories are left in a transitional status.
-	var resets []storyReset
-	for _, id := range c.Stories {
-		st, ok := s.res.Stories[id]
-		if !ok || (st.Status != workflow.StatusInProgress && st.Status != workflow.StatusInReview) || st.StatusLine == 0 || st.StatusRaw == "" {
-			continue
-		}
-		resets = append(resets, storyReset{ID: id, Path: st.Path, From: string(st.Status), To: string(workflow.StatusReady), Line: st.StatusLine, Raw: st.StatusRaw})
-	}
-
+	safe := templates.Safe
 	out := a.sys.IO.Out
-	fmt.Fprintf(out, "=== Cleanup: %s (%s) ===\n\n", c.ID, c.Type.Label())
-	if len(archive) == 0 {
+	fmt.Fprintf(out, "=== Cleanup: %s (%s) ===\n\n", safe(c.ID), c.Type.Label())
+	if len(p.Archive) == 0 {
 		fmt.Fprintln(out, "No state file to archive (this workflow is implied by its story or spec files).")
 	} else {
-		for _, p := range archive {
-			fmt.Fprintf(out, "Archive %s -> %s/%s\n", p, archiveDir, p)
+		for _, f := range p.Archive {
+			fmt.Fprintf(out, "Archive %s -> %s/%s\n", safe(f), safe(p.ArchiveDir), safe(f))
 		}
 	}
-	if len(resets) == 0 {
+	if len(p.Resets) == 0 {
 		fmt.Fprintln(out, "No story is left in a transitional status.")
 	}
-	for _, r := range resets {
-		fmt.Fprintf(out, "Reset story %s (%s): %s -> %s\n", r.ID, r.Path, r.From, r.To)
+	for _, r := range p.Resets {
+		fmt.Fprintf(out, "Reset story %s (%s): %s -> %s\n", safe(r.ID), safe(r.Path), safe(r.From), safe(r.To))
 	}
-	if len(archive) == 0 && len(resets) == 0 {
+	if p.Empty() {
 		fmt.Fprintln(out, "\nNothing to clean up.")
 		return nil
 	}
 	// Every path is checked before anything changes: a symlinked
 	// .orchestrate, archive folder, state or story (or one that is not a
 	// regular file) refuses the whole cleanup.
-	if err := checkCleanupPaths(s.root, archive, archiveDir, resets); err != nil {
+	if err := handoff.CheckCleanup(s.Root, p); err != nil {
 		return exitf(ExitCannot, "cleanup refused: %v; nothing was changed", err)
 	}
 	if opts.DryRun {
@@ -137,7 +105,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		if !a.sys.IO.CanPrompt() {
 			return exitf(ExitNoTTY, "cleanup needs confirmation and there is no terminal: pass --yes")
 		}
-		ok, err := a.prompter().Confirm(fmt.Sprintf("Archive the state and reset %d %s?", len(resets), map[bool]string{true: "story", false: "stories"}[len(resets) == 1]), false)
+		ok, err := a.prompter().Confirm(fmt.Sprintf("Archive the state and reset %d %s?", len(p.Resets), map[bool]string{true: "story", false: "stories"}[len(p.Resets) == 1]), false)
 		if err != nil || !ok {
 			if err != nil && !errors.Is(err, modes.ErrInterrupted) {
 				return err
@@ -147,34 +115,36 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		}
 	}
 
-	for _, r := range resets {
-		if err := resetStoryStatus(s.root, r); err != nil {
-			return exitf(ExitError, "reset story %s: %v", r.ID, err)
-		}
+	// The work itself happens under the workflow's lock, all or nothing.
+	err = handoff.Cleanup(handoff.CleanupRequest{Root: s.Root, Plan: p, Lock: a.lockInfo()})
+	var locked *handoff.LockedError
+	var refused *handoff.CleanupRefusedError
+	switch {
+	case errors.As(err, &locked):
+		return exitf(ExitLocked, "%s: not cleaning it up: %v", c.ID, err)
+	case errors.As(err, &refused):
+		return exitf(ExitCannot, "cleanup refused: %v; nothing was changed", err)
+	case err != nil:
+		return exitf(ExitError, "%v", err)
 	}
-	for _, p := range archive {
-		if err := archiveFile(s.root, p, archiveDir); err != nil {
-			return exitf(ExitError, "archive %s: %v", p, err)
-		}
-	}
-	if l, err := logging.OpenActionLogIn(s.root, logPath(s)); err == nil {
+	if l, err := logging.OpenActionLogIn(s.Root, s.LogPath()); err == nil {
 		var ids []string
-		for _, r := range resets {
+		for _, r := range p.Resets {
 			ids = append(ids, r.ID)
 		}
 		l.WithFields(map[string]any{
 			"event": "cleanup", "workflow": c.ID, "type": string(c.Type), "state_source": c.Source.Path,
-			"archive": archiveDir, "stories_reset": strings.Join(ids, ","),
+			"archive": p.ArchiveDir, "stories_reset": strings.Join(ids, ","),
 		}).Info("workflow state archived")
 		_ = l.Close()
 	} else {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %v\n", err)
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
 	}
-	fmt.Fprintf(out, "\nCleaned up %s.", c.ID)
-	if len(archive) > 0 {
-		fmt.Fprintf(out, " The state is kept in %s.", archiveDir)
+	fmt.Fprintf(out, "\nCleaned up %s.", safe(c.ID))
+	if len(p.Archive) > 0 {
+		fmt.Fprintf(out, " The state is kept in %s.", safe(p.ArchiveDir))
 	}
-	fmt.Fprintf(out, "\nTo start fresh, run your orchestrator's workflow again for %s.\n", storiesOrKey(c))
+	fmt.Fprintf(out, "\nTo start fresh, run your orchestrator's workflow again for %s.\n", safe(storiesOrKey(c)))
 	return nil
 }
 
@@ -183,100 +153,4 @@ func storiesOrKey(c workflow.Candidate) string {
 		return "story " + strings.Join(c.Stories, ", ")
 	}
 	return c.Key
-}
-
-// safeName makes an id usable as a file name.
-func safeName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
-
-// resetStoryStatus rewrites the status value on its line, keeping the rest
-// of the story byte for byte.
-func resetStoryStatus(root string, r storyReset) error {
-	data, err := safefile.ReadConfined(root, r.Path, maxStoryRewrite)
-	if err != nil {
-		return err
-	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	if r.Line < 1 || r.Line > len(lines) {
-		return fmt.Errorf("status line %d is out of range", r.Line)
-	}
-	line := lines[r.Line-1]
-	i := bytes.Index(line, []byte(r.Raw))
-	if i < 0 {
-		return fmt.Errorf("the status %q is no longer on line %d", r.Raw, r.Line)
-	}
-	lines[r.Line-1] = append(append(append([]byte{}, line[:i]...), r.To...), line[i+len(r.Raw):]...)
-	return atomicfile.WriteConfined(root, r.Path, bytes.Join(lines, nil), 0o644)
-}
-
-// maxStoryRewrite is the largest story file cleanup rewrites.
-const maxStoryRewrite = 16 << 20
-
-// checkCleanupPaths refuses, before anything is changed, a cleanup whose
-// files or archive folder cannot be reached without following a symlink:
-// each file to archive and each story to reset must be a regular file whose
-// every folder is a real folder inside root, and the existing part of the
-// archive folder must be real folders too (docs/SECURITY.md).
-func checkCleanupPaths(root string, archive []string, archiveDir string, resets []storyReset) error {
-	check := func(p string) error {
-		d, name, err := safefile.OpenParent(root, p, false)
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		mode, _, err := d.Lstat(name)
-		if err != nil {
-			return err
-		}
-		if !mode.IsRegular() {
-			what := "is not a regular file"
-			if mode&os.ModeSymlink != 0 {
-				what = "is a symlink"
-			}
-			return &safefile.RefusedError{Path: p, What: what, Kind: safefile.ErrNotFile}
-		}
-		return nil
-	}
-	for _, p := range archive {
-		if err := check(p); err != nil {
-			return err
-		}
-	}
-	for _, r := range resets {
-		if err := check(r.Path); err != nil {
-			return err
-		}
-	}
-	d, err := safefile.OpenDir(root, archiveDir, false)
-	if err == nil {
-		return d.Close()
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return nil // made when archiving, without following symlinks
-	}
-	return err
-}
-
-// archiveFile moves root/p to root/archiveDir/p, every folder on both
-// sides reached (and made) without following a symlink.
-func archiveFile(root, p, archiveDir string) error {
-	clean, err := safefile.CheckPath(root, p)
-	if err != nil {
-		return err
-	}
-	dst := archiveDir + "/" + clean
-	if err := safefile.MkdirAllConfined(root, path.Dir(dst)); err != nil {
-		return err
-	}
-	return safefile.RenameConfined(root, clean, dst)
 }

@@ -14,7 +14,7 @@ func (a *app) debugSession(s *session) {
 	if a.log == nil || !a.log.Enabled("debug") || s == nil {
 		return
 	}
-	a.debugf("repository: %s", s.root)
+	a.debugf("repository: %s", s.Root)
 	if s.conf != nil {
 		if len(s.conf.Read) == 0 {
 			a.debugf("config: no file read (defaults and environment)")
@@ -24,18 +24,18 @@ func (a *app) debugSession(s *session) {
 		}
 	}
 	switch {
-	case s.git != nil && s.git.Shallow():
+	case s.Git != nil && s.Git.Shallow():
 		a.debugf("git: repository (shallow clone)")
-	case s.git != nil:
+	case s.Git != nil:
 		a.debugf("git: repository")
-	case s.gitErr != nil:
-		a.debugf("git: none (%v)", s.gitErr)
+	case s.GitErr != nil:
+		a.debugf("git: none (%v)", s.GitErr)
 	default:
 		a.debugf("git: none")
 	}
 	counts := map[string]int{}
 	resumable := map[string]int{}
-	for _, c := range s.res.Candidates {
+	for _, c := range s.Res.Candidates {
 		counts[c.Source.Kind]++
 		if c.Resumable {
 			resumable[c.Source.Kind]++
@@ -57,7 +57,7 @@ func (a *app) debugSession(s *session) {
 	for _, k := range other {
 		a.debugf("source %s: %d candidates, %d resumable", k, counts[k], resumable[k])
 	}
-	a.debugf("discovered: %d candidates, %d stories, %d findings outside candidates", len(s.res.Candidates), len(s.res.Stories), len(s.res.Findings))
+	a.debugf("discovered: %d candidates, %d stories, %d findings outside candidates", len(s.Res.Candidates), len(s.Res.Stories), len(s.Res.Findings))
 }
 
 // debugDecision logs, at --log-level debug, what a resume decided: the

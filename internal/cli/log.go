@@ -102,13 +102,13 @@ func (a *app) runLog(opts *LogOptions) error {
 	if err != nil {
 		return err
 	}
-	path := logPath(s)
-	data, truncated, err := readLogTail(s.root, path, maxLogTail)
+	path := s.LogPath()
+	data, truncated, err := readLogTail(s.Root, path, maxLogTail)
 	if errors.Is(err, fs.ErrNotExist) {
 		if opts.JSON {
 			return writeJSON(a.sys.IO.Out, []any{})
 		}
-		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", templates.Safe(rel(s.root, path)))
+		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", templates.Safe(rel(s.Root, path)))
 		return nil
 	}
 	if err != nil {
@@ -129,10 +129,10 @@ func (a *app) runLog(opts *LogOptions) error {
 		events = append(events, ev)
 	}
 	if truncated && (opts.N == 0 || len(events) < opts.N) {
-		fmt.Fprintf(a.sys.IO.ErrOut, "note: %s is larger than %d MiB; only the events in its last %d MiB are shown\n", rel(s.root, path), maxLogTail>>20, maxLogTail>>20)
+		fmt.Fprintf(a.sys.IO.ErrOut, "note: %s is larger than %d MiB; only the events in its last %d MiB are shown\n", rel(s.Root, path), maxLogTail>>20, maxLogTail>>20)
 	}
 	if bad > 0 {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, templates.Safe(rel(s.root, path)))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %d lines of %s are not JSON and were skipped\n", bad, templates.Safe(rel(s.Root, path)))
 	}
 	if opts.N > 0 && len(events) > opts.N {
 		events = events[len(events)-opts.N:]

@@ -53,11 +53,11 @@ func (a *app) planKey() []byte {
 // decision.
 func (a *app) planDeps(r *resumeRun) []planfile.Dep {
 	s, c := r.s, *r.selected
-	max := s.cfg.MaxFileSize
+	max := s.Cfg.MaxFileSize
 	deps := []planfile.Dep{
 		{Kind: planfile.KindVersion, Digest: "orchestrate " + Version + " (" + planfile.Schema + ")"},
 		{Kind: planfile.KindWorkflow, Digest: c.ID},
-		{Kind: planfile.KindState, Path: c.Source.Path, Digest: planfile.FileDigest(s.root, c.Source.Path, max)},
+		{Kind: planfile.KindState, Path: c.Source.Path, Digest: planfile.FileDigest(s.Root, c.Source.Path, max)},
 		{Kind: planfile.KindPhase, Digest: r.plan.ResumeFrom.Phase},
 		{Kind: planfile.KindMode, Digest: string(r.mode)},
 		{Kind: planfile.KindDecision, Digest: r.plan.Decision},
@@ -68,7 +68,7 @@ func (a *app) planDeps(r *resumeRun) []planfile.Dep {
 			return
 		}
 		seen[p] = true
-		deps = append(deps, planfile.Dep{Kind: planfile.KindFile, Path: p, Digest: planfile.FileDigest(s.root, p, max)})
+		deps = append(deps, planfile.Dep{Kind: planfile.KindFile, Path: p, Digest: planfile.FileDigest(s.Root, p, max)})
 	}
 	for _, f := range c.Files {
 		addFile(f.Path)
@@ -83,13 +83,13 @@ func (a *app) planDeps(r *resumeRun) []planfile.Dep {
 		addFile(s.conf.Repo.Rel)
 	}
 	head := planfile.NoHead
-	if s.git != nil {
-		if h, err := s.git.Head(); err == nil && h.Hash != "" {
+	if s.Git != nil {
+		if h, err := s.Git.Head(); err == nil && h.Hash != "" {
 			head = h.Hash
 		}
 	}
 	deps = append(deps, planfile.Dep{Kind: planfile.KindHead, Digest: head})
-	deps = append(deps, planfile.Dep{Kind: planfile.KindLock, Digest: lockDigest(handoff.Inspect(s.root, c.ID))})
+	deps = append(deps, planfile.Dep{Kind: planfile.KindLock, Digest: lockDigest(handoff.Inspect(s.Root, c.ID))})
 	planfile.SortDeps(deps)
 	return deps
 }
@@ -124,7 +124,7 @@ func (a *app) savePlan(r *resumeRun) error {
 	}
 	key := a.planKey()
 	f := planfile.File{
-		CreatedAt:  r.s.now,
+		CreatedAt:  r.s.Now,
 		Version:    Version,
 		WorkflowID: r.selected.ID,
 		Phase:      r.plan.ResumeFrom.Phase,
@@ -181,8 +181,8 @@ func (a *app) applyPlan(opts *ResumeOptions) error {
 	}
 	a.reportGlobalFindings(s)
 	opts.Approve, opts.Force, opts.Restart, opts.FromPhase = saved.Approved, saved.Forced, saved.Restart, saved.FromPhase
-	r := &resumeRun{opts: opts, s: s, all: s.resumable(), mode: mode}
-	if r.selected = plannedWorkflow(s.res.Candidates, saved.WorkflowID); r.selected == nil {
+	r := &resumeRun{opts: opts, s: s, all: s.Resumable(), mode: mode}
+	if r.selected = plannedWorkflow(s.Res.Candidates, saved.WorkflowID); r.selected == nil {
 		return a.finishResume(r, "halted", ExitCannot, fmt.Errorf("cannot apply the plan %s: the workflow %s is gone (its state file %s was removed or rewritten); make a new plan", opts.Plan, saved.WorkflowID, saved.StateFile))
 	}
 	if err := a.evaluate(r, plan.Options{Restart: saved.Restart, FromPhase: saved.FromPhase}); err != nil {

@@ -237,9 +237,9 @@ func (r *ptyRun) expect(s string) {
 	}
 }
 
-// waitPrompt waits for a question and then until survey has put the
+// waitPrompt waits for a question and then until the prompt has put the
 // terminal in raw mode, so that the keys typed next reach the prompt rather
-// than the line discipline (survey renders before switching modes).
+// than the line discipline (keys typed earlier are dropped by the prompt).
 func (r *ptyRun) waitPrompt(question string) {
 	r.t.Helper()
 	r.expect(question)
@@ -257,22 +257,12 @@ func (r *ptyRun) waitPrompt(question string) {
 	}
 }
 
-// answerLine answers a line question (Input, Confirm) with keys. Before it
-// reads, survey measures the terminal with two cursor-position queries, and
-// it drops whatever follows a reply in the same read; what precedes the
-// reply it keeps. So the keys are typed while the reply to the second query
-// is held back, and the reply follows them. (The keys must not hold an "R",
-// which survey would take for the end of a reply.)
+// answerLine answers a line question (Input, Confirm) with keys, once the
+// prompt is in raw mode.
 func (r *ptyRun) answerLine(question string, keys ...string) {
 	r.t.Helper()
 	r.waitPrompt(question)
-	r.expect("\x1b[6n")
-	r.replies.hold = true
-	r.expect("\x1b[6n")
 	r.send(keys...)
-	if err := r.replies.release(); err != nil {
-		r.fail("answering the terminal query: %v", err)
-	}
 }
 
 // send types keys.
@@ -757,13 +747,11 @@ func TestPTYColour(t *testing.T) {
 	}
 }
 
-// ---- the survey prompter itself ----
+// ---- the terminal prompter itself ----
 
-// TestSurveyPrompter drives the prompter in this process on a pty: the
-// answers, the defaults, Ctrl-C, questions on stderr only, and no colour
-// under NO_COLOR. (Survey compiles its templates once per process, with the
-// colour setting of the first question: colour itself is tested in child
-// processes, by TestPTYColour.)
+// TestSurveyPrompter drives the terminal prompter in this process on a pty:
+// the answers, the defaults, Ctrl-C, questions on stderr only, and no
+// colour under NO_COLOR.
 func TestSurveyPrompter(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	r := newTerminal(t)

@@ -45,12 +45,12 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 		return nil // a file that cannot be opened is reported as it is
 	}
 	var others []workflow.Candidate
-	for _, o := range r.s.res.Candidates {
+	for _, o := range r.s.Res.Candidates {
 		if o.ID != c.ID {
 			others = append(others, o)
 		}
 	}
-	rebuilt, prov, ok := rebuild.Rebuild(r.s.repo, c, others)
+	rebuilt, prov, ok := rebuild.Rebuild(r.s.Repo, c, others)
 
 	view := rebuiltView{Path: c.Source.Path, Code: pf.Code, Line: pf.Line, Reason: pf.Message, ID: c.ID, Parts: prov}
 	if pf.Code == "binary" {

@@ -3,24 +3,23 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
-	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// ResumeOptions are the flags and argument of `orchestrate resume`.
+// ResumeOptions are the dependencies, flags and argument of
+// `orchestrate resume`.
 type ResumeOptions struct {
+	Deps Deps
+
 	Workflow  string
 	Mode      string
 	DryRun    bool
@@ -61,10 +60,8 @@ and takes the next one. A handoff whose command never started is offered again.
 			if len(args) == 1 {
 				opts.Workflow = args[0]
 			}
-			if err := a.v.BindPFlag("resume.mode", cmd.Flags().Lookup("mode")); err != nil {
-				return err
-			}
-			return a.runResume(opts)
+			opts.Deps = a.deps()
+			return runResume(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -103,7 +100,17 @@ type resumeRun struct {
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 }
 
+// runResume runs `orchestrate resume` with opts (no terminal needed: the
+// streams, prompter and clock are opts.Deps').
+func runResume(opts *ResumeOptions) error {
+	return opts.Deps.app().runResume(opts)
+}
+
 func (a *app) runResume(opts *ResumeOptions) error {
+	if opts.Mode != "" {
+		// --mode is the first of flag > env > config > recorded > interactive
+		a.v.Set("resume.mode", opts.Mode)
+	}
 	if opts.Restart && opts.FromPhase != "" {
 		return usagef("--restart and --from-phase cannot be used together")
 	}
@@ -120,7 +127,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	if opts.DryRun {
 		a.trustNotice(s)
 	}
-	r := &resumeRun{opts: opts, s: s, all: s.resumable()}
+	r := &resumeRun{opts: opts, s: s, all: s.Resumable()}
 
 	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
 	modeSetting := a.v.GetString("resume.mode")
@@ -134,36 +141,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 
 	// Selection.
 	if opts.Workflow != "" {
-		matches := discover.Lookup(s.res.Candidates, opts.Workflow)
-		if len(matches) > 1 {
-			// prefer the resumable ones when the name is a story id shared with finished work
-			var live []workflow.Candidate
-			for _, c := range matches {
-				if c.Resumable {
-					live = append(live, c)
-				}
-			}
-			if len(live) == 1 {
-				matches = live
-			}
-		}
-		switch {
-		case len(matches) == 0:
-			return a.finishResume(r, "not_found", ExitNotFound, fmt.Errorf("no workflow matches %q (orchestrate status --all lists them)", opts.Workflow))
-		case len(matches) > 1:
-			var ids []string
-			for _, c := range matches {
-				ids = append(ids, c.ID)
-			}
-			return a.finishResume(r, "error", ExitUsage, fmt.Errorf("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", ")))
-		}
-		c := matches[0]
-		r.selected = &c
-		if !c.Resumable {
-			if workflow.IsTerminalStatus(c.Status) || (c.Type == workflow.TypeStory && c.Status == string(workflow.StatusDone)) {
-				return a.finishResume(r, "terminal", ExitTerminal, fmt.Errorf("%s is %s: nothing to resume", c.ID, c.Status))
-			}
-			return a.finishResume(r, "halted", ExitCannot, fmt.Errorf("%s is %s: it is not an interrupted workflow", c.ID, orDash(c.Status)))
+		sel := resumeflow.Select(s.Res.Candidates, opts.Workflow)
+		r.selected = sel.Candidate
+		if sel.Err != nil {
+			return a.finishResume(r, sel.Outcome, int(sel.Code), sel.Err)
 		}
 	} else {
 		if len(r.all) == 0 {
@@ -207,9 +188,9 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	if err := a.rebuildIfCorrupt(r); err != nil {
 		return err
 	}
-	if st := handoff.Inspect(s.root, r.selected.ID); st.Exists && st.Live {
+	if st := handoff.Inspect(s.Root, r.selected.ID); st.Exists && st.Live {
 		if st.Reason != "" {
-			return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.root, handoff.LockPath(s.root, r.selected.ID)), st.Reason, r.selected.ID))
+			return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.Root, handoff.LockPath(s.Root, r.selected.ID)), st.Reason, r.selected.ID))
 		}
 		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
 	}
@@ -236,13 +217,15 @@ func (a *app) runResume(opts *ResumeOptions) error {
 }
 
 // evaluate validates the selected candidate, builds its plan and lets the
-// mode decide; it fills r.report, r.plan, r.findings, r.situation and r.code.
+// mode decide (resumeflow.Evaluate); it fills r.report, r.plan, r.findings,
+// r.situation and r.code.
 func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
-	s, opts := r.s, r.opts
-	c := *r.selected
-	r.report = s.validate(c)
-	def := s.repo.Definition(c.Workflow)
-	p, err := plan.Build(c, r.report, def, a.planEnv(s), popts)
+	ev, err := resumeflow.Evaluate(r.s.Session, resumeflow.Input{
+		Candidate: *r.selected, Mode: r.mode,
+		Force: r.opts.Force || r.forced, Approve: r.opts.Approve,
+		Candidates: len(r.all), Selected: r.opts.Workflow != "" || r.chosen,
+		Plan: popts,
+	})
 	if err != nil {
 		var ue *plan.UsageError
 		if errors.As(err, &ue) {
@@ -250,113 +233,9 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 		}
 		return err
 	}
-	r.plan = p
-	r.findings = append(append([]workflow.Finding{}, r.report.Findings...), p.Findings...)
-	r.findings = append(r.findings, a.handoffFindings(r, c)...)
-	workflow.SortFindings(r.findings)
-	sit := modes.Situation{
-		Mode: r.mode, Validation: r.report.Status, AgeClass: r.report.AgeClass,
-		Force: opts.Force || r.forced, Approve: opts.Approve, Terminal: p.Terminal, Resumable: c.Resumable,
-		Candidates: len(r.all), Selected: opts.Workflow != "" || r.chosen,
-	}
-	sit.Age = r.report.Age
-	for _, f := range r.findings {
-		if f.Severity == workflow.Warning {
-			sit.Warnings = append(sit.Warnings, f)
-		}
-		if f.Severity == workflow.Blocking {
-			sit.Blocking = append(sit.Blocking, f)
-			if f.Check == workflow.CheckConflict {
-				sit.Conflicts = true
-			}
-		}
-	}
-	if sit.Validation != validate.StatusConflicts && len(sit.Blocking) > 0 {
-		sit.Validation = validate.StatusConflicts
-	}
-	r.situation = sit
-	decision, reason, code := modes.Decide(sit)
-	r.plan.Decision, r.plan.Reason = decision, reason
-	r.code = int(code)
+	r.report, r.plan, r.findings, r.situation, r.code = ev.Report, ev.Plan, ev.Findings, ev.Situation, ev.Code
 	a.debugDecision(r)
 	return nil
-}
-
-// handoffFindings are what the handoff would refuse, found without writing,
-// so that a dry run exits with the code the real run would: a state file the
-// update cannot rewrite is blocking; in autopilot, so is a state file with
-// wrong-typed fields (autopilot never rewrites a file it only partly
-// understood — interactive and pre-flight show the warnings and ask).
-func (a *app) handoffFindings(r *resumeRun, c workflow.Candidate) []workflow.Finding {
-	if r.plan.Terminal || !c.Resumable {
-		return nil
-	}
-	var out []workflow.Finding
-	if c.Status == rebuild.StatusUnreadable {
-		return nil // the corruption is reported already (and rebuilt, or blocking)
-	}
-	if err := handoff.CheckUpdate(r.s.root, c, r.s.now); err != nil {
-		out = append(out, workflow.Finding{
-			Check: "handoff", Severity: workflow.Blocking, Code: "state-not-updatable", Path: c.Source.Path,
-			Message: fmt.Sprintf("the state file cannot be marked resumed: %v", err),
-		})
-	}
-	if r.mode == modes.ModeAutopilot {
-		n := 0
-		for _, f := range r.findings {
-			if f.Check == workflow.CheckParse && f.Severity == workflow.Warning && f.Code == "wrong-type" && f.Path == c.Source.Path {
-				n++
-			}
-		}
-		if n > 0 {
-			out = append(out, workflow.Finding{
-				Check: workflow.CheckParse, Severity: workflow.Blocking, Code: "autopilot-partial-state", Path: c.Source.Path,
-				Message: fmt.Sprintf("%s has %d wrong-typed %s: autopilot does not rewrite a state file it only partly understood (resume interactively to review and confirm)", c.Source.Path, n, map[bool]string{true: "field", false: "fields"}[n == 1]),
-			})
-		}
-	}
-	return out
-}
-
-// planEnv is what plan needs of the repository.
-func (a *app) planEnv(s *session) plan.Env {
-	return plan.Env{
-		Exists: s.repo.Exists,
-		AgentKnown: func(agent string) (bool, bool) {
-			return agentKnown(s, agent)
-		},
-	}
-}
-
-// agentKnown looks for an agent definition in the configured folders or the
-// config's agents list; anyDefs is false when the repository has none at all.
-func agentKnown(s *session, agent string) (known, anyDefs bool) {
-	agent = strings.TrimPrefix(agent, "@")
-	for _, a := range s.cfg.Agents {
-		anyDefs = true
-		if strings.TrimPrefix(a, "@") == agent {
-			known = true
-		}
-	}
-	for _, d := range s.cfg.AgentDirs {
-		dir := filepath.Join(s.root, filepath.FromSlash(d))
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			name := e.Name()
-			ext := filepath.Ext(name)
-			if ext != ".md" && ext != ".yaml" && ext != ".yml" {
-				continue
-			}
-			anyDefs = true
-			if strings.TrimSuffix(name, ext) == agent {
-				known = true
-			}
-		}
-	}
-	return known, anyDefs
 }
 
 // finishResume prints the outcome (JSON or human) and returns the exit code.
@@ -375,7 +254,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 		return silent(code)
 	}
 	if outcome == "none" && msg == nil {
-		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.root)
+		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.Root)
 		return nil
 	}
 	if msg != nil {
@@ -398,13 +277,13 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 	if doc.Mode == "" {
 		doc.Mode = "interactive"
 	}
-	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, r.s.cfg.Age) }
+	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, r.s.Cfg.Age) }
 	for _, c := range r.all {
 		var rep *validate.Report
 		if r.selected != nil && c.ID == r.selected.ID && r.report.Status != "" {
 			rep = &r.report
 		}
-		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.now, false, ageClass))
+		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.Now, false, ageClass))
 	}
 	doc.Handoff = r.handoff
 	doc.Trust = trustDoc(r.s)

@@ -101,7 +101,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	if c.UpdatedAt.IsZero() {
 		v.Interrupted = "unknown"
 	} else {
-		v.Interrupted = templates.Ago(r.s.now.Sub(c.UpdatedAt))
+		v.Interrupted = templates.Ago(r.s.Now.Sub(c.UpdatedAt))
 	}
 	if !r.report.Base.IsZero() {
 		b := r.report.Base
@@ -138,7 +138,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		}
 	}
 	index := map[string]int{}
-	def := r.s.repo.Definition(c.Workflow)
+	def := r.s.Repo.Definition(c.Workflow)
 	for i, ph := range def.Phases {
 		index[ph.ID] = i + 1
 	}
@@ -227,7 +227,7 @@ func dependencyChain(r *resumeRun) []string {
 		return out
 	}
 	for _, id := range c.Stories {
-		st, ok := r.s.res.Stories[id]
+		st, ok := r.s.Res.Stories[id]
 		if !ok {
 			out = append(out, id+": story file not found")
 			continue
@@ -249,7 +249,7 @@ func dependencyChain(r *resumeRun) []string {
 				if m == id {
 					continue
 				}
-				dst, ok := r.s.res.Stories[m]
+				dst, ok := r.s.Res.Stories[m]
 				switch {
 				case !ok:
 					l += " [story " + m + ": no file]"
@@ -322,7 +322,7 @@ func (a *app) multipleView(r *resumeRun, question bool) any {
 	for i, c := range r.all {
 		ago := "at an unknown time"
 		if !c.UpdatedAt.IsZero() {
-			ago = templates.Ago(r.s.now.Sub(c.UpdatedAt))
+			ago = templates.Ago(r.s.Now.Sub(c.UpdatedAt))
 		}
 		items = append(items, multipleItem{N: i + 1, Label: candidateLabel(c), Ago: ago, Position: c.Position.String()})
 	}

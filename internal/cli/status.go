@@ -7,13 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// StatusOptions are the flags of `orchestrate status`.
+// StatusOptions are the dependencies and flags of `orchestrate status`.
 type StatusOptions struct {
+	Deps Deps
 	JSON bool
 	All  bool
 }
@@ -27,7 +29,10 @@ func (a *app) newStatusCmd() *cobra.Command {
 position, age, validation status and the file its state came from. --all also lists what
 is not resumable: completed, aborted and idle states, and stories in every status.`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return runStatus(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also list what is not resumable")
@@ -49,6 +54,12 @@ type statusData struct {
 	W    struct{ ID, Type, Pos, Age, Val, Life int }
 }
 
+// runStatus runs `orchestrate status` with opts (no terminal needed: the
+// streams and clock are opts.Deps').
+func runStatus(opts *StatusOptions) error {
+	return opts.Deps.app().runStatus(opts)
+}
+
 func (a *app) runStatus(opts *StatusOptions) error {
 	s, err := a.load()
 	if err != nil {
@@ -56,10 +67,10 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	}
 	a.reportGlobalFindings(s)
 	a.trustNotice(s)
-	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, s.cfg.Age) }
+	ageClass := func(d time.Duration) string { return validate.ClassifyAge(d, s.Cfg.Age) }
 	var shown []workflow.Candidate
 	hidden := 0
-	for _, c := range s.res.Candidates {
+	for _, c := range s.Res.Candidates {
 		if c.Resumable || opts.All {
 			shown = append(shown, c)
 		} else {
@@ -70,34 +81,34 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	reports := make([]*validate.Report, len(shown))
 	for i, c := range shown {
 		if c.Resumable {
-			r := s.validate(c)
+			r := s.Validate(c)
 			reports[i] = &r
 		}
 	}
 	if opts.JSON {
 		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
 		for i, c := range shown {
-			cj := toCandidateJSON(c, reports[i], s.now, true, ageClass)
+			cj := toCandidateJSON(c, reports[i], s.Now, true, ageClass)
 			if reports[i] != nil {
-				v := validationWord(c, reports[i])
-				cj.Validation, cj.Lifecycle = &v, lifecycleOf(s, hist, c).json(s.now)
+				v := resumeflow.ValidationWord(c, reports[i])
+				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(resumeflow.LifecycleOf(s.Root, hist, c), s.Now)
 			}
 			doc.Candidates = append(doc.Candidates, cj)
 		}
 		return writeJSON(a.sys.IO.Out, doc)
 	}
-	data := statusData{Root: s.root, Hidden: hidden}
+	data := statusData{Root: s.Root, Hidden: hidden}
 	for i, c := range shown {
 		row := statusRow{ID: c.ID, Type: string(c.Type), Position: c.Position.String(), Age: "-", Validation: "-", Source: c.Source.Path}
 		if !c.UpdatedAt.IsZero() {
-			row.Age = templates.Duration(s.now.Sub(c.UpdatedAt))
+			row.Age = templates.Duration(s.Now.Sub(c.UpdatedAt))
 		}
 		if reports[i] != nil {
-			row.Validation = validationWord(c, reports[i])
-			if l := lifecycleOf(s, hist, c); l.State != lifeInterrupted {
-				row.Life, data.Life = l.text(s.now), true
+			row.Validation = resumeflow.ValidationWord(c, reports[i])
+			if l := resumeflow.LifecycleOf(s.Root, hist, c); l.State != resumeflow.LifeInterrupted {
+				row.Life, data.Life = l.Text(s.Now), true
 			} else {
-				row.Life = lifeInterrupted
+				row.Life = resumeflow.LifeInterrupted
 			}
 		} else if !c.Resumable {
 			row.Validation = "(" + statusWord(c) + ")"
@@ -134,17 +145,17 @@ func statusWord(c workflow.Candidate) string {
 // renderer returns the template renderer for the session, with colour
 // when w is a terminal (and colour is not turned off).
 func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
-	dir := s.cfg.TemplatesDir
+	dir := s.Cfg.TemplatesDir
 	if dir != "" && !filepathIsAbs(dir) {
-		dir = joinPath(s.root, dir)
+		dir = joinPath(s.Root, dir)
 	}
-	return templates.Renderer{Dir: dir, Root: s.root, Color: a.colorFor(w), Warn: func(msg string) { fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", msg) }}
+	return templates.Renderer{Dir: dir, Root: s.Root, Color: a.colorFor(w), Warn: func(msg string) { fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", msg) }}
 }
 
 // reportGlobalFindings prints findings that belong to no candidate on
 // stderr, redacted and with control characters escaped.
 func (a *app) reportGlobalFindings(s *session) {
-	for _, f := range s.res.Findings {
+	for _, f := range s.Res.Findings {
 		if f.Severity == workflow.Info {
 			// notes (which rule chose a framework's current item, …) are for
 			// --log-level info and the candidates' own reports, not every run

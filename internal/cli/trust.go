@@ -47,7 +47,8 @@ func (a *app) runTrust(opts *TrustOptions) error {
 	if opts.Revoke && opts.Show {
 		return usagef("--revoke and --show cannot be used together")
 	}
-	root, _, _, err := a.resolveRoot()
+	loc, err := a.locate()
+	root := loc.Root
 	if err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func (a *app) requireRepoTrust(r *resumeRun) error {
 	if err != nil {
 		return err
 	}
-	s.cfg = cfg
+	s.Cfg = cfg
 	fmt.Fprintf(errOut, "Trusted %s.\n", rc.Rel)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // UnlockOptions are the flags of `orchestrate unlock`.
@@ -47,17 +48,17 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 		return err
 	}
 	id := opts.Workflow
-	if m := discover.Lookup(s.res.Candidates, opts.Workflow); len(m) == 1 {
+	if m := discover.Lookup(s.Res.Candidates, opts.Workflow); len(m) == 1 {
 		id = m[0].ID
 	} else if len(m) > 1 {
 		return usagef("%q is ambiguous: %d workflows match", opts.Workflow, len(m))
 	}
-	st := handoff.Inspect(s.root, id)
+	st := handoff.Inspect(s.Root, id)
 	if !st.Exists {
-		if len(discover.Lookup(s.res.Candidates, opts.Workflow)) == 0 {
+		if len(discover.Lookup(s.Res.Candidates, opts.Workflow)) == 0 {
 			return exitf(ExitNotFound, "no workflow or lock matches %q", opts.Workflow)
 		}
-		fmt.Fprintf(a.sys.IO.Out, "%s is not locked.\n", id)
+		fmt.Fprintf(a.sys.IO.Out, "%s is not locked.\n", templates.Safe(id))
 		return nil
 	}
 	owner := fmt.Sprintf("pid %d on %s (user %s, since %s)", st.Owner.PID, st.Owner.Host, st.Owner.User, st.Owner.StartedAt.Format(time.RFC3339))
@@ -67,7 +68,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	if st.Live && !opts.Force {
 		return exitf(ExitLocked, "%s is locked by a live process: %s; pass --force to remove the lock anyway", id, owner)
 	}
-	if err := handoff.Remove(s.root, id, opts.Force); err != nil {
+	if err := handoff.Remove(s.Root, id, opts.Force); err != nil {
 		return err
 	}
 	state := "stale"
@@ -77,6 +78,6 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	if st.Reason != "" {
 		state += ", " + st.Reason
 	}
-	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", state, id, owner)
+	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", templates.Safe(state), templates.Safe(id), templates.Safe(owner))
 	return nil
 }

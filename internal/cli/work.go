@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // WorkDoneOptions are the flags of `orchestrate work done`.
@@ -71,9 +72,9 @@ func (a *app) runWorkDone(opts *WorkDoneOptions) error {
 		task = " (task " + got.TaskID + ")"
 	}
 	if got.Parent == "" {
-		_, err = fmt.Fprintf(a.sys.IO.Out, "Closed work session %s%s; its summary is recorded in %s.\n", got.Session, task, got.Path)
+		_, err = fmt.Fprintf(a.sys.IO.Out, "Closed work session %s%s; its summary is recorded in %s.\n", templates.Safe(got.Session), templates.Safe(task), templates.Safe(got.Path))
 		return err
 	}
-	_, err = fmt.Fprintf(a.sys.IO.Out, "Closed work session %s%s; summary sent to the parent work session %s.\n", got.Session, task, got.Parent)
+	_, err = fmt.Fprintf(a.sys.IO.Out, "Closed work session %s%s; summary sent to the parent work session %s.\n", templates.Safe(got.Session), templates.Safe(task), templates.Safe(got.Parent))
 	return err
 }

@@ -1,0 +1,107 @@
+// Package prompt is the terminal implementation of modes.Prompter: small
+// Select, Confirm and Input prompts of its own on a raw terminal
+// (golang.org/x/term), built so that typing cannot pick a surprise. The
+// command layer wires it; everything else asks through modes.Prompter (tests
+// use prompttest.Prompter).
+//
+// Key bindings (each prompt shows them in its help line):
+//
+//   - Select, up to nine options: the options are numbered; a digit, or the
+//     letter x of options labelled "[x] text", moves to that option; up and
+//     down (Ctrl-P, Ctrl-N, Tab) move; Enter answers the highlighted option,
+//     the default at first. Typing never filters; other keys are ignored.
+//   - Select, ten options or more: typing filters, Backspace and Ctrl-U
+//     edit the filter, Enter answers; Enter when nothing matches cancels.
+//   - Confirm: y or n, then Enter; Enter alone takes the default.
+//   - Input: a line of text, Enter answers.
+//   - Everywhere: Ctrl-C, Ctrl-D and Esc cancel (modes.ErrInterrupted),
+//     whatever was typed before; no key ever answers with a default but
+//     Enter.
+//
+// Questions are written to the error output, so stdout stays data; text
+// from a repository is drawn with its control characters replaced, and
+// every line is wrapped to the terminal's width.
+package prompt
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/orchestrate-dev/orchestrate/modes"
+)
+
+// ErrNoTerminal is returned by the terminal prompter when its input or its
+// error output is not a terminal, so there is no terminal to ask on.
+var ErrNoTerminal = errors.New("no terminal to ask on: stdin and stderr must be terminals")
+
+// terminalPrompter is the modes.Prompter of a terminal session.
+type terminalPrompter struct {
+	in     io.Reader
+	errOut io.Writer
+	style  style
+}
+
+// NewTerminal returns the Prompter that asks on a terminal: it reads keys
+// from in and draws the questions on errOut, both of which must be
+// terminals (else every question fails with ErrNoTerminal), so that stdout
+// stays data. color turns colours on.
+func NewTerminal(in io.Reader, errOut io.Writer, color bool) modes.Prompter {
+	return &terminalPrompter{in: in, errOut: errOut, style: style{color: color}}
+}
+
+// NewSurvey is NewTerminal, under the name the command layer used when the
+// prompts were survey's.
+//
+// Deprecated: use NewTerminal.
+func NewSurvey(in io.Reader, errOut io.Writer, color bool) modes.Prompter {
+	return NewTerminal(in, errOut, color)
+}
+
+// Select asks to choose one of options and returns the index chosen.
+// Without options there is nothing to choose: it returns
+// modes.ErrInterrupted without asking.
+func (p *terminalPrompter) Select(message string, options []string, def int) (int, error) {
+	if len(options) == 0 {
+		return 0, modes.ErrInterrupted
+	}
+	m := newSelect(message, options, def)
+	if err := p.ask(m); err != nil {
+		return 0, err
+	}
+	if m.chosen < 0 || m.chosen >= len(options) {
+		return 0, modes.ErrInterrupted
+	}
+	return m.chosen, nil
+}
+
+// Confirm asks a yes/no question.
+func (p *terminalPrompter) Confirm(message string, def bool) (bool, error) {
+	m := &confirmModel{message: sanitize(message), def: def}
+	if err := p.ask(m); err != nil {
+		return false, err
+	}
+	return m.answer, nil
+}
+
+// Input asks for a line of text.
+func (p *terminalPrompter) Input(message string, def string) (string, error) {
+	m := &inputModel{message: sanitize(message), def: sanitize(def)}
+	if err := p.ask(m); err != nil {
+		return "", err
+	}
+	return string(m.text), nil
+}
+
+// ask runs one question on the terminal.
+func (p *terminalPrompter) ask(m model) error {
+	in, ok := p.in.(*os.File)
+	if !ok {
+		return ErrNoTerminal
+	}
+	out, ok := p.errOut.(*os.File)
+	if !ok {
+		return ErrNoTerminal
+	}
+	return run(in, out, m, p.style)
+}

@@ -1,0 +1,105 @@
+package prompt
+
+import (
+	"strings"
+	"unicode"
+)
+
+// printable reports whether r may be drawn as is: not a control character
+// and not a format character (bidirectional overrides, zero-width marks),
+// which could make a label look like another.
+func printable(r rune) bool {
+	return !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) && r != '\uFFFD'
+}
+
+// sanitize makes text from a repository safe to draw: every character
+// that is not printable becomes '?'.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if printable(r) {
+			return r
+		}
+		return '?'
+	}, s)
+}
+
+// runeWidth is the number of terminal columns r takes: 0 for combining
+// marks, 2 for wide (East Asian, emoji) characters, else 1.
+func runeWidth(r rune) int {
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me):
+		return 0
+	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF && r != 0x303F,
+		r >= 0xAC00 && r <= 0xD7A3, r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F,
+		r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6,
+		r >= 0x1F300 && r <= 0x1F64F, r >= 0x1F900 && r <= 0x1F9FF, r >= 0x20000 && r <= 0x3FFFD:
+		return 2
+	}
+	return 1
+}
+
+// textWidth is the number of columns s takes.
+func textWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		w += runeWidth(r)
+	}
+	return w
+}
+
+// wrap cuts s (already sanitized) into lines of at most width columns, the
+// lines after the first indented by indent spaces, so that the terminal
+// never wraps a line itself and a redraw knows how many lines to erase.
+// It cuts at spaces when it can.
+func wrap(s string, width, indent int) []string {
+	if width < 2 {
+		width = 2
+	}
+	if indent > width/2 {
+		indent = width / 2
+	}
+	var lines []string
+	prefix := ""
+	for {
+		avail := width - textWidth(prefix)
+		if textWidth(s) <= avail {
+			return append(lines, prefix+s)
+		}
+		cut, lastSpace, w := 0, -1, 0
+		for i, r := range s {
+			rw := runeWidth(r)
+			if w+rw > avail {
+				break
+			}
+			w += rw
+			cut = i + len(string(r))
+			if r == ' ' {
+				lastSpace = i
+			}
+		}
+		if cut == 0 { // not even one character fits: take one anyway
+			_, n := firstRune(s)
+			cut = n
+		}
+		head, tail := s[:cut], s[cut:]
+		if lastSpace > 0 && cut < len(s) && s[cut] != ' ' {
+			head, tail = s[:lastSpace], s[lastSpace+1:]
+		}
+		lines = append(lines, prefix+strings.TrimRight(head, " "))
+		s = strings.TrimLeft(tail, " ")
+		prefix = strings.Repeat(" ", indent)
+		if s == "" {
+			return lines
+		}
+	}
+}
+
+// firstRune returns the first rune of s and its length in bytes.
+func firstRune(s string) (rune, int) {
+	for i, r := range s {
+		if i == 0 {
+			return r, len(string(r))
+		}
+	}
+	return 0, len(s)
+}

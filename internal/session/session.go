@@ -1,0 +1,158 @@
+// Package session is the first step of every command's use case: it finds
+// the repository root, takes the configuration the command layer read, runs
+// discovery (dating story files from git), and answers the questions every
+// command asks of what was found: which candidates are resumable, and how a
+// candidate validates against the repository. See docs/ARCHITECTURE.md.
+//
+// It sits above the pipeline stages (discover, validate, handoff) and below
+// the command layer; nothing here prints or prompts.
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/discover/story"
+	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Session is the state every command builds first: where the repository
+// is, its configuration, its git access, and what discovery found.
+type Session struct {
+	Root   string
+	Cfg    config.Config
+	Git    *gitrepo.Repo // nil without git
+	GitErr error         // why Git is nil, when it is
+	Now    time.Time
+	Repo   *discover.Repo
+	Res    discover.Result
+}
+
+// Location is where a command runs: the repository root and its git access.
+type Location struct {
+	Root   string
+	Git    *gitrepo.Repo // nil without git
+	GitErr error         // why Git is nil, when it is
+}
+
+// NotFolderError reports a --repo (or working directory) that is not a
+// folder; the command layer maps it to a usage error.
+type NotFolderError struct{ Dir string }
+
+func (e *NotFolderError) Error() string { return fmt.Sprintf("--repo %s: not a folder", e.Dir) }
+
+// Resolve finds the repository root from dir (the --repo value, or the
+// working directory): the git top-level above it, or, without git, the
+// nearest folder holding .orchestrate.yaml or .orchestrate/, else the folder
+// itself.
+func Resolve(dir string) (Location, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Location{}, fmt.Errorf("--repo %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return Location{}, &NotFolderError{Dir: dir}
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	g, gerr := gitrepo.Open(abs)
+	if gerr == nil {
+		return Location{Root: g.Root(), Git: g}, nil
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		for _, marker := range []string{".orchestrate.yaml", ".orchestrate"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return Location{Root: d, GitErr: gerr}, nil
+			}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return Location{Root: abs, GitErr: gerr}, nil
+}
+
+// Load runs discovery in loc with configuration cfg at time now (kept in
+// UTC), dating story files from git when there is git.
+func Load(loc Location, cfg config.Config, now time.Time) *Session {
+	s := &Session{Root: loc.Root, Cfg: cfg, Git: loc.Git, GitErr: loc.GitErr, Now: now.UTC()}
+	repo, defFindings := discover.NewRepo(loc.Root, cfg)
+	s.Repo = repo
+	opts := discover.Options{}
+	if g := loc.Git; g != nil {
+		opts.Times = func(paths []string) map[string]discover.Stamp { return StoryTimes(g, paths) }
+	}
+	s.Res = discover.Scan(repo, opts)
+	s.Res.Findings = append(defFindings, s.Res.Findings...)
+	return s
+}
+
+// StoryTimes returns, for the candidates' files and folders (stories, state
+// files, spec pipeline folders) that are exactly as committed in HEAD,
+// the time of the last commit that changed them.
+func StoryTimes(g *gitrepo.Repo, paths []string) map[string]discover.Stamp {
+	out := map[string]discover.Stamp{}
+	for p, c := range g.LastCommitted(paths, 2000) {
+		out[p] = discover.Stamp{When: c.When, From: "git:" + c.Short}
+	}
+	return out
+}
+
+// Validate checks candidate c against the repository.
+func (s *Session) Validate(c workflow.Candidate) validate.Report {
+	var others []workflow.Candidate
+	for _, o := range s.Res.Candidates {
+		if o.ID != c.ID {
+			others = append(others, o)
+		}
+	}
+	in := validate.Input{
+		Root:      s.Root,
+		Candidate: c,
+		Others:    others,
+		Stories:   s.Res.Stories,
+		Now:       s.Now,
+		Config:    s.Cfg,
+		ParseStory: func(path string, data []byte) *workflow.Story {
+			st, _ := story.ParseStory(path, data, s.Cfg.Statuses)
+			return st
+		},
+	}
+	if s.Git != nil {
+		in.Git = s.Git
+	}
+	in.LiveLock = func(id string) bool { return handoff.Inspect(s.Root, id).Live }
+	return validate.Validate(in)
+}
+
+// Resumable returns the candidates that can be resumed, in order.
+func (s *Session) Resumable() []workflow.Candidate {
+	var out []workflow.Candidate
+	for _, c := range s.Res.Candidates {
+		if c.Resumable {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// LogPath is the absolute path of the orchestration log.
+func (s *Session) LogPath() string {
+	p := s.Cfg.LogPath
+	if p == "" {
+		p = ".orchestrate/log.jsonl"
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.Root, filepath.FromSlash(p))
+}

@@ -1,0 +1,80 @@
+package session
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+)
+
+func TestResolve(t *testing.T) {
+	base := t.TempDir()
+	if real, err := filepath.EvalSymlinks(base); err == nil {
+		base = real
+	}
+	marked := filepath.Join(base, "marked")
+	deep := filepath.Join(marked, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(marked, ".orchestrate.yaml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, dir, want string
+		notFolder       bool
+	}{
+		{name: "the marked folder above", dir: deep, want: marked},
+		{name: "the marked folder itself", dir: marked, want: marked},
+		{name: "a file", dir: file, notFolder: true},
+		{name: "missing", dir: filepath.Join(base, "nope"), notFolder: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, err := Resolve(tc.dir)
+			var nf *NotFolderError
+			if tc.notFolder {
+				if !errors.As(err, &nf) {
+					t.Fatalf("Resolve(%s) = %+v, %v; want a NotFolderError", tc.dir, loc, err)
+				}
+				return
+			}
+			if err != nil || loc.Root != tc.want {
+				t.Fatalf("Resolve(%s) = %+v, %v; want root %s", tc.dir, loc, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadWithoutGit(t *testing.T) {
+	root := t.TempDir()
+	state := "execution_id: sdc-1\nworkflow: story-development-cycle\nstory: \"4.2\"\nupdated_at: 2026-11-20T11:30:00Z\ncurrent_phase: implement\nstatus: interrupted\n"
+	if err := os.MkdirAll(filepath.Join(root, ".orchestrate", "workflows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".orchestrate", "workflows", "sdc-1.yaml"), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.FixedZone("x", 3600))
+	s := Load(Location{Root: root}, config.Default(), now)
+	if !s.Now.Equal(now) || s.Now.Location() != time.UTC {
+		t.Errorf("Now = %v, want %v in UTC", s.Now, now)
+	}
+	res := s.Resumable()
+	if len(res) != 1 || res[0].ID != "workflow:sdc-1" {
+		t.Fatalf("Resumable = %+v, want workflow:sdc-1", res)
+	}
+	if rep := s.Validate(res[0]); rep.Status == "" {
+		t.Errorf("Validate gave no status: %+v", rep)
+	}
+	if got, want := s.LogPath(), filepath.Join(root, ".orchestrate", "log.jsonl"); got != want {
+		t.Errorf("LogPath = %s, want %s", got, want)
+	}
+}
