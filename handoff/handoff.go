@@ -131,6 +131,8 @@ func hasStateFile(kind string) bool {
 	switch kind {
 	case workflow.KindStory, workflow.KindSpec, workflow.KindQALoopIndex:
 		return false
+	case workflow.KindBMADLedger: // the ledger and its stories are the framework's: never edited
+		return false
 	}
 	return true
 }
