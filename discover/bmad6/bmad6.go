@@ -183,6 +183,14 @@ func resolve(r *source.Repo, folder string, stories []Entry) map[string]string {
 			}
 		}
 	}
+	byPrefix := map[string][]string{} // "<E>-<S>-" → candidate files, in search order
+	for _, p := range paths {
+		b := strings.ToLower(path.Base(p))
+		if parts := strings.SplitN(b, "-", 3); len(parts) == 3 && !isNote(b) {
+			pre := parts[0] + "-" + parts[1] + "-"
+			byPrefix[pre] = append(byPrefix[pre], p)
+		}
+	}
 	reads := 0
 	for _, e := range stories {
 		if _, ok := out[e.Key]; ok {
@@ -195,9 +203,8 @@ func resolve(r *source.Repo, folder string, stories []Entry) map[string]string {
 		}
 		pre := segs[0] + "-" + segs[1] + "-"
 		want := segs[0] + "." + segs[1]
-		for _, p := range paths {
-			b := strings.ToLower(path.Base(p))
-			if claimed[p] || !strings.HasPrefix(b, pre) || isNote(b) || reads > 200 {
+		for _, p := range byPrefix[strings.ToLower(pre)] {
+			if claimed[p] || reads > 200 {
 				continue
 			}
 			reads++

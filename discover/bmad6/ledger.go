@@ -4,6 +4,9 @@ import (
 	"strings"
 )
 
+// maxKeyLen bounds the keys Prefixes looks into (a key is a few words).
+const maxKeyLen = 256
+
 // MaxEntries bounds the development_status entries one ledger yields.
 const MaxEntries = 5000
 
@@ -203,6 +206,9 @@ func KeyKind(key string, prefixes map[string]bool) string {
 func Prefixes(entries []Entry) map[string]bool {
 	out := map[string]bool{}
 	for _, e := range entries {
+		if len(e.Key) > maxKeyLen {
+			continue
+		}
 		for i := 0; i < len(e.Key); i++ {
 			if e.Key[i] == '-' {
 				out[e.Key[:i]] = true
