@@ -75,7 +75,6 @@ func scanLedger(r *source.Repo, cfg Config, lp string, mt time.Time, l *Ledger) 
 	}
 	var findings []workflow.Finding
 	folderNote := s.locate()
-	findings = append(findings, folderNote...)
 	var out []workflow.Candidate
 	for _, e := range s.stories {
 		if c, ok := s.candidate(e); ok {
@@ -234,6 +233,43 @@ func isNote(base string) bool {
 
 var taskNum = regexp.MustCompile(`(?i)^(task\s+\d{1,4}(?:\.\d{1,4})?)\b`)
 
+// holes lists open tasks that stand before a closed one of the same or a
+// higher level (a parent open above its done subtasks is no hole).
+func holes(ts []Task) []string {
+	var out []string
+	for i, t := range ts {
+		if t.Done || t.Review {
+			continue
+		}
+		for _, later := range ts[i+1:] {
+			if later.Done && !later.Review && later.Indent <= t.Indent {
+				out = append(out, oneLine(t.Text))
+				break
+			}
+		}
+		if len(out) >= 10 {
+			break
+		}
+	}
+	return out
+}
+
+// register adds a parsed v6 story to the repository's story index (unless
+// the story source already holds that id) so validation and the plan see its
+// file and canonical status.
+func (s *ledgerScan) register(id, file string, sf *StoryFile, st workflow.Status, mt time.Time) {
+	if s.r.Stories == nil {
+		s.r.Stories = map[string]*workflow.Story{}
+	}
+	if _, ok := s.r.Stories[id]; ok {
+		return
+	}
+	if st == "" {
+		st = workflow.StatusUnknown
+	}
+	s.r.Stories[id] = &workflow.Story{ID: id, Title: sf.Title, Path: file, Status: st, StatusRaw: sf.Status, StatusLine: sf.StatusLine, FileList: sf.FileList, ModTime: mt}
+}
+
 // candidate turns a story entry into a candidate; false for a backlog
 // story without a file (normal) and for archive pointers.
 func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
@@ -267,10 +303,12 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
 		eff = fileSt
 	}
 	c := workflow.Candidate{
-		Key:         id,
-		Workflow:    workflow.DefSDC,
-		Stories:     []string{id},
-		StoryRefs:   []workflow.StoryRef{{ID: id, Status: Token(e.Raw), Path: file}},
+		Key:      id,
+		Workflow: workflow.DefSDC,
+		Stories:  []string{id},
+		// no state status: the ledger/file comparison is the drift finding
+		// below (validate's story vocabulary is v4's)
+		StoryRefs:   []workflow.StoryRef{{ID: id, Path: file}},
 		Status:      string(eff),
 		StatusRaw:   e.Raw,
 		UpdatedAt:   s.mtime,
@@ -289,6 +327,17 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
 	}
 	if e.Comment != "" {
 		c.Context["ledger_comment"] = e.Comment
+	}
+	if sf != nil {
+		var open []any
+		for _, t := range sf.Tasks {
+			if t.Review && !t.Done && len(open) < 50 {
+				open = append(open, oneLine(t.Text))
+			}
+		}
+		if len(open) > 0 {
+			c.Context["open_review_followups"] = open
+		}
 	}
 	switch eff {
 	case workflow.StatusInProgress:
@@ -334,6 +383,9 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
 			c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckConsistency, Severity: workflow.Warning, Code: "status-lines-disagree", Path: file,
 				Message: fmt.Sprintf("the story file has two status lines: %q (line %d, used) and %q", sf.Status, sf.StatusLine, sf.StatusOther)})
 		}
+	}
+	if sf != nil {
+		s.register(id, file, sf, fileSt, fileMT)
 	}
 	s.files2(&c, file, sf)
 	if c.Resumable {
@@ -437,17 +489,7 @@ func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string
 				rp.Done++
 			}
 		}
-		lastDone := -1
-		for i, t := range sf.Tasks {
-			if t.Done {
-				lastDone = i
-			}
-		}
-		for i, t := range sf.Tasks {
-			if !t.Done && i < lastDone && len(rp.Holes) < 10 {
-				rp.Holes = append(rp.Holes, oneLine(t.Text))
-			}
-		}
+		rp.Holes = holes(sf.Tasks)
 		if rp.Note == "" && sf.Outcome != "" {
 			rp.Note = "Senior Developer Review: " + sf.Outcome
 		}
@@ -485,9 +527,6 @@ func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string
 			}
 			if pick != nil {
 				rp.Item = fmt.Sprintf("task %d", pickIndex(sf.Tasks, pick))
-				if m := taskNum.FindStringSubmatch(pick.Text); m != nil {
-					rp.Item = m[1]
-				}
 				rp.Section = "Tasks / Subtasks"
 				if pick.Section != "" {
 					rp.Section += " > " + pick.Section
@@ -497,7 +536,14 @@ func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string
 		if pick != nil {
 			rp.Title = oneLine(pick.Text)
 			rp.Labels = pick.Labels
-		} else {
+			if m := taskNum.FindStringSubmatch(pick.Text); m != nil && !pick.Review {
+				rp.Item = m[1]
+				if rest := oneLine(strings.TrimLeft(pick.Text[len(m[0]):], ":.-– ")); rest != "" {
+					rp.Title = rest
+				}
+			}
+		}
+		if pick == nil {
 			rp.Item = "completion"
 			rp.Title = "every task is ticked: finish the story and set it to review"
 		}

@@ -198,9 +198,14 @@ func TestScanLayouts(t *testing.T) {
 			if len(got) != len(tt.want) {
 				t.Errorf("candidates %v, want %d", ids(cs), len(tt.want))
 			}
-			if tt.folder != "" {
+			if tt.folder != "" && len(cs) > 0 {
 				found := false
-				for _, f := range fs {
+				var all []workflow.Finding
+				all = append(all, fs...)
+				for _, c := range cs {
+					all = append(all, c.Findings...)
+				}
+				for _, f := range all {
 					if f.Code == "bmad-story-folder" && strings.Contains(f.Message, "stories in "+tt.folder) {
 						found = true
 					}

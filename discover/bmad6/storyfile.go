@@ -16,6 +16,7 @@ type Task struct {
 	Line     int
 	Labels   []string
 	Followup int // 1-based number among the follow-ups, 0 otherwise
+	Indent   int // leading spaces (a subtask is deeper than its task)
 }
 
 // StoryFile is what orchestrate reads of a v6 story file.
@@ -108,7 +109,7 @@ func ParseStoryFile(data []byte) *StoryFile {
 			if m == nil || len(sf.Tasks) >= MaxTasks {
 				continue
 			}
-			task := Task{Text: strings.TrimSpace(m[2]), Done: m[1] != " ", Section: subsection, Line: n + 1}
+			task := Task{Text: strings.TrimSpace(m[2]), Done: m[1] != " ", Section: subsection, Line: n + 1, Indent: len(line) - len(strings.TrimLeft(line, " \t"))}
 			rest := task.Text
 			for i := 0; i < 4; i++ {
 				tm := tagRe.FindStringSubmatch(rest)
