@@ -176,7 +176,7 @@ func fileListPath(t string) (string, bool) {
 	} else if i := strings.IndexAny(t, " \t"); i >= 0 {
 		t = t[:i]
 	}
-	t = strings.TrimPrefix(strings.Trim(t, "*_"), "/")
+	t = strings.TrimPrefix(strings.Trim(t, "*"), "/")
 	for _, pre := range []string{"NEW:", "MODIFIED:", "new:", "modified:"} {
 		t = strings.TrimPrefix(t, pre)
 	}
@@ -185,5 +185,8 @@ func fileListPath(t string) (string, bool) {
 		return "", false
 	}
 	p, safe := refpath.Clean(t)
-	return p, safe && p != ""
+	if !safe || p == "" {
+		return "", false // the story format ignores unsafe paths
+	}
+	return p, true
 }

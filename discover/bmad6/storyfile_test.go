@@ -68,3 +68,21 @@ func TestParseStoryFileStatusForms(t *testing.T) {
 		}
 	}
 }
+
+func TestFileListPath(t *testing.T) {
+	tests := map[string]string{
+		"- `_bmad-output/x.md`":     "_bmad-output/x.md",
+		"- **src/a.ts** (modified)": "src/a.ts",
+		"* /src/b.ts":               "src/b.ts",
+		"- NEW: src/c.ts":           "",
+		"- see the notes":           "",
+		"- ../../etc/passwd":        "",
+		"plain text":                "",
+	}
+	for in, want := range tests {
+		got, ok := fileListPath(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("fileListPath(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
