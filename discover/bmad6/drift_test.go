@@ -36,7 +36,7 @@ func TestScanDrift(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := repoWith(t, map[string]string{
 				dir + "sprint-status.yaml": ledger("", "1-1-login: "+tt.ledger),
-				dir + "1-1-login.md":       story("1.1", tt.file, ""),
+				dir + "1-1-login.md":       storyMD("1.1", tt.file, ""),
 			})
 			lt, ft := newer, older
 			if tt.fileNewer {
@@ -70,9 +70,9 @@ func TestScanFrameworkNext(t *testing.T) {
 	const dir = "_bmad-output/implementation-artifacts/"
 	r := repoWith(t, map[string]string{
 		dir + "sprint-status.yaml": ledger("", "epic-1: in-progress", "qa-1-smoke: ready-for-dev", "1-1-a: done", "1-2-b: in-progress", "1-3-c: ready-for-dev", "1-4-d: review", "1-5-e: backlog"),
-		dir + "1-2-b.md":           story("1.2", "in-progress", ""),
-		dir + "1-3-c.md":           story("1.3", "ready-for-dev", ""),
-		dir + "1-4-d.md":           story("1.4", "review", ""),
+		dir + "1-2-b.md":           storyMD("1.2", "in-progress", ""),
+		dir + "1-3-c.md":           storyMD("1.3", "ready-for-dev", ""),
+		dir + "1-4-d.md":           storyMD("1.4", "review", ""),
 	})
 	cs, _ := scan(r)
 	byID := map[string]workflow.Candidate{}

@@ -25,7 +25,7 @@ type want struct {
 	total     int
 }
 
-func story(id, status, extra string) string {
+func storyMD(id, status, extra string) string {
 	return "# Story " + id + ": Something\n\nStatus: " + status + "\n\n## Tasks / Subtasks\n\n- [x] Task 1: First\n- [ ] Task 2: Second\n" + extra
 }
 
@@ -46,10 +46,10 @@ func TestScanLayouts(t *testing.T) {
 				"_bmad/bmm/config.yaml": "# Version: 6.0.2\nproject_name: parcel\noutput_folder: \"{project-root}/_bmad-output\"\nimplementation_artifacts: \"{output_folder}/implementation-artifacts\"\n",
 				"_bmad-output/implementation-artifacts/sprint-status.yaml": ledger("story_location: \"{project-root}/_bmad-output/implementation-artifacts\"",
 					"epic-2: in-progress", "2-1-list: done", "2-2-detail: in-progress", "2-3-labels: review", "2-4-import: ready-for-dev", "2-5-returns: backlog", "epic-2-retrospective: optional"),
-				"_bmad-output/implementation-artifacts/2-1-list.md":            story("2.1", "done", ""),
-				"_bmad-output/implementation-artifacts/2-2-detail.md":          story("2.2", "ready-for-dev", ""),
-				"_bmad-output/implementation-artifacts/2-3-labels.md":          story("2.3", "review", ""),
-				"_bmad-output/implementation-artifacts/2-4-import.md":          story("2.4", "ready-for-dev", ""),
+				"_bmad-output/implementation-artifacts/2-1-list.md":            storyMD("2.1", "done", ""),
+				"_bmad-output/implementation-artifacts/2-2-detail.md":          storyMD("2.2", "ready-for-dev", ""),
+				"_bmad-output/implementation-artifacts/2-3-labels.md":          storyMD("2.3", "review", ""),
+				"_bmad-output/implementation-artifacts/2-4-import.md":          storyMD("2.4", "ready-for-dev", ""),
 				"_bmad-output/implementation-artifacts/2-2-detail.context.xml": "<story-context/>",
 			},
 			folder: "_bmad-output/implementation-artifacts",
@@ -65,8 +65,8 @@ func TestScanLayouts(t *testing.T) {
 			files: map[string]string{
 				"bmad/bmm/config.yaml":             "output_folder: '{project-root}/docs'\ndev_story_location: '{project-root}/docs/stories'\n",
 				"docs/sprint-status.yaml":          ledger("story_location: docs/stories", "epic-1: contexted", "1-1-map: drafted", "1-2-log: in-progress"),
-				"docs/stories/1-2-log.md":          story("1.2", "in-progress", ""),
-				"docs/stories/1-1-map.md":          story("1.1", "drafted", ""),
+				"docs/stories/1-2-log.md":          storyMD("1.2", "in-progress", ""),
+				"docs/stories/1-1-map.md":          storyMD("1.1", "drafted", ""),
 				"docs/stories/1-2-log.context.xml": "<ctx/>",
 			},
 			folder: "docs/stories",
@@ -80,7 +80,7 @@ func TestScanLayouts(t *testing.T) {
 			files: map[string]string{
 				".bmad/bmm/config.yaml":                     "dev_ephemeral_location: \"{project-root}/.bmad-ephemeral\"\n",
 				".bmad-ephemeral/sprint-status.yaml":        ledger("story_location: docs/stories", "1-1-setup: in-progress"),
-				".bmad-ephemeral/stories/1-1-setup.md":      story("1.1", "in-progress", ""),
+				".bmad-ephemeral/stories/1-1-setup.md":      storyMD("1.1", "in-progress", ""),
 				".bmad-ephemeral/stories/1-1-setup.md.bak":  "old",
 				".bmad-ephemeral/stories/validation-1-1.md": "# Validation report",
 			},
@@ -92,7 +92,7 @@ func TestScanLayouts(t *testing.T) {
 			files: map[string]string{
 				".bmad/bmm/config.yaml":                              "output_folder: \"{project-root}/docs\"\nsprint_artifacts: \"{output_folder}/sprint-artifacts\"\n",
 				"docs/sprint-artifacts/sprint-status.yaml":           ledger("story_location: \"{project-root}/docs/sprint-artifacts\"", "3-1-billing: review"),
-				"docs/sprint-artifacts/stories/story-3-1-billing.md": story("3.1", "review", ""),
+				"docs/sprint-artifacts/stories/story-3-1-billing.md": storyMD("3.1", "review", ""),
 			},
 			folder: "docs/sprint-artifacts",
 			want:   map[string]want{"qa-review:3.1": {typ: workflow.TypeQAReview, resumable: true, file: "docs/sprint-artifacts/stories/story-3-1-billing.md", item: "code review", done: 1, total: 2}},
@@ -102,9 +102,9 @@ func TestScanLayouts(t *testing.T) {
 			files: map[string]string{
 				"_bmad-output/implementation-artifacts/sprint-status.yaml": ledger(`story_location: 'C:\Users\dev\app\stories'`,
 					"1-1-scaffold: done", "1-2-harvest-log: in-progress", "1-3-weather: backlog"),
-				"_bmad-output/implementation-artifacts/stories/epic-1/1-1-scaffold.md": story("1.1", "done", ""),
+				"_bmad-output/implementation-artifacts/stories/epic-1/1-1-scaffold.md": storyMD("1.1", "done", ""),
 				"_bmad-output/implementation-artifacts/1-2-code-review-notes.md":       "# Story 1.2: review notes\n",
-				"_bmad-output/implementation-artifacts/1-2-harvest-logging.md":         story("1.2", "in-progress", ""),
+				"_bmad-output/implementation-artifacts/1-2-harvest-logging.md":         storyMD("1.2", "in-progress", ""),
 			},
 			folder: "_bmad-output/implementation-artifacts",
 			want: map[string]want{
@@ -117,7 +117,7 @@ func TestScanLayouts(t *testing.T) {
 			files: map[string]string{
 				"_bmad/bmm/config.yaml":                    "implementation_artifacts: \"{project-root}/_bmad-output/implementation-artifacts\"\n",
 				"docs/sprint-artifacts/sprint-status.yaml": ledger("story_location: docs/sprint-artifacts", "4-1-export: in-progress"),
-				"docs/sprint-artifacts/4-1-export.md":      story("4.1", "in-progress", ""),
+				"docs/sprint-artifacts/4-1-export.md":      storyMD("4.1", "in-progress", ""),
 			},
 			folder: "docs/sprint-artifacts",
 			want:   map[string]want{"sdc:4.1": {typ: workflow.TypeSDC, resumable: true, file: "docs/sprint-artifacts/4-1-export.md", item: "Task 2", done: 1, total: 2}},
@@ -127,7 +127,7 @@ func TestScanLayouts(t *testing.T) {
 			files: map[string]string{
 				"docs/stories/README.md":                                   "# old stories\n",
 				"_bmad-output/implementation-artifacts/sprint-status.yaml": ledger("story_location: docs/stories", "5-1-sync: in-progress"),
-				"_bmad-output/implementation-artifacts/5-1-sync.md":        story("5.1", "in-progress", ""),
+				"_bmad-output/implementation-artifacts/5-1-sync.md":        storyMD("5.1", "in-progress", ""),
 			},
 			folder: "_bmad-output/implementation-artifacts",
 			want:   map[string]want{"sdc:5.1": {typ: workflow.TypeSDC, resumable: true, file: "_bmad-output/implementation-artifacts/5-1-sync.md", item: "Task 2", done: 1, total: 2}},
@@ -139,7 +139,7 @@ func TestScanLayouts(t *testing.T) {
 				"_bmad-output/implementation-artifacts/6-2-0-infra.md":     "# Story 6.2.0: Infra\n\nStatus: in-progress\n",
 				"_bmad-output/implementation-artifacts/7-3-2-retry.md":     "# Story 7.3: Retry (second try)\n\nStatus: in-progress\n",
 				"_bmad-output/implementation-artifacts/qa-1-smoke.md":      "# QA 1: Smoke\n\nStatus: in-progress\n",
-				"_bmad-output/implementation-artifacts/8-1-dup.md":         story("8.1", "in-progress", ""),
+				"_bmad-output/implementation-artifacts/8-1-dup.md":         storyMD("8.1", "in-progress", ""),
 			},
 			folder: "_bmad-output/implementation-artifacts",
 			want: map[string]want{
