@@ -325,6 +325,9 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
 	if file != "" {
 		c.Context["story_file"] = file
 	}
+	if s.cfg.Version != "" {
+		c.Context["bmad_version"] = s.cfg.Version
+	}
 	if e.Comment != "" {
 		c.Context["ledger_comment"] = e.Comment
 	}

@@ -28,10 +28,58 @@ type Config struct {
 	Values  map[string]string // its scalar keys
 	Ledger  string            // the ledger path it implies, "" when none
 	Stories string            // the story folder it implies, "" when none
+	Version string            // the BMAD version: the config's "# Version:" header, else the manifest's
 }
 
-// readConfig reads the first v6 module config present.
+// manifests hold installation.version when the config has no header.
+var manifests = []string{"_bmad/_config/manifest.yaml", ".bmad/_cfg/manifest.yaml", "bmad/_cfg/manifest.yaml"}
+
+// headerVersion reads a "# Version: 6.0.3" comment among the first lines.
+func headerVersion(data []byte) string {
+	lines := strings.SplitN(string(data), "\n", 12)
+	for _, l := range lines[:min(len(lines), 11)] {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "#") {
+			continue
+		}
+		l = strings.TrimSpace(strings.TrimPrefix(l, "#"))
+		if len(l) > 8 && strings.EqualFold(l[:8], "version:") {
+			return oneLine(strings.TrimSpace(l[8:]))
+		}
+	}
+	return ""
+}
+
+// manifestVersion is installation.version of the first manifest present.
+func manifestVersion(r *source.Repo) string {
+	for _, p := range manifests {
+		data, err := r.Read(p)
+		if err != nil {
+			continue
+		}
+		m, err := tolerant.DecodeYAMLMap(data)
+		if err != nil {
+			continue
+		}
+		if inst, ok := m["installation"].(map[string]any); ok {
+			if v, ok := tolerant.ScalarString(inst["version"]); ok {
+				return oneLine(v)
+			}
+		}
+	}
+	return ""
+}
+
+// readConfig reads the first v6 module config present, and the version.
 func readConfig(r *source.Repo) Config {
+	c := readModuleConfig(r)
+	if c.Version == "" {
+		c.Version = manifestVersion(r)
+	}
+	return c
+}
+
+func readModuleConfig(r *source.Repo) Config {
 	for _, p := range configPaths {
 		data, err := r.Read(p)
 		if err != nil {
@@ -39,9 +87,9 @@ func readConfig(r *source.Repo) Config {
 		}
 		m, err := tolerant.DecodeYAMLMap(data)
 		if err != nil {
-			return Config{Path: p}
+			return Config{Path: p, Version: headerVersion(data)}
 		}
-		c := Config{Path: p, Values: map[string]string{}}
+		c := Config{Path: p, Values: map[string]string{}, Version: headerVersion(data)}
 		for k, v := range m {
 			if s, ok := tolerant.ScalarString(v); ok {
 				c.Values[k] = s

@@ -298,3 +298,29 @@ func touch(t *testing.T, r *source.Repo, rel string, when time.Time) {
 		t.Fatal(err)
 	}
 }
+
+func TestScanVersion(t *testing.T) {
+	const lp = "_bmad-output/implementation-artifacts/sprint-status.yaml"
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"config header", map[string]string{"_bmad/bmm/config.yaml": "# BMM Module Configuration\n# Version: 6.0.3\noutput_folder: x\n"}, "6.0.3"},
+		{"manifest", map[string]string{".bmad/_cfg/manifest.yaml": "installation:\n  version: 6.0.0-alpha.12\n"}, "6.0.0-alpha.12"},
+		{"none", map[string]string{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.files[lp] = ledger("", "1-1-a: in-progress")
+			cs, _ := scan(repoWith(t, tt.files))
+			if len(cs) != 1 {
+				t.Fatalf("candidates %v", ids(cs))
+			}
+			got, _ := cs[0].Context["bmad_version"].(string)
+			if got != tt.want {
+				t.Errorf("version %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
