@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
 	"github.com/orchestrate-dev/orchestrate/discover/gsd"
 	"github.com/orchestrate-dev/orchestrate/discover/progress"
@@ -61,6 +62,7 @@ func DefaultSources() []source.Source {
 		gsd.GSDSource,
 		speckit.SpecKitSource,
 		taskmaster.TaskmasterSource,
+		bmad6.LedgerSource,
 	}
 }
 
@@ -174,7 +176,7 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	for _, c := range cs {
 		if i, ok := byID[c.ID]; ok {
 			keep := &out[i]
-			if c.Source.Priority < keep.Source.Priority {
+			if c.Source.Priority < keep.Source.Priority || (c.Source.Priority == keep.Source.Priority && moreSpecificKind(c.Source.Kind, keep.Source.Kind)) {
 				c.Evidence = append(c.Evidence, keep.Source)
 				c.Evidence = append(c.Evidence, keep.Evidence...)
 				c.Findings = append(c.Findings, keep.Findings...)
@@ -188,7 +190,7 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 		byID[c.ID] = len(out)
 		out = append(out, c)
 	}
-	cs = out
+	cs = foldLedgerStories(out)
 
 	absorbed := make([]bool, len(cs))
 	var states []int // resumable state-file candidates: the ones that absorb stories
@@ -229,6 +231,54 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	for i, c := range cs {
 		if !absorbed[i] {
 			source.SortEvidence(c.Evidence)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// moreSpecificKind reports whether a candidate of kind a describes the same
+// work better than one of kind b at the same priority: a framework ledger
+// (which names the story file) over the story file alone.
+func moreSpecificKind(a, b string) bool {
+	return a == workflow.KindBMADLedger && b == workflow.KindStory
+}
+
+// foldLedgerStories folds the story source's candidates for a story a BMAD
+// v6 ledger candidate also describes (a v6 story file in docs/stories, read
+// by both) into the ledger candidate, whatever status each gives it: the
+// ledger is authoritative.
+func foldLedgerStories(cs []workflow.Candidate) []workflow.Candidate {
+	ledger := map[string]int{}
+	for i, c := range cs {
+		if c.Source.Kind == workflow.KindBMADLedger && len(c.Stories) == 1 {
+			if _, ok := ledger[c.Stories[0]]; !ok {
+				ledger[c.Stories[0]] = i
+			}
+		}
+	}
+	if len(ledger) == 0 {
+		return cs
+	}
+	drop := make([]bool, len(cs))
+	for i, c := range cs {
+		if c.Source.Kind != workflow.KindStory || len(c.Stories) != 1 {
+			continue
+		}
+		j, ok := ledger[c.Stories[0]]
+		if !ok {
+			continue
+		}
+		b := &cs[j]
+		if !source.HasRef(b.Files, c.Source.Path) {
+			continue // another file with the same story id: not the same story
+		}
+		b.Evidence = append(b.Evidence, c.Source)
+		drop[i] = true
+	}
+	out := cs[:0:0]
+	for i, c := range cs {
+		if !drop[i] {
 			out = append(out, c)
 		}
 	}

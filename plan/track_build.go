@@ -24,6 +24,8 @@ func buildTrack(c workflow.Candidate, def workflow.Definition) track {
 		t = specTrack(c, def)
 	case c.Type == workflow.TypeTask:
 		t = taskTrack(c, def)
+	case c.Source.Kind == workflow.KindBMADLedger:
+		t = bmad6Track(c, def)
 	case c.Type == workflow.TypeSDC || c.Type == workflow.TypeQAReview || c.Workflow == workflow.DefSDC || def.ID == workflow.DefSDC:
 		t = sdcTrack(c, def)
 	default:

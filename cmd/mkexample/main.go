@@ -160,6 +160,9 @@ func run(dir, src string, now time.Time) error {
 			_ = os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), when, when)
 		}
 	}
+	if err := bmad6Example(dir, now); err != nil {
+		return fmt.Errorf("bmad v6 example: %w", err)
+	}
 	for rel := range files {
 		if !written[rel] {
 			return fmt.Errorf("%s is in no commit of the history", rel)
