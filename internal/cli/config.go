@@ -392,7 +392,7 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 	userFlat := map[string]any{}
 	userSrc := configSource{Name: shownPath(userPath, getenv)}
 	if userData != nil {
-		m, err := parseYAML(userPath, userData)
+		m, err := parseYAML(userSrc.Name, userData)
 		if err != nil {
 			return nil, err
 		}
@@ -451,7 +451,7 @@ func userConfigDir(getenv func(string) string) string {
 // repoSettings sorts the repository file's settings: what applies now
 // (safe), and the privileged values withheld until the file is trusted.
 func (cl *configLoad) repoSettings(path string, data []byte, userFlat map[string]any, getenv func(string) string) (*repoConfig, map[string]any, error) {
-	flat, err := parseYAML(path, data)
+	flat, err := parseYAML(repoConfigName, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -540,7 +540,7 @@ func (cl *configLoad) applyTrusted() (config.Config, error) {
 func (cl *configLoad) unmarshal() error {
 	cfg := config.Default()
 	if err := cl.v.Unmarshal(&cfg); err != nil {
-		return fmt.Errorf("config: %w", err)
+		return &ExitErr{Code: ExitUsage, Err: fmt.Errorf("config: %w", err)}
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = config.Default().MaxFileSize
@@ -552,14 +552,15 @@ func (cl *configLoad) unmarshal() error {
 	return nil
 }
 
-// parseYAML parses a configuration file into flat, lower-case, dotted keys,
+// parseYAML parses a configuration file (path as messages show it) into
+// flat, lower-case, dotted keys,
 // as viper itself sees them (so "handoff.command" written as one key and
 // handoff: {command} are the same key).
 func parseYAML(path string, data []byte) (map[string]any, error) {
 	pv := viper.New()
 	pv.SetConfigType("yaml")
 	if err := pv.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, &ExitErr{Code: ExitUsage, Err: fmt.Errorf("%s: not valid YAML: %w", path, err)}
 	}
 	flat := map[string]any{}
 	flatten("", pv.AllSettings(), flat)

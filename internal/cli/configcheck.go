@@ -58,13 +58,20 @@ const modeNames = "autopilot, interactive, preflight"
 // holding a list (statuses.done: [shipped]).
 var mapKeys = []string{"statuses"}
 
+// keySpec is what a registered key holds: its kind (for messages) and its
+// Go type (to decode a value as the configuration is decoded).
+type keySpec struct {
+	kind keyKind
+	typ  reflect.Type
+}
+
 // keyKinds is every registered configuration key (flat, dotted) and its
-// kind, read from config.Config's mapstructure tags: a key added there is
+// spec, read from config.Config's mapstructure tags: a key added there is
 // checked and suggested with no further change here.
 var keyKinds = configKinds()
 
-func configKinds() map[string]keyKind {
-	out := map[string]keyKind{}
+func configKinds() map[string]keySpec {
+	out := map[string]keySpec{}
 	var walk func(prefix string, t reflect.Type)
 	walk = func(prefix string, t reflect.Type) {
 		for i := 0; i < t.NumField(); i++ {
@@ -78,28 +85,29 @@ func configKinds() map[string]keyKind {
 				key = prefix + "." + tag
 			}
 			ft := f.Type
+			kind := kindText
 			switch {
 			case ft == reflect.TypeOf(time.Duration(0)):
-				out[key] = kindDuration
+				kind = kindDuration
 			case ft.Kind() == reflect.Struct:
 				walk(key, ft)
+				continue
 			case ft.Kind() == reflect.Map:
-				out[key] = kindMap
+				kind = kindMap
 			case ft.Kind() == reflect.Slice && isIntKind(ft.Elem().Kind()):
-				out[key] = kindIntList
+				kind = kindIntList
 			case ft.Kind() == reflect.Slice:
-				out[key] = kindList
+				kind = kindList
 			case isIntKind(ft.Kind()):
-				out[key] = kindInt
+				kind = kindInt
 			case ft.Kind() == reflect.Bool:
-				out[key] = kindBool
-			default:
-				out[key] = kindText
+				kind = kindBool
 			}
+			out[key] = keySpec{kind, ft}
 		}
 	}
 	walk("", reflect.TypeOf(config.Config{}))
-	out["resume.mode"] = kindMode
+	out["resume.mode"] = keySpec{kindMode, reflect.TypeOf("")}
 	return out
 }
 
@@ -146,8 +154,8 @@ func isSection(k string) bool {
 // leafOf returns the registered key that k is a proper sub-key of
 // (age.stale for age.stale.x), when there is one.
 func leafOf(k string) (string, bool) {
-	for r, kind := range keyKinds {
-		if kind != kindMap && strings.HasPrefix(k, r+".") {
+	for r, spec := range keyKinds {
+		if spec.kind != kindMap && strings.HasPrefix(k, r+".") {
 			return r, true
 		}
 	}
@@ -162,8 +170,16 @@ func showValue(val any) string {
 		return strconv.Quote(t)
 	case map[string]any, map[any]any:
 		return "a map"
-	case []any, []string, []int:
-		return "a list"
+	case []any:
+		parts := make([]string, 0, len(t))
+		for i, e := range t {
+			if i == 4 {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, showValue(e))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return strconv.Quote(fmt.Sprint(val))
 }
@@ -239,7 +255,7 @@ func checkLayer(src configSource, flat map[string]any) (warnings []string, err e
 		if leaf, ok := leafOf(k); ok {
 			if !reported[leaf] {
 				reported[leaf] = true
-				problems = append(problems, fmt.Sprintf("%s: a map is not %s", src.where(leaf), keyKinds[leaf].expected()))
+				problems = append(problems, fmt.Sprintf("%s: a map is not %s", src.where(leaf), keyKinds[leaf].kind.expected()))
 			}
 			continue
 		}
@@ -279,24 +295,26 @@ func sectionKeys(s string) []string {
 // checked where it is used (resumeMode), so that a bad mode a flag
 // overrides is no error.
 func checkValue(k string, val any) string {
-	kind := keyKinds[k]
-	if _, ok := underMap(k); ok {
-		kind = kindList // statuses.done: a list of spellings
+	spec, ok := keyKinds[k]
+	if m, sub := underMap(k); sub {
+		// statuses.done: a list of spellings
+		spec, ok = keySpec{kindList, keyKinds[m].typ.Elem()}, true
 	}
-	if kind == kindMode || kind == kindText {
-		switch val.(type) {
-		case map[string]any, []any:
-			return kind.expected()
-		}
+	if !ok {
 		return ""
+	}
+	if spec.kind == kindMode {
+		spec.kind = kindText // a name: ParseMode judges it where it is used
 	}
 	pv := viper.New()
 	if err := pv.MergeConfigMap(nest(map[string]any{k: val})); err != nil {
-		return kind.expected()
+		return spec.kind.expected()
 	}
-	cfg := config.Config{}
-	if err := pv.Unmarshal(&cfg); err != nil {
-		return kind.expected()
+	if err := pv.UnmarshalKey(k, reflect.New(spec.typ).Interface()); err != nil {
+		if keyKinds[k].kind == kindMode {
+			return kindMode.expected()
+		}
+		return spec.kind.expected()
 	}
 	return ""
 }
