@@ -135,31 +135,66 @@ func envNames(k string) []string {
 
 // envLayer is the configuration the INJECTED environment sets: for every
 // key registered in v (its defaults), the first of envNames(k) getenv
-// returns non-empty. viper never reads the process environment itself.
-func envLayer(v *viper.Viper, getenv func(string) string) map[string]any {
-	out := map[string]any{}
+// returns non-empty, and the variable that set each key. viper never reads
+// the process environment itself.
+func envLayer(v *viper.Viper, getenv func(string) string) (map[string]any, map[string]string) {
+	out, vars := map[string]any{}, map[string]string{}
 	for _, k := range v.AllKeys() {
 		for _, name := range envNames(k) {
 			if val := getenv(name); val != "" {
 				out[k] = val
+				vars[k] = name
 				break
 			}
 		}
 	}
-	return out
+	return out, vars
 }
 
-// mergeEnv merges the injected environment over the files read so far
-// (flags bound to v still win over it).
-func mergeEnv(v *viper.Viper, getenv func(string) string) error {
-	env := envLayer(v, getenv)
+// mergeEnv checks the injected environment and merges it over the files
+// read so far (flags bound to v still win over it).
+func (cl *configLoad) mergeEnv(getenv func(string) string) error {
+	env, vars := envLayer(cl.v, getenv)
 	if len(env) == 0 {
 		return nil
 	}
-	if err := v.MergeConfigMap(nest(env)); err != nil {
+	if err := cl.check(configSource{Vars: vars}, env); err != nil {
+		return err
+	}
+	if err := cl.v.MergeConfigMap(nest(env)); err != nil {
 		return fmt.Errorf("config from the environment: %w", err)
 	}
+	for k, name := range vars {
+		cl.origins[k] = name
+	}
 	return nil
+}
+
+// check checks one source's flat settings (checkLayer): its unknown keys
+// become warnings, its wrongly typed values the error.
+func (cl *configLoad) check(src configSource, flat map[string]any) error {
+	warnings, err := checkLayer(src, flat)
+	cl.Warnings = append(cl.Warnings, warnings...)
+	return err
+}
+
+// merged records that src set the keys of flat, for the messages that say
+// where a value came from (resumeMode).
+func (cl *configLoad) merged(src configSource, flat map[string]any) {
+	for k := range flat {
+		cl.origins[k] = src.origin(k)
+	}
+}
+
+// shownPath is a configuration file's path as the user knows it: under
+// $HOME as ~/..., else as it is.
+func shownPath(path string, getenv func(string) string) string {
+	if home := getenv("HOME"); home != "" {
+		if r, err := filepath.Rel(home, path); err == nil && filepath.IsLocal(r) {
+			return "~/" + filepath.ToSlash(r)
+		}
+	}
+	return path
 }
 
 // keyValue is one privileged setting of the repository's file, as text.
@@ -288,6 +323,10 @@ type configLoad struct {
 	// untrusted)"), for --log-level debug.
 	Read []string
 	v    *viper.Viper
+	// origins says where each flat key merged so far was set last, as a
+	// message names it ("resume.mode in .orchestrate.yaml",
+	// "ORCHESTRATE_MODE").
+	origins map[string]string
 }
 
 // loadConfig reads the configuration files into v and returns the merged
@@ -310,17 +349,26 @@ func loadConfig(v *viper.Viper, root, explicit string, getenv func(string) strin
 // repository in every case. Every file is read bounded and non-blocking.
 func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) string) (*configLoad, error) {
 	v.SetConfigType("yaml")
-	cl := &configLoad{v: v}
+	cl := &configLoad{v: v, origins: map[string]string{}}
 	if explicit != "" {
 		data, err := readConfigFile(explicit, "")
 		if err != nil {
 			return nil, usagef("--config %s: %v", explicit, err)
 		}
-		if _, err := mergeYAML(v, explicit, data); err != nil {
+		flat, err := parseYAML(explicit, data)
+		if err != nil {
 			return nil, err
 		}
+		src := configSource{Name: explicit}
+		if err := cl.check(src, flat); err != nil {
+			return nil, err
+		}
+		if err := v.MergeConfigMap(nest(flat)); err != nil {
+			return nil, fmt.Errorf("config %s: %w", explicit, err)
+		}
+		cl.merged(src, flat)
 		cl.Read = append(cl.Read, explicit+" (--config, trusted)")
-		if err := mergeEnv(v, getenv); err != nil {
+		if err := cl.mergeEnv(getenv); err != nil {
 			return nil, err
 		}
 		return cl, cl.unmarshal()
@@ -342,9 +390,13 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		}
 	}
 	userFlat := map[string]any{}
+	userSrc := configSource{Name: shownPath(userPath, getenv)}
 	if userData != nil {
-		m, err := parseYAML(userPath, userData)
+		m, err := parseYAML(userSrc.Name, userData)
 		if err != nil {
+			return nil, err
+		}
+		if err := cl.check(userSrc, m); err != nil {
 			return nil, err
 		}
 		userFlat = m
@@ -363,6 +415,7 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		if err := v.MergeConfigMap(nest(safe)); err != nil {
 			return nil, fmt.Errorf("config %s: %w", repoPath, err)
 		}
+		cl.merged(configSource{Name: rc.Rel}, safe)
 	case errors.Is(err, fs.ErrNotExist):
 	default:
 		return nil, fmt.Errorf("config %s: %w", repoPath, err)
@@ -371,8 +424,9 @@ func loadConfigFiles(v *viper.Viper, root, explicit string, getenv func(string) 
 		if err := v.MergeConfigMap(nest(userFlat)); err != nil {
 			return nil, fmt.Errorf("config %s: %w", userPath, err)
 		}
+		cl.merged(userSrc, userFlat)
 	}
-	if err := mergeEnv(v, getenv); err != nil {
+	if err := cl.mergeEnv(getenv); err != nil {
 		return nil, err
 	}
 	if rc := cl.Repo; rc != nil {
@@ -397,11 +451,14 @@ func userConfigDir(getenv func(string) string) string {
 // repoSettings sorts the repository file's settings: what applies now
 // (safe), and the privileged values withheld until the file is trusted.
 func (cl *configLoad) repoSettings(path string, data []byte, userFlat map[string]any, getenv func(string) string) (*repoConfig, map[string]any, error) {
-	flat, err := parseYAML(path, data)
+	flat, err := parseYAML(repoConfigName, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	rc := &repoConfig{Path: path, Rel: repoConfigName, Data: data, withheld: map[string]any{}}
+	if err := cl.check(configSource{Name: rc.Rel}, flat); err != nil {
+		return nil, nil, err
+	}
 	keys := make([]string, 0, len(flat))
 	for k := range flat {
 		keys = append(keys, k)
@@ -470,6 +527,7 @@ func (cl *configLoad) applyTrusted() (config.Config, error) {
 	if err := cl.v.MergeConfigMap(nest(rc.withheld)); err != nil {
 		return cl.Cfg, fmt.Errorf("config %s: %w", rc.Path, err)
 	}
+	cl.merged(configSource{Name: rc.Rel}, rc.withheld)
 	rc.withheld, rc.Withheld = map[string]any{}, nil
 	rc.State = trust.Trusted
 	if err := cl.unmarshal(); err != nil {
@@ -482,7 +540,7 @@ func (cl *configLoad) applyTrusted() (config.Config, error) {
 func (cl *configLoad) unmarshal() error {
 	cfg := config.Default()
 	if err := cl.v.Unmarshal(&cfg); err != nil {
-		return fmt.Errorf("config: %w", err)
+		return &ExitErr{Code: ExitUsage, Err: fmt.Errorf("config: %w", err)}
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = config.Default().MaxFileSize
@@ -494,26 +552,15 @@ func (cl *configLoad) unmarshal() error {
 	return nil
 }
 
-// mergeYAML merges a whole YAML file into v.
-func mergeYAML(v *viper.Viper, path string, data []byte) (map[string]any, error) {
-	flat, err := parseYAML(path, data)
-	if err != nil {
-		return nil, err
-	}
-	if err := v.MergeConfigMap(nest(flat)); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	return flat, nil
-}
-
-// parseYAML parses a configuration file into flat, lower-case, dotted keys,
+// parseYAML parses a configuration file (path as messages show it) into
+// flat, lower-case, dotted keys,
 // as viper itself sees them (so "handoff.command" written as one key and
 // handoff: {command} are the same key).
 func parseYAML(path string, data []byte) (map[string]any, error) {
 	pv := viper.New()
 	pv.SetConfigType("yaml")
 	if err := pv.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, &ExitErr{Code: ExitUsage, Err: fmt.Errorf("%s: not valid YAML: %w", path, err)}
 	}
 	flat := map[string]any{}
 	flatten("", pv.AllSettings(), flat)

@@ -37,7 +37,7 @@ func TestConfigPrecedence(t *testing.T) {
 		{name: "defaults", command: "", logPath: ".orchestrate/log.jsonl", templates: ".orchestrate/templates", stories: "docs/stories/**/*.md"},
 		{name: "repo untrusted: command withheld, other settings apply",
 			repo:    repoCmd + "sources:\n  stories: [\"s/*.md\"]\nhandoff_timeout_is_not_a_key: 1\n",
-			command: "", stories: "s/*.md", withheld: []string{"handoff.command"}, needs: true},
+			command: "", stories: "s/*.md", withheld: []string{"handoff.command"}, needs: true, warn: "unknown key handoff_timeout_is_not_a_key"},
 		{name: "repo trusted", repo: repoCmd, trusted: true, command: "echo repo", state: trust.Trusted},
 		{name: "repo edited since trusted", repo: repoCmd, trusted: true, changed: true, command: "", withheld: []string{"handoff.command"}, needs: true, state: trust.Changed},
 		{name: "repo trusted by the environment", repo: repoCmd, env: map[string]string{EnvTrustRepoConfig: "1"}, command: "echo repo"},

@@ -130,13 +130,8 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	r := &resumeRun{opts: opts, s: s, all: s.Resumable()}
 
 	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
-	modeSetting := a.v.GetString("resume.mode")
-	if modeSetting != "" {
-		m, err := modes.ParseMode(modeSetting)
-		if err != nil {
-			return usagef("--mode %q: want autopilot, interactive or preflight", modeSetting)
-		}
-		r.mode = m
+	if r.mode, err = s.conf.resumeMode(opts.Mode); err != nil {
+		return err
 	}
 
 	// Selection.
@@ -176,14 +171,11 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		r.selected = &c
 	}
 	if r.mode == "" {
-		// The mode the workflow was started in; a name orchestrate does not
-		// know is not a mode to run in, so the default (interactive) asks.
-		m, err := modes.ParseMode(r.selected.Mode)
-		if err != nil {
-			a.debugf("recorded mode ignored: %v", err)
-			m = modes.ModeInteractive
+		// The mode the workflow was started in (a bad one: interactive).
+		var why string
+		if r.mode, why = stateMode(r.selected.Mode, r.selected.Source.Path); why != "" {
+			a.debugf("%s", why)
 		}
-		r.mode = m
 	}
 	if err := a.rebuildIfCorrupt(r); err != nil {
 		return err

@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/modes"
+)
+
+// configEnv is a repository root, a home and an injected environment for a
+// configuration test; repo, user and the explicit file are written when set.
+func configEnv(t *testing.T, repo, user string, env map[string]string) (root, home string, getenv func(string) string) {
+	t.Helper()
+	root, home = t.TempDir(), t.TempDir()
+	all := map[string]string{"HOME": home}
+	for k, v := range env {
+		all[k] = v
+	}
+	if repo != "" {
+		writeFile(t, filepath.Join(root, repoConfigName), repo)
+	}
+	if user != "" {
+		writeFile(t, filepath.Join(home, ".config", "orchestrate", "config.yaml"), user)
+	}
+	return root, home, func(k string) string { return all[k] }
+}
+
+// A wrongly typed value is a usage-class error (exit 2) naming the file as
+// the user knows it (or the environment variable), the key, the value and
+// what was expected; unknown keys are warnings with the nearest valid key.
+func TestConfigErrors(t *testing.T) {
+	const userFile = "~/.config/orchestrate/config.yaml: "
+	for _, tc := range []struct {
+		name     string
+		repo     string            // .orchestrate.yaml
+		user     string            // the user's config
+		explicit string            // a --config file's content (as c.yaml)
+		env      map[string]string // the injected environment
+		err      string            // the whole error ("" none)
+		warns    []string          // the warnings, exactly
+	}{
+		// each kind, wrong
+		{name: "duration in the repository file", repo: "age:\n  stale: three days\n",
+			err: `.orchestrate.yaml: age.stale: "three days" is not a duration (e.g. 72h, 30m)`},
+		{name: "duration in the environment", env: map[string]string{"ORCHESTRATE_AGE_STALE": "3 days"},
+			err: `ORCHESTRATE_AGE_STALE: "3 days" is not a duration (e.g. 72h, 30m)`},
+		{name: "duration given a map", repo: "handoff:\n  timeout:\n    seconds: 3\n",
+			err: `.orchestrate.yaml: handoff.timeout: a map is not a duration (e.g. 72h, 30m)`},
+		{name: "list given a map", repo: "agents: {dev: yes}\n",
+			err: `.orchestrate.yaml: agents: a map is not a list (e.g. [a, b])`},
+		{name: "list of whole numbers in the user's file", user: "handoff:\n  session_gone_exit_codes: [one, 2]\n",
+			err: userFile + `handoff.session_gone_exit_codes: ["one", "2"] is not a list of whole numbers (e.g. [1, 130])`},
+		{name: "list of whole numbers in the environment", env: map[string]string{"ORCHESTRATE_HANDOFF_SESSION_GONE_EXIT_CODES": "1,x"},
+			err: `ORCHESTRATE_HANDOFF_SESSION_GONE_EXIT_CODES: "1,x" is not a list of whole numbers (e.g. [1, 130])`},
+		{name: "whole number", repo: "max_file_size: 8MB\n",
+			err: `.orchestrate.yaml: max_file_size: "8MB" is not a whole number (e.g. 20000)`},
+		{name: "whole number in the environment", env: map[string]string{"ORCHESTRATE_MAX_REF_FILES": "lots"},
+			err: `ORCHESTRATE_MAX_REF_FILES: "lots" is not a whole number (e.g. 20000)`},
+		{name: "map given text", repo: "statuses: done\n",
+			err: `.orchestrate.yaml: statuses: "done" is not a map of names to lists (e.g. {done: [shipped, released]})`},
+		{name: "map entry given a map", repo: "statuses:\n  done: {a: b}\n",
+			err: `.orchestrate.yaml: statuses.done: a map is not a list (e.g. [a, b])`},
+		{name: "mode given a list", repo: "resume:\n  mode: [autopilot]\n",
+			err: `.orchestrate.yaml: resume.mode: ["autopilot"] is not a mode (autopilot, interactive, preflight)`},
+		{name: "text given a map", repo: "handoff:\n  command: {run: x}\n",
+			err: `.orchestrate.yaml: handoff.command: a map is not text`},
+		{name: "a section given a value", repo: "age: old\n",
+			err: `.orchestrate.yaml: age: "old" is not a value but a section (age.fresh, age.recent, age.stale)`},
+		{name: "every problem of a file", user: "max_ref_files: many\nage:\n  fresh: soon\n",
+			err: userFile + `age.fresh: "soon" is not a duration (e.g. 72h, 30m); ` + userFile + `max_ref_files: "many" is not a whole number (e.g. 20000)`},
+		{name: "the --config file as given", explicit: "age:\n  fresh: never\n", user: "age:\n  fresh: 2h\n",
+			err: `c.yaml: age.fresh: "never" is not a duration (e.g. 72h, 30m)`},
+		{name: "not YAML", repo: "sources: [unclosed\n", err: `.orchestrate.yaml: not valid YAML: `},
+		// right values stay right
+		{name: "valid values", repo: "age:\n  stale: 72h\nagents: dev\nstatuses:\n  done: shipped\n  review: [in review]\nmax_file_size: 100\nresume:\n  mode: bogus\n",
+			user: "handoff:\n  session_gone_exit_codes: [1, 130]\n  timeout: 90\n"},
+		{name: "empty entries", repo: "handoff:\nage: {}\nresume:\n  mode:\n"},
+		// unknown keys
+		{name: "unknown nested key", repo: "handoff:\n  comand: x\n",
+			warns: []string{".orchestrate.yaml: unknown key handoff.comand (did you mean handoff.command?): ignored"}},
+		{name: "unknown top-level key", repo: "stories_dri: docs\n",
+			warns: []string{".orchestrate.yaml: unknown key stories_dri (did you mean stories_dir?): ignored"}},
+		{name: "a key in the wrong section", repo: "command: x\nresume:\n  timeout: 1m\n",
+			warns: []string{".orchestrate.yaml: unknown key command (did you mean handoff.command?): ignored",
+				".orchestrate.yaml: unknown key resume.timeout (did you mean handoff.timeout?): ignored"}},
+		{name: "nothing near", repo: "zzz_unrelated_setting: 1\n",
+			warns: []string{".orchestrate.yaml: unknown key zzz_unrelated_setting: ignored"}},
+		{name: "once per key", repo: "handoff:\n  comand: x\n\"handoff.comand\": y\n",
+			warns: []string{".orchestrate.yaml: unknown key handoff.comand (did you mean handoff.command?): ignored"}},
+		{name: "in the user's file", user: "handof:\n  command: x\n",
+			warns: []string{userFile + "unknown key handof.command (did you mean handoff.command?): ignored"}},
+		{name: "in the --config file", explicit: "age:\n  frsh: 1h\n",
+			warns: []string{"c.yaml: unknown key age.frsh (did you mean age.fresh?): ignored"}},
+		{name: "any sub-key of a map", repo: "statuses:\n  shipped_to_prod: [live]\n  x: [y]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, home, getenv := configEnv(t, tc.repo, tc.user, tc.env)
+			explicit := ""
+			if tc.explicit != "" {
+				explicit = "c.yaml"
+				writeFile(t, filepath.Join(home, explicit), tc.explicit)
+				t.Chdir(home)
+			}
+			cl, err := loadConfigFiles(newViper(), root, explicit, getenv)
+			if tc.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || codeOf(err) != ExitUsage {
+					t.Fatalf("error %v (exit %d), want exit 2 with\n%s", err, codeOf(err), tc.err)
+				}
+				if !strings.HasPrefix(tc.err, ".orchestrate.yaml: not valid") && err.Error() != tc.err {
+					t.Errorf("error\n%s\nwant\n%s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(cl.Warnings, tc.warns) && (len(cl.Warnings) != 0 || len(tc.warns) != 0) {
+				t.Errorf("warnings\n%q\nwant\n%q", cl.Warnings, tc.warns)
+			}
+		})
+	}
+}
+
+// A bool key's wrong value (no shipped key is a bool yet: one is
+// registered for the test).
+func TestConfigBoolKey(t *testing.T) {
+	keyKinds["resume.confirm"] = keySpec{kindBool, reflect.TypeOf(false)}
+	t.Cleanup(func() { delete(keyKinds, "resume.confirm") })
+	for _, tc := range []struct {
+		val  any
+		want string
+	}{
+		{true, ""}, {"false", ""}, {"1", ""},
+		{"maybe", "true or false"},
+		{map[string]any{"a": 1}, "true or false"},
+	} {
+		if got := checkValue("resume.confirm", tc.val); got != tc.want {
+			t.Errorf("checkValue(%v) = %q, want %q", tc.val, got, tc.want)
+		}
+	}
+	_, err := checkLayer(configSource{Name: "x.yaml"}, map[string]any{"resume.confirm": "maybe"})
+	if err == nil || err.Error() != `x.yaml: resume.confirm: "maybe" is not true or false` {
+		t.Errorf("got %v", err)
+	}
+}
+
+// Every key the defaults register is known to the checks, with the kind
+// of its Go type.
+func TestConfigKeysRegistered(t *testing.T) {
+	for _, k := range newViper().AllKeys() {
+		if _, ok := keyKinds[k]; !ok {
+			if _, sub := underMap(k); !sub {
+				t.Errorf("default key %s is not in keyKinds", k)
+			}
+		}
+	}
+	for k, want := range map[string]keyKind{
+		"age.stale": kindDuration, "agents": kindList, "handoff.session_gone_exit_codes": kindIntList,
+		"max_ref_files": kindInt, "statuses": kindMap, "resume.mode": kindMode, "handoff.command": kindText,
+	} {
+		if got := keyKinds[k].kind; got != want {
+			t.Errorf("%s: kind %v, want %v", k, got, want)
+		}
+	}
+}
+
+// A bad mode says where it came from: the flag, the environment variable,
+// the configuration file; a mode a higher layer sets wins without an error.
+func TestResumeModeSource(t *testing.T) {
+	const userFile = "~/.config/orchestrate/config.yaml"
+	for _, tc := range []struct {
+		name       string
+		repo, user string
+		explicit   string // a --config file's content
+		env        map[string]string
+		flag       string
+		want       modes.Mode
+		err        string
+	}{
+		{name: "nothing set", want: ""},
+		{name: "flag", flag: "bogus", err: `--mode "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "short variable", env: map[string]string{"ORCHESTRATE_MODE": "bogus"}, err: `ORCHESTRATE_MODE: "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "long variable", env: map[string]string{"ORCHESTRATE_RESUME_MODE": "bogus"}, err: `ORCHESTRATE_RESUME_MODE: "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "repository file", repo: "resume:\n  mode: bogus\n", err: `resume.mode in .orchestrate.yaml: "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "user file", user: "resume: {mode: nope}\n", err: `resume.mode in ` + userFile + `: "nope" is not a mode (autopilot, interactive, preflight)`},
+		{name: "user file over a good repository file", repo: "resume: {mode: autopilot}\n", user: "resume: {mode: nope}\n", err: `resume.mode in ` + userFile + `: "nope"`},
+		{name: "--config file", explicit: "resume: {mode: nope}\n", err: `resume.mode in c.yaml: "nope"`},
+		{name: "flag over a bad file", repo: "resume:\n  mode: bogus\n", flag: "auto", want: modes.ModeAutopilot},
+		{name: "environment over a bad file", user: "resume:\n  mode: bogus\n", env: map[string]string{"ORCHESTRATE_MODE": "preflight"}, want: modes.ModePreflight},
+		{name: "good file", repo: "resume:\n  mode: Pre-Flight\n", want: modes.ModePreflight},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, home, getenv := configEnv(t, tc.repo, tc.user, tc.env)
+			explicit := ""
+			if tc.explicit != "" {
+				explicit = "c.yaml"
+				writeFile(t, filepath.Join(home, explicit), tc.explicit)
+				t.Chdir(home)
+			}
+			cl, err := loadConfigFiles(newViper(), root, explicit, getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := cl.resumeMode(tc.flag)
+			if tc.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || codeOf(err) != ExitUsage {
+					t.Fatalf("error %v (exit %d), want exit 2 with %s", err, codeOf(err), tc.err)
+				}
+				return
+			}
+			if err != nil || m != tc.want {
+				t.Errorf("mode %q, %v; want %q", m, err, tc.want)
+			}
+		})
+	}
+}
+
+// A bad mode in a state file is no error: interactive, with the reason
+// naming the file for --log-level debug.
+func TestStateMode(t *testing.T) {
+	for _, tc := range []struct {
+		recorded string
+		want     modes.Mode
+		why      string
+	}{
+		{"autopilot", modes.ModeAutopilot, ""},
+		{"", modes.ModeInteractive, ""},
+		{"bogus", modes.ModeInteractive, `mode: in .orchestrate/workflows/x.yaml: "bogus" is not a mode (autopilot, interactive, preflight): interactive instead`},
+	} {
+		m, why := stateMode(tc.recorded, ".orchestrate/workflows/x.yaml")
+		if m != tc.want || why != tc.why {
+			t.Errorf("stateMode(%q) = %q, %q; want %q, %q", tc.recorded, m, why, tc.want, tc.why)
+		}
+	}
+}
+
+func TestNearestKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"handoff.comand":           "handoff.command",
+		"age.stal":                 "age.stale",
+		"statuse":                  "statuses",
+		"mode":                     "resume.mode",
+		"timeout":                  "handoff.timeout",
+		"nothing_like_it":          "",
+		strings.Repeat("a", 10000): "",
+	} {
+		if got := nearestKey(in); got != want {
+			t.Errorf("nearestKey(%.20q) = %q, want %q", in, got, want)
+		}
+	}
+}
