@@ -83,4 +83,3 @@ func (p Plan) InvalidReasonOf(id string) string {
 	}
 	return ""
 }
-
