@@ -506,6 +506,10 @@ func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.P
 	if natural && c.Position.Kind != "" && c.Position.Kind != workflow.PosPhase {
 		return c.Position
 	}
+	if len(t.slots) == 1 && len(c.Phases) == 0 {
+		// one step continuing from the saved context: where the state says
+		return c.Position
+	}
 	pos := workflow.Position{Kind: workflow.PosPhase, Name: s.title}
 	for j, o := range t.slots {
 		if !o.active() && j != i {
@@ -515,10 +519,6 @@ func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.P
 		if j <= i {
 			pos.Index++
 		}
-	}
-	if len(t.slots) == 1 && c.Position.Kind != "" {
-		// one step continuing from the saved context: where the state says
-		return c.Position
 	}
 	return pos
 }
