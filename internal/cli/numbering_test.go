@@ -85,4 +85,3 @@ func label(pos string) string {
 	}
 	return pos
 }
-
