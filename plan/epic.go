@@ -66,6 +66,7 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 			sl := slot{
 				id: id, title: "Story " + sid, agent: agent, story: sid,
 				note: fmt.Sprintf("wave %d: story %s", w.Number, sid), index: wi + 1, status: st,
+				pos:   workflow.Position{Kind: workflow.PosWave, Index: wi + 1, Total: len(waves)},
 				group: label, groups: []string{label, sid, "waves"}, keys: []string{id, sid, label},
 			}
 			path := strings.TrimSpace(s.Path)
@@ -74,6 +75,9 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 			}
 			if path != "" {
 				sl.inputs = append(sl.inputs, input{path: path, producer: -1, critical: true})
+			}
+			if w.Number != wi+1 {
+				sl.pos.Name = fmt.Sprintf("Wave %d", w.Number)
 			}
 			if planPath != "" {
 				// not critical: the state lists every wave and story
@@ -99,6 +103,8 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 	g := slot{
 		id: gate.ID, title: gate.Name, agent: gate.Agent, note: "epic sign-off after the last wave",
 		index: len(waves) + 1, aliases: []string{gate.Name}, keys: []string{gate.ID, gate.Name},
+		// the gate closes the last wave: "Wave 3/3 (Final Gate)", as discovery says
+		pos: workflow.Position{Kind: workflow.PosWave, Index: len(waves), Total: len(waves), Name: "Final Gate"},
 	}
 	if planPath != "" {
 		g.inputs = append(g.inputs, input{path: planPath, producer: -1})

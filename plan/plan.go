@@ -43,20 +43,28 @@ type Plan struct {
 	RemainingPhases []string   `json:"remaining_phases"`
 	ValidPhases     []string   `json:"valid_phases"`
 	InvalidPhases   []string   `json:"invalid_phases"`
+	// Invalidated gives every invalid phase with the reason it must re-run,
+	// in the order of invalid_phases.
+	Invalidated []InvalidPhase `json:"invalid_phase_reasons"`
+	// PositionText is Position as status prints it ("Phase 3/5 (Spec)").
+	PositionText string `json:"position"`
 	// Decision and Reason are filled from modes.Decide.
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
 
 	// StateAge is how long ago the workflow was interrupted.
 	StateAge time.Duration `json:"-"`
-	// Completed are the completed phases kept by the plan (name, agent,
-	// outputs), in order, for the summary block.
+	// Completed are the completed phases before the resume point (name,
+	// agent, outputs), in order, for the summary block and the envelope;
+	// the invalidated ones are also in Invalidated, with their reason.
 	Completed []workflow.Phase `json:"-"`
-	// ResumeIndex is the 1-based index of the resume phase in the
-	// definition (for epics: the wave number), 0 when not applicable.
+	// Position is the resume point in the candidate's numbering (the one
+	// discovery gives status): "Phase 3/5", "Iteration 4/5, phase 1/3",
+	// "Wave 2/3"; for a terminal plan, the candidate's own position.
+	Position workflow.Position `json:"-"`
+	// ResumeIndex is Position.Index, 0 when not applicable.
 	ResumeIndex int `json:"-"`
-	// PhaseTotal is the number of phases of the definition (for epics: the
-	// number of waves), 0 when unknown.
+	// PhaseTotal is Position.Total, 0 when unknown.
 	PhaseTotal int `json:"-"`
 	// ResumeName is the human name of the resume phase, e.g. "Implementation".
 	ResumeName string `json:"-"`
@@ -70,6 +78,14 @@ type Plan struct {
 	// Terminal is set when nothing is left to do (QA APPROVE, every wave and
 	// the final gate done, a state that says completed).
 	Terminal bool `json:"-"`
+}
+
+// InvalidPhase is a completed phase that must re-run, and why.
+type InvalidPhase struct {
+	Phase  string `json:"phase"`
+	Name   string `json:"name"`
+	Agent  string `json:"agent"`
+	Reason string `json:"reason"`
 }
 
 // Step is one step of the plan to completion, as pre-flight lists it.
@@ -135,6 +151,9 @@ func (p Plan) MarshalJSON() ([]byte, error) {
 	q.RemainingPhases = nonNil(q.RemainingPhases)
 	q.ValidPhases = nonNil(q.ValidPhases)
 	q.InvalidPhases = nonNil(q.InvalidPhases)
+	if q.Invalidated == nil {
+		q.Invalidated = []InvalidPhase{}
+	}
 	q.ResumeFrom.Inputs = nonNil(q.ResumeFrom.Inputs)
 	return json.Marshal(q)
 }
@@ -167,7 +186,6 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 
 	t := buildTrack(c, def)
 	p.Findings = append(p.Findings, t.findings...)
-	p.PhaseTotal = t.total
 
 	invalid := t.markInvalid(rep)
 	p.InvalidPhases = invalid.ids
@@ -209,6 +227,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 	if t.terminal || resume >= len(t.slots) {
 		p.Terminal = true
 		resume = len(t.slots)
+		p.Position = c.Position
 	} else {
 		var fs []workflow.Finding
 		resume, p.ResumeFrom.Inputs, fs = t.prerequisites(resume, env, chosen)
@@ -216,7 +235,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		s := t.slots[resume]
 		p.ResumeFrom.Phase = s.id
 		p.ResumeFrom.Agent = s.agent
-		p.ResumeIndex = s.index
+		p.Position = t.positionOf(resume, c, !chosen && resume == t.natural)
 		p.ResumeName = s.title
 		p.Findings = append(p.Findings, agentFindings(s, env)...)
 		p.RemainingPhases, p.Steps = t.remaining(resume, chosen)
@@ -226,18 +245,32 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		// a missing output found by the prerequisites invalidates its phase too
 		p.InvalidPhases = t.invalidIDs()
 	}
-	for i := 0; i < resume && i < len(t.slots); i++ {
+	reasons := invalidReasons(rep)
+	for i := range t.slots {
 		s := t.slots[i]
 		if s.status != workflow.PhaseCompleted {
 			continue
 		}
+		bad := s.invalid || contains(p.InvalidPhases, s.id)
+		if bad && !opts.Restart {
+			// an invalidated phase stays listed, with its reason
+			p.Invalidated = appendInvalid(p.Invalidated, InvalidPhase{Phase: s.id, Name: s.title, Agent: s.agent, Reason: s.reason(reasons)})
+		}
+		if i >= resume {
+			continue
+		}
 		p.Completed = append(p.Completed, workflow.Phase{ID: s.id, Name: s.title, Agent: s.agent, Status: workflow.PhaseCompleted, Outputs: s.outputs})
-		if !s.invalid && !contains(p.InvalidPhases, s.id) {
+		if !bad {
 			p.ValidPhases = appendUnique(p.ValidPhases, s.id)
 		}
 	}
 	p.Partial = len(p.InvalidPhases) > 0 && !opts.Restart
 	p.LastCompleted = t.lastCompleted(resume, chosen)
+	p.ResumeIndex, p.PhaseTotal = p.Position.Index, p.Position.Total
+	if p.PhaseTotal == 0 {
+		p.PhaseTotal = t.total
+	}
+	p.PositionText = p.Position.String()
 	return p, nil
 }
 

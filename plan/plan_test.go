@@ -273,8 +273,11 @@ func TestQALoopSteps(t *testing.T) {
 	if !reflect.DeepEqual(notes, want) {
 		t.Errorf("step notes = %q, want %q", notes, want)
 	}
-	if p.ResumeName != "QA Review (iteration 4/5)" || p.ResumeIndex != 1 || p.PhaseTotal != 3 {
+	if p.ResumeName != "QA Review (iteration 4/5)" || p.ResumeIndex != 4 || p.PhaseTotal != 5 {
 		t.Errorf("name/index/total = %q/%d/%d", p.ResumeName, p.ResumeIndex, p.PhaseTotal)
+	}
+	if got := p.Position.String(); got != "Iteration 4/5, phase 1/3 (QA Review)" {
+		t.Errorf("position = %q", got)
 	}
 	if p.Steps[0].Story != "2.1" {
 		t.Errorf("story = %q", p.Steps[0].Story)
@@ -370,8 +373,8 @@ func TestEpicExecutorInputsAndSteps(t *testing.T) {
 	if w := []string{"wave-2:3.4@dev-backend", "wave-2:3.5@ux", "wave-3:3.6@dev", "final-gate@qa"}; !reflect.DeepEqual(got, w) {
 		t.Errorf("steps = %q, want %q", got, w)
 	}
-	if p.ResumeIndex != 2 || p.PhaseTotal != 4 {
-		t.Errorf("index/total = %d/%d", p.ResumeIndex, p.PhaseTotal)
+	if p.ResumeIndex != 2 || p.PhaseTotal != 3 || p.Position.Kind != workflow.PosWave {
+		t.Errorf("index/total = %d/%d (%s)", p.ResumeIndex, p.PhaseTotal, p.Position)
 	}
 }
 
@@ -716,7 +719,7 @@ func TestJSON(t *testing.T) {
 		}
 		want := `{"workflow_type":"qa-loop","state_source":"qa/loop-status.json","last_completed":{"phase":"review","agent":"qa","output":""},` +
 			`"resume_from":{"phase":"fix","agent":"dev","inputs":[]},"remaining_phases":["fix","review","fix","review","escalate"],` +
-			`"valid_phases":["review","fix"],"invalid_phases":[],"decision":"resume","reason":"state is clean and 45 minutes old"}`
+			`"valid_phases":["review","fix"],"invalid_phases":[],"invalid_phase_reasons":[],"position":"Iteration 3/5, phase 2/3 (Apply Fixes)","decision":"resume","reason":"state is clean and 45 minutes old"}`
 		if string(b) != want {
 			t.Errorf("json =\n%s\nwant\n%s", b, want)
 		}

@@ -78,7 +78,7 @@ func qaTrack(c workflow.Candidate, def workflow.Definition) track {
 		b.add("review", iter, workflow.PhaseCompleted)
 		b.t.natural = len(b.t.slots)
 		b.t.terminal = true
-	case verdict == verdictBlocked || escalated:
+	case verdict == verdictBlocked || escalated || iter > max:
 		if verdict != "" {
 			b.add("review", iter, workflow.PhaseCompleted)
 		}
@@ -150,6 +150,8 @@ func (b *qaBuilder) add(phase string, k int, status string) {
 		story: firstStory(b.c), index: idx, status: status, aliases: []string{pd.Name},
 		note: fmt.Sprintf("iteration %d: %s", k, pd.ID),
 	}
+	s.pos = workflow.Position{Kind: workflow.PosIteration, Index: k, Total: b.max, Name: pd.Name}
+	s.pos.Phase, s.pos.Phases = workflow.QAPhase(b.def, phase)
 	if phase == "escalate" {
 		s.title = pd.Name
 		s.note = fmt.Sprintf("after iteration %d: escalate", k)
@@ -234,16 +236,4 @@ var qaDefaults = map[string]workflow.PhaseDef{
 }
 
 // qaVerdict normalises a QA verdict.
-func qaVerdict(v string) string {
-	switch strings.ToUpper(strings.TrimSpace(v)) {
-	case "":
-		return ""
-	case "APPROVE", "APPROVED", "PASS", "PASSED":
-		return verdictApprove
-	case "REJECT", "REJECTED", "FAIL", "FAILED", "CHANGES_REQUESTED":
-		return verdictReject
-	case "BLOCKED", "BLOCK":
-		return verdictBlocked
-	}
-	return strings.ToUpper(strings.TrimSpace(v))
-}
+func qaVerdict(v string) string { return workflow.QAVerdict(v) }

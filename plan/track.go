@@ -47,7 +47,10 @@ type slot struct {
 	agent string
 	story string
 	note  string
-	index int // ResumeIndex when the plan resumes here
+	index int // the phase's place in its definition
+	// pos is the position when the plan resumes here, in the candidate's
+	// numbering (QA iterations, epic waves); zero: worked out by positionOf.
+	pos workflow.Position
 	// status is workflow.PhaseCompleted, PhaseCurrent, PhasePending,
 	// PhaseSkipped, or "" while a builder has not decided.
 	status string
@@ -486,4 +489,36 @@ func (t *track) stoppedAt(c workflow.Candidate, def workflow.Definition) bool {
 	t.impliedBefore(i)
 	t.natural = i
 	return true
+}
+
+// positionOf is the position of a resume at slot i, in the numbering
+// discovery gives the candidate (workflow.Position), so that status, the
+// resume blocks and --json agree. A slot's own position (QA loops, epics)
+// wins; a step source (progress, work session, spec-kit, Taskmaster, GSD)
+// resuming where it stopped keeps the position discovery counted in its own
+// items; any other resume counts the active (not skipped) steps of the
+// track: "Phase 3/5" is the third of the five phases that will run.
+func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.Position {
+	s := t.slots[i]
+	if s.pos.Kind != "" {
+		return s.pos
+	}
+	if natural && c.Position.Kind != "" && c.Position.Kind != workflow.PosPhase {
+		return c.Position
+	}
+	if len(t.slots) == 1 && len(c.Phases) == 0 {
+		// one step continuing from the saved context: where the state says
+		return c.Position
+	}
+	pos := workflow.Position{Kind: workflow.PosPhase, Name: s.title}
+	for j, o := range t.slots {
+		if !o.active() && j != i {
+			continue
+		}
+		pos.Total++
+		if j <= i {
+			pos.Index++
+		}
+	}
+	return pos
 }

@@ -6,6 +6,7 @@ package workflow
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -166,12 +167,21 @@ const (
 	PhaseSkipped   = "skipped"
 )
 
-// Position is where in its workflow a candidate stopped.
+// Position is where in its workflow a candidate stopped. Discovery fills it
+// (status prints it) and the plan expresses its resume point in the same
+// numbering (the resume blocks and --json print it), so the two agree:
+// phases count the active (not skipped) phases, QA loops count iterations
+// and the phase inside the iteration, epics count the waves the state lists,
+// step sources count their own items (docs/ARCHITECTURE.md).
 type Position struct {
 	Kind  string `json:"kind"`  // phase, iteration, wave, step
 	Index int    `json:"index"` // 1-based; 0 when unknown
 	Total int    `json:"total"` // 0 when unknown
 	Name  string `json:"name"`  // phase name when known
+	// Phase and Phases place a QA-loop iteration's step: "phase 2/3" is the
+	// fix of review, fix, escalate; 0 when not applicable.
+	Phase  int `json:"phase,omitempty"`
+	Phases int `json:"phases,omitempty"`
 }
 
 // Position kinds.
@@ -182,11 +192,11 @@ const (
 	PosStep      = "step"
 )
 
-// String renders the position as the task's blocks do: "Phase 3/4 (Implementation)",
-// "Iteration 3/5", "Wave 2/3".
-func (p Position) String() string {
+// Label renders the position without its name: "Phase 3/4",
+// "Iteration 3/5, phase 2/3", "Wave 2/3"; "" for an empty position.
+func (p Position) Label() string {
 	if p.Kind == "" {
-		return "-"
+		return ""
 	}
 	label := map[string]string{PosPhase: "Phase", PosIteration: "Iteration", PosWave: "Wave", PosStep: "Step"}[p.Kind]
 	if label == "" {
@@ -199,6 +209,22 @@ func (p Position) String() string {
 	case p.Index > 0:
 		s += fmt.Sprintf(" %d", p.Index)
 	}
+	switch {
+	case p.Phase > 0 && p.Phases > 0:
+		s += fmt.Sprintf(", phase %d/%d", p.Phase, p.Phases)
+	case p.Phase > 0:
+		s += fmt.Sprintf(", phase %d", p.Phase)
+	}
+	return s
+}
+
+// String renders the position as the status table does: "Phase 3/4 (Implementation)",
+// "Iteration 3/5, phase 2/3 (Apply Fixes)", "Wave 2/3".
+func (p Position) String() string {
+	if p.Kind == "" {
+		return "-"
+	}
+	s := p.Label()
 	if p.Name != "" {
 		if p.Index > 0 {
 			s += " (" + p.Name + ")"
@@ -207,6 +233,69 @@ func (p Position) String() string {
 		}
 	}
 	return s
+}
+
+// QA-loop phase ids, in the order an iteration runs them.
+const (
+	QAReview   = "review"
+	QAFix      = "fix"
+	QAEscalate = "escalate"
+)
+
+// QAPhase places QA-loop phase id in the definition's phases: its 1-based
+// index and the number of phases, with the built-in order (review, fix,
+// escalate) when the definition lacks it.
+func QAPhase(def Definition, id string) (int, int) {
+	if i := def.Index(id); i >= 0 {
+		return i + 1, len(def.Phases)
+	}
+	for i, p := range []string{QAReview, QAFix, QAEscalate} {
+		if p == id {
+			return i + 1, 3
+		}
+	}
+	return 0, 0
+}
+
+// QAVerdict normalises a QA verdict to APPROVE, REJECT or BLOCKED; any
+// other non-empty verdict is returned upper-cased.
+func QAVerdict(v string) string {
+	u := strings.ToUpper(strings.TrimSpace(v))
+	switch u {
+	case "APPROVE", "APPROVED", "PASS", "PASSED":
+		return "APPROVE"
+	case "REJECT", "REJECTED", "FAIL", "FAILED", "CHANGES_REQUESTED":
+		return "REJECT"
+	case "BLOCKED", "BLOCK":
+		return "BLOCKED"
+	}
+	return u
+}
+
+// QANext is where a QA loop picks up, from what its state says: the
+// iteration and the phase id (QAReview, QAFix, QAEscalate), or "" when the
+// loop is over (APPROVE). No verdict yet → that iteration's review; REJECT →
+// its fix, or the next iteration's review once the fixes are applied;
+// REJECT at the last iteration, BLOCKED or an escalated status → escalate.
+// verdict is normalised (APPROVE, REJECT, BLOCKED or ""); unknown verdicts
+// count as none. Discovery and the plan both place a QA loop with it.
+func QANext(iter, max int, verdict string, fixed, escalated bool) (int, string) {
+	if iter <= 0 {
+		iter = 1
+	}
+	switch {
+	case verdict == "APPROVE":
+		return iter, ""
+	case verdict == "BLOCKED" || escalated || (max > 0 && iter > max):
+		return iter, QAEscalate
+	case verdict == "REJECT" && max > 0 && iter >= max:
+		return iter, QAEscalate
+	case verdict == "REJECT" && !fixed:
+		return iter, QAFix
+	case verdict == "REJECT":
+		return iter + 1, QAReview
+	}
+	return iter, QAReview
 }
 
 // RefFile is a file a candidate references.

@@ -342,7 +342,7 @@ func qaFromMap(f *tolerant.Fields, st map[string]any, def workflow.Definition, s
 		fixed = qaFixed(st)
 	}
 	c.QA = &workflow.QALoop{Iteration: iter, MaxIterations: max, LastVerdict: verdict, History: hist, FixesApplied: fixed}
-	c.Position = workflow.Position{Kind: workflow.PosIteration, Index: iter, Total: max}
+	c.Position = Position(def, c.Status, c.QA)
 	c.Phases = Phases(def, c.Status, c.QA)
 
 	for _, rf := range source.RefFiles(f, st, "review", "files", "files_changed", "filesChanged") {
@@ -457,6 +457,25 @@ func Phases(def workflow.Definition, status string, qa *workflow.QALoop) []workf
 		out = append(out, workflow.Phase{ID: pd.ID, Name: pd.Name, Agent: pd.Agent, Status: ps})
 	}
 	return out
+}
+
+// Position is where the loop picks up, in the plan's numbering: the
+// iteration out of the maximum and the phase inside it ("Iteration 4/5,
+// phase 1/3 (QA Review)" once the fixes of iteration 3 are applied).
+func Position(def workflow.Definition, status string, qa *workflow.QALoop) workflow.Position {
+	pos := workflow.Position{Kind: workflow.PosIteration, Index: qa.Iteration, Total: qa.MaxIterations}
+	escalated := workflow.NormalizeStateStatus(status) == "escalated"
+	iter, phase := workflow.QANext(qa.Iteration, qa.MaxIterations, workflow.QAVerdict(qa.LastVerdict), qa.FixesApplied, escalated)
+	if phase == "" || workflow.IsTerminalStatus(workflow.NormalizeStateStatus(status)) {
+		return pos
+	}
+	pos.Index = iter
+	pos.Phase, pos.Phases = workflow.QAPhase(def, phase)
+	pos.Name = phase
+	if i := def.Index(phase); i >= 0 && def.Phases[i].Name != "" {
+		pos.Name = def.Phases[i].Name
+	}
+	return pos
 }
 
 // qaKeyFromPath names a loop whose state has no story id: its folder

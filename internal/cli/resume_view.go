@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -15,6 +16,8 @@ import (
 type phaseLine struct {
 	N           int
 	Name, Agent string
+	// Reason is set for an invalidated phase: why it must re-run.
+	Reason string
 }
 
 // summaryView feeds summary, cannot, partial, preflight and decision templates.
@@ -107,10 +110,17 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		b := r.report.Base
 		v.Base = fmt.Sprintf("%s %s (%s, %s)", b.Short, b.Subject, b.Author, b.When.Format("2006-01-02 15:04"))
 	}
+	listed := map[string]bool{}
 	for i, ph := range p.Completed {
-		v.Completed = append(v.Completed, phaseLine{N: i + 1, Name: orDash(ph.Name), Agent: orDash(ph.Agent)})
+		v.Completed = append(v.Completed, phaseLine{N: i + 1, Name: orDash(ph.Name), Agent: orDash(ph.Agent), Reason: p.InvalidReasonOf(ph.ID)})
+		listed[ph.ID] = true
 	}
-	v.ResumePoint = resumePointText(p.ResumeIndex, p.PhaseTotal, p.ResumeName, p.ResumeFrom.Phase)
+	for _, ip := range p.Invalidated {
+		if !listed[ip.Phase] {
+			v.Completed = append(v.Completed, phaseLine{N: len(v.Completed) + 1, Name: orDash(ip.Name), Agent: orDash(ip.Agent), Reason: ip.Reason})
+		}
+	}
+	v.ResumePoint = resumePointText(p)
 	if len(p.RemainingPhases) > 1 {
 		v.Remaining = p.RemainingPhases[1:]
 	}
@@ -153,7 +163,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		v.ValidNames = append(v.ValidNames, name(id))
 	}
 	for _, id := range p.InvalidPhases {
-		v.Invalid = append(v.Invalid, phaseLine{N: index[id], Name: name(id)})
+		v.Invalid = append(v.Invalid, phaseLine{N: index[id], Name: name(id), Reason: p.InvalidReasonOf(id)})
 	}
 	v.Checks = r.findings
 	for _, f := range r.report.Files {
@@ -187,16 +197,23 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	return v
 }
 
-// resumePointText is "Phase 3/4: Implementation" or the phase id.
-func resumePointText(i, n int, name, id string) string {
+// resumePointText is the plan's position as status numbers it, then the
+// phase: "Phase 3/4: Implementation", "Iteration 4/5, phase 1/3: QA Review",
+// or the phase id alone.
+func resumePointText(p plan.Plan) string {
+	name := p.ResumeName
 	if name == "" {
-		name = id
+		name = p.ResumeFrom.Phase
 	}
+	if p.Position.Kind == workflow.PosIteration && p.Position.Name != "" {
+		name = p.Position.Name // the iteration is in the label already
+	}
+	label := p.Position.Label()
 	switch {
-	case i > 0 && n > 0:
-		return fmt.Sprintf("Phase %d/%d: %s", i, n, name)
-	case i > 0:
-		return fmt.Sprintf("Phase %d: %s", i, name)
+	case label != "" && name != "":
+		return label + ": " + name
+	case label != "":
+		return label
 	case name == "":
 		return "-"
 	}
