@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/handoff/command"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -268,8 +269,8 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 	var locked *handoff.LockedError
 	var stale *handoff.StaleLockError
-	var cmdErr *handoff.CommandError
-	var valErr *handoff.ValueError
+	var cmdErr *command.Error
+	var valErr *command.ValueError
 	code, outcome := ExitError, "error"
 	action := "Check the error above, fix it, and run orchestrate resume again."
 	switch {
@@ -283,9 +284,9 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		code, outcome = ExitCommand, "command_failed"
 		r.command = &commandJSON{Reason: cmdErr.Reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
 		switch cmdErr.Reason {
-		case handoff.ReasonTimeout:
+		case command.ReasonTimeout:
 			action = "The orchestrator command ran longer than handoff.timeout and was stopped; the workflow state was rolled back and is still interrupted. Raise handoff.timeout or fix the command, and resume again."
-		case handoff.ReasonInterrupted:
+		case command.ReasonInterrupted:
 			action = "orchestrate was interrupted while the orchestrator command ran; the command was stopped and the workflow state rolled back. Resume again when ready."
 		default:
 			action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."
