@@ -12,8 +12,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
-// BreadcrumbOptions are the flags of `orchestrate breadcrumb add|list`.
+// BreadcrumbOptions are the dependencies and flags of `orchestrate breadcrumb add|list`.
 type BreadcrumbOptions struct {
+	Deps    Deps
 	Cookie  string
 	Message string
 	JSON    bool
@@ -54,7 +55,10 @@ rejected.
 Exit codes: 0 recorded, 1 I/O or an unusable work-session file, 2 wrong cookie or
 malformed message (nothing written).`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runBreadcrumbAdd(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return runBreadcrumbAdd(opts)
+		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().StringVar(&opts.Message, "message", "", "text, or a JSON object")
@@ -74,7 +78,10 @@ file records it).
 
 Exit codes: 0 listed, 1 I/O, 2 wrong cookie.`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runBreadcrumbList(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return runBreadcrumbList(opts)
+		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the breadcrumbs as a JSON array")
@@ -107,6 +114,12 @@ func workSessionErr(err error) error {
 	return err
 }
 
+// runBreadcrumbAdd runs `orchestrate breadcrumb add` with opts (no terminal needed: the
+// streams and clock are opts.Deps').
+func runBreadcrumbAdd(opts *BreadcrumbOptions) error {
+	return opts.Deps.app().runBreadcrumbAdd(opts)
+}
+
 func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 	r, err := a.workRepo()
 	if err != nil {
@@ -123,6 +136,12 @@ func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 	}
 	_, err = fmt.Fprintf(a.sys.IO.Out, "Breadcrumb %s added to %s.\n", templates.Safe(got.Entry.ID), templates.Safe(got.Session))
 	return err
+}
+
+// runBreadcrumbList runs `orchestrate breadcrumb list` with opts (no terminal needed: the
+// streams and clock are opts.Deps').
+func runBreadcrumbList(opts *BreadcrumbOptions) error {
+	return opts.Deps.app().runBreadcrumbList(opts)
 }
 
 func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {

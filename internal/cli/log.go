@@ -75,8 +75,9 @@ func readLogTail(root, path string, max int64) (data []byte, truncated bool, err
 	return data, start > 0, nil
 }
 
-// LogOptions are the flags of `orchestrate log`.
+// LogOptions are the dependencies and flags of `orchestrate log`.
 type LogOptions struct {
+	Deps Deps
 	N    int
 	JSON bool
 }
@@ -87,11 +88,20 @@ func (a *app) newLogCmd() *cobra.Command {
 		Use:   "log",
 		Short: "Show the orchestration log, newest last",
 		Args:  positional(0),
-		RunE:  func(cmd *cobra.Command, args []string) error { return a.runLog(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return runLog(opts)
+		},
 	}
 	cmd.Flags().IntVarP(&opts.N, "lines", "n", 20, "show the last N events (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the events as a JSON array")
 	return cmd
+}
+
+// runLog runs `orchestrate log` with opts (no terminal needed: the
+// streams and clock are opts.Deps').
+func runLog(opts *LogOptions) error {
+	return opts.Deps.app().runLog(opts)
 }
 
 func (a *app) runLog(opts *LogOptions) error {

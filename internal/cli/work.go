@@ -9,8 +9,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
-// WorkDoneOptions are the flags of `orchestrate work done`.
+// WorkDoneOptions are the dependencies and flags of `orchestrate work done`.
 type WorkDoneOptions struct {
+	Deps    Deps
 	Cookie  string
 	Summary string
 	JSON    bool
@@ -43,12 +44,21 @@ kept.
 Exit codes: 0 closed, 1 I/O or an unusable work-session file (a parent with no file),
 2 wrong cookie or empty summary (nothing written).`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runWorkDone(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return runWorkDone(opts)
+		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().StringVar(&opts.Summary, "summary", "", "what the session found or did")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was written as JSON")
 	return cmd
+}
+
+// runWorkDone runs `orchestrate work done` with opts (no terminal needed: the
+// streams and clock are opts.Deps').
+func runWorkDone(opts *WorkDoneOptions) error {
+	return opts.Deps.app().runWorkDone(opts)
 }
 
 func (a *app) runWorkDone(opts *WorkDoneOptions) error {
