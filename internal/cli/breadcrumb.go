@@ -57,7 +57,7 @@ malformed message (nothing written).`,
 		Args: positional(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Deps = a.deps()
-			return runBreadcrumbAdd(opts)
+			return opts.Deps.app().runBreadcrumbAdd(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
@@ -80,7 +80,7 @@ Exit codes: 0 listed, 1 I/O, 2 wrong cookie.`,
 		Args: positional(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Deps = a.deps()
-			return runBreadcrumbList(opts)
+			return opts.Deps.app().runBreadcrumbList(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
@@ -114,12 +114,6 @@ func workSessionErr(err error) error {
 	return err
 }
 
-// runBreadcrumbAdd runs `orchestrate breadcrumb add` with opts (no terminal needed: the
-// streams and clock are opts.Deps').
-func runBreadcrumbAdd(opts *BreadcrumbOptions) error {
-	return opts.Deps.app().runBreadcrumbAdd(opts)
-}
-
 func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 	r, err := a.workRepo()
 	if err != nil {
@@ -136,12 +130,6 @@ func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 	}
 	_, err = fmt.Fprintf(a.sys.IO.Out, "Breadcrumb %s added to %s.\n", templates.Safe(got.Entry.ID), templates.Safe(got.Session))
 	return err
-}
-
-// runBreadcrumbList runs `orchestrate breadcrumb list` with opts (no terminal needed: the
-// streams and clock are opts.Deps').
-func runBreadcrumbList(opts *BreadcrumbOptions) error {
-	return opts.Deps.app().runBreadcrumbList(opts)
 }
 
 func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {

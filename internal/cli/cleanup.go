@@ -43,18 +43,12 @@ Exit codes: 0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Workflow = args[0]
 			opts.Deps = a.deps()
-			return runCleanup(opts)
+			return opts.Deps.app().runCleanup(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would be done, change nothing")
 	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "do not ask for confirmation")
 	return cmd
-}
-
-// runCleanup runs `orchestrate cleanup` with opts (no terminal needed: the
-// streams and clock are opts.Deps').
-func runCleanup(opts *CleanupOptions) error {
-	return opts.Deps.app().runCleanup(opts)
 }
 
 func (a *app) runCleanup(opts *CleanupOptions) error {

@@ -39,18 +39,12 @@ repository's code anyway.`,
 		Args: positional(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Deps = a.deps()
-			return runTrust(opts)
+			return opts.Deps.app().runTrust(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Revoke, "revoke", false, "forget the trust of the file")
 	cmd.Flags().BoolVar(&opts.Show, "show", false, "only show what the file sets and whether it is trusted")
 	return cmd
-}
-
-// runTrust runs `orchestrate trust` with opts (no terminal needed: the
-// streams and clock are opts.Deps').
-func runTrust(opts *TrustOptions) error {
-	return opts.Deps.app().runTrust(opts)
 }
 
 func (a *app) runTrust(opts *TrustOptions) error {

@@ -37,17 +37,11 @@ Exit codes: 0 removed (or there was none), 2 usage, 14 no such workflow or lock,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Workflow = args[0]
 			opts.Deps = a.deps()
-			return runUnlock(opts)
+			return opts.Deps.app().runUnlock(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "remove the lock even if its process looks alive")
 	return cmd
-}
-
-// runUnlock runs `orchestrate unlock` with opts (no terminal needed: the
-// streams and clock are opts.Deps').
-func runUnlock(opts *UnlockOptions) error {
-	return opts.Deps.app().runUnlock(opts)
 }
 
 func (a *app) runUnlock(opts *UnlockOptions) error {

@@ -46,19 +46,13 @@ Exit codes: 0 closed, 1 I/O or an unusable work-session file (a parent with no f
 		Args: positional(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Deps = a.deps()
-			return runWorkDone(opts)
+			return opts.Deps.app().runWorkDone(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().StringVar(&opts.Summary, "summary", "", "what the session found or did")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was written as JSON")
 	return cmd
-}
-
-// runWorkDone runs `orchestrate work done` with opts (no terminal needed: the
-// streams and clock are opts.Deps').
-func runWorkDone(opts *WorkDoneOptions) error {
-	return opts.Deps.app().runWorkDone(opts)
 }
 
 func (a *app) runWorkDone(opts *WorkDoneOptions) error {
