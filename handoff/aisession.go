@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -280,37 +279,14 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 
 // logAIEvent appends an AI-session event to the orchestration log.
 func logAIEvent(req *Request, res *Result, event, msg string, extra logging.Fields) error {
-	log, err := openLog(*req)
-	if err != nil {
-		return err
-	}
-	c := req.Candidate
-	envelope := res.EnvelopePath
-	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
-		envelope = filepath.ToSlash(r)
-	}
-	fields := logging.Fields{
-		"event":           event,
-		"workflow":        c.ID,
-		"type":            string(c.Type),
-		"state_source":    c.Source.Path,
-		"resume_point":    req.Plan.ResumeFrom.Phase,
-		"agent":           req.Plan.ResumeFrom.Agent,
-		"mode":            req.Mode,
-		"envelope":        envelope,
-		"idempotency_key": res.IdempotencyKey,
-	}
+	fields := eventFields(req, res, event)
 	for k, v := range extra {
 		if s, ok := v.(string); ok {
 			v = logging.Redact(s)
 		}
 		fields[k] = v
 	}
-	if err := log.Append(req.Now, fields, msg); err != nil {
-		_ = log.Close()
-		return err
-	}
-	return log.Close()
+	return writeEvent(req, fields, msg)
 }
 
 // rebuildContext is the text a new AI session starts from when the old one

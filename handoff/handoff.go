@@ -468,42 +468,62 @@ func openLog(req Request) (*logging.ActionLog, error) {
 	return log, nil
 }
 
-// appendEvent appends one event to the orchestration log: written whole
+// eventFields are the fields every event of a handoff carries: the
+// workflow, where it resumes, the mode, the envelope (root-relative) and the
+// idempotency key.
+func eventFields(req *Request, res *Result, event string) logging.Fields {
+	c := req.Candidate
+	envelope := res.EnvelopePath
+	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
+		envelope = filepath.ToSlash(r)
+	}
+	return logging.Fields{
+		"event":           event,
+		"workflow":        c.ID,
+		"type":            string(c.Type),
+		"state_source":    c.Source.Path,
+		"resume_point":    req.Plan.ResumeFrom.Phase,
+		"agent":           req.Plan.ResumeFrom.Agent,
+		"mode":            req.Mode,
+		"envelope":        envelope,
+		"idempotency_key": res.IdempotencyKey,
+	}
+}
+
+// writeEvent appends one event to the orchestration log: written whole
 // and fsynced, or an error and the log as it was.
-func appendEvent(req Request, event string, res Result, cause error) error {
-	log, err := openLog(req)
+func writeEvent(req *Request, fields logging.Fields, msg string) error {
+	log, err := openLog(*req)
 	if err != nil {
 		return err
 	}
-	c := req.Candidate
+	if err := log.Append(req.Now, fields, msg); err != nil {
+		_ = log.Close()
+		return err
+	}
+	return log.Close()
+}
+
+// appendEvent appends one event of the handoff to the orchestration log.
+func appendEvent(req Request, event string, res Result, cause error) error {
 	age, known := interruption(req)
 	human := "unknown"
 	if known {
 		human = templates.Duration(age)
 	}
-	envelope := res.EnvelopePath
-	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
-		envelope = filepath.ToSlash(r)
-	}
-	fields := logging.Fields{
-		"event":                event,
-		"workflow":             c.ID,
-		"type":                 string(c.Type),
-		"state_source":         c.Source.Path,
-		"resume_point":         req.Plan.ResumeFrom.Phase,
-		"agent":                req.Plan.ResumeFrom.Agent,
+	fields := eventFields(&req, &res, event)
+	for k, v := range map[string]any{
 		"interruption_seconds": int64(age / time.Second),
 		"interruption":         human,
 		"validation":           req.Validation,
-		"mode":                 req.Mode,
 		"decision":             req.Decision,
 		"reason":               req.Reason,
 		"forced":               req.Forced,
 		"restart":              req.Restart,
-		"envelope":             envelope,
-		"idempotency_key":      res.IdempotencyKey,
 		"command":              logging.Redact(res.Command),
 		"exit_status":          res.ExitStatus,
+	} {
+		fields[k] = v
 	}
 	if req.Again {
 		fields["again"] = true
@@ -532,11 +552,7 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 			fields["command_reason"] = ce.Reason
 		}
 	}
-	if err := log.Append(req.Now, fields, msg); err != nil {
-		_ = log.Close()
-		return err
-	}
-	return log.Close()
+	return writeEvent(&req, fields, msg)
 }
 
 func orDash(s string) string {
