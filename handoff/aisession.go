@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
+	"github.com/orchestrate-dev/orchestrate/handoff/command"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
@@ -85,23 +85,23 @@ func (t teeWriter) Write(p []byte) (int, error) {
 	return t.w.Write(p)
 }
 
-// runOptions are the RunOptions of a request's commands, writing to stdout
+// runOptions are the command.Options of a request's commands, writing to stdout
 // and stderr.
-func (req *Request) runOptions(stdout, stderr io.Writer) RunOptions {
-	return RunOptions{
+func (req *Request) runOptions(stdout, stderr io.Writer) command.Options {
+	return command.Options{
 		Root: req.Root, Env: req.Env, Stdin: req.Stdin, Stdout: stdout, Stderr: stderr,
 		Timeout: req.Timeout, Grace: req.Grace, OnStart: req.onStart,
 	}
 }
 
-// runCaptured runs tmpl (the template called name) like RunCommand,
+// runCaptured runs tmpl (the template called name) like command.Run,
 // streaming its output and returning it (stdout and stderr together).
-func runCaptured(req *Request, name, tmpl string, data CommandData) (int, string, error) {
+func runCaptured(req *Request, name, tmpl string, data command.Data) (int, string, error) {
 	var mu sync.Mutex
 	c := &capture{}
 	out := teeWriter{mu: &mu, w: req.Stdout, cap: c}
 	errw := teeWriter{mu: &mu, w: req.Stderr, cap: c}
-	status, err := runNamed(context.Background(), name, tmpl, data, req.runOptions(out, errw))
+	status, err := command.RunNamed(context.Background(), name, tmpl, data, req.runOptions(out, errw))
 	mu.Lock()
 	defer mu.Unlock()
 	return status, c.String(), err
@@ -187,17 +187,17 @@ func newSessionID(re *regexp.Regexp, output, old string) string {
 // recorded in the work-session file (keeping every other field), and
 // resume.ai_session_new is logged. res.Command becomes the fallback's line;
 // backup follows the recorded id so a later rollback still restores.
-func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup) (int, error) {
+func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backup) (int, error) {
 	c := req.Candidate
 	if !usesAISessionID(req.Command) || strings.TrimSpace(c.AISessionID) == "" {
-		return RunCommand(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
+		return command.Run(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
 	}
 	gone, idRe, err := aiConfig(req)
 	if err != nil {
 		return -1, err
 	}
 	if !gone.configured() {
-		return RunCommand(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
+		return command.Run(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
 	}
 	status, output, err := runCaptured(req, "handoff.command", req.Command, data)
 	if err != nil || !gone.match(status, output) {
@@ -233,7 +233,7 @@ func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup
 
 	fdata := data
 	fdata.AISessionID = ""
-	rendered, err := renderNamed(fallbackName, req.FallbackCommand, fdata)
+	rendered, err := command.RenderNamed(fallbackName, req.FallbackCommand, fdata)
 	if err != nil {
 		return -1, err
 	}
@@ -279,37 +279,14 @@ func runOrchestrator(req *Request, data CommandData, res *Result, backup *Backup
 
 // logAIEvent appends an AI-session event to the orchestration log.
 func logAIEvent(req *Request, res *Result, event, msg string, extra logging.Fields) error {
-	log, err := openLog(*req)
-	if err != nil {
-		return err
-	}
-	c := req.Candidate
-	envelope := res.EnvelopePath
-	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
-		envelope = filepath.ToSlash(r)
-	}
-	fields := logging.Fields{
-		"event":           event,
-		"workflow":        c.ID,
-		"type":            string(c.Type),
-		"state_source":    c.Source.Path,
-		"resume_point":    req.Plan.ResumeFrom.Phase,
-		"agent":           req.Plan.ResumeFrom.Agent,
-		"mode":            req.Mode,
-		"envelope":        envelope,
-		"idempotency_key": res.IdempotencyKey,
-	}
+	fields := eventFields(req, res, event)
 	for k, v := range extra {
 		if s, ok := v.(string); ok {
 			v = logging.Redact(s)
 		}
 		fields[k] = v
 	}
-	if err := log.Append(req.Now, fields, msg); err != nil {
-		_ = log.Close()
-		return err
-	}
-	return log.Close()
+	return writeEvent(req, fields, msg)
 }
 
 // rebuildContext is the text a new AI session starts from when the old one

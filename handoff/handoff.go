@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
+	"github.com/orchestrate-dev/orchestrate/handoff/command"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -36,6 +37,10 @@ const (
 	// again (the orchestrator may already have the work).
 	EventDispatched = "resume.dispatched"
 )
+
+// CommandError is the error of an orchestrator command that failed, timed
+// out or was interrupted (the resume was rolled back).
+type CommandError = command.Error
 
 // Request is one handoff: the candidate and plan the earlier stages settled
 // on, what the mode decided and why, and how to run the orchestrator.
@@ -77,7 +82,7 @@ type Request struct {
 	// rolled back. 0 means no limit.
 	Timeout time.Duration
 	// Grace is how long a command told to stop has before SIGKILL; 0 is
-	// DefaultGrace.
+	// command.DefaultGrace.
 	Grace time.Duration
 	// Stdin is the command's standard input, injected by the caller (nil:
 	// none).
@@ -305,11 +310,11 @@ func Execute(req Request) (Result, error) {
 
 	// 4. the orchestrator command, holding the lock
 	if strings.TrimSpace(req.Command) != "" {
-		data := CommandData{
+		data := command.Data{
 			EnvelopePath: path, AISessionID: c.AISessionID, Agent: res.Agent,
 			WorkflowID: c.ID, Phase: res.Phase, Root: root,
 		}
-		rendered, err := RenderCommand(req.Command, data)
+		rendered, err := command.Render(req.Command, data)
 		if err != nil {
 			return fail(err)
 		}
@@ -324,7 +329,7 @@ func Execute(req Request) (Result, error) {
 			return fail(err)
 		}
 		if status != 0 {
-			return fail(&CommandError{Reason: ReasonFailed, Status: status, Command: res.Command})
+			return fail(&CommandError{Reason: command.ReasonFailed, Status: status, Command: res.Command})
 		}
 	}
 	if err := fp("command"); err != nil {
@@ -426,19 +431,19 @@ func interruption(req Request) (time.Duration, bool) {
 // outside the safe rules or a refused value fails before the lock is taken.
 func precheckCommands(req Request) error {
 	c := req.Candidate
-	data := CommandData{
+	data := command.Data{
 		EnvelopePath: filepath.Join(HandoffsDir(req.Root), SafeID(c.ID)+"-1.json"), AISessionID: c.AISessionID,
 		Agent: req.Plan.ResumeFrom.Agent, WorkflowID: c.ID, Phase: req.Plan.ResumeFrom.Phase, Root: req.Root,
 	}
 	if strings.TrimSpace(req.Command) == "" {
 		return nil
 	}
-	if _, err := RenderCommand(req.Command, data); err != nil {
+	if _, err := command.Render(req.Command, data); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.FallbackCommand) != "" && usesAISessionID(req.Command) && c.AISessionID != "" {
 		data.AISessionID = ""
-		if _, err := renderNamed(fallbackName, req.FallbackCommand, data); err != nil {
+		if _, err := command.RenderNamed(fallbackName, req.FallbackCommand, data); err != nil {
 			return err
 		}
 	}
@@ -463,42 +468,62 @@ func openLog(req Request) (*logging.ActionLog, error) {
 	return log, nil
 }
 
-// appendEvent appends one event to the orchestration log: written whole
+// eventFields are the fields every event of a handoff carries: the
+// workflow, where it resumes, the mode, the envelope (root-relative) and the
+// idempotency key.
+func eventFields(req *Request, res *Result, event string) logging.Fields {
+	c := req.Candidate
+	envelope := res.EnvelopePath
+	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
+		envelope = filepath.ToSlash(r)
+	}
+	return logging.Fields{
+		"event":           event,
+		"workflow":        c.ID,
+		"type":            string(c.Type),
+		"state_source":    c.Source.Path,
+		"resume_point":    req.Plan.ResumeFrom.Phase,
+		"agent":           req.Plan.ResumeFrom.Agent,
+		"mode":            req.Mode,
+		"envelope":        envelope,
+		"idempotency_key": res.IdempotencyKey,
+	}
+}
+
+// writeEvent appends one event to the orchestration log: written whole
 // and fsynced, or an error and the log as it was.
-func appendEvent(req Request, event string, res Result, cause error) error {
-	log, err := openLog(req)
+func writeEvent(req *Request, fields logging.Fields, msg string) error {
+	log, err := openLog(*req)
 	if err != nil {
 		return err
 	}
-	c := req.Candidate
+	if err := log.Append(req.Now, fields, msg); err != nil {
+		_ = log.Close()
+		return err
+	}
+	return log.Close()
+}
+
+// appendEvent appends one event of the handoff to the orchestration log.
+func appendEvent(req Request, event string, res Result, cause error) error {
 	age, known := interruption(req)
 	human := "unknown"
 	if known {
 		human = templates.Duration(age)
 	}
-	envelope := res.EnvelopePath
-	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
-		envelope = filepath.ToSlash(r)
-	}
-	fields := logging.Fields{
-		"event":                event,
-		"workflow":             c.ID,
-		"type":                 string(c.Type),
-		"state_source":         c.Source.Path,
-		"resume_point":         req.Plan.ResumeFrom.Phase,
-		"agent":                req.Plan.ResumeFrom.Agent,
+	fields := eventFields(&req, &res, event)
+	for k, v := range map[string]any{
 		"interruption_seconds": int64(age / time.Second),
 		"interruption":         human,
 		"validation":           req.Validation,
-		"mode":                 req.Mode,
 		"decision":             req.Decision,
 		"reason":               req.Reason,
 		"forced":               req.Forced,
 		"restart":              req.Restart,
-		"envelope":             envelope,
-		"idempotency_key":      res.IdempotencyKey,
 		"command":              logging.Redact(res.Command),
 		"exit_status":          res.ExitStatus,
+	} {
+		fields[k] = v
 	}
 	if req.Again {
 		fields["again"] = true
@@ -527,11 +552,7 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 			fields["command_reason"] = ce.Reason
 		}
 	}
-	if err := log.Append(req.Now, fields, msg); err != nil {
-		_ = log.Close()
-		return err
-	}
-	return log.Close()
+	return writeEvent(&req, fields, msg)
 }
 
 func orDash(s string) string {

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
-	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -47,13 +44,6 @@ func wrappersFor(kind string) []string {
 	}
 	return allWrappers
 }
-
-// the three fields a resume writes, each with the spellings accepted.
-var (
-	statusKeys      = []string{"status"}
-	resumedAtKeys   = []string{"resumed_at", "resumedAt"}
-	resumeCountKeys = []string{"resume_count", "resumeCount"}
-)
 
 // Backup is what UpdateState replaced: enough to put the state file and its
 // .bak twin back exactly as they were.
@@ -146,10 +136,6 @@ func (b Backup) unchangedSinceUpdate() bool {
 func UpdateState(root, path string, now time.Time) (Backup, error) {
 	return updateState(root, path, now, allWrappers, false)
 }
-
-// maxResumeCount bounds resume_count: a larger value is not a count a tool
-// wrote, and incrementing it could overflow.
-const maxResumeCount = 1_000_000_000
 
 // CheckUpdate reports, without writing anything, whether the state update
 // of a handoff would succeed for candidate c: the state file can be read,
@@ -373,317 +359,18 @@ func isMarkdown(p string) bool {
 	return false
 }
 
-// isJSON tells the format of a state file: by extension, else by its first
-// non-blank byte.
-func isJSON(path string, data []byte) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
-		return true
-	case ".yaml", ".yml":
-		return false
-	}
-	t := bytes.TrimLeft(data, " \t\r\n")
-	return len(t) > 0 && t[0] == '{'
-}
-
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
-// edit replaces data[start:end] with text.
-type edit struct {
-	start, end int
-	text       string
-}
-
-func applyEdits(data []byte, edits []edit) []byte {
-	// edits never overlap; apply from the end so offsets stay valid
-	for i := 0; i < len(edits); i++ {
-		for j := i + 1; j < len(edits); j++ {
-			if edits[j].start > edits[i].start {
-				edits[i], edits[j] = edits[j], edits[i]
-			}
-		}
-	}
-	out := append([]byte{}, data...)
-	for _, e := range edits {
-		out = append(out[:e.start], append([]byte(e.text), out[e.end:]...)...)
-	}
-	return out
-}
-
-// scalar styles of a value found in place.
-const (
-	stylePlain  = "plain"
-	styleDouble = "double"
-	styleSingle = "single"
-	styleEmpty  = "empty" // YAML "key:" with no value; JSON null is plain
-	styleString = "string"
-	styleOther  = "other" // a JSON number, literal
-)
-
-// foundValue is one of the three fields found in a mapping.
-type foundValue struct {
-	key        string // as spelt in the file
-	start, end int    // the value's bytes
-	style      string
-	text       string // the scalar's value (decoded)
-}
-
-// mapInfo is a mapping the patch may write into.
-type mapInfo struct {
-	keys  []string
-	found map[string]*foundValue // by key as spelt
-	// insert builds the text inserting new key/value lines or members, and
-	// where; ok is false when the mapping cannot take insertions.
-	insert func(kvs [][2]string) (edit, error)
-	// render renders a new value for a field of this mapping's format.
-	render func(field string, old *foundValue, value string) string
-}
-
-// find returns the first spelling of keys present in m.
-func (m *mapInfo) find(keys []string) *foundValue {
-	if m == nil {
-		return nil
-	}
-	for _, k := range keys {
-		if f, ok := m.found[k]; ok {
-			return f
-		}
-	}
-	return nil
-}
-
-// camel reports whether the mapping's keys are mostly camelCase.
-func camel(keys []string) (isCamel, decided bool) {
-	c, s := 0, 0
-	for _, k := range keys {
-		if strings.Contains(k, "_") {
-			s++
-			continue
-		}
-		for i := 1; i < len(k); i++ {
-			if k[i-1] >= 'a' && k[i-1] <= 'z' && k[i] >= 'A' && k[i] <= 'Z' {
-				c++
-				break
-			}
-		}
-	}
-	return c > s, c != s
-}
-
-// patchState patches data (a whole state file) and verifies the result.
-func patchState(path string, data []byte, now time.Time, wrappers []string) ([]byte, error) {
-	bom := bytes.HasPrefix(data, utf8BOM)
-	body := data
-	if bom {
-		body = data[len(utf8BOM):]
-	}
-	jsonFmt := isJSON(path, body)
-	var inner, outer *mapInfo
-	var err error
-	if jsonFmt {
-		inner, outer, err = locateJSON(body, wrappers)
-	} else {
-		inner, outer, err = locateYAML(body, wrappers)
-	}
-	if err != nil {
-		return nil, err
-	}
-
-	ts := now.UTC().Format(time.RFC3339)
-	oldCount := 0
-	if f := firstFound(inner, outer, resumeCountKeys); f != nil {
-		n, err := parseCount(f)
-		if err != nil {
-			return nil, err
-		}
-		oldCount = n
-	}
-	newCount := strconv.Itoa(oldCount + 1)
-
-	isCamel, decided := camel(inner.keys)
-	if !decided && outer != nil {
-		isCamel, _ = camel(outer.keys)
-	}
-	var edits []edit
-	var missing [][2]string
-	for _, fld := range []struct {
-		keys  []string
-		camel string
-		value string
-	}{
-		{statusKeys, "status", StatusActive},
-		{resumedAtKeys, "resumedAt", ts},
-		{resumeCountKeys, "resumeCount", newCount},
-	} {
-		m := inner
-		f := inner.find(fld.keys)
-		if f == nil && outer != nil {
-			if f = outer.find(fld.keys); f != nil {
-				m = outer
-			}
-		}
-		if f != nil {
-			edits = append(edits, edit{f.start, f.end, m.render(fld.keys[0], f, fld.value)})
-			continue
-		}
-		key := fld.keys[0]
-		if isCamel {
-			key = fld.camel
-		}
-		missing = append(missing, [2]string{key, inner.render(fld.keys[0], nil, fld.value)})
-	}
-	if len(missing) > 0 {
-		e, err := inner.insert(missing)
-		if err != nil {
-			return nil, err
-		}
-		edits = append(edits, e)
-	}
-	out := applyEdits(body, edits)
-	if err := verifyPatch(body, out, jsonFmt, wrappers, ts, oldCount+1); err != nil {
-		return nil, fmt.Errorf("the patched file does not check out (nothing written): %w", err)
-	}
-	if bom {
-		out = append(append([]byte{}, utf8BOM...), out...)
-	}
-	return out, nil
-}
-
-func firstFound(inner, outer *mapInfo, keys []string) *foundValue {
-	if f := inner.find(keys); f != nil {
-		return f
-	}
-	return outer.find(keys)
-}
-
-// parseCount reads an existing resume count: empty or null is 0.
-func parseCount(f *foundValue) (int, error) {
-	t := strings.TrimSpace(f.text)
-	if f.style == styleEmpty || t == "" || t == "~" || t == "null" || t == "Null" || t == "NULL" {
-		return 0, nil
-	}
-	if n, err := strconv.Atoi(t); err == nil && n >= 0 {
-		if n >= maxResumeCount {
-			return 0, fmt.Errorf("%s is %d: too large a count to increment safely", f.key, n)
-		}
-		return n, nil
-	}
-	if x, err := strconv.ParseFloat(t, 64); err == nil && x >= 0 && x == math.Trunc(x) && x < 1e9 {
-		return int(x), nil
-	}
-	return 0, fmt.Errorf("%s is %q, not a count", f.key, f.text)
-}
-
-// decodeState decodes a state file's content in its format.
-func decodeState(data []byte, jsonFmt bool) (map[string]any, error) {
-	if jsonFmt {
-		return tolerant.DecodeJSONMap(data)
-	}
-	return tolerant.DecodeYAMLMap(data)
-}
-
-// splitState returns the mapping that holds the fields (the first wrapper
-// holding a mapping, else the top level) and the top level when different.
-func splitState(m map[string]any, wrappers []string) (inner, outer map[string]any) {
-	for _, w := range wrappers {
-		if v, ok := m[w].(map[string]any); ok {
-			return v, m
-		}
-	}
-	return m, nil
-}
-
-// lookupField finds a field as the patch does: in the inner mapping first.
-func lookupField(inner, outer map[string]any, keys []string) (any, bool) {
-	for _, m := range []map[string]any{inner, outer} {
-		if m == nil {
-			continue
-		}
-		for _, k := range keys {
-			if v, ok := m[k]; ok {
-				return v, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// stripFields removes every spelling of the three fields from the mappings
-// they may live in; what is left is the state apart from what a resume
-// writes.
-func stripFields(m map[string]any, wrappers []string) {
-	inner, outer := splitState(m, wrappers)
-	for _, mm := range []map[string]any{inner, outer} {
-		if mm == nil {
-			continue
-		}
-		for _, keys := range [][]string{statusKeys, resumedAtKeys, resumeCountKeys} {
-			for _, k := range keys {
-				delete(mm, k)
-			}
-		}
-	}
-}
-
-// canonical renders decoded state values deterministically (sorted keys,
-// quoted strings), for comparison and hashing.
-func canonical(m map[string]any) string {
-	return fmt.Sprintf("%#v", m)
-}
-
-// verifyPatch re-parses the patched content: it must decode, read back the
-// three fields, and be equal to the original apart from them.
-func verifyPatch(orig, patched []byte, jsonFmt bool, wrappers []string, ts string, count int) error {
-	before, err := decodeState(orig, jsonFmt)
-	if err != nil {
-		return fmt.Errorf("the original does not decode: %w", err)
-	}
-	after, err := decodeState(patched, jsonFmt)
-	if err != nil {
-		return err
-	}
-	inner, outer := splitState(after, wrappers)
-	if v, _ := lookupField(inner, outer, statusKeys); fmt.Sprint(v) != StatusActive {
-		return fmt.Errorf("status reads back as %v", v)
-	}
-	v, _ := lookupField(inner, outer, resumedAtKeys)
-	switch t := v.(type) {
-	case string:
-		if t != ts {
-			return fmt.Errorf("resumed_at reads back as %q", t)
-		}
-	case time.Time:
-		if t.UTC().Format(time.RFC3339) != ts {
-			return fmt.Errorf("resumed_at reads back as %v", t)
-		}
-	default:
-		return fmt.Errorf("resumed_at reads back as %v", v)
-	}
-	v, _ = lookupField(inner, outer, resumeCountKeys)
-	if fmt.Sprint(v) != strconv.Itoa(count) {
-		return fmt.Errorf("resume_count reads back as %v", v)
-	}
-	stripFields(before, wrappers)
-	stripFields(after, wrappers)
-	if canonical(before) != canonical(after) {
-		return errors.New("other fields changed")
-	}
-	return nil
-}
+// patchState is the JSON or YAML state patch (statepatch.Patch); markdown
+// progress files go to patchProgressState.
+var patchState = statepatch.Patch
 
 // stateHash is the hex sha256 of a state's content apart from the three
-// fields a resume writes: the decoded state without them, rendered
-// canonically. Content that does not decode is hashed as it is.
+// fields a resume writes (statepatch.Hash; progress.StateHash for a
+// markdown progress file).
 func stateHash(path string, data []byte, wrappers []string) string {
 	if isMarkdown(path) {
 		return progressStateHash(data)
 	}
-	body := bytes.TrimPrefix(data, utf8BOM)
-	if m, err := decodeState(body, isJSON(path, body)); err == nil {
-		stripFields(m, wrappers)
-		return sha256Hex([]byte(canonical(m)))
-	}
-	return sha256Hex(data)
+	return statepatch.Hash(path, data, wrappers)
 }
 
 // markedActive reports whether a state file's status says active (as a
@@ -692,11 +379,5 @@ func markedActive(path string, data []byte, wrappers []string) bool {
 	if isMarkdown(path) {
 		return bytes.Contains(data, []byte("active"))
 	}
-	m, err := decodeState(data, isJSON(path, data))
-	if err != nil {
-		return false
-	}
-	inner, outer := splitState(m, wrappers)
-	v, ok := lookupField(inner, outer, []string{"status"})
-	return ok && strings.EqualFold(strings.TrimSpace(fmt.Sprint(v)), StatusActive)
+	return statepatch.MarkedActive(path, data, wrappers)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -612,8 +613,8 @@ func rewriteSessionKeep(root, path string, keep **fileBackup, fn patchFunc) erro
 	if err != nil {
 		return fmt.Errorf("work session %s: %w", clean, err)
 	}
-	bom := bytes.HasPrefix(data, utf8BOM)
-	body := bytes.TrimPrefix(data, utf8BOM)
+	bom := bytes.HasPrefix(data, statepatch.BOM)
+	body := bytes.TrimPrefix(data, statepatch.BOM)
 	patched, expect, err := fn(body)
 	if err != nil {
 		return &WorkSessionError{Path: clean, Msg: err.Error() + "; nothing was written"}
@@ -622,7 +623,7 @@ func rewriteSessionKeep(root, path string, keep **fileBackup, fn patchFunc) erro
 		return &WorkSessionError{Path: clean, Msg: "the patched file does not check out (nothing written): " + err.Error()}
 	}
 	if bom {
-		patched = append(append([]byte{}, utf8BOM...), patched...)
+		patched = append(append([]byte{}, statepatch.BOM...), patched...)
 	}
 	if err := atomicfile.WriteConfined(root, clean, patched, fi.Mode().Perm()); err != nil {
 		return fmt.Errorf("work session %s: %w", clean, err)

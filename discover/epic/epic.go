@@ -149,17 +149,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 		Source:   workflow.SourceRef{Kind: workflow.KindEpicState, Path: p, Priority: workflow.PriorityEpic},
 		Workflow: workflow.DefEpic,
 	}
-	c.StatusRaw = f.Str(st, "status")
-	c.Status = workflow.NormalizeStateStatus(c.StatusRaw)
-	if c.Status == "finished" {
-		c.Status = "completed"
-	}
-	if c.Status == "" {
-		if k, v := source.FinishedBy([]map[string]any{st}); k != "" {
-			c.Status = "completed"
-			c.Findings = append(c.Findings, source.FinishedFinding(p, k, v))
-		}
-	}
+	source.ReadStatus(f, st, p, &c)
 	c.Resumable = !workflow.IsTerminalStatus(c.Status)
 	source.StateCommon(f, st, &c)
 

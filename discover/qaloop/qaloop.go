@@ -270,17 +270,7 @@ func qaFromMap(f *tolerant.Fields, st map[string]any, def workflow.Definition, s
 		Workflow: workflow.DefQALoop,
 	}
 	story := qaStory(f, st)
-	c.StatusRaw = f.Str(st, "status")
-	c.Status = workflow.NormalizeStateStatus(c.StatusRaw)
-	if c.Status == "finished" {
-		c.Status = "completed"
-	}
-	if c.Status == "" {
-		if k, v := source.FinishedBy([]map[string]any{st}); k != "" {
-			c.Status = "completed"
-			c.Findings = append(c.Findings, source.FinishedFinding(src.Path, k, v))
-		}
-	}
+	source.ReadStatus(f, st, src.Path, &c)
 	var known bool
 	c.Resumable, known = qaResumable(c.Status)
 	if !known {

@@ -8,9 +8,10 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/handoff/command"
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -199,41 +200,26 @@ func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 	return silent(code)
 }
 
-// handOff runs the five steps of DESIGN §7.
+// handOff hands the selected workflow off (handoff.Execute), asking to
+// take over a stale lock when it may, and shows the result.
 func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	s := r.s
 	c := *r.selected
 	forced := r.forced || (r.opts.Force && r.situation.Conflicts)
-	req := handoff.Request{
-		Root: s.Root, Candidate: c, Plan: r.plan, Validation: r.report.Status,
-		Mode: string(r.mode), Decision: r.plan.Decision, Reason: r.plan.Reason, Forced: forced, Restart: r.opts.Restart || r.restarted,
-		Command: s.Cfg.Handoff.Command, Env: a.environ(), Stdin: a.stdinFile(),
-		Stdout: a.sys.IO.Out, Stderr: a.sys.IO.ErrOut,
-		Now: s.Now, Lock: a.lockInfo(), TakeOverStale: r.opts.Force,
-		LogPath:   s.LogPath(),
-		Failpoint: testFailpoint(),
-
-		SessionGoneExitCodes: s.Cfg.Handoff.SessionGoneExitCodes,
-		SessionGonePattern:   s.Cfg.Handoff.SessionGonePattern,
-		FallbackCommand:      s.Cfg.Handoff.FallbackCommand,
-		SessionIDPattern:     s.Cfg.Handoff.SessionIDPattern,
-		Timeout:              s.Cfg.Handoff.Timeout,
-		Again:                r.opts.Again || r.rehandoff[c.ID],
-	}
+	stdout := a.sys.IO.Out
 	if r.opts.JSON {
-		req.Stdout = a.sys.IO.ErrOut // stdout carries the JSON document
+		stdout = a.sys.IO.ErrOut // stdout carries the JSON document
 	}
-	if req.Decision == modes.DecisionAsk {
-		req.Decision = modes.DecisionResume
-		req.Reason = "confirmed by the user: " + r.plan.Reason
-		if r.opts.Approve {
-			req.Reason = "approved with --approve: " + r.plan.Reason
-		}
-	}
+	req := resumeflow.Request(resumeflow.Handoff{
+		Session: s.Session, Candidate: c, Plan: r.plan, Validation: r.report.Status, Mode: r.mode,
+		Forced: forced, Restart: r.opts.Restart || r.restarted, Approve: r.opts.Approve, TakeOverStale: r.opts.Force,
+		Again: r.opts.Again || r.rehandoff[c.ID],
+		Env:   a.environ(), Stdin: a.stdinFile(), Stdout: stdout, Stderr: a.sys.IO.ErrOut,
+		Lock: a.lockInfo(), Failpoint: testFailpoint(),
+	})
 	res, err := handoff.Execute(req)
-	var stale *handoff.StaleLockError
-	if errors.As(err, &stale) && a.sys.IO.CanPrompt() && r.mode != modes.ModeAutopilot {
-		ok, perr := modes.ConfirmTakeover(a.prompter(), fmt.Sprintf("The lock of %s is stale (pid %d on %s, started %s).", c.ID, stale.Owner.PID, stale.Owner.Host, stale.Owner.StartedAt.Format(time.RFC3339)))
+	if q, ask := resumeflow.StaleTakeover(err, c.ID, a.sys.IO.CanPrompt(), r.mode); ask {
+		ok, perr := modes.ConfirmTakeover(a.prompter(), q)
 		if perr != nil {
 			return a.cancelled(r, perr)
 		}
@@ -268,8 +254,8 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 	var locked *handoff.LockedError
 	var stale *handoff.StaleLockError
-	var cmdErr *handoff.CommandError
-	var valErr *handoff.ValueError
+	var cmdErr *command.Error
+	var valErr *command.ValueError
 	code, outcome := ExitError, "error"
 	action := "Check the error above, fix it, and run orchestrate resume again."
 	switch {
@@ -283,9 +269,9 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		code, outcome = ExitCommand, "command_failed"
 		r.command = &commandJSON{Reason: cmdErr.Reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
 		switch cmdErr.Reason {
-		case handoff.ReasonTimeout:
+		case command.ReasonTimeout:
 			action = "The orchestrator command ran longer than handoff.timeout and was stopped; the workflow state was rolled back and is still interrupted. Raise handoff.timeout or fix the command, and resume again."
-		case handoff.ReasonInterrupted:
+		case command.ReasonInterrupted:
 			action = "orchestrate was interrupted while the orchestrator command ran; the command was stopped and the workflow state rolled back. Resume again when ready."
 		default:
 			action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."

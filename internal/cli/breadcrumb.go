@@ -12,8 +12,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
-// BreadcrumbOptions are the flags of `orchestrate breadcrumb add|list`.
+// BreadcrumbOptions are the dependencies and flags of `orchestrate breadcrumb add|list`.
 type BreadcrumbOptions struct {
+	Deps    Deps
 	Cookie  string
 	Message string
 	JSON    bool
@@ -54,7 +55,10 @@ rejected.
 Exit codes: 0 recorded, 1 I/O or an unusable work-session file, 2 wrong cookie or
 malformed message (nothing written).`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runBreadcrumbAdd(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return opts.Deps.app().runBreadcrumbAdd(opts)
+		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().StringVar(&opts.Message, "message", "", "text, or a JSON object")
@@ -74,7 +78,10 @@ file records it).
 
 Exit codes: 0 listed, 1 I/O, 2 wrong cookie.`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runBreadcrumbList(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return opts.Deps.app().runBreadcrumbList(opts)
+		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the breadcrumbs as a JSON array")

@@ -15,8 +15,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// CleanupOptions are the flags of `orchestrate cleanup`.
+// CleanupOptions are the dependencies and flags of `orchestrate cleanup`.
 type CleanupOptions struct {
+	Deps     Deps
 	Workflow string
 	DryRun   bool
 	Yes      bool
@@ -41,7 +42,8 @@ Exit codes: 0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Workflow = args[0]
-			return a.runCleanup(opts)
+			opts.Deps = a.deps()
+			return opts.Deps.app().runCleanup(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would be done, change nothing")

@@ -9,7 +9,7 @@ import (
 // prompter, the clock, the environment and working directory (System), the
 // global flags that say where the repository and its configuration are, and
 // the diagnostics logger. A run function built from Deps runs without a
-// terminal and without cobra: see runResume and runStatus.
+// terminal and without cobra: see runResume, runStatus and the other run functions.
 type Deps struct {
 	System
 	// Repo and Config are --repo and --config.

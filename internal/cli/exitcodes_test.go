@@ -45,7 +45,7 @@ func exitRepo(t *testing.T) string {
 	})
 }
 
-// Every exit code of DESIGN §9, exactly.
+// Every exit code (internal/exitcode), exactly.
 func TestExitCodes(t *testing.T) {
 	host, _ := os.Hostname()
 	tests := []struct {

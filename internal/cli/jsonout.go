@@ -14,7 +14,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Schema is the version of the --json contract (DESIGN §8).
+// Schema is the version of the --json contract (docs/ARCHITECTURE.md).
 const Schema = "orchestrate/v1"
 
 // candidateJSON is one candidate in --json output.

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -74,7 +74,7 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 				r.selected.Findings[i].Message = fmt.Sprintf("the state file %s is corrupt and could not be rebuilt (%s)", c.Source.Path, reason)
 			}
 		}
-		a.replaceCandidate(r, *r.selected)
+		resumeflow.Replace(r.all, *r.selected)
 		return a.renderTo(a.humanOut(r.opts), r.s, "rebuilt", view)
 	}
 
@@ -132,48 +132,8 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 	if err := a.renderTo(a.humanOut(r.opts), r.s, "rebuilt", view); err != nil {
 		return err
 	}
-	rebuilt = a.absorbStories(r, rebuilt)
+	rebuilt, r.all = resumeflow.AbsorbStories(r.all, rebuilt)
 	*r.selected = rebuilt
-	a.replaceCandidate(r, rebuilt)
+	resumeflow.Replace(r.all, rebuilt)
 	return nil
-}
-
-// absorbStories folds into the rebuilt candidate the story candidates (a
-// story InProgress or InReview) it names, as discovery merges a story into
-// the state file that names it: they are the same work, and stay as
-// evidence.
-func (a *app) absorbStories(r *resumeRun, c workflow.Candidate) workflow.Candidate {
-	kept := r.all[:0:0]
-	for _, o := range r.all {
-		if o.ID != c.ID && o.Source.Kind == workflow.KindStory && (o.Type == workflow.TypeSDC || o.Type == workflow.TypeQAReview) &&
-			len(o.Stories) > 0 && c.HasStory(o.Stories[0]) {
-			dup := false
-			for _, e := range c.Evidence {
-				dup = dup || e.Path == o.Source.Path
-			}
-			if !dup {
-				c.Evidence = append(c.Evidence, o.Source)
-			}
-			continue
-		}
-		kept = append(kept, o)
-	}
-	r.all = kept
-	sort.SliceStable(c.Evidence, func(i, j int) bool {
-		if c.Evidence[i].Priority != c.Evidence[j].Priority {
-			return c.Evidence[i].Priority < c.Evidence[j].Priority
-		}
-		return c.Evidence[i].Path < c.Evidence[j].Path
-	})
-	return c
-}
-
-// replaceCandidate puts c in place of the candidate with its id in the
-// run's list (the --json candidates and the multiple block).
-func (a *app) replaceCandidate(r *resumeRun, c workflow.Candidate) {
-	for i := range r.all {
-		if r.all[i].ID == c.ID {
-			r.all[i] = c
-		}
-	}
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
-// TrustOptions are the flags of `orchestrate trust`.
+// TrustOptions are the dependencies and flags of `orchestrate trust`.
 type TrustOptions struct {
+	Deps   Deps
 	Revoke bool
 	Show   bool
 }
@@ -36,7 +37,10 @@ environment and flags always win over the repository's file.
 ORCHESTRATE_TRUST_REPO_CONFIG=1 trusts the file for one run, for CI that runs the
 repository's code anyway.`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runTrust(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return opts.Deps.app().runTrust(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.Revoke, "revoke", false, "forget the trust of the file")
 	cmd.Flags().BoolVar(&opts.Show, "show", false, "only show what the file sets and whether it is trusted")

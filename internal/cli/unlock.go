@@ -11,8 +11,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
-// UnlockOptions are the flags of `orchestrate unlock`.
+// UnlockOptions are the dependencies and flags of `orchestrate unlock`.
 type UnlockOptions struct {
+	Deps     Deps
 	Workflow string
 	Force    bool
 }
@@ -35,7 +36,8 @@ Exit codes: 0 removed (or there was none), 2 usage, 14 no such workflow or lock,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Workflow = args[0]
-			return a.runUnlock(opts)
+			opts.Deps = a.deps()
+			return opts.Deps.app().runUnlock(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "remove the lock even if its process looks alive")

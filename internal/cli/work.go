@@ -9,8 +9,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
-// WorkDoneOptions are the flags of `orchestrate work done`.
+// WorkDoneOptions are the dependencies and flags of `orchestrate work done`.
 type WorkDoneOptions struct {
+	Deps    Deps
 	Cookie  string
 	Summary string
 	JSON    bool
@@ -43,7 +44,10 @@ kept.
 Exit codes: 0 closed, 1 I/O or an unusable work-session file (a parent with no file),
 2 wrong cookie or empty summary (nothing written).`,
 		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runWorkDone(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Deps = a.deps()
+			return opts.Deps.app().runWorkDone(opts)
+		},
 	}
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().StringVar(&opts.Summary, "summary", "", "what the session found or did")

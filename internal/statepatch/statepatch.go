@@ -1,7 +1,8 @@
 // Package statepatch holds what every format's byte-preserving patch shares:
 // the error for a file a format cannot mark resumed, the status a resume
-// writes, the UTF-8 byte-order mark a patch keeps, and the content hash used
-// to compare a state before and after a resume. The format packages under
+// writes, the UTF-8 byte-order mark a patch keeps, the content hash used
+// to compare a state before and after a resume, and the generic patch of a
+// JSON or YAML state (Patch, Hash, MarkedActive) any format package can use. The format packages under
 // discover/ own their patches; handoff calls them under its lock and keeps
 // the atomic write and the backup (see docs/ARCHITECTURE.md).
 package statepatch

@@ -1,4 +1,4 @@
-package handoff
+package command
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func readArgv(t *testing.T, dir string) []string {
 }
 
 func TestRenderCommandDisplay(t *testing.T) {
-	data := CommandData{EnvelopePath: "/repo/.orchestrate/handoffs/sdc_4.2-1.json", AISessionID: "sess-123", Agent: "dev", WorkflowID: "sdc:4.2", Phase: "develop", Root: "/my repo"}
+	data := Data{EnvelopePath: "/repo/.orchestrate/handoffs/sdc_4.2-1.json", AISessionID: "sess-123", Agent: "dev", WorkflowID: "sdc:4.2", Phase: "develop", Root: "/my repo"}
 	for _, tt := range []struct{ tmpl, display, script string }{
 		{"claude -p @{{.EnvelopePath}}", "claude -p @/repo/.orchestrate/handoffs/sdc_4.2-1.json", `claude -p @"${ORCHESTRATE_HANDOFF}"`},
 		{"claude --resume {{.AISessionID}}", "claude --resume sess-123", `claude --resume "${ORCHESTRATE_AI_SESSION_ID}"`},
@@ -76,9 +76,9 @@ func TestRenderCommandDisplay(t *testing.T) {
 		{`echo '{{.Root}}'`, `echo '/my repo'`, `echo ''"${ORCHESTRATE_ROOT}"''`},
 		{`{{if .AISessionID}}--resume {{.AISessionID}}{{else}}--new{{end}}`, "--resume sess-123", `--resume "${ORCHESTRATE_AI_SESSION_ID}"`},
 	} {
-		got, err := RenderCommand(tt.tmpl, data)
+		got, err := Render(tt.tmpl, data)
 		if err != nil || got.Display != tt.display || got.Script != tt.script {
-			t.Errorf("RenderCommand(%q) = %q / %q, %v; want %q / %q", tt.tmpl, got.Display, got.Script, err, tt.display, tt.script)
+			t.Errorf("Render(%q) = %q / %q, %v; want %q / %q", tt.tmpl, got.Display, got.Script, err, tt.display, tt.script)
 		}
 	}
 	// an empty value: no argument unquoted, an empty one quoted, and {{if}} sees it empty
@@ -89,9 +89,9 @@ func TestRenderCommandDisplay(t *testing.T) {
 		`{{if .AISessionID}}--resume {{.AISessionID}}{{else}}--new{{end}}`: "--new",
 		`{{if not .AISessionID}}new{{end}}`:                                "new",
 	} {
-		got, err := RenderCommand(tmpl, data)
+		got, err := Render(tmpl, data)
 		if err != nil || got.Script != want {
-			t.Errorf("empty value: RenderCommand(%q) = %q, %v; want %q", tmpl, got.Script, err, want)
+			t.Errorf("empty value: Render(%q) = %q, %v; want %q", tmpl, got.Script, err, want)
 		}
 	}
 }
@@ -100,7 +100,7 @@ func TestRenderCommandDisplay(t *testing.T) {
 // on fields is a template error, and so are spots the quoting scan cannot
 // place safely.
 func TestRenderCommandRules(t *testing.T) {
-	data := CommandData{AISessionID: "s", Agent: "dev", Phase: "p", Root: "/r", WorkflowID: "w", EnvelopePath: "/r/e.json"}
+	data := Data{AISessionID: "s", Agent: "dev", Phase: "p", Root: "/r", WorkflowID: "w", EnvelopePath: "/r/e.json"}
 	for _, bad := range []string{
 		`{{.Agent | printf "%s"}}`, `{{printf "%s" .Agent}}`, `{{len .Agent}}`, `{{.}}`,
 		`{{range 4000000000}}x{{end}}`, `{{with .Agent}}{{.}}{{end}}`, `{{$x := .Agent}}{{$x}}`,
@@ -109,10 +109,10 @@ func TestRenderCommandRules(t *testing.T) {
 		`echo $(( {{.Phase}} + 1 ))`, "cat <<EOF\n{{.Agent}}\nEOF", `echo ${{.Agent}}`,
 		`echo \{{.Agent}}`, `echo "\{{.Agent}}"`, `echo $'{{.Agent}}'`,
 	} {
-		_, err := RenderCommand(bad, data)
+		_, err := Render(bad, data)
 		var te *TemplateError
 		if !errors.As(err, &te) {
-			t.Errorf("RenderCommand(%q) = %v; want a *TemplateError", bad, err)
+			t.Errorf("Render(%q) = %v; want a *TemplateError", bad, err)
 		}
 	}
 	for _, good := range []string{
@@ -120,8 +120,8 @@ func TestRenderCommandRules(t *testing.T) {
 		`{{unchecked .Agent}}`, `echo '$'{{.Agent}}`, `echo \\{{.Agent}}`, "echo <<<{{.Agent}}", `# it's a comment
 run {{.Agent}}`,
 	} {
-		if _, err := RenderCommand(good, data); err != nil {
-			t.Errorf("RenderCommand(%q): %v", good, err)
+		if _, err := Render(good, data); err != nil {
+			t.Errorf("Render(%q): %v", good, err)
 		}
 	}
 }
@@ -157,8 +157,8 @@ func TestRunCommandValuesAreData(t *testing.T) {
 				root := plainTempDir(t)
 				agent := argvAgent(t, root)
 				tmpl := strings.Replace(c.tmpl, "AGENT", agent, 1)
-				data := CommandData{EnvelopePath: filepath.Join(root, "e.json"), AISessionID: v, Agent: "dev", Root: root}
-				status, err := RunCommand(context.Background(), tmpl, data, RunOptions{Root: root, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=/home/x"}})
+				data := Data{EnvelopePath: filepath.Join(root, "e.json"), AISessionID: v, Agent: "dev", Root: root}
+				status, err := Run(context.Background(), tmpl, data, Options{Root: root, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=/home/x"}})
 				if err != nil || status != 0 {
 					t.Fatalf("status %d, err %v", status, err)
 				}
@@ -191,8 +191,8 @@ func TestRunCommandRefusedValues(t *testing.T) {
 	} {
 		root := plainTempDir(t)
 		agent := argvAgent(t, root)
-		data := CommandData{AISessionID: tt.value, Root: root}
-		status, err := RunCommand(context.Background(), strings.Replace(tt.tmpl, "AGENT", agent, 1), data, RunOptions{Root: root})
+		data := Data{AISessionID: tt.value, Root: root}
+		status, err := Run(context.Background(), strings.Replace(tt.tmpl, "AGENT", agent, 1), data, Options{Root: root})
 		var ve *ValueError
 		if tt.refused {
 			if !errors.As(err, &ve) || ve.Field != "AISessionID" {
@@ -215,11 +215,11 @@ func TestRunCommandRefusedValues(t *testing.T) {
 
 func TestRunCommand(t *testing.T) {
 	root := t.TempDir()
-	data := CommandData{EnvelopePath: filepath.Join(root, "env.json"), AISessionID: `x'; touch pwned; echo '`, Agent: "dev", Root: root}
+	data := Data{EnvelopePath: filepath.Join(root, "env.json"), AISessionID: `x'; touch pwned; echo '`, Agent: "dev", Root: root}
 	var out, errOut bytes.Buffer
-	status, err := RunCommand(context.Background(),
+	status, err := Run(context.Background(),
 		`printf '%s|%s|%s|%s\n' "$ORCHESTRATE_HANDOFF" {{.AISessionID}} "$(pwd)" "$BASE"; echo oops >&2`,
-		data, RunOptions{Root: root, Env: []string{"BASE=kept", "ORCHESTRATE_HANDOFF=stale", "ORCHESTRATE_AGENT=stale", "PATH=" + os.Getenv("PATH")}, Stdout: &out, Stderr: &errOut})
+		data, Options{Root: root, Env: []string{"BASE=kept", "ORCHESTRATE_HANDOFF=stale", "ORCHESTRATE_AGENT=stale", "PATH=" + os.Getenv("PATH")}, Stdout: &out, Stderr: &errOut})
 	if err != nil || status != 0 {
 		t.Fatalf("status %d, err %v, stderr %s", status, err, errOut.String())
 	}
@@ -234,25 +234,25 @@ func TestRunCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pwned")); err == nil {
 		t.Error("a template value was run as shell syntax")
 	}
-	opts := RunOptions{Root: root}
-	if status, err := RunCommand(context.Background(), "exit 3", data, opts); err != nil || status != 3 {
+	opts := Options{Root: root}
+	if status, err := Run(context.Background(), "exit 3", data, opts); err != nil || status != 3 {
 		t.Errorf("exit 3: %d %v", status, err)
 	}
-	if status, err := RunCommand(context.Background(), "kill -9 $$", data, opts); err != nil || status != 137 {
+	if status, err := Run(context.Background(), "kill -9 $$", data, opts); err != nil || status != 137 {
 		t.Errorf("killed: %d %v", status, err)
 	}
-	if _, err := RunCommand(context.Background(), "{{.Bad}}", data, opts); err == nil {
+	if _, err := Run(context.Background(), "{{.Bad}}", data, opts); err == nil {
 		t.Error("template error: want an error")
 	}
-	if _, err := RunCommand(context.Background(), "   ", data, opts); err == nil {
+	if _, err := Run(context.Background(), "   ", data, opts); err == nil {
 		t.Error("empty command: want an error")
 	}
-	if _, err := RunCommand(context.Background(), "true", data, RunOptions{Root: filepath.Join(root, "missing")}); err == nil {
+	if _, err := Run(context.Background(), "true", data, Options{Root: filepath.Join(root, "missing")}); err == nil {
 		t.Error("missing folder: want an error")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunCommand(ctx, "sleep 5", data, opts); err == nil || !strings.Contains(err.Error(), "canceled") {
+	if _, err := Run(ctx, "sleep 5", data, opts); err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -262,9 +262,9 @@ func TestRunCommand(t *testing.T) {
 func TestRunCommandTimeout(t *testing.T) {
 	root := t.TempDir()
 	start := time.Now()
-	status, err := RunCommand(context.Background(), `(trap '' TERM; sleep 30; touch late) & echo $! > child.pid; sleep 30`,
-		CommandData{Root: root}, RunOptions{Root: root, Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond})
-	var ce *CommandError
+	status, err := Run(context.Background(), `(trap '' TERM; sleep 30; touch late) & echo $! > child.pid; sleep 30`,
+		Data{Root: root}, Options{Root: root, Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond})
+	var ce *Error
 	if !errors.As(err, &ce) || ce.Reason != ReasonTimeout || status != 128+int(syscall.SIGTERM) {
 		t.Fatalf("status %d, err %v; want a timeout", status, err)
 	}
@@ -282,7 +282,7 @@ func TestRunCommandTimeout(t *testing.T) {
 }
 
 // SIGTERM to orchestrate reaches the agent (a child of sh, not sh itself),
-// and RunCommand returns only after the agent ended.
+// and Run returns only after the agent ended.
 func TestRunCommandForwardsSIGTERM(t *testing.T) {
 	root := t.TempDir()
 	agent := filepath.Join(root, "agent.sh")
@@ -303,8 +303,8 @@ while :; do sleep 0.05; done
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	status, err := RunCommand(context.Background(), agent+"; echo after", CommandData{Root: root}, RunOptions{Root: root, Grace: 3 * time.Second})
-	var ce *CommandError
+	status, err := Run(context.Background(), agent+"; echo after", Data{Root: root}, Options{Root: root, Grace: 3 * time.Second})
+	var ce *Error
 	if !errors.As(err, &ce) || ce.Reason != ReasonInterrupted || ce.Signal != "SIGTERM" {
 		t.Fatalf("status %d, err %v; want interrupted by SIGTERM", status, err)
 	}

@@ -1,4 +1,4 @@
-package handoff
+package statepatch
 
 import (
 	"bytes"
@@ -126,21 +126,21 @@ func (d *yamlDoc) mapping(n *yaml.Node) (*mapInfo, error) {
 		m.found[k.Value] = f
 	}
 	first := n.Content[0]
-	m.insert = func(kvs [][2]string) (edit, error) {
+	m.insert = func(kvs [][2]string) (Edit, error) {
 		off, err := d.offset(first.Line, first.Column)
 		if err != nil {
-			return edit{}, err
+			return Edit{}, err
 		}
 		start := d.lines[first.Line-1]
 		indent := string(d.data[start:off])
 		if strings.Trim(indent, " ") != "" {
-			return edit{}, fmt.Errorf("line %d: the mapping does not start on a line of its own; cannot insert keys", first.Line)
+			return Edit{}, fmt.Errorf("line %d: the mapping does not start on a line of its own; cannot insert keys", first.Line)
 		}
 		var b strings.Builder
 		for _, kv := range kvs {
 			b.WriteString(indent + kv[0] + ": " + kv[1] + d.eol)
 		}
-		return edit{start, start, b.String()}, nil
+		return Edit{Start: start, End: start, Text: b.String()}, nil
 	}
 	m.render = func(field string, old *foundValue, value string) string {
 		style := stylePlain

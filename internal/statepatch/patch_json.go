@@ -1,24 +1,22 @@
-package handoff
+package statepatch
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 )
 
 // locateJSON finds the object holding the fields (the top level, or a
 // wrapper member holding an object) and the fields in it and in the top
 // level.
 func locateJSON(data []byte, wrappers []string) (inner, outer *mapInfo, err error) {
-	top, err := statepatch.ScanTop(data)
+	top, err := ScanTop(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	topInfo := jsonMapInfo(data, top)
 	for _, w := range wrappers {
-		var found *statepatch.JSONObject
+		var found *JSONObject
 		for i := range top.Members {
 			if m := top.Members[i]; m.Key == w && m.Obj != nil {
 				found = m.Obj
@@ -32,7 +30,7 @@ func locateJSON(data []byte, wrappers []string) (inner, outer *mapInfo, err erro
 }
 
 // jsonMapInfo describes an object for the patch.
-func jsonMapInfo(data []byte, o *statepatch.JSONObject) *mapInfo {
+func jsonMapInfo(data []byte, o *JSONObject) *mapInfo {
 	m := &mapInfo{found: map[string]*foundValue{}}
 	for _, mem := range o.Members {
 		m.keys = append(m.keys, mem.Key)
@@ -56,13 +54,13 @@ func jsonMapInfo(data []byte, o *statepatch.JSONObject) *mapInfo {
 		b, _ := json.Marshal(value)
 		return string(b)
 	}
-	m.insert = func(kvs [][2]string) (edit, error) {
+	m.insert = func(kvs [][2]string) (Edit, error) {
 		if len(o.Members) == 0 {
 			var parts []string
 			for _, kv := range kvs {
 				parts = append(parts, fmt.Sprintf("%q: %s", kv[0], kv[1]))
 			}
-			return edit{o.Open + 1, o.Open + 1, strings.Join(parts, ", ")}, nil
+			return Edit{Start: o.Open + 1, End: o.Open + 1, Text: strings.Join(parts, ", ")}, nil
 		}
 		first := o.Members[0]
 		lead := string(data[o.Open+1 : first.KeyStart])
@@ -79,7 +77,7 @@ func jsonMapInfo(data []byte, o *statepatch.JSONObject) *mapInfo {
 			key, _ := json.Marshal(kv[0])
 			b.WriteString(string(key) + sep + kv[1] + "," + gap)
 		}
-		return edit{first.KeyStart, first.KeyStart, b.String()}, nil
+		return Edit{Start: first.KeyStart, End: first.KeyStart, Text: b.String()}, nil
 	}
 	return m
 }

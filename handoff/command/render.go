@@ -1,26 +1,20 @@
-package handoff
+// Package command renders a handoff command template for sh (values travel
+// as environment variables, never as shell text) and runs it in a process
+// group of its own with signal forwarding, a timeout and terminal hand-over.
+// See docs/SECURITY.md.
+package command
 
 import (
-	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"os/signal"
-	"strconv"
 	"strings"
-	"syscall"
 	"text/template"
 	"text/template/parse"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 )
 
 // EnvHandoff is the environment variable that carries the envelope path to
@@ -31,10 +25,10 @@ const EnvHandoff = "ORCHESTRATE_HANDOFF"
 // signal, a timeout) has to end before its process group is killed.
 const DefaultGrace = 5 * time.Second
 
-// CommandData is what a handoff.command template may use:
+// Data is what a handoff.command template may use:
 // {{.EnvelopePath}} {{.AISessionID}} {{.Agent}} {{.WorkflowID}} {{.Phase}}
 // {{.Root}}.
-type CommandData struct {
+type Data struct {
 	EnvelopePath string
 	AISessionID  string
 	Agent        string
@@ -43,23 +37,23 @@ type CommandData struct {
 	Root         string
 }
 
-// placeholder is one field of CommandData and the environment variable the
+// placeholder is one field of Data and the environment variable the
 // rendered command reads its value from.
 type placeholder struct {
 	field string
 	env   string
-	value func(CommandData) string
+	value func(Data) string
 }
 
 // placeholders are the template fields, in a fixed order (their index is
 // part of the sentinel).
 var placeholders = []placeholder{
-	{"EnvelopePath", EnvHandoff, func(d CommandData) string { return d.EnvelopePath }},
-	{"AISessionID", "ORCHESTRATE_AI_SESSION_ID", func(d CommandData) string { return d.AISessionID }},
-	{"Agent", "ORCHESTRATE_AGENT", func(d CommandData) string { return d.Agent }},
-	{"WorkflowID", "ORCHESTRATE_WORKFLOW_ID", func(d CommandData) string { return d.WorkflowID }},
-	{"Phase", "ORCHESTRATE_PHASE", func(d CommandData) string { return d.Phase }},
-	{"Root", "ORCHESTRATE_ROOT", func(d CommandData) string { return d.Root }},
+	{"EnvelopePath", EnvHandoff, func(d Data) string { return d.EnvelopePath }},
+	{"AISessionID", "ORCHESTRATE_AI_SESSION_ID", func(d Data) string { return d.AISessionID }},
+	{"Agent", "ORCHESTRATE_AGENT", func(d Data) string { return d.Agent }},
+	{"WorkflowID", "ORCHESTRATE_WORKFLOW_ID", func(d Data) string { return d.WorkflowID }},
+	{"Phase", "ORCHESTRATE_PHASE", func(d Data) string { return d.Phase }},
+	{"Root", "ORCHESTRATE_ROOT", func(d Data) string { return d.Root }},
 }
 
 // FuncUnchecked is the template function that marks a spot as taking any
@@ -67,17 +61,17 @@ var placeholders = []placeholder{
 // holds control characters, which a bare {{.AISessionID}} refuses.
 const FuncUnchecked = "unchecked"
 
-// Reasons a handoff command did not succeed (CommandError.Reason).
+// Reasons a handoff command did not succeed (Error.Reason).
 const (
 	ReasonFailed      = "failed"      // it exited with a non-zero status
 	ReasonTimeout     = "timeout"     // handoff.timeout expired and it was stopped
 	ReasonInterrupted = "interrupted" // orchestrate got a signal and stopped it
 )
 
-// CommandError is an orchestrator command that did not succeed: it failed
+// Error is an orchestrator command that did not succeed: it failed
 // (non-zero exit), timed out, or was interrupted; the resume was rolled
 // back.
-type CommandError struct {
+type Error struct {
 	// Reason is ReasonFailed, ReasonTimeout or ReasonInterrupted.
 	Reason string
 	// Status is the command's exit status (128+n when it ended by signal
@@ -92,7 +86,7 @@ type CommandError struct {
 }
 
 // Error implements error.
-func (e *CommandError) Error() string {
+func (e *Error) Error() string {
 	cmd := ""
 	if e.Command != "" {
 		cmd = ": " + e.Command
@@ -139,8 +133,8 @@ func (e *TemplateError) Error() string { return e.Template + " template: " + e.E
 // Unwrap returns the cause.
 func (e *TemplateError) Unwrap() error { return e.Err }
 
-// Command is a handoff command rendered for sh.
-type Command struct {
+// Rendered is a handoff command rendered for sh.
+type Rendered struct {
 	// Script is the text run by sh -c. Every placeholder became a quoted
 	// reference to an environment variable ("${ORCHESTRATE_AGENT}"), never
 	// the value itself, so no value can become shell code.
@@ -168,8 +162,8 @@ func shellSafe(s string) bool {
 	return true
 }
 
-// shellQuote single-quotes s for sh unless it is a plain word.
-func shellQuote(s string) string {
+// Quote single-quotes s for sh unless it is a plain word.
+func Quote(s string) string {
 	if s == "" || shellSafe(s) {
 		return s
 	}
@@ -329,22 +323,24 @@ func checkValue(v string, unchecked bool) string {
 	return ""
 }
 
-// RenderCommand expands a handoff.command template for sh. The template is
+// Render expands a handoff.command template for sh. The template is
 // executed with a unique sentinel word in place of every value; the output
 // is then scanned with sh's quoting rules, and each sentinel is replaced by
 // a reference to the value's environment variable that fits where it
 // stands: unquoted "${VAR}", inside double quotes ${VAR}, inside single
-// quotes '"${VAR}"'. The values travel in Command.Env and are never part of
+// quotes '"${VAR}"'. The values travel in Rendered.Env and are never part of
 // the script. An empty value renders as nothing (unquoted, no argument at
 // all, as before). A value that begins with "-" or holds a control
 // character is refused (*ValueError) unless the spot is written
 // {{unchecked .Field}}. A template that breaks the safe rules is a
 // *TemplateError. See docs/SECURITY.md.
-func RenderCommand(tmpl string, data CommandData) (Command, error) {
-	return renderNamed("handoff.command", tmpl, data)
+func Render(tmpl string, data Data) (Rendered, error) {
+	return RenderNamed("handoff.command", tmpl, data)
 }
 
-func renderNamed(name, tmpl string, data CommandData) (Command, error) {
+// RenderNamed is Render for the template called name (handoff.command or
+// handoff.fallback_command), the name its errors carry.
+func RenderNamed(name, tmpl string, data Data) (Rendered, error) {
 	s := newSentinels()
 	t, err := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{
 		FuncUnchecked: func(v string) string {
@@ -355,16 +351,16 @@ func renderNamed(name, tmpl string, data CommandData) (Command, error) {
 		},
 	}).Parse(tmpl)
 	if err != nil {
-		return Command{}, &TemplateError{Template: name, Err: err}
+		return Rendered{}, &TemplateError{Template: name, Err: err}
 	}
 	if len(t.Templates()) > 1 {
-		return Command{}, &TemplateError{Template: name, Err: errors.New("{{define}} and {{block}} are not allowed in a handoff command")}
+		return Rendered{}, &TemplateError{Template: name, Err: errors.New("{{define}} and {{block}} are not allowed in a handoff command")}
 	}
 	if t.Tree == nil || t.Root == nil {
-		return Command{}, nil
+		return Rendered{}, nil
 	}
 	if err := checkTree(t.Root); err != nil {
-		return Command{}, &TemplateError{Template: name, Err: err}
+		return Rendered{}, &TemplateError{Template: name, Err: err}
 	}
 	// the template sees sentinels, never values; an empty value stays empty
 	// so {{if .Field}} still tests it
@@ -378,11 +374,11 @@ func renderNamed(name, tmpl string, data CommandData) (Command, error) {
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, words); err != nil {
-		return Command{}, &TemplateError{Template: name, Err: err}
+		return Rendered{}, &TemplateError{Template: name, Err: err}
 	}
 	cmd, err := substitute(b.String(), s, data, name)
 	if err != nil {
-		return Command{}, err
+		return Rendered{}, err
 	}
 	for _, p := range placeholders {
 		cmd.Env = append(cmd.Env, p.env+"="+p.value(data))
@@ -406,8 +402,8 @@ type frame struct {
 }
 
 // substitute replaces every sentinel in text with a reference fitting its
-// quoting context (see RenderCommand), checking the values.
-func substitute(text string, s sentinels, data CommandData, name string) (Command, error) {
+// quoting context (see Render), checking the values.
+func substitute(text string, s sentinels, data Data, name string) (Rendered, error) {
 	var script, display strings.Builder
 	quote := byte(qNone)
 	var stack []frame
@@ -435,23 +431,23 @@ func substitute(text string, s sentinels, data CommandData, name string) (Comman
 			v := p.value(data)
 			switch {
 			case quote == qANSI:
-				return Command{}, errAt(p.field, "inside $'...' is not supported: use '...' or \"...\"")
+				return Rendered{}, errAt(p.field, "inside $'...' is not supported: use '...' or \"...\"")
 			case inArith():
-				return Command{}, errAt(p.field, "inside $((...)) is not allowed (a value would be read as arithmetic)")
+				return Rendered{}, errAt(p.field, "inside $((...)) is not allowed (a value would be read as arithmetic)")
 			case heredoc:
-				return Command{}, errAt(p.field, "after a here-document (<<) is not supported")
+				return Rendered{}, errAt(p.field, "after a here-document (<<) is not supported")
 			case quote != qSingle && i > 0 && text[i-1] == '$' && !escapedAt(text, i-1):
-				return Command{}, errAt(p.field, "right after $ is not allowed")
+				return Rendered{}, errAt(p.field, "right after $ is not allowed")
 			}
 			if why := checkValue(v, unchecked); why != "" {
-				return Command{}, &ValueError{Template: name, Field: p.field, Reason: why}
+				return Rendered{}, &ValueError{Template: name, Field: p.field, Reason: why}
 			}
 			ref := "${" + p.env + "}"
 			switch quote {
 			case qNone:
 				if v != "" {
 					script.WriteString(`"` + ref + `"`)
-					display.WriteString(shellQuote(v))
+					display.WriteString(Quote(v))
 				}
 			case qDouble:
 				script.WriteString(ref)
@@ -485,7 +481,7 @@ func substitute(text string, s sentinels, data CommandData, name string) (Comman
 		case qANSI:
 			if c == '\\' && i+1 < len(text) {
 				if _, _, _, ok := s.at(text[i+1:]); ok {
-					return Command{}, &TemplateError{Template: name, Err: errors.New("a placeholder right after a backslash is not allowed")}
+					return Rendered{}, &TemplateError{Template: name, Err: errors.New("a placeholder right after a backslash is not allowed")}
 				}
 				emit(2)
 				continue
@@ -500,7 +496,7 @@ func substitute(text string, s sentinels, data CommandData, name string) (Comman
 		if c == '\\' {
 			if i+1 < len(text) {
 				if idx, _, _, ok := s.at(text[i+1:]); ok {
-					return Command{}, errAt(placeholders[idx].field, "right after a backslash is not allowed")
+					return Rendered{}, errAt(placeholders[idx].field, "right after a backslash is not allowed")
 				}
 				emit(2)
 			} else {
@@ -597,7 +593,7 @@ func substitute(text string, s sentinels, data CommandData, name string) (Comman
 		}
 		emit(1)
 	}
-	return Command{Script: script.String(), Display: display.String()}, nil
+	return Rendered{Script: script.String(), Display: display.String()}, nil
 }
 
 // escapedAt reports whether the byte at i is escaped by a backslash.
@@ -607,300 +603,4 @@ func escapedAt(text string, i int) bool {
 		n++
 	}
 	return n%2 == 1
-}
-
-// RunOptions is how a handoff command runs.
-type RunOptions struct {
-	// Root is the folder it runs in.
-	Root string
-	// Env is its base environment, injected by the caller (nil: an empty
-	// one; this package never reads the process's own); the placeholder
-	// variables are set on top.
-	Env []string
-	// Stdin is its standard input, injected by the caller (nil: none, the
-	// null device).
-	Stdin *os.File
-	// Stdout and Stderr receive its output (nil: discarded).
-	Stdout, Stderr io.Writer
-	// Timeout ends it (TERM, Grace, KILL to its process group) when it
-	// runs longer; 0 means no limit.
-	Timeout time.Duration
-	// Grace is how long it has to end after being told to stop; 0 is
-	// DefaultGrace.
-	Grace time.Duration
-	// OnStart, when set, is called once the command's process has started
-	// (before RunCommand waits for it): the handoff records the start there.
-	OnStart func()
-}
-
-// terminal is the controlling terminal a command is given the foreground
-// of, and the process group to give it back to.
-type terminal struct {
-	fd   int
-	pgrp int
-}
-
-// foregroundTerminal returns the terminal on f when f is one and this
-// process's group is its foreground group.
-func foregroundTerminal(f *os.File) (terminal, bool) {
-	if f == nil {
-		return terminal{}, false
-	}
-	fd := int(f.Fd())
-	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil || pgrp != unix.Getpgrp() {
-		return terminal{}, false
-	}
-	return terminal{fd: fd, pgrp: pgrp}, true
-}
-
-// restore gives the terminal's foreground back. This process is in a
-// background group at that point, so SIGTTOU is ignored for the call.
-func (t terminal) restore() {
-	ignored := signal.Ignored(syscall.SIGTTOU)
-	signal.Ignore(syscall.SIGTTOU)
-	_ = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, t.pgrp)
-	if !ignored {
-		signal.Reset(syscall.SIGTTOU)
-	}
-}
-
-// RunCommand renders tmpl with data (RenderCommand) and runs it with
-// /bin/sh -c in opts.Root, with the placeholder variables (among them
-// ORCHESTRATE_HANDOFF=<data.EnvelopePath>) on top of opts.Env. It returns
-// the command's exit status (128+n when it ended by signal n); a non-zero
-// status alone is not an error. err is a *TemplateError or *ValueError when
-// the template or a value is refused (nothing run), a *CommandError when
-// the command timed out or was interrupted, or another error when it could
-// not start.
-//
-// The command runs in a process group of its own, so a stop reaches every
-// process it started (the agent, not just sh): SIGINT, SIGTERM and SIGHUP
-// received by orchestrate are forwarded to the group; the timeout sends
-// SIGTERM. Either way the group gets opts.Grace to end, then SIGKILL, and
-// RunCommand returns only once the group is gone (bounded), so the caller
-// rolls back and releases the lock after the agent ended. When stdin is the
-// terminal and orchestrate is in its foreground, the command's group is
-// given the foreground (and it is taken back afterwards): Ctrl-C at an
-// interactive agent then reaches the agent's group once, as if it had been
-// started by the shell, and not orchestrate. Ctrl-Z stops the agent's group
-// only; see docs/SECURITY.md.
-func RunCommand(ctx context.Context, tmpl string, data CommandData, opts RunOptions) (int, error) {
-	return runNamed(ctx, "handoff.command", tmpl, data, opts)
-}
-
-func runNamed(ctx context.Context, name, tmpl string, data CommandData, opts RunOptions) (int, error) {
-	rendered, err := renderNamed(name, tmpl, data)
-	if err != nil {
-		return -1, err
-	}
-	if strings.TrimSpace(rendered.Script) == "" {
-		return -1, fmt.Errorf("%s renders to an empty command", name)
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if err := ctx.Err(); err != nil {
-		return -1, fmt.Errorf("the orchestrator command was not started: %w", err)
-	}
-	env := opts.Env
-	cmdEnv := make([]string, 0, len(env)+len(rendered.Env))
-	for _, kv := range env {
-		keep := true
-		for _, p := range placeholders {
-			if strings.HasPrefix(kv, p.env+"=") {
-				keep = false
-			}
-		}
-		if keep {
-			cmdEnv = append(cmdEnv, kv)
-		}
-	}
-	cmdEnv = append(cmdEnv, rendered.Env...)
-	stdout, stderr := opts.Stdout, opts.Stderr
-	if stdout == nil {
-		stdout = io.Discard
-	}
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	stdin := opts.Stdin
-	grace := opts.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
-
-	cmd := exec.Command("/bin/sh", "-c", rendered.Script)
-	cmd.Dir = opts.Root
-	cmd.Env = cmdEnv
-	if stdin != nil {
-		cmd.Stdin = stdin // a nil *os.File must not become a non-nil io.Reader
-	}
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
-	cmd.WaitDelay = grace // a process left holding an output pipe cannot hold us
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	term, fg := foregroundTerminal(stdin)
-	if fg {
-		cmd.SysProcAttr.Foreground = true
-		cmd.SysProcAttr.Ctty = term.fd
-	}
-
-	// listen before starting: a signal in between must not kill orchestrate
-	// and leave the command running
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		if fg {
-			term.restore()
-		}
-		return -1, fmt.Errorf("start the orchestrator command: %w", err)
-	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	if opts.OnStart != nil {
-		opts.OnStart()
-	}
-
-	var timeoutC <-chan time.Time
-	if opts.Timeout > 0 {
-		t := time.NewTimer(opts.Timeout)
-		defer t.Stop()
-		timeoutC = t.C
-	}
-	var (
-		reason   string
-		sigName  string
-		graceC   <-chan time.Time
-		deadline time.Time
-		killed   bool
-		werr     error
-	)
-	ctxDone := ctx.Done()
-	stop := func(r string, s syscall.Signal) {
-		if reason == "" {
-			reason = r
-		}
-		_ = syscall.Kill(-pgid, s)
-		if graceC == nil && !killed {
-			deadline = time.Now().Add(grace)
-			graceC = time.After(grace)
-		}
-	}
-wait:
-	for {
-		select {
-		case werr = <-done:
-			break wait
-		case s := <-sigs:
-			ss, _ := s.(syscall.Signal)
-			if sigName == "" {
-				sigName = signalName(ss)
-			}
-			stop(ReasonInterrupted, ss)
-		case <-timeoutC:
-			timeoutC = nil
-			stop(ReasonTimeout, syscall.SIGTERM)
-		case <-ctxDone:
-			ctxDone = nil
-			stop(ReasonInterrupted, syscall.SIGTERM)
-		case <-graceC:
-			graceC, killed = nil, true
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		}
-	}
-	if fg {
-		term.restore()
-	}
-	if reason != "" {
-		// the leader ended; the rest of its group gets what is left of the
-		// grace period, then SIGKILL
-		if deadline.IsZero() || killed {
-			deadline = time.Now()
-		}
-		waitGroupGone(pgid, deadline)
-	}
-	status := exitStatus(cmd, werr)
-	if reason != "" {
-		return status, &CommandError{Reason: reason, Status: status, Signal: sigName, Timeout: opts.Timeout, Command: rendered.Display}
-	}
-	var ee *exec.ExitError
-	if werr != nil && !errors.As(werr, &ee) && !errors.Is(werr, exec.ErrWaitDelay) {
-		return status, fmt.Errorf("run the orchestrator command: %w", werr)
-	}
-	return status, nil
-}
-
-// waitGroupGone waits until no process of group pgid is left, up to
-// deadline, then kills what remains and waits a little more.
-func waitGroupGone(pgid int, deadline time.Time) {
-	for groupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !groupAlive(pgid) {
-		return
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	for end := time.Now().Add(time.Second); groupAlive(pgid) && time.Now().Before(end); {
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// groupAlive reports whether a process of group pgid is still running. A
-// zombie does not count: an orphan that ended stays one until init reaps
-// it, and a container's init may never do so. Without /proc, any process
-// of the group counts.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
-		return false
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	want := strconv.Itoa(pgid)
-	for _, e := range entries {
-		name := e.Name()
-		if name == "" || name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold anything, so split
-		// after its closing parenthesis
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) >= 3 && f[2] == want && f[0] != "Z" && f[0] != "X" {
-			return true
-		}
-	}
-	return false
-}
-
-// exitStatus is the status of a finished command: its exit code, 128+n
-// when it ended by signal n, -1 when it did not run.
-func exitStatus(cmd *exec.Cmd, werr error) int {
-	ps := cmd.ProcessState
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
-
-// signalName is "SIGTERM" for syscall.SIGTERM.
-func signalName(s syscall.Signal) string {
-	if n := unix.SignalName(s); n != "" {
-		return n
-	}
-	return s.String()
 }

@@ -1,4 +1,4 @@
-package handoff
+package command
 
 import (
 	"strings"
@@ -25,17 +25,17 @@ func FuzzRenderCommand(f *testing.F) {
 		if len(tmpl) > 4096 || len(value) > 4096 {
 			return
 		}
-		data := func(v string) CommandData {
-			return CommandData{EnvelopePath: "/r/e.json", AISessionID: v, Agent: v, WorkflowID: "w", Phase: v, Root: "/r"}
+		data := func(v string) Data {
+			return Data{EnvelopePath: "/r/e.json", AISessionID: v, Agent: v, WorkflowID: "w", Phase: v, Root: "/r"}
 		}
-		got, err := RenderCommand(tmpl, data(value))
+		got, err := Render(tmpl, data(value))
 		if err != nil {
 			return
 		}
 		if value == "" {
 			return
 		}
-		plain, err := RenderCommand(tmpl, data("plainvalue"))
+		plain, err := Render(tmpl, data("plainvalue"))
 		if err != nil {
 			t.Fatalf("a plain value fails where %q passed: %v", value, err)
 		}

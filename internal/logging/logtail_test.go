@@ -1,4 +1,4 @@
-package cli
+package logging
 
 import (
 	"errors"
@@ -66,7 +66,7 @@ func TestReadLogTail(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				d, tr, err := readLogTail(root, p, tt.max)
+				d, tr, err := ReadLogTail(root, p, tt.max)
 				done <- result{d, tr, err}
 			}()
 			var r result
