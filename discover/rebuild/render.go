@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // yamlDoc is a YAML file with the byte offset of each line.
