@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
 // Exit codes: the command layer's names for the codes of internal/exitcode,
@@ -61,7 +62,8 @@ func codeOf(err error) int {
 		return ee.Code
 	}
 	var ue *usageError
-	if errors.As(err, &ue) {
+	var bare *sess.BareRepoError
+	if errors.As(err, &ue) || errors.As(err, &bare) {
 		return ExitUsage
 	}
 	return ExitError
