@@ -11,6 +11,9 @@ import (
 // exits 0; without a terminal the real run exits 19 unless a flag answers.
 func (a *app) dryRunCode(r *resumeRun) int {
 	canPrompt := a.sys.IO.CanPrompt()
+	if !canPrompt && r.opts.Workflow == "" && len(r.all) > 1 && r.mode != modes.ModeAutopilot {
+		return ExitNoTTY // the real run would ask which workflow
+	}
 	switch r.plan.Decision {
 	case modes.DecisionAsk:
 		switch {

@@ -149,7 +149,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			return a.finishResume(r, "none", ExitOK, err)
 		}
 		idx := 0 // the most recent
-		if len(r.all) > 1 && r.mode != "autopilot" && (!opts.DryRun || !a.sys.IO.CanPrompt()) {
+		if len(r.all) > 1 && r.mode != "autopilot" && !opts.DryRun {
 			if !a.sys.IO.CanPrompt() {
 				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to take the most recent", len(r.all)))
 			}
