@@ -233,6 +233,7 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	if err != nil {
 		return a.handoffFailed(r, out, err)
 	}
+	a.gitignoreNotice(out, r)
 	r.handoff = &handoffJSON{Envelope: rel(s.Root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
 	if res.TookOverStale != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, templates.Safe(res.TookOverStale.Host))
@@ -263,7 +264,7 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		code, outcome = ExitLocked, "locked"
 		action = "Another orchestrate is resuming this workflow; wait for it, or if it is gone run: orchestrate unlock " + r.selected.ID
 	case errors.As(err, &stale):
-		code, outcome = ExitLocked, "locked"
+		code, outcome = ExitLocked, "stale_lock"
 		action = "The lock is stale (its process is gone): run orchestrate unlock " + r.selected.ID + ", or resume with --force to take it over"
 	case errors.As(err, &cmdErr):
 		code, outcome = ExitCommand, "command_failed"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
 // Exit codes: the command layer's names for the codes of internal/exitcode,
@@ -61,18 +62,34 @@ func codeOf(err error) int {
 		return ee.Code
 	}
 	var ue *usageError
-	if errors.As(err, &ue) {
+	var bare *sess.BareRepoError
+	if errors.As(err, &ue) || errors.As(err, &bare) {
 		return ExitUsage
 	}
 	return ExitError
 }
 
-// usageError marks a bad command line.
-type usageError struct{ err error }
+// usageError marks a usage error (exit 2). hint is set for a bad command
+// line (unknown command or flag, wrong arguments), where the command's
+// --help helps; a bad configuration value is a usage error without it.
+type usageError struct {
+	err  error
+	hint bool
+}
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error {
-	return &usageError{fmt.Errorf(format, args...)}
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// cmdLineError marks err as a bad command line: exit 2, followed by the
+// hint to read the command's --help.
+func cmdLineError(err error) error {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return &usageError{err: ue.err, hint: true}
+	}
+	return &usageError{err: err, hint: true}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,7 +46,8 @@ func exitRepo(t *testing.T) string {
 	})
 }
 
-// Every exit code (internal/exitcode), exactly.
+// Every exit code of the table (internal/exitcode), exactly, dry runs
+// included: a dry run exits as the real run would.
 func TestExitCodes(t *testing.T) {
 	host, _ := os.Hostname()
 	tests := []struct {
@@ -71,6 +73,41 @@ func TestExitCodes(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, ".orchestrate/handoffs"), []byte("not a folder"), 0o644)
 		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitError},
 		{name: "2 usage", args: []string{"resume", "--nope"}, want: ExitUsage},
+		{name: "2 unknown command", args: []string{"stauts"}, want: ExitUsage,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				for _, want := range []string{`unknown command "stauts" for "orchestrate"; did you mean status?`, "Run 'orchestrate --help' for usage."} {
+					if !strings.Contains(r.err.String(), want) {
+						t.Errorf("stderr lacks %q:\n%s", want, r.err.String())
+					}
+				}
+			}},
+		{name: "2 argument to a command without any", args: []string{"version", "extra"}, want: ExitUsage},
+		{name: "2 too many arguments", args: []string{"resume", "a", "b"}, want: ExitUsage},
+		{name: "2 unknown shell", args: []string{"completion", "tcsh"}, want: ExitUsage,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				if !strings.Contains(r.err.String(), "bash, zsh, fish or powershell") || r.out.Len() != 0 {
+					t.Errorf("stdout:\n%s\nstderr:\n%s", r.out.String(), r.err.String())
+				}
+			}},
+		{name: "2 unknown flag with --json", args: []string{"resume", "--json", "--nope"}, want: ExitUsage,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				for _, want := range []string{`"schema": "orchestrate/v1"`, `"command": "resume"`, `"outcome": "error"`, `"exit_code": 2`, `"error": "unknown flag: --nope"`} {
+					if !strings.Contains(r.out.String(), want) {
+						t.Errorf("stdout lacks %s:\n%s", want, r.out.String())
+					}
+				}
+			}},
+		{name: "2 config error: no --help hint", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".orchestrate.yaml"), []byte("resume:\n  mode: bogus\n"), 0o644)
+		}, args: []string{"resume", "--json", "sdc-1"}, want: ExitUsage,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				if strings.Contains(r.err.String(), "--help") {
+					t.Errorf("a config error got the --help hint:\n%s", r.err.String())
+				}
+				if !strings.Contains(r.out.String(), `"outcome": "error"`) {
+					t.Errorf("--json printed no error document:\n%s", r.out.String())
+				}
+			}},
 		{name: "2 ambiguous", args: []string{"resume", "--dry-run", "workflow:"}, want: ExitUsage},
 		{name: "10 declined", p: prompttest.Answering("cancel"), args: []string{"resume", "sdc-1"}, want: ExitDeclined,
 			check: func(t *testing.T, dir string, r *fakeRun) {
@@ -89,6 +126,19 @@ func TestExitCodes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitLocked},
+		{name: "16 stale lock of a dead process", setup: func(t *testing.T, dir string) {
+			if _, err := handoff.Acquire(dir, "workflow:sdc-1", handoff.LockInfo{PID: deadPID(t), Host: host, StartedAt: time.Now()}, false); err != nil {
+				t.Fatal(err)
+			}
+		}, args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitLocked,
+			check: func(t *testing.T, dir string, r *fakeRun) {
+				if !strings.Contains(r.out.String(), `"outcome": "stale_lock"`) {
+					t.Errorf("--json outcome is not stale_lock:\n%s", r.out.String())
+				}
+				if !strings.Contains(r.err.String(), "stale") || strings.Contains(r.err.String(), "live process") {
+					t.Errorf("stderr does not say stale:\n%s", r.err.String())
+				}
+			}},
 		{name: "17 cannot resume", args: []string{"resume", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
 		{name: "17 dry run gate", args: []string{"resume", "--dry-run", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
 		{name: "18 command failed", setup: withCommand("exit 16"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitCommand,
@@ -126,6 +176,13 @@ func TestExitCodes(t *testing.T) {
 				assertRolledBack(t, dir)
 			}},
 		{name: "19 no terminal", args: []string{"resume", "sdc-1"}, want: ExitNoTTY},
+		{name: "19 dry run, interactive, no terminal", args: []string{"resume", "--dry-run", "sdc-1"}, want: ExitNoTTY},
+		{name: "19 dry run, pre-flight, no terminal", args: []string{"resume", "--dry-run", "--mode", "preflight", "sdc-1"}, want: ExitNoTTY},
+		{name: "0 dry run, interactive, --approve", args: []string{"resume", "--dry-run", "--approve", "sdc-1"}, want: ExitOK},
+		{name: "0 dry run, interactive, terminal", p: prompttest.Answering("yes"), args: []string{"resume", "--dry-run", "sdc-1"}, want: ExitOK},
+		{name: "19 dry run, several and no terminal", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".orchestrate/workflows/sdc-5.yaml"), []byte(strings.Replace(strings.Replace(sdcState, "%s", "interactive", 1), "sdc-1", "sdc-5", 1)), 0o644)
+		}, args: []string{"resume", "--dry-run"}, want: ExitNoTTY},
 		{name: "19 several and no terminal", setup: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".orchestrate/workflows/sdc-5.yaml"), []byte(strings.Replace(strings.Replace(sdcState, "%s", "interactive", 1), "sdc-1", "sdc-5", 1)), 0o644)
 		}, args: []string{"resume"}, want: ExitNoTTY},
@@ -148,6 +205,16 @@ func TestExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deadPID is the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("no true: %v", err)
+	}
+	return cmd.Process.Pid
 }
 
 // withCommand configures handoff.command (and extra handoff: lines).

@@ -16,7 +16,7 @@ var errNoTerminal = prompt.ErrNoTerminal
 // or stderr is not a terminal; commands use newSurveyPrompterColor with the
 // injected environment and --no-color.
 func newSurveyPrompter(io IOStreams) modes.Prompter {
-	return newSurveyPrompterColor(io, os.Getenv("NO_COLOR") == "" && io.ErrTTY)
+	return newSurveyPrompterColor(io, colorEnabled(false, os.Getenv, io.ErrTTY))
 }
 
 // newSurveyPrompterColor is newSurveyPrompter with colour on or off as told.

@@ -178,8 +178,8 @@ func TestRebuiltStateModes(t *testing.T) {
 	}
 
 	r = rbRun(t, dir, false, nil, "resume", "workflow:sdc-1", "--dry-run", "--json")
-	if d = rbJSON(t, r); r.code != ExitOK || d.Plan.Decision != modes.DecisionAsk {
-		t.Errorf("interactive dry run: exit %d decision %s", r.code, d.Plan.Decision)
+	if d = rbJSON(t, r); r.code != ExitNoTTY || d.Plan.Decision != modes.DecisionAsk {
+		t.Errorf("interactive dry run without a terminal: exit %d (want 19, as the real run) decision %s", r.code, d.Plan.Decision)
 	}
 	r = rbRun(t, dir, false, nil, "resume", "workflow:sdc-1")
 	if r.code != ExitNoTTY || !strings.Contains(r.err.String(), "--approve") {
@@ -227,7 +227,7 @@ func TestRebuiltStateMode(t *testing.T) {
 			"docs/stories/4.2.s.md":                 story42,
 		})
 		r := rbRun(t, dir, false, nil, "resume", "workflow:sdc-1", "--dry-run", "--json")
-		if got := modeOf(t, r); got != want || r.code != ExitOK {
+		if got := modeOf(t, r); got != want || r.code != ExitNoTTY { // as the real run: no terminal to ask on
 			t.Errorf("started in %s: mode %s exit %d, want %s", mode, got, r.code, want)
 		}
 	}

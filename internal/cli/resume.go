@@ -190,10 +190,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		return err
 	}
 	if opts.DryRun {
-		code := r.code
-		if r.plan.Decision == modes.DecisionAsk {
-			code = ExitOK
-		}
+		code := a.dryRunCode(r)
 		outcome := "planned"
 		if code == ExitTerminal {
 			outcome = "terminal"

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +18,53 @@ import (
 )
 
 // Version is set at build time (-ldflags "-X …/internal/cli.Version=v1.2.3").
+// Left at "dev", the version is read from the binary's build information
+// (version()).
 var Version = "dev"
+
+// version is Version, or when it is "dev" what the Go toolchain recorded:
+// the module version of a `go install …@version` build, else the VCS
+// revision it was built from.
+func version() string {
+	if Version != "dev" {
+		return Version
+	}
+	return versionFrom(debug.ReadBuildInfo)
+}
+
+// versionFrom is version() over a build-information reader (a seam for
+// tests): the main module's version unless it is "(devel)", else "dev" with
+// the first 12 characters of vcs.revision and "modified" when vcs.modified
+// is true, else "dev".
+func versionFrom(read func() (*debug.BuildInfo, bool)) string {
+	bi, ok := read()
+	if !ok || bi == nil {
+		return Version
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return Version
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified {
+		return fmt.Sprintf("%s (%s, modified)", Version, rev)
+	}
+	return fmt.Sprintf("%s (%s)", Version, rev)
+}
 
 // globalOptions are the flags every command has.
 type globalOptions struct {
@@ -41,49 +89,96 @@ func (a *app) debugf(format string, args ...any) {
 	}
 }
 
-// color reports whether diagnostics on stderr may use colour: stderr is a
-// terminal, --no-color is not given and NO_COLOR is unset.
+// color reports whether diagnostics on stderr may use colour (colorFor).
 func (a *app) color() bool { return a.colorFor(a.sys.IO.ErrOut) }
 
 // colorFor reports whether output written to w may use colour: w is the
-// stdout or stderr of the streams and a terminal, --no-color is not given
-// and NO_COLOR is unset.
+// stdout or stderr of the streams and a terminal, and neither --no-color,
+// NO_COLOR, CLICOLOR=0 nor TERM=dumb turns it off; CLICOLOR_FORCE forces it
+// (colorEnabled).
 func (a *app) colorFor(w io.Writer) bool {
-	if a.global.NoColor || a.sys.Getenv("NO_COLOR") != "" {
-		return false
-	}
+	tty := false
 	switch w {
 	case a.sys.IO.Out:
-		return a.sys.IO.OutTTY
+		tty = a.sys.IO.OutTTY
 	case a.sys.IO.ErrOut:
-		return a.sys.IO.ErrTTY
+		tty = a.sys.IO.ErrTTY
 	}
-	return false
+	return colorEnabled(a.global.NoColor, a.getenv, tty)
 }
 
-// Main runs orchestrate with args and returns the exit code.
+// getenv reads the injected environment ("" when the System has none).
+func (a *app) getenv(k string) string {
+	if a.sys.Getenv == nil {
+		return ""
+	}
+	return a.sys.Getenv(k)
+}
+
+// Main runs orchestrate with args and returns the exit code. A usage or
+// configuration error is printed on stderr; with --json anywhere in args it
+// is also an error document on stdout (jsonerr.go), unless the command
+// already wrote its own.
 func Main(args []string, sys System) int {
+	// with --json, stdout carries one document (the orchestrator command's
+	// output goes to stderr): count it, to know whether one was written
+	var out *countingWriter
+	if wantsJSON(args) {
+		out = &countingWriter{w: sys.IO.Out}
+		sys.IO.Out = out
+	}
 	a := &app{sys: sys, v: newViper(), log: logging.Discard()}
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(sys.IO.In)
 	root.SetOut(sys.IO.Out)
 	root.SetErr(sys.IO.ErrOut)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
+	err = unknownCommand(err)
 	code := codeOf(err)
 	var ee *ExitErr
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
+	if out != nil && out.n == 0 {
+		_ = writeJSON(out, newErrorDoc(cmd, code, err))
+	}
 	// an error can quote a file, git or the environment: redact and escape it
 	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %s\n", safeErr(err))
-	if code == ExitUsage {
-		fmt.Fprintln(sys.IO.ErrOut, "Run 'orchestrate --help' for usage.")
+	var ue *usageError
+	if errors.As(err, &ue) && ue.hint {
+		path := "orchestrate"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(sys.IO.ErrOut, "Run '%s --help' for usage.\n", templates.Safe(path))
 	}
 	return code
+}
+
+// unknownCommand turns cobra's "unknown command" error (a misspelt command,
+// or an argument to a command that takes none) into a usage error on one
+// line, its suggestions kept.
+func unknownCommand(err error) error {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "unknown command ") {
+		return err
+	}
+	lines := strings.Split(msg, "\n")
+	var sugg []string
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, "\t") {
+			sugg = append(sugg, strings.TrimSpace(l))
+		}
+	}
+	first := lines[0]
+	if len(sugg) > 0 {
+		first += "; did you mean " + strings.Join(sugg, " or ") + "?"
+	}
+	return cmdLineError(errors.New(first))
 }
 
 // safeErr is an error's message as it may be printed: redacted, with its
@@ -100,24 +195,24 @@ against the repository as it is now, works out where to pick up, and hands the w
 to the orchestrator.
 
 ` + ExitCodesHelp,
-		Version:       Version,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			l, err := logging.Human(a.sys.IO.ErrOut, a.global.LogLevel, a.color())
 			if err != nil {
-				return &usageError{err}
+				return cmdLineError(err)
 			}
 			a.log = l
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cmdLineError(err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.Repo, "repo", "", "repository to work on (default: the git top-level above the working directory)")
 	pf.StringVar(&a.global.Config, "config", "", "configuration file (default: .orchestrate.yaml at the repository root)")
 	pf.StringVar(&a.global.LogLevel, "log-level", "", "diagnostics on stderr: debug, info, warn, error (default warn)")
-	pf.BoolVar(&a.global.NoColor, "no-color", false, "never colour output (also NO_COLOR)")
+	pf.BoolVar(&a.global.NoColor, "no-color", false, "never colour output (also NO_COLOR, CLICOLOR=0, TERM=dumb; CLICOLOR_FORCE=1 forces it)")
 	root.SetVersionTemplate("orchestrate {{.Version}}\n")
 	root.AddCommand(
 		a.newStatusCmd(),
@@ -129,9 +224,64 @@ to the orchestrator.
 		a.newWorkCmd(),
 		a.newVersionCmd(),
 		a.newTrustCmd(),
+		a.newCompletionCmd(),
 	)
-	root.CompletionOptions.HiddenDefaultCmd = false
+	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (completion.go)
+	root.InitDefaultHelpCmd()
+	a.conventions(root)
 	return root
+}
+
+// conventions applies to every command what every command shares: a bad
+// argument count is a usage error (exit 2, with the --help hint), its
+// Examples section (examples.go), and its completion functions
+// (completion.go) so shells never offer file names for workflow ids, modes
+// or phases.
+func (a *app) conventions(root *cobra.Command) {
+	walk(root, func(c *cobra.Command) {
+		if args := c.Args; args != nil {
+			c.Args = func(cmd *cobra.Command, as []string) error {
+				if err := args(cmd, as); err != nil {
+					return cmdLineError(err)
+				}
+				return nil
+			}
+		}
+		if ex, ok := examples[c.CommandPath()]; ok {
+			c.Example = ex
+		}
+	})
+	for _, name := range []string{"resume", "cleanup", "unlock"} {
+		if c := subcommand(root, name); c != nil {
+			c.ValidArgsFunction = a.completeWorkflows(name == "resume")
+		}
+	}
+	walk(root, func(c *cobra.Command) {
+		if c.Flags().Lookup("mode") != nil {
+			_ = c.RegisterFlagCompletionFunc("mode", completeModes)
+		}
+		if c.Flags().Lookup("from-phase") != nil {
+			_ = c.RegisterFlagCompletionFunc("from-phase", a.completePhases)
+		}
+	})
+}
+
+// walk calls f on c and every command below it.
+func walk(c *cobra.Command, f func(*cobra.Command)) {
+	f(c)
+	for _, sub := range c.Commands() {
+		walk(sub, f)
+	}
+}
+
+// subcommand is root's direct subcommand name, or nil.
+func subcommand(root *cobra.Command, name string) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
@@ -140,7 +290,7 @@ func (a *app) newVersionCmd() *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(a.sys.IO.Out, "orchestrate %s\n", Version)
+			_, err := fmt.Fprintf(a.sys.IO.Out, "orchestrate %s\n", version())
 			return err
 		},
 	}

@@ -15,11 +15,11 @@ type Code int
 const (
 	OK       Code = 0  // resumed, planned (dry run), or nothing to resume
 	Error    Code = 1  // unexpected error (I/O, internal)
-	Usage    Code = 2  // usage error (bad flag, ambiguous workflow name)
+	Usage    Code = 2  // usage error (unknown command or flag, bad arguments or configuration, bare repository)
 	Declined Code = 10 // declined or cancelled by the user
 	NotFound Code = 14 // the named workflow does not exist
 	Terminal Code = 15 // the workflow is in a terminal state
-	Locked   Code = 16 // locked by a live process
+	Locked   Code = 16 // locked by a live process, or by a stale lock (the message and --json say "stale")
 	Cannot   Code = 17 // cannot resume: blocking findings, or autopilot halted
 	// Command: the orchestrator command failed, timed out or was
 	// interrupted; the resume was rolled back (its own status is in the
@@ -39,11 +39,17 @@ type entry struct {
 var table = []entry{
 	{OK, []string{"resumed, planned (dry run), or nothing to resume"}},
 	{Error, []string{"unexpected error (I/O, internal)"}},
-	{Usage, []string{"usage error (bad flag, ambiguous workflow name)"}},
+	{Usage, []string{
+		"usage error: unknown command or flag, bad arguments, ambiguous workflow name,",
+		"bad configuration value, bare repository (no work tree)",
+	}},
 	{Declined, []string{"declined or cancelled by the user"}},
 	{NotFound, []string{"the named workflow does not exist"}},
 	{Terminal, []string{"the workflow is in a terminal state (completed, aborted, cancelled)"}},
-	{Locked, []string{"locked by a live process"}},
+	{Locked, []string{
+		"locked by a live process; or a stale lock whose process is gone (the message",
+		"says stale, --json outcome stale_lock: run orchestrate unlock, or --force)",
+	}},
 	{Cannot, []string{"cannot resume: blocking findings, or autopilot halted on conflicts/staleness"}},
 	{Command, []string{
 		"the orchestrator command failed, timed out or was interrupted; rolled back",

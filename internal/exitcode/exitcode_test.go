@@ -11,7 +11,8 @@ func TestMeaningAndHelp(t *testing.T) {
 		want string
 	}{
 		{OK, "resumed, planned (dry run), or nothing to resume"},
-		{Usage, "usage error (bad flag, ambiguous workflow name)"},
+		{Usage, "usage error: unknown command or flag, bad arguments, ambiguous workflow name, bad configuration value, bare repository (no work tree)"},
+		{Locked, "locked by a live process; or a stale lock whose process is gone (the message says stale, --json outcome stale_lock: run orchestrate unlock, or --force)"},
 		{Command, "the orchestrator command failed, timed out or was interrupted; rolled back (its own exit status is in the message and in --json)"},
 		{NoTTY, "input needed but no terminal (the message names the flag to pass)"},
 		{Code(99), ""},
@@ -22,9 +23,10 @@ func TestMeaningAndHelp(t *testing.T) {
 		}
 	}
 	help := Help()
+	joined := strings.ReplaceAll(help, "\n      ", " ") // continuation lines
 	for _, c := range All() {
-		line := strings.SplitN(c.Meaning(), " (its own", 2)[0]
-		if !strings.Contains(help, line) {
+		line := c.Meaning()
+		if !strings.Contains(joined, line) {
 			t.Errorf("Help() lacks the meaning of %d: %q", c, line)
 		}
 	}

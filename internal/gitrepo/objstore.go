@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -37,6 +38,10 @@ var errNotHere = errors.New("object not handled by the pack reader")
 // to the wrapped go-git storage.
 type objectStore struct {
 	storer.EncodedObjectStorer
+	// mu serialises the pack reader: the packs' file offsets, the reused
+	// inflater and the cache are shared (discovery dates stories from git
+	// while other sources scan).
+	mu     sync.Mutex
 	fs     billy.Filesystem
 	packs  []*packFile
 	loaded bool
@@ -65,6 +70,18 @@ type packFile struct {
 // EncodedObject returns the object h of type t (plumbing.AnyObject: any);
 // a type mismatch is plumbing.ErrObjectNotFound, as in go-git's storage.
 func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := s.fromPacks(t, h)
+	if !errors.Is(err, errNotHere) {
+		return obj, err
+	}
+	return s.EncodedObjectStorer.EncodedObject(t, h)
+}
+
+// fromPacks is EncodedObject's pack path, under the lock; errNotHere sends
+// the look-up on to go-git.
+func (s *objectStore) fromPacks(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.load()
 	for _, p := range s.packs {
 		off, ok := p.find(h)
@@ -83,7 +100,7 @@ func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plu
 		}
 		return &packedObject{h: h, t: typ, data: data}, nil
 	}
-	return s.EncodedObjectStorer.EncodedObject(t, h)
+	return nil, errNotHere
 }
 
 // load opens every pack index once; a pack that cannot be read is skipped
@@ -114,6 +131,8 @@ func (s *objectStore) load() {
 
 // Close releases the mapped indexes and open packs.
 func (s *objectStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var first error
 	for _, p := range s.packs {
 		if err := p.close(); err != nil && first == nil {

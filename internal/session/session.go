@@ -10,8 +10,10 @@ package session
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
@@ -48,10 +50,59 @@ type NotFolderError struct{ Dir string }
 
 func (e *NotFolderError) Error() string { return fmt.Sprintf("--repo %s: not a folder", e.Dir) }
 
+// BareRepoError reports a bare git repository (one without a work tree):
+// there are no workflow files to find in it. The command layer maps it to a
+// usage error (exit 2).
+type BareRepoError struct{ Dir string }
+
+func (e *BareRepoError) Error() string {
+	return fmt.Sprintf("%s is a bare git repository (no work tree): run orchestrate in a clone or work tree of it (git clone %s, or git worktree add)", e.Dir, e.Dir)
+}
+
+// bareRepo returns the bare git repository dir is in (dir or a folder
+// above it), or "": a folder holding HEAD, objects/ and refs/ whose config
+// says bare = true.
+func bareRepo(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if isBare(d) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// isBare reports whether d is the git folder of a bare repository.
+func isBare(d string) bool {
+	for _, name := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(d, name)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(filepath.Join(d, "config"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "bare") && strings.EqualFold(strings.TrimSpace(v), "true") {
+			return true
+		}
+	}
+	return false
+}
+
 // Resolve finds the repository root from dir (the --repo value, or the
 // working directory): the git top-level above it, or, without git, the
 // nearest folder holding .orchestrate.yaml or .orchestrate/, else the folder
-// itself.
+// itself. A bare repository (or a folder inside one) is a *BareRepoError.
 func Resolve(dir string) (Location, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -63,6 +114,9 @@ func Resolve(dir string) (Location, error) {
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
+	}
+	if bare := bareRepo(abs); bare != "" {
+		return Location{}, &BareRepoError{Dir: bare}
 	}
 	g, gerr := gitrepo.Open(abs)
 	if gerr == nil {

@@ -78,3 +78,48 @@ func TestLoadWithoutGit(t *testing.T) {
 		t.Errorf("LogPath = %s, want %s", got, want)
 	}
 }
+
+func TestResolveBare(t *testing.T) {
+	base := t.TempDir()
+	if real, err := filepath.EvalSymlinks(base); err == nil {
+		base = real
+	}
+	mk := func(dir, config string) {
+		for _, d := range []string{"objects", "refs/heads"} {
+			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "config"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := filepath.Join(base, "bare.git")
+	mk(bare, "[core]\n\trepositoryformatversion = 0\n\tbare = true\n")
+	gitDir := filepath.Join(base, "work", ".git")
+	mk(gitDir, "[core]\n\tbare = false\n")
+	tests := []struct {
+		name, dir string
+		bare      bool
+	}{
+		{name: "the bare repository", dir: bare, bare: true},
+		{name: "inside it", dir: filepath.Join(bare, "refs", "heads"), bare: true},
+		{name: "a work tree's git folder", dir: gitDir},
+		{name: "a plain folder", dir: base},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Resolve(tc.dir)
+			var be *BareRepoError
+			if got := errors.As(err, &be); got != tc.bare {
+				t.Fatalf("Resolve(%s) error %v; want a BareRepoError: %v", tc.dir, err, tc.bare)
+			}
+			if tc.bare && be.Dir != bare {
+				t.Errorf("Dir = %s, want %s", be.Dir, bare)
+			}
+		})
+	}
+}

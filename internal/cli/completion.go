@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// shells are the shells `completion` writes a script for.
+var shells = []string{"bash", "zsh", "fish", "powershell"}
+
+// modeNamesList are the values of --mode, for completion.
+var modeNamesList = []string{"autopilot", "interactive", "preflight"}
+
+// newCompletionCmd is `orchestrate completion SHELL`. Unlike cobra's own, it
+// refuses a shell it does not know (exit 2, naming the ones it does) rather
+// than printing its help and succeeding.
+func (a *app) newCompletionCmd() *cobra.Command {
+	var noDesc bool
+	cmd := &cobra.Command{
+		Use:   "completion SHELL",
+		Short: "Print the shell completion script (bash, zsh, fish, powershell)",
+		Long: `Print the completion script for SHELL (bash, zsh, fish or powershell) on stdout.
+It completes commands, flags, workflow ids (resume, cleanup, unlock), --mode values and
+the phases of the named workflow for --from-phase.
+
+Exit codes: 0 printed, 2 usage (no shell, or one it does not know).`,
+		ValidArgs: shells,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("completion: want one shell (bash, zsh, fish or powershell), got %d arguments", len(args))
+			}
+			for _, s := range shells {
+				if args[0] == s {
+					return nil
+				}
+			}
+			return usagef("completion: unknown shell %q: want bash, zsh, fish or powershell", args[0])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, out := cmd.Root(), a.sys.IO.Out
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(out, !noDesc)
+			case "zsh":
+				if noDesc {
+					return root.GenZshCompletionNoDesc(out)
+				}
+				return root.GenZshCompletion(out)
+			case "fish":
+				return root.GenFishCompletion(out, !noDesc)
+			default:
+				if noDesc {
+					return root.GenPowerShellCompletion(out)
+				}
+				return root.GenPowerShellCompletionWithDesc(out)
+			}
+		},
+	}
+	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "completions without descriptions")
+	return cmd
+}
+
+// completeModes completes --mode.
+func completeModes(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return prefixed(modeNamesList, toComplete), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeWorkflows completes a WORKFLOW argument with the ids discovery
+// finds (only the resumable ones when resumable is set), each with its type
+// as description. Only the first argument is a workflow.
+func (a *app) completeWorkflows(resumable bool) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		s, err := a.completionSession()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, c := range s.Res.Candidates {
+			if resumable && !c.Resumable {
+				continue
+			}
+			if !completable(c.ID) || !strings.HasPrefix(c.ID, toComplete) {
+				continue
+			}
+			out = append(out, c.ID+"\t"+describe(c))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completePhases completes --from-phase with the phases of the workflow
+// named by the first argument (nothing without one, or when it matches
+// more than one workflow).
+func (a *app) completePhases(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	s, err := a.completionSession()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var c *workflow.Candidate
+	for i := range s.Res.Candidates {
+		if s.Res.Candidates[i].ID == args[0] {
+			c = &s.Res.Candidates[i]
+		}
+	}
+	if c == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var ids []string
+	for _, p := range c.Phases {
+		if completable(p.ID) {
+			ids = append(ids, p.ID)
+		}
+	}
+	return prefixed(ids, toComplete), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completionSession runs discovery for a completion, quietly.
+func (a *app) completionSession() (*session, error) { return a.load() }
+
+// completable reports whether a repository-given word may be offered to a
+// shell: not empty, no spaces, no control or formatting characters (a
+// newline or tab would inject completions of its own).
+func completable(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\'' || r == '"' || r == '`' || r == '$' || r == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// describe is a candidate's completion description: its type and status,
+// made safe and kept on one line.
+func describe(c workflow.Candidate) string {
+	d := c.Type.Label()
+	if c.Status != "" {
+		d += ", " + c.Status
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return ' '
+		}
+		return r
+	}, templates.Safe(d))
+}
+
+// prefixed are the words starting with prefix.
+func prefixed(words []string, prefix string) []string {
+	var out []string
+	for _, w := range words {
+		if strings.HasPrefix(w, prefix) {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+func TestColorEnabled(t *testing.T) {
+	tests := []struct {
+		name    string
+		noColor bool
+		env     map[string]string
+		tty     bool
+		want    bool
+	}{
+		{name: "terminal", tty: true, want: true},
+		{name: "not a terminal", want: false},
+		{name: "--no-color", noColor: true, tty: true, want: false},
+		{name: "NO_COLOR", env: map[string]string{"NO_COLOR": "1"}, tty: true, want: false},
+		{name: "CLICOLOR=0", env: map[string]string{"CLICOLOR": "0"}, tty: true, want: false},
+		{name: "TERM=dumb", env: map[string]string{"TERM": "dumb"}, tty: true, want: false},
+		{name: "CLICOLOR_FORCE without terminal", env: map[string]string{"CLICOLOR_FORCE": "1"}, want: true},
+		{name: "CLICOLOR_FORCE over TERM=dumb", env: map[string]string{"CLICOLOR_FORCE": "1", "TERM": "dumb"}, want: true},
+		{name: "CLICOLOR_FORCE=0 forces nothing", env: map[string]string{"CLICOLOR_FORCE": "0"}, want: false},
+		{name: "NO_COLOR over CLICOLOR_FORCE", env: map[string]string{"CLICOLOR_FORCE": "1", "NO_COLOR": "1"}, tty: true, want: false},
+		{name: "--no-color over CLICOLOR_FORCE", noColor: true, env: map[string]string{"CLICOLOR_FORCE": "1"}, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv := func(k string) string { return tt.env[k] }
+			if got := colorEnabled(tt.noColor, getenv, tt.tty); got != tt.want {
+				t.Errorf("colorEnabled = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestVersionFrom(t *testing.T) {
+	setting := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i+1 < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{name: "no build info", want: "dev"},
+		{name: "go install @version", bi: &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, want: "v1.4.0"},
+		{name: "a clean checkout", bi: &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: setting("vcs.revision", "0123456789abcdef0123", "vcs.modified", "false")}, want: "dev (0123456789ab)"},
+		{name: "a modified checkout", bi: &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: setting("vcs.revision", "0123456789abcdef0123", "vcs.modified", "true")}, want: "dev (0123456789ab, modified)"},
+		{name: "nothing recorded", bi: &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, want: "dev"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := versionFrom(func() (*debug.BuildInfo, bool) { return tt.bi, tt.bi != nil })
+			if got != tt.want {
+				t.Errorf("versionFrom = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWantsJSON(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"resume", "--json"}, true},
+		{[]string{"--json=true", "status"}, true},
+		{[]string{"status", "--json=false"}, false},
+		{[]string{"status"}, false},
+		{[]string{"resume", "--", "--json"}, false},
+	}
+	for _, tt := range tests {
+		if got := wantsJSON(tt.args); got != tt.want {
+			t.Errorf("wantsJSON(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
+// Every command's help has an Examples section, from the table.
+func TestEveryCommandHasExamples(t *testing.T) {
+	a := &app{sys: System{}, v: newViper()}
+	root := a.newRootCmd()
+	seen := map[string]bool{}
+	walk(root, func(c *cobra.Command) {
+		seen[c.CommandPath()] = true
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s has no examples", c.CommandPath())
+		}
+	})
+	for path := range examples {
+		if !seen[path] {
+			t.Errorf("examples has %q, which is no command", path)
+		}
+	}
+}
+
+func TestCompletable(t *testing.T) {
+	tests := []struct {
+		word string
+		want bool
+	}{
+		{"workflow:sdc-1", true},
+		{"sdc:4.2", true},
+		{"", false},
+		{"a b", false},
+		{"a\tb", false},
+		{"a\nb", false},
+		{"a\u202eb", false},
+		{"$(rm)", false},
+	}
+	for _, tt := range tests {
+		if got := completable(tt.word); got != tt.want {
+			t.Errorf("completable(%q) = %v, want %v", tt.word, got, tt.want)
+		}
+	}
+}
