@@ -26,7 +26,8 @@ type globalOptions struct {
 	NoColor  bool
 }
 
-// app is one invocation: the system, the viper instance and the global flags.
+// app is one invocation: the system, the configuration its flags set and the
+// global flags.
 type app struct {
 	sys    System
 	v      *settings
@@ -63,7 +64,7 @@ func (a *app) colorFor(w io.Writer) bool {
 
 // Main runs orchestrate with args and returns the exit code.
 func Main(args []string, sys System) int {
-	a := &app{sys: sys, v: newViper(), log: logging.Discard()}
+	a := &app{sys: sys, v: newSettings(), log: logging.Discard()}
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(sys.IO.In)
