@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +132,23 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A configuration problem for the user is exit 2; an I/O error stays 1.
+func TestConfigErr(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, ExitOK},
+		{"usage", &config.UsageError{Err: errors.New("bad")}, ExitUsage},
+		{"wrapped usage", fmt.Errorf("x: %w", &config.UsageError{Err: errors.New("bad")}), ExitUsage},
+		{"other", errors.New("disk"), ExitError},
+	} {
+		if got := codeOf(configErr(tc.err)); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

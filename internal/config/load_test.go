@@ -287,3 +287,46 @@ func isUsage(err error) bool {
 	var ue *UsageError
 	return errors.As(err, &ue)
 }
+
+// Overrides (flags such as --mode) win over every other layer, and Get and
+// Config both see them.
+func TestLoadOverrides(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		repo      string
+		env       map[string]string
+		overrides map[string]any
+		want      string // resume.mode
+	}{
+		{name: "none", repo: "resume: {mode: preflight}\n", want: "preflight"},
+		{name: "over the repository file", repo: "resume: {mode: preflight}\n", overrides: map[string]any{"resume.mode": "autopilot"}, want: "autopilot"},
+		{name: "over the environment", env: map[string]string{"ORCHESTRATE_MODE": "preflight"}, overrides: map[string]any{"resume.mode": "interactive"}, want: "interactive"},
+		{name: "not type-checked here", overrides: map[string]any{"resume.mode": "bogus"}, want: "bogus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, _, getenv := configEnv(t, tc.repo, "", tc.env)
+			cl, err := Load(LoadOptions{Root: root, Getenv: getenv, Overrides: tc.overrides})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cl.Get("resume.mode"); got != tc.want {
+				t.Errorf("Get = %q, want %q", got, tc.want)
+			}
+			if cl.Config.Resume.Mode != tc.want {
+				t.Errorf("Config.Resume.Mode = %q, want %q", cl.Config.Resume.Mode, tc.want)
+			}
+		})
+	}
+}
+
+// A nil Getenv reads nothing (and never the process environment).
+func TestLoadNilGetenv(t *testing.T) {
+	t.Setenv("ORCHESTRATE_MODE", "autopilot")
+	cl, err := Load(LoadOptions{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cl.Get("resume.mode"); got != "" {
+		t.Errorf("resume.mode = %q, want none", got)
+	}
+}
