@@ -96,11 +96,11 @@ func (a *app) workRepo() (*discover.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(a.v, root, a.global.Config, a.sys.Getenv)
+	cl, err := a.loadConfig(root)
 	if err != nil {
 		return nil, err
 	}
-	return &discover.Repo{Root: root, Config: cfg}, nil
+	return &discover.Repo{Root: root, Config: cl.Config}, nil
 }
 
 // workSessionErr maps a work-session error to its exit code: a wrong cookie

@@ -2,272 +2,100 @@ package cli
 
 import (
 	"errors"
-	"io/fs"
+	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/trust"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
-// Precedence: flag > environment > the user's config > the repository's
-// .orchestrate.yaml > default; the repository's privileged keys only from a
-// trusted file; its paths only inside the repository.
-func TestConfigPrecedence(t *testing.T) {
-	const repoCmd = "handoff:\n  command: 'echo repo'\n"
-	for _, tc := range []struct {
-		name    string
-		repo    string            // .orchestrate.yaml ("" none)
-		user    string            // $XDG_CONFIG_HOME/orchestrate/config.yaml ("" none)
-		env     map[string]string // the injected environment (getenv)
-		trusted bool              // the repository file is in the trust store
-		changed bool              // ...but was edited since
+// configEnv is a repository root, a home and an injected environment for a
+// configuration test; repo, user and the explicit file are written when set.
+func configEnv(t *testing.T, repo, user string, env map[string]string) (root, home string, getenv func(string) string) {
+	t.Helper()
+	root, home = t.TempDir(), t.TempDir()
+	all := map[string]string{"HOME": home}
+	for k, v := range env {
+		all[k] = v
+	}
+	if repo != "" {
+		writeFile(t, filepath.Join(root, config.RepoFileName), repo)
+	}
+	if user != "" {
+		writeFile(t, filepath.Join(home, ".config", "orchestrate", "config.yaml"), user)
+	}
+	return root, home, func(k string) string { return all[k] }
+}
 
-		command, logPath, templates, stories string
-		timeout                              time.Duration
-		withheld                             []string
-		needs                                bool
-		state                                trust.State
-		warn                                 string // a warning containing this ("" none)
+// A bad mode says where it came from: the flag, the environment variable,
+// the configuration file; a mode a higher layer sets wins without an error.
+func TestResumeModeSource(t *testing.T) {
+	const userFile = "~/.config/orchestrate/config.yaml"
+	for _, tc := range []struct {
+		name       string
+		repo, user string
+		explicit   string // a --config file's content
+		env        map[string]string
+		flag       string
+		want       modes.Mode
+		err        string
 	}{
-		{name: "defaults", command: "", logPath: ".orchestrate/log.jsonl", templates: ".orchestrate/templates", stories: "docs/stories/**/*.md"},
-		{name: "repo untrusted: command withheld, other settings apply",
-			repo:    repoCmd + "sources:\n  stories: [\"s/*.md\"]\nhandoff_timeout_is_not_a_key: 1\n",
-			command: "", stories: "s/*.md", withheld: []string{"handoff.command"}, needs: true, warn: "unknown key handoff_timeout_is_not_a_key"},
-		{name: "repo trusted", repo: repoCmd, trusted: true, command: "echo repo", state: trust.Trusted},
-		{name: "repo edited since trusted", repo: repoCmd, trusted: true, changed: true, command: "", withheld: []string{"handoff.command"}, needs: true, state: trust.Changed},
-		{name: "repo trusted by the environment", repo: repoCmd, env: map[string]string{EnvTrustRepoConfig: "1"}, command: "echo repo"},
-		{name: "user beats untrusted repo", repo: repoCmd, user: "handoff:\n  command: 'echo user'\n", command: "echo user"},
-		{name: "user beats trusted repo", repo: repoCmd, trusted: true, user: "handoff:\n  command: 'echo user'\n", command: "echo user", state: trust.Trusted},
-		{name: "user beats repo for plain keys", repo: "sources:\n  stories: [\"r/*.md\"]\n", user: "sources:\n  stories: [\"u/*.md\"]\n", stories: "u/*.md"},
-		{name: "env beats user", repo: repoCmd, user: "handoff:\n  command: 'echo user'\n", env: map[string]string{"ORCHESTRATE_HANDOFF_COMMAND": "echo env"}, command: "echo env"},
-		{name: "env beats untrusted repo, nothing withheld", repo: repoCmd, env: map[string]string{"ORCHESTRATE_HANDOFF_COMMAND": "echo env"}, command: "echo env"},
-		{name: "fallback command withheld", repo: "handoff:\n  fallback_command: 'echo fb'\n", withheld: []string{"handoff.fallback_command"}, needs: true},
-		{name: "dotted key is the same key", repo: "\"handoff.command\": 'echo dotted'\n", withheld: []string{"handoff.command"}, needs: true},
-		{name: "upper-case keys are the same keys", repo: "Handoff:\n  Command: 'echo upper'\n", withheld: []string{"handoff.command"}, needs: true},
-		{name: "untrusted paths ignored with a warning", repo: "log_path: my/log.jsonl\ntemplates_dir: my/t\n",
-			logPath: ".orchestrate/log.jsonl", templates: ".orchestrate/templates", withheld: []string{"log_path", "templates_dir"}, warn: "ignoring log_path, templates_dir"},
-		{name: "trusted in-repo paths apply", repo: "log_path: my/log.jsonl\ntemplates_dir: my/t\n", trusted: true, logPath: "my/log.jsonl", templates: "my/t", state: trust.Trusted},
-		{name: "trusted escaping log_path ignored", repo: "log_path: ../../outside\n", trusted: true, logPath: ".orchestrate/log.jsonl", state: trust.Trusted, warn: "ignoring log_path '../../outside'"},
-		{name: "absolute templates_dir ignored", repo: "templates_dir: /etc\n", trusted: true, templates: ".orchestrate/templates", state: trust.Trusted, warn: "ignoring templates_dir '/etc'"},
-		{name: "user's absolute log_path honoured", user: "log_path: /var/tmp/o.jsonl\n", logPath: "/var/tmp/o.jsonl"},
-		{name: "steering key alone: ignored, not needed", repo: "handoff:\n  session_gone_pattern: '.*'\n", user: "handoff:\n  command: 'echo user'\n",
-			command: "echo user", withheld: []string{"handoff.session_gone_pattern"}, warn: "ignoring handoff.session_gone_pattern"},
-		{name: "handoff.timeout is not privileged", repo: "handoff:\n  timeout: 30s\n", timeout: 30 * time.Second},
+		{name: "nothing set", want: ""},
+		{name: "flag", flag: "bogus", err: `--mode "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "short variable", env: map[string]string{"ORCHESTRATE_MODE": "bogus"}, err: `ORCHESTRATE_MODE: "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "long variable", env: map[string]string{"ORCHESTRATE_RESUME_MODE": "bogus"}, err: `ORCHESTRATE_RESUME_MODE: "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "repository file", repo: "resume:\n  mode: bogus\n", err: `resume.mode in .orchestrate.yaml: "bogus" is not a mode (autopilot, interactive, preflight)`},
+		{name: "user file", user: "resume: {mode: nope}\n", err: `resume.mode in ` + userFile + `: "nope" is not a mode (autopilot, interactive, preflight)`},
+		{name: "user file over a good repository file", repo: "resume: {mode: autopilot}\n", user: "resume: {mode: nope}\n", err: `resume.mode in ` + userFile + `: "nope"`},
+		{name: "--config file", explicit: "resume: {mode: nope}\n", err: `resume.mode in c.yaml: "nope"`},
+		{name: "flag over a bad file", repo: "resume:\n  mode: bogus\n", flag: "auto", want: modes.ModeAutopilot},
+		{name: "environment over a bad file", user: "resume:\n  mode: bogus\n", env: map[string]string{"ORCHESTRATE_MODE": "preflight"}, want: modes.ModePreflight},
+		{name: "good file", repo: "resume:\n  mode: Pre-Flight\n", want: modes.ModePreflight},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root, home := t.TempDir(), t.TempDir()
-			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
-			for k, v := range tc.env {
-				env[k] = v
+			root, home, getenv := configEnv(t, tc.repo, tc.user, tc.env)
+			explicit := ""
+			if tc.explicit != "" {
+				explicit = "c.yaml"
+				writeFile(t, filepath.Join(home, explicit), tc.explicit)
+				t.Chdir(home)
 			}
-			getenv := func(k string) string { return env[k] }
-			repoPath := filepath.Join(root, repoConfigName)
-			if tc.repo != "" {
-				writeFile(t, repoPath, tc.repo)
-			}
-			if tc.user != "" {
-				writeFile(t, filepath.Join(home, ".config", "orchestrate", "config.yaml"), tc.user)
-			}
-			if tc.trusted {
-				store, err := trust.Open(getenv)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data := []byte(tc.repo)
-				if tc.changed {
-					data = append([]byte("# before the edit\n"), data...)
-				}
-				if err := store.Trust(repoPath, data); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cl, err := loadConfigFiles(newViper(), root, "", getenv)
+			cl, err := config.Load(config.LoadOptions{Root: root, Explicit: explicit, Getenv: getenv})
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := cl.Cfg
-			if cfg.Handoff.Command != tc.command {
-				t.Errorf("handoff.command = %q, want %q", cfg.Handoff.Command, tc.command)
-			}
-			check := func(name, got, want string) {
-				if want != "" && got != want {
-					t.Errorf("%s = %q, want %q", name, got, want)
+			m, err := resumeMode(cl, tc.flag)
+			if tc.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || codeOf(err) != ExitUsage {
+					t.Fatalf("error %v (exit %d), want exit 2 with %s", err, codeOf(err), tc.err)
 				}
+				return
 			}
-			check("log_path", cfg.LogPath, tc.logPath)
-			check("templates_dir", cfg.TemplatesDir, tc.templates)
-			check("sources.stories", strings.Join(cfg.Sources.Stories, ","), tc.stories)
-			if cfg.Handoff.Timeout != tc.timeout {
-				t.Errorf("handoff.timeout = %v, want %v", cfg.Handoff.Timeout, tc.timeout)
-			}
-			var withheld []string
-			needs := false
-			if cl.Repo != nil {
-				withheld, needs = cl.Repo.Withheld, cl.Repo.NeedsTrust()
-				if cl.Repo.HasPrivileged() && cl.Repo.State != tc.state {
-					t.Errorf("state %v, want %v", cl.Repo.State, tc.state)
-				}
-			}
-			if !slices.Equal(withheld, tc.withheld) || needs != tc.needs {
-				t.Errorf("withheld %q (needs trust %v), want %q (%v)", withheld, needs, tc.withheld, tc.needs)
-			}
-			joined := strings.Join(cl.Warnings, "\n")
-			if (tc.warn == "") != (joined == "") || !strings.Contains(joined, tc.warn) {
-				t.Errorf("warnings %q, want one containing %q", joined, tc.warn)
-			}
-			if needs {
-				// trusting it at the prompt applies the withheld settings
-				cfg, err := cl.applyTrusted()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if cfg.Handoff.Command == "" && cfg.Handoff.FallbackCommand == "" {
-					t.Errorf("after trust: no command applied")
-				}
-				if cl.Repo.NeedsTrust() {
-					t.Error("after trust: still needs trust")
-				}
+			if err != nil || m != tc.want {
+				t.Errorf("mode %q, %v; want %q", m, err, tc.want)
 			}
 		})
 	}
 }
 
-// --config names the one file read, trusted as the user's own: the
-// repository's file is not read at all.
-// TestConfigInjectedEnvOnly: viper sees the injected environment, never the
-// process's own.
-func TestConfigInjectedEnvOnly(t *testing.T) {
+// A bad mode in a state file is no error: interactive, with the reason
+// naming the file for --log-level debug.
+func TestStateMode(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		process  map[string]string // the real process environment
-		injected map[string]string // what getenv returns
-		want     string            // resume.mode
+		recorded string
+		want     modes.Mode
+		why      string
 	}{
-		{name: "process env ignored", process: map[string]string{"ORCHESTRATE_RESUME_MODE": "autopilot", "ORCHESTRATE_MODE": "preflight"}, want: ""},
-		{name: "injected long name", injected: map[string]string{"ORCHESTRATE_RESUME_MODE": "autopilot"}, want: "autopilot"},
-		{name: "injected short name wins", injected: map[string]string{"ORCHESTRATE_MODE": "preflight", "ORCHESTRATE_RESUME_MODE": "autopilot"}, want: "preflight"},
-		{name: "injected over process", process: map[string]string{"ORCHESTRATE_RESUME_MODE": "autopilot"}, injected: map[string]string{"ORCHESTRATE_RESUME_MODE": "interactive"}, want: "interactive"},
+		{"autopilot", modes.ModeAutopilot, ""},
+		{"", modes.ModeInteractive, ""},
+		{"bogus", modes.ModeInteractive, `mode: in .orchestrate/workflows/x.yaml: "bogus" is not a mode (autopilot, interactive, preflight): interactive instead`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root, home := t.TempDir(), t.TempDir()
-			for k, v := range tc.process {
-				t.Setenv(k, v)
-			}
-			env := map[string]string{"HOME": home}
-			for k, v := range tc.injected {
-				env[k] = v
-			}
-			for _, explicit := range []string{"", filepath.Join(home, "c.yaml")} {
-				if explicit != "" {
-					writeFile(t, explicit, "stories_dir: docs\n")
-				}
-				v := newViper()
-				cl, err := loadConfigFiles(v, root, explicit, func(k string) string { return env[k] })
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := v.GetString("resume.mode"); got != tc.want {
-					t.Errorf("explicit %q: resume.mode = %q, want %q", explicit, got, tc.want)
-				}
-				if cl.Cfg.Resume.Mode != tc.want {
-					t.Errorf("explicit %q: Cfg.Resume.Mode = %q, want %q", explicit, cl.Cfg.Resume.Mode, tc.want)
-				}
-			}
-		})
-	}
-}
-
-func TestExplicitConfig(t *testing.T) {
-	root, home := t.TempDir(), t.TempDir()
-	writeFile(t, filepath.Join(root, repoConfigName), "handoff: {command: 'echo repo'}\nlog_path: r.jsonl\n")
-	explicit := filepath.Join(home, "mine.yaml")
-	writeFile(t, explicit, "handoff: {command: 'echo mine'}\n")
-	cl, err := loadConfigFiles(newViper(), root, explicit, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cl.Cfg.Handoff.Command != "echo mine" || cl.Cfg.LogPath != ".orchestrate/log.jsonl" || cl.Repo != nil {
-		t.Errorf("got command %q, log %q, repo %v", cl.Cfg.Handoff.Command, cl.Cfg.LogPath, cl.Repo)
-	}
-	if _, err := loadConfigFiles(newViper(), root, filepath.Join(home, "none.yaml"), func(string) string { return "" }); codeOf(err) != ExitUsage {
-		t.Errorf("missing --config file: %v (exit %d), want a usage error", err, codeOf(err))
-	}
-}
-
-// Every configuration file is read bounded and without blocking; the
-// repository's may not be a symlink out of it.
-func TestReadConfigFile(t *testing.T) {
-	outside := t.TempDir()
-	writeFile(t, filepath.Join(outside, "x.yaml"), "a: 1\n")
-	for _, tc := range []struct {
-		name   string
-		make   func(t *testing.T, path, root string)
-		inRepo bool
-		want   string // "" ok, "notexist", else part of the error
-	}{
-		{"regular", func(t *testing.T, p, _ string) { writeFile(t, p, "a: 1\n") }, true, ""},
-		{"missing", func(t *testing.T, p, _ string) {}, true, "notexist"},
-		{"too big", func(t *testing.T, p, _ string) { writeFile(t, p, strings.Repeat("#", maxConfigSize+1)) }, true, "larger than"},
-		{"folder", func(t *testing.T, p, _ string) { os.Mkdir(p, 0o755) }, true, "not a regular file"},
-		{"fifo", func(t *testing.T, p, _ string) { syscall.Mkfifo(p, 0o644) }, true, "not a regular file"},
-		{"symlink inside", func(t *testing.T, p, root string) {
-			writeFile(t, filepath.Join(root, "conf", "real.yaml"), "a: 1\n")
-			os.Symlink("conf/real.yaml", p)
-		}, true, ""},
-		{"symlink outside", func(t *testing.T, p, _ string) { os.Symlink(filepath.Join(outside, "x.yaml"), p) }, true, "outside the repository"},
-		{"symlink to /dev/zero", func(t *testing.T, p, _ string) { os.Symlink("/dev/zero", p) }, true, "outside the repository"},
-		{"user file: symlink out is fine", func(t *testing.T, p, _ string) { os.Symlink(filepath.Join(outside, "x.yaml"), p) }, false, ""},
-		{"user file: /dev/zero refused", func(t *testing.T, p, _ string) { os.Symlink("/dev/zero", p) }, false, "not a regular file"},
-		{"user file: fifo refused", func(t *testing.T, p, _ string) { syscall.Mkfifo(p, 0o644) }, false, "not a regular file"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root, err := filepath.EvalSymlinks(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := filepath.Join(root, repoConfigName)
-			tc.make(t, p, root)
-			in := ""
-			if tc.inRepo {
-				in = root
-			}
-			start := time.Now()
-			data, err := readConfigFile(p, in)
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("took %v", d)
-			}
-			switch tc.want {
-			case "":
-				if err != nil || string(data) != "a: 1\n" {
-					t.Errorf("got %q, %v", data, err)
-				}
-			case "notexist":
-				if !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("got %v, want not-exist", err)
-				}
-			default:
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("got %v, want an error containing %q", err, tc.want)
-				}
-			}
-		})
-	}
-}
-
-func TestQuoteValue(t *testing.T) {
-	for in, want := range map[string]string{
-		"claude --resume x": "'claude --resume x'",
-		"a\x1b]0;title\x07": `"a\x1b]0;title\a"`,
-		"two\nlines":        `"two\nlines"`,
-		"rtl\u202e":         `"rtl\u202e"`,
-	} {
-		if got := quoteValue(in); got != want {
-			t.Errorf("quoteValue(%q) = %s, want %s", in, got, want)
+		m, why := stateMode(tc.recorded, ".orchestrate/workflows/x.yaml")
+		if m != tc.want || why != tc.why {
+			t.Errorf("stateMode(%q) = %q, %q; want %q, %q", tc.recorded, m, why, tc.want, tc.why)
 		}
 	}
 }
@@ -284,7 +112,7 @@ func TestTrustCommand(t *testing.T) {
 	if r := run(t, dir, env, false, "trust", "--show", "--revoke"); r.code != ExitUsage {
 		t.Errorf("--show --revoke: exit %d", r.code)
 	}
-	writeFile(t, filepath.Join(dir, repoConfigName), "handoff: {command: \"echo \\e[2J\"}\n")
+	writeFile(t, filepath.Join(dir, config.RepoFileName), "handoff: {command: \"echo \\e[2J\"}\n")
 	r := run(t, dir, env, false, "trust")
 	if r.code != 0 || !strings.Contains(r.out.String(), `handoff.command: "echo \x1b[2J"`) || strings.Contains(r.out.String(), "\x1b") {
 		t.Errorf("trust: exit %d, %q %q", r.code, r.out.String(), r.err.String())
@@ -304,5 +132,23 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A configuration problem for the user is exit 2; an I/O error stays 1.
+func TestConfigErr(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, ExitOK},
+		{"usage", &config.UsageError{Err: errors.New("bad")}, ExitUsage},
+		{"wrapped usage", fmt.Errorf("x: %w", &config.UsageError{Err: errors.New("bad")}), ExitUsage},
+		{"other", errors.New("disk"), ExitError},
+	} {
+		if got := codeOf(configErr(tc.err)); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

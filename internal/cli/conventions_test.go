@@ -87,7 +87,7 @@ func TestWantsJSON(t *testing.T) {
 
 // Every command's help has an Examples section, from the table.
 func TestEveryCommandHasExamples(t *testing.T) {
-	a := &app{sys: System{}, v: newViper()}
+	a := &app{sys: System{}, v: newSettings()}
 	root := a.newRootCmd()
 	seen := map[string]bool{}
 	walk(root, func(c *cobra.Command) {

@@ -26,12 +26,12 @@ func (a *app) deps() Deps {
 }
 
 // app is the invocation a run function works in: its dependencies, and a
-// fresh configuration (viper) instance.
+// fresh set of configuration flags.
 func (d Deps) app() *app {
 	l := d.Log
 	if l == nil {
 		l = logging.Discard()
 	}
-	return &app{sys: d.System, v: newViper(), log: l,
+	return &app{sys: d.System, v: newSettings(), log: l,
 		global: globalOptions{Repo: d.Repo, Config: d.Config, NoColor: d.NoColor}}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/orchestrate-dev/orchestrate/internal/config"
 	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
@@ -11,7 +12,7 @@ import (
 // where the configuration came from and the repository file's trust.
 type session struct {
 	*sess.Session
-	conf *configLoad
+	conf *config.Loaded
 }
 
 // locate resolves the repository from --repo or the working directory.
@@ -45,7 +46,7 @@ func (a *app) load() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Session: sess.Load(loc, conf.Cfg, a.sys.Now()), conf: conf}
+	s := &session{Session: sess.Load(loc, conf.Config, a.sys.Now()), conf: conf}
 	a.debugSession(s)
 	return s, nil
 }

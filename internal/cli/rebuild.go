@@ -80,7 +80,7 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 
 	// A rebuilt state recorded as started in pre-flight resumes in pre-flight
 	// when no mode was asked for; it is never promoted to autopilot.
-	if a.v.GetString("resume.mode") == "" {
+	if r.s.conf.Get("resume.mode") == "" {
 		if m, err := modes.ParseMode(rebuilt.Mode); err == nil && m == modes.ModePreflight {
 			r.mode = m
 		}

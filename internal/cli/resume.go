@@ -129,8 +129,8 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	}
 	r := &resumeRun{opts: opts, s: s, all: s.Resumable()}
 
-	// The mode: flag > env > config (viper) > the mode the workflow was started in > interactive.
-	if r.mode, err = s.conf.resumeMode(opts.Mode); err != nil {
+	// The mode: flag > env > config > the mode the workflow was started in > interactive.
+	if r.mode, err = resumeMode(s.conf, opts.Mode); err != nil {
 		return err
 	}
 

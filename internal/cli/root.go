@@ -74,7 +74,8 @@ type globalOptions struct {
 	NoColor  bool
 }
 
-// app is one invocation: the system, the viper instance and the global flags.
+// app is one invocation: the system, the configuration its flags set and the
+// global flags.
 type app struct {
 	sys    System
 	v      *settings
@@ -127,7 +128,7 @@ func Main(args []string, sys System) int {
 		out = &countingWriter{w: sys.IO.Out}
 		sys.IO.Out = out
 	}
-	a := &app{sys: sys, v: newViper(), log: logging.Discard()}
+	a := &app{sys: sys, v: newSettings(), log: logging.Discard()}
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(sys.IO.In)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/trust"
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
@@ -61,7 +62,7 @@ func (a *app) runTrust(opts *TrustOptions) error {
 	if err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	path := filepath.Join(root, repoConfigName)
+	path := filepath.Join(root, config.RepoFileName)
 	if opts.Revoke {
 		found, err := store.Revoke(path)
 		if err != nil {
@@ -74,16 +75,16 @@ func (a *app) runTrust(opts *TrustOptions) error {
 		}
 		return err
 	}
-	cl, err := loadConfigFiles(newViper(), root, "", a.sys.Getenv)
+	cl, err := config.Load(config.LoadOptions{Root: root, Getenv: a.sys.Getenv})
 	if err != nil {
-		return err
+		return configErr(err)
 	}
 	rc := cl.Repo
 	if rc == nil {
-		if _, serr := readConfigFile(path, root); serr != nil && !errors.Is(serr, fs.ErrNotExist) {
+		if _, serr := config.ReadFile(path, root); serr != nil && !errors.Is(serr, fs.ErrNotExist) {
 			return fmt.Errorf("config %s: %w", path, serr)
 		}
-		_, err := fmt.Fprintf(out, "No %s in %s: nothing to trust.\n", repoConfigName, root)
+		_, err := fmt.Fprintf(out, "No %s in %s: nothing to trust.\n", config.RepoFileName, root)
 		return err
 	}
 	state, serr := store.Check(rc.Path, rc.Data)
@@ -112,7 +113,7 @@ func (a *app) runTrust(opts *TrustOptions) error {
 
 // describeRepoConfig writes what the repository's file makes orchestrate
 // run or write, one setting a line, values escaped for the terminal.
-func describeRepoConfig(w io.Writer, rc *repoConfig) error {
+func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (sha256 %s)\n", rc.Path, trust.Hash(rc.Data)[:16])
 	if len(rc.Values) == 0 {
@@ -120,12 +121,12 @@ func describeRepoConfig(w io.Writer, rc *repoConfig) error {
 	}
 	for _, kv := range rc.Values {
 		what := ""
-		switch kindOf(kv.Key) {
-		case keyRuns:
+		switch config.PrivilegeOf(kv.Key) {
+		case config.RunsProgram:
 			what = "runs this command (sh -c)"
-		case keySteers:
+		case config.SteersProgram:
 			what = "steers the handoff command"
-		case keyPath:
+		case config.PathSetting:
 			what = "a path orchestrate reads or writes"
 		}
 		note := ""
@@ -135,7 +136,7 @@ func describeRepoConfig(w io.Writer, rc *repoConfig) error {
 		case kv.Overridden:
 			note = " [your config or environment overrides it]"
 		}
-		fmt.Fprintf(&b, "  %s: %s\n      %s%s\n", kv.Key, quoteValue(kv.Value), what, note)
+		fmt.Fprintf(&b, "  %s: %s\n      %s%s\n", kv.Key, config.QuoteValue(kv.Value), what, note)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -144,8 +145,8 @@ func describeRepoConfig(w io.Writer, rc *repoConfig) error {
 // loadConf reads the configuration of the repository at root and prints
 // its warnings (an untrusted file's ignored settings, a refused path) on
 // stderr.
-func (a *app) loadConf(root string) (*configLoad, error) {
-	cl, err := loadConfigFiles(a.v, root, a.global.Config, a.sys.Getenv)
+func (a *app) loadConf(root string) (*config.Loaded, error) {
+	cl, err := a.loadConfig(root)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +183,7 @@ func (a *app) trustNotice(s *session) {
 	}
 	rc := s.conf.Repo
 	if w := rc.Waiting(); len(w) > 0 {
-		fmt.Fprintf(a.sys.IO.ErrOut, "Trust: %s %s: %s waiting for trust (review it with 'orchestrate trust --show', trust it with 'orchestrate trust').\n", rc.Rel, rc.stateWords(), strings.Join(w, ", "))
+		fmt.Fprintf(a.sys.IO.ErrOut, "Trust: %s %s: %s waiting for trust (review it with 'orchestrate trust --show', trust it with 'orchestrate trust').\n", rc.Rel, rc.StateWords(), strings.Join(w, ", "))
 	}
 }
 
@@ -201,15 +202,15 @@ func (a *app) requireRepoTrust(r *resumeRun) error {
 	if !a.sys.IO.CanPrompt() {
 		var cmds []string
 		for _, kv := range rc.Values {
-			if kindOf(kv.Key) == keyRuns && kv.Refused == "" && !kv.Overridden {
-				cmds = append(cmds, kv.Key+" "+quoteValue(kv.Value))
+			if config.PrivilegeOf(kv.Key) == config.RunsProgram && kv.Refused == "" && !kv.Overridden {
+				cmds = append(cmds, kv.Key+" "+config.QuoteValue(kv.Value))
 			}
 		}
-		fmt.Fprintf(errOut, "orchestrate: %s %s and would run %s: nothing was run or written.\n", rc.Rel, rc.stateWords(), strings.Join(cmds, " and "))
-		fmt.Fprintf(errOut, "Review it and run 'orchestrate trust' to trust it, or set %s=1 to trust it for one run (CI that runs the repository's code anyway).\n", EnvTrustRepoConfig)
+		fmt.Fprintf(errOut, "orchestrate: %s %s and would run %s: nothing was run or written.\n", rc.Rel, rc.StateWords(), strings.Join(cmds, " and "))
+		fmt.Fprintf(errOut, "Review it and run 'orchestrate trust' to trust it, or set %s=1 to trust it for one run (CI that runs the repository's code anyway).\n", config.EnvTrustRepoConfig)
 		return a.finishQuiet(r, "error", ExitNoTTY)
 	}
-	fmt.Fprintf(errOut, "%s %s. It would make orchestrate:\n", rc.Rel, rc.stateWords())
+	fmt.Fprintf(errOut, "%s %s. It would make orchestrate:\n", rc.Rel, rc.StateWords())
 	if err := describeRepoConfig(errOut, rc); err != nil {
 		return err
 	}
@@ -228,9 +229,9 @@ func (a *app) requireRepoTrust(r *resumeRun) error {
 	if err := store.Trust(rc.Path, rc.Data); err != nil {
 		return err
 	}
-	cfg, err := s.conf.applyTrusted()
+	cfg, err := s.conf.ApplyTrusted()
 	if err != nil {
-		return err
+		return configErr(err)
 	}
 	s.Cfg = cfg
 	fmt.Fprintf(errOut, "Trusted %s.\n", rc.Rel)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/config"
 )
 
 // untrustedRepo is example 1 with a committed .orchestrate.yaml whose
@@ -11,7 +13,7 @@ import (
 func untrustedRepo(t *testing.T) string {
 	t.Helper()
 	dir := cleanRepo(t)
-	writeFile(t, filepath.Join(dir, repoConfigName), "handoff:\n  command: 'touch marker'\n")
+	writeFile(t, filepath.Join(dir, config.RepoFileName), "handoff:\n  command: 'touch marker'\n")
 	return dir
 }
 

@@ -1,7 +1,8 @@
 // Package config holds orchestrate's configuration as a plain value with its
-// defaults. Loading it from files, environment and flags is the command
-// layer's job (one viper instance in internal/cli); every stage below takes a
-// Config value.
+// defaults (this file), and loads it (Load): flags, the injected
+// environment, the user's file and the repository's .orchestrate.yaml with
+// its trust (docs/SECURITY.md), type checks and unknown-key warnings. It is
+// the one package that imports viper; every stage takes a Config value.
 package config
 
 import "time"

@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"errors"
@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
-
-	"github.com/orchestrate-dev/orchestrate/internal/config"
-	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
 // keyKind is the kind of value a configuration key expects, for the
@@ -46,13 +43,13 @@ func (k keyKind) expected() string {
 	case kindMap:
 		return "a map of names to lists (e.g. {done: [shipped, released]})"
 	case kindMode:
-		return "a mode (" + modeNames + ")"
+		return "a mode (" + ModeNames + ")"
 	}
 	return "text"
 }
 
-// modeNames are the modes, for messages.
-const modeNames = "autopilot, interactive, preflight"
+// ModeNames are the modes, for messages (the names modes.ParseMode takes).
+const ModeNames = "autopilot, interactive, preflight"
 
 // mapKeys are the keys that are maps by design: any sub-key is valid, each
 // holding a list (statuses.done: [shipped]).
@@ -66,7 +63,7 @@ type keySpec struct {
 }
 
 // keyKinds is every registered configuration key (flat, dotted) and its
-// spec, read from config.Config's mapstructure tags: a key added there is
+// spec, read from Config's mapstructure tags: a key added there is
 // checked and suggested with no further change here.
 var keyKinds = configKinds()
 
@@ -106,7 +103,7 @@ func configKinds() map[string]keySpec {
 			out[key] = keySpec{kind, ft}
 		}
 	}
-	walk("", reflect.TypeOf(config.Config{}))
+	walk("", reflect.TypeOf(Config{}))
 	out["resume.mode"] = keySpec{kindMode, reflect.TypeOf("")}
 	return out
 }
@@ -216,7 +213,7 @@ func (src configSource) origin(k string) string {
 // checkLayer checks the flat settings of one source: it returns a warning
 // for each unknown key (with the nearest valid key) and an error naming the
 // source, the key, the value and what was expected for each wrongly typed
-// value. A configuration error is a usage-class error (exit 2).
+// value. A configuration error is a *UsageError.
 func checkLayer(src configSource, flat map[string]any) (warnings []string, err error) {
 	keys := make([]string, 0, len(flat))
 	for k := range flat {
@@ -273,7 +270,7 @@ func checkLayer(src configSource, flat map[string]any) (warnings []string, err e
 		warnings = append(warnings, w+": ignored")
 	}
 	if len(problems) > 0 {
-		return warnings, &ExitErr{Code: ExitUsage, Err: errors.New(strings.Join(problems, "; "))}
+		return warnings, &UsageError{Err: errors.New(strings.Join(problems, "; "))}
 	}
 	return warnings, nil
 }
@@ -292,7 +289,7 @@ func sectionKeys(s string) []string {
 // checkValue decodes val as key k the way the configuration is decoded
 // (viper: weakly typed, durations and comma-separated lists from text) and
 // returns what was expected when it does not decode, else "". A mode is
-// checked where it is used (resumeMode), so that a bad mode a flag
+// checked where it is used (the command layer, with Loaded.Source), so that a bad mode a flag
 // overrides is no error.
 func checkValue(k string, val any) string {
 	spec, ok := keyKinds[k]
@@ -374,43 +371,4 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// resumeMode is the mode configured for a resume and an error saying where
-// a bad one came from: the --mode flag (flag, its value), else the
-// environment or a configuration file (the layer that set resume.mode
-// last). It returns "" when nothing sets a mode (the workflow's own mode,
-// else interactive, applies).
-func (cl *configLoad) resumeMode(flag string) (modes.Mode, error) {
-	if flag != "" {
-		m, err := modes.ParseMode(flag)
-		if err != nil {
-			return "", usagef("--mode %q is not a mode (%s)", flag, modeNames)
-		}
-		return m, nil
-	}
-	s := cl.v.GetString("resume.mode")
-	if s == "" {
-		return "", nil
-	}
-	m, err := modes.ParseMode(s)
-	if err != nil {
-		where := "resume.mode"
-		if o, ok := cl.origins["resume.mode"]; ok {
-			where = o
-		}
-		return "", &ExitErr{Code: ExitUsage, Err: fmt.Errorf("%s: %q is not a mode (%s)", where, s, modeNames)}
-	}
-	return m, nil
-}
-
-// stateMode is the mode a workflow was started in, as its state file
-// records it: a name orchestrate does not know is no mode to run in, so
-// the default (interactive) asks; why is returned for --log-level debug.
-func stateMode(recorded, statePath string) (m modes.Mode, why string) {
-	m, err := modes.ParseMode(recorded)
-	if err != nil {
-		return modes.ModeInteractive, fmt.Sprintf("mode: in %s: %q is not a mode (%s): interactive instead", statePath, recorded, modeNames)
-	}
-	return m, ""
 }

@@ -1,12 +1,10 @@
-package cli
+package config
 
 import (
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
 // configEnv is a repository root, a home and an injected environment for a
@@ -19,7 +17,7 @@ func configEnv(t *testing.T, repo, user string, env map[string]string) (root, ho
 		all[k] = v
 	}
 	if repo != "" {
-		writeFile(t, filepath.Join(root, repoConfigName), repo)
+		writeFile(t, filepath.Join(root, RepoFileName), repo)
 	}
 	if user != "" {
 		writeFile(t, filepath.Join(home, ".config", "orchestrate", "config.yaml"), user)
@@ -103,10 +101,10 @@ func TestConfigErrors(t *testing.T) {
 				writeFile(t, filepath.Join(home, explicit), tc.explicit)
 				t.Chdir(home)
 			}
-			cl, err := loadConfigFiles(newViper(), root, explicit, getenv)
+			cl, err := Load(LoadOptions{Root: root, Explicit: explicit, Getenv: getenv})
 			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || codeOf(err) != ExitUsage {
-					t.Fatalf("error %v (exit %d), want exit 2 with\n%s", err, codeOf(err), tc.err)
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || !isUsage(err) {
+					t.Fatalf("error %v, want a usage error with\n%s", err, tc.err)
 				}
 				if !strings.HasPrefix(tc.err, ".orchestrate.yaml: not valid") && err.Error() != tc.err {
 					t.Errorf("error\n%s\nwant\n%s", err, tc.err)
@@ -162,76 +160,6 @@ func TestConfigKeysRegistered(t *testing.T) {
 	} {
 		if got := keyKinds[k].kind; got != want {
 			t.Errorf("%s: kind %v, want %v", k, got, want)
-		}
-	}
-}
-
-// A bad mode says where it came from: the flag, the environment variable,
-// the configuration file; a mode a higher layer sets wins without an error.
-func TestResumeModeSource(t *testing.T) {
-	const userFile = "~/.config/orchestrate/config.yaml"
-	for _, tc := range []struct {
-		name       string
-		repo, user string
-		explicit   string // a --config file's content
-		env        map[string]string
-		flag       string
-		want       modes.Mode
-		err        string
-	}{
-		{name: "nothing set", want: ""},
-		{name: "flag", flag: "bogus", err: `--mode "bogus" is not a mode (autopilot, interactive, preflight)`},
-		{name: "short variable", env: map[string]string{"ORCHESTRATE_MODE": "bogus"}, err: `ORCHESTRATE_MODE: "bogus" is not a mode (autopilot, interactive, preflight)`},
-		{name: "long variable", env: map[string]string{"ORCHESTRATE_RESUME_MODE": "bogus"}, err: `ORCHESTRATE_RESUME_MODE: "bogus" is not a mode (autopilot, interactive, preflight)`},
-		{name: "repository file", repo: "resume:\n  mode: bogus\n", err: `resume.mode in .orchestrate.yaml: "bogus" is not a mode (autopilot, interactive, preflight)`},
-		{name: "user file", user: "resume: {mode: nope}\n", err: `resume.mode in ` + userFile + `: "nope" is not a mode (autopilot, interactive, preflight)`},
-		{name: "user file over a good repository file", repo: "resume: {mode: autopilot}\n", user: "resume: {mode: nope}\n", err: `resume.mode in ` + userFile + `: "nope"`},
-		{name: "--config file", explicit: "resume: {mode: nope}\n", err: `resume.mode in c.yaml: "nope"`},
-		{name: "flag over a bad file", repo: "resume:\n  mode: bogus\n", flag: "auto", want: modes.ModeAutopilot},
-		{name: "environment over a bad file", user: "resume:\n  mode: bogus\n", env: map[string]string{"ORCHESTRATE_MODE": "preflight"}, want: modes.ModePreflight},
-		{name: "good file", repo: "resume:\n  mode: Pre-Flight\n", want: modes.ModePreflight},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root, home, getenv := configEnv(t, tc.repo, tc.user, tc.env)
-			explicit := ""
-			if tc.explicit != "" {
-				explicit = "c.yaml"
-				writeFile(t, filepath.Join(home, explicit), tc.explicit)
-				t.Chdir(home)
-			}
-			cl, err := loadConfigFiles(newViper(), root, explicit, getenv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := cl.resumeMode(tc.flag)
-			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || codeOf(err) != ExitUsage {
-					t.Fatalf("error %v (exit %d), want exit 2 with %s", err, codeOf(err), tc.err)
-				}
-				return
-			}
-			if err != nil || m != tc.want {
-				t.Errorf("mode %q, %v; want %q", m, err, tc.want)
-			}
-		})
-	}
-}
-
-// A bad mode in a state file is no error: interactive, with the reason
-// naming the file for --log-level debug.
-func TestStateMode(t *testing.T) {
-	for _, tc := range []struct {
-		recorded string
-		want     modes.Mode
-		why      string
-	}{
-		{"autopilot", modes.ModeAutopilot, ""},
-		{"", modes.ModeInteractive, ""},
-		{"bogus", modes.ModeInteractive, `mode: in .orchestrate/workflows/x.yaml: "bogus" is not a mode (autopilot, interactive, preflight): interactive instead`},
-	} {
-		m, why := stateMode(tc.recorded, ".orchestrate/workflows/x.yaml")
-		if m != tc.want || why != tc.why {
-			t.Errorf("stateMode(%q) = %q, %q; want %q, %q", tc.recorded, m, why, tc.want, tc.why)
 		}
 	}
 }

@@ -1,0 +1,315 @@
+package gitrepo
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// CommitsTouching walks HEAD's first-parent chain back to base (excluded)
+// and returns, for each of paths that some commit changed (its content
+// differs from the commit's first parent, or it was added or deleted), those
+// commits, newest first, at most limit per path (limit <= 0: no limit).
+// Paths no commit changed are absent from the map. Only the entries on the
+// given paths are compared, and a folder whose tree is the same in both
+// commits is not descended into. When base is not on the chain the walk runs
+// to the first commit or the shallow boundary (a root or boundary commit
+// counts as adding what it holds) — or stops early once every path has limit
+// commits.
+func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[string][]Commit, error) {
+	out := make(map[string][]Commit)
+	if len(paths) == 0 {
+		return out, nil
+	}
+	c, err := r.headLinks()
+	if err != nil {
+		return nil, err
+	}
+	stop, hasStop := fullHash(base.Hash)
+	trie := newPathTrie(paths)
+	cache := newTreeCache(r.objects)
+	full := 0
+	for !hasStop || c.hash != stop {
+		p, ok, err := r.parentLinks(c)
+		if err != nil {
+			return nil, err
+		}
+		parentTree := plumbing.ZeroHash
+		if ok {
+			parentTree = p.tree
+		}
+		changed, err := cache.changed(c.tree, parentTree, trie)
+		if err != nil {
+			return nil, fmt.Errorf("compare %s with its parent: %w", c.hash.String()[:7], err)
+		}
+		var info Commit
+		for _, path := range changed {
+			if limit > 0 && len(out[path]) >= limit {
+				continue
+			}
+			if info.IsZero() {
+				if info, err = r.commitInfo(c.hash); err != nil {
+					return nil, err
+				}
+			}
+			out[path] = append(out[path], info)
+			if limit > 0 && len(out[path]) == limit {
+				full++
+			}
+		}
+		if !ok || (limit > 0 && full == len(trie.paths)) {
+			break
+		}
+		cache.next()
+		c = p
+	}
+	return out, nil
+}
+
+// LastChange returns, for each path, the newest commit on HEAD's first-parent
+// chain that changed it (added, edited or deleted it), looking at most
+// maxCommits commits back (maxCommits <= 0: no bound). Paths not changed
+// within the bound — or when the repository has no commits — are absent. It
+// gives the "last update" time of a file without reading its history in full.
+func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
+	out := make(map[string]Commit)
+	if len(paths) == 0 {
+		return out
+	}
+	c, err := r.headLinks()
+	if err != nil {
+		return out
+	}
+	trie := newPathTrie(paths)
+	cache := newTreeCache(r.objects)
+	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
+		p, ok, err := r.parentLinks(c)
+		if err != nil {
+			return out
+		}
+		parentTree := plumbing.ZeroHash
+		if ok {
+			parentTree = p.tree
+		}
+		changed, err := cache.changed(c.tree, parentTree, trie)
+		if err != nil {
+			return out
+		}
+		if len(changed) > 0 {
+			info, err := r.commitInfo(c.hash)
+			if err != nil {
+				return out
+			}
+			for _, path := range changed {
+				out[path] = info
+			}
+			var rest []string
+			for _, path := range trie.paths {
+				if _, done := out[path]; !done {
+					rest = append(rest, path)
+				}
+			}
+			if len(rest) == 0 {
+				break
+			}
+			trie = newPathTrie(rest)
+		}
+		if !ok {
+			break
+		}
+		cache.next()
+		c = p
+	}
+	return out
+}
+
+// ReadAt returns the content of the file at the slash path p in commit c.
+// A path absent from c gives an error wrapping os.ErrNotExist; a folder or a
+// submodule, or a blob over MaxReadSize, gives an error.
+func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
+	t, err := r.treeOf(c.Hash)
+	if err != nil {
+		return nil, err
+	}
+	e, err := t.entry(p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	if e == nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, os.ErrNotExist)
+	}
+	if !isBlob(e.Mode) {
+		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
+	}
+	blob, err := r.repo.BlobObject(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	if blob.Size > MaxReadSize {
+		return nil, fmt.Errorf("read %s at %s: %d bytes, over the %d-byte limit", p, c.Short, blob.Size, MaxReadSize)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(rd, MaxReadSize+1))
+	if cerr := rd.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	return data, nil
+}
+
+// toCommit converts a go-git commit: When is the committer time in UTC and
+// Subject the first line of the message.
+func toCommit(c *object.Commit) Commit {
+	h := c.Hash.String()
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	return Commit{
+		Hash:    h,
+		Short:   h[:7],
+		Author:  c.Author.Name,
+		Email:   c.Author.Email,
+		When:    c.Committer.When.UTC(),
+		Subject: strings.TrimSpace(subject),
+	}
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isBlob(m filemode.FileMode) bool {
+	return m == filemode.Regular || m == filemode.Executable || m == filemode.Symlink || m == filemode.Deprecated
+}
+
+func hashString(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
+}
+
+// links is what the history walk reads of a commit: its tree and first
+// parent, parsed from the raw object without decoding the rest.
+type links struct {
+	hash, tree plumbing.Hash
+	parent     plumbing.Hash // zero for a root commit
+}
+
+// headLinks returns HEAD's links.
+func (r *Repo) headLinks() (links, error) {
+	ref, err := r.repo.Head()
+	if err != nil {
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return links{}, fmt.Errorf("HEAD has no commits: %w", ErrNoCommit)
+		}
+		return links{}, fmt.Errorf("resolve HEAD: %w", err)
+	}
+	l, err := r.readLinks(ref.Hash())
+	if err != nil {
+		return links{}, fmt.Errorf("read HEAD commit %s: %w", ref.Hash(), err)
+	}
+	return l, nil
+}
+
+// parentLinks returns c's first parent; ok is false at the start of the
+// history, at a shallow boundary, or when the parent object is missing (as
+// firstParent).
+func (r *Repo) parentLinks(c links) (p links, ok bool, err error) {
+	if c.parent.IsZero() || r.shallow[c.hash] {
+		return links{}, false, nil
+	}
+	p, err = r.readLinks(c.parent)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return links{}, false, nil
+		}
+		return links{}, false, fmt.Errorf("read parent of %s: %w", c.hash.String()[:7], err)
+	}
+	return p, true, nil
+}
+
+// readLinks reads the header lines of commit h.
+func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
+	obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
+	if err != nil {
+		return links{}, err
+	}
+	raw, err := objectBytes(obj)
+	if err != nil {
+		return links{}, err
+	}
+	l := links{hash: h}
+	seenTree := false
+	for len(raw) > 0 {
+		line := raw
+		if nl := bytes.IndexByte(raw, '\n'); nl >= 0 {
+			line, raw = raw[:nl], raw[nl+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) == 0 {
+			break // the end of the header
+		}
+		switch {
+		case !seenTree && bytes.HasPrefix(line, []byte("tree ")):
+			if l.tree, err = parseHexHash(line[5:]); err != nil {
+				return links{}, fmt.Errorf("commit %s: tree: %w", h.String()[:7], err)
+			}
+			seenTree = true
+		case l.parent.IsZero() && bytes.HasPrefix(line, []byte("parent ")):
+			if l.parent, err = parseHexHash(line[7:]); err != nil {
+				return links{}, fmt.Errorf("commit %s: parent: %w", h.String()[:7], err)
+			}
+		}
+	}
+	if !seenTree {
+		return links{}, fmt.Errorf("commit %s has no tree", h.String()[:7])
+	}
+	return l, nil
+}
+
+// commitInfo decodes commit h in full.
+func (r *Repo) commitInfo(h plumbing.Hash) (Commit, error) {
+	c, err := object.GetCommit(r.objects, h)
+	if err != nil {
+		return Commit{}, fmt.Errorf("read commit %s: %w", h.String()[:7], err)
+	}
+	return toCommit(c), nil
+}
+
+func parseHexHash(b []byte) (plumbing.Hash, error) {
+	var h plumbing.Hash
+	if len(b) != 2*len(h) {
+		return h, fmt.Errorf("%q is not a full hash", b)
+	}
+	if _, err := hex.Decode(h[:], b); err != nil {
+		return h, fmt.Errorf("%q is not a full hash: %w", b, err)
+	}
+	return h, nil
+}
+
+// fullHash parses a full lower-case hex hash; ok is false for anything else.
+func fullHash(s string) (plumbing.Hash, bool) {
+	if len(s) != 2*len(plumbing.ZeroHash) || !isHex(s) {
+		return plumbing.ZeroHash, false
+	}
+	return plumbing.NewHash(s), true
+}
