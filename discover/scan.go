@@ -72,6 +72,7 @@ func Scan(r *source.Repo, opts Options) Result {
 	var all []workflow.Candidate
 	var findings []workflow.Finding
 	var prefetch chan map[string]Stamp
+	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
 	for _, s := range sources {
 		cs, fs := s.Scan(r)

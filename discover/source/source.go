@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
@@ -58,6 +59,21 @@ type Repo struct {
 type Stamp struct {
 	When time.Time
 	From string // "git:<short hash>"
+}
+
+// SerializeTimes wraps a Times function so that calls from several
+// goroutines (discover dates stories while the formats scan) take turns: the
+// git reader behind it is not safe for concurrent use. Nil stays nil.
+func SerializeTimes(f func(paths []string) map[string]Stamp) func(paths []string) map[string]Stamp {
+	if f == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(paths []string) map[string]Stamp {
+		mu.Lock()
+		defer mu.Unlock()
+		return f(paths)
+	}
 }
 
 // CommitTimes returns r.Times(paths) without the zero stamps, or nil when
