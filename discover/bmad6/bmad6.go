@@ -532,7 +532,6 @@ func newerSide(ledger, file string, ls, fs source.Stamp, ledgerOK, git bool, led
 	return "the ledger and the story file have the same modification time (" + basis + ")"
 }
 
-
 // resume is the point inside the story where work stopped and the
 // framework's own next command.
 func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string, sf *StoryFile) *workflow.ResumePoint {
