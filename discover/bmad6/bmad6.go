@@ -63,10 +63,11 @@ type ledgerScan struct {
 	folder   string // effective story folder
 	declared string // story_location as written
 	files    map[string]string
+	spell    Spelling // how the user types the framework's commands
 }
 
 func scanLedger(r *source.Repo, cfg Config, lp string, mt time.Time, l *Ledger) ([]workflow.Candidate, []workflow.Finding) {
-	s := &ledgerScan{r: r, cfg: cfg, path: lp, mtime: mt, l: l, declared: l.StoryLocation}
+	s := &ledgerScan{r: r, cfg: cfg, path: lp, mtime: mt, l: l, declared: l.StoryLocation, spell: spelling(r, cfg)}
 	prefixes := Prefixes(l.Entries)
 	for _, e := range l.Entries {
 		if KeyKind(e.Key, prefixes) == KeyStory {
@@ -513,6 +514,10 @@ func newerSide(ledger, file string, ls, fs source.Stamp, ledgerOK, git bool, led
 		if fs.When.After(ls.When) {
 			return "the story file changed after the ledger (" + basis + "): the ledger may lag"
 		}
+		if fs.From == ls.From && fs.When.Equal(ls.When) {
+			return fmt.Sprintf("the ledger and the story file last changed in the same commit %s %s (by git): the file is stale",
+				strings.TrimPrefix(fs.From, "git:"), fs.When.UTC().Format(time.RFC3339))
+		}
 		return "the ledger changed after the story file or with it (" + basis + "): the file is stale"
 	}
 	why := "no git"
@@ -556,12 +561,12 @@ func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string
 	switch {
 	case eff == workflow.StatusInReview:
 		rp.Item = "code review"
-		rp.FrameworkCommand = "/bmad code-review " + target
+		rp.FrameworkCommand = s.spell.Command("code-review") + " " + target
 	case sf == nil:
 		rp.Item = "create story"
-		rp.FrameworkCommand = "/bmad create-story " + e.Key
+		rp.FrameworkCommand = s.spell.Command("create-story") + " " + e.Key
 	default:
-		rp.FrameworkCommand = "/bmad dev-story " + target
+		rp.FrameworkCommand = s.spell.Command("dev-story") + " " + target
 		var pick *Task
 		if sf.Reviewed {
 			for i := range sf.Tasks {
@@ -632,9 +637,9 @@ var numbered = regexp.MustCompile(`^\d+[a-z]?-\d+[a-z]?-`)
 // backlog one.
 func (s *ledgerScan) frameworkNext(eff workflow.Status) (string, string) {
 	want := []workflow.Status{workflow.StatusReady, workflow.StatusBacklog}
-	cmd := []string{"/bmad dev-story ", "/bmad create-story "}
+	cmd := []string{s.spell.Command("dev-story") + " ", s.spell.Command("create-story") + " "}
 	if eff == workflow.StatusInReview {
-		want, cmd = []workflow.Status{workflow.StatusInReview}, []string{"/bmad code-review "}
+		want, cmd = []workflow.Status{workflow.StatusInReview}, []string{s.spell.Command("code-review") + " "}
 	}
 	for i, w := range want {
 		for _, e := range s.stories {
