@@ -35,7 +35,8 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	cfg := readConfig(r)
 	var out []workflow.Candidate
 	var findings []workflow.Finding
-	for _, lp := range ledgerPaths(r, cfg) {
+	ledgers := ledgerPaths(r, cfg)
+	for _, lp := range ledgers {
 		data, mt, err := r.ReadWithTime(lp)
 		if err != nil {
 			findings = append(findings, source.ReadFinding(lp, err))
@@ -49,7 +50,8 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		out = append(out, cs...)
 		findings = append(findings, fs...)
 	}
-	return out, findings
+	qs, qf := quickSpecs(r, cfg, ledgers, spelling(r, cfg))
+	return append(out, qs...), append(findings, qf...)
 }
 
 // ledgerScan is one ledger being turned into candidates.
