@@ -36,6 +36,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var out []workflow.Candidate
 	var findings []workflow.Finding
 	ledgers := ledgerPaths(r, cfg)
+	var read []readLedger
 	for _, lp := range ledgers {
 		data, mt, err := r.ReadWithTime(lp)
 		if err != nil {
@@ -47,9 +48,12 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			continue
 		}
 		cs, fs := scanLedger(r, cfg, lp, mt.UTC(), l)
-		out = append(out, cs...)
+		read = append(read, readLedger{path: lp, mtime: mt.UTC(), l: l, cands: cs})
 		findings = append(findings, fs...)
 	}
+	cs, fs := liveLedgers(r, read)
+	out = append(out, cs...)
+	findings = append(findings, fs...)
 	qs, qf := quickSpecs(r, cfg, ledgers, spelling(r, cfg))
 	return append(out, qs...), append(findings, qf...)
 }
