@@ -133,14 +133,20 @@ func QuickSpec(r *source.Repo, p string, data []byte, spell Spelling) (workflow.
 		}
 		c.Phases = append(c.Phases, workflow.Phase{ID: s.id, Name: s.name, Status: st})
 	}
-	rp := &workflow.ResumePoint{Done: len(done), Total: len(quickSpecSteps), Title: title, Section: "quick-spec " + WIPFile,
+	section := "quick-spec " + WIPFile
+	if title != "" {
+		section = "quick-spec: " + title + " (" + WIPFile + ")"
+	}
+	rp := &workflow.ResumePoint{Done: len(done), Total: len(quickSpecSteps), Section: section,
 		FrameworkCommand: spell.Command("quick-spec"),
 		Note:             "quick-spec finds " + WIPFile + " and offers to continue it ([Y])"}
 	if next <= len(quickSpecSteps) {
-		rp.Item = fmt.Sprintf("step %d of %d: %s", next, len(quickSpecSteps), quickSpecSteps[next-1].name)
+		rp.Item = fmt.Sprintf("step %d of %d", next, len(quickSpecSteps))
+		rp.Title = quickSpecSteps[next-1].name
 		c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(done), Total: len(quickSpecSteps), Name: quickSpecSteps[next-1].id}
 	} else {
 		rp.Item = "save the spec"
+		rp.Title = "step 4 ended without renaming " + WIPFile
 		rp.Note = "every step is done but the file is still " + WIPFile + " in progress: step 4 did not save it"
 		c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(done), Total: len(quickSpecSteps), Name: "review"}
 	}
