@@ -2,7 +2,6 @@ package discover
 
 import (
 	"sort"
-	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
@@ -20,10 +19,7 @@ import (
 )
 
 // Stamp is when a file last changed according to git.
-type Stamp struct {
-	When time.Time
-	From string // "git:<short hash>"
-}
+type Stamp = source.Stamp
 
 // Options tune a Scan.
 type Options struct {
@@ -76,6 +72,8 @@ func Scan(r *source.Repo, opts Options) Result {
 	var all []workflow.Candidate
 	var findings []workflow.Finding
 	var prefetch chan map[string]Stamp
+	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
+	r.Times = opts.Times
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
 		all = append(all, cs...)

@@ -22,6 +22,9 @@ func bmad6Track(c workflow.Candidate, def workflow.Definition) track {
 		}
 	}
 	if at < 0 {
+		if c.Type != workflow.TypeSDC && c.Type != workflow.TypeQAReview {
+			return genericTrack(c, def) // a quick-spec: its own steps
+		}
 		return sdcTrack(c, def)
 	}
 	t := newTrack()

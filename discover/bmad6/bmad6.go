@@ -35,7 +35,9 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	cfg := readConfig(r)
 	var out []workflow.Candidate
 	var findings []workflow.Finding
-	for _, lp := range ledgerPaths(r, cfg) {
+	ledgers := ledgerPaths(r, cfg)
+	var read []readLedger
+	for _, lp := range ledgers {
 		data, mt, err := r.ReadWithTime(lp)
 		if err != nil {
 			findings = append(findings, source.ReadFinding(lp, err))
@@ -46,10 +48,14 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			continue
 		}
 		cs, fs := scanLedger(r, cfg, lp, mt.UTC(), l)
-		out = append(out, cs...)
+		read = append(read, readLedger{path: lp, mtime: mt.UTC(), l: l, cands: cs})
 		findings = append(findings, fs...)
 	}
-	return out, findings
+	cs, fs := liveLedgers(r, read)
+	out = append(out, cs...)
+	findings = append(findings, fs...)
+	qs, qf := quickSpecs(r, cfg, ledgers, spelling(r, cfg))
+	return append(out, qs...), append(findings, qf...)
 }
 
 // ledgerScan is one ledger being turned into candidates.
@@ -63,10 +69,11 @@ type ledgerScan struct {
 	folder   string // effective story folder
 	declared string // story_location as written
 	files    map[string]string
+	spell    Spelling // how the user types the framework's commands
 }
 
 func scanLedger(r *source.Repo, cfg Config, lp string, mt time.Time, l *Ledger) ([]workflow.Candidate, []workflow.Finding) {
-	s := &ledgerScan{r: r, cfg: cfg, path: lp, mtime: mt, l: l, declared: l.StoryLocation}
+	s := &ledgerScan{r: r, cfg: cfg, path: lp, mtime: mt, l: l, declared: l.StoryLocation, spell: spelling(r, cfg)}
 	prefixes := Prefixes(l.Entries)
 	for _, e := range l.Entries {
 		if KeyKind(e.Key, prefixes) == KeyStory {
@@ -76,12 +83,18 @@ func scanLedger(r *source.Repo, cfg Config, lp string, mt time.Time, l *Ledger) 
 	var findings []workflow.Finding
 	folderNote := s.locate()
 	var out []workflow.Candidate
+	var drifts []pendingDrift
 	for _, e := range s.stories {
-		if c, ok := s.candidate(e); ok {
+		if c, d, ok := s.candidate(e); ok {
+			if d != nil {
+				d.cand = len(out)
+				drifts = append(drifts, *d)
+			}
 			c.Findings = append(c.Findings, folderNote...)
 			out = append(out, c)
 		}
 	}
+	s.nameNewer(out, drifts)
 	if l.Truncated {
 		findings = append(findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-entries", Path: lp,
 			Message: fmt.Sprintf("only the first %d development_status entries were read", MaxEntries)})
@@ -272,9 +285,9 @@ func (s *ledgerScan) register(id, file string, sf *StoryFile, st workflow.Status
 
 // candidate turns a story entry into a candidate; false for a backlog
 // story without a file (normal) and for archive pointers.
-func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
+func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, *pendingDrift, bool) {
 	if e.Archive {
-		return workflow.Candidate{}, false
+		return workflow.Candidate{}, nil, false
 	}
 	ledgerSt := Canonical(e.Raw)
 	file := s.files[e.Key]
@@ -291,7 +304,7 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
 		}
 	}
 	if sf == nil && ledgerSt == workflow.StatusBacklog && len(fileFindings) == 0 {
-		return workflow.Candidate{}, false
+		return workflow.Candidate{}, nil, false
 	}
 	fileSt := workflow.Status("")
 	if sf != nil && sf.Status != "" {
@@ -378,8 +391,10 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
 		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckIntegrity, Severity: sev, Code: "no_file_beyond_backlog", Path: s.path, Line: line,
 			Message: fmt.Sprintf("story %s is %s in the ledger but has no story file under %s", e.Key, e.Raw, orNone(s.folder))})
 	}
+	var pd *pendingDrift
 	if sf != nil {
-		if f, ok := drift(e, ledgerSt, fileSt, sf, file, s.path, s.mtime, fileMT); ok {
+		if f, ok := drift(e, ledgerSt, fileSt, sf, file); ok {
+			pd = &pendingDrift{finding: len(c.Findings), file: file, fileMT: fileMT}
 			c.Findings = append(c.Findings, f)
 		}
 		if sf.StatusOther != "" {
@@ -397,7 +412,7 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, bool) {
 			c.Position = workflow.Position{Kind: workflow.PosStep, Index: c.Resume.Done, Total: c.Resume.Total}
 		}
 	}
-	return c, true
+	return c, pd, true
 }
 
 // storyID is the candidate id of a key: its numeric segments, settled by
@@ -437,9 +452,9 @@ func (s *ledgerScan) files2(c *workflow.Candidate, file string, sf *StoryFile) {
 }
 
 // drift compares the ledger and the file (see docs/ARCHITECTURE.md for the
-// table). Which side is newer comes from the files' modification times (git
-// dating is not reachable from discover; a fresh clone makes them equal).
-func drift(e Entry, ledgerSt, fileSt workflow.Status, sf *StoryFile, file, ledger string, ledgerMT, fileMT time.Time) (workflow.Finding, bool) {
+// table). The message ends with "the ledger counts"; nameNewer adds which
+// side is newer once every drift of the ledger is known (one git query).
+func drift(e Entry, ledgerSt, fileSt workflow.Status, sf *StoryFile, file string) (workflow.Finding, bool) {
 	if sf.Status == "" {
 		return workflow.Finding{}, false
 	}
@@ -465,15 +480,67 @@ func drift(e Entry, ledgerSt, fileSt workflow.Status, sf *StoryFile, file, ledge
 	case fileSt == workflow.StatusDone && ledgerSt != workflow.StatusDone:
 		sev, code, meaning = workflow.Warning, "ledger-lags", "the ledger lags the story file"
 	}
-	newer := "the ledger and the story file have the same modification time"
+	return workflow.Finding{Check: workflow.CheckConsistency, Severity: sev, Code: code, Path: file,
+		Message: fmt.Sprintf("story %s: ledger says %q, the story file says %q: %s", e.Key, e.Raw, sf.Status, meaning)}, true
+}
+
+// pendingDrift is a drift finding whose newer side is not named yet.
+type pendingDrift struct {
+	cand, finding int // indexes into the ledger's candidates and its findings
+	file          string
+	fileMT        time.Time
+}
+
+// nameNewer completes the drift findings with the side that changed last:
+// by git when both the ledger and the story file are as committed (the
+// ledger's last commit stands for its line's: a story file last changed at
+// or before it is stale, a later one means the ledger lags), else by
+// modification time, and the message says which was used.
+func (s *ledgerScan) nameNewer(cs []workflow.Candidate, drifts []pendingDrift) {
+	if len(drifts) == 0 {
+		return
+	}
+	paths := []string{s.path}
+	for _, d := range drifts {
+		paths = append(paths, d.file)
+	}
+	stamps := s.r.CommitTimes(paths)
+	ledgerStamp, ledgerOK := stamps[s.path]
+	for _, d := range drifts {
+		f := &cs[d.cand].Findings[d.finding]
+		f.Message += "; " + newerSide(s.path, d.file, ledgerStamp, stamps[d.file], ledgerOK, stamps != nil, s.mtime, d.fileMT) + "; the ledger counts"
+	}
+}
+
+// newerSide names the side that changed last and how that was decided.
+func newerSide(ledger, file string, ls, fs source.Stamp, ledgerOK, git bool, ledgerMT, fileMT time.Time) string {
+	if git && ledgerOK && !fs.When.IsZero() {
+		basis := fmt.Sprintf("by git: the story file's last commit %s %s, the ledger's %s %s",
+			strings.TrimPrefix(fs.From, "git:"), fs.When.UTC().Format(time.RFC3339), strings.TrimPrefix(ls.From, "git:"), ls.When.UTC().Format(time.RFC3339))
+		if fs.When.After(ls.When) {
+			return "the story file changed after the ledger (" + basis + "): the ledger may lag"
+		}
+		if fs.From == ls.From && fs.When.Equal(ls.When) {
+			return fmt.Sprintf("the ledger and the story file last changed in the same commit %s %s (by git): the file is stale",
+				strings.TrimPrefix(fs.From, "git:"), fs.When.UTC().Format(time.RFC3339))
+		}
+		return "the ledger changed after the story file or with it (" + basis + "): the file is stale"
+	}
+	why := "no git"
+	switch {
+	case git && !ledgerOK:
+		why = ledger + " differs from its last commit"
+	case git:
+		why = file + " differs from its last commit"
+	}
+	basis := "by modification time: " + why
 	switch {
 	case fileMT.After(ledgerMT):
-		newer = "the story file changed after the ledger (by modification time): the ledger may lag"
+		return "the story file changed after the ledger (" + basis + "): the ledger may lag"
 	case ledgerMT.After(fileMT):
-		newer = "the ledger changed after the story file (by modification time): the file is stale"
+		return "the ledger changed after the story file (" + basis + "): the file is stale"
 	}
-	return workflow.Finding{Check: workflow.CheckConsistency, Severity: sev, Code: code, Path: file,
-		Message: fmt.Sprintf("story %s: ledger says %q, the story file says %q: %s; %s; the ledger counts", e.Key, e.Raw, sf.Status, meaning, newer)}, true
+	return "the ledger and the story file have the same modification time (" + basis + ")"
 }
 
 // resume is the point inside the story where work stopped and the
@@ -500,12 +567,12 @@ func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string
 	switch {
 	case eff == workflow.StatusInReview:
 		rp.Item = "code review"
-		rp.FrameworkCommand = "/bmad code-review " + target
+		rp.FrameworkCommand = s.spell.Command("code-review") + " " + target
 	case sf == nil:
 		rp.Item = "create story"
-		rp.FrameworkCommand = "/bmad create-story " + e.Key
+		rp.FrameworkCommand = s.spell.Command("create-story") + " " + e.Key
 	default:
-		rp.FrameworkCommand = "/bmad dev-story " + target
+		rp.FrameworkCommand = s.spell.Command("dev-story") + " " + target
 		var pick *Task
 		if sf.Reviewed {
 			for i := range sf.Tasks {
@@ -576,9 +643,9 @@ var numbered = regexp.MustCompile(`^\d+[a-z]?-\d+[a-z]?-`)
 // backlog one.
 func (s *ledgerScan) frameworkNext(eff workflow.Status) (string, string) {
 	want := []workflow.Status{workflow.StatusReady, workflow.StatusBacklog}
-	cmd := []string{"/bmad dev-story ", "/bmad create-story "}
+	cmd := []string{s.spell.Command("dev-story") + " ", s.spell.Command("create-story") + " "}
 	if eff == workflow.StatusInReview {
-		want, cmd = []workflow.Status{workflow.StatusInReview}, []string{"/bmad code-review "}
+		want, cmd = []workflow.Status{workflow.StatusInReview}, []string{s.spell.Command("code-review") + " "}
 	}
 	for i, w := range want {
 		for _, e := range s.stories {

@@ -80,11 +80,11 @@ func TestScanFrameworkNext(t *testing.T) {
 		byID[c.ID] = c
 	}
 	sdc := byID["sdc:1.2"].Resume
-	if sdc == nil || sdc.FrameworkCommand != "/bmad dev-story "+dir+"1-2-b.md" || sdc.FrameworkNext != "/bmad dev-story "+dir+"1-3-c.md" || !sdc.Differs {
+	if sdc == nil || sdc.FrameworkCommand != "/bmad-dev-story "+dir+"1-2-b.md" || sdc.FrameworkNext != "/bmad-dev-story "+dir+"1-3-c.md" || !sdc.Differs {
 		t.Errorf("sdc:1.2 resume %+v", sdc)
 	}
 	rev := byID["qa-review:1.4"].Resume
-	if rev == nil || rev.FrameworkCommand != "/bmad code-review "+dir+"1-4-d.md" || rev.FrameworkNext != rev.FrameworkCommand || rev.Differs {
+	if rev == nil || rev.FrameworkCommand != "/bmad-code-review "+dir+"1-4-d.md" || rev.FrameworkNext != rev.FrameworkCommand || rev.Differs {
 		t.Errorf("qa-review:1.4 resume %+v", rev)
 	}
 }

@@ -3,6 +3,8 @@ package bmad6
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 )
 
 // FuzzParseBMAD6 feeds arbitrary bytes to the ledger and story-file parsers:
@@ -13,9 +15,11 @@ func FuzzParseBMAD6(f *testing.F) {
 		"development_status:\n  1-1-a:\n    status: review\n",
 		"# Story 1.1: A\n\n**Status:** review\n\n## Tasks / Subtasks\n\n- [ ] [AI-Review][High] fix\n",
 		"story_location: 'C:\\x'\ndevelopment_status:\n  \"a: b\": 'c # d' # e\n",
+		"---\ntitle: 'T'\nstatus: 'in-progress'\nstepsCompleted: [1, 9, -2, x]\nfiles_to_modify: ['../x', a.go]\n---\n",
 	} {
 		f.Add([]byte(s))
 	}
+	repo := &source.Repo{Root: f.TempDir()}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l := ParseLedger(data)
 		if len(l.Entries) > MaxEntries {
@@ -26,6 +30,9 @@ func FuzzParseBMAD6(f *testing.F) {
 			_ = KeyKind(e.Key, p)
 			_ = StoryID(e.Key)
 			_ = Canonical(e.Raw)
+		}
+		if c, ok := QuickSpec(repo, "tech-spec-wip.md", data, SpellSkill); ok && (c.Resume.Done > 4 || c.Resume.Done < 0) {
+			t.Fatalf("quick-spec done %d", c.Resume.Done)
 		}
 		sf := ParseStoryFile(data)
 		if len(sf.Tasks) > MaxTasks {

@@ -13,7 +13,7 @@ import (
 // build turns phase p into a candidate. flight says it is the phase in
 // flight; other phases are candidates when some of their plans have no
 // SUMMARY (resumable when some have one: work started there).
-func build(r *source.Repo, p *phase, flight bool, recs []*record, st *state, fwItem, fwFrom string) workflow.Candidate {
+func build(r *source.Repo, k clock, p *phase, flight bool, recs []*record, st *state, fwItem, fwFrom string) workflow.Candidate {
 	key := p.ID.String()
 	c := workflow.Candidate{
 		ID: "phase:" + key, Key: key, Type: workflow.TypePhase, Framework: Framework,
@@ -166,14 +166,15 @@ func build(r *source.Repo, p *phase, flight bool, recs []*record, st *state, fwI
 	}
 	set.Finish(&c, p.Dir)
 
-	// recency: the last SUMMARY or the live pause note; git refines it
-	src, mt := "", c.UpdatedAt
+	// recency: the last SUMMARY or the live pause note, by commit time
+	// (modification time for an uncommitted file; see clock)
+	src, mt, from := "", c.UpdatedAt, "mtime"
 	consider := func(f string) {
 		if f == "" {
 			return
 		}
-		if t := r.ModTime(f); src == "" || t.After(mt) {
-			src, mt = f, t
+		if t, fr := k.at(f); src == "" || t.After(mt) {
+			src, mt, from = f, t, fr
 		}
 	}
 	for _, pl := range plans {
@@ -194,7 +195,7 @@ func build(r *source.Repo, p *phase, flight bool, recs []*record, st *state, fwI
 		mt = r.ModTime(p.Dir)
 	}
 	c.Source.Path = src
-	c.UpdatedAt, c.UpdatedFrom = mt, "mtime"
+	c.UpdatedAt, c.UpdatedFrom = mt, from
 	for _, e := range evidence {
 		if e.Path != src {
 			c.Evidence = append(c.Evidence, e)

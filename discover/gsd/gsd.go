@@ -108,12 +108,13 @@ type record struct {
 	Files     []string
 	Agent     string
 	Time      time.Time // in-file timestamp
-	MTime     time.Time
-	Stale     string // why the record is stale; "" when live
+	MTime     time.Time // last change: commit time, or modification time (clock)
+	Stale     string    // why the record is stale; "" when live
 }
 
-// newer reports whether a is fresher than b: file time first, the in-file
-// timestamp as the tie-break.
+// newer reports whether a is fresher than b: the file's last change first
+// (its last commit when it is as committed, else its modification time; see
+// clock), the in-file timestamp as the tie-break.
 func newer(aM, aT, bM, bT time.Time) bool {
 	if !aM.Equal(bM) {
 		return aM.After(bM)
@@ -135,8 +136,55 @@ type state struct {
 	ResumeFile string
 	NextAction string
 	Time       time.Time
-	MTime      time.Time
+	MTime      time.Time // last change: commit time, or modification time (clock)
 	Findings   []workflow.Finding
+}
+
+// clock dates GSD's files: the last commit of a file that is as committed
+// (git survives a fresh clone, modification times do not), else its
+// modification time (an uncommitted edit, or no git).
+type clock struct {
+	r   *source.Repo
+	git map[string]source.Stamp
+}
+
+// newClock asks git, in one query, for the files whose recency decides
+// something: STATE.md, the pause records, and the SUMMARY files of the
+// phases that may be candidates; it redates STATE.md and the records.
+func newClock(r *source.Repo, st *state, recs []*record, phases []*phase) clock {
+	var paths []string
+	if st != nil {
+		paths = append(paths, st.Path)
+	}
+	for _, rec := range recs {
+		paths = append(paths, rec.Path)
+	}
+	for _, p := range phases {
+		if p.open() || p.needsVerify() {
+			for _, pl := range p.Plans {
+				if pl.Summary != "" {
+					paths = append(paths, pl.Summary)
+				}
+			}
+		}
+	}
+	k := clock{r: r, git: r.CommitTimes(paths)}
+	if st != nil {
+		st.MTime, _ = k.at(st.Path)
+	}
+	for _, rec := range recs {
+		rec.MTime, _ = k.at(rec.Path)
+	}
+	return k
+}
+
+// at is when path last changed and where that came from ("git:<hash>" or
+// "mtime").
+func (k clock) at(p string) (time.Time, string) {
+	if st, ok := k.git[p]; ok {
+		return st.When.UTC(), st.From
+	}
+	return k.r.ModTime(p), "mtime"
 }
 
 // Scan reads the repository's .planning folder; no folder, no candidates.
@@ -153,6 +201,7 @@ func Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	findings = append(findings, pf...)
 	recs, rf := readRecords(r)
 	findings = append(findings, rf...)
+	k := newClock(r, st, recs, phases)
 	judgeRecords(r, recs, phases, st)
 
 	byID := map[string]*phase{}
@@ -168,7 +217,7 @@ func Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		if !isFlight && !p.open() {
 			continue
 		}
-		out = append(out, build(r, p, isFlight, recs, st, fwItem, fwFrom))
+		out = append(out, build(r, k, p, isFlight, recs, st, fwItem, fwFrom))
 	}
 	if flight == nil {
 		msg := "GSD: no phase in flight"

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
@@ -45,8 +46,49 @@ type Repo struct {
 	// Stories are the parsed story files by id, filled by Scan before the
 	// state-file sources run so they can look stories up.
 	Stories map[string]*workflow.Story
+	// Times, set by discover's Scan before the sources run (nil without
+	// git), returns the last-commit time of files that are exactly as
+	// committed in HEAD; a file missing from the answer has uncommitted
+	// changes or no history. Formats use it to compare recency by git.
+	Times func(paths []string) map[string]Stamp
 
 	reader *safefile.Reader
+}
+
+// Stamp is when a file last changed according to git.
+type Stamp struct {
+	When time.Time
+	From string // "git:<short hash>"
+}
+
+// SerializeTimes wraps a Times function so that calls from several
+// goroutines (discover dates stories while the formats scan) take turns: the
+// git reader behind it is not safe for concurrent use. Nil stays nil.
+func SerializeTimes(f func(paths []string) map[string]Stamp) func(paths []string) map[string]Stamp {
+	if f == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(paths []string) map[string]Stamp {
+		mu.Lock()
+		defer mu.Unlock()
+		return f(paths)
+	}
+}
+
+// CommitTimes returns r.Times(paths) without the zero stamps, or nil when
+// there is no git (Times unset) or no path.
+func (r *Repo) CommitTimes(paths []string) map[string]Stamp {
+	if r == nil || r.Times == nil || len(paths) == 0 {
+		return nil
+	}
+	out := map[string]Stamp{}
+	for p, st := range r.Times(paths) {
+		if !st.When.IsZero() {
+			out[p] = st
+		}
+	}
+	return out
 }
 
 // NewRepo returns a Repo for root with cfg, loading workflow definitions.

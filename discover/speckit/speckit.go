@@ -90,6 +90,7 @@ type feature struct {
 	TaskFiles  []workflow.RefFile
 	OpenChecks map[string]int // checklist file -> open items
 	ModTime    time.Time
+	From       string // where ModTime came from when not "mtime" ("git:<hash>")
 	Findings   []workflow.Finding
 }
 
@@ -114,6 +115,12 @@ type Current struct {
 	Rule  string // "feature.json", "branch 003-foo", "highest number (no git)"
 	Why   string // without an answer: the reason
 	Stale string // feature.json is stale: how
+	// Named is the feature a stale feature.json names ("" otherwise).
+	Named string
+	// Chosen is orchestrate's answer when the layout has none or a stale
+	// one: the partly done feature whose tasks.md changed last (by commit,
+	// else by modification time), ties to the highest id; By says how.
+	Chosen, By string
 }
 
 // scan finds every feature folder and builds its candidate.
@@ -128,14 +135,21 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		feats = append(feats, readFeature(r, d))
 	}
 	cur := resolveCurrent(r, lay, feats)
+	if cur.Name == "" {
+		choose(r, feats, &cur)
+	}
+	chosen := "; no feature is partly done"
+	if cur.Chosen != "" {
+		chosen = "; orchestrate resumes the partly done feature whose tasks.md changed last: " + cur.Chosen + " (" + cur.By + ")"
+	}
 	var findings []workflow.Finding
 	switch {
 	case cur.Stale != "":
 		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "speckit-feature-json-stale",
-			Path: ".specify/feature.json", Message: ".specify/feature.json is stale: " + cur.Stale + "; the partial feature with the newest tasks.md is listed first"})
+			Path: ".specify/feature.json", Message: ".specify/feature.json is stale: " + cur.Stale + chosen})
 	case cur.Name == "":
 		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "speckit-no-current-feature",
-			Message: "spec-kit has no current feature: " + cur.Why + "; the partial feature with the newest tasks.md is listed first"})
+			Message: "spec-kit has no current feature: " + cur.Why + chosen})
 	}
 	// a current feature needs no finding: its candidate's note names the rule
 	hasFJ := r.Exists(".specify/feature.json")
@@ -282,6 +296,7 @@ func resolveCurrent(r *source.Repo, lay Layout, feats []*feature) Current {
 		switch {
 		case fj != nil && fj.status() == workflow.StatusDone && anyPartial(feats):
 			cur.Stale = "it names " + fj.Name + ", which is finished, while other features are partly done"
+			cur.Named = fj.Name
 			return cur
 		case fj != nil:
 			return Current{Name: fj.Name, Rule: ".specify/feature.json"}
@@ -320,6 +335,43 @@ func resolveCurrent(r *source.Repo, lay Layout, feats []*feature) Current {
 		}
 	}
 	return cur
+}
+
+// choose sets cur.Chosen when the layout gives no answer or a stale one:
+// the partly done feature whose tasks.md has the newest last commit (its
+// modification time when it is not as committed, or without git), ties to
+// the highest feature id. It also dates those features by that time.
+func choose(r *source.Repo, feats []*feature, cur *Current) {
+	var partial []*feature
+	var paths []string
+	for _, f := range feats {
+		if f.status() == workflow.StatusInProgress {
+			partial = append(partial, f)
+			paths = append(paths, f.TasksPath)
+		}
+	}
+	if len(partial) == 0 {
+		return
+	}
+	stamps := r.CommitTimes(paths)
+	var best *feature
+	var bestAt time.Time
+	bestBy := ""
+	for _, f := range partial {
+		at, by := f.ModTime, "by modification time"
+		if r.Times == nil {
+			by += ", no git"
+		}
+		if st, ok := stamps[f.TasksPath]; ok {
+			at, by = st.When.UTC(), "last commit "+strings.TrimPrefix(st.From, "git:")
+			f.ModTime, f.From = at, st.From
+		}
+		if best == nil || at.After(bestAt) || (at.Equal(bestAt) && idLess(best.Name, f.Name)) {
+			best, bestAt, bestBy = f, at, by
+		}
+	}
+	cur.Chosen = best.Name
+	cur.By = bestBy + " " + bestAt.UTC().Format(time.RFC3339)
 }
 
 // anyPartial reports whether a feature is partly done.
@@ -479,6 +531,7 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 	key := storyid.Sanitize(f.Name)
 	st := f.status()
 	isCur := cur.Name != "" && cur.Name == f.Name
+	isChosen := cur.Name == "" && cur.Chosen != "" && cur.Chosen == f.Name
 	srcPath := f.TasksPath
 	if srcPath == "" {
 		srcPath = f.Dir
@@ -502,6 +555,9 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 		Framework:   lay.Framework(),
 		Findings:    append([]workflow.Finding(nil), f.Findings...),
 	}
+	if f.From != "" {
+		c.UpdatedFrom = f.From
+	}
 	if c.UpdatedAt.IsZero() {
 		c.UpdatedFrom = ""
 	}
@@ -522,6 +578,14 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 		c.Position.Name = first.Section
 	}
 	rp.Note = note(f, lay, cur, isCur)
+	if isChosen {
+		rp.Note += "; orchestrate resumes it: its tasks.md changed last (" + cur.By + ")"
+		rp.FrameworkNext = "no answer"
+		if cur.Named != "" {
+			rp.FrameworkNext = cur.Named + " (.specify/feature.json, stale)"
+		}
+		rp.Differs = true
+	}
 	c.Resume = rp
 	if d := f.Tasks.Dropped(); len(d) > 0 {
 		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "dropped-tasks", Path: f.TasksPath,

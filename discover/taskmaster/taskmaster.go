@@ -101,6 +101,11 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			Message: fmt.Sprintf("%s differs from the live %s; it is not read (the framework reads the first)", p.Stale, live),
 		})
 	}
+	// Recency is file-level: "the last change of that task's entry" is
+	// approximated by the tasks file's last change. Left on "mtime" with the
+	// tasks file as Source.Path, discover dates it from the file's last
+	// commit when the file is as committed (every task of the file shares
+	// that time); per-entry history (blame of one task's lines) is not read.
 	cs := Candidates(p)
 	for i := range cs {
 		cs[i].UpdatedAt, cs[i].UpdatedFrom = mtime, "mtime"
