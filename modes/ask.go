@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// ErrDeclined is returned when the user chose not to go on (the "none"
-// option of ChooseCandidate). Like ErrInterrupted it means exit 10 with
+// ErrDeclined is returned when the user chose not to go on (the "none
+// (cancel)" option of ChooseCandidate). Like ErrInterrupted it means exit 10 with
 // nothing changed.
 var ErrDeclined = errors.New("declined")
 
@@ -31,7 +31,7 @@ const (
 
 	// The options of ConfirmResume carry their shortcut letter: a terminal
 	// Prompter lets "[x] text" be chosen with x (as well as its number).
-	OptionNone    = "none (start fresh)"
+	OptionNone    = "none (cancel)"
 	OptionYes     = "[y] yes"
 	OptionForce   = "[f] resume anyway (forced, logged)"
 	OptionRestart = "[r] restart from scratch"
@@ -40,7 +40,7 @@ const (
 
 // ChooseCandidate asks which of several interrupted workflows to resume.
 // labels describe the candidates in the order shown; a last option "none
-// (start fresh)" is added, and choosing it returns ErrDeclined. The index
+// (cancel)" is added, and choosing it returns ErrDeclined. The index
 // returned is into labels. The labels come from repositories: they never
 // get shortcut letters (the last option has none), only their numbers.
 func ChooseCandidate(p Prompter, labels []string) (int, error) {

@@ -10,7 +10,7 @@ import (
 
 func TestChooseCandidate(t *testing.T) {
 	labels := []string{"SDC -- story 4.2", "QA Loop -- story 3.1", "Spec Pipeline -- login"}
-	wantOptions := []string{"SDC -- story 4.2", "QA Loop -- story 3.1", "Spec Pipeline -- login", "none (start fresh)"}
+	wantOptions := []string{"SDC -- story 4.2", "QA Loop -- story 3.1", "Spec Pipeline -- login", "none (cancel)"}
 	for _, tc := range []struct {
 		name    string
 		reply   prompttest.Reply

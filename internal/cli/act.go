@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -61,10 +62,12 @@ func (a *app) act(r *resumeRun) error {
 	canPrompt := a.sys.IO.CanPrompt()
 
 	// Autopilot halts on conflicts, blocking findings or staleness; with a
-	// terminal attached it switches to interactive.
-	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && r.situation.Conflicts {
+	// terminal attached it switches to interactive for every halt a person
+	// could decide (modes.PersonCanDecide).
+	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && modes.PersonCanDecide(r.situation) {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", templates.Safe(r.plan.Reason))
 		r.mode = modes.ModeInteractive
+		r.selected.Findings = resumeflow.WithoutAutopilotOnly(r.selected.Findings)
 		if err := a.evaluate(r, a.planOptions(r)); err != nil {
 			return err
 		}
@@ -138,10 +141,7 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 			return nil // --approve answers "yes"
 		}
 		r.outcome, r.exit = "error", ExitNoTTY
-		flag := "--approve (or --mode autopilot)"
-		if forceable {
-			flag = "--force to resume over the conflicts"
-		}
+		flag := resumeflow.NoTerminalFlags(r.situation)
 		fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: confirmation needed and there is no terminal: pass %s\n", flag)
 		return nil
 	}
@@ -230,6 +230,14 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 			req.Reason = "approved with --approve: " + r.plan.Reason
 		}
 	}
+	// the Resuming block prints before the command runs: an interactive
+	// agent session may hold the terminal until it ends
+	shown := false
+	req.BeforeCommand = func(res handoff.Result) {
+		if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res, true)); err == nil {
+			shown = true
+		}
+	}
 	res, err := handoff.Execute(req)
 	var stale *handoff.StaleLockError
 	if errors.As(err, &stale) && a.sys.IO.CanPrompt() && r.mode != modes.ModeAutopilot {
@@ -258,7 +266,9 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	if res.Unconfirmed {
 		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID))
 	}
-	if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res)); err != nil {
+	if shown {
+		fmt.Fprintf(out, "Handed off to @%s.\n", templates.Safe(strings.TrimPrefix(res.Agent, "@")))
+	} else if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res, false)); err != nil {
 		return err
 	}
 	return a.finishQuiet(r, "resumed", ExitOK)
@@ -282,11 +292,17 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 	case errors.As(err, &cmdErr):
 		code, outcome = ExitCommand, "command_failed"
 		r.command = &commandJSON{Reason: cmdErr.Reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
-		switch cmdErr.Reason {
+		reason := cmdErr.Reason
+		if reason == handoff.ReasonFailed && resumeflow.InterruptedStatus(cmdErr.Status) {
+			// Ctrl-C at the terminal reaches the command's foreground group,
+			// not orchestrate: the command ended by SIGINT or SIGQUIT
+			reason = handoff.ReasonInterrupted
+		}
+		switch reason {
 		case handoff.ReasonTimeout:
 			action = "The orchestrator command ran longer than handoff.timeout and was stopped; the workflow state was rolled back and is still interrupted. Raise handoff.timeout or fix the command, and resume again."
 		case handoff.ReasonInterrupted:
-			action = "orchestrate was interrupted while the orchestrator command ran; the command was stopped and the workflow state rolled back. Resume again when ready."
+			action = "Interrupted: the orchestrator command was stopped (Ctrl-C or a signal) and the workflow state was rolled back; it is still interrupted. Resume again when ready."
 		default:
 			action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."
 		}
@@ -307,9 +323,13 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 type confirmationView struct {
 	Title, Story, Phase, Agent, Age, Validation, Envelope, Command string
 	Forced, Restart                                                bool
+	// Running: shown before the command runs (it is about to start).
+	Running bool
 }
 
-func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationView {
+// confirmationView feeds the confirmation template; running is set when it
+// is shown before the orchestrator command runs.
+func (a *app) confirmationView(r *resumeRun, res handoff.Result, running bool) confirmationView {
 	c := r.selected
 	phase := r.plan.ResumeName
 	if phase == "" {
@@ -323,6 +343,7 @@ func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationVie
 		Phase: phase,
 		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.Root, res.EnvelopePath), Command: res.Command,
 		Forced: r.forced || r.opts.Force, Restart: r.opts.Restart || r.restarted,
+		Running: running,
 	}
 	if v.Agent == "" {
 		v.Agent = r.plan.ResumeFrom.Agent

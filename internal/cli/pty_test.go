@@ -526,7 +526,7 @@ func TestPTYChooseOneOfSeveral(t *testing.T) {
 	r.expect("=== Multiple Interrupted Workflows Found ===")
 	r.expect("Spec Pipeline -- login")
 	r.waitPrompt("Which would you like to resume?")
-	r.expect("none (start fresh)")
+	r.expect("none (cancel)")
 	r.send(keyDown, keyEnter) // the second: QA Loop for story 3.1
 	r.expect("=== Resume: QA Loop for story 3.1 ===")
 	r.waitPrompt("Resume this workflow?")

@@ -153,13 +153,11 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			if !a.sys.IO.CanPrompt() {
 				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to take the most recent", len(r.all)))
 			}
-			if err := a.renderTo(a.humanOut(opts), r.s, "multiple", a.multipleView(r, false)); err != nil {
+			// the heading, then the list once: as the prompt's options
+			if err := a.renderTo(a.humanOut(opts), r.s, "multiple", a.multipleView(r, false, false)); err != nil {
 				return err
 			}
-			labels := make([]string, len(r.all))
-			for i, c := range r.all {
-				labels[i] = fmt.Sprintf("%s (%s)", candidateLabel(c), c.Position.String())
-			}
+			labels := candidateLabels(a.multipleView(r, false, true))
 			i, err := modes.ChooseCandidate(a.prompter(), labels)
 			if err != nil {
 				return a.cancelled(r, err)

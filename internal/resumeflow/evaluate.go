@@ -67,7 +67,7 @@ func Situation(in Input, rep validate.Report, p plan.Plan, findings []workflow.F
 	sit := modes.Situation{
 		Mode: in.Mode, Validation: rep.Status, AgeClass: rep.AgeClass,
 		Force: in.Force, Approve: in.Approve, Terminal: p.Terminal, Resumable: in.Candidate.Resumable,
-		Candidates: in.Candidates, Selected: in.Selected,
+		Candidates: in.Candidates, Selected: in.Selected, Restart: in.Plan.Restart,
 	}
 	sit.Age = rep.Age
 	for _, f := range findings {
