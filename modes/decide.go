@@ -167,7 +167,7 @@ func (s Situation) summary(hasConflicts bool, conflictText string, stale bool) s
 	case hasConflicts && s.Force:
 		return "forced over " + conflictText
 	case hasConflicts:
-		return conflictsHead(s.conflictFindings()) + " must be resolved or forced (--force) first" + conflictsList(s.conflictFindings())
+		return conflictsHead(s.conflictFindings()) + " must be resolved or forced first" + conflictsList(s.conflictFindings())
 	case stale:
 		return "stale: " + s.interrupted() + "; consider restarting from scratch (--restart)"
 	case s.hasWarnings():

@@ -267,7 +267,7 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID))
 	}
 	if shown {
-		fmt.Fprintf(out, "Handed off to @%s.\n", templates.Safe(strings.TrimPrefix(res.Agent, "@")))
+		fmt.Fprintf(out, "Handed off to @%s (%s).\n", templates.Safe(strings.TrimPrefix(res.Agent, "@")), templates.Safe(res.Command))
 	} else if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res, false)); err != nil {
 		return err
 	}

@@ -222,11 +222,11 @@ func cannotWhy(v summaryView) string {
 		noun = "blocking finding"
 	}
 	if v.Forceable {
-		noun = "conflicts"
+		noun, them := "conflicts", "them"
 		if n == 1 {
-			noun = "conflict"
+			noun, them = "conflict", "it"
 		}
-		return fmt.Sprintf("%d %s (resolve them, or resume anyway with %s):", n, noun, v.ForceFlags)
+		return fmt.Sprintf("%d %s (resolve %s, or resume anyway with %s):", n, noun, them, v.ForceFlags)
 	}
 	return fmt.Sprintf("%d %s (--force does not override these):", n, noun)
 }
