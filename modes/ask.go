@@ -20,6 +20,7 @@ const (
 	AnswerRestart Answer = "restart" // restart from the first phase
 	AnswerCancel  Answer = "cancel"  // change nothing
 	AnswerForce   Answer = "force"   // resume over the conflicts (forced, logged)
+	AnswerCleanup Answer = "cleanup" // archive the stale state (orchestrate cleanup)
 )
 
 // The texts of the questions and of their options, shared with the tests.
@@ -36,6 +37,10 @@ const (
 	OptionForce   = "[f] resume anyway (forced, logged)"
 	OptionRestart = "[r] restart from scratch"
 	OptionCancel  = "[c] cancel"
+	OptionCleanup = "[x] clean up the stale state (archive it, reset its stories)"
+
+	QuestionInstead = "This workflow cannot resume as it is. What now?"
+	QuestionAgain   = "Hand it off again at the same phase?"
 )
 
 // ChooseCandidate asks which of several interrupted workflows to resume.
@@ -113,4 +118,36 @@ func ConfirmTakeover(p Prompter, description string) (bool, error) {
 		msg += " "
 	}
 	return p.Confirm(msg+"Take it over?", false)
+}
+
+// ChooseInstead asks what to do when the workflow cannot resume as it is but
+// can start over: "[r] restart from scratch", "[x] clean up the stale state"
+// (offered only when stale, as orchestrate cleanup) or "[c] cancel", the
+// default.
+func ChooseInstead(p Prompter, stale bool) (Answer, error) {
+	options := []string{OptionRestart}
+	answers := []Answer{AnswerRestart}
+	if stale {
+		options, answers = append(options, OptionCleanup), append(answers, AnswerCleanup)
+	}
+	options, answers = append(options, OptionCancel), append(answers, AnswerCancel)
+	i, err := p.Select(QuestionInstead, options, len(options)-1)
+	if err != nil {
+		return AnswerCancel, err
+	}
+	if i < 0 || i >= len(answers) {
+		return AnswerCancel, fmt.Errorf("choice %d out of range", i)
+	}
+	return answers[i], nil
+}
+
+// ConfirmAgain asks whether to hand off once more a workflow already handed
+// off at the same phase; description says when and to whom. The default is
+// no.
+func ConfirmAgain(p Prompter, description string) (bool, error) {
+	msg := strings.TrimSpace(description)
+	if msg != "" {
+		msg += " "
+	}
+	return p.Confirm(msg+QuestionAgain, false)
 }

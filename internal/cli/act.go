@@ -78,6 +78,13 @@ func (a *app) act(r *resumeRun) error {
 		if err := a.printBlocks(out, r); err != nil {
 			return err
 		}
+		if a.canOfferInstead(r, canPrompt) {
+			goOn, err := a.offerInstead(r, out)
+			if err != nil || !goOn {
+				return err
+			}
+			break
+		}
 		outcome := "halted"
 		if r.code == ExitTerminal {
 			outcome = "terminal"
@@ -178,6 +185,56 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 	return nil
 }
 
+// canOfferInstead: an interactive resume on a terminal halted on a workflow
+// that cannot resume as it is, but could start over or be cleaned up.
+func (a *app) canOfferInstead(r *resumeRun, canPrompt bool) bool {
+	return canPrompt && !r.opts.JSON && r.mode != modes.ModeAutopilot && r.mode != modes.ModePreflight &&
+		r.code == ExitCannot && r.situation.Resumable && !r.situation.Terminal && !r.restarted
+}
+
+// offerInstead asks what to do with a workflow that cannot resume as it is:
+// restart from scratch, clean up the stale state (only when stale), or
+// cancel. It reports whether to go on and hand off (a restart that is
+// possible); otherwise the run is finished.
+func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
+	ans, err := modes.ChooseInstead(a.prompter(), r.report.AgeClass == "stale")
+	if err != nil {
+		if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
+			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+			return false, a.finishQuiet(r, "declined", ExitDeclined)
+		}
+		return false, err
+	}
+	switch ans {
+	case modes.AnswerCleanup:
+		return false, a.runCleanup(&CleanupOptions{Workflow: r.selected.ID})
+	case modes.AnswerRestart:
+		r.restarted = true
+		fmt.Fprintln(out, "Restarting from the first phase (existing artifacts are kept).")
+		if err := a.evaluate(r, a.planOptions(r)); err != nil {
+			return false, err
+		}
+		if r.situation.Terminal || !r.situation.Resumable {
+			return false, a.finishQuiet(r, "halted", ExitCannot)
+		}
+		for _, f := range r.situation.Blocking {
+			if f.Check != workflow.CheckConflict {
+				fmt.Fprintf(out, "Cannot restart: %s\n", templates.Safe(f.Message))
+				if r.report.AgeClass == "stale" {
+					fmt.Fprintf(out, "To archive the stale state instead, run: orchestrate cleanup %s\n", templates.Safe(r.selected.ID))
+				}
+				return false, a.finishQuiet(r, "halted", ExitCannot)
+			}
+		}
+		if len(r.situation.Blocking) > 0 {
+			r.forced = true // the user chose to start over despite the conflicts
+		}
+		return true, nil
+	}
+	fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+	return false, a.finishQuiet(r, "declined", ExitDeclined)
+}
+
 func (a *app) askFailed(r *resumeRun, err error) error {
 	if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
 		fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
@@ -259,9 +316,18 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	if res.TookOverStale != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, templates.Safe(res.TookOverStale.Host))
 	}
+	if res.AlreadyHandedOff && a.offerAgain(r, res) {
+		fmt.Fprintf(out, "Handing %s off again at the same phase (logged as again).\n", templates.Safe(c.ID))
+		req.Again = true
+		res, err = handoff.Execute(req)
+		if err != nil {
+			return a.handoffFailed(r, out, err)
+		}
+	}
 	if res.AlreadyHandedOff {
 		fmt.Fprint(out, alreadyHandedOff(s, c.ID, res))
-		return a.finishQuiet(r, "resumed", ExitOK)
+		r.reason = reasonAlreadyHandedOff
+		return a.finishQuiet(r, "none", ExitOK)
 	}
 	if res.Unconfirmed {
 		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID))
@@ -272,6 +338,24 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		return err
 	}
 	return a.finishQuiet(r, "resumed", ExitOK)
+}
+
+// reasonAlreadyHandedOff is the --json reason of a resume that did nothing
+// because the same workflow and phase was handed off before.
+const reasonAlreadyHandedOff = "already_handed_off"
+
+// offerAgain asks, in interactive mode on a terminal, whether to hand off
+// again a workflow already handed off at the same phase (default no).
+func (a *app) offerAgain(r *resumeRun, res handoff.Result) bool {
+	if !a.sys.IO.CanPrompt() || r.opts.JSON || r.mode == modes.ModeAutopilot || r.mode == modes.ModePreflight {
+		return false
+	}
+	when := ""
+	if !res.PreviousAt.IsZero() {
+		when = " " + templates.Ago(r.s.Now.Sub(res.PreviousAt))
+	}
+	ok, err := modes.ConfirmAgain(a.prompter(), fmt.Sprintf("%s was already handed off%s.", templates.Safe(r.selected.ID), when))
+	return err == nil && ok
 }
 
 // handoffFailed maps a handoff error to its block and exit code.

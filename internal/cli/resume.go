@@ -98,6 +98,7 @@ type resumeRun struct {
 	handoff   *handoffJSON
 	command   *commandJSON    // the command's own result, when it failed (exit 18)
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
+	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -278,6 +279,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 	doc.Handoff = r.handoff
 	doc.Trust = trustDoc(r.s)
 	doc.CommandResult = r.command
+	doc.Reason = r.reason
 	if r.selected != nil {
 		id := r.selected.ID
 		doc.Selected = &id
