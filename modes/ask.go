@@ -120,13 +120,16 @@ func ConfirmTakeover(p Prompter, description string) (bool, error) {
 	return p.Confirm(msg+"Take it over?", false)
 }
 
-// ChooseInstead asks what to do when the workflow cannot resume as it is but
-// can start over: "[r] restart from scratch", "[x] clean up the stale state"
-// (offered only when stale, as orchestrate cleanup) or "[c] cancel", the
-// default.
-func ChooseInstead(p Prompter, stale bool) (Answer, error) {
-	options := []string{OptionRestart}
-	answers := []Answer{AnswerRestart}
+// ChooseInstead asks what to do when the workflow cannot resume as it is:
+// "[r] restart from scratch" (when restart says a restart would work), "[x]
+// clean up the stale state" (only when stale, as orchestrate cleanup) or
+// "[c] cancel", the default.
+func ChooseInstead(p Prompter, restart, stale bool) (Answer, error) {
+	var options []string
+	var answers []Answer
+	if restart {
+		options, answers = append(options, OptionRestart), append(answers, AnswerRestart)
+	}
 	if stale {
 		options, answers = append(options, OptionCleanup), append(answers, AnswerCleanup)
 	}

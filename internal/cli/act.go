@@ -189,7 +189,8 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 // that cannot resume as it is, but could start over or be cleaned up.
 func (a *app) canOfferInstead(r *resumeRun, canPrompt bool) bool {
 	return canPrompt && !r.opts.JSON && r.mode != modes.ModeAutopilot && r.mode != modes.ModePreflight &&
-		r.code == ExitCannot && r.situation.Resumable && !r.situation.Terminal && !r.restarted
+		r.code == ExitCannot && r.situation.Resumable && !r.situation.Terminal && !r.restarted &&
+		(r.restartOK || r.report.AgeClass == "stale")
 }
 
 // offerInstead asks what to do with a workflow that cannot resume as it is:
@@ -197,7 +198,7 @@ func (a *app) canOfferInstead(r *resumeRun, canPrompt bool) bool {
 // cancel. It reports whether to go on and hand off (a restart that is
 // possible); otherwise the run is finished.
 func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
-	ans, err := modes.ChooseInstead(a.prompter(), r.report.AgeClass == "stale")
+	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale")
 	if err != nil {
 		if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
 			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")

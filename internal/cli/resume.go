@@ -99,6 +99,7 @@ type resumeRun struct {
 	command   *commandJSON    // the command's own result, when it failed (exit 18)
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
+	restartOK bool            // a halt a restart from the first phase would get past
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -225,6 +226,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 		return err
 	}
 	r.report, r.plan, r.findings, r.situation, r.code = ev.Report, ev.Plan, ev.Findings, ev.Situation, ev.Code
+	r.restartOK = ev.RestartOK
 	a.debugDecision(r)
 	return nil
 }

@@ -51,6 +51,7 @@ type summaryView struct {
 	// ReasonShown says a block above stated the reason, so the decision line
 	// does not repeat it.
 	Stale       bool
+	RestartOK   bool
 	ForceFlags  string
 	Why         string
 	ReasonShown bool
@@ -205,6 +206,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	}
 	v.Chain = dependencyChain(r)
 	v.Stale = r.report.AgeClass == "stale"
+	v.RestartOK = r.restartOK
 	v.ForceFlags = "--force --approve"
 	if r.mode == modes.ModeAutopilot {
 		v.ForceFlags = "--force"
@@ -359,7 +361,7 @@ func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
 			return err
 		}
 	}
-	if r.plan.Partial && phaseBased(r.selected.Type) && len(r.plan.InvalidPhases) > 0 {
+	if r.plan.Partial && phaseBased(r.selected.Type) && len(r.plan.InvalidPhases) > 0 && (!v.ReasonShown || v.RestartOK) {
 		fmt.Fprintln(w)
 		if err := render("partial", v); err != nil {
 			return err
