@@ -129,7 +129,7 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 	if r.mode == modes.ModePreflight {
 		if !canPrompt {
 			r.outcome, r.exit = "error", ExitNoTTY
-			fmt.Fprintln(a.sys.IO.ErrOut, "orchestrate: pre-flight needs an explicit approval and there is no terminal: pass --approve")
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: pre-flight needs an explicit approval and there is no terminal: pass %s\n", resumeflow.NoTerminalFlags(r.situation))
 			return nil
 		}
 		ok, err := modes.ConfirmProceed(a.prompter())
