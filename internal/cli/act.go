@@ -376,13 +376,13 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		action = "The lock is stale (its process is gone): run orchestrate unlock " + r.selected.ID + ", or resume with --force to take it over"
 	case errors.As(err, &cmdErr):
 		code, outcome = ExitCommand, "command_failed"
-		r.command = &commandJSON{Reason: cmdErr.Reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
 		reason := cmdErr.Reason
 		if reason == handoff.ReasonFailed && resumeflow.InterruptedStatus(cmdErr.Status) {
 			// Ctrl-C at the terminal reaches the command's foreground group,
 			// not orchestrate: the command ended by SIGINT or SIGQUIT
 			reason = handoff.ReasonInterrupted
 		}
+		r.command = &commandJSON{Reason: reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
 		switch reason {
 		case handoff.ReasonTimeout:
 			action = "The orchestrator command ran longer than handoff.timeout and was stopped; the workflow state was rolled back and is still interrupted. Raise handoff.timeout or fix the command, and resume again."
