@@ -88,6 +88,12 @@ func Scan(r *source.Repo, opts Options) Result {
 	}
 	// date the state files first (Merge compares their times), then only the
 	// story candidates Merge left standing
+	// opts.Times (a git repository) is not safe for concurrent use: the
+	// prefetch ends before the state files are dated
+	var got map[string]Stamp
+	if prefetch != nil {
+		got = <-prefetch
+	}
 	if opts.Times != nil {
 		refineTimes(all, opts.Times, false)
 	}
@@ -95,7 +101,6 @@ func Scan(r *source.Repo, opts Options) Result {
 	if opts.Times != nil {
 		times := opts.Times
 		if prefetch != nil {
-			got := <-prefetch
 			times = func(paths []string) map[string]Stamp {
 				var missing []string
 				for _, p := range paths {

@@ -97,6 +97,11 @@ type Request struct {
 	// handed off before (--again): the idempotency short-circuit is skipped,
 	// a new envelope is written, and the log says so.
 	Again bool
+	// BeforeCommand, when set, is called once everything is recorded and
+	// just before the orchestrator command runs (never without a command),
+	// with the result so far: the caller shows what is being handed off
+	// before an interactive agent session takes the terminal.
+	BeforeCommand func(Result)
 	// onStart is called once the orchestrator command's process started.
 	onStart func()
 }
@@ -319,6 +324,9 @@ func Execute(req Request) (Result, error) {
 			return fail(err)
 		}
 		res.Command = logging.Redact(rendered.Display)
+		if req.BeforeCommand != nil {
+			req.BeforeCommand(res)
+		}
 		status, err := runOrchestrator(&req, data, &res, &backup)
 		res.ExitStatus = status
 		var ce *CommandError

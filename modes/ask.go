@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// ErrDeclined is returned when the user chose not to go on (the "none"
-// option of ChooseCandidate). Like ErrInterrupted it means exit 10 with
+// ErrDeclined is returned when the user chose not to go on (the "none
+// (cancel)" option of ChooseCandidate). Like ErrInterrupted it means exit 10 with
 // nothing changed.
 var ErrDeclined = errors.New("declined")
 
@@ -20,6 +20,7 @@ const (
 	AnswerRestart Answer = "restart" // restart from the first phase
 	AnswerCancel  Answer = "cancel"  // change nothing
 	AnswerForce   Answer = "force"   // resume over the conflicts (forced, logged)
+	AnswerCleanup Answer = "cleanup" // archive the stale state (orchestrate cleanup)
 )
 
 // The texts of the questions and of their options, shared with the tests.
@@ -31,16 +32,20 @@ const (
 
 	// The options of ConfirmResume carry their shortcut letter: a terminal
 	// Prompter lets "[x] text" be chosen with x (as well as its number).
-	OptionNone    = "none (start fresh)"
+	OptionNone    = "none (cancel)"
 	OptionYes     = "[y] yes"
 	OptionForce   = "[f] resume anyway (forced, logged)"
 	OptionRestart = "[r] restart from scratch"
 	OptionCancel  = "[c] cancel"
+	OptionCleanup = "[x] clean up the stale state (archive it, reset its stories)"
+
+	QuestionInstead = "This workflow cannot resume as it is. What now?"
+	QuestionAgain   = "Hand it off again at the same phase?"
 )
 
 // ChooseCandidate asks which of several interrupted workflows to resume.
 // labels describe the candidates in the order shown; a last option "none
-// (start fresh)" is added, and choosing it returns ErrDeclined. The index
+// (cancel)" is added, and choosing it returns ErrDeclined. The index
 // returned is into labels. The labels come from repositories: they never
 // get shortcut letters (the last option has none), only their numbers.
 func ChooseCandidate(p Prompter, labels []string) (int, error) {
@@ -113,4 +118,39 @@ func ConfirmTakeover(p Prompter, description string) (bool, error) {
 		msg += " "
 	}
 	return p.Confirm(msg+"Take it over?", false)
+}
+
+// ChooseInstead asks what to do when the workflow cannot resume as it is:
+// "[r] restart from scratch" (when restart says a restart would work), "[x]
+// clean up the stale state" (only when stale, as orchestrate cleanup) or
+// "[c] cancel", the default.
+func ChooseInstead(p Prompter, restart, stale bool) (Answer, error) {
+	var options []string
+	var answers []Answer
+	if restart {
+		options, answers = append(options, OptionRestart), append(answers, AnswerRestart)
+	}
+	if stale {
+		options, answers = append(options, OptionCleanup), append(answers, AnswerCleanup)
+	}
+	options, answers = append(options, OptionCancel), append(answers, AnswerCancel)
+	i, err := p.Select(QuestionInstead, options, len(options)-1)
+	if err != nil {
+		return AnswerCancel, err
+	}
+	if i < 0 || i >= len(answers) {
+		return AnswerCancel, fmt.Errorf("choice %d out of range", i)
+	}
+	return answers[i], nil
+}
+
+// ConfirmAgain asks whether to hand off once more a workflow already handed
+// off at the same phase; description says when and to whom. The default is
+// no.
+func ConfirmAgain(p Prompter, description string) (bool, error) {
+	msg := strings.TrimSpace(description)
+	if msg != "" {
+		msg += " "
+	}
+	return p.Confirm(msg+QuestionAgain, false)
 }

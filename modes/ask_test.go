@@ -3,6 +3,7 @@ package modes
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
@@ -10,7 +11,7 @@ import (
 
 func TestChooseCandidate(t *testing.T) {
 	labels := []string{"SDC -- story 4.2", "QA Loop -- story 3.1", "Spec Pipeline -- login"}
-	wantOptions := []string{"SDC -- story 4.2", "QA Loop -- story 3.1", "Spec Pipeline -- login", "none (start fresh)"}
+	wantOptions := []string{"SDC -- story 4.2", "QA Loop -- story 3.1", "Spec Pipeline -- login", "none (cancel)"}
 	for _, tc := range []struct {
 		name    string
 		reply   prompttest.Reply
@@ -142,5 +143,49 @@ func TestConfirmTakeover(t *testing.T) {
 		if !reflect.DeepEqual(p.Asked, want) {
 			t.Errorf("asked %#v\nwant  %#v", p.Asked, want)
 		}
+	}
+}
+
+// TestChooseInstead: restart only when it works, cleanup only when stale,
+// cancel always and by default.
+func TestChooseInstead(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		restart, stale bool
+		pick           int
+		wantOptions    []string
+		want           Answer
+	}{
+		{"restart and cleanup", true, true, 1, []string{OptionRestart, OptionCleanup, OptionCancel}, AnswerCleanup},
+		{"restart only", true, false, 0, []string{OptionRestart, OptionCancel}, AnswerRestart},
+		{"cleanup only", false, true, 0, []string{OptionCleanup, OptionCancel}, AnswerCleanup},
+		{"cancel", true, true, 2, []string{OptionRestart, OptionCleanup, OptionCancel}, AnswerCancel},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := prompttest.Script(t, prompttest.Reply{Index: tt.pick})
+			got, err := ChooseInstead(p, tt.restart, tt.stale)
+			if err != nil || got != tt.want {
+				t.Fatalf("ChooseInstead = %v, %v; want %v", got, err, tt.want)
+			}
+			q := p.Asked[0]
+			if strings.Join(q.Options, "|") != strings.Join(tt.wantOptions, "|") || q.Default != len(tt.wantOptions)-1 {
+				t.Errorf("options %q default %v", q.Options, q.Default)
+			}
+		})
+	}
+	if a, err := ChooseInstead(prompttest.Failing(ErrInterrupted), true, true); a != AnswerCancel || err != ErrInterrupted {
+		t.Errorf("Ctrl-C: %v %v", a, err)
+	}
+}
+
+// TestConfirmAgain: the default is no; the question says what happened.
+func TestConfirmAgain(t *testing.T) {
+	p := prompttest.Script(t, prompttest.Reply{Yes: true})
+	ok, err := ConfirmAgain(p, "sdc:4.2 was already handed off 12 minutes ago.")
+	if !ok || err != nil {
+		t.Fatalf("ConfirmAgain = %v, %v", ok, err)
+	}
+	if q := p.Asked[0]; q.Default != false || !strings.Contains(q.Message, "12 minutes ago") || !strings.Contains(q.Message, QuestionAgain) {
+		t.Errorf("asked %+v", q)
 	}
 }

@@ -42,6 +42,9 @@ type Situation struct {
 	Candidates int
 	// Selected is set when the user named the workflow.
 	Selected bool
+	// Restart: the workflow starts over from its first phase (--restart, or
+	// the user chose to restart); its age no longer matters.
+	Restart bool
 }
 
 // Exit codes Decide returns.
@@ -83,7 +86,7 @@ func Decide(s Situation) (decision string, reason string, exitCode exitcode.Code
 			count(len(hard), "blocking finding"), listMessages(hard)), exitCannot
 	}
 	hasConflicts := s.Conflicts || len(conflicts) > 0 || s.Validation == "conflicts"
-	stale := s.AgeClass == "stale"
+	stale := s.AgeClass == "stale" && !s.Restart
 	conflictText := conflictsPhrase(conflicts)
 	conflictHead, conflictList := conflictsHead(conflicts), conflictsList(conflicts)
 
@@ -91,9 +94,9 @@ func Decide(s Situation) (decision string, reason string, exitCode exitcode.Code
 	case ModeAutopilot:
 		switch {
 		case hasConflicts && !s.Force:
-			return DecisionHalt, fmt.Sprintf("autopilot halted on %s (resolve them, or pass --force)", conflictText), exitCannot
+			return DecisionHalt, fmt.Sprintf("autopilot halted on %s (resolve them, or pass --force to resume anyway)", conflictText), exitCannot
 		case stale && !s.Force:
-			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force to resume anyway, or --restart)", s.interrupted()), exitCannot
+			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force to resume anyway, --restart to start over, or run orchestrate cleanup)", s.interrupted()), exitCannot
 		case hasConflicts && stale:
 			return DecisionResume, fmt.Sprintf("forced over %s and staleness (%s)", conflictText, s.interrupted()), exitResume
 		case hasConflicts:
@@ -109,10 +112,14 @@ func Decide(s Situation) (decision string, reason string, exitCode exitcode.Code
 	case ModePreflight:
 		if !s.Approve {
 			what := s.summary(hasConflicts, conflictText, stale)
-			return DecisionAsk, "pre-flight needs an explicit proceed (type proceed, or pass --approve); " + what, exitResume
+			approve := "--approve"
+			if hasConflicts && !s.Force {
+				approve = "--force --approve"
+			}
+			return DecisionAsk, "pre-flight needs an explicit proceed (type proceed, or pass " + approve + "); " + what, exitResume
 		}
 		if hasConflicts && !s.Force {
-			return DecisionHalt, fmt.Sprintf("approved, but %s must be resolved or forced (--force)%s", conflictHead, conflictList), exitCannot
+			return DecisionHalt, fmt.Sprintf("approved, but %s must be resolved or forced (pass --force --approve)%s", conflictHead, conflictList), exitCannot
 		}
 		return DecisionResume, "approved: " + s.summary(hasConflicts, conflictText, stale), exitResume
 	}
@@ -120,11 +127,38 @@ func Decide(s Situation) (decision string, reason string, exitCode exitcode.Code
 	// interactive
 	switch {
 	case hasConflicts && !s.Force:
-		return DecisionAsk, fmt.Sprintf("%s must be resolved or forced (--force) before resuming%s", conflictHead, conflictList), exitResume
+		return DecisionAsk, fmt.Sprintf("%s must be resolved or forced before resuming%s (resume anyway at the prompt, or pass --force --approve)", conflictHead, conflictList), exitResume
 	case hasConflicts:
 		return DecisionAsk, fmt.Sprintf("forced over %s; confirm to resume", conflictText), exitResume
 	}
 	return DecisionAsk, s.summary(false, "", stale), exitResume
+}
+
+// Codes of blocking findings that only autopilot raises, about a state a
+// person can review and confirm: a state rebuilt from a corrupt file, and
+// a state file autopilot understood only partly.
+const (
+	codeRebuiltNeedsConfirmation = "rebuilt-needs-confirmation"
+	codeAutopilotPartialState    = "autopilot-partial-state"
+)
+
+// PersonCanDecide reports whether an autopilot halt is one a person at a
+// terminal could decide, so that autopilot falls back to interactive mode
+// instead of halting: conflicts (history missing from a shallow clone
+// included), a stale state, a rebuilt state and a partly understood state
+// file. A terminal workflow, a state that is not resumable, and missing
+// critical files or inputs are not: no answer makes them resumable.
+func PersonCanDecide(s Situation) bool {
+	if s.Terminal || !s.Resumable {
+		return false
+	}
+	hard, conflicts := splitBlocking(s.Blocking)
+	for _, f := range hard {
+		if f.Code != codeRebuiltNeedsConfirmation && f.Code != codeAutopilotPartialState {
+			return false
+		}
+	}
+	return len(hard) > 0 || len(conflicts) > 0 || s.Conflicts || s.Validation == "conflicts" || s.AgeClass == "stale"
 }
 
 // summary words the state for an ask or an approval.
@@ -133,9 +167,9 @@ func (s Situation) summary(hasConflicts bool, conflictText string, stale bool) s
 	case hasConflicts && s.Force:
 		return "forced over " + conflictText
 	case hasConflicts:
-		return conflictsHead(s.conflictFindings()) + " must be resolved or forced (--force) first" + conflictsList(s.conflictFindings())
+		return conflictsHead(s.conflictFindings()) + " must be resolved or forced first" + conflictsList(s.conflictFindings())
 	case stale:
-		return "stale: " + s.interrupted() + "; consider restarting from scratch"
+		return "stale: " + s.interrupted() + "; consider restarting from scratch (--restart)"
 	case s.hasWarnings():
 		w := s.warningsPhrase()
 		if head, list, ok := strings.Cut(w, ": "); ok {

@@ -64,9 +64,15 @@ func TestDecide(t *testing.T) {
 		{"autopilot conflicts", with(func(s *Situation) {
 			s.Mode, s.Validation, s.Conflicts, s.Blocking = ModeAutopilot, "conflicts", true, conflicts
 		}), DecisionHalt, 17,
-			[]string{"2 conflicts: story 3.4 was completed outside this workflow; src/api.go", "--force"}},
+			[]string{"2 conflicts: story 3.4 was completed outside this workflow; src/api.go", "pass --force to resume anyway"}},
 		{"autopilot conflicts forced", with(func(s *Situation) { s.Mode, s.Force, s.Conflicts, s.Blocking = ModeAutopilot, true, true, conflicts }), DecisionResume, 0, []string{"forced over 2 conflicts"}},
-		{"autopilot stale", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age = ModeAutopilot, "stale", 14*24*time.Hour }), DecisionHalt, 17, []string{"stale, interrupted 14 days ago"}},
+		{"autopilot stale", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age = ModeAutopilot, "stale", 14*24*time.Hour }), DecisionHalt, 17, []string{"stale, interrupted 14 days ago", "--force", "--restart", "orchestrate cleanup"}},
+		{"autopilot stale restarted", with(func(s *Situation) {
+			s.Mode, s.AgeClass, s.Age, s.Restart = ModeAutopilot, "stale", 14*24*time.Hour, true
+		}), DecisionResume, 0, []string{"clean"}},
+		{"autopilot stale conflicts restarted", with(func(s *Situation) {
+			s.Mode, s.AgeClass, s.Restart, s.Conflicts, s.Blocking = ModeAutopilot, "stale", true, true, conflicts
+		}), DecisionHalt, 17, []string{"--force"}},
 		{"autopilot stale forced", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age, s.Force = ModeAutopilot, "stale", 14*24*time.Hour, true }), DecisionResume, 0, []string{"forced over staleness: interrupted 14 days ago"}},
 		{"autopilot stale and conflicts forced", with(func(s *Situation) {
 			s.Mode, s.AgeClass, s.Force, s.Blocking = ModeAutopilot, "stale", true, conflicts
@@ -84,16 +90,16 @@ func TestDecide(t *testing.T) {
 		{"interactive warnings", with(func(s *Situation) {
 			s.Validation, s.Warnings = "warnings", []workflow.Finding{warning("consistency", "x")}
 		}), DecisionAsk, 0, []string{"1 warning to review: x"}},
-		{"interactive conflicts", with(func(s *Situation) { s.Conflicts, s.Blocking = true, conflicts }), DecisionAsk, 0, []string{"2 conflicts must be resolved or forced (--force) before resuming: story 3.4"}},
+		{"interactive conflicts", with(func(s *Situation) { s.Conflicts, s.Blocking = true, conflicts }), DecisionAsk, 0, []string{"2 conflicts must be resolved or forced before resuming: story 3.4", "--force --approve"}},
 		{"interactive conflicts forced", with(func(s *Situation) { s.Force, s.Conflicts, s.Blocking = true, true, conflicts }), DecisionAsk, 0, []string{"forced over 2 conflicts", "confirm"}},
-		{"interactive stale", with(func(s *Situation) { s.AgeClass, s.Age = "stale", 10*24*time.Hour }), DecisionAsk, 0, []string{"stale: interrupted 10 days ago"}},
+		{"interactive stale", with(func(s *Situation) { s.AgeClass, s.Age = "stale", 10*24*time.Hour }), DecisionAsk, 0, []string{"stale: interrupted 10 days ago", "--restart"}},
 
 		// pre-flight
 		{"pre-flight without approval", with(func(s *Situation) { s.Mode = ModePreflight }), DecisionAsk, 0, []string{"--approve", "clean"}},
 		{"pre-flight approved", with(func(s *Situation) { s.Mode, s.Approve = ModePreflight, true }), DecisionResume, 0, []string{"approved: state is clean"}},
 		{"pre-flight approved stale", with(func(s *Situation) { s.Mode, s.Approve, s.AgeClass = ModePreflight, true, "stale" }), DecisionResume, 0, []string{"stale"}},
-		{"pre-flight conflicts not approved", with(func(s *Situation) { s.Mode, s.Blocking = ModePreflight, conflicts }), DecisionAsk, 0, []string{"2 conflicts", "resolved or forced"}},
-		{"pre-flight approved conflicts", with(func(s *Situation) { s.Mode, s.Approve, s.Blocking = ModePreflight, true, conflicts }), DecisionHalt, 17, []string{"approved, but 2 conflicts"}},
+		{"pre-flight conflicts not approved", with(func(s *Situation) { s.Mode, s.Blocking = ModePreflight, conflicts }), DecisionAsk, 0, []string{"2 conflicts", "resolved or forced", "--force --approve"}},
+		{"pre-flight approved conflicts", with(func(s *Situation) { s.Mode, s.Approve, s.Blocking = ModePreflight, true, conflicts }), DecisionHalt, 17, []string{"approved, but 2 conflicts", "--force --approve"}},
 		{"pre-flight approved conflicts forced", with(func(s *Situation) { s.Mode, s.Approve, s.Force, s.Blocking = ModePreflight, true, true, conflicts }), DecisionResume, 0, []string{"forced over 2 conflicts"}},
 	}
 	for _, tt := range tests {
@@ -142,5 +148,40 @@ func TestDecideDurationWording(t *testing.T) {
 		if !strings.Contains(reason, tt.want) {
 			t.Errorf("age %v: reason = %q, want it to contain %q", tt.age, reason, tt.want)
 		}
+	}
+}
+
+// TestPersonCanDecide: autopilot on a terminal falls back to interactive for
+// the halts a person could decide, never for those no answer fixes.
+func TestPersonCanDecide(t *testing.T) {
+	conflict := blocking(workflow.CheckConflict, "story 3.4 was completed outside this workflow")
+	history := workflow.Finding{Check: workflow.CheckConflict, Severity: workflow.Blocking, Code: "history-missing", Message: "the git history does not reach the interruption"}
+	rebuilt := workflow.Finding{Check: "rebuild", Severity: workflow.Blocking, Code: "rebuilt-needs-confirmation", Message: "autopilot never resumes a rebuilt state"}
+	partial := workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Blocking, Code: "autopilot-partial-state", Message: "wrong-typed fields"}
+	missing := blocking(workflow.CheckIntegrity, "story 3.5 file no longer exists")
+	base := Situation{Mode: ModeAutopilot, Resumable: true, Validation: "clean", AgeClass: "fresh"}
+	for _, tt := range []struct {
+		name string
+		edit func(*Situation)
+		want bool
+	}{
+		{"clean", func(*Situation) {}, false},
+		{"conflicts", func(s *Situation) { s.Conflicts, s.Blocking = true, []workflow.Finding{conflict} }, true},
+		{"history missing", func(s *Situation) { s.Conflicts, s.Blocking = true, []workflow.Finding{history} }, true},
+		{"stale", func(s *Situation) { s.AgeClass = "stale" }, true},
+		{"rebuilt state", func(s *Situation) { s.Blocking = []workflow.Finding{rebuilt} }, true},
+		{"partly understood state", func(s *Situation) { s.Blocking = []workflow.Finding{partial} }, true},
+		{"missing critical file", func(s *Situation) { s.Blocking = []workflow.Finding{missing} }, false},
+		{"missing file and conflicts", func(s *Situation) { s.Conflicts, s.Blocking = true, []workflow.Finding{missing, conflict} }, false},
+		{"terminal", func(s *Situation) { s.Terminal, s.AgeClass = true, "stale" }, false},
+		{"not resumable", func(s *Situation) { s.Resumable, s.AgeClass = false, "stale" }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := base
+			tt.edit(&s)
+			if got := PersonCanDecide(s); got != tt.want {
+				t.Errorf("PersonCanDecide = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

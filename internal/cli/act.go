@@ -62,10 +62,12 @@ func (a *app) act(r *resumeRun) error {
 	canPrompt := a.sys.IO.CanPrompt()
 
 	// Autopilot halts on conflicts, blocking findings or staleness; with a
-	// terminal attached it switches to interactive.
-	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && r.situation.Conflicts {
+	// terminal attached it switches to interactive for every halt a person
+	// could decide (modes.PersonCanDecide).
+	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && modes.PersonCanDecide(r.situation) {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", templates.Safe(r.plan.Reason))
 		r.mode = modes.ModeInteractive
+		r.selected.Findings = resumeflow.WithoutAutopilotOnly(r.selected.Findings)
 		if err := a.evaluate(r, a.planOptions(r)); err != nil {
 			return err
 		}
@@ -75,6 +77,13 @@ func (a *app) act(r *resumeRun) error {
 	case modes.DecisionHalt:
 		if err := a.printBlocks(out, r); err != nil {
 			return err
+		}
+		if a.canOfferInstead(r, canPrompt) {
+			goOn, err := a.offerInstead(r, out)
+			if err != nil || !goOn {
+				return err
+			}
+			break
 		}
 		outcome := "halted"
 		if r.code == ExitTerminal {
@@ -120,7 +129,7 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 	if r.mode == modes.ModePreflight {
 		if !canPrompt {
 			r.outcome, r.exit = "error", ExitNoTTY
-			fmt.Fprintln(a.sys.IO.ErrOut, "orchestrate: pre-flight needs an explicit approval and there is no terminal: pass --approve")
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: pre-flight needs an explicit approval and there is no terminal: pass %s\n", resumeflow.NoTerminalFlags(r.situation))
 			return nil
 		}
 		ok, err := modes.ConfirmProceed(a.prompter())
@@ -139,10 +148,7 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 			return nil // --approve answers "yes"
 		}
 		r.outcome, r.exit = "error", ExitNoTTY
-		flag := "--approve (or --mode autopilot)"
-		if forceable {
-			flag = "--force to resume over the conflicts"
-		}
+		flag := resumeflow.NoTerminalFlags(r.situation)
 		fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: confirmation needed and there is no terminal: pass %s\n", flag)
 		return nil
 	}
@@ -177,6 +183,57 @@ func (a *app) ask(r *resumeRun, out io.Writer, canPrompt bool) error {
 		}
 	}
 	return nil
+}
+
+// canOfferInstead: an interactive resume on a terminal halted on a workflow
+// that cannot resume as it is, but could start over or be cleaned up.
+func (a *app) canOfferInstead(r *resumeRun, canPrompt bool) bool {
+	return canPrompt && !r.opts.JSON && r.mode != modes.ModeAutopilot && r.mode != modes.ModePreflight &&
+		r.code == ExitCannot && r.situation.Resumable && !r.situation.Terminal && !r.restarted &&
+		(r.restartOK || r.report.AgeClass == "stale")
+}
+
+// offerInstead asks what to do with a workflow that cannot resume as it is:
+// restart from scratch, clean up the stale state (only when stale), or
+// cancel. It reports whether to go on and hand off (a restart that is
+// possible); otherwise the run is finished.
+func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
+	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale")
+	if err != nil {
+		if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
+			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+			return false, a.finishQuiet(r, "declined", ExitDeclined)
+		}
+		return false, err
+	}
+	switch ans {
+	case modes.AnswerCleanup:
+		return false, a.runCleanup(&CleanupOptions{Workflow: r.selected.ID})
+	case modes.AnswerRestart:
+		r.restarted = true
+		fmt.Fprintln(out, "Restarting from the first phase (existing artifacts are kept).")
+		if err := a.evaluate(r, a.planOptions(r)); err != nil {
+			return false, err
+		}
+		if r.situation.Terminal || !r.situation.Resumable {
+			return false, a.finishQuiet(r, "halted", ExitCannot)
+		}
+		for _, f := range r.situation.Blocking {
+			if f.Check != workflow.CheckConflict {
+				fmt.Fprintf(out, "Cannot restart: %s\n", templates.Safe(f.Message))
+				if r.report.AgeClass == "stale" {
+					fmt.Fprintf(out, "To archive the stale state instead, run: orchestrate cleanup %s\n", templates.Safe(r.selected.ID))
+				}
+				return false, a.finishQuiet(r, "halted", ExitCannot)
+			}
+		}
+		if len(r.situation.Blocking) > 0 {
+			r.forced = true // the user chose to start over despite the conflicts
+		}
+		return true, nil
+	}
+	fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+	return false, a.finishQuiet(r, "declined", ExitDeclined)
 }
 
 func (a *app) askFailed(r *resumeRun, err error) error {
@@ -217,6 +274,14 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		Env:   a.environ(), Stdin: a.stdinFile(), Stdout: stdout, Stderr: a.sys.IO.ErrOut,
 		Lock: a.lockInfo(), Failpoint: testFailpoint(),
 	})
+	// the Resuming block prints before the command runs: an interactive
+	// agent session may hold the terminal until it ends
+	shown := false
+	req.BeforeCommand = func(res handoff.Result) {
+		if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res, true)); err == nil {
+			shown = true
+		}
+	}
 	res, err := handoff.Execute(req)
 	if q, ask := resumeflow.StaleTakeover(err, c.ID, a.sys.IO.CanPrompt(), r.mode); ask {
 		ok, perr := modes.ConfirmTakeover(a.prompter(), q)
@@ -238,17 +303,46 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	if res.TookOverStale != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, templates.Safe(res.TookOverStale.Host))
 	}
+	if res.AlreadyHandedOff && a.offerAgain(r, res) {
+		fmt.Fprintf(out, "Handing %s off again at the same phase (logged as again).\n", templates.Safe(c.ID))
+		req.Again = true
+		res, err = handoff.Execute(req)
+		if err != nil {
+			return a.handoffFailed(r, out, err)
+		}
+	}
 	if res.AlreadyHandedOff {
 		fmt.Fprint(out, alreadyHandedOff(s, c.ID, res))
-		return a.finishQuiet(r, "resumed", ExitOK)
+		r.reason = reasonAlreadyHandedOff
+		return a.finishQuiet(r, "none", ExitOK)
 	}
 	if res.Unconfirmed {
 		fmt.Fprintf(out, "The previous handoff of %s was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID))
 	}
-	if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res)); err != nil {
+	if shown {
+		fmt.Fprintf(out, "Handed off to @%s (%s).\n", templates.Safe(strings.TrimPrefix(res.Agent, "@")), templates.Safe(res.Command))
+	} else if err := a.renderTo(out, s, "confirmation", a.confirmationView(r, res, false)); err != nil {
 		return err
 	}
 	return a.finishQuiet(r, "resumed", ExitOK)
+}
+
+// reasonAlreadyHandedOff is the --json reason of a resume that did nothing
+// because the same workflow and phase was handed off before.
+const reasonAlreadyHandedOff = "already_handed_off"
+
+// offerAgain asks, in interactive mode on a terminal, whether to hand off
+// again a workflow already handed off at the same phase (default no).
+func (a *app) offerAgain(r *resumeRun, res handoff.Result) bool {
+	if !a.sys.IO.CanPrompt() || r.opts.JSON || r.mode == modes.ModeAutopilot || r.mode == modes.ModePreflight {
+		return false
+	}
+	when := ""
+	if !res.PreviousAt.IsZero() {
+		when = " " + templates.Ago(r.s.Now.Sub(res.PreviousAt))
+	}
+	ok, err := modes.ConfirmAgain(a.prompter(), fmt.Sprintf("%s was already handed off%s.", templates.Safe(r.selected.ID), when))
+	return err == nil && ok
 }
 
 // handoffFailed maps a handoff error to its block and exit code.
@@ -268,12 +362,18 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		action = "The lock is stale (its process is gone): run orchestrate unlock " + r.selected.ID + ", or resume with --force to take it over"
 	case errors.As(err, &cmdErr):
 		code, outcome = ExitCommand, "command_failed"
-		r.command = &commandJSON{Reason: cmdErr.Reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
-		switch cmdErr.Reason {
+		reason := cmdErr.Reason
+		if reason == command.ReasonFailed && resumeflow.InterruptedStatus(cmdErr.Status) {
+			// Ctrl-C at the terminal reaches the command's foreground group,
+			// not orchestrate: the command ended by SIGINT or SIGQUIT
+			reason = command.ReasonInterrupted
+		}
+		r.command = &commandJSON{Reason: reason, ExitStatus: cmdErr.Status, Signal: cmdErr.Signal}
+		switch reason {
 		case command.ReasonTimeout:
 			action = "The orchestrator command ran longer than handoff.timeout and was stopped; the workflow state was rolled back and is still interrupted. Raise handoff.timeout or fix the command, and resume again."
 		case command.ReasonInterrupted:
-			action = "orchestrate was interrupted while the orchestrator command ran; the command was stopped and the workflow state rolled back. Resume again when ready."
+			action = "Interrupted: the orchestrator command was stopped (Ctrl-C or a signal) and the workflow state was rolled back; it is still interrupted. Resume again when ready."
 		default:
 			action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."
 		}
@@ -294,9 +394,13 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 type confirmationView struct {
 	Title, Story, Phase, Agent, Age, Validation, Envelope, Command string
 	Forced, Restart                                                bool
+	// Running: shown before the command runs (it is about to start).
+	Running bool
 }
 
-func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationView {
+// confirmationView feeds the confirmation template; running is set when it
+// is shown before the orchestrator command runs.
+func (a *app) confirmationView(r *resumeRun, res handoff.Result, running bool) confirmationView {
 	c := r.selected
 	phase := r.plan.ResumeName
 	if phase == "" {
@@ -310,6 +414,7 @@ func (a *app) confirmationView(r *resumeRun, res handoff.Result) confirmationVie
 		Phase: phase,
 		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.Root, res.EnvelopePath), Command: res.Command,
 		Forced: r.forced || r.opts.Force, Restart: r.opts.Restart || r.restarted,
+		Running: running,
 	}
 	if v.Agent == "" {
 		v.Agent = r.plan.ResumeFrom.Agent

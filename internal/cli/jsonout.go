@@ -74,6 +74,10 @@ type resumeDoc struct {
 	Trust      *trustJSON         `json:"trust,omitempty"`
 	// Command is set when the outcome is command_failed (exit 18).
 	CommandResult *commandJSON `json:"command_result,omitempty"`
+	// Reason says why nothing was done when the outcome is "none" with a
+	// selected workflow: "already_handed_off" (resume --again hands it off
+	// once more).
+	Reason string `json:"reason,omitempty"`
 }
 
 // commandJSON is the orchestrator command's own result in `resume --json`

@@ -524,11 +524,16 @@ func TestPTYChooseOneOfSeveral(t *testing.T) {
 	before := snapshot(t, dir)
 	r := startPTY(t, dir, "resume")
 	r.expect("=== Multiple Interrupted Workflows Found ===")
-	r.expect("Spec Pipeline -- login")
 	r.waitPrompt("Which would you like to resume?")
-	r.expect("none (start fresh)")
+	r.expect("Spec Pipeline -- login")
+	r.expect("none (cancel)")
 	r.send(keyDown, keyEnter) // the second: QA Loop for story 3.1
 	r.expect("=== Resume: QA Loop for story 3.1 ===")
+	// the list is shown once: as the prompt's options, not also as a block
+	// before it or again after the pick
+	if n := strings.Count(r.text(), "=== Multiple Interrupted Workflows Found ==="); n != 1 {
+		r.fail("the list heading is shown %d times, want once", n)
+	}
 	r.waitPrompt("Resume this workflow?")
 	r.send(keyEnter) // yes
 	r.expect("Handing off to @")

@@ -90,7 +90,7 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 			Check:    rebuild.CheckRebuild,
 			Severity: workflow.Blocking,
 			Code:     rebuild.CodeRebuiltNeedsConfirmation,
-			Message:  fmt.Sprintf("autopilot never resumes a rebuilt state: review and confirm it with orchestrate resume %s (interactive), or --mode preflight --approve", c.ID),
+			Message:  fmt.Sprintf("autopilot never resumes a rebuilt state: review and confirm it with orchestrate resume %s --mode interactive (without a terminal: --mode interactive --approve)", c.ID),
 			Path:     c.Source.Path,
 		})
 	}

@@ -171,10 +171,11 @@ func TestRebuiltStateModes(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.out.String())
 		}
 	}
-	// a terminal does not turn the halt into a question either
-	r = rbRun(t, dir, true, prompttest.Answering(modes.OptionYes), "resume", "workflow:sdc-1", "--mode", "autopilot")
-	if r.code != ExitCannot {
-		t.Errorf("autopilot with a terminal: exit %d", r.code)
+	// with a terminal, autopilot falls back to interactive: a person
+	// confirms the rebuilt state (here: cancels, nothing changes)
+	r = rbRun(t, dir, true, prompttest.Answering(modes.OptionCancel), "resume", "workflow:sdc-1", "--mode", "autopilot")
+	if r.code != ExitDeclined || !strings.Contains(r.err.String(), "switching to interactive mode") {
+		t.Errorf("autopilot with a terminal: exit %d\n%s", r.code, r.err.String())
 	}
 
 	r = rbRun(t, dir, false, nil, "resume", "workflow:sdc-1", "--dry-run", "--json")
@@ -208,7 +209,8 @@ func TestCorruptStateNotRebuilt(t *testing.T) {
 	for _, want := range []string{
 		"Could not rebuild it:",
 		".orchestrate/workflows/sdc-1.yaml.bak: no backup",
-		"cannot resume: 1 blocking finding: the state file .orchestrate/workflows/sdc-1.yaml is corrupt and could not be rebuilt (line 1: invalid YAML",
+		"Reason: 1 blocking finding (--force does not override these):",
+		"the state file .orchestrate/workflows/sdc-1.yaml is corrupt and could not be rebuilt (line 1: invalid YAML",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)

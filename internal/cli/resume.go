@@ -98,6 +98,8 @@ type resumeRun struct {
 	handoff   *handoffJSON
 	command   *commandJSON    // the command's own result, when it failed (exit 18)
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
+	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
+	restartOK bool            // a halt a restart from the first phase would get past
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -153,13 +155,11 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			if !a.sys.IO.CanPrompt() {
 				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to take the most recent", len(r.all)))
 			}
-			if err := a.renderTo(a.humanOut(opts), r.s, "multiple", a.multipleView(r, false)); err != nil {
+			// the heading, then the list once: as the prompt's options
+			if err := a.renderTo(a.humanOut(opts), r.s, "multiple", a.multipleView(r, false, false)); err != nil {
 				return err
 			}
-			labels := make([]string, len(r.all))
-			for i, c := range r.all {
-				labels[i] = fmt.Sprintf("%s (%s)", candidateLabel(c), c.Position.String())
-			}
+			labels := candidateLabels(a.multipleView(r, false, true))
 			i, err := modes.ChooseCandidate(a.prompter(), labels)
 			if err != nil {
 				return a.cancelled(r, err)
@@ -223,6 +223,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 		return err
 	}
 	r.report, r.plan, r.findings, r.situation, r.code = ev.Report, ev.Plan, ev.Findings, ev.Situation, ev.Code
+	r.restartOK = ev.RestartOK
 	a.debugDecision(r)
 	return nil
 }
@@ -277,6 +278,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 	doc.Handoff = r.handoff
 	doc.Trust = trustDoc(r.s)
 	doc.CommandResult = r.command
+	doc.Reason = r.reason
 	if r.selected != nil {
 		id := r.selected.ID
 		doc.Selected = &id

@@ -44,6 +44,17 @@ type summaryView struct {
 	// it stopped, for the sources that know (nil otherwise).
 	Work      *workflow.ResumePoint
 	Framework string
+	// Stale: the state is old enough (age class stale) for cleanup to be
+	// offered. ForceFlags are the flags that resume over the conflicts in
+	// this mode ("--force", or "--force --approve" where a confirmation is
+	// also needed). Why is the one-line reason of the Cannot Resume block;
+	// ReasonShown says a block above stated the reason, so the decision line
+	// does not repeat it.
+	Stale       bool
+	RestartOK   bool
+	ForceFlags  string
+	Why         string
+	ReasonShown bool
 }
 
 type fileView struct {
@@ -194,7 +205,32 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		v.Steps = append(v.Steps, p.RemainingPhases...)
 	}
 	v.Chain = dependencyChain(r)
+	v.Stale = r.report.AgeClass == "stale"
+	v.RestartOK = r.restartOK
+	v.ForceFlags = "--force --approve"
+	if r.mode == modes.ModeAutopilot {
+		v.ForceFlags = "--force"
+	}
+	v.Why = cannotWhy(v)
 	return v
+}
+
+// cannotWhy is the reason line of the Cannot Resume block: what blocks, once
+// (the findings are listed under it), and whether --force helps.
+func cannotWhy(v summaryView) string {
+	n := len(v.Blocking)
+	noun := "blocking findings"
+	if n == 1 {
+		noun = "blocking finding"
+	}
+	if v.Forceable {
+		noun, them := "conflicts", "them"
+		if n == 1 {
+			noun, them = "conflict", "it"
+		}
+		return fmt.Sprintf("%d %s (resolve %s, or resume anyway with %s):", n, noun, them, v.ForceFlags)
+	}
+	return fmt.Sprintf("%d %s (--force does not override these):", n, noun)
 }
 
 // resumePointText is the plan's position as status numbers it, then the
@@ -303,8 +339,8 @@ func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
 		_, err = fmt.Fprint(w, out)
 		return err
 	}
-	if len(r.all) > 1 && r.opts.Workflow == "" && r.mode != "autopilot" {
-		if err := render("multiple", a.multipleView(r, false)); err != nil {
+	if len(r.all) > 1 && r.opts.Workflow == "" && r.mode != "autopilot" && !r.chosen {
+		if err := render("multiple", a.multipleView(r, false, true)); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -319,12 +355,13 @@ func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
 		if err := render("cannot", v); err != nil {
 			return err
 		}
+		v.ReasonShown = true
 	default:
 		if err := render("summary", v); err != nil {
 			return err
 		}
 	}
-	if r.plan.Partial && phaseBased(r.selected.Type) && len(r.plan.InvalidPhases) > 0 {
+	if r.plan.Partial && phaseBased(r.selected.Type) && len(r.plan.InvalidPhases) > 0 && (!v.ReasonShown || v.RestartOK) {
 		fmt.Fprintln(w)
 		if err := render("partial", v); err != nil {
 			return err
@@ -334,19 +371,36 @@ func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
 	return render("decision", v)
 }
 
-func (a *app) multipleView(r *resumeRun, question bool) any {
-	var items []multipleItem
+// multipleView feeds the multiple template; withItems is false for the heading
+// alone (the prompt then lists the candidates, labelled by candidateLabels).
+func (a *app) multipleView(r *resumeRun, question, withItems bool) multipleData {
+	var list []multipleItem
 	for i, c := range r.all {
 		ago := "at an unknown time"
 		if !c.UpdatedAt.IsZero() {
 			ago = templates.Ago(r.s.Now.Sub(c.UpdatedAt))
 		}
-		items = append(items, multipleItem{N: i + 1, Label: candidateLabel(c), Ago: ago, Position: c.Position.String()})
+		list = append(list, multipleItem{N: i + 1, Label: candidateLabel(c), Ago: ago, Position: c.Position.String()})
 	}
-	return struct {
-		Items    []multipleItem
-		Question bool
-	}{items, question}
+	if !withItems {
+		list = nil
+	}
+	return multipleData{list, question}
+}
+
+// multipleData is the multiple template's data.
+type multipleData struct {
+	Items    []multipleItem
+	Question bool
+}
+
+// candidateLabels are the prompt's options: each line of the list.
+func candidateLabels(d multipleData) []string {
+	labels := make([]string, len(d.Items))
+	for i, it := range d.Items {
+		labels[i] = it.Label + " -- Interrupted " + it.Ago + " -- " + it.Position
+	}
+	return labels
 }
 
 // phaseBased reports whether a workflow type moves through named phases

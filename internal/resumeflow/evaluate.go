@@ -9,6 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/internal/session"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
@@ -37,6 +38,10 @@ type Evaluation struct {
 	Findings  []workflow.Finding
 	Situation modes.Situation
 	Code      int // the exit code the decision implies
+	// RestartOK is set when the decision halts with exit 17 but restarting
+	// from the first phase (--restart) would not halt on findings --force
+	// cannot override: only then is a restart offered.
+	RestartOK bool
 }
 
 // Evaluate validates in.Candidate against the repository, builds its plan,
@@ -58,7 +63,29 @@ func Evaluate(s *session.Session, in Input) (Evaluation, error) {
 	decision, reason, code := modes.Decide(ev.Situation)
 	ev.Plan.Decision, ev.Plan.Reason = decision, reason
 	ev.Code = int(code)
+	if decision == modes.DecisionHalt && code == exitcode.Cannot && !in.Plan.Restart && c.Resumable && !p.Terminal {
+		ev.RestartOK = restartOK(s, in, ev.Report)
+	}
 	return ev, nil
+}
+
+// restartOK reports whether restarting the candidate from its first phase
+// would get past the findings --force cannot override (conflicts and
+// staleness aside: the restart is the person's choice over them).
+func restartOK(s *session.Session, in Input, rep validate.Report) bool {
+	c := in.Candidate
+	opts := in.Plan
+	opts.Restart, opts.FromPhase = true, ""
+	p, err := plan.Build(c, rep, s.Repo.Definition(c.Workflow), PlanEnv(s), opts)
+	if err != nil || p.Terminal {
+		return false
+	}
+	findings := append(append([]workflow.Finding{}, rep.Findings...), p.Findings...)
+	findings = append(findings, ParityFindings(s, c, modes.ModeInteractive, p.Terminal, findings)...)
+	rin := in
+	rin.Mode, rin.Force, rin.Plan = modes.ModeInteractive, true, opts
+	decision, _, _ := modes.Decide(Situation(rin, rep, p, findings))
+	return decision != modes.DecisionHalt
 }
 
 // Situation is what the mode decides on: the validation, the age, the
@@ -67,7 +94,7 @@ func Situation(in Input, rep validate.Report, p plan.Plan, findings []workflow.F
 	sit := modes.Situation{
 		Mode: in.Mode, Validation: rep.Status, AgeClass: rep.AgeClass,
 		Force: in.Force, Approve: in.Approve, Terminal: p.Terminal, Resumable: in.Candidate.Resumable,
-		Candidates: in.Candidates, Selected: in.Selected,
+		Candidates: in.Candidates, Selected: in.Selected, Restart: in.Plan.Restart,
 	}
 	sit.Age = rep.Age
 	for _, f := range findings {
