@@ -310,7 +310,7 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 			s.dependencyField(lineNo, val)
 		}
 	}
-	if len(pieces) == 1 {
+	if len(pieces) == 1 && storyPlainHasPrefixFold(t, "depends on ") {
 		plain := storyPlain(t)
 		if len(plain) > 11 && strings.EqualFold(plain[:11], "depends on ") {
 			s.dependencyField(lineNo, plain[11:])

@@ -572,8 +572,52 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 
 // storyPlain removes emphasis markers and extra whitespace.
 func storyPlain(v string) string {
-	v = storyEmphasis.Replace(workflow.Truncate(v, storyMaxFieldLen))
-	return strings.Join(strings.Fields(v), " ")
+	v = workflow.Truncate(v, storyMaxFieldLen)
+	if strings.ContainsAny(v, "*_`") {
+		v = storyEmphasis.Replace(v)
+	}
+	return workflow.JoinFields(v)
+}
+
+// storyPlainHasPrefixFold reports whether storyPlain(v) starts with prefix
+// (lower-case ASCII, single spaces), ignoring case, without building
+// storyPlain(v) for the lines that cannot: most body lines.
+func storyPlainHasPrefixFold(v, prefix string) bool {
+	n := 0 // bytes of prefix matched
+	space := false
+	for i := 0; i < len(v) && n < len(prefix); i++ {
+		c := v[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return strings.HasPrefix(strings.ToLower(storyPlain(v)), prefix) // Unicode: the general path
+		case strings.HasPrefix(v[i:], "**") || strings.HasPrefix(v[i:], "__"):
+			i++
+			continue
+		case c == '`':
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			space = n > 0
+			continue
+		}
+		if space {
+			if prefix[n] != ' ' {
+				return false
+			}
+			n++
+			space = false
+			if n == len(prefix) {
+				break
+			}
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if prefix[n] != c {
+			return false
+		}
+		n++
+	}
+	return n == len(prefix) // a trailing space is never matched: storyPlain trims it
 }
 
 // finishID settles the story's id and title; it reports whether an id was
