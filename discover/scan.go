@@ -76,7 +76,11 @@ func Scan(r *source.Repo, opts Options) Result {
 	var prefetch chan map[string]Stamp
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
-		all = append(all, cs...)
+		if all == nil {
+			all = cs // the story source's list, often most of them: no copy
+		} else {
+			all = append(all, cs...)
+		}
 		findings = append(findings, fs...)
 		if s.Kind() == workflow.KindStory && opts.Times != nil {
 			// date the resumable stories from git while the other sources
@@ -170,11 +174,11 @@ func mtimePaths(cs []workflow.Candidate, stories bool) []string {
 //
 // Merge indexes the state-file candidates by story id once, so its cost
 // follows the number of candidates and the stories they name, not their
-// product.
+// product. It works in cs's array: use the result, not cs, afterwards.
 func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	// same id: keep the more specific source, the other as evidence
 	byID := make(map[string]int, len(cs))
-	out := make([]workflow.Candidate, 0, len(cs))
+	out := cs[:0] // in place: out never passes the candidate being read
 	for _, c := range cs {
 		if i, ok := byID[c.ID]; ok {
 			keep := &out[i]
@@ -192,6 +196,7 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 		byID[c.ID] = len(out)
 		out = append(out, c)
 	}
+	clear(cs[len(out):])
 	cs = out
 
 	// resumable state-file candidates (the ones that absorb stories) by the
@@ -248,7 +253,7 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 		b.Findings = append(b.Findings, s.Findings...)
 		absorbed[i] = true
 	}
-	// keep the others in place: cs is Merge's own copy
+	// keep the others, in place
 	out = cs[:0]
 	for i := range cs {
 		if absorbed[i] {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -105,7 +106,7 @@ const (
 // Invalid UTF-8 is a warning finding and is parsed as far as it goes. The
 // parser is linear in the size of data.
 func ParseStory(path string, data []byte, extra map[string][]string) (*workflow.Story, []workflow.Finding) {
-	p := storyParse(path, data, extra)
+	p := storyParse(path, data, extra, false)
 	return p.story, p.story.Findings
 }
 
@@ -157,7 +158,10 @@ type storyTable struct {
 }
 
 // storyParse is ParseStory, also saying whether an id and a status were found.
-func storyParse(path string, data []byte, extra map[string][]string) storyParsed {
+// owned says data is the caller's own fresh buffer that nothing writes to
+// again (a file just read): the parser then uses it as its text without a
+// copy, and the story's sections keep pointing into it.
+func storyParse(path string, data []byte, extra map[string][]string, owned bool) storyParsed {
 	s := &storyState{
 		path:     path,
 		extra:    extra,
@@ -165,9 +169,13 @@ func storyParse(path string, data []byte, extra map[string][]string) storyParsed
 		seen:     map[string]bool{},
 		fileSeen: map[string]bool{},
 	}
-	if utf8.Valid(data) {
+	switch {
+	case owned && len(data) > 0 && utf8.Valid(data):
+		// no copy of the whole file: data is never written again (see owned)
+		s.text = unsafe.String(unsafe.SliceData(data), len(data))
+	case utf8.Valid(data):
 		s.text = string(data)
-	} else {
+	default:
 		f := source.ParseFinding(path, tolerant.FirstInvalidLine(data), "invalid-utf8", "not valid UTF-8 text; invalid bytes are ignored")
 		f.Severity = workflow.Warning
 		s.findings = append(s.findings, f)
@@ -388,7 +396,8 @@ func (s *storyState) closeSections(level, end int) {
 // trailing blank lines removed, so that re-saving a file (line endings,
 // trailing spaces, blank lines around the section) is not a change.
 func StorySectionHash(raw string) string {
-	h := sha256.New()
+	// the normalised text in one buffer, hashed at once: no per-line copies
+	buf := make([]byte, 0, len(raw))
 	pendingBlank := 0
 	started := false
 	for off := 0; off <= len(raw); {
@@ -408,14 +417,17 @@ func StorySectionHash(raw string) string {
 		}
 		if started {
 			for ; pendingBlank > 0; pendingBlank-- {
-				h.Write([]byte{'\n'})
+				buf = append(buf, '\n')
 			}
-			h.Write([]byte{'\n'})
+			buf = append(buf, '\n')
 		}
 		started = true
-		h.Write([]byte(line))
+		buf = append(buf, line...)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(buf)
+	var hx [2 * sha256.Size]byte
+	hex.Encode(hx[:], sum[:])
+	return string(hx[:])
 }
 
 // storyHeadingName normalises a heading for matching section names:
@@ -551,7 +563,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 				if err != nil {
 					st = storyUnreadable(p, err)
 				} else {
-					parsed := storyParse(p, data, r.Config.Statuses)
+					parsed := storyParse(p, data, r.Config.Statuses, true) // data is this worker's own
 					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
 						continue
 					}
