@@ -108,8 +108,12 @@ type Input struct {
 	Root string
 	// Candidate is the candidate to validate.
 	Candidate workflow.Candidate
-	// Others are every other discovered candidate (for conflict (a)).
+	// Others are every other discovered candidate (for conflict (a)); unused
+	// when Run is set.
 	Others []workflow.Candidate
+	// Run, when set, is shared by every validation of the command: the
+	// candidates sorted once (in place of Others) and cached folder checks.
+	Run *Run
 	// Stories are the parsed story files by id.
 	Stories map[string]*workflow.Story
 	// Git is nil when there is no git repository.

@@ -26,6 +26,7 @@ type session struct {
 	now    time.Time
 	repo   *discover.Repo
 	res    discover.Result
+	run    *validate.Run // shared by the session's validations, made on first use
 }
 
 // resolveRoot finds the repository root from --repo (or the working
@@ -105,16 +106,13 @@ func storyTimes(g *gitrepo.Repo, paths []string) map[string]discover.Stamp {
 
 // validate checks candidate c against the repository.
 func (s *session) validate(c workflow.Candidate) validate.Report {
-	var others []workflow.Candidate
-	for _, o := range s.res.Candidates {
-		if o.ID != c.ID {
-			others = append(others, o)
-		}
+	if s.run == nil {
+		s.run = validate.NewRun(s.root, s.res.Candidates)
 	}
 	in := validate.Input{
 		Root:      s.root,
 		Candidate: c,
-		Others:    others,
+		Run:       s.run,
 		Stories:   s.res.Stories,
 		Now:       s.now,
 		Config:    s.cfg,
