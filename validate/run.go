@@ -2,6 +2,7 @@ package validate
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -10,7 +11,9 @@ import (
 // Run is what the validations of one command share (status validates every
 // resumable workflow): every discovered candidate sorted by id once, for
 // the other-workflow conflicts, and one path checker that resolves each
-// folder once for all the referenced files below it. Make one per command
+// folder once for all the referenced files below it, and the answers of
+// the first Git it is given (the path states against a base commit, the
+// commits that touched a path, …) so each is looked up once per run. Make one per command
 // with NewRun and pass it in every Input; like safefile.Reader, it assumes
 // the tree does not change while it is used. A Run is safe for concurrent
 // use.
@@ -18,6 +21,10 @@ type Run struct {
 	root   string
 	sorted []workflow.Candidate // every candidate, sorted by id (stable)
 	paths  *safefile.Reader
+
+	gitOnce  sync.Once
+	gitFor   Git       // the Git whose answers gitCache keeps
+	gitCache *gitCache // see git
 }
 
 // NewRun returns the shared state of the validations of candidates (every

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -145,4 +146,49 @@ func BenchmarkValidateWorkflows(b *testing.B) {
 			}
 		}
 	})
+}
+
+// With a Run, git is asked once per path and base: the second validation
+// of a shared file takes the first one's answers, and both reports are the
+// ones each validation gets without a Run.
+func TestRunGitAnswersOncePerPath(t *testing.T) {
+	r := newRepo(t)
+	r.write("src/shared.go", "x", time.Time{})
+	r.write("src/a.go", "x", time.Time{})
+	r.write("src/b.go", "x", time.Time{})
+	newGit := func() *fakeGit {
+		return &fakeGit{base: baseCommit,
+			states:  map[string]gitrepo.PathState{"src/shared.go": committedChange()},
+			commits: map[string][]gitrepo.Commit{"src/shared.go": {janeCommit}}}
+	}
+	a := sdc("1.1", workflow.RefFile{Path: "src/shared.go"}, workflow.RefFile{Path: "src/a.go"})
+	b := sdc("1.2", workflow.RefFile{Path: "src/shared.go"}, workflow.RefFile{Path: "src/b.go"})
+	b.ID = "workflow:sdc-1.2"
+	all := []workflow.Candidate{a, b}
+
+	var want []Report
+	for _, c := range all {
+		in := withOthers(input(r, c), all)
+		in.Git = newGit()
+		want = append(want, Validate(in))
+	}
+	g := newGit()
+	run := NewRun(r.root, all)
+	for i, c := range all {
+		in := input(r, c)
+		in.Git, in.Run = g, run
+		if got := Validate(in); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("%s with Run:\n%+v\nwithout:\n%+v", c.ID, got, want[i])
+		}
+		if !has(want[i], "file-changed") {
+			t.Errorf("%s: no file-changed finding: %v", c.ID, codes(want[i]))
+		}
+	}
+	wantCompared := [][]string{{"src/a.go", "src/shared.go"}, {"src/b.go"}}
+	if !reflect.DeepEqual(g.compared, wantCompared) {
+		t.Errorf("Compare asked %v, want %v", g.compared, wantCompared)
+	}
+	if len(g.touched) != 1 {
+		t.Errorf("CommitsTouching asked %v, want once", g.touched)
+	}
 }

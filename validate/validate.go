@@ -112,7 +112,8 @@ type Input struct {
 	// when Run is set.
 	Others []workflow.Candidate
 	// Run, when set, is shared by every validation of the command: the
-	// candidates sorted once (in place of Others) and cached folder checks.
+	// candidates sorted once (in place of Others), cached folder checks and
+	// git answers.
 	Run *Run
 	// Stories are the parsed story files by id.
 	Stories map[string]*workflow.Story
@@ -174,6 +175,9 @@ func newValidator(in Input) *validator {
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = def.MaxFileSize
+	}
+	if in.Run != nil {
+		in.Git = in.Run.git(in.Git) // the run's shared answers
 	}
 	c := in.Candidate
 	return &validator{
