@@ -145,6 +145,7 @@ type storyState struct {
 	storyHeading bool            // a "Story" or "User Story" heading was seen
 
 	table     storyTable
+	cells     [MaxTableCells]string // the table row being read (reused)
 	files     []string
 	fileSeen  map[string]bool
 	unsafe    int
@@ -438,7 +439,9 @@ func storyHeadingName(htext string) string {
 	if len(htext) > 160 {
 		return "" // no section name is that long
 	}
-	t := strings.ToLower(workflow.StripStatus(htext))
+	// trimmed first, lowered last: the trimming is the same in any case,
+	// and lowering last lets a known name come back without a copy
+	t := workflow.StripStatus(htext)
 	t = strings.TrimSpace(strings.TrimRight(t, ":"))
 	if strings.HasSuffix(t, ")") {
 		if i := strings.LastIndex(t, " ("); i > 0 {
@@ -453,7 +456,47 @@ func storyHeadingName(htext string) string {
 	if i > 0 && i < len(t) && t[i] == ' ' {
 		t = t[i+1:]
 	}
-	return t
+	return storyLower(t)
+}
+
+// storyKnownNames are the lower-case heading names and field keys the
+// parser looks for, each mapped to itself: storyLower returns them without
+// allocating.
+var storyKnownNames = func() map[string]string {
+	m := map[string]string{"story": "story", "user story": "user story", "executor": "executor",
+		"qualitygate": "qualitygate", "epic": "epic", "status": "status"}
+	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys, storyHistorySections, storyNotesSections, storyMetaSections} {
+		for k := range set {
+			m[k] = k
+		}
+	}
+	for k := range storySectionNames {
+		m[k] = k
+	}
+	return m
+}()
+
+// storyLower is strings.ToLower(t); a known name (storyKnownNames) in any
+// case comes back without allocating.
+func storyLower(t string) string {
+	if len(t) > 64 {
+		return strings.ToLower(t)
+	}
+	var buf [64]byte
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= utf8.RuneSelf {
+			return strings.ToLower(t)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	if k, ok := storyKnownNames[string(buf[:len(t)])]; ok {
+		return k
+	}
+	return strings.ToLower(t)
 }
 
 // headerField reads a "**Key:** value" line near the top.
@@ -496,17 +539,10 @@ func storyField(line string) (string, string, bool) {
 		return "", "", false
 	}
 	keyRaw := t[:colon]
-	var kb strings.Builder
-	for _, r := range strings.ToLower(keyRaw) {
-		switch {
-		case r == '*' || r == '_' || r == '`' || r == ' ' || r == '-' || r == '\t':
-		case unicode.IsLetter(r):
-			kb.WriteRune(r)
-		default:
-			return "", "", false // not a field name
-		}
+	key, ok := storyFieldKey(keyRaw)
+	if !ok {
+		return "", "", false // not a field name
 	}
-	key := workflow.FoldStatus(kb.String())
 	if key == "" {
 		return "", "", false
 	}
@@ -519,6 +555,50 @@ func storyField(line string) (string, string, bool) {
 		val = val[1:]
 	}
 	return key, workflow.Truncate(strings.TrimSpace(val), workflow.MaxStatusLen), true
+}
+
+// storyFieldKey folds a field name (lower case, accents removed, without
+// emphasis, spaces, '-' and '_'); ok is false when it holds anything but
+// letters and those. A known key in plain ASCII comes back without
+// allocating.
+func storyFieldKey(keyRaw string) (string, bool) {
+	var buf [64]byte
+	n := 0
+	for i := 0; i < len(keyRaw); i++ {
+		c := keyRaw[i]
+		switch {
+		case c >= utf8.RuneSelf || n == len(buf):
+			return storyFieldKeySlow(keyRaw)
+		case c == '*' || c == '_' || c == '`' || c == ' ' || c == '-' || c == '\t':
+		case c >= 'a' && c <= 'z':
+			buf[n] = c
+			n++
+		case c >= 'A' && c <= 'Z':
+			buf[n] = c + 'a' - 'A'
+			n++
+		default:
+			return "", false
+		}
+	}
+	if k, ok := storyKnownNames[string(buf[:n])]; ok {
+		return k, true
+	}
+	return string(buf[:n]), true
+}
+
+// storyFieldKeySlow is storyFieldKey for any text.
+func storyFieldKeySlow(keyRaw string) (string, bool) {
+	var kb strings.Builder
+	for _, r := range strings.ToLower(keyRaw) {
+		switch {
+		case r == '*' || r == '_' || r == '`' || r == ' ' || r == '-' || r == '\t':
+		case unicode.IsLetter(r):
+			kb.WriteRune(r)
+		default:
+			return "", false
+		}
+	}
+	return workflow.FoldStatus(kb.String()), true
 }
 
 // storyAgent turns "@dev (Dex)" into "dev".
