@@ -76,7 +76,11 @@ func Scan(r *source.Repo, opts Options) Result {
 	r.Times = opts.Times
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
-		all = append(all, cs...)
+		if all == nil {
+			all = cs // the story source's list, often most of them: no copy
+		} else {
+			all = append(all, cs...)
+		}
 		findings = append(findings, fs...)
 		if s.Kind() == workflow.KindStory && opts.Times != nil {
 			// date the resumable stories from git while the other sources
@@ -172,10 +176,14 @@ func mtimePaths(cs []workflow.Candidate, stories bool) []string {
 // one naming the fewest stories, then the lowest priority number, then the
 // newest — which keeps the story as evidence. Candidates with the same id
 // (one workflow seen in two files) are merged into the first.
+//
+// Merge indexes the state-file candidates by story id once, so its cost
+// follows the number of candidates and the stories they name, not their
+// product. It works in cs's array: use the result, not cs, afterwards.
 func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	// same id: keep the more specific source, the other as evidence
-	byID := map[string]int{}
-	var out []workflow.Candidate
+	byID := make(map[string]int, len(cs))
+	out := cs[:0] // in place: out never passes the candidate being read
 	for _, c := range cs {
 		if i, ok := byID[c.ID]; ok {
 			keep := &out[i]
@@ -193,27 +201,37 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 		byID[c.ID] = len(out)
 		out = append(out, c)
 	}
+	clear(cs[len(out):])
 	cs = foldLedgerStories(out)
 
-	absorbed := make([]bool, len(cs))
-	var states []int // resumable state-file candidates: the ones that absorb stories
+	// resumable state-file candidates (the ones that absorb stories) by the
+	// story ids they name, each listed once per id
+	byStory := map[string][]int{}
 	for j := range cs {
-		if cs[j].Source.Kind != workflow.KindStory && cs[j].Resumable {
-			states = append(states, j)
+		if cs[j].Source.Kind == workflow.KindStory || !cs[j].Resumable {
+			continue
+		}
+		for _, id := range cs[j].Stories {
+			if l := byStory[id]; len(l) == 0 || l[len(l)-1] != j {
+				byStory[id] = append(l, j)
+			}
 		}
 	}
+	type fileKey struct {
+		state int
+		path  string
+	}
+	var has map[fileKey]bool // files of the absorbing candidates, filled on first use
+	var seeded map[int]bool  // absorbing candidates whose own files are in has
+	absorbed := make([]bool, len(cs))
 	for i := range cs {
 		s := &cs[i]
 		if s.Source.Kind != workflow.KindStory || (s.Type != workflow.TypeSDC && s.Type != workflow.TypeQAReview) || len(s.Stories) == 0 {
 			continue
 		}
 		best := -1
-		for _, j := range states {
-			c := &cs[j]
-			if !c.HasStory(s.Stories[0]) {
-				continue
-			}
-			if best < 0 || moreSpecific(c, &cs[best]) {
+		for _, j := range byStory[s.Stories[0]] {
+			if best < 0 || moreSpecific(&cs[j], &cs[best]) {
 				best = j
 			}
 		}
@@ -221,22 +239,37 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 			continue
 		}
 		b := &cs[best]
+		if has == nil {
+			has, seeded = map[fileKey]bool{}, map[int]bool{}
+		}
+		if !seeded[best] {
+			seeded[best] = true
+			for _, f := range b.Files {
+				has[fileKey{best, f.Path}] = true
+			}
+		}
 		b.Evidence = append(b.Evidence, s.Source)
 		for _, f := range s.Files {
-			if !source.HasRef(b.Files, f.Path) {
+			if k := (fileKey{best, f.Path}); !has[k] {
+				has[k] = true
 				b.Files = append(b.Files, f)
 			}
 		}
 		b.Findings = append(b.Findings, s.Findings...)
 		absorbed[i] = true
 	}
-	out = out[:0:0]
-	for i, c := range cs {
-		if !absorbed[i] {
-			source.SortEvidence(c.Evidence)
-			out = append(out, c)
+	// keep the others, in place
+	out = cs[:0]
+	for i := range cs {
+		if absorbed[i] {
+			continue
 		}
+		if len(cs[i].Evidence) > 1 {
+			source.SortEvidence(cs[i].Evidence)
+		}
+		out = append(out, cs[i])
 	}
+	clear(cs[len(out):]) // drop the references the absorbed ones held
 	return out
 }
 

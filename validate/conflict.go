@@ -22,8 +22,7 @@ func (v *validator) otherWorkflows() {
 	if len(open) == 0 {
 		return
 	}
-	others := append([]workflow.Candidate(nil), v.in.Others...)
-	sort.SliceStable(others, func(i, j int) bool { return others[i].ID < others[j].ID })
+	others := v.others()
 	for i := range others {
 		o := &others[i]
 		if o.ID == v.c.ID || !o.Resumable || o.Source.Kind == workflow.KindStory {

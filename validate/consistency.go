@@ -124,7 +124,7 @@ func (v *validator) resolveStory(s *storyState, derived string) {
 		s.state, s.derived = derived, true
 	}
 	if s.ref.Path != "" {
-		if clean, err := safefile.CheckPath(v.in.Root, s.ref.Path); err == nil {
+		if clean, err := v.checkPath(s.ref.Path); err == nil {
 			s.recordedPath = clean
 		}
 	}
@@ -161,7 +161,7 @@ func (v *validator) cleanPath(p string) string {
 		}
 		p = filepath.ToSlash(rel)
 	}
-	clean, err := safefile.CheckPath(v.in.Root, p)
+	clean, err := v.checkPath(p)
 	if err != nil {
 		return ""
 	}

@@ -77,7 +77,7 @@ func (v *validator) integrity() {
 
 	// Check each path, then de-duplicate on the cleaned path.
 	for _, rf := range uniq {
-		clean, err := safefile.CheckPath(v.in.Root, rf.Path)
+		clean, err := v.checkPath(rf.Path)
 		if err != nil {
 			f := &refFile{ref: rf}
 			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,

@@ -108,8 +108,13 @@ type Input struct {
 	Root string
 	// Candidate is the candidate to validate.
 	Candidate workflow.Candidate
-	// Others are every other discovered candidate (for conflict (a)).
+	// Others are every other discovered candidate (for conflict (a)); unused
+	// when Run is set.
 	Others []workflow.Candidate
+	// Run, when set, is shared by every validation of the command: the
+	// candidates sorted once (in place of Others), cached folder checks and
+	// git answers.
+	Run *Run
 	// Stories are the parsed story files by id.
 	Stories map[string]*workflow.Story
 	// Git is nil when there is no git repository.
@@ -170,6 +175,9 @@ func newValidator(in Input) *validator {
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = def.MaxFileSize
+	}
+	if in.Run != nil {
+		in.Git = in.Run.git(in.Git) // the run's shared answers
 	}
 	c := in.Candidate
 	return &validator{

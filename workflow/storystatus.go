@@ -244,7 +244,7 @@ func storyCommentaryFollows(rest string) bool {
 func StripStatus(raw string) string {
 	raw = Truncate(raw, MaxStatusLen)
 	if storyPlainASCII(raw) {
-		s := strings.Join(strings.Fields(raw), " ")
+		s := JoinFields(raw)
 		for s != "" && strings.IndexByte("-+>#", s[0]) >= 0 {
 			s = strings.TrimLeft(s[1:], " ")
 		}
@@ -272,7 +272,7 @@ func StripStatus(raw string) string {
 			b.WriteRune(r)
 		}
 	}
-	s := strings.Join(strings.Fields(b.String()), " ")
+	s := JoinFields(b.String())
 	for s != "" {
 		r, size := utf8.DecodeRuneInString(s)
 		if !strings.ContainsRune("-+>#•·", r) {
@@ -340,4 +340,32 @@ func Truncate(s string, max int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// JoinFields is strings.Join(strings.Fields(s), " "): s with its runs of
+// white space made single spaces and trimmed. It returns s itself, without
+// allocating, when s is already so (the common case for the story lines it
+// is used on).
+func JoinFields(s string) string {
+	prevSpace := true // a leading space is not allowed
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return strings.Join(strings.Fields(s), " ") // Unicode white space: the general path
+		case c == ' ':
+			if prevSpace {
+				return strings.Join(strings.Fields(s), " ")
+			}
+			prevSpace = true
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return strings.Join(strings.Fields(s), " ")
+		default:
+			prevSpace = false
+		}
+	}
+	if prevSpace && s != "" {
+		return strings.Join(strings.Fields(s), " ") // a trailing space
+	}
+	return s
 }

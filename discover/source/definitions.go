@@ -10,44 +10,62 @@ import (
 )
 
 // BuiltinDefinitions returns the built-in workflow definitions,
-// used when the repository has no framework workflows folder.
+// used when the repository has no framework workflows folder. The map is
+// new on every call, but the definitions are built once and their phases
+// (and decision maps) are shared: read them, never modify them.
 func BuiltinDefinitions() map[string]workflow.Definition {
-	return map[string]workflow.Definition{
-		workflow.DefSDC: {
-			ID: workflow.DefSDC, Name: "Story Development Cycle", Source: "builtin",
-			Phases: []workflow.PhaseDef{
-				{ID: "create", Name: "Story Creation", Agent: "sm", Task: "create-next-story.md", Next: "validate"},
-				{ID: "validate", Name: "Story Validation", Agent: "po", Task: "validate-next-story.md", Next: "implement", Decision: map[string]string{"GO": "implement", "NO-GO": "create"}},
-				{ID: "implement", Name: "Implementation", Agent: "dev", Task: "dev-develop-story.md", Next: "review"},
-				{ID: "review", Name: "QA Gate", Agent: "qa", Task: "qa-gate.md", Decision: map[string]string{"PASS": "done", "CONCERNS": "done", "FAIL": "implement", "WAIVED": "done"}},
-			},
-		},
-		workflow.DefQALoop: {
-			ID: workflow.DefQALoop, Name: "QA Loop", Source: "builtin", MaxIterations: 5,
-			Phases: []workflow.PhaseDef{
-				{ID: "review", Name: "QA Review", Agent: "qa", Task: "qa-review-story.md", Next: "fix", Decision: map[string]string{"APPROVE": "done", "REJECT": "fix", "BLOCKED": "escalate"}},
-				{ID: "fix", Name: "Apply Fixes", Agent: "dev", Task: "dev-apply-qa-fixes.md", Next: "review"},
-				{ID: "escalate", Name: "Escalation", Agent: "master", Task: "orchestrate.md", Next: "done"},
-			},
-		},
-		workflow.DefSpec: {
-			ID: workflow.DefSpec, Name: "Spec Pipeline", Source: "builtin",
-			Phases: []workflow.PhaseDef{
-				{ID: "gather", Name: "Requirements Gathering", Agent: "pm", Task: "spec-gather-requirements.md", Next: "assess"},
-				{ID: "assess", Name: "Complexity Assessment", Agent: "architect", Task: "spec-assess-complexity.md", Next: "research", SkipIf: "complexity class is SIMPLE"},
-				{ID: "research", Name: "Dependency Research", Agent: "analyst", Task: "spec-research-dependencies.md", Next: "spec", SkipIf: "complexity class is SIMPLE"},
-				{ID: "spec", Name: "Write Specification", Agent: "pm", Task: "spec-write-spec.md", Next: "critique"},
-				{ID: "critique", Name: "Spec Critique", Agent: "qa", Task: "spec-critique.md", Decision: map[string]string{"APPROVED": "done", "NEEDS_REVISION": "spec", "BLOCKED": "done"}},
-			},
-		},
-		workflow.DefEpic: {
-			ID: workflow.DefEpic, Name: "Epic Execution", Source: "builtin",
-			Phases: []workflow.PhaseDef{
-				{ID: "waves", Name: "Wave Execution", Agent: "pm", Task: "execute-epic-plan.md", Next: "final-gate"},
-				{ID: "final-gate", Name: "Final Gate", Agent: "qa", Task: "execute-epic-plan.md", Next: "done"},
-			},
-		},
+	out := make(map[string]workflow.Definition, len(builtinDefinitions))
+	for id, d := range builtinDefinitions {
+		out[id] = d
 	}
+	return out
+}
+
+// BuiltinDefinition returns the built-in definition id without building a
+// map (shared, read-only like BuiltinDefinitions' values); ok is false when
+// there is none.
+func BuiltinDefinition(id string) (workflow.Definition, bool) {
+	d, ok := builtinDefinitions[id]
+	return d, ok
+}
+
+// builtinDefinitions is built once: rebuilding it per story was a large
+// share of a big scan's allocations.
+var builtinDefinitions = map[string]workflow.Definition{
+	workflow.DefSDC: {
+		ID: workflow.DefSDC, Name: "Story Development Cycle", Source: "builtin",
+		Phases: []workflow.PhaseDef{
+			{ID: "create", Name: "Story Creation", Agent: "sm", Task: "create-next-story.md", Next: "validate"},
+			{ID: "validate", Name: "Story Validation", Agent: "po", Task: "validate-next-story.md", Next: "implement", Decision: map[string]string{"GO": "implement", "NO-GO": "create"}},
+			{ID: "implement", Name: "Implementation", Agent: "dev", Task: "dev-develop-story.md", Next: "review"},
+			{ID: "review", Name: "QA Gate", Agent: "qa", Task: "qa-gate.md", Decision: map[string]string{"PASS": "done", "CONCERNS": "done", "FAIL": "implement", "WAIVED": "done"}},
+		},
+	},
+	workflow.DefQALoop: {
+		ID: workflow.DefQALoop, Name: "QA Loop", Source: "builtin", MaxIterations: 5,
+		Phases: []workflow.PhaseDef{
+			{ID: "review", Name: "QA Review", Agent: "qa", Task: "qa-review-story.md", Next: "fix", Decision: map[string]string{"APPROVE": "done", "REJECT": "fix", "BLOCKED": "escalate"}},
+			{ID: "fix", Name: "Apply Fixes", Agent: "dev", Task: "dev-apply-qa-fixes.md", Next: "review"},
+			{ID: "escalate", Name: "Escalation", Agent: "master", Task: "orchestrate.md", Next: "done"},
+		},
+	},
+	workflow.DefSpec: {
+		ID: workflow.DefSpec, Name: "Spec Pipeline", Source: "builtin",
+		Phases: []workflow.PhaseDef{
+			{ID: "gather", Name: "Requirements Gathering", Agent: "pm", Task: "spec-gather-requirements.md", Next: "assess"},
+			{ID: "assess", Name: "Complexity Assessment", Agent: "architect", Task: "spec-assess-complexity.md", Next: "research", SkipIf: "complexity class is SIMPLE"},
+			{ID: "research", Name: "Dependency Research", Agent: "analyst", Task: "spec-research-dependencies.md", Next: "spec", SkipIf: "complexity class is SIMPLE"},
+			{ID: "spec", Name: "Write Specification", Agent: "pm", Task: "spec-write-spec.md", Next: "critique"},
+			{ID: "critique", Name: "Spec Critique", Agent: "qa", Task: "spec-critique.md", Decision: map[string]string{"APPROVED": "done", "NEEDS_REVISION": "spec", "BLOCKED": "done"}},
+		},
+	},
+	workflow.DefEpic: {
+		ID: workflow.DefEpic, Name: "Epic Execution", Source: "builtin",
+		Phases: []workflow.PhaseDef{
+			{ID: "waves", Name: "Wave Execution", Agent: "pm", Task: "execute-epic-plan.md", Next: "final-gate"},
+			{ID: "final-gate", Name: "Final Gate", Agent: "qa", Task: "execute-epic-plan.md", Next: "done"},
+		},
+	},
 }
 
 // LoadDefinitions reads workflows/*.yaml from the configured workflow

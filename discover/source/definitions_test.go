@@ -299,3 +299,24 @@ func FuzzParseDefinition(f *testing.F) {
 		}
 	})
 }
+
+// The built-in definitions are built once: looking one up allocates
+// nothing, and a caller's copy of the map does not change the next one.
+func TestBuiltinDefinitionsBuiltOnce(t *testing.T) {
+	r := &source.Repo{}
+	if n := testing.AllocsPerRun(10, func() { _ = r.Definition(workflow.DefSDC) }); n != 0 {
+		t.Errorf("Definition allocates %v times", n)
+	}
+	m := source.BuiltinDefinitions()
+	delete(m, workflow.DefSDC)
+	if _, ok := source.BuiltinDefinitions()[workflow.DefSDC]; !ok {
+		t.Error("deleting from one result changed the next")
+	}
+	d, ok := source.BuiltinDefinition(workflow.DefQALoop)
+	if !ok || d.MaxIterations != 5 || len(d.Phases) != 3 {
+		t.Errorf("BuiltinDefinition(qa-loop) = %+v, %v", d, ok)
+	}
+	if _, ok := source.BuiltinDefinition("nope"); ok {
+		t.Error("BuiltinDefinition(nope) found")
+	}
+}

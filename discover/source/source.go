@@ -106,7 +106,8 @@ func (r *Repo) Definition(id string) workflow.Definition {
 	if d, ok := r.Definitions[id]; ok {
 		return d
 	}
-	return BuiltinDefinitions()[id]
+	d, _ := BuiltinDefinition(id)
+	return d
 }
 
 // Read reads a repository-relative file safely (size limit, no binary, no

@@ -33,10 +33,10 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	if len(patterns) == 0 {
 		patterns = config.Default().Sources.Stories
 	}
-	var out []workflow.Candidate
-	firstPath := map[string]string{}
 	paths := storyGlob(r.Root, patterns)
 	parsed, readable := storyReadAll(r, paths)
+	out := make([]workflow.Candidate, 0, len(paths))
+	firstPath := make(map[string]string, len(paths))
 	for i, p := range paths {
 		st := parsed[i]
 		if st == nil {
@@ -159,6 +159,9 @@ func storyCandidate(r *source.Repo, st *workflow.Story) workflow.Candidate {
 	}
 	phase := ""
 	if c.Resumable {
+		if len(def.Phases) > 0 {
+			c.Phases = make([]workflow.Phase, 0, len(def.Phases))
+		}
 		for i, p := range def.Phases {
 			status := workflow.PhasePending
 			switch {
@@ -180,6 +183,7 @@ func storyCandidate(r *source.Repo, st *workflow.Story) workflow.Candidate {
 	if i := PhaseIndex(def, ImplementPhases); i >= 0 {
 		implement = def.Phases[i].ID
 	}
+	c.Files = make([]workflow.RefFile, 0, 1+len(st.FileList))
 	c.Files = append(c.Files, workflow.RefFile{Path: st.Path, Phase: phase, Critical: true, From: "story"})
 	for _, f := range st.FileList {
 		if f == st.Path {

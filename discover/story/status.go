@@ -284,7 +284,7 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 		return
 	}
 	if strings.HasPrefix(t, "|") {
-		cells := TableCells(t, 3)
+		cells := appendTableCells(s.cells[:0], t, 3)
 		if len(cells) >= 2 && storyStatusKeys[storyFoldKey(cells[0])] && strings.Trim(cells[1], "-: ") != "" {
 			s.offerStatus(s.fieldRank(), lineNo, cells[1])
 		}
@@ -310,7 +310,7 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 			s.dependencyField(lineNo, val)
 		}
 	}
-	if len(pieces) == 1 {
+	if len(pieces) == 1 && storyPlainHasPrefixFold(t, "depends on ") {
 		plain := storyPlain(t)
 		if len(plain) > 11 && strings.EqualFold(plain[:11], "depends on ") {
 			s.dependencyField(lineNo, plain[11:])

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -105,7 +106,7 @@ const (
 // Invalid UTF-8 is a warning finding and is parsed as far as it goes. The
 // parser is linear in the size of data.
 func ParseStory(path string, data []byte, extra map[string][]string) (*workflow.Story, []workflow.Finding) {
-	p := storyParse(path, data, extra)
+	p := storyParse(path, data, extra, false)
 	return p.story, p.story.Findings
 }
 
@@ -144,6 +145,7 @@ type storyState struct {
 	storyHeading bool            // a "Story" or "User Story" heading was seen
 
 	table     storyTable
+	cells     [MaxTableCells]string // the table row being read (reused)
 	files     []string
 	fileSeen  map[string]bool
 	unsafe    int
@@ -157,7 +159,10 @@ type storyTable struct {
 }
 
 // storyParse is ParseStory, also saying whether an id and a status were found.
-func storyParse(path string, data []byte, extra map[string][]string) storyParsed {
+// owned says data is the caller's own fresh buffer that nothing writes to
+// again (a file just read): the parser then uses it as its text without a
+// copy, and the story's sections keep pointing into it.
+func storyParse(path string, data []byte, extra map[string][]string, owned bool) storyParsed {
 	s := &storyState{
 		path:     path,
 		extra:    extra,
@@ -165,9 +170,13 @@ func storyParse(path string, data []byte, extra map[string][]string) storyParsed
 		seen:     map[string]bool{},
 		fileSeen: map[string]bool{},
 	}
-	if utf8.Valid(data) {
+	switch {
+	case owned && len(data) > 0 && utf8.Valid(data):
+		// no copy of the whole file: data is never written again (see owned)
+		s.text = unsafe.String(unsafe.SliceData(data), len(data))
+	case utf8.Valid(data):
 		s.text = string(data)
-	} else {
+	default:
 		f := source.ParseFinding(path, tolerant.FirstInvalidLine(data), "invalid-utf8", "not valid UTF-8 text; invalid bytes are ignored")
 		f.Severity = workflow.Warning
 		s.findings = append(s.findings, f)
@@ -388,7 +397,8 @@ func (s *storyState) closeSections(level, end int) {
 // trailing blank lines removed, so that re-saving a file (line endings,
 // trailing spaces, blank lines around the section) is not a change.
 func StorySectionHash(raw string) string {
-	h := sha256.New()
+	// the normalised text in one buffer, hashed at once: no per-line copies
+	buf := make([]byte, 0, len(raw))
 	pendingBlank := 0
 	started := false
 	for off := 0; off <= len(raw); {
@@ -408,14 +418,17 @@ func StorySectionHash(raw string) string {
 		}
 		if started {
 			for ; pendingBlank > 0; pendingBlank-- {
-				h.Write([]byte{'\n'})
+				buf = append(buf, '\n')
 			}
-			h.Write([]byte{'\n'})
+			buf = append(buf, '\n')
 		}
 		started = true
-		h.Write([]byte(line))
+		buf = append(buf, line...)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(buf)
+	var hx [2 * sha256.Size]byte
+	hex.Encode(hx[:], sum[:])
+	return string(hx[:])
 }
 
 // storyHeadingName normalises a heading for matching section names:
@@ -426,7 +439,9 @@ func storyHeadingName(htext string) string {
 	if len(htext) > 160 {
 		return "" // no section name is that long
 	}
-	t := strings.ToLower(workflow.StripStatus(htext))
+	// trimmed first, lowered last: the trimming is the same in any case,
+	// and lowering last lets a known name come back without a copy
+	t := workflow.StripStatus(htext)
 	t = strings.TrimSpace(strings.TrimRight(t, ":"))
 	if strings.HasSuffix(t, ")") {
 		if i := strings.LastIndex(t, " ("); i > 0 {
@@ -441,7 +456,47 @@ func storyHeadingName(htext string) string {
 	if i > 0 && i < len(t) && t[i] == ' ' {
 		t = t[i+1:]
 	}
-	return t
+	return storyLower(t)
+}
+
+// storyKnownNames are the lower-case heading names and field keys the
+// parser looks for, each mapped to itself: storyLower returns them without
+// allocating.
+var storyKnownNames = func() map[string]string {
+	m := map[string]string{"story": "story", "user story": "user story", "executor": "executor",
+		"qualitygate": "qualitygate", "epic": "epic", "status": "status"}
+	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys, storyHistorySections, storyNotesSections, storyMetaSections} {
+		for k := range set {
+			m[k] = k
+		}
+	}
+	for k := range storySectionNames {
+		m[k] = k
+	}
+	return m
+}()
+
+// storyLower is strings.ToLower(t); a known name (storyKnownNames) in any
+// case comes back without allocating.
+func storyLower(t string) string {
+	if len(t) > 64 {
+		return strings.ToLower(t)
+	}
+	var buf [64]byte
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= utf8.RuneSelf {
+			return strings.ToLower(t)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	if k, ok := storyKnownNames[string(buf[:len(t)])]; ok {
+		return k
+	}
+	return strings.ToLower(t)
 }
 
 // headerField reads a "**Key:** value" line near the top.
@@ -484,17 +539,10 @@ func storyField(line string) (string, string, bool) {
 		return "", "", false
 	}
 	keyRaw := t[:colon]
-	var kb strings.Builder
-	for _, r := range strings.ToLower(keyRaw) {
-		switch {
-		case r == '*' || r == '_' || r == '`' || r == ' ' || r == '-' || r == '\t':
-		case unicode.IsLetter(r):
-			kb.WriteRune(r)
-		default:
-			return "", "", false // not a field name
-		}
+	key, ok := storyFieldKey(keyRaw)
+	if !ok {
+		return "", "", false // not a field name
 	}
-	key := workflow.FoldStatus(kb.String())
 	if key == "" {
 		return "", "", false
 	}
@@ -507,6 +555,50 @@ func storyField(line string) (string, string, bool) {
 		val = val[1:]
 	}
 	return key, workflow.Truncate(strings.TrimSpace(val), workflow.MaxStatusLen), true
+}
+
+// storyFieldKey folds a field name (lower case, accents removed, without
+// emphasis, spaces, '-' and '_'); ok is false when it holds anything but
+// letters and those. A known key in plain ASCII comes back without
+// allocating.
+func storyFieldKey(keyRaw string) (string, bool) {
+	var buf [64]byte
+	n := 0
+	for i := 0; i < len(keyRaw); i++ {
+		c := keyRaw[i]
+		switch {
+		case c >= utf8.RuneSelf || n == len(buf):
+			return storyFieldKeySlow(keyRaw)
+		case c == '*' || c == '_' || c == '`' || c == ' ' || c == '-' || c == '\t':
+		case c >= 'a' && c <= 'z':
+			buf[n] = c
+			n++
+		case c >= 'A' && c <= 'Z':
+			buf[n] = c + 'a' - 'A'
+			n++
+		default:
+			return "", false
+		}
+	}
+	if k, ok := storyKnownNames[string(buf[:n])]; ok {
+		return k, true
+	}
+	return string(buf[:n]), true
+}
+
+// storyFieldKeySlow is storyFieldKey for any text.
+func storyFieldKeySlow(keyRaw string) (string, bool) {
+	var kb strings.Builder
+	for _, r := range strings.ToLower(keyRaw) {
+		switch {
+		case r == '*' || r == '_' || r == '`' || r == ' ' || r == '-' || r == '\t':
+		case unicode.IsLetter(r):
+			kb.WriteRune(r)
+		default:
+			return "", false
+		}
+	}
+	return workflow.FoldStatus(kb.String()), true
 }
 
 // storyAgent turns "@dev (Dex)" into "dev".
@@ -551,7 +643,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 				if err != nil {
 					st = storyUnreadable(p, err)
 				} else {
-					parsed := storyParse(p, data, r.Config.Statuses)
+					parsed := storyParse(p, data, r.Config.Statuses, true) // data is this worker's own
 					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
 						continue
 					}
@@ -572,8 +664,52 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 
 // storyPlain removes emphasis markers and extra whitespace.
 func storyPlain(v string) string {
-	v = storyEmphasis.Replace(workflow.Truncate(v, storyMaxFieldLen))
-	return strings.Join(strings.Fields(v), " ")
+	v = workflow.Truncate(v, storyMaxFieldLen)
+	if strings.ContainsAny(v, "*_`") {
+		v = storyEmphasis.Replace(v)
+	}
+	return workflow.JoinFields(v)
+}
+
+// storyPlainHasPrefixFold reports whether storyPlain(v) starts with prefix
+// (lower-case ASCII, single spaces), ignoring case, without building
+// storyPlain(v) for the lines that cannot: most body lines.
+func storyPlainHasPrefixFold(v, prefix string) bool {
+	n := 0 // bytes of prefix matched
+	space := false
+	for i := 0; i < len(v) && n < len(prefix); i++ {
+		c := v[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return strings.HasPrefix(strings.ToLower(storyPlain(v)), prefix) // Unicode: the general path
+		case strings.HasPrefix(v[i:], "**") || strings.HasPrefix(v[i:], "__"):
+			i++
+			continue
+		case c == '`':
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			space = n > 0
+			continue
+		}
+		if space {
+			if prefix[n] != ' ' {
+				return false
+			}
+			n++
+			space = false
+			if n == len(prefix) {
+				break
+			}
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if prefix[n] != c {
+			return false
+		}
+		n++
+	}
+	return n == len(prefix) // a trailing space is never matched: storyPlain trims it
 }
 
 // finishID settles the story's id and title; it reports whether an id was

@@ -7,7 +7,7 @@ import (
 // tableCell returns the path cell of a table row, or "" for a header or a
 // separator row.
 func (s *storyState) tableCell(row string) string {
-	cells := TableCells(row, MaxTableCells)
+	cells := appendTableCells(s.cells[:0], row, MaxTableCells)
 	s.table.rows++
 	if IsSeparatorRow(cells) {
 		return ""
@@ -38,10 +38,14 @@ func (s *storyState) tableCell(row string) string {
 
 // TableCells splits a table row into at most max cells.
 func TableCells(row string, max int) []string {
+	return appendTableCells(nil, row, max)
+}
+
+// appendTableCells is TableCells appending to cells (the parser's buffer).
+func appendTableCells(cells []string, row string, max int) []string {
 	row = strings.TrimSpace(row)
 	row = strings.TrimPrefix(row, "|")
-	var cells []string
-	for len(cells) < max && row != "" {
+	for start := len(cells); len(cells)-start < max && row != ""; {
 		i := strings.IndexByte(row, '|')
 		if i < 0 {
 			if c := strings.TrimSpace(row); c != "" {

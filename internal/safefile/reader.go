@@ -64,6 +64,29 @@ func (r *Reader) ReadWithTime(rel string, max int64) ([]byte, time.Time, error) 
 	return data, mtime, err
 }
 
+// CheckPath is safefile.CheckPath with the folder checks cached: the
+// folders above rel are resolved once per Reader (for every path below
+// them), the last element on every call. Same results, same errors.
+func (r *Reader) CheckPath(rel string) (string, error) {
+	clean, err := r.checkFolders(rel)
+	if err != nil || clean == "." {
+		return clean, err
+	}
+	full := filepath.Join(r.root, filepath.FromSlash(clean))
+	fi, err := os.Lstat(full)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return clean, nil // missing (yet), or not a symlink
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s is a broken or looping symlink", ErrUnsafe, clean)
+	}
+	if !within(r.real(), real) {
+		return "", fmt.Errorf("%w: %s is a symlink leading out of the repository", ErrUnsafe, clean)
+	}
+	return clean, nil
+}
+
 // checkFolders is CheckPath without resolving the last element (Read opens
 // it with O_NOFOLLOW), with the folder checks cached.
 func (r *Reader) checkFolders(rel string) (string, error) {

@@ -35,6 +35,8 @@ type Session struct {
 	Now    time.Time
 	Repo   *discover.Repo
 	Res    discover.Result
+
+	run *validate.Run // shared by the session's validations, made on first use
 }
 
 // Location is where a command runs: the repository root and its git access.
@@ -163,16 +165,15 @@ func StoryTimes(g *gitrepo.Repo, paths []string) map[string]discover.Stamp {
 
 // Validate checks candidate c against the repository.
 func (s *Session) Validate(c workflow.Candidate) validate.Report {
-	var others []workflow.Candidate
-	for _, o := range s.Res.Candidates {
-		if o.ID != c.ID {
-			others = append(others, o)
-		}
+	if s.run == nil {
+		// what every validation of this run shares: the other workflows
+		// sorted once, folder checks and git answers made once
+		s.run = validate.NewRun(s.Root, s.Res.Candidates)
 	}
 	in := validate.Input{
 		Root:      s.Root,
 		Candidate: c,
-		Others:    others,
+		Run:       s.run,
 		Stories:   s.Res.Stories,
 		Now:       s.Now,
 		Config:    s.Cfg,

@@ -1,0 +1,45 @@
+package safefile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Reader.CheckPath gives CheckPath's answer for every path, twice (the
+// second time from the folder cache).
+func TestReaderCheckPathMatchesCheckPath(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "src", "deep"), 0o755)
+	os.WriteFile(filepath.Join(root, "src", "a.go"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o644)
+	for link, target := range map[string]string{
+		"out":          outside,
+		"in":           filepath.Join(root, "src"),
+		"src/leak":     filepath.Join(outside, "secret"),
+		"src/ok":       filepath.Join(root, "src", "a.go"),
+		"src/broken":   filepath.Join(root, "nope"),
+		"src/deep/up":  "../../out",
+		"src/deep/loo": "loo",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewReader(root)
+	for pass := 0; pass < 2; pass++ {
+		for _, p := range []string{
+			"src/a.go", "./src//a.go", "src/../src/a.go", "missing/file.txt", "in/a.go", "", "/etc/passwd", "../x",
+			"src/../../x", "..", "a\x00b", "a\nb", `\\server\share`, "C:/x", "out/secret", "out", ".", "src",
+			"src/leak", "src/ok", "src/broken", "src/deep/up", "src/deep/up/secret", "src/deep/loo", "src/deep/loo/x",
+			"in/leak", "src/a.go/x",
+		} {
+			want, werr := CheckPath(root, p)
+			got, gerr := r.CheckPath(p)
+			if got != want || (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+				t.Errorf("pass %d: Reader.CheckPath(%q) = %q, %v; CheckPath = %q, %v", pass, p, got, gerr, want, werr)
+			}
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package validate
+
+import (
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+)
+
+// gitCache is a Git that answers each question once per Run: the
+// interruption commit of a recorded hash and time, the state of a path
+// against a base commit, the commits since a base that touched a path, and
+// the commit that removed a path. Validations of one command ask the same
+// questions for the files and stories their workflows share. ReadAt is
+// passed through (old story contents are read once per validation anyway).
+type gitCache struct {
+	Git
+	mu       sync.Mutex
+	shallow  *bool
+	bases    map[baseKey]baseAnswer
+	states   map[pathKey]gitrepo.PathState
+	commits  map[pathKey][]gitrepo.Commit // nil: no commit touched the path
+	removals map[string]removalAnswer
+}
+
+type baseKey struct {
+	recorded string
+	at       int64
+	zero     bool
+}
+
+type baseAnswer struct {
+	c   gitrepo.Commit
+	err error
+}
+
+// pathKey is a path against a base commit (and, for commits, a limit).
+type pathKey struct {
+	base, path string
+	limit      int
+}
+
+type removalAnswer struct {
+	r     gitrepo.Removal
+	found bool
+}
+
+func newGitCache(g Git) *gitCache {
+	return &gitCache{Git: g, bases: map[baseKey]baseAnswer{}, states: map[pathKey]gitrepo.PathState{},
+		commits: map[pathKey][]gitrepo.Commit{}, removals: map[string]removalAnswer{}}
+}
+
+// git returns g answered through the Run's cache: the first Git the Run
+// sees is cached, any other one (a test's fake, another repository) is
+// used as it is.
+func (r *Run) git(g Git) Git {
+	if g == nil || !reflect.TypeOf(g).Comparable() {
+		return g
+	}
+	r.gitOnce.Do(func() { r.gitFor, r.gitCache = g, newGitCache(g) })
+	if r.gitFor != g {
+		return g
+	}
+	return r.gitCache
+}
+
+// Shallow is the underlying answer, asked once.
+func (c *gitCache) Shallow() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shallow == nil {
+		s := c.Git.Shallow()
+		c.shallow = &s
+	}
+	return *c.shallow
+}
+
+// InterruptionCommit is the underlying answer, asked once per recorded hash
+// and time.
+func (c *gitCache) InterruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error) {
+	k := baseKey{recorded: recorded, zero: at.IsZero()}
+	if !k.zero {
+		k.at = at.UnixNano()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.bases[k]; ok {
+		return a.c, a.err
+	}
+	got, err := c.Git.InterruptionCommit(recorded, at)
+	c.bases[k] = baseAnswer{got, err}
+	return got, err
+}
+
+// Compare asks the underlying Git only about the paths not compared with
+// base yet, and returns the states in the order of paths. Errors are not
+// remembered.
+func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+	if base.Hash == "" {
+		return c.Git.Compare(base, paths)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var missing []string
+	for _, p := range paths {
+		if _, ok := c.states[pathKey{base: base.Hash, path: p}]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := c.Git.Compare(base, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, ps := range got {
+			c.states[pathKey{base: base.Hash, path: ps.Path}] = ps
+		}
+	}
+	out := make([]gitrepo.PathState, 0, len(paths))
+	for _, p := range paths {
+		if ps, ok := c.states[pathKey{base: base.Hash, path: p}]; ok {
+			out = append(out, ps)
+		}
+	}
+	return out, nil
+}
+
+// CommitsTouching asks the underlying Git only about the paths not asked
+// about with base and limit yet; each returned list is the caller's own.
+// Errors are not remembered.
+func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
+	if base.Hash == "" {
+		return c.Git.CommitsTouching(base, paths, limit)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var missing []string
+	for _, p := range paths {
+		if _, ok := c.commits[pathKey{base.Hash, p, limit}]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := c.Git.CommitsTouching(base, missing, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range missing {
+			c.commits[pathKey{base.Hash, p, limit}] = got[p]
+		}
+	}
+	out := map[string][]gitrepo.Commit{}
+	for _, p := range paths {
+		if cs := c.commits[pathKey{base.Hash, p, limit}]; len(cs) > 0 {
+			out[p] = append([]gitrepo.Commit(nil), cs...)
+		}
+	}
+	return out, nil
+}
+
+// Removal is the underlying Git's answer (when it is a Remover), asked once
+// per path.
+func (c *gitCache) Removal(path string) (gitrepo.Removal, bool) {
+	rm, ok := c.Git.(Remover)
+	if !ok {
+		return gitrepo.Removal{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.removals[path]; ok {
+		return a.r, a.found
+	}
+	r, found := rm.Removal(path)
+	c.removals[path] = removalAnswer{r, found}
+	return r, found
+}
