@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -196,11 +197,7 @@ func (cl *Loaded) repoSettings(path string, data []byte, userFlat map[string]any
 	if err := cl.check(configSource{Name: rc.Rel}, flat); err != nil {
 		return nil, nil, err
 	}
-	keys := make([]string, 0, len(flat))
-	for k := range flat {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(flat))
 	var priv []string
 	for _, p := range privilegedKeys {
 		for _, k := range keys {
