@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/trust"
 )
 
@@ -331,19 +332,15 @@ func ReadFile(path, root string) ([]byte, error) {
 			open = target
 		}
 	}
-	flags := os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	flag := 0
 	if root != "" {
-		flags |= syscall.O_NOFOLLOW
+		flag = syscall.O_NOFOLLOW
 	}
-	f, err := os.OpenFile(open, flags, 0)
+	f, fi, err := safefile.OpenNonBlocking(open, flag)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	}
