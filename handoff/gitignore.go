@@ -1,12 +1,9 @@
 package handoff
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
@@ -44,32 +41,12 @@ func EnsureGitignore(root string) (bool, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("write %s: %w", GitignoreRel, err)
 	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := ".gitignore.tmp-" + hex.EncodeToString(rnd[:])
-	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", GitignoreRel, err)
-	}
-	_, werr := f.WriteString(GitignoreContent)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		_ = d.Remove(tmp)
-		return false, fmt.Errorf("write %s: %w", GitignoreRel, werr)
-	}
-	err = d.Link(tmp, d, ".gitignore")
-	_ = d.Remove(tmp)
+	err = linkNew(d, ".gitignore", []byte(GitignoreContent), 0o644, "")
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", GitignoreRel, err)
 	}
-	_ = d.Sync()
 	return true, nil
 }

@@ -343,15 +343,22 @@ func reasonIfAny(st LockState, dflt string) string {
 // createExclusive creates name in the locks folder d, mode 0600, with
 // content, synced (file and folder).
 func createExclusive(d *safefile.Dir, name string, content []byte) error {
-	// Write the whole lock to a temporary file first (created exclusively,
-	// never through a symlink), then link it into place: link fails if the
-	// lock exists (as O_EXCL would), and a process killed half-way never
-	// leaves an empty or partial lock behind — only a stray temporary file,
-	// which nothing reads.
+	return linkNew(d, name, content, 0o600, "lock file")
+}
+
+// linkNew creates name in d with content and mode perm, all or nothing, and
+// never replaces an existing file: the content is written to a temporary file
+// first (created exclusively, never through a symlink), synced, then linked
+// into place. The link fails with fs.ErrExist if name exists (as O_EXCL
+// would), and a process killed half-way never leaves an empty or partial file
+// behind — only a stray temporary file, which nothing reads. A failure to
+// write the temporary file is wrapped as "write <what>: …" when what is not
+// empty; other errors are returned as they are.
+func linkNew(d *safefile.Dir, name string, content []byte, perm fs.FileMode, what string) error {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := name + ".tmp-" + hex.EncodeToString(rnd[:])
-	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
@@ -364,12 +371,15 @@ func createExclusive(d *safefile.Dir, name string, content []byte) error {
 	}
 	if werr != nil {
 		_ = d.Remove(tmp)
-		return fmt.Errorf("write lock file: %w", werr)
+		if what != "" {
+			return fmt.Errorf("write %s: %w", what, werr)
+		}
+		return werr
 	}
 	err = d.Link(tmp, d, name)
 	_ = d.Remove(tmp)
 	if err != nil {
-		return err // fs.ErrExist when another process holds the lock
+		return err // fs.ErrExist when the file exists (another process holds the lock)
 	}
 	_ = d.Sync()
 	return nil

@@ -27,11 +27,7 @@ func bmad6Track(c workflow.Candidate, def workflow.Definition) track {
 		}
 		return sdcTrack(c, def)
 	}
-	t := newTrack()
-	t.slots, _ = defSlots(c, def)
-	t.total = len(def.Phases)
-	t.names = defNames(def)
-	t.storyFiles = storyFiles(c)
+	t := defTrack(c, def)
 	t.impliedBefore(at)
 	t.natural = at
 	t.useStateAgent(c, t.stateCurrent(c, def))

@@ -24,21 +24,12 @@ var specArtifactPhase = map[string]string{
 // that asked for a revision (NEEDS_REVISION, or BLOCKED) sends it back to
 // spec, with the critique as the last completed phase; APPROVED is terminal.
 func specTrack(c workflow.Candidate, def workflow.Definition) track {
-	if len(def.Phases) == 0 {
-		return genericTrack(c, def)
-	}
-	t := specNatural(c, def)
-	t.useStateAgent(c, t.stateCurrent(c, def))
-	return t
+	return stateTrack(c, def, specNatural)
 }
 
 // specNatural lays out the pipeline and finds its natural resume point.
 func specNatural(c workflow.Candidate, def workflow.Definition) track {
-	t := newTrack()
-	t.slots, _ = defSlots(c, def)
-	t.total = len(def.Phases)
-	t.names = defNames(def)
-	t.storyFiles = storyFiles(c)
+	t := defTrack(c, def)
 
 	sp := c.Spec
 	if sp == nil {

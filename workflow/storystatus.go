@@ -1,7 +1,8 @@
 package workflow
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -130,11 +131,7 @@ func storyExtraTable(extra map[string][]string) []storySpelling {
 	if len(extra) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(extra))
 	var out []storySpelling
 	for _, st := range StatusOrder {
 		want := storyStatusKey(string(st))

@@ -11,10 +11,11 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 )
 
 // history makes the commits between the first and the last one quickly.
@@ -95,17 +96,8 @@ func (h *history) stage(rel string) error {
 	if err != nil {
 		return err
 	}
-	obj := h.pending.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
+	obj, err := gitfixture.Blob(h.pending, data)
 	if err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
 		return err
 	}
 	bh, err := h.store(obj)
@@ -197,16 +189,8 @@ func (h *history) flush() error {
 		if !ok {
 			return fmt.Errorf("the repository storage cannot write packfiles")
 		}
-		w, err := pw.PackfileWriter()
-		if err != nil {
+		if err := gitfixture.WritePack(pw, h.pending, h.order); err != nil {
 			return err
-		}
-		if _, err := packfile.NewEncoder(w, h.pending, false).Encode(h.order, 0); err != nil {
-			_ = w.Close()
-			return fmt.Errorf("write packfile: %w", err)
-		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("close packfile: %w", err)
 		}
 		h.order, h.pending = nil, memory.NewStorage()
 	}

@@ -28,41 +28,9 @@ Status: Executing
 Stopped at: Completed 07.2-01-PLAN.md
 Resume file: None
 `,
-	".planning/phases/07.2-api-auth/07.2-01-PLAN.md": `---
-phase: 07.2-api-auth
-plan: 01
-wave: 1
-depends_on: []
-files_modified: [src/search.ts]
----
-<objective>
-Issue API tokens
-</objective>
-<tasks>
-<task type="auto">
-  <name>Task 1: Token issuer</name>
-  <files>src/search.ts</files>
-</task>
-</tasks>
-`,
-	".planning/phases/07.2-api-auth/07.2-01-SUMMARY.md": "# Phase 07.2 Plan 01: token issuer\n",
-	".planning/phases/07.2-api-auth/07.2-02-api-keys-PLAN.md": `---
-phase: 07.2-api-auth
-plan: 02
-wave: 2
-depends_on: ["07.2-01"]
-files_modified: [src/keys.ts]
----
-<objective>
-API keys for service accounts
-</objective>
-<tasks>
-<task type="auto">
-  <name>Task 1: Key store</name>
-  <files>src/keys.ts</files>
-</task>
-</tasks>
-`,
+	".planning/phases/07.2-api-auth/07.2-01-PLAN.md":          gsdPlan("01", "1", "[]", "src/search.ts", "Issue API tokens", "Token issuer"),
+	".planning/phases/07.2-api-auth/07.2-01-SUMMARY.md":       "# Phase 07.2 Plan 01: token issuer\n",
+	".planning/phases/07.2-api-auth/07.2-02-api-keys-PLAN.md": gsdPlan("02", "2", `["07.2-01"]`, "src/keys.ts", "API keys for service accounts", "Key store"),
 	".planning/phases/07.2-api-auth/07.2-03-PLAN.md": `---
 phase: 07.2-api-auth
 plan: 03
@@ -72,6 +40,14 @@ depends_on: ["07.2-02"]
 Key rotation
 </objective>
 `,
+}
+
+// gsdPlan is the PLAN.md of plan n of phase 07.2, in wave, after deps (a
+// YAML list), with one task that edits file.
+func gsdPlan(n, wave, deps, file, objective, task string) string {
+	return "---\nphase: 07.2-api-auth\nplan: " + n + "\nwave: " + wave + "\ndepends_on: " + deps +
+		"\nfiles_modified: [" + file + "]\n---\n<objective>\n" + objective + "\n</objective>\n<tasks>\n" +
+		"<task type=\"auto\">\n  <name>Task 1: " + task + "</name>\n  <files>" + file + "</files>\n</task>\n</tasks>\n"
 }
 
 // writeGSD adds the GSD phase to the example repository, committed three

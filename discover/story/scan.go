@@ -140,19 +140,20 @@ func storyCandidate(r *source.Repo, st *workflow.Story) workflow.Candidate {
 	}
 	def := r.Definition(workflow.DefSDC)
 	current := -1
+	// resume makes c a resumable workflow of type typ, at the first phase of
+	// def among phases (shown as label), run by agent.
+	resume := func(typ workflow.Type, prio int, phases []string, label, agent string) {
+		c.Type, c.ID, c.Resumable = typ, string(typ)+":"+st.ID, true
+		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: prio}
+		current = PhaseIndex(def, phases)
+		c.Agent = agent
+		c.Position = storyPosition(def, current, label)
+	}
 	switch st.Status {
 	case workflow.StatusInProgress:
-		c.Type, c.ID, c.Resumable = workflow.TypeSDC, "sdc:"+st.ID, true
-		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: workflow.PriorityInProgress}
-		current = PhaseIndex(def, ImplementPhases)
-		c.Agent = st.Executor
-		c.Position = storyPosition(def, current, "Implementation")
+		resume(workflow.TypeSDC, workflow.PriorityInProgress, ImplementPhases, "Implementation", st.Executor)
 	case workflow.StatusInReview:
-		c.Type, c.ID, c.Resumable = workflow.TypeQAReview, "qa-review:"+st.ID, true
-		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: workflow.PriorityInReview}
-		current = PhaseIndex(def, ReviewPhases)
-		c.Agent = st.QualityGate
-		c.Position = storyPosition(def, current, "Review")
+		resume(workflow.TypeQAReview, workflow.PriorityInReview, ReviewPhases, "Review", st.QualityGate)
 	default:
 		c.Type, c.ID = workflow.TypeStory, "story:"+st.ID
 		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: workflow.PriorityOtherStory}

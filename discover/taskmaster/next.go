@@ -40,10 +40,6 @@ func Next(tasks []Task) (Task, bool) {
 		}
 		return true
 	}
-	type cand struct {
-		t    Task
-		prio int
-	}
 	var subs []cand
 	for _, p := range tasks {
 		if p.statusKey() != "in-progress" {
@@ -63,11 +59,8 @@ func Next(tasks []Task) (Task, bool) {
 	if len(subs) > 0 {
 		sort.SliceStable(subs, func(i, j int) bool {
 			a, b := subs[i], subs[j]
-			if a.prio != b.prio {
-				return a.prio > b.prio
-			}
-			if len(a.t.Deps) != len(b.t.Deps) {
-				return len(a.t.Deps) < len(b.t.Deps)
+			if less, ok := a.before(b); ok {
+				return less
 			}
 			if c := compareIDs(a.t.Parent, b.t.Parent); c != 0 {
 				return c < 0
@@ -87,15 +80,31 @@ func Next(tasks []Task) (Task, bool) {
 	}
 	sort.SliceStable(tops, func(i, j int) bool {
 		a, b := tops[i], tops[j]
-		if a.prio != b.prio {
-			return a.prio > b.prio
-		}
-		if len(a.t.Deps) != len(b.t.Deps) {
-			return len(a.t.Deps) < len(b.t.Deps)
+		if less, ok := a.before(b); ok {
+			return less
 		}
 		return compareIDs(a.t.ID, b.t.ID) < 0
 	})
 	return tops[0].t, true
+}
+
+// cand is a task that could be next, with the rank of its priority.
+type cand struct {
+	t    Task
+	prio int
+}
+
+// before orders two candidates by what Task Master weighs first: the higher
+// priority, then the fewer dependencies. ok is false when they tie on both
+// (the caller breaks the tie by id).
+func (a cand) before(b cand) (less, ok bool) {
+	if a.prio != b.prio {
+		return a.prio > b.prio, true
+	}
+	if len(a.t.Deps) != len(b.t.Deps) {
+		return len(a.t.Deps) < len(b.t.Deps), true
+	}
+	return false, false
 }
 
 // isDone is what the framework's next counts as complete: done or completed.

@@ -168,27 +168,17 @@ func (p *parser) warn(code, format string, args ...any) {
 
 // tasks reads a tag's task list.
 func (p *parser) tasks(tag string, v any) []Task {
-	list, ok := v.([]any)
-	if !ok {
-		p.warn("wrong-type", "tag %s: \"tasks\" is %s, want a list", tag, kind(v))
-		return nil
-	}
 	var out []Task
 	seen := map[string]bool{}
-	for i, it := range list {
-		m, ok := it.(map[string]any)
-		if !ok {
-			p.warn("wrong-type", "tag %s: task #%d is %s, want an object", tag, i+1, kind(it))
-			continue
-		}
+	p.eachObject(v, "tag "+tag, "tasks", "task", func(n int, m map[string]any) {
 		id, ok := idText(m["id"])
 		if !ok || !validID(id) {
-			p.warn("bad-id", "tag %s: task #%d has no usable id", tag, i+1)
-			continue
+			p.warn("bad-id", "tag %s: task #%d has no usable id", tag, n)
+			return
 		}
 		if seen[id] {
 			p.warn("duplicate-id", "tag %s: task id %s appears twice; the first is used", tag, id)
-			continue
+			return
 		}
 		seen[id] = true
 		t := p.item(tag, m, id, id, "")
@@ -196,29 +186,39 @@ func (p *parser) tasks(tag string, v any) []Task {
 			t.Subtasks = p.subtasks(tag, id, subs)
 		}
 		out = append(out, t)
-	}
+	})
 	return out
+}
+
+// eachObject calls f with each element of the list v that is an object, and
+// its place in the list (from 1). A v that is no list, and an element that is
+// no object, are warned about (where names the list's owner, field its key,
+// item one element) and skipped.
+func (p *parser) eachObject(v any, where, field, item string, f func(n int, m map[string]any)) {
+	list, ok := v.([]any)
+	if !ok {
+		p.warn("wrong-type", "%s: %q is %s, want a list", where, field, kind(v))
+		return
+	}
+	for i, it := range list {
+		m, ok := it.(map[string]any)
+		if !ok {
+			p.warn("wrong-type", "%s: %s #%d is %s, want an object", where, item, i+1, kind(it))
+			continue
+		}
+		f(i+1, m)
+	}
 }
 
 // subtasks reads a task's subtasks, giving each its full id.
 func (p *parser) subtasks(tag, parent string, v any) []Task {
-	list, ok := v.([]any)
-	if !ok {
-		p.warn("wrong-type", "tag %s: task %s: \"subtasks\" is %s, want a list", tag, parent, kind(v))
-		return nil
-	}
 	var out []Task
 	seen := map[string]bool{}
-	for i, it := range list {
-		m, ok := it.(map[string]any)
-		if !ok {
-			p.warn("wrong-type", "tag %s: task %s: subtask #%d is %s, want an object", tag, parent, i+1, kind(it))
-			continue
-		}
+	p.eachObject(v, "tag "+tag+": task "+parent, "subtasks", "subtask", func(n int, m map[string]any) {
 		lit, ok := idText(m["id"])
 		if !ok || !validID(lit) {
-			p.warn("bad-id", "tag %s: task %s: subtask #%d has no usable id", tag, parent, i+1)
-			continue
+			p.warn("bad-id", "tag %s: task %s: subtask #%d has no usable id", tag, parent, n)
+			return
 		}
 		full, local := SubtaskID(parent, lit)
 		if seen[full] {
@@ -227,7 +227,7 @@ func (p *parser) subtasks(tag, parent string, v any) []Task {
 		}
 		seen[full] = true
 		out = append(out, p.item(tag, m, full, local, parent))
-	}
+	})
 	return out
 }
 

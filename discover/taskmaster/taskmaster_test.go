@@ -516,3 +516,35 @@ func FuzzParseTaskmaster(f *testing.F) {
 		}
 	})
 }
+
+func TestListWarningMessages(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       []string
+	}{
+		{"tasks not a list", `{"tasks": {"1": {}}}`, []string{`tag master: "tasks" is an object, want a list`}},
+		{"mixed tasks", `{"tasks": [1, {"title": "x"}, "y"]}`, []string{
+			"tag master: task #1 is a number, want an object",
+			"tag master: task #2 has no usable id",
+			"tag master: task #3 is a string, want an object",
+		}},
+		{"subtasks not a list", `{"tasks": [{"id": 3, "subtasks": 7}]}`, []string{`tag master: task 3: "subtasks" is a number, want a list`}},
+		{"mixed subtasks", `{"tasks": [{"id": 3, "subtasks": [true, {"id": "a b"}, [], {"id": 1}]}]}`, []string{
+			"tag master: task 3: subtask #1 is a boolean, want an object",
+			"tag master: task 3: subtask #2 has no usable id",
+			"tag master: task 3: subtask #3 is an array, want an object",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, fs, _ := Parse("t.json", []byte(tt.data))
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.Message)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("messages %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

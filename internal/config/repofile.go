@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/trust"
 )
 
@@ -196,11 +198,7 @@ func (cl *Loaded) repoSettings(path string, data []byte, userFlat map[string]any
 	if err := cl.check(configSource{Name: rc.Rel}, flat); err != nil {
 		return nil, nil, err
 	}
-	keys := make([]string, 0, len(flat))
-	for k := range flat {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(flat))
 	var priv []string
 	for _, p := range privilegedKeys {
 		for _, k := range keys {
@@ -334,19 +332,15 @@ func ReadFile(path, root string) ([]byte, error) {
 			open = target
 		}
 	}
-	flags := os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	flag := 0
 	if root != "" {
-		flags |= syscall.O_NOFOLLOW
+		flag = syscall.O_NOFOLLOW
 	}
-	f, err := os.OpenFile(open, flags, 0)
+	f, fi, err := safefile.OpenNonBlocking(open, flag)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	}

@@ -215,6 +215,42 @@ func moveHead(s storer.ReferenceStorer, h plumbing.Hash) error {
 	return s.SetReference(plumbing.NewHashReference(name, h))
 }
 
+// Blob returns a new object of st that holds content as a git blob; it is
+// not stored yet.
+func Blob(st storer.EncodedObjectStorer, content []byte) (plumbing.EncodedObject, error) {
+	obj := st.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(content)))
+	w, err := obj.Writer()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(content); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// WritePack writes the objects of pending named by order, in that order, to
+// pw as one packfile.
+func WritePack(pw storer.PackfileWriter, pending storer.EncodedObjectStorer, order []plumbing.Hash) error {
+	w, err := pw.PackfileWriter()
+	if err != nil {
+		return fmt.Errorf("gitfixture: open packfile: %w", err)
+	}
+	if _, err := packfile.NewEncoder(w, pending, false).Encode(order, 0); err != nil {
+		_ = w.Close()
+		return fmt.Errorf("gitfixture: write packfile: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("gitfixture: close packfile: %w", err)
+	}
+	return nil
+}
+
 // stager updates an in-memory index from the work tree and collects the new
 // objects, which flush writes to the repository in one go.
 type stager struct {
@@ -261,18 +297,7 @@ func (s *stager) store(obj plumbing.EncodedObject) (plumbing.Hash, error) {
 func (s *stager) flush() error {
 	dst := s.dst
 	if pw, ok := dst.(storer.PackfileWriter); ok && len(s.order) >= packThreshold {
-		w, err := pw.PackfileWriter()
-		if err != nil {
-			return fmt.Errorf("gitfixture: open packfile: %w", err)
-		}
-		if _, err := packfile.NewEncoder(w, s.pending, false).Encode(s.order, 0); err != nil {
-			_ = w.Close()
-			return fmt.Errorf("gitfixture: write packfile: %w", err)
-		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("gitfixture: close packfile: %w", err)
-		}
-		return nil
+		return WritePack(pw, s.pending, s.order)
 	}
 	for _, h := range s.order {
 		obj, err := s.pending.EncodedObject(plumbing.AnyObject, h)
@@ -364,17 +389,8 @@ func (s *stager) stageFile(rel, abs string, d fs.DirEntry) error {
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
 	e := s.entries[rel]
 	if e == nil || e.Hash != h {
-		obj := s.pending.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
-		obj.SetSize(int64(len(content)))
-		w, err := obj.Writer()
+		obj, err := Blob(s.pending, content)
 		if err != nil {
-			return err
-		}
-		if _, err := w.Write(content); err != nil {
-			return err
-		}
-		if err := w.Close(); err != nil {
 			return err
 		}
 		if _, err := s.store(obj); err != nil {

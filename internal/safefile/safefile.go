@@ -101,6 +101,23 @@ func within(root, p string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// OpenNonBlocking opens name read-only and without blocking, with the extra
+// open flags flag (such as syscall.O_NOFOLLOW), and returns it with its
+// FileInfo. A FIFO or a device opens at once instead of hanging: the caller
+// refuses what is not a regular file, and closes f.
+func OpenNonBlocking(name string, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|flag, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
 // Read reads root/rel after CheckPath, refusing non-regular files, files over
 // max bytes (checked before reading, and again while reading in case the file
 // grows) and binary files (a NUL byte in the first 8 KiB).
@@ -112,15 +129,11 @@ func Read(root, rel string, max int64) ([]byte, error) {
 	full := filepath.Join(root, filepath.FromSlash(clean))
 	// non-blocking, so that a FIFO (reached through a symlink inside the
 	// repository) is refused below instead of hanging the open
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, fi, err := OpenNonBlocking(full, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s", ErrNotFile, clean)
 	}
