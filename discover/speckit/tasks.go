@@ -1,7 +1,6 @@
 package speckit
 
 import (
-	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -396,16 +395,4 @@ func addPaths(list []string, ps ...string) []string {
 		}
 	}
 	return list
-}
-
-// summary is "T014 [P] [US1] Create the model" for messages.
-func (t Task) summary() string {
-	s := t.ID
-	if len(t.Labels) > 0 {
-		s += " " + strings.Join(t.Labels, " ")
-	}
-	if t.Title != "" {
-		s += " " + t.Title
-	}
-	return fmt.Sprintf("%s (line %d)", s, t.Line)
 }

@@ -37,12 +37,12 @@ func (a *app) renderTo(w io.Writer, s *session, name string, data any) error {
 	return err
 }
 
-// prompter returns the injected prompter or the survey one on the streams.
+// prompter returns the injected prompter or the terminal one (internal/prompt) on the streams.
 func (a *app) prompter() modes.Prompter {
 	if a.sys.Prompter != nil {
 		return a.sys.Prompter
 	}
-	return newSurveyPrompterColor(a.sys.IO, a.color())
+	return newTerminalPrompter(a.sys.IO, a.color())
 }
 
 // cancelled ends a resume the user declined or interrupted: exit 10,

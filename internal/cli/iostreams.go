@@ -41,7 +41,7 @@ type System struct {
 	// tests that do not care).
 	Pid  int
 	Args []string
-	// Prompter asks questions; nil means the survey-backed one on IO.
+	// Prompter asks questions; nil means the terminal one (internal/prompt) on IO.
 	Prompter modes.Prompter
 }
 

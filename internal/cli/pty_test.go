@@ -37,6 +37,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/prompt"
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
@@ -106,18 +107,6 @@ func (w *replyWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return w.c.Write(p)
-}
-
-// release stops holding and types what was held.
-func (w *replyWriter) release() error {
-	w.hold = false
-	held := w.held
-	w.held = nil
-	if len(held) == 0 {
-		return nil
-	}
-	_, err := w.c.Write(held)
-	return err
 }
 
 // newTerminal opens a pseudo-terminal of 120 columns by 40 rows behind a
@@ -761,7 +750,7 @@ func TestSurveyPrompter(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	r := newTerminal(t)
 	var stdout bytes.Buffer
-	p := newSurveyPrompter(IOStreams{In: r.c.Tty(), Out: &stdout, ErrOut: r.c.Tty(), InTTY: true, ErrTTY: true})
+	p := newTerminalPrompter(IOStreams{In: r.c.Tty(), Out: &stdout, ErrOut: r.c.Tty(), InTTY: true, ErrTTY: true}, false)
 
 	type result struct {
 		what string
@@ -824,11 +813,11 @@ func TestSurveyPrompter(t *testing.T) {
 // Without files for stdin and stderr there is no terminal to ask on.
 func TestSurveyPrompterNeedsFiles(t *testing.T) {
 	var out bytes.Buffer
-	p := newSurveyPrompter(IOStreams{In: strings.NewReader("yes\n"), Out: &out, ErrOut: &out})
-	if _, err := p.Select("Pick?", []string{"a"}, 0); !errors.Is(err, errNoTerminal) {
+	p := newTerminalPrompter(IOStreams{In: strings.NewReader("yes\n"), Out: &out, ErrOut: &out}, false)
+	if _, err := p.Select("Pick?", []string{"a"}, 0); !errors.Is(err, prompt.ErrNoTerminal) {
 		t.Errorf("Select: %v, want errNoTerminal", err)
 	}
-	if _, err := p.Confirm("Sure?", false); !errors.Is(err, errNoTerminal) {
+	if _, err := p.Confirm("Sure?", false); !errors.Is(err, prompt.ErrNoTerminal) {
 		t.Errorf("Confirm: %v, want errNoTerminal", err)
 	}
 	f, err := os.Open(os.DevNull)
@@ -836,8 +825,8 @@ func TestSurveyPrompterNeedsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p = newSurveyPrompter(IOStreams{In: f, Out: &out, ErrOut: &out})
-	if _, err := p.Input("Name?", ""); !errors.Is(err, errNoTerminal) {
+	p = newTerminalPrompter(IOStreams{In: f, Out: &out, ErrOut: &out}, false)
+	if _, err := p.Input("Name?", ""); !errors.Is(err, prompt.ErrNoTerminal) {
 		t.Errorf("Input with stderr a buffer: %v, want errNoTerminal", err)
 	}
 	if out.Len() > 0 {

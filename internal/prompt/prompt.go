@@ -50,14 +50,6 @@ func NewTerminal(in io.Reader, errOut io.Writer, color bool) modes.Prompter {
 	return &terminalPrompter{in: in, errOut: errOut, style: style{color: color}}
 }
 
-// NewSurvey is NewTerminal, under the name the command layer used when the
-// prompts were survey's.
-//
-// Deprecated: use NewTerminal.
-func NewSurvey(in io.Reader, errOut io.Writer, color bool) modes.Prompter {
-	return NewTerminal(in, errOut, color)
-}
-
 // Select asks to choose one of options and returns the index chosen.
 // Without options there is nothing to choose: it returns
 // modes.ErrInterrupted without asking.
