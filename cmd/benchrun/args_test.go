@@ -11,8 +11,8 @@ func TestOrchestrateArgs(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{"", []string{"resume", "--dry-run", "--json", "--mode", "preflight"}, false},
-		{"resume", []string{"resume", "--dry-run", "--json", "--mode", "preflight"}, false},
+		{"", []string{"resume", "--dry-run", "--json", "--mode", "preflight", "--approve"}, false},
+		{"resume", []string{"resume", "--dry-run", "--json", "--mode", "preflight", "--approve"}, false},
 		{"status", []string{"status"}, false},
 		{"rm -rf", nil, true},
 	}

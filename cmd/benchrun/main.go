@@ -2,7 +2,7 @@
 // benchgen (the performance bar in README.md): it times, in the same run and round-robin after one
 // warm-up each,
 //
-//	(a) orchestrate resume --dry-run --json --mode preflight   (exit 0 or 17)
+//	(a) orchestrate resume --dry-run --json --mode preflight --approve   (exit 0 or 17)
 //	(b) git status --porcelain                                  (skipped without git)
 //	(c) go-git's Worktree.Status(), in a child benchrun process
 //
@@ -48,7 +48,7 @@ func main() {
 	out := flag.String("out", "", "also write the figures as JSON to this file")
 	growth := flag.String("growth", "", "SMALL.json,LARGE.json: print the growth between two results of -out and exit")
 	noGoGit := flag.Bool("no-go-git", false, "skip go-git's Worktree.Status()")
-	command := flag.String("cmd", "resume", "orchestrate command to measure: resume (resume --dry-run --json --mode preflight) or status")
+	command := flag.String("cmd", "resume", "orchestrate command to measure: resume (resume --dry-run --json --mode preflight --approve) or status")
 	table := flag.String("table", "", "A.json,B.json,...: print one line per result of -out (shape, medians, ratio, peak RSS, verdict) and exit")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
 	child := flag.String("go-git-status", "", "internal: run go-git's Worktree.Status() on this folder and print the figures as JSON")

@@ -129,7 +129,7 @@ type tool struct {
 func orchestrateArgs(command string) ([]string, error) {
 	switch command {
 	case "", "resume":
-		return []string{"resume", "--dry-run", "--json", "--mode", "preflight"}, nil
+		return []string{"resume", "--dry-run", "--json", "--mode", "preflight", "--approve"}, nil
 	case "status":
 		return []string{"status"}, nil
 	}
@@ -177,6 +177,16 @@ func measure(dir, bin string, runs int, withGoGit bool, command string, out, log
 	orchEnv := []string{"NO_COLOR=1"}
 	if now := readNow(dir); now != "" {
 		orchEnv = append(orchEnv, "ORCHESTRATE_NOW="+now)
+	}
+	if args[0] == "resume" {
+		// a resume without a terminal must be told which workflow when
+		// several are interrupted (it would exit 19): the most recent one,
+		// as the person running it would pick
+		id, err := newestWorkflow(dir, orchEnv, bin)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, id)
 	}
 	var tools []*tool
 	var allocs, heaps []float64 // go-git's own figures
@@ -428,4 +438,28 @@ func summarize(r run, m *manifest, command string) string {
 		s += fmt.Sprintf("; %d referenced files edited on disk overall", len(m.DiskEdits))
 	}
 	return s
+}
+
+// newestWorkflow returns the id of the first (most recent) resumable
+// workflow `orchestrate status --json` lists in dir.
+func newestWorkflow(dir string, env []string, bin string) (string, error) {
+	r, err := timed(dir, env, bin, "status", "--json")
+	if err != nil {
+		return "", err
+	}
+	var doc struct {
+		Candidates []struct {
+			ID        string `json:"id"`
+			Resumable bool   `json:"resumable"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal(r.stdout, &doc); err != nil {
+		return "", fmt.Errorf("orchestrate status --json in %s: %w", dir, err)
+	}
+	for _, c := range doc.Candidates {
+		if c.Resumable {
+			return c.ID, nil
+		}
+	}
+	return "", fmt.Errorf("orchestrate status in %s lists no resumable workflow", dir)
 }
