@@ -87,6 +87,31 @@ func (r *Reader) CheckPath(rel string) (string, error) {
 	return clean, nil
 }
 
+// Exists reports whether rel is a safe path (as CheckPath) naming
+// something that exists, following a final symlink that stays inside the
+// root. The folders are checked through the Reader's cache, so a path below
+// known folders costs one lstat (and a stat only for a symlink).
+func (r *Reader) Exists(rel string) bool {
+	clean, err := r.checkFolders(rel)
+	if err != nil {
+		return false
+	}
+	full := filepath.Join(r.root, filepath.FromSlash(clean))
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil || !within(r.real(), real) {
+		return false
+	}
+	_, err = os.Stat(full)
+	return err == nil
+}
+
 // checkFolders is CheckPath without resolving the last element (Read opens
 // it with O_NOFOLLOW), with the folder checks cached.
 func (r *Reader) checkFolders(rel string) (string, error) {

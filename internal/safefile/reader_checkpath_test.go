@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// Reader.CheckPath gives CheckPath's answer for every path, twice (the
-// second time from the folder cache).
+// Reader.CheckPath gives CheckPath's answer for every path, and
+// Reader.Exists that of CheckPath then a stat, twice (the second time from
+// the folder cache).
 func TestReaderCheckPathMatchesCheckPath(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
@@ -39,6 +40,14 @@ func TestReaderCheckPathMatchesCheckPath(t *testing.T) {
 			got, gerr := r.CheckPath(p)
 			if got != want || (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 				t.Errorf("pass %d: Reader.CheckPath(%q) = %q, %v; CheckPath = %q, %v", pass, p, got, gerr, want, werr)
+			}
+			wantExists := false
+			if werr == nil {
+				_, serr := os.Stat(filepath.Join(root, filepath.FromSlash(want)))
+				wantExists = serr == nil
+			}
+			if got := r.Exists(p); got != wantExists {
+				t.Errorf("pass %d: Reader.Exists(%q) = %v, want %v (CheckPath, then stat)", pass, p, got, wantExists)
 			}
 		}
 	}
