@@ -24,6 +24,9 @@ type refFile struct {
 	exists bool
 	isDir  bool // a folder: checked for existence only
 	mtime  time.Time
+	// stat is the path's lstat from the safety check when it stands for a
+	// stat (not a symlink), sparing checkFile one; nil otherwise.
+	stat fs.FileInfo
 	// story is the involved story whose file this is, if any: its changes are
 	// judged by section (conflict b), not as a plain file (conflict c).
 	story *storyState
@@ -77,7 +80,7 @@ func (v *validator) integrity() {
 
 	// Check each path, then de-duplicate on the cleaned path.
 	for _, rf := range uniq {
-		clean, err := v.checkPath(rf.Path)
+		clean, stat, err := v.checkPathStat(rf.Path)
 		if err != nil {
 			f := &refFile{ref: rf}
 			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
@@ -91,7 +94,7 @@ func (v *validator) integrity() {
 			f.ref = mergeRef(f.ref, rf)
 			continue
 		}
-		f := &refFile{ref: rf, clean: clean, safe: true}
+		f := &refFile{ref: rf, clean: clean, safe: true, stat: stat}
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}
@@ -116,7 +119,10 @@ func (v *validator) checkFile(f *refFile) {
 	rf := f.ref
 	f.report = FileReport{Path: display(f.clean), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced, State: FileUnknown}
 	full := filepath.Join(v.in.Root, filepath.FromSlash(f.clean))
-	fi, err := os.Stat(full)
+	fi, err := f.stat, error(nil)
+	if fi == nil {
+		fi, err = os.Stat(full)
+	}
 	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		// A FIFO or device could block or misbehave when opened: never open it.
 		err = fmt.Errorf("%w: %s", safefile.ErrNotFile, f.clean)

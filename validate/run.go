@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"io/fs"
 	"sort"
 	"sync"
 
@@ -54,4 +55,15 @@ func (v *validator) checkPath(rel string) (string, error) {
 		return r.paths.CheckPath(rel)
 	}
 	return safefile.CheckPath(v.in.Root, rel)
+}
+
+// checkPathStat is checkPath that also returns the path's lstat when the
+// check made one and it stands for a stat (see safefile.Reader.CheckPathStat);
+// nil when the caller must stat.
+func (v *validator) checkPathStat(rel string) (string, fs.FileInfo, error) {
+	if r := v.in.Run; r != nil && r.root == v.in.Root {
+		return r.paths.CheckPathStat(rel)
+	}
+	clean, err := safefile.CheckPath(v.in.Root, rel)
+	return clean, nil, err
 }

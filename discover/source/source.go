@@ -131,6 +131,9 @@ func (r *Repo) ReadWithTime(rel string) ([]byte, time.Time, error) {
 // Exists reports whether a repository-relative path exists (without following
 // it out of the repository).
 func (r *Repo) Exists(rel string) bool {
+	if r.reader != nil {
+		return r.reader.Exists(rel)
+	}
 	clean, err := safefile.CheckPath(r.Root, rel)
 	if err != nil {
 		return false

@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +19,10 @@ import (
 // looked up in base's tree and the file on disk is hashed as a git blob; only
 // when the two differ is HEAD's tree consulted, to tell a committed change
 // from an uncommitted edit (HeadHash stays empty for unchanged paths). The
-// cost follows len(paths): subtrees on the paths are loaded once each, and
-// nothing else of the repository is read. A folder counts as absent, both in
+// cost follows len(paths): subtrees on the paths are loaded once each; for
+// many paths the index is scanned too and, as git does, a file whose stat
+// data matches its index entry (and is not racily clean) takes the entry's
+// hash instead of being read. A folder counts as absent, both in
 // a tree and on disk; content filters (end-of-line conversion, LFS) are not
 // applied. The result is in the order of paths.
 func (r *Repo) Compare(base Commit, paths []string) ([]PathState, error) {
@@ -32,6 +36,7 @@ func (r *Repo) Compare(base Commit, paths []string) ([]PathState, error) {
 	}
 	var headTree *pathTree // loaded on first need
 	buf := make([]byte, 32<<10)
+	known := r.indexEntries(paths)
 	for _, p := range paths {
 		st := PathState{Path: p}
 		be, err := baseTree.blob(p)
@@ -39,7 +44,7 @@ func (r *Repo) Compare(base Commit, paths []string) ([]PathState, error) {
 			return nil, err
 		}
 		st.BaseHash = hashString(be)
-		dh, onDisk, err := r.diskHash(p, buf)
+		dh, onDisk, err := r.diskHashKnown(p, buf, known)
 		if err != nil {
 			return nil, err
 		}
@@ -101,6 +106,12 @@ func (r *Repo) commitByHash(h string) (*object.Commit, error) {
 // work tree; onDisk is false when there is no file (or a folder) there. A
 // symbolic link hashes as its target, as git stores it.
 func (r *Repo) diskHash(p string, buf []byte) (h plumbing.Hash, onDisk bool, err error) {
+	return r.diskHashKnown(p, buf, nil)
+}
+
+// diskHashKnown is diskHash where a regular file whose stat data matches its
+// entry in known (see indexEntries) takes the entry's hash unread.
+func (r *Repo) diskHashKnown(p string, buf []byte, known map[string]indexEntry) (h plumbing.Hash, onDisk bool, err error) {
 	abs := filepath.Join(r.root, filepath.FromSlash(p))
 	fi, err := os.Lstat(abs)
 	if err != nil {
@@ -117,6 +128,11 @@ func (r *Repo) diskHash(p string, buf []byte) (h plumbing.Hash, onDisk bool, err
 		}
 		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))), true, nil
 	case fi.Mode().IsRegular():
+		if e, ok := known[p]; ok {
+			if st, ok := statOf(fi); ok && st == e.stat {
+				return e.hash, true, nil
+			}
+		}
 		h, err := hashFile(abs, buf)
 		if err != nil {
 			return plumbing.ZeroHash, false, fmt.Errorf("hash %s: %w", p, err)
@@ -152,4 +168,121 @@ func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
 		return plumbing.ZeroHash, fmt.Errorf("file changed while hashing (%d of %d bytes)", n, fi.Size())
 	}
 	return h.Sum(), nil
+}
+
+// indexStat is the stat data git keeps in an index entry and compares with
+// the file on disk, each field truncated to 32 bits as git stores it.
+type indexStat struct {
+	ctimeSec, ctimeNsec, mtimeSec, mtimeNsec uint32
+	ino, uid, gid, size                      uint32
+}
+
+// indexEntry is what Compare takes from one index entry.
+type indexEntry struct {
+	stat indexStat
+	hash plumbing.Hash
+}
+
+const (
+	// minIndexPaths is the fewest paths for which Compare scans the index:
+	// below it, hashing the files costs less than reading the index.
+	minIndexPaths = 64
+	// indexBytesPerPath bounds the size of the index worth scanning: at most
+	// this many bytes per path compared (a scanned entry costs far less than
+	// a hashed file).
+	indexBytesPerPath = 4096
+)
+
+// indexEntries returns the index entries of paths that can stand for the
+// file on disk: regular files at stage 0, neither assume-valid,
+// skip-worktree nor intent-to-add, and not racily clean (modified no earlier
+// than the index was written). It returns nil — every file is then hashed —
+// for few paths, a large index, an index it cannot read, or a version other
+// than 2 and 3.
+func (r *Repo) indexEntries(paths []string) map[string]indexEntry {
+	if len(paths) < minIndexPaths || r.storage == nil {
+		return nil
+	}
+	fs := r.storage.Filesystem()
+	fi, err := fs.Lstat("index")
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(len(paths))*indexBytesPerPath {
+		return nil
+	}
+	f, err := fs.Open("index")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, unmap, err := mapFile(f, fi.Size())
+	if err != nil {
+		return nil
+	}
+	if unmap != nil {
+		defer unmap()
+	}
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	mt := fi.ModTime()
+	return parseIndex(b, want, uint32(mt.Unix()), uint32(mt.Nanosecond()))
+}
+
+// parseIndex reads the entries of a version 2 or 3 git index b whose paths
+// are in want, keeping those indexEntries describes; the index was last
+// written at (sec, nsec). A malformed index gives nil.
+func parseIndex(b []byte, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
+	if len(b) < 12 || string(b[:4]) != "DIRC" {
+		return nil
+	}
+	be := binary.BigEndian
+	version := be.Uint32(b[4:])
+	if version != 2 && version != 3 {
+		return nil
+	}
+	n := be.Uint32(b[8:])
+	out := make(map[string]indexEntry)
+	off := 12
+	for i := uint32(0); i < n; i++ {
+		const fixed = 62 // stat data, mode, hash and flags
+		if len(b)-off < fixed {
+			return nil
+		}
+		e := b[off:]
+		flags := be.Uint16(e[60:])
+		head, ext := fixed, uint16(0)
+		if flags&0x4000 != 0 { // extended flags follow
+			if version < 3 || len(e) < fixed+2 {
+				return nil
+			}
+			ext, head = be.Uint16(e[fixed:]), fixed+2
+		}
+		nul := bytes.IndexByte(e[head:], 0)
+		if nul < 0 {
+			return nil
+		}
+		name := e[head : head+nul]
+		size := (head + nul + 8) &^ 7 // NUL-padded to a multiple of 8
+		if size > len(e) {
+			return nil
+		}
+		off += size
+		// assume-valid or a stage; skip-worktree or intent-to-add; not a
+		// regular file (a symbolic link, a submodule, a sparse folder).
+		if flags&0xb000 != 0 || ext&0x6000 != 0 || be.Uint32(e[24:])&0o170000 != 0o100000 || !want[string(name)] {
+			continue
+		}
+		st := indexStat{
+			ctimeSec: be.Uint32(e[0:]), ctimeNsec: be.Uint32(e[4:]),
+			mtimeSec: be.Uint32(e[8:]), mtimeNsec: be.Uint32(e[12:]),
+			ino: be.Uint32(e[20:]), uid: be.Uint32(e[28:]), gid: be.Uint32(e[32:]), size: be.Uint32(e[36:]),
+		}
+		if st.mtimeSec > sec || (st.mtimeSec == sec && st.mtimeNsec >= nsec) {
+			continue // racily clean: the file may have changed after it was staged
+		}
+		var h plumbing.Hash
+		copy(h[:], e[40:60])
+		out[string(name)] = indexEntry{stat: st, hash: h}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package safefile
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,23 +69,59 @@ func (r *Reader) ReadWithTime(rel string, max int64) ([]byte, time.Time, error) 
 // folders above rel are resolved once per Reader (for every path below
 // them), the last element on every call. Same results, same errors.
 func (r *Reader) CheckPath(rel string) (string, error) {
+	clean, _, err := r.CheckPathStat(rel)
+	return clean, err
+}
+
+// CheckPathStat is CheckPath that also returns what the check learnt of the
+// path's last element: its lstat when it exists and is not a symlink (what
+// a stat would give), nil otherwise (missing, a symlink, or ".").
+func (r *Reader) CheckPathStat(rel string) (string, fs.FileInfo, error) {
 	clean, err := r.checkFolders(rel)
 	if err != nil || clean == "." {
-		return clean, err
+		return clean, nil, err
 	}
 	full := filepath.Join(r.root, filepath.FromSlash(clean))
 	fi, err := os.Lstat(full)
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		return clean, nil // missing (yet), or not a symlink
+	if err != nil {
+		return clean, nil, nil // missing (yet)
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		return clean, fi, nil
 	}
 	real, err := filepath.EvalSymlinks(full)
 	if err != nil {
-		return "", fmt.Errorf("%w: %s is a broken or looping symlink", ErrUnsafe, clean)
+		return "", nil, fmt.Errorf("%w: %s is a broken or looping symlink", ErrUnsafe, clean)
 	}
 	if !within(r.real(), real) {
-		return "", fmt.Errorf("%w: %s is a symlink leading out of the repository", ErrUnsafe, clean)
+		return "", nil, fmt.Errorf("%w: %s is a symlink leading out of the repository", ErrUnsafe, clean)
 	}
-	return clean, nil
+	return clean, nil, nil
+}
+
+// Exists reports whether rel is a safe path (as CheckPath) naming
+// something that exists, following a final symlink that stays inside the
+// root. The folders are checked through the Reader's cache, so a path below
+// known folders costs one lstat (and a stat only for a symlink).
+func (r *Reader) Exists(rel string) bool {
+	clean, err := r.checkFolders(rel)
+	if err != nil {
+		return false
+	}
+	full := filepath.Join(r.root, filepath.FromSlash(clean))
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil || !within(r.real(), real) {
+		return false
+	}
+	_, err = os.Stat(full)
+	return err == nil
 }
 
 // checkFolders is CheckPath without resolving the last element (Read opens

@@ -6,8 +6,10 @@ import (
 	"testing"
 )
 
-// Reader.CheckPath gives CheckPath's answer for every path, twice (the
-// second time from the folder cache).
+// Reader.CheckPath gives CheckPath's answer for every path (CheckPathStat
+// too, with the stat of what is there and not a symlink), and
+// Reader.Exists that of CheckPath then a stat, twice (the second time from
+// the folder cache).
 func TestReaderCheckPathMatchesCheckPath(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
@@ -39,6 +41,28 @@ func TestReaderCheckPathMatchesCheckPath(t *testing.T) {
 			got, gerr := r.CheckPath(p)
 			if got != want || (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 				t.Errorf("pass %d: Reader.CheckPath(%q) = %q, %v; CheckPath = %q, %v", pass, p, got, gerr, want, werr)
+			}
+			wantExists := false
+			if werr == nil {
+				_, serr := os.Stat(filepath.Join(root, filepath.FromSlash(want)))
+				wantExists = serr == nil
+			}
+			clean, fi, serr := r.CheckPathStat(p)
+			if clean != got || (serr == nil) != (gerr == nil) {
+				t.Errorf("pass %d: CheckPathStat(%q) = %q, %v; CheckPath = %q, %v", pass, p, clean, serr, got, gerr)
+			}
+			if fi != nil {
+				st, err := os.Stat(filepath.Join(root, filepath.FromSlash(clean)))
+				if err != nil || fi.Mode() != st.Mode() || fi.Size() != st.Size() || !fi.ModTime().Equal(st.ModTime()) {
+					t.Errorf("pass %d: CheckPathStat(%q) info %v, %v; stat %v, %v", pass, p, fi.Mode(), fi.Size(), st, err)
+				}
+			} else if serr == nil && clean != "." {
+				if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(clean))); err == nil && st.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("pass %d: CheckPathStat(%q) gave no info for an existing non-symlink", pass, p)
+				}
+			}
+			if got := r.Exists(p); got != wantExists {
+				t.Errorf("pass %d: Reader.Exists(%q) = %v, want %v (CheckPath, then stat)", pass, p, got, wantExists)
 			}
 		}
 	}
