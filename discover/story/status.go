@@ -170,12 +170,12 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 }
 
 // statusHeading looks at a heading (after pushHeading) for the story's
-// status.
-func (s *storyState) statusHeading(lineNo, level int, htext string) {
+// status; name is storyHeadingName(htext).
+func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
 	val, ok := storyStatusHeading(htext, s.extra)
 	s.inStatusSection = ok
 	if !ok {
-		if level >= 2 && !storyMetaSections[storyHeadingName(htext)] {
+		if level >= 2 && !storyMetaSections[name] {
 			s.bodyStarted = true
 		}
 		return

@@ -150,6 +150,8 @@ type storyState struct {
 	fileSeen  map[string]bool
 	unsafe    int
 	truncated bool
+
+	hashBuf []byte // the scratch buffer of storySectionHash (reused)
 }
 
 // storyTable tracks the table being read in the File List.
@@ -353,7 +355,7 @@ func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 	}
 	name := storyHeadingName(htext)
 	s.pushHeading(level, name)
-	s.statusHeading(lineNo, level, htext)
+	s.statusHeading(lineNo, level, htext, name)
 	if name == "story" || name == "user story" {
 		s.storyHeading = true
 	}
@@ -384,7 +386,7 @@ func (s *storyState) closeSections(level, end int) {
 		if strings.Contains(raw, "\r") {
 			raw = strings.ReplaceAll(raw, "\r\n", "\n")
 		}
-		s.st.Sections[o.key] = workflow.Section{Raw: raw, Hash: StorySectionHash(raw), Line: o.line}
+		s.st.Sections[o.key] = workflow.Section{Raw: raw, Hash: storySectionHash(raw, &s.hashBuf), Line: o.line}
 		if o.key == workflow.SectionFileList {
 			s.inList = false
 		}
@@ -397,8 +399,19 @@ func (s *storyState) closeSections(level, end int) {
 // trailing blank lines removed, so that re-saving a file (line endings,
 // trailing spaces, blank lines around the section) is not a change.
 func StorySectionHash(raw string) string {
+	var buf []byte
+	return storySectionHash(raw, &buf)
+}
+
+// storySectionHash is StorySectionHash normalising into *scratch, which it
+// grows as needed and leaves for the next call: a parser hashes every
+// section of a file with one buffer.
+func storySectionHash(raw string, scratch *[]byte) string {
 	// the normalised text in one buffer, hashed at once: no per-line copies
-	buf := make([]byte, 0, len(raw))
+	buf := (*scratch)[:0]
+	if cap(buf) < len(raw) {
+		buf = make([]byte, 0, len(raw))
+	}
 	pendingBlank := 0
 	started := false
 	for off := 0; off <= len(raw); {
@@ -426,6 +439,7 @@ func StorySectionHash(raw string) string {
 		buf = append(buf, line...)
 	}
 	sum := sha256.Sum256(buf)
+	*scratch = buf[:0]
 	var hx [2 * sha256.Size]byte
 	hex.Encode(hx[:], sum[:])
 	return string(hx[:])
