@@ -43,3 +43,36 @@ func TestStorySectionHashScratch(t *testing.T) {
 		t.Error("trailing whitespace and blank lines changed the hash")
 	}
 }
+
+func TestStoryFoldKnown(t *testing.T) {
+	tests := []struct{ word, want string }{
+		{"Status", "status"},
+		{"STATUS", "status"},
+		{"story", "story"},
+		{"Current", "current"},
+		{"StoryStatus", "storystatus"},
+		{"Acceptance", storyNoKey},
+		{"", storyNoKey},
+		{"État", "etat"}, // not ASCII: workflow.FoldStatus
+	}
+	for _, tt := range tests {
+		if got := storyFoldKnown(tt.word); got != tt.want {
+			t.Errorf("storyFoldKnown(%q) = %q, want %q", tt.word, got, tt.want)
+		}
+	}
+}
+
+func TestStoryAgent(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"@dev (Dex)", "dev"},
+		{"  **@QA**  gate", "qa"},
+		{"@sm,", "sm"},
+		{"", ""},
+		{"   ", ""},
+	}
+	for _, tt := range tests {
+		if got := storyAgent(tt.in); got != tt.want {
+			t.Errorf("storyAgent(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -478,7 +478,8 @@ func storyHeadingName(htext string) string {
 // allocating.
 var storyKnownNames = func() map[string]string {
 	m := map[string]string{"story": "story", "user story": "user story", "executor": "executor",
-		"qualitygate": "qualitygate", "epic": "epic", "status": "status"}
+		"qualitygate": "qualitygate", "epic": "epic", "status": "status",
+		"current": "current", "storystatus": "storystatus"}
 	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys, storyHistorySections, storyNotesSections, storyMetaSections} {
 		for k := range set {
 			m[k] = k
@@ -617,11 +618,14 @@ func storyFieldKeySlow(keyRaw string) (string, bool) {
 
 // storyAgent turns "@dev (Dex)" into "dev".
 func storyAgent(v string) string {
-	f := strings.Fields(storyPlain(v))
-	if len(f) == 0 {
+	first := strings.TrimLeftFunc(storyPlain(v), unicode.IsSpace) // its first field
+	if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
+		first = first[:i]
+	}
+	if first == "" {
 		return ""
 	}
-	a := strings.TrimLeft(f[0], "@")
+	a := strings.TrimLeft(first, "@")
 	a = strings.TrimRight(a, ".,;:")
 	return strings.ToLower(a)
 }
