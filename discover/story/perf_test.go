@@ -1,6 +1,12 @@
 package story
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
 
 func TestStoryInSpecFolder(t *testing.T) {
 	tests := []struct {
@@ -73,6 +79,46 @@ func TestStoryAgent(t *testing.T) {
 	for _, tt := range tests {
 		if got := storyAgent(tt.in); got != tt.want {
 			t.Errorf("storyAgent(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestStoryParseOwnedCompact checks that parsing an owned buffer gives the
+// story a copy gives, and that the story no longer depends on the buffer.
+func TestStoryParseOwnedCompact(t *testing.T) {
+	files, err := filepath.Glob("testdata/realworld/*/docs/stories/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no story files: %v", err)
+	}
+	inputs := map[string]string{
+		"sections.md":  "# Story 1.2: A title\n\n**Status:** InProgress\n**Executor:** @dev\n\n" + strings.Repeat("intro line\n", 20) + "## Acceptance Criteria\n\n1. works\n\n## File List\n\n- `src/a.go`\n- src/b.go\n",
+		"crlf.md":      "# Story 1.3: CRLF\r\n\r\n## Status\r\n\r\nDone\r\n\r\n## Tasks\r\n\r\n- [x] a\r\n",
+		"empty.md":     "",
+		"no-status.md": "# Story 4.4: only a title\n",
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[f] = string(data)
+	}
+	for name, text := range inputs {
+		path := "docs/stories/" + filepath.Base(name)
+		want := storyParse(path, []byte(text), nil, false)
+		buf := []byte(text)
+		got := storyParse(path, buf, nil, true)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: an owned parse differs from a copied one:\n got %+v\nwant %+v", name, got.story, want.story)
+		}
+		if name != "sections.md" {
+			continue
+		}
+		for i := range buf {
+			buf[i] = 'X' // only in a test: a story still pointing into buf changes
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the story still points into its overwritten buffer:\n got %+v\nwant %+v", name, got.story, want.story)
 		}
 	}
 }

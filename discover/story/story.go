@@ -152,6 +152,16 @@ type storyState struct {
 	truncated bool
 
 	hashBuf []byte // the scratch buffer of storySectionHash (reused)
+	// owned: text is the caller's file buffer (see storyParse); kept are
+	// the sections that are substrings of it, for compact
+	owned bool
+	kept  []storyKept
+}
+
+// storyKept is a section whose Raw is text[start:end].
+type storyKept struct {
+	key        string
+	start, end int
 }
 
 // storyTable tracks the table being read in the File List.
@@ -176,6 +186,8 @@ func storyParse(path string, data []byte, extra map[string][]string, owned bool)
 	case owned && len(data) > 0 && utf8.Valid(data):
 		// no copy of the whole file: data is never written again (see owned)
 		s.text = unsafe.String(unsafe.SliceData(data), len(data))
+		s.owned = true
+		s.kept = make([]storyKept, 0, 8) // at most one per section name
 	case utf8.Valid(data):
 		s.text = string(data)
 	default:
@@ -190,7 +202,60 @@ func storyParse(path string, data []byte, extra map[string][]string, owned bool)
 	s.finishStatus(extra)
 	s.finishFiles()
 	s.st.Findings = s.findings
+	if s.owned {
+		s.compact()
+	}
 	return p
+}
+
+// compact moves what the story keeps of an owned file buffer (the sections
+// from the first to the last, the short fields, the File List) into one
+// string of its own, so that the buffer (headings, the title block, the
+// text between sections) is released when the parse ends rather than
+// pinned by the story for the whole run. A string it misses keeps pointing
+// into the buffer, which only keeps the buffer alive.
+func (s *storyState) compact() {
+	lo, hi := len(s.text), 0
+	for _, k := range s.kept {
+		lo, hi = min(lo, k.start), max(hi, k.end)
+	}
+	if hi <= lo {
+		lo, hi = 0, 0
+	}
+	st := s.st
+	fields := [...]*string{&st.ID, &st.Title, &st.StatusRaw, &st.Executor, &st.QualityGate, &st.Epic}
+	n := hi - lo
+	for _, f := range fields {
+		n += len(*f)
+	}
+	for _, f := range st.FileList {
+		n += len(f)
+	}
+	if n >= len(s.text) {
+		return // no smaller than the buffer: keep it
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(s.text[lo:hi])
+	for _, f := range fields {
+		b.WriteString(*f)
+	}
+	for _, f := range st.FileList {
+		b.WriteString(f)
+	}
+	all := b.String()
+	for _, k := range s.kept {
+		sec := st.Sections[k.key]
+		sec.Raw = all[k.start-lo : k.end-lo]
+		st.Sections[k.key] = sec
+	}
+	off := hi - lo
+	for _, f := range fields {
+		*f, off = all[off:off+len(*f)], off+len(*f)
+	}
+	for i, f := range st.FileList {
+		st.FileList[i], off = all[off:off+len(f)], off+len(f)
+	}
 }
 
 // walk visits every line once.
@@ -385,6 +450,8 @@ func (s *storyState) closeSections(level, end int) {
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
 		if strings.Contains(raw, "\r") {
 			raw = strings.ReplaceAll(raw, "\r\n", "\n")
+		} else if s.owned {
+			s.kept = append(s.kept, storyKept{key: o.key, start: o.start, end: o.start + len(raw)})
 		}
 		s.st.Sections[o.key] = workflow.Section{Raw: raw, Hash: storySectionHash(raw, &s.hashBuf), Line: o.line}
 		if o.key == workflow.SectionFileList {
