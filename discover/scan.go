@@ -1,7 +1,9 @@
 package discover
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
@@ -336,17 +338,51 @@ func moreSpecific(a, b *workflow.Candidate) bool {
 
 // Order sorts candidates by last update (newest first), then source
 // priority, then id: the same input always gives the same order.
+//
+// It sorts indexes, not the candidates: a stable sort moves its elements
+// O(n log n) times, and a candidate is hundreds of bytes; each one is then
+// moved once, to its place.
 func Order(cs []workflow.Candidate) {
-	sort.SliceStable(cs, func(i, j int) bool {
+	perm := make([]int, len(cs))
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(i, j int) int {
 		a, b := &cs[i], &cs[j]
 		if !a.UpdatedAt.Equal(b.UpdatedAt) {
-			return a.UpdatedAt.After(b.UpdatedAt)
+			if a.UpdatedAt.After(b.UpdatedAt) {
+				return -1
+			}
+			return 1
 		}
 		if a.Source.Priority != b.Source.Priority {
-			return a.Source.Priority < b.Source.Priority
+			return cmp.Compare(a.Source.Priority, b.Source.Priority)
 		}
-		return a.ID < b.ID
+		return strings.Compare(a.ID, b.ID)
 	})
+	permute(cs, perm)
+}
+
+// permute puts cs[perm[k]] at k for every k, following the permutation's
+// cycles in place (perm is used up: -1 marks a place filled).
+func permute[T any](cs []T, perm []int) {
+	for start := range perm {
+		if perm[start] < 0 {
+			continue
+		}
+		tmp := cs[start]
+		k := start
+		for {
+			from := perm[k]
+			perm[k] = -1
+			if from == start {
+				cs[k] = tmp
+				break
+			}
+			cs[k] = cs[from]
+			k = from
+		}
+	}
 }
 
 // Lookup finds the candidate a user named: a full id, its key alone, a story

@@ -82,7 +82,7 @@ func storyUnreadable(p string, err error) *workflow.Story {
 // below the globs' fixed prefix, and returns the paths sorted.
 func storyGlob(root string, patterns []string) []string {
 	seen := map[string]bool{}
-	var out []string
+	var out []string // the paths, in glob order until sorted
 	for _, pat := range patterns {
 		clean := strings.Trim(path.Clean("/"+strings.ReplaceAll(pat, "\\", "/")), "/")
 		prefix := 0 // segments without wildcards at the start of the pattern
@@ -96,15 +96,7 @@ func storyGlob(root string, patterns []string) []string {
 			if seen[e.Path] {
 				continue
 			}
-			segs := strings.Split(e.Path, "/")
-			skip := false
-			for i := prefix; i < len(segs)-1; i++ {
-				if segs[i] == "spec" {
-					skip = true
-					break
-				}
-			}
-			if skip {
+			if storyInSpecFolder(e.Path, prefix) {
 				continue
 			}
 			seen[e.Path] = true
@@ -113,6 +105,23 @@ func storyGlob(root string, patterns []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// storyInSpecFolder reports whether one of the folders of the slash path p
+// after its first prefix segments is named "spec" (the file name itself
+// never counts), without splitting p.
+func storyInSpecFolder(p string, prefix int) bool {
+	seg := 0
+	for rest := p; ; seg++ {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false // the file name
+		}
+		if seg >= prefix && rest[:i] == "spec" {
+			return true
+		}
+		rest = rest[i+1:]
+	}
 }
 
 // PhaseIndex returns the index of the first of ids in def, or -1.

@@ -2,6 +2,7 @@ package story
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -170,12 +171,12 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 }
 
 // statusHeading looks at a heading (after pushHeading) for the story's
-// status.
-func (s *storyState) statusHeading(lineNo, level int, htext string) {
+// status; name is storyHeadingName(htext).
+func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
 	val, ok := storyStatusHeading(htext, s.extra)
 	s.inStatusSection = ok
 	if !ok {
-		if level >= 2 && !storyMetaSections[storyHeadingName(htext)] {
+		if level >= 2 && !storyMetaSections[name] {
 			s.bodyStarted = true
 		}
 		return
@@ -200,7 +201,8 @@ func storyStatusHeading(htext string, extra map[string][]string) (string, bool) 
 	if len(htext) > 2*workflow.MaxStatusLen {
 		return "", false
 	}
-	words := storyWordSpans(htext)
+	var spans [16][2]int // most headings: no allocation
+	words := storyWordSpans(spans[:0], htext)
 	i := 0
 	for i < len(words) && workflow.StripStatus(htext[words[i][0]:words[i][1]]) == "" {
 		i++ // decoration: "📋"
@@ -209,9 +211,10 @@ func storyStatusHeading(htext string, extra map[string][]string) (string, bool) 
 		return "", false
 	}
 	key := func(j int) (string, bool) {
-		k := workflow.FoldStatus(workflow.StripStatus(htext[words[j][0]:words[j][1]]))
-		colon := strings.HasSuffix(k, ":")
-		return strings.TrimRight(k, ":"), colon
+		// folding keeps ':' and makes none: the colon is looked at first
+		w := workflow.StripStatus(htext[words[j][0]:words[j][1]])
+		colon := strings.HasSuffix(w, ":")
+		return storyFoldKnown(strings.TrimRight(w, ":")), colon
 	}
 	k, colon := key(i)
 	if (k == "story" || k == "current") && !colon && i+1 < len(words) {
@@ -246,9 +249,38 @@ func storyStatusHeading(htext string, extra map[string][]string) (string, bool) 
 	return rest, true
 }
 
-// storyWordSpans returns the byte spans of the space-separated words of s.
-func storyWordSpans(s string) [][2]int {
-	var out [][2]int
+// storyNoKey is what storyFoldKnown returns for a word that is no known
+// name: it equals no key.
+const storyNoKey = "\x00"
+
+// storyFoldKnown is workflow.FoldStatus(w) when that is a known name
+// (storyKnownNames) or w is not ASCII, and storyNoKey otherwise: an ASCII
+// word is only compared with known names, and comes back without
+// allocating.
+func storyFoldKnown(w string) string {
+	var buf [64]byte
+	if len(w) > len(buf) {
+		return workflow.FoldStatus(w)
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			return workflow.FoldStatus(w)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	if k, ok := storyKnownNames[string(buf[:len(w)])]; ok {
+		return k
+	}
+	return storyNoKey
+}
+
+// storyWordSpans appends the byte spans of the space-separated words of s
+// to out.
+func storyWordSpans(out [][2]int, s string) [][2]int {
 	start := -1
 	for i := 0; i <= len(s); i++ {
 		if i == len(s) || s[i] == ' ' || s[i] == '\t' {

@@ -150,6 +150,18 @@ type storyState struct {
 	fileSeen  map[string]bool
 	unsafe    int
 	truncated bool
+
+	hashBuf []byte // the scratch buffer of storySectionHash (reused)
+	// owned: text is the caller's file buffer (see storyParse); kept are
+	// the sections that are substrings of it, for compact
+	owned bool
+	kept  []storyKept
+}
+
+// storyKept is a section whose Raw is text[start:end].
+type storyKept struct {
+	key        string
+	start, end int
 }
 
 // storyTable tracks the table being read in the File List.
@@ -174,6 +186,8 @@ func storyParse(path string, data []byte, extra map[string][]string, owned bool)
 	case owned && len(data) > 0 && utf8.Valid(data):
 		// no copy of the whole file: data is never written again (see owned)
 		s.text = unsafe.String(unsafe.SliceData(data), len(data))
+		s.owned = true
+		s.kept = make([]storyKept, 0, 8) // at most one per section name
 	case utf8.Valid(data):
 		s.text = string(data)
 	default:
@@ -188,7 +202,60 @@ func storyParse(path string, data []byte, extra map[string][]string, owned bool)
 	s.finishStatus(extra)
 	s.finishFiles()
 	s.st.Findings = s.findings
+	if s.owned {
+		s.compact()
+	}
 	return p
+}
+
+// compact moves what the story keeps of an owned file buffer (the sections
+// from the first to the last, the short fields, the File List) into one
+// string of its own, so that the buffer (headings, the title block, the
+// text between sections) is released when the parse ends rather than
+// pinned by the story for the whole run. A string it misses keeps pointing
+// into the buffer, which only keeps the buffer alive.
+func (s *storyState) compact() {
+	lo, hi := len(s.text), 0
+	for _, k := range s.kept {
+		lo, hi = min(lo, k.start), max(hi, k.end)
+	}
+	if hi <= lo {
+		lo, hi = 0, 0
+	}
+	st := s.st
+	fields := [...]*string{&st.ID, &st.Title, &st.StatusRaw, &st.Executor, &st.QualityGate, &st.Epic}
+	n := hi - lo
+	for _, f := range fields {
+		n += len(*f)
+	}
+	for _, f := range st.FileList {
+		n += len(f)
+	}
+	if n >= len(s.text) {
+		return // no smaller than the buffer: keep it
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(s.text[lo:hi])
+	for _, f := range fields {
+		b.WriteString(*f)
+	}
+	for _, f := range st.FileList {
+		b.WriteString(f)
+	}
+	all := b.String()
+	for _, k := range s.kept {
+		sec := st.Sections[k.key]
+		sec.Raw = all[k.start-lo : k.end-lo]
+		st.Sections[k.key] = sec
+	}
+	off := hi - lo
+	for _, f := range fields {
+		*f, off = all[off:off+len(*f)], off+len(*f)
+	}
+	for i, f := range st.FileList {
+		st.FileList[i], off = all[off:off+len(f)], off+len(f)
+	}
 }
 
 // walk visits every line once.
@@ -353,7 +420,7 @@ func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 	}
 	name := storyHeadingName(htext)
 	s.pushHeading(level, name)
-	s.statusHeading(lineNo, level, htext)
+	s.statusHeading(lineNo, level, htext, name)
 	if name == "story" || name == "user story" {
 		s.storyHeading = true
 	}
@@ -383,8 +450,10 @@ func (s *storyState) closeSections(level, end int) {
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
 		if strings.Contains(raw, "\r") {
 			raw = strings.ReplaceAll(raw, "\r\n", "\n")
+		} else if s.owned {
+			s.kept = append(s.kept, storyKept{key: o.key, start: o.start, end: o.start + len(raw)})
 		}
-		s.st.Sections[o.key] = workflow.Section{Raw: raw, Hash: StorySectionHash(raw), Line: o.line}
+		s.st.Sections[o.key] = workflow.Section{Raw: raw, Hash: storySectionHash(raw, &s.hashBuf), Line: o.line}
 		if o.key == workflow.SectionFileList {
 			s.inList = false
 		}
@@ -397,8 +466,19 @@ func (s *storyState) closeSections(level, end int) {
 // trailing blank lines removed, so that re-saving a file (line endings,
 // trailing spaces, blank lines around the section) is not a change.
 func StorySectionHash(raw string) string {
+	var buf []byte
+	return storySectionHash(raw, &buf)
+}
+
+// storySectionHash is StorySectionHash normalising into *scratch, which it
+// grows as needed and leaves for the next call: a parser hashes every
+// section of a file with one buffer.
+func storySectionHash(raw string, scratch *[]byte) string {
 	// the normalised text in one buffer, hashed at once: no per-line copies
-	buf := make([]byte, 0, len(raw))
+	buf := (*scratch)[:0]
+	if cap(buf) < len(raw) {
+		buf = make([]byte, 0, len(raw))
+	}
 	pendingBlank := 0
 	started := false
 	for off := 0; off <= len(raw); {
@@ -426,6 +506,7 @@ func StorySectionHash(raw string) string {
 		buf = append(buf, line...)
 	}
 	sum := sha256.Sum256(buf)
+	*scratch = buf[:0]
 	var hx [2 * sha256.Size]byte
 	hex.Encode(hx[:], sum[:])
 	return string(hx[:])
@@ -464,7 +545,8 @@ func storyHeadingName(htext string) string {
 // allocating.
 var storyKnownNames = func() map[string]string {
 	m := map[string]string{"story": "story", "user story": "user story", "executor": "executor",
-		"qualitygate": "qualitygate", "epic": "epic", "status": "status"}
+		"qualitygate": "qualitygate", "epic": "epic", "status": "status",
+		"current": "current", "storystatus": "storystatus"}
 	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys, storyHistorySections, storyNotesSections, storyMetaSections} {
 		for k := range set {
 			m[k] = k
@@ -603,11 +685,14 @@ func storyFieldKeySlow(keyRaw string) (string, bool) {
 
 // storyAgent turns "@dev (Dex)" into "dev".
 func storyAgent(v string) string {
-	f := strings.Fields(storyPlain(v))
-	if len(f) == 0 {
+	first := strings.TrimLeftFunc(storyPlain(v), unicode.IsSpace) // its first field
+	if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
+		first = first[:i]
+	}
+	if first == "" {
 		return ""
 	}
-	a := strings.TrimLeft(f[0], "@")
+	a := strings.TrimLeft(first, "@")
 	a = strings.TrimRight(a, ".,;:")
 	return strings.ToLower(a)
 }

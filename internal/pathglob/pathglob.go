@@ -83,6 +83,9 @@ func Expand(root, pattern string, dirs bool) []Entry {
 		}
 	}
 	maxDepth := len(segs) - i
+	// the walked paths are below the clean root: cutting it off is
+	// filepath.Rel without its allocations (Rel stays the fallback)
+	rootSep := filepath.Clean(root) + string(filepath.Separator)
 	_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if d != nil && d.IsDir() && p != start {
@@ -90,11 +93,16 @@ func Expand(root, pattern string, dirs bool) []Entry {
 			}
 			return nil
 		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return nil
+		var rel string
+		if len(p) > len(rootSep) && strings.HasPrefix(p, rootSep) {
+			rel = filepath.ToSlash(p[len(rootSep):])
+		} else {
+			r, rerr := filepath.Rel(root, p)
+			if rerr != nil {
+				return nil
+			}
+			rel = filepath.ToSlash(r)
 		}
-		rel = filepath.ToSlash(rel)
 		if p == start {
 			return nil
 		}
