@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"path"
@@ -11,31 +10,30 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // pathTree looks paths up in one tree, loading only the subtrees on the
 // paths asked for and remembering each folder it loaded.
 type pathTree struct {
-	s    storer.EncodedObjectStorer
+	s    *treeIndexCache
 	root plumbing.Hash
-	dirs map[string]*object.Tree // folder path → tree; nil when absent or not a folder
+	dirs map[string]*treeIndex // folder path → tree; nil when absent or not a folder
 }
 
-func newPathTree(s storer.EncodedObjectStorer, root plumbing.Hash) *pathTree {
-	return &pathTree{s: s, root: root, dirs: make(map[string]*object.Tree)}
+func newPathTree(s *treeIndexCache, root plumbing.Hash) *pathTree {
+	return &pathTree{s: s, root: root, dirs: make(map[string]*treeIndex)}
 }
 
 // dir returns the tree of the folder at slash path p ("" for the root), or
 // nil when there is no such folder.
-func (t *pathTree) dir(p string) (*object.Tree, error) {
+func (t *pathTree) dir(p string) (*treeIndex, error) {
 	if d, ok := t.dirs[p]; ok {
 		return d, nil
 	}
-	var d *object.Tree
+	var d *treeIndex
 	if p == "" {
 		var err error
-		if d, err = object.GetTree(t.s, t.root); err != nil {
+		if d, err = t.s.get(t.root); err != nil {
 			return nil, fmt.Errorf("read root tree %s: %w", t.root, err)
 		}
 	} else {
@@ -44,8 +42,8 @@ func (t *pathTree) dir(p string) (*object.Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e := findEntry(pt, name); e != nil && e.Mode == filemode.Dir {
-			if d, err = object.GetTree(t.s, e.Hash); err != nil {
+		if e, ok := pt.find(name); ok && e.mode == filemode.Dir {
+			if d, err = t.s.get(e.hash); err != nil {
 				return nil, fmt.Errorf("read tree of %s: %w", p, err)
 			}
 		}
@@ -65,7 +63,11 @@ func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return findEntry(d, name), nil
+	e, ok := d.find(name)
+	if !ok {
+		return nil, nil
+	}
+	return &object.TreeEntry{Name: name, Mode: e.mode, Hash: e.hash}, nil
 }
 
 // blob returns the blob hash at slash path p, or the zero hash when there is
@@ -84,18 +86,6 @@ func splitPath(p string) (dir, name string) {
 		return "", p
 	}
 	return p[:i], p[i+1:]
-}
-
-// findEntry returns t's entry called name, or nil (also when t is nil).
-func findEntry(t *object.Tree, name string) *object.TreeEntry {
-	if t == nil || name == "" {
-		return nil
-	}
-	e, err := t.FindEntry(name) // a single component: a binary search in t
-	if err != nil {
-		return nil
-	}
-	return e
 }
 
 // pathTrie is the set of paths CommitsTouching and LastChange follow,
@@ -151,10 +141,11 @@ func newPathTrie(paths []string) *pathTrie {
 	return t
 }
 
-// treeCache keeps the trees loaded while walking a chain of commits (raw
-// entries of the names the trie wants only).
+// treeCache keeps the trees loaded while walking a chain of commits (the
+// entries of the names the trie wants only); the trees themselves come from
+// the Repo's index cache.
 type treeCache struct {
-	s         storer.EncodedObjectStorer
+	s         *treeIndexCache
 	cur, prev map[treeKey]map[string]rawEntry
 }
 
@@ -168,7 +159,7 @@ type rawEntry struct {
 	hash plumbing.Hash
 }
 
-func newTreeCache(s storer.EncodedObjectStorer) *treeCache {
+func newTreeCache(s *treeIndexCache) *treeCache {
 	return &treeCache{s: s, cur: map[treeKey]map[string]rawEntry{}, prev: map[treeKey]map[string]rawEntry{}}
 }
 
@@ -186,32 +177,15 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, err
 	}
 	t, ok := c.prev[k]
 	if !ok {
-		obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
-		if err != nil {
-			return nil, fmt.Errorf("read tree %s: %w", h, err)
-		}
-		raw, err := objectBytes(obj)
+		idx, err := c.s.get(h)
 		if err != nil {
 			return nil, err
 		}
-		t = map[string]rawEntry{}
-		for len(raw) > 0 {
-			sp := bytes.IndexByte(raw, ' ')
-			if sp < 0 {
-				break
+		t = make(map[string]rawEntry, len(n.names))
+		for _, name := range n.names {
+			if e, ok := idx.find(name); ok {
+				t[name] = e
 			}
-			nul := bytes.IndexByte(raw[sp+1:], 0)
-			if nul < 0 || sp+1+nul+21 > len(raw) {
-				break
-			}
-			name := raw[sp+1 : sp+1+nul]
-			if _, want := n.children[string(name)]; want {
-				m, _ := filemode.New(string(raw[:sp]))
-				var hh plumbing.Hash
-				copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
-				t[string(name)] = rawEntry{m, hh}
-			}
-			raw = raw[sp+1+nul+21:]
 		}
 	}
 	c.cur[k] = t
