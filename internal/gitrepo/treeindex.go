@@ -13,15 +13,20 @@ import (
 
 // treeIndexBudget is how many bytes of indexed trees a Repo keeps (raw
 // content and entry offsets): history walks for many workflows go over the
-// same trees, which are then read and indexed once.
-const treeIndexBudget = 12 << 20
+// same trees, which are then read and indexed about once. Only a tree asked
+// for a second time is kept, so a single walk over a long history keeps
+// nothing but the hashes it has seen (at most maxSeenTrees).
+const (
+	treeIndexBudget = 12 << 20
+	maxSeenTrees    = 1 << 17
+)
 
 // treeIndex is a tree object's raw content and the offset of each entry
 // ("mode SP name NUL hash"), so that a name is found by binary search
 // instead of a scan of every entry.
 type treeIndex struct {
 	raw  []byte
-	offs []int
+	offs []uint32
 	// sorted is false when the entries are not in git's strict order (a
 	// malformed tree): look-ups then scan every entry.
 	sorted bool
@@ -30,7 +35,10 @@ type treeIndex struct {
 // newTreeIndex indexes the raw content of a tree; a truncated last entry is
 // ignored.
 func newTreeIndex(raw []byte) *treeIndex {
-	t := &treeIndex{raw: raw, sorted: true}
+	t := &treeIndex{raw: raw, sorted: true, offs: make([]uint32, 0, len(raw)/32+1)}
+	if len(raw) > 1<<32-1 {
+		raw = raw[:1<<32-1] // offsets are 32-bit: entries past 4 GiB are not seen
+	}
 	var prev []byte
 	prevDir := false
 	for i := 0; i < len(raw); {
@@ -48,21 +56,22 @@ func newTreeIndex(raw []byte) *treeIndex {
 			t.sorted = false
 		}
 		prev, prevDir = name, dir
-		t.offs = append(t.offs, i)
+		t.offs = append(t.offs, uint32(i))
 		i += sp + 1 + nul + 21
 	}
 	return t
 }
 
 // size is what the index holds, for the cache's budget.
-func (t *treeIndex) size() int { return len(t.raw) + 8*len(t.offs) + 64 }
+func (t *treeIndex) size() int { return len(t.raw) + 4*cap(t.offs) + 64 }
 
 // at returns the mode bytes, name and hash offset of entry i.
 func (t *treeIndex) at(i int) (mode, name []byte, hashAt int) {
-	e := t.raw[t.offs[i]:]
+	off := int(t.offs[i])
+	e := t.raw[off:]
 	sp := bytes.IndexByte(e, ' ')
 	nul := bytes.IndexByte(e[sp+1:], 0)
-	return e[:sp], e[sp+1 : sp+1+nul], t.offs[i] + sp + 1 + nul + 1
+	return e[:sp], e[sp+1 : sp+1+nul], off + sp + 1 + nul + 1
 }
 
 // entry returns entry i.
@@ -136,19 +145,20 @@ func nameEnd(s []byte, n int, dir bool) byte {
 	return 0
 }
 
-// treeIndexCache reads and indexes trees, keeping them while its byte
-// budget lasts (then new trees are indexed for the caller only). It is safe
-// for concurrent use.
+// treeIndexCache reads and indexes trees, keeping those asked for twice
+// while its byte budget lasts (any other is indexed for the caller only).
+// It is safe for concurrent use.
 type treeIndexCache struct {
 	s    storer.EncodedObjectStorer
 	mu   sync.Mutex
 	m    map[plumbing.Hash]*treeIndex
+	seen map[plumbing.Hash]struct{} // trees read once, not kept
 	used int
 	max  int
 }
 
 func newTreeIndexCache(s storer.EncodedObjectStorer, max int) *treeIndexCache {
-	return &treeIndexCache{s: s, m: map[plumbing.Hash]*treeIndex{}, max: max}
+	return &treeIndexCache{s: s, m: map[plumbing.Hash]*treeIndex{}, seen: map[plumbing.Hash]struct{}{}, max: max}
 }
 
 // get returns the index of tree h.
@@ -169,12 +179,17 @@ func (c *treeIndexCache) get(h plumbing.Hash) (*treeIndex, error) {
 	}
 	t = newTreeIndex(raw)
 	c.mu.Lock()
-	if c.used+t.size() <= c.max {
-		if _, dup := c.m[h]; !dup {
-			c.m[h] = t
-			c.used += t.size()
+	defer c.mu.Unlock()
+	if _, again := c.seen[h]; !again {
+		if len(c.seen) < maxSeenTrees {
+			c.seen[h] = struct{}{}
 		}
+		return t, nil
 	}
-	c.mu.Unlock()
+	if _, dup := c.m[h]; !dup && c.used+t.size() <= c.max {
+		c.m[h] = t
+		c.used += t.size()
+		delete(c.seen, h)
+	}
 	return t, nil
 }
