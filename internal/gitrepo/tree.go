@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path"
@@ -177,19 +178,46 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, err
 	}
 	t, ok := c.prev[k]
 	if !ok {
-		idx, err := c.s.get(h)
+		idx, raw, err := c.s.lookup(h)
 		if err != nil {
 			return nil, err
 		}
 		t = make(map[string]rawEntry, len(n.names))
-		for _, name := range n.names {
-			if e, ok := idx.find(name); ok {
-				t[name] = e
+		if idx != nil {
+			for _, name := range n.names {
+				if e, ok := idx.find(name); ok {
+					t[name] = e
+				}
 			}
+		} else {
+			scanTree(raw, n, t)
 		}
 	}
 	c.cur[k] = t
 	return t, nil
+}
+
+// scanTree puts in t the entries of the raw tree that n wants (the last one
+// of a name given twice).
+func scanTree(raw []byte, n *trieNode, t map[string]rawEntry) {
+	for len(raw) > 0 {
+		sp := bytes.IndexByte(raw, ' ')
+		if sp < 0 {
+			break
+		}
+		nul := bytes.IndexByte(raw[sp+1:], 0)
+		if nul < 0 || sp+1+nul+21 > len(raw) {
+			break
+		}
+		name := raw[sp+1 : sp+1+nul]
+		if _, want := n.children[string(name)]; want {
+			m, _ := filemode.New(string(raw[:sp]))
+			var hh plumbing.Hash
+			copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
+			t[string(name)] = rawEntry{m, hh}
+		}
+		raw = raw[sp+1+nul+21:]
+	}
 }
 
 // changed returns the paths of the trie whose blob differs between the trees

@@ -163,33 +163,43 @@ func newTreeIndexCache(s storer.EncodedObjectStorer, max int) *treeIndexCache {
 
 // get returns the index of tree h.
 func (c *treeIndexCache) get(h plumbing.Hash) (*treeIndex, error) {
+	t, raw, err := c.lookup(h)
+	if t == nil && err == nil {
+		t = newTreeIndex(raw)
+	}
+	return t, err
+}
+
+// lookup returns the kept index of tree h, or else its raw content; a tree
+// looked up a second time is indexed and kept (while the budget lasts).
+func (c *treeIndexCache) lookup(h plumbing.Hash) (*treeIndex, []byte, error) {
 	c.mu.Lock()
 	t, ok := c.m[h]
 	c.mu.Unlock()
 	if ok {
-		return t, nil
+		return t, nil, nil
 	}
 	obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
+		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
 	raw, err := objectBytes(obj)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
+		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
-	t = newTreeIndex(raw)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, again := c.seen[h]; !again {
 		if len(c.seen) < maxSeenTrees {
 			c.seen[h] = struct{}{}
 		}
-		return t, nil
+		return nil, raw, nil
 	}
+	t = newTreeIndex(raw)
 	if _, dup := c.m[h]; !dup && c.used+t.size() <= c.max {
 		c.m[h] = t
 		c.used += t.size()
 		delete(c.seen, h)
 	}
-	return t, nil
+	return t, nil, nil
 }
