@@ -101,6 +101,7 @@ type trieNode struct {
 	children map[string]*trieNode
 	path     string // the full path when a wanted path ends here
 	leaf     bool
+	pos      int // the index of its name in its parent's names
 }
 
 func newPathTrie(paths []string) *pathTrie {
@@ -134,6 +135,9 @@ func newPathTrie(paths []string) *pathTrie {
 	var sortNames func(*trieNode)
 	sortNames = func(n *trieNode) {
 		sort.Strings(n.names)
+		for i, name := range n.names {
+			n.children[name].pos = i
+		}
 		for _, c := range n.children {
 			sortNames(c)
 		}
@@ -147,7 +151,7 @@ func newPathTrie(paths []string) *pathTrie {
 // the Repo's index cache.
 type treeCache struct {
 	s         *treeIndexCache
-	cur, prev map[treeKey]map[string]rawEntry
+	cur, prev map[treeKey][]rawEntry
 }
 
 type treeKey struct {
@@ -161,14 +165,16 @@ type rawEntry struct {
 }
 
 func newTreeCache(s *treeIndexCache) *treeCache {
-	return &treeCache{s: s, cur: map[treeKey]map[string]rawEntry{}, prev: map[treeKey]map[string]rawEntry{}}
+	return &treeCache{s: s, cur: map[treeKey][]rawEntry{}, prev: map[treeKey][]rawEntry{}}
 }
 
 func (c *treeCache) next() {
-	c.prev, c.cur = c.cur, make(map[treeKey]map[string]rawEntry, len(c.cur))
+	c.prev, c.cur = c.cur, make(map[treeKey][]rawEntry, len(c.cur))
 }
 
-func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, error) {
+// tree returns the entries of tree h that n wants, in the order of n.names
+// (an absent entry has the mode filemode.Empty).
+func (c *treeCache) tree(h plumbing.Hash, n *trieNode) ([]rawEntry, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -182,11 +188,11 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, err
 		if err != nil {
 			return nil, err
 		}
-		t = make(map[string]rawEntry, len(n.names))
+		t = make([]rawEntry, len(n.names))
 		if idx != nil {
-			for _, name := range n.names {
+			for i, name := range n.names {
 				if e, ok := idx.find(name); ok {
-					t[name] = e
+					t[i] = e
 				}
 			}
 		} else {
@@ -197,9 +203,9 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, err
 	return t, nil
 }
 
-// scanTree puts in t the entries of the raw tree that n wants (the last one
-// of a name given twice).
-func scanTree(raw []byte, n *trieNode, t map[string]rawEntry) {
+// scanTree puts in t the entries of the raw tree that n wants, at their
+// child's pos (the last one of a name given twice).
+func scanTree(raw []byte, n *trieNode, t []rawEntry) {
 	for len(raw) > 0 {
 		sp := bytes.IndexByte(raw, ' ')
 		if sp < 0 {
@@ -210,11 +216,11 @@ func scanTree(raw []byte, n *trieNode, t map[string]rawEntry) {
 			break
 		}
 		name := raw[sp+1 : sp+1+nul]
-		if _, want := n.children[string(name)]; want {
+		if child, want := n.children[string(name)]; want {
 			m, _ := filemode.New(string(raw[:sp]))
 			var hh plumbing.Hash
 			copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
-			t[string(name)] = rawEntry{m, hh}
+			t[child.pos] = rawEntry{m, hh}
 		}
 		raw = raw[sp+1+nul+21:]
 	}
@@ -240,24 +246,22 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range n.names {
+	for i, name := range n.names {
 		child := n.children[name]
-		ea, oka := ta[name]
-		eb, okb := tb[name]
-		var pa, pb *object.TreeEntry
-		if oka {
-			pa = &object.TreeEntry{Name: name, Mode: ea.mode, Hash: ea.hash}
+		var ea, eb rawEntry // absent: filemode.Empty, neither blob nor folder
+		if i < len(ta) {
+			ea = ta[i]
 		}
-		if okb {
-			pb = &object.TreeEntry{Name: name, Mode: eb.mode, Hash: eb.hash}
+		if i < len(tb) {
+			eb = tb[i]
 		}
 		// A wanted path changes when its file does, or — a folder — when
 		// anything inside it does (its tree hash).
-		if child.leaf && (blobHash(pa) != blobHash(pb) || dirHash(pa) != dirHash(pb)) {
+		if child.leaf && (ea.blob() != eb.blob() || ea.dir() != eb.dir()) {
 			*out = append(*out, child.path)
 		}
 		if len(child.names) > 0 {
-			if err := c.diff(dirHash(pa), dirHash(pb), child, out); err != nil {
+			if err := c.diff(ea.dir(), eb.dir(), child, out); err != nil {
 				return err
 			}
 		}
@@ -265,18 +269,20 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	return nil
 }
 
-func blobHash(e *object.TreeEntry) plumbing.Hash {
-	if e == nil || !isBlob(e.Mode) {
+// blob is the entry's blob hash, zero when it is not a file.
+func (e rawEntry) blob() plumbing.Hash {
+	if !isBlob(e.mode) {
 		return plumbing.ZeroHash
 	}
-	return e.Hash
+	return e.hash
 }
 
-func dirHash(e *object.TreeEntry) plumbing.Hash {
-	if e == nil || e.Mode != filemode.Dir {
+// dir is the entry's tree hash, zero when it is not a folder.
+func (e rawEntry) dir() plumbing.Hash {
+	if e.mode != filemode.Dir {
 		return plumbing.ZeroHash
 	}
-	return e.Hash
+	return e.hash
 }
 
 // objectBytes returns obj's content, without a copy when the pack reader
