@@ -18,7 +18,7 @@ import (
 // nothing but the hashes it has seen (at most maxSeenTrees).
 const (
 	treeIndexBudget = 12 << 20
-	maxSeenTrees    = 1 << 14
+	maxSeenTrees    = 1 << 12
 )
 
 // treeIndex is a tree object's raw content and the offset of each entry
