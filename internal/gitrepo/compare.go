@@ -78,7 +78,7 @@ func (r *Repo) headTree(base string, baseTree *pathTree) (*pathTree, error) {
 	if head.Hash.String() == base {
 		return baseTree, nil
 	}
-	return newPathTree(r.objects, head.TreeHash), nil
+	return newPathTree(r.trees, head.TreeHash), nil
 }
 
 // treeOf returns the path lookup for the tree of the commit with the full hex
@@ -88,7 +88,7 @@ func (r *Repo) treeOf(h string) (*pathTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newPathTree(r.objects, c.TreeHash), nil
+	return newPathTree(r.trees, c.TreeHash), nil
 }
 
 func (r *Repo) commitByHash(h string) (*object.Commit, error) {

@@ -39,7 +39,7 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 	if err != nil {
 		return out
 	}
-	tree := newPathTree(r.objects, head.TreeHash)
+	tree := newPathTree(r.trees, head.TreeHash)
 	buf := make([]byte, 32<<10)
 	var clean []string
 	for _, p := range paths {
@@ -161,7 +161,7 @@ func (r *Repo) Removal(p string) (Removal, bool) {
 	if err != nil {
 		return Removal{}, false
 	}
-	if e, err := newPathTree(r.objects, head.TreeHash).entry(p); err != nil || e != nil {
+	if e, err := newPathTree(r.trees, head.TreeHash).entry(p); err != nil || e != nil {
 		return Removal{}, false
 	}
 	c, ok := r.LastChange([]string{p}, maxRemovalScan)[p]
@@ -176,13 +176,13 @@ func (r *Repo) Removal(p string) (Removal, bool) {
 	if err != nil || !ok {
 		return Removal{}, false
 	}
-	old, err := newPathTree(r.objects, parent.TreeHash).entry(p)
+	old, err := newPathTree(r.trees, parent.TreeHash).entry(p)
 	if err != nil || old == nil {
 		return Removal{}, false // not a removal: p was added (and is absent from HEAD for another reason)
 	}
 	out := Removal{Commit: c}
 	// a folder on the path that became a submodule
-	now := newPathTree(r.objects, obj.TreeHash)
+	now := newPathTree(r.trees, obj.TreeHash)
 	parts := strings.Split(p, "/")
 	for i := 1; i < len(parts); i++ {
 		dir := strings.Join(parts[:i], "/")

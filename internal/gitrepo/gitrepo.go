@@ -28,7 +28,8 @@ const minAbbrev = 4
 
 // Repo is an opened git repository with a work tree. It reads objects on
 // demand (through go-git's object cache) and keeps no other state between
-// calls except the shallow boundary read at Open. A Repo is not safe for
+// calls except the shallow boundary read at Open and a bounded cache of the
+// trees it has read (12 MiB; objects never change). A Repo is not safe for
 // concurrent use; Close releases its open pack files.
 type Repo struct {
 	repo    *git.Repository
@@ -37,6 +38,7 @@ type Repo struct {
 	storage *filesystem.Storage // nil once closed
 	root    string
 	shallow map[plumbing.Hash]bool
+	trees   *treeIndexCache // the trees read, indexed (bounded)
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of
@@ -91,6 +93,7 @@ func Open(dir string) (*Repo, error) {
 		out.packs = newObjectStore(r.Storer, st.Filesystem())
 		out.objects = out.packs
 	}
+	out.trees = newTreeIndexCache(out.objects, treeIndexBudget)
 	return out, nil
 }
 

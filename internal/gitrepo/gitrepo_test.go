@@ -725,6 +725,7 @@ func (c *countingStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (
 func count(r *Repo) *countingStorer {
 	c := &countingStorer{EncodedObjectStorer: r.objects, reads: map[plumbing.ObjectType]int{}}
 	r.objects = c
+	r.trees = newTreeIndexCache(c, treeIndexBudget) // count every tree read from now on
 	return c
 }
 
@@ -776,7 +777,7 @@ func TestCostFollowsPaths(t *testing.T) {
 		t.Errorf("Compare read %d blobs, want 0", got)
 	}
 
-	c.reads = map[plumbing.ObjectType]int{}
+	c = count(r) // a fresh tree cache: Compare's trees are not reused
 	touch, err := r.CommitsTouching(Commit{Hash: base}, paths, 5)
 	must(t, err)
 	if len(touch) != 0 {
@@ -786,6 +787,18 @@ func TestCostFollowsPaths(t *testing.T) {
 	// step before), and the pkg entries are equal so nothing deeper is read.
 	if got := c.reads[plumbing.TreeObject]; got < commits || got > commits+1 {
 		t.Errorf("CommitsTouching read %d trees over %d commits, want %d or %d", got, commits, commits, commits+1)
+	}
+
+	// The trees read a second time (another workflow's walk over the same
+	// commits) are kept: a third walk reads none.
+	for walk, want := range []int{commits + 1, 0} {
+		c.reads = map[plumbing.ObjectType]int{}
+		if _, err := r.CommitsTouching(Commit{Hash: base}, paths[3+walk:], 5); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.reads[plumbing.TreeObject]; got != want {
+			t.Errorf("walk %d read %d trees, want %d", walk+2, got, want)
+		}
 	}
 }
 

@@ -35,7 +35,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	}
 	stop, hasStop := fullHash(base.Hash)
 	trie := newPathTrie(paths)
-	cache := newTreeCache(r.objects)
+	cache := newTreeCache(r.trees)
 	full := 0
 	for !hasStop || c.hash != stop {
 		p, ok, err := r.parentLinks(c)
@@ -89,7 +89,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 		return out
 	}
 	trie := newPathTrie(paths)
-	cache := newTreeCache(r.objects)
+	cache := newTreeCache(r.trees)
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {

@@ -11,31 +11,30 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // pathTree looks paths up in one tree, loading only the subtrees on the
 // paths asked for and remembering each folder it loaded.
 type pathTree struct {
-	s    storer.EncodedObjectStorer
+	s    *treeIndexCache
 	root plumbing.Hash
-	dirs map[string]*object.Tree // folder path → tree; nil when absent or not a folder
+	dirs map[string]*treeIndex // folder path → tree; nil when absent or not a folder
 }
 
-func newPathTree(s storer.EncodedObjectStorer, root plumbing.Hash) *pathTree {
-	return &pathTree{s: s, root: root, dirs: make(map[string]*object.Tree)}
+func newPathTree(s *treeIndexCache, root plumbing.Hash) *pathTree {
+	return &pathTree{s: s, root: root, dirs: make(map[string]*treeIndex)}
 }
 
 // dir returns the tree of the folder at slash path p ("" for the root), or
 // nil when there is no such folder.
-func (t *pathTree) dir(p string) (*object.Tree, error) {
+func (t *pathTree) dir(p string) (*treeIndex, error) {
 	if d, ok := t.dirs[p]; ok {
 		return d, nil
 	}
-	var d *object.Tree
+	var d *treeIndex
 	if p == "" {
 		var err error
-		if d, err = object.GetTree(t.s, t.root); err != nil {
+		if d, err = t.s.get(t.root); err != nil {
 			return nil, fmt.Errorf("read root tree %s: %w", t.root, err)
 		}
 	} else {
@@ -44,8 +43,8 @@ func (t *pathTree) dir(p string) (*object.Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e := findEntry(pt, name); e != nil && e.Mode == filemode.Dir {
-			if d, err = object.GetTree(t.s, e.Hash); err != nil {
+		if e, ok := pt.find(name); ok && e.mode == filemode.Dir {
+			if d, err = t.s.get(e.hash); err != nil {
 				return nil, fmt.Errorf("read tree of %s: %w", p, err)
 			}
 		}
@@ -65,7 +64,11 @@ func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return findEntry(d, name), nil
+	e, ok := d.find(name)
+	if !ok {
+		return nil, nil
+	}
+	return &object.TreeEntry{Name: name, Mode: e.mode, Hash: e.hash}, nil
 }
 
 // blob returns the blob hash at slash path p, or the zero hash when there is
@@ -86,18 +89,6 @@ func splitPath(p string) (dir, name string) {
 	return p[:i], p[i+1:]
 }
 
-// findEntry returns t's entry called name, or nil (also when t is nil).
-func findEntry(t *object.Tree, name string) *object.TreeEntry {
-	if t == nil || name == "" {
-		return nil
-	}
-	e, err := t.FindEntry(name) // a single component: a binary search in t
-	if err != nil {
-		return nil
-	}
-	return e
-}
-
 // pathTrie is the set of paths CommitsTouching and LastChange follow,
 // arranged by folder.
 type pathTrie struct {
@@ -110,6 +101,7 @@ type trieNode struct {
 	children map[string]*trieNode
 	path     string // the full path when a wanted path ends here
 	leaf     bool
+	pos      int // the index of its name in its parent's names
 }
 
 func newPathTrie(paths []string) *pathTrie {
@@ -143,6 +135,9 @@ func newPathTrie(paths []string) *pathTrie {
 	var sortNames func(*trieNode)
 	sortNames = func(n *trieNode) {
 		sort.Strings(n.names)
+		for i, name := range n.names {
+			n.children[name].pos = i
+		}
 		for _, c := range n.children {
 			sortNames(c)
 		}
@@ -151,11 +146,12 @@ func newPathTrie(paths []string) *pathTrie {
 	return t
 }
 
-// treeCache keeps the trees loaded while walking a chain of commits (raw
-// entries of the names the trie wants only).
+// treeCache keeps the trees loaded while walking a chain of commits (the
+// entries of the names the trie wants only); the trees themselves come from
+// the Repo's index cache.
 type treeCache struct {
-	s         storer.EncodedObjectStorer
-	cur, prev map[treeKey]map[string]rawEntry
+	s         *treeIndexCache
+	cur, prev map[treeKey][]rawEntry
 }
 
 type treeKey struct {
@@ -168,15 +164,17 @@ type rawEntry struct {
 	hash plumbing.Hash
 }
 
-func newTreeCache(s storer.EncodedObjectStorer) *treeCache {
-	return &treeCache{s: s, cur: map[treeKey]map[string]rawEntry{}, prev: map[treeKey]map[string]rawEntry{}}
+func newTreeCache(s *treeIndexCache) *treeCache {
+	return &treeCache{s: s, cur: map[treeKey][]rawEntry{}, prev: map[treeKey][]rawEntry{}}
 }
 
 func (c *treeCache) next() {
-	c.prev, c.cur = c.cur, make(map[treeKey]map[string]rawEntry, len(c.cur))
+	c.prev, c.cur = c.cur, make(map[treeKey][]rawEntry, len(c.cur))
 }
 
-func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, error) {
+// tree returns the entries of tree h that n wants, in the order of n.names
+// (an absent entry has the mode filemode.Empty).
+func (c *treeCache) tree(h plumbing.Hash, n *trieNode) ([]rawEntry, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -186,36 +184,46 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) (map[string]rawEntry, err
 	}
 	t, ok := c.prev[k]
 	if !ok {
-		obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
-		if err != nil {
-			return nil, fmt.Errorf("read tree %s: %w", h, err)
-		}
-		raw, err := objectBytes(obj)
+		idx, raw, err := c.s.lookup(h)
 		if err != nil {
 			return nil, err
 		}
-		t = map[string]rawEntry{}
-		for len(raw) > 0 {
-			sp := bytes.IndexByte(raw, ' ')
-			if sp < 0 {
-				break
+		t = make([]rawEntry, len(n.names))
+		if idx != nil {
+			for i, name := range n.names {
+				if e, ok := idx.find(name); ok {
+					t[i] = e
+				}
 			}
-			nul := bytes.IndexByte(raw[sp+1:], 0)
-			if nul < 0 || sp+1+nul+21 > len(raw) {
-				break
-			}
-			name := raw[sp+1 : sp+1+nul]
-			if _, want := n.children[string(name)]; want {
-				m, _ := filemode.New(string(raw[:sp]))
-				var hh plumbing.Hash
-				copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
-				t[string(name)] = rawEntry{m, hh}
-			}
-			raw = raw[sp+1+nul+21:]
+		} else {
+			scanTree(raw, n, t)
 		}
 	}
 	c.cur[k] = t
 	return t, nil
+}
+
+// scanTree puts in t the entries of the raw tree that n wants, at their
+// child's pos (the last one of a name given twice).
+func scanTree(raw []byte, n *trieNode, t []rawEntry) {
+	for len(raw) > 0 {
+		sp := bytes.IndexByte(raw, ' ')
+		if sp < 0 {
+			break
+		}
+		nul := bytes.IndexByte(raw[sp+1:], 0)
+		if nul < 0 || sp+1+nul+21 > len(raw) {
+			break
+		}
+		name := raw[sp+1 : sp+1+nul]
+		if child, want := n.children[string(name)]; want {
+			m, _ := filemode.New(string(raw[:sp]))
+			var hh plumbing.Hash
+			copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
+			t[child.pos] = rawEntry{m, hh}
+		}
+		raw = raw[sp+1+nul+21:]
+	}
 }
 
 // changed returns the paths of the trie whose blob differs between the trees
@@ -238,24 +246,22 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range n.names {
+	for i, name := range n.names {
 		child := n.children[name]
-		ea, oka := ta[name]
-		eb, okb := tb[name]
-		var pa, pb *object.TreeEntry
-		if oka {
-			pa = &object.TreeEntry{Name: name, Mode: ea.mode, Hash: ea.hash}
+		var ea, eb rawEntry // absent: filemode.Empty, neither blob nor folder
+		if i < len(ta) {
+			ea = ta[i]
 		}
-		if okb {
-			pb = &object.TreeEntry{Name: name, Mode: eb.mode, Hash: eb.hash}
+		if i < len(tb) {
+			eb = tb[i]
 		}
 		// A wanted path changes when its file does, or — a folder — when
 		// anything inside it does (its tree hash).
-		if child.leaf && (blobHash(pa) != blobHash(pb) || dirHash(pa) != dirHash(pb)) {
+		if child.leaf && (ea.blob() != eb.blob() || ea.dir() != eb.dir()) {
 			*out = append(*out, child.path)
 		}
 		if len(child.names) > 0 {
-			if err := c.diff(dirHash(pa), dirHash(pb), child, out); err != nil {
+			if err := c.diff(ea.dir(), eb.dir(), child, out); err != nil {
 				return err
 			}
 		}
@@ -263,18 +269,20 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	return nil
 }
 
-func blobHash(e *object.TreeEntry) plumbing.Hash {
-	if e == nil || !isBlob(e.Mode) {
+// blob is the entry's blob hash, zero when it is not a file.
+func (e rawEntry) blob() plumbing.Hash {
+	if !isBlob(e.mode) {
 		return plumbing.ZeroHash
 	}
-	return e.Hash
+	return e.hash
 }
 
-func dirHash(e *object.TreeEntry) plumbing.Hash {
-	if e == nil || e.Mode != filemode.Dir {
+// dir is the entry's tree hash, zero when it is not a folder.
+func (e rawEntry) dir() plumbing.Hash {
+	if e.mode != filemode.Dir {
 		return plumbing.ZeroHash
 	}
-	return e.Hash
+	return e.hash
 }
 
 // objectBytes returns obj's content, without a copy when the pack reader

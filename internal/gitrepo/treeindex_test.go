@@ -1,0 +1,77 @@
+package gitrepo
+
+import (
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// rawTree builds a tree object's content from mode/name pairs in the order
+// given; entry i gets the hash with every byte i+1.
+func rawTree(entries ...string) []byte {
+	var raw []byte
+	for i := 0; i+1 < len(entries); i += 2 {
+		raw = append(raw, entries[i]+" "+entries[i+1]+"\x00"...)
+		var h plumbing.Hash
+		for j := range h {
+			h[j] = byte(i/2 + 1)
+		}
+		raw = append(raw, h[:]...)
+	}
+	return raw
+}
+
+func hashOf(b byte) plumbing.Hash {
+	var h plumbing.Hash
+	for j := range h {
+		h[j] = b
+	}
+	return h
+}
+
+func TestTreeIndexFind(t *testing.T) {
+	// git order: a folder sorts as if its name ended in '/', so "foo.c"
+	// ('.' < '/') comes before the folder "foo", and "foo0" after it.
+	sorted := rawTree("100644", "a", "100644", "foo-bar", "100644", "foo.c", "40000", "foo", "100644", "foo0", "160000", "mod", "120000", "z")
+	unsorted := rawTree("100644", "b", "100644", "a", "100644", "b")
+	truncated := append(rawTree("100644", "a"), "100644 b\x00short"...)
+	tests := []struct {
+		name       string
+		raw        []byte
+		want       string
+		ok         bool
+		mode       filemode.FileMode
+		hash       byte
+		wantSorted bool
+	}{
+		{"first", sorted, "a", true, filemode.Regular, 1, true},
+		{"before a folder of the same prefix", sorted, "foo.c", true, filemode.Regular, 3, true},
+		{"folder", sorted, "foo", true, filemode.Dir, 4, true},
+		{"after the folder", sorted, "foo0", true, filemode.Regular, 5, true},
+		{"submodule", sorted, "mod", true, filemode.Submodule, 6, true},
+		{"last", sorted, "z", true, filemode.Symlink, 7, true},
+		{"absent", sorted, "foo/", false, 0, 0, true},
+		{"absent prefix", sorted, "fo", false, 0, 0, true},
+		{"empty name", sorted, "", false, 0, 0, true},
+		{"unsorted: the last duplicate counts", unsorted, "b", true, filemode.Regular, 3, false},
+		{"unsorted: found by a scan", unsorted, "a", true, filemode.Regular, 2, false},
+		{"truncated last entry ignored", truncated, "b", false, 0, 0, true},
+		{"empty tree", nil, "a", false, 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			idx := newTreeIndex(tt.raw)
+			if idx.sorted != tt.wantSorted {
+				t.Errorf("sorted = %v, want %v", idx.sorted, tt.wantSorted)
+			}
+			e, ok := idx.find(tt.want)
+			if ok != tt.ok {
+				t.Fatalf("find(%q) ok = %v, want %v", tt.want, ok, tt.ok)
+			}
+			if ok && (e.mode != tt.mode || e.hash != hashOf(tt.hash)) {
+				t.Errorf("find(%q) = %v %s, want %v %s", tt.want, e.mode, e.hash, tt.mode, hashOf(tt.hash))
+			}
+		})
+	}
+}
