@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/templates"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -96,7 +97,7 @@ func TestEveryCommandHasExamples(t *testing.T) {
 			t.Errorf("%s has no examples", c.CommandPath())
 		}
 	})
-	for path := range examples {
+	for path := range templates.Examples {
 		if !seen[path] {
 			t.Errorf("examples has %q, which is no command", path)
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -190,7 +191,11 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		return err
 	}
 	if opts.DryRun {
-		code := a.dryRunCode(r)
+		code := int(resumeflow.DryRunCode(resumeflow.DryRun{
+			CanPrompt: a.sys.IO.CanPrompt(), NamedWorkflow: r.opts.Workflow != "", Resumable: len(r.all),
+			Mode: r.mode, Decision: r.plan.Decision, Approve: r.opts.Approve,
+			Situation: r.situation, Code: exitcode.Code(r.code),
+		}))
 		outcome := "planned"
 		if code == ExitTerminal {
 			outcome = "terminal"

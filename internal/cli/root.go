@@ -235,7 +235,7 @@ to the orchestrator.
 
 // conventions applies to every command what every command shares: a bad
 // argument count is a usage error (exit 2, with the --help hint), its
-// Examples section (examples.go), and its completion functions
+// Examples section (templates/examples.go), and its completion functions
 // (completion.go) so shells never offer file names for workflow ids, modes
 // or phases.
 func (a *app) conventions(root *cobra.Command) {
@@ -248,7 +248,7 @@ func (a *app) conventions(root *cobra.Command) {
 				return nil
 			}
 		}
-		if ex, ok := examples[c.CommandPath()]; ok {
+		if ex, ok := templates.Examples[c.CommandPath()]; ok {
 			c.Example = ex
 		}
 	})

@@ -1,9 +1,9 @@
-package cli
+package templates
 
-// examples is the Examples section of every command's help, keyed by the
-// command's path (cobra's CommandPath); root.go applies it to every
-// command, and a test checks that none is missing.
-var examples = map[string]string{
+// Examples is the Examples section of every command's help, keyed by the
+// command's path ("orchestrate resume"); the command layer applies it to
+// every command, and a test there checks that none is missing.
+var Examples = map[string]string{
 	"orchestrate": `  # what was interrupted, and where it would pick up
   orchestrate status
 

@@ -1,0 +1,354 @@
+// Headings, fields, section hashes and the parallel read of story files:
+// the line-level helpers of the story parser (story.go).
+
+package story
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// StorySectionHash is the content hash of a story section: the hex sha256 of its
+// text with trailing whitespace trimmed from every line and leading and
+// trailing blank lines removed, so that re-saving a file (line endings,
+// trailing spaces, blank lines around the section) is not a change.
+func StorySectionHash(raw string) string {
+	var buf []byte
+	return storySectionHash(raw, &buf)
+}
+
+// storySectionHash is StorySectionHash normalising into *scratch, which it
+// grows as needed and leaves for the next call: a parser hashes every
+// section of a file with one buffer.
+func storySectionHash(raw string, scratch *[]byte) string {
+	// the normalised text in one buffer, hashed at once: no per-line copies
+	buf := (*scratch)[:0]
+	if cap(buf) < len(raw) {
+		buf = make([]byte, 0, len(raw))
+	}
+	pendingBlank := 0
+	started := false
+	for off := 0; off <= len(raw); {
+		end := strings.IndexByte(raw[off:], '\n')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += off
+		}
+		line := strings.TrimRightFunc(raw[off:end], unicode.IsSpace)
+		off = end + 1
+		if line == "" {
+			if started {
+				pendingBlank++
+			}
+			continue
+		}
+		if started {
+			for ; pendingBlank > 0; pendingBlank-- {
+				buf = append(buf, '\n')
+			}
+			buf = append(buf, '\n')
+		}
+		started = true
+		buf = append(buf, line...)
+	}
+	sum := sha256.Sum256(buf)
+	*scratch = buf[:0]
+	var hx [2 * sha256.Size]byte
+	hex.Encode(hx[:], sum[:])
+	return string(hx[:])
+}
+
+// storyHeadingName normalises a heading for matching section names:
+// emphasis, emoji, a trailing colon and a trailing parenthetical
+// ("Acceptance Criteria (MVP Scope)") removed, a leading number ("3. Scope")
+// dropped, lower case, single spaces.
+func storyHeadingName(htext string) string {
+	if len(htext) > 160 {
+		return "" // no section name is that long
+	}
+	// trimmed first, lowered last: the trimming is the same in any case,
+	// and lowering last lets a known name come back without a copy
+	t := workflow.StripStatus(htext)
+	t = strings.TrimSpace(strings.TrimRight(t, ":"))
+	if strings.HasSuffix(t, ")") {
+		if i := strings.LastIndex(t, " ("); i > 0 {
+			t = strings.TrimSpace(strings.TrimRight(t[:i], ":"))
+		}
+	}
+	// a leading section number: "3.", "3.1", "3)"
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.' || t[i] == ')') {
+		i++
+	}
+	if i > 0 && i < len(t) && t[i] == ' ' {
+		t = t[i+1:]
+	}
+	return storyLower(t)
+}
+
+// storyKnownNames are the lower-case heading names and field keys the
+// parser looks for, each mapped to itself: storyLower returns them without
+// allocating.
+var storyKnownNames = func() map[string]string {
+	m := map[string]string{"story": "story", "user story": "user story", "executor": "executor",
+		"qualitygate": "qualitygate", "epic": "epic", "status": "status",
+		"current": "current", "storystatus": "storystatus"}
+	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys, storyHistorySections, storyNotesSections, storyMetaSections} {
+		for k := range set {
+			m[k] = k
+		}
+	}
+	for k := range storySectionNames {
+		m[k] = k
+	}
+	return m
+}()
+
+// storyLower is strings.ToLower(t); a known name (storyKnownNames) in any
+// case comes back without allocating.
+func storyLower(t string) string {
+	if len(t) > 64 {
+		return strings.ToLower(t)
+	}
+	var buf [64]byte
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= utf8.RuneSelf {
+			return strings.ToLower(t)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	if k, ok := storyKnownNames[string(buf[:len(t)])]; ok {
+		return k
+	}
+	return strings.ToLower(t)
+}
+
+// headerField reads a "**Key:** value" line near the top.
+func (s *storyState) headerField(lineNo int, line string) {
+	key, val, ok := storyField(line)
+	if !ok {
+		return
+	}
+	switch key {
+	case "executor":
+		if s.st.Executor == "" {
+			s.st.Executor = storyAgent(val)
+		}
+	case "qualitygate":
+		if s.st.QualityGate == "" {
+			s.st.QualityGate = storyAgent(val)
+		}
+	case "epic":
+		if s.st.Epic == "" {
+			s.st.Epic = storyPlain(val)
+		}
+	}
+}
+
+// storyField splits a "**Key:** value" line (also "Key: value",
+// "**Key**: value", "- **Key:** value", "> Key: value") into its folded key
+// (lower case, without emphasis, spaces, '-' and '_') and its value as
+// written, trimmed, at most workflow.MaxStatusLen bytes.
+func storyField(line string) (string, string, bool) {
+	t := strings.TrimSpace(line)
+	for _, p := range []string{"> ", "- ", "* ", "+ "} {
+		if strings.HasPrefix(t, p) && !strings.HasPrefix(t, "**") {
+			t = strings.TrimSpace(t[len(p):])
+			break
+		}
+	}
+	head := workflow.Truncate(t, 64)
+	colon := strings.IndexByte(head, ':')
+	if colon <= 0 {
+		return "", "", false
+	}
+	keyRaw := t[:colon]
+	key, ok := storyFieldKey(keyRaw)
+	if !ok {
+		return "", "", false // not a field name
+	}
+	if key == "" {
+		return "", "", false
+	}
+	// an emphasis opened before the key and closed after the colon:
+	// "**Status:** Done" — drop the closing marker from the value
+	lead := len(keyRaw) - len(strings.TrimLeft(keyRaw, "*_"))
+	trail := len(keyRaw) - len(strings.TrimRight(keyRaw, "*_"))
+	val := t[colon+1:]
+	for n := lead - trail; n > 0 && val != "" && (val[0] == '*' || val[0] == '_'); n-- {
+		val = val[1:]
+	}
+	return key, workflow.Truncate(strings.TrimSpace(val), workflow.MaxStatusLen), true
+}
+
+// storyFieldKey folds a field name (lower case, accents removed, without
+// emphasis, spaces, '-' and '_'); ok is false when it holds anything but
+// letters and those. A known key in plain ASCII comes back without
+// allocating.
+func storyFieldKey(keyRaw string) (string, bool) {
+	var buf [64]byte
+	n := 0
+	for i := 0; i < len(keyRaw); i++ {
+		c := keyRaw[i]
+		switch {
+		case c >= utf8.RuneSelf || n == len(buf):
+			return storyFieldKeySlow(keyRaw)
+		case c == '*' || c == '_' || c == '`' || c == ' ' || c == '-' || c == '\t':
+		case c >= 'a' && c <= 'z':
+			buf[n] = c
+			n++
+		case c >= 'A' && c <= 'Z':
+			buf[n] = c + 'a' - 'A'
+			n++
+		default:
+			return "", false
+		}
+	}
+	if k, ok := storyKnownNames[string(buf[:n])]; ok {
+		return k, true
+	}
+	return string(buf[:n]), true
+}
+
+// storyFieldKeySlow is storyFieldKey for any text.
+func storyFieldKeySlow(keyRaw string) (string, bool) {
+	var kb strings.Builder
+	for _, r := range strings.ToLower(keyRaw) {
+		switch {
+		case r == '*' || r == '_' || r == '`' || r == ' ' || r == '-' || r == '\t':
+		case unicode.IsLetter(r):
+			kb.WriteRune(r)
+		default:
+			return "", false
+		}
+	}
+	return workflow.FoldStatus(kb.String()), true
+}
+
+// storyAgent turns "@dev (Dex)" into "dev".
+func storyAgent(v string) string {
+	first := strings.TrimLeftFunc(storyPlain(v), unicode.IsSpace) // its first field
+	if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
+		first = first[:i]
+	}
+	if first == "" {
+		return ""
+	}
+	a := strings.TrimLeft(first, "@")
+	a = strings.TrimRight(a, ".,;:")
+	return strings.ToLower(a)
+}
+
+// storyEmphasis removes emphasis markers.
+var storyEmphasis = strings.NewReplacer("**", "", "__", "", "`", "")
+
+// storyReadAll reads and parses the story files at paths with one worker
+// per CPU (reading and parsing 2,000 stories is most of a scan), returning
+// them in the order of paths; nil marks a file that is not a story, and
+// readable[i] is false for a file that could not be read.
+func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readable []bool) {
+	out = make([]*workflow.Story, len(paths))
+	readable = make([]bool, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(paths) {
+		workers = len(paths)
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
+				}
+				p := paths[i]
+				var st *workflow.Story
+				data, mtime, err := r.ReadWithTime(p)
+				if err != nil {
+					st = storyUnreadable(p, err)
+				} else {
+					parsed := storyParse(p, data, r.Config.Statuses, true) // data is this worker's own
+					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
+						continue
+					}
+					st = parsed.story
+					readable[i] = true
+				}
+				if mtime.IsZero() {
+					mtime = r.ModTime(p)
+				}
+				st.ModTime = mtime
+				out[i] = st
+			}
+		}()
+	}
+	wg.Wait()
+	return out, readable
+}
+
+// storyPlain removes emphasis markers and extra whitespace.
+func storyPlain(v string) string {
+	v = workflow.Truncate(v, storyMaxFieldLen)
+	if strings.ContainsAny(v, "*_`") {
+		v = storyEmphasis.Replace(v)
+	}
+	return workflow.JoinFields(v)
+}
+
+// storyPlainHasPrefixFold reports whether storyPlain(v) starts with prefix
+// (lower-case ASCII, single spaces), ignoring case, without building
+// storyPlain(v) for the lines that cannot: most body lines.
+func storyPlainHasPrefixFold(v, prefix string) bool {
+	n := 0 // bytes of prefix matched
+	space := false
+	for i := 0; i < len(v) && n < len(prefix); i++ {
+		c := v[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return strings.HasPrefix(strings.ToLower(storyPlain(v)), prefix) // Unicode: the general path
+		case strings.HasPrefix(v[i:], "**") || strings.HasPrefix(v[i:], "__"):
+			i++
+			continue
+		case c == '`':
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			space = n > 0
+			continue
+		}
+		if space {
+			if prefix[n] != ' ' {
+				return false
+			}
+			n++
+			space = false
+			if n == len(prefix) {
+				break
+			}
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if prefix[n] != c {
+			return false
+		}
+		n++
+	}
+	return n == len(prefix) // a trailing space is never matched: storyPlain trims it
+}
