@@ -154,7 +154,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		idx := 0 // the most recent
 		if len(r.all) > 1 && r.mode != "autopilot" && !opts.DryRun {
 			if !a.sys.IO.CanPrompt() {
-				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to take the most recent", len(r.all)))
+				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to resume the most recent one when it is clean (autopilot halts on conflicts or staleness)", len(r.all)))
 			}
 			// the heading, then the list once: as the prompt's options
 			if err := a.renderTo(a.humanOut(opts), r.s, "multiple", a.multipleView(r, false, false)); err != nil {
@@ -199,6 +199,9 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		outcome := "planned"
 		if code == ExitTerminal {
 			outcome = "terminal"
+		}
+		if code == ExitNoTTY {
+			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: without a terminal the real run would stop to ask (exit 19); %s.\n", noTTYAnswer(r))
 		}
 		if opts.PlanOut != "" {
 			if err := a.savePlan(r); err != nil {
@@ -304,4 +307,16 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// noTTYAnswer names what answers, without a terminal, the question a run
+// would ask: the workflow to take, or the flags that approve.
+func noTTYAnswer(r *resumeRun) string {
+	switch {
+	case r.opts.Workflow == "" && len(r.all) > 1 && r.mode != modes.ModeAutopilot:
+		return "name the workflow to resume (orchestrate resume WORKFLOW; orchestrate status lists them)"
+	case r.situation.Conflicts && !r.situation.Force:
+		return "pass --force --approve to resume over the conflicts, or resolve them first"
+	}
+	return "pass --approve to go ahead without the question"
 }
