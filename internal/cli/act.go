@@ -327,9 +327,12 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 	return a.finishQuiet(r, "resumed", ExitOK)
 }
 
-// reasonAlreadyHandedOff is the --json reason of a resume that did nothing
-// because the same workflow and phase was handed off before.
-const reasonAlreadyHandedOff = "already_handed_off"
+// Values of --json "reason" (see resumeDoc.Reason).
+const (
+	reasonAlreadyHandedOff = "already_handed_off"
+	reasonStaleLock        = "stale_lock"
+	reasonCommandFailed    = "command_failed"
+)
 
 // offerAgain asks, in interactive mode on a terminal, whether to hand off
 // again a workflow already handed off at the same phase (default no).
@@ -358,10 +361,15 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		code, outcome = ExitLocked, "locked"
 		action = "Another orchestrate is resuming this workflow; wait for it, or if it is gone run: orchestrate unlock " + r.selected.ID
 	case errors.As(err, &stale):
-		code, outcome = ExitLocked, "stale_lock"
+		// the outcome stays within the documented set; --json "reason" says stale
+		code, outcome = ExitLocked, "locked"
+		r.reason = reasonStaleLock
 		action = "The lock is stale (its process is gone): run orchestrate unlock " + r.selected.ID + ", or resume with --force to take it over"
 	case errors.As(err, &cmdErr):
-		code, outcome = ExitCommand, "command_failed"
+		// outcome "error" as documented; --json "reason" and "command_result"
+		// say it was the orchestrator command, and how it ended
+		code, outcome = ExitCommand, "error"
+		r.reason = reasonCommandFailed
 		reason := cmdErr.Reason
 		if reason == command.ReasonFailed && resumeflow.InterruptedStatus(cmdErr.Status) {
 			// Ctrl-C at the terminal reaches the command's foreground group,

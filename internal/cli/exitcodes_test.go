@@ -132,8 +132,10 @@ func TestExitCodes(t *testing.T) {
 			}
 		}, args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitLocked,
 			check: func(t *testing.T, dir string, r *fakeRun) {
-				if !strings.Contains(r.out.String(), `"outcome": "stale_lock"`) {
-					t.Errorf("--json outcome is not stale_lock:\n%s", r.out.String())
+				for _, want := range []string{`"outcome": "locked"`, `"reason": "stale_lock"`} {
+					if !strings.Contains(r.out.String(), want) {
+						t.Errorf("--json lacks %s:\n%s", want, r.out.String())
+					}
 				}
 				if !strings.Contains(r.err.String(), "stale") || strings.Contains(r.err.String(), "live process") {
 					t.Errorf("stderr does not say stale:\n%s", r.err.String())
@@ -143,7 +145,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "17 dry run gate", args: []string{"resume", "--dry-run", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
 		{name: "18 command failed", setup: withCommand("exit 16"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitCommand,
 			check: func(t *testing.T, dir string, r *fakeRun) {
-				for _, want := range []string{`"outcome": "command_failed"`, `"reason": "failed"`, `"exit_status": 16`} {
+				for _, want := range []string{`"outcome": "error"`, `"reason": "command_failed"`, `"reason": "failed"`, `"exit_status": 16`} {
 					if !strings.Contains(r.out.String(), want) {
 						t.Errorf("--json lacks %s:\n%s", want, r.out.String())
 					}

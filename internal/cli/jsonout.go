@@ -74,9 +74,10 @@ type resumeDoc struct {
 	Trust      *trustJSON         `json:"trust,omitempty"`
 	// Command is set when the outcome is command_failed (exit 18).
 	CommandResult *commandJSON `json:"command_result,omitempty"`
-	// Reason says why nothing was done when the outcome is "none" with a
-	// selected workflow: "already_handed_off" (resume --again hands it off
-	// once more).
+	// Reason refines the outcome without adding outcomes to the documented
+	// set: "already_handed_off" with "none" (resume --again hands it off once
+	// more), "stale_lock" with "locked" (exit 16: the owner is gone), and
+	// "command_failed" with "error" (exit 18: see command_result).
 	Reason string `json:"reason,omitempty"`
 }
 

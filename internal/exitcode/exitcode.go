@@ -48,7 +48,7 @@ var table = []entry{
 	{Terminal, []string{"the workflow is in a terminal state (completed, aborted, cancelled)"}},
 	{Locked, []string{
 		"locked by a live process; or a stale lock whose process is gone (the message",
-		"says stale, --json outcome stale_lock: run orchestrate unlock, or --force)",
+		"says stale, --json outcome locked, reason stale_lock: run orchestrate unlock, or --force)",
 	}},
 	{Cannot, []string{"cannot resume: blocking findings, or autopilot halted on conflicts/staleness"}},
 	{Command, []string{
