@@ -8,29 +8,16 @@ import (
 	"time"
 )
 
-const seedProgress = "# Workflow Progress - 2025-06-30T14:35:22Z\n" +
-	"\n" +
-	"## Execution Metadata\n" +
-	"- **Workflow**: workflow.prompt.md\n" +
-	"- **Started**: 2025-06-30T14:30:00Z\n" +
-	"- **Last Checkpoint**: 2025-06-30T14:35:22Z\n" +
-	"- **Status**: paused\n" +
-	"- **Reason**: timeout\n" +
-	"\n" +
-	"## Configuration\n" +
-	"```yaml\n" +
-	"model: \"gpt-4o\"\n" +
-	"status: not-this-one\n" +
-	"```\n" +
-	"\n" +
-	"## Conversation History\n" +
-	"### Message 1 (User)\n" +
-	"- Status: not this one either\n" +
-	"\n" +
-	"## Execution State\n" +
-	"- Current step: 3 of 5\n" +
-	"- Completed tools: [\"project-analysis\", \"build-test\"]\n" +
-	"- Pending operations: [\"code-generation\", \"test-validation\"]\n"
+// seedProgress is a progress file as the framework writes it (the same
+// fixture discover/progress's patch tests use; here it goes through the
+// whole state update: atomic write, .bak, rollback).
+var seedProgress = func() string {
+	b, err := os.ReadFile(filepath.Join("testdata", "progress-seed.md"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func TestUpdateStateProgressFile(t *testing.T) {
 	root := t.TempDir()
