@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/config/configtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,23 +13,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
-// configEnv is a repository root, a home and an injected environment for a
-// configuration test; repo, user and the explicit file are written when set.
-func configEnv(t *testing.T, repo, user string, env map[string]string) (root, home string, getenv func(string) string) {
-	t.Helper()
-	root, home = t.TempDir(), t.TempDir()
-	all := map[string]string{"HOME": home}
-	for k, v := range env {
-		all[k] = v
-	}
-	if repo != "" {
-		writeFile(t, filepath.Join(root, config.RepoFileName), repo)
-	}
-	if user != "" {
-		writeFile(t, filepath.Join(home, ".config", "orchestrate", "config.yaml"), user)
-	}
-	return root, home, func(k string) string { return all[k] }
-}
+// configEnv is configtest.Env: a repository root, a home and an injected
+// environment for a configuration test.
+var configEnv = configtest.Env
 
 // A bad mode says where it came from: the flag, the environment variable,
 // the configuration file; a mode a higher layer sets wins without an error.

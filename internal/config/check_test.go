@@ -1,29 +1,16 @@
 package config
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/config/configtest"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// configEnv is a repository root, a home and an injected environment for a
-// configuration test; repo, user and the explicit file are written when set.
-func configEnv(t *testing.T, repo, user string, env map[string]string) (root, home string, getenv func(string) string) {
-	t.Helper()
-	root, home = t.TempDir(), t.TempDir()
-	all := map[string]string{"HOME": home}
-	for k, v := range env {
-		all[k] = v
-	}
-	if repo != "" {
-		writeFile(t, filepath.Join(root, RepoFileName), repo)
-	}
-	if user != "" {
-		writeFile(t, filepath.Join(home, ".config", "orchestrate", "config.yaml"), user)
-	}
-	return root, home, func(k string) string { return all[k] }
-}
+// configEnv is configtest.Env: a repository root, a home and an injected
+// environment for a configuration test.
+var configEnv = configtest.Env
 
 // A wrongly typed value is a usage-class error (exit 2) naming the file as
 // the user knows it (or the environment variable), the key, the value and
@@ -177,5 +164,12 @@ func TestNearestKey(t *testing.T) {
 		if got := nearestKey(in); got != want {
 			t.Errorf("nearestKey(%.20q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The test helper writes the file Load reads.
+func TestConfigtestRepoFile(t *testing.T) {
+	if configtest.RepoFile != RepoFileName {
+		t.Fatalf("configtest.RepoFile = %q, RepoFileName = %q", configtest.RepoFile, RepoFileName)
 	}
 }
