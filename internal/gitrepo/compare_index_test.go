@@ -3,19 +3,27 @@ package gitrepo
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// indexRepo is a repository of n committed files f000.txt…, staged by git
-// itself with modification times an hour old (so no entry is racily clean),
-// and the paths of its files.
+// indexRepo is a repository of n committed files f000.txt…, staged with
+// modification times an hour old (so no entry is racily clean), and the paths
+// of its files. It is staged by git itself when git is installed, else by
+// go-git (which writes the same index format), so the tests run on a machine
+// with only Go.
 func indexRepo(t *testing.T, n int) (string, []string) {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		return indexRepoGoGit(t, n)
+	}
 	dir := t.TempDir()
 	runGit(t, dir, "init", "-q")
 	old := time.Now().Add(-time.Hour)
@@ -28,6 +36,29 @@ func indexRepo(t *testing.T, n int) (string, []string) {
 	}
 	runGit(t, dir, "add", "-A")
 	runGit(t, dir, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "-m", "c")
+	return dir, paths
+}
+
+// indexRepoGoGit is indexRepo staged and committed with go-git.
+func indexRepoGoGit(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	must(t, err)
+	w, err := repo.Worktree()
+	must(t, err)
+	old := time.Now().Add(-time.Hour)
+	var paths []string
+	for i := 0; i < n; i++ {
+		p := fmt.Sprintf("f%03d.txt", i)
+		must(t, os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprintf("content %03d\n", i)), 0o644))
+		must(t, os.Chtimes(filepath.Join(dir, p), old, old))
+		_, err := w.Add(p)
+		must(t, err)
+		paths = append(paths, p)
+	}
+	_, err = w.Commit("c", &git.CommitOptions{Author: &object.Signature{Name: "A", Email: "a@x", When: old}})
+	must(t, err)
 	return dir, paths
 }
 
