@@ -12,6 +12,10 @@ import (
 // digit, and typing never filters.
 const maxShort = 9
 
+// maxFilter is the most characters a long choice's filter keeps; keys past
+// it are ignored, so a held-down key cannot make each redraw slower.
+const maxFilter = 256
+
 // pageRows is how many options a long choice shows at once.
 const pageRows = 10
 
@@ -158,8 +162,10 @@ func (m *selectModel) handle(k key) (bool, error) {
 			m.pick(k.r)
 			return false, nil
 		}
-		m.filter = append(m.filter, k.r)
-		m.refocus()
+		if len(m.filter) < maxFilter {
+			m.filter = append(m.filter, k.r)
+			m.refocus()
+		}
 	case keyBackspace:
 		if !m.short && len(m.filter) > 0 {
 			m.filter = m.filter[:len(m.filter)-1]

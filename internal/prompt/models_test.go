@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
@@ -235,10 +236,40 @@ func TestWrap(t *testing.T) {
 	}
 }
 
+// TestLongTypingStaysCheap: a held-down key in a long choice, redrawn
+// after every key on a narrow terminal, neither grows the filter past
+// maxFilter nor makes redraws slower and slower (wrap was quadratic in the
+// filter's length, which hung the fuzzer).
+func TestLongTypingStaysCheap(t *testing.T) {
+	opts := make([]string, 15)
+	for i := range opts {
+		opts[i] = strings.Repeat("o", i)
+	}
+	m := newSelect("Q?", opts, 3)
+	start := time.Now()
+	for _, k := range keysOf(strings.Repeat("a ", 5000)) {
+		m.lines(7, style{})
+		if done, _ := m.handle(k); done {
+			t.Fatalf("answered by %v", k)
+		}
+	}
+	if len(m.filter) != maxFilter {
+		t.Errorf("filter kept %d characters, want %d", len(m.filter), maxFilter)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("10,000 keys took %v", d)
+	}
+	long := strings.Repeat("abc ", 250000)
+	if got := len(wrap(long, 7, 2)); got < 200000 {
+		t.Errorf("wrap of 1 MB at width 7 gave %d lines", got)
+	}
+}
+
 // FuzzSelect: no key sequence panics, and only Enter answers.
 func FuzzSelect(f *testing.F) {
 	f.Add([]byte("zzz\x04"), 3)
 	f.Add([]byte("\x1b[A\x1b[B9\r"), 12)
+	f.Add([]byte(strings.Repeat("x y ", 600)+"\r"), 15)
 	f.Fuzz(func(t *testing.T, typed []byte, n int) {
 		n = n%20 + 1
 		if n < 0 {

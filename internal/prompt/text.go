@@ -61,14 +61,14 @@ func wrap(s string, width, indent int) []string {
 	var lines []string
 	prefix := ""
 	for {
-		avail := width - textWidth(prefix)
-		if textWidth(s) <= avail {
-			return append(lines, prefix+s)
-		}
-		cut, lastSpace, w := 0, -1, 0
+		// One pass over at most a line's worth of s: wrapping stays
+		// linear in len(s), however long a typed filter grows.
+		avail := width - len(prefix) // prefix is spaces
+		cut, lastSpace, w, fits := 0, -1, 0, true
 		for i, r := range s {
 			rw := runeWidth(r)
 			if w+rw > avail {
+				fits = false
 				break
 			}
 			w += rw
@@ -76,6 +76,9 @@ func wrap(s string, width, indent int) []string {
 			if r == ' ' {
 				lastSpace = i
 			}
+		}
+		if fits {
+			return append(lines, prefix+s)
 		}
 		if cut == 0 { // not even one character fits: take one anyway
 			_, n := firstRune(s)
