@@ -149,7 +149,7 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if !isBlob(e.Mode) {
 		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
 	}
-	blob, err := r.repo.BlobObject(e.Hash)
+	blob, err := object.GetBlob(r.objects, e.Hash) // the pack reader: no whole-pack reverse index
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
 	}
