@@ -71,18 +71,14 @@ func Scan(r *source.Repo, opts Options) Result {
 	if sources == nil {
 		sources = DefaultSources()
 	}
-	var all []workflow.Candidate
+	parts := make([][]workflow.Candidate, 0, len(sources))
 	var findings []workflow.Finding
 	var prefetch chan map[string]Stamp
 	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
-		if all == nil {
-			all = cs // the story source's list, often most of them: no copy
-		} else {
-			all = append(all, cs...)
-		}
+		parts = append(parts, cs)
 		findings = append(findings, fs...)
 		if s.Kind() == workflow.KindStory && opts.Times != nil {
 			// date the resumable stories from git while the other sources
@@ -92,6 +88,7 @@ func Scan(r *source.Repo, opts Options) Result {
 			go func() { prefetch <- opts.Times(paths) }()
 		}
 	}
+	all := concatCandidates(parts)
 	// date the state files first (Merge compares their times), then only the
 	// story candidates Merge left standing
 	// opts.Times (a git repository) is not safe for concurrent use: the
@@ -134,6 +131,36 @@ func Scan(r *source.Repo, opts Options) Result {
 	}
 	workflow.SortFindings(findings)
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
+}
+
+// concatCandidates joins the sources' lists in order. The first list (the
+// story source's, often all but a few of them) takes the others in its
+// spare capacity when they fit, without a copy; otherwise the result is
+// allocated once, at its exact size, rather than grown by append.
+func concatCandidates(parts [][]workflow.Candidate) []workflow.Candidate {
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	if total == 0 {
+		for _, p := range parts {
+			if p != nil {
+				return p // empty, not nil, as the sources gave it
+			}
+		}
+		return nil
+	}
+	var all []workflow.Candidate
+	rest := parts
+	if len(parts) > 0 && cap(parts[0]) >= total {
+		all, rest = parts[0], parts[1:]
+	} else {
+		all = make([]workflow.Candidate, 0, total)
+	}
+	for _, p := range rest {
+		all = append(all, p...)
+	}
+	return all
 }
 
 // refineTimes replaces the file modification time of candidates (stories,

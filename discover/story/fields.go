@@ -284,7 +284,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 				if err != nil {
 					st = storyUnreadable(p, err)
 				} else {
-					parsed := storyParse(p, data, r.Config.Statuses, true) // data is this worker's own
+					parsed := storyParse(p, data, r.Config.Statuses, true) // a scan's, and data is this worker's own
 					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
 						continue
 					}

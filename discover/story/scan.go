@@ -35,7 +35,10 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	paths := storyGlob(r.Root, patterns)
 	parsed, readable := storyReadAll(r, paths)
-	out := make([]workflow.Candidate, 0, len(paths))
+	// room for the other sources' few candidates too: Scan appends them
+	// here rather than copying 20,000 story candidates (see
+	// discover.concatCandidates)
+	out := make([]workflow.Candidate, 0, len(paths)+storyCandidateSlack)
 	firstPath := make(map[string]string, len(paths))
 	for i, p := range paths {
 		st := parsed[i]
@@ -62,6 +65,10 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	return out, nil
 }
+
+// storyCandidateSlack is the spare capacity of the story source's list of
+// candidates (see scanStories).
+const storyCandidateSlack = 64
 
 // storyUnreadable is the story of a file that could not be read: its id
 // from the file name, status Unknown, the read finding.

@@ -146,10 +146,19 @@ type storyState struct {
 	truncated bool
 
 	hashBuf []byte // the scratch buffer of storySectionHash (reused)
-	// owned: text is the caller's file buffer (see storyParse); kept are
-	// the sections that are substrings of it, for compact
-	owned bool
-	kept  []storyKept
+	// scan: a scan's story (see storyParse); kept are the sections whose
+	// Raw is a substring of text, for compact
+	scan bool
+	kept []storyKept
+}
+
+// storyScanRaw are the sections whose text a scanned story keeps (see
+// storyParse): the Change Log (rebuilding a lost state reads its rows) and
+// the Dependencies (resume shows them). Every other section keeps only its
+// hash and line, which is all drift detection compares.
+var storyScanRaw = map[string]bool{
+	workflow.SectionChangeLog:    true,
+	workflow.SectionDependencies: true,
 }
 
 // storyKept is a section whose Raw is text[start:end].
@@ -165,23 +174,25 @@ type storyTable struct {
 }
 
 // storyParse is ParseStory, also saying whether an id and a status were found.
-// owned says data is the caller's own fresh buffer that nothing writes to
-// again (a file just read): the parser then uses it as its text without a
-// copy, and the story's sections keep pointing into it.
-func storyParse(path string, data []byte, extra map[string][]string, owned bool) storyParsed {
+// scan says the story is a scan's, kept for the whole run, and data is the
+// scan's own fresh buffer that nothing writes to again (a file just read):
+// the parser then uses it as its text without a copy, and the story keeps
+// the text of only the sections read after a scan (storyScanRaw; the
+// others have an empty Raw, with the same Hash and Line), copied out of
+// the buffer by compact, so that 20,000 stories do not keep 20,000 files.
+func storyParse(path string, data []byte, extra map[string][]string, scan bool) storyParsed {
 	s := &storyState{
 		path:     path,
+		scan:     scan,
 		extra:    extra,
 		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown, Sections: map[string]workflow.Section{}},
 		seen:     map[string]bool{},
 		fileSeen: map[string]bool{},
 	}
 	switch {
-	case owned && len(data) > 0 && utf8.Valid(data):
-		// no copy of the whole file: data is never written again (see owned)
+	case scan && len(data) > 0 && utf8.Valid(data):
+		// no copy of the whole file: data is never written again (see scan)
 		s.text = unsafe.String(unsafe.SliceData(data), len(data))
-		s.owned = true
-		s.kept = make([]storyKept, 0, 8) // at most one per section name
 	case utf8.Valid(data):
 		s.text = string(data)
 	default:
@@ -196,29 +207,25 @@ func storyParse(path string, data []byte, extra map[string][]string, owned bool)
 	s.finishStatus(extra)
 	s.finishFiles()
 	s.st.Findings = s.findings
-	if s.owned {
+	if s.scan {
 		s.compact()
 	}
 	return p
 }
 
-// compact moves what the story keeps of an owned file buffer (the sections
-// from the first to the last, the short fields, the File List) into one
+// compact moves what the story keeps of a scan's file buffer (the text of
+// the sections in storyScanRaw, the short fields, the File List) into one
 // string of its own, so that the buffer (headings, the title block, the
-// text between sections) is released when the parse ends rather than
-// pinned by the story for the whole run. A string it misses keeps pointing
-// into the buffer, which only keeps the buffer alive.
+// other sections) is released when the parse ends rather than pinned by the
+// story for the whole run. A string it misses keeps pointing into the
+// buffer, which only keeps the buffer alive.
 func (s *storyState) compact() {
-	lo, hi := len(s.text), 0
-	for _, k := range s.kept {
-		lo, hi = min(lo, k.start), max(hi, k.end)
-	}
-	if hi <= lo {
-		lo, hi = 0, 0
-	}
 	st := s.st
 	fields := [...]*string{&st.ID, &st.Title, &st.StatusRaw, &st.Executor, &st.QualityGate, &st.Epic}
-	n := hi - lo
+	n := 0
+	for _, k := range s.kept {
+		n += k.end - k.start
+	}
 	for _, f := range fields {
 		n += len(*f)
 	}
@@ -230,7 +237,9 @@ func (s *storyState) compact() {
 	}
 	var b strings.Builder
 	b.Grow(n)
-	b.WriteString(s.text[lo:hi])
+	for _, k := range s.kept {
+		b.WriteString(s.text[k.start:k.end])
+	}
 	for _, f := range fields {
 		b.WriteString(*f)
 	}
@@ -238,12 +247,12 @@ func (s *storyState) compact() {
 		b.WriteString(f)
 	}
 	all := b.String()
+	off := 0
 	for _, k := range s.kept {
 		sec := st.Sections[k.key]
-		sec.Raw = all[k.start-lo : k.end-lo]
+		sec.Raw, off = all[off:off+k.end-k.start], off+k.end-k.start
 		st.Sections[k.key] = sec
 	}
-	off := hi - lo
 	for _, f := range fields {
 		*f, off = all[off:off+len(*f)], off+len(*f)
 	}
@@ -442,12 +451,22 @@ func (s *storyState) closeSections(level, end int) {
 			o.start = end
 		}
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
-		if strings.Contains(raw, "\r") {
+		sec := workflow.Section{Line: o.line}
+		switch {
+		case s.scan && !storyScanRaw[o.key]:
+			// the hash alone; it trims every line's trailing "\r" as it
+			// would after the CRLF replacement below
+			sec.Hash = storySectionHash(raw, &s.hashBuf)
+		case strings.Contains(raw, "\r"):
 			raw = strings.ReplaceAll(raw, "\r\n", "\n")
-		} else if s.owned {
-			s.kept = append(s.kept, storyKept{key: o.key, start: o.start, end: o.start + len(raw)})
+			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
+		default:
+			if s.scan {
+				s.kept = append(s.kept, storyKept{key: o.key, start: o.start, end: o.start + len(raw)})
+			}
+			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
 		}
-		s.st.Sections[o.key] = workflow.Section{Raw: raw, Hash: storySectionHash(raw, &s.hashBuf), Line: o.line}
+		s.st.Sections[o.key] = sec
 		if o.key == workflow.SectionFileList {
 			s.inList = false
 		}

@@ -568,5 +568,18 @@ func FuzzParseStory(f *testing.F) {
 		if !reflect.DeepEqual(st, st2) || !reflect.DeepEqual(fs, fs2) {
 			t.Fatal("not deterministic")
 		}
+		// a scan's parse of its own buffer: ParseStory's story with only the
+		// storyScanRaw sections' text
+		for key, sec := range st2.Sections {
+			if !storyScanRaw[key] {
+				sec.Raw = ""
+				st2.Sections[key] = sec
+			}
+		}
+		buf := append([]byte(nil), data...)
+		scan := storyParse(p, buf, map[string][]string{"Done": {"shipped"}}, true).story
+		if !reflect.DeepEqual(scan, st2) {
+			t.Fatalf("a scan's parse differs from ParseStory's:\n got %+v\nwant %+v", scan, st2)
+		}
 	})
 }

@@ -21,7 +21,11 @@ type Reader struct {
 	root     string
 	rootOnce sync.Once
 	rootReal string
-	dirs     sync.Map // absolute folder path -> true (exists, not a symlink)
+	// dirs holds the folders (clean slash paths relative to root) found
+	// to exist with no symlink on the way: a folder is cached only once
+	// every folder above it is (a symlink inside the root is fine but never
+	// cached, nor is anything below it)
+	dirs sync.Map
 }
 
 // NewReader returns a Reader for root.
@@ -131,14 +135,30 @@ func (r *Reader) checkFolders(rel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	parts := strings.Split(clean, "/")
+	last := strings.LastIndexByte(clean, '/')
+	if last < 0 {
+		return clean, nil // directly in the root: no folder to check
+	}
+	if _, ok := r.dirs.Load(clean[:last]); ok {
+		return clean, nil // the whole folder was checked: one look-up, no walk
+	}
 	cur := r.root
-	for _, part := range parts[:len(parts)-1] {
-		if part == "." || part == "" {
-			continue
+	linked := false // a symlink is on the way: nothing below it is cached
+	for end := 0; end < last; {
+		next := strings.IndexByte(clean[end+1:], '/')
+		if next < 0 {
+			next = last
+		} else {
+			next += end + 1
 		}
+		start := end
+		if start > 0 {
+			start++ // past the '/'
+		}
+		part, dir := clean[start:next], clean[:next]
+		end = next
 		cur = filepath.Join(cur, part)
-		if _, ok := r.dirs.Load(cur); ok {
+		if _, ok := r.dirs.Load(dir); ok && !linked {
 			continue
 		}
 		fi, err := os.Lstat(cur)
@@ -153,9 +173,12 @@ func (r *Reader) checkFolders(rel string) (string, error) {
 			if !within(r.real(), real) {
 				return "", fmt.Errorf("%w: %s is a symlink leading out of the repository", ErrUnsafe, clean)
 			}
-			continue // a symlink inside the repository: fine, but not cached
+			linked = true // a symlink inside the repository: fine, but not cached
+			continue
 		}
-		r.dirs.Store(cur, true)
+		if !linked {
+			r.dirs.Store(dir, true)
+		}
 	}
 	return clean, nil
 }
@@ -196,6 +219,12 @@ func fastRead(full, clean string, max int64) (data []byte, mtime time.Time, done
 		n += m
 		if n == len(buf) {
 			return nil, mtime, false, nil // grew while read: the slow path re-checks the limit
+		}
+		if int64(n) == st.Size {
+			// the size fstat gave, in a read asked for one byte more: the
+			// end of a regular file, without a read just to hear it (a file
+			// that grew since fills buf and takes the slow path above)
+			break
 		}
 	}
 	data = buf[:n]

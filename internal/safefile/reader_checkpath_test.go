@@ -35,7 +35,8 @@ func TestReaderCheckPathMatchesCheckPath(t *testing.T) {
 			"src/a.go", "./src//a.go", "src/../src/a.go", "missing/file.txt", "in/a.go", "", "/etc/passwd", "../x",
 			"src/../../x", "..", "a\x00b", "a\nb", `\\server\share`, "C:/x", "out/secret", "out", ".", "src",
 			"src/leak", "src/ok", "src/broken", "src/deep/up", "src/deep/up/secret", "src/deep/loo", "src/deep/loo/x",
-			"in/leak", "src/a.go/x",
+			"in/leak", "src/a.go/x", "in/deep/x.go", "src/deep/x.go", "src/deep/up/a/b", "in/deep/up/secret",
+			"src/deep/loo/a/b", "out/a/b",
 		} {
 			want, werr := CheckPath(root, p)
 			got, gerr := r.CheckPath(p)

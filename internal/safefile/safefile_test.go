@@ -1,6 +1,7 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -106,13 +107,22 @@ func TestReaderMatchesRead(t *testing.T) {
 	os.Symlink(outside, filepath.Join(root, "a", "out"))
 	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "a", "link.md"))
 	os.Symlink(filepath.Join(root, "a", "b", "ok.md"), filepath.Join(root, "a", "inlink.md"))
+	// sizes around the one read fastRead makes (size+1 bytes) and the limit
+	for name, n := range map[string]int{"empty.md": 0, "one.md": 1, "limit.md": 1024, "over.md": 1025, "page.md": 1000} {
+		os.WriteFile(filepath.Join(root, "a", "b", name), bytes.Repeat([]byte("x"), n), 0o644)
+	}
+	os.Symlink(filepath.Join(root, "a", "b"), filepath.Join(root, "a", "in"))
 	r := NewReader(root)
-	for _, p := range []string{"a/b/ok.md", "bin", "a/out/secret.md", "a/link.md", "a/inlink.md", "missing.md", "../x", "a/b"} {
+	for _, p := range []string{"a/b/ok.md", "bin", "a/out/secret.md", "a/link.md", "a/inlink.md", "missing.md", "../x", "a/b",
+		"a/b/empty.md", "a/b/one.md", "a/b/limit.md", "a/b/over.md", "a/b/page.md", "a/in/ok.md", "a/in/../out/secret.md"} {
 		for i := 0; i < 2; i++ { // the second time from the cache
-			got, gerr := r.Read(p, 1024)
+			got, mtime, gerr := r.ReadWithTime(p, 1024)
 			want, werr := Read(root, p, 1024)
 			if string(got) != string(want) || (gerr == nil) != (werr == nil) {
 				t.Errorf("%s (pass %d): Reader = %q, %v; Read = %q, %v", p, i, got, gerr, want, werr)
+			}
+			if st, err := os.Stat(filepath.Join(root, p)); gerr == nil && (err != nil || !st.ModTime().Equal(mtime)) {
+				t.Errorf("%s (pass %d): Reader mtime %v, stat %v, %v", p, i, mtime, st, err)
 			}
 			if werr != nil && gerr != nil {
 				for _, e := range []error{ErrUnsafe, ErrBinary, ErrNotFile, ErrTooLarge, os.ErrNotExist} {
