@@ -154,7 +154,7 @@ func ParityFindings(s *session.Session, c workflow.Candidate, mode modes.Mode, t
 // PlanEnv is what plan needs of the repository.
 func PlanEnv(s *session.Session) plan.Env {
 	return plan.Env{
-		Exists: s.Repo.Exists,
+		Exists: s.Exists,
 		AgentKnown: func(agent string) (bool, bool) {
 			return AgentKnown(s.Root, s.Cfg, agent)
 		},
