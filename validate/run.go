@@ -65,12 +65,20 @@ func (r *Run) Exists(clean string) bool {
 }
 
 // lstat returns the lstat an integrity check of this run made of the file
-// at the cleaned path clean, if any (gitrepo.CompareOptions.Lstat).
+// at the cleaned path clean, if any (gitrepo.CompareOptions.Lstat), and
+// forgets it: Compare asks right after the check that made it, once per
+// path and base, so a run does not keep every file's stat to the end.
 func (r *Run) lstat(clean string) (fs.FileInfo, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	fi := r.seen[clean].lstat
-	return fi, fi != nil
+	sp, ok := r.seen[clean]
+	if !ok || sp.lstat == nil {
+		return nil, false
+	}
+	fi := sp.lstat
+	sp.lstat = nil
+	r.seen[clean] = sp
+	return fi, true
 }
 
 // record keeps what the integrity check of f found, for the run's later
@@ -104,20 +112,20 @@ func (r *Run) resumable() int {
 }
 
 // refPaths is every path the run's candidates reference, cleaned lexically
-// as the integrity check cleans them, without repeats. It only says which
+// as the integrity check cleans them (repeats are left in). It only says which
 // index entries to read (see gitCache.index): a path that is not safe, or
 // is missing here, costs nothing but a hashed file.
 func (r *Run) refPaths() []string {
-	seen := map[string]bool{}
-	var out []string
+	n := 0
+	for _, c := range r.sorted {
+		n += len(c.Files)
+	}
+	out := make([]string, 0, n)
 	for _, c := range r.sorted {
 		for _, rf := range c.Files {
-			clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path)))
-			if clean == "." || seen[clean] {
-				continue
+			if clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path))); clean != "." {
+				out = append(out, clean)
 			}
-			seen[clean] = true
-			out = append(out, clean)
 		}
 	}
 	return out

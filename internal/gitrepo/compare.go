@@ -77,7 +77,7 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 		return nil, err
 	}
 	var headTree *pathTree // loaded on first need
-	buf := make([]byte, 32<<10)
+	var buf []byte         // made on the first file hashed
 	known := r.knownEntries(paths, o.Index)
 	for _, p := range paths {
 		st := PathState{Path: p}
@@ -92,7 +92,7 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 				fi = got
 			}
 		}
-		dh, onDisk, err := r.diskHashStat(p, buf, known, fi)
+		dh, onDisk, err := r.diskHashStat(p, &buf, known, fi)
 		if err != nil {
 			return nil, err
 		}
@@ -189,12 +189,13 @@ func (r *Repo) diskHash(p string, buf []byte) (h plumbing.Hash, onDisk bool, err
 // diskHashKnown is diskHash where a regular file whose stat data matches its
 // entry in known (see indexEntries) takes the entry's hash unread.
 func (r *Repo) diskHashKnown(p string, buf []byte, known map[string]indexEntry) (h plumbing.Hash, onDisk bool, err error) {
-	return r.diskHashStat(p, buf, known, nil)
+	return r.diskHashStat(p, &buf, known, nil)
 }
 
 // diskHashStat is diskHashKnown with the file's lstat fi when the caller
-// has it (nil: it is made here).
-func (r *Repo) diskHashStat(p string, buf []byte, known map[string]indexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
+// has it (nil: it is made here); *buf is made when a file is read and is
+// nil.
+func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]indexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
 	abs := filepath.Join(r.root, filepath.FromSlash(p))
 	if fi == nil {
 		if fi, err = os.Lstat(abs); err != nil {
@@ -217,7 +218,10 @@ func (r *Repo) diskHashStat(p string, buf []byte, known map[string]indexEntry, f
 				return e.hash, true, nil
 			}
 		}
-		h, err := hashFile(abs, buf)
+		if *buf == nil {
+			*buf = make([]byte, 32<<10)
+		}
+		h, err := hashFile(abs, *buf)
 		if err != nil {
 			return plumbing.ZeroHash, false, fmt.Errorf("hash %s: %w", p, err)
 		}

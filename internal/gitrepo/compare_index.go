@@ -97,37 +97,46 @@ func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) ma
 	}
 	n := be.Uint32(hdr[8:])
 	out := make(map[string]indexEntry)
-	var name []byte
+	var sc indexScratch
 	for i := uint32(0); i < n; i++ {
-		var err error
-		if name, err = readIndexEntry(rd, version, want, sec, nsec, name[:0], out); err != nil {
+		if err := sc.readEntry(rd, version, want, sec, nsec, out); err != nil {
 			return nil
 		}
 	}
 	return out
 }
 
-// readIndexEntry reads one entry from rd (name is scratch space for its
-// path, returned for reuse) and adds it to out when it is wanted and can
-// stand for the file on disk.
-func readIndexEntry(rd *bufio.Reader, version uint32, want map[string]bool, sec, nsec uint32, name []byte, out map[string]indexEntry) ([]byte, error) {
-	const fixed = 62 // stat data, mode, hash and flags
-	var e [fixed + 2]byte
+// indexScratch is the space readEntry reads an entry into, reused from one
+// entry to the next (an index has one entry per tracked file).
+type indexScratch struct {
+	fixed [indexEntryFixed + 2]byte
+	name  []byte
+}
+
+// indexEntryFixed is the size of an entry's stat data, mode, hash and flags.
+const indexEntryFixed = 62
+
+// readEntry reads one entry from rd and adds it to out when it is wanted
+// and can stand for the file on disk.
+func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[string]bool, sec, nsec uint32, out map[string]indexEntry) error {
+	const fixed = indexEntryFixed
+	e := sc.fixed[:]
 	if _, err := io.ReadFull(rd, e[:fixed]); err != nil {
-		return name, errBadIndex
+		return errBadIndex
 	}
 	be := binary.BigEndian
 	flags := be.Uint16(e[60:])
 	head, ext := fixed, uint16(0)
 	if flags&0x4000 != 0 { // extended flags follow
 		if version < 3 {
-			return name, errBadIndex
+			return errBadIndex
 		}
 		if _, err := io.ReadFull(rd, e[fixed:]); err != nil {
-			return name, errBadIndex
+			return errBadIndex
 		}
 		ext, head = be.Uint16(e[fixed:]), fixed+2
 	}
+	name := sc.name[:0]
 	for { // the path, up to its NUL
 		chunk, err := rd.ReadSlice(0)
 		name = append(name, chunk...)
@@ -135,20 +144,21 @@ func readIndexEntry(rd *bufio.Reader, version uint32, want map[string]bool, sec,
 			break
 		}
 		if err != bufio.ErrBufferFull {
-			return name, errBadIndex
+			return errBadIndex
 		}
 	}
 	name = name[:len(name)-1]
+	sc.name = name                      // kept for the next entry
 	size := (head + len(name) + 8) &^ 7 // NUL-padded to a multiple of 8
 	if pad := size - head - len(name) - 1; pad > 0 {
 		if got, err := rd.Discard(pad); err != nil || got != pad {
-			return name, errBadIndex
+			return errBadIndex
 		}
 	}
 	// assume-valid or a stage; skip-worktree or intent-to-add; not a
 	// regular file (a symbolic link, a submodule, a sparse folder).
 	if flags&0xb000 != 0 || ext&0x6000 != 0 || be.Uint32(e[24:])&0o170000 != 0o100000 || !want[string(name)] {
-		return name, nil
+		return nil
 	}
 	st := indexStat{
 		ctimeSec: be.Uint32(e[0:]), ctimeNsec: be.Uint32(e[4:]),
@@ -156,10 +166,10 @@ func readIndexEntry(rd *bufio.Reader, version uint32, want map[string]bool, sec,
 		ino: be.Uint32(e[20:]), uid: be.Uint32(e[28:]), gid: be.Uint32(e[32:]), size: be.Uint32(e[36:]),
 	}
 	if st.mtimeSec > sec || (st.mtimeSec == sec && st.mtimeNsec >= nsec) {
-		return name, nil // racily clean: the file may have changed after it was staged
+		return nil // racily clean: the file may have changed after it was staged
 	}
 	var h plumbing.Hash
 	copy(h[:], e[40:60])
 	out[string(name)] = indexEntry{stat: st, hash: h}
-	return name, nil
+	return nil
 }

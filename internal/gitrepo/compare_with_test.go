@@ -168,3 +168,20 @@ func TestCompareWithMatchesCompare(t *testing.T) {
 		}
 	}
 }
+
+// Reading the index allocates for the wanted entries only, not for each
+// entry read (an index has one per tracked file).
+func TestParseIndexAllocsBounded(t *testing.T) {
+	dir, paths := indexRepo(t, 200)
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	must(t, err)
+	want := map[string]bool{paths[7]: true}
+	var got map[string]indexEntry
+	allocs := testing.AllocsPerRun(20, func() { got = parseIndex(b, want, ^uint32(0), 0) })
+	if len(got) != 1 {
+		t.Fatalf("%d entries, want 1", len(got))
+	}
+	if allocs > 12 {
+		t.Errorf("%.0f allocations to read an index of %d entries for one path", allocs, len(paths))
+	}
+}
