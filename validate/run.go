@@ -112,9 +112,9 @@ func (r *Run) resumable() int {
 }
 
 // refPaths is every path the run's candidates reference, cleaned lexically
-// as the integrity check cleans them (repeats are left in). It only says which
-// index entries to read (see gitCache.index): a path that is not safe, or
-// is missing here, costs nothing but a hashed file.
+// as the integrity check cleans them (repeats are left in). It only says
+// which index entries to read (see gitCache.compare): a path that is not
+// safe, or is missing here, costs nothing but a hashed file.
 func (r *Run) refPaths() []string {
 	n := 0
 	for _, c := range r.sorted {
