@@ -22,6 +22,20 @@ type gitCache struct {
 	states   map[pathKey]gitrepo.PathState
 	commits  map[pathKey][]gitrepo.Commit // nil: no commit touched the path
 	removals map[string]removalAnswer
+
+	run      *Run // what the run's integrity checks found (lstats); nil in tests
+	compares int  // Compare calls that asked the underlying Git
+	compared int  // and the paths they asked about
+	idx      *gitrepo.Index
+	idxDone  bool
+}
+
+// optionsComparer is a Git (*gitrepo.Repo) that can take what the run
+// knows already: the integrity checks' lstats, and the index read once for
+// every workflow's Compare.
+type optionsComparer interface {
+	CompareWith(base gitrepo.Commit, paths []string, o gitrepo.CompareOptions) ([]gitrepo.PathState, error)
+	IndexFor(paths []string, expected int) *gitrepo.Index
 }
 
 type baseKey struct {
@@ -58,7 +72,10 @@ func (r *Run) git(g Git) Git {
 	if g == nil || !reflect.TypeOf(g).Comparable() {
 		return g
 	}
-	r.gitOnce.Do(func() { r.gitFor, r.gitCache = g, newGitCache(g) })
+	r.gitOnce.Do(func() {
+		r.gitFor, r.gitCache = g, newGitCache(g)
+		r.gitCache.run = r
+	})
 	if r.gitFor != g {
 		return g
 	}
@@ -109,7 +126,7 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 		}
 	}
 	if len(missing) > 0 {
-		got, err := c.Git.Compare(base, missing)
+		got, err := c.compare(base, missing)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +141,27 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 		}
 	}
 	return out, nil
+}
+
+// compare asks the underlying Git, with what the run knows when it can
+// take it. From the second call on (a second workflow, with its own base
+// commit), the index is read once for every path the run's workflows
+// reference instead of once per call — when the calls to come, estimated
+// from those so far and the number of resumable workflows, compare enough
+// paths for it to pay. A single call (resume validates one workflow) reads
+// it as Compare always did.
+func (c *gitCache) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+	oc, ok := c.Git.(optionsComparer)
+	if !ok || c.run == nil {
+		return c.Git.Compare(base, paths)
+	}
+	c.compares++
+	c.compared += len(paths)
+	if c.compares > 1 && !c.idxDone {
+		c.idxDone = true
+		c.idx = oc.IndexFor(c.run.refPaths(), c.compared/c.compares*c.run.resumable())
+	}
+	return oc.CompareWith(base, paths, gitrepo.CompareOptions{Lstat: c.run.lstat, Index: c.idx})
 }
 
 // CommitsTouching asks the underlying Git only about the paths not asked

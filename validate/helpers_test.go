@@ -35,6 +35,9 @@ type fakeGit struct {
 	commitsErr error
 	old        map[string]string // content at base; missing = not at base
 
+	t    *testing.T // set with root: checks of what Compare is given
+	root string
+
 	compared [][]string // what Compare was asked
 	touched  [][]string // what CommitsTouching was asked
 }

@@ -103,6 +103,7 @@ func (v *validator) integrity() {
 	for _, f := range v.files {
 		if f.safe {
 			v.checkFile(f)
+			v.record(f)
 		}
 	}
 }
@@ -128,10 +129,7 @@ func (v *validator) checkFile(f *refFile) {
 		err = fmt.Errorf("%w: %s", safefile.ErrNotFile, f.clean)
 	}
 	if err == nil {
-		var fh *os.File
-		if fh, err = os.Open(full); err == nil {
-			fh.Close()
-		}
+		err = canOpen(full)
 	}
 	switch {
 	case err == nil:

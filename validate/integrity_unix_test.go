@@ -3,6 +3,7 @@
 package validate
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -31,5 +32,43 @@ func TestIntegrityFIFO(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Validate hung on a FIFO")
+	}
+}
+
+// canOpen answers as os.Open does (same error), in two system calls; a FIFO
+// opens at once.
+func TestCanOpenMatchesOSOpen(t *testing.T) {
+	r := newRepo(t)
+	r.write("file", "x", time.Time{})
+	r.write("dir/inner", "x", time.Time{})
+	r.write("locked", "x", time.Time{})
+	if err := os.Chmod(filepath.Join(r.root, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(r.root, "pipe"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, name := range []string{"file", "dir", "locked", "missing", "file/below"} {
+		full := filepath.Join(r.root, name)
+		want := ""
+		if fh, err := os.Open(full); err != nil {
+			want = err.Error()
+		} else {
+			fh.Close()
+		}
+		got := ""
+		if err := canOpen(full); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("%s: canOpen %q, os.Open %q", name, got, want)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- canOpen(filepath.Join(r.root, "pipe")) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("canOpen hung on a FIFO")
 	}
 }

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"io/fs"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -26,6 +27,20 @@ type Run struct {
 	gitOnce  sync.Once
 	gitFor   Git       // the Git whose answers gitCache keeps
 	gitCache *gitCache // see git
+
+	// seen is what the integrity checks learnt of the cleaned paths they
+	// checked, for the later questions about the same paths (Compare's
+	// lstat, the plan's existence checks); see record.
+	mu   sync.Mutex
+	seen map[string]seenPath
+}
+
+// seenPath is what an integrity check found at a path: it exists (a
+// file or folder that could be opened) and, when the check made one that
+// stands for it, its lstat.
+type seenPath struct {
+	exists bool
+	lstat  fs.FileInfo
 }
 
 // NewRun returns the shared state of the validations of candidates (every
@@ -33,7 +48,87 @@ type Run struct {
 func NewRun(root string, candidates []workflow.Candidate) *Run {
 	sorted := append([]workflow.Candidate(nil), candidates...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	return &Run{root: root, sorted: sorted, paths: safefile.NewReader(root)}
+	return &Run{root: root, sorted: sorted, paths: safefile.NewReader(root), seen: map[string]seenPath{}}
+}
+
+// Exists reports whether a validation of this run found a file or folder
+// at the cleaned, safe repository-relative path clean (one that could be
+// opened). False means only "not known": ask safefile. Like the rest of the
+// Run, it assumes the tree does not change while the command runs.
+func (r *Run) Exists(clean string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[clean].exists
+}
+
+// lstat returns the lstat an integrity check of this run made of the file
+// at the cleaned path clean, if any (gitrepo.CompareOptions.Lstat), and
+// forgets it: Compare asks right after the check that made it, once per
+// path and base, so a run does not keep every file's stat to the end.
+func (r *Run) lstat(clean string) (fs.FileInfo, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp, ok := r.seen[clean]
+	if !ok || sp.lstat == nil {
+		return nil, false
+	}
+	fi := sp.lstat
+	sp.lstat = nil
+	r.seen[clean] = sp
+	return fi, true
+}
+
+// record keeps what the integrity check of f found, for the run's later
+// questions about the same path (the validator's Run only, when it is for
+// the validated repository).
+func (v *validator) record(f *refFile) {
+	r := v.in.Run
+	if r == nil || r.root != v.in.Root || !f.safe || (!f.exists && f.stat == nil) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := r.seen[f.clean]
+	sp.exists = sp.exists || f.exists
+	if f.stat != nil {
+		sp.lstat = f.stat
+	}
+	r.seen[f.clean] = sp
+}
+
+// resumable is how many of the run's candidates are resumable (each may be
+// validated).
+func (r *Run) resumable() int {
+	n := 0
+	for _, c := range r.sorted {
+		if c.Resumable {
+			n++
+		}
+	}
+	return n
+}
+
+// refPaths is every path the run's candidates reference, cleaned lexically
+// as the integrity check cleans them (repeats are left in). It only says
+// which index entries to read (see gitCache.compare): a path that is not
+// safe, or is missing here, costs nothing but a hashed file.
+func (r *Run) refPaths() []string {
+	n := 0
+	for _, c := range r.sorted {
+		n += len(c.Files)
+	}
+	out := make([]string, 0, n)
+	for _, c := range r.sorted {
+		for _, rf := range c.Files {
+			if clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path))); clean != "." {
+				out = append(out, clean)
+			}
+		}
+	}
+	return out
 }
 
 // others is every candidate but the validated one, sorted by id: the Run's

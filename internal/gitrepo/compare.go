@@ -1,11 +1,10 @@
 package gitrepo
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -26,6 +25,49 @@ import (
 // a tree and on disk; content filters (end-of-line conversion, LFS) are not
 // applied. The result is in the order of paths.
 func (r *Repo) Compare(base Commit, paths []string) ([]PathState, error) {
+	return r.CompareWith(base, paths, CompareOptions{})
+}
+
+// CompareOptions is what a caller that has looked at the paths already can
+// hand Compare so that it does not do the same work again. The zero value
+// makes Compare do everything itself.
+type CompareOptions struct {
+	// Lstat, when not nil, returns the lstat of the work-tree file at a
+	// path, made earlier by the same command (ok false: not known, Compare
+	// makes its own). It must be an lstat (a symbolic link not followed).
+	Lstat func(path string) (fi fs.FileInfo, ok bool)
+	// Index, when not nil, is the index read once for many Compare calls
+	// (see IndexFor); its paths are not looked up in the index again.
+	Index *Index
+}
+
+// Index is what Compare takes from the git index for a set of paths, read
+// once for every Compare call of a command (see IndexFor).
+type Index struct {
+	want    map[string]bool       // the paths it was read for
+	entries map[string]indexEntry // those that can stand for the file on disk
+}
+
+// IndexFor reads the index entries of paths once, for the Compare calls of
+// one command that each ask about a few of them (several workflows, each
+// with its own base commit), expected being about how many paths those
+// calls compare in all. It returns nil when Compare would not read the
+// index for that many paths (see indexEntries).
+func (r *Repo) IndexFor(paths []string, expected int) *Index {
+	known := r.indexEntriesFor(paths, expected)
+	if known == nil {
+		return nil
+	}
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	return &Index{want: want, entries: known}
+}
+
+// CompareWith is Compare with what the caller knows already (see
+// CompareOptions); the answers are the same.
+func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]PathState, error) {
 	out := make([]PathState, 0, len(paths))
 	if len(paths) == 0 {
 		return out, nil
@@ -35,8 +77,8 @@ func (r *Repo) Compare(base Commit, paths []string) ([]PathState, error) {
 		return nil, err
 	}
 	var headTree *pathTree // loaded on first need
-	buf := make([]byte, 32<<10)
-	known := r.indexEntries(paths)
+	var buf []byte         // made on the first file hashed
+	known := r.knownEntries(paths, o.Index)
 	for _, p := range paths {
 		st := PathState{Path: p}
 		be, err := baseTree.blob(p)
@@ -44,7 +86,13 @@ func (r *Repo) Compare(base Commit, paths []string) ([]PathState, error) {
 			return nil, err
 		}
 		st.BaseHash = hashString(be)
-		dh, onDisk, err := r.diskHashKnown(p, buf, known)
+		var fi fs.FileInfo
+		if o.Lstat != nil {
+			if got, ok := o.Lstat(p); ok {
+				fi = got
+			}
+		}
+		dh, onDisk, err := r.diskHashStat(p, &buf, known, fi)
 		if err != nil {
 			return nil, err
 		}
@@ -67,6 +115,35 @@ func (r *Repo) Compare(base Commit, paths []string) ([]PathState, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// knownEntries is the index entries Compare may use for paths: idx's for
+// the paths it was read for, the index read now for the others (when they
+// are many enough, see indexEntries).
+func (r *Repo) knownEntries(paths []string, idx *Index) map[string]indexEntry {
+	if idx == nil {
+		return r.indexEntries(paths)
+	}
+	var rest []string
+	for _, p := range paths {
+		if !idx.want[p] {
+			rest = append(rest, p)
+		}
+	}
+	more := r.indexEntries(rest)
+	if len(more) == 0 {
+		return idx.entries
+	}
+	known := make(map[string]indexEntry, len(more)+len(paths))
+	for _, p := range paths {
+		if e, ok := idx.entries[p]; ok {
+			known[p] = e
+		}
+	}
+	for p, e := range more {
+		known[p] = e
+	}
+	return known
 }
 
 // headTree returns the path lookup for HEAD, sharing base's when HEAD is base.
@@ -112,13 +189,21 @@ func (r *Repo) diskHash(p string, buf []byte) (h plumbing.Hash, onDisk bool, err
 // diskHashKnown is diskHash where a regular file whose stat data matches its
 // entry in known (see indexEntries) takes the entry's hash unread.
 func (r *Repo) diskHashKnown(p string, buf []byte, known map[string]indexEntry) (h plumbing.Hash, onDisk bool, err error) {
+	return r.diskHashStat(p, &buf, known, nil)
+}
+
+// diskHashStat is diskHashKnown with the file's lstat fi when the caller
+// has it (nil: it is made here); *buf is made when a file is read and is
+// nil.
+func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]indexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
 	abs := filepath.Join(r.root, filepath.FromSlash(p))
-	fi, err := os.Lstat(abs)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return plumbing.ZeroHash, false, nil
+	if fi == nil {
+		if fi, err = os.Lstat(abs); err != nil {
+			if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				return plumbing.ZeroHash, false, nil
+			}
+			return plumbing.ZeroHash, false, fmt.Errorf("stat %s: %w", p, err)
 		}
-		return plumbing.ZeroHash, false, fmt.Errorf("stat %s: %w", p, err)
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
@@ -133,7 +218,10 @@ func (r *Repo) diskHashKnown(p string, buf []byte, known map[string]indexEntry) 
 				return e.hash, true, nil
 			}
 		}
-		h, err := hashFile(abs, buf)
+		if *buf == nil {
+			*buf = make([]byte, 32<<10)
+		}
+		h, err := hashFile(abs, *buf)
 		if err != nil {
 			return plumbing.ZeroHash, false, fmt.Errorf("hash %s: %w", p, err)
 		}
@@ -168,121 +256,4 @@ func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
 		return plumbing.ZeroHash, fmt.Errorf("file changed while hashing (%d of %d bytes)", n, fi.Size())
 	}
 	return h.Sum(), nil
-}
-
-// indexStat is the stat data git keeps in an index entry and compares with
-// the file on disk, each field truncated to 32 bits as git stores it.
-type indexStat struct {
-	ctimeSec, ctimeNsec, mtimeSec, mtimeNsec uint32
-	ino, uid, gid, size                      uint32
-}
-
-// indexEntry is what Compare takes from one index entry.
-type indexEntry struct {
-	stat indexStat
-	hash plumbing.Hash
-}
-
-const (
-	// minIndexPaths is the fewest paths for which Compare scans the index:
-	// below it, hashing the files costs less than reading the index.
-	minIndexPaths = 64
-	// indexBytesPerPath bounds the size of the index worth scanning: at most
-	// this many bytes per path compared (a scanned entry costs far less than
-	// a hashed file).
-	indexBytesPerPath = 4096
-)
-
-// indexEntries returns the index entries of paths that can stand for the
-// file on disk: regular files at stage 0, neither assume-valid,
-// skip-worktree nor intent-to-add, and not racily clean (modified no earlier
-// than the index was written). It returns nil — every file is then hashed —
-// for few paths, a large index, an index it cannot read, or a version other
-// than 2 and 3.
-func (r *Repo) indexEntries(paths []string) map[string]indexEntry {
-	if len(paths) < minIndexPaths || r.storage == nil {
-		return nil
-	}
-	fs := r.storage.Filesystem()
-	fi, err := fs.Lstat("index")
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(len(paths))*indexBytesPerPath {
-		return nil
-	}
-	f, err := fs.Open("index")
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, unmap, err := mapFile(f, fi.Size())
-	if err != nil {
-		return nil
-	}
-	if unmap != nil {
-		defer unmap()
-	}
-	want := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		want[p] = true
-	}
-	mt := fi.ModTime()
-	return parseIndex(b, want, uint32(mt.Unix()), uint32(mt.Nanosecond()))
-}
-
-// parseIndex reads the entries of a version 2 or 3 git index b whose paths
-// are in want, keeping those indexEntries describes; the index was last
-// written at (sec, nsec). A malformed index gives nil.
-func parseIndex(b []byte, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
-	if len(b) < 12 || string(b[:4]) != "DIRC" {
-		return nil
-	}
-	be := binary.BigEndian
-	version := be.Uint32(b[4:])
-	if version != 2 && version != 3 {
-		return nil
-	}
-	n := be.Uint32(b[8:])
-	out := make(map[string]indexEntry)
-	off := 12
-	for i := uint32(0); i < n; i++ {
-		const fixed = 62 // stat data, mode, hash and flags
-		if len(b)-off < fixed {
-			return nil
-		}
-		e := b[off:]
-		flags := be.Uint16(e[60:])
-		head, ext := fixed, uint16(0)
-		if flags&0x4000 != 0 { // extended flags follow
-			if version < 3 || len(e) < fixed+2 {
-				return nil
-			}
-			ext, head = be.Uint16(e[fixed:]), fixed+2
-		}
-		nul := bytes.IndexByte(e[head:], 0)
-		if nul < 0 {
-			return nil
-		}
-		name := e[head : head+nul]
-		size := (head + nul + 8) &^ 7 // NUL-padded to a multiple of 8
-		if size > len(e) {
-			return nil
-		}
-		off += size
-		// assume-valid or a stage; skip-worktree or intent-to-add; not a
-		// regular file (a symbolic link, a submodule, a sparse folder).
-		if flags&0xb000 != 0 || ext&0x6000 != 0 || be.Uint32(e[24:])&0o170000 != 0o100000 || !want[string(name)] {
-			continue
-		}
-		st := indexStat{
-			ctimeSec: be.Uint32(e[0:]), ctimeNsec: be.Uint32(e[4:]),
-			mtimeSec: be.Uint32(e[8:]), mtimeNsec: be.Uint32(e[12:]),
-			ino: be.Uint32(e[20:]), uid: be.Uint32(e[28:]), gid: be.Uint32(e[32:]), size: be.Uint32(e[36:]),
-		}
-		if st.mtimeSec > sec || (st.mtimeSec == sec && st.mtimeNsec >= nsec) {
-			continue // racily clean: the file may have changed after it was staged
-		}
-		var h plumbing.Hash
-		copy(h[:], e[40:60])
-		out[string(name)] = indexEntry{stat: st, hash: h}
-	}
-	return out
 }

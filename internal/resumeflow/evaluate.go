@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/handoff"
@@ -50,6 +51,7 @@ type Evaluation struct {
 func Evaluate(s *session.Session, in Input) (Evaluation, error) {
 	var ev Evaluation
 	c := in.Candidate
+	update := startUpdateCheck(s, c)
 	ev.Report = s.Validate(c)
 	p, err := plan.Build(c, ev.Report, s.Repo.Definition(c.Workflow), PlanEnv(s), in.Plan)
 	if err != nil {
@@ -57,22 +59,52 @@ func Evaluate(s *session.Session, in Input) (Evaluation, error) {
 	}
 	ev.Plan = p
 	ev.Findings = append(append([]workflow.Finding{}, ev.Report.Findings...), p.Findings...)
-	ev.Findings = append(ev.Findings, ParityFindings(s, c, in.Mode, p.Terminal, ev.Findings)...)
+	ev.Findings = append(ev.Findings, parityFindings(c, in.Mode, p.Terminal, ev.Findings, update)...)
 	workflow.SortFindings(ev.Findings)
 	ev.Situation = Situation(in, ev.Report, p, ev.Findings)
 	decision, reason, code := modes.Decide(ev.Situation)
 	ev.Plan.Decision, ev.Plan.Reason = decision, reason
 	ev.Code = int(code)
 	if decision == modes.DecisionHalt && code == exitcode.Cannot && !in.Plan.Restart && c.Resumable && !p.Terminal {
-		ev.RestartOK = restartOK(s, in, ev.Report)
+		ev.RestartOK = restartOK(s, in, ev.Report, update)
 	}
 	return ev, nil
+}
+
+// startUpdateCheck returns handoff.CheckUpdate's answer for c, asked once
+// per evaluation (the plan and the restart both need it). When c is likely
+// to need it (resumable, readable), the check starts at once in the
+// background — it only reads the state file — so that it overlaps the
+// validation instead of following it.
+func startUpdateCheck(s *session.Session, c workflow.Candidate) func() error {
+	root, now := s.Root, s.Now
+	var once sync.Once
+	var err error
+	if !c.Resumable || c.Status == rebuild.StatusUnreadable {
+		return func() error {
+			once.Do(func() { err = handoff.CheckUpdate(root, c, now) })
+			return err
+		}
+	}
+	ch := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- fmt.Errorf("checking the state update failed: %v", r)
+			}
+		}()
+		ch <- handoff.CheckUpdate(root, c, now)
+	}()
+	return func() error {
+		once.Do(func() { err = <-ch })
+		return err
+	}
 }
 
 // restartOK reports whether restarting the candidate from its first phase
 // would get past the findings --force cannot override (conflicts and
 // staleness aside: the restart is the person's choice over them).
-func restartOK(s *session.Session, in Input, rep validate.Report) bool {
+func restartOK(s *session.Session, in Input, rep validate.Report, update func() error) bool {
 	c := in.Candidate
 	opts := in.Plan
 	opts.Restart, opts.FromPhase = true, ""
@@ -81,7 +113,7 @@ func restartOK(s *session.Session, in Input, rep validate.Report) bool {
 		return false
 	}
 	findings := append(append([]workflow.Finding{}, rep.Findings...), p.Findings...)
-	findings = append(findings, ParityFindings(s, c, modes.ModeInteractive, p.Terminal, findings)...)
+	findings = append(findings, parityFindings(c, modes.ModeInteractive, p.Terminal, findings, update)...)
 	rin := in
 	rin.Mode, rin.Force, rin.Plan = modes.ModeInteractive, true, opts
 	decision, _, _ := modes.Decide(Situation(rin, rep, p, findings))
@@ -121,6 +153,12 @@ func Situation(in Input, rep validate.Report, p plan.Plan, findings []workflow.F
 // understood — interactive and pre-flight show the warnings and ask).
 // findings are the candidate's findings so far.
 func ParityFindings(s *session.Session, c workflow.Candidate, mode modes.Mode, terminal bool, findings []workflow.Finding) []workflow.Finding {
+	return parityFindings(c, mode, terminal, findings, func() error { return handoff.CheckUpdate(s.Root, c, s.Now) })
+}
+
+// parityFindings is ParityFindings with the state-update check's answer
+// from update (see startUpdateCheck).
+func parityFindings(c workflow.Candidate, mode modes.Mode, terminal bool, findings []workflow.Finding, update func() error) []workflow.Finding {
 	if terminal || !c.Resumable {
 		return nil
 	}
@@ -128,7 +166,7 @@ func ParityFindings(s *session.Session, c workflow.Candidate, mode modes.Mode, t
 		return nil // the corruption is reported already (and rebuilt, or blocking)
 	}
 	var out []workflow.Finding
-	if err := handoff.CheckUpdate(s.Root, c, s.Now); err != nil {
+	if err := update(); err != nil {
 		out = append(out, workflow.Finding{
 			Check: "handoff", Severity: workflow.Blocking, Code: "state-not-updatable", Path: c.Source.Path,
 			Message: fmt.Sprintf("the state file cannot be marked resumed: %v", err),
@@ -154,7 +192,7 @@ func ParityFindings(s *session.Session, c workflow.Candidate, mode modes.Mode, t
 // PlanEnv is what plan needs of the repository.
 func PlanEnv(s *session.Session) plan.Env {
 	return plan.Env{
-		Exists: s.Repo.Exists,
+		Exists: s.Exists,
 		AgentKnown: func(agent string) (bool, bool) {
 			return AgentKnown(s.Root, s.Cfg, agent)
 		},

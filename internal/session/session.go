@@ -189,6 +189,16 @@ func (s *Session) Validate(c workflow.Candidate) validate.Report {
 	return validate.Validate(in)
 }
 
+// Exists reports whether the repository-relative path rel exists, as
+// s.Repo.Exists does; a path this session's validations found already
+// (the referenced files the plan asks about again) is not looked up twice.
+func (s *Session) Exists(rel string) bool {
+	if s.run.Exists(rel) {
+		return true
+	}
+	return s.Repo.Exists(rel)
+}
+
 // Resumable returns the candidates that can be resumed, in order.
 func (s *Session) Resumable() []workflow.Candidate {
 	var out []workflow.Candidate

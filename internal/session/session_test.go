@@ -123,3 +123,46 @@ func TestResolveBare(t *testing.T) {
 		})
 	}
 }
+
+// Exists answers as Repo.Exists does, before and after a validation that
+// checked the same referenced files (which it then answers from).
+func TestExistsAfterValidate(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".orchestrate/workflows/sdc-1.yaml", "execution_id: sdc-1\nworkflow: story-development-cycle\nstory: \"4.2\"\n"+
+		"updated_at: 2026-11-20T11:30:00Z\ncurrent_phase: implement\nstatus: interrupted\nfiles:\n  - src/a.go\n  - src/gone.go\n  - ../out\n")
+	write("src/a.go", "package a\n")
+	write("src/other.go", "package a\n")
+	s := Load(Location{Root: root}, config.Default(), time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	paths := []string{"src/a.go", "src/gone.go", "../out", "src/other.go", "./src/a.go", "src"}
+	check := func(when string) {
+		t.Helper()
+		for _, p := range paths {
+			if got, want := s.Exists(p), s.Repo.Exists(p); got != want {
+				t.Errorf("%s: Exists(%q) = %v, Repo.Exists %v", when, p, got, want)
+			}
+		}
+	}
+	check("before Validate")
+	res := s.Resumable()
+	if len(res) != 1 {
+		t.Fatalf("Resumable = %+v", res)
+	}
+	s.Validate(res[0])
+	check("after Validate")
+	if !s.run.Exists("src/a.go") {
+		t.Error("the validation did not record src/a.go")
+	}
+}

@@ -1,0 +1,175 @@
+package gitrepo
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// indexStat is the stat data git keeps in an index entry and compares with
+// the file on disk, each field truncated to 32 bits as git stores it.
+type indexStat struct {
+	ctimeSec, ctimeNsec, mtimeSec, mtimeNsec uint32
+	ino, uid, gid, size                      uint32
+}
+
+// indexEntry is what Compare takes from one index entry.
+type indexEntry struct {
+	stat indexStat
+	hash plumbing.Hash
+}
+
+const (
+	// minIndexPaths is the fewest paths for which Compare scans the index:
+	// below it, hashing the files costs less than reading the index.
+	minIndexPaths = 64
+	// indexBytesPerPath bounds the size of the index worth scanning: at most
+	// this many bytes per path compared (a scanned entry costs far less than
+	// a hashed file).
+	indexBytesPerPath = 4096
+	// indexReadBuffer is the buffer the index is streamed through: a large
+	// index is read, not mapped, so that it never adds its size to the
+	// process's resident memory.
+	indexReadBuffer = 64 << 10
+)
+
+// indexEntries returns the index entries of paths that can stand for the
+// file on disk: regular files at stage 0, neither assume-valid,
+// skip-worktree nor intent-to-add, and not racily clean (modified no earlier
+// than the index was written). It returns nil — every file is then hashed —
+// for few paths, a large index, an index it cannot read, or a version other
+// than 2 and 3.
+func (r *Repo) indexEntries(paths []string) map[string]indexEntry {
+	return r.indexEntriesFor(paths, len(paths))
+}
+
+// indexEntriesFor is indexEntries where the index is worth reading for
+// compared paths (not len(paths)): how many files it may spare hashing.
+func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEntry {
+	if compared < minIndexPaths || len(paths) == 0 || r.storage == nil {
+		return nil
+	}
+	fs := r.storage.Filesystem()
+	fi, err := fs.Lstat("index")
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(compared)*indexBytesPerPath {
+		return nil
+	}
+	f, err := fs.Open("index")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	mt := fi.ModTime()
+	// No more than the size seen: an index rewritten meanwhile reads as
+	// truncated (nil), never as an endless stream.
+	rd := bufio.NewReaderSize(io.LimitReader(f, fi.Size()), indexReadBuffer)
+	return parseIndexFrom(rd, want, uint32(mt.Unix()), uint32(mt.Nanosecond()))
+}
+
+// parseIndex reads the entries of a version 2 or 3 git index b whose paths
+// are in want, keeping those indexEntries describes; the index was last
+// written at (sec, nsec). A malformed index gives nil.
+func parseIndex(b []byte, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
+	return parseIndexFrom(bufio.NewReader(bytes.NewReader(b)), want, sec, nsec)
+}
+
+// errBadIndex stops parseIndexFrom at a malformed entry.
+var errBadIndex = errors.New("malformed index")
+
+// parseIndexFrom is parseIndex reading the index from rd, entry by entry.
+func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
+	var hdr [12]byte
+	if _, err := io.ReadFull(rd, hdr[:]); err != nil || string(hdr[:4]) != "DIRC" {
+		return nil
+	}
+	be := binary.BigEndian
+	version := be.Uint32(hdr[4:])
+	if version != 2 && version != 3 {
+		return nil
+	}
+	n := be.Uint32(hdr[8:])
+	out := make(map[string]indexEntry)
+	var sc indexScratch
+	for i := uint32(0); i < n; i++ {
+		if err := sc.readEntry(rd, version, want, sec, nsec, out); err != nil {
+			return nil
+		}
+	}
+	return out
+}
+
+// indexScratch is the space readEntry reads an entry into, reused from one
+// entry to the next (an index has one entry per tracked file).
+type indexScratch struct {
+	fixed [indexEntryFixed + 2]byte
+	name  []byte
+}
+
+// indexEntryFixed is the size of an entry's stat data, mode, hash and flags.
+const indexEntryFixed = 62
+
+// readEntry reads one entry from rd and adds it to out when it is wanted
+// and can stand for the file on disk.
+func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[string]bool, sec, nsec uint32, out map[string]indexEntry) error {
+	const fixed = indexEntryFixed
+	e := sc.fixed[:]
+	if _, err := io.ReadFull(rd, e[:fixed]); err != nil {
+		return errBadIndex
+	}
+	be := binary.BigEndian
+	flags := be.Uint16(e[60:])
+	head, ext := fixed, uint16(0)
+	if flags&0x4000 != 0 { // extended flags follow
+		if version < 3 {
+			return errBadIndex
+		}
+		if _, err := io.ReadFull(rd, e[fixed:]); err != nil {
+			return errBadIndex
+		}
+		ext, head = be.Uint16(e[fixed:]), fixed+2
+	}
+	name := sc.name[:0]
+	for { // the path, up to its NUL
+		chunk, err := rd.ReadSlice(0)
+		name = append(name, chunk...)
+		if err == nil {
+			break
+		}
+		if err != bufio.ErrBufferFull {
+			return errBadIndex
+		}
+	}
+	name = name[:len(name)-1]
+	sc.name = name                      // kept for the next entry
+	size := (head + len(name) + 8) &^ 7 // NUL-padded to a multiple of 8
+	if pad := size - head - len(name) - 1; pad > 0 {
+		if got, err := rd.Discard(pad); err != nil || got != pad {
+			return errBadIndex
+		}
+	}
+	// assume-valid or a stage; skip-worktree or intent-to-add; not a
+	// regular file (a symbolic link, a submodule, a sparse folder).
+	if flags&0xb000 != 0 || ext&0x6000 != 0 || be.Uint32(e[24:])&0o170000 != 0o100000 || !want[string(name)] {
+		return nil
+	}
+	st := indexStat{
+		ctimeSec: be.Uint32(e[0:]), ctimeNsec: be.Uint32(e[4:]),
+		mtimeSec: be.Uint32(e[8:]), mtimeNsec: be.Uint32(e[12:]),
+		ino: be.Uint32(e[20:]), uid: be.Uint32(e[28:]), gid: be.Uint32(e[32:]), size: be.Uint32(e[36:]),
+	}
+	if st.mtimeSec > sec || (st.mtimeSec == sec && st.mtimeNsec >= nsec) {
+		return nil // racily clean: the file may have changed after it was staged
+	}
+	var h plumbing.Hash
+	copy(h[:], e[40:60])
+	out[string(name)] = indexEntry{stat: st, hash: h}
+	return nil
+}

@@ -1,0 +1,187 @@
+package gitrepo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// The streamed parser gives what the former whole-buffer one gave (kept
+// here as the reference), for a real index, every truncation of it, and the
+// malformed variants; a long path crosses the read buffer.
+func TestParseIndexStreamMatchesBuffer(t *testing.T) {
+	dir, paths := indexRepo(t, 40)
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	must(t, err)
+	want := map[string]bool{}
+	for _, p := range paths[:30] {
+		want[p] = true
+	}
+	far := ^uint32(0)
+	cases := map[string][]byte{"whole": b}
+	for n := 0; n < len(b); n += 7 {
+		cases[fmt.Sprintf("truncated at %d", n)] = b[:n]
+	}
+	long := bytes.Repeat([]byte("d/"), 3*1024) // a 6 KiB path
+	cases["long path"] = oneEntryIndex(append(long, "f.txt"...))
+	for name, c := range cases {
+		for _, sec := range []uint32{far, 0} {
+			got, ref := parseIndex(c, want, sec, 0), parseIndexBuffer(c, want, sec, 0)
+			if !reflect.DeepEqual(got, ref) {
+				t.Errorf("%s (sec %d): stream %d entries, buffer %d", name, sec, len(got), len(ref))
+			}
+		}
+	}
+	lw := map[string]bool{string(long) + "f.txt": true}
+	if got := parseIndex(cases["long path"], lw, far, 0); len(got) != 1 {
+		t.Errorf("long path: %d entries, want 1", len(got))
+	}
+}
+
+func itoa(n int) string {
+	return string(rune('0'+n/1000%10)) + string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10))
+}
+
+// oneEntryIndex is a version 2 index of one regular file at name.
+func oneEntryIndex(name []byte) []byte {
+	be := binary.BigEndian
+	b := []byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x01")
+	e := make([]byte, 62)
+	be.PutUint32(e[8:], 100) // mtime
+	be.PutUint32(e[24:], 0o100644)
+	e[40] = 0xab // hash
+	be.PutUint16(e[60:], 0xfff)
+	e = append(e, name...)
+	e = append(e, make([]byte, (62+len(name)+8)&^7-62-len(name))...)
+	return append(b, e...)
+}
+
+// parseIndexBuffer is the former parseIndex over a whole buffer, the
+// reference the streamed one is checked against.
+func parseIndexBuffer(b []byte, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
+	if len(b) < 12 || string(b[:4]) != "DIRC" {
+		return nil
+	}
+	be := binary.BigEndian
+	version := be.Uint32(b[4:])
+	if version != 2 && version != 3 {
+		return nil
+	}
+	n := be.Uint32(b[8:])
+	out := make(map[string]indexEntry)
+	off := 12
+	for i := uint32(0); i < n; i++ {
+		const fixed = 62 // stat data, mode, hash and flags
+		if len(b)-off < fixed {
+			return nil
+		}
+		e := b[off:]
+		flags := be.Uint16(e[60:])
+		head, ext := fixed, uint16(0)
+		if flags&0x4000 != 0 { // extended flags follow
+			if version < 3 || len(e) < fixed+2 {
+				return nil
+			}
+			ext, head = be.Uint16(e[fixed:]), fixed+2
+		}
+		nul := bytes.IndexByte(e[head:], 0)
+		if nul < 0 {
+			return nil
+		}
+		name := e[head : head+nul]
+		size := (head + nul + 8) &^ 7 // NUL-padded to a multiple of 8
+		if size > len(e) {
+			return nil
+		}
+		off += size
+		// assume-valid or a stage; skip-worktree or intent-to-add; not a
+		// regular file (a symbolic link, a submodule, a sparse folder).
+		if flags&0xb000 != 0 || ext&0x6000 != 0 || be.Uint32(e[24:])&0o170000 != 0o100000 || !want[string(name)] {
+			continue
+		}
+		st := indexStat{
+			ctimeSec: be.Uint32(e[0:]), ctimeNsec: be.Uint32(e[4:]),
+			mtimeSec: be.Uint32(e[8:]), mtimeNsec: be.Uint32(e[12:]),
+			ino: be.Uint32(e[20:]), uid: be.Uint32(e[28:]), gid: be.Uint32(e[32:]), size: be.Uint32(e[36:]),
+		}
+		if st.mtimeSec > sec || (st.mtimeSec == sec && st.mtimeNsec >= nsec) {
+			continue // racily clean: the file may have changed after it was staged
+		}
+		var h plumbing.Hash
+		copy(h[:], e[40:60])
+		out[string(name)] = indexEntry{stat: st, hash: h}
+	}
+	return out
+}
+
+// CompareWith, given the run's lstats and an index read once for more
+// paths (or for others), answers as Compare does: for unchanged, edited and removed files.
+func TestCompareWithMatchesCompare(t *testing.T) {
+	dir, paths := indexRepo(t, minIndexPaths+10)
+	r := open(t, dir)
+	head, err := r.Head()
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, paths[2]), []byte("edited\n"), 0o644))
+	must(t, os.Remove(filepath.Join(dir, paths[5])))
+	lstats := map[string]fs.FileInfo{}
+	for _, p := range paths {
+		if fi, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			lstats[p] = fi
+		}
+	}
+	idx := r.IndexFor(paths, len(paths))
+	if idx == nil {
+		t.Fatal("IndexFor: nil for a small index")
+	}
+	if runtime.GOOS == "linux" && len(idx.entries) < len(paths)-2 {
+		t.Errorf("IndexFor: %d entries for %d paths", len(idx.entries), len(paths))
+	}
+	if got := r.IndexFor(paths, minIndexPaths-1); got != nil {
+		t.Errorf("IndexFor for %d expected paths read the index", minIndexPaths-1)
+	}
+	want, err := r.Compare(head, paths)
+	must(t, err)
+	lstat := func(p string) (fs.FileInfo, bool) { fi, ok := lstats[p]; return fi, ok }
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		o     CompareOptions
+	}{
+		{"nothing known", paths, CompareOptions{}},
+		{"lstats", paths, CompareOptions{Lstat: lstat}},
+		{"index", paths, CompareOptions{Index: idx}},
+		{"both, a few paths", paths[:8], CompareOptions{Lstat: lstat, Index: idx}},
+		{"index for other paths", paths, CompareOptions{Index: r.IndexFor(paths[:minIndexPaths], minIndexPaths)}},
+	} {
+		got, err := r.CompareWith(head, tc.paths, tc.o)
+		must(t, err)
+		if !reflect.DeepEqual(got, want[:len(tc.paths)]) {
+			t.Errorf("%s: %+v\nwant %+v", tc.name, got, want[:len(tc.paths)])
+		}
+	}
+}
+
+// Reading the index allocates for the wanted entries only, not for each
+// entry read (an index has one per tracked file).
+func TestParseIndexAllocsBounded(t *testing.T) {
+	dir, paths := indexRepo(t, 200)
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	must(t, err)
+	want := map[string]bool{paths[7]: true}
+	var got map[string]indexEntry
+	allocs := testing.AllocsPerRun(20, func() { got = parseIndex(b, want, ^uint32(0), 0) })
+	if len(got) != 1 {
+		t.Fatalf("%d entries, want 1", len(got))
+	}
+	if allocs > 12 {
+		t.Errorf("%.0f allocations to read an index of %d entries for one path", allocs, len(paths))
+	}
+}

@@ -1,0 +1,15 @@
+//go:build !unix
+
+package validate
+
+import "os"
+
+// canOpen tells whether the file or folder at full can be opened for
+// reading (os.Open's error when not).
+func canOpen(full string) error {
+	fh, err := os.Open(full)
+	if err == nil {
+		fh.Close()
+	}
+	return err
+}
