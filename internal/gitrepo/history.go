@@ -149,7 +149,18 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if !isBlob(e.Mode) {
 		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
 	}
-	blob, err := r.repo.BlobObject(e.Hash)
+	// From the pack reader when small enough (go-git's own look-up would
+	// load the whole pack index into memory first).
+	var obj plumbing.EncodedObject
+	if r.packs != nil {
+		obj, err = r.packs.smallObject(plumbing.BlobObject, e.Hash, MaxReadSize)
+	} else {
+		obj, err = r.objects.EncodedObject(plumbing.BlobObject, e.Hash)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	blob, err := object.DecodeBlob(obj)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
 	}

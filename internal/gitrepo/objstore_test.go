@@ -99,7 +99,7 @@ func TestApplyDelta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := applyDelta(src, tt.delta)
+			got, err := applyDelta(src, tt.delta, maxPackedObject)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}

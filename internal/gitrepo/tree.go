@@ -99,9 +99,17 @@ type pathTrie struct {
 type trieNode struct {
 	names    []string // children, sorted
 	children map[string]*trieNode
+	keys     []trieKey // each child name as a file and as a folder, in git's tree order
 	path     string // the full path when a wanted path ends here
 	leaf     bool
 	pos      int // the index of its name in its parent's names
+}
+
+// trieKey is a child's name as a tree entry of either kind would sort it.
+type trieKey struct {
+	name []byte
+	dir  bool
+	pos  int
 }
 
 func newPathTrie(paths []string) *pathTrie {
@@ -135,9 +143,15 @@ func newPathTrie(paths []string) *pathTrie {
 	var sortNames func(*trieNode)
 	sortNames = func(n *trieNode) {
 		sort.Strings(n.names)
+		n.keys = make([]trieKey, 0, 2*len(n.names))
 		for i, name := range n.names {
 			n.children[name].pos = i
+			n.keys = append(n.keys, trieKey{[]byte(name), false, i}, trieKey{[]byte(name), true, i})
 		}
+		sort.Slice(n.keys, func(i, j int) bool {
+			a, b := n.keys[i], n.keys[j]
+			return compareNames(a.name, a.dir, b.name, b.dir) < 0
+		})
 		for _, c := range n.children {
 			sortNames(c)
 		}
@@ -204,8 +218,43 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) ([]rawEntry, error) {
 }
 
 // scanTree puts in t the entries of the raw tree that n wants, at their
-// child's pos (the last one of a name given twice).
+// child's pos (the last one of a name given twice). The entries of a tree are
+// in git's order, as are n.keys: the two are merged, without a look-up per
+// entry. A tree out of order (malformed) is scanned again with look-ups.
 func scanTree(raw []byte, n *trieNode, t []rawEntry) {
+	keys := n.keys
+	var prev []byte
+	prevDir := false
+	for rest := raw; len(rest) > 0; {
+		sp := bytes.IndexByte(rest, ' ')
+		if sp < 0 {
+			break
+		}
+		nul := bytes.IndexByte(rest[sp+1:], 0)
+		if nul < 0 || sp+1+nul+21 > len(rest) {
+			break
+		}
+		name := rest[sp+1 : sp+1+nul]
+		dir := isDirMode(rest[:sp])
+		if prev != nil && compareNames(prev, prevDir, name, dir) >= 0 {
+			clear(t)
+			scanTreeLookup(raw, n, t)
+			return
+		}
+		prev, prevDir = name, dir
+		for len(keys) > 0 && compareNames(keys[0].name, keys[0].dir, name, dir) < 0 {
+			keys = keys[1:]
+		}
+		if len(keys) > 0 && keys[0].dir == dir && bytes.Equal(keys[0].name, name) {
+			t[keys[0].pos] = parseEntry(rest[:sp], rest[sp+1+nul+1:sp+1+nul+21])
+			keys = keys[1:]
+		}
+		rest = rest[sp+1+nul+21:]
+	}
+}
+
+// scanTreeLookup is scanTree for a tree in any order: a look-up per entry.
+func scanTreeLookup(raw []byte, n *trieNode, t []rawEntry) {
 	for len(raw) > 0 {
 		sp := bytes.IndexByte(raw, ' ')
 		if sp < 0 {
@@ -217,13 +266,18 @@ func scanTree(raw []byte, n *trieNode, t []rawEntry) {
 		}
 		name := raw[sp+1 : sp+1+nul]
 		if child, want := n.children[string(name)]; want {
-			m, _ := filemode.New(string(raw[:sp]))
-			var hh plumbing.Hash
-			copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
-			t[child.pos] = rawEntry{m, hh}
+			t[child.pos] = parseEntry(raw[:sp], raw[sp+1+nul+1:sp+1+nul+21])
 		}
 		raw = raw[sp+1+nul+21:]
 	}
+}
+
+// parseEntry builds an entry from its mode bytes and 20-byte hash.
+func parseEntry(mode, hash []byte) rawEntry {
+	m, _ := filemode.New(string(mode))
+	var hh plumbing.Hash
+	copy(hh[:], hash)
+	return rawEntry{m, hh}
 }
 
 // changed returns the paths of the trie whose blob differs between the trees

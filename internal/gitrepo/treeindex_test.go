@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -73,5 +75,76 @@ func TestTreeIndexFind(t *testing.T) {
 				t.Errorf("find(%q) = %v %s, want %v %s", tt.want, e.mode, e.hash, tt.mode, hashOf(tt.hash))
 			}
 		})
+	}
+}
+
+// TestScanTreeMerge checks the merging scan against a look-up per entry, on
+// trees in git's order and out of it, with names a folder's '/' reorders.
+func TestScanTreeMerge(t *testing.T) {
+	sorted := rawTree("100644", "a", "100644", "foo-bar", "100644", "foo.c", "40000", "foo", "100644", "foo0", "160000", "mod", "120000", "z")
+	tests := []struct {
+		name  string
+		raw   []byte
+		paths []string
+	}{
+		{"sorted", sorted, []string{"foo", "foo.c", "z", "missing", "foo0/x"}},
+		{"folder and file of one name", rawTree("100644", "foo", "100644", "foo.c", "40000", "foo"), []string{"foo", "foo.c"}},
+		{"unsorted", rawTree("100644", "b", "100644", "a", "100644", "b"), []string{"a", "b"}},
+		{"duplicate", rawTree("100644", "a", "100644", "a"), []string{"a"}},
+		{"truncated", append(rawTree("100644", "a"), "100644 b\x00short"...), []string{"a", "b"}},
+		{"empty", nil, []string{"a"}},
+		{"no wanted name", sorted, []string{"zz"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkScanTree(t, tt.raw, tt.paths)
+		})
+	}
+}
+
+// TestScanTreeMergeRandom compares the two scans on random trees: sorted,
+// shuffled, with duplicates, over names whose order a folder's '/' changes.
+func TestScanTreeMergeRandom(t *testing.T) {
+	names := []string{"a", "a.b", "a-b", "a0", "ab", "b", "a/", "c.d", "c"}
+	modes := []string{"100644", "40000", "100755", "120000", "160000"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 500; i++ {
+		type ent struct {
+			mode, name string
+		}
+		var ents []ent
+		for j := rng.IntN(8); j > 0; j-- {
+			n := names[rng.IntN(len(names)-3)]
+			ents = append(ents, ent{modes[rng.IntN(len(modes))], n})
+		}
+		if rng.IntN(2) == 0 {
+			sort.SliceStable(ents, func(a, b int) bool {
+				return compareNames([]byte(ents[a].name), isDirMode([]byte(ents[a].mode)), []byte(ents[b].name), isDirMode([]byte(ents[b].mode))) < 0
+			})
+		}
+		var flat []string
+		for _, e := range ents {
+			flat = append(flat, e.mode, e.name)
+		}
+		var paths []string
+		for _, n := range names {
+			if rng.IntN(2) == 0 {
+				paths = append(paths, n)
+			}
+		}
+		checkScanTree(t, rawTree(flat...), paths)
+	}
+}
+
+func checkScanTree(t *testing.T, raw []byte, paths []string) {
+	t.Helper()
+	n := newPathTrie(paths).root
+	got, want := make([]rawEntry, len(n.names)), make([]rawEntry, len(n.names))
+	scanTree(raw, n, got)
+	scanTreeLookup(raw, n, want)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("tree %q, names %q: entry %d = %v, want %v", raw, n.names, i, got[i], want[i])
+		}
 	}
 }
