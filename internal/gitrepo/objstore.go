@@ -67,9 +67,9 @@ type packFile struct {
 	data   []byte       // the mapped pack, nil when it is read with pread
 	unmapP func() error // releases data
 	size   int64        // of the pack
-	n      int   // objects
-	off32  int   // where the 4-byte offsets start in idx
-	off64  int   // where the 8-byte offsets start
+	n      int          // objects
+	off32  int          // where the 4-byte offsets start in idx
+	off64  int          // where the 8-byte offsets start
 	fanout [256]uint32
 }
 

@@ -100,7 +100,7 @@ type trieNode struct {
 	names    []string // children, sorted
 	children map[string]*trieNode
 	keys     []trieKey // each child name as a file and as a folder, in git's tree order
-	path     string // the full path when a wanted path ends here
+	path     string    // the full path when a wanted path ends here
 	leaf     bool
 	pos      int // the index of its name in its parent's names
 }
