@@ -4,6 +4,7 @@ package gitrepo
 
 import (
 	"errors"
+	"os"
 	"syscall"
 )
 
@@ -21,4 +22,15 @@ func mmapFile(f any, size int64) ([]byte, func() error, error) {
 		return nil, nil, err
 	}
 	return b, func() error { return syscall.Munmap(b) }, nil
+}
+
+// sameFile reports whether a and b describe the same file; go-billy wraps
+// the file information, so the device and inode are compared.
+func sameFile(a, b os.FileInfo) bool {
+	if os.SameFile(a, b) {
+		return true
+	}
+	sa, ok := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }

@@ -24,8 +24,11 @@ import (
 const (
 	maxPackedObject = 64 << 20 // the largest object (or delta) inflated here
 	maxDeltaDepth   = 4096     // the longest delta chain followed
-	cacheBytes      = 16 << 20 // the delta-base cache
+	cacheBytes      = 8 << 20  // the delta-base cache
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
+	maxTouchedPages = 8192     // mapped pages read before they are dropped (32 MiB)
+	pageSize        = 4096     // what touched counts (an estimate is enough)
+	idxPagesPerFind = 4        // index pages a look-up reads, roughly
 	idxHeaderLen    = 8 + 256*4
 )
 
@@ -52,6 +55,9 @@ type objectStore struct {
 	zr     io.ReadCloser
 	br     *bufio.Reader
 	mr     bytes.Reader // over a mapped pack
+	// touched counts the pages of mapped files read since their pages were
+	// last dropped from the process's memory (see dropMapped).
+	touched int
 }
 
 func newObjectStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *objectStore {
@@ -102,6 +108,9 @@ func (s *objectStore) fromPacks(t plumbing.ObjectType, h plumbing.Hash, max uint
 	s.load()
 	for _, p := range s.packs {
 		off, ok := p.find(h)
+		if p.unmap != nil {
+			s.touch(idxPagesPerFind)
+		}
 		if !ok {
 			continue
 		}
@@ -212,6 +221,7 @@ func openPack(fs billy.Filesystem, idxName, packName string) (_ *packFile, err e
 		d, unmapP, merr := mmapFile(of, p.size)
 		of.Close()
 		if merr == nil && int64(len(d)) == p.size {
+			adviseRandom(d)
 			p.data, p.unmapP = d, unmapP
 			return p, nil
 		}
@@ -239,7 +249,7 @@ func mapOrRead(fs billy.Filesystem, name string, f billy.File, fi os.FileInfo) (
 
 // osFile opens the file name of fs with the operating system when fs is
 // backed by it (go-billy's files hide their descriptor): the file opened must
-// be the one fs names (os.SameFile with fi), else it is nil.
+// be the one fs names (the same device and inode as fi), else it is nil.
 func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 	root := fs.Root()
 	if !filepath.IsAbs(root) {
@@ -249,7 +259,7 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 	if err != nil {
 		return nil
 	}
-	if ofi, err := f.Stat(); err != nil || !os.SameFile(ofi, fi) || ofi.Size() != fi.Size() {
+	if ofi, err := f.Stat(); err != nil || !sameFile(ofi, fi) || ofi.Size() != fi.Size() {
 		f.Close()
 		return nil
 	}
@@ -390,6 +400,10 @@ func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumb
 	case p.data != nil:
 		s.mr.Reset(p.data[off+int64(i) : p.size-20])
 		src = &s.mr
+		defer func() { // the pages the object spans, once inflated
+			end := p.size - 20 - int64(s.mr.Len())
+			s.touch(int(end/pageSize - off/pageSize + 1))
+		}()
 	case base == nil: // s.br still reads at off: skip the header
 		if _, err = s.br.Discard(i); err != nil {
 			return 0, nil, err
@@ -413,6 +427,26 @@ func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumb
 	}
 	s.cache.put(p, off, typ, data)
 	return typ, data, nil
+}
+
+// touch counts n pages of mapped files read; past maxTouchedPages, the
+// mapped packs and indexes leave the process's memory (they stay in the page
+// cache, and a later read maps them again), so that a walk over a whole pack
+// does not count the pack in the process's resident memory.
+func (s *objectStore) touch(n int) {
+	s.touched += n
+	if s.touched < maxTouchedPages {
+		return
+	}
+	s.touched = 0
+	for _, p := range s.packs {
+		if p.data != nil {
+			dropPages(p.data)
+		}
+		if p.unmap != nil {
+			dropPages(p.idx)
+		}
+	}
 }
 
 // objectHeader parses the type and size that start an object in a pack, and

@@ -42,28 +42,49 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 	if len(hashes) == 0 {
 		t.Fatal("no objects")
 	}
-	for _, s := range hashes {
-		oh := plumbing.NewHash(s)
-		got, err := r.packs.EncodedObject(plumbing.AnyObject, oh)
-		must(t, err)
-		if _, ok := got.(*packedObject); !ok {
-			t.Fatalf("%s not read from the pack", s)
-		}
-		want, err := r.packs.EncodedObjectStorer.EncodedObject(plumbing.AnyObject, oh)
-		must(t, err)
-		rd, err := want.Reader()
-		must(t, err)
-		wantData, err := io.ReadAll(rd)
-		must(t, err)
-		if got.Type() != want.Type() || !bytes.Equal(got.(*packedObject).data, wantData) || got.Hash() != oh {
-			t.Fatalf("%s: pack reader gives %s %q, go-git %s %q", s, got.Type(), got.(*packedObject).data, want.Type(), wantData)
-		}
-		if got.Type() != plumbing.CommitObject {
-			if _, err := r.packs.EncodedObject(plumbing.CommitObject, oh); !errors.Is(err, plumbing.ErrObjectNotFound) {
-				t.Fatalf("%s as a commit: %v, want ErrObjectNotFound", s, err)
+	checkAll := func(mode string) {
+		for _, s := range hashes {
+			oh := plumbing.NewHash(s)
+			got, err := r.packs.EncodedObject(plumbing.AnyObject, oh)
+			must(t, err)
+			if _, ok := got.(*packedObject); !ok {
+				t.Fatalf("%s: %s not read from the pack", mode, s)
+			}
+			want, err := r.packs.EncodedObjectStorer.EncodedObject(plumbing.AnyObject, oh)
+			must(t, err)
+			rd, err := want.Reader()
+			must(t, err)
+			wantData, err := io.ReadAll(rd)
+			must(t, err)
+			if got.Type() != want.Type() || !bytes.Equal(got.(*packedObject).data, wantData) || got.Hash() != oh {
+				t.Fatalf("%s: %s: pack reader gives %s %q, go-git %s %q", mode, s, got.Type(), got.(*packedObject).data, want.Type(), wantData)
+			}
+			if got.Type() != plumbing.CommitObject {
+				if _, err := r.packs.EncodedObject(plumbing.CommitObject, oh); !errors.Is(err, plumbing.ErrObjectNotFound) {
+					t.Fatalf("%s: %s as a commit: %v, want ErrObjectNotFound", mode, s, err)
+				}
 			}
 		}
 	}
+	checkAll("mapped")
+	for _, p := range r.packs.packs {
+		if p.data == nil {
+			t.Errorf("pack %s not mapped", p.name)
+		}
+	}
+	// The same through pread, as when a pack cannot be mapped.
+	r.packs.mu.Lock()
+	for _, p := range r.packs.packs {
+		if p.unmapP != nil {
+			must(t, p.unmapP())
+			p.unmapP, p.data = nil, nil
+		}
+		p.pack, err = r.packs.fs.Open(p.name)
+		must(t, err)
+	}
+	r.packs.cache = newOffsetCache(cacheBytes)
+	r.packs.mu.Unlock()
+	checkAll("pread")
 	gotTouch, err := r.CommitsTouching(base, paths, 0)
 	must(t, err)
 	if !reflect.DeepEqual(gotTouch, wantTouch) {
