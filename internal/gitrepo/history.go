@@ -257,8 +257,18 @@ func (r *Repo) parentLinks(c links) (p links, ok bool, err error) {
 	return p, true, nil
 }
 
-// readLinks reads the header lines of commit h.
+// readLinks reads the header lines of commit h: only its first bytes when
+// they hold the tree and parent lines.
 func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
+	if r.packs != nil {
+		raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
+		if err != nil {
+			return links{}, err
+		}
+		if l, done, err := parseLinks(h, raw, whole); done || err != nil {
+			return l, err
+		}
+	}
 	obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
 	if err != nil {
 		return links{}, err
@@ -267,34 +277,52 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	if err != nil {
 		return links{}, err
 	}
-	l := links{hash: h}
-	seenTree := false
-	for len(raw) > 0 {
+	l, _, err := parseLinks(h, raw, true)
+	return l, err
+}
+
+// commitPrefixLen is how much of a commit readLinks reads first: the tree
+// and parent lines take 94 bytes.
+const commitPrefixLen = 128
+
+// parseLinks parses the tree and first parent lines of commit h from raw,
+// all of the commit when whole is true, else its first bytes: done is false
+// when those end before the lines do (the caller reads the whole commit).
+func parseLinks(h plumbing.Hash, raw []byte, whole bool) (l links, done bool, err error) {
+	l = links{hash: h}
+	seenTree, ended := false, false
+	for len(raw) > 0 && !(seenTree && !l.parent.IsZero()) {
 		line := raw
 		if nl := bytes.IndexByte(raw, '\n'); nl >= 0 {
 			line, raw = raw[:nl], raw[nl+1:]
+		} else if !whole {
+			return links{}, false, nil // a cut line
 		} else {
 			raw = nil
 		}
 		if len(line) == 0 {
+			ended = true
 			break // the end of the header
 		}
 		switch {
 		case !seenTree && bytes.HasPrefix(line, []byte("tree ")):
 			if l.tree, err = parseHexHash(line[5:]); err != nil {
-				return links{}, fmt.Errorf("commit %s: tree: %w", h.String()[:7], err)
+				return links{}, true, fmt.Errorf("commit %s: tree: %w", h.String()[:7], err)
 			}
 			seenTree = true
 		case l.parent.IsZero() && bytes.HasPrefix(line, []byte("parent ")):
 			if l.parent, err = parseHexHash(line[7:]); err != nil {
-				return links{}, fmt.Errorf("commit %s: parent: %w", h.String()[:7], err)
+				return links{}, true, fmt.Errorf("commit %s: parent: %w", h.String()[:7], err)
 			}
 		}
 	}
-	if !seenTree {
-		return links{}, fmt.Errorf("commit %s has no tree", h.String()[:7])
+	if !whole && !ended && !(seenTree && !l.parent.IsZero()) {
+		return links{}, false, nil // the prefix ends inside the header
 	}
-	return l, nil
+	if !seenTree {
+		return links{}, true, fmt.Errorf("commit %s has no tree", h.String()[:7])
+	}
+	return l, true, nil
 }
 
 // commitInfo decodes commit h in full.

@@ -100,6 +100,65 @@ func (s *objectStore) smallObject(t plumbing.ObjectType, h plumbing.Hash, max ui
 	return s.EncodedObjectStorer.EncodedObject(t, h)
 }
 
+// commitPrefix returns the first n bytes of commit h (all of it when it is
+// shorter; whole reports that): the history walk needs only the tree and
+// parent lines, and a commit stored whole in a pack is inflated no further.
+// A commit stored as a delta, or outside the packs, is read in full.
+func (s *objectStore) commitPrefix(h plumbing.Hash, n int) (data []byte, whole bool, err error) {
+	s.mu.Lock()
+	data, whole, err = s.packPrefix(h, n)
+	s.mu.Unlock()
+	if !errors.Is(err, errNotHere) {
+		return data, whole, err
+	}
+	obj, err := s.EncodedObject(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err = objectBytes(obj)
+	return data, err == nil, err
+}
+
+// packPrefix is commitPrefix's pack path, under the lock: errNotHere when
+// the commit is not stored whole in a mapped pack.
+func (s *objectStore) packPrefix(h plumbing.Hash, n int) ([]byte, bool, error) {
+	s.load()
+	for _, p := range s.packs {
+		off, ok := p.find(h)
+		if p.unmap != nil {
+			s.touch(idxPagesPerFind)
+		}
+		if !ok {
+			continue
+		}
+		if p.data == nil || off < 12 || off >= p.size-20 {
+			return nil, false, errNotHere
+		}
+		b := p.data[off:min(off+32, p.size)]
+		typ, size, i, err := objectHeader(b)
+		switch {
+		case err != nil:
+			return nil, false, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
+		case typ == plumbing.OFSDeltaObject || typ == plumbing.REFDeltaObject:
+			return nil, false, errNotHere
+		case typ != plumbing.CommitObject:
+			return nil, false, plumbing.ErrObjectNotFound
+		}
+		whole := size <= uint64(n)
+		if !whole {
+			size = uint64(n)
+		}
+		s.mr.Reset(p.data[off+int64(i) : p.size-20])
+		data, err := s.inflate(&s.mr, int(size))
+		s.touch(1)
+		if err != nil {
+			return nil, false, fmt.Errorf("read object %s from %s: inflate object at %d: %w", h, p.name, off, err)
+		}
+		return data, whole, nil
+	}
+	return nil, false, errNotHere
+}
+
 // fromPacks is EncodedObject's pack path, under the lock, for objects of at
 // most max bytes; errNotHere sends the look-up on to go-git.
 func (s *objectStore) fromPacks(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
@@ -294,9 +353,19 @@ func (p *packFile) find(h plumbing.Hash) (int64, bool) {
 		lo = int(p.fanout[h[0]-1])
 	}
 	hi := int(p.fanout[h[0]])
+	key := binary.BigEndian.Uint64(h[:8])
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(p.idx[idxHeaderLen+m*20:idxHeaderLen+m*20+20], h[:]); {
+		name := p.idx[idxHeaderLen+m*20 : idxHeaderLen+m*20+20]
+		c := 0
+		if v := binary.BigEndian.Uint64(name); v < key {
+			c = -1
+		} else if v > key {
+			c = 1
+		} else {
+			c = bytes.Compare(name[8:], h[8:])
+		}
+		switch {
 		case c == 0:
 			return p.offset(m)
 		case c < 0:
