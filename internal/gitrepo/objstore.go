@@ -24,7 +24,7 @@ import (
 const (
 	maxPackedObject = 64 << 20 // the largest object (or delta) inflated here
 	maxDeltaDepth   = 4096     // the longest delta chain followed
-	cacheBytes      = 8 << 20  // the delta-base cache
+	cacheBytes      = 4 << 20  // the delta-base cache
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
 	maxTouchedPages = 8192     // mapped pages read before they are dropped (32 MiB)
 	pageSize        = 4096     // what touched counts (an estimate is enough)
