@@ -182,8 +182,11 @@ func newTreeCache(s *treeIndexCache) *treeCache {
 	return &treeCache{s: s, cur: map[treeKey][]rawEntry{}, prev: map[treeKey][]rawEntry{}}
 }
 
+// next moves the walk one commit back: the trees of the commit before are
+// dropped (their map is reused, not reallocated).
 func (c *treeCache) next() {
-	c.prev, c.cur = c.cur, make(map[treeKey][]rawEntry, len(c.cur))
+	c.prev, c.cur = c.cur, c.prev
+	clear(c.cur)
 }
 
 // tree returns the entries of tree h that n wants, in the order of n.names
@@ -226,11 +229,11 @@ func scanTree(raw []byte, n *trieNode, t []rawEntry) {
 	var prev []byte
 	prevDir := false
 	for rest := raw; len(rest) > 0; {
-		sp := bytes.IndexByte(rest, ' ')
+		sp := entrySpace(rest)
 		if sp < 0 {
 			break
 		}
-		nul := bytes.IndexByte(rest[sp+1:], 0)
+		nul := nameEnd0(rest[sp+1:])
 		if nul < 0 || sp+1+nul+21 > len(rest) {
 			break
 		}
@@ -251,6 +254,28 @@ func scanTree(raw []byte, n *trieNode, t []rawEntry) {
 		}
 		rest = rest[sp+1+nul+21:]
 	}
+}
+
+// entrySpace returns the index of the first space in e (the end of an
+// entry's mode, five or six digits), or -1; a byte loop, as modes are short.
+func entrySpace(e []byte) int {
+	for i, c := range e {
+		if c == ' ' {
+			return i
+		}
+	}
+	return -1
+}
+
+// nameEnd0 returns the index of the first NUL in b, or -1; a byte loop, as
+// names are short.
+func nameEnd0(b []byte) int {
+	for i, c := range b {
+		if c == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // scanTreeLookup is scanTree for a tree in any order: a look-up per entry.

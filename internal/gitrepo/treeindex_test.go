@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -146,5 +147,25 @@ func checkScanTree(t *testing.T, raw []byte, paths []string) {
 		if got[i] != want[i] {
 			t.Fatalf("tree %q, names %q: entry %d = %v, want %v", raw, n.names, i, got[i], want[i])
 		}
+	}
+}
+
+// BenchmarkScanTree scans a 500-entry folder tree (like src/ in the
+// benchmark repositories) for 18 wanted names.
+func BenchmarkScanTree(b *testing.B) {
+	var flat []string
+	for i := 0; i < 500; i++ {
+		flat = append(flat, "40000", fmt.Sprintf("pkg%03d", i))
+	}
+	raw := rawTree(flat...)
+	var paths []string
+	for i := 0; i < 18; i++ {
+		paths = append(paths, fmt.Sprintf("pkg%03d/x", i*17))
+	}
+	n := newPathTrie(paths).root
+	t := make([]rawEntry, len(n.names))
+	b.ReportAllocs()
+	for b.Loop() {
+		scanTree(raw, n, t)
 	}
 }
