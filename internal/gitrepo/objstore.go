@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -354,6 +355,29 @@ func (p *packFile) find(h plumbing.Hash) (int64, bool) {
 	}
 	hi := int(p.fanout[h[0]])
 	key := binary.BigEndian.Uint64(h[:8])
+	// Hashes are uniform: a few probes by interpolation on the bytes after
+	// the first narrow the range (a hostile index only costs the probes),
+	// then the binary search ends it.
+	for probes := 0; lo < hi && probes < 3 && hi-lo > 16; probes++ {
+		first := binary.BigEndian.Uint64(p.idx[idxHeaderLen+lo*20:]) << 8
+		last := binary.BigEndian.Uint64(p.idx[idxHeaderLen+(hi-1)*20:]) << 8
+		k := key << 8
+		if k <= first || k >= last {
+			break
+		}
+		// m = lo + (k-first)*(hi-1-lo)/(last-first), in 128-bit arithmetic
+		up, low := bits.Mul64(k-first, uint64(hi-1-lo))
+		q, _ := bits.Div64(up, low, last-first)
+		m := lo + int(q)
+		switch v := binary.BigEndian.Uint64(p.idx[idxHeaderLen+m*20:]); {
+		case v < key:
+			lo = m + 1
+		case v > key:
+			hi = m
+		default:
+			probes = 3 // equal first 8 bytes: the binary search decides
+		}
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		name := p.idx[idxHeaderLen+m*20 : idxHeaderLen+m*20+20]

@@ -2,10 +2,13 @@ package gitrepo
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os/exec"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -172,5 +175,47 @@ func TestParseLinksPrefix(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPackFind builds a large index in memory (buckets of ~80 hashes, where
+// the interpolation probes run) and looks up every hash and near misses.
+func TestPackFind(t *testing.T) {
+	const n = 20000
+	rng := rand.New(rand.NewPCG(3, 4))
+	hashes := make([]plumbing.Hash, n)
+	for i := range hashes {
+		for j := range hashes[i] {
+			hashes[i][j] = byte(rng.IntN(256))
+		}
+	}
+	hashes[1] = hashes[0]
+	hashes[1][19] ^= 1 // two hashes that differ only in the last byte
+	hashes[2] = hashes[0]
+	hashes[2][8] ^= 0x80 // and one that differs after the first 8 bytes
+	sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
+	idx := make([]byte, idxHeaderLen+n*28+40)
+	copy(idx, []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	p := &packFile{idx: idx, n: n, off32: idxHeaderLen + n*24}
+	for i, h := range hashes {
+		copy(idx[idxHeaderLen+i*20:], h[:])
+		binary.BigEndian.PutUint32(idx[p.off32+4*i:], uint32(1000+i))
+		for b := int(h[0]); b < 256; b++ {
+			p.fanout[b]++
+		}
+	}
+	for i, h := range hashes {
+		off, ok := p.find(h)
+		if !ok || off != int64(1000+i) {
+			t.Fatalf("find %s = %d, %v; want %d", h, off, ok, 1000+i)
+		}
+		miss := h
+		miss[19] ^= 0x55
+		if j := sort.Search(n, func(k int) bool { return bytes.Compare(hashes[k][:], miss[:]) >= 0 }); j < n && hashes[j] == miss {
+			continue
+		}
+		if _, ok := p.find(miss); ok {
+			t.Fatalf("find %s: found an absent hash", miss)
+		}
 	}
 }
