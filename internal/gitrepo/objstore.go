@@ -29,7 +29,7 @@ const (
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
 	maxTouchedPages = 8192     // mapped pages read before they are dropped (32 MiB)
 	pageSize        = 4096     // what touched counts (an estimate is enough)
-	idxPagesPerFind = 4        // index pages a look-up reads, roughly
+	idxPagesPerFind = 1        // new index pages a look-up reads, roughly (the first probes share theirs)
 	idxHeaderLen    = 8 + 256*4
 )
 
