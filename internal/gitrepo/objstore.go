@@ -10,9 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -295,37 +292,6 @@ func openPack(fs billy.Filesystem, idxName, packName string) (_ *packFile, err e
 	return p, nil
 }
 
-// mapOrRead maps the file name of fs (f, open) when it can, else reads it
-// whole.
-func mapOrRead(fs billy.Filesystem, name string, f billy.File, fi os.FileInfo) ([]byte, func() error, error) {
-	if of := osFile(fs, name, fi); of != nil {
-		defer of.Close()
-		if b, unmap, err := mmapFile(of, fi.Size()); err == nil {
-			return b, unmap, nil
-		}
-	}
-	return readWhole(f, fi.Size())
-}
-
-// osFile opens the file name of fs with the operating system when fs is
-// backed by it (go-billy's files hide their descriptor): the file opened must
-// be the one fs names (the same device and inode as fi), else it is nil.
-func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
-	root := fs.Root()
-	if !filepath.IsAbs(root) {
-		return nil
-	}
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(name)))
-	if err != nil {
-		return nil
-	}
-	if ofi, err := f.Stat(); err != nil || !sameFile(ofi, fi) || ofi.Size() != fi.Size() {
-		f.Close()
-		return nil
-	}
-	return f
-}
-
 func (p *packFile) close() error {
 	var err error
 	if p.unmap != nil {
@@ -345,76 +311,6 @@ func (p *packFile) close() error {
 		p.pack = nil
 	}
 	return err
-}
-
-// find binary-searches the index for h and returns its offset in the pack.
-func (p *packFile) find(h plumbing.Hash) (int64, bool) {
-	lo := 0
-	if h[0] > 0 {
-		lo = int(p.fanout[h[0]-1])
-	}
-	hi := int(p.fanout[h[0]])
-	key := binary.BigEndian.Uint64(h[:8])
-	// Hashes are uniform: a few probes by interpolation on the bytes after
-	// the first narrow the range (a hostile index only costs the probes),
-	// then the binary search ends it.
-	for probes := 0; lo < hi && probes < 3 && hi-lo > 16; probes++ {
-		first := binary.BigEndian.Uint64(p.idx[idxHeaderLen+lo*20:]) << 8
-		last := binary.BigEndian.Uint64(p.idx[idxHeaderLen+(hi-1)*20:]) << 8
-		k := key << 8
-		if k <= first || k >= last {
-			break
-		}
-		// m = lo + (k-first)*(hi-1-lo)/(last-first), in 128-bit arithmetic
-		up, low := bits.Mul64(k-first, uint64(hi-1-lo))
-		q, _ := bits.Div64(up, low, last-first)
-		m := lo + int(q)
-		switch v := binary.BigEndian.Uint64(p.idx[idxHeaderLen+m*20:]); {
-		case v < key:
-			lo = m + 1
-		case v > key:
-			hi = m
-		default:
-			probes = 3 // equal first 8 bytes: the binary search decides
-		}
-	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		name := p.idx[idxHeaderLen+m*20 : idxHeaderLen+m*20+20]
-		c := 0
-		if v := binary.BigEndian.Uint64(name); v < key {
-			c = -1
-		} else if v > key {
-			c = 1
-		} else {
-			c = bytes.Compare(name[8:], h[8:])
-		}
-		switch {
-		case c == 0:
-			return p.offset(m)
-		case c < 0:
-			lo = m + 1
-		default:
-			hi = m
-		}
-	}
-	return 0, false
-}
-
-func (p *packFile) offset(i int) (int64, bool) {
-	v := binary.BigEndian.Uint32(p.idx[p.off32+4*i:])
-	if v&0x80000000 == 0 {
-		return int64(v), true
-	}
-	at := p.off64 + 8*int(v&0x7fffffff)
-	if at+8 > len(p.idx)-40 {
-		return 0, false
-	}
-	off := binary.BigEndian.Uint64(p.idx[at:])
-	if off > 1<<62 {
-		return 0, false
-	}
-	return int64(off), true
 }
 
 // read returns the type and content of the object at offset off in p,
@@ -520,26 +416,6 @@ func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumb
 	}
 	s.cache.put(p, off, typ, data)
 	return typ, data, nil
-}
-
-// touch counts n pages of mapped files read; past maxTouchedPages, the
-// mapped packs and indexes leave the process's memory (they stay in the page
-// cache, and a later read maps them again), so that a walk over a whole pack
-// does not count the pack in the process's resident memory.
-func (s *objectStore) touch(n int) {
-	s.touched += n
-	if s.touched < maxTouchedPages {
-		return
-	}
-	s.touched = 0
-	for _, p := range s.packs {
-		if p.data != nil {
-			dropPages(p.data)
-		}
-		if p.unmap != nil {
-			dropPages(p.idx)
-		}
-	}
 }
 
 // objectHeader parses the type and size that start an object in a pack, and
@@ -740,25 +616,4 @@ func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []
 		delete(c.items, e.k)
 		c.used -= len(e.data)
 	}
-}
-
-// mapFile maps the first size bytes of f read-only into memory when it can
-// (only the pages a look-up touches are then read), else reads them.
-func mapFile(f billy.File, size int64) ([]byte, func() error, error) {
-	if b, unmap, err := mmapFile(f, size); err == nil {
-		return b, unmap, nil
-	}
-	return readWhole(f, size)
-}
-
-// readWhole reads the first size bytes of f.
-func readWhole(f io.ReaderAt, size int64) ([]byte, func() error, error) {
-	if size > 1<<31 {
-		return nil, nil, fmt.Errorf("file of %d bytes too big to read", size)
-	}
-	b := make([]byte, size)
-	if _, err := f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
-		return nil, nil, err
-	}
-	return b, nil, nil
 }
