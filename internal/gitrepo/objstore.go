@@ -146,6 +146,9 @@ func (s *objectStore) packPrefix(h plumbing.Hash, n int) ([]byte, bool, error) {
 		if !whole {
 			size = uint64(n)
 		}
+		if off+int64(i) > p.size-20 {
+			return nil, false, fmt.Errorf("read object %s from %s: truncated object header at %d", h, p.name, off)
+		}
 		s.mr.Reset(p.data[off+int64(i) : p.size-20])
 		data, err := s.inflate(&s.mr, int(size))
 		s.touch(1)
@@ -387,6 +390,9 @@ func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumb
 	var src flate.Reader
 	switch {
 	case p.data != nil:
+		if off+int64(i) > p.size-20 {
+			return 0, nil, fmt.Errorf("truncated object header at offset %d", off)
+		}
 		s.mr.Reset(p.data[off+int64(i) : p.size-20])
 		src = &s.mr
 		defer func() { // the pages the object spans, once inflated

@@ -219,3 +219,47 @@ func TestPackFind(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedPackHostile reads objects at every offset of a mapped pack full
+// of random bytes (and of headers cut by the end of the pack): errors, never
+// a panic, whatever the offset.
+func TestMappedPackHostile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := 0; round < 20; round++ {
+		data := make([]byte, 64+rng.IntN(200))
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+		}
+		if round%2 == 0 { // long headers: size and offset bytes with the high bit set
+			for i := 12; i < len(data)-20; i++ {
+				data[i] |= 0x80
+			}
+		}
+		n := len(data) - 12
+		hashes := make([]plumbing.Hash, n)
+		for i := range hashes {
+			for j := range hashes[i] {
+				hashes[i][j] = byte(rng.IntN(256))
+			}
+		}
+		sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
+		idx := make([]byte, idxHeaderLen+n*28+40)
+		p := &packFile{name: "hostile", idx: idx, n: n, off32: idxHeaderLen + n*24, data: data, size: int64(len(data))}
+		p.off64 = p.off32 + n*4
+		for i, h := range hashes {
+			copy(idx[idxHeaderLen+i*20:], h[:])
+			binary.BigEndian.PutUint32(idx[p.off32+4*i:], uint32(12+i))
+			for b := int(h[0]); b < 256; b++ {
+				p.fanout[b]++
+			}
+		}
+		s := &objectStore{packs: []*packFile{p}, loaded: true, cache: newOffsetCache(cacheBytes)}
+		for off := int64(0); off < int64(len(data)); off++ {
+			_, _, _ = s.read(p, off, 0, maxPackedObject)
+		}
+		for _, h := range hashes {
+			_, _, _ = s.packPrefix(h, commitPrefixLen)
+			_, _ = s.fromPacks(plumbing.AnyObject, h, maxPackedObject)
+		}
+	}
+}
