@@ -34,7 +34,9 @@ const (
 var errNotHere = errors.New("object not handled by the pack reader")
 
 // objectStore reads objects straight from the pack files: a look-up is a
-// binary search in the memory-mapped pack index, a delta base is read at its
+// search in the memory-mapped pack index, an object is inflated from the
+// memory-mapped pack (read with pread when it cannot be mapped; mapped pages
+// are dropped from the process's memory as a walk goes), a delta base is read at its
 // offset in the pack (no reverse index of the pack is ever built), and
 // objects rebuilt from delta chains are kept in a bounded cache keyed by pack
 // offset — nothing is re-hashed, the hash is the one the index names. Loose
