@@ -20,10 +20,18 @@ import (
 // commits, newest first, at most limit per path (limit <= 0: no limit).
 // Paths no commit changed are absent from the map. Only the entries on the
 // given paths are compared, and a folder whose tree is the same in both
-// commits is not descended into. When base is not on the chain the walk runs
-// to the first commit or the shallow boundary (a root or boundary commit
-// counts as adding what it holds) — or stops early once every path has limit
-// commits.
+// commits is not descended into.
+//
+// The commits reported for a path are those of its net change since base:
+// walking back, a path is no longer followed from the first commit where it
+// is as in base (same file, same folder tree, or absent in both) — older
+// commits cannot be part of what changed since base. So a path changed and
+// then changed back has no commits, and one edited, restored, then edited
+// again has only the commits since the restore. When base is not on the
+// chain (base still names a commit) the walk runs to the first commit or
+// the shallow boundary (a root or boundary commit counts as adding what it
+// holds), with the same rule. The walk stops once no path is followed: every
+// path is as in base, or has limit commits.
 func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[string][]Commit, error) {
 	out := make(map[string][]Commit)
 	if len(paths) == 0 {
@@ -35,9 +43,42 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	}
 	stop, hasStop := fullHash(base.Hash)
 	trie := newPathTrie(paths)
+	following := trie.paths
+	var cur, want map[string]rawEntry // the paths' entries in c and in base
+	if hasStop && c.hash != stop {
+		if want, err = r.entriesAt(stop, following); err != nil {
+			return nil, err
+		}
+		if cur, err = r.entriesOf(c.tree, following); err != nil {
+			return nil, err
+		}
+	}
+	// drop stops following those of paths now as in base or with limit
+	// commits (a smaller trie: the walk compares fewer entries).
+	drop := func(paths []string) {
+		var gone map[string]bool
+		for _, p := range paths {
+			if (want != nil && sameEntry(cur[p], want[p])) || (limit > 0 && len(out[p]) >= limit) {
+				if gone == nil {
+					gone = make(map[string]bool)
+				}
+				gone[p] = true
+			}
+		}
+		if gone == nil {
+			return
+		}
+		var rest []string
+		for _, p := range following {
+			if !gone[p] {
+				rest = append(rest, p)
+			}
+		}
+		following, trie = rest, newPathTrie(rest)
+	}
+	drop(following)
 	cache := newTreeCache(r.trees)
-	full := 0
-	for !hasStop || c.hash != stop {
+	for len(following) > 0 && (!hasStop || c.hash != stop) {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
 			return nil, err
@@ -50,28 +91,69 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with its parent: %w", c.hash.String()[:7], err)
 		}
-		var info Commit
-		for _, path := range changed {
-			if limit > 0 && len(out[path]) >= limit {
-				continue
+		if len(changed) > 0 {
+			info, err := r.commitInfo(c.hash)
+			if err != nil {
+				return nil, err
 			}
-			if info.IsZero() {
-				if info, err = r.commitInfo(c.hash); err != nil {
-					return nil, err
-				}
-			}
-			out[path] = append(out[path], info)
-			if limit > 0 && len(out[path]) == limit {
-				full++
+			for _, path := range changed {
+				out[path] = append(out[path], info)
 			}
 		}
-		if !ok || (limit > 0 && full == len(trie.paths)) {
+		if !ok {
 			break
+		}
+		if len(changed) > 0 {
+			if want != nil { // only the changed paths have another entry in the parent
+				pe, err := r.entriesOf(parentTree, changed)
+				if err != nil {
+					return nil, err
+				}
+				for _, path := range changed {
+					cur[path] = pe[path]
+				}
+			}
+			drop(changed)
 		}
 		cache.next()
 		c = p
 	}
 	return out, nil
+}
+
+// entriesAt returns the entries of paths in commit h's tree; nil (no early
+// stop) when h cannot be read.
+func (r *Repo) entriesAt(h plumbing.Hash, paths []string) (map[string]rawEntry, error) {
+	l, err := r.readLinks(h)
+	if err != nil {
+		return nil, nil // not a commit here: the walk runs as far as it can
+	}
+	return r.entriesOf(l.tree, paths)
+}
+
+// entriesOf returns the entries of paths in tree h (absent: the zero entry).
+func (r *Repo) entriesOf(h plumbing.Hash, paths []string) (map[string]rawEntry, error) {
+	out := make(map[string]rawEntry, len(paths))
+	if h.IsZero() {
+		return out, nil
+	}
+	t := newPathTree(r.trees, h)
+	for _, p := range paths {
+		e, err := t.entry(p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s in tree %s: %w", p, h.String()[:7], err)
+		}
+		if e != nil {
+			out[p] = rawEntry{e.Mode, e.Hash}
+		}
+	}
+	return out, nil
+}
+
+// sameEntry reports whether two entries of a path are the same as far as a
+// walk can tell a change: the same file or the same folder tree.
+func sameEntry(a, b rawEntry) bool {
+	return a.blob() == b.blob() && a.dir() == b.dir()
 }
 
 // LastChange returns, for each path, the newest commit on HEAD's first-parent
@@ -149,7 +231,18 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if !isBlob(e.Mode) {
 		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
 	}
-	blob, err := object.GetBlob(r.objects, e.Hash) // the pack reader: no whole-pack reverse index
+	// From the pack reader when small enough (go-git's own look-up would
+	// load the whole pack index into memory first).
+	var obj plumbing.EncodedObject
+	if r.packs != nil {
+		obj, err = r.packs.smallObject(plumbing.BlobObject, e.Hash, MaxReadSize)
+	} else {
+		obj, err = r.objects.EncodedObject(plumbing.BlobObject, e.Hash)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	blob, err := object.DecodeBlob(obj)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
 	}
@@ -246,8 +339,18 @@ func (r *Repo) parentLinks(c links) (p links, ok bool, err error) {
 	return p, true, nil
 }
 
-// readLinks reads the header lines of commit h.
+// readLinks reads the header lines of commit h: only its first bytes when
+// they hold the tree and parent lines.
 func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
+	if r.packs != nil {
+		raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
+		if err != nil {
+			return links{}, err
+		}
+		if l, done, err := parseLinks(h, raw, whole); done || err != nil {
+			return l, err
+		}
+	}
 	obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
 	if err != nil {
 		return links{}, err
@@ -256,34 +359,52 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	if err != nil {
 		return links{}, err
 	}
-	l := links{hash: h}
-	seenTree := false
-	for len(raw) > 0 {
+	l, _, err := parseLinks(h, raw, true)
+	return l, err
+}
+
+// commitPrefixLen is how much of a commit readLinks reads first: the tree
+// and parent lines take 94 bytes.
+const commitPrefixLen = 128
+
+// parseLinks parses the tree and first parent lines of commit h from raw,
+// all of the commit when whole is true, else its first bytes: done is false
+// when those end before the lines do (the caller reads the whole commit).
+func parseLinks(h plumbing.Hash, raw []byte, whole bool) (l links, done bool, err error) {
+	l = links{hash: h}
+	seenTree, ended := false, false
+	for len(raw) > 0 && !(seenTree && !l.parent.IsZero()) {
 		line := raw
 		if nl := bytes.IndexByte(raw, '\n'); nl >= 0 {
 			line, raw = raw[:nl], raw[nl+1:]
+		} else if !whole {
+			return links{}, false, nil // a cut line
 		} else {
 			raw = nil
 		}
 		if len(line) == 0 {
+			ended = true
 			break // the end of the header
 		}
 		switch {
 		case !seenTree && bytes.HasPrefix(line, []byte("tree ")):
 			if l.tree, err = parseHexHash(line[5:]); err != nil {
-				return links{}, fmt.Errorf("commit %s: tree: %w", h.String()[:7], err)
+				return links{}, true, fmt.Errorf("commit %s: tree: %w", h.String()[:7], err)
 			}
 			seenTree = true
 		case l.parent.IsZero() && bytes.HasPrefix(line, []byte("parent ")):
 			if l.parent, err = parseHexHash(line[7:]); err != nil {
-				return links{}, fmt.Errorf("commit %s: parent: %w", h.String()[:7], err)
+				return links{}, true, fmt.Errorf("commit %s: parent: %w", h.String()[:7], err)
 			}
 		}
 	}
-	if !seenTree {
-		return links{}, fmt.Errorf("commit %s has no tree", h.String()[:7])
+	if !whole && !ended && !(seenTree && !l.parent.IsZero()) {
+		return links{}, false, nil // the prefix ends inside the header
 	}
-	return l, nil
+	if !seenTree {
+		return links{}, true, fmt.Errorf("commit %s has no tree", h.String()[:7])
+	}
+	return l, true, nil
 }
 
 // commitInfo decodes commit h in full.

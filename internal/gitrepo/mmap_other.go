@@ -2,9 +2,15 @@
 
 package gitrepo
 
-import "github.com/go-git/go-billy/v5"
+import (
+	"errors"
+	"os"
+)
 
-// mapFile reads the first size bytes of f (no memory mapping here).
-func mapFile(f billy.File, size int64) ([]byte, func() error, error) {
-	return readWhole(f, size)
+// mmapFile fails: no memory mapping here (files are read instead).
+func mmapFile(f any, size int64) ([]byte, func() error, error) {
+	return nil, nil, errors.New("memory mapping not supported")
 }
+
+// sameFile reports whether a and b describe the same file.
+func sameFile(a, b os.FileInfo) bool { return os.SameFile(a, b) }

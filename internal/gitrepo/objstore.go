@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/zlib"
 	"container/list"
 	"encoding/binary"
@@ -21,8 +22,11 @@ import (
 const (
 	maxPackedObject = 64 << 20 // the largest object (or delta) inflated here
 	maxDeltaDepth   = 4096     // the longest delta chain followed
-	cacheBytes      = 16 << 20 // the delta-base cache
+	cacheBytes      = 4 << 20  // the delta-base cache
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
+	maxTouchedPages = 8192     // mapped pages read before they are dropped (32 MiB)
+	pageSize        = 4096     // what touched counts (an estimate is enough)
+	idxPagesPerFind = 1        // new index pages a look-up reads, roughly (the first probes share theirs)
 	idxHeaderLen    = 8 + 256*4
 )
 
@@ -30,7 +34,9 @@ const (
 var errNotHere = errors.New("object not handled by the pack reader")
 
 // objectStore reads objects straight from the pack files: a look-up is a
-// binary search in the memory-mapped pack index, a delta base is read at its
+// search in the memory-mapped pack index, an object is inflated from the
+// memory-mapped pack (read with pread when it cannot be mapped; mapped pages
+// are dropped from the process's memory as a walk goes), a delta base is read at its
 // offset in the pack (no reverse index of the pack is ever built), and
 // objects rebuilt from delta chains are kept in a bounded cache keyed by pack
 // offset — nothing is re-hashed, the hash is the one the index names. Loose
@@ -48,6 +54,10 @@ type objectStore struct {
 	cache  *offsetCache
 	zr     io.ReadCloser
 	br     *bufio.Reader
+	mr     bytes.Reader // over a mapped pack
+	// touched counts the pages of mapped files read since their pages were
+	// last dropped from the process's memory (see dropMapped).
+	touched int
 }
 
 func newObjectStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *objectStore {
@@ -59,36 +69,114 @@ type packFile struct {
 	name   string
 	idx    []byte
 	unmap  func() error
-	pack   billy.File
-	size   int64 // of the pack
-	n      int   // objects
-	off32  int   // where the 4-byte offsets start in idx
-	off64  int   // where the 8-byte offsets start
+	pack   billy.File   // nil when the pack is mapped
+	data   []byte       // the mapped pack, nil when it is read with pread
+	unmapP func() error // releases data
+	size   int64        // of the pack
+	n      int          // objects
+	off32  int          // where the 4-byte offsets start in idx
+	off64  int          // where the 8-byte offsets start
 	fanout [256]uint32
 }
 
 // EncodedObject returns the object h of type t (plumbing.AnyObject: any);
 // a type mismatch is plumbing.ErrObjectNotFound, as in go-git's storage.
 func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := s.fromPacks(t, h)
+	obj, err := s.fromPacks(t, h, maxPackedObject)
 	if !errors.Is(err, errNotHere) {
 		return obj, err
 	}
 	return s.EncodedObjectStorer.EncodedObject(t, h)
 }
 
-// fromPacks is EncodedObject's pack path, under the lock; errNotHere sends
-// the look-up on to go-git.
-func (s *objectStore) fromPacks(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+// smallObject is EncodedObject for an object of at most max bytes: a bigger
+// one comes from go-git's storage, which reads it lazily (so that a caller
+// that rejects big objects never holds one in memory).
+func (s *objectStore) smallObject(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
+	obj, err := s.fromPacks(t, h, max)
+	if !errors.Is(err, errNotHere) {
+		return obj, err
+	}
+	return s.EncodedObjectStorer.EncodedObject(t, h)
+}
+
+// commitPrefix returns the first n bytes of commit h (all of it when it is
+// shorter; whole reports that): the history walk needs only the tree and
+// parent lines, and a commit stored whole in a pack is inflated no further.
+// A commit stored as a delta, or outside the packs, is read in full.
+func (s *objectStore) commitPrefix(h plumbing.Hash, n int) (data []byte, whole bool, err error) {
+	s.mu.Lock()
+	data, whole, err = s.packPrefix(h, n)
+	s.mu.Unlock()
+	if !errors.Is(err, errNotHere) {
+		return data, whole, err
+	}
+	obj, err := s.EncodedObject(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err = objectBytes(obj)
+	return data, err == nil, err
+}
+
+// packPrefix is commitPrefix's pack path, under the lock: errNotHere when
+// the commit is not stored whole in a mapped pack.
+func (s *objectStore) packPrefix(h plumbing.Hash, n int) ([]byte, bool, error) {
+	s.load()
+	for _, p := range s.packs {
+		off, ok := p.find(h)
+		if p.unmap != nil {
+			s.touch(idxPagesPerFind)
+		}
+		if !ok {
+			continue
+		}
+		if p.data == nil || off < 12 || off >= p.size-20 {
+			return nil, false, errNotHere
+		}
+		b := p.data[off:min(off+32, p.size)]
+		typ, size, i, err := objectHeader(b)
+		switch {
+		case err != nil:
+			return nil, false, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
+		case typ == plumbing.OFSDeltaObject || typ == plumbing.REFDeltaObject:
+			return nil, false, errNotHere
+		case typ != plumbing.CommitObject:
+			return nil, false, plumbing.ErrObjectNotFound
+		}
+		whole := size <= uint64(n)
+		if !whole {
+			size = uint64(n)
+		}
+		if off+int64(i) > p.size-20 {
+			return nil, false, fmt.Errorf("read object %s from %s: truncated object header at %d", h, p.name, off)
+		}
+		s.mr.Reset(p.data[off+int64(i) : p.size-20])
+		data, err := s.inflate(&s.mr, int(size))
+		s.touch(1)
+		if err != nil {
+			return nil, false, fmt.Errorf("read object %s from %s: inflate object at %d: %w", h, p.name, off, err)
+		}
+		return data, whole, nil
+	}
+	return nil, false, errNotHere
+}
+
+// fromPacks is EncodedObject's pack path, under the lock, for objects of at
+// most max bytes; errNotHere sends the look-up on to go-git.
+func (s *objectStore) fromPacks(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.load()
 	for _, p := range s.packs {
 		off, ok := p.find(h)
+		if p.unmap != nil {
+			s.touch(idxPagesPerFind)
+		}
 		if !ok {
 			continue
 		}
-		typ, data, err := s.read(p, off, 0)
+		typ, data, err := s.read(p, off, 0, max)
 		if errors.Is(err, errNotHere) {
 			break
 		}
@@ -157,7 +245,7 @@ func openPack(fs billy.Filesystem, idxName, packName string) (_ *packFile, err e
 	if fi.Size() < idxHeaderLen+40 {
 		return nil, fmt.Errorf("pack index %s: too short", idxName)
 	}
-	b, unmap, err := mapFile(f, fi.Size())
+	b, unmap, err := mapOrRead(fs, idxName, f, fi)
 	if err != nil {
 		return nil, err
 	}
@@ -184,14 +272,28 @@ func openPack(fs billy.Filesystem, idxName, packName string) (_ *packFile, err e
 	}
 	p.off32 = idxHeaderLen + p.n*24
 	p.off64 = p.off32 + p.n*4
-	if p.pack, err = fs.Open(packName); err != nil {
-		return nil, err
-	}
 	pfi, err := fs.Stat(packName)
 	if err != nil {
 		return nil, err
 	}
 	p.size = pfi.Size()
+	// Map the pack when the file system is the operating system's: objects
+	// are then inflated straight from memory, with no read call per object.
+	if of := osFile(fs, packName, pfi); of != nil {
+		d, unmapP, merr := mmapFile(of, p.size)
+		of.Close()
+		if merr == nil && int64(len(d)) == p.size {
+			adviseRandom(d)
+			p.data, p.unmapP = d, unmapP
+			return p, nil
+		}
+		if merr == nil {
+			unmapP()
+		}
+	}
+	if p.pack, err = fs.Open(packName); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -200,6 +302,12 @@ func (p *packFile) close() error {
 	if p.unmap != nil {
 		err = p.unmap()
 		p.unmap = nil
+	}
+	if p.unmapP != nil {
+		if uerr := p.unmapP(); err == nil {
+			err = uerr
+		}
+		p.unmapP, p.data = nil, nil
 	}
 	if p.pack != nil {
 		if cerr := p.pack.Close(); err == nil {
@@ -210,47 +318,14 @@ func (p *packFile) close() error {
 	return err
 }
 
-// find binary-searches the index for h and returns its offset in the pack.
-func (p *packFile) find(h plumbing.Hash) (int64, bool) {
-	lo := 0
-	if h[0] > 0 {
-		lo = int(p.fanout[h[0]-1])
-	}
-	hi := int(p.fanout[h[0]])
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(p.idx[idxHeaderLen+m*20:idxHeaderLen+m*20+20], h[:]); {
-		case c == 0:
-			return p.offset(m)
-		case c < 0:
-			lo = m + 1
-		default:
-			hi = m
-		}
-	}
-	return 0, false
-}
-
-func (p *packFile) offset(i int) (int64, bool) {
-	v := binary.BigEndian.Uint32(p.idx[p.off32+4*i:])
-	if v&0x80000000 == 0 {
-		return int64(v), true
-	}
-	at := p.off64 + 8*int(v&0x7fffffff)
-	if at+8 > len(p.idx)-40 {
-		return 0, false
-	}
-	off := binary.BigEndian.Uint64(p.idx[at:])
-	if off > 1<<62 {
-		return 0, false
-	}
-	return int64(off), true
-}
-
 // read returns the type and content of the object at offset off in p,
-// rebuilding deltas from their bases.
-func (s *objectStore) read(p *packFile, off int64, depth int) (plumbing.ObjectType, []byte, error) {
+// rebuilding deltas from their bases; an object (or delta base) over max
+// bytes is errNotHere.
+func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumbing.ObjectType, []byte, error) {
 	if e, ok := s.cache.get(p, off); ok {
+		if uint64(len(e.data)) > max {
+			return 0, nil, errNotHere
+		}
 		return e.t, e.data, nil
 	}
 	if depth > maxDeltaDepth {
@@ -259,40 +334,26 @@ func (s *objectStore) read(p *packFile, off int64, depth int) (plumbing.ObjectTy
 	if off < 12 || off >= p.size-20 {
 		return 0, nil, fmt.Errorf("offset %d outside the pack", off)
 	}
-	sr := io.NewSectionReader(p.pack, off, p.size-off)
-	if s.br == nil {
-		s.br = bufio.NewReaderSize(sr, 4096)
+	var b []byte
+	if p.data != nil {
+		b = p.data[off:min(off+32, p.size)]
 	} else {
-		s.br.Reset(sr)
-	}
-	b, err := s.br.Peek(32)
-	if err != nil && !(errors.Is(err, io.EOF) && len(b) > 0) {
-		return 0, nil, err
-	}
-	i := 0
-	next := func() (byte, error) {
-		if i >= len(b) {
-			return 0, errors.New("truncated object header")
+		sr := io.NewSectionReader(p.pack, off, p.size-off)
+		if s.br == nil {
+			s.br = bufio.NewReaderSize(sr, 4096)
+		} else {
+			s.br.Reset(sr)
 		}
-		i++
-		return b[i-1], nil
+		var err error
+		if b, err = s.br.Peek(32); err != nil && !(errors.Is(err, io.EOF) && len(b) > 0) {
+			return 0, nil, err
+		}
 	}
-	c, err := next()
+	typ, size, i, err := objectHeader(b)
 	if err != nil {
 		return 0, nil, err
 	}
-	typ := plumbing.ObjectType((c >> 4) & 7)
-	size := uint64(c & 0x0f)
-	for shift := uint(4); c&0x80 != 0; shift += 7 {
-		if c, err = next(); err != nil {
-			return 0, nil, err
-		}
-		if shift > 56 {
-			return 0, nil, errors.New("object size overflows")
-		}
-		size |= uint64(c&0x7f) << shift
-	}
-	if size > maxPackedObject {
+	if size > max {
 		return 0, nil, errNotHere
 	}
 	var baseType plumbing.ObjectType
@@ -300,23 +361,15 @@ func (s *objectStore) read(p *packFile, off int64, depth int) (plumbing.ObjectTy
 	switch typ {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 	case plumbing.OFSDeltaObject:
-		if c, err = next(); err != nil {
+		rel, n, err := deltaOffset(b[i:])
+		if err != nil {
 			return 0, nil, err
 		}
-		rel := int64(c & 0x7f)
-		for c&0x80 != 0 {
-			if c, err = next(); err != nil {
-				return 0, nil, err
-			}
-			if rel > 1<<48 {
-				return 0, nil, errors.New("delta base offset overflows")
-			}
-			rel = ((rel + 1) << 7) | int64(c&0x7f)
-		}
+		i += n
 		if rel <= 0 || rel >= off {
 			return 0, nil, fmt.Errorf("delta at %d names a base outside the pack", off)
 		}
-		if baseType, base, err = s.read(p, off-rel, depth+1); err != nil {
+		if baseType, base, err = s.read(p, off-rel, depth+1, maxPackedObject); err != nil {
 			return 0, nil, err
 		}
 	case plumbing.REFDeltaObject:
@@ -330,26 +383,39 @@ func (s *objectStore) read(p *packFile, off int64, depth int) (plumbing.ObjectTy
 		if !ok {
 			return 0, nil, errNotHere // a thin pack's base: go-git looks further
 		}
-		if baseType, base, err = s.read(p, boff, depth+1); err != nil {
+		if baseType, base, err = s.read(p, boff, depth+1, maxPackedObject); err != nil {
 			return 0, nil, err
 		}
 	default:
 		return 0, nil, fmt.Errorf("unknown object type %d at offset %d", typ, off)
 	}
-	if base == nil { // s.br still reads at off: skip the header
-		_, err = s.br.Discard(i)
-	} else { // reading the base moved s.br
+	var src flate.Reader
+	switch {
+	case p.data != nil:
+		if off+int64(i) > p.size-20 {
+			return 0, nil, fmt.Errorf("truncated object header at offset %d", off)
+		}
+		s.mr.Reset(p.data[off+int64(i) : p.size-20])
+		src = &s.mr
+		defer func() { // the pages the object spans, once inflated
+			end := p.size - 20 - int64(s.mr.Len())
+			s.touch(int(end/pageSize - off/pageSize + 1))
+		}()
+	case base == nil: // s.br still reads at off: skip the header
+		if _, err = s.br.Discard(i); err != nil {
+			return 0, nil, err
+		}
+		src = s.br
+	default: // reading the base moved s.br
 		s.br.Reset(io.NewSectionReader(p.pack, off+int64(i), p.size-off-int64(i)))
+		src = s.br
 	}
-	if err != nil {
-		return 0, nil, err
-	}
-	data, err := s.inflate(int(size))
+	data, err := s.inflate(src, int(size))
 	if err != nil {
 		return 0, nil, fmt.Errorf("inflate object at %d: %w", off, err)
 	}
 	if base != nil {
-		if data, err = applyDelta(base, data); errors.Is(err, errNotHere) {
+		if data, err = applyDelta(base, data, max); errors.Is(err, errNotHere) {
 			return 0, nil, err
 		} else if err != nil {
 			return 0, nil, fmt.Errorf("apply delta at %d: %w", off, err)
@@ -360,13 +426,60 @@ func (s *objectStore) read(p *packFile, off int64, depth int) (plumbing.ObjectTy
 	return typ, data, nil
 }
 
-// inflate reads size bytes of zlib data from s.br.
-func (s *objectStore) inflate(size int) ([]byte, error) {
+// objectHeader parses the type and size that start an object in a pack, and
+// returns how many bytes of b they take.
+func objectHeader(b []byte) (plumbing.ObjectType, uint64, int, error) {
+	if len(b) == 0 {
+		return 0, 0, 0, errors.New("truncated object header")
+	}
+	c := b[0]
+	i := 1
+	typ := plumbing.ObjectType((c >> 4) & 7)
+	size := uint64(c & 0x0f)
+	for shift := uint(4); c&0x80 != 0; shift += 7 {
+		if i >= len(b) {
+			return 0, 0, 0, errors.New("truncated object header")
+		}
+		c = b[i]
+		i++
+		if shift > 56 {
+			return 0, 0, 0, errors.New("object size overflows")
+		}
+		size |= uint64(c&0x7f) << shift
+	}
+	return typ, size, i, nil
+}
+
+// deltaOffset parses the base offset of an offset delta, and returns how
+// many bytes of b it takes.
+func deltaOffset(b []byte) (int64, int, error) {
+	if len(b) == 0 {
+		return 0, 0, errors.New("truncated object header")
+	}
+	c := b[0]
+	i := 1
+	rel := int64(c & 0x7f)
+	for c&0x80 != 0 {
+		if i >= len(b) {
+			return 0, 0, errors.New("truncated object header")
+		}
+		c = b[i]
+		i++
+		if rel > 1<<48 {
+			return 0, 0, errors.New("delta base offset overflows")
+		}
+		rel = ((rel + 1) << 7) | int64(c&0x7f)
+	}
+	return rel, i, nil
+}
+
+// inflate reads size bytes of zlib data from src.
+func (s *objectStore) inflate(src flate.Reader, size int) ([]byte, error) {
 	var err error
 	if s.zr == nil {
-		s.zr, err = zlib.NewReader(s.br)
+		s.zr, err = zlib.NewReader(src)
 	} else {
-		err = s.zr.(zlib.Resetter).Reset(s.br, nil)
+		err = s.zr.(zlib.Resetter).Reset(src, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -380,8 +493,9 @@ func (s *objectStore) inflate(size int) ([]byte, error) {
 
 // applyDelta builds the object a git delta describes from its base, in one
 // allocation of the announced size; a delta that does not fit its base or
-// its announced size is an error, one over maxPackedObject is errNotHere.
-func applyDelta(src, delta []byte) ([]byte, error) {
+// its announced size is an error, one over max (or maxPackedObject) is
+// errNotHere.
+func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
 	srcSize, n := binary.Uvarint(delta)
 	if n <= 0 || srcSize != uint64(len(src)) {
 		return nil, errors.New("delta does not match its base")
@@ -391,7 +505,7 @@ func applyDelta(src, delta []byte) ([]byte, error) {
 	if n <= 0 {
 		return nil, errors.New("truncated delta header")
 	}
-	if dstSize > maxPackedObject {
+	if dstSize > maxPackedObject || dstSize > max {
 		return nil, errNotHere
 	}
 	delta = delta[n:]
@@ -510,16 +624,4 @@ func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []
 		delete(c.items, e.k)
 		c.used -= len(e.data)
 	}
-}
-
-// readWhole reads the first size bytes of f.
-func readWhole(f billy.File, size int64) ([]byte, func() error, error) {
-	if size > 1<<31 {
-		return nil, nil, fmt.Errorf("file of %d bytes too big to read", size)
-	}
-	b := make([]byte, size)
-	if _, err := f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
-		return nil, nil, err
-	}
-	return b, nil, nil
 }

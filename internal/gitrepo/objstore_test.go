@@ -2,10 +2,13 @@ package gitrepo
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os/exec"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -42,28 +45,49 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 	if len(hashes) == 0 {
 		t.Fatal("no objects")
 	}
-	for _, s := range hashes {
-		oh := plumbing.NewHash(s)
-		got, err := r.packs.EncodedObject(plumbing.AnyObject, oh)
-		must(t, err)
-		if _, ok := got.(*packedObject); !ok {
-			t.Fatalf("%s not read from the pack", s)
-		}
-		want, err := r.packs.EncodedObjectStorer.EncodedObject(plumbing.AnyObject, oh)
-		must(t, err)
-		rd, err := want.Reader()
-		must(t, err)
-		wantData, err := io.ReadAll(rd)
-		must(t, err)
-		if got.Type() != want.Type() || !bytes.Equal(got.(*packedObject).data, wantData) || got.Hash() != oh {
-			t.Fatalf("%s: pack reader gives %s %q, go-git %s %q", s, got.Type(), got.(*packedObject).data, want.Type(), wantData)
-		}
-		if got.Type() != plumbing.CommitObject {
-			if _, err := r.packs.EncodedObject(plumbing.CommitObject, oh); !errors.Is(err, plumbing.ErrObjectNotFound) {
-				t.Fatalf("%s as a commit: %v, want ErrObjectNotFound", s, err)
+	checkAll := func(mode string) {
+		for _, s := range hashes {
+			oh := plumbing.NewHash(s)
+			got, err := r.packs.EncodedObject(plumbing.AnyObject, oh)
+			must(t, err)
+			if _, ok := got.(*packedObject); !ok {
+				t.Fatalf("%s: %s not read from the pack", mode, s)
+			}
+			want, err := r.packs.EncodedObjectStorer.EncodedObject(plumbing.AnyObject, oh)
+			must(t, err)
+			rd, err := want.Reader()
+			must(t, err)
+			wantData, err := io.ReadAll(rd)
+			must(t, err)
+			if got.Type() != want.Type() || !bytes.Equal(got.(*packedObject).data, wantData) || got.Hash() != oh {
+				t.Fatalf("%s: %s: pack reader gives %s %q, go-git %s %q", mode, s, got.Type(), got.(*packedObject).data, want.Type(), wantData)
+			}
+			if got.Type() != plumbing.CommitObject {
+				if _, err := r.packs.EncodedObject(plumbing.CommitObject, oh); !errors.Is(err, plumbing.ErrObjectNotFound) {
+					t.Fatalf("%s: %s as a commit: %v, want ErrObjectNotFound", mode, s, err)
+				}
 			}
 		}
 	}
+	checkAll("mapped")
+	for _, p := range r.packs.packs {
+		if p.data == nil {
+			t.Errorf("pack %s not mapped", p.name)
+		}
+	}
+	// The same through pread, as when a pack cannot be mapped.
+	r.packs.mu.Lock()
+	for _, p := range r.packs.packs {
+		if p.unmapP != nil {
+			must(t, p.unmapP())
+			p.unmapP, p.data = nil, nil
+		}
+		p.pack, err = r.packs.fs.Open(p.name)
+		must(t, err)
+	}
+	r.packs.cache = newOffsetCache(cacheBytes)
+	r.packs.mu.Unlock()
+	checkAll("pread")
 	gotTouch, err := r.CommitsTouching(base, paths, 0)
 	must(t, err)
 	if !reflect.DeepEqual(gotTouch, wantTouch) {
@@ -99,7 +123,7 @@ func TestApplyDelta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := applyDelta(src, tt.delta)
+			got, err := applyDelta(src, tt.delta, maxPackedObject)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
@@ -110,5 +134,132 @@ func TestApplyDelta(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseLinksPrefix checks that every prefix of a commit either asks for
+// the whole commit or gives what the whole commit gives.
+func TestParseLinksPrefix(t *testing.T) {
+	tree := "tree " + strings.Repeat("a", 40) + "\n"
+	p1 := "parent " + strings.Repeat("b", 40) + "\n"
+	p2 := "parent " + strings.Repeat("c", 40) + "\n"
+	who := "author A <a@x> 1 +0000\ncommitter A <a@x> 1 +0000\n"
+	tests := []struct {
+		name, raw string
+		wantErr   bool
+	}{
+		{"normal", tree + p1 + who + "\nsubject\n", false},
+		{"root", tree + who + "\nsubject\n", false},
+		{"merge", tree + p1 + p2 + who + "\nsubject\n", false},
+		{"parent first", p1 + tree + who + "\n", false},
+		{"no header end", tree + who, false},
+		{"no tree", p1 + who + "\ntree " + strings.Repeat("a", 40) + "\n", true},
+		{"bad tree", "tree xyz\n" + p1, true},
+		{"bad parent", tree + "parent 123\n", true},
+		{"empty", "", true},
+	}
+	h := plumbing.NewHash(strings.Repeat("d", 40))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, done, err := parseLinks(h, []byte(tt.raw), true)
+			if !done || (err != nil) != tt.wantErr {
+				t.Fatalf("whole: done %v, err %v", done, err)
+			}
+			for k := 0; k <= len(tt.raw); k++ {
+				got, done, gerr := parseLinks(h, []byte(tt.raw[:k]), false)
+				if !done {
+					continue
+				}
+				if got != want || (gerr != nil) != (err != nil) {
+					t.Fatalf("prefix %d: %v, %v; whole %v, %v", k, got, gerr, want, err)
+				}
+			}
+		})
+	}
+}
+
+// TestPackFind builds a large index in memory (buckets of ~80 hashes, where
+// the interpolation probes run) and looks up every hash and near misses.
+func TestPackFind(t *testing.T) {
+	const n = 20000
+	rng := rand.New(rand.NewPCG(3, 4))
+	hashes := make([]plumbing.Hash, n)
+	for i := range hashes {
+		for j := range hashes[i] {
+			hashes[i][j] = byte(rng.IntN(256))
+		}
+	}
+	hashes[1] = hashes[0]
+	hashes[1][19] ^= 1 // two hashes that differ only in the last byte
+	hashes[2] = hashes[0]
+	hashes[2][8] ^= 0x80 // and one that differs after the first 8 bytes
+	sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
+	idx := make([]byte, idxHeaderLen+n*28+40)
+	copy(idx, []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	p := &packFile{idx: idx, n: n, off32: idxHeaderLen + n*24}
+	for i, h := range hashes {
+		copy(idx[idxHeaderLen+i*20:], h[:])
+		binary.BigEndian.PutUint32(idx[p.off32+4*i:], uint32(1000+i))
+		for b := int(h[0]); b < 256; b++ {
+			p.fanout[b]++
+		}
+	}
+	for i, h := range hashes {
+		off, ok := p.find(h)
+		if !ok || off != int64(1000+i) {
+			t.Fatalf("find %s = %d, %v; want %d", h, off, ok, 1000+i)
+		}
+		miss := h
+		miss[19] ^= 0x55
+		if j := sort.Search(n, func(k int) bool { return bytes.Compare(hashes[k][:], miss[:]) >= 0 }); j < n && hashes[j] == miss {
+			continue
+		}
+		if _, ok := p.find(miss); ok {
+			t.Fatalf("find %s: found an absent hash", miss)
+		}
+	}
+}
+
+// TestMappedPackHostile reads objects at every offset of a mapped pack full
+// of random bytes (and of headers cut by the end of the pack): errors, never
+// a panic, whatever the offset.
+func TestMappedPackHostile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := 0; round < 20; round++ {
+		data := make([]byte, 64+rng.IntN(200))
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+		}
+		if round%2 == 0 { // long headers: size and offset bytes with the high bit set
+			for i := 12; i < len(data)-20; i++ {
+				data[i] |= 0x80
+			}
+		}
+		n := len(data) - 12
+		hashes := make([]plumbing.Hash, n)
+		for i := range hashes {
+			for j := range hashes[i] {
+				hashes[i][j] = byte(rng.IntN(256))
+			}
+		}
+		sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
+		idx := make([]byte, idxHeaderLen+n*28+40)
+		p := &packFile{name: "hostile", idx: idx, n: n, off32: idxHeaderLen + n*24, data: data, size: int64(len(data))}
+		p.off64 = p.off32 + n*4
+		for i, h := range hashes {
+			copy(idx[idxHeaderLen+i*20:], h[:])
+			binary.BigEndian.PutUint32(idx[p.off32+4*i:], uint32(12+i))
+			for b := int(h[0]); b < 256; b++ {
+				p.fanout[b]++
+			}
+		}
+		s := &objectStore{packs: []*packFile{p}, loaded: true, cache: newOffsetCache(cacheBytes)}
+		for off := int64(0); off < int64(len(data)); off++ {
+			_, _, _ = s.read(p, off, 0, maxPackedObject)
+		}
+		for _, h := range hashes {
+			_, _, _ = s.packPrefix(h, commitPrefixLen)
+			_, _ = s.fromPacks(plumbing.AnyObject, h, maxPackedObject)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -86,4 +87,74 @@ func searchIdx(fs billy.Filesystem, name, prefix string) (_ []plumbing.Hash, err
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// find binary-searches the index for h and returns its offset in the pack.
+func (p *packFile) find(h plumbing.Hash) (int64, bool) {
+	lo := 0
+	if h[0] > 0 {
+		lo = int(p.fanout[h[0]-1])
+	}
+	hi := int(p.fanout[h[0]])
+	key := binary.BigEndian.Uint64(h[:8])
+	// Hashes are uniform: a few probes by interpolation on the bytes after
+	// the first narrow the range (a hostile index only costs the probes),
+	// then the binary search ends it.
+	for probes := 0; lo < hi && probes < 3 && hi-lo > 16; probes++ {
+		first := binary.BigEndian.Uint64(p.idx[idxHeaderLen+lo*20:]) << 8
+		last := binary.BigEndian.Uint64(p.idx[idxHeaderLen+(hi-1)*20:]) << 8
+		k := key << 8
+		if k <= first || k >= last {
+			break
+		}
+		// m = lo + (k-first)*(hi-1-lo)/(last-first), in 128-bit arithmetic
+		up, low := bits.Mul64(k-first, uint64(hi-1-lo))
+		q, _ := bits.Div64(up, low, last-first)
+		m := lo + int(q)
+		switch v := binary.BigEndian.Uint64(p.idx[idxHeaderLen+m*20:]); {
+		case v < key:
+			lo = m + 1
+		case v > key:
+			hi = m
+		default:
+			probes = 3 // equal first 8 bytes: the binary search decides
+		}
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		name := p.idx[idxHeaderLen+m*20 : idxHeaderLen+m*20+20]
+		c := 0
+		if v := binary.BigEndian.Uint64(name); v < key {
+			c = -1
+		} else if v > key {
+			c = 1
+		} else {
+			c = bytes.Compare(name[8:], h[8:])
+		}
+		switch {
+		case c == 0:
+			return p.offset(m)
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return 0, false
+}
+
+func (p *packFile) offset(i int) (int64, bool) {
+	v := binary.BigEndian.Uint32(p.idx[p.off32+4*i:])
+	if v&0x80000000 == 0 {
+		return int64(v), true
+	}
+	at := p.off64 + 8*int(v&0x7fffffff)
+	if at+8 > len(p.idx)-40 {
+		return 0, false
+	}
+	off := binary.BigEndian.Uint64(p.idx[at:])
+	if off > 1<<62 {
+		return 0, false
+	}
+	return int64(off), true
 }

@@ -99,9 +99,17 @@ type pathTrie struct {
 type trieNode struct {
 	names    []string // children, sorted
 	children map[string]*trieNode
-	path     string // the full path when a wanted path ends here
+	keys     []trieKey // each child name as a file and as a folder, in git's tree order
+	path     string    // the full path when a wanted path ends here
 	leaf     bool
 	pos      int // the index of its name in its parent's names
+}
+
+// trieKey is a child's name as a tree entry of either kind would sort it.
+type trieKey struct {
+	name []byte
+	dir  bool
+	pos  int
 }
 
 func newPathTrie(paths []string) *pathTrie {
@@ -135,9 +143,15 @@ func newPathTrie(paths []string) *pathTrie {
 	var sortNames func(*trieNode)
 	sortNames = func(n *trieNode) {
 		sort.Strings(n.names)
+		n.keys = make([]trieKey, 0, 2*len(n.names))
 		for i, name := range n.names {
 			n.children[name].pos = i
+			n.keys = append(n.keys, trieKey{[]byte(name), false, i}, trieKey{[]byte(name), true, i})
 		}
+		sort.Slice(n.keys, func(i, j int) bool {
+			a, b := n.keys[i], n.keys[j]
+			return compareNames(a.name, a.dir, b.name, b.dir) < 0
+		})
 		for _, c := range n.children {
 			sortNames(c)
 		}
@@ -151,7 +165,20 @@ func newPathTrie(paths []string) *pathTrie {
 // the Repo's index cache.
 type treeCache struct {
 	s         *treeIndexCache
-	cur, prev map[treeKey][]rawEntry
+	cur, prev map[treeKey]*scanned
+	moved     []int32 // derive's scratch
+}
+
+// scanned is what the walk knows of one tree for one trie node: the entries
+// wanted, and — when the tree is in git's order and names each wanted name
+// once — its raw content, where each entry starts and which entry each
+// wanted one is, so that its parent's tree (most often the same bytes but
+// for an entry or two) is derived from it without a scan of every entry.
+type scanned struct {
+	ents []rawEntry // in the order of n.names; absent: filemode.Empty
+	raw  []byte     // the tree's content
+	offs []uint32   // where each entry starts in raw; nil: not derivable from
+	at   []int32    // per name, the index of its entry, or -1
 }
 
 type treeKey struct {
@@ -165,16 +192,20 @@ type rawEntry struct {
 }
 
 func newTreeCache(s *treeIndexCache) *treeCache {
-	return &treeCache{s: s, cur: map[treeKey][]rawEntry{}, prev: map[treeKey][]rawEntry{}}
+	return &treeCache{s: s, cur: map[treeKey]*scanned{}, prev: map[treeKey]*scanned{}}
 }
 
+// next moves the walk one commit back: the trees of the commit before are
+// dropped (their map is reused, not reallocated).
 func (c *treeCache) next() {
-	c.prev, c.cur = c.cur, make(map[treeKey][]rawEntry, len(c.cur))
+	c.prev, c.cur = c.cur, c.prev
+	clear(c.cur)
 }
 
 // tree returns the entries of tree h that n wants, in the order of n.names
-// (an absent entry has the mode filemode.Empty).
-func (c *treeCache) tree(h plumbing.Hash, n *trieNode) ([]rawEntry, error) {
+// (an absent entry has the mode filemode.Empty). near, when not nil, is a
+// tree scanned for n that h likely resembles (its child commit's).
+func (c *treeCache) tree(h plumbing.Hash, n *trieNode, near *scanned) (*scanned, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -188,24 +219,238 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode) ([]rawEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		t = make([]rawEntry, len(n.names))
 		if idx != nil {
+			t = &scanned{ents: make([]rawEntry, len(n.names))}
 			for i, name := range n.names {
 				if e, ok := idx.find(name); ok {
-					t[i] = e
+					t.ents[i] = e
 				}
 			}
-		} else {
-			scanTree(raw, n, t)
+		} else if t = derive(near, raw, n, &c.moved); t == nil {
+			t = scanFull(raw, n)
 		}
 	}
 	c.cur[k] = t
 	return t, nil
 }
 
+// scanFull scans every entry of raw for the names n wants.
+func scanFull(raw []byte, n *trieNode) *scanned {
+	t := &scanned{ents: make([]rawEntry, len(n.names))}
+	if scanTree(raw, n, t.ents, &t.offs, &t.at) {
+		t.raw = raw
+	} else {
+		t.offs, t.at = nil, nil
+	}
+	return t
+}
+
 // scanTree puts in t the entries of the raw tree that n wants, at their
-// child's pos (the last one of a name given twice).
-func scanTree(raw []byte, n *trieNode, t []rawEntry) {
+// child's pos (the last one of a name given twice). The entries of a tree are
+// in git's order, as are n.keys: the two are merged, without a look-up per
+// entry. A tree out of order (malformed) is scanned again with look-ups.
+// When offs and at are not nil it records where each entry starts and the
+// entry of each wanted name, and reports whether they describe the tree (in
+// order, each wanted name once, no truncated entry).
+func scanTree(raw []byte, n *trieNode, t []rawEntry, offs *[]uint32, at *[]int32) bool {
+	ok := offs != nil && len(raw) < 1<<31
+	if ok {
+		*offs = make([]uint32, 0, len(raw)/32+1)
+		*at = make([]int32, len(t))
+		for i := range *at {
+			(*at)[i] = -1
+		}
+	}
+	keys := n.keys
+	var prev []byte
+	prevDir := false
+	for rest := raw; len(rest) > 0; {
+		sp := entrySpace(rest)
+		if sp < 0 {
+			return false
+		}
+		nul := nameEnd0(rest[sp+1:])
+		if nul < 0 || sp+1+nul+21 > len(rest) {
+			return false
+		}
+		name := rest[sp+1 : sp+1+nul]
+		dir := isDirMode(rest[:sp])
+		if prev != nil && compareNames(prev, prevDir, name, dir) >= 0 {
+			clear(t)
+			scanTreeLookup(raw, n, t)
+			return false
+		}
+		prev, prevDir = name, dir
+		if ok {
+			*offs = append(*offs, uint32(len(raw)-len(rest)))
+		}
+		for len(keys) > 0 && compareNames(keys[0].name, keys[0].dir, name, dir) < 0 {
+			keys = keys[1:]
+		}
+		if len(keys) > 0 && keys[0].dir == dir && bytes.Equal(keys[0].name, name) {
+			t[keys[0].pos] = parseEntry(rest[:sp], rest[sp+1+nul+1:sp+1+nul+21])
+			if ok {
+				if (*at)[keys[0].pos] >= 0 {
+					ok = false // a file and a folder of one name
+				}
+				(*at)[keys[0].pos] = int32(len(*offs) - 1)
+			}
+			keys = keys[1:]
+		}
+		rest = rest[sp+1+nul+21:]
+	}
+	return ok
+}
+
+// derive returns the wanted entries of the raw tree from near's, when near
+// was derivable: runs of entries equal in both are skipped in chunks (one
+// byte comparison each), and only the entries that differ are parsed. It
+// returns nil when it cannot tell (the caller scans instead).
+func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
+	if near == nil || near.offs == nil || len(raw) >= 1<<31 {
+		return nil
+	}
+	a, offs := near.raw, near.offs
+	end := func(i int) int { // where entry i of a ends
+		if i+1 < len(offs) {
+			return int(offs[i+1])
+		}
+		return len(a)
+	}
+	t := &scanned{ents: make([]rawEntry, len(n.names)), raw: raw, at: make([]int32, len(n.names)),
+		offs: make([]uint32, 0, len(offs)+4)}
+	for i := range t.at {
+		t.at[i] = -1
+	}
+	if cap(*scratch) < len(offs) {
+		*scratch = make([]int32, len(offs))
+	}
+	moved := (*scratch)[:len(offs)] // the index in raw of each entry of a, or -1
+	for i := range moved {
+		moved[i] = -1
+	}
+	var parsed []int32 // indexes in raw of the entries parsed
+	prevParsed := false
+	i, x := 0, 0 // the next entry of a, the next offset in raw
+	for i < len(offs) || x < len(raw) {
+		// Skip the longest run of a's entries found as they are in raw,
+		// in chunks halved on a mismatch.
+		for k := 64; k > 0 && i < len(offs); {
+			k = min(k, len(offs)-i)
+			s, e := int(offs[i]), end(i+k-1)
+			if x+e-s > len(raw) || !bytes.Equal(a[s:e], raw[x:x+e-s]) {
+				k /= 2
+				continue
+			}
+			if prevParsed && len(t.offs) > 0 && !inOrder(raw, int(t.offs[len(t.offs)-1]), x) {
+				return nil
+			}
+			for j := i; j < i+k; j++ {
+				moved[j] = int32(len(t.offs))
+				t.offs = append(t.offs, uint32(int(offs[j])-s+x))
+			}
+			i, x, prevParsed = i+k, x+e-s, false
+		}
+		if x >= len(raw) {
+			if i < len(offs) {
+				i = len(offs) // a's last entries are gone
+			}
+			break
+		}
+		// raw's entry at x is not a's entry i: parse it.
+		e := raw[x:]
+		sp := entrySpace(e)
+		if sp < 0 {
+			return nil
+		}
+		nul := nameEnd0(e[sp+1:])
+		if nul < 0 || sp+1+nul+21 > len(e) {
+			return nil
+		}
+		if len(t.offs) > 0 && !inOrder(raw, int(t.offs[len(t.offs)-1]), x) {
+			return nil
+		}
+		name, dir := e[sp+1:sp+1+nul], isDirMode(e[:sp])
+		// a's entries that sort before it are gone from raw; one of its
+		// name and kind is replaced.
+		for i < len(offs) {
+			an, ad := entryName(a[offs[i]:])
+			c := compareNames(an, ad, name, dir)
+			if c > 0 {
+				break
+			}
+			i++
+			if c == 0 {
+				break
+			}
+		}
+		parsed = append(parsed, int32(len(t.offs)))
+		t.offs = append(t.offs, uint32(x))
+		x += sp + 1 + nul + 21
+		prevParsed = true
+	}
+	for pos, ia := range near.at {
+		if ia >= 0 && moved[ia] >= 0 {
+			t.ents[pos], t.at[pos] = near.ents[pos], moved[ia]
+		}
+	}
+	for _, bi := range parsed {
+		e := raw[t.offs[bi]:]
+		name, _ := entryName(e)
+		child, want := n.children[string(name)]
+		if !want {
+			continue
+		}
+		if t.at[child.pos] >= 0 {
+			return nil // a file and a folder of one name: scan
+		}
+		sp := entrySpace(e)
+		t.ents[child.pos] = parseEntry(e[:sp], e[sp+1+len(name)+1:sp+1+len(name)+21])
+		t.at[child.pos] = bi
+	}
+	return t
+}
+
+// inOrder reports whether the entry of raw at offset p sorts strictly
+// before the one at q (both well formed).
+func inOrder(raw []byte, p, q int) bool {
+	pn, pd := entryName(raw[p:])
+	qn, qd := entryName(raw[q:])
+	return compareNames(pn, pd, qn, qd) < 0
+}
+
+// entryName returns the name of the well-formed entry that starts e, and
+// whether it is a folder.
+func entryName(e []byte) ([]byte, bool) {
+	sp := entrySpace(e)
+	nul := nameEnd0(e[sp+1:])
+	return e[sp+1 : sp+1+nul], isDirMode(e[:sp])
+}
+
+// entrySpace returns the index of the first space in e (the end of an
+// entry's mode, five or six digits), or -1; a byte loop, as modes are short.
+func entrySpace(e []byte) int {
+	for i, c := range e {
+		if c == ' ' {
+			return i
+		}
+	}
+	return -1
+}
+
+// nameEnd0 returns the index of the first NUL in b, or -1; a byte loop, as
+// names are short.
+func nameEnd0(b []byte) int {
+	for i, c := range b {
+		if c == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// scanTreeLookup is scanTree for a tree in any order: a look-up per entry.
+func scanTreeLookup(raw []byte, n *trieNode, t []rawEntry) {
 	for len(raw) > 0 {
 		sp := bytes.IndexByte(raw, ' ')
 		if sp < 0 {
@@ -217,13 +462,18 @@ func scanTree(raw []byte, n *trieNode, t []rawEntry) {
 		}
 		name := raw[sp+1 : sp+1+nul]
 		if child, want := n.children[string(name)]; want {
-			m, _ := filemode.New(string(raw[:sp]))
-			var hh plumbing.Hash
-			copy(hh[:], raw[sp+1+nul+1:sp+1+nul+21])
-			t[child.pos] = rawEntry{m, hh}
+			t[child.pos] = parseEntry(raw[:sp], raw[sp+1+nul+1:sp+1+nul+21])
 		}
 		raw = raw[sp+1+nul+21:]
 	}
+}
+
+// parseEntry builds an entry from its mode bytes and 20-byte hash.
+func parseEntry(mode, hash []byte) rawEntry {
+	m, _ := filemode.New(string(mode))
+	var hh plumbing.Hash
+	copy(hh[:], hash)
+	return rawEntry{m, hh}
 }
 
 // changed returns the paths of the trie whose blob differs between the trees
@@ -238,13 +488,20 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	if a == b {
 		return nil
 	}
-	ta, err := c.tree(a, n)
+	sa, err := c.tree(a, n, nil)
 	if err != nil {
 		return err
 	}
-	tb, err := c.tree(b, n)
+	sb, err := c.tree(b, n, sa)
 	if err != nil {
 		return err
+	}
+	var ta, tb []rawEntry
+	if sa != nil {
+		ta = sa.ents
+	}
+	if sb != nil {
+		tb = sb.ents
 	}
 	for i, name := range n.names {
 		child := n.children[name]

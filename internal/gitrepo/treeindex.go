@@ -119,11 +119,18 @@ func isDirMode(mode []byte) bool {
 	return string(mode) == "40000" || string(mode) == "040000"
 }
 
-// compareNames compares tree entry names in git's tree order.
+// compareNames compares tree entry names in git's tree order. Names are
+// short: a byte loop beats a call to bytes.Compare.
 func compareNames(a []byte, aDir bool, b []byte, bDir bool) int {
 	n := min(len(a), len(b))
-	if c := bytes.Compare(a[:n], b[:n]); c != 0 {
-		return c
+	a, b = a[:len(a):len(a)], b[:len(b):len(b)]
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
 	}
 	ca, cb := nameEnd(a, n, aDir), nameEnd(b, n, bDir)
 	switch {
