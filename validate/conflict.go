@@ -23,8 +23,7 @@ func (v *validator) otherWorkflows() {
 		return
 	}
 	others := v.others()
-	for i := range others {
-		o := &others[i]
+	for _, o := range others {
 		if o.ID == v.c.ID || !o.Resumable || o.Source.Kind == workflow.KindStory {
 			continue
 		}

@@ -21,7 +21,10 @@ import (
 // use.
 type Run struct {
 	root   string
-	sorted []workflow.Candidate // every candidate, sorted by id (stable)
+	// sorted is every candidate, sorted by id (stable): pointers into the
+	// caller's slice, which a copy of would cost ~550 bytes a candidate
+	// (11 MB at 20,000 stories).
+	sorted []*workflow.Candidate
 	paths  *safefile.Reader
 
 	gitOnce  sync.Once
@@ -45,9 +48,11 @@ type seenPath struct {
 
 // NewRun returns the shared state of the validations of candidates (every
 // discovered one, the validated ones included) in the repository at root.
+//
+// The Run keeps pointers into candidates: the caller must not change them
+// while the Run is used.
 func NewRun(root string, candidates []workflow.Candidate) *Run {
-	sorted := append([]workflow.Candidate(nil), candidates...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	sorted := sortedByID(candidates)
 	return &Run{root: root, sorted: sorted, paths: safefile.NewReader(root), seen: map[string]seenPath{}}
 }
 
@@ -134,13 +139,21 @@ func (r *Run) refPaths() []string {
 // others is every candidate but the validated one, sorted by id: the Run's
 // list (otherWorkflows skips the candidate itself), else Input.Others
 // sorted here.
-func (v *validator) others() []workflow.Candidate {
+func (v *validator) others() []*workflow.Candidate {
 	if r := v.in.Run; r != nil {
 		return r.sorted
 	}
-	others := append([]workflow.Candidate(nil), v.in.Others...)
-	sort.SliceStable(others, func(i, j int) bool { return others[i].ID < others[j].ID })
-	return others
+	return sortedByID(v.in.Others)
+}
+
+// sortedByID returns pointers to the candidates, sorted by id (stable).
+func sortedByID(candidates []workflow.Candidate) []*workflow.Candidate {
+	out := make([]*workflow.Candidate, len(candidates))
+	for i := range candidates {
+		out[i] = &candidates[i]
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // checkPath is safefile.CheckPath, with the Run's folder cache when there
