@@ -20,7 +20,7 @@ import (
 // the tree does not change while it is used. A Run is safe for concurrent
 // use.
 type Run struct {
-	root   string
+	root string
 	// sorted is every candidate, sorted by id (stable): pointers into the
 	// caller's slice, which a copy of would cost ~550 bytes a candidate
 	// (11 MB at 20,000 stories).
