@@ -46,10 +46,6 @@ func TestParseIndexStreamMatchesBuffer(t *testing.T) {
 	}
 }
 
-func itoa(n int) string {
-	return string(rune('0'+n/1000%10)) + string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10))
-}
-
 // oneEntryIndex is a version 2 index of one regular file at name.
 func oneEntryIndex(name []byte) []byte {
 	be := binary.BigEndian

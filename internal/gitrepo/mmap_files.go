@@ -61,15 +61,6 @@ func (s *objectStore) touch(n int) {
 	}
 }
 
-// mapFile maps the first size bytes of f read-only into memory when it can
-// (only the pages a look-up touches are then read), else reads them.
-func mapFile(f billy.File, size int64) ([]byte, func() error, error) {
-	if b, unmap, err := mmapFile(f, size); err == nil {
-		return b, unmap, nil
-	}
-	return readWhole(f, size)
-}
-
 // readWhole reads the first size bytes of f.
 func readWhole(f io.ReaderAt, size int64) ([]byte, func() error, error) {
 	if size > 1<<31 {
