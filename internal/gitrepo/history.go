@@ -339,9 +339,37 @@ func (r *Repo) parentLinks(c links) (p links, ok bool, err error) {
 	return p, true, nil
 }
 
-// readLinks reads the header lines of commit h: only its first bytes when
-// they hold the tree and parent lines.
+// maxCachedLinks bounds the commits whose links a Repo keeps (about 100
+// bytes each): the walks of one run for workflows of different base commits
+// read the same chain from HEAD, each commit inflated once.
+const maxCachedLinks = 1 << 16
+
+// maxCachedInfos bounds the commits whose description a Repo keeps.
+const maxCachedInfos = 1 << 12
+
+// readLinks returns the tree and first parent of commit h: remembered, or
+// read from the header lines (only the commit's first bytes when they hold
+// them). Only what was read without error is remembered.
 func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
+	if l, ok := r.linkCache[h]; ok {
+		return l, nil
+	}
+	l, err := r.readLinksUncached(h)
+	if err != nil {
+		return links{}, err
+	}
+	if r.linkCache == nil {
+		r.linkCache = make(map[plumbing.Hash]links)
+	}
+	if len(r.linkCache) < maxCachedLinks {
+		r.linkCache[h] = l
+	}
+	return l, nil
+}
+
+// readLinksUncached reads the header lines of commit h: only its first
+// bytes when they hold the tree and parent lines.
+func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
 	if r.packs != nil {
 		raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
 		if err != nil {
@@ -407,13 +435,24 @@ func parseLinks(h plumbing.Hash, raw []byte, whole bool) (l links, done bool, er
 	return l, true, nil
 }
 
-// commitInfo decodes commit h in full.
+// commitInfo decodes commit h in full, once per Repo (up to
+// maxCachedInfos commits).
 func (r *Repo) commitInfo(h plumbing.Hash) (Commit, error) {
+	if c, ok := r.infoCache[h]; ok {
+		return c, nil
+	}
 	c, err := object.GetCommit(r.objects, h)
 	if err != nil {
 		return Commit{}, fmt.Errorf("read commit %s: %w", h.String()[:7], err)
 	}
-	return toCommit(c), nil
+	info := toCommit(c)
+	if r.infoCache == nil {
+		r.infoCache = make(map[plumbing.Hash]Commit)
+	}
+	if len(r.infoCache) < maxCachedInfos {
+		r.infoCache[h] = info
+	}
+	return info, nil
 }
 
 func parseHexHash(b []byte) (plumbing.Hash, error) {
