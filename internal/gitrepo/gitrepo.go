@@ -45,6 +45,8 @@ type Repo struct {
 
 	linkCache map[plumbing.Hash]links  // commits' tree and first parent (at most maxCachedLinks)
 	infoCache map[plumbing.Hash]Commit // commits decoded by commitInfo (at most maxCachedInfos)
+	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
+	walks     int                      // the history walks run so far
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of

@@ -77,7 +77,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		following, trie = rest, newPathTrie(rest)
 	}
 	drop(following)
-	cache := newTreeCache(r.trees)
+	cache := r.walkCache()
 	for len(following) > 0 && (!hasStop || c.hash != stop) {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
@@ -119,6 +119,20 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		c = p
 	}
 	return out, nil
+}
+
+// walkCache returns the tree cache of a new history walk. From the Repo's
+// second walk on (the walks for many workflows, most of them over the same
+// chain from HEAD), it shares the Repo's tree pair differences: each
+// commit's trees are compared with its parent's once, and a walk then looks
+// only at the names that differ. A single walk compares each pair once and
+// keeps nothing.
+func (r *Repo) walkCache() *treeCache {
+	c := newTreeCache(r.trees)
+	if r.walks++; r.walks > 1 {
+		c.pairs = &r.pairs
+	}
+	return c
 }
 
 // entriesAt returns the entries of paths in commit h's tree; nil (no early
@@ -171,7 +185,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 		return out
 	}
 	trie := newPathTrie(paths)
-	cache := newTreeCache(r.trees)
+	cache := r.walkCache()
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
