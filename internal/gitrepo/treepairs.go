@@ -10,7 +10,12 @@ import (
 // maxCachedPairs bounds the tree pairs whose differences a Repo keeps (a
 // few names each): the walks of one run for workflows of different base
 // commits compare the same trees of each commit and its parent.
-const maxCachedPairs = 1 << 15
+const maxCachedPairs = 1 << 13
+
+// maxSeenPairs bounds the pairs a Repo remembers having met once: a pair is
+// described only when met a second time, so a single walk over a long
+// history (met once each) describes nothing.
+const maxSeenPairs = 1 << 12
 
 // pairDiff is what two trees hold differently: the names whose entries
 // differ (in either kind), with the entry of each name in either tree as a
@@ -23,12 +28,13 @@ type pairDiff struct {
 // pairCache keeps the differences of the tree pairs the walks compared. A
 // nil *pairDiff stands for a pair it cannot describe (a malformed tree).
 type pairCache struct {
-	m map[[2]plumbing.Hash]*pairDiff
+	m    map[[2]plumbing.Hash]*pairDiff
+	seen map[[2]plumbing.Hash]struct{} // pairs met once, not described
 }
 
 // get returns the differences of trees a and b (neither zero), or nil when
-// the pair is not described: a malformed tree, a read error (the caller's
-// own walk reports it), or the cache full.
+// the pair is not described: met for the first time, a malformed tree, a
+// read error (the caller's own walk reports it), or the cache full.
 func (p *pairCache) get(s *treeIndexCache, a, b plumbing.Hash) *pairDiff {
 	k := [2]plumbing.Hash{a, b}
 	if d, ok := p.m[k]; ok {
@@ -37,6 +43,16 @@ func (p *pairCache) get(s *treeIndexCache, a, b plumbing.Hash) *pairDiff {
 	if len(p.m) >= maxCachedPairs {
 		return nil
 	}
+	if _, again := p.seen[k]; !again {
+		if p.seen == nil {
+			p.seen = make(map[[2]plumbing.Hash]struct{})
+		}
+		if len(p.seen) < maxSeenPairs {
+			p.seen[k] = struct{}{}
+		}
+		return nil
+	}
+	delete(p.seen, k)
 	ta, err := s.get(a)
 	if err != nil {
 		return nil
