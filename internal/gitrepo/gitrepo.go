@@ -28,9 +28,12 @@ const minAbbrev = 4
 
 // Repo is an opened git repository with a work tree. It reads objects on
 // demand (through go-git's object cache) and keeps no other state between
-// calls except the shallow boundary read at Open and a bounded cache of the
-// trees it has read (12 MiB; objects never change). A Repo is not safe for
-// concurrent use; Close releases its open pack files.
+// calls except the shallow boundary read at Open, a bounded cache of the
+// trees it has read (12 MiB; objects never change), bounded caches of the
+// commits' links and descriptions the history walks read, and what those
+// walks found along HEAD's first-parent chain (see history; dropped when HEAD
+// moves). A Repo is not safe for concurrent use; Close releases its open pack
+// files.
 type Repo struct {
 	repo    *git.Repository
 	objects storer.EncodedObjectStorer
@@ -39,6 +42,11 @@ type Repo struct {
 	root    string
 	shallow map[plumbing.Hash]bool
 	trees   *treeIndexCache // the trees read, indexed (bounded)
+
+	linkCache map[plumbing.Hash]links  // commits' tree and first parent (at most maxCachedLinks)
+	infoCache map[plumbing.Hash]Commit // commits decoded by commitInfo (at most maxCachedInfos)
+	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
+	walks     int                      // the history walks run so far
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of

@@ -77,7 +77,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		following, trie = rest, newPathTrie(rest)
 	}
 	drop(following)
-	cache := newTreeCache(r.trees)
+	cache := r.walkCache()
 	for len(following) > 0 && (!hasStop || c.hash != stop) {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
@@ -119,6 +119,20 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		c = p
 	}
 	return out, nil
+}
+
+// walkCache returns the tree cache of a new history walk. From the Repo's
+// second walk on (the walks for many workflows, most of them over the same
+// chain from HEAD), it shares the Repo's tree pair differences: each
+// commit's trees are compared with its parent's once, and a walk then looks
+// only at the names that differ. A single walk compares each pair once and
+// keeps nothing.
+func (r *Repo) walkCache() *treeCache {
+	c := newTreeCache(r.trees)
+	if r.walks++; r.walks > 1 {
+		c.pairs = &r.pairs
+	}
+	return c
 }
 
 // entriesAt returns the entries of paths in commit h's tree; nil (no early
@@ -171,7 +185,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 		return out
 	}
 	trie := newPathTrie(paths)
-	cache := newTreeCache(r.trees)
+	cache := r.walkCache()
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
@@ -339,9 +353,37 @@ func (r *Repo) parentLinks(c links) (p links, ok bool, err error) {
 	return p, true, nil
 }
 
-// readLinks reads the header lines of commit h: only its first bytes when
-// they hold the tree and parent lines.
+// maxCachedLinks bounds the commits whose links a Repo keeps (about 100
+// bytes each): the walks of one run for workflows of different base commits
+// read the same chain from HEAD, each commit inflated once.
+const maxCachedLinks = 1 << 16
+
+// maxCachedInfos bounds the commits whose description a Repo keeps.
+const maxCachedInfos = 1 << 12
+
+// readLinks returns the tree and first parent of commit h: remembered, or
+// read from the header lines (only the commit's first bytes when they hold
+// them). Only what was read without error is remembered.
 func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
+	if l, ok := r.linkCache[h]; ok {
+		return l, nil
+	}
+	l, err := r.readLinksUncached(h)
+	if err != nil {
+		return links{}, err
+	}
+	if r.linkCache == nil {
+		r.linkCache = make(map[plumbing.Hash]links)
+	}
+	if len(r.linkCache) < maxCachedLinks {
+		r.linkCache[h] = l
+	}
+	return l, nil
+}
+
+// readLinksUncached reads the header lines of commit h: only its first
+// bytes when they hold the tree and parent lines.
+func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
 	if r.packs != nil {
 		raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
 		if err != nil {
@@ -407,13 +449,24 @@ func parseLinks(h plumbing.Hash, raw []byte, whole bool) (l links, done bool, er
 	return l, true, nil
 }
 
-// commitInfo decodes commit h in full.
+// commitInfo decodes commit h in full, once per Repo (up to
+// maxCachedInfos commits).
 func (r *Repo) commitInfo(h plumbing.Hash) (Commit, error) {
+	if c, ok := r.infoCache[h]; ok {
+		return c, nil
+	}
 	c, err := object.GetCommit(r.objects, h)
 	if err != nil {
 		return Commit{}, fmt.Errorf("read commit %s: %w", h.String()[:7], err)
 	}
-	return toCommit(c), nil
+	info := toCommit(c)
+	if r.infoCache == nil {
+		r.infoCache = make(map[plumbing.Hash]Commit)
+	}
+	if len(r.infoCache) < maxCachedInfos {
+		r.infoCache[h] = info
+	}
+	return info, nil
 }
 
 func parseHexHash(b []byte) (plumbing.Hash, error) {

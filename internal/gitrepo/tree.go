@@ -166,7 +166,8 @@ func newPathTrie(paths []string) *pathTrie {
 type treeCache struct {
 	s         *treeIndexCache
 	cur, prev map[treeKey]*scanned
-	moved     []int32 // derive's scratch
+	moved     []int32    // derive's scratch
+	pairs     *pairCache // when not nil, the differences of tree pairs, kept across walks
 }
 
 // scanned is what the walk knows of one tree for one trie node: the entries
@@ -487,6 +488,11 @@ func (c *treeCache) changed(a, b plumbing.Hash, trie *pathTrie) ([]string, error
 func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	if a == b {
 		return nil
+	}
+	if c.pairs != nil && !a.IsZero() && !b.IsZero() {
+		if d := c.pairs.get(c.s, a, b); d != nil {
+			return c.diffPair(d, n, out)
+		}
 	}
 	sa, err := c.tree(a, n, nil)
 	if err != nil {
