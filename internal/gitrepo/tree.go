@@ -353,10 +353,7 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 			i, x, prevParsed = i+k, x+e-s, false
 		}
 		if x >= len(raw) {
-			if i < len(offs) {
-				i = len(offs) // a's last entries are gone
-			}
-			break
+			break // a's entries from i on are gone
 		}
 		// raw's entry at x is not a's entry i: parse it.
 		e := raw[x:]

@@ -15,7 +15,8 @@ import (
 // content and entry offsets): history walks for many workflows go over the
 // same trees, which are then read and indexed about once. Only a tree asked
 // for a second time is kept, so a single walk over a long history keeps
-// nothing but the hashes it has seen (at most maxSeenTrees).
+// nothing but the hashes it has seen (at most maxSeenTrees, then it starts
+// over).
 const (
 	treeIndexBudget = 12 << 20
 	maxSeenTrees    = 1 << 12
@@ -197,9 +198,12 @@ func (c *treeIndexCache) lookup(h plumbing.Hash) (*treeIndex, []byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, again := c.seen[h]; !again {
-		if len(c.seen) < maxSeenTrees {
-			c.seen[h] = struct{}{}
+		if len(c.seen) >= maxSeenTrees {
+			// start over rather than stop remembering: trees met late in a
+			// run (the 200th workflow's) can still be kept
+			clear(c.seen)
 		}
+		c.seen[h] = struct{}{}
 		return nil, raw, nil
 	}
 	t = newTreeIndex(raw)
