@@ -146,6 +146,11 @@ type storyState struct {
 	truncated bool
 
 	hashBuf []byte // the scratch buffer of storySectionHash (reused)
+	// secs are the sections found so far, sorted by name, in secBuf (there
+	// are fewer canonical names than its length); the story gets an
+	// exactly sized copy
+	secs   workflow.Sections
+	secBuf [8]workflow.Section
 	// scan: a scan's story (see storyParse); kept are the sections whose
 	// Raw is a substring of text, for compact
 	scan bool
@@ -185,7 +190,7 @@ func storyParse(path string, data []byte, extra map[string][]string, scan bool) 
 		path:     path,
 		scan:     scan,
 		extra:    extra,
-		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown, Sections: map[string]workflow.Section{}},
+		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown},
 		seen:     map[string]bool{},
 		fileSeen: map[string]bool{},
 	}
@@ -201,7 +206,11 @@ func storyParse(path string, data []byte, extra map[string][]string, scan bool) 
 		s.findings = append(s.findings, f)
 		s.text = strings.ToValidUTF8(string(data), "\uFFFD")
 	}
+	s.secs = s.secBuf[:0]
 	s.walk()
+	if len(s.secs) > 0 {
+		s.st.Sections = append(make(workflow.Sections, 0, len(s.secs)), s.secs...)
+	}
 	p := storyParsed{story: s.st, hasStatus: s.cand.found, hasSections: s.storySections()}
 	p.hasID = s.finishID()
 	s.finishStatus(extra)
@@ -249,9 +258,10 @@ func (s *storyState) compact() {
 	all := b.String()
 	off := 0
 	for _, k := range s.kept {
-		sec := st.Sections[k.key]
-		sec.Raw, off = all[off:off+k.end-k.start], off+k.end-k.start
-		st.Sections[k.key] = sec
+		if i := st.Sections.Index(k.key); i >= 0 {
+			st.Sections[i].Raw = all[off : off+k.end-k.start]
+		}
+		off += k.end - k.start
 	}
 	for _, f := range fields {
 		*f, off = all[off:off+len(*f)], off+len(*f)
@@ -451,7 +461,7 @@ func (s *storyState) closeSections(level, end int) {
 			o.start = end
 		}
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
-		sec := workflow.Section{Line: o.line}
+		sec := workflow.Section{Name: o.key, Line: o.line}
 		switch {
 		case s.scan && !storyScanRaw[o.key]:
 			// the hash alone; it trims every line's trailing "\r" as it
@@ -466,7 +476,7 @@ func (s *storyState) closeSections(level, end int) {
 			}
 			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
 		}
-		s.st.Sections[o.key] = sec
+		s.secs.Set(sec)
 		if o.key == workflow.SectionFileList {
 			s.inList = false
 		}
