@@ -74,7 +74,10 @@ func TestScanHeapPerStory(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := liveHeap()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	res := Scan(r, Options{})
+	runtime.ReadMemStats(&m1)
 	after := liveHeap()
 	if len(res.Candidates) != memStories || len(res.Stories) != memStories {
 		t.Fatalf("%d candidates, %d stories; want %d", len(res.Candidates), len(res.Stories), memStories)
@@ -90,7 +93,8 @@ func TestScanHeapPerStory(t *testing.T) {
 		f.Close()
 	}
 	per := int64(after-before) / memStories
-	t.Logf("live heap per scanned story: %d bytes", per)
+	t.Logf("live heap per scanned story: %d bytes (%d allocated in %d allocations)", per,
+		(m1.TotalAlloc-m0.TotalAlloc)/memStories, (m1.Mallocs-m0.Mallocs)/memStories)
 	if per > memStoryBytesBound {
 		t.Errorf("a scanned story keeps %d bytes of live heap, want at most %d", per, memStoryBytesBound)
 	}

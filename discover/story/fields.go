@@ -269,6 +269,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var state storyState // reused for every file of this worker
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(paths) {
@@ -280,7 +281,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 				if err != nil {
 					st = storyUnreadable(p, err)
 				} else {
-					parsed := storyParse(p, data, r.Config.Statuses, true) // a scan's, and data is this worker's own
+					parsed := state.parse(p, data, r.Config.Statuses, true) // a scan's, and data is this worker's own
 					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
 						continue
 					}

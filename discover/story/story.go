@@ -186,14 +186,22 @@ type storyTable struct {
 // others have an empty Raw, with the same Hash and Line), copied out of
 // the buffer by compact, so that 20,000 stories do not keep 20,000 files.
 func storyParse(path string, data []byte, extra map[string][]string, scan bool) storyParsed {
-	s := &storyState{
-		path:     path,
-		scan:     scan,
-		extra:    extra,
-		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown},
-		seen:     map[string]bool{},
-		fileSeen: map[string]bool{},
-	}
+	return new(storyState).parse(path, data, extra, scan)
+}
+
+// storyReuseMax bounds what a reused storyState keeps of one parse for the
+// next (map entries, slice elements; hash scratch bytes times 1024): a
+// file with a huge File List must not make every later reset slow or keep
+// its buffers for the whole scan.
+const storyReuseMax = 64
+
+// parse is storyParse with s as the parser's state: a scan's worker parses
+// every file with one state, which reset empties, so the state and its
+// buffers (the seen maps, the open sections, the hash scratch) are
+// allocated once per worker rather than once per file. Nothing of s's own
+// outlives the parse: the story gets fresh findings, File List and sections.
+func (s *storyState) parse(path string, data []byte, extra map[string][]string, scan bool) storyParsed {
+	s.reset(path, extra, scan)
 	switch {
 	case scan && len(data) > 0 && utf8.Valid(data):
 		// no copy of the whole file: data is never written again (see scan)
@@ -206,7 +214,6 @@ func storyParse(path string, data []byte, extra map[string][]string, scan bool) 
 		s.findings = append(s.findings, f)
 		s.text = strings.ToValidUTF8(string(data), "\uFFFD")
 	}
-	s.secs = s.secBuf[:0]
 	s.walk()
 	if len(s.secs) > 0 {
 		s.st.Sections = append(make(workflow.Sections, 0, len(s.secs)), s.secs...)
@@ -220,6 +227,46 @@ func storyParse(path string, data []byte, extra map[string][]string, scan bool) 
 		s.compact()
 	}
 	return p
+}
+
+// reset empties s for a parse of path, keeping its reusable buffers when
+// they are small (storyReuseMax).
+func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
+	*s = storyState{
+		path:     path,
+		scan:     scan,
+		extra:    extra,
+		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown},
+		seen:     reuseMap(s.seen),
+		fileSeen: reuseMap(s.fileSeen),
+		ctx:      reuseSlice(s.ctx),
+		open:     reuseSlice(s.open),
+		kept:     reuseSlice(s.kept),
+		hashBuf:  s.hashBuf[:0],
+	}
+	if cap(s.hashBuf) > storyReuseMax<<10 {
+		s.hashBuf = nil
+	}
+	s.secs = s.secBuf[:0]
+}
+
+// reuseMap is m emptied, or a new map when m is nil or was large.
+func reuseMap(m map[string]bool) map[string]bool {
+	if m == nil || len(m) > storyReuseMax {
+		return map[string]bool{}
+	}
+	clear(m)
+	return m
+}
+
+// reuseSlice is x emptied (its old elements zeroed: they point into the
+// last file), or nil when x has grown large.
+func reuseSlice[T any](x []T) []T {
+	if cap(x) > storyReuseMax {
+		return nil
+	}
+	clear(x[:cap(x)])
+	return x[:0]
 }
 
 // compact moves what the story keeps of a scan's file buffer (the text of
