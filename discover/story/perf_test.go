@@ -7,6 +7,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 func TestStoryInSpecFolder(t *testing.T) {
@@ -207,5 +211,35 @@ func BenchmarkStoryParse(b *testing.B) {
 		if p.story.ID != "1.1" {
 			b.Fatal(p.story.ID)
 		}
+	}
+}
+
+// TestStoryCandidatesSharedArrays checks that the candidates' Stories and
+// StoryRefs, carved from two shared arrays, are each the candidate's own:
+// the story's id and path, and an append to one candidate's never changes
+// another's (a README between stories leaves no hole).
+func TestStoryCandidatesSharedArrays(t *testing.T) {
+	dir := t.TempDir()
+	storyWrite(t, dir, map[string]string{
+		"docs/stories/1.1.a.md":  "# Story 1.1: A\n\n**Status:** Done\n",
+		"docs/stories/1.2.b.md":  "# Story 1.2: B\n\n**Status:** InProgress\n",
+		"docs/stories/README.md": "# Stories\n",
+		"docs/stories/1.3.c.md":  "# Story 1.3: C\n\n**Status:** InReview\n",
+	})
+	r, _ := source.NewRepo(dir, config.Default())
+	cands, _ := scanStories(r)
+	if len(cands) != 3 {
+		t.Fatalf("%d candidates, want 3", len(cands))
+	}
+	for _, c := range cands {
+		want := []workflow.StoryRef{{ID: c.Key, Path: c.Source.Path}}
+		if !reflect.DeepEqual(c.Stories, []string{c.Key}) || !reflect.DeepEqual(c.StoryRefs, want) {
+			t.Errorf("%s: stories %v, refs %+v", c.ID, c.Stories, c.StoryRefs)
+		}
+	}
+	cands[0].Stories = append(cands[0].Stories, "9.9")
+	cands[0].StoryRefs = append(cands[0].StoryRefs, workflow.StoryRef{ID: "9.9"})
+	if cands[1].Stories[0] != cands[1].Key || cands[1].StoryRefs[0].ID != cands[1].Key {
+		t.Errorf("an append to %s changed %s: %v %+v", cands[0].ID, cands[1].ID, cands[1].Stories, cands[1].StoryRefs)
 	}
 }
