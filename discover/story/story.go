@@ -87,8 +87,9 @@ const (
 //     an info finding). The file name wins because it is unique in its
 //     folder; a title that disagrees is an info finding "id-mismatch".
 //   - Sections (headings of any level, up to the next heading of the same
-//     or a higher level): see the workflow.Section* constants. Hash is the
-//     hex sha256 of the text with trailing whitespace trimmed from each line
+//     or a higher level): see the workflow.Section* constants; the story
+//     lists them sorted by name. Hash is the sha256 (32 bytes, held in the
+//     section) of the text with trailing whitespace trimmed from each line
 //     and leading and trailing blank lines removed, so re-saving a file
 //     does not look like a change.
 //   - FileList: the paths of the File List's bullets and table rows (see
