@@ -444,21 +444,14 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 	if old == nil {
 		return nil, false
 	}
-	all := map[string]bool{}
-	for k := range old.Sections {
-		all[k] = true
-	}
-	for k := range s.story.Sections {
-		all[k] = true
-	}
-	for k := range all {
-		if k == "status" {
-			continue // the status is the consistency check's business
+	for _, a := range old.Sections {
+		if b, ok := s.story.Sections.Get(a.Name); (!ok || a.Hash != b.Hash) && a.Name != "status" {
+			keys = append(keys, a.Name) // changed or gone; the status is the consistency check's business
 		}
-		a, inOld := old.Sections[k]
-		b, inNew := s.story.Sections[k]
-		if inOld != inNew || a.Hash != b.Hash {
-			keys = append(keys, k)
+	}
+	for _, b := range s.story.Sections {
+		if _, ok := old.Sections.Get(b.Name); !ok && b.Name != "status" {
+			keys = append(keys, b.Name) // new
 		}
 	}
 	sort.Strings(keys)

@@ -2,7 +2,6 @@ package validate
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -112,14 +111,14 @@ func uncommittedChange() gitrepo.PathState {
 // parseStory is a small story parser for tests: "# Story ID: title",
 // "**Status:** X", and "## Heading" sections hashed.
 func parseStory(path string, data []byte) *workflow.Story {
-	st := &workflow.Story{Path: path, Sections: map[string]workflow.Section{}, Status: workflow.StatusUnknown}
+	st := &workflow.Story{Path: path, Status: workflow.StatusUnknown}
 	title := regexp.MustCompile(`^# Story ([0-9.]+)`)
 	var cur string
 	var buf []string
 	flush := func() {
 		if cur != "" {
 			sum := sha256.Sum256([]byte(strings.TrimSpace(strings.Join(buf, "\n"))))
-			st.Sections[cur] = workflow.Section{Raw: strings.Join(buf, "\n"), Hash: hex.EncodeToString(sum[:])}
+			st.Sections.Set(workflow.Section{Name: cur, Raw: strings.Join(buf, "\n"), Hash: sum})
 		}
 		buf = nil
 	}

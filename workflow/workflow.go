@@ -5,6 +5,7 @@
 package workflow
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -444,19 +445,19 @@ func (c *Candidate) HasStory(id string) bool {
 
 // Story is a parsed story file.
 type Story struct {
-	ID          string             `json:"id"`
-	Title       string             `json:"title"`
-	Path        string             `json:"path"`
-	Status      Status             `json:"status"`
-	StatusRaw   string             `json:"status_raw"`
-	StatusLine  int                `json:"-"`
-	Sections    map[string]Section `json:"-"` // keyed by canonical section name (see Section* constants)
-	FileList    []string           `json:"file_list,omitempty"`
-	Executor    string             `json:"executor,omitempty"`
-	QualityGate string             `json:"quality_gate,omitempty"`
-	Epic        string             `json:"epic,omitempty"`
-	ModTime     time.Time          `json:"-"`
-	Findings    []Finding          `json:"-"`
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	Path        string    `json:"path"`
+	Status      Status    `json:"status"`
+	StatusRaw   string    `json:"status_raw"`
+	StatusLine  int       `json:"-"`
+	Sections    Sections  `json:"-"` // sorted by canonical section name (see Section* constants)
+	FileList    []string  `json:"file_list,omitempty"`
+	Executor    string    `json:"executor,omitempty"`
+	QualityGate string    `json:"quality_gate,omitempty"`
+	Epic        string    `json:"epic,omitempty"`
+	ModTime     time.Time `json:"-"`
+	Findings    []Finding `json:"-"`
 }
 
 // Canonical section names a story yields.
@@ -470,11 +471,65 @@ const (
 	SectionTasks        = "tasks"
 )
 
-// Section is a story section as raw text with a content hash.
+// Section is a story section: its canonical name, its raw text and a
+// content hash. A scanned story keeps the text of only the sections a later
+// stage reads (discover/story's storyScanRaw); every section keeps its hash.
 type Section struct {
-	Raw  string `json:"-"`
-	Hash string `json:"hash"` // hex sha256 of the normalised text
-	Line int    `json:"line"` // 1-based line of the heading
+	Name string      `json:"name"` // canonical section name (see Section* constants)
+	Raw  string      `json:"-"`
+	Hash SectionHash `json:"hash"` // sha256 of the normalised text
+	Line int         `json:"line"` // 1-based line of the heading
+}
+
+// SectionHash is the sha256 of a section's normalised text, as 32 bytes
+// held in the Section itself (no allocation per section).
+type SectionHash [32]byte
+
+// String is the hash in hex, as it prints.
+func (h SectionHash) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText makes the hash hex in JSON and YAML.
+func (h SectionHash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// Sections are a story's sections sorted by name, each name at most once:
+// a compact form of a map from name to section (a 20,000-story scan keeps
+// one per story).
+type Sections []Section
+
+// Index returns the position of section name in ss, or -1.
+func (ss Sections) Index(name string) int {
+	for i := range ss {
+		if ss[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Get returns the section called name and whether ss has it.
+func (ss Sections) Get(name string) (Section, bool) {
+	if i := ss.Index(name); i >= 0 {
+		return ss[i], true
+	}
+	return Section{}, false
+}
+
+// Set stores sec under sec.Name, replacing a section of that name and
+// keeping ss sorted.
+func (ss *Sections) Set(sec Section) {
+	s := *ss
+	i := 0
+	for i < len(s) && s[i].Name < sec.Name {
+		i++
+	}
+	if i < len(s) && s[i].Name == sec.Name {
+		s[i] = sec
+		return
+	}
+	s = append(s, Section{})
+	copy(s[i+1:], s[i:])
+	s[i] = sec
+	*ss = s
 }
 
 // Status is a canonical story status.

@@ -394,7 +394,7 @@ func rbChangeLog(st *workflow.Story) []rbLogRow {
 	if st == nil {
 		return nil
 	}
-	sec, ok := st.Sections[workflow.SectionChangeLog]
+	sec, ok := st.Sections.Get(workflow.SectionChangeLog)
 	if !ok {
 		return nil
 	}

@@ -5,7 +5,6 @@ package story
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"runtime"
 	"strings"
 	"sync"
@@ -17,11 +16,11 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// StorySectionHash is the content hash of a story section: the hex sha256 of its
+// StorySectionHash is the content hash of a story section: the sha256 of its
 // text with trailing whitespace trimmed from every line and leading and
 // trailing blank lines removed, so that re-saving a file (line endings,
 // trailing spaces, blank lines around the section) is not a change.
-func StorySectionHash(raw string) string {
+func StorySectionHash(raw string) workflow.SectionHash {
 	var buf []byte
 	return storySectionHash(raw, &buf)
 }
@@ -29,7 +28,7 @@ func StorySectionHash(raw string) string {
 // storySectionHash is StorySectionHash normalising into *scratch, which it
 // grows as needed and leaves for the next call: a parser hashes every
 // section of a file with one buffer.
-func storySectionHash(raw string, scratch *[]byte) string {
+func storySectionHash(raw string, scratch *[]byte) workflow.SectionHash {
 	// the normalised text in one buffer, hashed at once: no per-line copies
 	buf := (*scratch)[:0]
 	if cap(buf) < len(raw) {
@@ -61,11 +60,8 @@ func storySectionHash(raw string, scratch *[]byte) string {
 		started = true
 		buf = append(buf, line...)
 	}
-	sum := sha256.Sum256(buf)
 	*scratch = buf[:0]
-	var hx [2 * sha256.Size]byte
-	hex.Encode(hx[:], sum[:])
-	return string(hx[:])
+	return sha256.Sum256(buf)
 }
 
 // storyHeadingName normalises a heading for matching section names:
@@ -273,6 +269,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var state storyState // reused for every file of this worker
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(paths) {
@@ -284,7 +281,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 				if err != nil {
 					st = storyUnreadable(p, err)
 				} else {
-					parsed := storyParse(p, data, r.Config.Statuses, true) // a scan's, and data is this worker's own
+					parsed := state.parse(p, data, r.Config.Statuses, true) // a scan's, and data is this worker's own
 					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
 						continue
 					}

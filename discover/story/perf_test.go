@@ -1,11 +1,16 @@
 package story
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 func TestStoryInSpecFolder(t *testing.T) {
@@ -112,10 +117,9 @@ func TestStoryParseScanCompact(t *testing.T) {
 	for name, text := range inputs {
 		path := "docs/stories/" + filepath.Base(name)
 		want := storyParse(path, []byte(text), nil, false)
-		for k, sec := range want.story.Sections {
-			if !storyScanRaw[k] {
-				sec.Raw = ""
-				want.story.Sections[k] = sec
+		for i, sec := range want.story.Sections {
+			if !storyScanRaw[sec.Name] {
+				want.story.Sections[i].Raw = ""
 			}
 		}
 		buf := []byte(text)
@@ -135,6 +139,55 @@ func TestStoryParseScanCompact(t *testing.T) {
 	}
 }
 
+// TestStoryStateReuse checks that one state parsing many files in turn (as
+// a scan's worker does) gives every file the story a fresh parse gives it,
+// whatever the file before it left behind (a huge File List, CRLF, a
+// Dependencies list, findings, invalid UTF-8).
+func TestStoryStateReuse(t *testing.T) {
+	files, err := filepath.Glob("testdata/realworld/*/docs/stories/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no story files: %v", err)
+	}
+	var big strings.Builder
+	big.WriteString("# Story 9.9: Big\n\n**Status:** InProgress\n\n## File List\n\n")
+	for i := 0; i < 3*storyReuseMax; i++ {
+		fmt.Fprintf(&big, "- `src/f%d.go`\n", i)
+	}
+	big.WriteString("\n## Dev Notes\n\n" + strings.Repeat("a long line of notes\n", 5000))
+	texts := []string{
+		big.String(),
+		"# Story 1.2: After big\n\n**Status:** Done\n\n## File List\n\n- src/f1.go\n",
+		"# Story 1.3: CRLF\r\n\r\n## Status\r\n\r\nDone\r\n\r\n## Tasks\r\n\r\n- [x] a\r\n",
+		"# Story 1.4: Deps\n\n**Dependencies:**\n- Story 1.1\n- Story 1.2\n\n## Scope\n\nx\n",
+		"",
+		"# Story 1.6: Bad \xff\n\n**Status:** Done\n\n## Change Log\n\n- x\n",
+		"no title, no status\n",
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(data))
+	}
+	var state storyState
+	for round := 0; round < 2; round++ {
+		for i, text := range texts {
+			for _, scan := range []bool{true, false} {
+				path := fmt.Sprintf("docs/stories/%d.%d.x.md", i+1, round)
+				want := storyParse(path, []byte(text), map[string][]string{"Done": {"shipped"}}, scan)
+				got := state.parse(path, []byte(text), map[string][]string{"Done": {"shipped"}}, scan)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("text %d (scan %v): a reused state's parse differs from a fresh one:\n got %+v\nwant %+v", i, scan, got.story, want.story)
+				}
+			}
+		}
+	}
+	if len(state.fileSeen) > storyReuseMax || cap(state.open) > storyReuseMax {
+		t.Errorf("the state kept large buffers: %d file names, %d open sections", len(state.fileSeen), cap(state.open))
+	}
+}
+
 // benchStoryText is a story shaped like benchgen's stories shape: a title,
 // header fields and seven short sections.
 const benchStoryText = "# Story 1.1: Inventory config\n\n**Status:** Completed\n**Epic:** 1\n**Executor:** @dev\n**Quality Gate:** @qa\n\n" +
@@ -147,15 +200,46 @@ const benchStoryText = "# Story 1.1: Inventory config\n\n**Status:** Completed\n
 	"## Change Log\n\n| Date | Agent | Change |\n|------|-------|--------|\n| 2026-10-01 | @sm | Drafted |\n"
 
 // BenchmarkStoryParse measures the scan's parse of one typical story (its
-// own buffer, as storyReadAll gives it).
+// own buffer and a worker's reused state, as storyReadAll gives them).
 func BenchmarkStoryParse(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchStoryText)))
+	var state storyState
 	for i := 0; i < b.N; i++ {
 		buf := []byte(benchStoryText)
-		p := storyParse("docs/stories/1.1.inventory-config.md", buf, nil, true)
+		p := state.parse("docs/stories/1.1.inventory-config.md", buf, nil, true)
 		if p.story.ID != "1.1" {
 			b.Fatal(p.story.ID)
 		}
+	}
+}
+
+// TestStoryCandidatesSharedArrays checks that the candidates' Stories and
+// StoryRefs, carved from two shared arrays, are each the candidate's own:
+// the story's id and path, and an append to one candidate's never changes
+// another's (a README between stories leaves no hole).
+func TestStoryCandidatesSharedArrays(t *testing.T) {
+	dir := t.TempDir()
+	storyWrite(t, dir, map[string]string{
+		"docs/stories/1.1.a.md":  "# Story 1.1: A\n\n**Status:** Done\n",
+		"docs/stories/1.2.b.md":  "# Story 1.2: B\n\n**Status:** InProgress\n",
+		"docs/stories/README.md": "# Stories\n",
+		"docs/stories/1.3.c.md":  "# Story 1.3: C\n\n**Status:** InReview\n",
+	})
+	r, _ := source.NewRepo(dir, config.Default())
+	cands, _ := scanStories(r)
+	if len(cands) != 3 {
+		t.Fatalf("%d candidates, want 3", len(cands))
+	}
+	for _, c := range cands {
+		want := []workflow.StoryRef{{ID: c.Key, Path: c.Source.Path}}
+		if !reflect.DeepEqual(c.Stories, []string{c.Key}) || !reflect.DeepEqual(c.StoryRefs, want) {
+			t.Errorf("%s: stories %v, refs %+v", c.ID, c.Stories, c.StoryRefs)
+		}
+	}
+	cands[0].Stories = append(cands[0].Stories, "9.9")
+	cands[0].StoryRefs = append(cands[0].StoryRefs, workflow.StoryRef{ID: "9.9"})
+	if cands[1].Stories[0] != cands[1].Key || cands[1].StoryRefs[0].ID != cands[1].Key {
+		t.Errorf("an append to %s changed %s: %v %+v", cands[0].ID, cands[1].ID, cands[1].Stories, cands[1].StoryRefs)
 	}
 }

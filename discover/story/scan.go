@@ -40,12 +40,26 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	// discover.concatCandidates)
 	out := make([]workflow.Candidate, 0, len(paths)+storyCandidateSlack)
 	firstPath := make(map[string]string, len(paths))
+	// every candidate's one story, in two arrays shared by all of them
+	// rather than two one-element slices each (see storyCandidate)
+	n := 0
+	for _, st := range parsed {
+		if st != nil {
+			n++
+		}
+	}
+	ids := make([]string, n)
+	refs := make([]workflow.StoryRef, n)
 	for i, p := range paths {
 		st := parsed[i]
 		if st == nil {
 			continue // neither an id nor a status: not a story
 		}
-		c := storyCandidate(r, st)
+		k := len(out)
+		ids[k], refs[k] = st.ID, workflow.StoryRef{ID: st.ID, Path: st.Path}
+		// cap 1: appending to one candidate's stories never writes into
+		// the next one's
+		c := storyCandidate(r, st, ids[k:k+1:k+1], refs[k:k+1:k+1])
 		if first, dup := firstPath[st.ID]; dup {
 			c.ID += "@" + p
 			c.Findings = append(c.Findings, workflow.Finding{
@@ -141,13 +155,14 @@ func PhaseIndex(def workflow.Definition, ids []string) int {
 	return -1
 }
 
-// storyCandidate is the candidate a story yields (see StorySource).
-func storyCandidate(r *source.Repo, st *workflow.Story) workflow.Candidate {
+// storyCandidate is the candidate a story yields (see StorySource); ids and
+// refs are its Stories and StoryRefs: the story's id, and its id and path.
+func storyCandidate(r *source.Repo, st *workflow.Story, ids []string, refs []workflow.StoryRef) workflow.Candidate {
 	c := workflow.Candidate{
 		Key:         st.ID,
 		Workflow:    workflow.DefSDC,
-		Stories:     []string{st.ID},
-		StoryRefs:   []workflow.StoryRef{{ID: st.ID, Path: st.Path}},
+		Stories:     ids,
+		StoryRefs:   refs,
 		Status:      string(st.Status),
 		StatusRaw:   st.StatusRaw,
 		UpdatedAt:   st.ModTime,

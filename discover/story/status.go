@@ -422,5 +422,5 @@ func (s *storyState) endDepList() {
 
 // setDependencies stores raw as the Dependencies section found on line.
 func (s *storyState) setDependencies(line int, raw string) {
-	s.st.Sections[workflow.SectionDependencies] = workflow.Section{Raw: raw, Hash: StorySectionHash(raw), Line: line}
+	s.secs.Set(workflow.Section{Name: workflow.SectionDependencies, Raw: raw, Hash: storySectionHash(raw, &s.hashBuf), Line: line})
 }

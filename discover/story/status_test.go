@@ -149,7 +149,7 @@ func TestParseStoryDependencies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st, _ := ParseStory("docs/stories/2.4.x.md", []byte(tt.doc), nil)
-			sec, ok := st.Sections[workflow.SectionDependencies]
+			sec, ok := st.Sections.Get(workflow.SectionDependencies)
 			if tt.want == "" {
 				if ok {
 					t.Errorf("Dependencies = %q, want none", sec.Raw)

@@ -87,8 +87,9 @@ const (
 //     an info finding). The file name wins because it is unique in its
 //     folder; a title that disagrees is an info finding "id-mismatch".
 //   - Sections (headings of any level, up to the next heading of the same
-//     or a higher level): see the workflow.Section* constants. Hash is the
-//     hex sha256 of the text with trailing whitespace trimmed from each line
+//     or a higher level): see the workflow.Section* constants; the story
+//     lists them sorted by name. Hash is the sha256 (32 bytes, held in the
+//     section) of the text with trailing whitespace trimmed from each line
 //     and leading and trailing blank lines removed, so re-saving a file
 //     does not look like a change.
 //   - FileList: the paths of the File List's bullets and table rows (see
@@ -146,6 +147,11 @@ type storyState struct {
 	truncated bool
 
 	hashBuf []byte // the scratch buffer of storySectionHash (reused)
+	// secs are the sections found so far, sorted by name, in secBuf (there
+	// are fewer canonical names than its length); the story gets an
+	// exactly sized copy
+	secs   workflow.Sections
+	secBuf [8]workflow.Section
 	// scan: a scan's story (see storyParse); kept are the sections whose
 	// Raw is a substring of text, for compact
 	scan bool
@@ -181,14 +187,22 @@ type storyTable struct {
 // others have an empty Raw, with the same Hash and Line), copied out of
 // the buffer by compact, so that 20,000 stories do not keep 20,000 files.
 func storyParse(path string, data []byte, extra map[string][]string, scan bool) storyParsed {
-	s := &storyState{
-		path:     path,
-		scan:     scan,
-		extra:    extra,
-		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown, Sections: map[string]workflow.Section{}},
-		seen:     map[string]bool{},
-		fileSeen: map[string]bool{},
-	}
+	return new(storyState).parse(path, data, extra, scan)
+}
+
+// storyReuseMax bounds what a reused storyState keeps of one parse for the
+// next (map entries, slice elements; hash scratch bytes times 1024): a
+// file with a huge File List must not make every later reset slow or keep
+// its buffers for the whole scan.
+const storyReuseMax = 64
+
+// parse is storyParse with s as the parser's state: a scan's worker parses
+// every file with one state, which reset empties, so the state and its
+// buffers (the seen maps, the open sections, the hash scratch) are
+// allocated once per worker rather than once per file. Nothing of s's own
+// outlives the parse: the story gets fresh findings, File List and sections.
+func (s *storyState) parse(path string, data []byte, extra map[string][]string, scan bool) storyParsed {
+	s.reset(path, extra, scan)
 	switch {
 	case scan && len(data) > 0 && utf8.Valid(data):
 		// no copy of the whole file: data is never written again (see scan)
@@ -202,6 +216,9 @@ func storyParse(path string, data []byte, extra map[string][]string, scan bool) 
 		s.text = strings.ToValidUTF8(string(data), "\uFFFD")
 	}
 	s.walk()
+	if len(s.secs) > 0 {
+		s.st.Sections = append(make(workflow.Sections, 0, len(s.secs)), s.secs...)
+	}
 	p := storyParsed{story: s.st, hasStatus: s.cand.found, hasSections: s.storySections()}
 	p.hasID = s.finishID()
 	s.finishStatus(extra)
@@ -211,6 +228,46 @@ func storyParse(path string, data []byte, extra map[string][]string, scan bool) 
 		s.compact()
 	}
 	return p
+}
+
+// reset empties s for a parse of path, keeping its reusable buffers when
+// they are small (storyReuseMax).
+func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
+	*s = storyState{
+		path:     path,
+		scan:     scan,
+		extra:    extra,
+		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown},
+		seen:     reuseMap(s.seen),
+		fileSeen: reuseMap(s.fileSeen),
+		ctx:      reuseSlice(s.ctx),
+		open:     reuseSlice(s.open),
+		kept:     reuseSlice(s.kept),
+		hashBuf:  s.hashBuf[:0],
+	}
+	if cap(s.hashBuf) > storyReuseMax<<10 {
+		s.hashBuf = nil
+	}
+	s.secs = s.secBuf[:0]
+}
+
+// reuseMap is m emptied, or a new map when m is nil or was large.
+func reuseMap(m map[string]bool) map[string]bool {
+	if m == nil || len(m) > storyReuseMax {
+		return map[string]bool{}
+	}
+	clear(m)
+	return m
+}
+
+// reuseSlice is x emptied (its old elements zeroed: they point into the
+// last file), or nil when x has grown large.
+func reuseSlice[T any](x []T) []T {
+	if cap(x) > storyReuseMax {
+		return nil
+	}
+	clear(x[:cap(x)])
+	return x[:0]
 }
 
 // compact moves what the story keeps of a scan's file buffer (the text of
@@ -249,9 +306,10 @@ func (s *storyState) compact() {
 	all := b.String()
 	off := 0
 	for _, k := range s.kept {
-		sec := st.Sections[k.key]
-		sec.Raw, off = all[off:off+k.end-k.start], off+k.end-k.start
-		st.Sections[k.key] = sec
+		if i := st.Sections.Index(k.key); i >= 0 {
+			st.Sections[i].Raw = all[off : off+k.end-k.start]
+		}
+		off += k.end - k.start
 	}
 	for _, f := range fields {
 		*f, off = all[off:off+len(*f)], off+len(*f)
@@ -451,7 +509,7 @@ func (s *storyState) closeSections(level, end int) {
 			o.start = end
 		}
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
-		sec := workflow.Section{Line: o.line}
+		sec := workflow.Section{Name: o.key, Line: o.line}
 		switch {
 		case s.scan && !storyScanRaw[o.key]:
 			// the hash alone; it trims every line's trailing "\r" as it
@@ -466,7 +524,7 @@ func (s *storyState) closeSections(level, end int) {
 			}
 			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
 		}
-		s.st.Sections[o.key] = sec
+		s.secs.Set(sec)
 		if o.key == workflow.SectionFileList {
 			s.inList = false
 		}

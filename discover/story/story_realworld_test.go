@@ -178,10 +178,10 @@ func TestStoryRealworldFileLists(t *testing.T) {
 		t.Errorf("3.6 (File List TBD): %q", st.FileList)
 	}
 	for name, st := range stories {
-		if _, ok := st.Sections[workflow.SectionFileList]; !ok && len(st.FileList) > 0 {
+		if _, ok := st.Sections.Get(workflow.SectionFileList); !ok && len(st.FileList) > 0 {
 			t.Errorf("%s: paths without a File List section", name)
 		}
-		if _, ok := st.Sections[workflow.SectionAcceptance]; !ok {
+		if _, ok := st.Sections.Get(workflow.SectionAcceptance); !ok {
 			t.Errorf("%s: no Acceptance Criteria section", name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,7 +182,7 @@ func TestParseStorySections(t *testing.T) {
 		t.Errorf("sections = %v", st.Sections)
 	}
 	for key, w := range want {
-		sec, ok := st.Sections[key]
+		sec, ok := st.Sections.Get(key)
 		if !ok {
 			t.Errorf("section %s missing", key)
 			continue
@@ -189,7 +190,7 @@ func TestParseStorySections(t *testing.T) {
 		if sec.Raw != w.raw || sec.Line != w.line {
 			t.Errorf("section %s = %q line %d, want %q line %d", key, sec.Raw, sec.Line, w.raw, w.line)
 		}
-		if sec.Hash != StorySectionHash(w.raw) || len(sec.Hash) != 64 {
+		if sec.Name != key || sec.Hash != StorySectionHash(w.raw) {
 			t.Errorf("section %s hash = %s", key, sec.Hash)
 		}
 	}
@@ -201,18 +202,25 @@ func TestParseStorySections(t *testing.T) {
 	resaved := strings.ReplaceAll(doc, "\n", "  \r\n")
 	resaved = strings.ReplaceAll(resaved, "## Scope  \r\n", "## Scope\r\n\r\n\r\n")
 	st2, _ := ParseStory("docs/stories/2.1.sections.md", []byte(resaved), nil)
-	for key, sec := range st.Sections {
-		if st2.Sections[key].Hash != sec.Hash {
-			t.Errorf("section %s: hash changed by re-saving: %q vs %q", key, st2.Sections[key].Raw, sec.Raw)
+	for _, sec := range st.Sections {
+		if sec2, _ := st2.Sections.Get(sec.Name); sec2.Hash != sec.Hash {
+			t.Errorf("section %s: hash changed by re-saving: %q vs %q", sec.Name, sec2.Raw, sec.Raw)
 		}
+	}
+	if !slices.IsSortedFunc(st.Sections, func(a, b workflow.Section) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Errorf("sections not sorted by name: %v", st.Sections)
 	}
 	// a real edit changes the hash
 	edited := strings.Replace(doc, "2. Second", "2. Second, changed", 1)
 	st3, _ := ParseStory("docs/stories/2.1.sections.md", []byte(edited), nil)
-	if st3.Sections[workflow.SectionAcceptance].Hash == st.Sections[workflow.SectionAcceptance].Hash {
+	hash := func(st *workflow.Story, name string) workflow.SectionHash {
+		sec, _ := st.Sections.Get(name)
+		return sec.Hash
+	}
+	if hash(st3, workflow.SectionAcceptance) == hash(st, workflow.SectionAcceptance) {
 		t.Error("edited acceptance criteria kept their hash")
 	}
-	if st3.Sections[workflow.SectionScope].Hash != st.Sections[workflow.SectionScope].Hash {
+	if hash(st3, workflow.SectionScope) != hash(st, workflow.SectionScope) {
 		t.Error("scope hash changed by an edit elsewhere")
 	}
 }
@@ -554,9 +562,9 @@ func FuzzParseStory(f *testing.F) {
 				t.Fatalf("bad path %q", fp)
 			}
 		}
-		for key, sec := range st.Sections {
-			if len(sec.Hash) != 64 || sec.Line < 1 || sec.Line > lines {
-				t.Fatalf("section %s = %+v", key, sec)
+		for i, sec := range st.Sections {
+			if sec.Hash == (workflow.SectionHash{}) || sec.Line < 1 || sec.Line > lines || (i > 0 && st.Sections[i-1].Name >= sec.Name) {
+				t.Fatalf("section %s = %+v", sec.Name, sec)
 			}
 		}
 		for _, f := range fs {
@@ -570,10 +578,9 @@ func FuzzParseStory(f *testing.F) {
 		}
 		// a scan's parse of its own buffer: ParseStory's story with only the
 		// storyScanRaw sections' text
-		for key, sec := range st2.Sections {
-			if !storyScanRaw[key] {
-				sec.Raw = ""
-				st2.Sections[key] = sec
+		for i, sec := range st2.Sections {
+			if !storyScanRaw[sec.Name] {
+				st2.Sections[i].Raw = ""
 			}
 		}
 		buf := append([]byte(nil), data...)

@@ -285,7 +285,7 @@ func dependencyChain(r *resumeRun) []string {
 			out = append(out, id+": story file not found")
 			continue
 		}
-		dep, ok := st.Sections[workflow.SectionDependencies]
+		dep, ok := st.Sections.Get(workflow.SectionDependencies)
 		if !ok || strings.TrimSpace(dep.Raw) == "" {
 			out = append(out, id+": no dependencies listed")
 			continue
