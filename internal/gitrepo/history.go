@@ -54,31 +54,35 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		}
 	}
 	// drop stops following those of paths now as in base or with limit
-	// commits (a smaller trie: the walk compares fewer entries).
+	// commits. The trie shrinks only once half of its paths are gone: a
+	// smaller trie compares fewer entries, but a new one starts with a cold
+	// tree cache, and rebuilding it per dropped path was quadratic (250
+	// changed paths of 5,000).
+	gone := map[string]bool{}
+	live := len(following)
 	drop := func(paths []string) {
-		var gone map[string]bool
 		for _, p := range paths {
+			if gone[p] {
+				continue
+			}
 			if (want != nil && sameEntry(cur[p], want[p])) || (limit > 0 && len(out[p]) >= limit) {
-				if gone == nil {
-					gone = make(map[string]bool)
-				}
 				gone[p] = true
+				live--
 			}
 		}
-		if gone == nil {
-			return
-		}
-		var rest []string
-		for _, p := range following {
-			if !gone[p] {
-				rest = append(rest, p)
+		if live > 0 && live*2 <= len(trie.paths) {
+			rest := make([]string, 0, live)
+			for _, p := range trie.paths {
+				if !gone[p] {
+					rest = append(rest, p)
+				}
 			}
+			trie = newPathTrie(rest)
 		}
-		following, trie = rest, newPathTrie(rest)
 	}
 	drop(following)
 	cache := r.walkCache()
-	for len(following) > 0 && (!hasStop || c.hash != stop) {
+	for live > 0 && (!hasStop || c.hash != stop) {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
 			return nil, err
@@ -90,6 +94,15 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		changed, err := cache.changed(c.tree, parentTree, trie)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with its parent: %w", c.hash.String()[:7], err)
+		}
+		if len(gone) > 0 && len(changed) > 0 {
+			kept := make([]string, 0, len(changed))
+			for _, path := range changed {
+				if !gone[path] {
+					kept = append(kept, path)
+				}
+			}
+			changed = kept
 		}
 		if len(changed) > 0 {
 			info, err := r.commitInfo(c.hash)
@@ -185,6 +198,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 		return out
 	}
 	trie := newPathTrie(paths)
+	live := len(trie.paths) // paths without their commit yet
 	cache := r.walkCache()
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
 		p, ok, err := r.parentLinks(c)
@@ -200,23 +214,32 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 			return out
 		}
 		if len(changed) > 0 {
-			info, err := r.commitInfo(c.hash)
-			if err != nil {
-				return out
-			}
+			var info Commit
 			for _, path := range changed {
-				out[path] = info
-			}
-			var rest []string
-			for _, path := range trie.paths {
-				if _, done := out[path]; !done {
-					rest = append(rest, path)
+				if _, done := out[path]; done {
+					continue // a newer commit changed it
 				}
+				if info.IsZero() {
+					if info, err = r.commitInfo(c.hash); err != nil {
+						return out
+					}
+				}
+				out[path] = info
+				live--
 			}
-			if len(rest) == 0 {
+			if live == 0 {
 				break
 			}
-			trie = newPathTrie(rest)
+			// shrink the trie once half of it is done (see CommitsTouching)
+			if live*2 <= len(trie.paths) {
+				rest := make([]string, 0, live)
+				for _, path := range trie.paths {
+					if _, done := out[path]; !done {
+						rest = append(rest, path)
+					}
+				}
+				trie = newPathTrie(rest)
+			}
 		}
 		if !ok {
 			break
