@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"go.yaml.in/yaml/v3"
 )
 
 // The generic patch of a JSON or YAML state file (epic state, QA loop,
@@ -115,11 +116,12 @@ func Patch(path string, data []byte, now time.Time, wrappers []string) ([]byte, 
 	}
 	jsonFmt := isJSON(path, body)
 	var inner, outer *mapInfo
+	var root *yaml.Node // the parsed original (YAML): verified from, not parsed again
 	var err error
 	if jsonFmt {
 		inner, outer, err = locateJSON(body, wrappers)
 	} else {
-		inner, outer, err = locateYAML(body, wrappers)
+		inner, outer, root, err = locateYAML(body, wrappers)
 	}
 	if err != nil {
 		return nil, err
@@ -176,7 +178,7 @@ func Patch(path string, data []byte, now time.Time, wrappers []string) ([]byte, 
 		edits = append(edits, e)
 	}
 	out := ApplyEdits(body, edits)
-	if err := verifyPatch(body, out, jsonFmt, wrappers, ts, oldCount+1); err != nil {
+	if err := verifyPatch(body, root, out, jsonFmt, wrappers, ts, oldCount+1); err != nil {
 		return nil, fmt.Errorf("the patched file does not check out (nothing written): %w", err)
 	}
 	if bom {
@@ -215,7 +217,11 @@ func decodeState(data []byte, jsonFmt bool) (map[string]any, error) {
 	if jsonFmt {
 		return tolerant.DecodeJSONMap(data)
 	}
-	return tolerant.DecodeYAMLMap(data)
+	root, err := decodeYAMLNode(data)
+	if err != nil {
+		return nil, err
+	}
+	return tolerant.DecodeYAMLMapNode(root)
 }
 
 // splitState returns the mapping that holds the fields (the first wrapper
@@ -262,9 +268,17 @@ func stripFields(m map[string]any, wrappers []string) {
 }
 
 // verifyPatch re-parses the patched content: it must decode, read back the
-// three fields, and be equal to the original apart from them.
-func verifyPatch(orig, patched []byte, jsonFmt bool, wrappers []string, ts string, count int) error {
-	before, err := decodeState(orig, jsonFmt)
+// three fields, and be equal to the original apart from them. origRoot is
+// orig already parsed (YAML; nil to parse orig here): the original is
+// decoded from it, the patched bytes are always parsed anew.
+func verifyPatch(orig []byte, origRoot *yaml.Node, patched []byte, jsonFmt bool, wrappers []string, ts string, count int) error {
+	var before map[string]any
+	var err error
+	if origRoot != nil && !jsonFmt {
+		before, err = tolerant.DecodeYAMLMapNode(origRoot)
+	} else {
+		before, err = decodeState(orig, jsonFmt)
+	}
 	if err != nil {
 		return fmt.Errorf("the original does not decode: %w", err)
 	}

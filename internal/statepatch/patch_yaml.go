@@ -71,19 +71,20 @@ func (d *yamlDoc) restIsComment(off int) bool {
 
 // locateYAML finds the mapping holding the fields (the top level, or a
 // wrapper key holding a block mapping) and the three fields in it and in the
-// top level.
-func locateYAML(data []byte, wrappers []string) (inner, outer *mapInfo, err error) {
-	root, err := tolerant.DecodeYAMLNode(data)
+// top level. root is the parsed document, for the verification to decode
+// the original from without parsing it again.
+func locateYAML(data []byte, wrappers []string) (inner, outer *mapInfo, root *yaml.Node, err error) {
+	root, err = decodeYAMLNode(data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, nil, errors.New("the top level is not a mapping")
+		return nil, nil, nil, errors.New("the top level is not a mapping")
 	}
 	d := newYAMLDoc(data)
 	top, err := d.mapping(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, w := range wrappers {
 		for i := 0; i+1 < len(root.Content); i += 2 {
@@ -93,13 +94,17 @@ func locateYAML(data []byte, wrappers []string) (inner, outer *mapInfo, err erro
 			}
 			in, err := d.mapping(v)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", w, err)
+				return nil, nil, nil, fmt.Errorf("%s: %w", w, err)
 			}
-			return in, top, nil
+			return in, top, root, nil
 		}
 	}
-	return top, nil, nil
+	return top, nil, root, nil
 }
+
+// decodeYAMLNode parses YAML for the patch and its verification (a variable
+// so that a test can count the parses).
+var decodeYAMLNode = tolerant.DecodeYAMLNode
 
 // mapping describes a block mapping node.
 func (d *yamlDoc) mapping(n *yaml.Node) (*mapInfo, error) {

@@ -97,6 +97,17 @@ func DecodeYAMLMap(data []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DecodeYAMLMapNode(node)
+}
+
+// DecodeYAMLMapNode is DecodeYAMLMap on a node tree DecodeYAMLNode already
+// returned, so a caller that needs both the nodes (their positions) and the
+// values parses the text once. It marks the tree's plain float scalars as
+// strings (see keepFloatText): use the nodes' tags before, not after.
+func DecodeYAMLMapNode(node *yaml.Node) (map[string]any, error) {
+	if node == nil {
+		return nil, &DecodeError{Code: "empty", Msg: "empty document"}
+	}
 	if node.Kind != yaml.MappingNode {
 		return nil, &DecodeError{Code: "not-a-mapping", Msg: fmt.Sprintf("top level is a %s, want a mapping", kindName(node.Kind)), Line: node.Line}
 	}

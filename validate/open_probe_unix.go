@@ -7,13 +7,13 @@ import (
 	"syscall"
 )
 
-// canOpen tells whether the file or folder at full can be opened for
-// reading, as os.Open would, with two system calls: os.Open also registers
+// openProbe tells whether the file or folder at full can be opened for
+// reading, as os.Open would, by opening it, with two system calls: os.Open also registers
 // the file with the runtime's poller (a third, failing call for a regular
 // file) and allocates an *os.File. O_NONBLOCK: something swapped for a FIFO
 // since it was stat'ed opens at once instead of hanging. The error is
 // os.Open's (*fs.PathError).
-func canOpen(full string) error {
+func openProbe(full string) error {
 	for {
 		fd, err := syscall.Open(full, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err == syscall.EINTR {
