@@ -7,7 +7,7 @@ DEMO_DIR  ?= $(CURDIR)/.demo
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: all build install test unit fuzz fuzz-smoke lint demo bench bench-small bench-shapes bench-huge soak clean
+.PHONY: all build install test unit cross fuzz fuzz-smoke lint demo bench bench-small bench-shapes bench-huge soak clean
 
 all: build
 
@@ -17,8 +17,14 @@ build:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/orchestrate
 
-## test: vet, every unit/end-to-end/pty test with the race detector, and a short fuzz smoke run
-test: unit fuzz-smoke
+## test: vet, every unit/end-to-end/pty test with the race detector, the macOS build, and a
+## short fuzz smoke run
+test: unit cross fuzz-smoke
+
+## cross: the command builds for macOS and the BSDs too (their stat and syscall shapes differ)
+cross:
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/orchestrate
+	GOOS=freebsd GOARCH=amd64 $(GO) vet ./internal/safefile ./internal/gitrepo ./validate
 
 unit:
 	$(GO) vet ./...

@@ -163,7 +163,7 @@ func (d *Dir) classify(name string, want error) error {
 	if err := retry(func() error { return unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return nil
 	}
-	what, kind := describe(st.Mode)
+	what, kind := describe(uint32(st.Mode))
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR && want == ErrNotDir {
 		return nil
 	}
@@ -258,7 +258,7 @@ func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		what, kind := describe(st.Mode)
+		what, kind := describe(uint32(st.Mode))
 		if kind == ErrNotDir {
 			kind = ErrNotFile
 		}

@@ -196,7 +196,7 @@ func fastRead(full, clean string, max int64) (data []byte, mtime time.Time, done
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, mtime, false, nil
 	}
-	mtime = time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UTC()
+	mtime = statMtime(&st)
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, mtime, true, fmt.Errorf("%w: %s", ErrNotFile, clean)
 	}
