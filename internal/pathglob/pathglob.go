@@ -15,30 +15,59 @@ import (
 
 // Match reports whether the slash-separated name matches pattern.
 func Match(pattern, name string) bool {
-	return matchSegs(strings.Split(pattern, "/"), strings.Split(name, "/"))
+	return matchFrom(strings.Split(pattern, "/"), name, true)
 }
 
-func matchSegs(pat, name []string) bool {
+// matchFrom reports whether the segments of name (none when more is false;
+// "" is one empty segment) match the pattern segments pat, without
+// splitting name.
+func matchFrom(pat []string, name string, more bool) bool {
 	for len(pat) > 0 {
 		if pat[0] == "**" {
 			rest := pat[1:]
-			for i := 0; i <= len(name); i++ {
-				if matchSegs(rest, name[i:]) {
+			for {
+				if matchFrom(rest, name, more) {
 					return true
 				}
+				if !more {
+					return false
+				}
+				name, more = nextSeg(name)
 			}
+		}
+		if !more {
 			return false
 		}
-		if len(name) == 0 {
+		seg := name
+		if j := strings.IndexByte(name, '/'); j >= 0 {
+			seg = name[:j]
+		}
+		if !matchSeg(pat[0], seg) {
 			return false
 		}
-		ok, err := path.Match(pat[0], name[0])
-		if err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+		name, more = nextSeg(name)
+		pat = pat[1:]
 	}
-	return len(name) == 0
+	return !more
+}
+
+// nextSeg is name without its first segment, and whether any is left.
+func nextSeg(name string) (string, bool) {
+	j := strings.IndexByte(name, '/')
+	if j < 0 {
+		return "", false
+	}
+	return name[j+1:], true
+}
+
+// matchSeg reports whether the one segment name matches the segment pattern
+// pat (path.Match; a literal pattern compares without it).
+func matchSeg(pat, name string) bool {
+	if !hasMeta(pat) {
+		return pat == name
+	}
+	ok, err := path.Match(pat, name)
+	return err == nil && ok
 }
 
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
@@ -76,71 +105,120 @@ func Expand(root, pattern string, dirs bool) []Entry {
 	if base != "" {
 		start = filepath.Join(root, filepath.FromSlash(base))
 	}
-	recursive := false
+	if fi, err := os.Lstat(start); err != nil || !fi.IsDir() {
+		return nil // missing, a file, or a symlink (never followed)
+	}
+	x := expander{segs: segs, dirs: dirs}
 	for _, s := range segs[i:] {
 		if s == "**" {
-			recursive = true
+			x.recursive = true
 		}
 	}
-	maxDepth := len(segs) - i
-	// the walked paths are below the clean root: cutting it off is
-	// filepath.Rel without its allocations (Rel stays the fallback)
-	rootSep := filepath.Clean(root) + string(filepath.Separator)
-	_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d != nil && d.IsDir() && p != start {
-				return fs.SkipDir
-			}
-			return nil
+	x.walk(start, base, i, true)
+	sort.Slice(x.out, func(a, b int) bool { return x.out[a].Path < x.out[b].Path })
+	return x.out
+}
+
+// expander is one Expand's walk. A pattern without "**" is matched one
+// segment per folder level: a folder whose name does not match its segment
+// is not entered, and a literal segment is one lstat rather than a listing
+// of the folder (the listing of thousands of story folders to find their
+// "spec" subfolder). A "**" pattern lists every folder below the prefix
+// and matches each path whole.
+type expander struct {
+	segs      []string // the cleaned pattern's segments
+	dirs      bool     // folders, not files
+	recursive bool     // the pattern has a "**"
+	out       []Entry
+}
+
+// walk visits the folder full, at rel (slash, relative to the root; ""
+// for the root itself), whose entries face pattern segment k (when not
+// recursive). start is the walk's first folder: a listing error there
+// still yields the entries read, as filepath.WalkDir did; a folder below it
+// that cannot be listed has no matches.
+func (x *expander) walk(full, rel string, k int, start bool) {
+	if !x.recursive && !hasMeta(x.segs[k]) {
+		x.literal(full, rel, k)
+		return
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return
+	}
+	ents, err := f.ReadDir(-1) // unsorted: Expand sorts its matches
+	_ = f.Close()
+	if err != nil && !start {
+		return
+	}
+	last := k == len(x.segs)-1
+	for _, e := range ents {
+		name := e.Name()
+		if !x.recursive && !matchSeg(x.segs[k], name) {
+			continue
 		}
-		var rel string
-		if len(p) > len(rootSep) && strings.HasPrefix(p, rootSep) {
-			rel = filepath.ToSlash(p[len(rootSep):])
-		} else {
-			r, rerr := filepath.Rel(root, p)
-			if rerr != nil {
-				return nil
+		childRel := join(rel, name)
+		if e.IsDir() {
+			if name == ".git" {
+				continue
 			}
-			rel = filepath.ToSlash(r)
-		}
-		if p == start {
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
+			if x.dirs && (!x.recursive && last || x.recursive && matchFrom(x.segs, childRel, true)) {
+				x.out = append(x.out, Entry{Path: childRel, IsDir: true})
 			}
-			depth := strings.Count(strings.TrimPrefix(rel, base+"/"), "/") + 1
-			if base == "" {
-				depth = strings.Count(rel, "/") + 1
+			if x.recursive || !last {
+				x.walk(filepath.Join(full, name), childRel, k+1, false)
 			}
-			if dirs && Match(pattern, rel) {
-				out = append(out, Entry{Path: rel, IsDir: true})
-			}
-			if !recursive && depth >= maxDepth {
-				return fs.SkipDir
-			}
-			return nil
+			continue
 		}
-		if dirs {
-			return nil
+		if x.dirs || (!x.recursive && !last) || (x.recursive && !matchFrom(x.segs, childRel, true)) {
+			continue
 		}
-		if !Match(pattern, rel) {
-			return nil
+		x.file(e.Type(), childRel)
+	}
+}
+
+// literal looks up the literal segment k below the folder full (at rel)
+// with one lstat. Like a listing it never follows a symlink to a folder,
+// but on a case-insensitive file system it finds the name in any case, as
+// Expand's literal prefix always did.
+func (x *expander) literal(full, rel string, k int) {
+	name := x.segs[k]
+	childFull := filepath.Join(full, name)
+	fi, err := os.Lstat(childFull)
+	if err != nil {
+		return
+	}
+	childRel := join(rel, name)
+	last := k == len(x.segs)-1
+	switch {
+	case fi.IsDir():
+		if name == ".git" {
+			return
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			fi, err := os.Stat(p)
-			if err != nil || !fi.Mode().IsRegular() {
-				// keep it: the reader reports the unsafe or broken link as a finding
-				out = append(out, Entry{Path: rel})
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
-			return nil
+		if !last {
+			x.walk(childFull, childRel, k+1, false)
+		} else if x.dirs {
+			x.out = append(x.out, Entry{Path: childRel, IsDir: true})
 		}
-		out = append(out, Entry{Path: rel})
-		return nil
-	})
-	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
-	return out
+	case x.dirs || !last:
+	default:
+		x.file(fi.Mode().Type(), childRel)
+	}
+}
+
+// file adds the matched non-folder rel of type typ: a regular file, or a
+// symlink whatever it leads to (the reader reports an unsafe or broken link
+// as a finding); anything else (a device, a FIFO) is no match.
+func (x *expander) file(typ fs.FileMode, rel string) {
+	if typ&fs.ModeSymlink != 0 || typ.IsRegular() {
+		x.out = append(x.out, Entry{Path: rel})
+	}
+}
+
+// join is the slash path name below rel ("" is the root).
+func join(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
 }
