@@ -9,7 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -115,7 +115,7 @@ func Expand(root, pattern string, dirs bool) []Entry {
 		}
 	}
 	x.walk(start, base, i, true)
-	sort.Slice(x.out, func(a, b int) bool { return x.out[a].Path < x.out[b].Path })
+	slices.SortFunc(x.out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	return x.out
 }
 
