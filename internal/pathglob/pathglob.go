@@ -9,8 +9,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Match reports whether the slash-separated name matches pattern.
@@ -152,6 +155,7 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 		return
 	}
 	last := k == len(x.segs)-1
+	var subs []dirRef // the start folder's folders to walk, shared out at the end
 	for _, e := range ents {
 		name := e.Name()
 		if !x.recursive && !matchSeg(x.segs[k], name) {
@@ -166,7 +170,12 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 				x.out = append(x.out, Entry{Path: childRel, IsDir: true})
 			}
 			if x.recursive || !last {
-				x.walk(filepath.Join(full, name), childRel, k+1, false)
+				sub := dirRef{filepath.Join(full, name), childRel}
+				if start {
+					subs = append(subs, sub)
+				} else {
+					x.walk(sub.full, sub.rel, k+1, false)
+				}
 			}
 			continue
 		}
@@ -174,6 +183,46 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 			continue
 		}
 		x.file(e.Type(), childRel)
+	}
+	x.walkAll(subs, k+1)
+}
+
+// dirRef is a folder to walk: its path and its slash path below the root.
+type dirRef struct{ full, rel string }
+
+// walkAll walks the folders subs (whose entries face segment k) with one
+// worker per CPU, each with its own matches, added to x's at the end (Expand
+// sorts them): the thousands of story folders below docs/stories are
+// listed two or more at a time.
+func (x *expander) walkAll(subs []dirRef, k int) {
+	workers := min(runtime.GOMAXPROCS(0), len(subs))
+	if workers < 2 {
+		for _, d := range subs {
+			x.walk(d.full, d.rel, k, false)
+		}
+		return
+	}
+	parts := make([]expander, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range parts {
+		parts[w] = expander{segs: x.segs, dirs: x.dirs, recursive: x.recursive}
+		wg.Add(1)
+		go func(e *expander) {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(subs); i = int(next.Add(1) - 1) {
+				e.walk(subs[i].full, subs[i].rel, k, false)
+			}
+		}(&parts[w])
+	}
+	wg.Wait()
+	n := len(x.out)
+	for _, p := range parts {
+		n += len(p.out)
+	}
+	x.out = slices.Grow(x.out, n-len(x.out))
+	for _, p := range parts {
+		x.out = append(x.out, p.out...)
 	}
 }
 
