@@ -60,10 +60,22 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		// the next one's
 		cands[i] = b.candidate(st, ids[i:i+1:i+1], refs[i:i+1:i+1])
 	})
-	if len(r.Stories) == 0 {
+	// the path of each id's first story: Repo.Stories holds it when it was
+	// empty before (the usual case: no second map of 20,000 ids), firstPath
+	// the ones it does not (an unreadable first story; any id when
+	// Repo.Stories came filled)
+	fresh := len(r.Stories) == 0
+	if fresh {
 		r.Stories = make(map[string]*workflow.Story, n)
 	}
-	firstPath := make(map[string]string, n)
+	firstPath := map[string]string{}
+	firstOf := func(id string) (string, bool) {
+		if st, ok := r.Stories[id]; ok && fresh {
+			return st.Path, true
+		}
+		p, ok := firstPath[id]
+		return p, ok
+	}
 	out := cands[:0] // compacted in place: out[k] is written after cands[i] is read, k <= i
 	for i, p := range paths {
 		st := parsed[i]
@@ -71,7 +83,7 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			continue // neither an id nor a status: not a story
 		}
 		c := cands[i]
-		if first, dup := firstPath[st.ID]; dup {
+		if first, dup := firstOf(st.ID); dup {
 			c.ID += "@" + p
 			c.Findings = append(c.Findings, workflow.Finding{
 				Check:    workflow.CheckDiscover,
@@ -81,9 +93,11 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 				Path:     p,
 			})
 		} else {
-			firstPath[st.ID] = p
 			if readable[i] {
 				r.Stories[st.ID] = st
+			}
+			if !fresh || !readable[i] {
+				firstPath[st.ID] = p
 			}
 		}
 		out = append(out, c)
@@ -130,7 +144,11 @@ func storyGlob(root string, patterns []string) []string {
 			}
 			prefix++
 		}
-		for _, e := range pathglob.Expand(root, pat, false) {
+		entries := pathglob.Expand(root, pat, false)
+		if out == nil {
+			out = make([]string, 0, len(entries))
+		}
+		for _, e := range entries {
 			if seen[e.Path] {
 				continue
 			}

@@ -86,6 +86,14 @@ func TestScanStoriesMatchesSerial(t *testing.T) {
 		r, _ := source.NewRepo(dir, cfg)
 		got, _ := scanStories(r)
 		want, stories := scanStoriesSerial(r, cfg.Sources.Stories)
+		// a Repo whose Stories came filled: the ids it holds are not
+		// this scan's first ones
+		filled, _ := source.NewRepo(dir, cfg)
+		other := &workflow.Story{ID: "99.99", Path: "elsewhere.md"}
+		filled.Stories = map[string]*workflow.Story{"99.99": other}
+		if again, _ := scanStories(filled); !reflect.DeepEqual(again, got) || filled.Stories["99.99"] != other || len(filled.Stories) != len(stories)+1 {
+			t.Errorf("%v: a filled Repo.Stories changed the scan (%d stories, %d candidates)", patterns, len(filled.Stories), len(again))
+		}
 		if len(got) != len(want) {
 			t.Fatalf("%v: %d candidates, the serial scan gives %d", patterns, len(got), len(want))
 		}
