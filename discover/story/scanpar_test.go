@@ -129,3 +129,24 @@ func TestStoryEach(t *testing.T) {
 		}
 	}
 }
+
+// TestStoryFrontMatterLines checks that only front matter lines are read as
+// front matter (frontMatter's early return for every other line): a YAML
+// comment is no heading, the closing "---" ends it, and a later "---" is a
+// rule, not a new front matter.
+func TestStoryFrontMatterLines(t *testing.T) {
+	tests := []struct {
+		name, text, status, title string
+	}{
+		{"comment", "---\n# status: Done\nstatus: Draft\n---\n# Story 1.1: X\n", "Draft", "X"},
+		{"closed", "---\nstatus: Draft\n---\n# Story 1.1: X\n\nstatus: Done\n", "Draft", "X"},
+		{"rule later", "# Story 1.1: X\n---\n# status: Done\n---\n", "Done", "X"},
+		{"none", "# Story 1.1: X\n\n**Status:** Ready\n", "Ready", "X"},
+	}
+	for _, tt := range tests {
+		st, _ := ParseStory("docs/stories/1.1.x.md", []byte(tt.text), nil)
+		if string(st.Status) != tt.status || st.Title != tt.title {
+			t.Errorf("%s: status %q title %q, want %q %q", tt.name, st.Status, st.Title, tt.status, tt.title)
+		}
+	}
+}
