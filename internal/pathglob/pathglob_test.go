@@ -1,12 +1,14 @@
 package pathglob
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -189,6 +191,18 @@ var globPatterns = []string{
 	"", ".", "/", "../docs/*", "docs/./stories/*", "docs//stories/*", "./docs/stories/**",
 }
 
+// TestCompareDirs checks compareDirs against comparing the built strings.
+func TestCompareDirs(t *testing.T) {
+	names := []string{"", "a", "a-b", "a.b", "a/b", "a0", "ab", "a~", "b", "é", "a/"}
+	for _, a := range names {
+		for _, b := range names {
+			if got, want := compareDirs(a, b), strings.Compare(a+"/", b+"/"); got != want {
+				t.Errorf("compareDirs(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
 func TestMatchMatchesReference(t *testing.T) {
 	names := []string{"", "a", "a/b", "a//b", "/a", "a/", "docs/stories/x.md", "docs/stories/e/spec/x.md",
 		"docs/stories/e/spec", "qa/2.1/loop-status.json", ".git", "x/.git/y", "[", "**", "a/b/c/d/e"}
@@ -208,6 +222,11 @@ func TestExpandMatchesReference(t *testing.T) {
 		"docs/stories/f/spec", "docs/stories/g/spec/deeper/x.md", "docs/stories/e/.git/x.md", "docs/stories/.git/y.md",
 		"docs/specs/login/spec.md", "docs/specs/file.md", "qa/loop-status.json", "qa/2.1/loop-status.json",
 		".git/x.md", "docs/stories/[/x", "a*/b", "top.md", "docs/stories/h/spec/x.md", "docs/stories/h/x.md/y",
+		"docs/stories/e-1/3.1.c.md", "docs/stories/e.1/x.md", "docs/stories/e0/spec/x.md", "docs/stories/e.md",
+		"docs/stories/e-.md", "docs/stories/e/z/zz.md", "docs/stories/e!/a.md", "docs/stories/e~/a.md",
+	}
+	for i := 0; i < 30; i++ { // enough in one folder for a listing out of order
+		files = append(files, fmt.Sprintf("docs/stories/e/n%02d.md", (i*7)%30))
 	}
 	for _, f := range files {
 		p := filepath.Join(root, filepath.FromSlash(f))
@@ -248,6 +267,10 @@ func TestExpandMatchesReference(t *testing.T) {
 				got, want := Expand(root, p, dirs), expandReference(root, p, dirs)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("GOMAXPROCS %d: Expand(%q, dirs %v) = %v, the reference walk gives %v", procs, p, dirs, got, want)
+				}
+				// more CPUs: the walk's own order is the sorted one already
+				if raw := expand(root, p, dirs); procs > 1 && !strings.Contains(p, "linked") && !slices.IsSortedFunc(raw, compareEntries) {
+					t.Errorf("GOMAXPROCS %d: the walk of %q (dirs %v) is not sorted: %v", procs, p, dirs, raw)
 				}
 			}
 		}
