@@ -26,41 +26,64 @@ var StorySource source.Source = source.Format{FormatKind: workflow.KindStory, Fo
 // later one gets a "duplicate-story-id" warning and "@<path>" appended to
 // its candidate id.
 func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
-	if r.Stories == nil {
-		r.Stories = map[string]*workflow.Story{}
-	}
 	patterns := r.Config.Sources.Stories
 	if len(patterns) == 0 {
 		patterns = config.Default().Sources.Stories
 	}
 	paths := storyGlob(r.Root, patterns)
 	parsed, readable := storyReadAll(r, paths)
-	// room for the other sources' few candidates too: Scan appends them
-	// here rather than copying 20,000 story candidates (see
-	// discover.concatCandidates)
-	out := make([]workflow.Candidate, 0, len(paths)+storyCandidateSlack)
-	firstPath := make(map[string]string, len(paths))
+	// the candidates are built by one worker per CPU too, into cands[i]
+	// (allocated only now: live during the reads, 20,000 candidates would
+	// raise the garbage collector's target and the peak memory); the loop
+	// below only settles duplicates and compacts. Room for the other
+	// sources' few candidates too: Scan appends them here rather than
+	// copying 20,000 story candidates (see discover.concatCandidates)
+	cands := make([]workflow.Candidate, len(paths), len(paths)+storyCandidateSlack)
 	// every candidate's one story, in two arrays shared by all of them
-	// rather than two one-element slices each (see storyCandidate)
+	// rather than two one-element slices each (see storyBuilder.candidate)
+	ids := make([]string, len(paths))
+	refs := make([]workflow.StoryRef, len(paths))
+	b := newStoryBuilder(r)
 	n := 0
 	for _, st := range parsed {
 		if st != nil {
 			n++
 		}
 	}
-	ids := make([]string, n)
-	refs := make([]workflow.StoryRef, n)
+	storyEach(len(paths), func(i int) {
+		st := parsed[i]
+		if st == nil {
+			return
+		}
+		ids[i], refs[i] = st.ID, workflow.StoryRef{ID: st.ID, Path: st.Path}
+		// cap 1: appending to one candidate's stories never writes into
+		// the next one's
+		cands[i] = b.candidate(st, ids[i:i+1:i+1], refs[i:i+1:i+1])
+	})
+	// the path of each id's first story: Repo.Stories holds it when it was
+	// empty before (the usual case: no second map of 20,000 ids), firstPath
+	// the ones it does not (an unreadable first story; any id when
+	// Repo.Stories came filled)
+	fresh := len(r.Stories) == 0
+	if fresh {
+		r.Stories = make(map[string]*workflow.Story, n)
+	}
+	firstPath := map[string]string{}
+	firstOf := func(id string) (string, bool) {
+		if st, ok := r.Stories[id]; ok && fresh {
+			return st.Path, true
+		}
+		p, ok := firstPath[id]
+		return p, ok
+	}
+	out := cands[:0] // compacted in place: out[k] is written after cands[i] is read, k <= i
 	for i, p := range paths {
 		st := parsed[i]
 		if st == nil {
 			continue // neither an id nor a status: not a story
 		}
-		k := len(out)
-		ids[k], refs[k] = st.ID, workflow.StoryRef{ID: st.ID, Path: st.Path}
-		// cap 1: appending to one candidate's stories never writes into
-		// the next one's
-		c := storyCandidate(r, st, ids[k:k+1:k+1], refs[k:k+1:k+1])
-		if first, dup := firstPath[st.ID]; dup {
+		c := cands[i]
+		if first, dup := firstOf(st.ID); dup {
 			c.ID += "@" + p
 			c.Findings = append(c.Findings, workflow.Finding{
 				Check:    workflow.CheckDiscover,
@@ -70,13 +93,16 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 				Path:     p,
 			})
 		} else {
-			firstPath[st.ID] = p
 			if readable[i] {
 				r.Stories[st.ID] = st
+			}
+			if !fresh || !readable[i] {
+				firstPath[st.ID] = p
 			}
 		}
 		out = append(out, c)
 	}
+	clear(cands[len(out):]) // the moved candidates' old copies
 	return out, nil
 }
 
@@ -102,7 +128,12 @@ func storyUnreadable(p string, err error) *workflow.Story {
 // storyGlob expands the story globs, skipping files in a "spec" folder
 // below the globs' fixed prefix, and returns the paths sorted.
 func storyGlob(root string, patterns []string) []string {
-	seen := map[string]bool{}
+	// one pattern's matches are unique and sorted already (pathglob.Expand):
+	// no set, no sort
+	var seen map[string]bool
+	if len(patterns) > 1 {
+		seen = map[string]bool{}
+	}
 	var out []string // the paths, in glob order until sorted
 	for _, pat := range patterns {
 		clean := strings.Trim(path.Clean("/"+strings.ReplaceAll(pat, "\\", "/")), "/")
@@ -113,18 +144,26 @@ func storyGlob(root string, patterns []string) []string {
 			}
 			prefix++
 		}
-		for _, e := range pathglob.Expand(root, pat, false) {
+		entries := pathglob.Expand(root, pat, false)
+		if out == nil {
+			out = make([]string, 0, len(entries))
+		}
+		for _, e := range entries {
 			if seen[e.Path] {
 				continue
 			}
 			if storyInSpecFolder(e.Path, prefix) {
 				continue
 			}
-			seen[e.Path] = true
+			if seen != nil {
+				seen[e.Path] = true
+			}
 			out = append(out, e.Path)
 		}
 	}
-	sort.Strings(out)
+	if seen != nil {
+		sort.Strings(out)
+	}
 	return out
 }
 
@@ -155,9 +194,26 @@ func PhaseIndex(def workflow.Definition, ids []string) int {
 	return -1
 }
 
-// storyCandidate is the candidate a story yields (see StorySource); ids and
+// storyBuilder builds the story candidates of one scan: what every one of
+// them needs of the story development cycle definition, found once. It is
+// read-only once made: the scan's workers share it.
+type storyBuilder struct {
+	def       workflow.Definition
+	implement string // the id of the implementation phase
+}
+
+// newStoryBuilder is the builder of r's story candidates.
+func newStoryBuilder(r *source.Repo) storyBuilder {
+	b := storyBuilder{def: r.Definition(workflow.DefSDC), implement: "implement"}
+	if i := PhaseIndex(b.def, ImplementPhases); i >= 0 {
+		b.implement = b.def.Phases[i].ID
+	}
+	return b
+}
+
+// candidate is the candidate a story yields (see StorySource); ids and
 // refs are its Stories and StoryRefs: the story's id, and its id and path.
-func storyCandidate(r *source.Repo, st *workflow.Story, ids []string, refs []workflow.StoryRef) workflow.Candidate {
+func (b storyBuilder) candidate(st *workflow.Story, ids []string, refs []workflow.StoryRef) workflow.Candidate {
 	c := workflow.Candidate{
 		Key:         st.ID,
 		Workflow:    workflow.DefSDC,
@@ -169,7 +225,7 @@ func storyCandidate(r *source.Repo, st *workflow.Story, ids []string, refs []wor
 		UpdatedFrom: "mtime",
 		Findings:    append([]workflow.Finding(nil), st.Findings...),
 	}
-	def := r.Definition(workflow.DefSDC)
+	def := b.def
 	current := -1
 	// resume makes c a resumable workflow of type typ, at the first phase of
 	// def among phases (shown as label), run by agent.
@@ -211,10 +267,7 @@ func storyCandidate(r *source.Repo, st *workflow.Story, ids []string, refs []wor
 			}
 		}
 	}
-	implement := "implement"
-	if i := PhaseIndex(def, ImplementPhases); i >= 0 {
-		implement = def.Phases[i].ID
-	}
+	implement := b.implement
 	c.Files = make([]workflow.RefFile, 0, 1+len(st.FileList))
 	c.Files = append(c.Files, workflow.RefFile{Path: st.Path, Phase: phase, Critical: true, From: "story"})
 	for _, f := range st.FileList {

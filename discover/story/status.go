@@ -75,8 +75,9 @@ var storyMetaSections = map[string]bool{
 
 // storyCtx is one open heading: its level and normalised name.
 type storyCtx struct {
-	level int
-	name  string
+	level   int
+	name    string
+	history bool // name is in storyHistorySections (found once, at the heading)
 }
 
 // storyStatusCand is the best status candidate so far.
@@ -93,7 +94,18 @@ func (s *storyState) pushHeading(level int, name string) {
 	for len(s.ctx) > 0 && s.ctx[len(s.ctx)-1].level >= level {
 		s.ctx = s.ctx[:len(s.ctx)-1]
 	}
-	s.ctx = append(s.ctx, storyCtx{level: level, name: name})
+	s.ctx = append(s.ctx, storyCtx{level: level, name: name, history: storyHistorySections[name]})
+}
+
+// inHistory is inSections(storyHistorySections, false), asked of every body
+// line, without a map look-up per enclosing heading.
+func (s *storyState) inHistory() bool {
+	for _, c := range s.ctx {
+		if c.history {
+			return true
+		}
+	}
+	return false
 }
 
 // inSections reports whether one of the enclosing headings (the innermost
@@ -181,7 +193,7 @@ func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
 		}
 		return
 	}
-	if s.inSections(storyHistorySections, false) {
+	if s.inHistory() {
 		return
 	}
 	if val == "" {
@@ -301,7 +313,7 @@ func storyWordSpans(out [][2]int, s string) [][2]int {
 // status and dependencies. indented lines (nested lists) and lines inside
 // history sections never count.
 func (s *storyState) bodyLine(lineNo int, line string) {
-	if s.inSections(storyHistorySections, false) {
+	if s.inHistory() {
 		return
 	}
 	if line != "" && (line[0] == '\t' || strings.HasPrefix(line, "  ")) {

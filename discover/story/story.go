@@ -383,6 +383,9 @@ func (s *storyState) line(lineNo int, line string, start, next int) {
 // next "---" or "..."), reading its status; it reports whether line belongs
 // to it.
 func (s *storyState) frontMatter(lineNo int, line string) bool {
+	if lineNo != 1 && s.front != storyFrontIn {
+		return false // past it, or there is none: most lines, no trim
+	}
 	t := strings.TrimRight(line, " \t")
 	switch {
 	case lineNo == 1 && t == "---":
