@@ -42,10 +42,13 @@ type CompareOptions struct {
 }
 
 // Index is what Compare takes from the git index for a set of paths, read
-// once for every Compare call of a command (see IndexFor).
+// once for every Compare call of a command (see IndexFor), and HEAD's commit
+// as it was then: the index is HEAD's tree and what is staged over it, the
+// two taken together.
 type Index struct {
 	want    map[string]bool       // the paths it was read for
 	entries map[string]indexEntry // those that can stand for the file on disk
+	head    links                 // HEAD's commit; zero when it could not be read
 }
 
 // IndexFor reads the index entries of paths once, for the Compare calls of
@@ -62,7 +65,11 @@ func (r *Repo) IndexFor(paths []string, expected int) *Index {
 	for _, p := range paths {
 		want[p] = true
 	}
-	return &Index{want: want, entries: known}
+	idx := &Index{want: want, entries: known}
+	if head, err := r.headLinks(); err == nil {
+		idx.head = head // else each Compare resolves HEAD (and reports why it cannot)
+	}
+	return idx
 }
 
 // CompareWith is Compare with what the caller knows already (see
@@ -100,7 +107,7 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 		st.Changed = st.BaseHash != st.DiskHash
 		if st.Changed {
 			if headTree == nil {
-				if headTree, err = r.headTree(base.Hash, baseTree); err != nil {
+				if headTree, err = r.headTree(base.Hash, baseTree, o.Index); err != nil {
 					return nil, err
 				}
 			}
@@ -146,26 +153,35 @@ func (r *Repo) knownEntries(paths []string, idx *Index) map[string]indexEntry {
 	return known
 }
 
-// headTree returns the path lookup for HEAD, sharing base's when HEAD is base.
-func (r *Repo) headTree(base string, baseTree *pathTree) (*pathTree, error) {
-	head, err := r.headObject()
-	if err != nil {
-		return nil, err
+// headTree returns the path lookup for HEAD, sharing base's when HEAD is
+// base; HEAD is idx's when idx has it.
+func (r *Repo) headTree(base string, baseTree *pathTree, idx *Index) (*pathTree, error) {
+	var head links
+	if idx != nil && !idx.head.hash.IsZero() {
+		head = idx.head
+	} else {
+		var err error
+		if head, err = r.headLinks(); err != nil {
+			return nil, err
+		}
 	}
-	if head.Hash.String() == base {
+	if head.hash.String() == base {
 		return baseTree, nil
 	}
-	return newPathTree(r.trees, head.TreeHash), nil
+	return newPathTree(r.trees, head.tree), nil
 }
 
 // treeOf returns the path lookup for the tree of the commit with the full hex
 // hash h.
 func (r *Repo) treeOf(h string) (*pathTree, error) {
-	c, err := r.commitByHash(h)
-	if err != nil {
-		return nil, err
+	if len(h) != 2*len(plumbing.ZeroHash) || !isHex(h) {
+		return nil, fmt.Errorf("commit %q is not a full hash", h)
 	}
-	return newPathTree(r.trees, c.TreeHash), nil
+	l, err := r.readLinks(plumbing.NewHash(h))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return newPathTree(r.trees, l.tree), nil
 }
 
 func (r *Repo) commitByHash(h string) (*object.Commit, error) {

@@ -10,8 +10,11 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 )
 
 // The streamed parser gives what the former whole-buffer one gave (kept
@@ -179,5 +182,39 @@ func TestParseIndexAllocsBounded(t *testing.T) {
 	}
 	if allocs > 12 {
 		t.Errorf("%.0f allocations to read an index of %d entries for one path", allocs, len(paths))
+	}
+}
+
+// An Index holds HEAD as it was when it was read, for every Compare of the
+// command: a commit made since does not change what those Compares answer,
+// while a Compare without it resolves HEAD again.
+func TestIndexKeepsHead(t *testing.T) {
+	dir, paths := indexRepo(t, minIndexPaths+10)
+	r := open(t, dir)
+	base, err := r.Head()
+	must(t, err)
+	idx := r.IndexFor(paths, len(paths))
+	if idx == nil || idx.head.hash.String() != base.Hash {
+		t.Fatalf("IndexFor: HEAD %v, want %s", idx, base.Hash)
+	}
+	must(t, gitfixture.WriteFile(dir, paths[0], "edited\n"))
+	if _, err := gitfixture.Commit(dir, "edit", "A", "a@x", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	edited := plumbing.ComputeHash(plumbing.BlobObject, []byte("edited\n")).String()
+	for _, tc := range []struct {
+		name                  string
+		o                     CompareOptions
+		head                  string
+		committed, uncommited bool
+	}{
+		{"HEAD of the index", CompareOptions{Index: idx}, contentHash("content 000\n"), false, true},
+		{"HEAD now", CompareOptions{}, edited, true, false},
+	} {
+		got, err := r.CompareWith(base, paths[:1], tc.o)
+		must(t, err)
+		if st := got[0]; st.HeadHash != tc.head || st.Committed != tc.committed || st.Uncommited != tc.uncommited || st.DiskHash != edited {
+			t.Errorf("%s: %+v", tc.name, st)
+		}
 	}
 }
