@@ -49,6 +49,11 @@ type Index struct {
 	want    map[string]bool       // the paths it was read for
 	entries map[string]indexEntry // those that can stand for the file on disk
 	head    links                 // HEAD's commit; zero when it could not be read
+	// heads is the blob of each wanted path in HEAD, not nil only when the
+	// index's cache-tree says the index holds HEAD's tree (a path absent
+	// from it is not a file in HEAD): Compare then reads none of HEAD's
+	// trees for those paths.
+	heads map[string]plumbing.Hash
 }
 
 // IndexFor reads the index entries of paths once, for the Compare calls of
@@ -57,7 +62,8 @@ type Index struct {
 // calls compare in all. It returns nil when Compare would not read the
 // index for that many paths (see indexEntries).
 func (r *Repo) IndexFor(paths []string, expected int) *Index {
-	known := r.indexEntriesFor(paths, expected)
+	heads := map[string]plumbing.Hash{}
+	known, tree := r.readIndex(paths, expected, heads)
 	if known == nil {
 		return nil
 	}
@@ -68,6 +74,9 @@ func (r *Repo) IndexFor(paths []string, expected int) *Index {
 	idx := &Index{want: want, entries: known}
 	if head, err := r.headLinks(); err == nil {
 		idx.head = head // else each Compare resolves HEAD (and reports why it cannot)
+		if !tree.IsZero() && tree == head.tree {
+			idx.heads = heads
+		}
 	}
 	return idx
 }
@@ -105,7 +114,11 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 		}
 		st.DiskHash, st.OnDisk = hashString(dh), onDisk
 		st.Changed = st.BaseHash != st.DiskHash
-		if st.Changed {
+		if st.Changed && o.Index != nil && o.Index.heads != nil && o.Index.want[p] {
+			st.HeadHash = hashString(o.Index.heads[p])
+			st.Committed = st.HeadHash != st.BaseHash
+			st.Uncommited = st.DiskHash != st.HeadHash
+		} else if st.Changed {
 			if headTree == nil {
 				if headTree, err = r.headTree(base.Hash, baseTree, o.Index); err != nil {
 					return nil, err

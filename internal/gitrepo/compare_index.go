@@ -50,17 +50,28 @@ func (r *Repo) indexEntries(paths []string) map[string]indexEntry {
 // indexEntriesFor is indexEntries where the index is worth reading for
 // compared paths (not len(paths)): how many files it may spare hashing.
 func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEntry {
+	out, _ := r.readIndex(paths, compared, nil)
+	return out
+}
+
+// readIndex is indexEntriesFor that, when heads is not nil, also puts in it
+// the blob hash of every wanted path the index holds at stage 0 (a regular
+// file or a symbolic link) and returns the tree its cache-tree extension
+// gives the whole index (zero when it has none, or when an entry is
+// conflicted, skip-worktree, intent-to-add or a sparse folder, or the index
+// is split): when that tree is HEAD's, the index holds HEAD's files.
+func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing.Hash) (map[string]indexEntry, plumbing.Hash) {
 	if compared < minIndexPaths || len(paths) == 0 || r.storage == nil {
-		return nil
+		return nil, plumbing.ZeroHash
 	}
 	fs := r.storage.Filesystem()
 	fi, err := fs.Lstat("index")
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(compared)*indexBytesPerPath {
-		return nil
+		return nil, plumbing.ZeroHash
 	}
 	f, err := fs.Open("index")
 	if err != nil {
-		return nil
+		return nil, plumbing.ZeroHash
 	}
 	defer f.Close()
 	want := make(map[string]bool, len(paths))
@@ -71,7 +82,49 @@ func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEnt
 	// No more than the size seen: an index rewritten meanwhile reads as
 	// truncated (nil), never as an endless stream.
 	rd := bufio.NewReaderSize(io.LimitReader(f, fi.Size()), indexReadBuffer)
-	return parseIndexFrom(rd, want, uint32(mt.Unix()), uint32(mt.Nanosecond()))
+	sc := indexScratch{heads: heads}
+	out := parseIndexWith(rd, want, uint32(mt.Unix()), uint32(mt.Nanosecond()), &sc)
+	if out == nil || heads == nil || sc.noTree {
+		return out, plumbing.ZeroHash
+	}
+	return out, rootCacheTree(rd)
+}
+
+// rootCacheTree reads the index extensions after the entries up to the
+// cache-tree ("TREE") and returns the tree of its root when it is valid
+// (zero when there is none, it is invalid, or the index is split).
+func rootCacheTree(rd *bufio.Reader) plumbing.Hash {
+	for {
+		hdr, err := rd.Peek(8)
+		if err != nil {
+			return plumbing.ZeroHash // the checksum, or a truncated index
+		}
+		sig, size := string(hdr[:4]), int(binary.BigEndian.Uint32(hdr[4:]))
+		switch sig {
+		case "link": // split index: the entries are elsewhere
+			return plumbing.ZeroHash
+		case "TREE":
+			// the root: an empty path, its NUL, "<entries> <subtrees>\n",
+			// then its tree when <entries> is not negative
+			if _, err := rd.Discard(8); err != nil || size < 1 {
+				return plumbing.ZeroHash
+			}
+			b, err := rd.Peek(min(size, 64))
+			if err != nil || b[0] != 0 {
+				return plumbing.ZeroHash
+			}
+			nl := bytes.IndexByte(b, '\n')
+			if nl < 0 || b[1] == '-' || nl+21 > len(b) {
+				return plumbing.ZeroHash
+			}
+			var h plumbing.Hash
+			copy(h[:], b[nl+1:nl+21])
+			return h
+		}
+		if got, err := rd.Discard(8 + size); err != nil || got != 8+size {
+			return plumbing.ZeroHash
+		}
+	}
 }
 
 // parseIndex reads the entries of a version 2 or 3 git index b whose paths
@@ -86,6 +139,12 @@ var errBadIndex = errors.New("malformed index")
 
 // parseIndexFrom is parseIndex reading the index from rd, entry by entry.
 func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
+	return parseIndexWith(rd, want, sec, nsec, &indexScratch{})
+}
+
+// parseIndexWith is parseIndexFrom reading into sc (see indexScratch.heads),
+// rd left after the entries.
+func parseIndexWith(rd *bufio.Reader, want map[string]bool, sec, nsec uint32, sc *indexScratch) map[string]indexEntry {
 	var hdr [12]byte
 	if _, err := io.ReadFull(rd, hdr[:]); err != nil || string(hdr[:4]) != "DIRC" {
 		return nil
@@ -97,7 +156,6 @@ func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) ma
 	}
 	n := be.Uint32(hdr[8:])
 	out := make(map[string]indexEntry)
-	var sc indexScratch
 	for i := uint32(0); i < n; i++ {
 		if err := sc.readEntry(rd, version, want, sec, nsec, out); err != nil {
 			return nil
@@ -111,6 +169,11 @@ func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) ma
 type indexScratch struct {
 	fixed [indexEntryFixed + 2]byte
 	name  []byte
+	// heads, when not nil, takes the blob hash of each wanted stage-0
+	// file or symbolic link; noTree is set by an entry that keeps the
+	// index from being HEAD's tree (see readIndex).
+	heads  map[string]plumbing.Hash
+	noTree bool
 }
 
 // indexEntryFixed is the size of an entry's stat data, mode, hash and flags.
@@ -153,6 +216,17 @@ func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[str
 	if pad := size - head - len(name) - 1; pad > 0 {
 		if got, err := rd.Discard(pad); err != nil || got != pad {
 			return errBadIndex
+		}
+	}
+	mode := be.Uint32(e[24:]) & 0o170000
+	if sc.heads != nil {
+		switch {
+		case flags&0x3000 != 0 || ext&0x6000 != 0 || mode == 0o040000:
+			sc.noTree = true // a stage; skip-worktree or intent-to-add; a sparse folder
+		case (mode == 0o100000 || mode == 0o120000) && want[string(name)]:
+			var h plumbing.Hash
+			copy(h[:], e[40:60])
+			sc.heads[string(name)] = h
 		}
 	}
 	// assume-valid or a stage; skip-worktree or intent-to-add; not a

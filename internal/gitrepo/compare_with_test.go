@@ -1,11 +1,14 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -216,5 +219,91 @@ func TestIndexKeepsHead(t *testing.T) {
 		if st := got[0]; st.HeadHash != tc.head || st.Committed != tc.committed || st.Uncommited != tc.uncommited || st.DiskHash != edited {
 			t.Errorf("%s: %+v", tc.name, st)
 		}
+	}
+}
+
+// When the index's cache-tree is HEAD's tree, Compare takes HEAD's blobs
+// from the index (no HEAD tree read) and answers as it does from the trees:
+// committed, edited, removed, added, symbolic link, absent and folder
+// paths. A staged change (the cache-tree then no longer HEAD's) turns it off.
+func TestIndexHeadsMatchTrees(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	g := func(args ...string) {
+		runGit(t, dir, append([]string{"-c", "user.name=A", "-c", "user.email=a@x"}, args...)...)
+	}
+	g("init", "-q")
+	var paths []string
+	for i := 0; i < minIndexPaths+6; i++ {
+		p := fmt.Sprintf("d%d/f%02d.txt", i%4, i)
+		must(t, gitfixture.WriteFile(dir, p, fmt.Sprint("v1 ", i)))
+		paths = append(paths, p)
+	}
+	must(t, os.Symlink("f00.txt", filepath.Join(dir, "d0", "link")))
+	g("add", "-A")
+	g("commit", "-qm", "one")
+	r := open(t, dir)
+	base, err := r.Head()
+	must(t, err)
+	must(t, gitfixture.WriteFile(dir, paths[1], "v2"))    // committed
+	must(t, os.Remove(filepath.Join(dir, paths[2])))      // removal committed
+	must(t, gitfixture.WriteFile(dir, "d9/new.txt", "n")) // added
+	must(t, os.Remove(filepath.Join(dir, "d0", "link")))
+	must(t, os.Symlink("f04.txt", filepath.Join(dir, "d0", "link"))) // retargeted
+	g("add", "-A")
+	g("commit", "-qm", "two")
+	must(t, gitfixture.WriteFile(dir, paths[3], "edited")) // not committed
+	asked := append([]string{"d9/new.txt", "d0/link", "d0", "nowhere.txt"}, paths...)
+	want, err := r.CompareWith(base, asked, CompareOptions{})
+	must(t, err)
+	idx := r.IndexFor(asked, len(asked))
+	if idx == nil || idx.heads == nil {
+		t.Fatalf("IndexFor after a commit: index read %v, HEAD's blobs none", idx != nil)
+	}
+	got, err := r.CompareWith(base, asked, CompareOptions{Index: idx})
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with the index's HEAD:\n%+v\nwant\n%+v", got, want)
+	}
+	g("add", paths[3])
+	if idx := r.IndexFor(asked, len(asked)); idx == nil || idx.heads != nil {
+		t.Errorf("IndexFor with a staged change: index read %v, HEAD's blobs taken from it %v", idx != nil, idx != nil && idx.heads != nil)
+	}
+}
+
+// The cache-tree is read from any truncation of a real index, and from
+// random bytes after its entries, without a panic; only the whole index
+// gives HEAD's tree.
+func TestRootCacheTreeHostile(t *testing.T) {
+	dir, paths := indexRepo(t, 70)
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	must(t, err)
+	r := open(t, dir)
+	head, err := r.headLinks()
+	must(t, err)
+	want := map[string]bool{paths[0]: true}
+	read := func(c []byte) plumbing.Hash {
+		rd := bufio.NewReader(bytes.NewReader(c))
+		sc := indexScratch{heads: map[string]plumbing.Hash{}}
+		if parseIndexWith(rd, want, ^uint32(0), 0, &sc) == nil || sc.noTree {
+			return plumbing.ZeroHash
+		}
+		return rootCacheTree(rd)
+	}
+	if got := read(b); got != head.tree {
+		t.Skipf("this git wrote no cache-tree (%s, HEAD's tree %s)", got, head.tree)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for n := 0; n < len(b); n++ {
+		if got := read(b[:n]); !got.IsZero() && got != head.tree {
+			t.Fatalf("truncated at %d: tree %s", n, got)
+		}
+		c := append([]byte(nil), b...)
+		for k := 0; k < 4; k++ {
+			c[n+rng.IntN(len(c)-n)] = byte(rng.IntN(256))
+		}
+		read(c)
 	}
 }
