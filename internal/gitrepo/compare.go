@@ -6,10 +6,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -54,6 +57,10 @@ type Index struct {
 	// from it is not a file in HEAD): Compare then reads none of HEAD's
 	// trees for those paths.
 	heads map[string]plumbing.Hash
+	// dirs is the tree of each folder of the paths in HEAD, from the
+	// cache-tree (with heads only): a base whose folder has that tree has
+	// HEAD's files there (see baseBlob).
+	dirs map[string]plumbing.Hash
 }
 
 // IndexFor reads the index entries of paths once, for the Compare calls of
@@ -63,7 +70,7 @@ type Index struct {
 // index for that many paths (see indexEntries).
 func (r *Repo) IndexFor(paths []string, expected int) *Index {
 	heads := map[string]plumbing.Hash{}
-	known, tree := r.readIndex(paths, expected, heads)
+	known, tree, dirs := r.readIndex(paths, expected, heads)
 	if known == nil {
 		return nil
 	}
@@ -75,7 +82,7 @@ func (r *Repo) IndexFor(paths []string, expected int) *Index {
 	if head, err := r.headLinks(); err == nil {
 		idx.head = head // else each Compare resolves HEAD (and reports why it cannot)
 		if !tree.IsZero() && tree == head.tree {
-			idx.heads = heads
+			idx.heads, idx.dirs = heads, dirs
 		}
 	}
 	return idx
@@ -97,7 +104,7 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 	known := r.knownEntries(paths, o.Index)
 	for _, p := range paths {
 		st := PathState{Path: p}
-		be, err := baseTree.blob(p)
+		be, err := baseBlob(baseTree, p, o.Index)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +142,41 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// baseBlob is t.blob(p), taken from idx when the base (t) has, at the root
+// or at one of p's folders, the tree idx's cache-tree gives HEAD there: the
+// files under it are then HEAD's, whose blobs idx holds, and the trees below
+// it are not read.
+func baseBlob(t *pathTree, p string, idx *Index) (plumbing.Hash, error) {
+	if idx == nil || idx.heads == nil || !idx.want[p] || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
+		return t.blob(p)
+	}
+	if t.root == idx.head.tree {
+		return idx.heads[p], nil
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		h, ok := idx.dirs[p[:i]]
+		if !ok {
+			continue
+		}
+		parent, name := splitPath(p[:i])
+		pt, err := t.dir(parent)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		e, ok := pt.find(name)
+		if !ok || e.mode != filemode.Dir {
+			break // not a folder in base: t.blob answers
+		}
+		if e.hash == h {
+			return idx.heads[p], nil
+		}
+	}
+	return t.blob(p)
 }
 
 // knownEntries is the index entries Compare may use for paths: idx's for

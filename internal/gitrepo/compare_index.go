@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -50,7 +51,7 @@ func (r *Repo) indexEntries(paths []string) map[string]indexEntry {
 // indexEntriesFor is indexEntries where the index is worth reading for
 // compared paths (not len(paths)): how many files it may spare hashing.
 func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEntry {
-	out, _ := r.readIndex(paths, compared, nil)
+	out, _, _ := r.readIndex(paths, compared, nil)
 	return out
 }
 
@@ -59,19 +60,20 @@ func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEnt
 // file or a symbolic link) and returns the tree its cache-tree extension
 // gives the whole index (zero when it has none, or when an entry is
 // conflicted, skip-worktree, intent-to-add or a sparse folder, or the index
-// is split): when that tree is HEAD's, the index holds HEAD's files.
-func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing.Hash) (map[string]indexEntry, plumbing.Hash) {
+// is split): when that tree is HEAD's, the index holds HEAD's files. dirs is
+// then the tree the cache-tree gives each folder of the paths (when valid).
+func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing.Hash) (_ map[string]indexEntry, root plumbing.Hash, dirs map[string]plumbing.Hash) {
 	if compared < minIndexPaths || len(paths) == 0 || r.storage == nil {
-		return nil, plumbing.ZeroHash
+		return nil, plumbing.ZeroHash, nil
 	}
 	fs := r.storage.Filesystem()
 	fi, err := fs.Lstat("index")
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(compared)*indexBytesPerPath {
-		return nil, plumbing.ZeroHash
+		return nil, plumbing.ZeroHash, nil
 	}
 	f, err := fs.Open("index")
 	if err != nil {
-		return nil, plumbing.ZeroHash
+		return nil, plumbing.ZeroHash, nil
 	}
 	defer f.Close()
 	want := make(map[string]bool, len(paths))
@@ -85,46 +87,125 @@ func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing
 	sc := indexScratch{heads: heads}
 	out := parseIndexWith(rd, want, uint32(mt.Unix()), uint32(mt.Nanosecond()), &sc)
 	if out == nil || heads == nil || sc.noTree {
-		return out, plumbing.ZeroHash
+		return out, plumbing.ZeroHash, nil
 	}
-	return out, rootCacheTree(rd)
+	wantDirs := map[string]bool{}
+	for _, p := range paths {
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				wantDirs[p[:i]] = true
+			}
+		}
+	}
+	root, dirs = readCacheTree(rd, wantDirs)
+	return out, root, dirs
 }
 
 // rootCacheTree reads the index extensions after the entries up to the
 // cache-tree ("TREE") and returns the tree of its root when it is valid
 // (zero when there is none, it is invalid, or the index is split).
 func rootCacheTree(rd *bufio.Reader) plumbing.Hash {
+	root, _ := readCacheTree(rd, nil)
+	return root
+}
+
+// readCacheTree is rootCacheTree that also returns the tree of each valid
+// folder of the cache-tree that wantDirs names.
+func readCacheTree(rd *bufio.Reader, wantDirs map[string]bool) (plumbing.Hash, map[string]plumbing.Hash) {
 	for {
 		hdr, err := rd.Peek(8)
 		if err != nil {
-			return plumbing.ZeroHash // the checksum, or a truncated index
+			return plumbing.ZeroHash, nil // the checksum, or a truncated index
 		}
 		sig, size := string(hdr[:4]), int(binary.BigEndian.Uint32(hdr[4:]))
 		switch sig {
 		case "link": // split index: the entries are elsewhere
-			return plumbing.ZeroHash
+			return plumbing.ZeroHash, nil
 		case "TREE":
-			// the root: an empty path, its NUL, "<entries> <subtrees>\n",
-			// then its tree when <entries> is not negative
-			if _, err := rd.Discard(8); err != nil || size < 1 {
-				return plumbing.ZeroHash
+			if _, err := rd.Discard(8); err != nil {
+				return plumbing.ZeroHash, nil
 			}
-			b, err := rd.Peek(min(size, 64))
-			if err != nil || b[0] != 0 {
-				return plumbing.ZeroHash
-			}
-			nl := bytes.IndexByte(b, '\n')
-			if nl < 0 || b[1] == '-' || nl+21 > len(b) {
-				return plumbing.ZeroHash
-			}
-			var h plumbing.Hash
-			copy(h[:], b[nl+1:nl+21])
-			return h
+			return parseCacheTree(rd, size, wantDirs)
 		}
 		if got, err := rd.Discard(8 + size); err != nil || got != 8+size {
-			return plumbing.ZeroHash
+			return plumbing.ZeroHash, nil
 		}
 	}
+}
+
+// parseCacheTree reads a cache-tree extension of size bytes from rd: its
+// folders in pre-order, each "<name> NUL <entries> SP <subtrees> LF" and,
+// when <entries> is not negative (the folder is valid), its tree. The root
+// has an empty name. A malformed extension gives what was read before it
+// (the root zero when it was not read).
+func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root plumbing.Hash, dirs map[string]plumbing.Hash) {
+	type open struct {
+		path string
+		left int // subtrees still to read
+	}
+	var stack []open
+	for n, first := 0, true; n < size; first = false {
+		raw, err := rd.ReadSlice(0)
+		if err != nil {
+			return root, dirs
+		}
+		n += len(raw)
+		name := string(raw[:len(raw)-1]) // raw is rd's until the next read
+		line, err := rd.ReadSlice('\n')
+		if err != nil {
+			return root, dirs
+		}
+		n += len(line)
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 1 {
+			return root, dirs
+		}
+		valid := line[0] != '-'
+		subs, err := strconv.Atoi(string(line[sp+1 : len(line)-1]))
+		if err != nil || subs < 0 || subs > size {
+			return root, dirs
+		}
+		var h plumbing.Hash
+		if valid {
+			if _, err := io.ReadFull(rd, h[:]); err != nil {
+				return root, dirs
+			}
+			n += len(h)
+		}
+		path := ""
+		if first {
+			if name != "" {
+				return root, dirs
+			}
+			if valid {
+				root = h
+			}
+			if wantDirs == nil {
+				return root, dirs // the root was all that was asked for
+			}
+		} else {
+			// the folder's parent: the innermost one with subtrees left
+			for len(stack) > 0 && stack[len(stack)-1].left == 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) == 0 {
+				return root, dirs // more folders than the root announced
+			}
+			parent := &stack[len(stack)-1]
+			parent.left--
+			if path = name; parent.path != "" {
+				path = parent.path + "/" + name
+			}
+			if valid && wantDirs[path] {
+				if dirs == nil {
+					dirs = map[string]plumbing.Hash{}
+				}
+				dirs[path] = h
+			}
+		}
+		stack = append(stack, open{path, subs})
+	}
+	return root, dirs
 }
 
 // parseIndex reads the entries of a version 2 or 3 git index b whose paths

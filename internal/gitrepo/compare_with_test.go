@@ -307,3 +307,46 @@ func TestRootCacheTreeHostile(t *testing.T) {
 		read(c)
 	}
 }
+
+// The cache-tree's folders are named by their full path (pre-order, with
+// invalid folders, which have no tree, in between), only the wanted ones
+// kept; a malformed extension gives what came before it.
+func TestParseCacheTree(t *testing.T) {
+	h := func(b byte) []byte { return bytes.Repeat([]byte{b}, 20) }
+	var ext []byte
+	add := func(name, counts string, tree []byte) {
+		ext = append(append(append(append(ext, name...), 0), counts...), '\n')
+		ext = append(ext, tree...)
+	}
+	add("", "9 2", h(1))
+	add("a", "-1 1", nil)
+	add("b", "3 0", h(2))
+	add("c", "4 1", h(3))
+	add("d", "4 0", h(4))
+	all := map[string]bool{"a": true, "a/b": true, "c": true, "c/d": true}
+	for _, tc := range []struct {
+		name string
+		ext  []byte
+		want map[string]bool
+		root bool
+		dirs map[string]byte
+	}{
+		{"whole", ext, all, true, map[string]byte{"a/b": 2, "c": 3, "c/d": 4}},
+		{"some", ext, map[string]bool{"c/d": true}, true, map[string]byte{"c/d": 4}},
+		{"cut", ext[:len(ext)-10], all, true, map[string]byte{"a/b": 2, "c": 3}},
+		{"root only", ext[:25], all, true, nil},
+		{"bad count", bytes.Replace(ext, []byte("3 0"), []byte("3 x"), 1), all, true, nil},
+	} {
+		root, dirs := parseCacheTree(bufio.NewReader(bytes.NewReader(tc.ext)), len(tc.ext), tc.want)
+		if (root == plumbing.Hash(h(1))) != tc.root {
+			t.Errorf("%s: root %s", tc.name, root)
+		}
+		want := map[string]plumbing.Hash{}
+		for d, b := range tc.dirs {
+			want[d] = plumbing.Hash(h(b))
+		}
+		if len(dirs) != len(want) || (len(want) > 0 && !reflect.DeepEqual(dirs, want)) {
+			t.Errorf("%s: dirs %v, want %v", tc.name, dirs, want)
+		}
+	}
+}
