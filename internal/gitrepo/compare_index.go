@@ -300,11 +300,12 @@ func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[str
 		}
 	}
 	mode := be.Uint32(e[24:]) & 0o170000
+	wanted := want[string(name)]
 	if sc.heads != nil {
 		switch {
 		case flags&0x3000 != 0 || ext&0x6000 != 0 || mode == 0o040000:
 			sc.noTree = true // a stage; skip-worktree or intent-to-add; a sparse folder
-		case (mode == 0o100000 || mode == 0o120000) && want[string(name)]:
+		case (mode == 0o100000 || mode == 0o120000) && wanted:
 			var h plumbing.Hash
 			copy(h[:], e[40:60])
 			sc.heads[string(name)] = h
@@ -312,7 +313,7 @@ func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[str
 	}
 	// assume-valid or a stage; skip-worktree or intent-to-add; not a
 	// regular file (a symbolic link, a submodule, a sparse folder).
-	if flags&0xb000 != 0 || ext&0x6000 != 0 || be.Uint32(e[24:])&0o170000 != 0o100000 || !want[string(name)] {
+	if flags&0xb000 != 0 || ext&0x6000 != 0 || mode != 0o100000 || !wanted {
 		return nil
 	}
 	st := indexStat{
