@@ -6,10 +6,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -42,10 +45,22 @@ type CompareOptions struct {
 }
 
 // Index is what Compare takes from the git index for a set of paths, read
-// once for every Compare call of a command (see IndexFor).
+// once for every Compare call of a command (see IndexFor), and HEAD's commit
+// as it was then: the index is HEAD's tree and what is staged over it, the
+// two taken together.
 type Index struct {
 	want    map[string]bool       // the paths it was read for
 	entries map[string]indexEntry // those that can stand for the file on disk
+	head    links                 // HEAD's commit; zero when it could not be read
+	// heads is the blob of each wanted path in HEAD, not nil only when the
+	// index's cache-tree says the index holds HEAD's tree (a path absent
+	// from it is not a file in HEAD): Compare then reads none of HEAD's
+	// trees for those paths.
+	heads map[string]plumbing.Hash
+	// dirs is the tree of each folder of the paths in HEAD, from the
+	// cache-tree (with heads only): a base whose folder has that tree has
+	// HEAD's files there (see baseBlob).
+	dirs map[string]plumbing.Hash
 }
 
 // IndexFor reads the index entries of paths once, for the Compare calls of
@@ -54,7 +69,8 @@ type Index struct {
 // calls compare in all. It returns nil when Compare would not read the
 // index for that many paths (see indexEntries).
 func (r *Repo) IndexFor(paths []string, expected int) *Index {
-	known := r.indexEntriesFor(paths, expected)
+	heads := map[string]plumbing.Hash{}
+	known, tree, dirs := r.readIndex(paths, expected, heads)
 	if known == nil {
 		return nil
 	}
@@ -62,7 +78,14 @@ func (r *Repo) IndexFor(paths []string, expected int) *Index {
 	for _, p := range paths {
 		want[p] = true
 	}
-	return &Index{want: want, entries: known}
+	idx := &Index{want: want, entries: known}
+	if head, err := r.headLinks(); err == nil {
+		idx.head = head // else each Compare resolves HEAD (and reports why it cannot)
+		if !tree.IsZero() && tree == head.tree {
+			idx.heads, idx.dirs = heads, dirs
+		}
+	}
+	return idx
 }
 
 // CompareWith is Compare with what the caller knows already (see
@@ -81,7 +104,7 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 	known := r.knownEntries(paths, o.Index)
 	for _, p := range paths {
 		st := PathState{Path: p}
-		be, err := baseTree.blob(p)
+		be, err := baseBlob(baseTree, p, o.Index)
 		if err != nil {
 			return nil, err
 		}
@@ -98,9 +121,13 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 		}
 		st.DiskHash, st.OnDisk = hashString(dh), onDisk
 		st.Changed = st.BaseHash != st.DiskHash
-		if st.Changed {
+		if st.Changed && o.Index != nil && o.Index.heads != nil && o.Index.want[p] {
+			st.HeadHash = hashString(o.Index.heads[p])
+			st.Committed = st.HeadHash != st.BaseHash
+			st.Uncommited = st.DiskHash != st.HeadHash
+		} else if st.Changed {
 			if headTree == nil {
-				if headTree, err = r.headTree(base.Hash, baseTree); err != nil {
+				if headTree, err = r.headTree(base.Hash, baseTree, o.Index); err != nil {
 					return nil, err
 				}
 			}
@@ -115,6 +142,41 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// baseBlob is t.blob(p), taken from idx when the base (t) has, at the root
+// or at one of p's folders, the tree idx's cache-tree gives HEAD there: the
+// files under it are then HEAD's, whose blobs idx holds, and the trees below
+// it are not read.
+func baseBlob(t *pathTree, p string, idx *Index) (plumbing.Hash, error) {
+	if idx == nil || idx.heads == nil || !idx.want[p] || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
+		return t.blob(p)
+	}
+	if t.root == idx.head.tree {
+		return idx.heads[p], nil
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		h, ok := idx.dirs[p[:i]]
+		if !ok {
+			continue
+		}
+		parent, name := splitPath(p[:i])
+		pt, err := t.dir(parent)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		e, ok := pt.find(name)
+		if !ok || e.mode != filemode.Dir {
+			break // not a folder in base: t.blob answers
+		}
+		if e.hash == h {
+			return idx.heads[p], nil
+		}
+	}
+	return t.blob(p)
 }
 
 // knownEntries is the index entries Compare may use for paths: idx's for
@@ -146,26 +208,35 @@ func (r *Repo) knownEntries(paths []string, idx *Index) map[string]indexEntry {
 	return known
 }
 
-// headTree returns the path lookup for HEAD, sharing base's when HEAD is base.
-func (r *Repo) headTree(base string, baseTree *pathTree) (*pathTree, error) {
-	head, err := r.headObject()
-	if err != nil {
-		return nil, err
+// headTree returns the path lookup for HEAD, sharing base's when HEAD is
+// base; HEAD is idx's when idx has it.
+func (r *Repo) headTree(base string, baseTree *pathTree, idx *Index) (*pathTree, error) {
+	var head links
+	if idx != nil && !idx.head.hash.IsZero() {
+		head = idx.head
+	} else {
+		var err error
+		if head, err = r.headLinks(); err != nil {
+			return nil, err
+		}
 	}
-	if head.Hash.String() == base {
+	if head.hash.String() == base {
 		return baseTree, nil
 	}
-	return newPathTree(r.trees, head.TreeHash), nil
+	return newPathTree(r.trees, head.tree), nil
 }
 
 // treeOf returns the path lookup for the tree of the commit with the full hex
 // hash h.
 func (r *Repo) treeOf(h string) (*pathTree, error) {
-	c, err := r.commitByHash(h)
-	if err != nil {
-		return nil, err
+	if len(h) != 2*len(plumbing.ZeroHash) || !isHex(h) {
+		return nil, fmt.Errorf("commit %q is not a full hash", h)
 	}
-	return newPathTree(r.trees, c.TreeHash), nil
+	l, err := r.readLinks(plumbing.NewHash(h))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return newPathTree(r.trees, l.tree), nil
 }
 
 func (r *Repo) commitByHash(h string) (*object.Commit, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -50,17 +51,29 @@ func (r *Repo) indexEntries(paths []string) map[string]indexEntry {
 // indexEntriesFor is indexEntries where the index is worth reading for
 // compared paths (not len(paths)): how many files it may spare hashing.
 func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEntry {
+	out, _, _ := r.readIndex(paths, compared, nil)
+	return out
+}
+
+// readIndex is indexEntriesFor that, when heads is not nil, also puts in it
+// the blob hash of every wanted path the index holds at stage 0 (a regular
+// file or a symbolic link) and returns the tree its cache-tree extension
+// gives the whole index (zero when it has none, or when an entry is
+// conflicted, skip-worktree, intent-to-add or a sparse folder, or the index
+// is split): when that tree is HEAD's, the index holds HEAD's files. dirs is
+// then the tree the cache-tree gives each folder of the paths (when valid).
+func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing.Hash) (_ map[string]indexEntry, root plumbing.Hash, dirs map[string]plumbing.Hash) {
 	if compared < minIndexPaths || len(paths) == 0 || r.storage == nil {
-		return nil
+		return nil, plumbing.ZeroHash, nil
 	}
 	fs := r.storage.Filesystem()
 	fi, err := fs.Lstat("index")
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(compared)*indexBytesPerPath {
-		return nil
+		return nil, plumbing.ZeroHash, nil
 	}
 	f, err := fs.Open("index")
 	if err != nil {
-		return nil
+		return nil, plumbing.ZeroHash, nil
 	}
 	defer f.Close()
 	want := make(map[string]bool, len(paths))
@@ -71,7 +84,128 @@ func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEnt
 	// No more than the size seen: an index rewritten meanwhile reads as
 	// truncated (nil), never as an endless stream.
 	rd := bufio.NewReaderSize(io.LimitReader(f, fi.Size()), indexReadBuffer)
-	return parseIndexFrom(rd, want, uint32(mt.Unix()), uint32(mt.Nanosecond()))
+	sc := indexScratch{heads: heads}
+	out := parseIndexWith(rd, want, uint32(mt.Unix()), uint32(mt.Nanosecond()), &sc)
+	if out == nil || heads == nil || sc.noTree {
+		return out, plumbing.ZeroHash, nil
+	}
+	wantDirs := map[string]bool{}
+	for _, p := range paths {
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				wantDirs[p[:i]] = true
+			}
+		}
+	}
+	root, dirs = readCacheTree(rd, wantDirs)
+	return out, root, dirs
+}
+
+// rootCacheTree reads the index extensions after the entries up to the
+// cache-tree ("TREE") and returns the tree of its root when it is valid
+// (zero when there is none, it is invalid, or the index is split).
+func rootCacheTree(rd *bufio.Reader) plumbing.Hash {
+	root, _ := readCacheTree(rd, nil)
+	return root
+}
+
+// readCacheTree is rootCacheTree that also returns the tree of each valid
+// folder of the cache-tree that wantDirs names.
+func readCacheTree(rd *bufio.Reader, wantDirs map[string]bool) (plumbing.Hash, map[string]plumbing.Hash) {
+	for {
+		hdr, err := rd.Peek(8)
+		if err != nil {
+			return plumbing.ZeroHash, nil // the checksum, or a truncated index
+		}
+		sig, size := string(hdr[:4]), int(binary.BigEndian.Uint32(hdr[4:]))
+		switch sig {
+		case "link": // split index: the entries are elsewhere
+			return plumbing.ZeroHash, nil
+		case "TREE":
+			if _, err := rd.Discard(8); err != nil {
+				return plumbing.ZeroHash, nil
+			}
+			return parseCacheTree(rd, size, wantDirs)
+		}
+		if got, err := rd.Discard(8 + size); err != nil || got != 8+size {
+			return plumbing.ZeroHash, nil
+		}
+	}
+}
+
+// parseCacheTree reads a cache-tree extension of size bytes from rd: its
+// folders in pre-order, each "<name> NUL <entries> SP <subtrees> LF" and,
+// when <entries> is not negative (the folder is valid), its tree. The root
+// has an empty name. A malformed extension gives what was read before it
+// (the root zero when it was not read).
+func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root plumbing.Hash, dirs map[string]plumbing.Hash) {
+	type open struct {
+		path string
+		left int // subtrees still to read
+	}
+	var stack []open
+	for n, first := 0, true; n < size; first = false {
+		raw, err := rd.ReadSlice(0)
+		if err != nil {
+			return root, dirs
+		}
+		n += len(raw)
+		name := string(raw[:len(raw)-1]) // raw is rd's until the next read
+		line, err := rd.ReadSlice('\n')
+		if err != nil {
+			return root, dirs
+		}
+		n += len(line)
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 1 {
+			return root, dirs
+		}
+		valid := line[0] != '-'
+		subs, err := strconv.Atoi(string(line[sp+1 : len(line)-1]))
+		if err != nil || subs < 0 || subs > size {
+			return root, dirs
+		}
+		var h plumbing.Hash
+		if valid {
+			if _, err := io.ReadFull(rd, h[:]); err != nil {
+				return root, dirs
+			}
+			n += len(h)
+		}
+		path := ""
+		if first {
+			if name != "" {
+				return root, dirs
+			}
+			if valid {
+				root = h
+			}
+			if wantDirs == nil {
+				return root, dirs // the root was all that was asked for
+			}
+		} else {
+			// the folder's parent: the innermost one with subtrees left
+			for len(stack) > 0 && stack[len(stack)-1].left == 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) == 0 {
+				return root, dirs // more folders than the root announced
+			}
+			parent := &stack[len(stack)-1]
+			parent.left--
+			if path = name; parent.path != "" {
+				path = parent.path + "/" + name
+			}
+			if valid && wantDirs[path] {
+				if dirs == nil {
+					dirs = map[string]plumbing.Hash{}
+				}
+				dirs[path] = h
+			}
+		}
+		stack = append(stack, open{path, subs})
+	}
+	return root, dirs
 }
 
 // parseIndex reads the entries of a version 2 or 3 git index b whose paths
@@ -86,6 +220,12 @@ var errBadIndex = errors.New("malformed index")
 
 // parseIndexFrom is parseIndex reading the index from rd, entry by entry.
 func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
+	return parseIndexWith(rd, want, sec, nsec, &indexScratch{})
+}
+
+// parseIndexWith is parseIndexFrom reading into sc (see indexScratch.heads),
+// rd left after the entries.
+func parseIndexWith(rd *bufio.Reader, want map[string]bool, sec, nsec uint32, sc *indexScratch) map[string]indexEntry {
 	var hdr [12]byte
 	if _, err := io.ReadFull(rd, hdr[:]); err != nil || string(hdr[:4]) != "DIRC" {
 		return nil
@@ -97,7 +237,6 @@ func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) ma
 	}
 	n := be.Uint32(hdr[8:])
 	out := make(map[string]indexEntry)
-	var sc indexScratch
 	for i := uint32(0); i < n; i++ {
 		if err := sc.readEntry(rd, version, want, sec, nsec, out); err != nil {
 			return nil
@@ -111,6 +250,11 @@ func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) ma
 type indexScratch struct {
 	fixed [indexEntryFixed + 2]byte
 	name  []byte
+	// heads, when not nil, takes the blob hash of each wanted stage-0
+	// file or symbolic link; noTree is set by an entry that keeps the
+	// index from being HEAD's tree (see readIndex).
+	heads  map[string]plumbing.Hash
+	noTree bool
 }
 
 // indexEntryFixed is the size of an entry's stat data, mode, hash and flags.
@@ -155,9 +299,21 @@ func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[str
 			return errBadIndex
 		}
 	}
+	mode := be.Uint32(e[24:]) & 0o170000
+	wanted := want[string(name)]
+	if sc.heads != nil {
+		switch {
+		case flags&0x3000 != 0 || ext&0x6000 != 0 || mode == 0o040000:
+			sc.noTree = true // a stage; skip-worktree or intent-to-add; a sparse folder
+		case (mode == 0o100000 || mode == 0o120000) && wanted:
+			var h plumbing.Hash
+			copy(h[:], e[40:60])
+			sc.heads[string(name)] = h
+		}
+	}
 	// assume-valid or a stage; skip-worktree or intent-to-add; not a
 	// regular file (a symbolic link, a submodule, a sparse folder).
-	if flags&0xb000 != 0 || ext&0x6000 != 0 || be.Uint32(e[24:])&0o170000 != 0o100000 || !want[string(name)] {
+	if flags&0xb000 != 0 || ext&0x6000 != 0 || mode != 0o100000 || !wanted {
 		return nil
 	}
 	st := indexStat{

@@ -1,17 +1,23 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 )
 
 // The streamed parser gives what the former whole-buffer one gave (kept
@@ -179,5 +185,168 @@ func TestParseIndexAllocsBounded(t *testing.T) {
 	}
 	if allocs > 12 {
 		t.Errorf("%.0f allocations to read an index of %d entries for one path", allocs, len(paths))
+	}
+}
+
+// An Index holds HEAD as it was when it was read, for every Compare of the
+// command: a commit made since does not change what those Compares answer,
+// while a Compare without it resolves HEAD again.
+func TestIndexKeepsHead(t *testing.T) {
+	dir, paths := indexRepo(t, minIndexPaths+10)
+	r := open(t, dir)
+	base, err := r.Head()
+	must(t, err)
+	idx := r.IndexFor(paths, len(paths))
+	if idx == nil || idx.head.hash.String() != base.Hash {
+		t.Fatalf("IndexFor: HEAD %v, want %s", idx, base.Hash)
+	}
+	must(t, gitfixture.WriteFile(dir, paths[0], "edited\n"))
+	if _, err := gitfixture.Commit(dir, "edit", "A", "a@x", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	edited := plumbing.ComputeHash(plumbing.BlobObject, []byte("edited\n")).String()
+	for _, tc := range []struct {
+		name                  string
+		o                     CompareOptions
+		head                  string
+		committed, uncommited bool
+	}{
+		{"HEAD of the index", CompareOptions{Index: idx}, contentHash("content 000\n"), false, true},
+		{"HEAD now", CompareOptions{}, edited, true, false},
+	} {
+		got, err := r.CompareWith(base, paths[:1], tc.o)
+		must(t, err)
+		if st := got[0]; st.HeadHash != tc.head || st.Committed != tc.committed || st.Uncommited != tc.uncommited || st.DiskHash != edited {
+			t.Errorf("%s: %+v", tc.name, st)
+		}
+	}
+}
+
+// When the index's cache-tree is HEAD's tree, Compare takes HEAD's blobs
+// from the index (no HEAD tree read) and answers as it does from the trees:
+// committed, edited, removed, added, symbolic link, absent and folder
+// paths. A staged change (the cache-tree then no longer HEAD's) turns it off.
+func TestIndexHeadsMatchTrees(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	g := func(args ...string) {
+		runGit(t, dir, append([]string{"-c", "user.name=A", "-c", "user.email=a@x"}, args...)...)
+	}
+	g("init", "-q")
+	var paths []string
+	for i := 0; i < minIndexPaths+6; i++ {
+		p := fmt.Sprintf("d%d/f%02d.txt", i%4, i)
+		must(t, gitfixture.WriteFile(dir, p, fmt.Sprint("v1 ", i)))
+		paths = append(paths, p)
+	}
+	must(t, os.Symlink("f00.txt", filepath.Join(dir, "d0", "link")))
+	g("add", "-A")
+	g("commit", "-qm", "one")
+	r := open(t, dir)
+	base, err := r.Head()
+	must(t, err)
+	must(t, gitfixture.WriteFile(dir, paths[1], "v2"))    // committed
+	must(t, os.Remove(filepath.Join(dir, paths[2])))      // removal committed
+	must(t, gitfixture.WriteFile(dir, "d9/new.txt", "n")) // added
+	must(t, os.Remove(filepath.Join(dir, "d0", "link")))
+	must(t, os.Symlink("f04.txt", filepath.Join(dir, "d0", "link"))) // retargeted
+	g("add", "-A")
+	g("commit", "-qm", "two")
+	must(t, gitfixture.WriteFile(dir, paths[3], "edited")) // not committed
+	asked := append([]string{"d9/new.txt", "d0/link", "d0", "nowhere.txt"}, paths...)
+	want, err := r.CompareWith(base, asked, CompareOptions{})
+	must(t, err)
+	idx := r.IndexFor(asked, len(asked))
+	if idx == nil || idx.heads == nil {
+		t.Fatalf("IndexFor after a commit: index read %v, HEAD's blobs none", idx != nil)
+	}
+	got, err := r.CompareWith(base, asked, CompareOptions{Index: idx})
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with the index's HEAD:\n%+v\nwant\n%+v", got, want)
+	}
+	g("add", paths[3])
+	if idx := r.IndexFor(asked, len(asked)); idx == nil || idx.heads != nil {
+		t.Errorf("IndexFor with a staged change: index read %v, HEAD's blobs taken from it %v", idx != nil, idx != nil && idx.heads != nil)
+	}
+}
+
+// The cache-tree is read from any truncation of a real index, and from
+// random bytes after its entries, without a panic; only the whole index
+// gives HEAD's tree.
+func TestRootCacheTreeHostile(t *testing.T) {
+	dir, paths := indexRepo(t, 70)
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	must(t, err)
+	r := open(t, dir)
+	head, err := r.headLinks()
+	must(t, err)
+	want := map[string]bool{paths[0]: true}
+	read := func(c []byte) plumbing.Hash {
+		rd := bufio.NewReader(bytes.NewReader(c))
+		sc := indexScratch{heads: map[string]plumbing.Hash{}}
+		if parseIndexWith(rd, want, ^uint32(0), 0, &sc) == nil || sc.noTree {
+			return plumbing.ZeroHash
+		}
+		return rootCacheTree(rd)
+	}
+	if got := read(b); got != head.tree {
+		t.Skipf("this git wrote no cache-tree (%s, HEAD's tree %s)", got, head.tree)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for n := 0; n < len(b); n++ {
+		if got := read(b[:n]); !got.IsZero() && got != head.tree {
+			t.Fatalf("truncated at %d: tree %s", n, got)
+		}
+		c := append([]byte(nil), b...)
+		for k := 0; k < 4; k++ {
+			c[n+rng.IntN(len(c)-n)] = byte(rng.IntN(256))
+		}
+		read(c)
+	}
+}
+
+// The cache-tree's folders are named by their full path (pre-order, with
+// invalid folders, which have no tree, in between), only the wanted ones
+// kept; a malformed extension gives what came before it.
+func TestParseCacheTree(t *testing.T) {
+	h := func(b byte) []byte { return bytes.Repeat([]byte{b}, 20) }
+	var ext []byte
+	add := func(name, counts string, tree []byte) {
+		ext = append(append(append(append(ext, name...), 0), counts...), '\n')
+		ext = append(ext, tree...)
+	}
+	add("", "9 2", h(1))
+	add("a", "-1 1", nil)
+	add("b", "3 0", h(2))
+	add("c", "4 1", h(3))
+	add("d", "4 0", h(4))
+	all := map[string]bool{"a": true, "a/b": true, "c": true, "c/d": true}
+	for _, tc := range []struct {
+		name string
+		ext  []byte
+		want map[string]bool
+		root bool
+		dirs map[string]byte
+	}{
+		{"whole", ext, all, true, map[string]byte{"a/b": 2, "c": 3, "c/d": 4}},
+		{"some", ext, map[string]bool{"c/d": true}, true, map[string]byte{"c/d": 4}},
+		{"cut", ext[:len(ext)-10], all, true, map[string]byte{"a/b": 2, "c": 3}},
+		{"root only", ext[:25], all, true, nil},
+		{"bad count", bytes.Replace(ext, []byte("3 0"), []byte("3 x"), 1), all, true, nil},
+	} {
+		root, dirs := parseCacheTree(bufio.NewReader(bytes.NewReader(tc.ext)), len(tc.ext), tc.want)
+		if (root == plumbing.Hash(h(1))) != tc.root {
+			t.Errorf("%s: root %s", tc.name, root)
+		}
+		want := map[string]plumbing.Hash{}
+		for d, b := range tc.dirs {
+			want[d] = plumbing.Hash(h(b))
+		}
+		if len(dirs) != len(want) || (len(want) > 0 && !reflect.DeepEqual(dirs, want)) {
+			t.Errorf("%s: dirs %v, want %v", tc.name, dirs, want)
+		}
 	}
 }

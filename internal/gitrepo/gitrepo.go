@@ -32,7 +32,8 @@ const minAbbrev = 4
 // trees it has read (12 MiB; objects never change), bounded caches of the
 // commits' links and descriptions the history walks read, and what those
 // walks found along HEAD's first-parent chain (see history; dropped when HEAD
-// moves). A Repo is not safe for concurrent use; Close releases its open pack
+// moves). The walks take commits' trees and parents from the repository's
+// commit-graph when it has one (see commitGraph). A Repo is not safe for concurrent use; Close releases its open pack
 // files.
 type Repo struct {
 	repo    *git.Repository
@@ -42,6 +43,10 @@ type Repo struct {
 	root    string
 	shallow map[plumbing.Hash]bool
 	trees   *treeIndexCache // the trees read, indexed (bounded)
+	// graph is the commit-graph the history walks read commits' links
+	// from, when the repository has one (see commitGraph).
+	graph      *commitGraph
+	graphTried bool
 
 	linkCache map[plumbing.Hash]links  // commits' tree and first parent (at most maxCachedLinks)
 	infoCache map[plumbing.Hash]Commit // commits decoded by commitInfo (at most maxCachedInfos)
@@ -113,6 +118,10 @@ func (r *Repo) Close() error {
 		return nil
 	}
 	err := r.storage.Close()
+	if gerr := r.graph.close(); err == nil {
+		err = gerr
+	}
+	r.graph = nil
 	if r.packs != nil {
 		if perr := r.packs.Close(); err == nil {
 			err = perr

@@ -404,9 +404,13 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	return l, nil
 }
 
-// readLinksUncached reads the header lines of commit h: only its first
-// bytes when they hold the tree and parent lines.
+// readLinksUncached reads the header lines of commit h: from the
+// commit-graph when it holds h, else only the commit's first bytes when they
+// hold the tree and parent lines.
 func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
+	if l, ok := r.commitGraph().links(h); ok {
+		return l, nil
+	}
 	if r.packs != nil {
 		raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
 		if err != nil {
