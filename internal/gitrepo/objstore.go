@@ -134,7 +134,7 @@ func (s *objectStore) packPrefix(h plumbing.Hash, n int) ([]byte, bool, error) {
 		if p.data == nil || off < 12 || off >= p.size-20 {
 			return nil, false, errNotHere
 		}
-		b := p.data[off:min(off+32, p.size)]
+		b := p.data[off:min(off+32, p.size-20)] // not the trailing checksum
 		typ, size, i, err := objectHeader(b)
 		switch {
 		case err != nil:
@@ -336,9 +336,9 @@ func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumb
 	}
 	var b []byte
 	if p.data != nil {
-		b = p.data[off:min(off+32, p.size)]
+		b = p.data[off:min(off+32, p.size-20)] // not the trailing checksum
 	} else {
-		sr := io.NewSectionReader(p.pack, off, p.size-off)
+		sr := io.NewSectionReader(p.pack, off, p.size-20-off) // not the trailing checksum
 		if s.br == nil {
 			s.br = bufio.NewReaderSize(sr, 4096)
 		} else {
@@ -389,12 +389,12 @@ func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumb
 	default:
 		return 0, nil, fmt.Errorf("unknown object type %d at offset %d", typ, off)
 	}
+	if off+int64(i) > p.size-20 {
+		return 0, nil, fmt.Errorf("truncated object header at offset %d", off)
+	}
 	var src flate.Reader
 	switch {
 	case p.data != nil:
-		if off+int64(i) > p.size-20 {
-			return 0, nil, fmt.Errorf("truncated object header at offset %d", off)
-		}
 		s.mr.Reset(p.data[off+int64(i) : p.size-20])
 		src = &s.mr
 		defer func() { // the pages the object spans, once inflated
@@ -407,7 +407,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumb
 		}
 		src = s.br
 	default: // reading the base moved s.br
-		s.br.Reset(io.NewSectionReader(p.pack, off+int64(i), p.size-off-int64(i)))
+		s.br.Reset(io.NewSectionReader(p.pack, off+int64(i), p.size-20-off-int64(i)))
 		src = s.br
 	}
 	data, err := s.inflate(src, int(size))

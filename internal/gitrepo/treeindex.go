@@ -98,9 +98,11 @@ func (t *treeIndex) find(name string) (e rawEntry, ok bool) {
 		}
 		return e, ok
 	}
-	// A folder sorts as if its name ended in '/': look for both keys.
+	// A folder sorts as if its name ended in '/': look for both keys, the
+	// folder's first (it sorts after a file of its name, so it is the last
+	// one when a malformed tree has both, as scanTree takes it).
 	nb := []byte(name)
-	for _, dir := range [2]bool{false, true} {
+	for _, dir := range [2]bool{true, false} {
 		i := sort.Search(len(t.offs), func(i int) bool {
 			mode, n, _ := t.at(i)
 			return compareNames(n, isDirMode(mode), nb, dir) >= 0
