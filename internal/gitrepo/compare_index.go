@@ -184,6 +184,9 @@ func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root 
 				return root, dirs // the root was all that was asked for
 			}
 		} else {
+			if name == "" {
+				return root, dirs // only the root has no name
+			}
 			// the folder's parent: the innermost one with subtrees left
 			for len(stack) > 0 && stack[len(stack)-1].left == 0 {
 				stack = stack[:len(stack)-1]
