@@ -321,4 +321,3 @@ func FuzzCommitGraph(f *testing.F) {
 		}
 	})
 }
-
