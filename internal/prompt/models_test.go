@@ -256,7 +256,7 @@ func TestLongTypingStaysCheap(t *testing.T) {
 	if len(m.filter) != maxFilter {
 		t.Errorf("filter kept %d characters, want %d", len(m.filter), maxFilter)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // 1 s here under -race; the old wrap took minutes
 		t.Errorf("10,000 keys took %v", d)
 	}
 	long := strings.Repeat("abc ", 250000)
