@@ -1,0 +1,464 @@
+// Package diskcache keeps what orchestrate derived once from content that
+// cannot change under the same key (git objects named by their hash, a
+// file named by its stat data) so that a later run does not derive it
+// again: the differences of two git trees, a commit's tree and parent, a
+// parsed story. It is an optimisation only: a missing, unreadable, corrupt
+// or foreign cache reads as empty, and a cache that cannot be written is
+// skipped, never an error the user sees.
+//
+// The cache lives in the user's cache folder ($ORCHESTRATE_CACHE_DIR, else
+// $XDG_CACHE_HOME/orchestrate, else $HOME/.cache/orchestrate), never in a
+// repository: a repository is written by whoever cloned it, and a cache
+// planted there could lie. ORCHESTRATE_CACHE_DIR=off turns it off. The
+// folder must be the user's own and not writable by others; each table is a
+// regular file (no symlink followed), at most MaxTableSize bytes, checked
+// against a CRC-32C of its content before any entry is used, and replaced
+// atomically (a temporary file renamed over it). See docs/SECURITY.md.
+//
+// A table maps fixed-size keys to byte values. Keys should be uniformly
+// distributed (git hashes, or a SHA-256 of what identifies the entry):
+// look-ups go through a 256-way fan-out on the first key byte, then a
+// binary search. Values are whatever the caller encodes; the caller decodes
+// them as untrusted input (a value that does not decode is a miss).
+package diskcache
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// EnvDir names the environment variable that sets the cache folder; the
+// value Off turns the cache off.
+const (
+	EnvDir = "ORCHESTRATE_CACHE_DIR"
+	Off    = "off"
+)
+
+// MaxTableSize bounds a table file: a bigger one is not read, and a table
+// that would grow past it starts over with only the newest entries.
+const MaxTableSize = 64 << 20
+
+// magic starts every table file; the version is part of it.
+var magic = []byte("orchestrate-cache 1\n")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Dir returns the cache folder getenv's environment names, or "" when the
+// cache is off: ORCHESTRATE_CACHE_DIR (an absolute path, or "off"), else
+// $XDG_CACHE_HOME/orchestrate, else $HOME/.cache/orchestrate. A relative
+// value is ignored, as the XDG specification says.
+func Dir(getenv func(string) string) string {
+	if v := getenv(EnvDir); v != "" {
+		if v == Off || !filepath.IsAbs(v) {
+			return ""
+		}
+		return filepath.Clean(v)
+	}
+	if x := getenv("XDG_CACHE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "orchestrate")
+	}
+	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
+		return filepath.Join(h, ".cache", "orchestrate")
+	}
+	return ""
+}
+
+// Cache is a cache folder. The zero value and nil are a cache that is off:
+// every table reads as empty and nothing is written.
+type Cache struct {
+	dir string
+}
+
+// New returns the cache in dir ("" for a cache that is off). Nothing is
+// read or created until a table is opened or written.
+func New(dir string) *Cache {
+	if dir == "" {
+		return nil
+	}
+	return &Cache{dir: dir}
+}
+
+// Enabled reports whether c reads and writes anything.
+func (c *Cache) Enabled() bool { return c != nil && c.dir != "" }
+
+// Path returns where table name is kept ("" when c is off).
+func (c *Cache) Path(name string) string {
+	if !c.Enabled() {
+		return ""
+	}
+	return filepath.Join(c.dir, name)
+}
+
+// validName reports whether name can name a table: a plain file name of
+// letters, digits, '-', '_' and '.', not starting with '.'.
+func validName(name string) bool {
+	if name == "" || len(name) > 128 || name[0] == '.' {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Table is a read-only view of one table. The zero value and nil are an
+// empty table.
+type Table struct {
+	keySize int
+	fanout  [257]uint32 // fanout[b]: the first entry whose key starts with a byte >= b
+	keys    []byte
+	offs    []byte // count+1 little-endian uint32 offsets into vals
+	vals    []byte
+}
+
+// Open reads table name of key size keySize. A cache that is off, a
+// missing table, and a table that is not one (another key size or version,
+// too big, a symlink, not the user's, a wrong checksum, a truncated file)
+// all give an empty table; the error, when not nil, says why the file was
+// not used (for a debug log) and may be ignored.
+func (c *Cache) Open(name string, keySize int) (*Table, error) {
+	empty := &Table{keySize: keySize}
+	if !c.Enabled() {
+		return empty, nil
+	}
+	if !validName(name) || keySize <= 0 || keySize > 64 {
+		return empty, fmt.Errorf("cache table %q: invalid name or key size", name)
+	}
+	if err := c.checkDir(false); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return empty, nil
+		}
+		return empty, err
+	}
+	path := filepath.Join(c.dir, name)
+	data, err := readPrivate(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return empty, nil
+		}
+		return empty, fmt.Errorf("cache table %s: %w", path, err)
+	}
+	t, err := parse(data, keySize)
+	if err != nil {
+		return empty, fmt.Errorf("cache table %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// readPrivate reads a regular file of at most MaxTableSize bytes that the
+// user owns, without following a symlink or blocking on a FIFO.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, errors.New("a symlink, not read")
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if err := ownedPrivate(fi, false); err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxTableSize {
+		return nil, fmt.Errorf("%d bytes, more than %d", fi.Size(), MaxTableSize)
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// header is magic, then key size, count, values length (uint32 each).
+const headerSize = 12
+
+// parse checks data as a table of keySize keys and returns its view (the
+// slices point into data).
+func parse(data []byte, keySize int) (*Table, error) {
+	if len(data) < len(magic)+headerSize+4 || !bytes.Equal(data[:len(magic)], magic) {
+		return nil, errors.New("not a cache table (or another version)")
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, errors.New("checksum mismatch")
+	}
+	h := body[len(magic):]
+	ks := int(binary.LittleEndian.Uint32(h[0:]))
+	count := int64(binary.LittleEndian.Uint32(h[4:]))
+	vlen := int64(binary.LittleEndian.Uint32(h[8:]))
+	if ks != keySize {
+		return nil, fmt.Errorf("key size %d, want %d", ks, keySize)
+	}
+	rest := h[headerSize:]
+	need := count*int64(keySize) + (count+1)*4 + vlen
+	if need != int64(len(rest)) {
+		return nil, errors.New("truncated or padded")
+	}
+	t := &Table{keySize: keySize}
+	t.keys = rest[:count*int64(keySize)]
+	t.offs = rest[len(t.keys) : int64(len(t.keys))+(count+1)*4]
+	t.vals = rest[int64(len(t.keys))+(count+1)*4:]
+	prev := uint32(0)
+	for i := int64(0); i <= count; i++ {
+		o := binary.LittleEndian.Uint32(t.offs[i*4:])
+		if o < prev || int64(o) > vlen || (i == 0 && o != 0) {
+			return nil, errors.New("value offsets out of order")
+		}
+		prev = o
+	}
+	if int64(prev) != vlen {
+		return nil, errors.New("values do not end where the offsets say")
+	}
+	// keys strictly increasing; fan-out from the first bytes
+	b := 0
+	for i := 0; i < int(count); i++ {
+		k := t.keys[i*keySize : (i+1)*keySize]
+		if i > 0 && bytes.Compare(t.keys[(i-1)*keySize:i*keySize], k) >= 0 {
+			return nil, errors.New("keys out of order")
+		}
+		for b <= int(k[0]) {
+			t.fanout[b] = uint32(i)
+			b++
+		}
+	}
+	for ; b <= 256; b++ {
+		t.fanout[b] = uint32(count)
+	}
+	return t, nil
+}
+
+// Len returns the number of entries in t.
+func (t *Table) Len() int {
+	if t == nil || t.keySize == 0 {
+		return 0
+	}
+	return len(t.keys) / t.keySize
+}
+
+// KeySize returns the size of t's keys.
+func (t *Table) KeySize() int {
+	if t == nil {
+		return 0
+	}
+	return t.keySize
+}
+
+// Get returns the value of key, and whether t holds it. The value points
+// into t: the caller must not change it.
+func (t *Table) Get(key []byte) ([]byte, bool) {
+	if t == nil || len(key) != t.keySize || len(t.keys) == 0 {
+		return nil, false
+	}
+	lo, hi := int(t.fanout[key[0]]), int(t.fanout[int(key[0])+1])
+	ks := t.keySize
+	i := lo + sort.Search(hi-lo, func(i int) bool {
+		return bytes.Compare(t.keys[(lo+i)*ks:(lo+i+1)*ks], key) >= 0
+	})
+	if i >= hi || !bytes.Equal(t.keys[i*ks:(i+1)*ks], key) {
+		return nil, false
+	}
+	return t.value(i), true
+}
+
+func (t *Table) value(i int) []byte {
+	a := binary.LittleEndian.Uint32(t.offs[i*4:])
+	b := binary.LittleEndian.Uint32(t.offs[(i+1)*4:])
+	return t.vals[a:b:b]
+}
+
+// Builder collects the new entries of a table.
+type Builder struct {
+	keySize int
+	m       map[string][]byte
+	size    int64
+}
+
+// NewBuilder returns a builder of keySize keys.
+func NewBuilder(keySize int) *Builder {
+	return &Builder{keySize: keySize, m: map[string][]byte{}}
+}
+
+// Add records value for key (a later Add of the same key wins). A key of
+// another size is ignored. Key and value are copied.
+func (b *Builder) Add(key, value []byte) {
+	if b == nil || len(key) != b.keySize {
+		return
+	}
+	k := string(key)
+	if old, ok := b.m[k]; ok {
+		b.size -= int64(len(old))
+	} else {
+		b.size += int64(b.keySize) + 4
+	}
+	b.m[k] = append([]byte(nil), value...)
+	b.size += int64(len(value))
+}
+
+// Len returns the number of entries added.
+func (b *Builder) Len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.m)
+}
+
+// Write replaces table name with old's entries and b's (b's win), or with
+// b's alone when both would be bigger than MaxTableSize. Nothing is written
+// when c is off or b holds nothing new. The folder is created (0700) when
+// missing; it must be the user's and not writable by others.
+func (c *Cache) Write(name string, old *Table, b *Builder) error {
+	if !c.Enabled() || b == nil || len(b.m) == 0 {
+		return nil
+	}
+	if !validName(name) {
+		return fmt.Errorf("cache table %q: invalid name", name)
+	}
+	if old != nil && old.keySize != 0 && old.keySize != b.keySize {
+		old = nil
+	}
+	if old != nil && int64(len(old.keys)+len(old.offs)+len(old.vals))+b.size+int64(len(magic)+headerSize+8) > MaxTableSize {
+		old = nil
+	}
+	data, err := encode(old, b)
+	if err != nil {
+		return fmt.Errorf("cache table %s: %w", name, err)
+	}
+	if err := c.checkDir(true); err != nil {
+		return err
+	}
+	return writeAtomic(c.dir, name, data)
+}
+
+// encode merges old and b into a table file's bytes.
+func encode(old *Table, b *Builder) ([]byte, error) {
+	ks := b.keySize
+	newKeys := make([]string, 0, len(b.m))
+	for k := range b.m {
+		newKeys = append(newKeys, k)
+	}
+	sort.Strings(newKeys)
+	type entry struct {
+		key []byte
+		val []byte
+	}
+	var merged []entry
+	i, j := 0, 0
+	n := old.Len()
+	for i < n || j < len(newKeys) {
+		switch {
+		case j >= len(newKeys):
+			merged = append(merged, entry{old.keys[i*ks : (i+1)*ks], old.value(i)})
+			i++
+		case i >= n:
+			merged = append(merged, entry{[]byte(newKeys[j]), b.m[newKeys[j]]})
+			j++
+		default:
+			c := bytes.Compare(old.keys[i*ks:(i+1)*ks], []byte(newKeys[j]))
+			switch {
+			case c < 0:
+				merged = append(merged, entry{old.keys[i*ks : (i+1)*ks], old.value(i)})
+				i++
+			case c > 0:
+				merged = append(merged, entry{[]byte(newKeys[j]), b.m[newKeys[j]]})
+				j++
+			default:
+				merged = append(merged, entry{[]byte(newKeys[j]), b.m[newKeys[j]]})
+				i, j = i+1, j+1
+			}
+		}
+	}
+	var vlen int64
+	for _, e := range merged {
+		vlen += int64(len(e.val))
+	}
+	total := int64(len(magic)+headerSize) + int64(len(merged))*int64(ks+4) + 4 + vlen + 4
+	if total > MaxTableSize || int64(len(merged)) > 1<<31 {
+		return nil, fmt.Errorf("%d bytes, more than %d", total, MaxTableSize)
+	}
+	out := make([]byte, 0, total)
+	out = append(out, magic...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(ks))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(merged)))
+	out = binary.LittleEndian.AppendUint32(out, uint32(vlen))
+	for _, e := range merged {
+		out = append(out, e.key...)
+	}
+	off := uint32(0)
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	for _, e := range merged {
+		off += uint32(len(e.val))
+		out = binary.LittleEndian.AppendUint32(out, off)
+	}
+	for _, e := range merged {
+		out = append(out, e.val...)
+	}
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+}
+
+// checkDir checks that the cache folder is a folder (not a symlink) of
+// the user's that others cannot write, creating it (and its parents, 0700)
+// when create is set.
+func (c *Cache) checkDir(create bool) error {
+	fi, err := os.Lstat(c.dir)
+	if errors.Is(err, os.ErrNotExist) && create {
+		if err := os.MkdirAll(c.dir, 0o700); err != nil {
+			return fmt.Errorf("cache folder %s: %w", c.dir, err)
+		}
+		fi, err = os.Lstat(c.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("cache folder %s: %w", c.dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("cache folder %s: not a folder (a symlink is not followed)", c.dir)
+	}
+	if err := ownedPrivate(fi, true); err != nil {
+		return fmt.Errorf("cache folder %s: %w", c.dir, err)
+	}
+	return nil
+}
+
+// writeAtomic writes data to dir/name through a temporary file renamed
+// over it. There is no fsync: a table torn by a crash fails its checksum
+// and reads as empty.
+func writeAtomic(dir, name string, data []byte) error {
+	tmp := filepath.Join(dir, "."+name+".tmp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("cache table %s: %w", name, err)
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if werr != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("cache table %s: %w", name, werr)
+	}
+	return nil
+}

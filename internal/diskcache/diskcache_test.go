@@ -1,0 +1,232 @@
+package diskcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func key(s string) []byte {
+	k := sha256.Sum256([]byte(s))
+	return k[:20]
+}
+
+func TestDir(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"override", map[string]string{EnvDir: "/c", "HOME": "/h"}, "/c"},
+		{"off", map[string]string{EnvDir: "off", "HOME": "/h"}, ""},
+		{"relative override is off", map[string]string{EnvDir: "rel", "HOME": "/h"}, ""},
+		{"xdg", map[string]string{"XDG_CACHE_HOME": "/x", "HOME": "/h"}, "/x/orchestrate"},
+		{"relative xdg ignored", map[string]string{"XDG_CACHE_HOME": "x", "HOME": "/h"}, "/h/.cache/orchestrate"},
+		{"home", map[string]string{"HOME": "/h"}, "/h/.cache/orchestrate"},
+		{"nothing", map[string]string{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Dir(func(k string) string { return tt.env[k] }); got != tt.want {
+				t.Fatalf("Dir = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteOpenMerge(t *testing.T) {
+	c := New(filepath.Join(t.TempDir(), "cache"))
+	old, err := c.Open("t", 20)
+	if err != nil || old.Len() != 0 {
+		t.Fatalf("missing table: %v, %d entries", err, old.Len())
+	}
+	b := NewBuilder(20)
+	for i := 0; i < 500; i++ {
+		b.Add(key(fmt.Sprint(i)), []byte(fmt.Sprint("v", i)))
+	}
+	b.Add(key("empty"), nil)
+	if err := c.Write("t", old, b); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(c.dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("cache folder: %v %v", fi.Mode(), err)
+	}
+	t1, err := c.Open("t", 20)
+	if err != nil || t1.Len() != 501 {
+		t.Fatalf("reopen: %v, %d entries", err, t1.Len())
+	}
+	b2 := NewBuilder(20)
+	b2.Add(key("7"), []byte("seven"))
+	b2.Add(key("new"), []byte("n"))
+	if err := c.Write("t", t1, b2); err != nil {
+		t.Fatal(err)
+	}
+	t2, err := c.Open("t", 20)
+	if err != nil || t2.Len() != 502 {
+		t.Fatalf("merged: %v, %d entries", err, t2.Len())
+	}
+	for k, want := range map[string]string{"7": "seven", "new": "n", "499": "v499", "0": "v0", "empty": ""} {
+		got, ok := t2.Get(key(k))
+		if !ok || string(got) != want {
+			t.Errorf("Get(%s) = %q %v, want %q", k, got, ok, want)
+		}
+	}
+	if _, ok := t2.Get(key("absent")); ok {
+		t.Error("absent key found")
+	}
+	if _, ok := t2.Get([]byte("short")); ok {
+		t.Error("short key found")
+	}
+	if other, err := c.Open("t", 32); err == nil || other.Len() != 0 {
+		t.Errorf("another key size: %v, %d entries", err, other.Len())
+	}
+}
+
+func TestOffWritesNothing(t *testing.T) {
+	var c *Cache
+	b := NewBuilder(20)
+	b.Add(key("a"), []byte("b"))
+	if err := c.Write("t", nil, b); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := c.Open("t", 20)
+	if err != nil || tb.Len() != 0 {
+		t.Fatal("an off cache read something")
+	}
+	if New("") != nil || c.Enabled() {
+		t.Fatal("an empty folder is a cache that is on")
+	}
+}
+
+func TestUnusableTables(t *testing.T) {
+	write := func(t *testing.T) (*Cache, string) {
+		c := New(filepath.Join(t.TempDir(), "cache"))
+		b := NewBuilder(20)
+		b.Add(key("a"), []byte("value"))
+		if err := c.Write("t", nil, b); err != nil {
+			t.Fatal(err)
+		}
+		return c, c.Path("t")
+	}
+	tests := []struct {
+		name  string
+		spoil func(t *testing.T, c *Cache, path string)
+	}{
+		{"flipped byte", func(t *testing.T, c *Cache, p string) {
+			data, _ := os.ReadFile(p)
+			data[len(data)-7] ^= 1
+			os.WriteFile(p, data, 0o600)
+		}},
+		{"truncated", func(t *testing.T, c *Cache, p string) {
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, data[:len(data)-3], 0o600)
+		}},
+		{"empty file", func(t *testing.T, c *Cache, p string) { os.WriteFile(p, nil, 0o600) }},
+		{"symlink", func(t *testing.T, c *Cache, p string) {
+			os.Rename(p, p+".real")
+			if err := os.Symlink(p+".real", p); err != nil {
+				t.Skip(err)
+			}
+		}},
+		{"writable by others", func(t *testing.T, c *Cache, p string) { os.Chmod(p, 0o666) }},
+		{"folder writable by others", func(t *testing.T, c *Cache, p string) { os.Chmod(c.dir, 0o777) }},
+		{"folder is a symlink", func(t *testing.T, c *Cache, p string) {
+			os.Rename(c.dir, c.dir+".real")
+			if err := os.Symlink(c.dir+".real", c.dir); err != nil {
+				t.Skip(err)
+			}
+		}},
+		{"a fifo", func(t *testing.T, c *Cache, p string) {
+			os.Remove(p)
+			if err := mkfifo(p); err != nil {
+				t.Skip(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, p := write(t)
+			tt.spoil(t, c, p)
+			tb, err := c.Open("t", 20)
+			if err == nil {
+				t.Error("no error said why the table was not used")
+			}
+			if tb.Len() != 0 {
+				t.Errorf("%d entries read from an unusable table", tb.Len())
+			}
+		})
+	}
+}
+
+func TestSizeCapStartsOver(t *testing.T) {
+	c := New(filepath.Join(t.TempDir(), "cache"))
+	big := bytes.Repeat([]byte("x"), MaxTableSize/2)
+	b := NewBuilder(20)
+	b.Add(key("a"), big)
+	if err := c.Write("t", nil, b); err != nil {
+		t.Fatal(err)
+	}
+	old, err := c.Open("t", 20)
+	if err != nil || old.Len() != 1 {
+		t.Fatalf("%v %d", err, old.Len())
+	}
+	b2 := NewBuilder(20)
+	b2.Add(key("b"), big)
+	if err := c.Write("t", old, b2); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := c.Open("t", 20)
+	if _, ok := got.Get(key("a")); ok || got.Len() != 1 {
+		t.Fatalf("the table grew past its bound: %d entries", got.Len())
+	}
+	b3 := NewBuilder(20)
+	b3.Add(key("c"), bytes.Repeat([]byte("x"), MaxTableSize))
+	if err := c.Write("t", nil, b3); err == nil {
+		t.Fatal("a table over the bound was written")
+	}
+}
+
+func TestInvalidNames(t *testing.T) {
+	c := New(t.TempDir())
+	b := NewBuilder(20)
+	b.Add(key("a"), nil)
+	for _, n := range []string{"", "../x", "a/b", ".hidden", "x\n"} {
+		if err := c.Write(n, nil, b); err == nil {
+			t.Errorf("Write(%q) accepted", n)
+		}
+		if _, err := c.Open(n, 20); err == nil {
+			t.Errorf("Open(%q) accepted", n)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	b := NewBuilder(4)
+	b.Add([]byte("abcd"), []byte("1"))
+	b.Add([]byte("zzzz"), []byte("22"))
+	good, _ := encode(nil, b)
+	f.Add(good, 4)
+	f.Add(good[:len(good)-1], 4)
+	f.Add([]byte("orchestrate-cache 1\n"), 4)
+	f.Fuzz(func(t *testing.T, data []byte, ks int) {
+		if ks <= 0 || ks > 64 {
+			return
+		}
+		tb, err := parse(data, ks)
+		if err != nil {
+			return
+		}
+		for i := 0; i < tb.Len(); i++ {
+			k := tb.keys[i*ks : (i+1)*ks]
+			v, ok := tb.Get(k)
+			if !ok || !bytes.Equal(v, tb.value(i)) {
+				t.Fatalf("entry %d not found by its key", i)
+			}
+		}
+		tb.Get(make([]byte, ks))
+	})
+}
