@@ -2,6 +2,7 @@ package discover
 
 import (
 	"cmp"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"slices"
 	"strings"
 
@@ -31,6 +32,9 @@ type Options struct {
 	Times func(paths []string) map[string]Stamp
 	// Sources replaces the default source list (tests).
 	Sources []source.Source
+	// Cache, when not nil, is the on-disk cache formats may keep parse
+	// results in (source.Repo.Cache).
+	Cache *diskcache.Cache
 }
 
 // Result is everything Scan found.
@@ -76,6 +80,7 @@ func Scan(r *source.Repo, opts Options) Result {
 	var prefetch chan map[string]Stamp
 	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
+	r.Cache = opts.Cache
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
 		parts = append(parts, cs)

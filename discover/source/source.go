@@ -11,6 +11,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,6 +52,9 @@ type Repo struct {
 	// committed in HEAD; a file missing from the answer has uncommitted
 	// changes or no history. Formats use it to compare recency by git.
 	Times func(paths []string) map[string]Stamp
+	// Cache, when not nil, keeps what a scan derived from files that have
+	// not changed since (internal/diskcache); formats may use it.
+	Cache *diskcache.Cache
 
 	reader *safefile.Reader
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	sess "github.com/orchestrate-dev/orchestrate/internal/session"
@@ -33,6 +34,7 @@ func (a *app) locate() (sess.Location, error) {
 		}
 		return loc, err
 	}
+	loc.Cache = diskcache.New(diskcache.Dir(a.sys.Getenv))
 	return loc, nil
 }
 
@@ -47,6 +49,7 @@ func (a *app) load() (*session, error) {
 		return nil, err
 	}
 	s := &session{Session: sess.Load(loc, conf.Config, a.sys.Now()), conf: conf}
+	a.loaded = s
 	a.debugSession(s)
 	return s, nil
 }

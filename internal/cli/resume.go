@@ -232,6 +232,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	}
 	r.report, r.plan, r.findings, r.situation, r.code = ev.Report, ev.Plan, ev.Findings, ev.Situation, ev.Code
 	r.restartOK = ev.RestartOK
+	r.s.SaveCaches() // before a prompt or the handoff, which can take long
 	a.debugDecision(r)
 	return nil
 }

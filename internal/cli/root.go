@@ -81,6 +81,7 @@ type app struct {
 	v      *settings
 	global globalOptions
 	log    logging.Logger // diagnostics on stderr, at --log-level
+	loaded *session       // the session load built, if any (its caches are saved at the end)
 }
 
 // debugf logs at debug level what was read or decided (--log-level debug).
@@ -135,6 +136,9 @@ func Main(args []string, sys System) int {
 	root.SetOut(sys.IO.Out)
 	root.SetErr(sys.IO.ErrOut)
 	cmd, err := root.ExecuteC()
+	if a.loaded != nil {
+		a.loaded.SaveCaches() // what the command's git walks derived (a no-op when saved)
+	}
 	if err == nil {
 		return ExitOK
 	}

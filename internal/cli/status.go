@@ -85,6 +85,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 			reports[i] = &r
 		}
 	}
+	s.SaveCaches()
 	if opts.JSON {
 		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
 		for i, c := range shown {

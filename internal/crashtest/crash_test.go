@@ -252,7 +252,7 @@ func command(bin, repo, home, logDir, tag string, extra []string, args ...string
 	cmd.Dir = repo
 	env := []string{}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ORCHESTRATE_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+		if !strings.HasPrefix(kv, "ORCHESTRATE_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
 			env = append(env, kv)
 		}
 	}

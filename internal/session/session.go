@@ -10,6 +10,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"io"
 	"os"
 	"path/filepath"
@@ -44,6 +45,9 @@ type Location struct {
 	Root   string
 	Git    *gitrepo.Repo // nil without git
 	GitErr error         // why Git is nil, when it is
+	// Cache, when not nil, is the user's on-disk cache (internal/diskcache)
+	// git walks and story scans keep what they derive in.
+	Cache *diskcache.Cache
 }
 
 // NotFolderError reports a --repo (or working directory) that is not a
@@ -143,13 +147,23 @@ func Load(loc Location, cfg config.Config, now time.Time) *Session {
 	s := &Session{Root: loc.Root, Cfg: cfg, Git: loc.Git, GitErr: loc.GitErr, Now: now.UTC()}
 	repo, defFindings := discover.NewRepo(loc.Root, cfg)
 	s.Repo = repo
-	opts := discover.Options{}
+	opts := discover.Options{Cache: loc.Cache}
 	if g := loc.Git; g != nil {
+		g.UseCache(loc.Cache)
 		opts.Times = func(paths []string) map[string]discover.Stamp { return StoryTimes(g, paths) }
 	}
 	s.Res = discover.Scan(repo, opts)
 	s.Res.Findings = append(defFindings, s.Res.Findings...)
 	return s
+}
+
+// SaveCaches writes to the on-disk cache what this run derived that it
+// did not hold yet (git walks); a cache that is off or cannot be written is
+// skipped. It may be called more than once.
+func (s *Session) SaveCaches() {
+	if s != nil && s.Git != nil {
+		_ = s.Git.SaveCache()
+	}
 }
 
 // StoryTimes returns, for the candidates' files and folders (stories, state
