@@ -23,6 +23,7 @@
 package diskcache
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -287,16 +288,23 @@ func (t *Table) value(i int) []byte {
 	return t.vals[a:b:b]
 }
 
-// Builder collects the new entries of a table.
+// Builder collects the new entries of a table. Keys and values are copied
+// into one growing buffer (no allocation per entry).
 type Builder struct {
 	keySize int
-	m       map[string][]byte
-	size    int64
+	arena   []byte       // keys and values, one after the other
+	ents    []builderEnt // in the order added
+	sorted  bool
+}
+
+type builderEnt struct {
+	at   int // where the key starts in arena (its value follows)
+	vlen int
 }
 
 // NewBuilder returns a builder of keySize keys.
 func NewBuilder(keySize int) *Builder {
-	return &Builder{keySize: keySize, m: map[string][]byte{}}
+	return &Builder{keySize: keySize}
 }
 
 // Add records value for key (a later Add of the same key wins). A key of
@@ -305,22 +313,49 @@ func (b *Builder) Add(key, value []byte) {
 	if b == nil || len(key) != b.keySize {
 		return
 	}
-	k := string(key)
-	if old, ok := b.m[k]; ok {
-		b.size -= int64(len(old))
-	} else {
-		b.size += int64(b.keySize) + 4
-	}
-	b.m[k] = append([]byte(nil), value...)
-	b.size += int64(len(value))
+	at := len(b.arena)
+	b.arena = append(b.arena, key...)
+	b.arena = append(b.arena, value...)
+	b.ents = append(b.ents, builderEnt{at, len(value)})
+	b.sorted = false
 }
 
-// Len returns the number of entries added.
+// Len returns the number of entries added (a key added twice counts
+// twice until the table is written).
 func (b *Builder) Len() int {
 	if b == nil {
 		return 0
 	}
-	return len(b.m)
+	return len(b.ents)
+}
+
+func (b *Builder) key(i int) []byte {
+	e := b.ents[i]
+	return b.arena[e.at : e.at+b.keySize]
+}
+
+func (b *Builder) value(i int) []byte {
+	e := b.ents[i]
+	v := e.at + b.keySize
+	return b.arena[v : v+e.vlen : v+e.vlen]
+}
+
+// sort orders the entries by key, keeping the last one added of each key.
+func (b *Builder) sort() {
+	if b.sorted {
+		return
+	}
+	sort.SliceStable(b.ents, func(i, j int) bool { return bytes.Compare(b.key(i), b.key(j)) < 0 })
+	out := b.ents[:0]
+	for i := range b.ents {
+		if len(out) > 0 && i > 0 && bytes.Equal(b.key(i), b.arena[out[len(out)-1].at:out[len(out)-1].at+b.keySize]) {
+			out[len(out)-1] = b.ents[i] // the later Add wins (the sort is stable)
+			continue
+		}
+		out = append(out, b.ents[i])
+	}
+	b.ents = out
+	b.sorted = true
 }
 
 // Write replaces table name with old's entries and b's (b's win), or with
@@ -328,7 +363,7 @@ func (b *Builder) Len() int {
 // when c is off or b holds nothing new. The folder is created (0700) when
 // missing; it must be the user's and not writable by others.
 func (c *Cache) Write(name string, old *Table, b *Builder) error {
-	if !c.Enabled() || b == nil || len(b.m) == 0 {
+	if !c.Enabled() || b == nil || len(b.ents) == 0 {
 		return nil
 	}
 	if !validName(name) {
@@ -337,83 +372,100 @@ func (c *Cache) Write(name string, old *Table, b *Builder) error {
 	if old != nil && old.keySize != 0 && old.keySize != b.keySize {
 		old = nil
 	}
-	if old != nil && int64(len(old.keys)+len(old.offs)+len(old.vals))+b.size+int64(len(magic)+headerSize+8) > MaxTableSize {
-		old = nil
+	b.sort()
+	m := newMerge(old, b)
+	if old != nil && m.size() > MaxTableSize {
+		m = newMerge(nil, b)
 	}
-	data, err := encode(old, b)
-	if err != nil {
-		return fmt.Errorf("cache table %s: %w", name, err)
+	if m.size() > MaxTableSize || m.count > 1<<31 {
+		return fmt.Errorf("cache table %s: %d bytes, more than %d", name, m.size(), MaxTableSize)
 	}
 	if err := c.checkDir(true); err != nil {
 		return err
 	}
-	return writeAtomic(c.dir, name, data)
+	return writeAtomic(c.dir, name, m.writeTo)
 }
 
-// encode merges old and b into a table file's bytes.
-func encode(old *Table, b *Builder) ([]byte, error) {
-	ks := b.keySize
-	newKeys := make([]string, 0, len(b.m))
-	for k := range b.m {
-		newKeys = append(newKeys, k)
-	}
-	sort.Strings(newKeys)
-	type entry struct {
-		key []byte
-		val []byte
-	}
-	var merged []entry
+// merge walks old's entries and b's (sorted) in key order, b's winning.
+type merge struct {
+	old   *Table
+	b     *Builder
+	count int64
+	vlen  int64
+}
+
+func newMerge(old *Table, b *Builder) *merge {
+	m := &merge{old: old, b: b}
+	m.each(func(k, v []byte) { m.count++; m.vlen += int64(len(v)) })
+	return m
+}
+
+// size is the table file's size.
+func (m *merge) size() int64 {
+	return int64(len(magic)+headerSize) + m.count*int64(m.b.keySize+4) + 4 + m.vlen + 4
+}
+
+func (m *merge) each(f func(k, v []byte)) {
+	ks := m.b.keySize
+	n := m.old.Len()
 	i, j := 0, 0
-	n := old.Len()
-	for i < n || j < len(newKeys) {
+	for i < n || j < len(m.b.ents) {
 		switch {
-		case j >= len(newKeys):
-			merged = append(merged, entry{old.keys[i*ks : (i+1)*ks], old.value(i)})
+		case j >= len(m.b.ents):
+			f(m.old.keys[i*ks:(i+1)*ks], m.old.value(i))
 			i++
 		case i >= n:
-			merged = append(merged, entry{[]byte(newKeys[j]), b.m[newKeys[j]]})
+			f(m.b.key(j), m.b.value(j))
 			j++
 		default:
-			c := bytes.Compare(old.keys[i*ks:(i+1)*ks], []byte(newKeys[j]))
-			switch {
+			switch c := bytes.Compare(m.old.keys[i*ks:(i+1)*ks], m.b.key(j)); {
 			case c < 0:
-				merged = append(merged, entry{old.keys[i*ks : (i+1)*ks], old.value(i)})
+				f(m.old.keys[i*ks:(i+1)*ks], m.old.value(i))
 				i++
 			case c > 0:
-				merged = append(merged, entry{[]byte(newKeys[j]), b.m[newKeys[j]]})
+				f(m.b.key(j), m.b.value(j))
 				j++
 			default:
-				merged = append(merged, entry{[]byte(newKeys[j]), b.m[newKeys[j]]})
+				f(m.b.key(j), m.b.value(j))
 				i, j = i+1, j+1
 			}
 		}
 	}
-	var vlen int64
-	for _, e := range merged {
-		vlen += int64(len(e.val))
+}
+
+// writeTo writes the table file to w: header, keys, offsets, values, and
+// the CRC-32C of all that.
+func (m *merge) writeTo(w io.Writer) error {
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
+	var num [4]byte
+	put := func(x uint32) {
+		binary.LittleEndian.PutUint32(num[:], x)
+		bw.Write(num[:])
 	}
-	total := int64(len(magic)+headerSize) + int64(len(merged))*int64(ks+4) + 4 + vlen + 4
-	if total > MaxTableSize || int64(len(merged)) > 1<<31 {
-		return nil, fmt.Errorf("%d bytes, more than %d", total, MaxTableSize)
-	}
-	out := make([]byte, 0, total)
-	out = append(out, magic...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(ks))
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(merged)))
-	out = binary.LittleEndian.AppendUint32(out, uint32(vlen))
-	for _, e := range merged {
-		out = append(out, e.key...)
-	}
+	bw.Write(magic)
+	put(uint32(m.b.keySize))
+	put(uint32(m.count))
+	put(uint32(m.vlen))
+	m.each(func(k, v []byte) { bw.Write(k) })
+	put(0)
 	off := uint32(0)
-	out = binary.LittleEndian.AppendUint32(out, 0)
-	for _, e := range merged {
-		off += uint32(len(e.val))
-		out = binary.LittleEndian.AppendUint32(out, off)
+	m.each(func(k, v []byte) { off += uint32(len(v)); put(off) })
+	m.each(func(k, v []byte) { bw.Write(v) })
+	if err := bw.Flush(); err != nil {
+		return err
 	}
-	for _, e := range merged {
-		out = append(out, e.val...)
-	}
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	binary.LittleEndian.PutUint32(num[:], crc.Sum32())
+	_, err := w.Write(num[:])
+	return err
+}
+
+// encode returns the table file of old and b merged (tests and fuzzing).
+func encode(old *Table, b *Builder) ([]byte, error) {
+	b.sort()
+	var buf bytes.Buffer
+	err := newMerge(old, b).writeTo(&buf)
+	return buf.Bytes(), err
 }
 
 // checkDir checks that the cache folder is a folder (not a symlink) of
@@ -442,13 +494,13 @@ func (c *Cache) checkDir(create bool) error {
 // writeAtomic writes data to dir/name through a temporary file renamed
 // over it. There is no fsync: a table torn by a crash fails its checksum
 // and reads as empty.
-func writeAtomic(dir, name string, data []byte) error {
+func writeAtomic(dir, name string, write func(io.Writer) error) error {
 	tmp := filepath.Join(dir, "."+name+".tmp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return fmt.Errorf("cache table %s: %w", name, err)
 	}
-	_, werr := f.Write(data)
+	werr := write(f)
 	cerr := f.Close()
 	if werr == nil {
 		werr = cerr

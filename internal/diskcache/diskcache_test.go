@@ -230,3 +230,22 @@ func FuzzParse(f *testing.F) {
 		tb.Get(make([]byte, ks))
 	})
 }
+
+func TestBuilderLaterAddWins(t *testing.T) {
+	c := New(filepath.Join(t.TempDir(), "cache"))
+	b := NewBuilder(20)
+	for i := 0; i < 50; i++ {
+		b.Add(key("k"), []byte(fmt.Sprint("v", i)))
+		b.Add(key(fmt.Sprint("other", i)), []byte("o"))
+	}
+	if err := c.Write("t", nil, b); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := c.Open("t", 20)
+	if err != nil || tb.Len() != 51 {
+		t.Fatalf("%v, %d entries, want 51", err, tb.Len())
+	}
+	if v, _ := tb.Get(key("k")); string(v) != "v49" {
+		t.Fatalf("Get(k) = %q, want the last value added", v)
+	}
+}
