@@ -42,6 +42,14 @@ const (
 // clock tick as the stat could leave the stat data unchanged.
 const storyCacheRacy = 2 * time.Second
 
+// storyCacheNow is the scan's wall clock (a test moves it to store files
+// it has just written).
+var storyCacheNow = time.Now
+
+// storyCacheHits, when set (by a test), is called at the end of each scan
+// that used the cache with its number of hits and of new entries.
+var storyCacheHits func(hits, added int)
+
 // storyCache is one scan's use of the story table.
 type storyCache struct {
 	c     *diskcache.Cache
@@ -54,6 +62,7 @@ type storyCache struct {
 
 	mu    sync.Mutex
 	added []storyCacheEntry // the new entries of every worker
+	hits  int
 }
 
 // storyCacheEntry is a new entry, written at the end of the scan.
@@ -72,7 +81,7 @@ func openStoryCache(r *source.Repo) *storyCache {
 		c:     r.Cache,
 		t:     t,
 		salt:  storyCacheSalt(r.Config.Statuses),
-		now:   time.Now(),
+		now:   storyCacheNow(),
 		root:  r.Root,
 		max:   r.Config.MaxFileSize,
 		extra: r.Config.Statuses,
@@ -144,7 +153,13 @@ func (c *storyCache) storable(fs safefile.FileStat) bool {
 
 // save writes the scan's new entries (nothing when there are none).
 func (c *storyCache) save() {
-	if c == nil || len(c.added) == 0 {
+	if c == nil {
+		return
+	}
+	if storyCacheHits != nil {
+		storyCacheHits(c.hits, len(c.added))
+	}
+	if len(c.added) == 0 {
 		return
 	}
 	b := diskcache.NewBuilder(sha256.Size)
@@ -165,6 +180,7 @@ type storyCacheWorker struct {
 	scratch []byte
 	keyBuf  [sha256.Size]byte
 	added   []storyCacheEntry
+	hits    int
 }
 
 // worker returns a worker's view of c.
@@ -175,6 +191,7 @@ func (w *storyCacheWorker) done() {
 	w.dir.Close()
 	w.c.mu.Lock()
 	w.c.added = append(w.c.added, w.added...)
+	w.c.hits += w.hits
 	w.c.mu.Unlock()
 }
 
@@ -215,6 +232,7 @@ func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story
 					if isStory {
 						st.ModTime = fs.Mtime
 					}
+					w.hits++
 					return st, true
 				}
 			}
