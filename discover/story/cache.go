@@ -61,14 +61,8 @@ type storyCache struct {
 	extra map[string][]string
 
 	mu    sync.Mutex
-	added []storyCacheEntry // the new entries of every worker
+	added *diskcache.Builder // the new entries of every worker (nil: none yet)
 	hits  int
-}
-
-// storyCacheEntry is a new entry, written at the end of the scan.
-type storyCacheEntry struct {
-	key [sha256.Size]byte
-	val []byte
 }
 
 // openStoryCache opens r's story table, or returns nil when r has no cache.
@@ -157,60 +151,104 @@ func (c *storyCache) save() {
 		return
 	}
 	if storyCacheHits != nil {
-		storyCacheHits(c.hits, len(c.added))
+		storyCacheHits(c.hits, c.added.Len())
 	}
-	if len(c.added) == 0 {
+	if c.added.Len() == 0 {
 		return
 	}
-	b := diskcache.NewBuilder(sha256.Size)
-	for i := range c.added {
-		b.Add(c.added[i].key[:], c.added[i].val)
-	}
-	_ = c.c.Write(storyCacheTable, c.t, b) // a cache that cannot be written is skipped
+	_ = c.c.Write(storyCacheTable, c.t, c.added) // a cache that cannot be written is skipped
 	c.added = nil
 }
 
-// storyCacheWorker is one scan worker's use of the cache: the folder it
-// has open, its scratch buffer, its new entries.
+// add records a new entry (the builder copies key and value).
+func (c *storyCache) add(key, val []byte) {
+	c.mu.Lock()
+	if c.added == nil {
+		c.added = diskcache.NewBuilder(sha256.Size)
+	}
+	c.added.Add(key, val)
+	c.mu.Unlock()
+}
+
+// storyCacheWorker is one scan worker's use of the cache: the folders it
+// has open, its scratch buffers, its count of hits.
 type storyCacheWorker struct {
-	c       *storyCache
-	dirRel  string
-	dir     *safefile.Dir // nil: dirRel could not be opened safely
+	c *storyCache
+	// dirs are the open folders from the root down to the current one:
+	// dirs[i+1] is names[i] inside dirs[i]; cur is the current folder (nil
+	// when it could not be opened without following a symlink), curRel its
+	// path
+	dirs    []*safefile.Dir
+	names   []string
+	cur     *safefile.Dir
+	curRel  string
 	opened  bool
 	scratch []byte
 	keyBuf  [sha256.Size]byte
-	added   []storyCacheEntry
+	val     []byte // the value being encoded (reused)
 	hits    int
 }
 
 // worker returns a worker's view of c.
 func (c *storyCache) worker() *storyCacheWorker { return &storyCacheWorker{c: c} }
 
-// done closes w's folder and hands its new entries to the cache.
+// done closes w's folders and counts its hits.
 func (w *storyCacheWorker) done() {
-	w.dir.Close()
+	w.closeFrom(0)
 	w.c.mu.Lock()
-	w.c.added = append(w.c.added, w.added...)
 	w.c.hits += w.hits
 	w.c.mu.Unlock()
 }
 
-// folder returns p's folder, opened without following a symlink (kept open
-// for the next path in it), and p's file name; nil when it cannot be
-// opened that way.
+// closeFrom closes dirs[i:].
+func (w *storyCacheWorker) closeFrom(i int) {
+	for _, d := range w.dirs[i:] {
+		d.Close()
+	}
+	clear(w.dirs[i:])
+	w.dirs = w.dirs[:i]
+}
+
+// folder returns p's folder, opened one component at a time without
+// following a symlink (safefile.OpenDir's confinement), and p's file name;
+// nil when it cannot be opened that way. The folders stay open for the
+// next path: from one folder to its sibling is one open.
 func (w *storyCacheWorker) folder(p string) (*safefile.Dir, string) {
-	dir, name := ".", p
+	dir, name := "", p
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		dir, name = p[:i], p[i+1:]
 	}
-	if !w.opened || dir != w.dirRel {
-		w.dir.Close()
-		w.dir, w.dirRel, w.opened = nil, dir, true
-		if d, err := safefile.OpenDir(w.c.root, dir, false); err == nil {
-			w.dir = d
-		}
+	if w.opened && dir == w.curRel {
+		return w.cur, name
 	}
-	return w.dir, name
+	w.opened, w.curRel, w.cur = true, dir, nil
+	if len(w.dirs) == 0 {
+		root, err := safefile.OpenDir(w.c.root, ".", false)
+		if err != nil {
+			return nil, name
+		}
+		w.dirs, w.names = append(w.dirs, root), w.names[:0]
+	}
+	var parts []string
+	if dir != "" {
+		parts = strings.Split(dir, "/")
+	}
+	k := 0 // the folders already open: dirs[:k+1]
+	for k < len(parts) && k < len(w.names) && k+1 < len(w.dirs) && parts[k] == w.names[k] {
+		k++
+	}
+	w.closeFrom(k + 1)
+	for _, part := range parts[k:] {
+		d, err := w.dirs[len(w.dirs)-1].OpenSub(part)
+		if err != nil {
+			w.names = parts[:len(w.dirs)-1]
+			return nil, name
+		}
+		w.dirs = append(w.dirs, d)
+	}
+	w.names = parts
+	w.cur = w.dirs[len(w.dirs)-1]
+	return w.cur, name
 }
 
 // read gives the story at p from the cache, or reads and parses it with
@@ -247,8 +285,9 @@ func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story
 		st = parsed.story
 	}
 	if c.storable(fs) {
-		if v := storyEncode(st); v != nil {
-			w.added = append(w.added, storyCacheEntry{key: c.key(p, fs, &w.scratch), val: v})
+		if v := storyEncode(w.val[:0], st); v != nil {
+			w.val = v
+			c.add(w.keyOf(p, fs), v)
 		}
 	}
 	if st != nil {

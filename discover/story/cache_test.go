@@ -57,7 +57,7 @@ func TestStoryCacheRoundTrip(t *testing.T) {
 		p := "docs/stories/" + name
 		parsed := state.parse(p, []byte(text), map[string][]string{"Done": {"shipped"}}, true)
 		st := parsed.story
-		v := storyEncode(st)
+		v := storyEncode(nil, st)
 		if v == nil {
 			t.Fatalf("%s: not encodable", name)
 		}
@@ -74,7 +74,7 @@ func TestStoryCacheRoundTrip(t *testing.T) {
 			t.Errorf("%s: a value with a byte too many decodes", name)
 		}
 	}
-	if st, isStory, ok := storyDecode("docs/stories/README.md", storyEncode(nil)); !ok || isStory || st != nil {
+	if st, isStory, ok := storyDecode("docs/stories/README.md", storyEncode(nil, nil)); !ok || isStory || st != nil {
 		t.Errorf("not-a-story value: %v %v %v", st, isStory, ok)
 	}
 	for _, v := range [][]byte{nil, {2}, {storyValNotStory, 0}} {
@@ -83,10 +83,10 @@ func TestStoryCacheRoundTrip(t *testing.T) {
 		}
 	}
 	// a story that cannot be encoded faithfully is not stored
-	if v := storyEncode(&workflow.Story{ID: "1", Sections: workflow.Sections{{Name: "not-canonical"}}}); v != nil {
+	if v := storyEncode(nil, &workflow.Story{ID: "1", Sections: workflow.Sections{{Name: "not-canonical"}}}); v != nil {
 		t.Error("a section of no canonical name was encoded")
 	}
-	if v := storyEncode(&workflow.Story{ID: "1", StatusLine: -1}); v != nil {
+	if v := storyEncode(nil, &workflow.Story{ID: "1", StatusLine: -1}); v != nil {
 		t.Error("a negative line was encoded")
 	}
 }
@@ -97,7 +97,7 @@ func TestStoryCacheRoundTrip(t *testing.T) {
 func FuzzStoryCacheDecode(f *testing.F) {
 	var state storyState
 	for name, text := range storyCacheInputs(f) {
-		f.Add(storyEncode(state.parse("docs/stories/"+name, []byte(text), nil, true).story))
+		f.Add(storyEncode(nil, state.parse("docs/stories/"+name, []byte(text), nil, true).story))
 	}
 	f.Add([]byte{storyValNotStory})
 	f.Fuzz(func(t *testing.T, v []byte) {
@@ -105,7 +105,7 @@ func FuzzStoryCacheDecode(f *testing.F) {
 		if !ok || !isStory {
 			return
 		}
-		v2 := storyEncode(st)
+		v2 := storyEncode(nil, st)
 		if v2 == nil {
 			t.Fatalf("a decoded story does not encode: %+v", st)
 		}
@@ -362,12 +362,65 @@ func storyFileStat(m, c time.Time) (fs safefile.FileStat) {
 func BenchmarkStoryCacheDecode(b *testing.B) {
 	var state storyState
 	st := state.parse("docs/stories/1.1.inventory-config.md", []byte(benchStoryText), nil, true).story
-	v := storyEncode(st)
+	v := storyEncode(nil, st)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(v)))
 	for i := 0; i < b.N; i++ {
 		if _, _, ok := storyDecode("docs/stories/1.1.inventory-config.md", v); !ok {
 			b.Fatal("no decode")
+		}
+	}
+}
+
+// TestStoryCacheFolders checks the worker's open folders as it moves
+// between siblings, up, down, into a symlinked folder (refused: the usual
+// read takes it) and back.
+func TestStoryCacheFolders(t *testing.T) {
+	storyCacheLater(t)
+	dir := t.TempDir()
+	storyWrite(t, dir, map[string]string{
+		"docs/s/e1/1.1.a.md": "# Story 1.1: A\n\n**Status:** Done\n",
+		"docs/s/e2/1.2.b.md": "# Story 1.2: B\n\n**Status:** Done\n",
+		"docs/s/1.3.c.md":    "# Story 1.3: C\n\n**Status:** Done\n",
+		"1.4.d.md":           "# Story 1.4: D\n\n**Status:** Done\n",
+		"docs/t/e1/1.5.e.md": "# Story 1.5: E\n\n**Status:** Done\n",
+	})
+	if err := os.Symlink("e1", filepath.Join(dir, "docs", "s", "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := source.NewRepo(dir, config.Default())
+	r.Cache = diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	w := openStoryCache(r).worker()
+	defer w.done()
+	var state storyState
+	steps := []struct {
+		path string
+		id   string // "": refused
+	}{
+		{"docs/s/e1/1.1.a.md", "1.1"},
+		{"docs/s/e2/1.2.b.md", "1.2"},
+		{"docs/s/1.3.c.md", "1.3"},
+		{"docs/s/lnk/1.1.a.md", ""},
+		{"docs/s/lnk/1.1.a.md", ""},
+		{"docs/s/e1/1.1.a.md", "1.1"},
+		{"1.4.d.md", "1.4"},
+		{"docs/t/e1/1.5.e.md", "1.5"},
+		{"docs/s/e1/1.1.a.md", "1.1"},
+		{"docs/s/none/1.9.md", ""},
+		{"docs//s/1.3.c.md", ""},
+		{"docs/s/../s/1.3.c.md", ""},
+		{"docs/s/e2/1.2.b.md", "1.2"},
+	}
+	for _, s := range steps {
+		st, done := w.read(s.path, &state)
+		switch {
+		case s.id == "" && done:
+			t.Errorf("%s: read by the cache, want refused", s.path)
+		case s.id != "" && (!done || st == nil || st.ID != s.id):
+			t.Errorf("%s: %+v (done %v), want story %s", s.path, st, done, s.id)
+		}
+		if len(w.dirs) != len(w.names)+1 && w.cur != nil {
+			t.Errorf("%s: %d folders open for %v", s.path, len(w.dirs), w.names)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package story
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -47,11 +48,12 @@ var storyCacheSections = [...]string{
 // storyCacheMaxInt bounds a decoded line number or length.
 const storyCacheMaxInt = math.MaxInt32
 
-// storyEncode encodes a scan's story (nil: the file is not a story), or
-// returns nil when it cannot be encoded faithfully (then it is not stored).
-func storyEncode(st *workflow.Story) []byte {
+// storyEncode appends the encoding of a scan's story (nil: the file is not
+// a story) to b, or returns nil when it cannot be encoded faithfully (then
+// it is not stored).
+func storyEncode(b []byte, st *workflow.Story) []byte {
 	if st == nil {
-		return []byte{storyValNotStory}
+		return append(b, storyValNotStory)
 	}
 	n := 64 + len(st.ID) + len(st.Title) + len(st.Status) + len(st.StatusRaw) + len(st.Executor) + len(st.QualityGate) + len(st.Epic)
 	for _, f := range st.FileList {
@@ -63,7 +65,7 @@ func storyEncode(st *workflow.Story) []byte {
 	for _, f := range st.Findings {
 		n += len(f.Check) + len(f.Severity) + len(f.Code) + len(f.Message) + len(f.Path) + len(f.Phase) + 10
 	}
-	b := make([]byte, 0, n)
+	b = slices.Grow(b, n)
 	b = append(b, storyValStory)
 	ok := true
 	num := func(v int) {

@@ -112,3 +112,13 @@ func (d *Dir) ReadRegular(name string, max int64) (data []byte, fs FileStat, ok 
 	}
 	return data, fs, true
 }
+
+// OpenSub opens the folder name directly inside d, without following a
+// symlink: a symlink or anything but a folder is refused with
+// *RefusedError, as OpenDir refuses it. Close it when done.
+func (d *Dir) OpenSub(name string) (*Dir, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	return d.sub(name, false, 0)
+}
