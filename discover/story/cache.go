@@ -186,6 +186,7 @@ type storyCacheWorker struct {
 	scratch []byte
 	keyBuf  [sha256.Size]byte
 	val     []byte // the value being encoded (reused)
+	arena   storyArena
 	hits    int
 }
 
@@ -266,7 +267,7 @@ func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story
 		fs, err := d.StatNoFollow(name)
 		if err == nil && fs.Regular() && (c.max <= 0 || fs.Size <= c.max) {
 			if v, ok := c.t.Get(w.keyOf(p, fs)); ok {
-				if st, isStory, ok := storyDecode(p, v); ok {
+				if st, isStory, ok := storyDecode(p, v, &w.arena); ok {
 					if isStory {
 						st.ModTime = fs.Mtime
 					}

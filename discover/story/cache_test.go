@@ -53,6 +53,7 @@ func storyCacheInputs(t testing.TB) map[string]string {
 // changed in its kind never decodes to something else silently.
 func TestStoryCacheRoundTrip(t *testing.T) {
 	var state storyState
+	a := new(storyArena)
 	for name, text := range storyCacheInputs(t) {
 		p := "docs/stories/" + name
 		parsed := state.parse(p, []byte(text), map[string][]string{"Done": {"shipped"}}, true)
@@ -61,24 +62,24 @@ func TestStoryCacheRoundTrip(t *testing.T) {
 		if v == nil {
 			t.Fatalf("%s: not encodable", name)
 		}
-		got, isStory, ok := storyDecode(p, v)
+		got, isStory, ok := storyDecode(p, v, nil)
 		if !ok || !isStory || !reflect.DeepEqual(got, st) {
 			t.Errorf("%s: decode(encode(x)) = %+v (story %v, ok %v), want %+v", name, got, isStory, ok, st)
 		}
 		for cut := 0; cut < len(v); cut++ {
-			if _, _, ok := storyDecode(p, v[:cut]); ok {
+			if _, _, ok := storyDecode(p, v[:cut], a); ok {
 				t.Errorf("%s: a value cut to %d of %d bytes decodes", name, cut, len(v))
 			}
 		}
-		if _, _, ok := storyDecode(p, append(v[:len(v):len(v)], 0)); ok {
+		if _, _, ok := storyDecode(p, append(v[:len(v):len(v)], 0), a); ok {
 			t.Errorf("%s: a value with a byte too many decodes", name)
 		}
 	}
-	if st, isStory, ok := storyDecode("docs/stories/README.md", storyEncode(nil, nil)); !ok || isStory || st != nil {
+	if st, isStory, ok := storyDecode("docs/stories/README.md", storyEncode(nil, nil), nil); !ok || isStory || st != nil {
 		t.Errorf("not-a-story value: %v %v %v", st, isStory, ok)
 	}
 	for _, v := range [][]byte{nil, {2}, {storyValNotStory, 0}} {
-		if _, _, ok := storyDecode("x.md", v); ok {
+		if _, _, ok := storyDecode("x.md", v, nil); ok {
 			t.Errorf("value %v decodes", v)
 		}
 	}
@@ -100,8 +101,9 @@ func FuzzStoryCacheDecode(f *testing.F) {
 		f.Add(storyEncode(nil, state.parse("docs/stories/"+name, []byte(text), nil, true).story))
 	}
 	f.Add([]byte{storyValNotStory})
+	a := new(storyArena)
 	f.Fuzz(func(t *testing.T, v []byte) {
-		st, isStory, ok := storyDecode("docs/stories/1.1.x.md", v)
+		st, isStory, ok := storyDecode("docs/stories/1.1.x.md", v, a)
 		if !ok || !isStory {
 			return
 		}
@@ -109,7 +111,7 @@ func FuzzStoryCacheDecode(f *testing.F) {
 		if v2 == nil {
 			t.Fatalf("a decoded story does not encode: %+v", st)
 		}
-		st2, isStory2, ok2 := storyDecode("docs/stories/1.1.x.md", v2)
+		st2, isStory2, ok2 := storyDecode("docs/stories/1.1.x.md", v2, nil)
 		if !ok2 || !isStory2 || !reflect.DeepEqual(st, st2) {
 			t.Fatalf("round trip differs:\n got %+v\nwant %+v", st2, st)
 		}
@@ -365,8 +367,9 @@ func BenchmarkStoryCacheDecode(b *testing.B) {
 	v := storyEncode(nil, st)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(v)))
+	var a storyArena
 	for i := 0; i < b.N; i++ {
-		if _, _, ok := storyDecode("docs/stories/1.1.inventory-config.md", v); !ok {
+		if _, _, ok := storyDecode("docs/stories/1.1.inventory-config.md", v, &a); !ok {
 			b.Fatal("no decode")
 		}
 	}

@@ -45,8 +45,14 @@ var storyCacheSections = [...]string{
 	workflow.SectionTasks,
 }
 
-// storyCacheMaxInt bounds a decoded line number or length.
-const storyCacheMaxInt = math.MaxInt32
+// storyCacheMaxInt bounds a decoded line number or length, and
+// storyCacheMaxFindings a story's findings (a story with more is not
+// stored); a File List has at most storyMaxFileList paths. The bounds keep
+// a damaged value from asking for a huge allocation.
+const (
+	storyCacheMaxInt      = math.MaxInt32
+	storyCacheMaxFindings = 1024
+)
 
 // storyEncode appends the encoding of a scan's story (nil: the file is not
 // a story) to b, or returns nil when it cannot be encoded faithfully (then
@@ -54,6 +60,9 @@ const storyCacheMaxInt = math.MaxInt32
 func storyEncode(b []byte, st *workflow.Story) []byte {
 	if st == nil {
 		return append(b, storyValNotStory)
+	}
+	if len(st.FileList) > storyMaxFileList || len(st.Findings) > storyCacheMaxFindings {
+		return nil
 	}
 	n := 64 + len(st.ID) + len(st.Title) + len(st.Status) + len(st.StatusRaw) + len(st.Executor) + len(st.QualityGate) + len(st.Epic)
 	for _, f := range st.FileList {
@@ -124,9 +133,9 @@ func storyCacheSectionIndex(name string) int {
 
 // storyDecode decodes a value of the story at path p: isStory is false for
 // a file that is not a story, ok false for a value that does not decode
-// (a miss). The story's strings share one allocation of their own; nothing
-// points into v.
-func storyDecode(p string, v []byte) (st *workflow.Story, isStory, ok bool) {
+// (a miss). The story, its sections and its strings are carved from a (a
+// worker's arena; nil: one of its own): nothing points into v.
+func storyDecode(p string, v []byte, a *storyArena) (st *workflow.Story, isStory, ok bool) {
 	if len(v) == 0 {
 		return nil, false, false
 	}
@@ -137,32 +146,81 @@ func storyDecode(p string, v []byte) (st *workflow.Story, isStory, ok bool) {
 	default:
 		return nil, false, false
 	}
-	// two passes over the same code: the first checks the value and counts
-	// its string bytes, the second builds the story with every string in
-	// one buffer of exactly that size
-	d := storyDec{b: v, pos: 1}
-	d.walk(nil)
+	if a == nil {
+		a = new(storyArena)
+	}
+	d := storyDec{b: v, pos: 1, a: a}
+	var tmp workflow.Story // into the arena only once it decoded
+	tmp.Path = p
+	d.walk(&tmp)
 	if d.bad || d.pos != len(v) {
 		return nil, false, false
 	}
-	d = storyDec{b: v, pos: 1, out: make([]byte, 0, d.n), build: true}
-	st = &workflow.Story{Path: p}
-	d.walk(st)
-	if d.bad || d.pos != len(v) {
-		return nil, false, false
-	}
+	st = a.story()
+	*st = tmp
 	return st, true, true
+}
+
+// storyArenaChunk is the size of an arena's blocks of strings; a longer
+// string has an allocation of its own.
+const (
+	storyArenaChunk   = 32 << 10
+	storyArenaStories = 64
+)
+
+// storyArena hands out a scan worker's decoded stories, sections and
+// strings from shared blocks rather than four allocations per story: all
+// of them live as long as the scan's result, as the blocks do. A block is
+// never written again where something was carved from it.
+type storyArena struct {
+	buf     []byte
+	secs    []workflow.Section
+	stories []workflow.Story
+}
+
+// str returns a copy of b.
+func (a *storyArena) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > cap(a.buf)-len(a.buf) {
+		if len(b) > storyArenaChunk/8 {
+			return string(b)
+		}
+		a.buf = make([]byte, 0, storyArenaChunk)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	// never reallocated (the capacity was checked) nor written again
+	return unsafe.String(&a.buf[start], len(b))
+}
+
+// sections returns n zero sections (capacity n: an append reallocates).
+func (a *storyArena) sections(n int) workflow.Sections {
+	if n > cap(a.secs)-len(a.secs) {
+		a.secs = make([]workflow.Section, 0, max(n, storyArenaStories*4))
+	}
+	l := len(a.secs)
+	a.secs = a.secs[:l+n]
+	return workflow.Sections(a.secs[l : l+n : l+n])
+}
+
+// story returns a zero story.
+func (a *storyArena) story() *workflow.Story {
+	if len(a.stories) == cap(a.stories) {
+		a.stories = make([]workflow.Story, 0, storyArenaStories)
+	}
+	a.stories = a.stories[:len(a.stories)+1]
+	return &a.stories[len(a.stories)-1]
 }
 
 // storyDec reads a value; bad is set (and every later read gives zero
 // values) at the first thing that does not fit.
 type storyDec struct {
-	b     []byte
-	pos   int
-	bad   bool
-	n     int    // string bytes seen (first pass)
-	out   []byte // the strings' buffer (second pass): its capacity is exact, so it never moves
-	build bool
+	b   []byte
+	pos int
+	bad bool
+	a   *storyArena
 }
 
 // num reads a uvarint of at most max.
@@ -179,10 +237,7 @@ func (d *storyDec) num(max int) int {
 	return int(v)
 }
 
-// count reads a count of items that take at least one byte each.
-func (d *storyDec) count() int { return d.num(min(len(d.b)-d.pos, storyCacheMaxInt)) }
-
-// str reads a string ("" in the first pass).
+// str reads a string.
 func (d *storyDec) str() string {
 	l := d.num(min(len(d.b)-d.pos, storyCacheMaxInt))
 	if d.bad || l > len(d.b)-d.pos {
@@ -191,19 +246,7 @@ func (d *storyDec) str() string {
 	}
 	src := d.b[d.pos : d.pos+l]
 	d.pos += l
-	if !d.build {
-		d.n += l
-		return ""
-	}
-	if l == 0 || len(d.out)+l > cap(d.out) {
-		return ""
-	}
-	start := len(d.out)
-	d.out = append(d.out, src...)
-	// out is never written again where a string was made of it, and never
-	// reallocated (its capacity is the strings' total): a string per field
-	// without an allocation each
-	return unsafe.String(&d.out[start], l)
+	return d.a.str(src)
 }
 
 // byte1 reads one byte.
@@ -217,7 +260,7 @@ func (d *storyDec) byte1() byte {
 	return c
 }
 
-// walk reads a story's fields, into st when it is not nil.
+// walk reads a story's fields into st.
 func (d *storyDec) walk(st *workflow.Story) {
 	line := d.num(storyCacheMaxInt)
 	var f [7]string
@@ -225,22 +268,15 @@ func (d *storyDec) walk(st *workflow.Story) {
 		f[i] = d.str()
 	}
 	var files []string
-	if n := d.count(); n > 0 {
-		if st != nil {
-			files = make([]string, n)
-		}
+	if n := d.num(min(len(d.b)-d.pos, storyMaxFileList)); n > 0 {
+		files = make([]string, n) // n <= the bytes left
 		for i := 0; i < n && !d.bad; i++ {
-			s := d.str()
-			if files != nil {
-				files[i] = s
-			}
+			files[i] = d.str()
 		}
 	}
 	var secs workflow.Sections
 	if n := d.num(len(storyCacheSections)); n > 0 {
-		if st != nil {
-			secs = make(workflow.Sections, n)
-		}
+		secs = d.a.sections(n)
 		last := -1
 		for i := 0; i < n && !d.bad; i++ {
 			k := int(d.byte1())
@@ -259,16 +295,12 @@ func (d *storyDec) walk(st *workflow.Story) {
 			copy(sec.Hash[:], d.b[d.pos:])
 			d.pos += len(sec.Hash)
 			sec.Raw = d.str()
-			if secs != nil {
-				secs[i] = sec
-			}
+			secs[i] = sec
 		}
 	}
 	var finds []workflow.Finding
-	if n := d.count(); n > 0 {
-		if st != nil {
-			finds = make([]workflow.Finding, n)
-		}
+	if n := d.num(min(len(d.b)-d.pos, storyCacheMaxFindings)); n > 0 {
+		finds = make([]workflow.Finding, n) // n <= the bytes left
 		for i := 0; i < n && !d.bad; i++ {
 			var fd workflow.Finding
 			fd.Check = d.str()
@@ -278,12 +310,10 @@ func (d *storyDec) walk(st *workflow.Story) {
 			fd.Path = d.str()
 			fd.Phase = d.str()
 			fd.Line = d.num(storyCacheMaxInt)
-			if finds != nil {
-				finds[i] = fd
-			}
+			finds[i] = fd
 		}
 	}
-	if st == nil || d.bad {
+	if d.bad {
 		return
 	}
 	st.StatusLine = line
