@@ -427,3 +427,58 @@ func TestStoryCacheFolders(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStoryCacheOpen measures what a warm scan of 20,000 stories
+// pays for the table: opening it (read, checksum, key order) and one
+// look-up and decode per story. It reports the table's size.
+func BenchmarkStoryCacheOpen(b *testing.B) {
+	const n = 20000
+	var state storyState
+	c := diskcache.New(filepath.Join(b.TempDir(), "cache"))
+	bld := diskcache.NewBuilder(sha256.Size)
+	sc := &storyCache{salt: storyCacheSalt(nil)}
+	keys := make([][]byte, n)
+	var scratch []byte
+	for i := 0; i < n; i++ {
+		p := "docs/stories/" + strings.Repeat("x", i%7) + ".md"
+		st := state.parse(p, []byte(benchStoryText), nil, true).story
+		k := sc.key(p, safefile.FileStat{Ino: uint64(i)}, &scratch)
+		keys[i] = k[:]
+		bld.Add(keys[i], storyEncode(nil, st))
+	}
+	if err := c.Write(storyCacheTable, nil, bld); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(c.Path(storyCacheTable))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, decode := range []bool{false, true} {
+		name := "open"
+		if decode {
+			name = "open+decode"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				t, err := c.Open(storyCacheTable, sha256.Size)
+				if err != nil || t.Len() != n {
+					b.Fatal(t.Len(), err)
+				}
+				if !decode {
+					continue
+				}
+				var a storyArena
+				for _, k := range keys {
+					v, ok := t.Get(k)
+					if !ok {
+						b.Fatal("missing")
+					}
+					if _, _, ok := storyDecode("docs/stories/1.1.x.md", v, &a); !ok {
+						b.Fatal("no decode")
+					}
+				}
+			}
+			b.ReportMetric(float64(fi.Size())/n, "table-bytes/story")
+		})
+	}
+}

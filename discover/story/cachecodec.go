@@ -228,6 +228,15 @@ func (d *storyDec) num(max int) int {
 	if d.bad {
 		return 0
 	}
+	if d.pos < len(d.b) && d.b[d.pos] < 0x80 { // one byte: most numbers
+		v := int(d.b[d.pos])
+		if v > max {
+			d.bad = true
+			return 0
+		}
+		d.pos++
+		return v
+	}
 	v, n := binary.Uvarint(d.b[d.pos:])
 	if n <= 0 || v > uint64(max) {
 		d.bad = true
