@@ -2,9 +2,11 @@ package story
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -481,4 +483,48 @@ func BenchmarkStoryCacheOpen(b *testing.B) {
 			b.ReportMetric(float64(fi.Size())/n, "table-bytes/story")
 		})
 	}
+}
+
+// TestStoryCacheHeap checks that stories from a warm cache keep no more
+// live heap than stories read and parsed (the arena's blocks are shared,
+// the table is not kept).
+func TestStoryCacheHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 1,000 files")
+	}
+	storyCacheLater(t)
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < 1000; i++ {
+		text := strings.Replace(benchStoryText, "1.1: Inventory", fmt.Sprintf("%d.%d: Inventory", i/100+1, i%100+1), 1)
+		files[fmt.Sprintf("docs/stories/epic-%d/%d.%d.x.md", i/100, i/100+1, i%100+1)] = text
+	}
+	storyWrite(t, dir, files)
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	heap := func(cache *diskcache.Cache) (int64, cacheScanResult) {
+		before := storyLiveHeap()
+		res := cacheScan(t, dir, cache, 0)
+		after := storyLiveHeap()
+		runtime.KeepAlive(res)
+		return int64(after-before) / int64(len(files)), res
+	}
+	cold, _ := heap(nil)
+	_, filled := heap(c)
+	warm, res := heap(c)
+	if filled.added != len(files) || res.hits != len(files) {
+		t.Fatalf("%d stored, %d hits; want %d", filled.added, res.hits, len(files))
+	}
+	t.Logf("live heap per story: %d bytes read and parsed, %d from the cache", cold, warm)
+	if warm > cold+cold/10+64 {
+		t.Errorf("a story from the cache keeps %d bytes, one read and parsed %d", warm, cold)
+	}
+}
+
+// storyLiveHeap is the live heap after a full collection.
+func storyLiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
