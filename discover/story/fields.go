@@ -255,7 +255,9 @@ var storyEmphasis = strings.NewReplacer("**", "", "__", "", "`", "")
 // storyReadAll reads and parses the story files at paths with one worker
 // per CPU (reading and parsing 2,000 stories is most of a scan), returning
 // them in the order of paths; nil marks a file that is not a story, and
-// readable[i] is false for a file that could not be read.
+// readable[i] is false for a file that could not be read. With r.Cache, a
+// story whose file has not changed since a scan stored it is taken from the
+// cache, and the new parses are stored at the end (see cache.go).
 func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readable []bool) {
 	out = make([]*workflow.Story, len(paths))
 	readable = make([]bool, len(paths))
@@ -265,17 +267,31 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 	if workers > len(paths) {
 		workers = len(paths)
 	}
+	sc := openStoryCache(r) // nil when r has no cache
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var state storyState // reused for every file of this worker
+			var cw *storyCacheWorker
+			if sc != nil {
+				cw = sc.worker()
+				defer cw.done()
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(paths) {
 					return
 				}
 				p := paths[i]
+				if cw != nil {
+					// from the cache, or read and parsed and stored; else
+					// the usual read below, which reports why
+					if st, done := cw.read(p, &state); done {
+						out[i], readable[i] = st, st != nil
+						continue
+					}
+				}
 				var st *workflow.Story
 				data, mtime, err := r.ReadWithTime(p)
 				if err != nil {
@@ -297,6 +313,7 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 		}()
 	}
 	wg.Wait()
+	sc.save()
 	return out, readable
 }
 
