@@ -289,17 +289,21 @@ func (t *Table) value(i int) []byte {
 }
 
 // Builder collects the new entries of a table. Keys and values are copied
-// into one growing buffer (no allocation per entry).
+// into chunks of builderChunk bytes (no allocation per entry, and no copy
+// of everything when the buffer grows).
 type Builder struct {
 	keySize int
-	arena   []byte       // keys and values, one after the other
+	chunks  [][]byte     // keys and values, one after the other
 	ents    []builderEnt // in the order added
 	sorted  bool
 }
 
+const builderChunk = 1 << 20
+
 type builderEnt struct {
-	at   int // where the key starts in arena (its value follows)
-	vlen int
+	chunk int32 // which chunk
+	at    int32 // where the key starts in it (its value follows)
+	vlen  int32
 }
 
 // NewBuilder returns a builder of keySize keys.
@@ -313,10 +317,20 @@ func (b *Builder) Add(key, value []byte) {
 	if b == nil || len(key) != b.keySize {
 		return
 	}
-	at := len(b.arena)
-	b.arena = append(b.arena, key...)
-	b.arena = append(b.arena, value...)
-	b.ents = append(b.ents, builderEnt{at, len(value)})
+	if len(value) > 1<<30 {
+		return
+	}
+	need := len(key) + len(value)
+	n := len(b.chunks)
+	if n == 0 || cap(b.chunks[n-1])-len(b.chunks[n-1]) < need {
+		b.chunks = append(b.chunks, make([]byte, 0, max(builderChunk, need)))
+		n++
+	}
+	ch := b.chunks[n-1]
+	at := len(ch)
+	ch = append(ch, key...)
+	b.chunks[n-1] = append(ch, value...)
+	b.ents = append(b.ents, builderEnt{int32(n - 1), int32(at), int32(len(value))})
 	b.sorted = false
 }
 
@@ -329,15 +343,16 @@ func (b *Builder) Len() int {
 	return len(b.ents)
 }
 
-func (b *Builder) key(i int) []byte {
-	e := b.ents[i]
-	return b.arena[e.at : e.at+b.keySize]
+func (b *Builder) key(i int) []byte { return b.keyOf(b.ents[i]) }
+
+func (b *Builder) keyOf(e builderEnt) []byte {
+	return b.chunks[e.chunk][e.at : int(e.at)+b.keySize]
 }
 
 func (b *Builder) value(i int) []byte {
 	e := b.ents[i]
-	v := e.at + b.keySize
-	return b.arena[v : v+e.vlen : v+e.vlen]
+	v := int(e.at) + b.keySize
+	return b.chunks[e.chunk][v : v+int(e.vlen) : v+int(e.vlen)]
 }
 
 // sort orders the entries by key, keeping the last one added of each key.
@@ -348,7 +363,7 @@ func (b *Builder) sort() {
 	sort.SliceStable(b.ents, func(i, j int) bool { return bytes.Compare(b.key(i), b.key(j)) < 0 })
 	out := b.ents[:0]
 	for i := range b.ents {
-		if len(out) > 0 && i > 0 && bytes.Equal(b.key(i), b.arena[out[len(out)-1].at:out[len(out)-1].at+b.keySize]) {
+		if len(out) > 0 && bytes.Equal(b.key(i), b.keyOf(out[len(out)-1])) {
 			out[len(out)-1] = b.ents[i] // the later Add wins (the sort is stable)
 			continue
 		}
