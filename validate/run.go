@@ -36,6 +36,15 @@ type Run struct {
 	// lstat, the plan's existence checks); see record.
 	mu   sync.Mutex
 	seen map[string]seenPath
+
+	// probed is what the file system said of the paths the run's
+	// candidates reference, as written, gathered at once by prefetch for
+	// the validations to come; validations counts the validations that
+	// asked, prefetched the paths probed ahead.
+	probeMu     sync.Mutex
+	probed      map[string]probe
+	validations int
+	prefetched  int
 }
 
 // seenPath is what an integrity check found at a path: it exists (a
@@ -53,7 +62,8 @@ type seenPath struct {
 // while the Run is used.
 func NewRun(root string, candidates []workflow.Candidate) *Run {
 	sorted := sortedByID(candidates)
-	return &Run{root: root, sorted: sorted, paths: safefile.NewReader(root), seen: map[string]seenPath{}}
+	return &Run{root: root, sorted: sorted, paths: safefile.NewReader(root), seen: map[string]seenPath{},
+		probed: map[string]probe{}}
 }
 
 // Exists reports whether a validation of this run found a file or folder
