@@ -39,12 +39,18 @@ var (
 // probePath checks rel as integrity does: safe, then stat'ed (the safety
 // check's lstat when it stands for one) and checked to open.
 func (v *validator) probePath(rel string) probe {
-	clean, lstat, err := v.checkPathStat(rel)
+	return probePath(v.in.Root, v.checkPathStat, rel)
+}
+
+// probePath is the probe of rel in the repository at root, check being its
+// safety check (safefile.Reader.CheckPathStat).
+func probePath(root string, check func(rel string) (string, fs.FileInfo, error), rel string) probe {
+	clean, lstat, err := check(rel)
 	p := probe{clean: clean, lstat: lstat, err: err}
 	if err != nil {
 		return p
 	}
-	full := filepath.Join(v.in.Root, filepath.FromSlash(clean))
+	full := filepath.Join(root, filepath.FromSlash(clean))
 	fi := lstat
 	if fi == nil {
 		fi, err = os.Stat(full)
@@ -61,17 +67,18 @@ func (v *validator) probePath(rel string) probe {
 }
 
 // probeAll probes every path of refs, in parallel when there are many,
-// taking the answers the Run gathered already.
+// taking (and forgetting) the answers the Run's prefetch gathered already.
 func (v *validator) probeAll(refs []workflow.RefFile) []probe {
 	out := make([]probe, len(refs))
 	var todo []int
 	r := v.in.Run
 	if r != nil && r.root == v.in.Root {
-		r.prefetch(v)
+		r.prefetch(v.c.ID, v.cfg.MaxRefFiles)
 		r.probeMu.Lock()
 		for i, rf := range refs {
 			if p, ok := r.probed[rf.Path]; ok {
 				out[i] = p
+				delete(r.probed, rf.Path) // a later reference probes again: the map stays small
 			} else {
 				todo = append(todo, i)
 			}
@@ -90,45 +97,73 @@ func (v *validator) probeAll(refs []workflow.RefFile) []probe {
 	return out
 }
 
-// prefetch, from the second validation of the run on (status validates
-// every resumable workflow; resume only one), probes at once, on a few
-// workers, the referenced paths of every resumable candidate not probed
-// yet, for the validations to come. A candidate with more distinct paths
-// than the cap is left to its own validation (which probes only the
-// capped ones).
-func (r *Run) prefetch(v *validator) {
+// prefetch, at the second validation of the run (status validates every
+// resumable workflow; resume only one) when there are three or more
+// resumable candidates, starts probing on one goroutine, in the
+// candidates' order, the referenced paths of every resumable candidate not
+// validated yet, for the validations to come: the probes, file system
+// calls, overlap the validations' git work. A candidate with more distinct
+// paths than the cap is left to its own validation (which probes only the
+// capped ones). A validation that comes before its paths are probed probes
+// them itself: the same answers, as the Run assumes the tree does not
+// change while it is used.
+func (r *Run) prefetch(id string, limit int) {
 	r.probeMu.Lock()
 	defer r.probeMu.Unlock()
 	r.validations++
+	r.validated[id] = true
 	if r.validations != 2 || r.resumable() < 3 {
 		return
 	}
-	seen := map[string]bool{}
-	var paths []string
-	for _, c := range r.sorted {
-		if !c.Resumable {
-			continue
+	var todo []*workflow.Candidate
+	for _, c := range r.order {
+		if c.Resumable && !r.validated[c.ID] {
+			todo = append(todo, c)
 		}
-		distinct := map[string]bool{}
-		for _, rf := range c.Files {
-			distinct[rf.Path] = true
-		}
-		if len(distinct) > v.cfg.MaxRefFiles {
-			continue
-		}
-		for _, rf := range c.Files {
-			if !seen[rf.Path] {
-				seen[rf.Path] = true
-				paths = append(paths, rf.Path)
+	}
+	done := make(chan struct{})
+	r.prefetchDone = done
+	go func() {
+		defer close(done)
+		seen := map[string]bool{}
+		var got []probe
+		var paths []string
+		for _, c := range todo {
+			distinct := make(map[string]bool, len(c.Files))
+			for _, rf := range c.Files {
+				distinct[rf.Path] = true
 			}
+			if len(distinct) > limit {
+				continue
+			}
+			got, paths = got[:0], paths[:0]
+			for _, rf := range c.Files {
+				if !seen[rf.Path] {
+					seen[rf.Path] = true
+					paths = append(paths, rf.Path)
+					got = append(got, probePath(r.root, r.paths.CheckPathStat, rf.Path))
+				}
+			}
+			r.probeMu.Lock()
+			for i, p := range paths {
+				if _, ok := r.probed[p]; !ok {
+					r.probed[p] = got[i]
+				}
+			}
+			r.prefetched += len(paths)
+			r.probeMu.Unlock()
 		}
+	}()
+}
+
+// waitPrefetch returns once the Run's prefetch, if one started, has ended.
+func (r *Run) waitPrefetch() {
+	r.probeMu.Lock()
+	done := r.prefetchDone
+	r.probeMu.Unlock()
+	if done != nil {
+		<-done
 	}
-	got := make([]probe, len(paths))
-	parallel(len(paths), func(i int) { got[i] = v.probePath(paths[i]) })
-	for i, p := range paths {
-		r.probed[p] = got[i]
-	}
-	r.prefetched += len(paths)
 }
 
 // parallel calls fn(0) … fn(n-1), on up to maxProbeWorkers goroutines

@@ -156,9 +156,10 @@ func TestParallelRunsConcurrently(t *testing.T) {
 }
 
 // From the second validation of a run with three or more resumable
-// workflows, every resumable workflow's paths are probed at once (a
-// candidate over the cap is left to its own validation); the reports are
-// the ones of validations that probe their own paths.
+// workflows, the paths of every resumable workflow not validated yet are
+// probed on a goroutine of their own (a candidate over the cap is left to
+// its own validation); the reports are the ones of validations that probe
+// their own paths, whether the prefetch is ahead of them or not.
 func TestRunPrefetchesProbes(t *testing.T) {
 	r, refs := probeFixture(t)
 	var all []workflow.Candidate
@@ -183,18 +184,40 @@ func TestRunPrefetchesProbes(t *testing.T) {
 	for _, c := range all[:5] {
 		want = append(want, Validate(cfg(withOthers(input(r, c), all))))
 	}
-	run := NewRun(r.root, all)
-	for i, c := range all[:5] {
-		in := cfg(input(r, c))
-		in.Run = run
-		if got := Validate(in); !reflect.DeepEqual(got, want[i]) {
-			t.Errorf("%s with a prefetching Run:\n%+v\nwithout:\n%+v", c.ID, got, want[i])
+	for _, wait := range []bool{false, true} {
+		run := NewRun(r.root, all)
+		t.Cleanup(run.waitPrefetch)
+		for i, c := range all[:5] {
+			in := cfg(input(r, c))
+			in.Run = run
+			if got := Validate(in); !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("%s with a prefetching Run (waited %v):\n%+v\nwithout:\n%+v", c.ID, wait, got, want[i])
+			}
+			if i == 0 && run.prefetchDone != nil {
+				t.Error("a prefetch started at the first validation")
+			}
+			if wait {
+				run.waitPrefetch()
+			}
 		}
-		if wantN := map[bool]int{true: 0, false: 125}[i == 0]; run.prefetched != wantN {
-			t.Errorf("after validation %d: %d paths prefetched, want %d", i+1, run.prefetched, wantN)
+		run.waitPrefetch()
+		// 4.2 and 4.3, 65 distinct paths; not 4.0 and 4.1 (validated), nor big
+		if run.prefetched != 65 {
+			t.Errorf("%d paths prefetched, want 65", run.prefetched)
+		}
+		if _, ok := run.probed["never/probed"]; ok {
+			t.Error("a workflow that is not resumable was probed")
 		}
 	}
-	if _, ok := run.probed["never/probed"]; ok {
-		t.Error("a workflow that is not resumable was probed")
+
+	// two resumable workflows: no prefetch
+	run := NewRun(r.root, all[:2])
+	for _, c := range all[:2] {
+		in := cfg(input(r, c))
+		in.Run = run
+		Validate(in)
+	}
+	if run.prefetchDone != nil || run.prefetched != 0 {
+		t.Errorf("a prefetch for two workflows (%d paths)", run.prefetched)
 	}
 }
