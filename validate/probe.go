@@ -125,6 +125,11 @@ func (r *Run) prefetch(id string, limit int) {
 	r.prefetchDone = done
 	go func() {
 		defer close(done)
+		defer func() {
+			// a probe that panics here panics again, as before, when the
+			// validation that needs it probes the path itself
+			_ = recover()
+		}()
 		seen := map[string]bool{}
 		var got []probe
 		var paths []string
