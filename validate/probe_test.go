@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -219,5 +220,41 @@ func TestRunPrefetchesProbes(t *testing.T) {
 	}
 	if run.prefetchDone != nil || run.prefetched != 0 {
 		t.Errorf("a prefetch for two workflows (%d paths)", run.prefetched)
+	}
+}
+
+// BenchmarkIntegrityRefs validates one workflow referencing 5,000 files in
+// 2,500 folders (the shape of the refs benchmark), its paths probed one
+// after the other (sequential) or on workers (parallel).
+func BenchmarkIntegrityRefs(b *testing.B) {
+	root := b.TempDir()
+	var refs []workflow.RefFile
+	for i := 0; i < 5000; i++ {
+		rel := fmt.Sprintf("src/pkg%03d/sub%d/file%05d.go", i/10%500, i%5, i)
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		refs = append(refs, workflow.RefFile{Path: rel})
+	}
+	c := sdc("1.1", refs...)
+	c.Stories, c.StoryRefs = nil, nil
+	cfg := config.Default()
+	cfg.MaxRefFiles = len(refs)
+	for _, tc := range []struct {
+		name string
+		min  int
+	}{{"sequential", 1 << 30}, {"parallel", minParallelProbes}} {
+		b.Run(tc.name, func(b *testing.B) {
+			old := minParallelProbes
+			minParallelProbes = tc.min
+			defer func() { minParallelProbes = old }()
+			for i := 0; i < b.N; i++ {
+				Validate(Input{Root: root, Candidate: c, Run: NewRun(root, []workflow.Candidate{c}), Now: now, Config: cfg})
+			}
+		})
 	}
 }
