@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -27,6 +25,8 @@ type refFile struct {
 	// stat is the path's lstat from the safety check when it stands for a
 	// stat (not a symlink), sparing checkFile one; nil otherwise.
 	stat fs.FileInfo
+	// probe is what the file system said of the path (see probeAll).
+	probe probe
 	// story is the involved story whose file this is, if any: its changes are
 	// judged by section (conflict b), not as a plain file (conflict c).
 	story *storyState
@@ -79,8 +79,10 @@ func (v *validator) integrity() {
 	}
 
 	// Check each path, then de-duplicate on the cleaned path.
-	for _, rf := range uniq {
-		clean, stat, err := v.checkPathStat(rf.Path)
+	probes := v.probeAll(uniq)
+	for i, rf := range uniq {
+		p := probes[i]
+		clean, stat, err := p.clean, p.lstat, p.err
 		if err != nil {
 			f := &refFile{ref: rf}
 			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
@@ -94,7 +96,7 @@ func (v *validator) integrity() {
 			f.ref = mergeRef(f.ref, rf)
 			continue
 		}
-		f := &refFile{ref: rf, clean: clean, safe: true, stat: stat}
+		f := &refFile{ref: rf, clean: clean, safe: true, stat: stat, probe: p}
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}
@@ -115,22 +117,12 @@ func (f *refFile) displayPath() string {
 	return display(f.ref.Path)
 }
 
-// checkFile stats and opens one safe referenced file.
+// checkFile judges one safe referenced file by its probe (stat and open
+// check).
 func (v *validator) checkFile(f *refFile) {
 	rf := f.ref
 	f.report = FileReport{Path: display(f.clean), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced, State: FileUnknown}
-	full := filepath.Join(v.in.Root, filepath.FromSlash(f.clean))
-	fi, err := f.stat, error(nil)
-	if fi == nil {
-		fi, err = os.Stat(full)
-	}
-	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		// A FIFO or device could block or misbehave when opened: never open it.
-		err = fmt.Errorf("%w: %s", safefile.ErrNotFile, f.clean)
-	}
-	if err == nil {
-		err = canOpen(full)
-	}
+	fi, err := f.probe.fi, f.probe.open
 	switch {
 	case err == nil:
 		f.exists = true

@@ -36,6 +36,21 @@ type Run struct {
 	// lstat, the plan's existence checks); see record.
 	mu   sync.Mutex
 	seen map[string]seenPath
+
+	// order is every candidate in the caller's order (the order status
+	// validates them in), for prefetch.
+	order []*workflow.Candidate
+	// probed is what the file system said of the paths the run's
+	// candidates reference, as written, gathered by prefetch for the
+	// validations to come, and forgotten when taken; validations counts the
+	// validations that asked (validated their ids), prefetched the paths
+	// probed ahead, prefetchDone is closed when the prefetch has ended.
+	probeMu      sync.Mutex
+	probed       map[string]probe
+	validations  int
+	validated    map[string]bool
+	prefetched   int
+	prefetchDone chan struct{}
 }
 
 // seenPath is what an integrity check found at a path: it exists (a
@@ -53,7 +68,12 @@ type seenPath struct {
 // while the Run is used.
 func NewRun(root string, candidates []workflow.Candidate) *Run {
 	sorted := sortedByID(candidates)
-	return &Run{root: root, sorted: sorted, paths: safefile.NewReader(root), seen: map[string]seenPath{}}
+	order := make([]*workflow.Candidate, len(candidates))
+	for i := range candidates {
+		order[i] = &candidates[i]
+	}
+	return &Run{root: root, sorted: sorted, order: order, paths: safefile.NewReader(root), seen: map[string]seenPath{},
+		probed: map[string]probe{}, validated: map[string]bool{}}
 }
 
 // Exists reports whether a validation of this run found a file or folder

@@ -72,6 +72,7 @@ func TestRunSharesIntegrityFindings(t *testing.T) {
 	g := &optionsGit{fakeGit: fakeGit{base: baseCommit}, lstats: map[string]bool{}}
 	g.fakeGit.t, g.fakeGit.root = t, r.root
 	run := NewRun(r.root, all)
+	t.Cleanup(run.waitPrefetch) // the prefetch (probe.go) ends before the next test
 	for i, c := range all {
 		in := input(r, c)
 		in.Git, in.Run = g, run

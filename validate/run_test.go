@@ -50,6 +50,7 @@ func TestRunMatchesOthers(t *testing.T) {
 	story.ID, story.Source.Kind, story.Resumable = "sdc:1.2", workflow.KindStory, true
 	all := []workflow.Candidate{c, a, story, b}
 	run := NewRun(r.root, all)
+	t.Cleanup(run.waitPrefetch) // the prefetch (probe.go) ends before the next test
 	tests := []struct {
 		name string
 		cand workflow.Candidate
@@ -144,6 +145,7 @@ func BenchmarkValidateWorkflows(b *testing.B) {
 				in.Candidate, in.Run = c, run
 				Validate(in)
 			}
+			run.waitPrefetch() // the prefetch (probe.go) ends before the next run
 		}
 	})
 }
@@ -174,6 +176,7 @@ func TestRunGitAnswersOncePerPath(t *testing.T) {
 	}
 	g := newGit()
 	run := NewRun(r.root, all)
+	t.Cleanup(run.waitPrefetch) // the prefetch (probe.go) ends before the next test
 	for i, c := range all {
 		in := input(r, c)
 		in.Git, in.Run = g, run

@@ -8,8 +8,11 @@ package wfstate
 
 import (
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
@@ -32,27 +35,90 @@ var WorkflowStateSource source.Source = source.Format{FormatKind: workflow.KindW
 // "unreadable" and a blocking parse finding. All findings are attached to
 // their candidate.
 func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
-	var out []workflow.Candidate
-	for _, file := range r.Glob(r.Config.Sources.WorkflowState, false) {
-		if strings.HasSuffix(file, ".bak") || wfMatchesAny(r.Config.Sources.Epic, file) {
-			continue
+	files := r.Glob(r.Config.Sources.WorkflowState, false)
+	out := make([]workflow.Candidate, len(files))
+	keep := make([]bool, len(files))
+	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, files[i]) })
+	n := 0
+	for i := range out {
+		if keep[i] {
+			out[n] = out[i]
+			n++
 		}
-		var c workflow.Candidate
-		data, err := r.Read(file)
-		if err != nil {
-			c = Unreadable(file, source.ReadFinding(file, err))
-		} else if m, derr := tolerant.DecodeYAMLMap(data); derr != nil {
-			c = Unreadable(file, source.DecodeFinding(file, derr))
-		} else {
-			if _, epic := m["epic_state"]; epic {
-				continue // the epic source owns it
-			}
-			c = Build(file, m, r.Definition)
-		}
-		FinishScan(r, &c, file)
-		out = append(out, c)
 	}
-	return out, nil
+	clear(out[n:])
+	if n == 0 {
+		return nil, nil
+	}
+	return out[:n:n], nil
+}
+
+// scanWorkflowState reads one workflow-state file into its candidate;
+// false when the file is not this source's (a .bak twin, an epic's).
+func scanWorkflowState(r *source.Repo, file string) (workflow.Candidate, bool) {
+	if strings.HasSuffix(file, ".bak") || wfMatchesAny(r.Config.Sources.Epic, file) {
+		return workflow.Candidate{}, false
+	}
+	var c workflow.Candidate
+	data, err := r.Read(file)
+	if err != nil {
+		c = Unreadable(file, source.ReadFinding(file, err))
+	} else if m, derr := tolerant.DecodeYAMLMap(data); derr != nil {
+		c = Unreadable(file, source.DecodeFinding(file, derr))
+	} else {
+		if _, epic := m["epic_state"]; epic {
+			return workflow.Candidate{}, false // the epic source owns it
+		}
+		c = Build(file, m, r.Definition)
+	}
+	FinishScan(r, &c, file)
+	return c, true
+}
+
+// Reading and decoding state files on workers: below minParallelStates
+// files one goroutine is as fast; each worker takes stateChunk files at a
+// time.
+var (
+	minParallelStates = 16
+	maxStateWorkers   = 4
+	stateChunk        = 4
+)
+
+// forEach calls fn(0) … fn(n-1), on up to maxStateWorkers goroutines (no
+// more than the processors) when n is at least minParallelStates; it
+// returns when every call has. Each call writes only its own index's
+// results, so the order of the results is the files' order.
+func forEach(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), maxStateWorkers, (n+stateChunk-1)/stateChunk)
+	if n < minParallelStates || workers < 2 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	work := func() {
+		for {
+			end := int(next.Add(int64(stateChunk)))
+			start := end - stateChunk
+			if start >= n {
+				return
+			}
+			for i := start; i < min(end, n); i++ {
+				fn(i)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work() // the caller is a worker too
+	wg.Wait()
 }
 
 // FinishScan adds what depends on the repository: the file time when the

@@ -1,0 +1,208 @@
+package validate
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// probe is what the file system said of one referenced path, as written:
+// the safety check's answer and, for a safe path, the stat and open check
+// integrity judges it by. Probes are gathered before integrity's
+// sequential pass, on a few workers when there are many paths, so the
+// findings, their order and the reports are the ones of one path after the
+// other.
+type probe struct {
+	clean string      // the cleaned path; "" when unsafe
+	lstat fs.FileInfo // the safety check's lstat when it stands for a stat
+	err   error       // the safety check's error (unsafe path)
+	fi    fs.FileInfo // the stat judged (lstat, else a stat); nil when it failed
+	open  error       // the stat's, not-a-file or open check's error
+}
+
+// Probing on workers: below minParallelProbes paths one goroutine is as
+// fast; probeChunk paths are taken at a time (neighbours share folders,
+// whose checks one worker then makes and the next finds cached).
+var (
+	minParallelProbes = 64
+	maxProbeWorkers   = 4
+	probeChunk        = 32
+)
+
+// probePath checks rel as integrity does: safe, then stat'ed (the safety
+// check's lstat when it stands for one) and checked to open.
+func (v *validator) probePath(rel string) probe {
+	return probePath(v.in.Root, v.checkPathStat, rel)
+}
+
+// probePath is the probe of rel in the repository at root, check being its
+// safety check (safefile.Reader.CheckPathStat).
+func probePath(root string, check func(rel string) (string, fs.FileInfo, error), rel string) probe {
+	clean, lstat, err := check(rel)
+	p := probe{clean: clean, lstat: lstat, err: err}
+	if err != nil {
+		return p
+	}
+	full := filepath.Join(root, filepath.FromSlash(clean))
+	fi := lstat
+	if fi == nil {
+		fi, err = os.Stat(full)
+	}
+	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		// A FIFO or device could block or misbehave when opened: never open it.
+		err = fmt.Errorf("%w: %s", safefile.ErrNotFile, clean)
+	}
+	if err == nil {
+		err = canOpen(full)
+	}
+	p.fi, p.open = fi, err
+	return p
+}
+
+// probeAll probes every path of refs, in parallel when there are many,
+// taking (and forgetting) the answers the Run's prefetch gathered already.
+func (v *validator) probeAll(refs []workflow.RefFile) []probe {
+	out := make([]probe, len(refs))
+	var todo []int
+	r := v.in.Run
+	if r != nil && r.root == v.in.Root {
+		r.prefetch(v.c.ID, v.cfg.MaxRefFiles)
+		r.probeMu.Lock()
+		for i, rf := range refs {
+			if p, ok := r.probed[rf.Path]; ok {
+				out[i] = p
+				delete(r.probed, rf.Path) // a later reference probes again: the map stays small
+			} else {
+				todo = append(todo, i)
+			}
+		}
+		r.probeMu.Unlock()
+	} else {
+		todo = make([]int, len(refs))
+		for i := range todo {
+			todo[i] = i
+		}
+	}
+	parallel(len(todo), func(k int) {
+		i := todo[k]
+		out[i] = v.probePath(refs[i].Path)
+	})
+	return out
+}
+
+// prefetch, at the second validation of the run (status validates every
+// resumable workflow; resume only one) when there are three or more
+// resumable candidates, starts probing on one goroutine, in the
+// candidates' order, the referenced paths of every resumable candidate not
+// validated yet, for the validations to come: the probes, file system
+// calls, overlap the validations' git work. A candidate with more distinct
+// paths than the cap is left to its own validation (which probes only the
+// capped ones). A validation that comes before its paths are probed probes
+// them itself: the same answers, as the Run assumes the tree does not
+// change while it is used.
+func (r *Run) prefetch(id string, limit int) {
+	r.probeMu.Lock()
+	defer r.probeMu.Unlock()
+	r.validations++
+	r.validated[id] = true
+	if r.validations != 2 || r.resumable() < 3 {
+		return
+	}
+	var todo []*workflow.Candidate
+	for _, c := range r.order {
+		if c.Resumable && !r.validated[c.ID] {
+			todo = append(todo, c)
+		}
+	}
+	done := make(chan struct{})
+	r.prefetchDone = done
+	go func() {
+		defer close(done)
+		defer func() {
+			// a probe that panics here panics again, as before, when the
+			// validation that needs it probes the path itself
+			_ = recover()
+		}()
+		seen := map[string]bool{}
+		var got []probe
+		var paths []string
+		for _, c := range todo {
+			distinct := make(map[string]bool, len(c.Files))
+			for _, rf := range c.Files {
+				distinct[rf.Path] = true
+			}
+			if len(distinct) > limit {
+				continue
+			}
+			got, paths = got[:0], paths[:0]
+			for _, rf := range c.Files {
+				if !seen[rf.Path] {
+					seen[rf.Path] = true
+					paths = append(paths, rf.Path)
+					got = append(got, probePath(r.root, r.paths.CheckPathStat, rf.Path))
+				}
+			}
+			r.probeMu.Lock()
+			for i, p := range paths {
+				if _, ok := r.probed[p]; !ok {
+					r.probed[p] = got[i]
+				}
+			}
+			r.prefetched += len(paths)
+			r.probeMu.Unlock()
+		}
+	}()
+}
+
+// waitPrefetch returns once the Run's prefetch, if one started, has ended.
+func (r *Run) waitPrefetch() {
+	r.probeMu.Lock()
+	done := r.prefetchDone
+	r.probeMu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// parallel calls fn(0) … fn(n-1), on up to maxProbeWorkers goroutines
+// (no more than the processors) when n is at least minParallelProbes, each
+// taking probeChunk indexes at a time; it returns when every call has.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), maxProbeWorkers, (n+probeChunk-1)/probeChunk)
+	if n < minParallelProbes || workers < 2 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	work := func() {
+		for {
+			end := int(next.Add(int64(probeChunk)))
+			start := end - probeChunk
+			if start >= n {
+				return
+			}
+			for i := start; i < min(end, n); i++ {
+				fn(i)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work() // the caller is a worker too
+	wg.Wait()
+}
