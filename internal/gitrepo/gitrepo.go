@@ -55,6 +55,10 @@ type Repo struct {
 	walks     int                      // the history walks run so far
 	// disk, when not nil, keeps what walks derive across runs (UseCache).
 	disk *diskcache.Cache
+	// histc is the history tables of disk, read at the first walk (see
+	// histcache.go); histTried is set once they were looked for.
+	histc     *histCache
+	histTried bool
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the
@@ -62,11 +66,6 @@ type Repo struct {
 // off. The entries are named by git hashes, so they hold for any
 // repository. SaveCache writes what this run added.
 func (r *Repo) UseCache(c *diskcache.Cache) { r.disk = c }
-
-// SaveCache writes to the cache (UseCache) what this run's walks derived
-// that it did not hold yet; a cache that is off or cannot be written is
-// skipped. The error only says why (for a debug log).
-func (r *Repo) SaveCache() error { return nil }
 
 // Open opens the git repository that contains dir — dir itself, or any of
 // its parents — including a linked worktree whose .git is a file pointing

@@ -142,6 +142,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 // keeps nothing.
 func (r *Repo) walkCache() *treeCache {
 	c := newTreeCache(r.trees)
+	c.hist = r.hist()
 	if r.walks++; r.walks > 1 {
 		c.pairs = &r.pairs
 	}
@@ -384,16 +385,26 @@ const maxCachedLinks = 1 << 16
 // maxCachedInfos bounds the commits whose description a Repo keeps.
 const maxCachedInfos = 1 << 12
 
-// readLinks returns the tree and first parent of commit h: remembered, or
-// read from the header lines (only the commit's first bytes when they hold
+// readLinks returns the tree and first parent of commit h: remembered, in
+// the history cache, or read from the header lines (only the commit's first bytes when they hold
 // them). Only what was read without error is remembered.
 func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	if l, ok := r.linkCache[h]; ok {
 		return l, nil
 	}
-	l, err := r.readLinksUncached(h)
-	if err != nil {
-		return links{}, err
+	hc := r.hist()
+	l, ok := links{}, false
+	if hc != nil {
+		l, ok = hc.cachedLinks(h)
+	}
+	if !ok {
+		var err error
+		if l, err = r.readLinksUncached(h); err != nil {
+			return links{}, err
+		}
+		if hc != nil {
+			hc.addLinks(l)
+		}
 	}
 	if r.linkCache == nil {
 		r.linkCache = make(map[plumbing.Hash]links)
