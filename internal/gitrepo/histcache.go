@@ -72,6 +72,9 @@ type histCache struct {
 	nLinks, nPairs     int
 	linksName          string
 	pairsName          string
+	scratch            []byte // addPair's encoding buffer
+	// the look-ups that found an entry that decodes, and the others
+	linkHits, linkMisses, pairHits, pairMisses int
 }
 
 // hist returns the history tables, read on the first call; nil when the
@@ -123,13 +126,13 @@ func (r *Repo) SaveCache() error {
 	}
 	var errs []error
 	if h.newLinks.Len() > 0 {
-		if err := r.disk.Write(h.linksName, h.links, h.newLinks); err != nil {
+		if err := r.disk.Write(h.linksName, h.current(r.disk, h.linksName, h.links), h.newLinks); err != nil {
 			errs = append(errs, err)
 		}
 		h.newLinks = diskcache.NewBuilder(len(plumbing.ZeroHash))
 	}
 	if h.newPairs.Len() > 0 {
-		if err := r.disk.Write(h.pairsName, h.pairs, h.newPairs); err != nil {
+		if err := r.disk.Write(h.pairsName, h.current(r.disk, h.pairsName, h.pairs), h.newPairs); err != nil {
 			errs = append(errs, err)
 		}
 		h.newPairs = diskcache.NewBuilder(2 * len(plumbing.ZeroHash))
@@ -137,14 +140,32 @@ func (r *Repo) SaveCache() error {
 	return errors.Join(errs...)
 }
 
+// current returns table name as it is now, read again: another run (or
+// another Repo of this one) may have written it since t was read, and
+// Write keeps only the entries of the table it is given. t when the table
+// cannot be read.
+func (h *histCache) current(c *diskcache.Cache, name string, t *diskcache.Table) *diskcache.Table {
+	now, err := c.Open(name, t.KeySize())
+	if err != nil || now.Len() < t.Len() {
+		return t
+	}
+	return now
+}
+
 // cachedLinks returns commit h's links from the table; ok is false on a
 // miss (absent, or a value that does not decode).
 func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
 	v, ok := h.links.Get(c[:])
-	if !ok {
-		return links{}, false
+	var l links
+	if ok {
+		l, ok = decodeLinks(c, v)
 	}
-	return decodeLinks(c, v)
+	if ok {
+		h.linkHits++
+	} else {
+		h.linkMisses++
+	}
+	return l, ok
 }
 
 // addLinks records l (read from the repository) for SaveCache.
@@ -188,19 +209,18 @@ func decodeLinks(c plumbing.Hash, v []byte) (l links, ok bool) {
 	return l, true
 }
 
-// pairKey is the key of the pair of trees a, b.
-func pairKey(a, b plumbing.Hash) []byte {
-	k := make([]byte, 0, 40)
-	return append(append(k, a[:]...), b[:]...)
-}
-
 // addPair records d, the differences of trees a and b, for SaveCache.
 func (h *histCache) addPair(a, b plumbing.Hash, d *pairDiff) {
 	if d == nil || h.nPairs >= maxNewPairs {
 		return
 	}
 	h.nPairs++
-	h.newPairs.Add(pairKey(a, b), encodePair(d))
+	var k [40]byte
+	copy(k[:20], a[:])
+	copy(k[20:], b[:])
+	h.scratch = appendPair(h.scratch[:0], d)
+	h.newPairs.Add(k[:], h.scratch) // copied
+
 }
 
 // maxPairNames bounds the names of a pair value that decodes.
@@ -210,12 +230,10 @@ const maxPairNames = 1 << 20
 // its length (uvarint), the name, and its entry in either tree: the mode
 // (uvarint) and the hash (20 bytes). An absent entry has mode 0 and the
 // zero hash.
-func encodePair(d *pairDiff) []byte {
-	n := binary.MaxVarintLen64
-	for _, name := range d.names {
-		n += 2*binary.MaxVarintLen32 + len(name) + 2*(binary.MaxVarintLen32+20)
-	}
-	out := make([]byte, 0, n)
+func encodePair(d *pairDiff) []byte { return appendPair(nil, d) }
+
+// appendPair appends d's pair value (encodePair) to out.
+func appendPair(out []byte, d *pairDiff) []byte {
 	out = binary.AppendUvarint(out, uint64(len(d.names)))
 	for i, name := range d.names {
 		out = binary.AppendUvarint(out, uint64(len(name)))
@@ -316,6 +334,7 @@ func (c *treeCache) diffCached(a, b plumbing.Hash, n *trieNode, out *[]string) (
 	copy(k[20:], b[:])
 	v, ok := c.hist.pairs.Get(k[:])
 	if !ok {
+		c.hist.pairMisses++
 		return false, nil
 	}
 	type hit struct {
@@ -335,8 +354,10 @@ func (c *treeCache) diffCached(a, b plumbing.Hash, n *trieNode, out *[]string) (
 		}
 	}
 	if !rd.done() {
+		c.hist.pairMisses++
 		return false, nil // not a value this reader wrote: a miss
 	}
+	c.hist.pairHits++
 	if len(hits) > 1 {
 		sort.Slice(hits, func(x, y int) bool { return hits[x].child.pos < hits[y].child.pos })
 	}
@@ -362,7 +383,7 @@ func (c *treeCache) record(a, b plumbing.Hash, sa, sb *scanned) {
 	if ia == nil || ib == nil {
 		return
 	}
-	c.hist.addPair(a, b, diffIndexes(ia, ib))
+	c.hist.addPair(a, b, diffForCache(ia, ib))
 }
 
 // index returns s's tree as an index when s holds it whole: the Repo's
