@@ -6,34 +6,38 @@ package gitrepo
 // repository) so that a later run over the same history reads no commit
 // and no tree it has compared before.
 //
-// Two tables, each keyed by git hashes:
+// One table, git-commits-<repo>, keyed by a commit's hash (20 bytes). Its
+// value (encodeCommit) is the commit's tree hash, then, when it has one, its
+// first parent's hash and what differs between its tree and that parent's
+// tree: the names whose entries differ, each with its entry in either tree
+// as a look-up by name gives it, and, for a folder a walk descended into,
+// the same description of that folder's pair of trees, nested (see
+// pairNode). A walk that finds a commit there reads neither the commit nor
+// any tree it has a description for: it looks only at the names its paths
+// want. A description lists every differing name of its pair, so a walk for
+// other paths can use it, and descends into a folder not described by
+// reading the two trees, then records the richer description.
 //
-//   - git-links-<repo>: commit hash (20 bytes) → its tree hash, then its
-//     first parent's hash when it has one (20 or 40 bytes). The shallow
-//     boundary is not in it: parentLinks checks r.shallow on every step, as
-//     without the cache.
-//   - git-pairs-<repo>: tree hash A, tree hash B (40 bytes) → every name
-//     whose entry differs between the two trees, with its entry in A and in
-//     B as a look-up by name gives it (see pairDiff, encodePair). A walk
-//     that finds a pair looks only at the names its paths want, descending
-//     into the pairs of their subtrees, without reading either tree. Any
-//     trie of paths can use an entry: it lists all the differing names.
+// The shallow boundary is not in it: parentLinks checks r.shallow on every
+// step, as without the cache, and a commit whose parent the walk does not
+// follow (a boundary, a missing parent) compares its tree with nothing
+// without the description.
 //
 // Why it is sound: a commit's links and the differences of two trees are
 // functions of the objects' content, which git names by its hash. The one
 // trust left is in the repository's object store (or commit-graph), whose
 // hashes orchestrate does not recompute: a repository that lies about an
 // object's content could plant an entry that is false for a genuine object
-// of that hash. So the tables are per repository: <repo> is a digest of the
+// of that hash. So the table is per repository: <repo> is a digest of the
 // absolute path of the repository's git folder and of that folder's device
 // and inode, and an entry one repository derived is never read for another
 // (a clone elsewhere, or a repository created again at the same path,
 // starts with an empty cache). Values are decoded as untrusted input
-// (decodeLinks, decodePair): one that does not decode is a miss, and the
-// walk reads the objects as without the cache. Only what a walk derived
-// without error from well-formed trees is recorded; SaveCache writes what
-// this run added, one Write per table. The tables are read on the first
-// walk only, never by a run that walks no history.
+// (decodeCommit, pairReader): a value, or a nested description, that does
+// not decode is a miss, and the walk reads the objects as without the
+// cache. Only what a walk derived without error from well-formed trees is
+// recorded; SaveCache writes what this run added in one Write. The table is
+// read on the first walk only, never by a run that walks no history.
 
 import (
 	"crypto/sha256"
@@ -44,40 +48,36 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
 
-// Cache table name prefixes (the repository's digest follows).
-const (
-	linksTable = "git-links-"
-	pairsTable = "git-pairs-"
-)
+// commitsTable prefixes the table's name (the repository's digest follows).
+const commitsTable = "git-commits-"
 
-// maxNewLinks and maxNewPairs bound what one run adds to the tables (and
-// keeps in memory until SaveCache): about 100 and 200 bytes each.
-const (
-	maxNewLinks = 1 << 17
-	maxNewPairs = 1 << 17
-)
+// maxNewCommits bounds the commits one run adds to the table (and keeps,
+// encoded, in memory until SaveCache): about 100 to 300 bytes each.
+const maxNewCommits = 1 << 17
 
-// histCache is a Repo's view of the history tables: what was read at the
+// maxPairDepth bounds the nesting of a description that decodes.
+const maxPairDepth = 256
+
+// histCache is a Repo's view of the history table: what was read at the
 // first walk, and what this run added.
 type histCache struct {
-	links, pairs       *diskcache.Table
-	newLinks, newPairs *diskcache.Builder
-	nLinks, nPairs     int
-	linksName          string
-	pairsName          string
-	scratch            []byte // addPair's encoding buffer
-	// the look-ups that found an entry that decodes, and the others
+	table *diskcache.Table
+	name  string
+	// pending holds the values this run derived, by commit: newer than the
+	// table's, and read before it.
+	pending map[plumbing.Hash][]byte
+	// the look-ups of a commit that found a value that decodes, and the
+	// others; the descriptions used and those that did not decode
 	linkHits, linkMisses, pairHits, pairMisses int
 }
 
-// hist returns the history tables, read on the first call; nil when the
+// hist returns the history table, read on the first call; nil when the
 // cache is off or the repository cannot be named.
 func (r *Repo) hist() *histCache {
 	if r.histTried {
@@ -91,15 +91,13 @@ func (r *Repo) hist() *histCache {
 	if id == "" {
 		return nil
 	}
-	h := &histCache{linksName: linksTable + id, pairsName: pairsTable + id,
-		newLinks: diskcache.NewBuilder(len(plumbing.ZeroHash)), newPairs: diskcache.NewBuilder(2 * len(plumbing.ZeroHash))}
-	h.links, _ = r.disk.Open(h.linksName, len(plumbing.ZeroHash)) // a table that cannot be read is empty
-	h.pairs, _ = r.disk.Open(h.pairsName, 2*len(plumbing.ZeroHash))
+	h := &histCache{name: commitsTable + id, pending: map[plumbing.Hash][]byte{}}
+	h.table, _ = r.disk.Open(h.name, len(plumbing.ZeroHash)) // a table that cannot be read is empty
 	r.histc = h
 	return h
 }
 
-// repoDigest names a repository's tables: the first 16 bytes (hex) of the
+// repoDigest names a repository's table: the first 16 bytes (hex) of the
 // SHA-256 of its git folder's absolute path, device and inode; "" when the
 // folder cannot be read.
 func repoDigest(gitDir string) string {
@@ -116,49 +114,42 @@ func repoDigest(gitDir string) string {
 }
 
 // SaveCache writes to the cache (UseCache) what this run's walks derived
-// that it did not hold yet: one Write per table, nothing when no walk ran or
+// that it did not hold yet, in one Write; nothing when no walk ran or
 // nothing is new. A cache that is off or cannot be written is skipped; the
 // error only says why (for a debug log).
 func (r *Repo) SaveCache() error {
 	h := r.histc
-	if h == nil {
+	if h == nil || len(h.pending) == 0 {
 		return nil
 	}
-	var errs []error
-	if h.newLinks.Len() > 0 {
-		if err := r.disk.Write(h.linksName, h.current(r.disk, h.linksName, h.links), h.newLinks); err != nil {
-			errs = append(errs, err)
-		}
-		h.newLinks = diskcache.NewBuilder(len(plumbing.ZeroHash))
+	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
+	for k, v := range h.pending {
+		b.Add(k[:], v)
 	}
-	if h.newPairs.Len() > 0 {
-		if err := r.disk.Write(h.pairsName, h.current(r.disk, h.pairsName, h.pairs), h.newPairs); err != nil {
-			errs = append(errs, err)
-		}
-		h.newPairs = diskcache.NewBuilder(2 * len(plumbing.ZeroHash))
+	h.pending = map[plumbing.Hash][]byte{}
+	// The table as it is now: another run (or another Repo of this one)
+	// may have written it since it was read, and Write keeps only the
+	// entries of the table it is given.
+	old := h.table
+	if now, err := r.disk.Open(h.name, len(plumbing.ZeroHash)); err == nil && now.Len() >= old.Len() {
+		old = now
 	}
-	return errors.Join(errs...)
+	if err := r.disk.Write(h.name, old, b); err != nil {
+		return fmt.Errorf("save the history cache: %w", err)
+	}
+	return nil
 }
 
-// current returns table name as it is now, read again: another run (or
-// another Repo of this one) may have written it since t was read, and
-// Write keeps only the entries of the table it is given. t when the table
-// cannot be read.
-func (h *histCache) current(c *diskcache.Cache, name string, t *diskcache.Table) *diskcache.Table {
-	now, err := c.Open(name, t.KeySize())
-	if err != nil || now.Len() < t.Len() {
-		return t
-	}
-	return now
-}
-
-// cachedLinks returns commit h's links from the table; ok is false on a
-// miss (absent, or a value that does not decode).
+// cachedLinks returns commit c's links from what this run derived or the table; ok is false on a miss (absent,
+// or a value that does not decode).
 func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
-	v, ok := h.links.Get(c[:])
+	v, ok := h.pending[c]
+	if !ok {
+		v, ok = h.table.Get(c[:])
+	}
 	var l links
 	if ok {
-		l, ok = decodeLinks(c, v)
+		l, _, ok = decodeCommit(c, v)
 	}
 	if ok {
 		h.linkHits++
@@ -170,92 +161,137 @@ func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
 
 // addLinks records l (read from the repository) for SaveCache.
 func (h *histCache) addLinks(l links) {
-	if h.nLinks >= maxNewLinks {
+	if _, ok := h.pending[l.hash]; ok || len(h.pending) >= maxNewCommits {
 		return
 	}
-	h.nLinks++
-	h.newLinks.Add(l.hash[:], encodeLinks(l))
+	h.pending[l.hash] = encodeCommit(l, nil)
 }
 
-// encodeLinks is a links value: the tree hash, then the first parent's
-// when there is one.
-func encodeLinks(l links) []byte {
-	out := make([]byte, 0, 40)
+// addDiff records the description of commit l's tree and its first
+// parent's for SaveCache.
+func (h *histCache) addDiff(l links, d *pairNode) {
+	if _, ok := h.pending[l.hash]; !ok && len(h.pending) >= maxNewCommits {
+		return
+	}
+	h.pending[l.hash] = encodeCommit(l, d)
+}
+
+// encodeCommit is a commit's value: the tree hash, then, when it has a
+// first parent, the parent's hash and d's description (encodePair; none
+// when d is nil).
+func encodeCommit(l links, d *pairNode) []byte {
+	out := make([]byte, 0, 64)
 	out = append(out, l.tree[:]...)
 	if !l.parent.IsZero() {
 		out = append(out, l.parent[:]...)
+		if d != nil {
+			out = appendPair(out, d)
+		}
 	}
 	return out
 }
 
-// decodeLinks decodes a links value for commit c; ok is false unless it is
-// 20 bytes (a root commit) or 40 (a tree and a parent), neither hash zero.
-func decodeLinks(c plumbing.Hash, v []byte) (l links, ok bool) {
+// decodeCommit decodes commit c's value; ok is false unless it is 20 bytes
+// (a root commit), or 40 or more (a tree, a parent and a description,
+// returned as diff and decoded when used), neither hash zero.
+func decodeCommit(c plumbing.Hash, v []byte) (l links, diff []byte, ok bool) {
 	l.hash = c
-	switch len(v) {
-	case 20:
-	case 40:
-		copy(l.parent[:], v[20:])
+	switch {
+	case len(v) == 20:
+	case len(v) >= 40:
+		copy(l.parent[:], v[20:40])
 		if l.parent.IsZero() {
-			return links{}, false
+			return links{}, nil, false
+		}
+		if len(v) > 40 {
+			diff = v[40:len(v):len(v)]
 		}
 	default:
-		return links{}, false
+		return links{}, nil, false
 	}
 	copy(l.tree[:], v[:20])
 	if l.tree.IsZero() {
-		return links{}, false
+		return links{}, nil, false
 	}
-	return l, true
+	return l, diff, true
 }
 
-// addPair records d, the differences of trees a and b, for SaveCache.
-func (h *histCache) addPair(a, b plumbing.Hash, d *pairDiff) {
-	if d == nil || h.nPairs >= maxNewPairs {
-		return
+// description returns the description of commit l's tree and its
+// parent's that this run derived or the table holds; nil when none.
+func (h *histCache) description(l links) []byte {
+	v, ok := h.pending[l.hash]
+	if !ok {
+		v, ok = h.table.Get(l.hash[:])
 	}
-	h.nPairs++
-	var k [40]byte
-	copy(k[:20], a[:])
-	copy(k[20:], b[:])
-	h.scratch = appendPair(h.scratch[:0], d)
-	h.newPairs.Add(k[:], h.scratch) // copied
-
+	if !ok {
+		return nil
+	}
+	got, diff, ok := decodeCommit(l.hash, v)
+	if !ok || got != l {
+		return nil // not the links the walk follows
+	}
+	return diff
 }
 
-// maxPairNames bounds the names of a pair value that decodes.
-const maxPairNames = 1 << 20
+// pairNode describes a pair of trees: what differs (d), and for some of
+// the differing names that are folders in both, their pair's description,
+// decoded (sub) or as read (subRaw).
+type pairNode struct {
+	d      *pairDiff
+	sub    []*pairNode
+	subRaw [][]byte
+}
 
-// encodePair is a pair value: the number of names (uvarint), then per name
-// its length (uvarint), the name, and its entry in either tree: the mode
-// (uvarint) and the hash (20 bytes). An absent entry has mode 0 and the
-// zero hash.
-func encodePair(d *pairDiff) []byte { return appendPair(nil, d) }
+// newPairNode returns a node for d with no nested description.
+func newPairNode(d *pairDiff) *pairNode {
+	return &pairNode{d: d, sub: make([]*pairNode, len(d.names)), subRaw: make([][]byte, len(d.names))}
+}
 
-// appendPair appends d's pair value (encodePair) to out.
-func appendPair(out []byte, d *pairDiff) []byte {
-	out = binary.AppendUvarint(out, uint64(len(d.names)))
-	for i, name := range d.names {
+// encodePair is a description's encoding: the number of names (uvarint),
+// then per name its length (uvarint), the name, its entry in either tree
+// (the mode as a uvarint, the 20-byte hash; an absent entry has mode 0 and
+// the zero hash), and the length (uvarint; 0: none) and encoding of its
+// folder pair's description.
+func encodePair(d *pairNode) []byte { return appendPair(nil, d) }
+
+// appendPair appends d's encoding (encodePair) to out.
+func appendPair(out []byte, d *pairNode) []byte {
+	out = binary.AppendUvarint(out, uint64(len(d.d.names)))
+	for i, name := range d.d.names {
 		out = binary.AppendUvarint(out, uint64(len(name)))
 		out = append(out, name...)
-		for _, e := range [2]rawEntry{d.ea[i], d.eb[i]} {
+		for _, e := range [2]rawEntry{d.d.ea[i], d.d.eb[i]} {
 			out = binary.AppendUvarint(out, uint64(e.mode))
 			out = append(out, e.hash[:]...)
+		}
+		switch {
+		case i < len(d.sub) && d.sub[i] != nil:
+			sub := encodePair(d.sub[i])
+			out = binary.AppendUvarint(out, uint64(len(sub)))
+			out = append(out, sub...)
+		case i < len(d.subRaw) && d.subRaw[i] != nil:
+			out = binary.AppendUvarint(out, uint64(len(d.subRaw[i])))
+			out = append(out, d.subRaw[i]...)
+		default:
+			out = append(out, 0)
 		}
 	}
 	return out
 }
 
-// pairReader reads a pair value one name at a time.
+// pairReader reads one level of a description, a name at a time.
 type pairReader struct {
 	v    []byte
 	left uint64 // names still to read
 	err  error
 }
 
-var errBadPair = errors.New("not a pair value")
+var errBadPair = errors.New("not a description of two trees")
 
-// newPairReader starts reading value v.
+// maxPairNames bounds the names of a description that decodes.
+const maxPairNames = 1 << 20
+
+// newPairReader starts reading description v.
 func newPairReader(v []byte) pairReader {
 	n, k := binary.Uvarint(v)
 	if k <= 0 || n > maxPairNames || n > uint64(len(v)) {
@@ -264,137 +300,93 @@ func newPairReader(v []byte) pairReader {
 	return pairReader{v: v[k:], left: n}
 }
 
-// next returns the next name and its entries; ok is false at the end or on
-// an error (r.err). A name is not empty and holds no NUL and no '/'; a mode
-// fits in 32 bits.
-func (r *pairReader) next() (name []byte, ea, eb rawEntry, ok bool) {
+// next returns the next name, its entries and its nested description (nil
+// when none; not checked); ok is false at the end or on an error (r.err).
+// A name is not empty and holds no NUL and no '/'; a mode fits in 32 bits.
+func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) {
 	if r.err != nil || r.left == 0 {
-		return nil, ea, eb, false
+		return nil, ea, eb, nil, false
+	}
+	fail := func() ([]byte, rawEntry, rawEntry, []byte, bool) {
+		r.err = errBadPair
+		return nil, rawEntry{}, rawEntry{}, nil, false
 	}
 	l, k := binary.Uvarint(r.v)
 	if k <= 0 || l == 0 || l > uint64(len(r.v)-k) {
-		r.err = errBadPair
-		return nil, ea, eb, false
+		return fail()
 	}
 	name, r.v = r.v[k:k+int(l)], r.v[k+int(l):]
 	for _, c := range name {
 		if c == 0 || c == '/' {
-			r.err = errBadPair
-			return nil, ea, eb, false
+			return fail()
 		}
 	}
 	for _, e := range [2]*rawEntry{&ea, &eb} {
 		m, k := binary.Uvarint(r.v)
-		if k <= 0 || !validPairMode(m) || len(r.v)-k < 20 {
-			r.err = errBadPair
-			return nil, rawEntry{}, rawEntry{}, false
+		if k <= 0 || m > math.MaxUint32 || len(r.v)-k < 20 {
+			return fail()
 		}
 		e.mode = filemode.FileMode(m)
 		copy(e.hash[:], r.v[k:k+20])
 		r.v = r.v[k+20:]
 	}
+	l, k = binary.Uvarint(r.v)
+	if k <= 0 || l > uint64(len(r.v)-k) {
+		return fail()
+	}
+	if l > 0 {
+		sub = r.v[k : k+int(l) : k+int(l)]
+	}
+	r.v = r.v[k+int(l):]
 	r.left--
-	return name, ea, eb, true
+	return name, ea, eb, sub, true
 }
 
-// done reports whether the whole value was read without error.
+// done reports whether the whole level was read without error.
 func (r *pairReader) done() bool { return r.err == nil && r.left == 0 && len(r.v) == 0 }
 
-// validPairMode reports whether m is a mode an entry of a pair value may
-// have: any 32-bit value (a tree entry's mode as parsed, 0 when absent).
-func validPairMode(m uint64) bool { return m <= math.MaxUint32 }
-
-// decodePair decodes a whole pair value (tests and the fuzz target; the
-// walk reads values with pairReader, keeping only the names it wants).
-func decodePair(v []byte) (*pairDiff, error) {
+// decodeLevel decodes one level of description v, its nested descriptions
+// kept as read.
+func decodeLevel(v []byte) (*pairNode, error) {
 	r := newPairReader(v)
-	d := &pairDiff{}
+	n := &pairNode{d: &pairDiff{}}
 	for {
-		name, ea, eb, ok := r.next()
+		name, ea, eb, sub, ok := r.next()
 		if !ok {
 			break
 		}
-		d.names = append(d.names, string(name))
-		d.ea = append(d.ea, ea)
-		d.eb = append(d.eb, eb)
+		n.d.names = append(n.d.names, string(name))
+		n.d.ea = append(n.d.ea, ea)
+		n.d.eb = append(n.d.eb, eb)
+		n.sub = append(n.sub, nil)
+		n.subRaw = append(n.subRaw, sub)
 	}
 	if !r.done() {
-		return nil, fmt.Errorf("pair value of %d bytes: %w", len(v), errBadPair)
+		return nil, fmt.Errorf("%d bytes: %w", len(v), errBadPair)
 	}
-	return d, nil
+	return n, nil
 }
 
-// diffCached is diff for trees a and b (neither zero, not equal) when the
-// history cache describes the pair: done is false on a miss (absent, or a
-// value that does not decode), and the caller compares the trees. Only
-// the names n wants are looked at, in trie order as diff gives them.
-func (c *treeCache) diffCached(a, b plumbing.Hash, n *trieNode, out *[]string) (done bool, err error) {
-	var k [40]byte
-	copy(k[:20], a[:])
-	copy(k[20:], b[:])
-	v, ok := c.hist.pairs.Get(k[:])
-	if !ok {
-		c.hist.pairMisses++
-		return false, nil
+// decodePair decodes description v whole, its nested descriptions too
+// (tests and the fuzz target; walks decode one level at a time, and only
+// the names they want).
+func decodePair(v []byte) (*pairNode, error) { return decodeDeep(v, 0) }
+
+func decodeDeep(v []byte, depth int) (*pairNode, error) {
+	if depth > maxPairDepth {
+		return nil, fmt.Errorf("nested more than %d deep: %w", maxPairDepth, errBadPair)
 	}
-	type hit struct {
-		child  *trieNode
-		ea, eb rawEntry
+	n, err := decodeLevel(v)
+	if err != nil {
+		return nil, err
 	}
-	var buf [4]hit
-	hits := buf[:0]
-	rd := newPairReader(v)
-	for {
-		name, ea, eb, ok := rd.next()
-		if !ok {
-			break
-		}
-		if child, want := n.children[string(name)]; want {
-			hits = append(hits, hit{child, ea, eb})
-		}
-	}
-	if !rd.done() {
-		c.hist.pairMisses++
-		return false, nil // not a value this reader wrote: a miss
-	}
-	c.hist.pairHits++
-	if len(hits) > 1 {
-		sort.Slice(hits, func(x, y int) bool { return hits[x].child.pos < hits[y].child.pos })
-	}
-	for _, h := range hits {
-		if h.child.leaf && (h.ea.blob() != h.eb.blob() || h.ea.dir() != h.eb.dir()) {
-			*out = append(*out, h.child.path)
-		}
-		if len(h.child.names) > 0 {
-			if err := c.diff(h.ea.dir(), h.eb.dir(), h.child, out); err != nil {
-				return true, err
+	for i, raw := range n.subRaw {
+		if raw != nil {
+			if n.sub[i], err = decodeDeep(raw, depth+1); err != nil {
+				return nil, err
 			}
+			n.subRaw[i] = nil
 		}
 	}
-	return true, nil
-}
-
-// record adds the differences of trees a and b, scanned as sa and sb, to
-// the history cache when both are well formed and at hand (read in full by
-// this walk, or indexed by the Repo): a merge of their entries that skips
-// runs of equal ones, as cheap as the walk's own comparison.
-func (c *treeCache) record(a, b plumbing.Hash, sa, sb *scanned) {
-	ia, ib := sa.index(), sb.index()
-	if ia == nil || ib == nil {
-		return
-	}
-	c.hist.addPair(a, b, diffForCache(ia, ib))
-}
-
-// index returns s's tree as an index when s holds it whole: the Repo's
-// index, or the raw content and entry offsets a scan or derive recorded
-// (those are in git's strict order, each entry whole, to the end).
-func (s *scanned) index() *treeIndex {
-	switch {
-	case s.idx != nil:
-		return s.idx
-	case s.offs != nil:
-		return &treeIndex{raw: s.raw, offs: s.offs, sorted: true}
-	}
-	return nil
+	return n, nil
 }

@@ -57,12 +57,11 @@ func TestWalksMatchReferenceCached(t *testing.T) {
 			h := buildRefHistory(t, seed)
 			o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir())}
 			h.check(t, o.open)
-			_, _, pairHits, _ := o.save(t)
-			if pairHits != 0 {
-				t.Errorf("cold run: %d pair hits", pairHits)
+			if _, _, _, pairMisses := o.save(t); pairMisses != 0 {
+				t.Errorf("cold run: %d description misses", pairMisses)
 			}
 			names, _ := filepath.Glob(filepath.Join(o.c.Path("x"), "..", "git-*"))
-			if len(names) != 2 {
+			if len(names) != 1 {
 				t.Fatalf("tables after the cold run: %v", names)
 			}
 			h.check(t, o.open)
@@ -104,10 +103,10 @@ func TestHistCachePerRepository(t *testing.T) {
 	ra.UseCache(c)
 	rb.UseCache(c)
 	ha, hb := ra.hist(), rb.hist()
-	if ha == nil || hb == nil || ha.linksName == hb.linksName || ha.pairsName == hb.pairsName {
+	if ha == nil || hb == nil || ha.name == hb.name {
 		t.Fatalf("tables: %+v %+v", ha, hb)
 	}
-	if again := open(t, a); func() string { again.UseCache(c); return again.hist().linksName }() != ha.linksName {
+	if again := open(t, a); func() string { again.UseCache(c); return again.hist().name }() != ha.name {
 		t.Errorf("the same repository opened again names other tables")
 	}
 	rc := open(t, a)
@@ -127,72 +126,87 @@ func initRepoWithFile(dir string) error {
 	return err
 }
 
-// TestHistCacheBadValuesMiss plants, under the keys a walk looks up, values
-// this reader never writes (wrong lengths, zero hashes, pair values that do
-// not parse) and a foreign table: each is a miss, and the walks answer as
-// without a cache.
+// TestHistCacheBadValuesMiss plants, under the commits a walk looks up,
+// values this reader never writes (wrong lengths, zero hashes,
+// descriptions that do not decode, at the top or nested) and a foreign
+// table: each is a miss, and the walks answer as without a cache.
 func TestHistCacheBadValuesMiss(t *testing.T) {
 	h := buildRefHistory(t, 4)
-	dir := t.TempDir()
-	c := diskcache.New(dir)
+	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
 	r.UseCache(c)
 	hc := r.hist()
 
-	badLinks := [][]byte{nil, make([]byte, 19), make([]byte, 21), make([]byte, 20), make([]byte, 40), append(bytes.Repeat([]byte{1}, 20), make([]byte, 20)...), make([]byte, 60)}
-	lb := diskcache.NewBuilder(20)
-	pb := diskcache.NewBuilder(40)
-	folders := []string{"d0", "d1", "d2", "d0/s0", "d1/s1", "d2/s2", "d0/s3", "d1/s4", "d2/s0", "d0/s1"}
-	n := 0
+	badLinks := [][]byte{nil, make([]byte, 19), make([]byte, 21), make([]byte, 20), make([]byte, 40),
+		append(bytes.Repeat([]byte{1}, 20), make([]byte, 20)...), make([]byte, 39)}
+	// values that do not decode as one level (nest's is too deep only for
+	// decodePair, and a lie as a level: a walk never meets one it did not
+	// write)
+	bad := badPairValues[:len(badPairValues)-1]
+	b := diskcache.NewBuilder(20)
 	for i, ch := range h.chain {
 		hash := plumbing.NewHash(ch)
-		lb.Add(hash[:], badLinks[i%len(badLinks)])
-		if i == 0 {
-			continue
-		}
 		l, err := r.readLinksUncached(hash)
 		must(t, err)
+		if i%2 == 0 || l.parent.IsZero() {
+			b.Add(hash[:], badLinks[i%len(badLinks)])
+			continue
+		}
 		p, err := r.readLinksUncached(l.parent)
 		must(t, err)
-		add := func(a, b plumbing.Hash) {
-			var k [40]byte
-			copy(k[:20], a[:])
-			copy(k[20:], b[:])
-			pb.Add(k[:], badPairValues[n%len(badPairValues)])
-			n++
-		}
-		add(l.tree, p.tree)
-		ea, err := r.entriesOf(l.tree, folders)
-		must(t, err)
-		eb, err := r.entriesOf(p.tree, folders)
-		must(t, err)
-		for _, f := range folders {
-			if a, b := ea[f].dir(), eb[f].dir(); !a.IsZero() && !b.IsZero() && a != b {
-				add(a, b)
+		v := append(append([]byte{}, l.tree[:]...), l.parent[:]...)
+		if i%4 == 1 {
+			v = append(v, bad[(i/4)%len(bad)]...)
+		} else {
+			// a true top level whose nested descriptions do not decode
+			ta, err := r.trees.get(l.tree)
+			must(t, err)
+			tb, err := r.trees.get(p.tree)
+			must(t, err)
+			node := newPairNode(diffForCache(ta, tb))
+			for x := range node.subRaw {
+				node.subRaw[x] = bad[(i+x)%len(bad)]
+				if node.subRaw[x] == nil {
+					node.subRaw[x] = []byte{0x07}
+				}
 			}
+			v = appendPair(v, node)
 		}
+		b.Add(hash[:], v)
 	}
-	must(t, c.Write(hc.linksName, nil, lb))
-	must(t, c.Write(hc.pairsName, nil, pb))
+	must(t, c.Write(hc.name, nil, b))
 
 	o := &cachedOpener{dir: h.dir, c: c}
 	h.check(t, o.open)
-	linkHits, linkMisses, pairHits, pairMisses := o.save(t)
-	if linkHits != 0 || pairHits != 0 || linkMisses == 0 || pairMisses == 0 {
-		t.Errorf("planted values: links %d hits %d misses, pairs %d hits %d misses", linkHits, linkMisses, pairHits, pairMisses)
+	_, linkMisses, _, pairMisses := o.save(t)
+	if linkMisses == 0 || pairMisses == 0 {
+		t.Errorf("planted values: %d link misses, %d description misses", linkMisses, pairMisses)
+	}
+	// What the walks learned replaces the bad values. Two Repos open at
+	// once each write what they learned over the value both read (the last
+	// one wins), so a fix can take another run.
+	for run := 1; ; run++ {
+		h.check(t, o.open)
+		_, linkMisses, _, pairMisses := o.save(t)
+		if linkMisses == 0 && pairMisses == 0 {
+			break
+		}
+		if run == 3 {
+			t.Fatalf("after %d runs: %d link misses, %d description misses", run, linkMisses, pairMisses)
+		}
 	}
 
-	// A foreign table (another key size) under a table's name reads as empty.
-	must(t, c.Write(hc.pairsName, nil, func() *diskcache.Builder {
-		b := diskcache.NewBuilder(20)
-		b.Add(make([]byte, 20), []byte("x"))
+	// A foreign table (another key size) under the table's name reads as empty.
+	must(t, c.Write(hc.name, nil, func() *diskcache.Builder {
+		b := diskcache.NewBuilder(40)
+		b.Add(make([]byte, 40), []byte("x"))
 		return b
 	}()))
 	h.check(t, o.open)
 	o.save(t)
 }
 
-// badPairValues are pair values that must not decode.
+// badPairValues are descriptions that must not decode.
 var badPairValues = [][]byte{
 	nil,
 	{0x05},                   // five names, none there
@@ -201,10 +215,28 @@ var badPairValues = [][]byte{
 	{0x01, 0x05, 'a', 'b'},   // a name cut short
 	{0x01, 0x01, '/', 0x00},  // a name with '/'
 	{0x01, 0x01, 0x00, 0x00}, // a name with NUL
-	append([]byte{0x01, 0x01, 'a', 0xff, 0xff, 0xff, 0xff, 0x7f}, make([]byte, 20)...),                                     // a mode past 32 bits
-	append([]byte{0x01, 0x01, 'a', 0x00}, make([]byte, 19)...),                                                             // a hash cut short
-	append(encodePair(&pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}}), 0), // trailing bytes
-	encodePair(&pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}})[:10],       // cut
+	append([]byte{0x01, 0x01, 'a', 0xff, 0xff, 0xff, 0xff, 0x7f}, make([]byte, 20)...),                 // a mode past 32 bits
+	append([]byte{0x01, 0x01, 'a', 0x00}, make([]byte, 19)...),                                         // a hash cut short
+	append(append([]byte{0x01, 0x01, 'a', 0x00}, make([]byte, 21)...), append(make([]byte, 20), 5)...), // a nested description past the end
+	append(encodePair(onePair()), 0),                                                                   // trailing bytes
+	encodePair(onePair())[:10],                                                                         // cut
+	nest(maxPairDepth + 2),                                                                             // nested too deep
+}
+
+// onePair is a description of one name.
+func onePair() *pairNode {
+	return newPairNode(&pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}})
+}
+
+// nest is a description nested depth deep.
+func nest(depth int) []byte {
+	n := onePair()
+	for i := 0; i < depth; i++ {
+		up := onePair()
+		up.sub[0] = n
+		n = up
+	}
+	return encodePair(n)
 }
 
 func TestDecodePairRejects(t *testing.T) {
@@ -213,17 +245,22 @@ func TestDecodePairRejects(t *testing.T) {
 			t.Errorf("value %d (%x) decoded: %+v", i, v, d)
 		}
 	}
-	good := &pairDiff{names: []string{"a", "b.c", "sub"},
+	good := newPairNode(&pairDiff{names: []string{"a", "b.c", "sub"},
 		ea: []rawEntry{{filemode.Regular, hashOf(1)}, {}, {filemode.Dir, hashOf(3)}},
-		eb: []rawEntry{{filemode.Executable, hashOf(1)}, {filemode.Symlink, hashOf(2)}, {filemode.Dir, hashOf(4)}}}
+		eb: []rawEntry{{filemode.Executable, hashOf(1)}, {filemode.Symlink, hashOf(2)}, {filemode.Dir, hashOf(4)}}})
+	good.sub[2] = onePair()
 	d, err := decodePair(encodePair(good))
-	if err != nil || !reflect.DeepEqual(d, good) {
+	if err != nil || !bytes.Equal(encodePair(d), encodePair(good)) || !reflect.DeepEqual(d.sub[2].d, good.sub[2].d) {
 		t.Errorf("round trip: %+v, %v", d, err)
+	}
+	if _, err := decodePair(nest(maxPairDepth - 1)); err != nil {
+		t.Errorf("nested %d deep: %v", maxPairDepth-1, err)
 	}
 }
 
-func TestDecodeLinks(t *testing.T) {
+func TestDecodeCommit(t *testing.T) {
 	c, tr, p := hashOf(1), hashOf(2), hashOf(3)
+	cat := func(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
 	tests := []struct {
 		name string
 		v    []byte
@@ -231,21 +268,22 @@ func TestDecodeLinks(t *testing.T) {
 		ok   bool
 	}{
 		{"root commit", tr[:], links{hash: c, tree: tr}, true},
-		{"tree and parent", append(append([]byte{}, tr[:]...), p[:]...), links{hash: c, tree: tr, parent: p}, true},
+		{"tree and parent", cat(tr[:], p[:]), links{hash: c, tree: tr, parent: p}, true},
+		{"with a description", cat(tr[:], p[:], []byte{0}), links{hash: c, tree: tr, parent: p}, true},
 		{"empty", nil, links{}, false},
 		{"short", tr[:19], links{}, false},
-		{"between", append(append([]byte{}, tr[:]...), 1), links{}, false},
+		{"between", cat(tr[:], []byte{1}), links{}, false},
 		{"zero tree", make([]byte, 20), links{}, false},
-		{"zero parent", append(append([]byte{}, tr[:]...), make([]byte, 20)...), links{}, false},
-		{"long", make([]byte, 41), links{}, false},
+		{"zero parent", cat(tr[:], make([]byte, 20)), links{}, false},
+		{"zero tree, a parent", cat(make([]byte, 20), p[:]), links{}, false},
 	}
 	for _, tt := range tests {
-		l, ok := decodeLinks(c, tt.v)
-		if ok != tt.ok || (ok && l != tt.want) {
+		l, diff, ok := decodeCommit(c, tt.v)
+		if ok != tt.ok || (ok && (l != tt.want || !bytes.Equal(diff, tt.v[min(40, len(tt.v)):]))) {
 			t.Errorf("%s: %+v %v", tt.name, l, ok)
 		}
-		if ok && !bytes.Equal(encodeLinks(l), tt.v) {
-			t.Errorf("%s: encodes as %x", tt.name, encodeLinks(l))
+		if ok && len(tt.v) <= 40 && !bytes.Equal(encodeCommit(l, nil), tt.v) {
+			t.Errorf("%s: encodes as %x", tt.name, encodeCommit(l, nil))
 		}
 	}
 }
@@ -310,47 +348,60 @@ func FuzzPairValue(f *testing.F) {
 	for _, v := range badPairValues {
 		f.Add(v)
 	}
-	f.Add(encodePair(&pairDiff{names: []string{"a", "b"}, ea: []rawEntry{{filemode.Regular, hashOf(1)}, {}}, eb: []rawEntry{{}, {filemode.Dir, hashOf(2)}}}))
+	good := onePair()
+	good.sub[0] = onePair()
+	f.Add(encodePair(good))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		d, err := decodePair(v)
 		if err != nil {
 			return
 		}
 		again, err := decodePair(encodePair(d))
-		if err != nil || !reflect.DeepEqual(again, d) {
-			t.Fatalf("round trip of %x: %+v, %v (was %+v)", v, again, err, d)
+		if err != nil || !bytes.Equal(encodePair(again), encodePair(d)) {
+			t.Fatalf("round trip of %x: %+v, %v", v, again, err)
 		}
-		// the walk's reader agrees with the decoder
+		// the walk's reader agrees with the decoder, level by level
+		lv, err := decodeLevel(v)
+		if err != nil || !reflect.DeepEqual(lv.d, d.d) {
+			t.Fatalf("level of %x: %+v, %v", v, lv, err)
+		}
 		rd := newPairReader(v)
 		k := 0
 		for {
-			name, ea, eb, ok := rd.next()
+			name, ea, eb, sub, ok := rd.next()
 			if !ok {
 				break
 			}
-			if string(name) != d.names[k] || ea != d.ea[k] || eb != d.eb[k] {
+			if string(name) != d.d.names[k] || ea != d.d.ea[k] || eb != d.d.eb[k] || (sub == nil) != (d.sub[k] == nil) {
 				t.Fatalf("reader entry %d differs", k)
 			}
 			k++
 		}
-		if !rd.done() || k != len(d.names) {
-			t.Fatalf("reader stopped at %d of %d", k, len(d.names))
+		if !rd.done() || k != len(d.d.names) {
+			t.Fatalf("reader stopped at %d of %d", k, len(d.d.names))
 		}
 	})
 }
 
-func FuzzLinksValue(f *testing.F) {
+func FuzzCommitValue(f *testing.F) {
 	tr, p := hashOf(2), hashOf(3)
 	f.Add(tr[:])
 	f.Add(append(append([]byte{}, tr[:]...), p[:]...))
+	f.Add(append(append(append([]byte{}, tr[:]...), p[:]...), encodePair(onePair())...))
 	f.Add([]byte("x"))
 	f.Fuzz(func(t *testing.T, v []byte) {
-		l, ok := decodeLinks(hashOf(1), v)
+		l, diff, ok := decodeCommit(hashOf(1), v)
 		if !ok {
 			return
 		}
-		if !bytes.Equal(encodeLinks(l), v) {
-			t.Fatalf("round trip of %x: %x", v, encodeLinks(l))
+		enc := append(encodeCommit(l, nil), diff...)
+		if !bytes.Equal(enc, v) {
+			t.Fatalf("round trip of %x: %x", v, enc)
+		}
+		if d, err := decodePair(diff); err == nil {
+			if !bytes.Equal(encodeCommit(l, d), append(encodeCommit(l, nil), encodePair(d)...)) {
+				t.Fatalf("encodeCommit of %x", v)
+			}
 		}
 	})
 }

@@ -127,3 +127,18 @@ func (t *treeIndex) hasTwin(i int, name []byte, dir bool) bool {
 	}
 	return false
 }
+
+// index returns s's tree as an index when s holds it whole: the Repo's
+// index, or the raw content and entry offsets a scan or derive recorded
+// (those are in git's strict order, each entry whole, to the end).
+func (s *scanned) index() *treeIndex {
+	switch {
+	case s == nil:
+		return nil
+	case s.idx != nil:
+		return s.idx
+	case s.offs != nil:
+		return &treeIndex{raw: s.raw, offs: s.offs, sorted: true}
+	}
+	return nil
+}

@@ -91,7 +91,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		if ok {
 			parentTree = p.tree
 		}
-		changed, err := cache.changed(c.tree, parentTree, trie)
+		changed, err := cache.changedAt(c, parentTree, ok, trie)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with its parent: %w", c.hash.String()[:7], err)
 		}
@@ -143,8 +143,8 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 func (r *Repo) walkCache() *treeCache {
 	c := newTreeCache(r.trees)
 	c.hist = r.hist()
-	if r.walks++; r.walks > 1 {
-		c.pairs = &r.pairs
+	if r.walks++; r.walks > 1 && c.hist == nil {
+		c.pairs = &r.pairs // with the history cache, what walks learn is kept there
 	}
 	return c
 }
@@ -210,7 +210,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 		if ok {
 			parentTree = p.tree
 		}
-		changed, err := cache.changed(c.tree, parentTree, trie)
+		changed, err := cache.changedAt(c, parentTree, ok, trie)
 		if err != nil {
 			return out
 		}

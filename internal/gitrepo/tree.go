@@ -168,7 +168,7 @@ type treeCache struct {
 	cur, prev map[treeKey]*scanned
 	moved     []int32    // derive's scratch
 	pairs     *pairCache // when not nil, the differences of tree pairs, kept across walks
-	hist      *histCache // when not nil, the history cache: pairs read and recorded
+	hist      *histCache // when not nil, the history cache (see diffRec)
 }
 
 // scanned is what the walk knows of one tree for one trie node: the entries
@@ -488,24 +488,9 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	if a == b {
 		return nil
 	}
-	if !a.IsZero() && !b.IsZero() {
-		if c.pairs != nil {
-			if d, ok := c.pairs.m[[2]plumbing.Hash{a, b}]; ok && d != nil {
-				return c.diffPair(d, n, out)
-			}
-		}
-		if c.hist != nil {
-			if done, err := c.diffCached(a, b, n, out); done || err != nil {
-				return err
-			}
-		}
-		if c.pairs != nil {
-			if d := c.pairs.get(c.s, a, b); d != nil {
-				if c.hist != nil {
-					c.hist.addPair(a, b, d)
-				}
-				return c.diffPair(d, n, out)
-			}
+	if c.pairs != nil && !a.IsZero() && !b.IsZero() {
+		if d := c.pairs.get(c.s, a, b); d != nil {
+			return c.diffPair(d, n, out)
 		}
 	}
 	sa, err := c.tree(a, n, nil)
@@ -515,9 +500,6 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *trieNode, out *[]string) error {
 	sb, err := c.tree(b, n, sa)
 	if err != nil {
 		return err
-	}
-	if c.hist != nil && sa != nil && sb != nil {
-		c.record(a, b, sa, sb)
 	}
 	var ta, tb []rawEntry
 	if sa != nil {
