@@ -180,7 +180,11 @@ func (h *histCache) addDiff(l links, d *pairNode) {
 // first parent, the parent's hash and d's description (encodePair; none
 // when d is nil).
 func encodeCommit(l links, d *pairNode) []byte {
-	out := make([]byte, 0, 64)
+	size := 40
+	if d != nil {
+		size += pairSize(d)
+	}
+	out := make([]byte, 0, size)
 	out = append(out, l.tree[:]...)
 	if !l.parent.IsZero() {
 		out = append(out, l.parent[:]...)
@@ -235,16 +239,57 @@ func (h *histCache) description(l links) []byte {
 
 // pairNode describes a pair of trees: what differs (d), and for some of
 // the differing names that are folders in both, their pair's description,
-// decoded (sub) or as read (subRaw).
+// decoded (sub) or as read (subRaw). Either slice may be shorter than
+// d.names (nil: none).
 type pairNode struct {
 	d      *pairDiff
 	sub    []*pairNode
 	subRaw [][]byte
 }
 
-// newPairNode returns a node for d with no nested description.
-func newPairNode(d *pairDiff) *pairNode {
-	return &pairNode{d: d, sub: make([]*pairNode, len(d.names)), subRaw: make([][]byte, len(d.names))}
+// setSub sets the description of name i's folder pair.
+func (n *pairNode) setSub(i int, sub *pairNode) {
+	if len(n.sub) <= i {
+		n.sub = append(n.sub, make([]*pairNode, len(n.d.names)-len(n.sub))...)
+	}
+	n.sub[i] = sub
+}
+
+// nested returns the encoding of name i's folder pair description, or nil.
+func (n *pairNode) nested(i int) (*pairNode, []byte) {
+	var sub *pairNode
+	var raw []byte
+	if i < len(n.sub) {
+		sub = n.sub[i]
+	}
+	if sub == nil && i < len(n.subRaw) {
+		raw = n.subRaw[i]
+	}
+	return sub, raw
+}
+
+// pairSize is the length of n's encoding (encodePair).
+func pairSize(n *pairNode) int {
+	size := uvarintLen(uint64(len(n.d.names)))
+	for i, name := range n.d.names {
+		size += uvarintLen(uint64(len(name))) + len(name)
+		size += uvarintLen(uint64(n.d.ea[i].mode)) + uvarintLen(uint64(n.d.eb[i].mode)) + 40
+		sub, raw := n.nested(i)
+		l := len(raw)
+		if sub != nil {
+			l = pairSize(sub)
+		}
+		size += uvarintLen(uint64(l)) + l
+	}
+	return size
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // encodePair is a description's encoding: the number of names (uvarint),
@@ -252,7 +297,7 @@ func newPairNode(d *pairDiff) *pairNode {
 // (the mode as a uvarint, the 20-byte hash; an absent entry has mode 0 and
 // the zero hash), and the length (uvarint; 0: none) and encoding of its
 // folder pair's description.
-func encodePair(d *pairNode) []byte { return appendPair(nil, d) }
+func encodePair(d *pairNode) []byte { return appendPair(make([]byte, 0, pairSize(d)), d) }
 
 // appendPair appends d's encoding (encodePair) to out.
 func appendPair(out []byte, d *pairNode) []byte {
@@ -264,16 +309,13 @@ func appendPair(out []byte, d *pairNode) []byte {
 			out = binary.AppendUvarint(out, uint64(e.mode))
 			out = append(out, e.hash[:]...)
 		}
-		switch {
-		case i < len(d.sub) && d.sub[i] != nil:
-			sub := encodePair(d.sub[i])
-			out = binary.AppendUvarint(out, uint64(len(sub)))
-			out = append(out, sub...)
-		case i < len(d.subRaw) && d.subRaw[i] != nil:
-			out = binary.AppendUvarint(out, uint64(len(d.subRaw[i])))
-			out = append(out, d.subRaw[i]...)
+		switch sub, raw := d.nested(i); {
+		case sub != nil:
+			out = binary.AppendUvarint(out, uint64(pairSize(sub)))
+			out = appendPair(out, sub)
 		default:
-			out = append(out, 0)
+			out = binary.AppendUvarint(out, uint64(len(raw)))
+			out = append(out, raw...)
 		}
 	}
 	return out
@@ -382,9 +424,11 @@ func decodeDeep(v []byte, depth int) (*pairNode, error) {
 	}
 	for i, raw := range n.subRaw {
 		if raw != nil {
-			if n.sub[i], err = decodeDeep(raw, depth+1); err != nil {
+			sub, err := decodeDeep(raw, depth+1)
+			if err != nil {
 				return nil, err
 			}
+			n.setSub(i, sub)
 			n.subRaw[i] = nil
 		}
 	}

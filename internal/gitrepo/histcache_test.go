@@ -163,7 +163,8 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 			must(t, err)
 			tb, err := r.trees.get(p.tree)
 			must(t, err)
-			node := newPairNode(diffForCache(ta, tb))
+			node := &pairNode{d: diffForCache(ta, tb)}
+			node.subRaw = make([][]byte, len(node.d.names))
 			for x := range node.subRaw {
 				node.subRaw[x] = bad[(i+x)%len(bad)]
 				if node.subRaw[x] == nil {
@@ -225,7 +226,7 @@ var badPairValues = [][]byte{
 
 // onePair is a description of one name.
 func onePair() *pairNode {
-	return newPairNode(&pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}})
+	return (&pairNode{d: &pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}}})
 }
 
 // nest is a description nested depth deep.
@@ -233,7 +234,7 @@ func nest(depth int) []byte {
 	n := onePair()
 	for i := 0; i < depth; i++ {
 		up := onePair()
-		up.sub[0] = n
+		up.setSub(0, n)
 		n = up
 	}
 	return encodePair(n)
@@ -245,10 +246,10 @@ func TestDecodePairRejects(t *testing.T) {
 			t.Errorf("value %d (%x) decoded: %+v", i, v, d)
 		}
 	}
-	good := newPairNode(&pairDiff{names: []string{"a", "b.c", "sub"},
+	good := (&pairNode{d: &pairDiff{names: []string{"a", "b.c", "sub"},
 		ea: []rawEntry{{filemode.Regular, hashOf(1)}, {}, {filemode.Dir, hashOf(3)}},
-		eb: []rawEntry{{filemode.Executable, hashOf(1)}, {filemode.Symlink, hashOf(2)}, {filemode.Dir, hashOf(4)}}})
-	good.sub[2] = onePair()
+		eb: []rawEntry{{filemode.Executable, hashOf(1)}, {filemode.Symlink, hashOf(2)}, {filemode.Dir, hashOf(4)}}}})
+	good.setSub(2, onePair())
 	d, err := decodePair(encodePair(good))
 	if err != nil || !bytes.Equal(encodePair(d), encodePair(good)) || !reflect.DeepEqual(d.sub[2].d, good.sub[2].d) {
 		t.Errorf("round trip: %+v, %v", d, err)
@@ -321,27 +322,55 @@ func TestDiffForCacheMatchesDiffIndexes(t *testing.T) {
 		}
 		return raw
 	}
-	twins := 0
+	twins, derived := 0, 0
+	trie := newPathTrie([]string{"a", "foo", "z/x"})
 	for i := 0; i < 3000; i++ {
 		ra, rb := randTree(), randTree()
-		if rng.Intn(3) == 0 {
+		switch rng.Intn(3) {
+		case 0:
 			rb = ra
+		case 1: // b is a with an entry's hash changed: the common case
+			rb = append([]byte{}, ra...)
+			if len(rb) > 0 {
+				rb[len(rb)-1-rng.Intn(min(len(rb), 20))] ^= 1
+			}
 		}
 		ta, tb := newTreeIndex(ra), newTreeIndex(rb)
 		want, got := diffIndexes(ta, tb), diffForCache(ta, tb)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("trees\n%q\n%q\ndiffForCache %+v\ndiffIndexes  %+v", ra, rb, got, want)
 		}
+		// derive's differences, when it derives b from a
+		near := scanFull(ra, trie.root)
+		var moved []int32
+		if tr := derive(near, rb, trie.root, &moved); tr != nil {
+			derived++
+			if g := diffFromDerive(near, tr, moved[:len(near.offs)]); !reflect.DeepEqual(pairSet(g), pairSet(want)) {
+				t.Fatalf("trees\n%q\n%q\ndiffFromDerive %+v\ndiffIndexes    %+v", ra, rb, g, want)
+			}
+		}
 		if strings.Contains(string(ra), "40000 a\x00") && strings.Contains(string(ra), "100644 a\x00") {
 			twins++
 		}
 	}
-	if twins == 0 {
-		t.Errorf("no tree with a file and a folder of one name")
+	if twins == 0 || derived < 100 {
+		t.Errorf("%d trees with a file and a folder of one name, %d derived", twins, derived)
 	}
 	if diffForCache(newTreeIndex(rawTree("100644", "b", "100644", "a")), newTreeIndex(nil)) != nil {
 		t.Errorf("a tree out of order gave differences")
 	}
+}
+
+// pairSet is d as a set of names with their entries.
+func pairSet(d *pairDiff) map[string][2]rawEntry {
+	if d == nil {
+		return nil
+	}
+	out := map[string][2]rawEntry{}
+	for i, n := range d.names {
+		out[n] = [2]rawEntry{d.ea[i], d.eb[i]}
+	}
+	return out
 }
 
 func FuzzPairValue(f *testing.F) {
@@ -349,7 +378,7 @@ func FuzzPairValue(f *testing.F) {
 		f.Add(v)
 	}
 	good := onePair()
-	good.sub[0] = onePair()
+	good.setSub(0, onePair())
 	f.Add(encodePair(good))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		d, err := decodePair(v)
@@ -372,7 +401,7 @@ func FuzzPairValue(f *testing.F) {
 			if !ok {
 				break
 			}
-			if string(name) != d.d.names[k] || ea != d.d.ea[k] || eb != d.d.eb[k] || (sub == nil) != (d.sub[k] == nil) {
+			if string(name) != d.d.names[k] || ea != d.d.ea[k] || eb != d.d.eb[k] || (sub == nil) != (k >= len(d.sub) || d.sub[k] == nil) {
 				t.Fatalf("reader entry %d differs", k)
 			}
 			k++

@@ -142,3 +142,78 @@ func (s *scanned) index() *treeIndex {
 	}
 	return nil
 }
+
+// diffFromDerive returns what diffForCache returns for near's tree and
+// t's, which derive gave from near (moved: the index in t of each of
+// near's entries, or -1): the entries that differ are near's not moved and
+// t's parsed, with no merge of the two trees. derive may parse an entry
+// equal to one of near's it skipped over; such a name, met on both sides
+// with equal entries, is dropped. Trees with a file and a folder of one
+// differing name fall back to diffForCache.
+func diffFromDerive(near, t *scanned, moved []int32) *pairDiff {
+	ta, tb := near.index(), t.index()
+	if ta == nil || tb == nil || len(moved) != len(ta.offs) {
+		return nil
+	}
+	d := &pairDiff{}
+	var index map[string]int
+	add := func(tr *treeIndex, i int, inA bool) bool {
+		mode, name, h := tr.at(i)
+		if tr.hasTwin(i, name, isDirMode(mode)) {
+			return false
+		}
+		m, _ := filemode.New(string(mode))
+		e := rawEntry{mode: m}
+		copy(e.hash[:], tr.raw[h:h+20])
+		k, ok := -1, false
+		if index != nil {
+			k, ok = index[string(name)]
+		} else {
+			for x := len(d.names) - 1; x >= 0 && !ok; x-- {
+				k, ok = x, d.names[x] == string(name)
+			}
+		}
+		if !ok {
+			k = len(d.names)
+			d.names = append(d.names, string(name))
+			d.ea = append(d.ea, rawEntry{})
+			d.eb = append(d.eb, rawEntry{})
+			switch {
+			case index != nil:
+				index[d.names[k]] = k
+			case len(d.names) > 16:
+				index = make(map[string]int, 2*len(d.names))
+				for x, n := range d.names {
+					index[n] = x
+				}
+			}
+		}
+		if inA {
+			d.ea[k] = e
+		} else {
+			d.eb[k] = e
+		}
+		return true
+	}
+	for i, m := range moved {
+		if m < 0 && !add(ta, i, true) {
+			return diffForCache(ta, tb)
+		}
+	}
+	for _, bi := range t.parsed {
+		if !add(tb, int(bi), false) {
+			return diffForCache(ta, tb)
+		}
+	}
+	// drop the names equal on both sides
+	w := 0
+	for x := range d.names {
+		if d.ea[x] == d.eb[x] {
+			continue
+		}
+		d.names[w], d.ea[w], d.eb[w] = d.names[x], d.ea[x], d.eb[x]
+		w++
+	}
+	d.names, d.ea, d.eb = d.names[:w], d.ea[:w], d.eb[:w]
+	return d
+}

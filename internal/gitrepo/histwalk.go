@@ -56,9 +56,11 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *trieNode, out *[]string, raw 
 		return nil, false, err
 	}
 	var node *pairNode
-	if ia, ib := sa.index(), sb.index(); ia != nil && ib != nil {
+	if sb.pdFrom == sa && sb.pd != nil {
+		node = &pairNode{d: sb.pd} // what derive found (diffFromDerive)
+	} else if ia, ib := sa.index(), sb.index(); ia != nil && ib != nil {
 		if d := diffForCache(ia, ib); d != nil {
-			node = newPairNode(d)
+			node = &pairNode{d: d}
 		}
 	}
 	for i, name := range n.names {
@@ -81,7 +83,7 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *trieNode, out *[]string, raw 
 			if learned && node != nil {
 				for x, dn := range node.d.names {
 					if dn == name {
-						node.sub[x] = sub
+						node.setSub(x, sub)
 						break
 					}
 				}
@@ -140,7 +142,7 @@ func (c *treeCache) diffDescribed(n *trieNode, out *[]string, raw []byte) (node 
 					return nil, true, nil // cannot happen: the level was just read whole
 				}
 			}
-			node.sub[h.i] = sub
+			node.setSub(h.i, sub)
 		}
 	}
 	return node, true, nil

@@ -182,6 +182,12 @@ type scanned struct {
 	offs []uint32   // where each entry starts in raw; nil: not derivable from
 	at   []int32    // per name, the index of its entry, or -1
 	idx  *treeIndex // the tree's index when the Repo's cache held it
+	// parsed is, when derive gave the tree, the indexes of its entries
+	// that are not near's; pd is then what differs from pdFrom (near), for
+	// the history cache.
+	parsed []int32
+	pd     *pairDiff
+	pdFrom *scanned
 }
 
 type treeKey struct {
@@ -231,6 +237,8 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode, near *scanned) (*scanned,
 			}
 		} else if t = derive(near, raw, n, &c.moved); t == nil {
 			t = scanFull(raw, n)
+		} else if c.hist != nil {
+			t.pd, t.pdFrom = diffFromDerive(near, t, c.moved[:len(near.offs)]), near
 		}
 	}
 	c.cur[k] = t
@@ -394,6 +402,7 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 			t.ents[pos], t.at[pos] = near.ents[pos], moved[ia]
 		}
 	}
+	t.parsed = parsed
 	for _, bi := range parsed {
 		e := raw[t.offs[bi]:]
 		name, _ := entryName(e)
