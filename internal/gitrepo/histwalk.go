@@ -56,8 +56,8 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *trieNode, out *[]string, raw 
 		return nil, false, err
 	}
 	var node *pairNode
-	if sb.pdFrom == sa && sb.pd != nil {
-		node = &pairNode{d: sb.pd} // what derive found (diffFromDerive)
+	if dp := c.derived; dp.a == sa && dp.b == sb && dp.d != nil {
+		node = &pairNode{d: dp.d} // what derive found (diffFromDerive)
 	} else if ia, ib := sa.index(), sb.index(); ia != nil && ib != nil {
 		if d := diffForCache(ia, ib); d != nil {
 			node = &pairNode{d: d}

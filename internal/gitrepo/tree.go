@@ -166,9 +166,10 @@ func newPathTrie(paths []string) *pathTrie {
 type treeCache struct {
 	s         *treeIndexCache
 	cur, prev map[treeKey]*scanned
-	moved     []int32    // derive's scratch
-	pairs     *pairCache // when not nil, the differences of tree pairs, kept across walks
-	hist      *histCache // when not nil, the history cache (see diffRec)
+	moved     []int32     // derive's scratch
+	pairs     *pairCache  // when not nil, the differences of tree pairs, kept across walks
+	hist      *histCache  // when not nil, the history cache (see diffRec)
+	derived   derivedPair // with hist, the last derive's differences
 }
 
 // scanned is what the walk knows of one tree for one trie node: the entries
@@ -183,11 +184,15 @@ type scanned struct {
 	at   []int32    // per name, the index of its entry, or -1
 	idx  *treeIndex // the tree's index when the Repo's cache held it
 	// parsed is, when derive gave the tree, the indexes of its entries
-	// that are not near's; pd is then what differs from pdFrom (near), for
-	// the history cache.
+	// that are not near's.
 	parsed []int32
-	pd     *pairDiff
-	pdFrom *scanned
+}
+
+// derivedPair is what differs between the last tree derive gave (b) and
+// the one it was derived from (a), for the history cache.
+type derivedPair struct {
+	a, b *scanned
+	d    *pairDiff
 }
 
 type treeKey struct {
@@ -209,6 +214,7 @@ func newTreeCache(s *treeIndexCache) *treeCache {
 func (c *treeCache) next() {
 	c.prev, c.cur = c.cur, c.prev
 	clear(c.cur)
+	c.derived = derivedPair{}
 }
 
 // tree returns the entries of tree h that n wants, in the order of n.names
@@ -238,7 +244,7 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode, near *scanned) (*scanned,
 		} else if t = derive(near, raw, n, &c.moved); t == nil {
 			t = scanFull(raw, n)
 		} else if c.hist != nil {
-			t.pd, t.pdFrom = diffFromDerive(near, t, c.moved[:len(near.offs)]), near
+			c.derived = derivedPair{near, t, diffFromDerive(near, t, c.moved[:len(near.offs)])}
 		}
 	}
 	c.cur[k] = t
