@@ -124,7 +124,8 @@ func (r *Repo) SaveCache() error {
 	}
 	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
 	for k, v := range h.pending {
-		b.Add(k[:], v)
+		b.Add(k[:], v) // a copy: v is garbage once deleted
+		delete(h.pending, k)
 	}
 	h.pending = map[plumbing.Hash][]byte{}
 	// The table as it is now: another run (or another Repo of this one)

@@ -144,15 +144,15 @@ func (s *scanned) index() *treeIndex {
 }
 
 // diffFromDerive returns what diffForCache returns for near's tree and
-// t's, which derive gave from near (moved: the index in t of each of
-// near's entries, or -1): the entries that differ are near's not moved and
-// t's parsed, with no merge of the two trees. derive may parse an entry
+// t's, which derive gave from near: the entries that differ are among
+// those derive did not find in the other tree (t.gone, t.parsed), with no
+// merge of the two trees. derive may parse an entry
 // equal to one of near's it skipped over; such a name, met on both sides
 // with equal entries, is dropped. Trees with a file and a folder of one
 // differing name fall back to diffForCache.
-func diffFromDerive(near, t *scanned, moved []int32) *pairDiff {
+func diffFromDerive(near, t *scanned) *pairDiff {
 	ta, tb := near.index(), t.index()
-	if ta == nil || tb == nil || len(moved) != len(ta.offs) {
+	if ta == nil || tb == nil {
 		return nil
 	}
 	d := &pairDiff{}
@@ -195,8 +195,8 @@ func diffFromDerive(near, t *scanned, moved []int32) *pairDiff {
 		}
 		return true
 	}
-	for i, m := range moved {
-		if m < 0 && !add(ta, i, true) {
+	for _, i := range t.gone {
+		if !add(ta, int(i), true) {
 			return diffForCache(ta, tb)
 		}
 	}

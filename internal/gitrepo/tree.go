@@ -183,9 +183,10 @@ type scanned struct {
 	offs []uint32   // where each entry starts in raw; nil: not derivable from
 	at   []int32    // per name, the index of its entry, or -1
 	idx  *treeIndex // the tree's index when the Repo's cache held it
-	// parsed is, when derive gave the tree, the indexes of its entries
-	// that are not near's.
-	parsed []int32
+	// parsed and gone are, when derive gave the tree, the indexes of its
+	// entries it did not find in near's, and of near's it did not find in
+	// it.
+	parsed, gone []int32
 }
 
 // derivedPair is what differs between the last tree derive gave (b) and
@@ -244,7 +245,7 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode, near *scanned) (*scanned,
 		} else if t = derive(near, raw, n, &c.moved); t == nil {
 			t = scanFull(raw, n)
 		} else if c.hist != nil {
-			c.derived = derivedPair{near, t, diffFromDerive(near, t, c.moved[:len(near.offs)])}
+			c.derived = derivedPair{near, t, diffFromDerive(near, t)}
 		}
 	}
 	c.cur[k] = t
@@ -347,6 +348,7 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 		moved[i] = -1
 	}
 	var parsed []int32 // indexes in raw of the entries parsed
+	var gone []int32   // indexes in a of the entries not found in raw
 	prevParsed := false
 	i, x := 0, 0 // the next entry of a, the next offset in raw
 	for i < len(offs) || x < len(raw) {
@@ -393,6 +395,7 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 			if c > 0 {
 				break
 			}
+			gone = append(gone, int32(i))
 			i++
 			if c == 0 {
 				break
@@ -403,12 +406,15 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 		x += sp + 1 + nul + 21
 		prevParsed = true
 	}
+	for ; i < len(offs); i++ {
+		gone = append(gone, int32(i))
+	}
 	for pos, ia := range near.at {
 		if ia >= 0 && moved[ia] >= 0 {
 			t.ents[pos], t.at[pos] = near.ents[pos], moved[ia]
 		}
 	}
-	t.parsed = parsed
+	t.parsed, t.gone = parsed, gone
 	for _, bi := range parsed {
 		e := raw[t.offs[bi]:]
 		name, _ := entryName(e)
