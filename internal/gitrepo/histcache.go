@@ -70,8 +70,10 @@ type histCache struct {
 	table *diskcache.Table
 	name  string
 	// pending holds the values this run derived, by commit: newer than the
-	// table's, and read before it.
+	// table's, and read before it; links, the links read from the
+	// repository with no description derived (encoded by SaveCache).
 	pending map[plumbing.Hash][]byte
+	links   map[plumbing.Hash]links
 	// the look-ups of a commit that found a value that decodes, and the
 	// others; the descriptions used and those that did not decode
 	linkHits, linkMisses, pairHits, pairMisses int
@@ -91,7 +93,7 @@ func (r *Repo) hist() *histCache {
 	if id == "" {
 		return nil
 	}
-	h := &histCache{name: commitsTable + id, pending: map[plumbing.Hash][]byte{}}
+	h := &histCache{name: commitsTable + id, pending: map[plumbing.Hash][]byte{}, links: map[plumbing.Hash]links{}}
 	h.table, _ = r.disk.Open(h.name, len(plumbing.ZeroHash)) // a table that cannot be read is empty
 	r.histc = h
 	return h
@@ -119,10 +121,16 @@ func repoDigest(gitDir string) string {
 // error only says why (for a debug log).
 func (r *Repo) SaveCache() error {
 	h := r.histc
-	if h == nil || len(h.pending) == 0 {
+	if h == nil || len(h.pending)+len(h.links) == 0 {
 		return nil
 	}
 	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
+	for k, l := range h.links {
+		if _, ok := h.pending[k]; !ok {
+			b.Add(k[:], encodeCommit(l, nil))
+		}
+	}
+	clear(h.links)
 	for k, v := range h.pending {
 		b.Add(k[:], v) // a copy: v is garbage once deleted
 		delete(h.pending, k)
@@ -144,6 +152,10 @@ func (r *Repo) SaveCache() error {
 // cachedLinks returns commit c's links from what this run derived or the table; ok is false on a miss (absent,
 // or a value that does not decode).
 func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
+	if l, ok := h.links[c]; ok {
+		h.linkHits++
+		return l, true
+	}
 	v, ok := h.pending[c]
 	if !ok {
 		v, ok = h.table.Get(c[:])
@@ -162,19 +174,20 @@ func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
 
 // addLinks records l (read from the repository) for SaveCache.
 func (h *histCache) addLinks(l links) {
-	if _, ok := h.pending[l.hash]; ok || len(h.pending) >= maxNewCommits {
+	if _, ok := h.pending[l.hash]; ok || len(h.pending)+len(h.links) >= maxNewCommits {
 		return
 	}
-	h.pending[l.hash] = encodeCommit(l, nil)
+	h.links[l.hash] = l
 }
 
 // addDiff records the description of commit l's tree and its first
 // parent's for SaveCache.
 func (h *histCache) addDiff(l links, d *pairNode) {
-	if _, ok := h.pending[l.hash]; !ok && len(h.pending) >= maxNewCommits {
+	if _, ok := h.pending[l.hash]; !ok && len(h.pending)+len(h.links) >= maxNewCommits {
 		return
 	}
 	h.pending[l.hash] = encodeCommit(l, d)
+	delete(h.links, l.hash)
 }
 
 // encodeCommit is a commit's value: the tree hash, then, when it has a
