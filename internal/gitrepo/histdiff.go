@@ -157,7 +157,7 @@ func diffFromDerive(near, t *scanned) *pairDiff {
 	}
 	n := len(t.gone) + len(t.parsed)
 	ents := make([]rawEntry, 2*n)
-	d := &pairDiff{names: make([]string, 0, n), ea: ents[:0:n], eb: ents[n:n:2*n]}
+	d := &pairDiff{names: make([]string, 0, n), ea: ents[:0:n], eb: ents[n : n : 2*n]}
 	var index map[string]int
 	add := func(tr *treeIndex, i int, inA bool) bool {
 		mode, name, h := tr.at(i)
