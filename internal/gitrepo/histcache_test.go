@@ -434,3 +434,42 @@ func FuzzCommitValue(f *testing.F) {
 		}
 	})
 }
+
+// TestHistCacheShallowLater warms the cache on a full history, then makes
+// the repository shallow: the walks stop at the boundary as without the
+// cache (the boundary is never cached; a boundary commit's description of
+// its parent is not used).
+func TestHistCacheShallowLater(t *testing.T) {
+	h := buildRefHistory(t, 5)
+	o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir())}
+	h.check(t, o.open)
+	o.save(t)
+	boundary := h.chain[len(h.chain)/2]
+	must(t, os.WriteFile(filepath.Join(h.dir, ".git", "shallow"), []byte(boundary+"\n"), 0o644))
+	cached, plain := o.open(t), open(t, h.dir)
+	if got, want := hashesOf(cached.LastChange(h.asked, 0)), hashesOf(plain.LastChange(h.asked, 0)); !reflect.DeepEqual(got, want) {
+		t.Errorf("LastChange: cached %v\nwant %v", got, want)
+	}
+	for _, b := range []int{0, 1, len(h.chain) / 3, len(h.chain) / 2, len(h.chain) - 2} {
+		for _, limit := range []int{0, 1} {
+			got, err := cached.CommitsTouching(Commit{Hash: h.chain[b]}, h.asked, limit)
+			must(t, err)
+			want, err := plain.CommitsTouching(Commit{Hash: h.chain[b]}, h.asked, limit)
+			must(t, err)
+			if !reflect.DeepEqual(hashMap(got), hashMap(want)) {
+				t.Errorf("CommitsTouching(base %d, limit %d): cached %v\nwant %v", b, limit, hashMap(got), hashMap(want))
+			}
+		}
+	}
+	if _, linkMisses, pairHits, _ := o.save(t); linkMisses != 0 || pairHits == 0 {
+		t.Errorf("the warm walks missed commits (%d) or used no description", linkMisses)
+	}
+}
+
+func hashesOf(m map[string]Commit) map[string]string {
+	out := map[string]string{}
+	for p, c := range m {
+		out[p] = c.Hash
+	}
+	return out
+}
