@@ -269,8 +269,13 @@ func (n *pairNode) setSub(i int, sub *pairNode) {
 	n.sub[i] = sub
 }
 
-// nested returns the encoding of name i's folder pair description, or nil.
+// nested returns name i's folder pair description, decoded or as read;
+// both nil when there is none, or when name i is not a folder in both
+// trees (only such a pair is described).
 func (n *pairNode) nested(i int) (*pairNode, []byte) {
+	if n.d.ea[i].mode != filemode.Dir || n.d.eb[i].mode != filemode.Dir {
+		return nil, nil
+	}
 	var sub *pairNode
 	var raw []byte
 	if i < len(n.sub) {
@@ -286,16 +291,31 @@ func (n *pairNode) nested(i int) (*pairNode, []byte) {
 func pairSize(n *pairNode) int {
 	size := uvarintLen(uint64(len(n.d.names)))
 	for i, name := range n.d.names {
-		size += uvarintLen(uint64(len(name))) + len(name)
-		size += uvarintLen(uint64(n.d.ea[i].mode)) + uvarintLen(uint64(n.d.eb[i].mode)) + 40
+		ea, eb := n.d.ea[i], n.d.eb[i]
+		size += uvarintLen(uint64(len(name))) + len(name) + uvarintLen(uint64(ea.mode)) + uvarintLen(uint64(eb.mode))
 		sub, raw := n.nested(i)
 		l := len(raw)
 		if sub != nil {
 			l = pairSize(sub)
 		}
 		size += uvarintLen(uint64(l)) + l
+		if l == 0 {
+			size += hashesSize(ea, eb)
+		}
 	}
 	return size
+}
+
+// hashesSize is how many bytes the hashes of a name's entries take in a
+// description without a nested one: 20 for each entry present.
+func hashesSize(ea, eb rawEntry) int {
+	n := 0
+	for _, e := range [2]rawEntry{ea, eb} {
+		if e.mode != 0 {
+			n += 20
+		}
+	}
+	return n
 }
 
 func uvarintLen(v uint64) int {
@@ -307,29 +327,39 @@ func uvarintLen(v uint64) int {
 }
 
 // encodePair is a description's encoding: the number of names (uvarint),
-// then per name its length (uvarint), the name, its entry in either tree
-// (the mode as a uvarint, the 20-byte hash; an absent entry has mode 0 and
-// the zero hash), and the length (uvarint; 0: none) and encoding of its
-// folder pair's description.
+// then per name its length (uvarint) and the name, the modes of its entry
+// in either tree (uvarint each; 0: absent), the length (uvarint; 0: none)
+// and encoding of its folder pair's description, and, when there is none,
+// the hash (20 bytes) of each entry present. A name with a nested
+// description is a folder in both trees with two different trees, which
+// the nested description describes: their hashes are not kept (the walk
+// reads no tree there; when it does not decode the walk starts the commit
+// over without the description, see changedAt).
 func encodePair(d *pairNode) []byte { return appendPair(make([]byte, 0, pairSize(d)), d) }
 
 // appendPair appends d's encoding (encodePair) to out.
 func appendPair(out []byte, d *pairNode) []byte {
 	out = binary.AppendUvarint(out, uint64(len(d.d.names)))
 	for i, name := range d.d.names {
+		ea, eb := d.d.ea[i], d.d.eb[i]
 		out = binary.AppendUvarint(out, uint64(len(name)))
 		out = append(out, name...)
-		for _, e := range [2]rawEntry{d.d.ea[i], d.d.eb[i]} {
-			out = binary.AppendUvarint(out, uint64(e.mode))
-			out = append(out, e.hash[:]...)
-		}
+		out = binary.AppendUvarint(out, uint64(ea.mode))
+		out = binary.AppendUvarint(out, uint64(eb.mode))
 		switch sub, raw := d.nested(i); {
 		case sub != nil:
 			out = binary.AppendUvarint(out, uint64(pairSize(sub)))
 			out = appendPair(out, sub)
-		default:
+		case len(raw) > 0:
 			out = binary.AppendUvarint(out, uint64(len(raw)))
 			out = append(out, raw...)
+		default:
+			out = append(out, 0)
+			for _, e := range [2]rawEntry{ea, eb} {
+				if e.mode != 0 {
+					out = append(out, e.hash[:]...)
+				}
+			}
 		}
 	}
 	return out
@@ -356,9 +386,11 @@ func newPairReader(v []byte) pairReader {
 	return pairReader{v: v[k:], left: n}
 }
 
-// next returns the next name, its entries and its nested description (nil
-// when none; not checked); ok is false at the end or on an error (r.err).
-// A name is not empty and holds no NUL and no '/'; a mode fits in 32 bits.
+// next returns the next name, its entries and its nested description
+// (nil when none; not checked); ok is false at the end or on an error
+// (r.err). A name is not empty and holds no NUL and no '/'; a mode fits in
+// 32 bits. A name with a nested description is a folder in both trees,
+// its entries' hashes zero (not kept).
 func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) {
 	if r.err != nil || r.left == 0 {
 		return nil, ea, eb, nil, false
@@ -379,23 +411,37 @@ func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) 
 	}
 	for _, e := range [2]*rawEntry{&ea, &eb} {
 		m, k := binary.Uvarint(r.v)
-		if k <= 0 || m > math.MaxUint32 || len(r.v)-k < 20 {
+		if k <= 0 || m > math.MaxUint32 {
 			return fail()
 		}
 		e.mode = filemode.FileMode(m)
-		copy(e.hash[:], r.v[k:k+20])
-		r.v = r.v[k+20:]
+		r.v = r.v[k:]
 	}
 	l, k = binary.Uvarint(r.v)
 	if k <= 0 || l > uint64(len(r.v)-k) {
 		return fail()
 	}
 	if l > 0 {
-		sub = r.v[k : k+int(l) : k+int(l)]
+		if ea.mode != filemode.Dir || eb.mode != filemode.Dir {
+			return fail() // only a pair of folders is described
+		}
+		sub, r.v = r.v[k:k+int(l):k+int(l)], r.v[k+int(l):]
+		r.left--
+		return name, ea, eb, sub, true
 	}
-	r.v = r.v[k+int(l):]
+	r.v = r.v[k:]
+	for _, e := range [2]*rawEntry{&ea, &eb} {
+		if e.mode == 0 {
+			continue
+		}
+		if len(r.v) < 20 {
+			return fail()
+		}
+		copy(e.hash[:], r.v[:20])
+		r.v = r.v[20:]
+	}
 	r.left--
-	return name, ea, eb, sub, true
+	return name, ea, eb, nil, true
 }
 
 // done reports whether the whole level was read without error.

@@ -210,30 +210,36 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 // badPairValues are descriptions that must not decode.
 var badPairValues = [][]byte{
 	nil,
-	{0x05},                   // five names, none there
-	{0x80},                   // a cut count
-	{0x01, 0x00},             // an empty name
-	{0x01, 0x05, 'a', 'b'},   // a name cut short
-	{0x01, 0x01, '/', 0x00},  // a name with '/'
-	{0x01, 0x01, 0x00, 0x00}, // a name with NUL
-	append([]byte{0x01, 0x01, 'a', 0xff, 0xff, 0xff, 0xff, 0x7f}, make([]byte, 20)...),                 // a mode past 32 bits
-	append([]byte{0x01, 0x01, 'a', 0x00}, make([]byte, 19)...),                                         // a hash cut short
-	append(append([]byte{0x01, 0x01, 'a', 0x00}, make([]byte, 21)...), append(make([]byte, 20), 5)...), // a nested description past the end
-	append(encodePair(onePair()), 0),                                                                   // trailing bytes
-	encodePair(onePair())[:10],                                                                         // cut
-	nest(maxPairDepth + 2),                                                                             // nested too deep
+	{0x05},                         // five names, none there
+	{0x80},                         // a cut count
+	{0x01, 0x00},                   // an empty name
+	{0x01, 0x05, 'a', 'b'},         // a name cut short
+	{0x01, 0x01, '/', 0x00, 0x00},  // a name with '/'
+	{0x01, 0x01, 0x00, 0x00, 0x00}, // a name with NUL
+	{0x01, 0x01, 'a', 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00, 0x00},       // a mode past 32 bits
+	encodePair(onePair())[:len(encodePair(onePair()))-1],              // a hash cut short
+	{0x01, 0x01, 'a', 0x00, 0x00, 0x01, 0x00},                         // a nested description of files
+	{0x01, 0x01, 'a', 0x80, 0x80, 0x01, 0x80, 0x80, 0x01, 0x05, 0x00}, // a nested description past the end
+	append(encodePair(onePair()), 0),                                  // trailing bytes
+	encodePair(onePair())[:10],                                        // cut
+	nest(maxPairDepth + 2),                                            // nested too deep
 }
 
-// onePair is a description of one name.
+// onePair is a description of one name, a folder in the first tree only.
 func onePair() *pairNode {
-	return (&pairNode{d: &pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}}})
+	return &pairNode{d: &pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}}}
+}
+
+// dirPair is a description of one name, a folder in both trees.
+func dirPair() *pairNode {
+	return &pairNode{d: &pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{filemode.Dir, hashOf(2)}}}}
 }
 
 // nest is a description nested depth deep.
 func nest(depth int) []byte {
 	n := onePair()
 	for i := 0; i < depth; i++ {
-		up := onePair()
+		up := dirPair()
 		up.setSub(0, n)
 		n = up
 	}
@@ -377,9 +383,10 @@ func FuzzPairValue(f *testing.F) {
 	for _, v := range badPairValues {
 		f.Add(v)
 	}
-	good := onePair()
+	good := dirPair()
 	good.setSub(0, onePair())
 	f.Add(encodePair(good))
+	f.Add(encodePair(dirPair()))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		d, err := decodePair(v)
 		if err != nil {

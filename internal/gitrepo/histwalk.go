@@ -1,10 +1,15 @@
 package gitrepo
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
+
+// errStaleDescription says a nested description of the history cache did
+// not decode, after part of its commit's answer was given.
+var errStaleDescription = errors.New("a history cache description does not decode")
 
 // changedAt is changed for commit l's tree and its parent's, parentTree
 // (hasParent: the walk follows l's first parent; else parentTree is zero,
@@ -19,6 +24,13 @@ func (c *treeCache) changedAt(l links, parentTree plumbing.Hash, hasParent bool,
 	raw := h.description(l)
 	var out []string
 	node, learned, err := c.diffRec(l.tree, parentTree, trie.root, &out, raw)
+	if errors.Is(err, errStaleDescription) {
+		// a nested description did not decode: the commit again, from its
+		// trees, and what is learned replaces the value
+		h.pairMisses++
+		out = out[:0]
+		node, learned, err = c.diffRec(l.tree, parentTree, trie.root, &out, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -126,20 +138,46 @@ func (c *treeCache) diffDescribed(n *trieNode, out *[]string, raw []byte) (node 
 		sort.Slice(hits, func(x, y int) bool { return hits[x].child.pos < hits[y].child.pos })
 	}
 	for _, h := range hits {
+		if h.sub != nil {
+			// two different folder trees, described below: the path
+			// changed, and so may paths inside
+			if h.child.leaf {
+				*out = append(*out, h.child.path)
+			}
+			if len(h.child.names) == 0 {
+				continue
+			}
+			sub, ok, err := c.diffDescribed(h.child, out, h.sub)
+			switch {
+			case err != nil:
+				return nil, true, err
+			case !ok:
+				return nil, true, errStaleDescription // out holds part of the answer: start over
+			}
+			if sub != nil {
+				if node == nil {
+					if node, err = decodeLevel(raw); err != nil {
+						return nil, true, errStaleDescription // cannot happen: the level was just read whole
+					}
+				}
+				node.setSub(h.i, sub)
+			}
+			continue
+		}
 		if h.child.leaf && (h.ea.blob() != h.eb.blob() || h.ea.dir() != h.eb.dir()) {
 			*out = append(*out, h.child.path)
 		}
 		if len(h.child.names) == 0 {
 			continue
 		}
-		sub, learned, err := c.diffRec(h.ea.dir(), h.eb.dir(), h.child, out, h.sub)
+		sub, learned, err := c.diffRec(h.ea.dir(), h.eb.dir(), h.child, out, nil)
 		if err != nil {
 			return nil, true, err
 		}
 		if learned {
 			if node == nil {
 				if node, err = decodeLevel(raw); err != nil {
-					return nil, true, nil // cannot happen: the level was just read whole
+					return nil, true, errStaleDescription // cannot happen: the level was just read whole
 				}
 			}
 			node.setSub(h.i, sub)
