@@ -11,8 +11,8 @@ package gitrepo
 // first parent's hash and what differs between its tree and that parent's
 // tree: the names whose entries differ, each with its entry in either tree
 // as a look-up by name gives it, and, for a folder a walk descended into,
-// the same description of that folder's pair of trees, nested (see
-// pairNode). A walk that finds a commit there reads neither the commit nor
+// the same description of that folder's pair of trees, nested in place of
+// the two folder hashes (see pairNode, encodePair). A walk that finds a commit there reads neither the commit nor
 // any tree it has a description for: it looks only at the names its paths
 // want. A description lists every differing name of its pair, so a walk for
 // other paths can use it, and descends into a folder not described by
