@@ -34,8 +34,10 @@ const minAbbrev = 4
 // commits' links and descriptions the history walks read, and what those
 // walks found along HEAD's first-parent chain (see history; dropped when HEAD
 // moves). The walks take commits' trees and parents from the repository's
-// commit-graph when it has one (see commitGraph). A Repo is not safe for concurrent use; Close releases its open pack
-// files.
+// commit-graph when it has one (see commitGraph), and, with UseCache, from
+// the history cache in the user's cache folder (see histcache.go), which
+// also describes the trees that differ between a commit and its parent. A
+// Repo is not safe for concurrent use; Close releases its open pack files.
 type Repo struct {
 	repo    *git.Repository
 	objects storer.EncodedObjectStorer
@@ -55,18 +57,17 @@ type Repo struct {
 	walks     int                      // the history walks run so far
 	// disk, when not nil, keeps what walks derive across runs (UseCache).
 	disk *diskcache.Cache
+	// histc is the history tables of disk, read at the first walk (see
+	// histcache.go); histTried is set once they were looked for.
+	histc     *histCache
+	histTried bool
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the
-// differences of tree pairs) in c, read back by later runs; nil turns it
-// off. The entries are named by git hashes, so they hold for any
-// repository. SaveCache writes what this run added.
+// differences of their trees and their parents') in c, read back by later
+// runs of the same repository; nil turns it off. Call it before the first
+// walk. SaveCache writes what this run added (see histcache.go).
 func (r *Repo) UseCache(c *diskcache.Cache) { r.disk = c }
-
-// SaveCache writes to the cache (UseCache) what this run's walks derived
-// that it did not hold yet; a cache that is off or cannot be written is
-// skipped. The error only says why (for a debug log).
-func (r *Repo) SaveCache() error { return nil }
 
 // Open opens the git repository that contains dir — dir itself, or any of
 // its parents — including a linked worktree whose .git is a file pointing

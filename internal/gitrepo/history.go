@@ -91,7 +91,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		if ok {
 			parentTree = p.tree
 		}
-		changed, err := cache.changed(c.tree, parentTree, trie)
+		changed, err := cache.changedAt(c, parentTree, ok, trie)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with its parent: %w", c.hash.String()[:7], err)
 		}
@@ -142,8 +142,9 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 // keeps nothing.
 func (r *Repo) walkCache() *treeCache {
 	c := newTreeCache(r.trees)
-	if r.walks++; r.walks > 1 {
-		c.pairs = &r.pairs
+	c.hist = r.hist()
+	if r.walks++; r.walks > 1 && c.hist == nil {
+		c.pairs = &r.pairs // with the history cache, what walks learn is kept there
 	}
 	return c
 }
@@ -209,7 +210,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 		if ok {
 			parentTree = p.tree
 		}
-		changed, err := cache.changed(c.tree, parentTree, trie)
+		changed, err := cache.changedAt(c, parentTree, ok, trie)
 		if err != nil {
 			return out
 		}
@@ -384,16 +385,26 @@ const maxCachedLinks = 1 << 16
 // maxCachedInfos bounds the commits whose description a Repo keeps.
 const maxCachedInfos = 1 << 12
 
-// readLinks returns the tree and first parent of commit h: remembered, or
-// read from the header lines (only the commit's first bytes when they hold
+// readLinks returns the tree and first parent of commit h: remembered, in
+// the history cache, or read from the header lines (only the commit's first bytes when they hold
 // them). Only what was read without error is remembered.
 func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	if l, ok := r.linkCache[h]; ok {
 		return l, nil
 	}
-	l, err := r.readLinksUncached(h)
-	if err != nil {
-		return links{}, err
+	hc := r.hist()
+	l, ok := links{}, false
+	if hc != nil {
+		l, ok = hc.cachedLinks(h)
+	}
+	if !ok {
+		var err error
+		if l, err = r.readLinksUncached(h); err != nil {
+			return links{}, err
+		}
+		if hc != nil {
+			hc.addLinks(l)
+		}
 	}
 	if r.linkCache == nil {
 		r.linkCache = make(map[plumbing.Hash]links)

@@ -166,8 +166,10 @@ func newPathTrie(paths []string) *pathTrie {
 type treeCache struct {
 	s         *treeIndexCache
 	cur, prev map[treeKey]*scanned
-	moved     []int32    // derive's scratch
-	pairs     *pairCache // when not nil, the differences of tree pairs, kept across walks
+	moved     []int32     // derive's scratch
+	pairs     *pairCache  // when not nil, the differences of tree pairs, kept across walks
+	hist      *histCache  // when not nil, the history cache (see diffRec)
+	derived   derivedPair // with hist, the last derive's differences
 }
 
 // scanned is what the walk knows of one tree for one trie node: the entries
@@ -180,6 +182,18 @@ type scanned struct {
 	raw  []byte     // the tree's content
 	offs []uint32   // where each entry starts in raw; nil: not derivable from
 	at   []int32    // per name, the index of its entry, or -1
+	idx  *treeIndex // the tree's index when the Repo's cache held it
+	// parsed and gone are, when derive gave the tree, the indexes of its
+	// entries it did not find in near's, and of near's it did not find in
+	// it.
+	parsed, gone []int32
+}
+
+// derivedPair is what differs between the last tree derive gave (b) and
+// the one it was derived from (a), for the history cache.
+type derivedPair struct {
+	a, b *scanned
+	d    *pairDiff
 }
 
 type treeKey struct {
@@ -201,6 +215,7 @@ func newTreeCache(s *treeIndexCache) *treeCache {
 func (c *treeCache) next() {
 	c.prev, c.cur = c.cur, c.prev
 	clear(c.cur)
+	c.derived = derivedPair{}
 }
 
 // tree returns the entries of tree h that n wants, in the order of n.names
@@ -221,7 +236,7 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode, near *scanned) (*scanned,
 			return nil, err
 		}
 		if idx != nil {
-			t = &scanned{ents: make([]rawEntry, len(n.names))}
+			t = &scanned{ents: make([]rawEntry, len(n.names)), idx: idx}
 			for i, name := range n.names {
 				if e, ok := idx.find(name); ok {
 					t.ents[i] = e
@@ -229,6 +244,8 @@ func (c *treeCache) tree(h plumbing.Hash, n *trieNode, near *scanned) (*scanned,
 			}
 		} else if t = derive(near, raw, n, &c.moved); t == nil {
 			t = scanFull(raw, n)
+		} else if c.hist != nil {
+			c.derived = derivedPair{near, t, diffFromDerive(near, t)}
 		}
 	}
 	c.cur[k] = t
@@ -331,6 +348,7 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 		moved[i] = -1
 	}
 	var parsed []int32 // indexes in raw of the entries parsed
+	var gone []int32   // indexes in a of the entries not found in raw
 	prevParsed := false
 	i, x := 0, 0 // the next entry of a, the next offset in raw
 	for i < len(offs) || x < len(raw) {
@@ -377,6 +395,7 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 			if c > 0 {
 				break
 			}
+			gone = append(gone, int32(i))
 			i++
 			if c == 0 {
 				break
@@ -387,11 +406,15 @@ func derive(near *scanned, raw []byte, n *trieNode, scratch *[]int32) *scanned {
 		x += sp + 1 + nul + 21
 		prevParsed = true
 	}
+	for ; i < len(offs); i++ {
+		gone = append(gone, int32(i))
+	}
 	for pos, ia := range near.at {
 		if ia >= 0 && moved[ia] >= 0 {
 			t.ents[pos], t.at[pos] = near.ents[pos], moved[ia]
 		}
 	}
+	t.parsed, t.gone = parsed, gone
 	for _, bi := range parsed {
 		e := raw[t.offs[bi]:]
 		name, _ := entryName(e)
