@@ -317,24 +317,6 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 	return out, readable
 }
 
-// storyEach calls f(i) for every i in [0, n), with one worker per CPU
-// claiming the indexes one at a time: f must only touch what belongs to i.
-func storyEach(n int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), n)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 // storyPlain removes emphasis markers and extra whitespace.
 func storyPlain(v string) string {
 	v = workflow.Truncate(v, storyMaxFieldLen)

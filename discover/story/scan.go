@@ -32,7 +32,9 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	paths := storyGlob(r.Root, patterns)
 	parsed, readable := storyReadAll(r, paths)
-	// the candidates are built by one worker per CPU too, into cands[i]
+	// the candidates are built into cands[i] on one goroutine: two workers
+	// writing neighbouring candidates were 2-3 times slower than one (20,000
+	// candidates: 40 ms against 13 on 2 cores)
 	// (allocated only now: live during the reads, 20,000 candidates would
 	// raise the garbage collector's target and the peak memory); the loop
 	// below only settles duplicates and compacts. Room for the other
@@ -50,16 +52,16 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			n++
 		}
 	}
-	storyEach(len(paths), func(i int) {
+	for i := range paths {
 		st := parsed[i]
 		if st == nil {
-			return
+			continue
 		}
 		ids[i], refs[i] = st.ID, workflow.StoryRef{ID: st.ID, Path: st.Path}
 		// cap 1: appending to one candidate's stories never writes into
 		// the next one's
 		cands[i] = b.candidate(st, ids[i:i+1:i+1], refs[i:i+1:i+1])
-	})
+	}
 	// the path of each id's first story: Repo.Stories holds it when it was
 	// empty before (the usual case: no second map of 20,000 ids), firstPath
 	// the ones it does not (an unreadable first story; any id when

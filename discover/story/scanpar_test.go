@@ -116,20 +116,6 @@ func TestScanStoriesMatchesSerial(t *testing.T) {
 	}
 }
 
-// TestStoryEach checks that storyEach calls f once for every index, and
-// never for none (n = 0, fewer indexes than CPUs).
-func TestStoryEach(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 3, 1000} {
-		calls := make([]int32, n)
-		storyEach(n, func(i int) { calls[i]++ })
-		for i, c := range calls {
-			if c != 1 {
-				t.Errorf("n=%d: index %d called %d times", n, i, c)
-			}
-		}
-	}
-}
-
 // TestStoryFrontMatterLines checks that only front matter lines are read as
 // front matter (frontMatter's early return for every other line): a YAML
 // comment is no heading, the closing "---" ends it, and a later "---" is a
