@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -48,6 +49,15 @@ const (
 // MaxTableSize bounds a table file: a bigger one is not read, and a table
 // that would grow past it starts over with only the newest entries.
 const MaxTableSize = 64 << 20
+
+// MaxFolderSize bounds the cache folder: after a write, the tables written
+// longest ago are removed until the folder holds at most this much (the
+// per-repository tables of repositories no longer used go first).
+const MaxFolderSize = 256 << 20
+
+// staleTemp is the age after which a temporary file left by a write that
+// did not finish (a killed process) is removed.
+const staleTemp = time.Hour
 
 // magic starts every table file; the version is part of it.
 var magic = []byte("orchestrate-cache 1\n")
@@ -398,7 +408,63 @@ func (c *Cache) Write(name string, old *Table, b *Builder) error {
 	if err := c.checkDir(true); err != nil {
 		return err
 	}
-	return writeAtomic(c.dir, name, m.writeTo)
+	if err := writeAtomic(c.dir, name, m.writeTo); err != nil {
+		return err
+	}
+	c.prune(name, MaxFolderSize)
+	return nil
+}
+
+// prune removes, from the cache folder, temporary files older than
+// staleTemp and then the tables written longest ago (never keep) until the
+// tables take at most limit bytes. Only regular files named as this
+// package names them are removed; errors are ignored (another process may
+// be pruning too).
+func (c *Cache) prune(keep string, limit int64) {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type table struct {
+		name string
+		size int64
+		mod  time.Time
+	}
+	var tables []table
+	var total int64
+	now := time.Now()
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		n := e.Name()
+		if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-") {
+			if now.Sub(fi.ModTime()) > staleTemp {
+				_ = os.Remove(filepath.Join(c.dir, n))
+			}
+			continue
+		}
+		if !validName(n) {
+			continue
+		}
+		total += fi.Size()
+		if n != keep {
+			tables = append(tables, table{n, fi.Size(), fi.ModTime()})
+		}
+	}
+	sort.Slice(tables, func(i, j int) bool { return tables[i].mod.Before(tables[j].mod) })
+	for _, t := range tables {
+		if total <= limit {
+			break
+		}
+		if os.Remove(filepath.Join(c.dir, t.name)) == nil {
+			total -= t.size
+		}
+	}
 }
 
 // merge walks old's entries and b's (sorted) in key order, b's winning.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func key(s string) []byte {
@@ -247,5 +248,43 @@ func TestBuilderLaterAddWins(t *testing.T) {
 	}
 	if v, _ := tb.Get(key("k")); string(v) != "v49" {
 		t.Fatalf("Get(k) = %q, want the last value added", v)
+	}
+}
+
+func TestPruneRemovesOldestTablesAndStaleTemps(t *testing.T) {
+	c := New(filepath.Join(t.TempDir(), "cache"))
+	val := bytes.Repeat([]byte("x"), 1000)
+	for i, n := range []string{"a", "b", "c", "d"} {
+		b := NewBuilder(20)
+		b.Add(key(n), val)
+		if err := c.Write(n, nil, b); err != nil {
+			t.Fatal(err)
+		}
+		when := time.Now().Add(time.Duration(i-10) * time.Minute)
+		os.Chtimes(c.Path(n), when, when)
+	}
+	stale := filepath.Join(c.dir, ".x.tmp-1-1")
+	fresh := filepath.Join(c.dir, ".y.tmp-1-2")
+	os.WriteFile(stale, nil, 0o600)
+	os.WriteFile(fresh, nil, 0o600)
+	old := time.Now().Add(-2 * staleTemp)
+	os.Chtimes(stale, old, old)
+	os.WriteFile(filepath.Join(c.dir, "not a table"), val, 0o600)
+	fi, _ := os.Stat(c.Path("a"))
+	c.prune("a", 2*fi.Size())
+	// total 4 tables, limit 2: the two oldest but the one kept go
+	for n, want := range map[string]bool{"a": true, "b": false, "c": false, "d": true} {
+		if _, err := os.Stat(c.Path(n)); (err == nil) != want {
+			t.Errorf("table %s kept = %v, want %v", n, err == nil, want)
+		}
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale temporary file was kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh temporary file (a write in progress) was removed")
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "not a table")); err != nil {
+		t.Error("a file not named as a table was removed")
 	}
 }
