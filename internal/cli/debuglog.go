@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"sort"
 	"strings"
 
@@ -15,6 +16,11 @@ func (a *app) debugSession(s *session) {
 		return
 	}
 	a.debugf("repository: %s", s.Root)
+	if d := diskcache.Dir(a.sys.Getenv); d != "" {
+		a.debugf("cache: %s (%s=off turns it off)", d, diskcache.EnvDir)
+	} else {
+		a.debugf("cache: off")
+	}
 	if s.conf != nil {
 		if len(s.conf.Read) == 0 {
 			a.debugf("config: no file read (defaults and environment)")
