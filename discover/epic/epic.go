@@ -6,6 +6,7 @@
 package epic
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -47,6 +48,9 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		if err != nil {
 			continue // not known to be an epic: the workflow-state source reports it
 		}
+		if !mayHoldEpicKey(data) {
+			continue // the workflow-state source decodes it; no need to here
+		}
 		m, err := source.DecodeMap(p, data, false)
 		if err != nil {
 			continue
@@ -62,6 +66,14 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		out = append(out, epicScanFile(r, p, def))
 	}
 	return out, nil
+}
+
+// mayHoldEpicKey reports whether data can decode to a mapping with an
+// EpicStateKey key. A key is the text written, unless it is escaped (a
+// backslash in a quoted key or a JSON string) or tagged (!!binary, %TAG), so
+// text with none of the three cannot hold the key and need not be decoded.
+func mayHoldEpicKey(data []byte) bool {
+	return bytes.Contains(data, []byte(EpicStateKey)) || bytes.IndexByte(data, '\\') >= 0 || bytes.IndexByte(data, '!') >= 0
 }
 
 // epicScanFile reads and parses one epic state, then adds what needs the
