@@ -8,12 +8,12 @@ package epic
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -332,7 +332,7 @@ func epicIDFromPath(p string) string {
 	return id
 }
 
-var epicDigitsRe = regexp.MustCompile(`\d+`)
+var epicDigitsRe = lazyre.New(`\d+`)
 
 // WavePosition is the position of wave number cur among waves: "Wave 3/7"
 // is the 3rd of the 7 waves the state lists, whatever their numbers; when
@@ -363,7 +363,7 @@ func epicNumber(v any) (int, bool) {
 	}
 	switch t := v.(type) {
 	case string:
-		ds := epicDigitsRe.FindAllString(t, -1)
+		ds := epicDigitsRe().FindAllString(t, -1)
 		if len(ds) == 0 {
 			return 0, false
 		}

@@ -3,13 +3,14 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
 
 // secretKeyRe matches member names whose values are secrets whatever they
 // look like.
-var secretKeyRe = regexp.MustCompile(`(?i)(passw(or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key|accountkey|sharedaccess)`)
+var secretKeyRe = lazyre.New(`(?i)(passw(or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key|accountkey|sharedaccess)`)
 
 // IsSecretKey reports whether a JSON member or YAML key name says its value
 // is a secret (password, client_secret, apiKey, …). Counters and
@@ -21,7 +22,7 @@ func IsSecretKey(k string) bool {
 		"input_tokens", "output_tokens", "total_tokens", "token_usage":
 		return false
 	}
-	return secretKeyRe.MatchString(k)
+	return secretKeyRe().MatchString(k)
 }
 
 // JSON returns the JSON document data with every string redacted (String)

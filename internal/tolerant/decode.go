@@ -9,11 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
 
 // MaxAliases is the number of YAML aliases a state file may use; more is
@@ -39,7 +40,7 @@ func (e *DecodeError) Error() string {
 	return e.Msg
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+var yamlLineRe = lazyre.New(`line (\d+)`)
 
 // DecodeYAMLNode parses data as one YAML document into a node tree, refusing
 // alias bombs and deep nesting. The root returned is the document's content
@@ -51,7 +52,7 @@ func DecodeYAMLNode(data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0
-		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLineRe().FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 		return nil, &DecodeError{Code: "syntax", Msg: "invalid YAML: " + trimYAMLErr(err.Error()), Line: line}
@@ -85,9 +86,10 @@ func DecodeYAMLNode(data []byte) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
+var yamlErrPrefixRe = lazyre.New(`^yaml: (line \d+: )?`)
+
 func trimYAMLErr(s string) string {
-	s = regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(s, "")
-	return s
+	return yamlErrPrefixRe().ReplaceAllString(s, "")
 }
 
 // DecodeYAMLMap parses data as a YAML mapping into plain Go values
