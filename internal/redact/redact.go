@@ -243,6 +243,9 @@ func text(s string) string {
 // pass applies every rule once, skipping those whose words are absent.
 func pass(s string) string {
 	s = privateKeys(s)
+	if noRuleWords(s) {
+		return s
+	}
 	lower := strings.ToLower(s)
 	for i := range rules {
 		r := &rules[i]
