@@ -81,6 +81,8 @@ func Scan(r *source.Repo, opts Options) Result {
 	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
 	r.Cache = opts.Cache
+	r.PrefetchGlobs() // the state-file folders are listed while the stories are read
+	defer r.EndPrefetch()
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
 		parts = append(parts, cs)
