@@ -45,7 +45,26 @@ var yamlLineRe = lazyre.New(`line (\d+)`)
 // DecodeYAMLNode parses data as one YAML document into a node tree, refusing
 // alias bombs and deep nesting. The root returned is the document's content
 // node (a mapping for every state file).
+//
+// A large document parsed lately is not parsed again: the caller gets a copy
+// of its tree (see memo.go), which it may change as it likes.
 func DecodeYAMLNode(data []byte) (*yaml.Node, error) {
+	key, keep := memoKey(data)
+	if keep {
+		if root := memoGet(key); root != nil {
+			return root, nil
+		}
+	}
+	root, err := decodeYAMLNode(data)
+	if err != nil || !keep {
+		return root, err
+	}
+	memoPut(key, root)
+	return cloneNode(root), nil
+}
+
+// decodeYAMLNode is DecodeYAMLNode without the memo.
+func decodeYAMLNode(data []byte) (*yaml.Node, error) {
 	if !utf8.Valid(data) {
 		return nil, &DecodeError{Code: "invalid-utf8", Msg: "not valid UTF-8 text", Line: FirstInvalidLine(data)}
 	}
