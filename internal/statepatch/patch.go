@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -309,10 +310,18 @@ func verifyPatch(orig []byte, origRoot *yaml.Node, patched []byte, jsonFmt bool,
 	}
 	stripFields(before, wrappers)
 	stripFields(after, wrappers)
-	if Canonical(before) != Canonical(after) {
+	if !sameState(before, after) {
 		return errors.New("other fields changed")
 	}
 	return nil
+}
+
+// sameState reports whether two decoded states render the same
+// (Canonical). Equal values render the same, so reflect.DeepEqual answers
+// first, cheaply; only values it tells apart (NaN is not equal to itself)
+// are rendered.
+func sameState(a, b map[string]any) bool {
+	return reflect.DeepEqual(a, b) || Canonical(a) == Canonical(b)
 }
 
 // Hash is the hex sha256 of a JSON or YAML state's content apart from the
