@@ -377,23 +377,39 @@ func moreSpecific(a, b *workflow.Candidate) bool {
 // O(n log n) times, and a candidate is hundreds of bytes; each one is then
 // moved once, to its place.
 func Order(cs []workflow.Candidate) {
-	perm := make([]int, len(cs))
-	for i := range perm {
-		perm[i] = i
+	// the sort keys side by side (a candidate is large): the instant as
+	// seconds and nanoseconds (what Time.Equal and After compare), and the
+	// index, which breaks full ties so that the order is the stable one
+	type orderKey struct {
+		sec        int64
+		nsec, prio int
+		id         string
+		i          int
 	}
-	slices.SortStableFunc(perm, func(i, j int) int {
-		a, b := &cs[i], &cs[j]
-		if !a.UpdatedAt.Equal(b.UpdatedAt) {
-			if a.UpdatedAt.After(b.UpdatedAt) {
-				return -1
-			}
-			return 1
+	keys := make([]orderKey, len(cs))
+	for i := range cs {
+		t := cs[i].UpdatedAt
+		keys[i] = orderKey{t.Unix(), t.Nanosecond(), cs[i].Source.Priority, cs[i].ID, i}
+	}
+	slices.SortFunc(keys, func(a, b orderKey) int {
+		if a.sec != b.sec {
+			return cmp.Compare(b.sec, a.sec) // newest first
 		}
-		if a.Source.Priority != b.Source.Priority {
-			return cmp.Compare(a.Source.Priority, b.Source.Priority)
+		if a.nsec != b.nsec {
+			return cmp.Compare(b.nsec, a.nsec)
 		}
-		return strings.Compare(a.ID, b.ID)
+		if a.prio != b.prio {
+			return cmp.Compare(a.prio, b.prio)
+		}
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
+	perm := make([]int, len(cs))
+	for k := range keys {
+		perm[k] = keys[k].i
+	}
 	permute(cs, perm)
 }
 
