@@ -199,7 +199,8 @@ func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp,
 // shows the same ages in a fresh clone as in the original checkout.
 func mtimePaths(cs []workflow.Candidate, stories bool) []string {
 	var paths []string
-	for _, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if (c.Resumable || !stories) && c.UpdatedFrom == "mtime" && (c.Source.Kind == workflow.KindStory) == stories {
 			paths = append(paths, c.Source.Path)
 		}
@@ -220,14 +221,15 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	// same id: keep the more specific source, the other as evidence
 	byID := make(map[string]int, len(cs))
 	out := cs[:0] // in place: out never passes the candidate being read
-	for _, c := range cs {
+	for k := range cs {
+		c := &cs[k] // read in place (a candidate is large): out has passed it
 		if i, ok := byID[c.ID]; ok {
 			keep := &out[i]
 			if c.Source.Priority < keep.Source.Priority || (c.Source.Priority == keep.Source.Priority && moreSpecificKind(c.Source.Kind, keep.Source.Kind)) {
 				c.Evidence = append(c.Evidence, keep.Source)
 				c.Evidence = append(c.Evidence, keep.Evidence...)
 				c.Findings = append(c.Findings, keep.Findings...)
-				out[i] = c
+				out[i] = *c
 			} else {
 				keep.Evidence = append(keep.Evidence, c.Source)
 				keep.Findings = append(keep.Findings, c.Findings...)
@@ -235,7 +237,11 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 			continue
 		}
 		byID[c.ID] = len(out)
-		out = append(out, c)
+		if len(out) == k {
+			out = out[:k+1] // already in its place
+		} else {
+			out = append(out, *c)
+		}
 	}
 	clear(cs[len(out):])
 	cs = foldLedgerStories(out)
@@ -303,7 +309,11 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 		if len(cs[i].Evidence) > 1 {
 			source.SortEvidence(cs[i].Evidence)
 		}
-		out = append(out, cs[i])
+		if len(out) == i {
+			out = out[:i+1] // already in its place
+		} else {
+			out = append(out, cs[i])
+		}
 	}
 	clear(cs[len(out):]) // drop the references the absorbed ones held
 	return out
@@ -322,7 +332,8 @@ func moreSpecificKind(a, b string) bool {
 // ledger is authoritative.
 func foldLedgerStories(cs []workflow.Candidate) []workflow.Candidate {
 	ledger := map[string]int{}
-	for i, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if c.Source.Kind == workflow.KindBMADLedger && len(c.Stories) == 1 {
 			if _, ok := ledger[c.Stories[0]]; !ok {
 				ledger[c.Stories[0]] = i
@@ -333,7 +344,8 @@ func foldLedgerStories(cs []workflow.Candidate) []workflow.Candidate {
 		return cs
 	}
 	drop := make([]bool, len(cs))
-	for i, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if c.Source.Kind != workflow.KindStory || len(c.Stories) != 1 {
 			continue
 		}
