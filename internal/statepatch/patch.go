@@ -215,10 +215,15 @@ func parseCount(f *foundValue) (int, error) {
 
 // decodeState decodes a state file's content in its format.
 func decodeState(data []byte, jsonFmt bool) (map[string]any, error) {
+	return decodeStateWith(data, jsonFmt, decodeYAMLNode)
+}
+
+// decodeStateWith is decodeState parsing YAML with parse.
+func decodeStateWith(data []byte, jsonFmt bool, parse func([]byte) (*yaml.Node, error)) (map[string]any, error) {
 	if jsonFmt {
 		return tolerant.DecodeJSONMap(data)
 	}
-	root, err := decodeYAMLNode(data)
+	root, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +288,7 @@ func verifyPatch(orig []byte, origRoot *yaml.Node, patched []byte, jsonFmt bool,
 	if err != nil {
 		return fmt.Errorf("the original does not decode: %w", err)
 	}
-	after, err := decodeState(patched, jsonFmt)
+	after, err := decodeStateWith(patched, jsonFmt, decodePatchedNode)
 	if err != nil {
 		return err
 	}

@@ -63,6 +63,13 @@ func DecodeYAMLNode(data []byte) (*yaml.Node, error) {
 	return cloneNode(root), nil
 }
 
+// DecodeYAMLNodeOnce is DecodeYAMLNode for text no later read parses
+// again (a patch's output, parsed to verify it): it is neither looked up in
+// nor kept by the memo.
+func DecodeYAMLNodeOnce(data []byte) (*yaml.Node, error) {
+	return decodeYAMLNode(data)
+}
+
 // decodeYAMLNode is DecodeYAMLNode without the memo.
 func decodeYAMLNode(data []byte) (*yaml.Node, error) {
 	if !utf8.Valid(data) {

@@ -106,11 +106,14 @@ func TestDecodeYAMLMemoBounds(t *testing.T) {
 	if _, err := DecodeYAMLNode(bad); err == nil {
 		t.Fatal("a broken document decoded the second time")
 	}
+	if _, err := DecodeYAMLNodeOnce(bigYAML(1999)); err != nil {
+		t.Fatal(err)
+	}
 	memo.Lock()
 	n := len(memo.entries)
 	memo.Unlock()
 	if n != 0 {
-		t.Fatalf("%d entries kept for a small and a broken document", n)
+		t.Fatalf("%d entries kept for a small, a broken and a read-once document", n)
 	}
 	for i := 0; i < memoEntries+2; i++ {
 		if _, err := DecodeYAMLNode(bigYAML(2000 + i)); err != nil {
