@@ -122,3 +122,22 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// BenchmarkMergeStories is Merge over 20,000 story candidates and no state
+// file (the shape of a repository of stories): nothing merges, nothing moves.
+func BenchmarkMergeStories(b *testing.B) {
+	in := make([]workflow.Candidate, 20000)
+	for i := range in {
+		in[i] = workflow.Candidate{ID: fmt.Sprintf("story:%d.%d", i/20, i%20), Type: workflow.TypeSDC,
+			Stories: []string{fmt.Sprintf("%d.%d", i/20, i%20)},
+			Source:  workflow.SourceRef{Kind: workflow.KindStory, Path: fmt.Sprintf("docs/stories/%d.md", i)}}
+	}
+	cs := make([]workflow.Candidate, len(in))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		copy(cs, in)
+		if out := Merge(cs); len(out) != len(in) {
+			b.Fatalf("%d candidates after merge", len(out))
+		}
+	}
+}

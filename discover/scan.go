@@ -81,6 +81,8 @@ func Scan(r *source.Repo, opts Options) Result {
 	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
 	r.Cache = opts.Cache
+	r.PrefetchGlobs() // the state-file folders are listed while the stories are read
+	defer r.EndPrefetch()
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
 		parts = append(parts, cs)
@@ -197,7 +199,8 @@ func refineTimes(cs []workflow.Candidate, times func([]string) map[string]Stamp,
 // shows the same ages in a fresh clone as in the original checkout.
 func mtimePaths(cs []workflow.Candidate, stories bool) []string {
 	var paths []string
-	for _, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if (c.Resumable || !stories) && c.UpdatedFrom == "mtime" && (c.Source.Kind == workflow.KindStory) == stories {
 			paths = append(paths, c.Source.Path)
 		}
@@ -218,14 +221,15 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	// same id: keep the more specific source, the other as evidence
 	byID := make(map[string]int, len(cs))
 	out := cs[:0] // in place: out never passes the candidate being read
-	for _, c := range cs {
+	for k := range cs {
+		c := &cs[k] // read in place (a candidate is large): out has passed it
 		if i, ok := byID[c.ID]; ok {
 			keep := &out[i]
 			if c.Source.Priority < keep.Source.Priority || (c.Source.Priority == keep.Source.Priority && moreSpecificKind(c.Source.Kind, keep.Source.Kind)) {
 				c.Evidence = append(c.Evidence, keep.Source)
 				c.Evidence = append(c.Evidence, keep.Evidence...)
 				c.Findings = append(c.Findings, keep.Findings...)
-				out[i] = c
+				out[i] = *c
 			} else {
 				keep.Evidence = append(keep.Evidence, c.Source)
 				keep.Findings = append(keep.Findings, c.Findings...)
@@ -233,7 +237,11 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 			continue
 		}
 		byID[c.ID] = len(out)
-		out = append(out, c)
+		if len(out) == k {
+			out = out[:k+1] // already in its place
+		} else {
+			out = append(out, *c)
+		}
 	}
 	clear(cs[len(out):])
 	cs = foldLedgerStories(out)
@@ -301,7 +309,11 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 		if len(cs[i].Evidence) > 1 {
 			source.SortEvidence(cs[i].Evidence)
 		}
-		out = append(out, cs[i])
+		if len(out) == i {
+			out = out[:i+1] // already in its place
+		} else {
+			out = append(out, cs[i])
+		}
 	}
 	clear(cs[len(out):]) // drop the references the absorbed ones held
 	return out
@@ -320,7 +332,8 @@ func moreSpecificKind(a, b string) bool {
 // ledger is authoritative.
 func foldLedgerStories(cs []workflow.Candidate) []workflow.Candidate {
 	ledger := map[string]int{}
-	for i, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if c.Source.Kind == workflow.KindBMADLedger && len(c.Stories) == 1 {
 			if _, ok := ledger[c.Stories[0]]; !ok {
 				ledger[c.Stories[0]] = i
@@ -331,7 +344,8 @@ func foldLedgerStories(cs []workflow.Candidate) []workflow.Candidate {
 		return cs
 	}
 	drop := make([]bool, len(cs))
-	for i, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if c.Source.Kind != workflow.KindStory || len(c.Stories) != 1 {
 			continue
 		}
@@ -375,23 +389,39 @@ func moreSpecific(a, b *workflow.Candidate) bool {
 // O(n log n) times, and a candidate is hundreds of bytes; each one is then
 // moved once, to its place.
 func Order(cs []workflow.Candidate) {
-	perm := make([]int, len(cs))
-	for i := range perm {
-		perm[i] = i
+	// the sort keys side by side (a candidate is large): the instant as
+	// seconds and nanoseconds (what Time.Equal and After compare), and the
+	// index, which breaks full ties so that the order is the stable one
+	type orderKey struct {
+		sec        int64
+		nsec, prio int
+		id         string
+		i          int
 	}
-	slices.SortStableFunc(perm, func(i, j int) int {
-		a, b := &cs[i], &cs[j]
-		if !a.UpdatedAt.Equal(b.UpdatedAt) {
-			if a.UpdatedAt.After(b.UpdatedAt) {
-				return -1
-			}
-			return 1
+	keys := make([]orderKey, len(cs))
+	for i := range cs {
+		t := cs[i].UpdatedAt
+		keys[i] = orderKey{t.Unix(), t.Nanosecond(), cs[i].Source.Priority, cs[i].ID, i}
+	}
+	slices.SortFunc(keys, func(a, b orderKey) int {
+		if a.sec != b.sec {
+			return cmp.Compare(b.sec, a.sec) // newest first
 		}
-		if a.Source.Priority != b.Source.Priority {
-			return cmp.Compare(a.Source.Priority, b.Source.Priority)
+		if a.nsec != b.nsec {
+			return cmp.Compare(b.nsec, a.nsec)
 		}
-		return strings.Compare(a.ID, b.ID)
+		if a.prio != b.prio {
+			return cmp.Compare(a.prio, b.prio)
+		}
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
+	perm := make([]int, len(cs))
+	for k := range keys {
+		perm[k] = keys[k].i
+	}
 	permute(cs, perm)
 }
 

@@ -11,12 +11,12 @@ package bmad6
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -244,7 +244,7 @@ func isNote(base string) bool {
 	return false
 }
 
-var taskNum = regexp.MustCompile(`(?i)^(task\s+\d{1,4}(?:\.\d{1,4})?)\b`)
+var taskNum = lazyre.New(`(?i)^(task\s+\d{1,4}(?:\.\d{1,4})?)\b`)
 
 // holes lists open tasks that stand before a closed one of the same or a
 // higher level (a parent open above its done subtasks is no hole).
@@ -606,7 +606,7 @@ func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string
 		if pick != nil {
 			rp.Title = oneLine(pick.Text)
 			rp.Labels = pick.Labels
-			if m := taskNum.FindStringSubmatch(pick.Text); m != nil && !pick.Review {
+			if m := taskNum().FindStringSubmatch(pick.Text); m != nil && !pick.Review {
 				rp.Item = m[1]
 				if rest := oneLine(strings.TrimLeft(pick.Text[len(m[0]):], ":.-– ")); rest != "" {
 					rp.Title = rest
@@ -635,7 +635,7 @@ func pickIndex(ts []Task, p *Task) int {
 	return 0
 }
 
-var numbered = regexp.MustCompile(`^\d+[a-z]?-\d+[a-z]?-`)
+var numbered = lazyre.New(`^\d+[a-z]?-\d+[a-z]?-`)
 
 // frameworkNext is what BMAD itself would pick: dev-story takes the first
 // ledger story (in file order, a number-number-name key) that is
@@ -649,7 +649,7 @@ func (s *ledgerScan) frameworkNext(eff workflow.Status) (string, string) {
 	}
 	for i, w := range want {
 		for _, e := range s.stories {
-			if numbered.MatchString(e.Key) && Canonical(e.Raw) == w {
+			if numbered().MatchString(e.Key) && Canonical(e.Raw) == w {
 				target := e.Key
 				if f := s.files[e.Key]; f != "" {
 					target = f

@@ -1,9 +1,9 @@
 package bmad6
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 )
 
@@ -33,11 +33,11 @@ type StoryFile struct {
 }
 
 var (
-	headingID  = regexp.MustCompile(`(?i)^#\s*story\s+(\d{1,9}[a-z]?(?:\.\d{1,9}[a-z]?){1,3})\b`)
-	checkbox   = regexp.MustCompile(`^\s*[-*+]\s+\[([ xX])\]\s*(.*)$`)
-	statusLine = regexp.MustCompile(`(?i)^(?:#{2,3}\s*)?(?:\*\*|__)?status(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
-	tagRe      = regexp.MustCompile(`^\[([^\]\n]{1,40})\]\s*`)
-	outcomeRe  = regexp.MustCompile(`(?i)^(?:[-*]\s*)?(?:\*\*)?outcome(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.*)$`)
+	headingID  = lazyre.New(`(?i)^#\s*story\s+(\d{1,9}[a-z]?(?:\.\d{1,9}[a-z]?){1,3})\b`)
+	checkbox   = lazyre.New(`^\s*[-*+]\s+\[([ xX])\]\s*(.*)$`)
+	statusLine = lazyre.New(`(?i)^(?:#{2,3}\s*)?(?:\*\*|__)?status(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
+	tagRe      = lazyre.New(`^\[([^\]\n]{1,40})\]\s*`)
+	outcomeRe  = lazyre.New(`(?i)^(?:[-*]\s*)?(?:\*\*)?outcome(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.*)$`)
 )
 
 // MaxTasks bounds the checkboxes read from one story.
@@ -67,14 +67,14 @@ func ParseStoryFile(data []byte) *StoryFile {
 		case strings.HasPrefix(t, "# "):
 			if sf.Title == "" {
 				sf.Title = strings.TrimSpace(t[2:])
-				if m := headingID.FindStringSubmatch(t); m != nil {
+				if m := headingID().FindStringSubmatch(t); m != nil {
 					sf.HeadingID = strings.ToLower(m[1])
 				}
 			}
 			continue
 		case strings.HasPrefix(t, "## "):
 			h := strings.TrimSpace(t[3:])
-			if m := statusLine.FindStringSubmatch(t); m != nil && strings.TrimSpace(m[1]) != "" {
+			if m := statusLine().FindStringSubmatch(t); m != nil && strings.TrimSpace(m[1]) != "" {
 				sf.setStatus(m[1], n+1)
 			}
 			seenH2 = true
@@ -85,7 +85,7 @@ func ParseStoryFile(data []byte) *StoryFile {
 			subsection = strings.TrimSpace(t[4:])
 			if strings.EqualFold(subsection, "status") {
 				section = "status"
-			} else if m := statusLine.FindStringSubmatch(t); m != nil && strings.TrimSpace(m[1]) != "" && !seenH2 {
+			} else if m := statusLine().FindStringSubmatch(t); m != nil && strings.TrimSpace(m[1]) != "" && !seenH2 {
 				sf.setStatus(m[1], n+1)
 			}
 			continue
@@ -95,24 +95,24 @@ func ParseStoryFile(data []byte) *StoryFile {
 		}
 		switch {
 		case section == "status":
-			if m := statusLine.FindStringSubmatch(t); m != nil {
+			if m := statusLine().FindStringSubmatch(t); m != nil {
 				sf.setStatus(m[1], n+1)
 			} else if !strings.HasPrefix(t, "#") {
 				sf.setStatus(t, n+1)
 			}
 		case !seenH2:
-			if m := statusLine.FindStringSubmatch(t); m != nil {
+			if m := statusLine().FindStringSubmatch(t); m != nil {
 				sf.setStatus(m[1], n+1)
 			}
 		case strings.HasPrefix(section, "tasks"):
-			m := checkbox.FindStringSubmatch(line)
+			m := checkbox().FindStringSubmatch(line)
 			if m == nil || len(sf.Tasks) >= MaxTasks {
 				continue
 			}
 			task := Task{Text: strings.TrimSpace(m[2]), Done: m[1] != " ", Section: subsection, Line: n + 1, Indent: len(line) - len(strings.TrimLeft(line, " \t"))}
 			rest := task.Text
 			for i := 0; i < 4; i++ {
-				tm := tagRe.FindStringSubmatch(rest)
+				tm := tagRe().FindStringSubmatch(rest)
 				if tm == nil {
 					break
 				}
@@ -134,7 +134,7 @@ func ParseStoryFile(data []byte) *StoryFile {
 			sf.Tasks = append(sf.Tasks, task)
 		case strings.HasPrefix(section, "senior developer review"):
 			sf.Reviewed = true
-			if m := outcomeRe.FindStringSubmatch(t); m != nil && sf.Outcome == "" {
+			if m := outcomeRe().FindStringSubmatch(t); m != nil && sf.Outcome == "" {
 				sf.Outcome = strings.TrimSpace(strings.Trim(m[1], "*_ "))
 			}
 		case strings.EqualFold(subsection, "file list"):

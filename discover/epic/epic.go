@@ -6,13 +6,14 @@
 package epic
 
 import (
+	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -47,6 +48,9 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		if err != nil {
 			continue // not known to be an epic: the workflow-state source reports it
 		}
+		if !mayHoldEpicKey(data) {
+			continue // the workflow-state source decodes it; no need to here
+		}
 		m, err := source.DecodeMap(p, data, false)
 		if err != nil {
 			continue
@@ -62,6 +66,14 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		out = append(out, epicScanFile(r, p, def))
 	}
 	return out, nil
+}
+
+// mayHoldEpicKey reports whether data can decode to a mapping with an
+// EpicStateKey key. A key is the text written, unless it is escaped (a
+// backslash in a quoted key or a JSON string) or tagged (!!binary, %TAG), so
+// text with none of the three cannot hold the key and need not be decoded.
+func mayHoldEpicKey(data []byte) bool {
+	return bytes.Contains(data, []byte(EpicStateKey)) || bytes.IndexByte(data, '\\') >= 0 || bytes.IndexByte(data, '!') >= 0
 }
 
 // epicScanFile reads and parses one epic state, then adds what needs the
@@ -320,7 +332,7 @@ func epicIDFromPath(p string) string {
 	return id
 }
 
-var epicDigitsRe = regexp.MustCompile(`\d+`)
+var epicDigitsRe = lazyre.New(`\d+`)
 
 // WavePosition is the position of wave number cur among waves: "Wave 3/7"
 // is the 3rd of the 7 waves the state lists, whatever their numbers; when
@@ -351,7 +363,7 @@ func epicNumber(v any) (int, bool) {
 	}
 	switch t := v.(type) {
 	case string:
-		ds := epicDigitsRe.FindAllString(t, -1)
+		ds := epicDigitsRe().FindAllString(t, -1)
 		if len(ds) == 0 {
 			return 0, false
 		}

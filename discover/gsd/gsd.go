@@ -278,7 +278,7 @@ func ParseState(st *state, data []byte) {
 	pos := sections(body, "Current Position")
 	cont := sections(body, "Session Continuity")
 	if v := pos["phase"]; v != "" {
-		if m := ofRe.FindStringSubmatch(v); m != nil {
+		if m := ofRe().FindStringSubmatch(v); m != nil {
 			st.Phase, _ = ParsePhaseID(m[1])
 			st.PhaseName = cleanText(m[3])
 		} else {
@@ -286,7 +286,7 @@ func ParseState(st *state, data []byte) {
 		}
 	}
 	if v := pos["plan"]; v != "" {
-		if m := ofRe.FindStringSubmatch(v); m != nil {
+		if m := ofRe().FindStringSubmatch(v); m != nil {
 			fmt.Sscanf(m[1], "%d", &st.Plan)
 			st.PlanDone = strings.Contains(strings.ToLower(m[4]), "complete")
 		}
@@ -483,7 +483,7 @@ func readRecords(r *source.Repo) ([]*record, []workflow.Finding) {
 // .continue-here-<phase>-<plan>.md gives phase and plan.
 func ParsePause(rec *record, data []byte) []workflow.Finding {
 	var findings []workflow.Finding
-	if m := oldPauseRe.FindStringSubmatch(path.Base(rec.Path)); m != nil {
+	if m := oldPauseRe().FindStringSubmatch(path.Base(rec.Path)); m != nil {
 		rec.Phase, _ = ParsePhaseID(m[1])
 		fmt.Sscanf(m[2], "%d", &rec.Plan)
 	}

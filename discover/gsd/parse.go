@@ -1,11 +1,11 @@
 package gsd
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
 
@@ -18,7 +18,7 @@ type PhaseID struct {
 	segs []int
 }
 
-var phaseIDRe = regexp.MustCompile(`^\s*(\d{1,6}(?:\.\d{1,6}){0,5})(?:[^\d.]|$)`)
+var phaseIDRe = lazyre.New(`^\s*(\d{1,6}(?:\.\d{1,6}){0,5})(?:[^\d.]|$)`)
 
 // ParsePhaseID reads the phase id at the start of s ("07.2-api-auth",
 // "7", "Phase 07.2"); ok is false when s starts with none.
@@ -27,7 +27,7 @@ func ParsePhaseID(s string) (PhaseID, bool) {
 	if len(s) > 6 && strings.EqualFold(s[:6], "phase ") {
 		s = s[6:]
 	}
-	m := phaseIDRe.FindStringSubmatch(s)
+	m := phaseIDRe().FindStringSubmatch(s)
 	if m == nil {
 		return PhaseID{}, false
 	}
@@ -93,13 +93,13 @@ func (p PhaseID) Compare(q PhaseID) int {
 }
 
 // planFileRe matches a plan or summary file: <phase>-<plan>[-slug]-PLAN.md.
-var planFileRe = regexp.MustCompile(`(?i)^(\d{1,6}(?:\.\d{1,6}){0,5})-(\d{1,4})(?:-[^/]*)?-(PLAN|SUMMARY)\.md$`)
+var planFileRe = lazyre.New(`(?i)^(\d{1,6}(?:\.\d{1,6}){0,5})-(\d{1,4})(?:-[^/]*)?-(PLAN|SUMMARY)\.md$`)
 
 // PlanFile reads a plan or summary file name: its phase, plan number and
 // whether it is a summary. A slug after the plan number is allowed
 // ("07.2-03-api-auth-PLAN.md"); the (phase, plan) numbers identify it.
 func PlanFile(name string) (phase PhaseID, plan int, summary, ok bool) {
-	m := planFileRe.FindStringSubmatch(name)
+	m := planFileRe().FindStringSubmatch(name)
 	if m == nil {
 		return PhaseID{}, 0, false, false
 	}
@@ -124,7 +124,7 @@ func PlanItem(p PhaseID, n int) string {
 }
 
 // oldPauseRe matches the old pause file name .continue-here-<phase>-<plan>.md.
-var oldPauseRe = regexp.MustCompile(`(?i)^\.continue-here-(\d{1,6}(?:\.\d{1,6}){0,5})-(\d{1,4})\.md$`)
+var oldPauseRe = lazyre.New(`(?i)^\.continue-here-(\d{1,6}(?:\.\d{1,6}){0,5})-(\d{1,4})\.md$`)
 
 // SplitFrontMatter separates a leading YAML front matter block from the
 // body. fm is nil when the file has none.
@@ -251,7 +251,7 @@ func sections(body, heading string) map[string]string {
 }
 
 // ofRe reads "3 of 8 (Name)" / "2 of 4 — COMPLETE".
-var ofRe = regexp.MustCompile(`^\s*([0-9][0-9.]*)\s+of\s+(\d+)\s*(?:\(([^)]*)\))?(.*)$`)
+var ofRe = lazyre.New(`^\s*([0-9][0-9.]*)\s+of\s+(\d+)\s*(?:\(([^)]*)\))?(.*)$`)
 
 // statusToken applies the shared status-token rule: strip emphasis,
 // backticks and a leading emoji; cut at " — ", " (", " #", ","; trim;

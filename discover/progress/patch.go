@@ -13,12 +13,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 )
 
@@ -30,8 +30,8 @@ var (
 )
 
 var (
-	pgHeadingRe = regexp.MustCompile(`^(#{1,6})[ \t]+(.*?)[ \t#]*$`)
-	pgItemRe    = regexp.MustCompile(`^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+`)
+	pgHeadingRe = lazyre.New(`^(#{1,6})[ \t]+(.*?)[ \t#]*$`)
+	pgItemRe    = lazyre.New(`^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+`)
 )
 
 // pgItem is one "key: value" line of a list (or a "**Key:** value" line).
@@ -167,7 +167,7 @@ func pgParse(text string) *pgDoc {
 			}
 		}
 		trimmedLeft := strings.TrimLeft(line, " ")
-		if m := pgHeadingRe.FindStringSubmatch(trimmedLeft); m != nil && len(line)-len(trimmedLeft) < 4 {
+		if m := pgHeadingRe().FindStringSubmatch(trimmedLeft); m != nil && len(line)-len(trimmedLeft) < 4 {
 			level := len(m[1])
 			if level == 1 && !title && sec == progPreamble {
 				title = true
@@ -188,7 +188,7 @@ func pgParse(text string) *pgDoc {
 		}
 		it := &pgItem{line: i, sec: sec}
 		off := -1
-		if m := pgItemRe.FindStringSubmatch(line); m != nil {
+		if m := pgItemRe().FindStringSubmatch(line); m != nil {
 			off = len(m[0])
 			it.indent = len(strings.ReplaceAll(m[1], "\t", "    "))
 		} else if t := strings.TrimSpace(line); (sec == progPreamble || sec == progMetadata) && strings.HasPrefix(t, "**") {

@@ -10,12 +10,12 @@ package progress
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -174,10 +174,10 @@ type progDoc struct {
 }
 
 var (
-	progHeadingRe = regexp.MustCompile(`^(#{1,6})[ \t]+(.*?)[ \t#]*$`)
-	progItemRe    = regexp.MustCompile(`^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)$`)
-	progMessageRe = regexp.MustCompile(`(?i)^message\s*#?\s*(\d{1,6})?\s*(?:[:\-—]\s*)?(?:\((.*)\))?\s*(.*)$`)
-	progStepRe    = regexp.MustCompile(`(?i)^(?:step\s*)?(\d{1,6})(?:\s*(?:of|/|out of)\s*(\d{1,6}))?\s*(?:[-:—(]\s*(.*?)\)?)?$`)
+	progHeadingRe = lazyre.New(`^(#{1,6})[ \t]+(.*?)[ \t#]*$`)
+	progItemRe    = lazyre.New(`^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)$`)
+	progMessageRe = lazyre.New(`(?i)^message\s*#?\s*(\d{1,6})?\s*(?:[:\-—]\s*)?(?:\((.*)\))?\s*(.*)$`)
+	progStepRe    = lazyre.New(`(?i)^(?:step\s*)?(\d{1,6})(?:\s*(?:of|/|out of)\s*(\d{1,6}))?\s*(?:[-:—(]\s*(.*?)\)?)?$`)
 )
 
 // ParseProgress parses a progress file (the markdown progress format) into a candidate. It

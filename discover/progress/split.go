@@ -150,7 +150,7 @@ func (sp *progSplitter) block(i int) (int, bool) {
 // heading handles a heading line: the title, a section, or a message of the
 // conversation. It reports whether line is a heading.
 func (sp *progSplitter) heading(line string) bool {
-	m := progHeadingRe.FindStringSubmatch(strings.TrimLeft(line, " "))
+	m := progHeadingRe().FindStringSubmatch(strings.TrimLeft(line, " "))
 	if m == nil || len(line)-len(strings.TrimLeft(line, " ")) >= 4 {
 		return false
 	}
@@ -164,7 +164,7 @@ func (sp *progSplitter) heading(line string) bool {
 	next, known := progClassify(name)
 	if sp.sec == progConversation && !known {
 		// a heading inside the conversation: a message, or part of one
-		if mm := progMessageRe.FindStringSubmatch(workflow.StripStatus(name)); mm != nil && level >= 3 {
+		if mm := progMessageRe().FindStringSubmatch(workflow.StripStatus(name)); mm != nil && level >= 3 {
 			sp.msg = progNewMessage(mm, name)
 			doc.Messages = append(doc.Messages, sp.msg)
 			return true
@@ -207,7 +207,7 @@ func (sp *progSplitter) add(it *progItem) {
 // item under an item whose value is a list. It reports whether line is a
 // list item.
 func (sp *progSplitter) listItem(i int, line string) bool {
-	m := progItemRe.FindStringSubmatch(line)
+	m := progItemRe().FindStringSubmatch(line)
 	if m == nil {
 		return false
 	}

@@ -87,7 +87,7 @@ func progSteps(c *workflow.Candidate, f *tolerant.Fields, exec map[string]any, i
 		s, ok := tolerant.ScalarString(v)
 		if !ok {
 			f.Wrong(k, "a step number (\"3 of 5\")", v)
-		} else if m := progStepRe.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+		} else if m := progStepRe().FindStringSubmatch(strings.TrimSpace(s)); m != nil {
 			index, _ = strconv.Atoi(m[1])
 			if m[2] != "" {
 				total, _ = strconv.Atoi(m[2])

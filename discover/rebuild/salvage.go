@@ -5,11 +5,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -53,14 +53,14 @@ func (b *rbBuilder) rawText() []byte {
 
 var (
 	// rbTokenRe finds words, ids and paths in a damaged file.
-	rbTokenRe = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._/\-]*[A-Za-z0-9]|[A-Za-z0-9]`)
+	rbTokenRe = lazyre.New(`[A-Za-z0-9][A-Za-z0-9._/\-]*[A-Za-z0-9]|[A-Za-z0-9]`)
 	// rbStoryKeyRe finds a story id written after a story key (id: "3.5",
 	// story: 4.2, storyId=2.1), even for a story without a file.
-	rbStoryKeyRe = regexp.MustCompile(`(?i)(?:^|[\s{,\[])["']?(?:id|story|story_id|storyid|current_story|currentstory)["']?\s*[:=]\s*["']?(\d{1,6}(?:\.\d{1,6}){1,3})\b`)
+	rbStoryKeyRe = lazyre.New(`(?i)(?:^|[\s{,\[])["']?(?:id|story|story_id|storyid|current_story|currentstory)["']?\s*[:=]\s*["']?(\d{1,6}(?:\.\d{1,6}){1,3})\b`)
 	// rbWorkflowRe salvages the workflow id of a workflow state.
-	rbWorkflowRe = regexp.MustCompile(`(?im)^\s*["']?(?:workflow|workflow_id|workflowid)["']?\s*:\s*["']?([A-Za-z0-9_.\-]{1,100})`)
+	rbWorkflowRe = lazyre.New(`(?im)^\s*["']?(?:workflow|workflow_id|workflowid)["']?\s*:\s*["']?([A-Za-z0-9_.\-]{1,100})`)
 	// rbMentionRe finds an agent mentioned in a Change Log item.
-	rbMentionRe = regexp.MustCompile(`@([A-Za-z][\w-]*)`)
+	rbMentionRe = lazyre.New(`@([A-Za-z][\w-]*)`)
 )
 
 // storyByPath maps story file paths to stories.
@@ -122,11 +122,11 @@ func (b *rbBuilder) salvage() []rbHit {
 	raw := b.rawText()
 	if len(raw) > 0 {
 		text := strings.ToValidUTF8(string(raw), " ")
-		for _, tok := range rbTokenRe.FindAllString(text, rbMaxSalvage) {
+		for _, tok := range rbTokenRe().FindAllString(text, rbMaxSalvage) {
 			word(tok, fromText)
 		}
 		if b.c.Source.Kind == workflow.KindEpicState {
-			for _, m := range rbStoryKeyRe.FindAllStringSubmatch(text, 1000) {
+			for _, m := range rbStoryKeyRe().FindAllStringSubmatch(text, 1000) {
 				add(m[1], fromText, false)
 			}
 		}

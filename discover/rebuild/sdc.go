@@ -3,12 +3,12 @@ package rebuild
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/discover/story"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -125,7 +125,7 @@ func (b *rbBuilder) storyEvidence(h rbHit) rbSdcEvidence {
 // sdc rebuilds a workflow state as a story development cycle.
 func (b *rbBuilder) sdc() (workflow.Candidate, bool) {
 	c := b.c
-	if m := rbWorkflowRe.FindSubmatch(b.rawText()); m != nil {
+	if m := rbWorkflowRe().FindSubmatch(b.rawText()); m != nil {
 		id := string(m[1])
 		if t := source.TypeOf(id); t != workflow.TypeSDC && t != workflow.TypeWorkflow {
 			b.note("workflow", "text of "+c.Source.Path, fmt.Sprintf("workflow %s: only a story development cycle is rebuilt from stories", id))
@@ -337,11 +337,11 @@ func (r rbLogRow) describe() string {
 	return s
 }
 
-var rbDateRe = regexp.MustCompile(`\b(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(Z|[+-]\d{2}:?\d{2})?)?\b`)
+var rbDateRe = lazyre.New(`\b(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(Z|[+-]\d{2}:?\d{2})?)?\b`)
 
 // rbParseDate reads the first date in s.
 func rbParseDate(s string) (time.Time, string) {
-	m := rbDateRe.FindStringSubmatch(s)
+	m := rbDateRe().FindStringSubmatch(s)
 	if m == nil {
 		return time.Time{}, ""
 	}
@@ -455,7 +455,7 @@ func rbChangeLog(st *workflow.Story) []rbLogRow {
 		}
 		row := rbLogRow{msg: item, role: -1, order: i}
 		row.date, row.dateText = rbParseDate(item)
-		if m := rbMentionRe.FindStringSubmatch(item); m != nil {
+		if m := rbMentionRe().FindStringSubmatch(item); m != nil {
 			row.agent = "@" + m[1]
 		}
 		rows = append(rows, rbRole(row))

@@ -33,12 +33,13 @@ const MaxFiles = 20000
 type FileSet struct {
 	files   []workflow.RefFile
 	index   map[string]int
+	hint    int // the room to make on the first Add
 	Dropped int
 }
 
 // NewFileSet returns a set holding files.
 func NewFileSet(files []workflow.RefFile) *FileSet {
-	s := &FileSet{index: map[string]int{}}
+	s := &FileSet{index: make(map[string]int, len(files)), hint: len(files)}
 	for _, f := range files {
 		s.Add(f)
 	}
@@ -69,6 +70,9 @@ func (s *FileSet) Add(f workflow.RefFile) {
 		return
 	}
 	s.index[f.Path] = len(s.files)
+	if s.files == nil && s.hint > 0 {
+		s.files = make([]workflow.RefFile, 0, s.hint)
+	}
 	s.files = append(s.files, f)
 }
 

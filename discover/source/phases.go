@@ -2,11 +2,11 @@ package source
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -70,12 +70,12 @@ func ParseRef(v any) (PhaseRef, bool) {
 		s = s[:200]
 	}
 	ref := PhaseRef{Raw: s}
-	if m := phaseNumRe.FindStringSubmatch(s); m != nil {
+	if m := phaseNumRe().FindStringSubmatch(s); m != nil {
 		n, _ := tolerant.ToInt(m[1])
 		ref.Num = n
 		return ref, true
 	}
-	if m := phaseNumNameRe.FindStringSubmatch(s); m != nil {
+	if m := phaseNumNameRe().FindStringSubmatch(s); m != nil {
 		n, _ := tolerant.ToInt(m[1])
 		ref.Num, ref.Name = n, strings.TrimSpace(m[2])
 		return ref, true
@@ -362,6 +362,6 @@ func CurrentPhaseID(c *workflow.Candidate) string {
 
 // Phase references: "3" or "phase 3", and "3_self_healing".
 var (
-	phaseNumRe     = regexp.MustCompile(`^(?i:phase[\s_-]*)?(\d{1,4})$`)
-	phaseNumNameRe = regexp.MustCompile(`^(\d{1,4})[_\-. ]+(\S.*)$`)
+	phaseNumRe     = lazyre.New(`^(?i:phase[\s_-]*)?(\d{1,4})$`)
+	phaseNumNameRe = lazyre.New(`^(\d{1,4})[_\-. ]+(\S.*)$`)
 )

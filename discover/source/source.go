@@ -11,7 +11,6 @@ package source
 import (
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -57,6 +57,9 @@ type Repo struct {
 	Cache *diskcache.Cache
 
 	reader *safefile.Reader
+	// ahead holds the globs expanded ahead (PrefetchGlobs): set before the
+	// sources run and cleared after (EndPrefetch), by Scan's goroutine.
+	ahead *globAhead
 }
 
 // Stamp is when a file last changed according to git.
@@ -159,6 +162,14 @@ func (r *Repo) ModTime(rel string) time.Time {
 // Glob expands patterns (files, or folders with dirs) and returns the
 // de-duplicated matches, sorted.
 func (r *Repo) Glob(patterns []string, dirs bool) []string {
+	if out, ok := r.prefetched(patterns, dirs); ok {
+		return out
+	}
+	return r.glob(patterns, dirs)
+}
+
+// glob is Glob without the prefetched answers.
+func (r *Repo) glob(patterns []string, dirs bool) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range patterns {

@@ -202,7 +202,7 @@ func specVerdict(s string) string {
 	if s == "" {
 		return ""
 	}
-	m := specVerdictRe.FindStringSubmatch(s)
+	m := specVerdictRe().FindStringSubmatch(s)
 	if m == nil {
 		return ""
 	}
@@ -242,10 +242,10 @@ func specReadVerdict(file string, data []byte) (string, []workflow.Finding) {
 				break
 			}
 			l := specMarkdownLine(line)
-			if m := specMDVerdictRe.FindStringSubmatch(strings.TrimLeft(l, "# ")); m != nil && strings.TrimSpace(m[1]) != "" {
+			if m := specMDVerdictRe().FindStringSubmatch(strings.TrimLeft(l, "# ")); m != nil && strings.TrimSpace(m[1]) != "" {
 				return specVerdict(m[1]), nil
 			}
-			if specMDHeadingRe.MatchString(l) {
+			if specMDHeadingRe().MatchString(l) {
 				for _, next := range lines[i+1:] {
 					if n := specMarkdownLine(next); n != "" {
 						return specVerdict(n), nil
@@ -281,7 +281,7 @@ func specReadComplexity(file string, data []byte) (string, []workflow.Finding) {
 		if len(text) > 256<<10 {
 			text = text[:256<<10]
 		}
-		if m := specComplexityRe.FindStringSubmatch(text); m != nil {
+		if m := specComplexityRe().FindStringSubmatch(text); m != nil {
 			return strings.ToUpper(m[1]), nil
 		}
 		return "", nil

@@ -8,11 +8,11 @@ package spec
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -330,10 +330,10 @@ func specStateArtifacts(f *tolerant.Fields, info *specInfo, m map[string]any, de
 }
 
 var (
-	specVerdictRe    = regexp.MustCompile(`(?i)^[^a-z]*(needs[ _-]*revisions?|revision[ _-]*needed|approved?|blocked|[a-z][a-z_-]*)`)
-	specMDVerdictRe  = regexp.MustCompile(`(?i)^verdict\s*(?:[:=\-—]\s*)(.*)$`)
-	specMDHeadingRe  = regexp.MustCompile(`(?i)^#{1,6}\s*verdict\s*:?\s*$`)
-	specComplexityRe = regexp.MustCompile(`(?i)\b(?:class|complexity)\b[^\n]{0,80}?\b(SIMPLE|STANDARD|COMPLEX)\b`)
+	specVerdictRe    = lazyre.New(`(?i)^[^a-z]*(needs[ _-]*revisions?|revision[ _-]*needed|approved?|blocked|[a-z][a-z_-]*)`)
+	specMDVerdictRe  = lazyre.New(`(?i)^verdict\s*(?:[:=\-—]\s*)(.*)$`)
+	specMDHeadingRe  = lazyre.New(`(?i)^#{1,6}\s*verdict\s*:?\s*$`)
+	specComplexityRe = lazyre.New(`(?i)\b(?:class|complexity)\b[^\n]{0,80}?\b(SIMPLE|STANDARD|COMPLEX)\b`)
 )
 
 // wfQuote quotes text for a message, shortened.

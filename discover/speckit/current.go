@@ -159,7 +159,7 @@ func readFeatureJSON(r *source.Repo, byDir map[string]*feature) (*feature, strin
 // later layouts the one folder sharing its numeric prefix, else the folder
 // named like the branch.
 func byBranch(lay Layout, branch string, feats []*feature) *feature {
-	m := branchRe.FindStringSubmatch(branch)
+	m := branchRe().FindStringSubmatch(branch)
 	if m == nil {
 		return nil
 	}
@@ -194,8 +194,8 @@ func highest(feats []*feature) *feature {
 
 // idLess compares the numeric prefixes of two feature names as numbers.
 func idLess(a, b string) bool {
-	na := strings.TrimLeft(featureDirRe.FindString(a), "0")
-	nb := strings.TrimLeft(featureDirRe.FindString(b), "0")
+	na := strings.TrimLeft(featureDirRe().FindString(a), "0")
+	nb := strings.TrimLeft(featureDirRe().FindString(b), "0")
 	na, nb = strings.TrimSuffix(na, "-"), strings.TrimSuffix(nb, "-")
 	if len(na) != len(nb) {
 		return len(na) < len(nb)

@@ -17,13 +17,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -47,10 +47,10 @@ const maxFeatures = 2000
 var featureDocs = []string{"tasks.md", "plan.md", "spec.md", "research.md", "data-model.md", "quickstart.md"}
 
 var (
-	featureDirRe = regexp.MustCompile(`^(\d{8}-\d{6}|\d{3,})(?:-|$)`)
-	branchRe     = regexp.MustCompile(`^(\d{3,})-`)
-	checkOpenRe  = regexp.MustCompile(`^\s*[-*]\s+\[ \]\s+\S`)
-	versionRe    = regexp.MustCompile(`^v?(\d+)\.(\d+)`)
+	featureDirRe = lazyre.New(`^(\d{8}-\d{6}|\d{3,})(?:-|$)`)
+	branchRe     = lazyre.New(`^(\d{3,})-`)
+	checkOpenRe  = lazyre.New(`^\s*[-*]\s+\[ \]\s+\S`)
+	versionRe    = lazyre.New(`^v?(\d+)\.(\d+)`)
 )
 
 // Layout is the spec-kit generation a repository shows.
@@ -167,7 +167,7 @@ func featureDirs(r *source.Repo) []string {
 		if len(out) >= maxFeatures {
 			break
 		}
-		if !featureDirRe.MatchString(path.Base(d)) {
+		if !featureDirRe().MatchString(path.Base(d)) {
 			continue
 		}
 		for _, doc := range []string{"tasks.md", "plan.md", "spec.md"} {
@@ -240,11 +240,11 @@ func openChecks(data []byte) int {
 	n := 0
 	fence := false
 	for _, line := range strings.Split(string(data), "\n") {
-		if fenceRe.MatchString(line) {
+		if fenceRe().MatchString(line) {
 			fence = !fence
 			continue
 		}
-		if !fence && checkOpenRe.MatchString(line) {
+		if !fence && checkOpenRe().MatchString(line) {
 			n++
 		}
 	}
@@ -266,7 +266,7 @@ func DetectLayout(r *source.Repo) Layout {
 		if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &m) == nil {
 			if v, ok := m["speckit_version"].(string); ok {
 				l.Version = oneLine(v)
-				if mm := versionRe.FindStringSubmatch(strings.TrimSpace(v)); mm != nil {
+				if mm := versionRe().FindStringSubmatch(strings.TrimSpace(v)); mm != nil {
 					major, _ := strconv.Atoi(mm[1])
 					minor, _ := strconv.Atoi(mm[2])
 					l.Ten = major > 0 || minor >= 10
@@ -398,11 +398,11 @@ func phases(f *feature, first *Task) []workflow.Phase {
 	return out
 }
 
-var phaseNumRe = regexp.MustCompile(`^\S+\s*(\d+(?:\.\d+)*)\s*[:：\-—–]`)
+var phaseNumRe = lazyre.New(`^\S+\s*(\d+(?:\.\d+)*)\s*[:：\-—–]`)
 
 // phaseID names a phase heading: "Phase 3.1: Setup" is phase-3.1.
 func phaseID(heading string) string {
-	if m := phaseNumRe.FindStringSubmatch(heading); m != nil {
+	if m := phaseNumRe().FindStringSubmatch(heading); m != nil {
 		return "phase-" + m[1]
 	}
 	if s := storyid.Sanitize(strings.ToLower(heading)); s != "" && len(s) <= 40 {

@@ -2,11 +2,11 @@ package speckit
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 )
 
@@ -96,16 +96,16 @@ func (t *Tasks) Dropped() []string {
 var (
 	// taskRe is the task grammar: a list item, a checkbox, a task id (T014,
 	// **T014**, T-014); what follows the id must not continue a word.
-	taskRe     = regexp.MustCompile(`^\s*[-*]\s+\[([ xX])\]\s+(\*\*)?(T-?(\d{2,4}))(\*\*)?(.*)$`)
-	headingRe  = regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	phaseRe    = regexp.MustCompile(`^\S+\s*\d+(?:\.\d+)*\s*[:：\-—–]`)
-	labelRe    = regexp.MustCompile(`^\[(P|US\d+|[\pL][\pL\pN_-]{0,40})\]`)
-	trailingP  = regexp.MustCompile(`\s*\[P\]\s*$`)
-	droppedRe  = regexp.MustCompile(`(?i)(^|\(|~~|\[)\s*dropped\b`)
-	filesRe    = regexp.MustCompile(`^\s+[-*]\s+\*\*(?:Files?|Paths?)\*\*\s*[:：]\s*(.*)$`)
-	acRe       = regexp.MustCompile(`^\s+[-*]\s+\*\*AC\*\*\s*[:：]\s*(.*)$`)
-	backtickRe = regexp.MustCompile("`([^`]{1,512})`")
-	fenceRe    = regexp.MustCompile("^\\s{0,3}(```|~~~)")
+	taskRe     = lazyre.New(`^\s*[-*]\s+\[([ xX])\]\s+(\*\*)?(T-?(\d{2,4}))(\*\*)?(.*)$`)
+	headingRe  = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	phaseRe    = lazyre.New(`^\S+\s*\d+(?:\.\d+)*\s*[:：\-—–]`)
+	labelRe    = lazyre.New(`^\[(P|US\d+|[\pL][\pL\pN_-]{0,40})\]`)
+	trailingP  = lazyre.New(`\s*\[P\]\s*$`)
+	droppedRe  = lazyre.New(`(?i)(^|\(|~~|\[)\s*dropped\b`)
+	filesRe    = lazyre.New(`^\s+[-*]\s+\*\*(?:Files?|Paths?)\*\*\s*[:：]\s*(.*)$`)
+	acRe       = lazyre.New(`^\s+[-*]\s+\*\*AC\*\*\s*[:：]\s*(.*)$`)
+	backtickRe = lazyre.New("`([^`]{1,512})`")
+	fenceRe    = lazyre.New("^\\s{0,3}(```|~~~)")
 )
 
 // pathWords are the words after which a bare token is read as a path
@@ -133,7 +133,7 @@ func ParseTasks(data []byte) Tasks {
 		if len(line) > maxLineLen {
 			line = line[:maxLineLen]
 		}
-		if m := fenceRe.FindStringSubmatch(line); m != nil {
+		if m := fenceRe().FindStringSubmatch(line); m != nil {
 			switch {
 			case fence == "":
 				fence = m[1]
@@ -155,17 +155,17 @@ func ParseTasks(data []byte) Tasks {
 			comment = !strings.Contains(t, "-->")
 			continue
 		}
-		if m := headingRe.FindStringSubmatch(line); m != nil {
+		if m := headingRe().FindStringSubmatch(line); m != nil {
 			text := cleanHeading(m[2])
 			level := len(m[1])
-			if phaseRe.MatchString(text) || level == 2 {
+			if phaseRe().MatchString(text) || level == 2 {
 				section = text
 				phase = -1
 			}
 			cur = nil
 			continue
 		}
-		if m := taskRe.FindStringSubmatch(line); m != nil && idEnds(m[6]) {
+		if m := taskRe().FindStringSubmatch(line); m != nil && idEnds(m[6]) {
 			if len(out.Tasks) >= maxTasks {
 				out.Truncated = true
 				cur = nil
@@ -178,7 +178,7 @@ func ParseTasks(data []byte) Tasks {
 			t := Task{ID: "T" + m[4], Raw: m[3], Done: m[1] != " ", Section: section, Phase: phase, Line: n + 1}
 			desc := strings.TrimSpace(m[6])
 			desc, t.Labels = takeLabels(desc)
-			t.Dropped = t.Done && droppedRe.MatchString(desc)
+			t.Dropped = t.Done && droppedRe().MatchString(desc)
 			t.Title = oneLine(desc)
 			t.Paths = descPaths(desc, nil)
 			if k, dup := seen[t.ID]; dup {
@@ -195,11 +195,11 @@ func ParseTasks(data []byte) Tasks {
 			continue
 		}
 		switch {
-		case filesRe.MatchString(line):
-			rest := filesRe.FindStringSubmatch(line)[1]
+		case filesRe().MatchString(line):
+			rest := filesRe().FindStringSubmatch(line)[1]
 			cur.Paths = addPaths(cur.Paths, filesPaths(rest)...)
-		case acRe.MatchString(line):
-			rest := acRe.FindStringSubmatch(line)[1]
+		case acRe().MatchString(line):
+			rest := acRe().FindStringSubmatch(line)[1]
 			cur.Paths = addPaths(cur.Paths, acPaths(rest)...)
 		case strings.TrimSpace(line) == "":
 		case line[0] == ' ' || line[0] == '\t':
@@ -236,14 +236,14 @@ func cleanHeading(s string) string {
 func takeLabels(desc string) (string, []string) {
 	var labels []string
 	for len(labels) < 16 {
-		m := labelRe.FindStringSubmatch(desc)
+		m := labelRe().FindStringSubmatch(desc)
 		if m == nil {
 			break
 		}
 		labels = append(labels, "["+m[1]+"]")
 		desc = strings.TrimSpace(desc[len(m[0]):])
 	}
-	if loc := trailingP.FindStringIndex(desc); loc != nil && !hasLabel(labels, "[P]") {
+	if loc := trailingP().FindStringIndex(desc); loc != nil && !hasLabel(labels, "[P]") {
 		labels = append(labels, "[P]")
 		desc = strings.TrimSpace(desc[:loc[0]])
 	}
@@ -283,12 +283,12 @@ func oneLine(s string) string {
 // look like paths, bare tokens holding a folder and an extension, and a
 // bare file name after a path, relative to that path's folder.
 func descPaths(desc string, out []string) []string {
-	for _, m := range backtickRe.FindAllStringSubmatch(desc, maxTaskPaths) {
+	for _, m := range backtickRe().FindAllStringSubmatch(desc, maxTaskPaths) {
 		if p, ok := pathToken(m[1]); ok {
 			out = addPaths(out, p)
 		}
 	}
-	plain := backtickRe.ReplaceAllString(desc, " ")
+	plain := backtickRe().ReplaceAllString(desc, " ")
 	words := strings.Fields(plain)
 	prevDir := ""
 	for i, w := range words {
@@ -319,7 +319,7 @@ func descPaths(desc string, out []string) []string {
 // comma-separated ones (a trailing "(new)" dropped).
 func filesPaths(rest string) []string {
 	var out []string
-	if ms := backtickRe.FindAllStringSubmatch(rest, maxTaskPaths); len(ms) > 0 {
+	if ms := backtickRe().FindAllStringSubmatch(rest, maxTaskPaths); len(ms) > 0 {
 		for _, m := range ms {
 			if p, ok := pathToken(m[1]); ok {
 				out = append(out, p)
@@ -340,12 +340,12 @@ func filesPaths(rest string) []string {
 // acPaths reads an `**AC**:` line: only tokens with a "/" or an extension.
 func acPaths(rest string) []string {
 	var out []string
-	for _, m := range backtickRe.FindAllStringSubmatch(rest, maxTaskPaths) {
+	for _, m := range backtickRe().FindAllStringSubmatch(rest, maxTaskPaths) {
 		if p, ok := pathToken(m[1]); ok {
 			out = append(out, p)
 		}
 	}
-	plain := backtickRe.ReplaceAllString(rest, " ")
+	plain := backtickRe().ReplaceAllString(rest, " ")
 	for _, w := range strings.Fields(plain) {
 		tok := strings.TrimRight(strings.TrimLeft(w, "(\"'"), ".,;:)\"'")
 		if p, ok := pathToken(tok); ok {

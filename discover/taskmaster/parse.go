@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -100,9 +100,9 @@ func MapStatus(raw string) (st workflow.Status, known bool) {
 
 // idRe is an id or a tag the file may use: Taskmaster ids are numbers,
 // dotted numbers or short names; tags are letters, digits, "_" and "-".
-var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var idRe = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-func validID(s string) bool { return len(s) <= maxIDLen && idRe.MatchString(s) }
+func validID(s string) bool { return len(s) <= maxIDLen && idRe().MatchString(s) }
 
 // Parse decodes a tasks.json (path names it in findings). It returns the
 // tasks by tag and the findings: a blocking parse finding when the file is
@@ -323,7 +323,7 @@ func kind(v any) string {
 }
 
 // backtickRe finds `spans` in a description or details.
-var backtickRe = regexp.MustCompile("`([^`\n]{1,300})`")
+var backtickRe = lazyre.New("`([^`\n]{1,300})`")
 
 // itemPaths lists the paths an item names: a hand-written files array, and
 // backticked paths in its description and details.
@@ -352,7 +352,7 @@ func itemPaths(m map[string]any, texts ...string) []string {
 		}
 	}
 	for _, text := range texts {
-		for _, sm := range backtickRe.FindAllStringSubmatch(text, maxItemPaths*4) {
+		for _, sm := range backtickRe().FindAllStringSubmatch(text, maxItemPaths*4) {
 			add(strings.TrimSpace(sm[1]))
 		}
 	}

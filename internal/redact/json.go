@@ -3,13 +3,15 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
 
 // secretKeyRe matches member names whose values are secrets whatever they
 // look like.
-var secretKeyRe = regexp.MustCompile(`(?i)(passw(or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key|accountkey|sharedaccess)`)
+var secretKeyRe = lazyre.New(`(?i)(passw(or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key|accountkey|sharedaccess)`)
 
 // IsSecretKey reports whether a JSON member or YAML key name says its value
 // is a secret (password, client_secret, apiKey, …). Counters and
@@ -21,7 +23,7 @@ func IsSecretKey(k string) bool {
 		"input_tokens", "output_tokens", "total_tokens", "token_usage":
 		return false
 	}
-	return secretKeyRe.MatchString(k)
+	return secretKeyRe().MatchString(k)
 }
 
 // JSON returns the JSON document data with every string redacted (String)
@@ -39,11 +41,18 @@ func JSON(data []byte) []byte {
 		secret    bool // every value inside is a secret
 		expectKey bool
 	}
+	// memo is what a member name becomes and whether it names a secret,
+	// by name: a document repeats few names many times.
+	type memo struct {
+		repl   string
+		secret bool
+	}
 	var (
-		out     bytes.Buffer
-		stack   []frame
-		key     string
-		changed bool
+		out       bytes.Buffer
+		stack     []frame
+		keySecret bool // the last member name read names a secret
+		changed   bool
+		names     = map[string]memo{}
 	)
 	// valueSecret is whether the value about to start is a secret.
 	valueSecret := func() bool {
@@ -51,7 +60,7 @@ func JSON(data []byte) []byte {
 			return false
 		}
 		top := stack[len(stack)-1]
-		return top.secret || (top.object && IsSecretKey(key))
+		return top.secret || (top.object && keySecret)
 	}
 	out.Grow(len(data))
 	for i := 0; i < len(data); {
@@ -60,15 +69,19 @@ func JSON(data []byte) []byte {
 		case c == '"':
 			j := stringEnd(data, i)
 			raw := data[i:j]
-			var s string
-			_ = json.Unmarshal(raw, &s) // valid: checked above
+			s := unquote(raw)
 			isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].expectKey
 			var repl string
 			switch {
 			case isKey:
-				key = s
+				m, ok := names[s]
+				if !ok {
+					m = memo{repl: text(s), secret: IsSecretKey(s)}
+					names[s] = m
+				}
+				keySecret = m.secret
 				stack[len(stack)-1].expectKey = false
-				repl = text(s)
+				repl = m.repl
 			case valueSecret() && s != "":
 				repl = Placeholder
 			default:
@@ -116,6 +129,18 @@ func JSON(data []byte) []byte {
 		return data
 	}
 	return out.Bytes()
+}
+
+// unquote returns the value of raw, a JSON string of a valid document: its
+// bytes as they are when it has no escape and is valid UTF-8 (what
+// json.Unmarshal would return), else what json.Unmarshal returns.
+func unquote(raw []byte) string {
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // valid: checked by JSON
+	return s
 }
 
 // stringEnd returns the index just past the JSON string starting at

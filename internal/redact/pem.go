@@ -1,14 +1,15 @@
 package redact
 
 import (
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
 
 var (
-	pemHeader = regexp.MustCompile(`-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
-	pemFooter = regexp.MustCompile(`-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	pemHeader = lazyre.New(`-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	pemFooter = lazyre.New(`-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
 )
 
 // maxPEMBody is the longest private-key body looked at for its footer (a
@@ -26,11 +27,11 @@ func privateKeys(s string) string {
 	if !strings.Contains(s, "PRIVATE KEY") {
 		return s
 	}
-	headers := pemHeader.FindAllStringIndex(s, -1)
+	headers := pemHeader().FindAllStringIndex(s, -1)
 	if len(headers) == 0 {
 		return s
 	}
-	footers := pemFooter.FindAllStringIndex(s, -1)
+	footers := pemFooter().FindAllStringIndex(s, -1)
 	quotes := unescapedQuotes(s)
 	var b strings.Builder
 	last, fi := 0, 0

@@ -16,6 +16,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
 
 // Placeholder replaces every secret.
@@ -27,7 +29,7 @@ const Placeholder = "[REDACTED]"
 type rule struct {
 	name  string
 	words []string
-	re    *regexp.Regexp
+	re    func() *regexp.Regexp // compiled when its words first appear
 	// repl rewrites a match given its submatch indexes (nil: the whole
 	// match becomes the placeholder).
 	repl func(s string, m []int) string
@@ -73,7 +75,7 @@ var rules = []rule{
 		// Authorization: [scheme] credentials — keep the header and the scheme.
 		name:  "authorization header",
 		words: []string{"authorization"},
-		re: regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)` +
+		re: lazyre.New(`(?i)(\b(?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?)` +
 			`((?:bearer|basic|token|digest|negotiate|ntlm|apikey|sso-key)[ \t]+)?` +
 			`([^\s"'\\,;\[\]]+)`),
 		repl: func(s string, m []int) string {
@@ -89,7 +91,7 @@ var rules = []rule{
 		// (long, or with a digit) so prose ("bearer of news") survives.
 		name:  "bearer",
 		words: []string{"bearer"},
-		re:    regexp.MustCompile(`(?i)\b(bearer[ \t]+)([A-Za-z0-9._~+/-]+=*)`),
+		re:    lazyre.New(`(?i)\b(bearer[ \t]+)([A-Za-z0-9._~+/-]+=*)`),
 		repl: func(s string, m []int) string {
 			tok := group(s, m, 2)
 			if len(tok) < 16 && (len(tok) < 6 || !strings.ContainsAny(tok, "0123456789")) {
@@ -102,21 +104,21 @@ var rules = []rule{
 		// Slack incoming webhooks: keep the host, hide the path.
 		name:  "slack webhook",
 		words: []string{"hooks.slack.com"},
-		re:    regexp.MustCompile(`(?i)(https?://hooks\.slack\.com/)((?:services|workflows|triggers)/[A-Za-z0-9/_-]+)`),
+		re:    lazyre.New(`(?i)(https?://hooks\.slack\.com/)((?:services|workflows|triggers)/[A-Za-z0-9/_-]+)`),
 		repl:  keepGroups([]int{1}, 2, nil),
 	},
 	{
 		// scheme://user:password@host — hide the password.
 		name:  "url credentials",
 		words: []string{"://"},
-		re:    regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@"'\\\[\]]*:)([^\s/?#"'\\]*)(@)`),
+		re:    lazyre.New(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@"'\\\[\]]*:)([^\s/?#"'\\]*)(@)`),
 		repl:  keepGroups([]int{1}, 2, []int{3}),
 	},
 	{
 		// Azure SAS signatures in URLs and connection strings.
 		name:  "azure sas",
 		words: []string{"sig="},
-		re:    regexp.MustCompile(`(?i)([?&;]sig=)([^&\s"'\\#;\[\]]+)`),
+		re:    lazyre.New(`(?i)([?&;]sig=)([^&\s"'\\#;\[\]]+)`),
 		repl:  keepGroups([]int{1}, 2, nil),
 	},
 	{
@@ -124,7 +126,7 @@ var rules = []rule{
 		name: "token",
 		words: []string{"akia", "asia", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "a3t",
 			"aiza", "ya29.", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "xapp-", "sk-", "q~", "eyj", "glpat-", "npm_", "sk_live_", "rk_live_"},
-		re: regexp.MustCompile(`\b(?:` +
+		re: lazyre.New(`\b(?:` +
 			`(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z0-9]{16}` + // AWS access key ids
 			`|AIza[0-9A-Za-z_-]{35}` + // Google API keys
 			`|ya29\.[0-9A-Za-z_-]{20,}` + // Google OAuth access tokens
@@ -153,7 +155,7 @@ var rules = []rule{
 		// The pattern starts at the keyword (whatever prefix the name has
 		// is kept as it is), so the search does not start a thread at every
 		// character of every word.
-		re: regexp.MustCompile(`(?i)((?:` + kvKeywords + `)(?:[_-]?(?:key|value|hash|b64|base64))?(\\?["'])?[ \t]*(?::=|=>|:|=)[ \t]*)` +
+		re: lazyre.New(`(?i)((?:` + kvKeywords + `)(?:[_-]?(?:key|value|hash|b64|base64))?(\\?["'])?[ \t]*(?::=|=>|:|=)[ \t]*)` +
 			`(?:"((?:[^"\\\n]|\\.)*)"` + // "value" (JSON escapes kept)
 			`|\\"((?:[^"\\\n]|\\[^"\n])*)\\"` + // \"value\" inside a JSON string
 			`|'([^'\n]*)'` + // 'value'
@@ -241,13 +243,16 @@ func text(s string) string {
 // pass applies every rule once, skipping those whose words are absent.
 func pass(s string) string {
 	s = privateKeys(s)
+	if noRuleWords(s) {
+		return s
+	}
 	lower := strings.ToLower(s)
 	for i := range rules {
 		r := &rules[i]
 		if !containsAny(lower, r.words) {
 			continue
 		}
-		ms := r.re.FindAllStringSubmatchIndex(s, -1)
+		ms := r.re().FindAllStringSubmatchIndex(s, -1)
 		if len(ms) == 0 {
 			continue
 		}

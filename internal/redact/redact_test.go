@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +238,29 @@ func BenchmarkString(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for i := 0; i < b.N; i++ {
 		String(text)
+	}
+}
+
+// refsDocument is a --json document shaped like a resume preflight of a
+// workflow naming n files: many short keys and path values, no secrets.
+func refsDocument(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"workflow":{"id":"workflow:sdc-1","files":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n    {\"path\": \"src/mod%03d/pkg/file-%05d.go\", \"phase\": \"3_implementation\", \"critical\": true, \"from\": \"state\", \"status\": \"unchanged\", \"size\": %d}", i%500, i, i*7)
+	}
+	b.WriteString("]}}\n")
+	return []byte(b.String())
+}
+
+func BenchmarkJSONRefs(b *testing.B) {
+	doc := refsDocument(5000)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		JSON(doc)
 	}
 }

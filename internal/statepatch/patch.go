@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -214,10 +215,15 @@ func parseCount(f *foundValue) (int, error) {
 
 // decodeState decodes a state file's content in its format.
 func decodeState(data []byte, jsonFmt bool) (map[string]any, error) {
+	return decodeStateWith(data, jsonFmt, decodeYAMLNode)
+}
+
+// decodeStateWith is decodeState parsing YAML with parse.
+func decodeStateWith(data []byte, jsonFmt bool, parse func([]byte) (*yaml.Node, error)) (map[string]any, error) {
 	if jsonFmt {
 		return tolerant.DecodeJSONMap(data)
 	}
-	root, err := decodeYAMLNode(data)
+	root, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +288,7 @@ func verifyPatch(orig []byte, origRoot *yaml.Node, patched []byte, jsonFmt bool,
 	if err != nil {
 		return fmt.Errorf("the original does not decode: %w", err)
 	}
-	after, err := decodeState(patched, jsonFmt)
+	after, err := decodeStateWith(patched, jsonFmt, decodePatchedNode)
 	if err != nil {
 		return err
 	}
@@ -309,10 +315,18 @@ func verifyPatch(orig []byte, origRoot *yaml.Node, patched []byte, jsonFmt bool,
 	}
 	stripFields(before, wrappers)
 	stripFields(after, wrappers)
-	if Canonical(before) != Canonical(after) {
+	if !sameState(before, after) {
 		return errors.New("other fields changed")
 	}
 	return nil
+}
+
+// sameState reports whether two decoded states render the same
+// (Canonical). Equal values render the same, so reflect.DeepEqual answers
+// first, cheaply; only values it tells apart (NaN is not equal to itself)
+// are rendered.
+func sameState(a, b map[string]any) bool {
+	return reflect.DeepEqual(a, b) || Canonical(a) == Canonical(b)
 }
 
 // Hash is the hex sha256 of a JSON or YAML state's content apart from the

@@ -14,12 +14,16 @@ import (
 // change any other field.
 func TestPatchParsesYAMLTwice(t *testing.T) {
 	parses := 0
-	orig := decodeYAMLNode
+	orig, origPatched := decodeYAMLNode, decodePatchedNode
 	decodeYAMLNode = func(data []byte) (*yaml.Node, error) {
 		parses++
 		return orig(data)
 	}
-	t.Cleanup(func() { decodeYAMLNode = orig })
+	decodePatchedNode = func(data []byte) (*yaml.Node, error) {
+		parses++
+		return origPatched(data)
+	}
+	t.Cleanup(func() { decodeYAMLNode, decodePatchedNode = orig, origPatched })
 
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	tests := []struct {

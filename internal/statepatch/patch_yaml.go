@@ -102,9 +102,14 @@ func locateYAML(data []byte, wrappers []string) (inner, outer *mapInfo, root *ya
 	return top, nil, root, nil
 }
 
-// decodeYAMLNode parses YAML for the patch and its verification (a variable
-// so that a test can count the parses).
-var decodeYAMLNode = tolerant.DecodeYAMLNode
+// decodeYAMLNode parses a state read from its file, and decodePatchedNode
+// the patched text the verification parses once (not kept for a later
+// read: see tolerant.DecodeYAMLNodeOnce); variables so that a test can
+// count the parses.
+var (
+	decodeYAMLNode    = tolerant.DecodeYAMLNode
+	decodePatchedNode = tolerant.DecodeYAMLNodeOnce
+)
 
 // mapping describes a block mapping node.
 func (d *yamlDoc) mapping(n *yaml.Node) (*mapInfo, error) {

@@ -1,8 +1,10 @@
 package statepatch
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestApplyEdits(t *testing.T) {
@@ -65,5 +67,31 @@ func TestScanTop(t *testing.T) {
 	}
 	if got := HashHex([]byte("x")); len(got) != 64 {
 		t.Errorf("HashHex = %q", got)
+	}
+}
+
+// TestSameState: sameState answers what comparing Canonical renderings
+// answers, NaN and times included.
+func TestSameState(t *testing.T) {
+	when := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	nan := math.NaN()
+	tests := []struct {
+		name string
+		a, b map[string]any
+	}{
+		{"equal", map[string]any{"a": "x", "n": 1, "l": []any{"p", 2.5}}, map[string]any{"a": "x", "n": 1, "l": []any{"p", 2.5}}},
+		{"value differs", map[string]any{"a": "x"}, map[string]any{"a": "y"}},
+		{"key differs", map[string]any{"a": "x"}, map[string]any{"b": "x"}},
+		{"NaN", map[string]any{"f": nan}, map[string]any{"f": nan}},
+		{"int or float one", map[string]any{"n": 1}, map[string]any{"n": 1.0}},
+		{"times", map[string]any{"t": when}, map[string]any{"t": when}},
+		{"time zones", map[string]any{"t": when}, map[string]any{"t": when.In(time.FixedZone("x", 3600))}},
+		{"nested", map[string]any{"m": map[string]any{"k": []any{nil, true}}}, map[string]any{"m": map[string]any{"k": []any{nil, false}}}},
+	}
+	for _, tc := range tests {
+		want := Canonical(tc.a) == Canonical(tc.b)
+		if got := sameState(tc.a, tc.b); got != want {
+			t.Errorf("%s: sameState = %v, Canonical comparison says %v", tc.name, got, want)
+		}
 	}
 }

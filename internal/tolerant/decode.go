@@ -9,11 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
 
 // MaxAliases is the number of YAML aliases a state file may use; more is
@@ -39,19 +40,45 @@ func (e *DecodeError) Error() string {
 	return e.Msg
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+var yamlLineRe = lazyre.New(`line (\d+)`)
 
 // DecodeYAMLNode parses data as one YAML document into a node tree, refusing
 // alias bombs and deep nesting. The root returned is the document's content
 // node (a mapping for every state file).
+//
+// A large document parsed lately is not parsed again: the caller gets a copy
+// of its tree (see memo.go), which it may change as it likes.
 func DecodeYAMLNode(data []byte) (*yaml.Node, error) {
+	key, keep := memoKey(data)
+	if keep {
+		if root := memoGet(key); root != nil {
+			return root, nil
+		}
+	}
+	root, err := decodeYAMLNode(data)
+	if err != nil || !keep {
+		return root, err
+	}
+	memoPut(key, root)
+	return cloneNode(root), nil
+}
+
+// DecodeYAMLNodeOnce is DecodeYAMLNode for text no later read parses
+// again (a patch's output, parsed to verify it): it is neither looked up in
+// nor kept by the memo.
+func DecodeYAMLNodeOnce(data []byte) (*yaml.Node, error) {
+	return decodeYAMLNode(data)
+}
+
+// decodeYAMLNode is DecodeYAMLNode without the memo.
+func decodeYAMLNode(data []byte) (*yaml.Node, error) {
 	if !utf8.Valid(data) {
 		return nil, &DecodeError{Code: "invalid-utf8", Msg: "not valid UTF-8 text", Line: FirstInvalidLine(data)}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0
-		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLineRe().FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 		return nil, &DecodeError{Code: "syntax", Msg: "invalid YAML: " + trimYAMLErr(err.Error()), Line: line}
@@ -85,9 +112,10 @@ func DecodeYAMLNode(data []byte) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
+var yamlErrPrefixRe = lazyre.New(`^yaml: (line \d+: )?`)
+
 func trimYAMLErr(s string) string {
-	s = regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(s, "")
-	return s
+	return yamlErrPrefixRe().ReplaceAllString(s, "")
 }
 
 // DecodeYAMLMap parses data as a YAML mapping into plain Go values
