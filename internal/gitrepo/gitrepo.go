@@ -61,13 +61,25 @@ type Repo struct {
 	// histcache.go); histTried is set once they were looked for.
 	histc     *histCache
 	histTried bool
+	// objs is the object table of disk (see objcache.go); nil when off.
+	objs *objCache
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the
 // differences of their trees and their parents') in c, read back by later
 // runs of the same repository; nil turns it off. Call it before the first
 // walk. SaveCache writes what this run added (see histcache.go).
-func (r *Repo) UseCache(c *diskcache.Cache) { r.disk = c }
+//
+// The trees and small blobs that look-ups by path read (Compare, ReadAt)
+// are kept there too (see objcache.go).
+func (r *Repo) UseCache(c *diskcache.Cache) {
+	r.disk = c
+	r.objs = nil
+	if c.Enabled() && r.packs != nil && r.packs.fs != nil {
+		r.objs = newObjCache(c, r.packs.fs.Root())
+	}
+	r.trees.objs = r.objs
+}
 
 // Open opens the git repository that contains dir — dir itself, or any of
 // its parents — including a linked worktree whose .git is a file pointing

@@ -269,34 +269,49 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if !isBlob(e.Mode) {
 		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
 	}
+	if data, ok := r.objs.get(plumbing.BlobObject, e.Hash); ok {
+		return bytes.Clone(data), nil // the table's bytes are not the caller's to change
+	}
+	data, err := r.readBlob(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	r.objs.add(plumbing.BlobObject, e.Hash, data)
+	return data, nil
+}
+
+// readBlob reads blob h from the repository: an error when it is over
+// MaxReadSize.
+func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 	// From the pack reader when small enough (go-git's own look-up would
 	// load the whole pack index into memory first).
 	var obj plumbing.EncodedObject
+	var err error
 	if r.packs != nil {
-		obj, err = r.packs.smallObject(plumbing.BlobObject, e.Hash, MaxReadSize)
+		obj, err = r.packs.smallObject(plumbing.BlobObject, h, MaxReadSize)
 	} else {
-		obj, err = r.objects.EncodedObject(plumbing.BlobObject, e.Hash)
+		obj, err = r.objects.EncodedObject(plumbing.BlobObject, h)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	blob, err := object.DecodeBlob(obj)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	if blob.Size > MaxReadSize {
-		return nil, fmt.Errorf("read %s at %s: %d bytes, over the %d-byte limit", p, c.Short, blob.Size, MaxReadSize)
+		return nil, fmt.Errorf("%d bytes, over the %d-byte limit", blob.Size, MaxReadSize)
 	}
 	rd, err := blob.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(rd, MaxReadSize+1))
 	if cerr := rd.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	return data, nil
 }
