@@ -65,8 +65,9 @@ type objCache struct {
 	pending map[plumbing.Hash][]byte
 	added   int
 	checked map[plumbing.Hash]bool
-	// look-ups answered, missed (absent), and refused (a value that is not
-	// the object its key names)
+	// look-ups the table answered, missed (absent), and refused (a value
+	// that is not the object its key names); those this run's objects
+	// answered are not counted
 	hits, misses, refused int
 }
 
@@ -107,10 +108,10 @@ func (c *objCache) get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := c.pending[h]
-	if !ok {
-		v, ok = c.table.Get(h[:])
+	if v, ok := c.pending[h]; ok { // read from the repository this run
+		return decodeObject(t, v)
 	}
+	v, ok := c.table.Get(h[:])
 	if !ok {
 		c.misses++
 		return nil, false

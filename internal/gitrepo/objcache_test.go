@@ -1,0 +1,205 @@
+package gitrepo
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+)
+
+// lookups is what the path look-ups of every commit of h answer: ReadAt
+// and Compare of every asked path at every commit, and entriesAt.
+func (h refHistory) lookups(t *testing.T, r *Repo) []string {
+	t.Helper()
+	var out []string
+	for _, c := range h.chain {
+		cm := Commit{Hash: c, Short: c[:7]}
+		for _, p := range h.asked {
+			data, err := r.ReadAt(cm, p)
+			out = append(out, fmt.Sprintf("%s %s: %q %v", c[:7], p, data, err))
+		}
+		st, err := r.Compare(cm, h.asked)
+		out = append(out, fmt.Sprintf("compare %s: %+v %v", c[:7], st, err))
+		ents, err := r.entriesAt(plumbing.NewHash(c), h.asked)
+		out = append(out, fmt.Sprintf("entries %s: %v %v", c[:7], ents, err))
+	}
+	return out
+}
+
+// TestObjectTableSameAnswers checks that ReadAt, Compare and entriesAt
+// answer the same with the object table off, cold (written) and warm (every
+// tree and blob from the table, none added, the table not rewritten).
+func TestObjectTableSameAnswers(t *testing.T) {
+	h := buildRefHistory(t, 3)
+	want := h.lookups(t, open(t, h.dir))
+
+	c := diskcache.New(t.TempDir())
+	run := func(name string) *objCache {
+		r := open(t, h.dir)
+		r.UseCache(c)
+		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: answers differ from the run without a table", name)
+		}
+		o := r.objs
+		must(t, r.SaveCache())
+		return o
+	}
+	cold := run("cold")
+	if cold.hits != 0 || cold.refused != 0 || cold.misses == 0 {
+		t.Errorf("cold run: %d hits, %d misses, %d refused", cold.hits, cold.misses, cold.refused)
+	}
+	names, _ := filepath.Glob(filepath.Join(c.Path("x"), "..", objectsTable+"*"))
+	if len(names) != 1 {
+		t.Fatalf("object tables after the cold run: %v", names)
+	}
+	before := statAll(t, names)
+	warm := run("warm")
+	if warm.hits == 0 || warm.misses != 0 || warm.refused != 0 {
+		t.Errorf("warm run: %d hits, %d misses, %d refused", warm.hits, warm.misses, warm.refused)
+	}
+	if after := statAll(t, names); !reflect.DeepEqual(before, after) {
+		t.Errorf("a warm run rewrote the object table")
+	}
+}
+
+// TestObjectTableBadValuesMiss plants, under every object a warm run looks
+// up, values that are not that object — another type, nothing, a truncated
+// or altered content, another object's content — and checks that each is
+// refused (a miss) and the answers are those without a table.
+func TestObjectTableBadValuesMiss(t *testing.T) {
+	h := buildRefHistory(t, 5)
+	want := h.lookups(t, open(t, h.dir))
+	c := diskcache.New(t.TempDir())
+	r := open(t, h.dir)
+	r.UseCache(c)
+	h.lookups(t, r)
+	keys := map[plumbing.Hash]bool{} // every object the run wrote
+	for k := range r.objs.pending {
+		keys[k] = true
+	}
+	must(t, r.SaveCache())
+	name := r.objs.name
+	good, _ := c.Open(name, 20)
+	if good.Len() == 0 || good.Len() != len(keys) {
+		t.Fatalf("the cold run wrote %d objects of %d", good.Len(), len(keys))
+	}
+	var other []byte
+	spoil := []func(k plumbing.Hash, v []byte) []byte{
+		func(_ plumbing.Hash, v []byte) []byte { return append([]byte{byte(plumbing.CommitObject)}, v[1:]...) },
+		func(_ plumbing.Hash, v []byte) []byte { return nil },
+		func(_ plumbing.Hash, v []byte) []byte { return v[:1] },
+		func(_ plumbing.Hash, v []byte) []byte { return v[:len(v)-1] },
+		func(_ plumbing.Hash, v []byte) []byte {
+			w := bytes.Clone(v)
+			w[len(w)-1] ^= 1
+			return w
+		},
+		func(_ plumbing.Hash, v []byte) []byte {
+			w := other
+			other = v
+			if w == nil {
+				return v[:0]
+			}
+			return w
+		},
+		func(_ plumbing.Hash, v []byte) []byte { return []byte{0xff} },
+	}
+	for i, f := range spoil {
+		t.Run(fmt.Sprint("spoil ", i), func(t *testing.T) {
+			dir := t.TempDir()
+			bad := diskcache.New(dir)
+			b := diskcache.NewBuilder(20)
+			for k := range keys {
+				v, ok := good.Get(k[:])
+				if !ok || len(v) < 2 {
+					continue
+				}
+				b.Add(k[:], f(k, v))
+			}
+			must(t, bad.Write(name, nil, b))
+			r := open(t, h.dir)
+			r.UseCache(bad)
+			if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers differ with spoilt values")
+			}
+			if r.objs.hits != 0 || r.objs.refused == 0 {
+				t.Errorf("%d hits, %d refused", r.objs.hits, r.objs.refused)
+			}
+		})
+	}
+}
+
+// TestObjectTablePerRepository checks that the object table is the
+// repository's own, and that a Repo without a cache has none.
+func TestObjectTablePerRepository(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		must(t, initRepoWithFile(d))
+	}
+	c := diskcache.New(t.TempDir())
+	ra, rb := open(t, a), open(t, b)
+	ra.UseCache(c)
+	rb.UseCache(c)
+	ra.objs.open()
+	rb.objs.open()
+	if ra.objs.name == "" || ra.objs.name == rb.objs.name {
+		t.Errorf("object tables %q and %q", ra.objs.name, rb.objs.name)
+	}
+	if rc := open(t, a); rc.objs != nil || rc.trees.objs != nil {
+		t.Errorf("a Repo without a cache has an object table")
+	}
+	rd := open(t, a)
+	rd.UseCache(diskcache.New(""))
+	if rd.objs != nil {
+		t.Errorf("a Repo with the cache off has an object table")
+	}
+}
+
+// TestObjectHashIsGits checks objectHash against go-git's hasher.
+func TestObjectHashIsGits(t *testing.T) {
+	for _, tc := range []struct {
+		typ     plumbing.ObjectType
+		content string
+	}{
+		{plumbing.BlobObject, ""},
+		{plumbing.BlobObject, "hello\n"},
+		{plumbing.TreeObject, "100644 f\x00aaaaaaaaaaaaaaaaaaaa"},
+	} {
+		if got, want := objectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
+			t.Errorf("%v %q: %s, want %s", tc.typ, tc.content, got, want)
+		}
+	}
+}
+
+// FuzzDecodeObject checks that any value decodes without a panic, and that
+// what encodeObject writes decodes back to the same content for its type
+// only.
+func FuzzDecodeObject(f *testing.F) {
+	f.Add([]byte{}, byte(plumbing.TreeObject))
+	f.Add([]byte("\x02100644 f\x00aaaaaaaaaaaaaaaaaaaa"), byte(plumbing.TreeObject))
+	f.Add([]byte("\x03x"), byte(plumbing.BlobObject))
+	f.Fuzz(func(t *testing.T, v []byte, typ byte) {
+		tt := plumbing.ObjectType(typ)
+		if c, ok := decodeObject(tt, v); ok && !bytes.Equal(c, v[1:]) {
+			t.Fatalf("decoded %q from %q", c, v)
+		}
+		if !tt.Valid() {
+			return
+		}
+		c, ok := decodeObject(tt, encodeObject(tt, v))
+		if !ok || !bytes.Equal(c, v) {
+			t.Fatalf("round trip of %q: %q %v", v, c, ok)
+		}
+		other := plumbing.BlobObject
+		if tt == other {
+			other = plumbing.TreeObject
+		}
+		if _, ok := decodeObject(other, encodeObject(tt, v)); ok {
+			t.Fatalf("a %v decoded as a %v", tt, other)
+		}
+	})
+}
