@@ -63,6 +63,8 @@ type Repo struct {
 	histTried bool
 	// objs is the object table of disk (see objcache.go); nil when off.
 	objs *objCache
+	// memo is the path table of disk (see blobmemo.go); nil when off.
+	memo *blobMemo
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the
@@ -71,14 +73,16 @@ type Repo struct {
 // walk. SaveCache writes what this run added (see histcache.go).
 //
 // The trees and small blobs that look-ups by path read (Compare, ReadAt)
-// are kept there too (see objcache.go).
+// are kept there too, and what those look-ups found (see objcache.go and
+// blobmemo.go).
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
-	r.objs = nil
+	r.objs, r.memo = nil, nil
 	if c.Enabled() && r.packs != nil && r.packs.fs != nil {
 		r.objs = newObjCache(c, r.packs.fs.Root())
+		r.memo = newBlobMemo(c, r.packs.fs.Root())
 	}
-	r.trees.objs = r.objs
+	r.trees.objs, r.trees.memo = r.objs, r.memo
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of

@@ -123,6 +123,9 @@ func (r *Repo) SaveCache() error {
 	if err := r.objs.save(); err != nil {
 		return fmt.Errorf("save the object cache: %w", err)
 	}
+	if err := r.memo.save(); err != nil {
+		return fmt.Errorf("save the path cache: %w", err)
+	}
 	h := r.histc
 	if h == nil || len(h.pending)+len(h.links) == 0 {
 		return nil

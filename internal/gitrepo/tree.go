@@ -19,6 +19,8 @@ type pathTree struct {
 	s    *treeIndexCache
 	root plumbing.Hash
 	dirs map[string]*treeIndex // folder path → tree; nil when absent or not a folder
+	// known is the entries looked up through the path table (see entry)
+	known map[string]memoEntry
 }
 
 func newPathTree(s *treeIndexCache, root plumbing.Hash) *pathTree {
@@ -54,11 +56,44 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 }
 
 // entry returns the tree entry at slash path p, or nil when there is none.
+// With a path table (see blobmemo.go) the answer comes from it when it has
+// one, and is recorded in it otherwise.
 func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
 	p = path.Clean(p)
 	if p == "." || p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
 		return nil, nil
 	}
+	m := t.s.memo
+	if m == nil {
+		return t.read(p)
+	}
+	if t.known == nil {
+		t.known = map[string]memoEntry{}
+	}
+	me, ok := t.known[p]
+	if !ok {
+		k := pathKey(t.root, p)
+		if me, ok = m.get(k); !ok {
+			e, err := t.read(p)
+			if err != nil {
+				return nil, err
+			}
+			if e != nil {
+				me = memoEntry{rawEntry{e.Mode, e.Hash}, true}
+			}
+			m.add(k, me)
+		}
+		t.known[p] = me
+	}
+	if !me.ok {
+		return nil, nil
+	}
+	_, name := splitPath(p)
+	return &object.TreeEntry{Name: name, Mode: me.e.mode, Hash: me.e.hash}, nil
+}
+
+// read is entry for a clean path, from the trees.
+func (t *pathTree) read(p string) (*object.TreeEntry, error) {
 	parent, name := splitPath(p)
 	d, err := t.dir(parent)
 	if err != nil {

@@ -168,6 +168,9 @@ type treeIndexCache struct {
 	// objs, when not nil, is the object table the trees of path look-ups
 	// (getStored) are read from and added to.
 	objs *objCache
+	// memo, when not nil, is the path table pathTree's look-ups go
+	// through (see blobmemo.go).
+	memo *blobMemo
 }
 
 func newTreeIndexCache(s storer.EncodedObjectStorer, max int) *treeIndexCache {
