@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
 
@@ -38,32 +40,105 @@ func TestObjectTableSameAnswers(t *testing.T) {
 	want := h.lookups(t, open(t, h.dir))
 
 	c := diskcache.New(t.TempDir())
-	run := func(name string) *objCache {
+	run := func(name string, paths bool) (*objCache, *blobMemo) {
 		r := open(t, h.dir)
 		r.UseCache(c)
+		if !paths {
+			r.memo, r.trees.memo = nil, nil
+		}
 		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: answers differ from the run without a table", name)
 		}
-		o := r.objs
+		o, m := r.objs, r.memo
 		must(t, r.SaveCache())
-		return o
+		return o, m
 	}
-	cold := run("cold")
+	// the object table alone: every tree from it when warm
+	cold, _ := run("cold", false)
 	if cold.hits != 0 || cold.refused != 0 || cold.misses == 0 {
 		t.Errorf("cold run: %d hits, %d misses, %d refused", cold.hits, cold.misses, cold.refused)
 	}
-	names, _ := filepath.Glob(filepath.Join(c.Path("x"), "..", objectsTable+"*"))
-	if len(names) != 1 {
-		t.Fatalf("object tables after the cold run: %v", names)
+	names, _ := filepath.Glob(filepath.Join(c.Path("x"), "..", "git-[op]*"))
+	if len(names) != 1 || !strings.Contains(names[0], objectsTable) {
+		t.Fatalf("tables after the cold run: %v", names)
 	}
 	before := statAll(t, names)
-	warm := run("warm")
+	warm, _ := run("warm", false)
 	if warm.hits == 0 || warm.misses != 0 || warm.refused != 0 {
 		t.Errorf("warm run: %d hits, %d misses, %d refused", warm.hits, warm.misses, warm.refused)
 	}
 	if after := statAll(t, names); !reflect.DeepEqual(before, after) {
 		t.Errorf("a warm run rewrote the object table")
 	}
+	// with the path table: cold, then warm (every look-up from it, and
+	// only blobs from the object table)
+	if _, m := run("cold paths", true); m.hits != 0 || m.misses == 0 {
+		t.Errorf("cold run: %d path hits, %d misses", m.hits, m.misses)
+	}
+	names, _ = filepath.Glob(filepath.Join(c.Path("x"), "..", "git-[op]*"))
+	before = statAll(t, names)
+	o, m := run("warm paths", true)
+	if m.hits == 0 || m.misses != 0 || o.misses != 0 || o.refused != 0 {
+		t.Errorf("warm run: %d path hits, %d misses; objects: %d misses, %d refused", m.hits, m.misses, o.misses, o.refused)
+	}
+	if after := statAll(t, names); len(names) != 2 || !reflect.DeepEqual(before, after) {
+		t.Errorf("a warm run rewrote the tables %v", names)
+	}
+}
+
+// TestPathTableBadValuesMiss plants, under every look-up a warm run makes,
+// values of another length than an entry's: each is a miss, and the
+// answers are those without a table.
+func TestPathTableBadValuesMiss(t *testing.T) {
+	h := buildRefHistory(t, 6)
+	want := h.lookups(t, open(t, h.dir))
+	c := diskcache.New(t.TempDir())
+	r := open(t, h.dir)
+	r.UseCache(c)
+	h.lookups(t, r)
+	var keys [][pathKeySize]byte
+	for k := range r.memo.pending {
+		keys = append(keys, k)
+	}
+	name := func() string { r.memo.open(); return r.memo.name }()
+	must(t, r.SaveCache())
+	for _, v := range [][]byte{{1}, make([]byte, entryValueSize-1), make([]byte, entryValueSize+1)} {
+		bad := diskcache.New(t.TempDir())
+		b := diskcache.NewBuilder(pathKeySize)
+		for _, k := range keys {
+			b.Add(k[:], v)
+		}
+		must(t, bad.Write(name, nil, b))
+		r := open(t, h.dir)
+		r.UseCache(bad)
+		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
+			t.Fatalf("answers differ with %d-byte values", len(v))
+		}
+		if r.memo.hits != 0 || r.memo.misses == 0 {
+			t.Errorf("%d-byte values: %d hits, %d misses", len(v), r.memo.hits, r.memo.misses)
+		}
+	}
+}
+
+// FuzzDecodeEntryValue checks that any value decodes without a panic, and
+// that encodeEntryValue's values decode back.
+func FuzzDecodeEntryValue(f *testing.F) {
+	f.Add([]byte{}, uint32(0o100644), []byte("aaaaaaaaaaaaaaaaaaaa"))
+	f.Add([]byte("\x00\x40\x00\x00aaaaaaaaaaaaaaaaaaaa"), uint32(0o40000), []byte{})
+	f.Fuzz(func(t *testing.T, v []byte, mode uint32, hash []byte) {
+		if e, ok := decodeEntryValue(v); ok && e.ok != (len(v) > 0) {
+			t.Fatalf("%q decoded as %+v", v, e)
+		}
+		var e memoEntry
+		if len(hash) > 0 {
+			e.ok, e.e.mode = true, filemode.FileMode(mode)
+			copy(e.e.hash[:], hash)
+		}
+		got, ok := decodeEntryValue(encodeEntryValue(nil, e))
+		if !ok || got != e {
+			t.Fatalf("round trip of %+v: %+v %v", e, got, ok)
+		}
+	})
 }
 
 // TestObjectTableBadValuesMiss plants, under every object a warm run looks
