@@ -72,9 +72,9 @@ type Repo struct {
 // runs of the same repository; nil turns it off. Call it before the first
 // walk. SaveCache writes what this run added (see histcache.go).
 //
-// The trees and small blobs that look-ups by path read (Compare, ReadAt)
-// are kept there too, and what those look-ups found (see objcache.go and
-// blobmemo.go).
+// What look-ups by path (Compare, ReadAt) find in trees, and the small
+// blobs ReadAt reads, are kept there too (see blobmemo.go and
+// objcache.go).
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
 	r.objs, r.memo = nil, nil
@@ -82,7 +82,7 @@ func (r *Repo) UseCache(c *diskcache.Cache) {
 		r.objs = newObjCache(c, r.packs.fs.Root())
 		r.memo = newBlobMemo(c, r.packs.fs.Root())
 	}
-	r.trees.objs, r.trees.memo = r.objs, r.memo
+	r.trees.memo = r.memo
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of

@@ -61,7 +61,7 @@ func TestWalksMatchReferenceCached(t *testing.T) {
 				t.Errorf("cold run: %d description misses", pairMisses)
 			}
 			names, _ := filepath.Glob(filepath.Join(o.c.Path("x"), "..", "git-*"))
-			if len(names) != 3 { // git-commits-, and git-objects- and git-paths- (entriesAt)
+			if len(names) != 2 { // git-commits-, and git-paths- (entriesAt)
 				t.Fatalf("tables after the cold run: %v", names)
 			}
 			h.check(t, o.open)

@@ -33,8 +33,9 @@ func (h refHistory) lookups(t *testing.T, r *Repo) []string {
 }
 
 // TestObjectTableSameAnswers checks that ReadAt, Compare and entriesAt
-// answer the same with the object table off, cold (written) and warm (every
-// tree and blob from the table, none added, the table not rewritten).
+// answer the same with the tables off, cold (written) and warm (every blob
+// from the object table and every look-up from the path table, nothing
+// added, the tables not rewritten), and with the object table alone.
 func TestObjectTableSameAnswers(t *testing.T) {
 	h := buildRefHistory(t, 3)
 	want := h.lookups(t, open(t, h.dir))
@@ -53,36 +54,100 @@ func TestObjectTableSameAnswers(t *testing.T) {
 		must(t, r.SaveCache())
 		return o, m
 	}
-	// the object table alone: every tree from it when warm
+	tables := func() []string {
+		names, _ := filepath.Glob(filepath.Join(c.Path("x"), "..", "git-[op]*"))
+		return names
+	}
 	cold, _ := run("cold", false)
 	if cold.hits != 0 || cold.refused != 0 || cold.misses == 0 {
 		t.Errorf("cold run: %d hits, %d misses, %d refused", cold.hits, cold.misses, cold.refused)
 	}
-	names, _ := filepath.Glob(filepath.Join(c.Path("x"), "..", "git-[op]*"))
-	if len(names) != 1 || !strings.Contains(names[0], objectsTable) {
+	if names := tables(); len(names) != 1 || !strings.Contains(names[0], objectsTable) {
 		t.Fatalf("tables after the cold run: %v", names)
 	}
-	before := statAll(t, names)
+	before := statAll(t, tables())
 	warm, _ := run("warm", false)
 	if warm.hits == 0 || warm.misses != 0 || warm.refused != 0 {
 		t.Errorf("warm run: %d hits, %d misses, %d refused", warm.hits, warm.misses, warm.refused)
 	}
-	if after := statAll(t, names); !reflect.DeepEqual(before, after) {
+	if after := statAll(t, tables()); !reflect.DeepEqual(before, after) {
 		t.Errorf("a warm run rewrote the object table")
 	}
-	// with the path table: cold, then warm (every look-up from it, and
-	// only blobs from the object table)
+	// with the path table
 	if _, m := run("cold paths", true); m.hits != 0 || m.misses == 0 {
 		t.Errorf("cold run: %d path hits, %d misses", m.hits, m.misses)
 	}
-	names, _ = filepath.Glob(filepath.Join(c.Path("x"), "..", "git-[op]*"))
-	before = statAll(t, names)
+	before = statAll(t, tables())
 	o, m := run("warm paths", true)
-	if m.hits == 0 || m.misses != 0 || o.misses != 0 || o.refused != 0 {
-		t.Errorf("warm run: %d path hits, %d misses; objects: %d misses, %d refused", m.hits, m.misses, o.misses, o.refused)
+	if m.hits == 0 || m.misses != 0 || o.hits == 0 || o.misses != 0 || o.refused != 0 {
+		t.Errorf("warm run: %d path hits, %d misses; objects: %d hits, %d misses, %d refused", m.hits, m.misses, o.hits, o.misses, o.refused)
 	}
-	if after := statAll(t, names); len(names) != 2 || !reflect.DeepEqual(before, after) {
-		t.Errorf("a warm run rewrote the tables %v", names)
+	if after := statAll(t, tables()); len(after) != 2 || !reflect.DeepEqual(before, after) {
+		t.Errorf("a warm run rewrote the tables %v", tables())
+	}
+}
+
+// TestObjectTableBadValuesMiss plants, under every blob a warm run looks
+// up, values that are not that blob — another type, nothing, a truncated
+// or altered content, another blob's content — and checks that each is
+// refused (a miss) and the answers are those without a table.
+func TestObjectTableBadValuesMiss(t *testing.T) {
+	h := buildRefHistory(t, 5)
+	want := h.lookups(t, open(t, h.dir))
+	c := diskcache.New(t.TempDir())
+	r := open(t, h.dir)
+	r.UseCache(c)
+	h.lookups(t, r)
+	keys := map[plumbing.Hash]bool{} // every object the run wrote
+	for k := range r.objs.pending {
+		keys[k] = true
+	}
+	must(t, r.SaveCache())
+	name := r.objs.name
+	good, _ := c.Open(name, 20)
+	if good.Len() < 2 || good.Len() != len(keys) {
+		t.Fatalf("the cold run wrote %d objects of %d", good.Len(), len(keys))
+	}
+	var other []byte
+	spoil := []func(v []byte) []byte{
+		func(v []byte) []byte { return append([]byte{byte(plumbing.TreeObject)}, v[1:]...) },
+		func(v []byte) []byte { return nil },
+		func(v []byte) []byte { return v[:1] },
+		func(v []byte) []byte { return v[:len(v)-1] },
+		func(v []byte) []byte {
+			w := bytes.Clone(v)
+			w[len(w)-1] ^= 1
+			return w
+		},
+		func(v []byte) []byte {
+			w := other
+			other = v
+			if w == nil {
+				return v[:0]
+			}
+			return w
+		},
+		func(v []byte) []byte { return []byte{0xff} },
+	}
+	for i, f := range spoil {
+		t.Run(fmt.Sprint("spoil ", i), func(t *testing.T) {
+			bad := diskcache.New(t.TempDir())
+			b := diskcache.NewBuilder(20)
+			for k := range keys {
+				if v, ok := good.Get(k[:]); ok && len(v) >= 2 {
+					b.Add(k[:], f(v))
+				}
+			}
+			must(t, bad.Write(name, nil, b))
+			r := open(t, h.dir)
+			r.UseCache(bad)
+			if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers differ with spoilt values")
+			}
+			if r.objs.hits != 0 || r.objs.refused == 0 {
+				t.Errorf("%d hits, %d refused", r.objs.hits, r.objs.refused)
+			}
+		})
 	}
 }
 
@@ -141,75 +206,8 @@ func FuzzDecodeEntryValue(f *testing.F) {
 	})
 }
 
-// TestObjectTableBadValuesMiss plants, under every object a warm run looks
-// up, values that are not that object — another type, nothing, a truncated
-// or altered content, another object's content — and checks that each is
-// refused (a miss) and the answers are those without a table.
-func TestObjectTableBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 5)
-	want := h.lookups(t, open(t, h.dir))
-	c := diskcache.New(t.TempDir())
-	r := open(t, h.dir)
-	r.UseCache(c)
-	h.lookups(t, r)
-	keys := map[plumbing.Hash]bool{} // every object the run wrote
-	for k := range r.objs.pending {
-		keys[k] = true
-	}
-	must(t, r.SaveCache())
-	name := r.objs.name
-	good, _ := c.Open(name, 20)
-	if good.Len() == 0 || good.Len() != len(keys) {
-		t.Fatalf("the cold run wrote %d objects of %d", good.Len(), len(keys))
-	}
-	var other []byte
-	spoil := []func(k plumbing.Hash, v []byte) []byte{
-		func(_ plumbing.Hash, v []byte) []byte { return append([]byte{byte(plumbing.CommitObject)}, v[1:]...) },
-		func(_ plumbing.Hash, v []byte) []byte { return nil },
-		func(_ plumbing.Hash, v []byte) []byte { return v[:1] },
-		func(_ plumbing.Hash, v []byte) []byte { return v[:len(v)-1] },
-		func(_ plumbing.Hash, v []byte) []byte {
-			w := bytes.Clone(v)
-			w[len(w)-1] ^= 1
-			return w
-		},
-		func(_ plumbing.Hash, v []byte) []byte {
-			w := other
-			other = v
-			if w == nil {
-				return v[:0]
-			}
-			return w
-		},
-		func(_ plumbing.Hash, v []byte) []byte { return []byte{0xff} },
-	}
-	for i, f := range spoil {
-		t.Run(fmt.Sprint("spoil ", i), func(t *testing.T) {
-			dir := t.TempDir()
-			bad := diskcache.New(dir)
-			b := diskcache.NewBuilder(20)
-			for k := range keys {
-				v, ok := good.Get(k[:])
-				if !ok || len(v) < 2 {
-					continue
-				}
-				b.Add(k[:], f(k, v))
-			}
-			must(t, bad.Write(name, nil, b))
-			r := open(t, h.dir)
-			r.UseCache(bad)
-			if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
-				t.Fatalf("answers differ with spoilt values")
-			}
-			if r.objs.hits != 0 || r.objs.refused == 0 {
-				t.Errorf("%d hits, %d refused", r.objs.hits, r.objs.refused)
-			}
-		})
-	}
-}
-
-// TestObjectTablePerRepository checks that the object table is the
-// repository's own, and that a Repo without a cache has none.
+// TestObjectTablePerRepository checks that the object and path tables are
+// the repository's own, and that a Repo without a cache has none.
 func TestObjectTablePerRepository(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
@@ -221,16 +219,21 @@ func TestObjectTablePerRepository(t *testing.T) {
 	rb.UseCache(c)
 	ra.objs.open()
 	rb.objs.open()
+	ra.memo.open()
+	rb.memo.open()
 	if ra.objs.name == "" || ra.objs.name == rb.objs.name {
 		t.Errorf("object tables %q and %q", ra.objs.name, rb.objs.name)
 	}
-	if rc := open(t, a); rc.objs != nil || rc.trees.objs != nil {
-		t.Errorf("a Repo without a cache has an object table")
+	if ra.memo.name == "" || ra.memo.name == rb.memo.name {
+		t.Errorf("path tables %q and %q", ra.memo.name, rb.memo.name)
+	}
+	if rc := open(t, a); rc.objs != nil || rc.memo != nil || rc.trees.memo != nil {
+		t.Errorf("a Repo without a cache has an object or path table")
 	}
 	rd := open(t, a)
 	rd.UseCache(diskcache.New(""))
-	if rd.objs != nil {
-		t.Errorf("a Repo with the cache off has an object table")
+	if rd.objs != nil || rd.memo != nil || rd.trees.memo != nil {
+		t.Errorf("a Repo with the cache off has an object or path table")
 	}
 }
 

@@ -165,9 +165,6 @@ type treeIndexCache struct {
 	seen map[plumbing.Hash]struct{} // trees read once, not kept
 	used int
 	max  int
-	// objs, when not nil, is the object table the trees of path look-ups
-	// (getStored) are read from and added to.
-	objs *objCache
 	// memo, when not nil, is the path table pathTree's look-ups go
 	// through (see blobmemo.go).
 	memo *blobMemo
@@ -179,18 +176,7 @@ func newTreeIndexCache(s storer.EncodedObjectStorer, max int) *treeIndexCache {
 
 // get returns the index of tree h.
 func (c *treeIndexCache) get(h plumbing.Hash) (*treeIndex, error) {
-	t, raw, err := c.lookupFrom(h, false)
-	if t == nil && err == nil {
-		t = newTreeIndex(raw)
-	}
-	return t, err
-}
-
-// getStored is get for the trees of a look-up by path (not of a history
-// walk): they are read from the object table, and added to it, when there
-// is one (see objcache.go).
-func (c *treeIndexCache) getStored(h plumbing.Hash) (*treeIndex, error) {
-	t, raw, err := c.lookupFrom(h, true)
+	t, raw, err := c.lookup(h)
 	if t == nil && err == nil {
 		t = newTreeIndex(raw)
 	}
@@ -200,20 +186,19 @@ func (c *treeIndexCache) getStored(h plumbing.Hash) (*treeIndex, error) {
 // lookup returns the kept index of tree h, or else its raw content; a tree
 // looked up a second time is indexed and kept (while the budget lasts).
 func (c *treeIndexCache) lookup(h plumbing.Hash) (*treeIndex, []byte, error) {
-	return c.lookupFrom(h, false)
-}
-
-// lookupFrom is lookup, through the object table when stored is set.
-func (c *treeIndexCache) lookupFrom(h plumbing.Hash, stored bool) (*treeIndex, []byte, error) {
 	c.mu.Lock()
 	t, ok := c.m[h]
 	c.mu.Unlock()
 	if ok {
 		return t, nil, nil
 	}
-	raw, err := c.read(h, stored)
+	obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	raw, err := objectBytes(obj)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -233,27 +218,4 @@ func (c *treeIndexCache) lookupFrom(h plumbing.Hash, stored bool) (*treeIndex, [
 		delete(c.seen, h)
 	}
 	return t, nil, nil
-}
-
-// read returns the raw content of tree h: from the object table when
-// stored is set and it holds the tree, else from the repository (then
-// added to the table when stored is set).
-func (c *treeIndexCache) read(h plumbing.Hash, stored bool) ([]byte, error) {
-	objs := c.objs
-	if !stored {
-		objs = nil
-	}
-	if raw, ok := objs.get(plumbing.TreeObject, h); ok {
-		return raw, nil
-	}
-	obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	raw, err := objectBytes(obj)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	objs.add(plumbing.TreeObject, h, raw)
-	return raw, nil
 }
