@@ -65,6 +65,9 @@ type Repo struct {
 	objs *objCache
 	// memo is the path table of disk (see blobmemo.go); nil when off.
 	memo *blobMemo
+	// head is the HEAD of history walks once headKnown (see walkHead).
+	head      links
+	headKnown bool
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the
