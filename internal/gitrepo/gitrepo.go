@@ -65,6 +65,8 @@ type Repo struct {
 	objs *objCache
 	// memo is the path table of disk (see blobmemo.go); nil when off.
 	memo *blobMemo
+	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
+	wmemo *walkMemo
 	// head is the HEAD of history walks once headKnown (see walkHead).
 	head      links
 	headKnown bool
@@ -75,15 +77,16 @@ type Repo struct {
 // runs of the same repository; nil turns it off. Call it before the first
 // walk. SaveCache writes what this run added (see histcache.go).
 //
-// What look-ups by path (Compare, ReadAt) find in trees, and the small
-// blobs ReadAt reads, are kept there too (see blobmemo.go and
-// objcache.go).
+// What look-ups by path (Compare, ReadAt) find in trees, the small blobs
+// ReadAt reads, and the answers of the walks are kept there too (see
+// blobmemo.go, objcache.go and walkmemo.go).
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
-	r.objs, r.memo = nil, nil
+	r.objs, r.memo, r.wmemo = nil, nil, nil
 	if c.Enabled() && r.packs != nil && r.packs.fs != nil {
 		r.objs = newObjCache(c, r.packs.fs.Root())
 		r.memo = newBlobMemo(c, r.packs.fs.Root())
+		r.wmemo = newWalkMemo(c, r.packs.fs.Root())
 	}
 	r.trees.memo = r.memo
 }

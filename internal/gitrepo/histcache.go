@@ -126,6 +126,9 @@ func (r *Repo) SaveCache() error {
 	if err := r.memo.save(); err != nil {
 		return fmt.Errorf("save the path cache: %w", err)
 	}
+	if err := r.wmemo.save(); err != nil {
+		return fmt.Errorf("save the walk cache: %w", err)
+	}
 	h := r.histc
 	if h == nil || len(h.pending)+len(h.links) == 0 {
 		return nil

@@ -42,6 +42,12 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		return nil, err
 	}
 	stop, hasStop := fullHash(base.Hash)
+	key, memo := r.walkAsked(walkTouching, c, stop, limit, paths)
+	if memo {
+		if got, ok := r.walkAnswer(key, paths); ok {
+			return got, nil
+		}
+	}
 	trie := newPathTrie(paths)
 	following := trie.paths
 	var cur, want map[string]rawEntry // the paths' entries in c and in base
@@ -82,6 +88,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	}
 	drop(following)
 	cache := r.walkCache()
+	ended := true // the walk ends on its own (see walkmemo.go)
 	for live > 0 && (!hasStop || c.hash != stop) {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
@@ -114,6 +121,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 			}
 		}
 		if !ok {
+			ended = c.parent.IsZero() // a root, not a boundary or a missing parent
 			break
 		}
 		if len(changed) > 0 {
@@ -130,6 +138,9 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		}
 		cache.next()
 		c = p
+	}
+	if memo && ended {
+		r.recordWalk(key, paths, out)
 	}
 	return out, nil
 }
@@ -198,9 +209,29 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 	if err != nil {
 		return out
 	}
+	key, memo := r.walkAsked(walkLast, c, plumbing.ZeroHash, maxCommits, paths)
+	if memo {
+		if got, ok := r.walkAnswer(key, paths); ok {
+			for p, cs := range got {
+				if len(cs) != 1 {
+					return r.lastChange(c, paths, maxCommits, key, false)
+				}
+				out[p] = cs[0]
+			}
+			return out
+		}
+	}
+	return r.lastChange(c, paths, maxCommits, key, memo)
+}
+
+// lastChange is LastChange's walk from c, its answer recorded under key
+// when memo is set and it ends on its own.
+func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [walkKeySize]byte, memo bool) map[string]Commit {
+	out := make(map[string]Commit)
 	trie := newPathTrie(paths)
 	live := len(trie.paths) // paths without their commit yet
 	cache := r.walkCache()
+	ended := true // the walk ends on its own (see walkmemo.go)
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
@@ -243,10 +274,18 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 			}
 		}
 		if !ok {
+			ended = c.parent.IsZero() // a root, not a boundary or a missing parent
 			break
 		}
 		cache.next()
 		c = p
+	}
+	if memo && ended {
+		all := make(map[string][]Commit, len(out))
+		for p, c := range out {
+			all[p] = []Commit{c}
+		}
+		r.recordWalk(key, paths, all)
 	}
 	return out
 }
