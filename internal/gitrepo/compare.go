@@ -163,7 +163,7 @@ func baseBlob(t *pathTree, p string, idx *Index) (plumbing.Hash, error) {
 		if !ok {
 			continue
 		}
-		e, err := t.entry(p[:i]) // p is clean: so is p[:i]
+		e, err := t.entryKept(p[:i], true) // p is clean: so is p[:i]
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}

@@ -19,7 +19,8 @@ type pathTree struct {
 	s    *treeIndexCache
 	root plumbing.Hash
 	dirs map[string]*treeIndex // folder path → tree; nil when absent or not a folder
-	// known is the entries looked up through the path table (see entry)
+	// known is the folders looked up through the path table (see
+	// entryKept)
 	known map[string]memoEntry
 }
 
@@ -59,6 +60,12 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 // With a path table (see blobmemo.go) the answer comes from it when it has
 // one, and is recorded in it otherwise.
 func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
+	return t.entryKept(p, false)
+}
+
+// entryKept is entry that, when keep is set, remembers the answer for the
+// next look-up of p (a folder asked about for each of its files).
+func (t *pathTree) entryKept(p string, keep bool) (*object.TreeEntry, error) {
 	p = path.Clean(p)
 	if p == "." || p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
 		return nil, nil
@@ -66,9 +73,6 @@ func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
 	m := t.s.memo
 	if m == nil {
 		return t.read(p)
-	}
-	if t.known == nil {
-		t.known = map[string]memoEntry{}
 	}
 	me, ok := t.known[p]
 	if !ok {
@@ -83,7 +87,12 @@ func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
 			}
 			m.add(k, me)
 		}
-		t.known[p] = me
+		if keep {
+			if t.known == nil {
+				t.known = map[string]memoEntry{}
+			}
+			t.known[p] = me
+		}
 	}
 	if !me.ok {
 		return nil, nil
