@@ -46,10 +46,11 @@ const (
 	// maxStoredObject bounds an object the table keeps.
 	maxStoredObject = 64 << 10
 	// maxStoredPerRun bounds the bytes of objects one run adds.
-	maxStoredPerRun = 4 << 20
-	// maxObjectTable bounds the table file: a table that would grow past
-	// it starts over with this run's objects only.
-	maxObjectTable = 24 << 20
+	maxStoredPerRun = 1 << 20
+	// maxObjectTable bounds the table file (every run that reads a blob
+	// reads it whole): a table that would grow past it starts over with
+	// this run's objects only.
+	maxObjectTable = 4 << 20
 )
 
 // objCache is a Repo's view of the object table, opened on first use. It
@@ -171,15 +172,22 @@ func (c *objCache) save() error {
 	}
 	clear(c.pending)
 	c.added = 0
-	// The table as it is now (another run may have written it since).
-	old := c.table
-	if now, err := c.disk.Open(c.name, len(plumbing.ZeroHash)); err == nil && now.Len() >= old.Len() {
+	return writeBounded(c.disk, c.name, c.table, b, maxStoredPerRun, maxObjectTable)
+}
+
+// writeBounded writes table name with b's entries and those of the table
+// as it is now (read, or the file when another run wrote a bigger one
+// since), or with b's alone when the file is within added bytes of bound:
+// a table read by every run is kept small.
+func writeBounded(disk *diskcache.Cache, name string, read *diskcache.Table, b *diskcache.Builder, added, bound int64) error {
+	old := read
+	if now, err := disk.Open(name, read.KeySize()); err == nil && now.Len() >= old.Len() {
 		old = now
 	}
-	if fi, err := os.Stat(c.disk.Path(c.name)); err == nil && fi.Size()+maxStoredPerRun > maxObjectTable {
+	if fi, err := os.Stat(disk.Path(name)); err == nil && fi.Size()+added > bound {
 		old = nil
 	}
-	return c.disk.Write(c.name, old, b)
+	return disk.Write(name, old, b)
 }
 
 // encodeObject is an object's value: its type, then its content.

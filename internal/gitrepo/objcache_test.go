@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -280,4 +281,32 @@ func FuzzDecodeObject(f *testing.F) {
 			t.Fatalf("a %v decoded as a %v", tt, other)
 		}
 	})
+}
+
+// TestWriteBoundedStartsOver checks that a table whose file is within a
+// run's additions of its bound is written again with the run's entries
+// only, and one below it with both.
+func TestWriteBoundedStartsOver(t *testing.T) {
+	c := diskcache.New(t.TempDir())
+	first := diskcache.NewBuilder(20)
+	for i := 0; i < 100; i++ {
+		first.Add(bytes.Repeat([]byte{byte(i)}, 20), make([]byte, 100))
+	}
+	must(t, c.Write("x", nil, first))
+	fi, err := os.Stat(c.Path("x"))
+	must(t, err)
+	for _, tc := range []struct {
+		bound int64
+		want  int
+	}{{fi.Size() + 1000, 101}, {fi.Size() + 10, 1}} {
+		must(t, c.Write("x", nil, first)) // back to the 100 entries
+		read, _ := c.Open("x", 20)
+		b := diskcache.NewBuilder(20)
+		b.Add(bytes.Repeat([]byte{0xff}, 20), []byte("new"))
+		must(t, writeBounded(c, "x", read, b, 100, tc.bound))
+		got, _ := c.Open("x", 20)
+		if got.Len() != tc.want {
+			t.Errorf("bound %d: %d entries, want %d", tc.bound, got.Len(), tc.want)
+		}
+	}
 }

@@ -44,6 +44,10 @@ const walksTable = "git-walks-"
 // maxNewWalks bounds the answers one run adds to the walk table.
 const maxNewWalks = 1 << 12
 
+// maxWalkTable bounds the walk table's file (every run that walks reads it
+// whole): one that would grow past it starts over with this run's answers.
+const maxWalkTable = 4 << 20
+
 // walkKeySize is the size of the walk table's keys (a SHA-256).
 const walkKeySize = sha256.Size
 
@@ -209,15 +213,13 @@ func (m *walkMemo) save() error {
 	}
 	slices.SortFunc(keys, func(a, b [walkKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
 	b := diskcache.NewBuilder(walkKeySize)
+	size := 0
 	for _, k := range keys {
 		b.Add(k[:], m.pending[k])
+		size += 4 + len(m.pending[k])
 	}
 	clear(m.pending)
-	old := m.table
-	if now, err := m.disk.Open(m.name, walkKeySize); err == nil && now.Len() >= old.Len() {
-		old = now
-	}
-	return m.disk.Write(m.name, old, b)
+	return writeBounded(m.disk, m.name, m.table, b, int64(b.Len()*walkKeySize+size), maxWalkTable)
 }
 
 // encodeWalk is an answer's value: for each of paths (in order, the first
