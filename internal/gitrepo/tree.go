@@ -37,7 +37,7 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 	var d *treeIndex
 	if p == "" {
 		var err error
-		if d, err = t.s.get(t.root); err != nil {
+		if d, err = t.s.getLazy(t.root); err != nil {
 			return nil, fmt.Errorf("read root tree %s: %w", t.root, err)
 		}
 	} else {
@@ -47,7 +47,7 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 			return nil, err
 		}
 		if e, ok := pt.find(name); ok && e.mode == filemode.Dir {
-			if d, err = t.s.get(e.hash); err != nil {
+			if d, err = t.s.getLazy(e.hash); err != nil {
 				return nil, fmt.Errorf("read tree of %s: %w", p, err)
 			}
 		}
