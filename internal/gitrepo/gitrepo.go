@@ -36,8 +36,12 @@ const minAbbrev = 4
 // moves). The walks take commits' trees and parents from the repository's
 // commit-graph when it has one (see commitGraph), and, with UseCache, from
 // the history cache in the user's cache folder (see histcache.go), which
-// also describes the trees that differ between a commit and its parent. A
-// Repo is not safe for concurrent use; Close releases its open pack files.
+// also describes the trees that differ between a commit and its parent;
+// there too are the answers of the walks (walkmemo.go), what look-ups by
+// path found in trees (blobmemo.go) and the small blobs ReadAt read
+// (objcache.go). The walks of a Repo all start from the HEAD its first walk
+// found (see walkHead). A Repo is not safe for concurrent use; Close
+// releases its open pack files.
 type Repo struct {
 	repo    *git.Repository
 	objects storer.EncodedObjectStorer
