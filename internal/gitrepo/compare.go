@@ -163,16 +163,14 @@ func baseBlob(t *pathTree, p string, idx *Index) (plumbing.Hash, error) {
 		if !ok {
 			continue
 		}
-		parent, name := splitPath(p[:i])
-		pt, err := t.dir(parent)
+		e, err := t.entryKept(p[:i], true) // p is clean: so is p[:i]
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		e, ok := pt.find(name)
-		if !ok || e.mode != filemode.Dir {
+		if e == nil || e.Mode != filemode.Dir {
 			break // not a folder in base: t.blob answers
 		}
-		if e.hash == h {
+		if e.Hash == h {
 			return idx.heads[p], nil
 		}
 	}

@@ -36,8 +36,12 @@ const minAbbrev = 4
 // moves). The walks take commits' trees and parents from the repository's
 // commit-graph when it has one (see commitGraph), and, with UseCache, from
 // the history cache in the user's cache folder (see histcache.go), which
-// also describes the trees that differ between a commit and its parent. A
-// Repo is not safe for concurrent use; Close releases its open pack files.
+// also describes the trees that differ between a commit and its parent;
+// there too are the answers of the walks (walkmemo.go), what look-ups by
+// path found in trees (blobmemo.go) and the small blobs ReadAt read
+// (objcache.go). The walks of a Repo all start from the HEAD its first walk
+// found (see walkHead). A Repo is not safe for concurrent use; Close
+// releases its open pack files.
 type Repo struct {
 	repo    *git.Repository
 	objects storer.EncodedObjectStorer
@@ -61,13 +65,35 @@ type Repo struct {
 	// histcache.go); histTried is set once they were looked for.
 	histc     *histCache
 	histTried bool
+	// objs is the object table of disk (see objcache.go); nil when off.
+	objs *objCache
+	// memo is the path table of disk (see blobmemo.go); nil when off.
+	memo *blobMemo
+	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
+	wmemo *walkMemo
+	// head is the HEAD of history walks once headKnown (see walkHead).
+	head      links
+	headKnown bool
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the
 // differences of their trees and their parents') in c, read back by later
 // runs of the same repository; nil turns it off. Call it before the first
 // walk. SaveCache writes what this run added (see histcache.go).
-func (r *Repo) UseCache(c *diskcache.Cache) { r.disk = c }
+//
+// What look-ups by path (Compare, ReadAt) find in trees, the small blobs
+// ReadAt reads, and the answers of the walks are kept there too (see
+// blobmemo.go, objcache.go and walkmemo.go).
+func (r *Repo) UseCache(c *diskcache.Cache) {
+	r.disk = c
+	r.objs, r.memo, r.wmemo = nil, nil, nil
+	if c.Enabled() && r.packs != nil && r.packs.fs != nil {
+		r.objs = newObjCache(c, r.packs.fs.Root())
+		r.memo = newBlobMemo(c, r.packs.fs.Root())
+		r.wmemo = newWalkMemo(c, r.packs.fs.Root())
+	}
+	r.trees.memo = r.memo
+}
 
 // Open opens the git repository that contains dir — dir itself, or any of
 // its parents — including a linked worktree whose .git is a file pointing

@@ -120,6 +120,15 @@ func repoDigest(gitDir string) string {
 // nothing is new. A cache that is off or cannot be written is skipped; the
 // error only says why (for a debug log).
 func (r *Repo) SaveCache() error {
+	if err := r.objs.save(); err != nil {
+		return fmt.Errorf("save the object cache: %w", err)
+	}
+	if err := r.memo.save(); err != nil {
+		return fmt.Errorf("save the path cache: %w", err)
+	}
+	if err := r.wmemo.save(); err != nil {
+		return fmt.Errorf("save the walk cache: %w", err)
+	}
 	h := r.histc
 	if h == nil || len(h.pending)+len(h.links) == 0 {
 		return nil

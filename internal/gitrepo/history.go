@@ -37,11 +37,17 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	if len(paths) == 0 {
 		return out, nil
 	}
-	c, err := r.headLinks()
+	c, err := r.walkHead()
 	if err != nil {
 		return nil, err
 	}
 	stop, hasStop := fullHash(base.Hash)
+	key, memo := r.walkAsked(walkTouching, c, stop, limit, paths)
+	if memo {
+		if got, ok := r.walkAnswer(key, paths); ok {
+			return got, nil
+		}
+	}
 	trie := newPathTrie(paths)
 	following := trie.paths
 	var cur, want map[string]rawEntry // the paths' entries in c and in base
@@ -82,6 +88,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	}
 	drop(following)
 	cache := r.walkCache()
+	ended := true // the walk ends on its own (see walkmemo.go)
 	for live > 0 && (!hasStop || c.hash != stop) {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
@@ -114,6 +121,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 			}
 		}
 		if !ok {
+			ended = c.parent.IsZero() // a root, not a boundary or a missing parent
 			break
 		}
 		if len(changed) > 0 {
@@ -130,6 +138,9 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		}
 		cache.next()
 		c = p
+	}
+	if memo && ended {
+		r.recordWalk(key, paths, out)
 	}
 	return out, nil
 }
@@ -194,13 +205,33 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 	if len(paths) == 0 {
 		return out
 	}
-	c, err := r.headLinks()
+	c, err := r.walkHead()
 	if err != nil {
 		return out
 	}
+	key, memo := r.walkAsked(walkLast, c, plumbing.ZeroHash, maxCommits, paths)
+	if memo {
+		if got, ok := r.walkAnswer(key, paths); ok {
+			for p, cs := range got {
+				if len(cs) != 1 {
+					return r.lastChange(c, paths, maxCommits, key, false)
+				}
+				out[p] = cs[0]
+			}
+			return out
+		}
+	}
+	return r.lastChange(c, paths, maxCommits, key, memo)
+}
+
+// lastChange is LastChange's walk from c, its answer recorded under key
+// when memo is set and it ends on its own.
+func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [walkKeySize]byte, memo bool) map[string]Commit {
+	out := make(map[string]Commit)
 	trie := newPathTrie(paths)
 	live := len(trie.paths) // paths without their commit yet
 	cache := r.walkCache()
+	ended := true // the walk ends on its own (see walkmemo.go)
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
 		p, ok, err := r.parentLinks(c)
 		if err != nil {
@@ -243,10 +274,18 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 			}
 		}
 		if !ok {
+			ended = c.parent.IsZero() // a root, not a boundary or a missing parent
 			break
 		}
 		cache.next()
 		c = p
+	}
+	if memo && ended {
+		all := make(map[string][]Commit, len(out))
+		for p, c := range out {
+			all[p] = []Commit{c}
+		}
+		r.recordWalk(key, paths, all)
 	}
 	return out
 }
@@ -269,34 +308,49 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if !isBlob(e.Mode) {
 		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
 	}
+	if data, ok := r.objs.get(plumbing.BlobObject, e.Hash); ok {
+		return bytes.Clone(data), nil // the table's bytes are not the caller's to change
+	}
+	data, err := r.readBlob(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+	}
+	r.objs.add(plumbing.BlobObject, e.Hash, data)
+	return data, nil
+}
+
+// readBlob reads blob h from the repository: an error when it is over
+// MaxReadSize.
+func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 	// From the pack reader when small enough (go-git's own look-up would
 	// load the whole pack index into memory first).
 	var obj plumbing.EncodedObject
+	var err error
 	if r.packs != nil {
-		obj, err = r.packs.smallObject(plumbing.BlobObject, e.Hash, MaxReadSize)
+		obj, err = r.packs.smallObject(plumbing.BlobObject, h, MaxReadSize)
 	} else {
-		obj, err = r.objects.EncodedObject(plumbing.BlobObject, e.Hash)
+		obj, err = r.objects.EncodedObject(plumbing.BlobObject, h)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	blob, err := object.DecodeBlob(obj)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	if blob.Size > MaxReadSize {
-		return nil, fmt.Errorf("read %s at %s: %d bytes, over the %d-byte limit", p, c.Short, blob.Size, MaxReadSize)
+		return nil, fmt.Errorf("%d bytes, over the %d-byte limit", blob.Size, MaxReadSize)
 	}
 	rd, err := blob.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(rd, MaxReadSize+1))
 	if cerr := rd.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, err
 	}
 	return data, nil
 }
@@ -342,6 +396,22 @@ func hashString(h plumbing.Hash) string {
 type links struct {
 	hash, tree plumbing.Hash
 	parent     plumbing.Hash // zero for a root commit
+}
+
+// walkHead returns the HEAD history walks start from: resolved at the
+// Repo's first walk and kept for the others (the 200 walks of a status
+// resolved HEAD 200 times, 12 ms), so that every walk of a command is over
+// the same history, as every Compare given an Index is about its HEAD. An
+// error is not kept.
+func (r *Repo) walkHead() (links, error) {
+	if r.headKnown {
+		return r.head, nil
+	}
+	l, err := r.headLinks()
+	if err == nil {
+		r.head, r.headKnown = l, true
+	}
+	return l, err
 }
 
 // headLinks returns HEAD's links.

@@ -19,6 +19,9 @@ type pathTree struct {
 	s    *treeIndexCache
 	root plumbing.Hash
 	dirs map[string]*treeIndex // folder path → tree; nil when absent or not a folder
+	// known is the folders looked up through the path table (see
+	// entryKept)
+	known map[string]memoEntry
 }
 
 func newPathTree(s *treeIndexCache, root plumbing.Hash) *pathTree {
@@ -34,7 +37,7 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 	var d *treeIndex
 	if p == "" {
 		var err error
-		if d, err = t.s.get(t.root); err != nil {
+		if d, err = t.s.getLazy(t.root); err != nil {
 			return nil, fmt.Errorf("read root tree %s: %w", t.root, err)
 		}
 	} else {
@@ -44,7 +47,7 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 			return nil, err
 		}
 		if e, ok := pt.find(name); ok && e.mode == filemode.Dir {
-			if d, err = t.s.get(e.hash); err != nil {
+			if d, err = t.s.getLazy(e.hash); err != nil {
 				return nil, fmt.Errorf("read tree of %s: %w", p, err)
 			}
 		}
@@ -54,11 +57,52 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 }
 
 // entry returns the tree entry at slash path p, or nil when there is none.
+// With a path table (see blobmemo.go) the answer comes from it when it has
+// one, and is recorded in it otherwise.
 func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
+	return t.entryKept(p, false)
+}
+
+// entryKept is entry that, when keep is set, remembers the answer for the
+// next look-up of p (a folder asked about for each of its files).
+func (t *pathTree) entryKept(p string, keep bool) (*object.TreeEntry, error) {
 	p = path.Clean(p)
 	if p == "." || p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
 		return nil, nil
 	}
+	m := t.s.memo
+	if m == nil {
+		return t.read(p)
+	}
+	me, ok := t.known[p]
+	if !ok {
+		k := pathKey(t.root, p)
+		if me, ok = m.get(k); !ok {
+			e, err := t.read(p)
+			if err != nil {
+				return nil, err
+			}
+			if e != nil {
+				me = memoEntry{rawEntry{e.Mode, e.Hash}, true}
+			}
+			m.add(k, me)
+		}
+		if keep {
+			if t.known == nil {
+				t.known = map[string]memoEntry{}
+			}
+			t.known[p] = me
+		}
+	}
+	if !me.ok {
+		return nil, nil
+	}
+	_, name := splitPath(p)
+	return &object.TreeEntry{Name: name, Mode: me.e.mode, Hash: me.e.hash}, nil
+}
+
+// read is entry for a clean path, from the trees.
+func (t *pathTree) read(p string) (*object.TreeEntry, error) {
 	parent, name := splitPath(p)
 	d, err := t.dir(parent)
 	if err != nil {

@@ -68,6 +68,13 @@ func FuzzTreeIndex(f *testing.F) {
 		if ok != wok || got != want {
 			t.Fatalf("find(%q) = %v %v, a linear scan %v %v (sorted %v)", name, got, ok, want, wok, idx.sorted)
 		}
+		// a lazy index: scanned for the first name, indexed for the next
+		lazy := lazyTreeIndex(raw)
+		for i := 0; i < 3; i++ {
+			if got, ok := lazy.find(name); ok != wok || got != want {
+				t.Fatalf("lazy find %d (%q) = %v %v, a linear scan %v %v", i, name, got, ok, want, wok)
+			}
+		}
 		if name == "" || name == "." || name == ".." {
 			return
 		}

@@ -31,6 +31,47 @@ type treeIndex struct {
 	// sorted is false when the entries are not in git's strict order (a
 	// malformed tree): look-ups then scan every entry.
 	sorted bool
+	// lazy is set for a tree read for a look-up by path and not kept
+	// (lazyTreeIndex): offs is not built until a second name is looked up
+	// in it, the first one found by a scan (looked). Only find may be
+	// called on a lazy index.
+	lazy, looked bool
+}
+
+// lazyTreeIndex is the index of the raw content of a tree that is looked
+// up by path, most often for one name only (one of 5,000 paths, each in
+// its own folder): find scans it for the first name and indexes it for
+// the second.
+func lazyTreeIndex(raw []byte) *treeIndex {
+	return &treeIndex{raw: raw, lazy: true}
+}
+
+// scanFind is find on a tree's raw content without an index: a scan of
+// every whole entry, the last one of the name counting — what find
+// answers in a sorted tree (a name at most once as a file then once as a
+// folder, the folder found first) and in any other.
+func scanFind(raw []byte, name string) (e rawEntry, ok bool) {
+	if name == "" {
+		return rawEntry{}, false
+	}
+	if len(raw) > 1<<32-1 {
+		raw = raw[:1<<32-1] // as newTreeIndex
+	}
+	for len(raw) > 0 {
+		sp := bytes.IndexByte(raw, ' ')
+		if sp < 0 {
+			break
+		}
+		nul := bytes.IndexByte(raw[sp+1:], 0)
+		if nul < 0 || sp+1+nul+21 > len(raw) {
+			break
+		}
+		if string(raw[sp+1:sp+1+nul]) == name {
+			e, ok = parseEntry(raw[:sp], raw[sp+1+nul+1:sp+1+nul+21]), true
+		}
+		raw = raw[sp+1+nul+21:]
+	}
+	return e, ok
 }
 
 // newTreeIndex indexes the raw content of a tree; a truncated last entry is
@@ -89,6 +130,14 @@ func (t *treeIndex) entry(i int) rawEntry {
 func (t *treeIndex) find(name string) (e rawEntry, ok bool) {
 	if t == nil || name == "" {
 		return rawEntry{}, false
+	}
+	if t.lazy {
+		if !t.looked {
+			t.looked = true
+			return scanFind(t.raw, name)
+		}
+		idx := newTreeIndex(t.raw)
+		t.offs, t.sorted, t.lazy = idx.offs, idx.sorted, false
 	}
 	if !t.sorted {
 		for i := range t.offs {
@@ -165,6 +214,9 @@ type treeIndexCache struct {
 	seen map[plumbing.Hash]struct{} // trees read once, not kept
 	used int
 	max  int
+	// memo, when not nil, is the path table pathTree's look-ups go
+	// through (see blobmemo.go).
+	memo *blobMemo
 }
 
 func newTreeIndexCache(s storer.EncodedObjectStorer, max int) *treeIndexCache {
@@ -176,6 +228,16 @@ func (c *treeIndexCache) get(h plumbing.Hash) (*treeIndex, error) {
 	t, raw, err := c.lookup(h)
 	if t == nil && err == nil {
 		t = newTreeIndex(raw)
+	}
+	return t, err
+}
+
+// getLazy is get for a look-up by path: a tree not kept is indexed only
+// when a second name is looked up in it (see lazyTreeIndex).
+func (c *treeIndexCache) getLazy(h plumbing.Hash) (*treeIndex, error) {
+	t, raw, err := c.lookup(h)
+	if t == nil && err == nil {
+		t = lazyTreeIndex(raw)
 	}
 	return t, err
 }

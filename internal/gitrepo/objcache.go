@@ -1,0 +1,226 @@
+package gitrepo
+
+// The object table: the content of the small blobs ReadAt reads (a story
+// as it was at a workflow's base, for validation), kept across runs in the
+// user's cache folder (internal/diskcache; never in a repository) so that a
+// later run reads them without inflating them from a pack or rebuilding
+// them from a delta chain.
+//
+// One table, git-objects-<repo> (<repo> as for the history table, see
+// histcache.go: a digest of the git folder's absolute path, device and
+// inode), keyed by an object's hash (20 bytes). Its value is the object's
+// type (one byte, plumbing.ObjectType) then its content: objects of at
+// most maxStoredObject bytes, at most maxStoredPerRun bytes of them per run.
+//
+// Trees are not in it. The trees of look-ups by path were, first: a warm
+// run then read 4 to 9 MiB of trees from it (the bases of 200 workflows,
+// or 5,000 paths under one base), checking each one's hash, and a cold run
+// wrote as much (+20 ms). The path table (blobmemo.go) keeps what those
+// look-ups found instead, and a warm run reads no tree at all; the trees of
+// history walks are the history table's (histcache.go).
+//
+// Why it is sound: an object's content is what git names by its hash. A
+// value is used only when its type is the one asked for and the git hash of
+// its type and content (SHA-1, as the repository's object names) is its key;
+// anything else is a miss, and the object is read from the repository as
+// without the table. So a table that was damaged, or written by a buggy or
+// hostile program, can make a run slower, never give it another object.
+// (The hash is checked once per object and run: about 3 µs for a 4 KiB
+// story, much less than inflating it.)
+
+import (
+	"crypto/sha1"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+)
+
+// objectsTable prefixes the object table's name (the repository's digest
+// follows).
+const objectsTable = "git-objects-"
+
+const (
+	// maxStoredObject bounds an object the table keeps.
+	maxStoredObject = 64 << 10
+	// maxStoredPerRun bounds the bytes of objects one run adds.
+	maxStoredPerRun = 1 << 20
+	// maxObjectTable bounds the table file (every run that reads a blob
+	// reads it whole): a table that would grow past it starts over with
+	// this run's objects only.
+	maxObjectTable = 4 << 20
+)
+
+// objCache is a Repo's view of the object table, opened on first use. It
+// is safe for concurrent use (stories are dated while other sources scan).
+type objCache struct {
+	disk *diskcache.Cache
+	dir  string // the git folder, named by repoDigest
+
+	once  sync.Once
+	mu    sync.Mutex
+	table *diskcache.Table // nil when the cache is off or the folder unnamed
+	name  string
+	// pending holds this run's objects (type byte then content) for
+	// SaveCache; added counts their bytes; checked, the objects whose
+	// value was found true this run.
+	pending map[plumbing.Hash][]byte
+	added   int
+	checked map[plumbing.Hash]bool
+	// look-ups the table answered, missed (absent), and refused (a value
+	// that is not the object its key names); those this run's objects
+	// answered are not counted
+	hits, misses, refused int
+}
+
+func newObjCache(disk *diskcache.Cache, gitDir string) *objCache {
+	return &objCache{disk: disk, dir: gitDir}
+}
+
+// open reads the table on first use.
+func (c *objCache) open() {
+	c.once.Do(func() {
+		if !c.disk.Enabled() {
+			return
+		}
+		id := repoDigest(c.dir)
+		if id == "" {
+			return
+		}
+		c.name = objectsTable + id
+		c.table, _ = c.disk.Open(c.name, len(plumbing.ZeroHash)) // a table that cannot be read is empty
+		if c.table == nil {
+			c.table = &diskcache.Table{}
+		}
+		c.pending = map[plumbing.Hash][]byte{}
+		c.checked = map[plumbing.Hash]bool{}
+	})
+}
+
+// get returns the content of object h of type t when the table (or this
+// run) holds it; the content points into the table: the caller must not
+// change it.
+func (c *objCache) get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.open()
+	if c.table == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.pending[h]; ok { // read from the repository this run
+		return decodeObject(t, v)
+	}
+	v, ok := c.table.Get(h[:])
+	if !ok {
+		c.misses++
+		return nil, false
+	}
+	content, ok := decodeObject(t, v)
+	if ok && !c.checked[h] {
+		ok = objectHash(t, content) == h
+		if ok && len(c.checked) < 1<<16 {
+			c.checked[h] = true
+		}
+	}
+	if !ok {
+		c.refused++
+		return nil, false
+	}
+	c.hits++
+	return content, true
+}
+
+// add records object h of type t, read from the repository, for SaveCache;
+// an object too big, or past this run's budget, is not kept.
+func (c *objCache) add(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
+	if c == nil || len(content) > maxStoredObject {
+		return
+	}
+	c.open()
+	if c.table == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[h]; ok || c.added+len(content)+1 > maxStoredPerRun {
+		return
+	}
+	c.pending[h] = encodeObject(t, content)
+	c.added += len(content) + 1
+	c.checked[h] = true // read from the repository, under that name
+}
+
+// save writes this run's objects with the table's (a table that would grow
+// past maxObjectTable starts over); nothing when there is nothing new.
+func (c *objCache) save() error {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) == 0 {
+		return nil
+	}
+	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
+	for k, v := range c.pending {
+		b.Add(k[:], v)
+	}
+	clear(c.pending)
+	c.added = 0
+	return writeBounded(c.disk, c.name, c.table, b, maxStoredPerRun, maxObjectTable)
+}
+
+// writeBounded writes table name with b's entries and those of the table
+// as it is now (read, or the file when another run wrote a bigger one
+// since), or with b's alone when the file is within added bytes of bound:
+// a table read by every run is kept small.
+func writeBounded(disk *diskcache.Cache, name string, read *diskcache.Table, b *diskcache.Builder, added, bound int64) error {
+	old := read
+	if now, err := disk.Open(name, read.KeySize()); err == nil && now.Len() >= old.Len() {
+		old = now
+	}
+	if fi, err := os.Stat(disk.Path(name)); err == nil && fi.Size()+added > bound {
+		old = nil
+	}
+	return disk.Write(name, old, b)
+}
+
+// encodeObject is an object's value: its type, then its content.
+func encodeObject(t plumbing.ObjectType, content []byte) []byte {
+	v := make([]byte, 0, 1+len(content))
+	v = append(v, byte(t))
+	return append(v, content...)
+}
+
+// decodeObject returns the content of a value of an object of type t; ok
+// is false when the value is empty or of another type. The content is not
+// checked against the key here (see get).
+func decodeObject(t plumbing.ObjectType, v []byte) (content []byte, ok bool) {
+	if len(v) < 1 || plumbing.ObjectType(v[0]) != t || !t.Valid() {
+		return nil, false
+	}
+	return v[1:], true
+}
+
+// objectHash is git's name of an object of type t with content: the SHA-1
+// of "<type> <size>\x00" and the content. Not the collision-detecting
+// hasher go-git names objects with: the value it checks was written by
+// orchestrate from an object read under that name.
+func objectHash(t plumbing.ObjectType, content []byte) plumbing.Hash {
+	h := sha1.New()
+	var hdr [32]byte
+	b := append(hdr[:0], t.String()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(content)), 10)
+	b = append(b, 0)
+	h.Write(b)
+	h.Write(content)
+	var out plumbing.Hash
+	h.Sum(out[:0])
+	return out
+}

@@ -1,0 +1,312 @@
+package gitrepo
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+)
+
+// lookups is what the path look-ups of every commit of h answer: ReadAt
+// and Compare of every asked path at every commit, and entriesAt.
+func (h refHistory) lookups(t *testing.T, r *Repo) []string {
+	t.Helper()
+	var out []string
+	for _, c := range h.chain {
+		cm := Commit{Hash: c, Short: c[:7]}
+		for _, p := range h.asked {
+			data, err := r.ReadAt(cm, p)
+			out = append(out, fmt.Sprintf("%s %s: %q %v", c[:7], p, data, err))
+		}
+		st, err := r.Compare(cm, h.asked)
+		out = append(out, fmt.Sprintf("compare %s: %+v %v", c[:7], st, err))
+		ents, err := r.entriesAt(plumbing.NewHash(c), h.asked)
+		out = append(out, fmt.Sprintf("entries %s: %v %v", c[:7], ents, err))
+	}
+	return out
+}
+
+// TestObjectTableSameAnswers checks that ReadAt, Compare and entriesAt
+// answer the same with the tables off, cold (written) and warm (every blob
+// from the object table and every look-up from the path table, nothing
+// added, the tables not rewritten), and with the object table alone.
+func TestObjectTableSameAnswers(t *testing.T) {
+	h := buildRefHistory(t, 3)
+	want := h.lookups(t, open(t, h.dir))
+
+	c := diskcache.New(t.TempDir())
+	run := func(name string, paths bool) (*objCache, *blobMemo) {
+		r := open(t, h.dir)
+		r.UseCache(c)
+		if !paths {
+			r.memo, r.trees.memo = nil, nil
+		}
+		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: answers differ from the run without a table", name)
+		}
+		o, m := r.objs, r.memo
+		must(t, r.SaveCache())
+		return o, m
+	}
+	tables := func() []string {
+		names, _ := filepath.Glob(filepath.Join(c.Path("x"), "..", "git-[op]*"))
+		return names
+	}
+	cold, _ := run("cold", false)
+	if cold.hits != 0 || cold.refused != 0 || cold.misses == 0 {
+		t.Errorf("cold run: %d hits, %d misses, %d refused", cold.hits, cold.misses, cold.refused)
+	}
+	if names := tables(); len(names) != 1 || !strings.Contains(names[0], objectsTable) {
+		t.Fatalf("tables after the cold run: %v", names)
+	}
+	before := statAll(t, tables())
+	warm, _ := run("warm", false)
+	if warm.hits == 0 || warm.misses != 0 || warm.refused != 0 {
+		t.Errorf("warm run: %d hits, %d misses, %d refused", warm.hits, warm.misses, warm.refused)
+	}
+	if after := statAll(t, tables()); !reflect.DeepEqual(before, after) {
+		t.Errorf("a warm run rewrote the object table")
+	}
+	// with the path table
+	if _, m := run("cold paths", true); m.hits != 0 || m.misses == 0 {
+		t.Errorf("cold run: %d path hits, %d misses", m.hits, m.misses)
+	}
+	before = statAll(t, tables())
+	o, m := run("warm paths", true)
+	if m.hits == 0 || m.misses != 0 || o.hits == 0 || o.misses != 0 || o.refused != 0 {
+		t.Errorf("warm run: %d path hits, %d misses; objects: %d hits, %d misses, %d refused", m.hits, m.misses, o.hits, o.misses, o.refused)
+	}
+	if after := statAll(t, tables()); len(after) != 2 || !reflect.DeepEqual(before, after) {
+		t.Errorf("a warm run rewrote the tables %v", tables())
+	}
+}
+
+// TestObjectTableBadValuesMiss plants, under every blob a warm run looks
+// up, values that are not that blob — another type, nothing, a truncated
+// or altered content, another blob's content — and checks that each is
+// refused (a miss) and the answers are those without a table.
+func TestObjectTableBadValuesMiss(t *testing.T) {
+	h := buildRefHistory(t, 5)
+	want := h.lookups(t, open(t, h.dir))
+	c := diskcache.New(t.TempDir())
+	r := open(t, h.dir)
+	r.UseCache(c)
+	h.lookups(t, r)
+	keys := map[plumbing.Hash]bool{} // every object the run wrote
+	for k := range r.objs.pending {
+		keys[k] = true
+	}
+	must(t, r.SaveCache())
+	name := r.objs.name
+	good, _ := c.Open(name, 20)
+	if good.Len() < 2 || good.Len() != len(keys) {
+		t.Fatalf("the cold run wrote %d objects of %d", good.Len(), len(keys))
+	}
+	var other []byte
+	spoil := []func(v []byte) []byte{
+		func(v []byte) []byte { return append([]byte{byte(plumbing.TreeObject)}, v[1:]...) },
+		func(v []byte) []byte { return nil },
+		func(v []byte) []byte { return v[:1] },
+		func(v []byte) []byte { return v[:len(v)-1] },
+		func(v []byte) []byte {
+			w := bytes.Clone(v)
+			w[len(w)-1] ^= 1
+			return w
+		},
+		func(v []byte) []byte {
+			w := other
+			other = v
+			if w == nil {
+				return v[:0]
+			}
+			return w
+		},
+		func(v []byte) []byte { return []byte{0xff} },
+	}
+	for i, f := range spoil {
+		t.Run(fmt.Sprint("spoil ", i), func(t *testing.T) {
+			bad := diskcache.New(t.TempDir())
+			b := diskcache.NewBuilder(20)
+			for k := range keys {
+				if v, ok := good.Get(k[:]); ok && len(v) >= 2 {
+					b.Add(k[:], f(v))
+				}
+			}
+			must(t, bad.Write(name, nil, b))
+			r := open(t, h.dir)
+			r.UseCache(bad)
+			if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers differ with spoilt values")
+			}
+			if r.objs.hits != 0 || r.objs.refused == 0 {
+				t.Errorf("%d hits, %d refused", r.objs.hits, r.objs.refused)
+			}
+		})
+	}
+}
+
+// TestPathTableBadValuesMiss plants, under every look-up a warm run makes,
+// values of another length than an entry's: each is a miss, and the
+// answers are those without a table.
+func TestPathTableBadValuesMiss(t *testing.T) {
+	h := buildRefHistory(t, 6)
+	want := h.lookups(t, open(t, h.dir))
+	c := diskcache.New(t.TempDir())
+	r := open(t, h.dir)
+	r.UseCache(c)
+	h.lookups(t, r)
+	var keys [][pathKeySize]byte
+	for k := range r.memo.pending {
+		keys = append(keys, k)
+	}
+	name := func() string { r.memo.open(); return r.memo.name }()
+	must(t, r.SaveCache())
+	for _, v := range [][]byte{{1}, make([]byte, entryValueSize-1), make([]byte, entryValueSize+1)} {
+		bad := diskcache.New(t.TempDir())
+		b := diskcache.NewBuilder(pathKeySize)
+		for _, k := range keys {
+			b.Add(k[:], v)
+		}
+		must(t, bad.Write(name, nil, b))
+		r := open(t, h.dir)
+		r.UseCache(bad)
+		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
+			t.Fatalf("answers differ with %d-byte values", len(v))
+		}
+		if r.memo.hits != 0 || r.memo.misses == 0 {
+			t.Errorf("%d-byte values: %d hits, %d misses", len(v), r.memo.hits, r.memo.misses)
+		}
+	}
+}
+
+// FuzzDecodeEntryValue checks that any value decodes without a panic, and
+// that encodeEntryValue's values decode back.
+func FuzzDecodeEntryValue(f *testing.F) {
+	f.Add([]byte{}, uint32(0o100644), []byte("aaaaaaaaaaaaaaaaaaaa"))
+	f.Add([]byte("\x00\x40\x00\x00aaaaaaaaaaaaaaaaaaaa"), uint32(0o40000), []byte{})
+	f.Fuzz(func(t *testing.T, v []byte, mode uint32, hash []byte) {
+		if e, ok := decodeEntryValue(v); ok && e.ok != (len(v) > 0) {
+			t.Fatalf("%q decoded as %+v", v, e)
+		}
+		var e memoEntry
+		if len(hash) > 0 {
+			e.ok, e.e.mode = true, filemode.FileMode(mode)
+			copy(e.e.hash[:], hash)
+		}
+		got, ok := decodeEntryValue(encodeEntryValue(nil, e))
+		if !ok || got != e {
+			t.Fatalf("round trip of %+v: %+v %v", e, got, ok)
+		}
+	})
+}
+
+// TestObjectTablePerRepository checks that the object and path tables are
+// the repository's own, and that a Repo without a cache has none.
+func TestObjectTablePerRepository(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		must(t, initRepoWithFile(d))
+	}
+	c := diskcache.New(t.TempDir())
+	ra, rb := open(t, a), open(t, b)
+	ra.UseCache(c)
+	rb.UseCache(c)
+	ra.objs.open()
+	rb.objs.open()
+	ra.memo.open()
+	rb.memo.open()
+	if ra.objs.name == "" || ra.objs.name == rb.objs.name {
+		t.Errorf("object tables %q and %q", ra.objs.name, rb.objs.name)
+	}
+	if ra.memo.name == "" || ra.memo.name == rb.memo.name {
+		t.Errorf("path tables %q and %q", ra.memo.name, rb.memo.name)
+	}
+	if rc := open(t, a); rc.objs != nil || rc.memo != nil || rc.trees.memo != nil {
+		t.Errorf("a Repo without a cache has an object or path table")
+	}
+	rd := open(t, a)
+	rd.UseCache(diskcache.New(""))
+	if rd.objs != nil || rd.memo != nil || rd.trees.memo != nil {
+		t.Errorf("a Repo with the cache off has an object or path table")
+	}
+}
+
+// TestObjectHashIsGits checks objectHash against go-git's hasher.
+func TestObjectHashIsGits(t *testing.T) {
+	for _, tc := range []struct {
+		typ     plumbing.ObjectType
+		content string
+	}{
+		{plumbing.BlobObject, ""},
+		{plumbing.BlobObject, "hello\n"},
+		{plumbing.TreeObject, "100644 f\x00aaaaaaaaaaaaaaaaaaaa"},
+	} {
+		if got, want := objectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
+			t.Errorf("%v %q: %s, want %s", tc.typ, tc.content, got, want)
+		}
+	}
+}
+
+// FuzzDecodeObject checks that any value decodes without a panic, and that
+// what encodeObject writes decodes back to the same content for its type
+// only.
+func FuzzDecodeObject(f *testing.F) {
+	f.Add([]byte{}, byte(plumbing.TreeObject))
+	f.Add([]byte("\x02100644 f\x00aaaaaaaaaaaaaaaaaaaa"), byte(plumbing.TreeObject))
+	f.Add([]byte("\x03x"), byte(plumbing.BlobObject))
+	f.Fuzz(func(t *testing.T, v []byte, typ byte) {
+		tt := plumbing.ObjectType(typ)
+		if c, ok := decodeObject(tt, v); ok && !bytes.Equal(c, v[1:]) {
+			t.Fatalf("decoded %q from %q", c, v)
+		}
+		if !tt.Valid() {
+			return
+		}
+		c, ok := decodeObject(tt, encodeObject(tt, v))
+		if !ok || !bytes.Equal(c, v) {
+			t.Fatalf("round trip of %q: %q %v", v, c, ok)
+		}
+		other := plumbing.BlobObject
+		if tt == other {
+			other = plumbing.TreeObject
+		}
+		if _, ok := decodeObject(other, encodeObject(tt, v)); ok {
+			t.Fatalf("a %v decoded as a %v", tt, other)
+		}
+	})
+}
+
+// TestWriteBoundedStartsOver checks that a table whose file is within a
+// run's additions of its bound is written again with the run's entries
+// only, and one below it with both.
+func TestWriteBoundedStartsOver(t *testing.T) {
+	c := diskcache.New(t.TempDir())
+	first := diskcache.NewBuilder(20)
+	for i := 0; i < 100; i++ {
+		first.Add(bytes.Repeat([]byte{byte(i)}, 20), make([]byte, 100))
+	}
+	must(t, c.Write("x", nil, first))
+	fi, err := os.Stat(c.Path("x"))
+	must(t, err)
+	for _, tc := range []struct {
+		bound int64
+		want  int
+	}{{fi.Size() + 1000, 101}, {fi.Size() + 10, 1}} {
+		must(t, c.Write("x", nil, first)) // back to the 100 entries
+		read, _ := c.Open("x", 20)
+		b := diskcache.NewBuilder(20)
+		b.Add(bytes.Repeat([]byte{0xff}, 20), []byte("new"))
+		must(t, writeBounded(c, "x", read, b, 100, tc.bound))
+		got, _ := c.Open("x", 20)
+		if got.Len() != tc.want {
+			t.Errorf("bound %d: %d entries, want %d", tc.bound, got.Len(), tc.want)
+		}
+	}
+}
