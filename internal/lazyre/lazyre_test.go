@@ -19,7 +19,8 @@ func TestNew(t *testing.T) {
 		if got := re().MatchString(tc.in); got != tc.want {
 			t.Errorf("%s on %q = %v, want %v", tc.expr, tc.in, got, tc.want)
 		}
-		if re() != re() {
+		first, again := re(), re()
+		if first != again {
 			t.Errorf("%s compiled twice", tc.expr)
 		}
 	}
