@@ -2,7 +2,6 @@ package discover
 
 import (
 	"cmp"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"slices"
 	"strings"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/taskmaster"
 	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"sort"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
 
 // debugSession logs, at --log-level debug, what a command read: the
@@ -16,10 +16,13 @@ func (a *app) debugSession(s *session) {
 		return
 	}
 	a.debugf("repository: %s", s.Root)
-	if d := diskcache.Dir(a.sys.Getenv); d != "" {
-		a.debugf("cache: %s (%s=off turns it off)", d, diskcache.EnvDir)
-	} else {
+	switch d := diskcache.Dir(a.sys.Getenv); {
+	case d == "":
 		a.debugf("cache: off")
+	case cacheFor(s.Root, d) == nil:
+		a.debugf("cache: off (%s is inside the repository)", d)
+	default:
+		a.debugf("cache: %s (%s=off turns it off)", d, diskcache.EnvDir)
 	}
 	if s.conf != nil {
 		if len(s.conf.Read) == 0 {

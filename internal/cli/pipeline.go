@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"path/filepath"
+	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
@@ -34,7 +36,7 @@ func (a *app) locate() (sess.Location, error) {
 		}
 		return loc, err
 	}
-	loc.Cache = diskcache.New(diskcache.Dir(a.sys.Getenv))
+	loc.Cache = cacheFor(loc.Root, diskcache.Dir(a.sys.Getenv))
 	return loc, nil
 }
 
@@ -52,4 +54,44 @@ func (a *app) load() (*session, error) {
 	a.loaded = s
 	a.debugSession(s)
 	return s, nil
+}
+
+// cacheFor returns the user's cache in dir for the repository at root, or
+// nil (no cache) when dir is "" or inside the repository — a home folder
+// kept in git, or a cache folder pointed into the work tree: a cache must
+// never live where the repository's authors can write (docs/SECURITY.md).
+func cacheFor(root, dir string) *diskcache.Cache {
+	if dir == "" || insideFolder(root, dir) {
+		return nil
+	}
+	return diskcache.New(dir)
+}
+
+// insideFolder reports whether path is root or inside it, comparing the
+// paths as given and with symbolic links resolved (as far as path exists).
+func insideFolder(root, path string) bool {
+	in := func(r, p string) bool {
+		rel, err := filepath.Rel(r, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	if in(root, path) {
+		return true
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	// the longest existing prefix of path, resolved, then the rest
+	p, rest := filepath.Clean(path), ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return in(realRoot, filepath.Join(real, rest))
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }

@@ -3,7 +3,6 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
 
 // MaxReadSize is the largest blob ReadAt returns (8 MiB).

@@ -10,7 +10,6 @@ package session
 
 import (
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/story"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
