@@ -277,7 +277,7 @@ func parseIndexBytes(b []byte, want map[string]bool, sec, nsec uint32, sc *index
 		return nil, nil
 	}
 	n := be.Uint32(b[8:])
-	out := make(map[string]indexEntry)
+	out := make(map[string]indexEntry, len(want)) // at most one entry per path wanted
 	off := 12
 	for i := uint32(0); i < n; i++ {
 		size := sc.entry(b[off:], version, want, sec, nsec, out)
