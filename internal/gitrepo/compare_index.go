@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -96,12 +97,12 @@ func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing
 	if out == nil || heads == nil || sc.noTree {
 		return out, plumbing.ZeroHash, nil
 	}
+	// every folder of the paths: from a path's deepest folder up, to the
+	// first one already there (its parents are then there too)
 	wantDirs := map[string]bool{}
 	for _, p := range paths {
-		for i := 0; i < len(p); i++ {
-			if p[i] == '/' {
-				wantDirs[p[:i]] = true
-			}
+		for i := strings.LastIndexByte(p, '/'); i >= 0 && !wantDirs[p[:i]]; i = strings.LastIndexByte(p[:i], '/') {
+			wantDirs[p[:i]] = true
 		}
 	}
 	root, dirs = cacheTreeBytes(rest, wantDirs)
@@ -164,10 +165,11 @@ func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root 
 // read before it (the root zero when it was not read).
 func parseCacheTreeBytes(b []byte, size int, wantDirs map[string]bool) (root plumbing.Hash, dirs map[string]plumbing.Hash) {
 	type open struct {
-		path string
+		path int // the length of its path in buf
 		left int // subtrees still to read
 	}
 	var stack []open
+	var buf []byte // the path of the folder read, its parents' paths its prefixes
 	off := 0
 	for first := true; off < size; first = false {
 		nul := bytes.IndexByte(b[off:], 0)
@@ -199,7 +201,6 @@ func parseCacheTreeBytes(b []byte, size int, wantDirs map[string]bool) (root plu
 			copy(h[:], b[off:])
 			off += len(h)
 		}
-		path := ""
 		if first {
 			if len(name) != 0 {
 				return root, dirs
@@ -223,17 +224,18 @@ func parseCacheTreeBytes(b []byte, size int, wantDirs map[string]bool) (root plu
 			}
 			parent := &stack[len(stack)-1]
 			parent.left--
-			if path = string(name); parent.path != "" {
-				path = parent.path + "/" + path
+			if buf = buf[:parent.path]; len(buf) > 0 {
+				buf = append(buf, '/')
 			}
-			if valid && wantDirs[path] {
+			buf = append(buf, name...)
+			if valid && wantDirs[string(buf)] {
 				if dirs == nil {
-					dirs = map[string]plumbing.Hash{}
+					dirs = make(map[string]plumbing.Hash, len(wantDirs))
 				}
-				dirs[path] = h
+				dirs[string(buf)] = h
 			}
 		}
-		stack = append(stack, open{path, subs})
+		stack = append(stack, open{len(buf), subs})
 	}
 	return root, dirs
 }
