@@ -22,12 +22,12 @@ func (v *validator) otherWorkflows() {
 	if len(open) == 0 {
 		return
 	}
-	others := v.others()
-	for _, o := range others {
-		if o.ID == v.c.ID || !o.Resumable || o.Source.Kind == workflow.KindStory {
+	for _, rv := range v.rivals() {
+		o := rv.c
+		if o.ID == v.c.ID {
 			continue
 		}
-		shared := sharedStories(o, open)
+		shared := sharedStories(rv.ids, open)
 		if len(shared) == 0 {
 			continue
 		}
@@ -52,21 +52,56 @@ func (v *validator) otherWorkflows() {
 	}
 }
 
-// sharedStories lists (sorted) the stories of o that are in open.
-func sharedStories(o *workflow.Candidate, open map[string]string) []string {
-	seen := map[string]bool{}
+// rival is a candidate otherWorkflows weighs against the validated one (a
+// resumable workflow, not a story candidate) with the normalised ids of its
+// stories (its story ids, then its story references').
+type rival struct {
+	c   *workflow.Candidate
+	ids []string
+}
+
+// rivalsOf lists the rivals among candidates, in their order.
+func rivalsOf(candidates []*workflow.Candidate) []rival {
+	var out []rival
+	for _, o := range candidates {
+		if !o.Resumable || o.Source.Kind == workflow.KindStory {
+			continue
+		}
+		ids := make([]string, 0, len(o.Stories)+len(o.StoryRefs))
+		for _, id := range o.Stories {
+			ids = append(ids, normID(id))
+		}
+		for _, r := range o.StoryRefs {
+			ids = append(ids, normID(r.ID))
+		}
+		out = append(out, rival{c: o, ids: ids})
+	}
+	return out
+}
+
+// rivals is rivalsOf the other candidates, sorted by id: the Run's are
+// listed once for all its validations.
+func (v *validator) rivals() []rival {
+	if r := v.in.Run; r != nil {
+		r.rivalsOnce.Do(func() { r.rivals = rivalsOf(r.sorted) })
+		return r.rivals
+	}
+	return rivalsOf(v.others())
+}
+
+// sharedStories lists (sorted) the stories among ids (normalised) that are
+// in open, as open spells them.
+func sharedStories(ids []string, open map[string]string) []string {
+	var seen map[string]bool
 	var out []string
-	check := func(id string) {
-		if mine, ok := open[normID(id)]; ok && !seen[mine] {
+	for _, id := range ids {
+		if mine, ok := open[id]; ok && !seen[mine] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
 			seen[mine] = true
 			out = append(out, display(mine))
 		}
-	}
-	for _, id := range o.Stories {
-		check(id)
-	}
-	for _, r := range o.StoryRefs {
-		check(r.ID)
 	}
 	sort.Strings(out)
 	return out

@@ -26,6 +26,9 @@ type Run struct {
 	// (11 MB at 20,000 stories).
 	sorted []*workflow.Candidate
 	paths  *safefile.Reader
+	// rivals is what otherWorkflows weighs of sorted, listed once.
+	rivalsOnce sync.Once
+	rivals     []rival
 
 	gitOnce  sync.Once
 	gitFor   Git       // the Git whose answers gitCache keeps

@@ -74,6 +74,7 @@
 package validate
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -207,6 +208,9 @@ func (v *validator) add(check string, sev workflow.Severity, code, path, phase, 
 func (v *validator) finish() Report {
 	rep := v.rep
 	missing, changed := map[string]bool{}, map[string]bool{}
+	if rep.Files == nil && len(v.files) > 0 {
+		rep.Files = make([]FileReport, 0, len(v.files))
+	}
 	for _, f := range v.files {
 		rep.Files = append(rep.Files, f.report)
 		if f.report.Phase == "" {
@@ -219,11 +223,14 @@ func (v *validator) finish() Report {
 			changed[f.report.Phase] = true
 		}
 	}
-	sort.SliceStable(rep.Files, func(i, j int) bool { return rep.Files[i].Path < rep.Files[j].Path })
+	slices.SortStableFunc(rep.Files, func(a, b FileReport) int { return strings.Compare(a.Path, b.Path) })
+	if rep.Stories == nil && len(v.stories) > 0 {
+		rep.Stories = make([]StoryReport, 0, len(v.stories))
+	}
 	for _, s := range v.stories {
 		rep.Stories = append(rep.Stories, s.report)
 	}
-	sort.SliceStable(rep.Stories, func(i, j int) bool { return rep.Stories[i].ID < rep.Stories[j].ID })
+	slices.SortStableFunc(rep.Stories, func(a, b StoryReport) int { return strings.Compare(a.ID, b.ID) })
 	rep.ChangedPhases = sortedKeys(changed)
 	rep.MissingPhases = sortedKeys(missing)
 	rep.Findings = v.list.Findings()

@@ -69,7 +69,7 @@ type Index struct {
 // calls compare in all. It returns nil when Compare would not read the
 // index for that many paths (see indexEntries).
 func (r *Repo) IndexFor(paths []string, expected int) *Index {
-	heads := map[string]plumbing.Hash{}
+	heads := make(map[string]plumbing.Hash, len(paths))
 	known, tree, dirs := r.readIndex(paths, expected, heads)
 	if known == nil {
 		return nil

@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -32,10 +32,6 @@ const (
 	// this many bytes per path compared (a scanned entry costs far less than
 	// a hashed file).
 	indexBytesPerPath = 4096
-	// indexReadBuffer is the buffer the index is streamed through: a large
-	// index is read, not mapped, so that it never adds its size to the
-	// process's resident memory.
-	indexReadBuffer = 64 << 10
 )
 
 // indexEntries returns the index entries of paths that can stand for the
@@ -62,6 +58,12 @@ func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]indexEnt
 // conflicted, skip-worktree, intent-to-add or a sparse folder, or the index
 // is split): when that tree is HEAD's, the index holds HEAD's files. dirs is
 // then the tree the cache-tree gives each folder of the paths (when valid).
+//
+// The index is mapped and parsed in place (read whole where it cannot be
+// mapped), then unmapped: nothing kept points into it. Git replaces an index
+// by renaming a new file over it, never by rewriting it in place, so the
+// mapping holds the index as it was when it was opened (see docs/SECURITY.md
+// on mapped files).
 func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing.Hash) (_ map[string]indexEntry, root plumbing.Hash, dirs map[string]plumbing.Hash) {
 	if compared < minIndexPaths || len(paths) == 0 || r.storage == nil {
 		return nil, plumbing.ZeroHash, nil
@@ -76,28 +78,34 @@ func (r *Repo) readIndex(paths []string, compared int, heads map[string]plumbing
 		return nil, plumbing.ZeroHash, nil
 	}
 	defer f.Close()
+	// No more than the size seen: an index rewritten meanwhile reads as
+	// truncated (nil).
+	b, unmap, err := mapOrRead(fs, "index", f, fi)
+	if err != nil {
+		return nil, plumbing.ZeroHash, nil
+	}
+	if unmap != nil {
+		defer unmap()
+	}
 	want := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		want[p] = true
 	}
 	mt := fi.ModTime()
-	// No more than the size seen: an index rewritten meanwhile reads as
-	// truncated (nil), never as an endless stream.
-	rd := bufio.NewReaderSize(io.LimitReader(f, fi.Size()), indexReadBuffer)
 	sc := indexScratch{heads: heads}
-	out := parseIndexWith(rd, want, uint32(mt.Unix()), uint32(mt.Nanosecond()), &sc)
+	out, rest := parseIndexBytes(b, want, uint32(mt.Unix()), uint32(mt.Nanosecond()), &sc)
 	if out == nil || heads == nil || sc.noTree {
 		return out, plumbing.ZeroHash, nil
 	}
+	// every folder of the paths: from a path's deepest folder up, to the
+	// first one already there (its parents are then there too)
 	wantDirs := map[string]bool{}
 	for _, p := range paths {
-		for i := 0; i < len(p); i++ {
-			if p[i] == '/' {
-				wantDirs[p[:i]] = true
-			}
+		for i := strings.LastIndexByte(p, '/'); i >= 0 && !wantDirs[p[:i]]; i = strings.LastIndexByte(p[:i], '/') {
+			wantDirs[p[:i]] = true
 		}
 	}
-	root, dirs = readCacheTree(rd, wantDirs)
+	root, dirs = cacheTreeBytes(rest, wantDirs)
 	return out, root, dirs
 }
 
@@ -110,52 +118,72 @@ func rootCacheTree(rd *bufio.Reader) plumbing.Hash {
 }
 
 // readCacheTree is rootCacheTree that also returns the tree of each valid
-// folder of the cache-tree that wantDirs names.
+// folder of the cache-tree that wantDirs names. It reads rd to its end and
+// parses what it read with cacheTreeBytes.
 func readCacheTree(rd *bufio.Reader, wantDirs map[string]bool) (plumbing.Hash, map[string]plumbing.Hash) {
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return plumbing.ZeroHash, nil
+	}
+	return cacheTreeBytes(b, wantDirs)
+}
+
+// cacheTreeBytes is readCacheTree over b, the bytes after the entries.
+func cacheTreeBytes(b []byte, wantDirs map[string]bool) (plumbing.Hash, map[string]plumbing.Hash) {
 	for {
-		hdr, err := rd.Peek(8)
-		if err != nil {
+		if len(b) < 8 {
 			return plumbing.ZeroHash, nil // the checksum, or a truncated index
 		}
-		sig, size := string(hdr[:4]), int(binary.BigEndian.Uint32(hdr[4:]))
+		sig, size := string(b[:4]), int(binary.BigEndian.Uint32(b[4:]))
 		switch sig {
 		case "link": // split index: the entries are elsewhere
 			return plumbing.ZeroHash, nil
 		case "TREE":
-			if _, err := rd.Discard(8); err != nil {
-				return plumbing.ZeroHash, nil
-			}
-			return parseCacheTree(rd, size, wantDirs)
+			return parseCacheTreeBytes(b[8:], size, wantDirs)
 		}
-		if got, err := rd.Discard(8 + size); err != nil || got != 8+size {
+		if len(b)-8 < size {
 			return plumbing.ZeroHash, nil
 		}
+		b = b[8+size:]
 	}
 }
 
-// parseCacheTree reads a cache-tree extension of size bytes from rd: its
-// folders in pre-order, each "<name> NUL <entries> SP <subtrees> LF" and,
-// when <entries> is not negative (the folder is valid), its tree. The root
-// has an empty name. A malformed extension gives what was read before it
-// (the root zero when it was not read).
+// parseCacheTree reads a cache-tree extension of size bytes from rd (to
+// its end) and parses it with parseCacheTreeBytes.
 func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root plumbing.Hash, dirs map[string]plumbing.Hash) {
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return plumbing.ZeroHash, nil
+	}
+	return parseCacheTreeBytes(b, size, wantDirs)
+}
+
+// parseCacheTreeBytes parses a cache-tree extension of size bytes at the
+// start of b: its folders in pre-order, each "<name> NUL <entries> SP
+// <subtrees> LF" and, when <entries> is not negative (the folder is valid),
+// its tree. The root has an empty name. A malformed extension gives what was
+// read before it (the root zero when it was not read).
+func parseCacheTreeBytes(b []byte, size int, wantDirs map[string]bool) (root plumbing.Hash, dirs map[string]plumbing.Hash) {
 	type open struct {
-		path string
+		path int // the length of its path in buf
 		left int // subtrees still to read
 	}
 	var stack []open
-	for n, first := 0, true; n < size; first = false {
-		raw, err := rd.ReadSlice(0)
-		if err != nil {
+	var buf []byte // the path of the folder read, its parents' paths its prefixes
+	off := 0
+	for first := true; off < size; first = false {
+		nul := bytes.IndexByte(b[off:], 0)
+		if nul < 0 {
 			return root, dirs
 		}
-		n += len(raw)
-		name := string(raw[:len(raw)-1]) // raw is rd's until the next read
-		line, err := rd.ReadSlice('\n')
-		if err != nil {
+		name := b[off : off+nul]
+		off += nul + 1
+		lf := bytes.IndexByte(b[off:], '\n')
+		if lf < 0 {
 			return root, dirs
 		}
-		n += len(line)
+		line := b[off : off+lf+1]
+		off += lf + 1
 		sp := bytes.IndexByte(line, ' ')
 		if sp < 1 {
 			return root, dirs
@@ -167,14 +195,14 @@ func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root 
 		}
 		var h plumbing.Hash
 		if valid {
-			if _, err := io.ReadFull(rd, h[:]); err != nil {
+			if len(b)-off < len(h) {
 				return root, dirs
 			}
-			n += len(h)
+			copy(h[:], b[off:])
+			off += len(h)
 		}
-		path := ""
 		if first {
-			if name != "" {
+			if len(name) != 0 {
 				return root, dirs
 			}
 			if valid {
@@ -184,7 +212,7 @@ func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root 
 				return root, dirs // the root was all that was asked for
 			}
 		} else {
-			if name == "" {
+			if len(name) == 0 {
 				return root, dirs // only the root has no name
 			}
 			// the folder's parent: the innermost one with subtrees left
@@ -196,17 +224,18 @@ func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root 
 			}
 			parent := &stack[len(stack)-1]
 			parent.left--
-			if path = name; parent.path != "" {
-				path = parent.path + "/" + name
+			if buf = buf[:parent.path]; len(buf) > 0 {
+				buf = append(buf, '/')
 			}
-			if valid && wantDirs[path] {
+			buf = append(buf, name...)
+			if valid && wantDirs[string(buf)] {
 				if dirs == nil {
-					dirs = map[string]plumbing.Hash{}
+					dirs = make(map[string]plumbing.Hash, len(wantDirs))
 				}
-				dirs[path] = h
+				dirs[string(buf)] = h
 			}
 		}
-		stack = append(stack, open{path, subs})
+		stack = append(stack, open{len(buf), subs})
 	}
 	return root, dirs
 }
@@ -215,44 +244,55 @@ func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root 
 // are in want, keeping those indexEntries describes; the index was last
 // written at (sec, nsec). A malformed index gives nil.
 func parseIndex(b []byte, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
-	return parseIndexFrom(bufio.NewReader(bytes.NewReader(b)), want, sec, nsec)
+	out, _ := parseIndexBytes(b, want, sec, nsec, &indexScratch{})
+	return out
 }
 
-// errBadIndex stops parseIndexFrom at a malformed entry.
-var errBadIndex = errors.New("malformed index")
-
-// parseIndexFrom is parseIndex reading the index from rd, entry by entry.
+// parseIndexFrom is parseIndex reading the index from rd.
 func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) map[string]indexEntry {
 	return parseIndexWith(rd, want, sec, nsec, &indexScratch{})
 }
 
-// parseIndexWith is parseIndexFrom reading into sc (see indexScratch.heads),
-// rd left after the entries.
+// parseIndexWith is parseIndexFrom reading into sc (see indexScratch.heads):
+// it reads rd to its end, parses that with parseIndexBytes, and leaves rd
+// reading what follows the entries.
 func parseIndexWith(rd *bufio.Reader, want map[string]bool, sec, nsec uint32, sc *indexScratch) map[string]indexEntry {
-	var hdr [12]byte
-	if _, err := io.ReadFull(rd, hdr[:]); err != nil || string(hdr[:4]) != "DIRC" {
+	b, err := io.ReadAll(rd)
+	if err != nil {
 		return nil
 	}
-	be := binary.BigEndian
-	version := be.Uint32(hdr[4:])
-	if version != 2 && version != 3 {
-		return nil
-	}
-	n := be.Uint32(hdr[8:])
-	out := make(map[string]indexEntry)
-	for i := uint32(0); i < n; i++ {
-		if err := sc.readEntry(rd, version, want, sec, nsec, out); err != nil {
-			return nil
-		}
-	}
+	out, rest := parseIndexBytes(b, want, sec, nsec, sc)
+	rd.Reset(bytes.NewReader(rest))
 	return out
 }
 
-// indexScratch is the space readEntry reads an entry into, reused from one
-// entry to the next (an index has one entry per tracked file).
+// parseIndexBytes is parseIndex reading into sc (see indexScratch.heads);
+// it also returns the bytes after the entries (the extensions and the
+// checksum). It parses b in place: an entry is copied only when kept.
+func parseIndexBytes(b []byte, want map[string]bool, sec, nsec uint32, sc *indexScratch) (map[string]indexEntry, []byte) {
+	if len(b) < 12 || string(b[:4]) != "DIRC" {
+		return nil, nil
+	}
+	be := binary.BigEndian
+	version := be.Uint32(b[4:])
+	if version != 2 && version != 3 {
+		return nil, nil
+	}
+	n := be.Uint32(b[8:])
+	out := make(map[string]indexEntry, len(want)) // at most one entry per path wanted
+	off := 12
+	for i := uint32(0); i < n; i++ {
+		size := sc.entry(b[off:], version, want, sec, nsec, out)
+		if size == 0 {
+			return nil, nil
+		}
+		off += size
+	}
+	return out, b[off:]
+}
+
+// indexScratch is what the entries of one index are read into.
 type indexScratch struct {
-	fixed [indexEntryFixed + 2]byte
-	name  []byte
 	// heads, when not nil, takes the blob hash of each wanted stage-0
 	// file or symbolic link; noTree is set by an entry that keeps the
 	// index from being HEAD's tree (see readIndex).
@@ -263,44 +303,31 @@ type indexScratch struct {
 // indexEntryFixed is the size of an entry's stat data, mode, hash and flags.
 const indexEntryFixed = 62
 
-// readEntry reads one entry from rd and adds it to out when it is wanted
-// and can stand for the file on disk.
-func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[string]bool, sec, nsec uint32, out map[string]indexEntry) error {
+// entry reads the entry at the start of e, adds it to out when it is
+// wanted and can stand for the file on disk, and returns its size (0 when
+// it is malformed or cut off).
+func (sc *indexScratch) entry(e []byte, version uint32, want map[string]bool, sec, nsec uint32, out map[string]indexEntry) int {
 	const fixed = indexEntryFixed
-	e := sc.fixed[:]
-	if _, err := io.ReadFull(rd, e[:fixed]); err != nil {
-		return errBadIndex
+	if len(e) < fixed {
+		return 0
 	}
 	be := binary.BigEndian
 	flags := be.Uint16(e[60:])
 	head, ext := fixed, uint16(0)
 	if flags&0x4000 != 0 { // extended flags follow
-		if version < 3 {
-			return errBadIndex
-		}
-		if _, err := io.ReadFull(rd, e[fixed:]); err != nil {
-			return errBadIndex
+		if version < 3 || len(e) < fixed+2 {
+			return 0
 		}
 		ext, head = be.Uint16(e[fixed:]), fixed+2
 	}
-	name := sc.name[:0]
-	for { // the path, up to its NUL
-		chunk, err := rd.ReadSlice(0)
-		name = append(name, chunk...)
-		if err == nil {
-			break
-		}
-		if err != bufio.ErrBufferFull {
-			return errBadIndex
-		}
+	nul := bytes.IndexByte(e[head:], 0) // the path, up to its NUL
+	if nul < 0 {
+		return 0
 	}
-	name = name[:len(name)-1]
-	sc.name = name                      // kept for the next entry
-	size := (head + len(name) + 8) &^ 7 // NUL-padded to a multiple of 8
-	if pad := size - head - len(name) - 1; pad > 0 {
-		if got, err := rd.Discard(pad); err != nil || got != pad {
-			return errBadIndex
-		}
+	name := e[head : head+nul]
+	size := (head + nul + 8) &^ 7 // NUL-padded to a multiple of 8
+	if size > len(e) {
+		return 0
 	}
 	mode := be.Uint32(e[24:]) & 0o170000
 	wanted := want[string(name)]
@@ -317,7 +344,7 @@ func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[str
 	// assume-valid or a stage; skip-worktree or intent-to-add; not a
 	// regular file (a symbolic link, a submodule, a sparse folder).
 	if flags&0xb000 != 0 || ext&0x6000 != 0 || mode != 0o100000 || !wanted {
-		return nil
+		return size
 	}
 	st := indexStat{
 		ctimeSec: be.Uint32(e[0:]), ctimeNsec: be.Uint32(e[4:]),
@@ -325,10 +352,10 @@ func (sc *indexScratch) readEntry(rd *bufio.Reader, version uint32, want map[str
 		ino: be.Uint32(e[20:]), uid: be.Uint32(e[28:]), gid: be.Uint32(e[32:]), size: be.Uint32(e[36:]),
 	}
 	if st.mtimeSec > sec || (st.mtimeSec == sec && st.mtimeNsec >= nsec) {
-		return nil // racily clean: the file may have changed after it was staged
+		return size // racily clean: the file may have changed after it was staged
 	}
 	var h plumbing.Hash
 	copy(h[:], e[40:60])
 	out[string(name)] = indexEntry{stat: st, hash: h}
-	return nil
+	return size
 }
