@@ -3,6 +3,7 @@ package tolerant
 import (
 	"encoding/binary"
 	"math"
+	"time"
 )
 
 // A compact, exact encoding of the values DecodeYAMLMap gives, so a cache
@@ -11,9 +12,13 @@ import (
 // nil, false, true; a string (uvarint length, bytes); int, int64 (zigzag
 // varint); uint64 (uvarint); float64 (its 8 IEEE bits, little endian, so
 // NaN payloads and -0 survive); a list (uvarint count, values); a mapping
-// (uvarint count, then key as a string's data and value). Anything else
-// (time.Time, a map with other keys, …) is refused by EncodeValue: such a
-// document is simply not cached.
+// (uvarint count, then key as a string's data and value); a time.Time in
+// UTC (zigzag seconds, uvarint nanoseconds). Anything else (a time in
+// another zone, a map with other keys, …) is refused by EncodeValue: such a
+// document is simply not cached. A time with an offset is refused because
+// the YAML decoder (time.Parse) gives it the local zone when the offset is
+// the local one, so its value depends on the environment; a time written
+// with Z or no zone is in UTC whatever the environment.
 const (
 	vtNil byte = iota
 	vtFalse
@@ -25,6 +30,7 @@ const (
 	vtFloat
 	vtList
 	vtMap
+	vtTimeUTC
 )
 
 // maxValueDepth bounds the nesting EncodeValue and DecodeValue accept
@@ -98,8 +104,21 @@ func encodeValue(b []byte, v any, depth int) ([]byte, bool) {
 			}
 		}
 		return b, true
+	case time.Time:
+		return encodeTime(b, t)
 	}
 	return b, false
+}
+
+// encodeTime encodes a time in UTC without a monotonic reading; any
+// other is refused.
+func encodeTime(b []byte, t time.Time) ([]byte, bool) {
+	if t != t.Round(0) || t.Location() != time.UTC {
+		return b, false
+	}
+	b = append(b, vtTimeUTC)
+	b = binary.AppendVarint(b, t.Unix())
+	return binary.AppendUvarint(b, uint64(t.Nanosecond())), true
 }
 
 // DecodeValue decodes what EncodeValue wrote, as untrusted input: false
@@ -212,6 +231,16 @@ func (d *valueDecoder) value(depth int) (any, bool) {
 		}
 		d.off += 8
 		return math.Float64frombits(u), true
+	case vtTimeUTC:
+		sec, ok := d.varint()
+		if !ok {
+			return nil, false
+		}
+		nsec, ok := d.uvarint()
+		if !ok || nsec >= 1e9 {
+			return nil, false
+		}
+		return time.Unix(sec, int64(nsec)).UTC(), true
 	case vtList:
 		n, ok := d.count()
 		if !ok {

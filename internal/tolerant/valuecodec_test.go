@@ -15,6 +15,7 @@ var valueCodecDocs = []string{
 	"list: [1, two, [3, {four: 4}], {}, []]\nnested: {a: {b: {c: [null, \"\"]}}}\n",
 	"anchors: &a {x: 1}\nref: *a\nmerge:\n  <<: *a\n  y: 2\n",
 	"1: one\ntrue: yes\n~: nothing\n2.5: f\n",
+	"at: 2026-11-08T05:44:14Z\nday: 2026-11-08\nnano: 2026-11-08T05:44:14.123456789Z\nspace: 2026-11-08 1:2:3\n",
 	"text: |\n  multi\n  line ünïcode ✓\nnan: !!float \".nan\"\ninf: !!float \"-.inf\"\n",
 }
 
@@ -43,7 +44,10 @@ func TestValueCodecRefuses(t *testing.T) {
 		name string
 		v    any
 	}{
-		{"time", map[string]any{"t": time.Unix(0, 0)}},
+		{"local time", map[string]any{"t": time.Unix(0, 0).In(time.Local)}},
+		{"monotonic time", map[string]any{"t": time.Now()}},
+		{"fixed zone", map[string]any{"t": time.Unix(0, 0).In(time.FixedZone("", 7200))}},
+		{"parsed offset", mustDecode(t, "t: 2026-11-08T05:44:14+02:00\n")},
 		{"int32", map[string]any{"n": int32(1)}},
 		{"nil list", map[string]any{"l": []any(nil)}},
 		{"nil map", map[string]any{"m": map[string]any(nil)}},
@@ -63,6 +67,15 @@ func TestValueCodecRefuses(t *testing.T) {
 	}
 }
 
+func mustDecode(t *testing.T, doc string) map[string]any {
+	t.Helper()
+	m, err := DecodeYAMLMap([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func TestValueCodecRejectsMalformed(t *testing.T) {
 	good := EncodeValue(nil, map[string]any{"a": []any{"x", 1, 2.5}})
 	tests := []struct {
@@ -78,6 +91,7 @@ func TestValueCodecRejectsMalformed(t *testing.T) {
 		{"short float", []byte{vtFloat, 1, 2}},
 		{"dup key", []byte{vtMap, 2, 1, 'k', vtNil, 1, 'k', vtNil}},
 		{"not a map", []byte{vtTrue}},
+		{"bad nanoseconds", []byte{vtTimeUTC, 0, 0x80, 0x94, 0xeb, 0xdc, 0x03}},
 	}
 	for _, tt := range tests {
 		if _, ok := DecodeMapValue(tt.data); ok {
@@ -89,6 +103,14 @@ func TestValueCodecRejectsMalformed(t *testing.T) {
 // sameValue is reflect.DeepEqual with NaN equal to itself (bit for bit).
 func sameValue(a, b any) bool {
 	switch x := a.(type) {
+	case time.Time:
+		y, ok := b.(time.Time)
+		if !ok || !x.Equal(y) || x.Location().String() != y.Location().String() {
+			return false
+		}
+		xn, xo := x.Zone()
+		yn, yo := y.Zone()
+		return xn == yn && xo == yo && x.String() == y.String()
 	case float64:
 		y, ok := b.(float64)
 		return ok && math.Float64bits(x) == math.Float64bits(y)
