@@ -165,3 +165,56 @@ func FuzzDecodeValue(f *testing.F) {
 		}
 	})
 }
+
+// benchStateDoc is a workflow state like the benchmark's (shape-workflows).
+const benchStateDoc = `execution_id: sdc-20261108-001
+workflow: story-development-cycle
+story: "41.9"
+started_at: 2026-11-08T05:44:14Z
+updated_at: 2026-11-08T10:44:14Z
+current_phase: 3
+current_agent: dev
+status: interrupted
+mode: autopilot
+base_commit: 0c465eaad38270b9858f946bf6ffb7ca0b4c2f5e
+phases_completed:
+  - phase: create
+    agent: sm
+    output: docs/stories/41.9.storage-session.md
+  - phase: validate
+    agent: po
+    output: docs/stories/41.9.storage-session.md
+context:
+  request: "implement the story"
+files:
+  - src/pkg044/sub03/file08883.go
+  - src/pkg072/sub07/file14587.go
+  - src/pkg086/sub07/file17385.go
+  - src/pkg154/sub04/file30921.go
+  - src/pkg189/sub02/file37856.go
+  - src/pkg211/sub03/file42286.go
+`
+
+// BenchmarkStateDecode compares decoding a state's text with decoding its
+// cached value (go test -bench StateDecode ./internal/tolerant).
+func BenchmarkStateDecode(b *testing.B) {
+	b.Run("yaml", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := DecodeYAMLMap([]byte(benchStateDoc)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	m, err := DecodeYAMLMap([]byte(benchStateDoc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := EncodeValue(nil, m)
+	b.Run("cached", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, ok := DecodeMapValue(v); !ok {
+				b.Fatal("does not decode")
+			}
+		}
+	})
+}
