@@ -38,7 +38,12 @@ func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Findin
 	files := r.Glob(r.Config.Sources.WorkflowState, false)
 	out := make([]workflow.Candidate, len(files))
 	keep := make([]bool, len(files))
-	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, files[i]) })
+	var sc *stateCache
+	if len(files) > 0 {
+		sc = openStateCache(r)
+	}
+	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, sc, files[i]) })
+	sc.save()
 	n := 0
 	for i := range out {
 		if keep[i] {
@@ -54,16 +59,23 @@ func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Findin
 }
 
 // scanWorkflowState reads one workflow-state file into its candidate;
-// false when the file is not this source's (a .bak twin, an epic's).
-func scanWorkflowState(r *source.Repo, file string) (workflow.Candidate, bool) {
+// false when the file is not this source's (a .bak twin, an epic's). sc
+// (nil: none) is the scan's state cache.
+func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Candidate, bool) {
 	if strings.HasSuffix(file, ".bak") || wfMatchesAny(r.Config.Sources.Epic, file) {
 		return workflow.Candidate{}, false
 	}
 	var c workflow.Candidate
-	data, err := r.Read(file)
+	var m map[string]any
+	var err, derr error
+	if sc != nil {
+		m, err, derr = sc.decode(r, file)
+	} else {
+		m, err, derr = decodeState(r, file)
+	}
 	if err != nil {
 		c = Unreadable(file, source.ReadFinding(file, err))
-	} else if m, derr := tolerant.DecodeYAMLMap(data); derr != nil {
+	} else if derr != nil {
 		c = Unreadable(file, source.DecodeFinding(file, derr))
 	} else {
 		if _, epic := m["epic_state"]; epic {

@@ -1,0 +1,171 @@
+package wfstate
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/internal/sourcetest"
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// stateCacheFiles are the state files of the cache tests: every layout,
+// hostile text (undecodable, binary, invalid UTF-8, an alias bomb, deep
+// nesting, odd scalars and times that are not in UTC), .bak twins and epic
+// states (skipped) and a story file.
+func stateCacheFiles() map[string]string {
+	deep := "a: " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n"
+	return map[string]string{
+		".orchestrate/workflows/ours.yaml":        wfOurs,
+		".orchestrate/workflows/ours.yaml.bak":    wfOurs,
+		".orchestrate/workflows/aios.yaml":        wfAIOS,
+		".orchestrate/workflows/aiox.yaml":        wfAIOX,
+		".orchestrate/workflows/unknown.yaml":     wfUnknownWorkflow,
+		".orchestrate/workflows/offset.yaml":      "execution_id: off-1\nupdated_at: 2026-01-02T03:04:05+02:00\nstatus: paused\n",
+		".orchestrate/workflows/scalars.yaml":     "execution_id: sc-1\nstatus: running\ncontext: {big: 18446744073709551615, neg: -9223372036854775808, f: !!float \"2.5\", inf: .inf, id: 1.10, b: !!binary aGk=, n: ~, t: 2026-01-02T03:04:05.5Z, d: 2026-01-02}\n",
+		".orchestrate/workflows/bad.yaml":         "status: \x00\x01binary",
+		".orchestrate/workflows/worse.yaml":       "a: [unclosed\n",
+		".orchestrate/workflows/utf8.yaml":        "status: \xff\xfe\n",
+		".orchestrate/workflows/bomb.yaml":        sourcetest.AliasBomb(),
+		".orchestrate/workflows/deep.yaml":        deep,
+		".orchestrate/workflows/list.yaml":        "- a\n- b\n",
+		".orchestrate/workflows/empty.yaml":       "",
+		".nexos/workflow-state/EPIC-1-state.yaml": wfCheckpointPaused,
+		".nexos/workflow-state/EPIC-2-state.yaml": wfCheckpointAborted,
+		".aiox/custom-state.yaml":                 "epic_state:\n  epic_id: X\n",
+		"docs/stories/.session-state.yaml":        wfSession,
+		"docs/stories/4.2.login.md":               "# Story 4.2: Login\n",
+	}
+}
+
+// stateCacheScan scans root's workflow states with cache c (nil: off),
+// returning the candidates and the scan's hits and new entries.
+func stateCacheScan(t *testing.T, root string, c *diskcache.Cache) (cs []workflow.Candidate, hits, added int) {
+	t.Helper()
+	r, _ := source.NewRepo(root, config.Default())
+	r.Cache = c
+	r.Stories["4.2"] = &workflow.Story{ID: "4.2", Path: "docs/stories/4.2.login.md"}
+	stateCacheHits = func(h, a int) { hits, added = h, a }
+	stateCacheNow = func() time.Time { return time.Now().Add(time.Hour) } // store what was just written
+	t.Cleanup(func() { stateCacheHits, stateCacheNow = nil, time.Now })
+	cs, _ = WorkflowStateSource.Scan(r)
+	return cs, hits, added
+}
+
+// A scan with a warm cache, a cold one and none give the same candidates;
+// the warm scan reads every decodable state from the cache and adds
+// nothing; a value that does not decode, a changed file and a file reached
+// through a symlink are misses that give the same candidates as no cache.
+func TestStateCacheWarmEqualsCold(t *testing.T) {
+	setStateWorkers(t, 1, 4, 1)
+	root := t.TempDir()
+	files := stateCacheFiles()
+	sourcetest.Write(t, root, files)
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+
+	off, _, _ := stateCacheScan(t, root, nil)
+	cold, hits, added := stateCacheScan(t, root, c)
+	if !reflect.DeepEqual(cold, off) {
+		t.Fatalf("cold scan differs from a scan without cache")
+	}
+	// stored: ours, aios, aiox, unknown, scalars, two checkpoints, the epic's
+	// (decoded, then skipped), the session; not the offset time, nor any
+	// file that does not decode
+	if hits != 0 || added != 9 {
+		t.Fatalf("cold scan: %d hits, %d added, want 0 and 9", hits, added)
+	}
+	for i := 0; i < 2; i++ {
+		warm, hits, added := stateCacheScan(t, root, c)
+		if !reflect.DeepEqual(warm, off) {
+			t.Fatalf("warm scan %d differs from a scan without cache", i)
+		}
+		if hits != 9 || added != 0 {
+			t.Fatalf("warm scan %d: %d hits, %d added, want 9 and 0", i, hits, added)
+		}
+	}
+
+	// values that do not decode are misses (and are replaced)
+	tbl, _ := c.Open(stateCacheTable, sha256.Size)
+	b := diskcache.NewBuilder(sha256.Size)
+	dir, err := safefile.OpenDir(root, ".orchestrate/workflows", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &stateCache{salt: stateCacheSalt()}
+	for _, name := range []string{"ours.yaml", "aios.yaml"} {
+		fs, err := dir.StatNoFollow(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := sc.key(".orchestrate/workflows/"+name, fs)
+		b.Add(k[:], []byte{0xee, 1, 2})
+	}
+	dir.Close()
+	if err := c.Write(stateCacheTable, tbl, b); err != nil {
+		t.Fatal(err)
+	}
+	got, hits, added := stateCacheScan(t, root, c)
+	if !reflect.DeepEqual(got, off) || hits != 7 || added != 2 {
+		t.Fatalf("corrupt values: %d hits, %d added (want 7, 2); same candidates %v", hits, added, reflect.DeepEqual(got, off))
+	}
+
+	// a changed file is a miss; a symlinked state is read the usual way
+	p := filepath.Join(root, ".orchestrate/workflows/ours.yaml")
+	if err := os.WriteFile(p, []byte(strings.Replace(wfOurs, "interrupted", "paused", 1)+"# changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("aios.yaml", filepath.Join(root, ".orchestrate/workflows/link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	off, _, _ = stateCacheScan(t, root, nil)
+	got, hits, added = stateCacheScan(t, root, c)
+	if !reflect.DeepEqual(got, off) || hits != 8 || added != 1 {
+		t.Fatalf("changed file: %d hits, %d added (want 8, 1); same candidates %v", hits, added, reflect.DeepEqual(got, off))
+	}
+	if got, _, _ := stateCacheScan(t, root, c); !reflect.DeepEqual(got, off) {
+		t.Fatal("warm scan after the change differs")
+	}
+}
+
+// A file changed within stateCacheRacy of the scan is not stored.
+func TestStateCacheRacy(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.Write(t, root, map[string]string{".orchestrate/workflows/ours.yaml": wfOurs})
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	r, _ := source.NewRepo(root, config.Default())
+	r.Cache = c
+	added := -1
+	stateCacheHits = func(_, a int) { added = a }
+	t.Cleanup(func() { stateCacheHits = nil })
+	WorkflowStateSource.Scan(r)
+	if added != 0 {
+		t.Fatalf("a file written just now was stored (%d entries)", added)
+	}
+}
+
+// A symlinked state folder is never opened for the cache: its states are
+// read the usual way (which refuses a folder leading out of the root).
+func TestStateCacheSymlinkedFolder(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	sourcetest.Write(t, outside, map[string]string{"ours.yaml": wfOurs})
+	if err := os.MkdirAll(filepath.Join(root, ".orchestrate"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".orchestrate/workflows")); err != nil {
+		t.Fatal(err)
+	}
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	off, _, _ := stateCacheScan(t, root, nil)
+	got, hits, added := stateCacheScan(t, root, c)
+	if !reflect.DeepEqual(got, off) || hits != 0 || added != 0 {
+		t.Fatalf("symlinked folder: %d hits, %d added; same candidates %v", hits, added, reflect.DeepEqual(got, off))
+	}
+}
