@@ -41,10 +41,14 @@ func AliasDef(id string) string {
 	return ""
 }
 
+// normSeparators is Norm's replacer (built once: a Replacer is safe for
+// concurrent use).
+var normSeparators = strings.NewReplacer("-", "_", " ", "_", ".", "_")
+
 // Norm lower-cases and turns '-', ' ' and '.' into '_' for comparisons.
 func Norm(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(s)
+	s = normSeparators.Replace(s)
 	for strings.Contains(s, "__") {
 		s = strings.ReplaceAll(s, "__", "_")
 	}
