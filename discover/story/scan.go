@@ -46,14 +46,27 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	ids := make([]string, len(paths))
 	refs := make([]workflow.StoryRef, len(paths))
 	b := newStoryBuilder(r)
-	n, nfiles := 0, 0 // the stories, and the files of their candidates
+	n, nfiles, idLen := 0, 0, 0 // the stories, their candidates' files, their ids' bytes
 	for _, st := range parsed {
 		if st != nil {
 			n++
 			nfiles += storyFilesLen(st)
+			idLen += len(storyCandidateType(st)) + 1 + len(st.ID)
 		}
 	}
 	files := make([]workflow.RefFile, nfiles)
+	// the candidates' ids ("story:1.1", …) in one string rather than one
+	// allocation each
+	var idb strings.Builder
+	idb.Grow(idLen)
+	for _, st := range parsed {
+		if st != nil {
+			idb.WriteString(string(storyCandidateType(st)))
+			idb.WriteByte(':')
+			idb.WriteString(st.ID)
+		}
+	}
+	allIDs := idb.String()
 	for i := range paths {
 		st := parsed[i]
 		if st == nil {
@@ -63,8 +76,9 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		// cap 1 (and each candidate's own files): appending to one
 		// candidate's stories or files never writes into the next one's
 		nf := storyFilesLen(st)
-		b.fill(&cands[i], st, ids[i:i+1:i+1], refs[i:i+1:i+1], files[:nf:nf])
-		files = files[nf:]
+		il := len(storyCandidateType(st)) + 1 + len(st.ID)
+		b.fill(&cands[i], st, ids[i:i+1:i+1], refs[i:i+1:i+1], files[:nf:nf], allIDs[:il])
+		files, allIDs = files[nf:], allIDs[il:]
 	}
 	// the path of each id's first story: Repo.Stories holds it when it was
 	// empty before (the usual case: no second map of 20,000 ids), firstPath
@@ -227,8 +241,19 @@ func newStoryBuilder(r *source.Repo) storyBuilder {
 // refs are its Stories and StoryRefs: the story's id, and its id and path.
 func (b storyBuilder) candidate(st *workflow.Story, ids []string, refs []workflow.StoryRef) workflow.Candidate {
 	var c workflow.Candidate
-	b.fill(&c, st, ids, refs, nil)
+	b.fill(&c, st, ids, refs, nil, "")
 	return c
+}
+
+// storyCandidateType is the type of st's candidate (see candidate).
+func storyCandidateType(st *workflow.Story) workflow.Type {
+	switch st.Status {
+	case workflow.StatusInProgress:
+		return workflow.TypeSDC
+	case workflow.StatusInReview:
+		return workflow.TypeQAReview
+	}
+	return workflow.TypeStory
 }
 
 // storyFilesLen is how many files the candidate of st lists at most.
@@ -237,8 +262,13 @@ func storyFilesLen(st *workflow.Story) int { return 1 + len(st.FileList) }
 // fill makes the zero candidate *c the candidate of st (see candidate),
 // in place: no 552-byte candidate copied. files, when not nil, is where
 // its Files go (capacity storyFilesLen(st), from an array shared by the
-// scan's candidates: one allocation, not one per story).
-func (b storyBuilder) fill(c *workflow.Candidate, st *workflow.Story, ids []string, refs []workflow.StoryRef, files []workflow.RefFile) {
+// scan's candidates: one allocation, not one per story); id, when not
+// "", is its id, storyCandidateType(st)+":"+st.ID (from a string shared by
+// the scan's candidates).
+func (b storyBuilder) fill(c *workflow.Candidate, st *workflow.Story, ids []string, refs []workflow.StoryRef, files []workflow.RefFile, id string) {
+	if id == "" {
+		id = string(storyCandidateType(st)) + ":" + st.ID
+	}
 	c.Key = st.ID
 	c.Workflow = workflow.DefSDC
 	c.Stories, c.StoryRefs = ids, refs
@@ -250,7 +280,7 @@ func (b storyBuilder) fill(c *workflow.Candidate, st *workflow.Story, ids []stri
 	// resume makes c a resumable workflow of type typ, at the first phase of
 	// def among phases (shown as label), run by agent.
 	resume := func(typ workflow.Type, prio int, phases []string, label, agent string) {
-		c.Type, c.ID, c.Resumable = typ, string(typ)+":"+st.ID, true
+		c.Type, c.ID, c.Resumable = typ, id, true
 		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: prio}
 		current = PhaseIndex(def, phases)
 		c.Agent = agent
@@ -262,7 +292,7 @@ func (b storyBuilder) fill(c *workflow.Candidate, st *workflow.Story, ids []stri
 	case workflow.StatusInReview:
 		resume(workflow.TypeQAReview, workflow.PriorityInReview, ReviewPhases, "Review", st.QualityGate)
 	default:
-		c.Type, c.ID = workflow.TypeStory, "story:"+st.ID
+		c.Type, c.ID = workflow.TypeStory, id
 		c.Source = workflow.SourceRef{Kind: workflow.KindStory, Path: st.Path, Priority: workflow.PriorityOtherStory}
 	}
 	phase := ""
