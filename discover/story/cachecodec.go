@@ -167,13 +167,14 @@ const (
 	storyArenaStories = 64
 )
 
-// storyArena hands out a scan worker's decoded stories, sections and
+// storyArena hands out a scan worker's decoded stories, sections, File Lists and
 // strings from shared blocks rather than four allocations per story: all
 // of them live as long as the scan's result, as the blocks do. A block is
 // never written again where something was carved from it.
 type storyArena struct {
 	buf     []byte
 	secs    []workflow.Section
+	strs    []string
 	stories []workflow.Story
 }
 
@@ -202,6 +203,19 @@ func (a *storyArena) sections(n int) workflow.Sections {
 	l := len(a.secs)
 	a.secs = a.secs[:l+n]
 	return workflow.Sections(a.secs[l : l+n : l+n])
+}
+
+// strings returns n empty strings (capacity n: an append reallocates).
+func (a *storyArena) strings(n int) []string {
+	if n > cap(a.strs)-len(a.strs) {
+		if n > storyArenaStories {
+			return make([]string, n)
+		}
+		a.strs = make([]string, 0, storyArenaStories*4)
+	}
+	l := len(a.strs)
+	a.strs = a.strs[:l+n]
+	return a.strs[l : l+n : l+n]
 }
 
 // story returns a zero story.
@@ -287,7 +301,7 @@ func (d *storyDec) walk(st *workflow.Story) {
 	}
 	var files []string
 	if n := d.num(min(len(d.b)-d.pos, storyMaxFileList)); n > 0 {
-		files = make([]string, n) // n <= the bytes left
+		files = d.a.strings(n) // n <= the bytes left
 		for i := 0; i < n && !d.bad; i++ {
 			files[i] = d.str()
 		}
