@@ -528,3 +528,14 @@ func storyLiveHeap() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// BenchmarkStoryCacheKey measures one story's table key.
+func BenchmarkStoryCacheKey(b *testing.B) {
+	w := (&storyCache{salt: storyCacheSalt(nil)}).worker()
+	fs := storyFileStat(time.Unix(1700000000, 5), time.Unix(1700000001, 7))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		fs.Ino = uint64(i)
+		_ = w.keyOf("docs/stories/epic-12/12.345.inventory-config-export.md", fs)
+	}
+}

@@ -150,14 +150,13 @@ func storyDecode(p string, v []byte, a *storyArena) (st *workflow.Story, isStory
 		a = new(storyArena)
 	}
 	d := storyDec{b: v, pos: 1, a: a}
-	var tmp workflow.Story // into the arena only once it decoded
-	tmp.Path = p
-	d.walk(&tmp)
+	st = a.story() // decoded in place: no copy of the story
+	st.Path = p
+	d.walk(st)
 	if d.bad || d.pos != len(v) {
+		a.unstory(st)
 		return nil, false, false
 	}
-	st = a.story()
-	*st = tmp
 	return st, true, true
 }
 
@@ -168,13 +167,14 @@ const (
 	storyArenaStories = 64
 )
 
-// storyArena hands out a scan worker's decoded stories, sections and
+// storyArena hands out a scan worker's decoded stories, sections, File Lists and
 // strings from shared blocks rather than four allocations per story: all
 // of them live as long as the scan's result, as the blocks do. A block is
 // never written again where something was carved from it.
 type storyArena struct {
 	buf     []byte
 	secs    []workflow.Section
+	strs    []string
 	stories []workflow.Story
 }
 
@@ -205,6 +205,19 @@ func (a *storyArena) sections(n int) workflow.Sections {
 	return workflow.Sections(a.secs[l : l+n : l+n])
 }
 
+// strings returns n empty strings (capacity n: an append reallocates).
+func (a *storyArena) strings(n int) []string {
+	if n > cap(a.strs)-len(a.strs) {
+		if n > storyArenaStories {
+			return make([]string, n)
+		}
+		a.strs = make([]string, 0, storyArenaStories*4)
+	}
+	l := len(a.strs)
+	a.strs = a.strs[:l+n]
+	return a.strs[l : l+n : l+n]
+}
+
 // story returns a zero story.
 func (a *storyArena) story() *workflow.Story {
 	if len(a.stories) == cap(a.stories) {
@@ -212,6 +225,15 @@ func (a *storyArena) story() *workflow.Story {
 	}
 	a.stories = a.stories[:len(a.stories)+1]
 	return &a.stories[len(a.stories)-1]
+}
+
+// unstory gives back st, the last story handed out, zeroed (a value that
+// did not decode).
+func (a *storyArena) unstory(st *workflow.Story) {
+	*st = workflow.Story{}
+	if n := len(a.stories); n > 0 && &a.stories[n-1] == st {
+		a.stories = a.stories[:n-1]
+	}
 }
 
 // storyDec reads a value; bad is set (and every later read gives zero
@@ -269,7 +291,8 @@ func (d *storyDec) byte1() byte {
 	return c
 }
 
-// walk reads a story's fields into st.
+// walk reads a story's fields into st (a zero story but for its Path;
+// unchanged when the value does not decode).
 func (d *storyDec) walk(st *workflow.Story) {
 	line := d.num(storyCacheMaxInt)
 	var f [7]string
@@ -278,7 +301,7 @@ func (d *storyDec) walk(st *workflow.Story) {
 	}
 	var files []string
 	if n := d.num(min(len(d.b)-d.pos, storyMaxFileList)); n > 0 {
-		files = make([]string, n) // n <= the bytes left
+		files = d.a.strings(n) // n <= the bytes left
 		for i := 0; i < n && !d.bad; i++ {
 			files[i] = d.str()
 		}
@@ -294,17 +317,16 @@ func (d *storyDec) walk(st *workflow.Story) {
 				break
 			}
 			last = k
-			var sec workflow.Section
+			sec := &secs[i] // decoded in place
 			sec.Name = storyCacheSections[k]
 			sec.Line = d.num(storyCacheMaxInt)
 			if d.pos+len(sec.Hash) > len(d.b) {
 				d.bad = true
 				break
 			}
-			copy(sec.Hash[:], d.b[d.pos:])
+			sec.Hash = [len(sec.Hash)]byte(d.b[d.pos:])
 			d.pos += len(sec.Hash)
 			sec.Raw = d.str()
-			secs[i] = sec
 		}
 	}
 	var finds []workflow.Finding

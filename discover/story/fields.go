@@ -257,8 +257,9 @@ var storyEmphasis = strings.NewReplacer("**", "", "__", "", "`", "")
 // them in the order of paths; nil marks a file that is not a story, and
 // readable[i] is false for a file that could not be read. With r.Cache, a
 // story whose file has not changed since a scan stored it is taken from the
-// cache, and the new parses are stored at the end (see cache.go).
-func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readable []bool) {
+// cache sc (openStoryCache(r); nil: none), and the new parses are stored
+// at the end (see cache.go).
+func storyReadAll(r *source.Repo, paths []string, sc *storyCache) (out []*workflow.Story, readable []bool) {
 	out = make([]*workflow.Story, len(paths))
 	readable = make([]bool, len(paths))
 	var next atomic.Int64
@@ -267,7 +268,6 @@ func storyReadAll(r *source.Repo, paths []string) (out []*workflow.Story, readab
 	if workers > len(paths) {
 		workers = len(paths)
 	}
-	sc := openStoryCache(r) // nil when r has no cache
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
