@@ -37,6 +37,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // EnvDir names the environment variable that sets the cache folder; the
@@ -198,7 +200,24 @@ func readPrivate(path string) ([]byte, error) {
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}
+	markUsed(f, fi.ModTime())
 	return data, nil
+}
+
+// usedAfter is how old a table's modification time may get before a read
+// moves it to now: prune removes the tables written longest ago, and a
+// table only ever read (a warm cache) must not look unused.
+const usedAfter = 24 * time.Hour
+
+// markUsed sets the modification time of the open table f (last modified
+// at mod) to now when mod is older than usedAfter. Errors are ignored.
+func markUsed(f *os.File, mod time.Time) {
+	now := time.Now()
+	if now.Sub(mod) < usedAfter {
+		return
+	}
+	tv := unix.NsecToTimeval(now.UnixNano())
+	_ = unix.Futimes(int(f.Fd()), []unix.Timeval{tv, tv})
 }
 
 // header is magic, then key size, count, values length (uint32 each).

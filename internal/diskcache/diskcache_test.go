@@ -288,3 +288,27 @@ func TestPruneRemovesOldestTablesAndStaleTemps(t *testing.T) {
 		t.Error("a file not named as a table was removed")
 	}
 }
+
+func TestReadingAnOldTableMarksItUsed(t *testing.T) {
+	c := New(filepath.Join(t.TempDir(), "cache"))
+	b := NewBuilder(20)
+	b.Add(key("a"), []byte("v"))
+	if err := c.Write("t", nil, b); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-3 * usedAfter)
+	os.Chtimes(c.Path("t"), old, old)
+	if tb, err := c.Open("t", 20); err != nil || tb.Len() != 1 {
+		t.Fatalf("%v, %d entries", err, tb.Len())
+	}
+	fi, err := os.Stat(c.Path("t"))
+	if err != nil || time.Since(fi.ModTime()) > time.Minute {
+		t.Fatalf("a table read after %v still looks unused: modified %v (%v)", 3*usedAfter, fi.ModTime(), err)
+	}
+	recent := time.Now().Add(-time.Hour)
+	os.Chtimes(c.Path("t"), recent, recent)
+	c.Open("t", 20)
+	if fi, _ := os.Stat(c.Path("t")); !fi.ModTime().Equal(recent) {
+		t.Fatalf("a table read an hour after its write was touched: %v", fi.ModTime())
+	}
+}
