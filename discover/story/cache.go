@@ -2,9 +2,8 @@ package story
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,11 +35,6 @@ const (
 	storyCacheTable   = "stories"
 	storyCacheVersion = 1
 )
-
-// storyCacheRacy is how close to the scan's clock a file's modification or
-// change time may be and the file still be stored: a write within the same
-// clock tick as the stat could leave the stat data unchanged.
-const storyCacheRacy = 2 * time.Second
 
 // storyCacheNow is the scan's wall clock (a test moves it to store files
 // it has just written).
@@ -83,66 +77,31 @@ func openStoryCache(r *source.Repo) *storyCache {
 }
 
 // storyCacheSalt hashes what a parse depends on besides the path and the
-// content: the parser and encoding version, the build's revision, and the
-// configured statuses (sorted, each length-prefixed).
+// content: storyCacheVersion, the build, and the configured statuses
+// (sorted, each with its count of spellings).
 func storyCacheSalt(statuses map[string][]string) [sha256.Size]byte {
-	h := sha256.New()
-	var b []byte
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	str("orchestrate story cache")
-	b = binary.AppendUvarint(b, storyCacheVersion)
-	if info, ok := debug.ReadBuildInfo(); ok {
-		str(info.GoVersion)
-		str(info.Main.Version)
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				str(s.Key + "=" + s.Value)
-			}
-		}
-	}
 	keys := make([]string, 0, len(statuses))
 	for k := range statuses {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
+	var extra []string
 	for _, k := range keys {
-		str(k)
-		b = binary.AppendUvarint(b, uint64(len(statuses[k])))
-		for _, v := range statuses[k] {
-			str(v)
-		}
+		extra = append(extra, k, strconv.Itoa(len(statuses[k])))
+		extra = append(extra, statuses[k]...)
 	}
-	h.Write(b)
-	var out [sha256.Size]byte
-	h.Sum(out[:0])
-	return out
+	return source.StatCacheSalt("orchestrate story cache", storyCacheVersion, extra...)
 }
 
 // key is the table key of path p with stat data fs; scratch is reused.
 func (c *storyCache) key(p string, fs safefile.FileStat, scratch *[]byte) [sha256.Size]byte {
-	b := append((*scratch)[:0], c.salt[:]...)
-	b = binary.LittleEndian.AppendUint64(b, fs.Dev)
-	b = binary.LittleEndian.AppendUint64(b, fs.Ino)
-	b = binary.LittleEndian.AppendUint32(b, fs.Mode)
-	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Size))
-	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Mtime.Unix()))
-	b = binary.LittleEndian.AppendUint32(b, uint32(fs.Mtime.Nanosecond()))
-	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Ctime.Unix()))
-	b = binary.LittleEndian.AppendUint32(b, uint32(fs.Ctime.Nanosecond()))
-	b = append(b, p...) // last: every field before it has a fixed size
-	*scratch = b
-	return sha256.Sum256(b)
+	return source.StatCacheKey(c.salt, p, fs, scratch)
 }
 
-// storable reports whether a file of stat data fs may be stored: not
-// changed within storyCacheRacy of the scan's clock, nor in the future.
+// storable reports whether a file of stat data fs may be stored
+// (source.StatCacheStorable).
 func (c *storyCache) storable(fs safefile.FileStat) bool {
-	limit := c.now.Add(-storyCacheRacy)
-	return !fs.Mtime.After(limit) && !fs.Ctime.After(limit)
+	return source.StatCacheStorable(c.now, fs)
 }
 
 // save writes the scan's new entries (nothing when there are none).

@@ -2,8 +2,6 @@ package wfstate
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -34,11 +32,6 @@ const (
 	stateCacheTable   = "wfstates"
 	stateCacheVersion = 1
 )
-
-// stateCacheRacy is how close to the scan's clock a file's modification or
-// change time may be and the file still be stored: a write within the same
-// clock tick as the stat could leave the stat data unchanged.
-const stateCacheRacy = 2 * time.Second
 
 // stateCacheNow is the scan's wall clock (a test moves it to store files it
 // has just written).
@@ -76,51 +69,21 @@ func openStateCache(r *source.Repo) *stateCache {
 	}
 }
 
-var stateSalt = sync.OnceValue(func() [sha256.Size]byte {
-	var b []byte
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	str("orchestrate workflow-state cache")
-	b = binary.AppendUvarint(b, stateCacheVersion)
-	if info, ok := debug.ReadBuildInfo(); ok {
-		str(info.GoVersion)
-		str(info.Main.Version)
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				str(s.Key + "=" + s.Value)
-			}
-		}
-	}
-	return sha256.Sum256(b)
-})
-
 // stateCacheSalt hashes what a decode depends on besides the path and the
-// content: the decoder and encoding version and the build's revision.
-func stateCacheSalt() [sha256.Size]byte { return stateSalt() }
+// content: stateCacheVersion and the build.
+func stateCacheSalt() [sha256.Size]byte {
+	return source.StatCacheSalt("orchestrate workflow-state cache", stateCacheVersion)
+}
 
 // key is the table key of path p with stat data fs.
 func (c *stateCache) key(p string, fs safefile.FileStat) [sha256.Size]byte {
-	b := make([]byte, 0, sha256.Size+56+len(p))
-	b = append(b, c.salt[:]...)
-	b = binary.LittleEndian.AppendUint64(b, fs.Dev)
-	b = binary.LittleEndian.AppendUint64(b, fs.Ino)
-	b = binary.LittleEndian.AppendUint32(b, fs.Mode)
-	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Size))
-	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Mtime.Unix()))
-	b = binary.LittleEndian.AppendUint32(b, uint32(fs.Mtime.Nanosecond()))
-	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Ctime.Unix()))
-	b = binary.LittleEndian.AppendUint32(b, uint32(fs.Ctime.Nanosecond()))
-	b = append(b, p...) // last: every field before it has a fixed size
-	return sha256.Sum256(b)
+	return source.StatCacheKey(c.salt, p, fs, nil)
 }
 
-// storable reports whether a file of stat data fs may be stored: not
-// changed within stateCacheRacy of the scan's clock, nor in the future.
+// storable reports whether a file of stat data fs may be stored
+// (source.StatCacheStorable).
 func (c *stateCache) storable(fs safefile.FileStat) bool {
-	limit := c.now.Add(-stateCacheRacy)
-	return !fs.Mtime.After(limit) && !fs.Ctime.After(limit)
+	return source.StatCacheStorable(c.now, fs)
 }
 
 // folder returns p's folder (opened once per scan, one component at a

@@ -135,7 +135,7 @@ func TestStateCacheWarmEqualsCold(t *testing.T) {
 	}
 }
 
-// A file changed within stateCacheRacy of the scan is not stored.
+// A file changed within source.StatCacheRacy of the scan is not stored.
 func TestStateCacheRacy(t *testing.T) {
 	root := t.TempDir()
 	sourcetest.Write(t, root, map[string]string{".orchestrate/workflows/ours.yaml": wfOurs})
