@@ -25,7 +25,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"slices"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -75,17 +74,8 @@ func newBlobMemo(disk *diskcache.Cache, gitDir string) *blobMemo {
 
 func (m *blobMemo) open() {
 	m.once.Do(func() {
-		if !m.disk.Enabled() {
+		if m.name, m.table = openRepoTable(m.disk, m.dir, pathsTable, pathKeySize); m.table == nil {
 			return
-		}
-		id := repoDigest(m.dir)
-		if id == "" {
-			return
-		}
-		m.name = pathsTable + id
-		m.table, _ = m.disk.Open(m.name, pathKeySize) // a table that cannot be read is empty
-		if m.table == nil {
-			m.table = &diskcache.Table{}
 		}
 		m.pending = map[[pathKeySize]byte]memoEntry{}
 	})
@@ -159,11 +149,7 @@ func (m *blobMemo) save() error {
 	}
 	// Added in key order: the builder's own (stable, indirect) sort took
 	// 3 ms of a cold run for 5,000 look-ups, this one takes under 1.
-	keys := make([][pathKeySize]byte, 0, len(m.pending))
-	for k := range m.pending {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b [pathKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
+	keys := sortedKeys(m.pending, func(a, b [pathKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
 	b := diskcache.NewBuilder(pathKeySize)
 	var buf [entryValueSize]byte
 	for _, k := range keys {

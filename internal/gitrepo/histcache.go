@@ -48,6 +48,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -86,17 +87,46 @@ func (r *Repo) hist() *histCache {
 		return r.histc
 	}
 	r.histTried = true
-	if !r.disk.Enabled() || r.packs == nil || r.packs.fs == nil {
+	if r.packs == nil || r.packs.fs == nil {
 		return nil
 	}
-	id := repoDigest(r.packs.fs.Root())
-	if id == "" {
+	name, t := openRepoTable(r.disk, r.packs.fs.Root(), commitsTable, len(plumbing.ZeroHash))
+	if t == nil {
 		return nil
 	}
-	h := &histCache{name: commitsTable + id, pending: map[plumbing.Hash][]byte{}, links: map[plumbing.Hash]links{}}
-	h.table, _ = r.disk.Open(h.name, len(plumbing.ZeroHash)) // a table that cannot be read is empty
+	h := &histCache{name: name, table: t, pending: map[plumbing.Hash][]byte{}, links: map[plumbing.Hash]links{}}
 	r.histc = h
 	return h
+}
+
+// openRepoTable opens the table prefix+<repoDigest(gitDir)> of keySize
+// keys in disk and returns its name; a nil table when disk is off or the
+// git folder cannot be named. A table that cannot be read is empty.
+func openRepoTable(disk *diskcache.Cache, gitDir, prefix string, keySize int) (string, *diskcache.Table) {
+	if !disk.Enabled() {
+		return "", nil
+	}
+	id := repoDigest(gitDir)
+	if id == "" {
+		return "", nil
+	}
+	name := prefix + id
+	t, _ := disk.Open(name, keySize)
+	if t == nil {
+		t = &diskcache.Table{}
+	}
+	return name, t
+}
+
+// sortedKeys returns m's keys in the order cmp gives (a table's builder
+// then adds them in key order: its own sort is slower).
+func sortedKeys[K comparable, V any](m map[K]V, cmp func(a, b K) int) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, cmp)
+	return keys
 }
 
 // repoDigest names a repository's table: the first 16 bytes (hex) of the

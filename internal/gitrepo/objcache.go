@@ -82,17 +82,8 @@ func newObjCache(disk *diskcache.Cache, gitDir string) *objCache {
 // open reads the table on first use.
 func (c *objCache) open() {
 	c.once.Do(func() {
-		if !c.disk.Enabled() {
+		if c.name, c.table = openRepoTable(c.disk, c.dir, objectsTable, len(plumbing.ZeroHash)); c.table == nil {
 			return
-		}
-		id := repoDigest(c.dir)
-		if id == "" {
-			return
-		}
-		c.name = objectsTable + id
-		c.table, _ = c.disk.Open(c.name, len(plumbing.ZeroHash)) // a table that cannot be read is empty
-		if c.table == nil {
-			c.table = &diskcache.Table{}
 		}
 		c.pending = map[plumbing.Hash][]byte{}
 		c.checked = map[plumbing.Hash]bool{}

@@ -82,17 +82,8 @@ func (m *walkMemo) open() bool {
 		return false
 	}
 	m.once.Do(func() {
-		if !m.disk.Enabled() {
+		if m.name, m.table = openRepoTable(m.disk, m.dir, walksTable, walkKeySize); m.table == nil {
 			return
-		}
-		id := repoDigest(m.dir)
-		if id == "" {
-			return
-		}
-		m.name = walksTable + id
-		m.table, _ = m.disk.Open(m.name, walkKeySize) // a table that cannot be read is empty
-		if m.table == nil {
-			m.table = &diskcache.Table{}
 		}
 		m.pending = map[[walkKeySize]byte][]byte{}
 	})
@@ -207,11 +198,7 @@ func (m *walkMemo) save() error {
 	if len(m.pending) == 0 {
 		return nil
 	}
-	keys := make([][walkKeySize]byte, 0, len(m.pending))
-	for k := range m.pending {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b [walkKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
+	keys := sortedKeys(m.pending, func(a, b [walkKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
 	b := diskcache.NewBuilder(walkKeySize)
 	size := 0
 	for _, k := range keys {
