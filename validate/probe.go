@@ -5,10 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -175,34 +173,5 @@ func (r *Run) waitPrefetch() {
 // (no more than the processors) when n is at least minParallelProbes, each
 // taking probeChunk indexes at a time; it returns when every call has.
 func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), maxProbeWorkers, (n+probeChunk-1)/probeChunk)
-	if n < minParallelProbes || workers < 2 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			end := int(next.Add(int64(probeChunk)))
-			start := end - probeChunk
-			if start >= n {
-				return
-			}
-			for i := start; i < min(end, n); i++ {
-				fn(i)
-			}
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work() // the caller is a worker too
-	wg.Wait()
+	par.For(n, par.Options{Workers: maxProbeWorkers, Chunk: probeChunk, Min: minParallelProbes}, fn)
 }

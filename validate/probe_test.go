@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -111,48 +110,6 @@ func TestIntegrityParallelMatchesSequential(t *testing.T) {
 				t.Errorf("workers %d, chunk %d, Run %v:\n%+v\nsequential:\n%+v", tc.workers, tc.chunk, run, got, want)
 			}
 		}
-	}
-}
-
-// parallel calls every index once, and on more than one goroutine at a
-// time when there are enough: two calls wait for each other, which one
-// goroutine could never finish.
-func TestParallelRunsConcurrently(t *testing.T) {
-	setProbing(t, 2, 2, 1)
-	var mu sync.Mutex
-	calls := map[int]int{}
-	meet := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		parallel(50, func(i int) {
-			mu.Lock()
-			calls[i]++
-			mu.Unlock()
-			switch i {
-			case 0:
-				<-meet
-			case 1:
-				close(meet)
-			}
-		})
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("parallel ran the calls one after the other")
-	}
-	for i := 0; i < 50; i++ {
-		if calls[i] != 1 {
-			t.Errorf("index %d called %d times", i, calls[i])
-		}
-	}
-	// below the threshold: in order, on the caller's goroutine
-	setProbing(t, 100, 4, 1)
-	var order []int
-	parallel(5, func(i int) { order = append(order, i) })
-	if !reflect.DeepEqual(order, []int{0, 1, 2, 3, 4}) {
-		t.Errorf("order %v", order)
 	}
 }
 

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/internal/sourcetest"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -74,39 +72,5 @@ func TestWorkflowStateScanParallelMatchesSequential(t *testing.T) {
 	r, _ := source.NewRepo(empty, config.Default())
 	if cs, _ := WorkflowStateSource.Scan(r); cs != nil {
 		t.Errorf("no state files: %v", cs)
-	}
-}
-
-// forEach calls every index once, on more than one goroutine at a time
-// when there are enough: two calls wait for each other.
-func TestForEachRunsConcurrently(t *testing.T) {
-	setStateWorkers(t, 2, 2, 1)
-	var mu sync.Mutex
-	calls := map[int]int{}
-	meet := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		forEach(40, func(i int) {
-			mu.Lock()
-			calls[i]++
-			mu.Unlock()
-			switch i {
-			case 0:
-				<-meet
-			case 1:
-				close(meet)
-			}
-		})
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("forEach ran the calls one after the other")
-	}
-	for i := 0; i < 40; i++ {
-		if calls[i] != 1 {
-			t.Errorf("index %d called %d times", i, calls[i])
-		}
 	}
 }

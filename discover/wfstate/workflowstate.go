@@ -8,13 +8,11 @@ package wfstate
 
 import (
 	"path"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
@@ -101,36 +99,7 @@ var (
 // returns when every call has. Each call writes only its own index's
 // results, so the order of the results is the files' order.
 func forEach(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), maxStateWorkers, (n+stateChunk-1)/stateChunk)
-	if n < minParallelStates || workers < 2 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			end := int(next.Add(int64(stateChunk)))
-			start := end - stateChunk
-			if start >= n {
-				return
-			}
-			for i := start; i < min(end, n); i++ {
-				fn(i)
-			}
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work() // the caller is a worker too
-	wg.Wait()
+	par.For(n, par.Options{Workers: maxStateWorkers, Chunk: stateChunk, Min: minParallelStates}, fn)
 }
 
 // FinishScan adds what depends on the repository: the file time when the
