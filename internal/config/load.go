@@ -366,14 +366,19 @@ func userConfigDir(getenv func(string) string) string {
 // user has trusted it, and returns the new Config.
 func (cl *Loaded) ApplyTrusted() (Config, error) {
 	rc := cl.Repo
-	if rc == nil || len(rc.withheld) == 0 {
+	if rc == nil {
 		return cl.Config, nil
+	}
+	if len(rc.withheld) == 0 {
+		// nothing held back, but trust still opens the templates folder
+		rc.State = trust.Trusted
+		return cl.Config, cl.unmarshal()
 	}
 	if err := cl.v.MergeConfigMap(nest(rc.withheld)); err != nil {
 		return cl.Config, fmt.Errorf("config %s: %w", rc.Path, err)
 	}
 	cl.merged(configSource{Name: rc.Rel}, rc.withheld)
-	rc.withheld, rc.Withheld, rc.Loosened = map[string]any{}, nil, nil
+	rc.withheld, rc.Withheld = map[string]any{}, nil
 	rc.State = trust.Trusted
 	if err := cl.unmarshal(); err != nil {
 		return cl.Config, err

@@ -98,8 +98,8 @@ type RepoFile struct {
 	// trusted (keys the user's config or the environment override are not
 	// withheld: the file's value would not apply anyway).
 	Withheld []string
-	// Loosened are the limits and thresholds of the untrusted file that are
-	// ignored because they would loosen the default (limitKeys).
+	// Loosened are the file's limits and thresholds looser than the default
+	// (limitKeys), ignored while it is not trusted.
 	Loosened []Loosened
 	// withheld holds the values of Withheld and Loosened, flat, for when the
 	// user trusts the file.
@@ -234,9 +234,7 @@ func (cl *Loaded) repoSettings(path string, data []byte, userFlat map[string]any
 	} else {
 		rc.State = st
 	}
-	if !rc.Trusted() {
-		rc.tighten(flat, userFlat, getenv)
-	}
+	rc.tighten(flat, userFlat, getenv)
 	if len(priv) == 0 {
 		return rc, flat, nil
 	}

@@ -129,19 +129,19 @@ func toInt(k string, val any) int64 {
 	return 0
 }
 
-// Loosened is a limit of an untrusted repository file that is ignored
-// because it would loosen the default.
+// Loosened is a limit or threshold of the repository file that is looser
+// than the default: ignored while the file is not trusted.
 type Loosened struct {
 	Key, Value string
 	// Why says what it would loosen: "would loosen the 8 MiB read cap".
 	Why string
 }
 
-// tighten sorts the limits of an untrusted repository file's flat settings:
-// those at least as strict as the default stay in flat; the others are
-// removed from flat, kept in rc.withheld (trusting the file applies them)
-// and listed in rc.Loosened. Keys the user's config or the environment
-// set are left alone (the repository's value does not apply anyway).
+// tighten finds the limits of the repository file's flat settings that are
+// looser than the default (rc.Loosened); while the file is not trusted they
+// are removed from flat and kept in rc.withheld (trusting the file applies
+// them). Keys the user's config or the environment set are left alone (the
+// repository's value does not apply anyway).
 func (rc *RepoFile) tighten(flat, userFlat map[string]any, getenv func(string) string) {
 	for _, l := range limitKeys {
 		val, ok := flat[l.Key]
@@ -155,16 +155,18 @@ func (rc *RepoFile) tighten(flat, userFlat map[string]any, getenv func(string) s
 		if l.atLeastAsStrict(toInt(l.Key, val), def) {
 			continue
 		}
-		delete(flat, l.Key)
-		rc.withheld[l.Key] = val
 		rc.Loosened = append(rc.Loosened, Loosened{Key: l.Key, Value: valueText(val), Why: "would loosen " + l.What(def)})
+		if !rc.Trusted() {
+			delete(flat, l.Key)
+			rc.withheld[l.Key] = val
+		}
 	}
 }
 
 // loosenedWarning is the warning line naming the limits ignored from the
 // untrusted repository file ("" when none).
 func (rc *RepoFile) loosenedWarning() string {
-	if rc == nil || len(rc.Loosened) == 0 {
+	if rc == nil || len(rc.Loosened) == 0 || rc.Trusted() {
 		return ""
 	}
 	parts := make([]string, len(rc.Loosened))
