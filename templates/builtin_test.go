@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The forged decision.tmpl of the attack: a fake "would run" block, then
@@ -114,4 +115,40 @@ func TestBuiltinOutputUnchanged(t *testing.T) {
 	if out != want {
 		t.Errorf("got %q, want %q", out, want)
 	}
+}
+
+// FuzzOverrideOutput: whatever an override holds, its rendered output
+// carries no control character but line feeds, tabs and the colour
+// helpers' own SGR codes.
+func FuzzOverrideOutput(f *testing.F) {
+	for _, s := range []string{
+		forgedDecision,
+		`{{printf "%c]52;c;eA==%c" 27 7}}`,
+		`{{red "x"}}{{printf "%q" (bold "y")}}` + "\ue000",
+		"\x1b[8m{{.Reason}}\r\u202e\x9b2J",
+	} {
+		f.Add(s)
+	}
+	old := RenderTimeout
+	RenderTimeout = 200 * time.Millisecond
+	f.Cleanup(func() { RenderTimeout = old })
+	dir := f.TempDir()
+	sgr := regexp.MustCompile(`\x1b\[(0|1|2|31|32|33)m`)
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > MaxOverrideSize {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(dir, "failure.tmpl"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := Renderer{Dir: dir, Color: true}.Render("failure", map[string]string{"Reason": "r\x1b[2J"})
+		if err != nil {
+			return
+		}
+		for _, r := range sgr.ReplaceAllString(out, "") {
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+				t.Fatalf("control %U in %q", r, out)
+			}
+		}
+	})
 }
