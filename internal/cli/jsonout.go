@@ -79,6 +79,10 @@ type resumeDoc struct {
 	// more), "stale_lock" with "locked" (exit 16: the owner is gone), and
 	// "command_failed" with "error" (exit 18: see command_result).
 	Reason string `json:"reason,omitempty"`
+	// Error is the message printed on stderr when the run ended on one (an
+	// unknown workflow, a lock, a failed command…), as every command's
+	// error document carries it.
+	Error string `json:"error,omitempty"`
 }
 
 // commandJSON is the orchestrator command's own result in `resume --json`
