@@ -166,6 +166,9 @@ type validator struct {
 	storyIndex map[string]*workflow.Story
 	// removalLookups counts the history walks naming removed files.
 	removalLookups int
+	// timeCut is the commit the candidate's time was dated from when the
+	// history is cut short there (see timeFromCut): the time is a bound.
+	timeCut string
 }
 
 func newValidator(in Input) *validator {
