@@ -4,7 +4,9 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // HistoryCut reports whether the history before the commit that rev names
@@ -62,8 +64,14 @@ func (r *Repo) HistoryCut(rev string) bool {
 // asks it for them: objects are read from the repository only, and a
 // missing one is reported, never fetched.
 func (r *Repo) Promisor() string {
-	cfg, err := r.repo.Config()
-	if err != nil || cfg.Raw == nil {
+	var cfg *config.Config
+	var err error
+	if t, ok := r.repo.Storer.(extensionTolerant); ok {
+		cfg, err = t.Storage.Config() // with the extensions Open hid from go-git
+	} else {
+		cfg, err = r.repo.Config()
+	}
+	if err != nil || cfg == nil || cfg.Raw == nil {
 		return ""
 	}
 	if ext := cfg.Raw.Section("extensions"); ext != nil {
@@ -89,4 +97,43 @@ func (r *Repo) Promisor() string {
 // orchestrate). Such an answer is "cannot tell", never "unchanged".
 func MissingHistory(err error) bool {
 	return err != nil && (errors.Is(err, ErrHistoryMissing) || errors.Is(err, plumbing.ErrObjectNotFound))
+}
+
+// readHarmlessExtensions are repository extensions go-git (v5.19) refuses
+// to open a repository with, although they change nothing in how its
+// objects and references are read: partialClone (a partial clone made by
+// an older git: missing objects are reported, see MissingHistory),
+// worktreeConfig (written by `git sparse-checkout set`: per-worktree
+// settings orchestrate does not read) and preciousObjects (only stops
+// pruning). go-git's list of extensions allowed in format version 0 names
+// them in camel case but compares lower-cased names, so it refuses them
+// even there. Refused, the checkout was taken for one without git (ages
+// from modification times, nothing compared).
+var readHarmlessExtensions = map[string]bool{"partialclone": true, "worktreeconfig": true, "preciousobjects": true}
+
+// extensionTolerant is a file-system storage whose configuration, as go-git
+// sees it, leaves out readHarmlessExtensions, so that git.Open accepts the
+// repository; every other extension (objectFormat = sha256, …) is still
+// refused. Open wraps the storage it opens with it.
+type extensionTolerant struct{ *filesystem.Storage }
+
+// Config returns the repository's configuration without the extensions in
+// readHarmlessExtensions.
+func (s extensionTolerant) Config() (*config.Config, error) {
+	cfg, err := s.Storage.Config()
+	if err != nil || cfg == nil || cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
+		return cfg, err
+	}
+	ext := cfg.Raw.Section("extensions")
+	kept := ext.Options[:0:0]
+	for _, o := range ext.Options {
+		if !readHarmlessExtensions[strings.ToLower(o.Key)] {
+			kept = append(kept, o)
+		}
+	}
+	ext.Options = kept
+	if len(kept) == 0 {
+		cfg.Raw.RemoveSection("extensions")
+	}
+	return cfg, nil
 }

@@ -6,7 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 )
@@ -132,6 +136,55 @@ func TestPromisor(t *testing.T) {
 			must(t, os.WriteFile(cfg, append(old, tc.config...), 0o644))
 			if got := open(t, dir).Promisor(); got != tc.want {
 				t.Errorf("Promisor() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestExtensionTolerant: go-git refuses a repository whose configuration
+// sets extensions.worktreeConfig (git sparse-checkout), partialClone or
+// preciousObjects; through extensionTolerant it opens (objects, HEAD and
+// Promisor read as usual), while an extension that changes how objects are
+// read (objectFormat) is still refused.
+func TestExtensionTolerant(t *testing.T) {
+	h := newHistory(t)
+	for _, tc := range []struct {
+		name, config string
+		opens        bool
+		promisor     string
+	}{
+		{"worktree-config-v0", "[extensions]\n\tworktreeConfig = true\n", true, ""},
+		{"worktree-config-v1", "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n", true, ""},
+		{"partial-clone", "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tpartialClone = upstream\n", true, "upstream"},
+		{"precious", "[extensions]\n\tpreciousObjects = true\n", true, ""},
+		{"object-format", "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = sha256\n\tworktreeConfig = true\n", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := cloneOf(t, h)
+			cfg := filepath.Join(dir, ".git", "config")
+			old, err := os.ReadFile(cfg)
+			must(t, err)
+			must(t, os.WriteFile(cfg, append(old, tc.config...), 0o644))
+			st := func() *filesystem.Storage {
+				return filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault())
+			}
+			if _, err := git.Open(st(), osfs.New(dir)); err == nil {
+				t.Fatal("go-git opens it as it is: extensionTolerant is not needed for it")
+			}
+			repo, err := git.Open(extensionTolerant{st()}, osfs.New(dir))
+			if (err == nil) != tc.opens {
+				t.Fatalf("open: %v", err)
+			}
+			if !tc.opens {
+				return
+			}
+			r := &Repo{repo: repo, objects: repo.Storer, root: dir, shallow: map[plumbing.Hash]bool{}}
+			r.trees = newTreeIndexCache(r.objects, treeIndexBudget)
+			if head, err := r.Head(); err != nil || head.Hash != h.c4 {
+				t.Errorf("HEAD %v, %v", head.Short, err)
+			}
+			if got := r.Promisor(); got != tc.promisor {
+				t.Errorf("Promisor() = %q, want %q", got, tc.promisor)
 			}
 		})
 	}
