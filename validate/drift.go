@@ -116,7 +116,9 @@ func (v *validator) timeFromCut() string {
 		return ""
 	}
 	hc, ok := v.in.Git.(HistoryCutter)
-	if !ok || !hc.HistoryCut(rev) {
+	// A complete clone has no cut (a missing parent there is damage, not
+	// asked about on every validation).
+	if !ok || (!v.in.Git.Shallow() && hc.Promisor() == "") || !hc.HistoryCut(rev) {
 		return ""
 	}
 	return rev

@@ -32,6 +32,7 @@ func TestTimeFromHistoryCut(t *testing.T) {
 		class    string
 		ageCode  string
 		ageMsg   string
+		complete bool
 	}{
 		{name: "depth-1", shallow: true, cut: true, at: t0, class: AgeUnknown, ageCode: "age-unknown",
 			ageMsg: "interrupted at least 1 hour ago (at or before b0bb1e5, where the clone's history ends): the exact age of the state is unknown"},
@@ -42,6 +43,8 @@ func TestTimeFromHistoryCut(t *testing.T) {
 			ageMsg: "interrupted at least 9 days ago: the state is stale, consider restarting"},
 		{name: "inside-history", shallow: true, cut: false, at: t0, class: AgeRecent},
 		{name: "recorded-commit", shallow: true, cut: true, recorded: "0123456", at: t0, class: AgeUnknown, ageCode: "age-unknown"},
+		// neither shallow nor partial: not asked (a missing parent there is damage)
+		{name: "complete-clone", cut: true, complete: true, at: t0, class: AgeRecent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sdc("2.1", workflow.RefFile{Path: "src/x.ts", Phase: "implement"})
@@ -50,7 +53,8 @@ func TestTimeFromHistoryCut(t *testing.T) {
 			in := input(r, c, st)
 			in.Git = g
 			rep := Validate(in)
-			if rep.AgeClass != tc.class || rep.AgeAtLeast != tc.cut {
+			cut := tc.cut && !tc.complete
+			if rep.AgeClass != tc.class || rep.AgeAtLeast != cut {
 				t.Errorf("age class %q, at least %v", rep.AgeClass, rep.AgeAtLeast)
 			}
 			if tc.ageCode != "" {
@@ -58,7 +62,7 @@ func TestTimeFromHistoryCut(t *testing.T) {
 					t.Errorf("age finding %q", f.Message)
 				}
 			}
-			if !tc.cut || tc.recorded != "" {
+			if !cut || tc.recorded != "" {
 				// the interruption commit is known: compared as always
 				if has(rep, "history-missing") || rep.Base.IsZero() || rep.GitMode != GitModeGit || len(g.compared) == 0 {
 					t.Errorf("base %v, mode %s, findings %v", rep.Base, rep.GitMode, rep.Findings)
