@@ -29,6 +29,7 @@ type candidateJSON struct {
 	UpdatedAt   *string             `json:"updated_at"`
 	UpdatedFrom string              `json:"updated_from"`
 	AgeSeconds  *int64              `json:"age_seconds"`
+	AgeAtLeast  *int64              `json:"age_at_least_seconds,omitempty"` // replaces age_seconds (then null) when the age is a lower bound (validate.Report.AgeAtLeast)
 	AgeClass    string              `json:"age_class"`
 	Position    string              `json:"position"`
 	Validation  *string             `json:"validation"`
@@ -120,6 +121,9 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 		out.Validation = &v
 		if rep.AgeClass != "" {
 			out.AgeClass = rep.AgeClass
+		}
+		if rep.AgeAtLeast {
+			out.AgeSeconds, out.AgeAtLeast = nil, out.AgeSeconds
 		}
 	}
 	if withFindings {

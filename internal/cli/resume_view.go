@@ -116,6 +116,9 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		v.Interrupted = "unknown"
 	} else {
 		v.Interrupted = templates.Ago(r.s.Now.Sub(c.UpdatedAt))
+		if r.report.AgeAtLeast {
+			v.Interrupted = "at least " + v.Interrupted
+		}
 	}
 	if !r.report.Base.IsZero() {
 		b := r.report.Base
