@@ -74,11 +74,23 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
 	keepName := filepath.Base(keep)
-	if err := atomicfile.WriteIn(sf.d, keepName, corrupt, b.perm); err != nil {
+	// the corrupt file is kept as a hard link (no new blocks; a copy on a
+	// file system without hard links), and a rollback handle to it lets
+	// Restore rename it back
+	if err := hardLink(sf.d, sf.name, keepName); errors.Is(err, errNoHardLinks) {
+		if err := atomicfile.WriteIn(sf.d, keepName, corrupt, b.perm); err != nil {
+			return Backup{}, fmt.Errorf("write rebuilt state %s: keep the corrupt file: %w", clean, err)
+		}
+	} else if err != nil {
+		return Backup{}, fmt.Errorf("write rebuilt state %s: keep the corrupt file: %w", clean, err)
+	}
+	if err := b.keepOriginal(sf.d, sf.name, false); err != nil {
+		_ = sf.d.Remove(keepName)
 		return Backup{}, fmt.Errorf("write rebuilt state %s: keep the corrupt file: %w", clean, err)
 	}
 	if err := atomicfile.WriteIn(sf.d, sf.name, fresh, b.perm); err != nil {
 		// the state file was not replaced: the copy is not needed
+		b.undoKeep(sf.d, sf.name)
 		_ = sf.d.Remove(keepName)
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
