@@ -423,9 +423,9 @@ func TestUpdateStateAtomicFailure(t *testing.T) {
 		step string
 		nth  int
 	}{
-		{"link", 1}, // the handle to the original
-		{"link", 2}, // the handle to the previous .bak
-		{"link", 3}, // the new .bak
+		{"link", 1},                              // the handle to the original
+		{"link", 2},                              // the handle to the previous .bak
+		{"link", 3},                              // the new .bak
 		{"write", 1}, {"sync", 1}, {"rename", 1}, // the state file
 	} {
 		root := t.TempDir()
