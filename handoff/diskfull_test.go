@@ -56,10 +56,12 @@ func TestDiskFullNeverLeavesAResumedMark(t *testing.T) {
 	}{
 		{"dispatch record", "logwrite", 1, true},
 		{"dispatch record, no .bak before", "logwrite", 1, false},
-		{"envelope write", "write", 2, true},
-		{"envelope rename", "rename", 2, false},
-		{"state write", "write", 1, true},
-		{"the .bak link", "link", 3, true},
+		{"envelope write", "write", 3, true},
+		{"envelope rename", "rename", 3, false},
+		{"state write", "write", 2, true},
+		{"state sync", "sync", 2, false},
+		{"the .bak copy", "write", 1, true},
+		{"the handle to the previous .bak", "link", 2, true},
 		{"the first handle", "link", 1, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,20 +197,26 @@ func TestRestoreNeedsNoSpace(t *testing.T) {
 	}
 }
 
-// A successful update keeps the .bak as a hard link to the original (no
-// copy) and Discard removes the rollback handles.
-func TestUpdateStateBakIsTheOriginal(t *testing.T) {
+// A successful update keeps the original as the .bak (its own file, not
+// one the state shares) and Discard removes the rollback handles.
+func TestUpdateStateDiscardLeavesNoHandles(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "s.yaml")
 	os.WriteFile(p, []byte("status: paused\n"), 0o644)
-	orig, _ := os.Stat(p)
 	b, err := UpdateState(root, "s.yaml", t0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if b.origHandle == "" {
+		t.Fatal("no rollback handle was made")
+	}
+	st, _ := os.Stat(p)
 	bak, _ := os.Stat(p + ".bak")
-	if !os.SameFile(orig, bak) {
-		t.Error(".bak is not the original file (a copy needs space the rollback may not have)")
+	if os.SameFile(st, bak) {
+		t.Error("the .bak is the state file itself")
+	}
+	if got, _ := os.ReadFile(p + ".bak"); string(got) != "status: paused\n" {
+		t.Errorf(".bak = %q", got)
 	}
 	b.Discard()
 	noHandles(t, root)
@@ -250,9 +258,8 @@ func TestUpdateStateWithoutHardLinks(t *testing.T) {
 	noHandles(t, root)
 }
 
-// A .bak that already is the state file (a hard link left by a resume
-// killed before it wrote the state) is kept, and no handle is left: rename
-// of a link over another name of the same file does nothing.
+// A .bak that is the state file itself (a hard link the user made) is
+// replaced, and no handle is left.
 func TestUpdateStateBakAlreadyLinked(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "s.yaml")

@@ -54,11 +54,11 @@ func wrappersFor(kind string) []string {
 // The rollback needs no new disk blocks: before the update, the original
 // state file (and the previous .bak, when the update replaces it) is kept
 // under a hidden hard link in the same folder (a rollback handle,
-// ".<name>.tmp-rb-<random>"), and the new .bak is a hard link to the
-// original too. Restore renames the handles back over the names, which a
-// full disk cannot fail; only a file system without hard links falls back
-// to rewriting the saved bytes (Original, OldBak). A Backup that is not
-// restored is settled with Discard, which removes the handles.
+// ".<name>.tmp-rb-<random>"); the new .bak, a copy, is written before the
+// state is touched. Restore renames the handles back over the names, which
+// a full disk cannot fail; only a file system without hard links falls
+// back to rewriting the saved bytes (Original, OldBak). A Backup that is
+// not restored is settled with Discard, which removes the handles.
 type Backup struct {
 	// Path is the state file written; empty when nothing was written.
 	Path string
@@ -244,23 +244,9 @@ func keepLink(d *safefile.Dir, name string) (string, error) {
 	return "", err
 }
 
-// linkOver makes to in d name the same file as from (a hard link made under
-// a hidden name, then renamed over to): no data blocks.
-func linkOver(d *safefile.Dir, from, to string) error {
-	h, err := keepLink(d, from)
-	if err != nil {
-		return err
-	}
-	if err := renameBack(d, h, to); err != nil {
-		_ = d.Remove(h)
-		return err
-	}
-	return nil
-}
-
 // renameBack renames the handle h over to in d. When to already is the
-// same file (a .bak left as a hard link to the state by a killed resume),
-// rename(2) does nothing and h stays, so h is removed after a successful
+// same file (a .bak the user made as a hard link to the state), rename(2)
+// does nothing and h stays, so h is removed after a successful
 // rename (after a real one it is gone and the removal fails harmlessly).
 // No new blocks.
 func renameBack(d *safefile.Dir, h, to string) error {
@@ -408,31 +394,25 @@ func updateState(root, path string, now time.Time, wrappers []string, retry bool
 }
 
 // keepOriginal prepares the rollback of an update of name in d before the
-// update writes anything: a rollback handle to the original (and, when
-// touchBak, to the previous .bak), then the new .bak as a hard link to the
-// original — no data blocks are needed for any of it. On a file system
-// without hard links the .bak is a copy instead, and Restore rewrites.
-// On an error nothing is left changed.
+// update replaces it: a rollback handle (a hidden hard link, no data
+// blocks) to the original and, when touchBak, one to the previous .bak;
+// then, when touchBak, the new .bak, a copy of the original (a full disk
+// fails here, with nothing changed). The rollback then only renames. On
+// a file system without hard links there are no handles and Restore
+// rewrites the saved bytes. On an error nothing is left changed.
 func (b *Backup) keepOriginal(d *safefile.Dir, name string, touchBak bool) error {
 	h, err := keepLink(d, name)
-	if errors.Is(err, errNoHardLinks) {
-		if !touchBak {
-			return nil
-		}
-		if err := atomicfile.WriteIn(d, name+".bak", b.Original, b.perm); err != nil {
-			return err
-		}
-		b.bakTouched = true
-		return nil
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoHardLinks):
+		h = ""
+	case err != nil:
 		return err
 	}
 	b.origHandle = h
 	if !touchBak {
 		return nil
 	}
-	if b.HadBak {
+	if b.HadBak && h != "" {
 		bh, err := keepLink(d, name+".bak")
 		if err != nil {
 			b.undoKeep(d, name)
@@ -440,7 +420,7 @@ func (b *Backup) keepOriginal(d *safefile.Dir, name string, touchBak bool) error
 		}
 		b.bakHandle = bh
 	}
-	if err := linkOver(d, name, name+".bak"); err != nil {
+	if err := atomicfile.WriteIn(d, name+".bak", b.Original, b.perm); err != nil {
 		b.undoKeep(d, name)
 		return err
 	}

@@ -416,7 +416,7 @@ func TestUpdateStatePaths(t *testing.T) {
 }
 
 // A state update that fails at any of its steps (the rollback handles'
-// hard links, the .bak's, the state file's atomic write) leaves the state
+// hard links, the .bak's and the state file's atomic writes) leaves the state
 // file, its .bak and the folder exactly as they were.
 func TestUpdateStateAtomicFailure(t *testing.T) {
 	for _, tt := range []struct {
@@ -425,8 +425,8 @@ func TestUpdateStateAtomicFailure(t *testing.T) {
 	}{
 		{"link", 1},                              // the handle to the original
 		{"link", 2},                              // the handle to the previous .bak
-		{"link", 3},                              // the new .bak
-		{"write", 1}, {"sync", 1}, {"rename", 1}, // the state file
+		{"write", 1}, {"sync", 1}, {"rename", 1}, // the new .bak
+		{"write", 2}, {"sync", 2}, {"rename", 2}, // the state file
 	} {
 		root := t.TempDir()
 		p := filepath.Join(root, "s.yaml")

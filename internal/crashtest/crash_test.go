@@ -148,20 +148,21 @@ var projectFiles = map[string]string{
 }
 
 // failpointPlan is the round-robin of failpoints: every handoff step, the
-// state update's two hard links (#1 the rollback handle to the original,
-// #2 the new .bak), and every atomic-write step of its two atomic writes
-// (#1 the state file, #2 the envelope).
+// hard link of the state's rollback handle (link#1), and every atomic-write
+// step of its three atomic writes (#1 the state's .bak, #2 the state file,
+// #3 the envelope).
 var failpointPlan = []string{
 	"lock:kill", "state:kill", "envelope:kill", "command:kill", "log:kill",
-	"link#1:kill", "link#2:kill",
+	"link#1:kill",
 	"write#1:kill", "sync#1:kill", "rename#1:kill",
 	"write#2:kill", "sync#2:kill", "rename#2:kill",
+	"write#3:kill", "sync#3:kill", "rename#3:kill",
 }
 
 // timedSlots is how many slots of each round are a kill after a random delay
-// (0–300 ms) instead of a failpoint. With 13 failpoints and 6 timed slots a
-// round is 19 runs, coprime with the 3 workflows: 57 runs cover every pair.
-const timedSlots = 6
+// (0–300 ms) instead of a failpoint. With 15 failpoints and 5 timed slots a
+// round is 20 runs, coprime with the 3 workflows: 60 runs cover every pair.
+const timedSlots = 5
 
 // timedPauses are the failpoints of a timed run: pauses after the state,
 // the envelope and the command steps that, with the command's own
@@ -1053,7 +1054,9 @@ func TestDiskFullRollsBack(t *testing.T) {
 		t.Skip("runs the binary; skipped with -short")
 	}
 	bin := binary(t)
-	for i, fp := range []string{"logwrite#1:full", "write#2:full", "rename#2:full", "write#1:full", "link#2:full", "link#1:full"} {
+	// the dispatch record, the envelope (#3), the state file (#2), the
+	// .bak (#1), the rollback handle
+	for i, fp := range []string{"logwrite#1:full", "write#3:full", "rename#3:full", "write#2:full", "sync#1:full", "link#1:full"} {
 		sf := stateFiles[i%len(stateFiles)]
 		t.Run(strings.NewReplacer(":", "_", "#", "_").Replace(fp), func(t *testing.T) {
 			t.Parallel()
