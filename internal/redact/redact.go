@@ -199,6 +199,14 @@ var fieldRules = []rule{
 		apply: secretFields,
 	},
 	{
+		// mysql -pSECRET (the password glued to -p), sshpass -p SECRET.
+		name:  "command password",
+		words: []string{"mysql", "mariadb", "sshpass"},
+		re: lazyre.New(`((?i:\b(?:mysql[a-z]*|mariadb[a-z-]*))[^\n\r;|&]*?[ \t]-p|(?i:\bsshpass)[ \t]+-p[ \t]*)` +
+			`([^\s"'\\\[<>|&;$-][^\s"'\\]*)`),
+		repl: keepGroups([]int{1}, 2, nil),
+	},
+	{
 		// --password VALUE, --api-key VALUE, -token VALUE: a flag whose
 		// name is a secret's, and the word after it (--password=VALUE is
 		// a secret field).
@@ -208,8 +216,11 @@ var fieldRules = []rule{
 			`(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"'\\\[<>|&;$-][^\s"'\\]*))`),
 		repl: func(s string, m []int) string {
 			flag := strings.TrimRight(group(s, m, 1), " \t")
-			if (m[0] > 0 && isNameByte(s[m[0]-1])) || len(strings.TrimLeft(flag, "-")) < 2 ||
-				!secretName(strings.TrimLeft(flag, "-"), false) {
+			name := strings.TrimLeft(flag, "-")
+			if (m[0] > 0 && isNameByte(s[m[0]-1])) || len(name) < 2 || !secretName(name, false) ||
+				(len(flag)-len(name) == 1 && strings.ToLower(name) != name) {
+				// not a flag, not a secret's, or a single-dash word with
+				// capitals (-pS3cret: a value glued to its flag)
 				return s[m[0]:m[1]]
 			}
 			switch {
@@ -223,14 +234,6 @@ var fieldRules = []rule{
 			}
 			return group(s, m, 1) + Placeholder
 		},
-	},
-	{
-		// mysql -pSECRET (the password glued to -p), sshpass -p SECRET.
-		name:  "command password",
-		words: []string{"mysql", "mariadb", "sshpass"},
-		re: lazyre.New(`((?i:\b(?:mysql[a-z]*|mariadb[a-z-]*))[^\n\r;|&]*?[ \t]-p|(?i:\bsshpass)[ \t]+-p[ \t]*)` +
-			`([^\s"'\\\[<>|&;$-][^\s"'\\]*)`),
-		repl: keepGroups([]int{1}, 2, nil),
 	},
 	{
 		// curl -u user:SECRET, curl --user user:SECRET.
