@@ -203,7 +203,7 @@ var fieldRules = []rule{
 		name:  "command password",
 		words: []string{"mysql", "mariadb", "sshpass"},
 		re: lazyre.New(`((?i:\b(?:mysql[a-z]*|mariadb[a-z-]*))[^\n\r;|&]*?[ \t]-p|(?i:\bsshpass)[ \t]+-p[ \t]*)` +
-			`([^\s"'\\\[<>|&;$-][^\s"'\\]*)`),
+			`([^\s"'\\\[<>|&;$-][^\s"'\\;|&\x60]*)`),
 		repl: keepGroups([]int{1}, 2, nil),
 	},
 	{
@@ -213,7 +213,7 @@ var fieldRules = []rule{
 		name:  "secret flag",
 		words: nameKeywords,
 		re: lazyre.New(`(--?[A-Za-z][A-Za-z0-9_-]*[ \t]+)` +
-			`(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"'\\\[<>|&;$-][^\s"'\\]*))`),
+			`(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"'\\\[<>|&;$-][^\s"'\\;|&\x60]*))`),
 		repl: func(s string, m []int) string {
 			flag := strings.TrimRight(group(s, m, 1), " \t")
 			name := strings.TrimLeft(flag, "-")
@@ -239,7 +239,7 @@ var fieldRules = []rule{
 		// curl -u user:SECRET, curl --user user:SECRET.
 		name:  "curl user",
 		words: []string{"curl"},
-		re:    lazyre.New(`((?i:\bcurl)\b[^\n\r;|&]*?[ \t](?:-u|--user)[ \t]*["']?[^\s:"'\\]+:)([^\s"'\\@]+)`),
+		re:    lazyre.New(`((?i:\bcurl)\b[^\n\r;|&]*?[ \t](?:-u|--user)[ \t]*["']?[^\s:"'\\]+:)([^\s"'\\@;|&\x60]+)`),
 		repl:  keepGroups([]int{1}, 2, nil),
 	},
 	{
