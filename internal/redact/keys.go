@@ -104,7 +104,8 @@ func secretName(k string, headers bool) bool {
 		return false
 	}
 	for _, w := range words[last+1:] {
-		if !secretTails[strings.TrimRight(w, "0123456789")] && strings.Trim(w, "0123456789") != "" {
+		t := strings.TrimRight(w, "0123456789") // password_2, key_b64
+		if t != "" && !secretTails[w] && !secretTails[t] {
 			return false
 		}
 	}
