@@ -41,9 +41,11 @@ func secretFields(s string) string {
 			continue // the value may hold a field of its own
 		}
 		v := s[vs+len(quote) : ve-len(quote)]
-		if v == "" || v == Placeholder || (quote == "" && (plainWord(v) || strings.EqualFold(name, "pwd") && strings.HasPrefix(v, "/"))) {
-			// empty, a flag, a placeholder, or the shell's working
-			// directory (PWD=/home/x)
+		if v == "" || v == Placeholder || (quote == "" && (plainWord(v) || reference(s, vs, ve) ||
+			strings.EqualFold(name, "pwd") && strings.HasPrefix(v, "/"))) {
+			// empty, a flag, a placeholder, a reference to where the
+			// secret is (${{ secrets.X }}, $DB_PASS), or the shell's
+			// working directory (PWD=/home/x)
 			i = ve
 			continue
 		}
@@ -160,4 +162,27 @@ func fieldValue(s string, i int) (start, end int, quote string) {
 		return i, k, ""
 	}
 	return i, -1, ""
+}
+
+// reference reports whether the bare value s[vs:ve] names where a secret is
+// kept rather than holding one: ${VAR}, ${{ secrets.X }}, $(command), or an
+// environment variable written in capitals ($DB_PASS).
+func reference(s string, vs, ve int) bool {
+	v := s[vs:ve]
+	if v[0] != '$' {
+		return false
+	}
+	if v == "$" {
+		return ve < len(s) && (s[ve] == '{' || s[ve] == '(')
+	}
+	if v[1] == '(' || v[1] == '{' {
+		return true
+	}
+	for i := 1; i < len(v); i++ {
+		c := v[i]
+		if !('A' <= c && c <= 'Z' || c == '_' || i > 1 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
