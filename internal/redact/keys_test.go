@@ -74,6 +74,9 @@ func TestNewFamilies(t *testing.T) {
 		{"Cookie: a=1; b=2", "Cookie: a=[REDACTED]; b=[REDACTED]"},
 		{"Set-Cookie: id=a3fWa; Expires=Thu, 21 Oct 2026 07:28:00 GMT; Secure", "Set-Cookie: id=[REDACTED]; Expires=Thu, 21 Oct 2026 07:28:00 GMT; Secure"},
 		{"cookie: ws-sec", "cookie: ws-sec"},
+		{"curl -H 'Cookie: sid=abc' https://x", "curl -H 'Cookie: sid=[REDACTED]' https://x"},
+		{"Cookie: sid=abc and more prose", "Cookie: sid=[REDACTED] and more prose"},
+		{"Cookie: a= ; b=2", "Cookie: a= ; b=[REDACTED]"},
 		{`msg "Cookie: sid=abc" end`, `msg "Cookie: sid=[REDACTED]" end`},
 		// flags
 		{"app --password 'a b' next", "app --password '[REDACTED]' next"},

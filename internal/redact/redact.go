@@ -1,15 +1,22 @@
 // Package redact is orchestrate's one redactor: every string that leaves the
 // process (the orchestration log, handoff envelopes, terminal output and
-// --json documents) passes through String or JSON first, so a secret a
-// repository, a state file or the environment carries is never repeated.
+// --json documents) and every breadcrumb written into a work-session file
+// passes through String or JSON first, so a secret a repository, a state
+// file, an agent or the environment carries is never repeated.
 //
-// It recognises what real secrets look like: bearer tokens and Authorization
-// headers, PEM private-key blocks, credentials in URLs, cloud keys (AWS,
-// Google, Azure), GitHub, Slack, OpenAI and Anthropic tokens, and the values
-// of password/secret/token/api_key fields written as YAML, JSON, env
-// assignments or prose. Every pattern is an RE2 expression (linear in the
-// input), so the cost on a large input stays proportional to its size.
-// See docs/SECURITY.md.
+// It recognises what real secrets look like: Authorization, Cookie and
+// Set-Cookie headers and bearer tokens, PEM private-key blocks, credentials
+// in URLs, secret command-line flags (--password X, mysql -pX, curl -u
+// user:X, sshpass -p X), .netrc entries, "the password is X" in prose,
+// provider tokens by their prefixes (AWS, Google, Azure, GitHub, GitLab,
+// Slack, OpenAI, Anthropic, Hugging Face, npm, PyPI, Stripe, SendGrid,
+// Twilio, JWTs and more, see tokens.go), and the values of fields whose
+// names say they hold a secret (IsSecretKey: password, DB_PASS, pwd, auth,
+// secret, token, api_key, signing_key, …) written as YAML, JSON, env
+// assignments or connection strings. Field names are found by a linear
+// scan and every pattern is an RE2 expression (linear in the input), so the
+// cost on a large input stays proportional to its size. See
+// docs/SECURITY.md.
 package redact
 
 import (
@@ -122,7 +129,7 @@ var headerRules = []rule{
 		// and the Set-Cookie attributes, hide the values.
 		name:  "cookie header",
 		words: []string{"cookie"},
-		re:    lazyre.New(`(?i)(\b(?:set-)?cookie2?(?:\\?["'])?[ \t]*:[ \t]*(?:\\?["'])?)([^\r\n"\\]+)`),
+		re:    lazyre.New(`(?i)(\b(?:set-)?cookie2?(?:\\?["'])?[ \t]*:[ \t]*(?:\\?["'])?)([^\r\n"'\\]+)`),
 		repl: func(s string, m []int) string {
 			return group(s, m, 1) + cookieValues(group(s, m, 2))
 		},
@@ -167,22 +174,27 @@ var cookieAttributes = map[string]bool{"path": true, "domain": true, "expires": 
 	"priority": true, "partitioned": true, "version": true, "comment": true}
 
 // cookieValues hides the value of every name=value pair of a Cookie or
-// Set-Cookie header value but the attributes'.
+// Set-Cookie header value but the attributes'. A value ends at a ';' or a
+// blank (what follows a blank is kept: it is not part of the cookie).
 func cookieValues(v string) string {
 	parts := strings.Split(v, ";")
 	for i, p := range parts {
 		eq := strings.IndexByte(p, '=')
-		if eq < 0 {
+		if eq < 0 || cookieAttributes[strings.ToLower(strings.TrimSpace(p[:eq]))] ||
+			strings.TrimSpace(p[:eq]) == "" {
 			continue
 		}
-		name := strings.TrimSpace(p[:eq])
-		val := strings.TrimSpace(p[eq+1:])
-		if name == "" || val == "" || val == Placeholder || cookieAttributes[strings.ToLower(name)] {
+		rest := p[eq+1:]
+		val := strings.TrimLeft(rest, " \t")
+		lead := rest[:len(rest)-len(val)]
+		end := strings.IndexAny(val, " \t")
+		if end < 0 {
+			end = len(val)
+		}
+		if end == 0 || val[:end] == Placeholder {
 			continue
 		}
-		// keep the blanks after the value (before the next ';')
-		tail := p[len(strings.TrimRight(p, " \t")):]
-		parts[i] = p[:eq+1] + Placeholder + tail
+		parts[i] = p[:eq+1] + lead + Placeholder + val[end:]
 	}
 	return strings.Join(parts, ";")
 }
