@@ -34,18 +34,18 @@ func secretFields(s string) string {
 			continue
 		}
 		vs, ve, quote := fieldValue(s, j)
-		if ve < 0 {
+		if ve < 0 || (keyQuote == "" && quote == "" && proseName(s, start, name, s[i:j])) {
 			continue
 		}
 		if !secretName(name, false) {
 			continue // the value may hold a field of its own
 		}
 		v := s[vs+len(quote) : ve-len(quote)]
-		if v == "" || v == Placeholder || (quote == "" && (plainWord(v) || reference(s, vs, ve) ||
+		if v == "" || v == Placeholder || (quote == "" && (plainWord(v) || reference(s, vs, ve) || code(s, vs, ve) ||
 			strings.EqualFold(name, "pwd") && strings.HasPrefix(v, "/"))) {
 			// empty, a flag, a placeholder, a reference to where the
-			// secret is (${{ secrets.X }}, $DB_PASS), or the shell's
-			// working directory (PWD=/home/x)
+			// secret is (${{ secrets.X }}, $DB_PASS), code that computes
+			// it, or the shell's working directory (PWD=/home/x)
 			i = ve
 			continue
 		}
@@ -61,6 +61,24 @@ func secretFields(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// proseName reports whether a bare pass or auth before a colon and an
+// unquoted value reads as prose or a verdict rather than a field: "All
+// tests pass: 10/10". It is a field when it starts its line (after
+// indentation or a list marker): "pass: x" in YAML.
+func proseName(s string, start int, name, sep string) bool {
+	if !strings.EqualFold(name, "pass") && !strings.EqualFold(name, "auth") {
+		return false
+	}
+	if strings.Trim(sep, " \t") != ":" {
+		return false
+	}
+	k := start
+	for k > 0 && strings.IndexByte(" \t-*", s[k-1]) >= 0 {
+		k--
+	}
+	return k > 0 && s[k-1] != '\n'
 }
 
 // holdsKeyword reports whether name holds one of nameKeywords, in any case.
@@ -118,7 +136,8 @@ func skipBlanks(s string, i int) int {
 }
 
 // fieldValue reads a value at s[i]: "…" (JSON escapes kept), \"…\" (inside
-// a JSON string), '…', or a bare word. It returns the value's bounds
+// a JSON string), '…', or a bare word (no blank, quote, backquote — a
+// Markdown code span ends there —, comma, semicolon or bracket). It returns the value's bounds
 // (quotes included) and its quote; end is -1 when there is no value (a
 // quote not closed on its line, a bracket, a line end).
 func fieldValue(s string, i int) (start, end int, quote string) {
@@ -154,9 +173,9 @@ func fieldValue(s string, i int) (start, end int, quote string) {
 		if k := strings.IndexAny(s[i+1:], "'\n"); k >= 0 && s[i+1+k] == '\'' {
 			return i, i + k + 2, `'`
 		}
-	case strings.IndexByte(" \t\r\n\v\f\"'\\,;<>{}[]=:", c) < 0:
+	case strings.IndexByte(" \t\r\n\v\f\"'`\\,;<>{}[]=:", c) < 0:
 		k := i + 1
-		for k < len(s) && strings.IndexByte(" \t\r\n\v\f\"'\\,;<>{}[]", s[k]) < 0 {
+		for k < len(s) && strings.IndexByte(" \t\r\n\v\f\"'`\\,;<>{}[]", s[k]) < 0 {
 			k++
 		}
 		return i, k, ""
@@ -185,4 +204,40 @@ func reference(s string, vs, ve int) bool {
 		}
 	}
 	return true
+}
+
+// code reports whether the bare value s[vs:ve] is code that computes a
+// value rather than the value: a call (newWriter(), cfg.Token()) or a
+// composite literal (&http.BasicAuth{…}).
+func code(s string, vs, ve int) bool {
+	v := s[vs:ve]
+	if ve < len(s) && s[ve] == '{' && (v[0] == '&' || v[0] == '*' || isIdentChain(v)) {
+		return true
+	}
+	if p := strings.IndexByte(v, '('); p > 0 && isIdentChain(v[:p]) && strings.HasSuffix(v, ")") {
+		return true
+	}
+	return false
+}
+
+// isIdentChain reports whether v is a dotted chain of identifiers (cfg,
+// http.BasicAuth, s.opts.Token) that starts with a letter and holds a
+// capital or a dot, as code does (a lower-case word alone may be a
+// password).
+func isIdentChain(v string) bool {
+	if v == "" || !('a' <= lowerByte(v[0]) && lowerByte(v[0]) <= 'z' || v[0] == '_') {
+		return false
+	}
+	codeLike := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '.' || ('A' <= c && c <= 'Z'):
+			codeLike = true
+		case c == '_' || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9'):
+		default:
+			return false
+		}
+	}
+	return codeLike
 }

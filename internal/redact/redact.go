@@ -215,7 +215,7 @@ var fieldRules = []rule{
 		name:  "command password",
 		words: []string{"mysql", "mariadb", "sshpass"},
 		re: lazyre.New(`((?i:\b(?:mysql[a-z]*|mariadb[a-z-]*))[^\n\r;|&]*?[ \t]-p|(?i:\bsshpass)[ \t]+-p[ \t]*)` +
-			`([^\s"'\\\[<>|&;$-][^\s"'\\;|&\x60]*)`),
+			`([^\s"'\\\[<>|&;$\x60-][^\s"'\\;|&\x60]*)`),
 		repl: keepGroups([]int{1}, 2, nil),
 	},
 	{
@@ -225,14 +225,15 @@ var fieldRules = []rule{
 		name:  "secret flag",
 		words: nameKeywords,
 		re: lazyre.New(`(--?[A-Za-z][A-Za-z0-9_-]*[ \t]+)` +
-			`(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"'\\\[<>|&;$-][^\s"'\\;|&\x60]*))`),
+			`(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"'\\\[<>|&;$\x60-][^\s"'\\;|&\x60]*))`),
 		repl: func(s string, m []int) string {
 			flag := strings.TrimRight(group(s, m, 1), " \t")
 			name := strings.TrimLeft(flag, "-")
 			if (m[0] > 0 && isNameByte(s[m[0]-1])) || len(name) < 2 || !secretName(name, false) ||
-				(len(flag)-len(name) == 1 && strings.ToLower(name) != name) {
-				// not a flag, not a secret's, or a single-dash word with
-				// capitals (-pS3cret: a value glued to its flag)
+				(len(flag)-len(name) == 1 && strings.ToLower(name) != name) || pluralFlag(name) {
+				// not a flag, not a secret's, a single-dash word with
+				// capitals (-pS3cret: a value glued to its flag), or an
+				// action on many (gpg --list-secret-keys ID)
 				return s[m[0]:m[1]]
 			}
 			switch {
@@ -292,6 +293,18 @@ var fieldRules = []rule{
 			return head + Placeholder + tail
 		},
 	},
+}
+
+// pluralFlag reports whether a flag's name ends in a plural (keys,
+// secrets, …): it acts on secrets, its argument is not one.
+func pluralFlag(name string) bool {
+	n := strings.ToLower(name)
+	for _, p := range []string{"keys", "secrets", "passwords", "credentials", "tokens", "creds"} {
+		if strings.HasSuffix(n, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // plainWord reports whether a bare value is a flag, not a secret.
