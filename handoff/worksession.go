@@ -471,6 +471,9 @@ func CloseWorkSession(r *discover.Repo, cookie, summary string, now time.Time) (
 		if !utf8.ValidString(summary) {
 			return &MessageError{"the summary is not valid UTF-8 text"}
 		}
+		// the summary lands in work-session files that are committed to
+		// git: secrets are redacted before the write (docs/SECURITY.md)
+		summary = redact.String(summary)
 		ts := now.UTC().Format(time.RFC3339)
 		out = ClosedSession{Session: ws.ID, Path: ws.Path, TaskID: ws.TaskID, ClosedAt: ts}
 		parent, hasParent, err := parentOf(r, set, ws)

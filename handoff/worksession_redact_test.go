@@ -57,3 +57,24 @@ func TestAddBreadcrumbRedacts(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseWorkSessionRedacts: `work done --summary` writes the summary into
+// the parent's subtasks and the child's own file; a secret in it never
+// reaches either file.
+func TestCloseWorkSessionRedacts(t *testing.T) {
+	r := wsRepo(t, map[string]string{parentPath: parentJSON, childPath: childJSON})
+	if _, err := CloseWorkSession(r, "wsession-subtask-def456", "fixed login; DB_PASS=zq987x mysql -pS3cretPw", wsNow); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{parentPath, childPath} {
+		file := readRel(t, r, p)
+		for _, s := range []string{"zq987x", "S3cretPw"} {
+			if strings.Contains(file, s) {
+				t.Errorf("%s: secret %q written:\n%s", p, s, file)
+			}
+		}
+	}
+	if file := readRel(t, r, parentPath); !strings.Contains(file, "fixed login; DB_PASS=[REDACTED]") {
+		t.Errorf("parent summary not kept redacted:\n%s", file)
+	}
+}
