@@ -246,9 +246,9 @@ func TestForUserClaimsAnEmptyFolderOrOneOfOurs(t *testing.T) {
 	}{
 		{"empty", nil},
 		{"an earlier version's tables", map[string][]byte{
-			"stories":                                     []byte("orchestrate-cache 1\nold"),
+			"stories": []byte("orchestrate-cache 1\nold"),
 			"git-commits-0123456789abcdef0123456789abcdef": []byte("orchestrate-cache 1\nold"),
-			".stories.tmp-12-abc":                         nil,
+			".stories.tmp-12-abc":                          nil,
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
