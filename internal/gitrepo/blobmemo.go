@@ -136,6 +136,16 @@ func (m *blobMemo) add(key [pathKeySize]byte, e memoEntry) {
 	}
 }
 
+// drop forgets this run's new entries unsaved (see verify.go).
+func (m *blobMemo) drop() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.pending)
+}
+
 // save writes this run's look-ups with the table's; nothing when there is
 // nothing new.
 func (m *blobMemo) save() error {

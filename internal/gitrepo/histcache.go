@@ -55,6 +55,10 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
 
+// errUnverified is SaveCache's answer when an object a walk read was not
+// what its name says: nothing was written (see verify.go).
+var errUnverified = errors.New("an object read was not what its hash names: nothing kept")
+
 // commitsTable prefixes the table's name (the repository's digest follows).
 const commitsTable = "git-commits-"
 
@@ -130,8 +134,11 @@ func sortedKeys[K comparable, V any](m map[K]V, cmp func(a, b K) int) []K {
 }
 
 // repoDigest names a repository's table: the first 16 bytes (hex) of the
-// SHA-256 of its git folder's absolute path, device and inode; "" when the
-// folder cannot be read.
+// SHA-256 of its git folder's absolute path, device, inode and birth time
+// (where the file system keeps one); "" when the folder cannot be read. A
+// repository removed and created again at the same path most often gets
+// the same inode (ext4), never the same birth time: it starts with tables
+// of its own.
 func repoDigest(gitDir string) string {
 	abs, err := filepath.Abs(gitDir)
 	if err != nil {
@@ -141,7 +148,7 @@ func repoDigest(gitDir string) string {
 	if err != nil || !fi.IsDir() {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(abs + "\x00" + fileIdentity(fi)))
+	sum := sha256.Sum256([]byte(abs + "\x00" + fileIdentity(fi) + "\x00" + birthTime(abs)))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -150,6 +157,13 @@ func repoDigest(gitDir string) string {
 // nothing is new. A cache that is off or cannot be written is skipped; the
 // error only says why (for a debug log).
 func (r *Repo) SaveCache() error {
+	if r.verify.failed() {
+		// an object read was not what its name says: nothing this run
+		// derived is kept (see verify.go)
+		r.objs.drop()
+		r.memo.drop()
+		r.wmemo.drop()
+	}
 	if err := r.objs.save(); err != nil {
 		return fmt.Errorf("save the object cache: %w", err)
 	}
@@ -162,6 +176,11 @@ func (r *Repo) SaveCache() error {
 	h := r.histc
 	if h == nil || len(h.pending)+len(h.links) == 0 {
 		return nil
+	}
+	if r.verify.failed() {
+		clear(h.pending)
+		clear(h.links)
+		return errUnverified
 	}
 	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
 	for k, l := range h.links {

@@ -473,6 +473,7 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 			return links{}, err
 		}
 		if hc != nil {
+			r.verifyLinks(l)
 			hc.addLinks(l)
 		}
 	}

@@ -187,6 +187,16 @@ func (m *walkMemo) add(key [walkKeySize]byte, v []byte) {
 	}
 }
 
+// drop forgets this run's new entries unsaved (see verify.go).
+func (m *walkMemo) drop() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.pending)
+}
+
 // save writes this run's answers with the table's; nothing when there is
 // nothing new.
 func (m *walkMemo) save() error {
