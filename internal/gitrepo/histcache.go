@@ -24,15 +24,18 @@ package gitrepo
 // without the description.
 //
 // Why it is sound: a commit's links and the differences of two trees are
-// functions of the objects' content, which git names by its hash. The one
-// trust left is in the repository's object store (or commit-graph), whose
-// hashes orchestrate does not recompute: a repository that lies about an
-// object's content could plant an entry that is false for a genuine object
-// of that hash. So the table is per repository: <repo> is a digest of the
-// absolute path of the repository's git folder and of that folder's device
-// and inode, and an entry one repository derived is never read for another
-// (a clone elsewhere, or a repository created again at the same path,
-// starts with an empty cache). Values are decoded as untrusted input
+// functions of the objects' content, which git names by its hash. The
+// repository's object store (or commit-graph) could lie about an object's
+// content, and an entry derived from a lie would be false for a genuine
+// object of that hash; so, with the cache on, every commit whose links are
+// recorded and every tree read is checked against its hash, and a run that
+// met one object that is not what its name says saves nothing (verify.go).
+// The table is also per repository: <repo> is a digest of the absolute
+// path of the repository's git folder and of that folder's device, inode
+// and birth time, and an entry one repository derived is not read for
+// another (a clone elsewhere, or a repository created again at the same
+// path, starts with an empty cache); the table's MAC covers its name
+// (internal/diskcache), so a table copied over another's is not read. Values are decoded as untrusted input
 // (decodeCommit, pairReader): a value, or a nested description, that does
 // not decode is a miss, and the walk reads the objects as without the
 // cache. Only what a walk derived without error from well-formed trees is
