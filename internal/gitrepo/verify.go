@@ -52,6 +52,34 @@ func (v *verifier) fail() {
 	}
 }
 
+// readLinksVerified is readLinksUncached for a Repo whose links are
+// recorded (the cache is on), giving the same links: a commit the
+// commit-graph holds has the graph's links, checked against the commit
+// object (verifyLinks); any other is read whole once, checked, and its
+// links parsed from it (the same as from its first bytes). When the whole
+// commit cannot be read or parsed, the links are read as without the
+// cache, and the Repo is marked unverified when they can be.
+func (r *Repo) readLinksVerified(h plumbing.Hash) (links, error) {
+	if _, inGraph := r.commitGraph().links(h); !inGraph {
+		obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
+		var raw []byte
+		if err == nil {
+			raw, err = objectBytes(obj)
+		}
+		if err == nil {
+			r.verify.check(plumbing.CommitObject, h, raw)
+			if l, _, err := parseLinks(h, raw, true); err == nil {
+				return l, nil
+			}
+		}
+	}
+	l, err := r.readLinksUncached(h)
+	if err == nil {
+		r.verifyLinks(l)
+	}
+	return l, err
+}
+
 // verifyLinks checks links l, read from the repository for commit l.hash
 // (from the commit-graph, or from the commit's first bytes), against the
 // commit object read whole: its hash must be l.hash and its tree and first

@@ -316,3 +316,80 @@ func TestRepoDigestOfARecreatedFolder(t *testing.T) {
 		t.Fatal("the digest is not stable")
 	}
 }
+
+// TestALyingCommitGraphLeavesNothingInTheCache: a commit-graph whose
+// trees are not the commits' (two swapped) is read as without the cache
+// (the same answers), and the run keeps nothing.
+func TestALyingCommitGraphLeavesNothingInTheCache(t *testing.T) {
+	dir, all := graphRepo(t)
+	path := filepath.Join(dir, ".git", "objects", "info", "commit-graph")
+	b, err := os.ReadFile(path)
+	must(t, err)
+	g := parseCommitGraph(b)
+	if g == nil || g.n < 2 {
+		t.Fatal("no graph")
+	}
+	var t0, t1 [20]byte
+	copy(t0[:], g.cdat[0:20])
+	copy(t1[:], g.cdat[graphDataLen:graphDataLen+20])
+	copy(g.cdat[0:20], t1[:])
+	copy(g.cdat[graphDataLen:graphDataLen+20], t0[:])
+	must(t, os.WriteFile(path, b, 0o644))
+
+	paths := []string{"src/a/f0.go", "src/a/f1.go", "src/x/g.go"}
+	ask := func(c *diskcache.Cache) (string, error) {
+		r, err := Open(dir)
+		must(t, err)
+		defer r.Close()
+		r.UseCache(c)
+		var out strings.Builder
+		for _, h := range all {
+			l, err := r.readLinks(h)
+			out.WriteString(h.String() + " " + l.tree.String() + " " + errString(err) + "\n")
+		}
+		for p, c := range r.LastChange(paths, 0) {
+			out.WriteString(p + " " + c.Hash + "\n")
+		}
+		return sortLines(out.String()), r.SaveCache()
+	}
+	off, err := ask(nil)
+	must(t, err)
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	on, err := ask(c)
+	if !errors.Is(err, errUnverified) {
+		t.Fatalf("SaveCache with a lying commit-graph: %v", err)
+	}
+	if on != off {
+		t.Fatalf("with the cache:\n%s\nwithout:\n%s", on, off)
+	}
+	if names := gitTables(t, c); len(names) != 0 {
+		t.Fatalf("a lying commit-graph left tables: %v", names)
+	}
+}
+
+// TestReadLinksVerifiedIsReadLinks: on a genuine repository (with a
+// commit-graph and without) the links read with the cache on are those
+// read without, and nothing is marked.
+func TestReadLinksVerifiedIsReadLinks(t *testing.T) {
+	dir, all := graphRepo(t)
+	must(t, os.Remove(filepath.Join(dir, ".git", "objects", "info", "commit-graph")))
+	withGraph, allG := graphRepo(t)
+	for _, tc := range []struct {
+		dir string
+		all []plumbing.Hash
+	}{{dir, all}, {withGraph, allG}} {
+		r := open(t, tc.dir)
+		r.UseCache(diskcache.New(t.TempDir()))
+		for _, h := range tc.all {
+			want, err := r.readLinksUncached(h)
+			must(t, err)
+			got, err := r.readLinksVerified(h)
+			if err != nil || got != want {
+				t.Fatalf("%s: %+v %v, want %+v", h, got, err, want)
+			}
+		}
+		if r.verify.failed() {
+			t.Fatal("a genuine repository failed")
+		}
+	}
+}
