@@ -21,8 +21,8 @@ func (a *app) debugSession(s *session) {
 		a.debugf("cache: off")
 	case insideFolder(s.Root, d) || insideFolder(s.Root, diskcache.KeyFile(a.sys.Getenv)):
 		a.debugf("cache: off (%s or its key is inside the repository)", d)
-	case a.cacheWarned:
-		a.debugf("cache: off (%s not usable, see the warning)", d)
+	case !a.cacheOn:
+		a.debugf("cache: off (%s, or its key, not usable)", d)
 	default:
 		a.debugf("cache: %s (%s=off turns it off)", d, diskcache.EnvDir)
 	}

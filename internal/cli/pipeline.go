@@ -41,7 +41,7 @@ func (a *app) locate() (sess.Location, error) {
 		a.cacheWarned = true
 		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
 	}
-	loc.Cache = c
+	loc.Cache, a.cacheOn = c, c != nil
 	return loc, nil
 }
 

@@ -112,6 +112,9 @@ func ForUser(getenv func(string) string, refuse func(path string) bool) (*Cache,
 		return nil, nil
 	}
 	key, err := loadKey(kp)
+	if errors.Is(err, errCannotMake) {
+		return nil, nil // a home or config folder that cannot be written: off, silently
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cache key %s: %w; running without the cache", keyFile, err)
 	}
@@ -144,6 +147,10 @@ func sameFolder(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
+// errCannotMake is loadKey's error when there is no key and none can be
+// made: no anchor, or a folder that cannot be written (a read-only home).
+var errCannotMake = errors.New("no key, and none can be made")
+
 // loadKey reads the key in p.dir, making it (and p.dir, 0700, under its
 // existing anchor) when there is none.
 func loadKey(p place) ([]byte, error) {
@@ -153,9 +160,12 @@ func loadKey(p place) ([]byte, error) {
 		return key, err
 	}
 	if fi, err := os.Stat(p.anchor); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not there: not created", p.anchor)
+		return nil, fmt.Errorf("%s is not there: %w", p.anchor, errCannotMake)
 	}
 	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+		if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return nil, fmt.Errorf("%w: %w", errCannotMake, err)
+		}
 		return nil, err
 	}
 	if err := checkKeyDir(p.dir); err != nil {
@@ -166,6 +176,9 @@ func loadKey(p place) ([]byte, error) {
 	tmp := filepath.Join(p.dir, "."+keyFileName+".tmp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
+		if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return nil, fmt.Errorf("%w: %w", errCannotMake, err)
+		}
 		return nil, err
 	}
 	_, werr := f.Write(fresh[:])

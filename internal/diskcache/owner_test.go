@@ -79,6 +79,13 @@ func TestEveryByteOfATableIsAuthenticated(t *testing.T) {
 	}
 }
 
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // env is a getenv of m.
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
@@ -189,6 +196,14 @@ func TestForUserRefuses(t *testing.T) {
 			os.WriteFile(filepath.Join(k, keyFileName), []byte("short"), 0o600)
 			return setup{env: map[string]string{"HOME": home}, check: home}
 		}, true},
+		{"a home that cannot be written", func(t *testing.T, home string) setup {
+			if os.Geteuid() == 0 {
+				t.Skip("root writes anywhere")
+			}
+			must(t, os.Chmod(home, 0o500))
+			t.Cleanup(func() { os.Chmod(home, 0o700) })
+			return setup{env: map[string]string{"HOME": home}, check: home}
+		}, false},
 		{"a missing home", func(t *testing.T, home string) setup {
 			return setup{env: map[string]string{"HOME": filepath.Join(home, "nonexistent")}, check: home}
 		}, false},
