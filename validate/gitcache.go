@@ -22,6 +22,8 @@ type gitCache struct {
 	states   map[pathKey]gitrepo.PathState
 	commits  map[pathKey][]gitrepo.Commit // nil: no commit touched the path
 	removals map[string]removalAnswer
+	cuts     map[string]bool // HistoryCut's answers by rev
+	promisor *string
 
 	run      *Run // what the run's integrity checks found (lstats); nil in tests
 	compares int  // Compare calls that asked the underlying Git
@@ -212,4 +214,40 @@ func (c *gitCache) Removal(path string) (gitrepo.Removal, bool) {
 	r, found := rm.Removal(path)
 	c.removals[path] = removalAnswer{r, found}
 	return r, found
+}
+
+// HistoryCut is the underlying Git's answer (when it is a HistoryCutter),
+// asked once per rev.
+func (c *gitCache) HistoryCut(rev string) bool {
+	hc, ok := c.Git.(HistoryCutter)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.cuts[rev]; ok {
+		return a
+	}
+	if c.cuts == nil {
+		c.cuts = map[string]bool{}
+	}
+	a := hc.HistoryCut(rev)
+	c.cuts[rev] = a
+	return a
+}
+
+// Promisor is the underlying Git's answer (when it is a HistoryCutter),
+// asked once.
+func (c *gitCache) Promisor() string {
+	hc, ok := c.Git.(HistoryCutter)
+	if !ok {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.promisor == nil {
+		p := hc.Promisor()
+		c.promisor = &p
+	}
+	return *c.promisor
 }

@@ -81,6 +81,11 @@ type Report struct {
 	Status   string             `json:"validation"` // clean, warnings, conflicts
 	Age      time.Duration      `json:"-"`
 	AgeClass string             `json:"age_class"`
+	// AgeAtLeast is set when Age is only a lower bound: the time was dated
+	// from the commit where a shallow or partial clone's history ends, so
+	// the state was last updated at or before it. AgeClass is then
+	// "unknown", or "stale" when the bound is already stale.
+	AgeAtLeast bool `json:"age_at_least,omitempty"`
 	// InterruptedAt is the time the candidate was last updated (its interruption).
 	InterruptedAt time.Time `json:"interrupted_at"`
 	// Base is the interruption commit, zero without git or when not found.

@@ -52,11 +52,18 @@
 //     does not list.
 //   - changed-since (warning): without git history, a referenced file or
 //     story was modified after the interruption (by whom is unknown).
-//   - history-missing (blocking): a shallow or partial clone does not reach
-//     the interruption, so changes by others to the referenced files and
-//     stories cannot be ruled out; their state is "unknown" and the message
-//     names the fix (git fetch --unshallow, fetch-depth: 0). Check "git",
-//     info, when nothing referenced needed the history.
+//   - history-missing (blocking): a check needed history the clone does not
+//     hold, so changes by others cannot be ruled out: a shallow or partial
+//     clone does not reach the interruption; the candidate's time was dated
+//     from the commit where the history ends (a depth-1 clone's boundary:
+//     the state changed at or before it, so the interruption commit is
+//     unknown); the interruption commit's trees, or a story's version at
+//     it, are missing (a partial clone: never fetched); or the walk since
+//     the interruption commit ends before reaching it. The referenced files
+//     are then "unknown", the report names no interruption commit, and the
+//     message names the fix (git fetch --unshallow and fetch-depth: 0 for a
+//     shallow clone, git fetch --refetch --no-filter <remote> for a partial
+//     one). Check "git", info, when nothing referenced needed the history.
 //
 // Git (check "git"):
 //   - no-git (info): no git repository; modification times are compared.
@@ -70,7 +77,10 @@
 //   - age-moderate (warning): interrupted between Config.Age.Recent and
 //     Config.Age.Stale ago.
 //   - age-stale (warning): interrupted longer than Config.Age.Stale ago.
-//   - age-unknown (info): the interruption time is not known.
+//   - age-unknown (info): the interruption time is not known, or it is only
+//     a lower bound (dated from where a shallow or partial clone's history
+//     ends: "at least", Report.AgeAtLeast; age-moderate and age-stale say
+//     "at least" too, and the class is unknown unless the bound is stale).
 package validate
 
 import (
@@ -166,6 +176,9 @@ type validator struct {
 	storyIndex map[string]*workflow.Story
 	// removalLookups counts the history walks naming removed files.
 	removalLookups int
+	// timeCut is the commit the candidate's time was dated from when the
+	// history is cut short there (see timeFromCut): the time is a bound.
+	timeCut string
 }
 
 func newValidator(in Input) *validator {

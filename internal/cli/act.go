@@ -198,7 +198,7 @@ func (a *app) canOfferInstead(r *resumeRun, canPrompt bool) bool {
 // cancel. It reports whether to go on and hand off (a restart that is
 // possible); otherwise the run is finished.
 func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
-	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale")
+	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale" && handoff.CleanupOffered(*r.selected))
 	if err != nil {
 		if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
 			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
@@ -221,7 +221,7 @@ func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
 		for _, f := range r.situation.Blocking {
 			if f.Check != workflow.CheckConflict {
 				fmt.Fprintf(out, "Cannot restart: %s\n", templates.Safe(f.Message))
-				if r.report.AgeClass == "stale" {
+				if r.report.AgeClass == "stale" && handoff.CleanupOffered(*r.selected) {
 					fmt.Fprintf(out, "To archive the stale state instead, run: orchestrate cleanup %s\n", templates.Safe(r.selected.ID))
 				}
 				return false, a.finishQuiet(r, "halted", ExitCannot)

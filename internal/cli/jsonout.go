@@ -29,6 +29,7 @@ type candidateJSON struct {
 	UpdatedAt   *string             `json:"updated_at"`
 	UpdatedFrom string              `json:"updated_from"`
 	AgeSeconds  *int64              `json:"age_seconds"`
+	AgeAtLeast  *int64              `json:"age_at_least_seconds,omitempty"` // replaces age_seconds (then null) when the age is a lower bound (validate.Report.AgeAtLeast)
 	AgeClass    string              `json:"age_class"`
 	Position    string              `json:"position"`
 	Validation  *string             `json:"validation"`
@@ -79,6 +80,10 @@ type resumeDoc struct {
 	// more), "stale_lock" with "locked" (exit 16: the owner is gone), and
 	// "command_failed" with "error" (exit 18: see command_result).
 	Reason string `json:"reason,omitempty"`
+	// Error is the message printed on stderr when the run ended on one (an
+	// unknown workflow, a lock, a failed command…), as every command's
+	// error document carries it.
+	Error string `json:"error,omitempty"`
 }
 
 // commandJSON is the orchestrator command's own result in `resume --json`
@@ -116,6 +121,9 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 		out.Validation = &v
 		if rep.AgeClass != "" {
 			out.AgeClass = rep.AgeClass
+		}
+		if rep.AgeAtLeast {
+			out.AgeSeconds, out.AgeAtLeast = nil, out.AgeSeconds
 		}
 	}
 	if withFindings {

@@ -3,11 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
@@ -58,7 +60,27 @@ func (a *app) load() (*session, error) {
 	s := &session{Session: sess.Load(loc, conf.Config, a.sys.Now()), conf: conf}
 	a.loaded = s
 	a.debugSession(s)
+	if err := notARepository(s); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// notARepository is the usage error of a run outside any git repository
+// that found nothing to work on: no saved state, no .orchestrate.yaml or
+// .orchestrate/ folder. Saying "no interrupted workflows" there would hide
+// that the command ran in the wrong folder. A folder that is not in git but
+// holds saved states still works (times then come from the files).
+func notARepository(s *session) error {
+	if s.Git != nil || !errors.Is(s.GitErr, gitrepo.ErrNoGit) || len(s.Res.Candidates) > 0 {
+		return nil
+	}
+	for _, marker := range []string{".orchestrate.yaml", ".orchestrate"} {
+		if _, err := os.Lstat(filepath.Join(s.Root, marker)); err == nil {
+			return nil
+		}
+	}
+	return usagef("%s is not in a git repository (nor in any folder above it), and no saved workflow state is there: run orchestrate inside your project's repository, or pass --repo DIR", s.Root)
 }
 
 // cacheFor returns the user's cache for the repository at root

@@ -241,7 +241,11 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) error {
 	r.outcome, r.exit = outcome, code
 	if r.opts.JSON {
-		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
+		doc := a.resumeDoc(r)
+		if msg != nil {
+			doc.Error = safeErr(msg)
+		}
+		if err := writeJSON(a.sys.IO.Out, doc); err != nil {
 			return err
 		}
 		if msg != nil {

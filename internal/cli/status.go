@@ -105,6 +105,9 @@ func (a *app) runStatus(opts *StatusOptions) error {
 			row.Age = templates.Duration(s.Now.Sub(c.UpdatedAt))
 		}
 		if reports[i] != nil {
+			if reports[i].AgeAtLeast && row.Age != "-" {
+				row.Age = "at least " + row.Age
+			}
 			row.Validation = resumeflow.ValidationWord(c, reports[i])
 			if l := resumeflow.LifecycleOf(s.Root, hist, c); l.State != resumeflow.LifeInterrupted {
 				row.Life, data.Life = l.Text(s.Now), true
