@@ -38,7 +38,12 @@ func (a *app) locate() (sess.Location, error) {
 		}
 		return loc, err
 	}
-	loc.Cache = cacheFor(loc.Root, diskcache.Dir(a.sys.Getenv))
+	c, err := cacheFor(loc.Root, a.sys.Getenv)
+	if err != nil && !a.cacheWarned {
+		a.cacheWarned = true
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+	}
+	loc.Cache, a.cacheOn = c, c != nil
 	return loc, nil
 }
 
@@ -78,15 +83,14 @@ func notARepository(s *session) error {
 	return usagef("%s is not in a git repository (nor in any folder above it), and no saved workflow state is there: run orchestrate inside your project's repository, or pass --repo DIR", s.Root)
 }
 
-// cacheFor returns the user's cache in dir for the repository at root, or
-// nil (no cache) when dir is "" or inside the repository — a home folder
-// kept in git, or a cache folder pointed into the work tree: a cache must
-// never live where the repository's authors can write (docs/SECURITY.md).
-func cacheFor(root, dir string) *diskcache.Cache {
-	if dir == "" || insideFolder(root, dir) {
-		return nil
-	}
-	return diskcache.New(dir)
+// cacheFor returns the user's cache for the repository at root
+// (diskcache.ForUser), or nil (no cache) when it is off or its folder or
+// key file is inside the repository — a home folder kept in git, or a
+// cache folder pointed into the work tree: a cache must never live where
+// the repository's authors can write (docs/SECURITY.md). The error says
+// why a cache asked for is not used, for a warning.
+func cacheFor(root string, getenv func(string) string) (*diskcache.Cache, error) {
+	return diskcache.ForUser(getenv, func(p string) bool { return insideFolder(root, p) })
 }
 
 // insideFolder reports whether path is root or inside it, comparing the

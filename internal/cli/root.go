@@ -82,6 +82,9 @@ type app struct {
 	global globalOptions
 	log    logging.Logger // diagnostics on stderr, at --log-level
 	loaded *session       // the session load built, if any (its caches are saved at the end)
+	// cacheWarned is set once the cache's warning was printed, cacheOn
+	// when the repository located has a cache (locate)
+	cacheWarned, cacheOn bool
 }
 
 // debugf logs at debug level what was read or decided (--log-level debug).

@@ -72,6 +72,8 @@ type Repo struct {
 	memo *blobMemo
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
 	wmemo *walkMemo
+	// verify checks the objects read while the cache is on (verify.go).
+	verify verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
 	head      links
 	headKnown bool
@@ -94,6 +96,8 @@ func (r *Repo) UseCache(c *diskcache.Cache) {
 		r.wmemo = newWalkMemo(c, r.packs.fs.Root())
 	}
 	r.trees.memo = r.memo
+	r.verify.on.Store(c.Enabled())
+	r.trees.verify = &r.verify
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of

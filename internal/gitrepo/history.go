@@ -497,7 +497,12 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	}
 	if !ok {
 		var err error
-		if l, err = r.readLinksUncached(h); err != nil {
+		if hc != nil && r.verify.enabled() {
+			l, err = r.readLinksVerified(h)
+		} else {
+			l, err = r.readLinksUncached(h)
+		}
+		if err != nil {
 			return links{}, err
 		}
 		if hc != nil {
