@@ -66,6 +66,7 @@ type ledgerScan struct {
 	mtime    time.Time
 	l        *Ledger
 	stories  []Entry
+	epics    []Entry
 	folder   string // effective story folder
 	declared string // story_location as written
 	files    map[string]string
@@ -77,8 +78,11 @@ func scanLedger(r *source.Repo, cfg Config, lp string, mt time.Time, l *Ledger) 
 	s := &ledgerScan{r: r, cfg: cfg, path: lp, mtime: mt, l: l, declared: l.StoryLocation, spell: spelling(r, cfg)}
 	kinds, byStructure := Kinds(l.Entries)
 	for i, e := range l.Entries {
-		if kinds[i] == KeyStory {
+		switch kinds[i] {
+		case KeyStory:
 			s.stories = append(s.stories, e)
+		case KeyEpic:
+			s.epics = append(s.epics, e)
 		}
 	}
 	var findings []workflow.Finding

@@ -31,6 +31,13 @@ import (
 // "contexted" as in-progress (LEGACY_STATUS); any other value is illegal
 // and skipped. The script loads the ledger with ruamel.yaml, which refuses
 // a mapping with a duplicated key: then BMAD has no answer at all.
+//
+// The 6.0 alphas (the alpha spelling, /bmad:bmm:workflows:…) ran an
+// earlier version of the same step
+// (src/modules/bmm/workflows/4-implementation/sprint-status/instructions.md):
+// "drafted" was a status of its own, recommending story-ready after the
+// ready-for-dev stories and before the backlog ones, and an epic still in
+// backlog recommended epic-tech-context before the retrospectives.
 
 // bmadStoryKey is sprint_plan.py's STORY_KEY_RE.
 var bmadStoryKey = lazyre.New(`^(\d+)-(\d+)([a-z]?)-.+`)
@@ -38,14 +45,26 @@ var bmadStoryKey = lazyre.New(`^(\d+)-(\d+)([a-z]?)-.+`)
 // bmadLegacy is sprint_plan.py's LEGACY_STATUS.
 var bmadLegacy = map[string]string{"drafted": "ready-for-dev", "contexted": "in-progress"}
 
-// bmadTiers are the story statuses of the rule, in its order, with the
-// workflow each one recommends.
-var bmadTiers = []struct{ status, workflow string }{
-	{"in-progress", "dev-story"},
-	{"review", "code-review"},
-	{"ready-for-dev", "dev-story"},
-	{"backlog", "create-story"},
-}
+// bmadTier is a story status of the rule and the workflow it recommends.
+type bmadTier struct{ status, workflow string }
+
+// bmadTiers are the rule's story statuses, in its order; bmadAlphaTiers
+// the alphas'.
+var (
+	bmadTiers = []bmadTier{
+		{"in-progress", "dev-story"},
+		{"review", "code-review"},
+		{"ready-for-dev", "dev-story"},
+		{"backlog", "create-story"},
+	}
+	bmadAlphaTiers = []bmadTier{
+		{"in-progress", "dev-story"},
+		{"review", "code-review"},
+		{"ready-for-dev", "dev-story"},
+		{"drafted", "story-ready"},
+		{"backlog", "create-story"},
+	}
+)
 
 // bmadStoryStatuses are the v6 story statuses (the tiers and done).
 var bmadStoryStatuses = map[string]bool{"backlog": true, "ready-for-dev": true, "in-progress": true, "review": true, "done": true}
@@ -61,10 +80,14 @@ type frameworkAnswer struct {
 }
 
 // bmadStatus is the status BMAD reads in a ledger value: the v6 status
-// after the legacy mapping, "" for a value it does not recognise.
-func bmadStatus(raw string) string {
+// after the legacy mapping (for an alpha, "drafted" as itself), "" for a
+// value it does not recognise.
+func bmadStatus(raw string, alpha bool) string {
 	v := strings.TrimSpace(raw)
-	if m, ok := bmadLegacy[v]; ok {
+	if alpha && v == "drafted" {
+		return v
+	}
+	if m, ok := bmadLegacy[v]; ok && !alpha {
 		v = m
 	}
 	if bmadStoryStatuses[v] {
@@ -80,6 +103,11 @@ func (s *ledgerScan) answer() *frameworkAnswer {
 	}
 	a := &frameworkAnswer{}
 	s.next = a
+	alpha := s.spell == SpellAlpha
+	tiers := bmadTiers
+	if alpha {
+		tiers = bmadAlphaTiers
+	}
 	for _, e := range s.l.Entries {
 		if len(e.Values) > 1 {
 			a.dup, a.dupN = e.Key, len(e.Values)
@@ -96,7 +124,7 @@ func (s *ledgerScan) answer() *frameworkAnswer {
 	byStatus := map[string][]ranked{}
 	for i, e := range s.stories {
 		m := bmadStoryKey().FindStringSubmatch(e.Key)
-		st := bmadStatus(e.Raw)
+		st := bmadStatus(e.Raw, alpha)
 		if m == nil || st == "" || e.Archive {
 			continue
 		}
@@ -107,7 +135,7 @@ func (s *ledgerScan) answer() *frameworkAnswer {
 		}
 		byStatus[st] = append(byStatus[st], ranked{ep, sn, m[3], i, e})
 	}
-	for _, t := range bmadTiers {
+	for _, t := range tiers {
 		rs := byStatus[t.status]
 		if len(rs) == 0 {
 			continue
@@ -131,6 +159,14 @@ func (s *ledgerScan) answer() *frameworkAnswer {
 		}
 		a.key, a.status, a.command = e.Key, t.status, s.spell.Command(t.workflow)+" "+target
 		return a
+	}
+	if alpha {
+		for _, e := range s.epics {
+			if strings.TrimSpace(e.Raw) == "backlog" {
+				a.status, a.command = "epic backlog", s.spell.Command("epic-tech-context")+" ("+e.Key+")"
+				return a
+			}
+		}
 	}
 	for _, e := range s.l.Entries {
 		if strings.HasSuffix(e.Key, "-retrospective") && strings.TrimSpace(e.Raw) == "optional" {
@@ -157,7 +193,7 @@ func (s *ledgerScan) compare(rp *workflow.ResumePoint, e Entry, eff workflow.Sta
 	if a.command == "" {
 		rp.FrameworkNext = a.nothing
 	}
-	own := bmadStatus(e.Raw)
+	own := bmadStatus(e.Raw, s.spell == SpellAlpha)
 	switch {
 	case a.dup != "":
 		rp.DiffersWhy = fmt.Sprintf("BMAD's sprint-status stops on this ledger: %s is listed %d times and YAML allows a key once; orchestrate reads the last value, as PyYAML does", a.dup, a.dupN)

@@ -137,6 +137,7 @@ func TestFrameworkNext(t *testing.T) {
 		name    string
 		lines   []string
 		files   map[string]string // story key → file status
+		extra   map[string]string // more files (a config)
 		id      string            // the candidate looked at
 		next    string            // "" → the file of key want, with cmd
 		differs bool
@@ -203,6 +204,20 @@ func TestFrameworkNext(t *testing.T) {
 			id:    "sdc:5.2", next: "nothing (every story in the ledger is done)", differs: true, why: "not a BMAD v6 story status",
 		},
 		{
+			name:  "6.0 alpha: drafted is a tier of its own, story-ready, before backlog",
+			lines: []string{"epic-1: contexted", "1-1-a: backlog", "1-2-b: drafted", "1-3-c: in_progress"},
+			files: map[string]string{"1-2-b": "drafted", "1-3-c": "in-progress"},
+			extra: map[string]string{"bmad/bmm/config.yaml": "# Version: 6.0.0-alpha.5\nproject_name: parcel\n"},
+			id:    "sdc:1.3", next: "/bmad:bmm:workflows:story-ready " + dir + "1-2-b.md", differs: true, why: "not a BMAD v6 story status",
+		},
+		{
+			name:  "6.0 alpha: an epic in backlog before the retrospectives",
+			lines: []string{"epic-1: contexted", "1-1-a: done", "1-2-b: in_progress", "epic-1-retrospective: optional", "epic-2: backlog", "2-1-c: done"},
+			files: map[string]string{"1-2-b": "in-progress"},
+			extra: map[string]string{"bmad/bmm/config.yaml": "# Version: 6.0.0-alpha.5\nproject_name: parcel\n"},
+			id:    "sdc:1.2", next: "/bmad:bmm:workflows:epic-tech-context (epic-2)", differs: true, why: "not a BMAD v6 story status",
+		},
+		{
 			name:  "a suffixed story key (2-4a) is ordered after 2-4",
 			lines: []string{"epic-2: in-progress", "2-4a-x: in-progress", "2-4-y: in-progress"},
 			files: map[string]string{"2-4a-x": "in-progress", "2-4-y": "in-progress"},
@@ -214,6 +229,9 @@ func TestFrameworkNext(t *testing.T) {
 			files := map[string]string{dir + "sprint-status.yaml": ledger("", tt.lines...)}
 			for key, st := range tt.files {
 				files[dir+key+".md"] = storyMD(StoryID(key), st, "")
+			}
+			for p, content := range tt.extra {
+				files[p] = content
 			}
 			cs, _ := scan(repoWith(t, files))
 			var rp *workflow.ResumePoint
