@@ -186,6 +186,12 @@ func (s *ledgerScan) compare(rp *workflow.ResumePoint, e Entry, eff workflow.Sta
 	a := s.answer()
 	if a.key == e.Key {
 		rp.FrameworkNext = a.command
+		if a.command != rp.FrameworkCommand {
+			// the same story, another workflow: BMAD goes by the ledger's
+			// status, orchestrate by the story file's or by what is there
+			rp.Differs = true
+			rp.DiffersWhy = fmt.Sprintf("BMAD goes by the ledger, where %s is %q (%s); orchestrate's command follows where the story stands (%s)", e.Key, e.Raw, a.status, strings.ToLower(string(eff)))
+		}
 		return
 	}
 	rp.Differs = true

@@ -186,6 +186,12 @@ func TestFrameworkNext(t *testing.T) {
 			id:    "sdc:2.2", next: "/bmad-dev-story " + dir + "2-1-a.md", differs: true, why: `BMAD reads only the ledger, where 2-2-b is "ready-for-dev"`,
 		},
 		{
+			name:  "the same story, another workflow: the file says review, the ledger ready-for-dev",
+			lines: []string{"epic-2: in-progress", "2-1-a: done", "2-2-b: ready-for-dev"},
+			files: map[string]string{"2-2-b": "review"},
+			id:    "qa-review:2.2", next: "/bmad-dev-story " + dir + "2-2-b.md", differs: true, why: `BMAD goes by the ledger, where 2-2-b is "ready-for-dev" (ready-for-dev)`,
+		},
+		{
 			name:  "a duplicated key: BMAD's script stops, orchestrate's pick stands",
 			lines: []string{"epic-3: in-progress", "3-1-a: in-progress", "3-2-b: backlog", "3-2-b: done"},
 			files: map[string]string{"3-1-a": "in-progress"},
