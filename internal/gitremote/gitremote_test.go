@@ -152,41 +152,20 @@ func TestUnusable(t *testing.T) {
 		t.Fatal("a remote name starting with - was accepted")
 	}
 	r := open(t, clones[0])
-	// read-only remote: the push is refused, and it is not a lost swap
-	if err := os.Chmod(filepath.Join(bare, "refs"), 0o555); err != nil {
-		t.Fatal(err)
-	}
-	objs := filepath.Join(bare, "objects")
-	_ = filepath.Walk(objs, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.IsDir() {
-			_ = os.Chmod(p, 0o555)
-		}
-		return nil
-	})
-	t.Cleanup(func() {
-		_ = os.Chmod(filepath.Join(bare, "refs"), 0o755)
-		_ = filepath.Walk(objs, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && fi.IsDir() {
-				_ = os.Chmod(p, 0o755)
-			}
-			return nil
-		})
-	})
-	if os.Geteuid() != 0 {
-		c, _ := r.Commit("", "x\n", time.Unix(1, 0))
-		err := r.Push(Update{Name: "locks/x", New: c})
-		var ge *Error
-		if !errors.As(err, &ge) || errors.Is(err, ErrRejected) {
-			t.Fatalf("read-only push: %v, want *Error", err)
-		}
+	// a remote that refuses every update (read-only): not a lost swap
+	readOnly(t, bare)
+	c, _ := r.Commit("", "x\n", time.Unix(1, 0))
+	err := r.Push(Update{Name: "locks/x", New: c})
+	var ge *Error
+	if !errors.As(err, &ge) || errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("read-only push: %v, want *Error with the remote's message", err)
 	}
 	// unreachable remote
 	if err := os.Rename(bare, bare+".gone"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.Rename(bare+".gone", bare) })
-	err := r.Fetch()
-	var ge *Error
+	err = r.Fetch()
 	if !errors.As(err, &ge) || ge.Stderr == "" {
 		t.Fatalf("fetch from a missing remote: %v", err)
 	}
@@ -236,4 +215,14 @@ func FuzzRefComponent(f *testing.F) {
 			t.Fatalf("%q -> %q, %v", id, c, err)
 		}
 	})
+}
+
+// readOnly makes the bare repository refuse every push (a pre-receive hook
+// that says so: file modes do not stop root).
+func readOnly(t *testing.T, bare string) {
+	t.Helper()
+	hook := filepath.Join(bare, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'this remote is read-only' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
