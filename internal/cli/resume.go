@@ -101,6 +101,7 @@ type resumeRun struct {
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
 	restartOK bool            // a halt a restart from the first phase would get past
+	shared    *sharedState    // lifecycle.remote: the shared lifecycle as fetched once
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -137,6 +138,21 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		return err
 	}
 
+	// The shared lifecycle (lifecycle.remote): one fetch. Unusable: exit
+	// 20 before anything runs (a dry run plans, then exits 20).
+	r.shared = a.sharedLifecycle(s)
+	if r.shared.err != nil && !opts.DryRun {
+		r.reason = reasonSharedUnusable
+		return a.finishResume(r, "error", ExitShared, sharedUnusable(r.shared.err))
+	}
+	if !r.shared.on() {
+		a.ciWarning(s, r.mode)
+	}
+	var sharedView *resumeflow.Shared
+	if r.shared.view != nil {
+		sharedView = r.shared.view
+	}
+
 	// Selection.
 	if opts.Workflow != "" {
 		sel := resumeflow.Select(s.Res.Candidates, opts.Workflow)
@@ -148,7 +164,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, nil)
 		}
-		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode); len(r.all) == 0 {
+		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode, sharedView); len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, err)
 		}
 		idx := 0 // the most recent
@@ -187,6 +203,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
 	}
+	if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && !opts.DryRun {
+		r.reason = reasonHeldRemotely
+		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", heldRemotely(r.selected.ID, l)))
+	}
 	if err := a.evaluate(r, plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase}); err != nil {
 		return err
 	}
@@ -207,6 +227,17 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			if err := a.savePlan(r); err != nil {
 				return err
 			}
+		}
+		if r.shared.err != nil {
+			// the plan is printed; the real run would stop at the remote
+			r.reason = reasonSharedUnusable
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: dry run: %s\n", safeErr(sharedUnusable(r.shared.err)))
+			return a.finishResume(r, outcome, ExitShared, nil)
+		}
+		if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && opts.Workflow != "" {
+			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", safeErr(heldRemotely(r.selected.ID, l)))
+			r.reason = reasonHeldRemotely
+			return a.finishResume(r, "locked", ExitLocked, nil)
 		}
 		return a.finishResume(r, outcome, code, nil)
 	}

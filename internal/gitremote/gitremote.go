@@ -422,3 +422,15 @@ func isHex(s string) bool {
 	}
 	return true
 }
+
+// HasRemote reports whether the repository at dir has any remote (git
+// remote), with env's git; false when git is missing or fails.
+func HasRemote(dir string, env []string) bool {
+	git, err := lookGit(env)
+	if err != nil {
+		return false
+	}
+	r := &Remote{Dir: dir, Timeout: 10 * time.Second, git: git, env: gitEnv(env)}
+	out, err := r.run("list the remotes", nil, "remote")
+	return err == nil && len(bytes.TrimSpace(out)) > 0
+}
