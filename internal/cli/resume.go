@@ -32,6 +32,11 @@ type ResumeOptions struct {
 	PlanOut   string // --plan-out: write the dry run's plan there
 	Plan      string // --plan: apply the saved plan there
 	Again     bool
+
+	// passed are the workflows an unnamed autopilot run found taken on the
+	// shared lifecycle when it came to take them (held, or just handed off
+	// by another runner): the run starts over without them.
+	passed map[string]bool
 }
 
 func (a *app) newResumeCmd() *cobra.Command {
@@ -132,6 +137,18 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		a.trustNotice(s)
 	}
 	r := &resumeRun{opts: opts, s: s, all: s.Resumable()}
+	if len(opts.passed) > 0 {
+		kept := r.all[:0:0]
+		for _, c := range r.all {
+			if !opts.passed[c.ID] {
+				kept = append(kept, c)
+			}
+		}
+		r.all = kept
+		if len(r.all) == 0 {
+			return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow was taken by another runner on the shared lifecycle (lifecycle.remote)"))
+		}
+	}
 
 	// The mode: flag > env > config > the mode the workflow was started in > interactive.
 	if r.mode, err = resumeMode(s.conf, opts.Mode); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
@@ -147,6 +148,9 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	h, err := st.store.Begin(st.view.View, c.ID, "orchestrate resume", base)
 	var held *sharedlife.HeldError
 	switch {
+	case errors.As(err, &held) && a.movesOn(r):
+		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: held by %s on the shared lifecycle (lease until %s).\n", templates.Safe(c.ID), templates.Safe(held.Holder.Runner.String()), held.Holder.Expires.UTC().Format(time.RFC3339))
+		return nil, true, a.passOver(r)
 	case errors.As(err, &held):
 		r.reason = reasonHeldRemotely
 		return nil, true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", held))
@@ -158,6 +162,12 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	sh.catchSignals()
 	if t := h.Held.TookOver; t != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the shared lock of %s: its lease ended (%s).\n", templates.Safe(c.ID), templates.Safe(t.Runner.String()))
+	}
+	if h.Already() && !req.Again && a.movesOn(r) {
+		// handed off by another runner between the fetch and the lock
+		sh.end()
+		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: handed off %s by %s.\n", templates.Safe(c.ID), templates.Ago(r.s.Now.Sub(h.Prior.At)), templates.Safe(h.Prior.Runner.String()))
+		return nil, true, a.passOver(r)
 	}
 	if h.Already() && !req.Again {
 		p := h.Prior
@@ -251,4 +261,26 @@ func (sh *sharedHandoff) catchSignals() {
 		signal.Stop(ch)
 		close(quit)
 	}
+}
+
+// movesOn reports whether r is an autopilot run that picked its workflow
+// itself (no name, no saved plan): one taken on the shared lifecycle is
+// skipped for the next, as a live local handoff is.
+func (a *app) movesOn(r *resumeRun) bool {
+	return r.opts.Workflow == "" && r.opts.Plan == "" && r.mode == modes.ModeAutopilot && len(r.opts.passed) < 1000
+}
+
+// passOver starts the run over without r's workflow (movesOn): a fresh
+// discovery and one more fetch, which sees what the other runner did.
+func (a *app) passOver(r *resumeRun) error {
+	opts := *r.opts
+	opts.passed = map[string]bool{}
+	for id := range r.opts.passed {
+		opts.passed[id] = true
+	}
+	opts.passed[r.selected.ID] = true
+	if len(opts.passed) > len(r.s.Res.Candidates) {
+		return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow is taken on the shared lifecycle"))
+	}
+	return a.runResume(&opts)
 }
