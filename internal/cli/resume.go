@@ -107,6 +107,7 @@ type resumeRun struct {
 	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
 	restartOK bool            // a halt a restart from the first phase would get past
 	shared    *sharedState    // lifecycle.remote: the shared lifecycle as fetched once
+	holder    *holderJSON     // another runner's live lease (reason held_remotely)
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -221,7 +222,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
 	}
 	if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && !opts.DryRun {
-		r.reason = reasonHeldRemotely
+		r.reason, r.holder = reasonHeldRemotely, toHolder(l)
 		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", heldRemotely(r.selected.ID, l)))
 	}
 	if err := a.evaluate(r, plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase}); err != nil {
@@ -253,7 +254,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 		if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && opts.Workflow != "" {
 			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", safeErr(heldRemotely(r.selected.ID, l)))
-			r.reason = reasonHeldRemotely
+			r.reason, r.holder = reasonHeldRemotely, toHolder(l)
 			return a.finishResume(r, "locked", ExitLocked, nil)
 		}
 		return a.finishResume(r, outcome, code, nil)
@@ -336,6 +337,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 	doc.Trust = trustDoc(r.s)
 	doc.CommandResult = r.command
 	doc.Reason = r.reason
+	doc.Holder = r.holder
 	if r.selected != nil {
 		id := r.selected.ID
 		doc.Selected = &id

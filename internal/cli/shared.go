@@ -152,7 +152,7 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: held by %s on the shared lifecycle (lease until %s).\n", templates.Safe(c.ID), templates.Safe(held.Holder.Runner.String()), held.Holder.Expires.UTC().Format(time.RFC3339))
 		return nil, true, a.passOver(r)
 	case errors.As(err, &held):
-		r.reason = reasonHeldRemotely
+		r.reason, r.holder = reasonHeldRemotely, toHolder(held.Holder)
 		return nil, true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", held))
 	case err != nil:
 		r.reason = reasonSharedUnusable
@@ -283,4 +283,36 @@ func (a *app) passOver(r *resumeRun) error {
 		return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow is taken on the shared lifecycle"))
 	}
 	return a.runResume(&opts)
+}
+
+// sharedCleanupLock takes workflow id's shared lock for a cleanup when
+// lifecycle.remote is on (another runner's live lease: exit 16; the remote
+// unusable: exit 20), and returns what releases it.
+func (a *app) sharedCleanupLock(s *session, id string) (func(), error) {
+	st := a.sharedLifecycle(s)
+	if !st.on() {
+		return func() {}, nil
+	}
+	if st.err != nil {
+		return nil, exitf(ExitShared, "%v", sharedUnusable(st.err))
+	}
+	held, err := st.store.Acquire(st.view.View, id, "orchestrate cleanup")
+	var h *sharedlife.HeldError
+	switch {
+	case errors.As(err, &h):
+		return nil, exitf(ExitLocked, "%v: not cleaning it up", h)
+	case err != nil:
+		return nil, exitf(ExitShared, "%v", sharedUnusable(err))
+	}
+	return func() {
+		if err := held.Release(); err != nil {
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		}
+	}, nil
+}
+
+// toHolder is a shared lock for --json.
+func toHolder(l sharedlife.Lock) *holderJSON {
+	return &holderJSON{Runner: l.Runner.String(), Owner: l.Runner.Owner, Host: l.Runner.Host, CI: l.Runner.CI,
+		Acquired: l.Acquired.UTC().Format(time.RFC3339), Expires: l.Expires.UTC().Format(time.RFC3339)}
 }
