@@ -128,7 +128,9 @@ type sharedHandoff struct {
 // run is already finished (held elsewhere, already handed off, remote
 // unusable): the returned error is the command's result.
 func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff, done bool, err error) {
-	if r.shared == nil { // a saved plan applied (--plan) reads it here
+	if r.shared == nil || (!r.shared.on() && strings.TrimSpace(r.s.Cfg.Lifecycle.Remote) != "") {
+		// a saved plan applied (--plan), or the repository's file trusted
+		// at the prompt since: read it here
 		r.shared = a.sharedLifecycle(r.s)
 	}
 	st := r.shared

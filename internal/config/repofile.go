@@ -139,7 +139,7 @@ func (rc *RepoFile) Waiting() []string {
 		return out
 	}
 	for _, k := range rc.Withheld {
-		if PrivilegeOf(k) != PathSetting {
+		if p := PrivilegeOf(k); p != PathSetting && p != WritesRemote {
 			out = append(out, k)
 		}
 	}
@@ -153,7 +153,7 @@ func (rc *RepoFile) Ignored() []string {
 	runs := rc.runsWithheld()
 	for _, k := range rc.Withheld {
 		switch PrivilegeOf(k) {
-		case PathSetting:
+		case PathSetting, WritesRemote:
 			out = append(out, k)
 		case SteersProgram:
 			if !runs {

@@ -49,7 +49,7 @@ func setup(t *testing.T, n int) (string, []string) {
 	var clones []string
 	for i := 0; i < n; i++ {
 		c := filepath.Join(dir, fmt.Sprintf("clone%02d", i))
-		gitRun(t, dir, "clone", "-q", "file://"+bare, c)
+		gitRun(t, dir, "clone", "-q", bare, c)
 		clones = append(clones, c)
 	}
 	return bare, clones
