@@ -249,6 +249,7 @@ func (a *app) askFailed(r *resumeRun, err error) error {
 // and the exit code.
 func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 	r.outcome, r.exit = outcome, code
+	a.githubSummary(r)
 	if r.opts.JSON {
 		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
 			return err

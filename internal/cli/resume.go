@@ -108,6 +108,7 @@ type resumeRun struct {
 	restartOK bool            // a halt a restart from the first phase would get past
 	shared    *sharedState    // lifecycle.remote: the shared lifecycle as fetched once
 	holder    *holderJSON     // another runner's live lease (reason held_remotely)
+	ghDone    bool            // the GitHub Actions summary was written
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -289,6 +290,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 // finishResume prints the outcome (JSON or human) and returns the exit code.
 func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) error {
 	r.outcome, r.exit = outcome, code
+	a.githubSummary(r)
 	if r.opts.JSON {
 		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
 			return err
