@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/redact"
@@ -69,6 +70,8 @@ type Remote struct {
 	Timeout time.Duration
 	git     string
 	env     []string
+	// treeWritten is set once the empty tree is in the object store.
+	treeWritten atomic.Bool
 }
 
 // remoteName is what a remote name may look like here: it is passed to git
@@ -143,11 +146,16 @@ func gitEnv(env []string) []string {
 // run runs git with args in r.Dir, stdin as its input, bounded by
 // r.Timeout; it returns git's standard output (at most MaxOutput bytes).
 func (r *Remote) run(op string, stdin []byte, args ...string) ([]byte, error) {
+	return r.runEnv(op, nil, stdin, args...)
+}
+
+// runEnv is run with extra variables added to the environment.
+func (r *Remote) runEnv(op string, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
 	defer cancel()
 	full := append([]string{"-C", r.Dir}, args...)
 	cmd := exec.CommandContext(ctx, r.git, full...)
-	cmd.Env = r.env
+	cmd.Env = append(r.env[:len(r.env):len(r.env)], extra...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -287,8 +295,11 @@ func (r *Remote) Log(commit string, max int) ([]string, error) {
 // message, dated at) to the local object store without putting it on any
 // branch, and returns its id.
 func (r *Remote) Commit(parent, message string, at time.Time) (string, error) {
-	if _, err := r.run("write the empty tree", nil, "hash-object", "-t", "tree", "-w", "--stdin"); err != nil {
-		return "", err
+	if !r.treeWritten.Load() {
+		if _, err := r.run("write the empty tree", nil, "hash-object", "-t", "tree", "-w", "--stdin"); err != nil {
+			return "", err
+		}
+		r.treeWritten.Store(true)
 	}
 	args := []string{"commit-tree", "--no-gpg-sign", emptyTree, "-F", "-"}
 	if parent != "" {
@@ -298,10 +309,7 @@ func (r *Remote) Commit(parent, message string, at time.Time) (string, error) {
 		args = append(args, "-p", parent)
 	}
 	date := fmt.Sprintf("@%d +0000", at.Unix())
-	saved := r.env
-	r.env = append(append([]string{}, saved...), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-	out, err := r.run("write a record commit", []byte(message), args...)
-	r.env = saved
+	out, err := r.runEnv("write a record commit", []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, []byte(message), args...)
 	if err != nil {
 		return "", err
 	}
