@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
+	"github.com/orchestrate-dev/orchestrate/internal/redact"
 )
 
 // Schemas of the values written.
@@ -56,12 +57,16 @@ const MaxRecords = 200
 // maxValue bounds one lock or record message read back.
 const maxValue = 16 << 10
 
-// LeaseFor is the lease of a lock: configured when > 0, else
-// handoff.timeout plus LeaseMargin, else DefaultLease.
+// MinLease is the shortest lease a configuration can set: below it a live
+// runner's lock could lapse between two of its own pushes.
+const MinLease = 30 * time.Second
+
+// LeaseFor is the lease of a lock: configured when > 0 (at least
+// MinLease), else handoff.timeout plus LeaseMargin, else DefaultLease.
 func LeaseFor(configured, timeout time.Duration) time.Duration {
 	switch {
 	case configured > 0:
-		return configured
+		return max(configured, MinLease)
 	case timeout > 0:
 		return timeout + LeaseMargin
 	}
@@ -435,7 +440,7 @@ func (s *Store) Append(c *Chain, rec Record) error {
 	if rec.At.IsZero() {
 		rec.At = s.Now().UTC()
 	}
-	rec.Outcome = bounded(rec.Outcome)
+	rec.Outcome = bounded(redact.String(rec.Outcome))
 	msg, _ := json.Marshal(rec)
 	commit, err := s.Remote.Commit(c.Tip, string(msg)+"\n", rec.At)
 	if err != nil {

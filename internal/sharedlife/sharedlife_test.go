@@ -289,7 +289,7 @@ func TestCIRunAndLease(t *testing.T) {
 			t.Errorf("CIRun(%v) = %q, want %q", tt.env, got, tt.want)
 		}
 	}
-	if LeaseFor(0, 0) != DefaultLease || LeaseFor(0, time.Hour) != time.Hour+LeaseMargin || LeaseFor(time.Minute, time.Hour) != time.Minute {
+	if LeaseFor(0, 0) != DefaultLease || LeaseFor(0, time.Hour) != time.Hour+LeaseMargin || LeaseFor(time.Minute, time.Hour) != time.Minute || LeaseFor(time.Second, 0) != MinLease {
 		t.Error("LeaseFor")
 	}
 }
