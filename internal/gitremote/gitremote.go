@@ -153,7 +153,10 @@ func (r *Remote) run(op string, stdin []byte, args ...string) ([]byte, error) {
 func (r *Remote) runEnv(op string, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
 	defer cancel()
-	full := append([]string{"-C", r.Dir}, args...)
+	// no hook of the repository runs (reference-transaction on a fetch,
+	// pre-push), no fsmonitor, no ext:: transport whatever its
+	// .git/config says
+	full := append([]string{"-C", r.Dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never"}, args...)
 	cmd := exec.CommandContext(ctx, r.git, full...)
 	cmd.Env = append(r.env[:len(r.env):len(r.env)], extra...)
 	if stdin != nil {

@@ -226,3 +226,36 @@ func readOnly(t *testing.T, bare string) {
 		t.Fatal(err)
 	}
 }
+
+// No hook of the repository runs for the shared lifecycle's git calls,
+// even one the clone's .git/hooks holds (a reference-transaction hook runs
+// on every ref update, fetches included).
+func TestNoLocalHooks(t *testing.T) {
+	_, clones := setup(t, 1)
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, h := range []string{"reference-transaction", "pre-push"} {
+		hook := filepath.Join(clones[0], ".git", "hooks", h)
+		if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, clones[0])
+	c, err := r.Commit("", "x\n", time.Unix(1e9, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Push(Update{Name: "locks/x", New: c}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Fetch(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a hook of the repository ran")
+	}
+	// the same hook does run for git itself (the test can fail)
+	gitRun(t, clones[0], "update-ref", "refs/heads/probe", c)
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the probe hook did not run for git itself: %v", err)
+	}
+}
