@@ -332,8 +332,21 @@ func (s *Store) Acquire(v View, id, command string) (*Held, error) {
 		if !errors.Is(err, gitremote.ErrRejected) {
 			return nil, unusable(err)
 		}
-		// lost the swap: read what is there now
+		// lost the swap: read what is there now (nothing: the winner
+		// already let go, try again)
+		cur, err := s.Remote.RemoteValue(name)
+		if err != nil {
+			return nil, unusable(err)
+		}
+		if cur == "" {
+			has = false
+			continue
+		}
 		if err := s.Remote.FetchRef(name); err != nil {
+			if cur, lerr := s.Remote.RemoteValue(name); lerr == nil && cur == "" {
+				has = false // let go meanwhile
+				continue
+			}
 			return nil, unusable(err)
 		}
 		refs, err := s.Remote.Refs(name)
@@ -399,7 +412,7 @@ func (s *Store) Chain(v View, id string) (*Chain, error) {
 		return nil, unusable(err)
 	}
 	seen := v.Records[id].Tip
-	if tip != seen {
+	if tip != "" && tip != seen {
 		if err := s.Remote.FetchRef(name); err != nil {
 			return nil, unusable(err)
 		}

@@ -293,3 +293,29 @@ func TestCIRunAndLease(t *testing.T) {
 		t.Error("LeaseFor")
 	}
 }
+
+// A lock seen expired in the fetched view but gone since (its runner
+// released it): the replace loses, the ref is read again, it is absent, and
+// the lock is created.
+func TestAcquireAfterTheLockWentAway(t *testing.T) {
+	_, clones := setup(t, 1)
+	s := store(t, clones[0], "r", time.Hour)
+	if _, err := s.Fetch(); err != nil {
+		t.Fatal(err)
+	}
+	ghost, err := s.Remote.Commit("", "ghost\n", time.Unix(1e9, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := View{Locks: map[string]Lock{"w": {Workflow: "w", Commit: ghost, Expires: time.Unix(1e9, 0)}}}
+	h, err := s.Acquire(v, "w", "")
+	if err != nil {
+		t.Fatalf("acquire: %v", err)
+	}
+	if h.TookOver != nil {
+		t.Errorf("TookOver = %+v, want nil (the lock was gone)", h.TookOver)
+	}
+	if err := h.Release(); err != nil {
+		t.Fatal(err)
+	}
+}
