@@ -54,6 +54,7 @@ func freePort(t *testing.T) int {
 // and returns its URL and what stops it.
 func startDaemon(t *testing.T, base string) (string, func()) {
 	t.Helper()
+	needProgram(t, "git-daemon")
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, "git", "daemon", "--enable=receive-pack", "--export-all", "--reuseaddr",
@@ -97,6 +98,7 @@ func startHTTP(t *testing.T, base string) (string, func()) {
 	if err != nil {
 		t.Skip("git is not on PATH")
 	}
+	needProgram(t, "git-http-backend")
 	h := &cgi.Handler{
 		Path: git, Args: []string{"http-backend"},
 		Env: []string{"GIT_PROJECT_ROOT=" + base, "GIT_HTTP_EXPORT_ALL=1", "HOME=" + base},
@@ -188,5 +190,18 @@ func TestTransports(t *testing.T) {
 				t.Fatalf("a lock was left: %s", before)
 			}
 		})
+	}
+}
+
+// needProgram skips the test when git's exec-path lacks name (some
+// distributions package git daemon apart).
+func needProgram(t *testing.T, name string) {
+	t.Helper()
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Skipf("git --exec-path: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(strings.TrimSpace(string(out)), name)); err != nil {
+		t.Skipf("%s is not installed with this git", name)
 	}
 }
