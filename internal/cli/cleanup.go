@@ -217,6 +217,12 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		}
 	}
 
+	// With lifecycle.remote, under the shared lock too (exit 16 or 20).
+	release, err := a.sharedCleanupLock(s, c.ID)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// The work itself happens under the workflow's lock, all or nothing.
 	err = handoff.Cleanup(handoff.CleanupRequest{Root: s.Root, Plan: p, Lock: a.lockInfo()})
 	var locked *handoff.LockedError

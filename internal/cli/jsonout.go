@@ -84,6 +84,19 @@ type resumeDoc struct {
 	// unknown workflow, a lock, a failed command…), as every command's
 	// error document carries it.
 	Error string `json:"error,omitempty"`
+	// Holder is the runner holding the workflow on the shared lifecycle
+	// (reason "held_remotely", exit 16).
+	Holder *holderJSON `json:"holder,omitempty"`
+}
+
+// holderJSON is another runner's live lease on the shared lifecycle.
+type holderJSON struct {
+	Runner   string `json:"runner"`
+	Owner    string `json:"owner,omitempty"`
+	Host     string `json:"host,omitempty"`
+	CI       string `json:"ci,omitempty"`
+	Acquired string `json:"acquired_at"`
+	Expires  string `json:"expires_at"`
 }
 
 // commandJSON is the orchestrator command's own result in `resume --json`

@@ -78,6 +78,13 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		}
 	}
 	hist := a.handoffHistory(s)
+	shared := a.sharedLifecycle(s)
+	if shared.err != nil {
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: the shared handoff records (lifecycle.remote) could not be read; showing this checkout's only: %s\n", safeErr(sharedUnusable(shared.err)))
+	}
+	lifeOf := func(c workflow.Candidate) resumeflow.Lifecycle {
+		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)
+	}
 	reports := make([]*validate.Report, len(shown))
 	for i, c := range shown {
 		if c.Resumable {
@@ -92,7 +99,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 			cj := toCandidateJSON(c, reports[i], s.Now, true, ageClass)
 			if reports[i] != nil {
 				v := resumeflow.ValidationWord(c, reports[i])
-				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(resumeflow.LifecycleOf(s.Root, hist, c), s.Now)
+				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(lifeOf(c), s.Now)
 			}
 			doc.Candidates = append(doc.Candidates, cj)
 		}
@@ -109,7 +116,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 				row.Age = "at least " + row.Age
 			}
 			row.Validation = resumeflow.ValidationWord(c, reports[i])
-			if l := resumeflow.LifecycleOf(s.Root, hist, c); l.State != resumeflow.LifeInterrupted {
+			if l := lifeOf(c); l.State != resumeflow.LifeInterrupted {
 				row.Life, data.Life = l.Text(s.Now), true
 			} else {
 				row.Life = resumeflow.LifeInterrupted

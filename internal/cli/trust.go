@@ -130,6 +130,8 @@ func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
 			what = "steers the handoff command"
 		case config.PathSetting:
 			what = "a path orchestrate reads or writes"
+		case config.WritesRemote:
+			what = "pushes the shared lifecycle (refs/orchestrate/*: runner, host, times) to this git remote"
 		}
 		note := ""
 		switch {

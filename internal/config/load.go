@@ -105,6 +105,8 @@ func newViper() *viper.Viper {
 		"templates_dir":                   d.TemplatesDir,
 		"max_file_size":                   d.MaxFileSize,
 		"max_ref_files":                   d.MaxRefFiles,
+		"lifecycle.remote":                d.Lifecycle.Remote,
+		"lifecycle.lease":                 d.Lifecycle.Lease,
 	}
 	for k, val := range defaults {
 		v.SetDefault(k, val)
@@ -114,11 +116,15 @@ func newViper() *viper.Viper {
 
 // envNames are the environment variables of registered key k, the first
 // set one winning: ORCHESTRATE_<KEY> with dots as underscores, and the
-// short ORCHESTRATE_MODE for resume.mode.
+// short ORCHESTRATE_MODE for resume.mode and ORCHESTRATE_REMOTE for
+// lifecycle.remote.
 func envNames(k string) []string {
 	name := "ORCHESTRATE_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
-	if k == "resume.mode" {
+	switch k {
+	case "resume.mode":
 		return []string{"ORCHESTRATE_MODE", name}
+	case "lifecycle.remote":
+		return []string{"ORCHESTRATE_REMOTE", name}
 	}
 	return []string{name}
 }

@@ -38,6 +38,9 @@ const (
 	// PathSetting is a path orchestrate reads or writes; from the repository's
 	// file it must also stay inside the repository, trusted or not.
 	PathSetting
+	// WritesRemote makes orchestrate push to a git remote (the shared
+	// lifecycle's refs, naming this runner's user and host).
+	WritesRemote
 )
 
 // privilegedKey is one setting honoured from the repository's own
@@ -59,6 +62,7 @@ var privilegedKeys = []privilegedKey{
 	{"handoff.session_id_pattern", SteersProgram},
 	{"log_path", PathSetting},
 	{"templates_dir", PathSetting},
+	{"lifecycle.remote", WritesRemote},
 }
 
 // privileged returns the entry of privilegedKeys that flat key k is, or is
@@ -139,7 +143,7 @@ func (rc *RepoFile) Waiting() []string {
 		return out
 	}
 	for _, k := range rc.Withheld {
-		if PrivilegeOf(k) != PathSetting {
+		if p := PrivilegeOf(k); p != PathSetting && p != WritesRemote {
 			out = append(out, k)
 		}
 	}
@@ -153,7 +157,7 @@ func (rc *RepoFile) Ignored() []string {
 	runs := rc.runsWithheld()
 	for _, k := range rc.Withheld {
 		switch PrivilegeOf(k) {
-		case PathSetting:
+		case PathSetting, WritesRemote:
 			out = append(out, k)
 		case SteersProgram:
 			if !runs {
