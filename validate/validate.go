@@ -176,6 +176,9 @@ type validator struct {
 	storyIndex map[string]*workflow.Story
 	// removalLookups counts the history walks naming removed files.
 	removalLookups int
+	// own is what is known of the workflow's own files and authors (see
+	// progress.go), made on first use.
+	own ownership
 	// timeCut is the commit the candidate's time was dated from when the
 	// history is cut short there (see timeFromCut): the time is a bound.
 	timeCut string
