@@ -513,9 +513,6 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 			fmt.Sprintf("story %s was modified since the interruption %s", id, who))
 		return
 	}
-	if prog {
-		v.activity(ch, by, v.mtimeOf(s.path))
-	}
 	var other, details []string
 	for _, key := range changed {
 		name := sectionName(key)
@@ -545,6 +542,7 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 		if prog {
 			// the workflow's own progress: its tasks ticked, its notes
 			// and records written
+			v.activity(ch, by, v.mtimeOf(s.path))
 			details = append(details, "work in progress: "+what)
 			v.add(workflow.CheckConflict, workflow.Info, "progress", s.path, phase,
 				fmt.Sprintf("story %s has the workflow's own work in progress since the interruption (%s): %s", id, what, progressText(ch, by, v.mtimeOf(s.path))))

@@ -135,7 +135,8 @@ func (v *validator) isOwn(p string) bool {
 	return o.record[p] || o.work[p]
 }
 
-// identity is how a commit's author is matched: the e-mail, else the name,
+// identity is how a commit's author is matched against the workflow's
+// authors: the e-mail, else (a commit without one) the name,
 // case-insensitively.
 func identity(c gitrepo.Commit) string {
 	if e := strings.TrimSpace(c.Email); e != "" {
@@ -166,8 +167,12 @@ func (v *validator) ownAuthors(base gitrepo.Commit) map[string]bool {
 	}
 	sort.Strings(paths)
 	for _, c := range og.LastChangeAt(base, paths, 2000) {
-		if id := identity(c); id != "" {
-			o.authors[id] = true
+		// both, so that a commit without an e-mail is matched by name
+		if e := strings.TrimSpace(c.Email); e != "" {
+			o.authors["email:"+strings.ToLower(e)] = true
+		}
+		if n := strings.TrimSpace(c.Author); n != "" {
+			o.authors["name:"+strings.ToLower(n)] = true
 		}
 	}
 	return o.authors
