@@ -17,9 +17,11 @@ type ownGit struct {
 	changed map[string][]string       // ChangedPaths by commit hash
 	more    map[string]bool           // ChangedPaths' more by commit hash
 	last    map[string]gitrepo.Commit // LastChangeAt by path
+	asked   int                       // ChangedPaths calls
 }
 
 func (g *ownGit) ChangedPaths(c gitrepo.Commit, max int) ([]string, bool, error) {
+	g.asked++
 	ps, ok := g.changed[c.Hash]
 	if !ok {
 		return nil, false, fmt.Errorf("no commit %s", c.Short)
@@ -242,5 +244,46 @@ func TestOwnFiles(t *testing.T) {
 		if got := v.isOwn(p); got != own {
 			t.Errorf("isOwn(%q) = %v, want %v", p, got, own)
 		}
+	}
+}
+
+// TestProgressThroughRun: through a Run's git cache (what every command
+// uses) an own commit is still progress, each commit's files are asked
+// once for all validations, and a Git that cannot list a commit's files
+// vouches for no commit.
+func TestProgressThroughRun(t *testing.T) {
+	const login = "src/login.ts"
+	r := newRepo(t)
+	st := r.story("2.1", "InProgress", "AC", "notes", time.Time{})
+	r.write(login, "a\nb\n", time.Time{})
+	wip := commitBy("a1", "Ana Lima", "ana@example.com", 40*time.Minute)
+	fg := &fakeGit{base: baseCommit, states: map[string]gitrepo.PathState{login: committedChange()},
+		commits: map[string][]gitrepo.Commit{login: {wip}}, old: map[string]string{login: "a\n"}}
+	c := sdc("2.1",
+		workflow.RefFile{Path: "docs/stories/2.1.story.md", Phase: "implement", Critical: true, From: "story"},
+		workflow.RefFile{Path: login, Phase: "implement", From: "file-list"})
+	for _, tc := range []struct {
+		name string
+		git  Git
+		code string
+	}{
+		{"own commit", &ownGit{fakeGit: fg, changed: map[string][]string{wip.Hash: {login}},
+			last: map[string]gitrepo.Commit{"docs/stories/2.1.story.md": commitBy("aa", "Ana Lima", "ana@example.com", -time.Hour)}}, "progress"},
+		{"no ownership answers", fg, "file-changed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := NewRun(r.root, []workflow.Candidate{c})
+			for i := 0; i < 2; i++ {
+				in := input(r, c, st)
+				in.Git, in.Run = tc.git, run
+				rep := Validate(in)
+				if f := find(t, rep, tc.code); f.Path != login {
+					t.Errorf("%s on %s", tc.code, f.Path)
+				}
+			}
+			if og, ok := tc.git.(*ownGit); ok && og.asked != 1 {
+				t.Errorf("ChangedPaths asked %d times for two validations, want 1", og.asked)
+			}
+		})
 	}
 }
