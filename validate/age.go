@@ -36,8 +36,11 @@ func ClassifyAge(d time.Duration, a config.Age) string {
 
 // age classifies how long ago the candidate was interrupted: moderate and
 // stale are warnings; an unknown time is an info finding.
+//
+// The time is the last activity on the workflow's own files
+// (Report.InterruptedAt: the state's time, or its own progress since).
 func (v *validator) age() {
-	at := v.c.UpdatedAt
+	at := v.rep.InterruptedAt
 	if at.IsZero() {
 		v.rep.AgeClass = AgeUnknown
 		v.add(workflow.CheckAge, workflow.Info, "age-unknown", v.c.Source.Path, "",

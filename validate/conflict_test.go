@@ -84,8 +84,9 @@ func TestConflictStoryEdits(t *testing.T) {
 			state: committedChange(), code: "dependencies-changed", sev: workflow.Warning, substr: "the Dependencies of story 2.1 changed"},
 		{name: "dev-notes", oldAC: "AC", oldDev: "old notes", state: committedChange(), code: "story-edited", sev: workflow.Warning,
 			substr: "story 2.1 was modified since the interruption (Dev Notes section updated) by a1b2c3d (Jane Doe, 2026-03-02T10:30:00Z)"},
-		{name: "dev-notes-uncommitted", oldAC: "AC", oldDev: "old notes", state: uncommittedChange(), code: "story-edited", sev: workflow.Warning,
-			substr: "(Dev Notes section updated) by an uncommitted edit"},
+		// the workflow's own story, edited in the working tree: progress
+		{name: "dev-notes-uncommitted", oldAC: "AC", oldDev: "old notes", state: uncommittedChange(), code: "progress", sev: workflow.Info,
+			substr: "story 2.1 has the workflow's own work in progress since the interruption (Dev Notes section updated): an uncommitted edit (modified 2026-03-02T10:20:00Z)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

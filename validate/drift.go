@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -268,7 +269,9 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 	commits := map[string][]gitrepo.Commit{}
 	if len(committed) > 0 {
 		sort.Strings(committed)
-		got, err := v.in.Git.CommitsTouching(base, committed, commitLimit)
+		// enough commits to tell whether all of a path's are the
+		// workflow's own (see judge); messages name commitLimit of them
+		got, err := v.in.Git.CommitsTouching(base, committed, ownCommitLimit)
 		if gitrepo.MissingHistory(err) {
 			// The changes are known (HEAD differs from base); who made
 			// them is not: the history ends before base is reached.
@@ -296,7 +299,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 			f.report.State = FileUnknown
 			continue
 		}
-		v.fileChange(f, ch, commits[f.clean])
+		v.fileChange(base, f, ch, commits[f.clean])
 	}
 	for _, s := range stories {
 		v.storyChange(base, s, changes[s.path], commits[s.path])
@@ -356,10 +359,13 @@ func (v *validator) afterInterruption(mtime time.Time) bool {
 	return !at.IsZero() && !mtime.IsZero() && mtime.Truncate(time.Second).After(at)
 }
 
-// fileChange records the outcome for one referenced file (conflict c).
-func (v *validator) fileChange(f *refFile, ch change, by []gitrepo.Commit) {
+// fileChange records the outcome for one referenced file (conflict c): the
+// workflow's own change is progress (see progress.go), anyone else's a
+// conflict.
+func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []gitrepo.Commit) {
 	if f.report.State == FileMissing {
 		if ch.deleted {
+			by = shown(by)
 			f.report.By = by
 			f.report.Detail = "deleted since the interruption"
 			if len(by) > 0 {
@@ -377,10 +383,18 @@ func (v *validator) fileChange(f *refFile, ch change, by []gitrepo.Commit) {
 		f.report.State = FileChangedUncommitted
 		if ch.committed {
 			f.report.State = FileChangedCommitted
-			f.report.By = by
+			f.report.By = shown(by)
 		}
 		return
 	}
+	if !ch.own {
+		handled, others := v.fileProgress(base, f, ch, by)
+		if handled {
+			return
+		}
+		by = others
+	}
+	by = shown(by)
 	rf, path := f.ref, f.clean
 	rec := ""
 	if ch.vsRecord {
@@ -476,7 +490,8 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 			fmt.Sprintf("story %s has uncommitted changes from before the interruption: the workflow's own unfinished work", id))
 		return
 	}
-	who := byClause(ch.committed, ch.uncommitted, by)
+	prog, others := v.judge(base, s.path, ch, by)
+	who := byClause(ch.committed, ch.uncommitted, shown(by))
 	changed, ok, missing := v.changedSections(base, s)
 	if missing {
 		// The old version is not in this (partial) clone: whether the
@@ -524,9 +539,18 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 			noun = "sections"
 		}
 		what := strings.Join(other, ", ") + " " + noun + " updated"
-		details = append(details, what)
-		v.add(workflow.CheckConflict, workflow.Warning, "story-edited", s.path, phase,
-			fmt.Sprintf("story %s was modified since the interruption (%s) %s", id, what, who))
+		if prog {
+			// the workflow's own progress: its tasks ticked, its notes
+			// and records written
+			v.activity(ch, by, v.mtimeOf(s.path))
+			details = append(details, "work in progress: "+what)
+			v.add(workflow.CheckConflict, workflow.Info, "progress", s.path, phase,
+				fmt.Sprintf("story %s has the workflow's own work in progress since the interruption (%s): %s", id, what, progressText(ch, by, v.mtimeOf(s.path))))
+		} else {
+			details = append(details, what)
+			v.add(workflow.CheckConflict, workflow.Warning, "story-edited", s.path, phase,
+				fmt.Sprintf("story %s was modified since the interruption (%s) %s", id, what, byClause(ch.committed, ch.uncommitted, shown(others))))
+		}
 	}
 	if f != nil && len(details) > 0 {
 		f.report.Detail = strings.Join(details, "; ")
@@ -557,12 +581,26 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 	if old == nil {
 		return nil, false, false
 	}
+	cur := s.story.Sections
+	if len(cur) == 0 {
+		// a story read without its sections (a BMAD v6 ledger's story
+		// file): parse it as it is now, never take every section for gone
+		data, err := safefile.Read(v.in.Root, s.path, v.cfg.MaxFileSize)
+		if err != nil {
+			return nil, false, false
+		}
+		now := v.in.ParseStory(s.path, data)
+		if now == nil {
+			return nil, false, false
+		}
+		cur = now.Sections
+	}
 	for _, a := range old.Sections {
-		if b, ok := s.story.Sections.Get(a.Name); (!ok || a.Hash != b.Hash) && a.Name != "status" {
+		if b, ok := cur.Get(a.Name); (!ok || a.Hash != b.Hash) && a.Name != "status" {
 			keys = append(keys, a.Name) // changed or gone; the status is the consistency check's business
 		}
 	}
-	for _, b := range s.story.Sections {
+	for _, b := range cur {
 		if _, ok := old.Sections.Get(b.Name); !ok && b.Name != "status" {
 			keys = append(keys, b.Name) // new
 		}

@@ -34,18 +34,34 @@
 //   - story-status-unknown (info): the story file's status is not one the
 //     tool knows; it was not compared.
 //
-// Conflict (check "conflict"):
+// Conflict (check "conflict"). A change is a conflict only when it is not
+// the workflow's own progress (DESIGN §13 "Whose change"; see progress.go):
+// an uncommitted edit of one of its own files (its state, story and tasks
+// files, the files its File List, tasks or completed phases name), or a
+// commit since the interruption by one of its authors (who last changed its
+// record files at or before the interruption commit) that changed only its
+// own files, is progress.
+//   - progress (info): the workflow's own work since the interruption on
+//     one of its files (for a story: sections other than the Acceptance
+//     Criteria, Scope and Dependencies), saying what changed, by which
+//     commit or by an uncommitted edit and when; the interruption time
+//     (Report.InterruptedAt, the age) is then the last such activity.
+//   - file-rewritten (blocking): one of its own files rewritten wholesale
+//     (fewer than a quarter of its lines left), even by its own work.
 //   - another-workflow (blocking): another resumable workflow naming the
 //     same story was updated after this one, or holds a live lock.
 //   - acceptance-changed (blocking): a story's Acceptance Criteria changed
 //     since the interruption.
 //   - scope-changed (blocking): a story's Scope changed.
 //   - dependencies-changed (warning): a story's Dependencies changed.
-//   - story-edited (warning): other story sections changed (Dev Notes, Tasks, …).
+//   - story-edited (warning): other story sections changed (Dev Notes,
+//     Tasks, …) by someone else's commits.
 //   - file-changed (blocking): a referenced file was changed by commits since
-//     the interruption (or differs from the hash the state recorded).
-//   - file-changed-uncommitted (blocking): a referenced file has an
-//     uncommitted edit made after the interruption.
+//     the interruption that are not the workflow's own (named in the
+//     message), or differs from the hash the state recorded.
+//   - file-changed-uncommitted (blocking): a referenced file that is not one
+//     of the workflow's own (an input it depends on) has an uncommitted
+//     edit made after the interruption.
 //   - own-uncommitted-work (info): an uncommitted edit from before the
 //     interruption: the workflow's own unfinished work.
 //   - epic-stories-added (warning): a story of the epic that the saved state
@@ -176,6 +192,9 @@ type validator struct {
 	storyIndex map[string]*workflow.Story
 	// removalLookups counts the history walks naming removed files.
 	removalLookups int
+	// own is what is known of the workflow's own files and authors (see
+	// progress.go), made on first use.
+	own ownership
 	// timeCut is the commit the candidate's time was dated from when the
 	// history is cut short there (see timeFromCut): the time is a bound.
 	timeCut string

@@ -41,6 +41,11 @@ type candidateJSON struct {
 	// (BMAD v6, spec-kit, Taskmaster, GSD).
 	Framework   string                `json:"framework,omitempty"`
 	ResumePoint *workflow.ResumePoint `json:"resume_point,omitempty"`
+
+	// InterruptedAt is set when validation dated the interruption later
+	// than updated_at: the last activity on the workflow's own files (its
+	// own progress since the state was saved); age_seconds counts from it.
+	InterruptedAt *string `json:"interrupted_at,omitempty"`
 }
 
 // statusDoc is `status --json`.
@@ -134,6 +139,11 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 		out.Validation = &v
 		if rep.AgeClass != "" {
 			out.AgeClass = rep.AgeClass
+		}
+		if at := rep.InterruptedAt; !at.IsZero() && at.After(c.UpdatedAt) {
+			s := at.UTC().Format(time.RFC3339)
+			age := max(int64(now.Sub(at)/time.Second), 0)
+			out.InterruptedAt, out.AgeSeconds = &s, &age
 		}
 		if rep.AgeAtLeast {
 			out.AgeSeconds, out.AgeAtLeast = nil, out.AgeSeconds

@@ -113,10 +113,10 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	for _, e := range c.Evidence {
 		v.Evidence = append(v.Evidence, e.Path)
 	}
-	if c.UpdatedAt.IsZero() {
+	if at := interruptedAt(c, &r.report); at.IsZero() {
 		v.Interrupted = "unknown"
 	} else {
-		v.Interrupted = templates.Ago(r.s.Now.Sub(c.UpdatedAt))
+		v.Interrupted = templates.Ago(r.s.Now.Sub(at))
 		if r.report.AgeAtLeast {
 			v.Interrupted = "at least " + v.Interrupted
 		}

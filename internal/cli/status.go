@@ -108,8 +108,8 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	data := statusData{Root: s.Root, Hidden: hidden}
 	for i, c := range shown {
 		row := statusRow{ID: c.ID, Type: string(c.Type), Position: c.Position.String(), Age: "-", Validation: "-", Source: c.Source.Path}
-		if !c.UpdatedAt.IsZero() {
-			row.Age = templates.Duration(s.Now.Sub(c.UpdatedAt))
+		if at := interruptedAt(c, reports[i]); !at.IsZero() {
+			row.Age = templates.Duration(s.Now.Sub(at))
 		}
 		if reports[i] != nil {
 			if reports[i].AgeAtLeast && row.Age != "-" {
@@ -175,4 +175,14 @@ func (a *app) reportGlobalFindings(s *session) {
 		}
 		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, templates.Safe(f.Error()))
 	}
+}
+
+// interruptedAt is when c was interrupted: the last activity on its own
+// files as its validation found it (validate.Report.InterruptedAt), else
+// the time of its state; status and the pre-flight report show the same.
+func interruptedAt(c workflow.Candidate, rep *validate.Report) time.Time {
+	if rep != nil && rep.InterruptedAt.After(c.UpdatedAt) {
+		return rep.InterruptedAt
+	}
+	return c.UpdatedAt
 }
