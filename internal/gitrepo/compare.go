@@ -241,7 +241,7 @@ func (r *Repo) commitByHash(h string) (*object.Commit, error) {
 	if len(h) != 2*len(plumbing.ZeroHash) || !isHex(h) {
 		return nil, fmt.Errorf("commit %q is not a full hash", h)
 	}
-	c, err := object.GetCommit(r.objects, plumbing.NewHash(h))
+	c, err := r.readCommit(plumbing.NewHash(h))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
