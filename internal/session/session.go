@@ -9,8 +9,8 @@
 package session
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,14 +89,11 @@ func isBare(d string) bool {
 	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	f, err := os.Open(filepath.Join(d, "config"))
+	buf, err := gitrepo.ReadGitFile(filepath.Join(d, "config"), 16<<20)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, buf)
-	for _, line := range strings.Split(string(buf[:n]), "\n") {
+	for _, line := range strings.Split(string(buf), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
 		if ok && strings.EqualFold(strings.TrimSpace(k), "bare") && strings.EqualFold(strings.TrimSpace(v), "true") {
 			return true
@@ -127,6 +124,9 @@ func Resolve(dir string) (Location, error) {
 	g, gerr := gitrepo.Open(abs)
 	if gerr == nil {
 		return Location{Root: g.Root(), Git: g}, nil
+	}
+	if errors.Is(gerr, gitrepo.ErrDubiousOwnership) {
+		return Location{}, gerr // refused as git refuses it, with git's advice
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		for _, marker := range []string{".orchestrate.yaml", ".orchestrate"} {
