@@ -291,3 +291,38 @@ func dotGitAt(root, p string, fi fs.FileInfo) (dotGit, error) {
 	}
 	return d, nil
 }
+
+// checkHead reads HEAD and checks the loose ref it names, and the
+// alternates file, as files of .git are read (see openGitFile). go-git
+// takes a ref it cannot read for a missing one, and alternates it cannot
+// read for none: checked here, a FIFO, a device or a huge file there is a
+// clear error rather than "no commits" or "object not found".
+func checkHead(d dotGit) error {
+	head, err := ReadGitFile(filepath.Join(d.gitdir, "HEAD"), maxRefFile)
+	if err != nil {
+		return err
+	}
+	common := d.gitdir
+	if d.common != "" {
+		common = d.common
+	}
+	check := func(full string, max int64) error {
+		f, _, err := openGitFile(full, max)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		return f.Close()
+	}
+	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref:"); ok {
+		ref = strings.TrimSpace(ref)
+		if strings.HasPrefix(ref, "refs/") && !strings.Contains(ref, "..") {
+			if err := check(filepath.Join(common, filepath.FromSlash(ref)), maxRefFile); err != nil {
+				return err
+			}
+		}
+	}
+	return check(filepath.Join(common, "objects", "info", "alternates"), maxConfigFile)
+}

@@ -114,6 +114,9 @@ func Open(dir string) (*Repo, error) {
 	if err := checkOwnership(d, ownership); err != nil {
 		return nil, err
 	}
+	if err := checkHead(d); err != nil {
+		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
+	}
 	// go-git reads .git through safeFS (no blocking open, regular files
 	// only, bounded reads: see dotgit.go), with pack files kept open between
 	// reads (it otherwise reopens the pack for every object).

@@ -454,7 +454,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 // maxDeltaWork bounds the work of one read: the bytes inflated and rebuilt
 // along a delta chain (a small pack of deltas over a large base would
 // otherwise rebuild the base once per link).
-const maxDeltaWork = 512 << 20
+var maxDeltaWork uint64 = 512 << 20
 
 // ErrObjectTooLarge is an object over the size a reader takes: it is never
 // inflated.
