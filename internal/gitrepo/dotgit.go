@@ -292,8 +292,8 @@ func dotGitAt(root, p string, fi fs.FileInfo) (dotGit, error) {
 	return d, nil
 }
 
-// checkHead reads HEAD and checks the loose ref it names, and the
-// alternates file, as files of .git are read (see openGitFile). go-git
+// checkHead reads HEAD and checks the loose ref it names, packed-refs and
+// the alternates file, as files of .git are read (see openGitFile). go-git
 // takes a ref it cannot read for a missing one, and alternates it cannot
 // read for none: checked here, a FIFO, a device or a huge file there is a
 // clear error rather than "no commits" or "object not found".
@@ -323,6 +323,9 @@ func checkHead(d dotGit) error {
 				return err
 			}
 		}
+	}
+	if err := check(filepath.Join(common, "packed-refs"), maxListFile); err != nil {
+		return err
 	}
 	return check(filepath.Join(common, "objects", "info", "alternates"), maxConfigFile)
 }
