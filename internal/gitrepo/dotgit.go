@@ -28,10 +28,15 @@ import (
 const (
 	// maxRefFile bounds HEAD, a ref, a .git file, commondir and gitdir.
 	maxRefFile = 64 << 10
-	// maxConfigFile bounds config and objects/info/alternates.
-	maxConfigFile = 16 << 20
-	// maxListFile bounds packed-refs and shallow (read line by line).
-	maxListFile = 256 << 20
+	// maxConfigFile bounds config and objects/info/alternates (go-git
+	// decodes a config whole).
+	maxConfigFile = 4 << 20
+	// maxListFile bounds packed-refs (scanned line by line for each ref
+	// looked up there).
+	maxListFile = 64 << 20
+	// maxShallowFile bounds shallow (every boundary is kept in memory:
+	// 400,000 of them).
+	maxShallowFile = 16 << 20
 )
 
 // ErrNotRegular is a file of a .git folder that is not a regular file (a
@@ -49,8 +54,10 @@ func gitFileLimit(name string) int64 {
 	switch {
 	case name == "config", name == "objects/info/alternates":
 		return maxConfigFile
-	case name == "packed-refs", name == "shallow":
+	case name == "packed-refs":
 		return maxListFile
+	case name == "shallow":
+		return maxShallowFile
 	case name == "HEAD", name == "commondir", name == "gitdir", name == "ORIG_HEAD",
 		name == "FETCH_HEAD", name == "MERGE_HEAD", strings.HasPrefix(name, "refs/"):
 		return maxRefFile

@@ -379,3 +379,40 @@ func TestDeltaPrefix(t *testing.T) {
 		t.Errorf("cut at its size: whole %v, %v", w, err)
 	}
 }
+
+// TestAlternatesReadHere: a clone sharing its objects with another
+// repository (git clone --shared: objects/info/alternates, relative here)
+// is read through the pack reader, bounds included — never handed to go-git.
+func TestAlternatesReadHere(t *testing.T) {
+	src := gitRepoOneCommit(t)
+	runGit(t, src, "repack", "-adq")
+	base := t.TempDir()
+	runGit(t, base, "clone", "-q", "--shared", src, "dst")
+	dst := filepath.Join(base, "dst")
+	// a relative path, as git allows
+	rel, err := filepath.Rel(filepath.Join(dst, ".git", "objects"), filepath.Join(src, ".git", "objects"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dst, ".git/objects/info/alternates"), []byte("# shared\n"+rel+"\n"), 0o644))
+	r := open(t, dst)
+	r.packs.EncodedObjectStorer = failingStorer{}
+	head, err := r.Head()
+	must(t, err)
+	if got := r.LastCommitted([]string{"a.txt"}, 10); got["a.txt"].Hash != head.Hash {
+		t.Fatalf("LastCommitted = %+v, want %s", got, head.Hash)
+	}
+	if data, err := r.ReadAt(head, "a.txt"); err != nil || string(data) != "a\n" {
+		t.Fatalf("ReadAt = %q, %v", data, err)
+	}
+	// a loose object there announcing a huge size: refused from its header
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	_, _ = w.Write([]byte("blob 1073741824\x00x"))
+	_ = w.Close()
+	h := plumbing.NewHash("fedcba9876543210fedcba9876543210fedcba98")
+	p := filepath.Join(src, ".git", "objects", h.String()[:2], h.String()[2:])
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, z.Bytes(), 0o644))
+	if _, err := r.packs.smallObject(plumbing.BlobObject, h, MaxReadSize); !errors.Is(err, ErrObjectTooLarge) {
+		t.Errorf("huge loose object in the alternates: %v", err)
+	}
+}

@@ -152,6 +152,10 @@ func Open(dir string) (*Repo, error) {
 	out := &Repo{repo: r, objects: r.Storer, storage: st, root: root, shallow: shallow}
 	// Commits and trees come straight from the packs (see objectStore).
 	out.packs = newObjectStore(r.Storer, st.Filesystem())
+	out.packs.objDir = filepath.Join(d.gitdir, "objects")
+	if d.common != "" {
+		out.packs.objDir = filepath.Join(d.common, "objects")
+	}
 	out.objects = out.packs
 	out.trees = newTreeIndexCache(out.objects, treeIndexBudget)
 	return out, nil

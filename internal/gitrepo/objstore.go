@@ -11,18 +11,21 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// Limits of the pack reader; objects beyond them are left to go-git.
+// Limits of the pack reader.
 const (
-	maxPackedObject = 64 << 20 // the largest object (or delta) inflated here
+	maxPackedObject = 64 << 20 // the largest object (or delta) inflated, whole
 	maxDeltaDepth   = 4096     // the longest delta chain followed
 	cacheBytes      = 4 << 20  // the delta-base cache
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
@@ -42,8 +45,12 @@ var errNotHere = errors.New("object not handled by the pack reader")
 // offset in the pack (no reverse index of the pack is ever built), and
 // objects rebuilt from delta chains are kept in a bounded cache keyed by pack
 // offset — nothing is re-hashed, the hash is the one the index names. Loose
-// objects, alternates, objects over maxPackedObject and every other method go
-// to the wrapped go-git storage.
+// objects and the alternates' packs and loose objects are read here too.
+// Every size an object declares (pack entry, delta header, loose header) is
+// checked before anything is inflated, and the work of rebuilding a delta
+// chain is bounded (maxDeltaWork). Only objects of packs this reader does
+// not take (an index it cannot read) go to the wrapped go-git storage, once
+// it has told their size; every other method goes there too.
 type objectStore struct {
 	storer.EncodedObjectStorer
 	// mu serialises the pack reader: the packs' file offsets, the reused
@@ -63,6 +70,10 @@ type objectStore struct {
 	// work counts the bytes inflated and rebuilt by the current read (see
 	// maxDeltaWork).
 	work uint64
+	// objDir is the repository's objects folder (alternates are relative
+	// to it); alts are the alternate object folders (see loadAlternates).
+	objDir string
+	alts   []billy.Filesystem
 }
 
 func newObjectStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *objectStore {
@@ -187,8 +198,13 @@ func (s *objectStore) load() {
 	if s.fs == nil {
 		return
 	}
-	dir := s.fs.Join("objects", "pack")
-	infos, err := s.fs.ReadDir(dir)
+	s.loadPacks(s.fs, s.fs.Join("objects", "pack"))
+	s.loadAlternates()
+}
+
+// loadPacks opens the packs of the folder dir of fs.
+func (s *objectStore) loadPacks(fs billy.Filesystem, dir string) {
+	infos, err := fs.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -197,8 +213,71 @@ func (s *objectStore) load() {
 		if !strings.HasSuffix(name, ".idx") {
 			continue
 		}
-		if p, err := openPack(s.fs, s.fs.Join(dir, name), s.fs.Join(dir, strings.TrimSuffix(name, ".idx")+".pack")); err == nil {
+		if p, err := openPack(fs, fs.Join(dir, name), fs.Join(dir, strings.TrimSuffix(name, ".idx")+".pack")); err == nil {
 			s.packs = append(s.packs, p)
+		}
+	}
+}
+
+// Alternates: the object folders objects/info/alternates names (a path
+// per line, relative to the objects folder naming it), and theirs, up to
+// maxAlternateDepth deep and maxAlternates in all, as git reads them. Their
+// packs and loose objects are read here, under the same bounds as the
+// repository's own, so that go-git is never asked for them.
+const (
+	maxAlternateDepth = 5
+	maxAlternates     = 64
+)
+
+// loadAlternates opens the packs of the alternate object folders and
+// keeps the folders for loose objects (s.alts). The repository's own
+// objects folder is s.objDir (set by Open; without it relative alternates
+// are taken from the .git folder's objects).
+func (s *objectStore) loadAlternates() {
+	own := s.objDir
+	if own == "" {
+		root := s.fs.Root()
+		if !filepath.IsAbs(root) {
+			return
+		}
+		own = filepath.Join(root, "objects")
+	}
+	seen := map[string]bool{filepath.Clean(own): true}
+	type level struct {
+		dir   string
+		depth int
+	}
+	queue := []level{{own, 0}}
+	for len(queue) > 0 && len(s.alts) < maxAlternates {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur.depth >= maxAlternateDepth {
+			continue
+		}
+		data, err := ReadGitFile(filepath.Join(cur.dir, "info", "alternates"), maxConfigFile)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(cur.dir, line)
+			}
+			line = filepath.Clean(line)
+			if seen[line] || len(s.alts) >= maxAlternates {
+				continue
+			}
+			seen[line] = true
+			if fi, err := os.Stat(line); err != nil || !fi.IsDir() {
+				continue
+			}
+			afs := safeFS{osfs.New(line)}
+			s.alts = append(s.alts, afs)
+			s.loadPacks(afs, "pack")
+			queue = append(queue, level{line, cur.depth + 1})
 		}
 	}
 }
@@ -738,8 +817,10 @@ func (s *objectStore) loose(h plumbing.Hash, max uint64, cut int) (plumbing.Obje
 		return 0, nil, false, errNotHere
 	}
 	hex := h.String()
-	name := s.fs.Join("objects", hex[:2], hex[2:])
-	f, err := s.fs.Open(name)
+	f, err := s.fs.Open(s.fs.Join("objects", hex[:2], hex[2:]))
+	for i := 0; errors.Is(err, fs.ErrNotExist) && i < len(s.alts); i++ {
+		f, err = s.alts[i].Open(s.alts[i].Join(hex[:2], hex[2:]))
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil, false, errNotHere
