@@ -68,8 +68,9 @@ type objectStore struct {
 	// last dropped from the process's memory (see dropMapped).
 	touched int
 	// work counts the bytes inflated and rebuilt by the current read (see
-	// maxDeltaWork).
-	work uint64
+	// maxDeltaWork), total those of every delta and base (see
+	// maxStoreDeltaWork).
+	work, total uint64
 	// objDir is the repository's objects folder (alternates are relative
 	// to it); alts are the alternate object folders (see loadAlternates).
 	objDir string
@@ -462,7 +463,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 		} else if size > limit {
 			return 0, nil, false, tooLarge(size, limit)
 		}
-		if err := s.charge(n, off); err != nil {
+		if err := s.charge(n, off, depth > 0); err != nil {
 			return 0, nil, false, err
 		}
 		data, err := s.inflateAt(p, at, int(n))
@@ -470,7 +471,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 			return 0, nil, false, fmt.Errorf("inflate object at %d: %w", off, err)
 		}
 		if whole {
-			s.cache.put(p, off, typ, data)
+			s.cache.put(p, off, typ, data, depth > 0)
 		}
 		return typ, data, whole, nil
 	}
@@ -509,7 +510,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 	if !whole {
 		dn = min(size, 8*want+2*binary.MaxVarintLen64)
 	}
-	if err := s.charge(dn+want, off); err != nil {
+	if err := s.charge(dn+want, off, true); err != nil {
 		return 0, nil, false, err
 	}
 	baseType, base, _, err := s.read(baseP, baseOff, depth+1, maxPackedObject, 0)
@@ -525,7 +526,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 		return 0, nil, false, fmt.Errorf("apply delta at %d: %w", off, err)
 	}
 	if whole {
-		s.cache.put(p, off, baseType, data)
+		s.cache.put(p, off, baseType, data, depth > 0)
 	}
 	return baseType, data, whole, nil
 }
@@ -534,6 +535,11 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 // along a delta chain (a small pack of deltas over a large base would
 // otherwise rebuild the base once per link).
 var maxDeltaWork uint64 = 512 << 20
+
+// maxStoreDeltaWork bounds the delta work of all the reads of a store (a
+// pack of thousands of small deltas over one large base would otherwise
+// rebuild it thousands of times, each within maxDeltaWork).
+var maxStoreDeltaWork uint64 = 4 << 30
 
 // ErrObjectTooLarge is an object over the size a reader takes: it is never
 // inflated.
@@ -547,11 +553,18 @@ func tooLarge(size, max uint64) error {
 	return fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrObjectTooLarge, size, max)
 }
 
-// charge counts n bytes of work of the current read.
-func (s *objectStore) charge(n uint64, off int64) error {
+// charge counts n bytes of work of the current read, and, for a delta or
+// a delta's base (delta), of the store's delta work.
+func (s *objectStore) charge(n uint64, off int64, delta bool) error {
 	s.work += n
 	if s.work > maxDeltaWork {
 		return fmt.Errorf("%w: the object at offset %d needs more than %d bytes inflated and rebuilt", ErrDeltaWork, off, maxDeltaWork)
+	}
+	if delta {
+		s.total += n
+		if s.total > maxStoreDeltaWork {
+			return fmt.Errorf("%w: the repository's deltas needed more than %d bytes inflated and rebuilt in all", ErrDeltaWork, maxStoreDeltaWork)
+		}
 	}
 	return nil
 }
@@ -762,6 +775,10 @@ type offsetCache struct {
 	max, used int
 	order     *list.List
 	items     map[cacheKey]*list.Element
+	// big is the last delta base over maxCachedObject rebuilt, kept apart
+	// (git keeps its delta bases too): thousands of deltas over one large
+	// base inflate it once.
+	big *cacheEntry
 }
 
 type cacheKey struct {
@@ -782,14 +799,22 @@ func newOffsetCache(max int) *offsetCache {
 func (c *offsetCache) get(p *packFile, off int64) (*cacheEntry, bool) {
 	e, ok := c.items[cacheKey{p, off}]
 	if !ok {
+		if c.big != nil && c.big.k == (cacheKey{p, off}) {
+			return c.big, true
+		}
 		return nil, false
 	}
 	c.order.MoveToFront(e)
 	return e.Value.(*cacheEntry), true
 }
 
-func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []byte) {
+// put keeps data, the object at off in p; one over maxCachedObject is kept
+// only when it is a delta's base (base), alone in its slot.
+func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []byte, base bool) {
 	if len(data) > maxCachedObject {
+		if base {
+			c.big = &cacheEntry{k: cacheKey{p, off}, t: t, data: data}
+		}
 		return
 	}
 	k := cacheKey{p, off}
