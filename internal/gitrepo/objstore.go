@@ -539,7 +539,7 @@ var maxDeltaWork uint64 = 512 << 20
 // maxStoreDeltaWork bounds the delta work of all the reads of a store (a
 // pack of thousands of small deltas over one large base would otherwise
 // rebuild it thousands of times, each within maxDeltaWork).
-var maxStoreDeltaWork uint64 = 4 << 30
+var maxStoreDeltaWork uint64 = 2 << 30
 
 // ErrObjectTooLarge is an object over the size a reader takes: it is never
 // inflated.
