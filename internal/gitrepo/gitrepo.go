@@ -102,7 +102,10 @@ func (r *Repo) UseCache(c *diskcache.Cache) {
 // its parents — including a linked worktree whose .git is a file pointing
 // into the main repository's .git/worktrees. A folder outside any repository
 // (or a bare repository, which has no work tree) gives an error wrapping
-// ErrNoGit.
+// ErrNoGit. A repository another user owns, and git's safe.directory does
+// not allow, is refused with a *DubiousOwnershipError (see safedir.go); a
+// file of .git that is not a regular file, or too large, with an error
+// wrapping ErrNotRegular or ErrGitFileTooLarge (see dotgit.go).
 func Open(dir string) (*Repo, error) {
 	d, err := findDotGit(dir)
 	if err != nil {
