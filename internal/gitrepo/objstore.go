@@ -480,7 +480,15 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 	if size > maxPackedObject {
 		return 0, nil, false, tooLarge(size, maxPackedObject)
 	}
-	head, err := s.inflateAt(p, at, int(min(size, 2*binary.MaxVarintLen64)))
+	// A small delta (nearly all of them) is inflated whole at once, a
+	// larger one only its header now and whole once its base is built.
+	var head, held []byte
+	if size <= maxHeldDelta {
+		held, err = s.inflateAt(p, at, int(size))
+		head = held
+	} else {
+		head, err = s.inflateAt(p, at, int(min(size, 2*binary.MaxVarintLen64)))
+	}
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
 	}
@@ -517,9 +525,11 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 	if err != nil {
 		return 0, nil, false, err
 	}
-	delta, err := s.inflateAt(p, at, int(dn))
-	if err != nil {
-		return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
+	delta := held
+	if delta == nil {
+		if delta, err = s.inflateAt(p, at, int(dn)); err != nil {
+			return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
+		}
 	}
 	data, whole, err := applyDeltaCut(base, delta, limit, cut)
 	if err != nil {
@@ -535,6 +545,11 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 // along a delta chain (a small pack of deltas over a large base would
 // otherwise rebuild the base once per link).
 var maxDeltaWork uint64 = 512 << 20
+
+// maxHeldDelta is the largest delta inflated before its base is built (and
+// so held while the chain below it is rebuilt: at most 16 MiB along the
+// longest chain followed).
+const maxHeldDelta = 4 << 10
 
 // maxStoreDeltaWork bounds the delta work of all the reads of a store (a
 // pack of thousands of small deltas over one large base would otherwise
