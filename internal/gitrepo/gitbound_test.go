@@ -429,9 +429,10 @@ func TestAlternatesReadHere(t *testing.T) {
 	}
 }
 
-// TestDeltaFanOverLargeBase: hundreds of small deltas over one base too
-// large for the object cache inflate it once (kept as a delta base), and
-// the store's delta work in all is bounded (maxStoreDeltaWork).
+// TestDeltaFanOverLargeBase: many small deltas over one base too large for
+// the object cache inflate it once (kept as a delta base), and the store's
+// work in all — deltas, bases, large objects — is bounded
+// (maxStoreDeltaWork).
 func TestDeltaFanOverLargeBase(t *testing.T) {
 	const baseLen, deltas = maxCachedObject + 64<<10, 40
 	gitdir, hashes := deltaPack(t, baseLen, deltas, true)
@@ -465,5 +466,18 @@ func TestDeltaFanOverLargeBase(t *testing.T) {
 	}
 	if !errors.Is(err, ErrDeltaWork) || !strings.Contains(err.Error(), "in all") {
 		t.Fatalf("store bound: %v", err)
+	}
+
+	// large objects inflated whole count too
+	s3 := newObjectStore(nil, safeFS{osfs.New(gitdir)})
+	defer s3.Close()
+	for i := 0; i < 32; i++ {
+		s3.cache = newOffsetCache(cacheBytes)
+		if _, _, _, err = s3.object(hashes[0], maxPackedObject, 0); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, ErrDeltaWork) {
+		t.Fatalf("store bound, whole objects: %v", err)
 	}
 }

@@ -463,7 +463,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 		} else if size > limit {
 			return 0, nil, false, tooLarge(size, limit)
 		}
-		if err := s.charge(n, off, depth > 0); err != nil {
+		if err := s.charge(n, off, depth > 0 || n > maxCachedObject); err != nil {
 			return 0, nil, false, err
 		}
 		data, err := s.inflateAt(p, at, int(n))
@@ -551,9 +551,11 @@ var maxDeltaWork uint64 = 512 << 20
 // longest chain followed).
 const maxHeldDelta = 4 << 10
 
-// maxStoreDeltaWork bounds the delta work of all the reads of a store (a
-// pack of thousands of small deltas over one large base would otherwise
-// rebuild it thousands of times, each within maxDeltaWork).
+// maxStoreDeltaWork bounds the delta work of all the reads of a store —
+// deltas, their bases, and objects over maxCachedObject inflated whole: a
+// small pack of thousands of deltas over one large base, or of thousands of
+// large objects that compress to nothing, would otherwise take minutes,
+// each read within maxDeltaWork.
 var maxStoreDeltaWork uint64 = 2 << 30
 
 // ErrObjectTooLarge is an object over the size a reader takes: it is never
@@ -568,8 +570,8 @@ func tooLarge(size, max uint64) error {
 	return fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrObjectTooLarge, size, max)
 }
 
-// charge counts n bytes of work of the current read, and, for a delta or
-// a delta's base (delta), of the store's delta work.
+// charge counts n bytes of work of the current read, and, for a delta, a
+// delta's base or a large object (delta), of the store's work in all.
 func (s *objectStore) charge(n uint64, off int64, delta bool) error {
 	s.work += n
 	if s.work > maxDeltaWork {
@@ -578,7 +580,7 @@ func (s *objectStore) charge(n uint64, off int64, delta bool) error {
 	if delta {
 		s.total += n
 		if s.total > maxStoreDeltaWork {
-			return fmt.Errorf("%w: the repository's deltas needed more than %d bytes inflated and rebuilt in all", ErrDeltaWork, maxStoreDeltaWork)
+			return fmt.Errorf("%w: the repository's deltas and large objects needed more than %d bytes inflated and rebuilt in all", ErrDeltaWork, maxStoreDeltaWork)
 		}
 	}
 	return nil
