@@ -52,7 +52,7 @@ var ErrGitFileTooLarge = errors.New("git file too large")
 func gitFileLimit(name string) int64 {
 	name = strings.TrimPrefix(path.Clean(filepath.ToSlash(name)), "/")
 	switch {
-	case name == "config", name == "objects/info/alternates":
+	case name == "config", name == "config.worktree", name == "objects/info/alternates":
 		return maxConfigFile
 	case name == "packed-refs":
 		return maxListFile

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -479,5 +480,35 @@ func TestDeltaFanOverLargeBase(t *testing.T) {
 	}
 	if !errors.Is(err, ErrDeltaWork) {
 		t.Fatalf("store bound, whole objects: %v", err)
+	}
+}
+
+// TestSafeFSGrowing: a file go-git reads whole that grows past its bound
+// after it was opened is cut off with ErrGitFileTooLarge; a FIFO is refused
+// at open; files not read whole pass with no bound.
+func TestSafeFSGrowing(t *testing.T) {
+	dir := t.TempDir()
+	fs := safeFS{osfs.New(dir)}
+	must(t, os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	f, err := fs.Open("HEAD")
+	must(t, err)
+	defer f.Close()
+	big := bytes.Repeat([]byte("x"), maxRefFile+10)
+	must(t, os.WriteFile(filepath.Join(dir, "HEAD"), big, 0o644))
+	if _, err := io.ReadAll(f); !errors.Is(err, ErrGitFileTooLarge) {
+		t.Errorf("grown HEAD: %v", err)
+	}
+	must(t, syscall.Mkfifo(filepath.Join(dir, "config"), 0o644))
+	within(t, 30*time.Second, func() {
+		if _, err := fs.Open("config"); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("FIFO config: %v", err)
+		}
+	})
+	must(t, os.WriteFile(filepath.Join(dir, "index"), big, 0o644))
+	g, err := fs.Open("index")
+	must(t, err)
+	defer g.Close()
+	if b, err := io.ReadAll(g); err != nil || len(b) != len(big) {
+		t.Errorf("index: %d bytes, %v", len(b), err)
 	}
 }
