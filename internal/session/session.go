@@ -11,6 +11,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,11 +90,14 @@ func isBare(d string) bool {
 	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	buf, err := gitrepo.ReadGitFile(filepath.Join(d, "config"), 16<<20)
+	f, err := os.Open(filepath.Join(d, "config"))
 	if err != nil {
 		return false
 	}
-	for _, line := range strings.Split(string(buf), "\n") {
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
 		if ok && strings.EqualFold(strings.TrimSpace(k), "bare") && strings.EqualFold(strings.TrimSpace(v), "true") {
 			return true
