@@ -525,24 +525,20 @@ func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
 	if l, ok := r.commitGraph().links(h); ok {
 		return l, nil
 	}
-	if r.packs != nil {
-		raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
-		if err != nil {
-			return links{}, err
-		}
-		if l, done, err := parseLinks(h, raw, whole); done || err != nil {
-			return l, err
-		}
-	}
-	obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
+	raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
 	if err != nil {
 		return links{}, err
 	}
-	raw, err := objectBytes(obj)
-	if err != nil {
+	if l, done, err := parseLinks(h, raw, whole); done || err != nil {
+		return l, err
+	}
+	if raw, whole, err = r.packs.commitPrefix(h, maxCommitHeader); err != nil {
 		return links{}, err
 	}
-	l, _, err := parseLinks(h, raw, true)
+	l, done, err := parseLinks(h, raw, whole)
+	if !done && err == nil {
+		err = fmt.Errorf("commit %s: header over %d bytes", h.String()[:7], maxCommitHeader)
+	}
 	return l, err
 }
 
@@ -596,7 +592,7 @@ func (r *Repo) commitInfo(h plumbing.Hash) (Commit, error) {
 	if c, ok := r.infoCache[h]; ok {
 		return c, nil
 	}
-	c, err := object.GetCommit(r.objects, h)
+	c, err := r.readCommit(h)
 	if err != nil {
 		return Commit{}, fmt.Errorf("read commit %s: %w", h.String()[:7], err)
 	}

@@ -9,6 +9,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -134,6 +135,9 @@ func Resolve(dir string) (Location, error) {
 	g, gerr := gitrepo.Open(abs)
 	if gerr == nil {
 		return Location{Root: g.Root(), Git: g}, nil
+	}
+	if errors.Is(gerr, gitrepo.ErrDubiousOwnership) {
+		return Location{}, gerr // refused as git refuses it, with git's advice
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		for _, marker := range []string{".orchestrate.yaml", ".orchestrate"} {
