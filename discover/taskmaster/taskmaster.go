@@ -259,7 +259,7 @@ func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext b
 		c.Phases = []workflow.Phase{{ID: t.ID, Name: orID(t.Title, t.ID), Agent: Agent, Status: phaseStatus(t, rp.Item)}}
 	}
 	for _, s := range t.Subtasks {
-		c.Phases = append(c.Phases, workflow.Phase{ID: s.ID, Name: orID(s.Title, s.ID), Agent: Agent, Status: phaseStatus(s, rp.Item)})
+		c.Phases = append(c.Phases, workflow.Phase{ID: s.ID, Name: orID(s.Title, s.ID), Agent: Agent, Status: phaseStatus(s, rp.Item), DependsOn: s.Deps})
 		// the paths of subtasks not started yet are files still to write:
 		// only the closed, started and resumed ones reference files
 		if !s.Terminal() && s.ID != rp.Item && s.statusKey() != "in-progress" {
