@@ -59,7 +59,9 @@ func TestFrameworkPlanAgreesWithCandidate(t *testing.T) {
 		Resume: &workflow.ResumePoint{Item: "12.2", Done: 1, Total: 3},
 	}
 	missing := Env{
-		Exists:     func(p string) bool { return p != ".planning/phases/03-sync/03-01-SUMMARY.md" && p != "src/models/contact.py" },
+		Exists: func(p string) bool {
+			return p != ".planning/phases/03-sync/03-01-SUMMARY.md" && p != "src/models/contact.py"
+		},
 		AgentKnown: func(string) (bool, bool) { return true, true },
 	}
 	tests := []struct {
