@@ -334,6 +334,16 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 		c.Position.Name = first.Section
 	}
 	rp.Note = note(f, lay, cur, isCur)
+	// the framework's own answer: check-prerequisites.sh resolves the
+	// feature by the layout's rule, /speckit.implement then starts at its
+	// first unchecked task (templates/commands/implement.md)
+	switch {
+	case isCur && first != nil:
+		rp.FrameworkNext = first.ID + " of " + f.Name + " (" + cur.Rule + ")"
+	case cur.Name != "" && !isCur && first != nil:
+		rp.FrameworkNext = "feature " + cur.Name + " (" + cur.Rule + "), not this one"
+		rp.Differs = true
+	}
 	if isChosen {
 		rp.Note += "; orchestrate resumes it: its tasks.md changed last (" + cur.By + ")"
 		rp.FrameworkNext = "no answer"
