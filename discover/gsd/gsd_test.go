@@ -485,7 +485,7 @@ func TestStatusMapping(t *testing.T) {
 // FuzzParseGSD feeds one input to every GSD parser: none may panic, and
 // what they return stays bounded.
 func FuzzParseGSD(f *testing.F) {
-	for _, s := range []string{stateFM, stateNoFM, planMD("07", "01", `["07-00"]`, "[a.go]"), pause("07", "paused"), handoffJSON, "---\na: [\n---\n", "<tasks><task><name>"} {
+	for _, s := range []string{stateFM, stateNoFM, planMD("07", "01", `["07-00"]`, "[a.go]"), pause("07", "paused"), handoffJSON, state142, handoffHuman, "---\na: [\n---\n", "<tasks><task><name>"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -502,8 +502,13 @@ func FuzzParseGSD(f *testing.F) {
 				t.Fatalf("unbounded text %q", s)
 			}
 		}
-		if len(pl.DependsOn) > maxDepends || len(pl.Modified) > maxPlanFiles || len(h.Files) > maxPlanFiles {
+		if len(pl.DependsOn) > maxDepends || len(pl.Modified) > maxPlanFiles || len(h.Files) > maxPlanFiles || len(h.Human) > maxHuman {
 			t.Fatal("unbounded lists")
+		}
+		for _, s := range h.Human {
+			if len(s) > 420 || strings.ContainsAny(s, "\n\r") {
+				t.Fatalf("unbounded human action %q", s)
+			}
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package refpath
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestClean(t *testing.T) {
 	tests := []struct {
@@ -203,4 +206,22 @@ func TestBoundedExists(t *testing.T) {
 	if BoundedExists(nil, 3) != nil {
 		t.Error("nil exists became non-nil")
 	}
+}
+
+// FuzzProse checks that Prose never panics and that what it calls a path
+// is clean, safe and rooted in the repository.
+func FuzzProse(f *testing.F) {
+	for _, s := range []string{"src/a.go", "/api/v2/contacts", "../x.md", "src/**/*.ts", "a b/c.md", "src/a.go:42:1", "C:\\x\\y.md", "/src/app.ts"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		exists := func(p string) bool { return len(p)%2 == 0 }
+		c, ok := Prose(s, exists)
+		if !ok {
+			return
+		}
+		if clean, safe := Clean(c); !safe || clean != c || c == "" || strings.HasPrefix(c, "/") {
+			t.Fatalf("Prose(%q) = %q: not a clean repository path", s, c)
+		}
+	})
 }
