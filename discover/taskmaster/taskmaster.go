@@ -277,17 +277,17 @@ func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext b
 
 	// the framework's own next, and the command to continue
 	item := findItem(t, rp.Item)
-	if hasNext {
-		rp.FrameworkNext = strings.TrimSpace(next.ID + " " + next.Title)
-		rp.Differs = next.ID != rp.Item
-	} else {
-		rp.FrameworkNext = "nothing (no task is eligible)"
+	// where they differ orchestrate keeps its pick; the reason the
+	// framework's answer differs stands beside it
+	switch {
+	case !hasNext:
+		rp.FrameworkNext = "nothing (no task is eligible; " + whyNotNext(tasks, t, item) + ")"
 		rp.Differs = true
-	}
-	if rp.Differs {
-		// orchestrate keeps its pick; the reason the framework's differs
-		// stands beside the framework's answer
-		rp.FrameworkNext += " (" + whyNotNext(tasks, t, item) + ")"
+	case next.ID != rp.Item:
+		rp.FrameworkNext = strings.TrimSpace(next.ID+" "+next.Title) + " (" + whyNotNext(tasks, t, item) + ")"
+		rp.Differs = true
+	default:
+		rp.FrameworkNext = strings.TrimSpace(next.ID + " " + next.Title)
 	}
 	tagFlag := ""
 	if tag != p.CurrentTag {

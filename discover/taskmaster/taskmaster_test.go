@@ -113,7 +113,7 @@ func TestScan(t *testing.T) {
 					rp: workflow.ResumePoint{
 						Item: "2", Title: "Rate limiting", Labels: []string{"[medium]"}, Files: []string{"api/middleware/limit.js"},
 						Done: 0, Total: 1, FrameworkCommand: "task-master show 2 --tag=master",
-						FrameworkNext: "nothing (no task is eligible) (task-master next takes only pending or in-progress items; task 2 is review)", Differs: true,
+						FrameworkNext: "nothing (no task is eligible; task-master next takes only pending or in-progress items; task 2 is review)", Differs: true,
 					},
 					files:    []string{".taskmaster/config.json", ".taskmaster/state.json", ".taskmaster/tasks/tasks.json", "api/middleware/limit.js"},
 					phases:   "2=current",
