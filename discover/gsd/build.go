@@ -91,7 +91,7 @@ func build(r *source.Repo, k clock, p *phase, flight bool, recs []*record, st *s
 		rp.Differs = fwItem != rp.Item && fwItem != "phase "+key
 	}
 	if rp.Differs {
-		if why := differsWhy(p, recs, fwFrom, fwItem); why != "" {
+		if why := differsWhy(p, recs, fwFrom); why != "" {
 			rp.FrameworkNext += "; " + why
 		}
 	}
@@ -221,10 +221,10 @@ func build(r *source.Repo, k clock, p *phase, flight bool, recs []*record, st *s
 	return c
 }
 
-// differsWhy says why GSD's own pick (item, from the file from) is not the
+// differsWhy says why GSD's own pick (taken from the file from) is not the
 // candidate's: GSD checks no staleness, and its execute-phase takes the
 // lowest plan without a SUMMARY whatever its depends_on.
-func differsWhy(p *phase, recs []*record, from, item string) string {
+func differsWhy(p *phase, recs []*record, from string) string {
 	for _, rec := range recs {
 		if rec.Path == from && rec.Stale != "" {
 			return "GSD does not check that " + rec.Path + " is stale: " + rec.Stale

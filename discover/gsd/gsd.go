@@ -318,8 +318,8 @@ func ParseState(st *state, data []byte) {
 		if id, ok := ParsePhaseID(f.Str(fm, "current_phase")); ok {
 			st.Phase = id
 		}
-		if n, ok := f.Int(fm, "current_plan"); ok && n > 0 {
-			st.Plan = n
+		if n, ok := tolerant.ToInt(fm["current_plan"]); ok && n > 0 {
+			st.Plan = n // "03-01" and other spellings are simply not read
 		}
 		st.Time = fieldTime(fm, "last_updated", "updated")
 	}
