@@ -650,6 +650,16 @@ func TestRealShapes(t *testing.T) {
 			findings: []string{"stale-pause-record"},
 		},
 		{
+			name: "GSD takes the lowest plan; orchestrate the first whose depends_on are summarised",
+			files: map[string]string{".planning/STATE.md": state142,
+				p3 + "03-01-PLAN.md": planMD("03-contacts-sync", "01", `["03-02"]`, "[]"),
+				p3 + "03-02-PLAN.md": planMD("03-contacts-sync", "02", "[]", "[]"),
+			},
+			id: "phase:03", item: "03-02", status: "InProgress", resumable: true, differs: true,
+			next: "03-01 (" + p3 + "03-01-PLAN.md); GSD takes the lowest plan without a SUMMARY; 03-01 waits on an unsummarised plan (depends_on)",
+			cmd:  "/gsd:execute-phase 3", note: "context exhaustion at 91% during 03-01 task 2",
+		},
+		{
 			name: "HANDOFF.json paused on a blocking human review: used, and reported as such",
 			files: with(map[string]string{".planning/STATE.md": state142,
 				".planning/HANDOFF.json": handoffHuman,
