@@ -203,7 +203,7 @@ func Output(s string) (string, bool) {
 // file name are paths then. Prose never judges whether a file-like token
 // exists: a task may name a file it is still to create.
 func Prose(tok string, exists func(string) bool) (string, bool) {
-	s := strings.TrimSpace(tok)
+	s := strings.TrimSpace(strings.Trim(strings.TrimSpace(tok), `"'`))
 	if s == "" || len(s) > 1024 || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "~") {
 		return "", false
 	}

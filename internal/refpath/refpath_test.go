@@ -139,6 +139,8 @@ func TestProse(t *testing.T) {
 		{"src/new/feature.ts", "src/new/feature.ts", true},
 		{"lib/not-yet.go", "lib/not-yet.go", true},
 		{"./README.md", "README.md", true},
+		{"'src/quoted.ts'", "src/quoted.ts", true},
+		{`"a b"`, "", false},
 		{".env.example", ".env.example", true},
 		{"src/app.ts:42", "src/app.ts", true},
 		{"src/app.ts:42:7", "src/app.ts", true},
