@@ -84,6 +84,22 @@ type resumeDoc struct {
 	// unknown workflow, a lock, a failed command…), as every command's
 	// error document carries it.
 	Error string `json:"error,omitempty"`
+	// Changed lists what moved when a saved plan is refused (resume --plan,
+	// exit 17): which input of the plan's digest, and its old and new value.
+	Changed []changedJSON `json:"changed,omitempty"`
+}
+
+// changedJSON is one input of a saved plan's digest that moved: its kind
+// (file, state, head, lock, phase, mode, decision, workflow, version), the
+// path for a file or state file, the value the plan saved and the value now
+// ("" when absent on that side; a file's value is its content digest,
+// "missing" when deleted), and the sentence printed on stderr.
+type changedJSON struct {
+	Input   string `json:"input"`
+	Path    string `json:"path,omitempty"`
+	Old     string `json:"old"`
+	New     string `json:"new"`
+	Message string `json:"message"`
 }
 
 // commandJSON is the orchestrator command's own result in `resume --json`
