@@ -9,6 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/session"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -173,9 +174,9 @@ func (e *RefusedPlan) Error() string { return strings.Join(e.MessageLines(), "\n
 // and options and with --approve (a plan is applied without prompting only
 // when approved), then apply it.
 func NextPlanCommands(path string, saved planfile.File) []string {
-	args := []string{"orchestrate", "resume", ShellWord(saved.WorkflowID), "--dry-run"}
+	args := []string{"orchestrate", "resume", templates.ShellWord(saved.WorkflowID), "--dry-run"}
 	if saved.Mode != "" {
-		args = append(args, "--mode", ShellWord(saved.Mode))
+		args = append(args, "--mode", templates.ShellWord(saved.Mode))
 	}
 	if saved.Forced {
 		args = append(args, "--force")
@@ -184,30 +185,12 @@ func NextPlanCommands(path string, saved planfile.File) []string {
 		args = append(args, "--restart")
 	}
 	if saved.FromPhase != "" {
-		args = append(args, "--from-phase", ShellWord(saved.FromPhase))
+		args = append(args, "--from-phase", templates.ShellWord(saved.FromPhase))
 	}
-	args = append(args, "--approve", "--plan-out", ShellWord(path))
-	return []string{strings.Join(args, " "), "orchestrate resume --plan " + ShellWord(path)}
+	args = append(args, "--approve", "--plan-out", templates.ShellWord(path))
+	return []string{strings.Join(args, " "), "orchestrate resume --plan " + templates.ShellWord(path)}
 }
 
-// ShellWord is s as one POSIX shell word: as it is when it holds only
-// characters no shell interprets, else single-quoted.
-func ShellWord(s string) string {
-	if s == "" {
-		return "''"
-	}
-	plain := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/@+=%", r)) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // PlannedWorkflow is a copy of the candidate whose id is exactly id, nil
 // when there is none.

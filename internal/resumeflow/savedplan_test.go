@@ -76,7 +76,4 @@ func TestRefusedPlanLines(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") || e.Error() != strings.Join(want, "\n") {
 		t.Fatalf("lines:\n%s", strings.Join(lines, "\n"))
 	}
-	if got := ShellWord(""); got != "''" {
-		t.Errorf("ShellWord(\"\") = %s", got)
-	}
 }
