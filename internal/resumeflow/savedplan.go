@@ -191,7 +191,6 @@ func NextPlanCommands(path string, saved planfile.File) []string {
 	return []string{strings.Join(args, " "), "orchestrate resume --plan " + templates.ShellWord(path)}
 }
 
-
 // PlannedWorkflow is a copy of the candidate whose id is exactly id, nil
 // when there is none.
 func PlannedWorkflow(cands []workflow.Candidate, id string) *workflow.Candidate {
