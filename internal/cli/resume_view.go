@@ -51,11 +51,17 @@ type summaryView struct {
 	// also needed). Why is the one-line reason of the Cannot Resume block;
 	// ReasonShown says a block above stated the reason, so the decision line
 	// does not repeat it.
-	Stale       bool
-	RestartOK   bool
-	ForceFlags  string
-	Why         string
-	ReasonShown bool
+	Stale      bool
+	RestartOK  bool
+	ForceFlags string
+	// ModeFlags (" --mode autopilot" in autopilot) keep the mode in the
+	// restart and from-phase commands; CleanupFlags (" --yes" in autopilot
+	// without a terminal) let the cleanup command run where nobody can
+	// confirm it: every command a halt prints works in the state it is
+	// printed in.
+	ModeFlags, CleanupFlags string
+	Why                     string
+	ReasonShown             bool
 }
 
 type fileView struct {
@@ -215,7 +221,18 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	v.RestartOK = r.restartOK
 	v.ForceFlags = "--force --approve"
 	if r.mode == modes.ModeAutopilot {
-		v.ForceFlags = "--force"
+		// autopilot's hints keep the mode: without it the command would
+		// ask, and without a terminal exit 19
+		v.ForceFlags = "--force --mode autopilot"
+		v.ModeFlags = " --mode autopilot"
+		if v.Forceable {
+			// a restart starts over on the same conflicts: autopilot
+			// halts on them again unless forced
+			v.ModeFlags = " --force --mode autopilot"
+		}
+		if !a.sys.IO.CanPrompt() {
+			v.CleanupFlags = " --yes"
+		}
 	}
 	v.Why = cannotWhy(v)
 	return v
