@@ -497,7 +497,8 @@ func (t *track) stoppedAt(c workflow.Candidate, def workflow.Definition) bool {
 // wins; a step source (progress, work session, spec-kit, Taskmaster, GSD)
 // resuming where it stopped keeps the position discovery counted in its own
 // items; any other resume counts the active (not skipped) steps of the
-// track: "Phase 3/5" is the third of the five phases that will run.
+// track: "2/5 done, at Spec" resumes at the third of the five phases that
+// will run.
 func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.Position {
 	s := t.slots[i]
 	if s.pos.Kind != "" {
@@ -510,15 +511,15 @@ func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.P
 		// one step continuing from the saved context: where the state says
 		return c.Position
 	}
-	pos := workflow.Position{Kind: workflow.PosPhase, Name: s.title}
+	index, total := 0, 0
 	for j, o := range t.slots {
 		if !o.active() && j != i {
 			continue
 		}
-		pos.Total++
+		total++
 		if j <= i {
-			pos.Index++
+			index++
 		}
 	}
-	return pos
+	return workflow.PhasePosition(index, total, s.title)
 }
