@@ -507,6 +507,12 @@ func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.P
 	if natural && c.Position.Kind != "" && c.Position.Kind != workflow.PosPhase {
 		return c.Position
 	}
+	if natural && c.Position.Kind == workflow.PosPhase && c.Position.At != "" &&
+		(normKey(c.Position.At) == normKey(s.title) || normKey(c.Position.At) == normKey(s.id)) {
+		// resuming where discovery says: its count (a state that names only
+		// its current phase counts the phases before it as done)
+		return c.Position
+	}
 	if len(t.slots) == 1 && len(c.Phases) == 0 {
 		// one step continuing from the saved context: where the state says
 		return c.Position
