@@ -463,6 +463,9 @@ func Position(def workflow.Definition, status string, qa *workflow.QALoop) workf
 	if phase == workflow.QAEscalate {
 		pos.Done = iter // escalation follows the iteration's review
 	}
+	if pos.Total > 0 && pos.Done > pos.Total {
+		pos.Done = pos.Total // a state past its maximum: all iterations done
+	}
 	pos.Phase, pos.Phases = workflow.QAPhase(def, phase)
 	pos.Name = phase
 	if i := def.Index(phase); i >= 0 && def.Phases[i].Name != "" {
