@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -103,6 +105,29 @@ func TestPositionText(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.pos.String(); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.pos, got, tt.want)
+		}
+	}
+}
+
+// TestQALoopPositionAgrees: for every QA-loop state (iteration 0 to past
+// the maximum, every verdict, fixes applied or not), the plan resuming
+// where the state says prints discovery's position, in the one numbering.
+func TestQALoopPositionAgrees(t *testing.T) {
+	for iter := 0; iter <= 6; iter++ {
+		for _, verdict := range []string{"", "REJECT", "BLOCKED", "APPROVE"} {
+			for _, fixed := range []bool{false, true} {
+				c := qaCand(iter, 5, verdict, fixed)
+				c.Position = qaloop.Position(qaDef, c.Status, c.QA)
+				t.Run(fmt.Sprintf("%d-%s-%v", iter, verdict, fixed), func(t *testing.T) {
+					p := build(t, c, validate.Report{}, qaDef, allKnown, Options{})
+					if p.PositionText != c.Position.String() {
+						t.Errorf("plan %q, discovery %q", p.PositionText, c.Position.String())
+					}
+					if c.Position.Done > c.Position.Total {
+						t.Errorf("position %q counts more than the maximum", c.Position.String())
+					}
+				})
+			}
 		}
 	}
 }

@@ -153,7 +153,7 @@ func (b *qaBuilder) add(phase string, k int, status string) {
 	s.pos = workflow.Position{Kind: workflow.PosIteration, Index: k, Done: k - 1, Total: b.max, Name: pd.Name, At: phase}
 	s.pos.Phase, s.pos.Phases = workflow.QAPhase(b.def, phase)
 	if phase == "escalate" {
-		s.pos.Done = k // escalation follows the last iteration's review
+		s.pos.Done = min(k, b.max) // escalation follows the last iteration's review
 		s.title = pd.Name
 		s.note = fmt.Sprintf("after iteration %d: escalate", k)
 	}

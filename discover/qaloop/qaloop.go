@@ -454,6 +454,9 @@ func Phases(def workflow.Definition, status string, qa *workflow.QALoop) []workf
 // iterations done, at review" once the fixes of iteration 3 are applied).
 func Position(def workflow.Definition, status string, qa *workflow.QALoop) workflow.Position {
 	pos := workflow.Position{Kind: workflow.PosIteration, Index: qa.Iteration, Done: max(qa.Iteration, 0), Total: qa.MaxIterations}
+	if pos.Total > 0 && pos.Done > pos.Total {
+		pos.Done = pos.Total // a state past its maximum: all iterations done
+	}
 	escalated := workflow.NormalizeStateStatus(status) == "escalated"
 	iter, phase := workflow.QANext(qa.Iteration, qa.MaxIterations, workflow.QAVerdict(qa.LastVerdict), qa.FixesApplied, escalated)
 	if phase == "" || workflow.IsTerminalStatus(workflow.NormalizeStateStatus(status)) {
