@@ -231,8 +231,11 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 
 	c.Epic = &workflow.Epic{EpicID: epicID, PlanPath: refpath.KeepUnsafe(planPath), CurrentWave: cur, Waves: waves}
 	c.Position = WavePosition(waves, cur)
-	if allDone && !workflow.IsTerminalStatus(c.Status) {
-		c.Position.Name = "Final Gate"
+	if allDone {
+		c.Position.Done, c.Position.At = c.Position.Total, ""
+		if !workflow.IsTerminalStatus(c.Status) {
+			c.Position.Name, c.Position.At = "Final Gate", "Final Gate"
+		}
 	}
 
 	// stories and their refs, sorted unique
@@ -334,14 +337,14 @@ func epicIDFromPath(p string) string {
 
 var epicDigitsRe = lazyre.New(`\d+`)
 
-// WavePosition is the position of wave number cur among waves: "Wave 3/7"
-// is the 3rd of the 7 waves the state lists, whatever their numbers; when
-// the wave's own number differs from its place the name says it ("Wave 0").
+// WavePosition is the position of wave number cur among waves: "2/7 done,
+// at wave 3" resumes at the 3rd of the 7 waves the state lists; the item is
+// the wave's own number ("at wave 2" for the 3rd of waves numbered from 0).
 // A wave the state does not list gives its number with no total.
 func WavePosition(waves []workflow.Wave, cur int) workflow.Position {
 	for i, w := range waves {
 		if w.Number == cur {
-			p := workflow.Position{Kind: workflow.PosWave, Index: i + 1, Total: len(waves)}
+			p := workflow.Position{Kind: workflow.PosWave, Index: i + 1, Done: i, Total: len(waves), At: fmt.Sprintf("wave %d", w.Number)}
 			if w.Number != i+1 {
 				p.Name = fmt.Sprintf("Wave %d", w.Number)
 			}
@@ -349,9 +352,20 @@ func WavePosition(waves []workflow.Wave, cur int) workflow.Position {
 		}
 	}
 	if cur > 0 {
-		return workflow.Position{Kind: workflow.PosWave, Index: cur, Total: len(waves)}
+		return workflow.Position{Kind: workflow.PosWave, Index: cur, Done: doneWaves(waves), Total: len(waves), At: fmt.Sprintf("wave %d", cur)}
 	}
-	return workflow.Position{Kind: workflow.PosWave, Total: len(waves)}
+	return workflow.Position{Kind: workflow.PosWave, Done: doneWaves(waves), Total: len(waves)}
+}
+
+// doneWaves counts the waves the state says are finished.
+func doneWaves(waves []workflow.Wave) int {
+	n := 0
+	for _, w := range waves {
+		if Finished(w.Status) {
+			n++
+		}
+	}
+	return n
 }
 
 // epicNumber reads a wave number (0 or more: waves may be numbered from 0):

@@ -450,16 +450,25 @@ func Phases(def workflow.Definition, status string, qa *workflow.QALoop) []workf
 }
 
 // Position is where the loop picks up, in the plan's numbering: the
-// iteration out of the maximum and the phase inside it ("Iteration 4/5,
-// phase 1/3 (QA Review)" once the fixes of iteration 3 are applied).
+// iterations done out of the maximum and the phase to run ("3/5
+// iterations done, at review" once the fixes of iteration 3 are applied).
 func Position(def workflow.Definition, status string, qa *workflow.QALoop) workflow.Position {
-	pos := workflow.Position{Kind: workflow.PosIteration, Index: qa.Iteration, Total: qa.MaxIterations}
+	pos := workflow.Position{Kind: workflow.PosIteration, Index: qa.Iteration, Done: max(qa.Iteration, 0), Total: qa.MaxIterations}
+	if pos.Total > 0 && pos.Done > pos.Total {
+		pos.Done = pos.Total // a state past its maximum: all iterations done
+	}
 	escalated := workflow.NormalizeStateStatus(status) == "escalated"
 	iter, phase := workflow.QANext(qa.Iteration, qa.MaxIterations, workflow.QAVerdict(qa.LastVerdict), qa.FixesApplied, escalated)
 	if phase == "" || workflow.IsTerminalStatus(workflow.NormalizeStateStatus(status)) {
 		return pos
 	}
-	pos.Index = iter
+	pos.Index, pos.Done, pos.At = iter, iter-1, phase
+	if phase == workflow.QAEscalate {
+		pos.Done = iter // escalation follows the iteration's review
+	}
+	if pos.Total > 0 && pos.Done > pos.Total {
+		pos.Done = pos.Total // a state past its maximum: all iterations done
+	}
 	pos.Phase, pos.Phases = workflow.QAPhase(def, phase)
 	pos.Name = phase
 	if i := def.Index(phase); i >= 0 && def.Phases[i].Name != "" {

@@ -325,13 +325,13 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 	first := f.Tasks.FirstOpen()
 	c.Phases = phases(f, first)
 	done, total := f.Tasks.Done(), len(f.Tasks.Tasks)
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: done, Total: total}
+	c.Position = workflow.StepPosition(done, total, "")
 	rp := &workflow.ResumePoint{Done: done, Total: total, Holes: f.Tasks.Holes(), FrameworkCommand: lay.Command()}
 	if first != nil {
 		rp.Item, rp.Title, rp.Section = first.ID, first.Title, first.Section
 		rp.Labels = first.Labels
 		rp.Files = first.Paths
-		c.Position.Name = first.Section
+		c.Position.Name, c.Position.At = first.Section, first.ID
 	}
 	rp.Note = note(f, lay, cur, isCur)
 	// the framework's own answer: check-prerequisites.sh resolves the

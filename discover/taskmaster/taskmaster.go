@@ -312,7 +312,8 @@ func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext b
 		rp.FrameworkCommand = "task-master set-status --id=" + item.CLI + " --status=in-progress" + tagFlag
 	}
 	c.Resume = &rp
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: rp.Done, Total: rp.Total, Name: rp.Item}
+	c.Position = workflow.StepPosition(rp.Done, rp.Total, rp.Item)
+	c.Position.Name = rp.Item
 	if tag != p.CurrentTag {
 		c.Findings = append(c.Findings, workflow.Finding{
 			Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "other-tag", Path: p.TasksPath,

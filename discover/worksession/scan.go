@@ -265,7 +265,7 @@ func wsBuild(ws WorkSession, findings []workflow.Finding, tasks map[string]Task)
 	if n := len(ws.Breadcrumbs); n > 0 {
 		last = wsShorten(ws.Breadcrumbs[n-1].Text, wsMaxPositionName)
 	}
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(ws.Breadcrumbs), Total: 0, Name: last}
+	c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(ws.Breadcrumbs), Done: len(ws.Breadcrumbs), Total: 0, Name: last, Last: last}
 
 	// referenced files, when the session lists any
 	f := &tolerant.Fields{Path: ws.Path}

@@ -256,27 +256,29 @@ func cannotWhy(v summaryView) string {
 	return fmt.Sprintf("%d %s (--force does not override these):", n, noun)
 }
 
-// resumePointText is the plan's position as status numbers it, then the
-// phase: "Phase 3/4: Implementation", "Iteration 4/5, phase 1/3: QA Review",
-// or the phase id alone.
+// resumePointText is the plan's position as status prints it, then the
+// step's name when the position does not already say it and no framework
+// item is shown below: "2/4 done, at Implementation", "3/5 iterations
+// done, at review (QA Review)", or the phase id alone.
 func resumePointText(p plan.Plan) string {
 	name := p.ResumeName
 	if name == "" {
 		name = p.ResumeFrom.Phase
 	}
 	if p.Position.Kind == workflow.PosIteration && p.Position.Name != "" {
-		name = p.Position.Name // the iteration is in the label already
+		name = p.Position.Name // the iteration is in the count already
 	}
-	label := p.Position.Label()
-	switch {
-	case label != "" && name != "":
-		return label + ": " + name
-	case label != "":
-		return label
-	case name == "":
-		return "-"
+	if p.Position.Kind == "" {
+		if name == "" {
+			return "-"
+		}
+		return name
 	}
-	return name
+	pos := p.Position.String()
+	if name == "" || name == p.Position.At || p.ResumeFrom.Item != "" || p.Position.At == "" && p.Position.Last == "" && name == p.Position.Name {
+		return pos
+	}
+	return pos + " (" + name + ")"
 }
 
 // phaseDependencies describes the dependencies a format records between
