@@ -85,6 +85,10 @@ func Scan(r *source.Repo, opts Options) Result {
 	defer r.EndPrefetch()
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
+		for i := range cs {
+			cs[i].Findings = workflow.CapFindings(cs[i].Findings)
+		}
+		fs = workflow.CapFindings(fs)
 		parts = append(parts, cs)
 		findings = append(findings, fs...)
 		if s.Kind() == workflow.KindStory && opts.Times != nil {
@@ -136,6 +140,10 @@ func Scan(r *source.Repo, opts Options) Result {
 	for id, d := range r.Definitions {
 		defs[id] = d
 	}
+	for i := range all {
+		all[i].Findings = workflow.CapFindings(all[i].Findings) // Merge joins lists
+	}
+	findings = workflow.CapFindings(findings)
 	workflow.SortFindings(findings)
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
 }

@@ -1,0 +1,151 @@
+package workflow
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Bounds on the findings one list keeps (see CapFindings).
+const (
+	// MaxFindingsPerFile is how many findings of one severity and check
+	// about one file a list keeps.
+	MaxFindingsPerFile = 50
+	// MaxFindings is how many findings one list keeps in all, blocking ones
+	// aside (a blocking finding decides a resume and is never dropped).
+	MaxFindings = 500
+)
+
+// CodeMoreFindings is the code of the finding that stands for the findings
+// CapFindings left out.
+const CodeMoreFindings = "more-findings"
+
+// CapFindings bounds a list of findings, the candidate's or a scan's, so
+// that a hostile file (a tasks file of a million malformed entries) cannot
+// make millions of lines: it keeps at most MaxFindingsPerFile findings per
+// file, severity and check, and at most MaxFindings non-blocking findings
+// in all, and adds for each group it cut one finding of the same file,
+// severity and check saying how many more there were ("… and 922,950 more
+// warnings like these in tasks.json"). Blocking findings are cut per file
+// too, with a blocking summary, so a resume still stops. Which findings are
+// kept does not depend on the input's order (the first in SortFindings'
+// order); those kept stay in input order, the summaries follow. A list
+// within the bounds is returned as it is.
+func CapFindings(fs []Finding) []Finding {
+	return capFindings(fs, MaxFindingsPerFile, MaxFindings)
+}
+
+// capGroup is the key of one group of CapFindings.
+type capGroup struct {
+	path, check string
+	severity    Severity
+}
+
+func capFindings(fs []Finding, perGroup, total int) []Finding {
+	if len(fs) <= perGroup {
+		return fs
+	}
+	counts := map[capGroup]int{}
+	var order []capGroup
+	over := false
+	for _, f := range fs {
+		g := capGroup{f.Path, f.Check, f.Severity}
+		if counts[g] == 0 {
+			order = append(order, g)
+		}
+		counts[g]++
+		if counts[g] > perGroup {
+			over = true
+		}
+	}
+	nonBlocking := 0
+	for g, n := range counts {
+		if g.severity != Blocking {
+			nonBlocking += min(n, perGroup)
+		}
+	}
+	if !over && nonBlocking <= total {
+		return fs
+	}
+	// keep, per group over its bound, the first perGroup in FindingLess order
+	keep := make([]bool, len(fs))
+	byGroup := map[capGroup][]int{}
+	for i, f := range fs {
+		g := capGroup{f.Path, f.Check, f.Severity}
+		if counts[g] > perGroup {
+			byGroup[g] = append(byGroup[g], i)
+		} else {
+			keep[i] = true
+		}
+	}
+	dropped := map[capGroup]int{}
+	for g, idx := range byGroup {
+		sort.SliceStable(idx, func(a, b int) bool { return FindingLess(fs[idx[a]], fs[idx[b]]) })
+		for _, i := range idx[:perGroup] {
+			keep[i] = true
+		}
+		dropped[g] = len(idx) - perGroup
+	}
+	// then the non-blocking findings past total, the last in FindingLess order
+	if nonBlocking > total {
+		var nb []int
+		for i, f := range fs {
+			if keep[i] && f.Severity != Blocking {
+				nb = append(nb, i)
+			}
+		}
+		sort.SliceStable(nb, func(a, b int) bool { return FindingLess(fs[nb[a]], fs[nb[b]]) })
+		for _, i := range nb[total:] {
+			keep[i] = false
+			dropped[capGroup{fs[i].Path, fs[i].Check, fs[i].Severity}]++
+		}
+	}
+	out := make([]Finding, 0, total+len(dropped))
+	for i, f := range fs {
+		if keep[i] {
+			out = append(out, f)
+		}
+	}
+	for _, g := range order {
+		if n := dropped[g]; n > 0 {
+			out = append(out, moreFindings(g, n))
+		}
+	}
+	return out
+}
+
+// moreFindings is the finding standing for n findings of group g left out.
+func moreFindings(g capGroup, n int) Finding {
+	what := string(g.severity)
+	switch g.severity {
+	case Blocking:
+		what = "blocking findings"
+	case Warning:
+		what = "warnings"
+	case Info:
+		what = "notes"
+	default:
+		what += " findings"
+	}
+	where := ""
+	if g.path != "" {
+		where = " in " + g.path
+	}
+	return Finding{
+		Check: g.check, Severity: g.severity, Code: CodeMoreFindings, Path: g.path,
+		Message: fmt.Sprintf("… and %s more %s like these%s (not listed)", Thousands(n), what, where),
+	}
+}
+
+// Thousands spells n with a comma between each group of three digits
+// (2,800,000), as counts are written in findings.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := ""
+	if n < 0 {
+		neg, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return neg + s
+}

@@ -1,0 +1,88 @@
+package workflow
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+func TestCapFindings(t *testing.T) {
+	warn := func(path string, i int) Finding {
+		return Finding{Check: CheckParse, Severity: Warning, Code: "bad-id", Path: path, Message: fmt.Sprintf("task #%07d has no usable id", i)}
+	}
+	t.Run("within bounds unchanged", func(t *testing.T) {
+		var fs []Finding
+		for i := 0; i < MaxFindingsPerFile; i++ {
+			fs = append(fs, warn("tasks.json", i))
+		}
+		fs = append(fs, warn("other.json", 1), Finding{Check: CheckParse, Severity: Blocking, Code: "syntax", Path: "x"})
+		if got := CapFindings(fs); !reflect.DeepEqual(got, fs) {
+			t.Errorf("changed a list within bounds")
+		}
+	})
+	t.Run("one file flooded", func(t *testing.T) {
+		var fs []Finding
+		for i := 0; i < 100_000; i++ {
+			fs = append(fs, warn("tasks.json", i))
+		}
+		fs = append(fs, Finding{Check: CheckParse, Severity: Blocking, Code: "syntax", Path: "b.json"})
+		got := CapFindings(fs)
+		if len(got) != MaxFindingsPerFile+2 {
+			t.Fatalf("%d findings, want %d", len(got), MaxFindingsPerFile+2)
+		}
+		last := got[len(got)-1]
+		want := "… and 99,950 more warnings like these in tasks.json (not listed)"
+		if last.Code != CodeMoreFindings || last.Severity != Warning || last.Path != "tasks.json" || last.Message != want {
+			t.Errorf("summary = %+v, want %q", last, want)
+		}
+		if got[0] != warn("tasks.json", 0) || got[MaxFindingsPerFile-1] != warn("tasks.json", MaxFindingsPerFile-1) {
+			t.Errorf("kept %v … %v, want the first in order", got[0], got[MaxFindingsPerFile-1])
+		}
+		if got[MaxFindingsPerFile].Severity != Blocking {
+			t.Errorf("the blocking finding was not kept in place: %+v", got[MaxFindingsPerFile])
+		}
+	})
+	t.Run("order does not matter", func(t *testing.T) {
+		var fs []Finding
+		for i := 0; i < 2000; i++ {
+			fs = append(fs, warn(fmt.Sprintf("f%d.json", i%30), i))
+		}
+		a := CapFindings(append([]Finding(nil), fs...))
+		rand.New(rand.NewSource(1)).Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+		b := CapFindings(fs)
+		SortFindings(a)
+		SortFindings(b)
+		if !reflect.DeepEqual(a, b) {
+			t.Error("the findings kept depend on the input order")
+		}
+		nb := 0
+		for _, f := range a {
+			if f.Code != CodeMoreFindings {
+				nb++
+			}
+		}
+		if nb != MaxFindings {
+			t.Errorf("%d findings kept, want %d", nb, MaxFindings)
+		}
+	})
+	t.Run("blocking never dropped past the total", func(t *testing.T) {
+		var fs []Finding
+		for i := 0; i < 40; i++ {
+			for j := 0; j < 20; j++ {
+				fs = append(fs, Finding{Check: CheckParse, Severity: Blocking, Code: "c", Path: fmt.Sprintf("p%d", i), Message: fmt.Sprint(j)})
+			}
+		}
+		if got := CapFindings(fs); len(got) != len(fs) {
+			t.Errorf("%d of %d blocking findings kept", len(got), len(fs))
+		}
+	})
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 2800000: "2,800,000", -12345: "-12,345"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
