@@ -3,6 +3,8 @@ package workflow
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Bounds on the findings one list keeps (see CapFindings).
@@ -48,6 +50,9 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 	var order []capGroup
 	over := false
 	for _, f := range fs {
+		if f.Code == CodeMoreFindings {
+			continue // an earlier cut's summary: kept, and added to
+		}
 		g := capGroup{f.Path, f.Check, f.Severity}
 		if counts[g] == 0 {
 			order = append(order, g)
@@ -69,8 +74,17 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 	// keep, per group over its bound, the first perGroup in FindingLess order
 	keep := make([]bool, len(fs))
 	byGroup := map[capGroup][]int{}
+	earlier := map[capGroup]int{} // the counts of earlier summaries
 	for i, f := range fs {
 		g := capGroup{f.Path, f.Check, f.Severity}
+		if f.Code == CodeMoreFindings {
+			if n := moreCount(f); n > 0 {
+				earlier[g] += n
+				continue
+			}
+			keep[i] = true // a finding of that code not made here
+			continue
+		}
 		if counts[g] > perGroup {
 			byGroup[g] = append(byGroup[g], i)
 		} else {
@@ -106,11 +120,35 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 		}
 	}
 	for _, g := range order {
-		if n := dropped[g]; n > 0 {
+		if n := dropped[g] + earlier[g]; n > 0 {
 			out = append(out, moreFindings(g, n))
+		}
+		delete(earlier, g)
+	}
+	// summaries of groups that were not cut again, in input order
+	for _, f := range fs {
+		g := capGroup{f.Path, f.Check, f.Severity}
+		if f.Code == CodeMoreFindings && earlier[g] > 0 {
+			out = append(out, moreFindings(g, earlier[g]))
+			delete(earlier, g)
 		}
 	}
 	return out
+}
+
+// moreCount is the number of findings a summary of moreFindings stands
+// for (0 when f is not one).
+func moreCount(f Finding) int {
+	rest, ok := strings.CutPrefix(f.Message, "… and ")
+	if !ok {
+		return 0
+	}
+	num, _, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(strings.ReplaceAll(num, ",", ""))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // moreFindings is the finding standing for n findings of group g left out.

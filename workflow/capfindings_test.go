@@ -43,6 +43,25 @@ func TestCapFindings(t *testing.T) {
 			t.Errorf("the blocking finding was not kept in place: %+v", got[MaxFindingsPerFile])
 		}
 	})
+	t.Run("a second cut adds to the first summary", func(t *testing.T) {
+		var fs []Finding
+		for i := 0; i < 20_000; i++ {
+			fs = append(fs, warn("tasks.json", i))
+		}
+		once := CapFindings(fs)
+		more := append(append([]Finding(nil), once...), warn("tasks.json", 99_999))
+		twice := CapFindings(more)
+		if len(twice) != MaxFindingsPerFile+1 {
+			t.Fatalf("%d findings after a second cut, want %d", len(twice), MaxFindingsPerFile+1)
+		}
+		want := "… and 19,951 more warnings like these in tasks.json (not listed)"
+		if got := twice[len(twice)-1].Message; got != want {
+			t.Errorf("summary %q, want %q", got, want)
+		}
+		if again := CapFindings(once); !reflect.DeepEqual(again, once) {
+			t.Errorf("a cut list changed when cut again")
+		}
+	})
 	t.Run("order does not matter", func(t *testing.T) {
 		var fs []Finding
 		for i := 0; i < 2000; i++ {

@@ -107,6 +107,8 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	// commit when the file is as committed (every task of the file shares
 	// that time); per-entry history (blame of one task's lines) is not read.
 	cs := Candidates(p)
+	// every candidate carries the file's findings: bound them once here
+	findings = workflow.CapFindings(findings)
 	for i := range cs {
 		cs[i].UpdatedAt, cs[i].UpdatedFrom = mtime, "mtime"
 		cs[i].Findings = append(cs[i].Findings, findings...)
