@@ -150,6 +150,10 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 		st, _ = source.Unwrap(m)
 	}
 
+	if n := epicCount(st); n > tolerant.MaxElements {
+		return epicUnreadable(p, source.DecodeFinding(p, tolerant.TooManyElements(n, tolerant.MaxElements, "waves and stories"))), false
+	}
+
 	epicID := epicIDField(f, st)
 	if epicID == "" {
 		epicID = epicIDFromPath(p)

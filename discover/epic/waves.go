@@ -11,6 +11,32 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
+// epicCount is the number of waves and stories a state lists (the waves,
+// the stories of each, the top-level stories), counted before any is read:
+// merging a wave's stories compares each with the ones before it.
+func epicCount(st map[string]any) int {
+	n := tolerant.ListLen(st, "stories")
+	var waves []any
+	switch t := st["waves"].(type) {
+	case []any:
+		waves = t
+	case map[string]any:
+		for _, w := range t {
+			waves = append(waves, w)
+		}
+	}
+	n += len(waves)
+	for _, w := range waves {
+		switch t := w.(type) {
+		case []any:
+			n += len(t)
+		case map[string]any:
+			n += tolerant.ListLen(t, "stories", "story_ids", "storyIds")
+		}
+	}
+	return n
+}
+
 // epicCurrentWave reads currentWave|current_wave|wave: the number, the key
 // used, and whether a usable number is recorded (0 included: waves may be
 // numbered from 0; a negative number means not started). An unusable value

@@ -187,6 +187,9 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 			break
 		}
 	}
+	if n := tolerant.ListLen(st, "history", "iterations"); n > tolerant.MaxElements {
+		return qaUnreadable(p, source.DecodeFinding(p, tolerant.TooManyElements(n, tolerant.MaxElements, "iterations")), def), false
+	}
 	src := workflow.SourceRef{Kind: workflow.KindQALoop, Path: p, Priority: workflow.PriorityQALoop}
 	c, story := qaFromMap(f, st, def, src)
 	key := story.id
@@ -572,6 +575,9 @@ func ParseIndex(p string, data []byte, def workflow.Definition) ([]qaIndexEntry,
 		return nil, []workflow.Finding{qaIndexWarning(p, "not-an-object", fmt.Sprintf("the loops index is %s, want an object", tolerant.JSONKind(root)))}
 	}
 
+	if len(items) > tolerant.MaxElements {
+		return nil, append(findings, qaIndexFindingSeverity(source.DecodeFinding(p, tolerant.TooManyElements(len(items), tolerant.MaxElements, "loop entries"))))
+	}
 	var out []qaIndexEntry
 	seen := map[string]bool{}
 	src := workflow.SourceRef{Kind: workflow.KindQALoopIndex, Path: p, Priority: workflow.PriorityQALoop}

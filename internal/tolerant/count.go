@@ -51,3 +51,21 @@ func (b *Budget) Err(n int, what string) *DecodeError {
 	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("%s %s, past the %s this source reads in one scan over all its files; the file is not read",
 		workflow.Thousands(n), what, workflow.Thousands(MaxScanElements))}
 }
+
+// ListLen is the length of the list (or the number of entries of the
+// mapping) under the first of keys m holds; 0 when it holds none or
+// something else. Formats count a list with it before reading it.
+func ListLen(m map[string]any, keys ...string) int {
+	for _, k := range keys {
+		switch t := m[k].(type) {
+		case []any:
+			return len(t)
+		case map[string]any:
+			return len(t)
+		case nil:
+			continue
+		}
+		return 0
+	}
+	return 0
+}
