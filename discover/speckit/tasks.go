@@ -167,9 +167,8 @@ func ParseTasks(data []byte) Tasks {
 		}
 		if m := taskRe().FindStringSubmatch(line); m != nil && idEnds(m[6]) {
 			if len(out.Tasks) >= maxTasks {
-				out.Truncated = true
-				cur = nil
-				continue
+				out.Truncated = true // nothing after it is read: stop here
+				break
 			}
 			if phase < 0 && section != "" {
 				out.Phases = append(out.Phases, section)

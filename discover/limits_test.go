@@ -1,0 +1,159 @@
+package discover
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// fill8M is prefix, then unit repeated to just under 8 MiB (the default
+// max_file_size), then suffix; a trailing comma of the last unit is cut.
+func fill8M(prefix, unit, suffix string) string {
+	n := (8<<20 - 4096 - len(prefix) - len(suffix)) / len(unit)
+	body := strings.Repeat(unit, n)
+	if strings.HasSuffix(unit, ",") {
+		body = body[:len(body)-1]
+	}
+	return prefix + body + suffix
+}
+
+// joinN is n entries made by f, comma-separated.
+func joinN(n int, f func(i int) string) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = f(i)
+	}
+	return strings.Join(parts, ",")
+}
+
+// hostileCase is one attack input: files under the size cap that once
+// took seconds to minutes and gigabytes, and what the scan must say.
+type hostileCase struct {
+	name  string
+	files map[string]string
+	// want are findings to find: path, code and a part of the message
+	want [][3]string
+	// maxCands bounds the candidates (0: no bound checked)
+	maxCands int
+}
+
+func hostileCases() []hostileCase {
+	const over = 25_000 // past tolerant.MaxElements, under tolerant.MaxNodes
+	return []hostileCase{
+		{name: "taskmaster 2.8M empty tasks", files: map[string]string{
+			".taskmaster/tasks/tasks.json": fill8M(`{"tasks":[`, "{},", "]}"),
+		}, want: [][3]string{{".taskmaster/tasks/tasks.json", "too-many", "more than 500000 values"}}},
+		{name: "taskmaster 25,000 tasks", files: map[string]string{
+			".taskmaster/tasks/tasks.json": `{"tasks":[` + joinN(over, func(i int) string { return fmt.Sprintf(`{"id":%d}`, i) }) + `]}`,
+		}, want: [][3]string{{".taskmaster/tasks/tasks.json", "too-many", "25,000 tasks and subtasks, more than the 20,000 orchestrate reads"}}},
+		{name: "taskmaster 19,000 bad tasks", files: map[string]string{
+			".taskmaster/tasks/tasks.json": `{"tasks":[{"id":1,"status":"in-progress"},` + joinN(19_000, func(int) string { return `{"id":1}` }) + `]}`,
+		}, want: [][3]string{{".taskmaster/tasks/tasks.json", workflow.CodeMoreFindings, "… and 18,950 more warnings like these in .taskmaster/tasks/tasks.json"}}},
+		{name: "taskmaster 5,000 tasks in flight", files: map[string]string{
+			".taskmaster/tasks/tasks.json": `{"tasks":[` + joinN(5000, func(i int) string { return fmt.Sprintf(`{"id":%d,"status":"in-progress"}`, i) }) + `]}`,
+		}, want: [][3]string{{".taskmaster/tasks/tasks.json", "too-many-workflows", "holds 5,000 workflows, more than the 1,000"}}, maxCands: MaxFileCandidates},
+		{name: "qa-loop index 8 MiB", files: map[string]string{
+			".aiox/qa-loops-index.json": fill8M(`{"loops":[`, "{},", "]}"),
+		}, want: [][3]string{{".aiox/qa-loops-index.json", "too-many", "more than 500000 values"}}},
+		{name: "qa-loop index 25,000 loops", files: map[string]string{
+			".aiox/qa-loops-index.json": `{"loops":[` + joinN(over, func(i int) string { return fmt.Sprintf(`{"storyId":"1.%d","status":"running"}`, i) }) + `]}`,
+		}, want: [][3]string{{".aiox/qa-loops-index.json", "too-many", "25,000 loop entries"}}},
+		{name: "epic waves 8 MiB", files: map[string]string{
+			".aiox/epic-W-state.yaml": fill8M("epic_state:\n  epic_id: W\n  waves:\n", "  - {}\n", ""),
+		}, want: [][3]string{{".aiox/epic-W-state.yaml", "too-many", "values"}}},
+		{name: "epic one wave of 25,000 stories", files: map[string]string{
+			".aiox/epic-S-state.yaml": "epic_state:\n  epic_id: S\n  waves:\n    - wave: 1\n      stories: [" + joinN(over, func(i int) string { return fmt.Sprintf("s%d", i) }) + "]\n",
+		}, want: [][3]string{{".aiox/epic-S-state.yaml", "too-many", "25,001 waves and stories"}}},
+		{name: "four epic files", files: map[string]string{
+			".aiox/epic-A-state.yaml": fill8M("epic_state:\n  epic_id: A\n  waves: [", "{},", "{}]\n"),
+			".aiox/epic-B-state.yaml": fill8M("epic_state:\n  epic_id: B\n  stories:\n", "  - x\n", ""),
+			".aiox/epic-C-state.yaml": fill8M("epic_state:\n  epic_id: C\n  waves:\n", "  -\n", ""),
+			".aiox/epic-D-state.yaml": fill8M("epic_state:\n  epic_id: D\n  stories: {", "a: b,", "a: b}\n"),
+		}, want: [][3]string{
+			{".aiox/epic-A-state.yaml", "too-many", ""}, {".aiox/epic-B-state.yaml", "too-many", ""},
+			{".aiox/epic-C-state.yaml", "too-many", ""}, {".aiox/epic-D-state.yaml", "too-many", ""},
+		}},
+		{name: "work-session subtasks", files: map[string]string{
+			"docs/maestro/work_sessions/a.json": `{"wsession_id":"a","status":"active","subtasks":[` + joinN(over, func(i int) string { return fmt.Sprintf(`{"wsession_id":"c%d"}`, i) }) + `]}`,
+		}, want: [][3]string{{"docs/maestro/work_sessions/a.json", "too-many", "25,000 breadcrumbs and subtasks"}}},
+		{name: "work-session breadcrumbs 8 MiB", files: map[string]string{
+			"docs/maestro/work_sessions/b.json": fill8M(`{"wsession_id":"b","status":"active","breadcrumbs":[`, `"x",`, `]}`),
+		}, want: [][3]string{{"docs/maestro/work_sessions/b.json", "too-many", ""}}},
+	}
+}
+
+// TestHostileCountsAnswerFast: each attack input is answered with its
+// finding in well under the 5 s and 512 MiB the limits promise (asserted
+// here at 3 s, with the allocation of the whole scan under 256 MiB).
+func TestHostileCountsAnswerFast(t *testing.T) {
+	for _, tc := range hostileCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for p, body := range tc.files {
+				full := filepath.Join(root, filepath.FromSlash(p))
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			r, _ := source.NewRepo(root, config.Default())
+			res := Scan(r, Options{})
+			took := time.Since(start)
+			runtime.ReadMemStats(&after)
+			all := append([]workflow.Finding(nil), res.Findings...)
+			for _, c := range res.Candidates {
+				all = append(all, c.Findings...)
+			}
+			for _, w := range tc.want {
+				found := false
+				for _, f := range all {
+					if f.Path == w[0] && f.Code == w[1] && strings.Contains(f.Message, w[2]) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no %s finding on %s saying %q; got %s", w[1], w[0], w[2], summarize(all))
+				}
+			}
+			if len(all) > 2*workflow.MaxFindings {
+				t.Errorf("%d findings", len(all))
+			}
+			if tc.maxCands > 0 && len(res.Candidates) > tc.maxCands {
+				t.Errorf("%d candidates, want at most %d", len(res.Candidates), tc.maxCands)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+				t.Errorf("the scan allocated %d MiB", alloc>>20)
+			}
+			if took > 3*time.Second && !raceEnabled {
+				t.Errorf("the scan took %v", took)
+			}
+		})
+	}
+}
+
+// summarize lists findings briefly for a failure message.
+func summarize(fs []workflow.Finding) string {
+	var b strings.Builder
+	for i, f := range fs {
+		if i == 8 {
+			fmt.Fprintf(&b, " … (%d in all)", len(fs))
+			break
+		}
+		fmt.Fprintf(&b, "[%s %s %s: %.100s] ", f.Path, f.Code, f.Severity, f.Message)
+	}
+	return b.String()
+}
