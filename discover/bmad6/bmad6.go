@@ -70,6 +70,10 @@ type ledgerScan struct {
 	declared string // story_location as written
 	files    map[string]string
 	spell    Spelling // how the user types the framework's commands
+	// next holds frameworkNext's answers, for a review and for the rest:
+	// each looks through every story, and a ledger of thousands of stories
+	// in flight asked it once per story
+	next map[bool][2]string
 }
 
 func scanLedger(r *source.Repo, cfg Config, lp string, mt time.Time, l *Ledger) ([]workflow.Candidate, []workflow.Finding) {
@@ -642,6 +646,20 @@ var numbered = lazyre.New(`^\d+[a-z]?-\d+[a-z]?-`)
 // ready-for-dev; code-review a story in review; create-story the first
 // backlog one.
 func (s *ledgerScan) frameworkNext(eff workflow.Status) (string, string) {
+	review := eff == workflow.StatusInReview
+	if got, ok := s.next[review]; ok {
+		return got[0], got[1]
+	}
+	cmd, id := s.findNext(eff)
+	if s.next == nil {
+		s.next = map[bool][2]string{}
+	}
+	s.next[review] = [2]string{cmd, id}
+	return cmd, id
+}
+
+// findNext is frameworkNext without the memo.
+func (s *ledgerScan) findNext(eff workflow.Status) (string, string) {
 	want := []workflow.Status{workflow.StatusReady, workflow.StatusBacklog}
 	cmd := []string{s.spell.Command("dev-story") + " ", s.spell.Command("create-story") + " "}
 	if eff == workflow.StatusInReview {

@@ -192,6 +192,10 @@ func ParseProgress(path string, data []byte) (workflow.Candidate, []workflow.Fin
 		c := progUnreadable(path, source.ParseFinding(path, tolerant.FirstInvalidLine(data), "invalid-utf8", "not valid UTF-8 text"))
 		return c, c.Findings
 	}
+	if n := progHeadings(data); n > tolerant.MaxElements {
+		c := progUnreadable(path, source.DecodeFinding(path, tolerant.TooManyElements(n, tolerant.MaxElements, "headings (messages, steps, sections)")))
+		return c, c.Findings
+	}
 	doc := progSplit(path, string(data))
 	if len(doc.Meta) == 0 && len(doc.Exec) == 0 && !progExecBlock(doc) {
 		what := "no execution metadata list (\"- **Status**: paused\") and no execution state (\"## Execution State\" with \"- Completed tools: […]\")"
@@ -203,6 +207,27 @@ func ParseProgress(path string, data []byte) (workflow.Candidate, []workflow.Fin
 	}
 	c := progBuild(path, doc)
 	return c, c.Findings
+}
+
+// progHeadings counts the lines that start, after blanks, with "#": an
+// upper bound of the headings (messages, steps, sections) a progress file
+// splits into, counted before it is split.
+func progHeadings(data []byte) int {
+	n := 0
+	start := true
+	for _, b := range data {
+		switch {
+		case b == '\n':
+			start = true
+		case start && (b == ' ' || b == '\t'):
+		case start:
+			if b == '#' {
+				n++
+			}
+			start = false
+		}
+	}
+	return n
 }
 
 // progUnreadable is the candidate of a progress file that cannot be read or

@@ -69,3 +69,31 @@ func ListLen(m map[string]any, keys ...string) int {
 	}
 	return 0
 }
+
+// CountEntries counts the list entries and mapping entries of a decoded
+// value, at every depth, stopping once the count passes limit: a format
+// whose files have no one list to count (a workflow state's stories, phases,
+// outputs and metadata) bounds them all at once with it.
+func CountEntries(v any, limit int) int {
+	n := 0
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if n > limit || depth > 2*MaxDepth {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			n += len(t)
+			for _, x := range t {
+				walk(x, depth+1)
+			}
+		case []any:
+			n += len(t)
+			for _, x := range t {
+				walk(x, depth+1)
+			}
+		}
+	}
+	walk(v, 0)
+	return n
+}
