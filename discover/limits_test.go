@@ -34,6 +34,16 @@ func joinN(n int, f func(i int) string) string {
 	return strings.Join(parts, ",")
 }
 
+// joinLines is n lines made by f.
+func joinLines(n int, f func(i int) string) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(f(i))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // hostileCase is one attack input: files under the size cap that once
 // took seconds to minutes and gigabytes, and what the scan must say.
 type hostileCase struct {
@@ -43,6 +53,9 @@ type hostileCase struct {
 	want [][3]string
 	// maxCands bounds the candidates (0: no bound checked)
 	maxCands int
+	// maxAllocMiB bounds the scan's allocation (0: 256 MiB); the budget
+	// cases read the 200,000 entries the budget allows before refusing
+	maxAllocMiB uint64
 }
 
 func hostileCases() []hostileCase {
@@ -71,7 +84,7 @@ func hostileCases() []hostileCase {
 		}, want: [][3]string{{".aiox/epic-W-state.yaml", "too-many", "values"}}},
 		{name: "epic one wave of 25,000 stories", files: map[string]string{
 			".aiox/epic-S-state.yaml": "epic_state:\n  epic_id: S\n  waves:\n    - wave: 1\n      stories: [" + joinN(over, func(i int) string { return fmt.Sprintf("s%d", i) }) + "]\n",
-		}, want: [][3]string{{".aiox/epic-S-state.yaml", "too-many", "25,001 waves and stories"}}},
+		}, want: [][3]string{{".aiox/epic-S-state.yaml", "too-many", "25,001 waves and stories, more than the 5,000 orchestrate reads"}}},
 		{name: "four epic files", files: map[string]string{
 			".aiox/epic-A-state.yaml": fill8M("epic_state:\n  epic_id: A\n  waves: [", "{},", "{}]\n"),
 			".aiox/epic-B-state.yaml": fill8M("epic_state:\n  epic_id: B\n  stories:\n", "  - x\n", ""),
@@ -84,6 +97,34 @@ func hostileCases() []hostileCase {
 		{name: "work-session subtasks", files: map[string]string{
 			"docs/maestro/work_sessions/a.json": `{"wsession_id":"a","status":"active","subtasks":[` + joinN(over, func(i int) string { return fmt.Sprintf(`{"wsession_id":"c%d"}`, i) }) + `]}`,
 		}, want: [][3]string{{"docs/maestro/work_sessions/a.json", "too-many", "25,000 breadcrumbs and subtasks"}}},
+		{name: "bmad6 ledger of 5,000 stories in flight", files: map[string]string{
+			"_bmad/bmm/config.yaml": "project_name: x\n",
+			"_bmad-output/implementation-artifacts/sprint-status.yaml": "development_status:\n" + strings.Repeat("  epic-1: in-progress\n", 1) +
+				joinLines(5000, func(i int) string { return fmt.Sprintf("  1-%d-x: in-progress", i) }),
+		}, want: [][3]string{{"_bmad-output/implementation-artifacts/sprint-status.yaml", "too-many-workflows", "more than the 1,000"}}, maxCands: MaxFileCandidates},
+		{name: "workflow state of 120,000 stories", files: map[string]string{
+			".orchestrate/workflows/x.yaml": "execution_id: x\nstatus: interrupted\nstories: [" + joinN(120_000, func(i int) string { return fmt.Sprintf("1.%d", i) }) + "]\n",
+		}, want: [][3]string{{".orchestrate/workflows/x.yaml", "too-many", "100,000 entries"}}},
+		{name: "progress of 150,000 messages", files: map[string]string{
+			"progress.md": "# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n\n## Conversation History\n" +
+				joinLines(150_000, func(i int) string { return fmt.Sprintf("### Message %d (User)\nhi", i) }),
+		}, want: [][3]string{{"progress.md", "too-many", "headings"}}},
+		{name: "work sessions past the scan's budget", files: func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < 11; i++ { // 11 × 19,000 > 200,000
+				m[fmt.Sprintf("docs/maestro/work_sessions/s%02d.json", i)] = fmt.Sprintf(`{"wsession_id":"s%02d","status":"active","breadcrumbs":[`, i) +
+					joinN(19_000, func(int) string { return `"x"` }) + `]}`
+			}
+			return m
+		}(), want: [][3]string{{"docs/maestro/work_sessions/s10.json", "too-many", "19,000 breadcrumbs and subtasks, past the 200,000 this source reads in one scan"}}, maxAllocMiB: 512},
+		{name: "epics past the scan's budget", files: func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i < 41; i++ { // 41 × 4,999 > 200,000
+				m[fmt.Sprintf(".aiox/epic-E%02d-state.yaml", i)] = fmt.Sprintf("epic_state:\n  epic_id: E%02d\n  waves:\n    - wave: 1\n      stories: [", i) +
+					joinN(4_998, func(j int) string { return fmt.Sprintf("s%d", j) }) + "]\n"
+			}
+			return m
+		}(), want: [][3]string{{".aiox/epic-E40-state.yaml", "too-many", "4,999 waves and stories, past the 200,000"}}, maxAllocMiB: 512},
 		{name: "work-session breadcrumbs 8 MiB", files: map[string]string{
 			"docs/maestro/work_sessions/b.json": fill8M(`{"wsession_id":"b","status":"active","breadcrumbs":[`, `"x",`, `]}`),
 		}, want: [][3]string{{"docs/maestro/work_sessions/b.json", "too-many", ""}}},
@@ -129,13 +170,23 @@ func TestHostileCountsAnswerFast(t *testing.T) {
 					t.Errorf("no %s finding on %s saying %q; got %s", w[1], w[0], w[2], summarize(all))
 				}
 			}
-			if len(all) > 2*workflow.MaxFindings {
-				t.Errorf("%d findings", len(all))
+			lists := [][]workflow.Finding{res.Findings}
+			for _, c := range res.Candidates {
+				lists = append(lists, c.Findings)
+			}
+			for _, l := range lists {
+				if len(l) > workflow.MaxFindings+workflow.MaxFindingsPerFile {
+					t.Errorf("a list of %d findings", len(l))
+				}
 			}
 			if tc.maxCands > 0 && len(res.Candidates) > tc.maxCands {
 				t.Errorf("%d candidates, want at most %d", len(res.Candidates), tc.maxCands)
 			}
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+			maxAlloc := tc.maxAllocMiB
+			if maxAlloc == 0 {
+				maxAlloc = 256
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > maxAlloc<<20 {
 				t.Errorf("the scan allocated %d MiB", alloc>>20)
 			}
 			if took > 3*time.Second && !raceEnabled {

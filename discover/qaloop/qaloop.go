@@ -43,6 +43,7 @@ func scanQALoops(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var out []workflow.Candidate
 	byPath := map[string]int{}
 	byKey := map[string]int{}
+	budget := tolerant.NewBudget() // the iterations of all the loops
 	for _, p := range r.Glob(r.Config.Sources.QALoop, false) {
 		if source.IsBackup(p) {
 			continue
@@ -54,6 +55,9 @@ func scanQALoops(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			c = qaUnreadable(p, source.ReadFinding(p, err), def)
 		} else {
 			c, ok = Parse(p, data, def)
+		}
+		if n := qaSize(c); ok && !budget.Take(n) {
+			c, ok = qaUnreadable(p, source.DecodeFinding(p, budget.Err(n, "iterations")), def), false
 		}
 		source.StampMTime(r, &c, p)
 		if bak := p + ".bak"; r.Exists(bak) {
@@ -126,6 +130,14 @@ func scanQALoops(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		}
 	}
 	return out, loose
+}
+
+// qaSize is the number of iterations a loop's candidate records.
+func qaSize(c workflow.Candidate) int {
+	if c.QA == nil {
+		return 0
+	}
+	return len(c.QA.History)
 }
 
 // qaAddEvidence appends ref unless it is already there.
