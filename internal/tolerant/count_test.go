@@ -200,3 +200,31 @@ func TestYAMLBoundOnRealFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestCountHelpers(t *testing.T) {
+	m := map[string]any{"a": []any{1, 2, map[string]any{"x": 1, "y": []any{1}}}, "b": map[string]any{"k": "v"}, "c": "text"}
+	if got := CountEntries(m, 100); got != 3+3+2+1+1 {
+		t.Errorf("CountEntries = %d, want 10", got)
+	}
+	if got := CountEntries(m, 2); got <= 2 {
+		t.Errorf("CountEntries past the limit = %d, want more than 2", got)
+	}
+	if got := ListLen(m, "missing", "a"); got != 3 {
+		t.Errorf("ListLen = %d, want 3", got)
+	}
+	if got := ListLen(m, "c", "a"); got != 0 {
+		t.Errorf("ListLen of text = %d, want 0 (the first key present decides)", got)
+	}
+	err := TooManyElements(2_800_000, MaxElements, "tasks")
+	if err.Code != "too-many" || err.Msg != "2,800,000 tasks, more than the 20,000 orchestrate reads; the file is not read" {
+		t.Errorf("TooManyElements = %+v", err)
+	}
+	b := NewBudget()
+	if !b.Take(MaxScanElements-1) || !b.Take(1) || b.Take(1) {
+		t.Error("the budget did not allow exactly MaxScanElements")
+	}
+	var zero *Budget
+	if !zero.Take(1 << 30) {
+		t.Error("a nil budget refused")
+	}
+}
