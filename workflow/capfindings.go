@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -28,9 +27,10 @@ const CodeMoreFindings = "more-findings"
 // in all, and adds for each group it cut one finding of the same file,
 // severity and check saying how many more there were ("… and 922,950 more
 // warnings like these in tasks.json"). Blocking findings are cut per file
-// too, with a blocking summary, so a resume still stops. Which findings are
-// kept does not depend on the input's order (the first in SortFindings'
-// order); those kept stay in input order, the summaries follow. A list
+// too, with a blocking summary, so a resume still stops. The findings kept
+// are the first in input order (a parser's findings come in file order, so
+// the first 50 of a file are its first 50), in that order, followed by the
+// summaries; a summary of an earlier cut is added to, not counted. A list
 // within the bounds is returned as it is.
 func CapFindings(fs []Finding) []Finding {
 	return capFindings(fs, MaxFindingsPerFile, MaxFindings)
@@ -71,10 +71,13 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 	if !over && nonBlocking <= total {
 		return fs
 	}
-	// keep, per group over its bound, the first perGroup in FindingLess order
+	// keep, per group, the first perGroup in input order, then the first
+	// total non-blocking ones
 	keep := make([]bool, len(fs))
-	byGroup := map[capGroup][]int{}
+	seen := map[capGroup]int{}
+	dropped := map[capGroup]int{}
 	earlier := map[capGroup]int{} // the counts of earlier summaries
+	kept := 0
 	for i, f := range fs {
 		g := capGroup{f.Path, f.Check, f.Severity}
 		if f.Code == CodeMoreFindings {
@@ -85,32 +88,17 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 			keep[i] = true // a finding of that code not made here
 			continue
 		}
-		if counts[g] > perGroup {
-			byGroup[g] = append(byGroup[g], i)
-		} else {
+		seen[g]++
+		switch {
+		case seen[g] > perGroup:
+			dropped[g]++
+		case f.Severity != Blocking && kept >= total:
+			dropped[g]++
+		default:
 			keep[i] = true
-		}
-	}
-	dropped := map[capGroup]int{}
-	for g, idx := range byGroup {
-		sort.SliceStable(idx, func(a, b int) bool { return FindingLess(fs[idx[a]], fs[idx[b]]) })
-		for _, i := range idx[:perGroup] {
-			keep[i] = true
-		}
-		dropped[g] = len(idx) - perGroup
-	}
-	// then the non-blocking findings past total, the last in FindingLess order
-	if nonBlocking > total {
-		var nb []int
-		for i, f := range fs {
-			if keep[i] && f.Severity != Blocking {
-				nb = append(nb, i)
+			if f.Severity != Blocking {
+				kept++
 			}
-		}
-		sort.SliceStable(nb, func(a, b int) bool { return FindingLess(fs[nb[a]], fs[nb[b]]) })
-		for _, i := range nb[total:] {
-			keep[i] = false
-			dropped[capGroup{fs[i].Path, fs[i].Check, fs[i].Severity}]++
 		}
 	}
 	out := make([]Finding, 0, total+len(dropped))

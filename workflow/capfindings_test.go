@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"fmt"
-	"math/rand"
 	"reflect"
 	"testing"
 )
@@ -62,27 +61,27 @@ func TestCapFindings(t *testing.T) {
 			t.Errorf("a cut list changed when cut again")
 		}
 	})
-	t.Run("order does not matter", func(t *testing.T) {
+	t.Run("the first in input order, MaxFindings in all", func(t *testing.T) {
 		var fs []Finding
 		for i := 0; i < 2000; i++ {
-			fs = append(fs, warn(fmt.Sprintf("f%d.json", i%30), i))
+			fs = append(fs, warn(fmt.Sprintf("f%02d.json", i%30), i))
 		}
-		a := CapFindings(append([]Finding(nil), fs...))
-		rand.New(rand.NewSource(1)).Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
-		b := CapFindings(fs)
-		SortFindings(a)
-		SortFindings(b)
-		if !reflect.DeepEqual(a, b) {
-			t.Error("the findings kept depend on the input order")
+		got := CapFindings(append([]Finding(nil), fs...))
+		if again := CapFindings(append([]Finding(nil), fs...)); !reflect.DeepEqual(got, again) {
+			t.Error("two cuts of one list differ")
 		}
-		nb := 0
-		for _, f := range a {
-			if f.Code != CodeMoreFindings {
-				nb++
-			}
+		if !reflect.DeepEqual(got[:MaxFindings], fs[:MaxFindings]) {
+			t.Error("the findings kept are not the first in input order")
 		}
-		if nb != MaxFindings {
-			t.Errorf("%d findings kept, want %d", nb, MaxFindings)
+		if len(got) != MaxFindings+30 {
+			t.Errorf("%d findings, want %d kept and 30 summaries", len(got), MaxFindings)
+		}
+		more := 0
+		for _, f := range got[MaxFindings:] {
+			more += moreCount(f)
+		}
+		if more != len(fs)-MaxFindings {
+			t.Errorf("summaries count %d, want %d", more, len(fs)-MaxFindings)
 		}
 	})
 	t.Run("blocking never dropped past the total", func(t *testing.T) {
