@@ -11,8 +11,9 @@ const (
 	// MaxFindingsPerFile is how many findings of one severity and check
 	// about one file a list keeps.
 	MaxFindingsPerFile = 50
-	// MaxFindings is how many findings one list keeps in all, blocking ones
-	// aside (a blocking finding decides a resume and is never dropped).
+	// MaxFindings is how many findings of one severity one list keeps in
+	// all, blocking ones aside (a blocking finding decides a resume and is
+	// never dropped).
 	MaxFindings = 500
 )
 
@@ -20,18 +21,19 @@ const (
 // CapFindings left out.
 const CodeMoreFindings = "more-findings"
 
-// CapFindings bounds a list of findings, the candidate's or a scan's, so
-// that a hostile file (a tasks file of a million malformed entries) cannot
-// make millions of lines: it keeps at most MaxFindingsPerFile findings per
-// file, severity and check, and at most MaxFindings non-blocking findings
-// in all, and adds for each group it cut one finding of the same file,
-// severity and check saying how many more there were ("… and 922,950 more
-// warnings like these in tasks.json"). Blocking findings are cut per file
-// too, with a blocking summary, so a resume still stops. The findings kept
+// CapFindings bounds a list of findings (a candidate's, a scan's, a
+// validation's, a plan's) so that a hostile file (a tasks file of a million
+// malformed entries) cannot make millions of lines. It keeps at most
+// MaxFindingsPerFile findings per file, severity and check, with one
+// finding of that file, severity and check saying how many more there were
+// ("… and 922,950 more warnings like these in tasks.json"); then at most
+// MaxFindings warnings and MaxFindings notes in all, with one summary per
+// severity for the rest ("… in all"). Blocking findings are cut per file
+// only, with a blocking summary, so a resume still stops. The findings kept
 // are the first in input order (a parser's findings come in file order, so
 // the first 50 of a file are its first 50), in that order, followed by the
-// summaries; a summary of an earlier cut is added to, not counted. A list
-// within the bounds is returned as it is.
+// summaries; a summary of an earlier cut is added to, not counted again. A
+// list within the bounds is returned as it is.
 func CapFindings(fs []Finding) []Finding {
 	return capFindings(fs, MaxFindingsPerFile, MaxFindings)
 }
@@ -62,13 +64,14 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 			over = true
 		}
 	}
-	nonBlocking := 0
+	bySeverity := map[Severity]int{}
 	for g, n := range counts {
 		if g.severity != Blocking {
-			nonBlocking += min(n, perGroup)
+			bySeverity[g.severity] += min(n, perGroup)
+			over = over || bySeverity[g.severity] > total
 		}
 	}
-	if !over && nonBlocking <= total {
+	if !over {
 		return fs
 	}
 	// keep, per group, the first perGroup in input order, then the first
@@ -76,8 +79,12 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 	keep := make([]bool, len(fs))
 	seen := map[capGroup]int{}
 	dropped := map[capGroup]int{}
+	// the findings past total, over all groups: one summary per severity,
+	// named after the check of the first one left out
+	var overall []capGroup
+	overallN := map[capGroup]int{}
 	earlier := map[capGroup]int{} // the counts of earlier summaries
-	kept := 0
+	kept := map[Severity]int{}    // per severity: notes are not crowded out by warnings
 	for i, f := range fs {
 		g := capGroup{f.Path, f.Check, f.Severity}
 		if f.Code == CodeMoreFindings {
@@ -92,12 +99,21 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 		switch {
 		case seen[g] > perGroup:
 			dropped[g]++
-		case f.Severity != Blocking && kept >= total:
-			dropped[g]++
+		case f.Severity != Blocking && kept[f.Severity] >= total:
+			og := capGroup{check: f.Check, severity: f.Severity}
+			for _, o := range overall {
+				if o.severity == f.Severity {
+					og = o
+				}
+			}
+			if overallN[og] == 0 {
+				overall = append(overall, og)
+			}
+			overallN[og]++
 		default:
 			keep[i] = true
 			if f.Severity != Blocking {
-				kept++
+				kept[f.Severity]++
 			}
 		}
 	}
@@ -112,6 +128,11 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 			out = append(out, moreFindings(g, n))
 		}
 		delete(earlier, g)
+	}
+	for _, og := range overall {
+		n := overallN[og] + earlier[og]
+		delete(earlier, og)
+		out = append(out, moreFindings(og, n))
 	}
 	// summaries of groups that were not cut again, in input order
 	for _, f := range fs {
@@ -152,7 +173,7 @@ func moreFindings(g capGroup, n int) Finding {
 	default:
 		what += " findings"
 	}
-	where := ""
+	where := " in all"
 	if g.path != "" {
 		where = " in " + g.path
 	}

@@ -73,8 +73,11 @@ func TestCapFindings(t *testing.T) {
 		if !reflect.DeepEqual(got[:MaxFindings], fs[:MaxFindings]) {
 			t.Error("the findings kept are not the first in input order")
 		}
-		if len(got) != MaxFindings+30 {
-			t.Errorf("%d findings, want %d kept and 30 summaries", len(got), MaxFindings)
+		if len(got) != MaxFindings+31 {
+			t.Errorf("%d findings, want %d kept, 30 summaries per file and one in all", len(got), MaxFindings)
+		}
+		if last := got[len(got)-1]; last.Path != "" || last.Message != "… and 1,000 more warnings like these in all (not listed)" {
+			t.Errorf("the summary in all = %+v", last)
 		}
 		more := 0
 		for _, f := range got[MaxFindings:] {
@@ -82,6 +85,19 @@ func TestCapFindings(t *testing.T) {
 		}
 		if more != len(fs)-MaxFindings {
 			t.Errorf("summaries count %d, want %d", more, len(fs)-MaxFindings)
+		}
+	})
+	t.Run("one file each, past the total: one summary", func(t *testing.T) {
+		var fs []Finding
+		for i := 0; i < 3000; i++ {
+			fs = append(fs, warn(fmt.Sprintf("src/f%d.go", i), i))
+		}
+		got := CapFindings(fs)
+		if len(got) != MaxFindings+1 || got[MaxFindings].Message != "… and 2,500 more warnings like these in all (not listed)" {
+			t.Errorf("%d findings, the last %+v", len(got), got[len(got)-1])
+		}
+		if again := CapFindings(got); !reflect.DeepEqual(again, got) {
+			t.Errorf("a cut list changed when cut again")
 		}
 	})
 	t.Run("blocking never dropped past the total", func(t *testing.T) {
