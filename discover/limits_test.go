@@ -108,7 +108,7 @@ func hostileCases() []hostileCase {
 		{name: "progress of 150,000 messages", files: map[string]string{
 			"progress.md": "# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n\n## Conversation History\n" +
 				joinLines(150_000, func(i int) string { return fmt.Sprintf("### Message %d (User)\nhi", i) }),
-		}, want: [][3]string{{"progress.md", "too-many", "headings"}}},
+		}, want: [][3]string{{"progress.md", "too-many", "150,004 headings and list items (messages, steps, fields), more than the 50,000"}}},
 		{name: "work sessions past the scan's budget", files: func() map[string]string {
 			m := map[string]string{}
 			for i := 0; i < 11; i++ { // 11 × 19,000 > 200,000
@@ -125,6 +125,9 @@ func hostileCases() []hostileCase {
 			}
 			return m
 		}(), want: [][3]string{{".aiox/epic-E40-state.yaml", "too-many", "4,999 waves and stories, past the 200,000"}}, maxAllocMiB: 512},
+		{name: "progress of 700,000 metadata items", files: map[string]string{
+			"progress.md": fill8M("# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n", "- **K**: v\n", ""),
+		}, want: [][3]string{{"progress.md", "too-many", "headings and list items"}}},
 		{name: "work-session breadcrumbs 8 MiB", files: map[string]string{
 			"docs/maestro/work_sessions/b.json": fill8M(`{"wsession_id":"b","status":"active","breadcrumbs":[`, `"x",`, `]}`),
 		}, want: [][3]string{{"docs/maestro/work_sessions/b.json", "too-many", ""}}},

@@ -192,8 +192,8 @@ func ParseProgress(path string, data []byte) (workflow.Candidate, []workflow.Fin
 		c := progUnreadable(path, source.ParseFinding(path, tolerant.FirstInvalidLine(data), "invalid-utf8", "not valid UTF-8 text"))
 		return c, c.Findings
 	}
-	if n := progHeadings(data); n > tolerant.MaxElements {
-		c := progUnreadable(path, source.DecodeFinding(path, tolerant.TooManyElements(n, tolerant.MaxElements, "headings (messages, steps, sections)")))
+	if n := progEntries(data); n > maxProgEntries {
+		c := progUnreadable(path, source.DecodeFinding(path, tolerant.TooManyElements(n, maxProgEntries, "headings and list items (messages, steps, fields)")))
 		return c, c.Findings
 	}
 	doc := progSplit(path, string(data))
@@ -209,10 +209,15 @@ func ParseProgress(path string, data []byte) (workflow.Candidate, []workflow.Fin
 	return c, c.Findings
 }
 
-// progHeadings counts the lines that start, after blanks, with "#": an
-// upper bound of the headings (messages, steps, sections) a progress file
-// splits into, counted before it is split.
-func progHeadings(data []byte) int {
+// maxProgEntries is the most headings and list items a progress file
+// holds: a long conversation logs some thousands.
+const maxProgEntries = 50_000
+
+// progEntries counts the lines that start, after blanks, with "#", "-" or
+// "*": an upper bound of the headings (messages, steps, sections) and list
+// items (metadata, state fields) a progress file splits into, counted
+// before it is split.
+func progEntries(data []byte) int {
 	n := 0
 	start := true
 	for _, b := range data {
@@ -221,7 +226,7 @@ func progHeadings(data []byte) int {
 			start = true
 		case start && (b == ' ' || b == '\t'):
 		case start:
-			if b == '#' {
+			if b == '#' || b == '-' || b == '*' {
 				n++
 			}
 			start = false
