@@ -63,7 +63,7 @@ func hostileCases() []hostileCase {
 	return []hostileCase{
 		{name: "taskmaster 2.8M empty tasks", files: map[string]string{
 			".taskmaster/tasks/tasks.json": fill8M(`{"tasks":[`, "{},", "]}"),
-		}, want: [][3]string{{".taskmaster/tasks/tasks.json", "too-many", "more than 500000 values"}}},
+		}, want: [][3]string{{".taskmaster/tasks/tasks.json", "too-many", "more than the 500,000 values (fields and list entries) orchestrate reads; the file is not read"}}},
 		{name: "taskmaster 25,000 tasks", files: map[string]string{
 			".taskmaster/tasks/tasks.json": `{"tasks":[` + joinN(over, func(i int) string { return fmt.Sprintf(`{"id":%d}`, i) }) + `]}`,
 		}, want: [][3]string{{".taskmaster/tasks/tasks.json", "too-many", "25,000 tasks and subtasks, more than the 20,000 orchestrate reads"}}},
@@ -75,7 +75,7 @@ func hostileCases() []hostileCase {
 		}, want: [][3]string{{".taskmaster/tasks/tasks.json", "too-many-workflows", "holds 5,000 workflows, more than the 1,000"}}, maxCands: MaxFileCandidates},
 		{name: "qa-loop index 8 MiB", files: map[string]string{
 			".aiox/qa-loops-index.json": fill8M(`{"loops":[`, "{},", "]}"),
-		}, want: [][3]string{{".aiox/qa-loops-index.json", "too-many", "more than 500000 values"}}},
+		}, want: [][3]string{{".aiox/qa-loops-index.json", "too-many", "more than the 500,000 values (fields and list entries) orchestrate reads; the file is not read"}}},
 		{name: "qa-loop index 25,000 loops", files: map[string]string{
 			".aiox/qa-loops-index.json": `{"loops":[` + joinN(over, func(i int) string { return fmt.Sprintf(`{"storyId":"1.%d","status":"running"}`, i) }) + `]}`,
 		}, want: [][3]string{{".aiox/qa-loops-index.json", "too-many", "25,000 loop entries"}}},

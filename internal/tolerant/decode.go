@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // MaxAliases is the number of YAML aliases a state file may use; more is
@@ -268,9 +269,11 @@ func DecodeJSON(data []byte) (any, error) { return decodeJSON(data, false) }
 // literal text), for formats whose ids are numbers written as text matters.
 func DecodeJSONNumbers(data []byte) (any, error) { return decodeJSON(data, true) }
 
-// tooMany is the error of a document holding more than MaxNodes values.
+// tooMany is the error of a document holding more than MaxNodes values (the
+// counts are upper bounds, so the message gives the limit, not a count).
 func tooMany() *DecodeError {
-	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("more than %d values (fields and list entries); refused as too many to read", MaxNodes)}
+	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("more than the %s values (fields and list entries) orchestrate reads; the file is not read",
+		workflow.Thousands(MaxNodes))}
 }
 
 // decodeJSON is DecodeJSON, with numbers as json.Number when numbers.
