@@ -138,6 +138,9 @@ func hostileCases() []hostileCase {
 // finding in well under the 5 s and 512 MiB the limits promise (asserted
 // here at 3 s, with the allocation of the whole scan under 256 MiB).
 func TestHostileCountsAnswerFast(t *testing.T) {
+	if raceEnabled {
+		t.Skip("bounds time and allocation: the race detector multiplies both")
+	}
 	for _, tc := range hostileCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -192,7 +195,7 @@ func TestHostileCountsAnswerFast(t *testing.T) {
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > maxAlloc<<20 {
 				t.Errorf("the scan allocated %d MiB", alloc>>20)
 			}
-			if took > 3*time.Second && !raceEnabled {
+			if took > 3*time.Second {
 				t.Errorf("the scan took %v", took)
 			}
 		})
