@@ -79,6 +79,9 @@ func hostileCases() []hostileCase {
 		{name: "qa-loop index 25,000 loops", files: map[string]string{
 			".aiox/qa-loops-index.json": `{"loops":[` + joinN(over, func(i int) string { return fmt.Sprintf(`{"storyId":"1.%d","status":"running"}`, i) }) + `]}`,
 		}, want: [][3]string{{".aiox/qa-loops-index.json", "too-many", "25,000 loop entries"}}},
+		{name: "qa-loop index of 19,999 loops", files: map[string]string{
+			".aiox/qa-loops-index.json": `{"loops":[` + joinN(19_999, func(i int) string { return fmt.Sprintf(`{"storyId":"1.%d","status":"running"}`, i) }) + `]}`,
+		}, want: [][3]string{{".aiox/qa-loops-index.json", "too-many-workflows", "holds 19,999 workflows, more than the 1,000"}}, maxCands: MaxFileCandidates},
 		{name: "epic waves 8 MiB", files: map[string]string{
 			".aiox/epic-W-state.yaml": fill8M("epic_state:\n  epic_id: W\n  waves:\n", "  - {}\n", ""),
 		}, want: [][3]string{{".aiox/epic-W-state.yaml", "too-many", "values"}}},
