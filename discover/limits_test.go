@@ -131,6 +131,9 @@ func hostileCases() []hostileCase {
 		{name: "progress of 700,000 metadata items", files: map[string]string{
 			"progress.md": fill8M("# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n", "- **K**: v\n", ""),
 		}, want: [][3]string{{"progress.md", "too-many", "headings and list items"}}},
+		{name: "progress of 400,000 fenced blocks", files: map[string]string{
+			"progress.md": fill8M("# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n\n## Execution State\n", "```yaml\na: b\n```\n", ""),
+		}, want: [][3]string{{"progress.md", "too-many", "closing fences (fenced blocks), more than the 2,000"}}},
 		{name: "work-session breadcrumbs 8 MiB", files: map[string]string{
 			"docs/maestro/work_sessions/b.json": fill8M(`{"wsession_id":"b","status":"active","breadcrumbs":[`, `"x",`, `]}`),
 		}, want: [][3]string{{"docs/maestro/work_sessions/b.json", "too-many", ""}}},
