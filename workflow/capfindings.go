@@ -84,12 +84,16 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 	var overall []capGroup
 	overallN := map[capGroup]int{}
 	earlier := map[capGroup]int{} // the counts of earlier summaries
+	summaries := map[Finding]bool{}
 	kept := map[Severity]int{}    // per severity: notes are not crowded out by warnings
 	for i, f := range fs {
 		g := capGroup{f.Path, f.Check, f.Severity}
 		if f.Code == CodeMoreFindings {
 			if n := moreCount(f); n > 0 {
-				earlier[g] += n
+				if !summaries[f] { // one list joined twice holds its summary twice
+					summaries[f] = true
+					earlier[g] += n
+				}
 				continue
 			}
 			keep[i] = true // a finding of that code not made here

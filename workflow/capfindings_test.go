@@ -60,6 +60,11 @@ func TestCapFindings(t *testing.T) {
 		if again := CapFindings(once); !reflect.DeepEqual(again, once) {
 			t.Errorf("a cut list changed when cut again")
 		}
+		// a list joined with itself (merged candidates) counts its summary once
+		joined := CapFindings(append(append([]Finding(nil), once...), once...))
+		if got := joined[len(joined)-1].Message; got != "… and 20,000 more warnings like these in tasks.json (not listed)" {
+			t.Errorf("joined summary %q", got)
+		}
 	})
 	t.Run("the first in input order, MaxFindings in all", func(t *testing.T) {
 		var fs []Finding
