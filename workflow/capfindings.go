@@ -85,7 +85,7 @@ func capFindings(fs []Finding, perGroup, total int) []Finding {
 	overallN := map[capGroup]int{}
 	earlier := map[capGroup]int{} // the counts of earlier summaries
 	summaries := map[Finding]bool{}
-	kept := map[Severity]int{}    // per severity: notes are not crowded out by warnings
+	kept := map[Severity]int{} // per severity: notes are not crowded out by warnings
 	for i, f := range fs {
 		g := capGroup{f.Path, f.Check, f.Severity}
 		if f.Code == CodeMoreFindings {
