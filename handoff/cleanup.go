@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
+	"github.com/orchestrate-dev/orchestrate/discover/taskmaster"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -23,14 +25,44 @@ type StoryReset struct {
 	Raw                string
 }
 
+// StorySkip is a story a cleanup leaves as it is although it is in a
+// transitional status, and why (another workflow reads it).
+type StorySkip struct {
+	ID, Path, Why string
+}
+
+// CleanupRefusal is a cleanup refused as a whole because the files it would
+// move or rewrite are not the workflow's alone: Reason says which file and
+// why, Instead what to do (in the framework's own terms, with only commands
+// the framework has), Files the files left alone.
+type CleanupRefusal struct {
+	Reason  string   `json:"reason"`
+	Instead string   `json:"instead"`
+	Files   []string `json:"files"`
+}
+
+// Error implements error: the reason, then what to do instead.
+func (r *CleanupRefusal) Error() string {
+	if r.Instead == "" {
+		return r.Reason
+	}
+	return r.Reason + "; " + r.Instead
+}
+
 // CleanupPlan is what cleaning up one workflow does: move its state files
 // (the state and its .bak twin) under ArchiveDir, and reset the stories it
-// left in a transitional status to Ready.
+// left in a transitional status to Ready. A plan with a Refusal changes
+// nothing (Archive and Resets are empty).
 type CleanupPlan struct {
 	Candidate  workflow.Candidate
 	Archive    []string // repository-relative state files to move
 	ArchiveDir string   // repository-relative folder they move under
 	Resets     []StoryReset
+	// Skipped are the stories in a transitional status left as they are
+	// because another workflow reads them.
+	Skipped []StorySkip
+	// Refusal is set when the cleanup is refused as a whole.
+	Refusal *CleanupRefusal
 }
 
 // Empty reports whether the plan changes nothing.
@@ -39,27 +71,248 @@ func (p CleanupPlan) Empty() bool { return len(p.Archive) == 0 && len(p.Resets) 
 // maxStoryRewrite is the largest story file cleanup rewrites.
 const maxStoryRewrite = 16 << 20
 
-// PlanCleanup works out the cleanup of candidate c at time now: its state
+// PlanCleanup is PlanCleanupAmong with no other workflow known.
+func PlanCleanup(c workflow.Candidate, stories map[string]*workflow.Story, now time.Time) CleanupPlan {
+	return PlanCleanupAmong(c, nil, stories, now)
+}
+
+// PlanCleanupAmong works out the cleanup of candidate c at time now, among
+// the other workflows found (others; c itself may be among them): its state
 // file and .bak twin are archived (stories and spec folders are project
 // files, never moved) under .orchestrate/archive/<time>-<id>/, and each of
 // its stories in InProgress or InReview is reset to Ready.
-func PlanCleanup(c workflow.Candidate, stories map[string]*workflow.Story, now time.Time) CleanupPlan {
+//
+// Cleanup never deletes, moves or rewrites a file another workflow reads:
+// a source kind not known to own its file alone (a framework's shared file:
+// Taskmaster's tasks.json, a BMAD v6 sprint ledger, a spec-kit tasks.md,
+// GSD's .planning files, the QA loops index, any kind not listed in
+// ownsStateFile), or a state file another workflow also reads, refuses the
+// whole cleanup (Refusal, nothing planned); a story another workflow reads,
+// or one a BMAD v6 workflow tracks (its status is v6 vocabulary, never
+// orchestrate's Ready), is left as it is (Skipped).
+func PlanCleanupAmong(c workflow.Candidate, others []workflow.Candidate, stories map[string]*workflow.Story, now time.Time) CleanupPlan {
 	p := CleanupPlan{Candidate: c}
+	p.ArchiveDir = ".orchestrate/archive/" + now.UTC().Format("20060102T150405Z") + "-" + SafeID(c.ID)
+	if r := refuseCleanup(c, others); r != nil {
+		p.Refusal = r
+		return p
+	}
 	if c.Source.Kind != workflow.KindStory && c.Source.Kind != workflow.KindSpec {
 		p.Archive = append(p.Archive, c.Source.Path)
 		if c.BackupPath != "" {
 			p.Archive = append(p.Archive, c.BackupPath)
 		}
 	}
-	p.ArchiveDir = ".orchestrate/archive/" + now.UTC().Format("20060102T150405Z") + "-" + SafeID(c.ID)
 	for _, id := range c.Stories {
 		st, ok := stories[id]
 		if !ok || st == nil || (st.Status != workflow.StatusInProgress && st.Status != workflow.StatusInReview) || st.StatusLine == 0 || st.StatusRaw == "" {
 			continue
 		}
+		if why := storyReadBy(c, others, id, st.Path); why != "" {
+			p.Skipped = append(p.Skipped, StorySkip{ID: id, Path: st.Path, Why: why})
+			continue
+		}
 		p.Resets = append(p.Resets, StoryReset{ID: id, Path: st.Path, From: string(st.Status), To: string(workflow.StatusReady), Line: st.StatusLine, Raw: st.StatusRaw})
 	}
 	return p
+}
+
+// ownsStateFile reports whether a source kind's state file belongs to one
+// workflow alone, so that cleanup may archive it: orchestrate's and AIOX's
+// own state files (one epic, one QA loop, one workflow, one progress file,
+// one work session per file), and the kinds with no file to archive (a
+// story-implied workflow, a spec pipeline's folder: only their stories are
+// reset). Every other kind — the frameworks' shared files, the QA loops
+// index, any kind added later — is refused until it is known to own its file.
+func ownsStateFile(kind string) bool {
+	switch kind {
+	case workflow.KindEpicState, workflow.KindQALoop, workflow.KindWorkflowState, workflow.KindProgress,
+		workflow.KindWorkSession, workflow.KindStory, workflow.KindSpec:
+		return true
+	}
+	return false
+}
+
+// CleanupOffered reports whether cleanup may be suggested for c at all (its
+// source kind owns its state file); the hints that lead to cleanup (a stale
+// halt, the Cannot Resume options, the interactive choice) ask it first, so
+// that they never point at a refusal for a framework's shared files.
+func CleanupOffered(c workflow.Candidate) bool { return ownsStateFile(c.Source.Kind) }
+
+// refuseCleanup is the refusal of c's cleanup, or nil: by source kind
+// first (shared files, in the framework's own terms), then by what the
+// other workflows read.
+func refuseCleanup(c workflow.Candidate, others []workflow.Candidate) *CleanupRefusal {
+	if !ownsStateFile(c.Source.Kind) {
+		return kindRefusal(c)
+	}
+	if c.Source.Kind == workflow.KindStory || c.Source.Kind == workflow.KindSpec {
+		return nil // nothing archived
+	}
+	for _, f := range []string{c.Source.Path, c.BackupPath} {
+		if f == "" {
+			continue
+		}
+		if o := readerOf(c, others, f, false); o != "" {
+			return &CleanupRefusal{
+				Reason:  fmt.Sprintf("cleanup does not archive %s: it holds more than one workflow (%s reads it too)", f, o),
+				Instead: fmt.Sprintf("finish or resume %s first, or move the file yourself once no workflow needs it", o),
+				Files:   []string{f},
+			}
+		}
+	}
+	return nil
+}
+
+// ctxString is a string from a candidate's saved context (the keys are
+// those discover/taskmaster and discover/bmad6 save).
+func ctxString(c workflow.Candidate, key string) string {
+	s, _ := c.Context[key].(string)
+	return s
+}
+
+// kindRefusal is the refusal for a source kind whose file is shared: which
+// file, why, and what to do instead in the framework's own terms.
+func kindRefusal(c workflow.Candidate) *CleanupRefusal {
+	path := c.Source.Path
+	cont := "" // the framework's own command to continue (not for finished work)
+	if c.Resumable && c.Resume != nil && c.Resume.FrameworkCommand != "" {
+		cont = c.Resume.FrameworkCommand
+	}
+	switch c.Source.Kind {
+	case workflow.KindTaskmaster:
+		tag, task := ctxString(c, "taskmaster_tag"), ctxString(c, "taskmaster_task")
+		if task == "" {
+			task = c.Key
+			if _, t, ok := strings.Cut(c.Key, "/"); ok {
+				task = t
+			}
+		}
+		if tag == "" {
+			tag, _, _ = strings.Cut(c.Key, "/")
+		}
+		tagFlag := ""
+		if c.Framework == taskmaster.Framework017 && tag != "" {
+			tagFlag = " --tag=" + tag
+		}
+		return &CleanupRefusal{
+			Reason: fmt.Sprintf("cleanup does not archive %s: every task of every tag lives there (this is task %s of tag %s)", path, task, tag),
+			Instead: fmt.Sprintf("mark the task yourself with `task-master set-status --id=%s --status=cancelled%s` (or --status=deferred to keep it for later)",
+				task, tagFlag),
+			Files: []string{path},
+		}
+	case workflow.KindBMADLedger:
+		if key := ctxString(c, "bmad_story_key"); key != "" {
+			files := []string{path}
+			story := ctxString(c, "story_file")
+			also := ""
+			if story != "" {
+				files = append(files, story)
+				also = " (and the Status line of " + story + ")"
+			}
+			return &CleanupRefusal{
+				Reason: fmt.Sprintf("cleanup does not archive %s or reset the story: the BMAD v6 sprint ledger tracks every story of the sprint, "+
+					"and a v6 story's status is the ledger's vocabulary (backlog, ready-for-dev, in-progress, review, done)", path),
+				Instead: fmt.Sprintf("to set story %s aside, change its line `%s: %s` in %s%s yourself, e.g. to backlog",
+					c.Key, key, c.StatusRaw, path, also),
+				Files: files,
+			}
+		}
+		return &CleanupRefusal{
+			Reason:  fmt.Sprintf("cleanup does not archive %s: it is BMAD's own work in progress, which its workflow resumes from", path),
+			Instead: "finish it with BMAD's workflow, or delete it yourself if you abandon it",
+			Files:   []string{path},
+		}
+	case workflow.KindSpecKit:
+		instead := "leave it: orchestrate never changes spec-kit's files; edit them yourself to drop tasks"
+		if cont != "" {
+			instead = fmt.Sprintf("continue the feature with %s, or edit its files yourself to drop tasks", cont)
+		}
+		return &CleanupRefusal{
+			Reason:  fmt.Sprintf("cleanup does not move %s: it is the feature's spec-kit task list (its ticked tasks are finished work), read by spec-kit's own commands", path),
+			Instead: instead,
+			Files:   []string{path},
+		}
+	case workflow.KindGSD:
+		instead := "GSD manages .planning/ itself: see where it stands with /gsd:progress"
+		if cont != "" {
+			instead = fmt.Sprintf("GSD manages .planning/ itself: continue with %s, or see where it stands with /gsd:progress", cont)
+		}
+		return &CleanupRefusal{
+			Reason:  fmt.Sprintf("cleanup does not move %s: GSD's .planning files are shared by every phase, and a SUMMARY records finished work", orDash(path)),
+			Instead: instead,
+			Files:   []string{path},
+		}
+	case workflow.KindQALoopIndex:
+		return &CleanupRefusal{
+			Reason:  fmt.Sprintf("cleanup does not archive %s: the QA loops index lists every loop", path),
+			Instead: "clean up the loop's own status file (its qa-loop workflow) instead, or edit the index yourself",
+			Files:   []string{path},
+		}
+	}
+	return &CleanupRefusal{
+		Reason:  fmt.Sprintf("cleanup does not archive %s: files of kind %q are not known to belong to one workflow alone", orDash(path), c.Source.Kind),
+		Instead: "leave it to the tool that wrote it",
+		Files:   []string{path},
+	}
+}
+
+// readsOf lists the files candidate o reads: its source, .bak twin,
+// evidence, referenced files and stories' files.
+func readsOf(o workflow.Candidate) []string {
+	out := []string{o.Source.Path, o.BackupPath}
+	for _, e := range o.Evidence {
+		out = append(out, e.Path)
+	}
+	for _, f := range o.Files {
+		out = append(out, f.Path)
+	}
+	for _, s := range o.StoryRefs {
+		out = append(out, s.Path)
+	}
+	return out
+}
+
+// readerOf is the id of another workflow (not c, and — with skipStories —
+// not a candidate implied by a story file alone) that reads file, or "".
+func readerOf(c workflow.Candidate, others []workflow.Candidate, file string, skipStories bool) string {
+	if file == "" {
+		return ""
+	}
+	for _, o := range others {
+		if o.ID == c.ID || (skipStories && o.Source.Kind == workflow.KindStory) {
+			continue
+		}
+		for _, f := range readsOf(o) {
+			if f == file {
+				return o.ID
+			}
+		}
+	}
+	return ""
+}
+
+// storyReadBy says why story id (at path) is left as it is, or "": another
+// workflow lists or reads it, or a BMAD v6 workflow tracks it.
+func storyReadBy(c workflow.Candidate, others []workflow.Candidate, id, path string) string {
+	if c.Framework == bmad6.Framework {
+		return "a BMAD v6 story: its status is the sprint ledger's vocabulary, not Ready"
+	}
+	for _, o := range others {
+		if o.ID == c.ID || !o.HasStory(id) {
+			continue
+		}
+		if o.Framework == bmad6.Framework {
+			return "a BMAD v6 story (" + o.ID + "): its status is the sprint ledger's vocabulary, not Ready"
+		}
+		if o.Source.Kind != workflow.KindStory {
+			return o.ID + " reads it too"
+		}
+	}
+	if o := readerOf(c, others, path, true); o != "" {
+		return o + " reads it too"
+	}
+	return ""
 }
 
 // CheckCleanup refuses, before anything is changed, a cleanup whose files or
@@ -141,6 +394,14 @@ func (e *CleanupRefusedError) Unwrap() error { return e.Err }
 func Cleanup(req CleanupRequest) (err error) {
 	p := req.Plan
 	id := p.Candidate.ID
+	// a refused plan, or one that would move a file its kind does not own,
+	// is refused before anything is written (not even the lock)
+	if p.Refusal != nil {
+		return &CleanupRefusedError{Err: p.Refusal}
+	}
+	if !ownsStateFile(p.Candidate.Source.Kind) {
+		return &CleanupRefusedError{Err: kindRefusal(p.Candidate)}
+	}
 	lock, err := Acquire(req.Root, id, req.Lock, true)
 	if err != nil {
 		return err

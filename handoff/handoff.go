@@ -214,11 +214,14 @@ func Execute(req Request) (Result, error) {
 	fail := func(cause error) (Result, error) {
 		var problems []string
 		if backup.Path != "" {
+			// a rollback by renames (Backup): it needs no new blocks, so a
+			// full disk that failed a step cannot fail it too
 			if backup.unchangedSinceUpdate() {
 				if err := backup.Restore(); err != nil {
 					problems = append(problems, "rolling the state back: "+err.Error())
 				}
 			} else {
+				backup.Discard()
 				problems = append(problems, "the state file was changed since the update (by the orchestrator?); it was left as it is")
 			}
 		}
@@ -351,6 +354,7 @@ func Execute(req Request) (Result, error) {
 	if err := fp("log"); err != nil {
 		return fail(err)
 	}
+	backup.Discard()
 	if err := lock.Release(); err != nil {
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: %v\n", err)
 	}

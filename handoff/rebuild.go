@@ -74,11 +74,20 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
 	keepName := filepath.Base(keep)
+	// the corrupt copy is a real copy (written before anything changes, so
+	// a full disk fails here with nothing changed): after a rollback it
+	// must not share its file with the state the framework writes again
 	if err := atomicfile.WriteIn(sf.d, keepName, corrupt, b.perm); err != nil {
+		return Backup{}, fmt.Errorf("write rebuilt state %s: keep the corrupt file: %w", clean, err)
+	}
+	// the rollback handle: Restore renames the corrupt file back
+	if err := b.keepOriginal(sf.d, sf.name, false); err != nil {
+		_ = sf.d.Remove(keepName)
 		return Backup{}, fmt.Errorf("write rebuilt state %s: keep the corrupt file: %w", clean, err)
 	}
 	if err := atomicfile.WriteIn(sf.d, sf.name, fresh, b.perm); err != nil {
 		// the state file was not replaced: the copy is not needed
+		b.undoKeep(sf.d, sf.name)
 		_ = sf.d.Remove(keepName)
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}

@@ -2,12 +2,15 @@ package handoff
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
@@ -47,6 +50,15 @@ func wrappersFor(kind string) []string {
 
 // Backup is what UpdateState replaced: enough to put the state file and its
 // .bak twin back exactly as they were.
+//
+// The rollback needs no new disk blocks: before the update, the original
+// state file (and the previous .bak, when the update replaces it) is kept
+// under a hidden hard link in the same folder (a rollback handle,
+// ".<name>.tmp-rb-<random>"); the new .bak, a copy, is written before the
+// state is touched. Restore renames the handles back over the names, which
+// a full disk cannot fail; only a file system without hard links falls
+// back to rewriting the saved bytes (Original, OldBak). A Backup that is
+// not restored is settled with Discard, which removes the handles.
 type Backup struct {
 	// Path is the state file written; empty when nothing was written.
 	Path string
@@ -61,37 +73,187 @@ type Backup struct {
 	perm    fs.FileMode // the state file's permission bits
 	root    string      // the repository, and Path relative to it: the
 	rel     string      // restore goes through the confined folder
+
+	// origHandle is the hidden hard link to the original state file ("":
+	// none, the rollback rewrites Original); bakHandle the one to the
+	// previous .bak ("": there was none, or the update left the .bak
+	// alone). bakTouched tells whether the update created or replaced the
+	// .bak (a rebuilt state and a retried update leave it as it is).
+	origHandle string
+	bakHandle  string
+	bakTouched bool
 }
 
 // Restore puts back the original state file and the previous .bak (or
 // removes the .bak when there was none). A zero Backup restores nothing.
+// With rollback handles it only renames and removes names in the state
+// file's folder, so it cannot fail for lack of space.
 func (b Backup) Restore() error {
 	if b.Path == "" {
 		return nil
-	}
-	perm := b.perm
-	if perm == 0 {
-		perm = 0o644
 	}
 	d, name, err := b.folder()
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", b.Path, err)
 	}
 	defer d.Close()
+	if b.origHandle != "" {
+		done, err := b.restoreByRename(d, name)
+		if done {
+			return err
+		}
+		// a handle is gone or changed: rewrite the saved bytes instead
+	}
+	perm := b.perm
+	if perm == 0 {
+		perm = 0o644
+	}
 	if err := atomicfile.WriteIn(d, name, b.Original, perm); err != nil {
 		return fmt.Errorf("restore %s: %w", b.Path, err)
 	}
+	defer b.dropHandles(d)
 	bak := b.Path + ".bak"
-	if b.HadBak {
+	switch {
+	case !b.bakTouched:
+		// the update left the .bak as it was
+	case b.HadBak:
 		if err := atomicfile.WriteIn(d, name+".bak", b.OldBak, perm); err != nil {
 			return fmt.Errorf("restore %s: %w", bak, err)
 		}
-		return nil
-	}
-	if err := d.Remove(name + ".bak"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("restore: remove %s: %w", bak, err)
+	default:
+		if err := d.Remove(name + ".bak"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restore: remove %s: %w", bak, err)
+		}
 	}
 	_ = d.Sync()
+	return nil
+}
+
+// restoreByRename is Restore through the rollback handles: each handle is
+// checked to hold what it kept (a read), then renamed back over its name;
+// a .bak the update created is removed. No new blocks are needed. done
+// tells whether the state file was put back (err then concerns the .bak).
+func (b Backup) restoreByRename(d *safefile.Dir, name string) (done bool, err error) {
+	if got, err := d.ReadFile(b.origHandle, maxStateSize); err != nil || !bytes.Equal(got, b.Original) {
+		return false, fmt.Errorf("the rollback handle %s does not hold the original", b.origHandle)
+	}
+	if b.bakTouched && b.bakHandle != "" {
+		if got, err := d.ReadFile(b.bakHandle, maxStateSize); err != nil || !bytes.Equal(got, b.OldBak) {
+			return false, fmt.Errorf("the rollback handle %s does not hold the previous .bak", b.bakHandle)
+		}
+	}
+	if err := renameBack(d, b.origHandle, name); err != nil {
+		return false, err
+	}
+	defer func() { _ = d.Sync() }()
+	if !b.bakTouched {
+		return true, nil
+	}
+	if b.bakHandle != "" {
+		if err := renameBack(d, b.bakHandle, name+".bak"); err != nil {
+			return true, fmt.Errorf("restore %s.bak: %w", b.Path, err)
+		}
+		return true, nil
+	}
+	if err := d.Remove(name + ".bak"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return true, fmt.Errorf("restore: remove %s.bak: %w", b.Path, err)
+	}
+	return true, nil
+}
+
+// Discard settles a Backup that will not be restored (the handoff went
+// through, or the state was changed by someone else since): it removes the
+// rollback handles. Removing frees blocks; it needs none.
+func (b Backup) Discard() {
+	if b.origHandle == "" && b.bakHandle == "" {
+		return
+	}
+	d, _, err := b.folder()
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	b.dropHandles(d)
+}
+
+// dropHandles removes the rollback handles in d, the state file's folder.
+func (b Backup) dropHandles(d *safefile.Dir) {
+	for _, h := range []string{b.origHandle, b.bakHandle} {
+		if h != "" {
+			_ = d.Remove(h)
+		}
+	}
+	_ = d.Sync()
+}
+
+// handleInfix marks a rollback handle: ".<name>" + handleInfix + random.
+// It contains ".tmp-", so a handle left by a killed process is a temporary
+// file like the atomic writes' (never a state file to discovery).
+const handleInfix = ".tmp-rb-"
+
+// linkFailpoint is the test hook before every hard link a state update
+// makes (the step "link" of atomicfile.Failpoint).
+func linkFailpoint() error {
+	if atomicfile.Failpoint == nil {
+		return nil
+	}
+	if err := atomicfile.Failpoint("link"); err != nil {
+		return fmt.Errorf("link (injected): %w", err)
+	}
+	return nil
+}
+
+// errNoHardLinks is returned by keepLink when the file system cannot make a
+// hard link at all: the caller falls back to copies.
+var errNoHardLinks = errors.New("the file system does not support hard links")
+
+// hardLink makes to in d a hard link to from (no data blocks): an error
+// matching fs.ErrExist when to exists, errNoHardLinks when the file system
+// refuses hard links.
+func hardLink(d *safefile.Dir, from, to string) error {
+	if err := linkFailpoint(); err != nil {
+		return err
+	}
+	err := d.Link(from, d, to)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrExist):
+		return err
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EOPNOTSUPP),
+		errors.Is(err, syscall.EMLINK), errors.Is(err, syscall.EXDEV), errors.Is(err, syscall.ENOSYS):
+		return fmt.Errorf("%w: %v", errNoHardLinks, err)
+	}
+	return err
+}
+
+// keepLink makes a rollback handle for name in d: a fresh hidden hard link
+// to the same file (no data blocks). errNoHardLinks when the file system
+// refuses hard links.
+func keepLink(d *safefile.Dir, name string) (string, error) {
+	var err error
+	for i := 0; i < 10; i++ {
+		var rnd [8]byte
+		_, _ = rand.Read(rnd[:])
+		h := "." + name + handleInfix + hex.EncodeToString(rnd[:])
+		if err = hardLink(d, name, h); !errors.Is(err, fs.ErrExist) {
+			if err != nil {
+				return "", err
+			}
+			return h, nil
+		}
+	}
+	return "", err
+}
+
+// renameBack renames the handle h over to in d. When to already is the
+// same file (a .bak the user made as a hard link to the state), rename(2)
+// does nothing and h stays, so h is removed after a successful
+// rename (after a real one it is gone and the removal fails harmlessly).
+// No new blocks.
+func renameBack(d *safefile.Dir, h, to string) error {
+	if err := d.Rename(h, d, to); err != nil {
+		return err
+	}
+	_ = d.Remove(h)
 	return nil
 }
 
@@ -214,23 +376,76 @@ func updateState(root, path string, now time.Time, wrappers []string, retry bool
 	}
 
 	b := Backup{Path: full, Original: data, written: patched, perm: fi.Mode().Perm(), root: root, rel: clean}
-	bakName := sf.name + ".bak"
 	old, had, err := sf.readBak()
 	if err != nil {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
 	b.HadBak, b.OldBak = had, old
-	if keepBak {
-		// .bak already holds the unmarked version: leave it
-	} else if err := atomicfile.WriteIn(sf.d, bakName, data, b.perm); err != nil {
+	// keepBak: .bak already holds the unmarked version: leave it
+	if err := b.keepOriginal(sf.d, sf.name, !keepBak); err != nil {
 		return Backup{}, fmt.Errorf("update state %s: keep the previous version: %w", clean, err)
 	}
 	if err := atomicfile.WriteIn(sf.d, sf.name, patched, b.perm); err != nil {
-		// put the .bak back as it was; the state file was not replaced
-		_ = restoreBak(sf.d, bakName, b.HadBak, b.OldBak, b.perm)
+		// the state file was not replaced: put the .bak back as it was
+		b.undoKeep(sf.d, sf.name)
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
 	return b, nil
+}
+
+// keepOriginal prepares the rollback of an update of name in d before the
+// update replaces it: a rollback handle (a hidden hard link, no data
+// blocks) to the original and, when touchBak, one to the previous .bak;
+// then, when touchBak, the new .bak, a copy of the original (a full disk
+// fails here, with nothing changed). The rollback then only renames. On
+// a file system without hard links there are no handles and Restore
+// rewrites the saved bytes. On an error nothing is left changed.
+func (b *Backup) keepOriginal(d *safefile.Dir, name string, touchBak bool) error {
+	h, err := keepLink(d, name)
+	switch {
+	case errors.Is(err, errNoHardLinks):
+		h = ""
+	case err != nil:
+		return err
+	}
+	b.origHandle = h
+	if !touchBak {
+		return nil
+	}
+	if b.HadBak && h != "" {
+		bh, err := keepLink(d, name+".bak")
+		if err != nil {
+			b.undoKeep(d, name)
+			return err
+		}
+		b.bakHandle = bh
+	}
+	if err := atomicfile.WriteIn(d, name+".bak", b.Original, b.perm); err != nil {
+		b.undoKeep(d, name)
+		return err
+	}
+	b.bakTouched = true
+	return nil
+}
+
+// undoKeep reverses keepOriginal when the state file was not replaced: the
+// previous .bak is renamed back (or the new one removed) and the handles
+// are dropped. Renames and removals only.
+func (b *Backup) undoKeep(d *safefile.Dir, name string) {
+	if b.bakTouched {
+		switch {
+		case b.bakHandle != "":
+			if err := renameBack(d, b.bakHandle, name+".bak"); err == nil {
+				b.bakHandle = ""
+			}
+		case b.HadBak: // copies: rewrite the old one
+			_ = restoreBak(d, name+".bak", true, b.OldBak, b.perm)
+		default:
+			_ = d.Remove(name + ".bak")
+		}
+	}
+	b.dropHandles(d)
+	b.origHandle, b.bakHandle, b.bakTouched = "", "", false
 }
 
 // restoreBak puts the .bak twin bakName in d back as it was: old when it

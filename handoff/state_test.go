@@ -415,17 +415,28 @@ func TestUpdateStatePaths(t *testing.T) {
 	}
 }
 
+// A state update that fails at any of its steps (the rollback handles'
+// hard links, the .bak's and the state file's atomic writes) leaves the state
+// file, its .bak and the folder exactly as they were.
 func TestUpdateStateAtomicFailure(t *testing.T) {
-	for _, failAt := range []int{1, 2} { // 1: writing the .bak, 2: writing the state
+	for _, tt := range []struct {
+		step string
+		nth  int
+	}{
+		{"link", 1},                              // the handle to the original
+		{"link", 2},                              // the handle to the previous .bak
+		{"write", 1}, {"sync", 1}, {"rename", 1}, // the new .bak
+		{"write", 2}, {"sync", 2}, {"rename", 2}, // the state file
+	} {
 		root := t.TempDir()
 		p := filepath.Join(root, "s.yaml")
 		os.WriteFile(p, []byte("status: paused\n"), 0o644)
 		os.WriteFile(p+".bak", []byte("status: older\n"), 0o644)
 		n := 0
 		atomicfile.Failpoint = func(step string) error {
-			if step == "rename" {
+			if step == tt.step {
 				n++
-				if n == failAt {
+				if n == tt.nth {
 					return errors.New("disk full")
 				}
 			}
@@ -434,16 +445,16 @@ func TestUpdateStateAtomicFailure(t *testing.T) {
 		_, err := UpdateState(root, "s.yaml", t0)
 		atomicfile.Failpoint = nil
 		if err == nil {
-			t.Fatalf("failAt %d: want an error", failAt)
+			t.Fatalf("%s#%d: want an error", tt.step, tt.nth)
 		}
 		if got, _ := os.ReadFile(p); string(got) != "status: paused\n" {
-			t.Errorf("failAt %d: state = %q", failAt, got)
+			t.Errorf("%s#%d: state = %q", tt.step, tt.nth, got)
 		}
 		if got, _ := os.ReadFile(p + ".bak"); string(got) != "status: older\n" {
-			t.Errorf("failAt %d: .bak = %q", failAt, got)
+			t.Errorf("%s#%d: .bak = %q", tt.step, tt.nth, got)
 		}
 		if entries, _ := os.ReadDir(root); len(entries) != 2 {
-			t.Errorf("failAt %d: files left: %v", failAt, entries)
+			t.Errorf("%s#%d: files left: %v", tt.step, tt.nth, entries)
 		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+	"github.com/orchestrate-dev/orchestrate/internal/redact"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -351,8 +352,9 @@ func nextBreadcrumbID(bs []worksession.Breadcrumb) string {
 // ParseBreadcrumbMessage (else *MessageError). The entry is {id (bc-NNN),
 // timestamp (now, RFC 3339 UTC), message, ai_session_id (the session's
 // current one)}, appended to the file's breadcrumbs list (created when
-// missing) with every other byte kept, atomically. A rejected call writes
-// nothing.
+// missing) with every other byte kept, atomically. The message is redacted
+// first (redactMessage): the file is committed, so a secret given to
+// `breadcrumb add` is never written. A rejected call writes nothing.
 func AddBreadcrumb(r *discover.Repo, cookie, message string, now time.Time) (AddedBreadcrumb, error) {
 	var out AddedBreadcrumb
 	err := withSessions(r, func(set sessionSet) error {
@@ -364,6 +366,9 @@ func AddBreadcrumb(r *discover.Repo, cookie, message string, now time.Time) (Add
 		if err != nil {
 			return err
 		}
+		// the file is committed to git: a secret in the message never
+		// reaches it (docs/SECURITY.md)
+		msg = redactMessage(msg)
 		entry := worksession.BreadcrumbEntry{
 			ID:          nextBreadcrumbID(ws.Breadcrumbs),
 			Timestamp:   now.UTC().Format(time.RFC3339),
@@ -384,6 +389,20 @@ func AddBreadcrumb(r *discover.Repo, cookie, message string, now time.Time) (Add
 		return nil
 	})
 	return out, err
+}
+
+// redactMessage is a parsed breadcrumb message (ParseBreadcrumbMessage)
+// with its secrets redacted: the text, or the values of the JSON object
+// (its names, order and every other byte kept, so it stays a valid, compact
+// object).
+func redactMessage(msg any) any {
+	switch m := msg.(type) {
+	case string:
+		return redact.String(m)
+	case json.RawMessage:
+		return json.RawMessage(redact.JSON(m))
+	}
+	return msg
 }
 
 // BreadcrumbList is a session's breadcrumbs: as parsed, each as the raw
@@ -452,6 +471,9 @@ func CloseWorkSession(r *discover.Repo, cookie, summary string, now time.Time) (
 		if !utf8.ValidString(summary) {
 			return &MessageError{"the summary is not valid UTF-8 text"}
 		}
+		// the summary lands in work-session files that are committed to
+		// git: secrets are redacted before the write (docs/SECURITY.md)
+		summary = redact.String(summary)
 		ts := now.UTC().Format(time.RFC3339)
 		out = ClosedSession{Session: ws.ID, Path: ws.Path, TaskID: ws.TaskID, ClosedAt: ts}
 		parent, hasParent, err := parentOf(r, set, ws)

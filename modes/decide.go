@@ -45,6 +45,9 @@ type Situation struct {
 	// Restart: the workflow starts over from its first phase (--restart, or
 	// the user chose to restart); its age no longer matters.
 	Restart bool
+	// NoCleanup: orchestrate cleanup would refuse this workflow (its files
+	// are a framework's shared files): no reason suggests it.
+	NoCleanup bool
 }
 
 // Exit codes Decide returns.
@@ -95,6 +98,8 @@ func Decide(s Situation) (decision string, reason string, exitCode exitcode.Code
 		switch {
 		case hasConflicts && !s.Force:
 			return DecisionHalt, fmt.Sprintf("autopilot halted on %s (resolve them, or pass --force to resume anyway)", conflictText), exitCannot
+		case stale && !s.Force && s.NoCleanup:
+			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force to resume anyway, or --restart to start over)", s.interrupted()), exitCannot
 		case stale && !s.Force:
 			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force to resume anyway, --restart to start over, or run orchestrate cleanup)", s.interrupted()), exitCannot
 		case hasConflicts && stale:

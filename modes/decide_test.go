@@ -185,3 +185,13 @@ func TestPersonCanDecide(t *testing.T) {
 		})
 	}
 }
+
+// A stale halt suggests cleanup only when cleanup would not refuse the
+// workflow (NoCleanup: a framework's shared files).
+func TestDecideStaleNoCleanup(t *testing.T) {
+	s := Situation{Mode: ModeAutopilot, Resumable: true, AgeClass: "stale", Age: 14 * 24 * time.Hour, NoCleanup: true}
+	d, reason, code := Decide(s)
+	if d != DecisionHalt || code != 17 || strings.Contains(reason, "cleanup") || !strings.Contains(reason, "--force") || !strings.Contains(reason, "--restart") {
+		t.Errorf("Decide = %s %d %q, want a halt (17) naming --force and --restart, not cleanup", d, code, reason)
+	}
+}

@@ -69,8 +69,8 @@ func TestSanitizeData(t *testing.T) {
 // the template's own colours are kept.
 func TestRenderEscapesDataNotTemplate(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "status.tmpl"), []byte(`{{red .}}`), 0o644)
-	out, err := Renderer{Dir: dir, Color: true}.Render("status", "v\x1b[2J\rValidation: clean")
+	os.WriteFile(filepath.Join(dir, "failure.tmpl"), []byte(`{{red .}}`), 0o644)
+	out, err := Renderer{Dir: dir, Color: true}.Render("failure", "v\x1b[2J\rValidation: clean")
 	if err != nil {
 		t.Fatal(err)
 	}

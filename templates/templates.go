@@ -2,16 +2,24 @@
 // task's resume summary, multiple workflows, cannot resume, partial resume,
 // confirmation, failure, the status table, the pre-flight report) as
 // text/template files embedded in the binary. A file of the same name in the
-// repository's templates folder (.orchestrate/templates/ by default)
-// overrides the embedded one.
+// templates folder the command layer passes (Renderer.Dir: one the user
+// configured, or the repository's once its .orchestrate.yaml is trusted)
+// overrides the embedded one, except the built-in-only templates: the lines
+// that state an outcome or what will run (builtinOnly, tails). Every
+// rendering's output, override or not, is escaped for the terminal (only
+// the colours of the colour helpers pass). See docs/SECURITY.md.
 package templates
 
 import (
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"text/template"
 	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 )
 
 //go:embed *.tmpl
@@ -30,6 +38,8 @@ type Renderer struct {
 	Warn func(msg string)
 	// Color enables ANSI colour in the colour helpers.
 	Color bool
+	// marks are the current rendering's colour marks (render sets them).
+	marks *marks
 }
 
 // Names lists the embedded templates.
@@ -42,11 +52,53 @@ func Names() []string {
 	return out
 }
 
-// Render executes template name (without .tmpl) with data. Every string in
-// data is shown through Safe (redacted, control characters escaped); the
-// template's own text is used as it is.
+// builtinOnly are the templates no override replaces, even from a trusted
+// folder: each states an outcome (the resume's decision line, status's
+// "nothing to resume") or what will run. An override file of that name is
+// ignored.
+var builtinOnly = map[string]bool{
+	"decision":         true,
+	"status_outcome":   true,
+	"confirmation_run": true,
+}
+
+// tails are the built-in-only templates rendered after a block, with the
+// same data, whatever overrides the block: status ends with its outcome
+// lines, the confirmation with what is run.
+var tails = map[string]string{
+	"status":       "status_outcome",
+	"confirmation": "confirmation_run",
+}
+
+// Overridable reports whether an override file may replace template name.
+func Overridable(name string) bool { return !builtinOnly[name] }
+
+// Render executes template name (without .tmpl) with data, followed by its
+// built-in tail when it has one. Every string in data is shown through Safe
+// (redacted, control characters escaped), and the output as a whole is
+// escaped for the terminal (termsafe.Block): an override's own text can no
+// more hide, clear or retitle than a value can. Only the colours of the
+// colour helpers (bold, red, green, yellow, dim) reach the terminal.
 func (r Renderer) Render(name string, data any) (string, error) {
 	data = sanitizeData(data)
+	out, err := r.render(name, data)
+	if err != nil {
+		return "", err
+	}
+	if tail, ok := tails[name]; ok {
+		t, err := r.render(tail, data)
+		if err != nil {
+			return "", err
+		}
+		out += t
+	}
+	return out, nil
+}
+
+// render renders one template (an override when allowed, else the
+// embedded one) and escapes its output.
+func (r Renderer) render(name string, data any) (string, error) {
+	r.marks = newMarks(r.Color)
 	text, src, err := r.source(name)
 	if err != nil {
 		return "", err
@@ -58,9 +110,63 @@ func (r Renderer) Render(name string, data any) (string, error) {
 		if text, src, err = r.embedded(name); err != nil {
 			return "", err
 		}
-		return r.renderBounded(name, text, src, data)
+		out, err = r.renderBounded(name, text, src, data)
 	}
-	return out, err
+	if err != nil {
+		return "", err
+	}
+	return r.marks.finish(out), nil
+}
+
+// sgrCodes are the SGR codes the colour helpers emit: the only escape
+// sequences a rendering may print.
+var sgrCodes = []string{"0", "1", "2", "31", "32", "33"}
+
+// marks stands in for the colour helpers' escape sequences while a template
+// renders: each code is a random mark no template text can know in advance,
+// so after the output is escaped, only the marks become escape sequences.
+type marks struct {
+	on    bool
+	nonce string
+}
+
+// newMarks returns the marks of one rendering (colour on or off).
+func newMarks(on bool) *marks {
+	m := &marks{on: on}
+	if on {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			m.on = false // no colour rather than a guessable mark
+		}
+		m.nonce = hex.EncodeToString(b[:])
+	}
+	return m
+}
+
+// mark is the stand-in of SGR code c.
+func (m *marks) mark(c string) string { return "\ue000" + m.nonce + ":" + c + "\ue001" }
+
+// color wraps s in SGR code c (and a reset), as marks; s as it is without
+// colour.
+func (m *marks) color(c, s string) string {
+	if m == nil || !m.on {
+		return s
+	}
+	return m.mark(c) + s + m.mark("0")
+}
+
+// finish escapes a rendering's output for the terminal (line feeds and tabs
+// kept) and turns the marks into their escape sequences.
+func (m *marks) finish(out string) string {
+	out = termsafe.Block(out)
+	if m == nil || !m.on {
+		return out
+	}
+	pairs := make([]string, 0, 2*len(sgrCodes))
+	for _, c := range sgrCodes {
+		pairs = append(pairs, m.mark(c), "\x1b["+c+"m")
+	}
+	return strings.NewReplacer(pairs...).Replace(out)
 }
 
 func (r Renderer) warn(msg string) {
@@ -70,7 +176,7 @@ func (r Renderer) warn(msg string) {
 }
 
 func (r Renderer) source(name string) (string, string, error) {
-	if r.Dir != "" {
+	if r.Dir != "" && Overridable(name) {
 		text, src, found, err := r.readOverride(name + ".tmpl")
 		if found && err == nil {
 			return text, src, nil
@@ -94,12 +200,7 @@ func (r Renderer) embedded(name string) (string, string, error) {
 
 func (r Renderer) funcs() template.FuncMap {
 	color := func(code string) func(string) string {
-		return func(s string) string {
-			if !r.Color {
-				return s
-			}
-			return "\x1b[" + code + "m" + s + "\x1b[0m"
-		}
+		return func(s string) string { return r.marks.color(code, s) }
 	}
 	return template.FuncMap{
 		"bold":   color("1"),

@@ -39,8 +39,8 @@ func TestOverride(t *testing.T) {
 	if err != nil || !strings.Contains(out, "=== Resume Failed ===") {
 		t.Errorf("embedded: %q %v", out, err)
 	}
-	os.WriteFile(filepath.Join(dir, "decision.tmpl"), []byte("{{.Broken"), 0o644)
-	if _, err := (Renderer{Dir: dir}).Render("decision", nil); err == nil || !strings.Contains(err.Error(), "decision.tmpl") {
+	os.WriteFile(filepath.Join(dir, "failure.tmpl"), []byte("{{.Broken"), 0o644)
+	if _, err := (Renderer{Dir: dir}).Render("failure", nil); err == nil || !strings.Contains(err.Error(), "failure.tmpl") {
 		t.Errorf("a broken override must name its file: %v", err)
 	}
 }

@@ -36,8 +36,11 @@ func ClassifyAge(d time.Duration, a config.Age) string {
 
 // age classifies how long ago the candidate was interrupted: moderate and
 // stale are warnings; an unknown time is an info finding.
+//
+// The time is the last activity on the workflow's own files
+// (Report.InterruptedAt: the state's time, or its own progress since).
 func (v *validator) age() {
-	at := v.c.UpdatedAt
+	at := v.rep.InterruptedAt
 	if at.IsZero() {
 		v.rep.AgeClass = AgeUnknown
 		v.add(workflow.CheckAge, workflow.Info, "age-unknown", v.c.Source.Path, "",
@@ -50,6 +53,10 @@ func (v *validator) age() {
 	}
 	v.rep.Age = d
 	v.rep.AgeClass = ClassifyAge(d, v.cfg.Age)
+	if v.timeCut != "" {
+		v.ageAtLeast(d)
+		return
+	}
 	switch v.rep.AgeClass {
 	case AgeModerate:
 		v.add(workflow.CheckAge, workflow.Warning, "age-moderate", v.c.Source.Path, "",
@@ -58,4 +65,27 @@ func (v *validator) age() {
 		v.add(workflow.CheckAge, workflow.Warning, "age-stale", v.c.Source.Path, "",
 			"interrupted "+templates.Ago(d)+": the state is stale, consider restarting")
 	}
+}
+
+// ageAtLeast classifies an age that is only a lower bound: the candidate's
+// time was dated from the commit where the clone's history ends (see
+// timeFromCut), so it was interrupted at least d ago. The class is known
+// only when the bound is already stale; otherwise it is unknown, and the
+// findings say "at least".
+func (v *validator) ageAtLeast(d time.Duration) {
+	v.rep.AgeAtLeast = true
+	ago := "at least " + templates.Ago(d)
+	switch v.rep.AgeClass {
+	case AgeStale:
+		v.add(workflow.CheckAge, workflow.Warning, "age-stale", v.c.Source.Path, "",
+			"interrupted "+ago+": the state is stale, consider restarting")
+		return
+	case AgeModerate:
+		v.add(workflow.CheckAge, workflow.Warning, "age-moderate", v.c.Source.Path, "",
+			"interrupted "+ago+": resume with careful validation")
+	default:
+		v.add(workflow.CheckAge, workflow.Info, "age-unknown", v.c.Source.Path, "",
+			"interrupted "+ago+" (at or before "+display(v.timeCut)+", where the clone's history ends): the exact age of the state is unknown")
+	}
+	v.rep.AgeClass = AgeUnknown
 }

@@ -84,8 +84,9 @@ func TestConflictStoryEdits(t *testing.T) {
 			state: committedChange(), code: "dependencies-changed", sev: workflow.Warning, substr: "the Dependencies of story 2.1 changed"},
 		{name: "dev-notes", oldAC: "AC", oldDev: "old notes", state: committedChange(), code: "story-edited", sev: workflow.Warning,
 			substr: "story 2.1 was modified since the interruption (Dev Notes section updated) by a1b2c3d (Jane Doe, 2026-03-02T10:30:00Z)"},
-		{name: "dev-notes-uncommitted", oldAC: "AC", oldDev: "old notes", state: uncommittedChange(), code: "story-edited", sev: workflow.Warning,
-			substr: "(Dev Notes section updated) by an uncommitted edit"},
+		// the workflow's own story, edited in the working tree: progress
+		{name: "dev-notes-uncommitted", oldAC: "AC", oldDev: "old notes", state: uncommittedChange(), code: "progress", sev: workflow.Info,
+			substr: "story 2.1 has the workflow's own work in progress since the interruption (Dev Notes section updated): an uncommitted edit (modified 2026-03-02T10:20:00Z)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -396,21 +397,24 @@ func TestHistoryMissing(t *testing.T) {
 		workflow.RefFile{Path: "src/hashed.ts", Phase: "implement", Hash: gitBlob("same")})
 	missing := fmt.Errorf("walk: %w: %w", gitrepo.ErrHistoryMissing, gitrepo.ErrNoCommit)
 	for _, tc := range []struct {
-		name    string
-		shallow bool
-		err     error
-		code    string
-		sev     workflow.Severity
-		msg     string
-		mode    string
+		name     string
+		shallow  bool
+		promisor string
+		err      error
+		code     string
+		sev      workflow.Severity
+		msg      string
+		mode     string
 	}{
-		{"shallow", true, gitrepo.ErrNoCommit, "history-missing", workflow.Blocking, "(2026-03-02T10:00:00Z; shallow clone): changes by others to 2 referenced files (docs/stories/2.1.story.md, src/after.ts) cannot be ruled out; fetch the full history with `git fetch --unshallow` (GitHub Actions: actions/checkout with fetch-depth: 0)", GitModeHistoryMissing},
-		{"partial", false, missing, "history-missing", workflow.Blocking, "commits are missing (partial clone)", GitModeHistoryMissing},
-		{"no-commit", false, fmt.Errorf("find: %w", gitrepo.ErrNoCommit), "git-fallback", workflow.Info, "no commit at or before the interruption (2026-03-02T10:00:00Z)", GitModeMtime},
-		{"broken", false, errors.New("object not found"), "git-error", workflow.Warning, "object not found", GitModeMtime},
+		{"shallow", true, "", gitrepo.ErrNoCommit, "history-missing", workflow.Blocking, "(2026-03-02T10:00:00Z; shallow clone): changes by others to 2 referenced files (docs/stories/2.1.story.md, src/after.ts) cannot be ruled out; fetch the full history with `git fetch --unshallow` (GitHub Actions: actions/checkout with fetch-depth: 0)", GitModeHistoryMissing},
+		{"partial", false, "origin", missing, "history-missing", workflow.Blocking, "(2026-03-02T10:00:00Z; partial clone): changes by others to 2 referenced files (docs/stories/2.1.story.md, src/after.ts) cannot be ruled out; fetch the missing objects with `git fetch --refetch --no-filter origin` (GitHub Actions: actions/checkout without a filter) and run again", GitModeHistoryMissing},
+		{"partial-odd-remote", false, "-x;rm", missing, "history-missing", workflow.Blocking, "(2026-03-02T10:00:00Z; partial clone): changes by others to 2 referenced files (docs/stories/2.1.story.md, src/after.ts) cannot be ruled out; fetch the missing objects with `git fetch --refetch --no-filter origin`", GitModeHistoryMissing},
+		{"missing-objects", false, "", missing, "history-missing", workflow.Blocking, "(2026-03-02T10:00:00Z; repository with missing objects)", GitModeHistoryMissing},
+		{"no-commit", false, "", fmt.Errorf("find: %w", gitrepo.ErrNoCommit), "git-fallback", workflow.Info, "no commit at or before the interruption (2026-03-02T10:00:00Z)", GitModeMtime},
+		{"broken", false, "", errors.New("object not found"), "git-error", workflow.Warning, "object not found", GitModeMtime},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := &fakeGit{shallow: tc.shallow, baseErr: tc.err}
+			g := &fakeGit{shallow: tc.shallow, promisor: tc.promisor, baseErr: tc.err}
 			in := input(r, c, st)
 			in.Git = g
 			rep := Validate(in)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -69,11 +70,19 @@ func (v *validator) drift() {
 		v.noBaseline()
 		return
 	}
+	v.timeCut = v.timeFromCut()
+	if v.timeCut != "" && v.c.Commit == "" {
+		// The time is a bound: the interruption commit could be any one
+		// at or before the cut, and the history before it is missing.
+		v.historyMissing(stories, fmt.Sprintf("at or before %s, the time of %s, where this %s's history ends",
+			stamp(at), display(v.timeCut), v.cloneKind()))
+		return
+	}
 	base, err := v.in.Git.InterruptionCommit(v.c.Commit, at)
 	if err != nil {
 		switch {
 		case errors.Is(err, gitrepo.ErrHistoryMissing) || (errors.Is(err, gitrepo.ErrNoCommit) && v.in.Git.Shallow()):
-			v.historyMissing(stories)
+			v.historyMissing(stories, v.baselineText()+"; "+v.cloneKind())
 			return
 		case errors.Is(err, gitrepo.ErrNoCommit):
 			v.add(workflow.CheckGit, workflow.Info, "git-fallback", "", "",
@@ -87,6 +96,79 @@ func (v *validator) drift() {
 	}
 	v.rep.Base = base
 	v.gitDrift(base, stories)
+}
+
+// HistoryCutter is implemented by a Git (*gitrepo.Repo does) that can tell
+// where its history is cut short (see gitrepo.Repo.HistoryCut) and whether
+// it is a partial clone (gitrepo.Repo.Promisor).
+type HistoryCutter interface {
+	HistoryCut(rev string) bool
+	Promisor() string
+}
+
+// timeFromCut returns the commit (as the candidate names it) its time was
+// dated from when that commit is where the clone's history is cut short
+// (a shallow boundary, or a commit whose parent is missing): the candidate
+// was then last updated at or before that time, not at it — in a depth-1
+// clone every file's last change is the boundary. "" otherwise.
+func (v *validator) timeFromCut() string {
+	rev, ok := strings.CutPrefix(v.c.UpdatedFrom, "git:")
+	if !ok || rev == "" || v.in.Git == nil {
+		return ""
+	}
+	hc, ok := v.in.Git.(HistoryCutter)
+	// A complete clone has no cut (a missing parent there is damage, not
+	// asked about on every validation).
+	if !ok || (!v.in.Git.Shallow() && hc.Promisor() == "") || !hc.HistoryCut(rev) {
+		return ""
+	}
+	return rev
+}
+
+// promisor is the partial clone's remote ("" when not a partial clone).
+func (v *validator) promisor() string {
+	if hc, ok := v.in.Git.(HistoryCutter); ok && v.in.Git != nil {
+		return hc.Promisor()
+	}
+	return ""
+}
+
+// cloneKind names what cuts the history short.
+func (v *validator) cloneKind() string {
+	switch {
+	case v.in.Git.Shallow():
+		return "shallow clone"
+	case v.promisor() != "":
+		return "partial clone"
+	}
+	return "repository with missing objects"
+}
+
+// fetchAdvice is the command that brings the missing history: it names
+// the remote of a partial clone when its name is plain (else "origin").
+func (v *validator) fetchAdvice() string {
+	if v.in.Git.Shallow() {
+		return "fetch the full history with `git fetch --unshallow` (GitHub Actions: actions/checkout with fetch-depth: 0) and run again"
+	}
+	remote := v.promisor()
+	if !plainName(remote) {
+		remote = "origin"
+	}
+	return "fetch the missing objects with `git fetch --refetch --no-filter " + remote + "` (GitHub Actions: actions/checkout without a filter) and run again"
+}
+
+// plainName reports whether a remote name can be shown in a command as it
+// is: letters, digits, '.', '_' and '-', not starting with '-'.
+func plainName(s string) bool {
+	if s == "" || len(s) > 64 || s[0] == '-' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func (v *validator) baselineText() string {
@@ -130,6 +212,13 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 	}
 	sort.Strings(paths)
 	states, err := v.in.Git.Compare(base, paths)
+	if gitrepo.MissingHistory(err) {
+		// The interruption commit's trees are not here (a partial clone
+		// without trees): never judged by modification times.
+		v.rep.Base = gitrepo.Commit{}
+		v.historyMissing(stories, fmt.Sprintf("%s; the trees of the interruption commit %s are missing from this %s", v.baselineText(), base.Short, v.cloneKind()))
+		return
+	}
 	if err != nil {
 		v.add(workflow.CheckGit, workflow.Warning, "git-error", "", "",
 			fmt.Sprintf("cannot compare the referenced files with the interruption commit %s: %v; comparing modification times", base.Short, err))
@@ -180,8 +269,20 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 	commits := map[string][]gitrepo.Commit{}
 	if len(committed) > 0 {
 		sort.Strings(committed)
-		got, err := v.in.Git.CommitsTouching(base, committed, commitLimit)
-		if err != nil {
+		// enough commits to tell whether all of a path's are the
+		// workflow's own (see judge); messages name commitLimit of them
+		got, err := v.in.Git.CommitsTouching(base, committed, ownCommitLimit)
+		if gitrepo.MissingHistory(err) {
+			// The changes are known (HEAD differs from base); who made
+			// them is not: the history ends before base is reached.
+			noun := "file"
+			if len(committed) > 1 {
+				noun = "files"
+			}
+			v.add(workflow.CheckConflict, workflow.Blocking, "history-missing", "", "",
+				fmt.Sprintf("the git history does not reach the interruption commit %s along HEAD's first parents (%s): who changed %d referenced %s (%s) since cannot be told; %s",
+					base.Short, v.cloneKind(), len(committed), noun, listPaths(committed), v.fetchAdvice()))
+		} else if err != nil {
 			v.add(workflow.CheckGit, workflow.Warning, "git-error", "", "",
 				fmt.Sprintf("cannot list the commits since %s: %v", base.Short, err))
 		} else if got != nil {
@@ -198,7 +299,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 			f.report.State = FileUnknown
 			continue
 		}
-		v.fileChange(f, ch, commits[f.clean])
+		v.fileChange(base, f, ch, commits[f.clean])
 	}
 	for _, s := range stories {
 		v.storyChange(base, s, changes[s.path], commits[s.path])
@@ -258,10 +359,13 @@ func (v *validator) afterInterruption(mtime time.Time) bool {
 	return !at.IsZero() && !mtime.IsZero() && mtime.Truncate(time.Second).After(at)
 }
 
-// fileChange records the outcome for one referenced file (conflict c).
-func (v *validator) fileChange(f *refFile, ch change, by []gitrepo.Commit) {
+// fileChange records the outcome for one referenced file (conflict c): the
+// workflow's own change is progress (see progress.go), anyone else's a
+// conflict.
+func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []gitrepo.Commit) {
 	if f.report.State == FileMissing {
 		if ch.deleted {
+			by = shown(by)
 			f.report.By = by
 			f.report.Detail = "deleted since the interruption"
 			if len(by) > 0 {
@@ -279,10 +383,18 @@ func (v *validator) fileChange(f *refFile, ch change, by []gitrepo.Commit) {
 		f.report.State = FileChangedUncommitted
 		if ch.committed {
 			f.report.State = FileChangedCommitted
-			f.report.By = by
+			f.report.By = shown(by)
 		}
 		return
 	}
+	if !ch.own {
+		handled, others := v.fileProgress(base, f, ch, by)
+		if handled {
+			return
+		}
+		by = others
+	}
+	by = shown(by)
 	rf, path := f.ref, f.clean
 	rec := ""
 	if ch.vsRecord {
@@ -378,8 +490,20 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 			fmt.Sprintf("story %s has uncommitted changes from before the interruption: the workflow's own unfinished work", id))
 		return
 	}
-	who := byClause(ch.committed, ch.uncommitted, by)
-	changed, ok := v.changedSections(base, s)
+	prog, others := v.judge(base, s.path, ch, by)
+	who := byClause(ch.committed, ch.uncommitted, shown(by))
+	changed, ok, missing := v.changedSections(base, s)
+	if missing {
+		// The old version is not in this (partial) clone: whether the
+		// acceptance criteria changed cannot be told, never guessed.
+		if f != nil {
+			f.report.Detail = "story modified; its version at the interruption is missing (history missing)"
+		}
+		v.add(workflow.CheckConflict, workflow.Blocking, "history-missing", s.path, phase,
+			fmt.Sprintf("story %s was modified since the interruption %s, and its version at the interruption commit %s is not in this %s: whether its Acceptance Criteria or Scope changed cannot be told; %s",
+				id, who, base.Short, v.cloneKind(), v.fetchAdvice()))
+		return
+	}
 	if !ok {
 		// The old version could not be compared section by section.
 		if f != nil {
@@ -415,9 +539,18 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 			noun = "sections"
 		}
 		what := strings.Join(other, ", ") + " " + noun + " updated"
-		details = append(details, what)
-		v.add(workflow.CheckConflict, workflow.Warning, "story-edited", s.path, phase,
-			fmt.Sprintf("story %s was modified since the interruption (%s) %s", id, what, who))
+		if prog {
+			// the workflow's own progress: its tasks ticked, its notes
+			// and records written
+			v.activity(ch, by, v.mtimeOf(s.path))
+			details = append(details, "work in progress: "+what)
+			v.add(workflow.CheckConflict, workflow.Info, "progress", s.path, phase,
+				fmt.Sprintf("story %s has the workflow's own work in progress since the interruption (%s): %s", id, what, progressText(ch, by, v.mtimeOf(s.path))))
+		} else {
+			details = append(details, what)
+			v.add(workflow.CheckConflict, workflow.Warning, "story-edited", s.path, phase,
+				fmt.Sprintf("story %s was modified since the interruption (%s) %s", id, what, byClause(ch.committed, ch.uncommitted, shown(others))))
+		}
 	}
 	if f != nil && len(details) > 0 {
 		f.report.Detail = strings.Join(details, "; ")
@@ -431,31 +564,49 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 
 // changedSections returns the sorted keys of the sections that differ
 // between the story at base and now. ok is false when the old version
-// cannot be read or parsed.
-func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []string, ok bool) {
+// cannot be read or parsed; missing is set when it cannot be read because
+// it is not in the repository (a partial clone).
+func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []string, ok, missing bool) {
 	if v.in.ParseStory == nil {
-		return nil, false
+		return nil, false, false
 	}
 	data, err := v.in.Git.ReadAt(base, s.path)
+	if gitrepo.MissingHistory(err) {
+		return nil, false, true
+	}
 	if err != nil || int64(len(data)) > v.cfg.MaxFileSize {
-		return nil, false
+		return nil, false, false
 	}
 	old := v.in.ParseStory(s.path, data)
 	if old == nil {
-		return nil, false
+		return nil, false, false
+	}
+	cur := s.story.Sections
+	if len(cur) == 0 {
+		// a story read without its sections (a BMAD v6 ledger's story
+		// file): parse it as it is now, never take every section for gone
+		data, err := safefile.Read(v.in.Root, s.path, v.cfg.MaxFileSize)
+		if err != nil {
+			return nil, false, false
+		}
+		now := v.in.ParseStory(s.path, data)
+		if now == nil {
+			return nil, false, false
+		}
+		cur = now.Sections
 	}
 	for _, a := range old.Sections {
-		if b, ok := s.story.Sections.Get(a.Name); (!ok || a.Hash != b.Hash) && a.Name != "status" {
+		if b, ok := cur.Get(a.Name); (!ok || a.Hash != b.Hash) && a.Name != "status" {
 			keys = append(keys, a.Name) // changed or gone; the status is the consistency check's business
 		}
 	}
-	for _, b := range s.story.Sections {
+	for _, b := range cur {
 		if _, ok := old.Sections.Get(b.Name); !ok && b.Name != "status" {
 			keys = append(keys, b.Name) // new
 		}
 	}
 	sort.Strings(keys)
-	return keys, true
+	return keys, true, false
 }
 
 // mtimeDrift is the fallback without an interruption commit: a referenced
@@ -579,7 +730,7 @@ func (v *validator) blobHash(path string) (string, error) {
 // still known unchanged; every other referenced file and unfinished story is
 // "unknown", and one blocking conflict finding names them and the fix, so
 // that decisions treat them like conflicts (autopilot halts).
-func (v *validator) historyMissing(stories []*storyState) {
+func (v *validator) historyMissing(stories []*storyState, why string) {
 	v.rep.GitMode = GitModeHistoryMissing
 	var unknown []string
 	seen := map[string]bool{}
@@ -610,27 +761,27 @@ func (v *validator) historyMissing(stories []*storyState) {
 	}
 	if len(unknown) == 0 {
 		v.add(workflow.CheckGit, workflow.Info, "history-missing", "", "",
-			"the git history does not reach the interruption ("+v.baselineText()+"), but no referenced file needed it")
+			"the git history does not reach the interruption ("+why+"), but no referenced file needed it")
 		return
 	}
 	sort.Strings(unknown)
-	what := unknown
-	more := ""
-	if len(what) > 5 {
-		more = fmt.Sprintf(" and %d more", len(what)-5)
-		what = what[:5]
-	}
 	noun := "file"
 	if len(unknown) > 1 {
 		noun = "files"
 	}
-	kind := "shallow clone"
-	if !v.in.Git.Shallow() {
-		kind = "commits are missing (partial clone)"
-	}
 	v.add(workflow.CheckConflict, workflow.Blocking, "history-missing", "", "",
-		fmt.Sprintf("the git history does not reach the interruption (%s; %s): changes by others to %d referenced %s (%s%s) cannot be ruled out; fetch the full history with `git fetch --unshallow` (GitHub Actions: actions/checkout with fetch-depth: 0) and run again",
-			v.baselineText(), kind, len(unknown), noun, strings.Join(displayAll(what), ", "), more))
+		fmt.Sprintf("the git history does not reach the interruption (%s): changes by others to %d referenced %s (%s) cannot be ruled out; %s",
+			why, len(unknown), noun, listPaths(unknown), v.fetchAdvice()))
+}
+
+// listPaths shows at most five sorted paths, "and N more" for the rest.
+func listPaths(paths []string) string {
+	what, more := paths, ""
+	if len(what) > 5 {
+		more = fmt.Sprintf(" and %d more", len(what)-5)
+		what = what[:5]
+	}
+	return strings.Join(displayAll(what), ", ") + more
 }
 
 // displayAll applies display to every path.

@@ -52,9 +52,9 @@ Use the existing session helper.
 // TestGitIntegration runs validation against a real repository built with
 // gitfixture and read through gitrepo: after the interruption another
 // author commits a change to a File List file and to the story's
-// Acceptance Criteria, someone edits a file without committing it, and the
-// workflow's own unfinished edit from before the interruption is still in
-// the work tree.
+// Acceptance Criteria, a File List file has an uncommitted edit (the
+// workflow's own progress), and the workflow's own unfinished edit from
+// before the interruption is still in the work tree.
 func TestGitIntegration(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC) // the interruption
@@ -136,7 +136,8 @@ func TestGitIntegration(t *testing.T) {
 		sev                workflow.Severity
 	}{
 		{"file-changed", "src/app.ts", "src/app.ts was changed since the interruption by " + janeBy, workflow.Blocking},
-		{"file-changed-uncommitted", "src/util.ts", "src/util.ts has an uncommitted edit", workflow.Blocking},
+		// the workflow's own File List file, edited in the working tree: progress
+		{"progress", "src/util.ts", "src/util.ts has the workflow's own work in progress since the interruption: an uncommitted edit (modified 2026-01-10T14:00:00Z)", workflow.Info},
 		{"acceptance-changed", storyPath, "the Acceptance Criteria of story 2.1 changed since the interruption by " + janeBy, workflow.Blocking},
 		{"own-uncommitted-work", "src/wip.ts", "the workflow's own unfinished work", workflow.Info},
 	}
@@ -172,6 +173,10 @@ func TestGitIntegration(t *testing.T) {
 		if states[p] != s {
 			t.Errorf("%s: state %q, want %q", p, states[p], s)
 		}
+	}
+	// the last activity on the workflow's own files: the uncommitted edit
+	if want := at.Add(2 * time.Hour); !rep.InterruptedAt.Equal(want) {
+		t.Errorf("interrupted at %s, want %s (the own uncommitted edit)", rep.InterruptedAt, want)
 	}
 	if strings.Join(rep.ChangedPhases, ",") != "implement" || rep.Status != validate.StatusConflicts {
 		t.Errorf("changed phases %v, status %s", rep.ChangedPhases, rep.Status)

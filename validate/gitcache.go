@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"reflect"
 	"sync"
 	"time"
@@ -22,6 +23,9 @@ type gitCache struct {
 	states   map[pathKey]gitrepo.PathState
 	commits  map[pathKey][]gitrepo.Commit // nil: no commit touched the path
 	removals map[string]removalAnswer
+	cuts     map[string]bool           // HistoryCut's answers by rev
+	changed  map[pathKey]changedAnswer // ChangedPaths' answers by commit and bound
+	promisor *string
 
 	run      *Run // what the run's integrity checks found (lstats); nil in tests
 	compares int  // Compare calls that asked the underlying Git
@@ -213,3 +217,83 @@ func (c *gitCache) Removal(path string) (gitrepo.Removal, bool) {
 	c.removals[path] = removalAnswer{r, found}
 	return r, found
 }
+
+// HistoryCut is the underlying Git's answer (when it is a HistoryCutter),
+// asked once per rev.
+func (c *gitCache) HistoryCut(rev string) bool {
+	hc, ok := c.Git.(HistoryCutter)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.cuts[rev]; ok {
+		return a
+	}
+	if c.cuts == nil {
+		c.cuts = map[string]bool{}
+	}
+	a := hc.HistoryCut(rev)
+	c.cuts[rev] = a
+	return a
+}
+
+// Promisor is the underlying Git's answer (when it is a HistoryCutter),
+// asked once.
+func (c *gitCache) Promisor() string {
+	hc, ok := c.Git.(HistoryCutter)
+	if !ok {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.promisor == nil {
+		p := hc.Promisor()
+		c.promisor = &p
+	}
+	return *c.promisor
+}
+
+// changedAnswer is one ChangedPaths answer.
+type changedAnswer struct {
+	paths []string
+	more  bool
+	err   error
+}
+
+// ChangedPaths is the underlying Git's answer (when it is an
+// OwnershipGit), asked once per commit and bound.
+func (c *gitCache) ChangedPaths(cm gitrepo.Commit, max int) ([]string, bool, error) {
+	og, ok := c.Git.(OwnershipGit)
+	if !ok {
+		return nil, false, errNoOwnership
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := pathKey{base: cm.Hash, limit: max}
+	if a, ok := c.changed[k]; ok {
+		return a.paths, a.more, a.err
+	}
+	if c.changed == nil {
+		c.changed = map[pathKey]changedAnswer{}
+	}
+	paths, more, err := og.ChangedPaths(cm, max)
+	c.changed[k] = changedAnswer{paths, more, err}
+	return paths, more, err
+}
+
+// LastChangeAt is the underlying Git's answer (when it is an
+// OwnershipGit), asked through the cache's lock.
+func (c *gitCache) LastChangeAt(cm gitrepo.Commit, paths []string, maxCommits int) map[string]gitrepo.Commit {
+	og, ok := c.Git.(OwnershipGit)
+	if !ok {
+		return map[string]gitrepo.Commit{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return og.LastChangeAt(cm, paths, maxCommits)
+}
+
+// errNoOwnership is ChangedPaths' error when the underlying Git cannot
+// tell (no commit is then the workflow's own).
+var errNoOwnership = errors.New("the files a commit changed cannot be listed")

@@ -33,6 +33,9 @@ type fakeGit struct {
 	commits    map[string][]gitrepo.Commit
 	commitsErr error
 	old        map[string]string // content at base; missing = not at base
+	readErr    error             // ReadAt's error when set
+	cuts       map[string]bool   // HistoryCut's answers by rev
+	promisor   string            // Promisor's answer
 
 	t    *testing.T // set with root: checks of what Compare is given
 	root string
@@ -85,7 +88,14 @@ func (g *fakeGit) CommitsTouching(base gitrepo.Commit, paths []string, limit int
 	return out, nil
 }
 
+func (g *fakeGit) HistoryCut(rev string) bool { return g.cuts[rev] }
+
+func (g *fakeGit) Promisor() string { return g.promisor }
+
 func (g *fakeGit) ReadAt(c gitrepo.Commit, path string) ([]byte, error) {
+	if g.readErr != nil {
+		return nil, g.readErr
+	}
 	s, ok := g.old[path]
 	if !ok {
 		return nil, os.ErrNotExist

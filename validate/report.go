@@ -81,7 +81,16 @@ type Report struct {
 	Status   string             `json:"validation"` // clean, warnings, conflicts
 	Age      time.Duration      `json:"-"`
 	AgeClass string             `json:"age_class"`
-	// InterruptedAt is the time the candidate was last updated (its interruption).
+	// AgeAtLeast is set when Age is only a lower bound: the time was dated
+	// from the commit where a shallow or partial clone's history ends, so
+	// the state was last updated at or before it. AgeClass is then
+	// "unknown", or "stale" when the bound is already stale.
+	AgeAtLeast bool `json:"age_at_least,omitempty"`
+	// InterruptedAt is when the candidate was interrupted: the last activity
+	// on the workflow's own files — the time its state was last updated, or
+	// later, the time of its own progress since ("progress" findings: its own
+	// commits' times, its uncommitted edits' modification times, never past
+	// Now). Age counts from it.
 	InterruptedAt time.Time `json:"interrupted_at"`
 	// Base is the interruption commit, zero without git or when not found.
 	Base gitrepo.Commit `json:"base"`

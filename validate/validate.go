@@ -34,29 +34,52 @@
 //   - story-status-unknown (info): the story file's status is not one the
 //     tool knows; it was not compared.
 //
-// Conflict (check "conflict"):
+// Conflict (check "conflict"). A change is a conflict only when it is not
+// the workflow's own progress (DESIGN §13 "Whose change"; see progress.go):
+// an uncommitted edit of one of its own files (its state, story and tasks
+// files, the files its File List, tasks or completed phases name), or a
+// commit since the interruption by one of its authors (who last changed its
+// record files at or before the interruption commit) that changed only its
+// own files, is progress.
+//   - progress (info): the workflow's own work since the interruption on
+//     one of its files (for a story: sections other than the Acceptance
+//     Criteria, Scope and Dependencies), saying what changed, by which
+//     commit or by an uncommitted edit and when; the interruption time
+//     (Report.InterruptedAt, the age) is then the last such activity.
+//   - file-rewritten (blocking): one of its own files rewritten wholesale
+//     (fewer than a quarter of its lines left), even by its own work.
 //   - another-workflow (blocking): another resumable workflow naming the
 //     same story was updated after this one, or holds a live lock.
 //   - acceptance-changed (blocking): a story's Acceptance Criteria changed
 //     since the interruption.
 //   - scope-changed (blocking): a story's Scope changed.
 //   - dependencies-changed (warning): a story's Dependencies changed.
-//   - story-edited (warning): other story sections changed (Dev Notes, Tasks, …).
+//   - story-edited (warning): other story sections changed (Dev Notes,
+//     Tasks, …) by someone else's commits.
 //   - file-changed (blocking): a referenced file was changed by commits since
-//     the interruption (or differs from the hash the state recorded).
-//   - file-changed-uncommitted (blocking): a referenced file has an
-//     uncommitted edit made after the interruption.
+//     the interruption that are not the workflow's own (named in the
+//     message), or differs from the hash the state recorded.
+//   - file-changed-uncommitted (blocking): a referenced file that is not one
+//     of the workflow's own (an input it depends on) has an uncommitted
+//     edit made after the interruption.
 //   - own-uncommitted-work (info): an uncommitted edit from before the
 //     interruption: the workflow's own unfinished work.
 //   - epic-stories-added (warning): a story of the epic that the saved state
 //     does not list.
 //   - changed-since (warning): without git history, a referenced file or
 //     story was modified after the interruption (by whom is unknown).
-//   - history-missing (blocking): a shallow or partial clone does not reach
-//     the interruption, so changes by others to the referenced files and
-//     stories cannot be ruled out; their state is "unknown" and the message
-//     names the fix (git fetch --unshallow, fetch-depth: 0). Check "git",
-//     info, when nothing referenced needed the history.
+//   - history-missing (blocking): a check needed history the clone does not
+//     hold, so changes by others cannot be ruled out: a shallow or partial
+//     clone does not reach the interruption; the candidate's time was dated
+//     from the commit where the history ends (a depth-1 clone's boundary:
+//     the state changed at or before it, so the interruption commit is
+//     unknown); the interruption commit's trees, or a story's version at
+//     it, are missing (a partial clone: never fetched); or the walk since
+//     the interruption commit ends before reaching it. The referenced files
+//     are then "unknown", the report names no interruption commit, and the
+//     message names the fix (git fetch --unshallow and fetch-depth: 0 for a
+//     shallow clone, git fetch --refetch --no-filter <remote> for a partial
+//     one). Check "git", info, when nothing referenced needed the history.
 //
 // Git (check "git"):
 //   - no-git (info): no git repository; modification times are compared.
@@ -70,7 +93,10 @@
 //   - age-moderate (warning): interrupted between Config.Age.Recent and
 //     Config.Age.Stale ago.
 //   - age-stale (warning): interrupted longer than Config.Age.Stale ago.
-//   - age-unknown (info): the interruption time is not known.
+//   - age-unknown (info): the interruption time is not known, or it is only
+//     a lower bound (dated from where a shallow or partial clone's history
+//     ends: "at least", Report.AgeAtLeast; age-moderate and age-stale say
+//     "at least" too, and the class is unknown unless the bound is stale).
 package validate
 
 import (
@@ -166,6 +192,12 @@ type validator struct {
 	storyIndex map[string]*workflow.Story
 	// removalLookups counts the history walks naming removed files.
 	removalLookups int
+	// own is what is known of the workflow's own files and authors (see
+	// progress.go), made on first use.
+	own ownership
+	// timeCut is the commit the candidate's time was dated from when the
+	// history is cut short there (see timeFromCut): the time is a bound.
+	timeCut string
 }
 
 func newValidator(in Input) *validator {

@@ -31,29 +31,36 @@ var StatusOrder = []Status{
 // once. The canonical set stays the six statuses of StatusOrder: planned and
 // proposed stories are Draft, a story on hold is Blocked, a story whose
 // development is complete and waits for QA is InReview. French, Spanish,
-// Portuguese and German values have rows of their own.
+// Portuguese and German values have rows of their own; French has its
+// feminine forms too ("Approuvée", "Terminée": a story is "une story"), its
+// "to be planned" and "ready for review/production" idioms, and "validé"
+// (accepted after review) is Done.
 var storyBuiltinSpellings = map[Status][]string{
 	StatusDraft: {"draft", "backlog", "planned", "proposed", "to do", "todo",
-		"brouillon", "planifié", "proposé", "borrador", "planificado", "propuesto",
+		"brouillon", "planifié", "planifiée", "proposé", "proposée", "à planifier", "à faire", "à venir", "borrador", "planificado", "propuesto",
 		"rascunho", "planejado", "proposto", "entwurf", "geplant", "vorgeschlagen"},
 	StatusReady: {"ready", "approved", "ready for development", "ready to start", "backlog - ready for development",
 		"ready for execution", "ready for dev", "ready-for-dev", "ready_for_dev", "ready for implementation",
 		"prêt", "prêt pour développement", "prêt pour le développement", "approuvé",
+		"prête", "prête pour développement", "prête pour le développement", "approuvée", "prêt pour dev", "prête pour dev",
 		"listo", "listo para desarrollo", "aprobado", "pronto", "pronto para desenvolvimento", "aprovado",
 		"bereit", "bereit zur entwicklung", "bereit für die entwicklung", "genehmigt"},
 	StatusInProgress: {"inprogress", "in progress", "in_progress", "in-progress", "started",
 		"in development", "in dev", "in-development", "wip",
-		"en cours", "en cours de développement", "en progreso", "en curso", "en desarrollo",
+		"en cours", "en cours de développement", "en développement", "en cours de réalisation", "en progreso", "en curso", "en desarrollo",
 		"em andamento", "em progresso", "em desenvolvimento", "in bearbeitung", "in arbeit", "in entwicklung"},
 	StatusInReview: {"inreview", "in review", "review", "ready for review", "ready for done", "in_review",
 		"ready for qa", "ready for qa validation", "ready for qa review", "in qa", "qa review", "under review",
 		"awaiting review", "pending review", "dev-complete", "dev complete", "dev_complete", "development complete",
-		"en revue", "en révision", "en cours de revue", "en revisión", "em revisão",
+		"en revue", "en révision", "en cours de revue", "prêt pour revue", "prête pour revue",
+		"prêt pour la revue", "prête pour la revue", "en attente de revue", "à valider", "en validation", "en recette", "en revisión", "em revisão",
 		"in prüfung"},
 	StatusDone: {"done", "completed", "complete", "verified", "closed", "fully complete", "fully completed",
-		"finished", "terminé", "fait", "achevé", "hecho", "completado", "terminado", "finalizado",
+		"finished", "validated", "completed and validated",
+		"terminé", "terminée", "fait", "faite", "achevé", "achevée", "validé", "validée", "livré", "livrée",
+		"prêt pour production", "prête pour production", "prêt pour la production", "prête pour la production", "hecho", "completado", "terminado", "finalizado",
 		"concluído", "concluida", "feito", "completo", "erledigt", "fertig", "abgeschlossen"},
-	StatusBlocked: {"blocked", "on hold", "on-hold", "on_hold", "bloqué", "en pause",
+	StatusBlocked: {"blocked", "on hold", "on-hold", "on_hold", "bloqué", "bloquée", "en pause",
 		"bloqueado", "pausado", "blockiert", "pausiert", "angehalten"},
 }
 

@@ -431,6 +431,9 @@ type ResumePoint struct {
 	// Differs says it is not the item above.
 	FrameworkNext string `json:"framework_next,omitempty"`
 	Differs       bool   `json:"differs,omitempty"`
+	// DiffersWhy says, when Differs, why the framework's answer is not the
+	// item above (its own rule, or what it cannot read).
+	DiffersWhy string `json:"differs_why,omitempty"`
 }
 
 // HasStory reports whether the candidate names story id.

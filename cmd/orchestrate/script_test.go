@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +35,14 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "../../testdata/script",
 		UpdateScripts: *update,
+		// [root]: running as root (security_git_owner.txtar gives a
+		// repository to another user)
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ORCHESTRATE_NOW", "2026-11-20T12:00:00Z")
 			env.Setenv("NO_COLOR", "1")
@@ -52,6 +61,7 @@ func TestScripts(t *testing.T) {
 			"mtime":     cmdMtime,
 			"lockfile":  cmdLockfile,
 			"sleep":     cmdSleep,
+			"waitfile":  cmdWaitFile,
 			"mkfifo":    cmdMkfifo,
 			// printf-file and gitcommit-esc write control bytes (security_terminal.txtar)
 			"printf-file":   cmdPrintfFile,
@@ -186,6 +196,25 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("sleep: %v", err)
 	}
 	time.Sleep(d)
+}
+
+// waitfile PATH — wait (up to 30 s) until PATH exists: a background
+// command has reached a step, whatever the machine's load (a fixed sleep is
+// not enough on a busy CI runner).
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Lstat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: %s did not appear within 30s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // mkfifo PATH... — make named pipes (FIFOs), as a hostile repository could.

@@ -66,26 +66,35 @@ type ledgerScan struct {
 	mtime    time.Time
 	l        *Ledger
 	stories  []Entry
+	epics    []Entry
 	folder   string // effective story folder
 	declared string // story_location as written
 	files    map[string]string
-	spell    Spelling // how the user types the framework's commands
-	// next holds frameworkNext's answers, for a review and for the rest:
-	// each looks through every story, and a ledger of thousands of stories
-	// in flight asked it once per story
-	next map[bool][2]string
+	spell    Spelling         // how the user types the framework's commands
+	next     *frameworkAnswer // BMAD's own answer for this ledger (computed once)
 }
 
 func scanLedger(r *source.Repo, cfg Config, lp string, mt time.Time, l *Ledger) ([]workflow.Candidate, []workflow.Finding) {
 	s := &ledgerScan{r: r, cfg: cfg, path: lp, mtime: mt, l: l, declared: l.StoryLocation, spell: spelling(r, cfg)}
-	prefixes := Prefixes(l.Entries)
-	for _, e := range l.Entries {
-		if KeyKind(e.Key, prefixes) == KeyStory {
+	kinds, byStructure := Kinds(l.Entries)
+	for i, e := range l.Entries {
+		switch kinds[i] {
+		case KeyStory:
 			s.stories = append(s.stories, e)
+		case KeyEpic:
+			s.epics = append(s.epics, e)
 		}
 	}
 	var findings []workflow.Finding
 	folderNote := s.locate()
+	if len(byStructure) > 0 {
+		shown := byStructure
+		if len(shown) > 10 {
+			shown = shown[:10]
+		}
+		folderNote = append(folderNote, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "ledger-epic-by-structure", Path: lp,
+			Message: fmt.Sprintf("ledger keys read as epics, not stories (an epic's numbering, or stories beneath them): %s", strings.Join(shown, ", "))})
+	}
 	var out []workflow.Candidate
 	var drifts []pendingDrift
 	for _, e := range s.stories {
@@ -312,11 +321,15 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, *pendingDrift, bool
 	}
 	fileSt := workflow.Status("")
 	if sf != nil && sf.Status != "" {
-		fileSt = Canonical(sf.Status)
+		fileSt = FileCanonical(sf.Status, s.r.Config.Statuses)
 	}
 	id := storyID(e.Key, sf)
+	// the file says where work stands only when the ledger lags it with a
+	// status of its own; a ledger value that is no v6 status
+	// ("deployed-awaiting-user-smoke") is followed, not the file: the ledger
+	// counts (the drift finding says so), and BMAD skips such a story too
 	eff := ledgerSt
-	if !inFlight(ledgerSt) && ledgerSt != workflow.StatusDone && inFlight(fileSt) {
+	if !inFlight(ledgerSt) && ledgerSt != workflow.StatusDone && ledgerSt != workflow.StatusUnknown && inFlight(fileSt) {
 		eff = fileSt
 	}
 	c := workflow.Candidate{
@@ -622,11 +635,7 @@ func (s *ledgerScan) resume(e Entry, id string, eff workflow.Status, file string
 			rp.Title = "every task is ticked: finish the story and set it to review"
 		}
 	}
-	next, nextID := s.frameworkNext(eff)
-	if next != "" {
-		rp.FrameworkNext = next
-		rp.Differs = nextID != id
-	}
+	s.compare(rp, e, eff)
 	return rp
 }
 
@@ -637,46 +646,6 @@ func pickIndex(ts []Task, p *Task) int {
 		}
 	}
 	return 0
-}
-
-var numbered = lazyre.New(`^\d+[a-z]?-\d+[a-z]?-`)
-
-// frameworkNext is what BMAD itself would pick: dev-story takes the first
-// ledger story (in file order, a number-number-name key) that is
-// ready-for-dev; code-review a story in review; create-story the first
-// backlog one.
-func (s *ledgerScan) frameworkNext(eff workflow.Status) (string, string) {
-	review := eff == workflow.StatusInReview
-	if got, ok := s.next[review]; ok {
-		return got[0], got[1]
-	}
-	cmd, id := s.findNext(eff)
-	if s.next == nil {
-		s.next = map[bool][2]string{}
-	}
-	s.next[review] = [2]string{cmd, id}
-	return cmd, id
-}
-
-// findNext is frameworkNext without the memo.
-func (s *ledgerScan) findNext(eff workflow.Status) (string, string) {
-	want := []workflow.Status{workflow.StatusReady, workflow.StatusBacklog}
-	cmd := []string{s.spell.Command("dev-story") + " ", s.spell.Command("create-story") + " "}
-	if eff == workflow.StatusInReview {
-		want, cmd = []workflow.Status{workflow.StatusInReview}, []string{s.spell.Command("code-review") + " "}
-	}
-	for i, w := range want {
-		for _, e := range s.stories {
-			if numbered().MatchString(e.Key) && Canonical(e.Raw) == w {
-				target := e.Key
-				if f := s.files[e.Key]; f != "" {
-					target = f
-				}
-				return cmd[i] + target, storyID(e.Key, nil)
-			}
-		}
-	}
-	return "", ""
 }
 
 func oneLine(s string) string {

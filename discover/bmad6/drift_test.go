@@ -66,29 +66,6 @@ func TestScanDrift(t *testing.T) {
 	}
 }
 
-func TestScanFrameworkNext(t *testing.T) {
-	const dir = "_bmad-output/implementation-artifacts/"
-	r := repoWith(t, map[string]string{
-		dir + "sprint-status.yaml": ledger("", "epic-1: in-progress", "qa-1-smoke: ready-for-dev", "1-1-a: done", "1-2-b: in-progress", "1-3-c: ready-for-dev", "1-4-d: review", "1-5-e: backlog"),
-		dir + "1-2-b.md":           storyMD("1.2", "in-progress", ""),
-		dir + "1-3-c.md":           storyMD("1.3", "ready-for-dev", ""),
-		dir + "1-4-d.md":           storyMD("1.4", "review", ""),
-	})
-	cs, _ := scan(r)
-	byID := map[string]workflow.Candidate{}
-	for _, c := range cs {
-		byID[c.ID] = c
-	}
-	sdc := byID["sdc:1.2"].Resume
-	if sdc == nil || sdc.FrameworkCommand != "/bmad-dev-story "+dir+"1-2-b.md" || sdc.FrameworkNext != "/bmad-dev-story "+dir+"1-3-c.md" || !sdc.Differs {
-		t.Errorf("sdc:1.2 resume %+v", sdc)
-	}
-	rev := byID["qa-review:1.4"].Resume
-	if rev == nil || rev.FrameworkCommand != "/bmad-code-review "+dir+"1-4-d.md" || rev.FrameworkNext != rev.FrameworkCommand || rev.Differs {
-		t.Errorf("qa-review:1.4 resume %+v", rev)
-	}
-}
-
 func TestScanTwoLedgersAndHoles(t *testing.T) {
 	r := repoWith(t, map[string]string{
 		"docs/sprint-status.yaml":                                  ledger("", "1-1-a: in-progress"),

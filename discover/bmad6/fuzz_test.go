@@ -26,6 +26,9 @@ func FuzzParseBMAD6(f *testing.F) {
 			t.Fatalf("%d entries", len(l.Entries))
 		}
 		p := Prefixes(l.Entries)
+		if kinds, _ := Kinds(l.Entries); len(kinds) != len(l.Entries) {
+			t.Fatalf("%d kinds for %d entries", len(kinds), len(l.Entries))
+		}
 		for _, e := range l.Entries {
 			_ = KeyKind(e.Key, p)
 			_ = StoryID(e.Key)

@@ -2,6 +2,8 @@ package bmad6
 
 import (
 	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
 
 // maxKeyLen bounds the keys Prefixes looks into (a key is a few words).
@@ -18,6 +20,12 @@ type Entry struct {
 	Lines   []int    // 1-based line of each value
 	Comment string   // a trailing "# …" comment, kept as ledger_comment
 	Archive bool     // the value is a path (an archive pointer), not a status
+	// Block numbers the runs of entries between blank or comment lines
+	// (a ledger groups an epic, its stories and its retrospective so), and
+	// Header is the comment line just above the entry ("# Epic 2: …"),
+	// when it is the first of its block; Kinds reads them.
+	Block  int
+	Header string
 }
 
 // Ledger is a parsed sprint-status.yaml.
@@ -42,12 +50,30 @@ func ParseLedger(data []byte) *Ledger {
 	devIndent := -1
 	nestedKey := "" // a key opened without a value (nested variant)
 	nestedIndent := -1
+	block, brk, header := 0, false, "" // the ledger's grouping (Entry.Block, Entry.Header)
+	add := func(key, val, comment string, lineNo int) {
+		n := len(l.Entries)
+		if brk && n > 0 {
+			block++
+		}
+		l.add(index, key, val, comment, lineNo)
+		if len(l.Entries) > n { // a new key (not a duplicate)
+			l.Entries[n].Block, l.Entries[n].Header = block, header
+		}
+		brk, header = false, ""
+	}
 	lines := strings.Split(string(data), "\n")
 	for n, line := range lines {
 		lineNo := n + 1
 		line = strings.TrimRight(line, "\r")
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") || trimmed == "---" {
+			if inDev {
+				brk = true
+				if strings.HasPrefix(trimmed, "#") {
+					header = oneLine(strings.TrimLeft(trimmed, "#"))
+				}
+			}
 			continue
 		}
 		indent := len(line) - len(strings.TrimLeft(line, " \t"))
@@ -79,7 +105,7 @@ func ParseLedger(data []byte) *Ledger {
 		if indent > devIndent {
 			// a nested entry's fields
 			if nestedKey != "" && indent > nestedIndent && key == "status" {
-				l.add(index, nestedKey, val, comment, lineNo)
+				add(nestedKey, val, comment, lineNo)
 				nestedKey = ""
 			}
 			continue
@@ -92,7 +118,7 @@ func ParseLedger(data []byte) *Ledger {
 			nestedKey, nestedIndent = key, indent
 			continue
 		}
-		l.add(index, key, val, comment, lineNo)
+		add(key, val, comment, lineNo)
 	}
 	return l
 }
@@ -199,6 +225,72 @@ func KeyKind(key string, prefixes map[string]bool) string {
 		return KeyEpic
 	}
 	return KeyStory
+}
+
+// epicTail matches a key that ends in an epic's numbering ("supp-epic-2",
+// "ux_epic_3", "mobile-epic4b"), and epicWord a key with an "epic" segment
+// ("supp-epic-payments").
+var (
+	numbered = lazyre.New(`^\d+[a-z]?-\d+[a-z]?-`) // a numbered story key ("2-4-…", "2b-1-…")
+	epicTail = lazyre.New(`(?i)(?:^|[-_])epic[-_]?\d{1,6}[a-z]?$`)
+	epicWord = lazyre.New(`(?i)(?:^|[-_])epic(?:[-_]|$)`)
+	epicNote = lazyre.New(`(?i)\bepic\b`)
+)
+
+// Kinds classifies every entry of a ledger by its key and by the ledger's
+// structure (FORMATS rec. 6; issue 21): KeyKind's rules, and an entry that
+// is no numbered story ("N-M-…") is an epic too when its key ends in an
+// epic's numbering ("supp-epic-2"), or when it heads its block — the first
+// entry after a blank or comment line — under an "Epic" comment header or
+// with an "epic" segment in its key, and the stories beneath it in that
+// block share a first segment it does not have ("supp-epic-payments"
+// above "se2-1-…", "se2-2-…"). Such a key is never a story: no candidate,
+// no framework pick. ByStructure lists the keys only the structure made
+// epics, for the finding that says so.
+func Kinds(entries []Entry) (kinds []string, byStructure []string) {
+	prefixes := Prefixes(entries)
+	kinds = make([]string, len(entries))
+	for i, e := range entries {
+		kinds[i] = KeyKind(e.Key, prefixes)
+		if kinds[i] != KeyStory || len(e.Key) > maxKeyLen || numbered().MatchString(e.Key) {
+			continue
+		}
+		if epicTail().MatchString(e.Key) || headsBlock(entries, i) {
+			kinds[i] = KeyEpic
+			byStructure = append(byStructure, e.Key)
+		}
+	}
+	return kinds, byStructure
+}
+
+// headsBlock reports whether entries[i] heads its block as an epic does
+// (see Kinds).
+func headsBlock(entries []Entry, i int) bool {
+	e := entries[i]
+	if i > 0 && entries[i-1].Block == e.Block {
+		return false
+	}
+	if !epicNote().MatchString(e.Header) && !epicWord().MatchString(e.Key) {
+		return false
+	}
+	seg, n := "", 0
+	for j := i + 1; j < len(entries) && entries[j].Block == e.Block && n < 1000; j++ {
+		k := entries[j].Key
+		if strings.HasSuffix(k, "-retrospective") {
+			continue
+		}
+		first, _, ok := strings.Cut(k, "-")
+		switch {
+		case !ok:
+			return false
+		case seg == "":
+			seg = first
+		case first != seg:
+			return false
+		}
+		n++
+	}
+	return n > 0 && e.Key != seg && !strings.HasPrefix(e.Key, seg+"-")
 }
 
 // Prefixes is the set of every proper "-"-bounded prefix of the keys, for

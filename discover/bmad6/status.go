@@ -46,3 +46,20 @@ func Canonical(raw string) workflow.Status {
 func inFlight(s workflow.Status) bool {
 	return s == workflow.StatusInProgress || s == workflow.StatusInReview
 }
+
+// fileNull are story-file tokens that have no canonical value in v6 even
+// though the story vocabulary of other frameworks reads them.
+var fileNull = map[string]bool{"dev-complete": true}
+
+// FileCanonical maps a story file's status: the v6 spellings first, then,
+// for a token v6 does not know, the one table of story spellings
+// (workflow.CanonicalStatus with the configured ones) — a story file
+// written in French ("Terminé", "En cours") or in words ("Ready for
+// Review") still reads. The ledger is never read so: its values are v6's.
+func FileCanonical(raw string, extra map[string][]string) workflow.Status {
+	if st := Canonical(raw); st != workflow.StatusUnknown || fileNull[Token(raw)] {
+		return st
+	}
+	st, _ := workflow.CanonicalStatus(raw, extra)
+	return st
+}

@@ -6,9 +6,6 @@ package speckit
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -248,19 +246,8 @@ func ReadBranch(r *source.Repo) (branch string, hasGit bool) {
 }
 
 // readSmall reads a regular file outside the repository (a linked
-// worktree's git folder), at most maxGitFile bytes.
+// worktree's git folder), at most maxGitFile bytes, as every .git file is
+// read (gitrepo.ReadGitFile: never blocking on a FIFO).
 func readSmall(p string) ([]byte, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", p)
-	}
-	fh, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	return io.ReadAll(io.LimitReader(fh, maxGitFile))
+	return gitrepo.ReadGitFile(p, maxGitFile)
 }

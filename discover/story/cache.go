@@ -33,7 +33,7 @@ import (
 // value encoding (storyEncode).
 const (
 	storyCacheTable   = "stories"
-	storyCacheVersion = 1
+	storyCacheVersion = 2
 )
 
 // storyCacheNow is the scan's wall clock (a test moves it to store files

@@ -539,3 +539,58 @@ func BenchmarkStoryCacheKey(b *testing.B) {
 		_ = w.keyOf("docs/stories/epic-12/12.345.inventory-config-export.md", fs)
 	}
 }
+
+// TestStoryCacheCopiedOrFlippedTable: another table's file copied over the
+// story table (entries made for another name) and a story table with one
+// byte flipped are not read: no hit, the same scan as without a cache.
+func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
+	storyCacheLater(t)
+	dir := t.TempDir()
+	storyWrite(t, dir, map[string]string{
+		"docs/stories/1.1.a.md": "# Story 1.1: A\n\n**Status:** InProgress\n",
+		"docs/stories/1.2.b.md": "# Story 1.2: B\n\n**Status:** Done\n",
+	})
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	off := cacheScan(t, dir, nil, 0)
+	if cold := cacheScan(t, dir, c, 0); cold.added != 2 {
+		t.Fatalf("cold: %d added", cold.added)
+	}
+	// the same entries, written under another table's name
+	tbl, err := c.Open(storyCacheTable, sha256.Size)
+	if err != nil || tbl.Len() != 2 {
+		t.Fatalf("%v, %d entries", err, tbl.Len())
+	}
+	b := diskcache.NewBuilder(sha256.Size)
+	b.Add(make([]byte, sha256.Size), nil)
+	if err := c.Write("other", tbl, b); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(c.Path("other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.Path(storyCacheTable), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := cacheScan(t, dir, c, 0)
+	sameScan(t, "a copied table", got, off)
+	if got.hits != 0 {
+		t.Fatalf("a table copied from another name: %d hits", got.hits)
+	}
+	if warm := cacheScan(t, dir, c, 0); warm.hits != 2 {
+		t.Fatalf("rewritten: %d hits", warm.hits)
+	}
+	data, err = os.ReadFile(c.Path(storyCacheTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-1] ^= 1
+	if err := os.WriteFile(c.Path(storyCacheTable), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = cacheScan(t, dir, c, 0)
+	sameScan(t, "a flipped table", got, off)
+	if got.hits != 0 {
+		t.Fatalf("a flipped table: %d hits", got.hits)
+	}
+}

@@ -26,10 +26,32 @@ import (
 // about other stories), a section about the story's history or its review
 // (storyHistorySections) and what is nested in one. A candidate with an
 // empty value yields to any later candidate.
+//
+// One exception, used only when the story has no status of its own (no
+// candidate, or an empty one): the status the dev agent wrote in the Dev
+// Agent Record — a "### Status" heading with its value, or a "**Status**:
+// X" field, at the top level of the record or of one of its sub-sections
+// other than a review or a change log (storyRecordExcluded). Some BMAD v4
+// stories carry their status only there ("Ready for Review" at the end of
+// the record). It must read as a known status, and the last one written
+// wins (the record grows at its end); the story's own status always wins
+// over it.
 const (
 	storyRankOwn = iota + 1
 	storyRankBody
+	storyRankRecord
 )
+
+// storyRecordSection is the normalised name of the Dev Agent Record.
+const storyRecordSection = "dev agent record"
+
+// storyRecordExcluded are the history sections whose status words never
+// count, even inside the Dev Agent Record: they are about a review or the
+// story's history, not where the story stands.
+var storyRecordExcluded = map[string]bool{
+	"qa results": true, "qa result": true, "qa review": true, "change log": true, "changelog": true,
+	"revision history": true, "history": true, "review notes": true, "qa notes": true,
+}
 
 // storyStatusKeys are the folded field keys that name a story's status, in
 // English, French, Spanish, Portuguese and German.
@@ -162,6 +184,7 @@ func (s *storyState) offerPending(rank, line int) {
 
 // endPending ends a pending Status heading without a value.
 func (s *storyState) endPending() {
+	s.recordPending = 0
 	if s.statusPending > 0 {
 		s.cand.pending = false
 		s.statusPending = 0
@@ -194,6 +217,9 @@ func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
 		return
 	}
 	if s.inHistory() {
+		if s.inRecord() {
+			s.offerRecord(lineNo, val, true)
+		}
 		return
 	}
 	if val == "" {
@@ -201,6 +227,80 @@ func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
 		return
 	}
 	s.offerStatus(storyRankOwn, lineNo, val)
+}
+
+// inRecord reports whether the current line is inside the Dev Agent Record
+// and not inside a review or change log (storyRecordExcluded) around or
+// within it.
+func (s *storyState) inRecord() bool {
+	rec := false
+	for _, c := range s.ctx {
+		switch {
+		case c.name == storyRecordSection:
+			rec = true
+		case storyRecordExcluded[c.name]:
+			return false
+		}
+	}
+	return rec
+}
+
+// offerRecord proposes a status written in the Dev Agent Record on line
+// (see storyRankRecord): a later one replaces an earlier one. An empty
+// value of a Status heading (heading) is on the next non-blank line.
+func (s *storyState) offerRecord(line int, raw string, heading bool) {
+	raw = workflow.Truncate(strings.TrimSpace(raw), workflow.MaxStatusLen)
+	if raw == "" {
+		if heading {
+			s.recordPending = line
+		}
+		return
+	}
+	if st, _ := workflow.CanonicalStatus(raw, s.extra); st == workflow.StatusUnknown {
+		return // not a status: a log line that happens to say "Status:"
+	}
+	s.record = storyStatusCand{found: true, rank: storyRankRecord, line: line, raw: raw}
+}
+
+// recordValue takes line as the value of a pending Status heading of the
+// Dev Agent Record.
+func (s *storyState) recordValue(lineNo int, line string) {
+	s.recordPending = 0
+	val := strings.TrimSpace(line)
+	if key, v, ok := storyField(line); ok && storyStatusKeys[key] {
+		val = v
+	}
+	s.offerRecord(lineNo, val, false)
+}
+
+// recordLine looks at a body line of the Dev Agent Record for a status
+// field ("**Status**: Ready for Review", "| Status | Done |"); indented
+// lines never count.
+func (s *storyState) recordLine(lineNo int, line string) {
+	if line != "" && (line[0] == '\t' || strings.HasPrefix(line, "  ")) {
+		return
+	}
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "|") {
+		cells := appendTableCells(s.cells[:0], t, 3)
+		if len(cells) >= 2 && storyStatusKeys[storyFoldKey(cells[0])] {
+			s.offerRecord(lineNo, cells[1], false)
+		}
+		return
+	}
+	if key, val, ok := storyField(t); ok && storyStatusKeys[key] {
+		s.offerRecord(lineNo, val, false)
+	}
+}
+
+// useRecord makes the Dev Agent Record's status the story's when the story
+// has none of its own (no candidate, or an empty one).
+func (s *storyState) useRecord() {
+	if !s.record.found || (s.cand.found && (s.cand.pending || s.cand.raw != "")) {
+		return
+	}
+	s.cand = s.record
+	s.info(s.record.line, "status-from-dev-agent-record", "the story has no status of its own; using %q from its Dev Agent Record", s.record.raw)
 }
 
 // storyStatusHeading reads a heading that names the story's status:
@@ -314,6 +414,9 @@ func storyWordSpans(out [][2]int, s string) [][2]int {
 // history sections never count.
 func (s *storyState) bodyLine(lineNo int, line string) {
 	if s.inHistory() {
+		if s.inRecord() {
+			s.recordLine(lineNo, line)
+		}
 		return
 	}
 	if line != "" && (line[0] == '\t' || strings.HasPrefix(line, "  ")) {

@@ -128,6 +128,8 @@ type storyState struct {
 	extra           map[string][]string // the configuration's status spellings
 	cand            storyStatusCand     // the best status candidate so far
 	statusPending   int                 // line of a Status heading whose value is still to come
+	record          storyStatusCand     // the Dev Agent Record's status (storyRankRecord)
+	recordPending   int                 // line of a Dev Agent Record Status heading whose value is still to come
 	ctx             []storyCtx          // the open headings, outermost first
 	bodyStarted     bool                // a section other than the status or metadata has begun
 	inStatusSection bool                // the innermost heading is a Status heading
@@ -219,6 +221,7 @@ func (s *storyState) parse(path string, data []byte, extra map[string][]string, 
 	if len(s.secs) > 0 {
 		s.st.Sections = append(make(workflow.Sections, 0, len(s.secs)), s.secs...)
 	}
+	s.useRecord()
 	p := storyParsed{story: s.st, hasStatus: s.cand.found, hasSections: s.storySections()}
 	p.hasID = s.finishID()
 	s.finishStatus(extra)
@@ -368,6 +371,8 @@ func (s *storyState) line(lineNo int, line string, start, next int) {
 		}
 	case s.statusPending > 0:
 		s.pendingValue(lineNo, line)
+	case s.recordPending > 0:
+		s.recordValue(lineNo, line)
 	default:
 		s.bodyLine(lineNo, line)
 	}

@@ -529,6 +529,7 @@ func FuzzParseStory(f *testing.F) {
 	f.Add("docs/stories/4.2.login.md", []byte("# Story 4.2: Login\n\n**Status:** In Progress\n\n## File List\n- `src/a.ts`\n"))
 	f.Add("docs/stories/notes.md", []byte("## Status\n✅ **COMPLETED** - 2025\n## Acceptance Criteria\n1. x\n"))
 	f.Add("", []byte("\xff\x00```\n# 1.2: x\n|a|b|\n|---|"))
+	f.Add("docs/stories/4.3.tags.md", []byte("# Story 4.3: Tags\n\n## Dev Agent Record\n**Status**: In Progress\n### QA Results\nStatus: Done\n### Status\n\nReady for Review\n| Status | Validé |\n"))
 	valid := map[workflow.Status]bool{workflow.StatusUnknown: true}
 	for _, st := range workflow.StatusOrder {
 		valid[st] = true

@@ -30,7 +30,7 @@ import (
 // of the value encoding.
 const (
 	stateCacheTable   = "wfstates"
-	stateCacheVersion = 1
+	stateCacheVersion = 2
 )
 
 // stateCacheNow is the scan's wall clock (a test moves it to store files it

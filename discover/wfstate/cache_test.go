@@ -169,3 +169,46 @@ func TestStateCacheSymlinkedFolder(t *testing.T) {
 		t.Fatalf("symlinked folder: %d hits, %d added; same candidates %v", hits, added, reflect.DeepEqual(got, off))
 	}
 }
+
+// A state table that is not this user's (written with another key: a cache
+// folder restored from elsewhere), or damaged by one byte, is not read: no
+// hit, the same candidates as without a cache.
+func TestStateCacheForeignOrDamagedTable(t *testing.T) {
+	setStateWorkers(t, 1, 4, 1)
+	root := t.TempDir()
+	sourcetest.Write(t, root, stateCacheFiles())
+	dir := filepath.Join(t.TempDir(), "cache")
+	off, _, _ := stateCacheScan(t, root, nil)
+
+	other := t.TempDir()
+	theirs, err := diskcache.ForUser(func(k string) string {
+		return map[string]string{"HOME": other, diskcache.EnvDir: dir}[k]
+	}, nil)
+	if err != nil || theirs == nil {
+		t.Fatalf("another user's cache: %v", err)
+	}
+	if _, _, added := stateCacheScan(t, root, theirs); added == 0 {
+		t.Fatal("nothing stored (the test proves nothing)")
+	}
+	mine := diskcache.New(dir)
+	got, hits, added := stateCacheScan(t, root, mine)
+	if !reflect.DeepEqual(got, off) || hits != 0 || added == 0 {
+		t.Fatalf("a table of another key: %d hits, %d added; same candidates %v", hits, added, reflect.DeepEqual(got, off))
+	}
+	if _, hits, _ := stateCacheScan(t, root, mine); hits == 0 {
+		t.Fatal("the table written again is not read")
+	}
+	p := mine.Path(stateCacheTable)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/3] ^= 0x10
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, hits, _ = stateCacheScan(t, root, mine)
+	if !reflect.DeepEqual(got, off) || hits != 0 {
+		t.Fatalf("a damaged table: %d hits; same candidates %v", hits, reflect.DeepEqual(got, off))
+	}
+}

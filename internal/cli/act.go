@@ -198,7 +198,7 @@ func (a *app) canOfferInstead(r *resumeRun, canPrompt bool) bool {
 // cancel. It reports whether to go on and hand off (a restart that is
 // possible); otherwise the run is finished.
 func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
-	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale")
+	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale" && handoff.CleanupOffered(*r.selected))
 	if err != nil {
 		if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
 			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
@@ -221,7 +221,7 @@ func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
 		for _, f := range r.situation.Blocking {
 			if f.Check != workflow.CheckConflict {
 				fmt.Fprintf(out, "Cannot restart: %s\n", templates.Safe(f.Message))
-				if r.report.AgeClass == "stale" {
+				if r.report.AgeClass == "stale" && handoff.CleanupOffered(*r.selected) {
 					fmt.Fprintf(out, "To archive the stale state instead, run: orchestrate cleanup %s\n", templates.Safe(r.selected.ID))
 				}
 				return false, a.finishQuiet(r, "halted", ExitCannot)
@@ -249,6 +249,7 @@ func (a *app) askFailed(r *resumeRun, err error) error {
 // and the exit code.
 func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 	r.outcome, r.exit = outcome, code
+	a.githubSummary(r)
 	if r.opts.JSON {
 		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
 			return err
@@ -282,7 +283,15 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 			shown = true
 		}
 	}
+	// with lifecycle.remote: the shared lock and records around the handoff
+	sh, done, err := a.beginShared(r, &req)
+	if done {
+		return err
+	}
+	var sharedErr error
+	defer func() { sh.finish(sharedErr) }()
 	res, err := handoff.Execute(req)
+	sharedErr = err
 	if q, ask := resumeflow.StaleTakeover(err, c.ID, a.sys.IO.CanPrompt(), r.mode); ask {
 		ok, perr := modes.ConfirmTakeover(a.prompter(), q)
 		if perr != nil {
@@ -290,10 +299,12 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		}
 		if !ok {
 			fmt.Fprintln(a.sys.IO.ErrOut, "Lock left in place: nothing was changed.")
+			sharedErr = errors.New("declined: nothing was run")
 			return a.finishQuiet(r, "declined", ExitDeclined)
 		}
 		req.TakeOverStale = true
 		res, err = handoff.Execute(req)
+		sharedErr = err
 	}
 	if err != nil {
 		return a.handoffFailed(r, out, err)
@@ -307,6 +318,7 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		fmt.Fprintf(out, "Handing %s off again at the same phase (logged as again).\n", templates.Safe(c.ID))
 		req.Again = true
 		res, err = handoff.Execute(req)
+		sharedErr = err
 		if err != nil {
 			return a.handoffFailed(r, out, err)
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,59 @@ type CleanupOptions struct {
 	Workflow string
 	DryRun   bool
 	Yes      bool
+	JSON     bool
+}
+
+// cleanupDoc is `cleanup --json`: what was (or would be) archived and
+// reset, the stories left alone and why, and a refusal or error. Outcome
+// is cleaned, planned (dry run), nothing, refused, declined, locked or
+// error.
+type cleanupDoc struct {
+	Schema   string                  `json:"schema"`
+	Command  string                  `json:"command"`
+	Outcome  string                  `json:"outcome"`
+	ExitCode int                     `json:"exit_code"`
+	DryRun   bool                    `json:"dry_run"`
+	Workflow string                  `json:"workflow"`
+	Archive  []cleanupMoveJSON       `json:"archive"`
+	Resets   []cleanupResetJSON      `json:"resets"`
+	Skipped  []cleanupSkipJSON       `json:"skipped"`
+	Refusal  *handoff.CleanupRefusal `json:"refusal"`
+	Error    *string                 `json:"error"`
+}
+
+type cleanupMoveJSON struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+type cleanupResetJSON struct {
+	Story string `json:"story"`
+	Path  string `json:"path"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+type cleanupSkipJSON struct {
+	Story string `json:"story"`
+	Path  string `json:"path"`
+	Why   string `json:"why"`
+}
+
+// newCleanupDoc is the --json document of plan p.
+func newCleanupDoc(p handoff.CleanupPlan, dryRun bool) cleanupDoc {
+	d := cleanupDoc{Schema: Schema, Command: "cleanup", DryRun: dryRun, Workflow: p.Candidate.ID,
+		Archive: []cleanupMoveJSON{}, Resets: []cleanupResetJSON{}, Skipped: []cleanupSkipJSON{}, Refusal: p.Refusal}
+	for _, f := range p.Archive {
+		d.Archive = append(d.Archive, cleanupMoveJSON{From: f, To: p.ArchiveDir + "/" + f})
+	}
+	for _, r := range p.Resets {
+		d.Resets = append(d.Resets, cleanupResetJSON{Story: r.ID, Path: r.Path, From: r.From, To: r.To})
+	}
+	for _, k := range p.Skipped {
+		d.Skipped = append(d.Skipped, cleanupSkipJSON{Story: k.ID, Path: k.Path, Why: k.Why})
+	}
+	return d
 }
 
 func (a *app) newCleanupCmd() *cobra.Command {
@@ -32,8 +86,15 @@ func (a *app) newCleanupCmd() *cobra.Command {
 .orchestrate/archive/, reset the stories it left InProgress or InReview to Ready, and log
 it. Asks for confirmation unless --yes; --dry-run only shows what it would do.
 
+cleanup never deletes, moves or rewrites a file another workflow reads: the files of
+Taskmaster (tasks.json), BMAD v6 (the sprint ledger and its stories), spec-kit (tasks.md)
+and GSD (.planning/) hold more than one workflow or finished work, so their cleanup is
+refused (exit 17) with what to do instead in the framework's own terms; a story another
+workflow reads is left as it is.
+
 Exit codes: 0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
-16 a live resume holds its lock, 19 confirmation needed and no terminal (pass --yes).`,
+16 a live resume holds its lock, 17 refused (nothing changed), 19 confirmation needed and
+no terminal (pass --yes).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("cleanup: want exactly one WORKFLOW, got %d", len(args))
@@ -48,6 +109,7 @@ Exit codes: 0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would be done, change nothing")
 	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1), the refusal or error included")
 	return cmd
 }
 
@@ -68,14 +130,49 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		return usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
 	}
 	c := matches[0]
-	if st := handoff.Inspect(s.Root, c.ID); st.Exists && st.Live {
-		return exitf(ExitLocked, "%s is being resumed right now (pid %d on %s): not cleaning it up", c.ID, st.Owner.PID, st.Owner.Host)
+	p := handoff.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now)
+	doc := newCleanupDoc(p, opts.DryRun)
+	// finish ends the run with outcome and code: the --json document (with
+	// the error, if any) on stdout, the message on stderr
+	finish := func(outcome string, code int, err error) error {
+		doc.Outcome, doc.ExitCode = outcome, code
+		if err != nil {
+			msg := safeErr(err)
+			doc.Error = &msg
+		}
+		if opts.JSON {
+			if jerr := writeJSON(a.sys.IO.Out, doc); jerr != nil {
+				return jerr
+			}
+		}
+		if err != nil {
+			return &ExitErr{Code: code, Err: err}
+		}
+		if code != ExitOK {
+			return silent(code)
+		}
+		return nil
 	}
-	p := handoff.PlanCleanup(c, s.Res.Stories, s.Now)
+	if st := handoff.Inspect(s.Root, c.ID); st.Exists && st.Live {
+		return finish("locked", ExitLocked, fmt.Errorf("%s is being resumed right now (pid %d on %s): not cleaning it up", c.ID, st.Owner.PID, st.Owner.Host))
+	}
 
 	safe := templates.Safe
 	out := a.sys.IO.Out
+	if opts.JSON {
+		out = io.Discard
+	}
 	fmt.Fprintf(out, "=== Cleanup: %s (%s) ===\n\n", safe(c.ID), c.Type.Label())
+	if p.Refusal != nil {
+		// refused as a whole: the files are another workflow's too (or
+		// finished work); nothing is written, not even the lock. Exit 17
+		// (cannot act on this workflow as the repository stands), as for
+		// every other cleanup refusal — the command line itself is fine.
+		fmt.Fprintf(out, "Refused: %s.\n", safe(p.Refusal.Reason))
+		fmt.Fprintf(out, "Instead: %s.\n", safe(p.Refusal.Instead))
+		fmt.Fprintln(out, "\nNothing was changed.")
+		return finish("refused", ExitCannot, fmt.Errorf("%w; nothing was changed", p.Refusal))
+	}
 	if len(p.Archive) == 0 {
 		fmt.Fprintln(out, "No state file to archive (this workflow is implied by its story or spec files).")
 	} else {
@@ -83,29 +180,32 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 			fmt.Fprintf(out, "Archive %s -> %s/%s\n", safe(f), safe(p.ArchiveDir), safe(f))
 		}
 	}
-	if len(p.Resets) == 0 {
+	if len(p.Resets) == 0 && len(p.Skipped) == 0 {
 		fmt.Fprintln(out, "No story is left in a transitional status.")
 	}
 	for _, r := range p.Resets {
 		fmt.Fprintf(out, "Reset story %s (%s): %s -> %s\n", safe(r.ID), safe(r.Path), safe(r.From), safe(r.To))
 	}
+	for _, k := range p.Skipped {
+		fmt.Fprintf(out, "Leave story %s (%s) as it is: %s\n", safe(k.ID), safe(k.Path), safe(k.Why))
+	}
 	if p.Empty() {
 		fmt.Fprintln(out, "\nNothing to clean up.")
-		return nil
+		return finish("nothing", ExitOK, nil)
 	}
 	// Every path is checked before anything changes: a symlinked
 	// .orchestrate, archive folder, state or story (or one that is not a
 	// regular file) refuses the whole cleanup.
 	if err := handoff.CheckCleanup(s.Root, p); err != nil {
-		return exitf(ExitCannot, "cleanup refused: %v; nothing was changed", err)
+		return finish("refused", ExitCannot, fmt.Errorf("cleanup refused: %v; nothing was changed", err))
 	}
 	if opts.DryRun {
 		fmt.Fprintln(out, "\nDry run: nothing was changed.")
-		return nil
+		return finish("planned", ExitOK, nil)
 	}
 	if !opts.Yes {
 		if !a.sys.IO.CanPrompt() {
-			return exitf(ExitNoTTY, "cleanup needs confirmation and there is no terminal: pass --yes")
+			return finish("error", ExitNoTTY, errors.New("cleanup needs confirmation and there is no terminal: pass --yes"))
 		}
 		ok, err := a.prompter().Confirm(fmt.Sprintf("Archive the state and reset %d %s?", len(p.Resets), map[bool]string{true: "story", false: "stories"}[len(p.Resets) == 1]), false)
 		if err != nil || !ok {
@@ -113,21 +213,27 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 				return err
 			}
 			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
-			return silent(ExitDeclined)
+			return finish("declined", ExitDeclined, nil)
 		}
 	}
 
+	// With lifecycle.remote, under the shared lock too (exit 16 or 20).
+	release, err := a.sharedCleanupLock(s, c.ID)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// The work itself happens under the workflow's lock, all or nothing.
 	err = handoff.Cleanup(handoff.CleanupRequest{Root: s.Root, Plan: p, Lock: a.lockInfo()})
 	var locked *handoff.LockedError
 	var refused *handoff.CleanupRefusedError
 	switch {
 	case errors.As(err, &locked):
-		return exitf(ExitLocked, "%s: not cleaning it up: %v", c.ID, err)
+		return finish("locked", ExitLocked, fmt.Errorf("%s: not cleaning it up: %v", c.ID, err))
 	case errors.As(err, &refused):
-		return exitf(ExitCannot, "cleanup refused: %v; nothing was changed", err)
+		return finish("refused", ExitCannot, fmt.Errorf("cleanup refused: %v; nothing was changed", err))
 	case err != nil:
-		return exitf(ExitError, "%v", err)
+		return finish("error", ExitError, err)
 	}
 	if l, err := logging.OpenActionLogIn(s.Root, s.LogPath()); err == nil {
 		var ids []string
@@ -147,7 +253,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		fmt.Fprintf(out, " The state is kept in %s.", safe(p.ArchiveDir))
 	}
 	fmt.Fprintf(out, "\nTo start fresh, run your orchestrator's workflow again for %s.\n", safe(storiesOrKey(c)))
-	return nil
+	return finish("cleaned", ExitOK, nil)
 }
 
 func storiesOrKey(c workflow.Candidate) string {

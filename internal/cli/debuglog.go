@@ -19,8 +19,10 @@ func (a *app) debugSession(s *session) {
 	switch d := diskcache.Dir(a.sys.Getenv); {
 	case d == "":
 		a.debugf("cache: off")
-	case cacheFor(s.Root, d) == nil:
-		a.debugf("cache: off (%s is inside the repository)", d)
+	case insideFolder(s.Root, d) || insideFolder(s.Root, diskcache.KeyFile(a.sys.Getenv)):
+		a.debugf("cache: off (%s or its key is inside the repository)", d)
+	case !a.cacheOn:
+		a.debugf("cache: off (%s, or its key, not usable)", d)
 	default:
 		a.debugf("cache: %s (%s=off turns it off)", d, diskcache.EnvDir)
 	}

@@ -23,6 +23,8 @@ const (
 	// interrupted; the resume was rolled back.
 	ExitCommand = int(exitcode.Command)
 	ExitNoTTY   = int(exitcode.NoTTY)
+	// ExitShared: the shared lifecycle (lifecycle.remote) could not be used.
+	ExitShared = int(exitcode.Shared)
 )
 
 // ExitCodesHelp documents the exit codes for --help and the README.

@@ -22,24 +22,33 @@ import (
 //	        runs after the step), logwrite (before every append to the
 //	        orchestration log: an error there writes half the line and fails
 //	        the write, as a full disk does; #1 is resume.dispatched, just
-//	        before the command would start), or an atomic-write step (write,
-//	        sync, rename: the hook runs before it, in every atomicfile.Write);
+//	        before the command would start), an atomic-write step (write,
+//	        sync, rename: the hook runs before it, in every atomicfile.Write),
+//	        or link (before every hard link a state update makes: the
+//	        rollback handles, the .bak, a corrupt state's kept copy);
 //	#N      is the occurrence of STEP in this process the failpoint fires at
 //	        (default 1; "#*" fires at every occurrence);
 //	ACTION  is kill (SIGKILL this process), sleep=DURATION (pause, then go
-//	        on), or error[=TEXT] (fail the step with an error).
+//	        on), error[=TEXT] (fail the step with an error), or full[=TEXT]
+//	        (a disk that fills up there and stays full: fail the step, and
+//	        from then on every write step — logwrite, write, sync, rename,
+//	        link — fails too; TEXT defaults to "no space left on device").
 //
 // For example "state:kill", "rename#2:kill", "envelope:sleep=200ms",
-// "log:error", "logwrite#1:error=no space left on device". A malformed value stops the process with exit status 2 before
-// anything is written, so a typo cannot pass for a failpoint that never
-// fired.
+// "log:error", "logwrite#1:error=no space left on device", "logwrite#1:full".
+// A malformed value stops the process with exit status 2 before anything
+// is written, so a typo cannot pass for a failpoint that never fired.
 const EnvFailpoint = "ORCHESTRATE_FAILPOINT"
 
 // failpointSteps are the steps a failpoint may name.
 var failpointSteps = map[string]bool{
 	"lock": true, "state": true, "envelope": true, "command": true, "log": true, "logwrite": true,
-	"write": true, "sync": true, "rename": true,
+	"write": true, "sync": true, "rename": true, "link": true,
 }
+
+// writeSteps are the steps that need disk space (or, for link and rename,
+// might): once a "full" failpoint fired, every one of them fails.
+var writeSteps = map[string]bool{"logwrite": true, "write": true, "sync": true, "rename": true, "link": true}
 
 // failpointRule is one parsed STEP[#N]:ACTION.
 type failpointRule struct {
@@ -96,8 +105,13 @@ func parseFailpoints(spec string) ([]failpointRule, error) {
 			if hasArg && arg != "" {
 				r.text = arg
 			}
+		case "full":
+			r.text = "no space left on device"
+			if hasArg && arg != "" {
+				r.text = arg
+			}
 		default:
-			return nil, fmt.Errorf("%q: unknown action %q (kill, sleep=DURATION, error[=TEXT])", part, verb)
+			return nil, fmt.Errorf("%q: unknown action %q (kill, sleep=DURATION, error[=TEXT], full[=TEXT])", part, verb)
 		}
 		r.action = verb
 		rules = append(rules, r)
@@ -111,12 +125,18 @@ type failpoints struct {
 	mu    sync.Mutex
 	seen  map[string]int
 	rules []failpointRule
+	full  string // set once a "full" rule fired: every write step fails with it
 }
 
 func (f *failpoints) hit(step string) error {
 	f.mu.Lock()
 	f.seen[step]++
 	n := f.seen[step]
+	if f.full != "" && writeSteps[step] {
+		full := f.full
+		f.mu.Unlock()
+		return errors.New(full)
+	}
 	var fire []failpointRule
 	for _, r := range f.rules {
 		if r.step == step && (r.nth == 0 || r.nth == n) {
@@ -135,6 +155,11 @@ func (f *failpoints) hit(step string) error {
 		case "sleep":
 			time.Sleep(r.sleep)
 		case "error":
+			return errors.New(r.text)
+		case "full":
+			f.mu.Lock()
+			f.full = r.text
+			f.mu.Unlock()
 			return errors.New(r.text)
 		}
 	}

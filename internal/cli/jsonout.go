@@ -29,6 +29,7 @@ type candidateJSON struct {
 	UpdatedAt   *string             `json:"updated_at"`
 	UpdatedFrom string              `json:"updated_from"`
 	AgeSeconds  *int64              `json:"age_seconds"`
+	AgeAtLeast  *int64              `json:"age_at_least_seconds,omitempty"` // replaces age_seconds (then null) when the age is a lower bound (validate.Report.AgeAtLeast)
 	AgeClass    string              `json:"age_class"`
 	Position    string              `json:"position"`
 	Validation  *string             `json:"validation"`
@@ -40,6 +41,11 @@ type candidateJSON struct {
 	// (BMAD v6, spec-kit, Taskmaster, GSD).
 	Framework   string                `json:"framework,omitempty"`
 	ResumePoint *workflow.ResumePoint `json:"resume_point,omitempty"`
+
+	// InterruptedAt is set when validation dated the interruption later
+	// than updated_at: the last activity on the workflow's own files (its
+	// own progress since the state was saved); age_seconds counts from it.
+	InterruptedAt *string `json:"interrupted_at,omitempty"`
 }
 
 // statusDoc is `status --json`.
@@ -79,6 +85,23 @@ type resumeDoc struct {
 	// more), "stale_lock" with "locked" (exit 16: the owner is gone), and
 	// "command_failed" with "error" (exit 18: see command_result).
 	Reason string `json:"reason,omitempty"`
+	// Error is the message printed on stderr when the run ended on one (an
+	// unknown workflow, a lock, a failed command…), as every command's
+	// error document carries it.
+	Error string `json:"error,omitempty"`
+	// Holder is the runner holding the workflow on the shared lifecycle
+	// (reason "held_remotely", exit 16).
+	Holder *holderJSON `json:"holder,omitempty"`
+}
+
+// holderJSON is another runner's live lease on the shared lifecycle.
+type holderJSON struct {
+	Runner   string `json:"runner"`
+	Owner    string `json:"owner,omitempty"`
+	Host     string `json:"host,omitempty"`
+	CI       string `json:"ci,omitempty"`
+	Acquired string `json:"acquired_at"`
+	Expires  string `json:"expires_at"`
 }
 
 // commandJSON is the orchestrator command's own result in `resume --json`
@@ -116,6 +139,14 @@ func toCandidateJSON(c workflow.Candidate, rep *validate.Report, now time.Time, 
 		out.Validation = &v
 		if rep.AgeClass != "" {
 			out.AgeClass = rep.AgeClass
+		}
+		if at := rep.InterruptedAt; !at.IsZero() && at.After(c.UpdatedAt) {
+			s := at.UTC().Format(time.RFC3339)
+			age := max(int64(now.Sub(at)/time.Second), 0)
+			out.InterruptedAt, out.AgeSeconds = &s, &age
+		}
+		if rep.AgeAtLeast {
+			out.AgeSeconds, out.AgeAtLeast = nil, out.AgeSeconds
 		}
 	}
 	if withFindings {

@@ -20,6 +20,10 @@ type lifecycleJSON struct {
 	Agent      string  `json:"agent,omitempty"`
 	PID        int     `json:"pid,omitempty"`
 	Host       string  `json:"host,omitempty"`
+	// By is the runner of a shared record or lease (lifecycle.remote).
+	By string `json:"by,omitempty"`
+	// Until is when another runner's shared lease ends.
+	Until *string `json:"until,omitempty"`
 }
 
 // handoffHistory reads the orchestration log's handoff history; a log that
@@ -38,7 +42,11 @@ func lifecycleDoc(l resumeflow.Lifecycle, now time.Time) *lifecycleJSON {
 	if l.State == resumeflow.LifeInterrupted || l.State == "" {
 		return nil
 	}
-	out := &lifecycleJSON{State: l.State, Agent: l.Agent, PID: l.PID, Host: l.Host}
+	out := &lifecycleJSON{State: l.State, Agent: l.Agent, PID: l.PID, Host: l.Host, By: l.By}
+	if !l.Until.IsZero() {
+		u := l.Until.UTC().Format(time.RFC3339)
+		out.Until = &u
+	}
 	if !l.At.IsZero() {
 		at := l.At.UTC().Format(time.RFC3339)
 		ago := int64(now.Sub(l.At) / time.Second)
@@ -53,8 +61,8 @@ func lifecycleDoc(l resumeflow.Lifecycle, now time.Time) *lifecycleJSON {
 // skipHandedOff is the autopilot filter of the candidates a resume may
 // pick by itself (resumeflow.SkipHandedOff), saying on stderr which it
 // skipped and why.
-func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode modes.Mode) ([]workflow.Candidate, map[string]bool, error) {
-	f := resumeflow.SkipHandedOff(s.Session, cands, mode, func() map[string]handoff.Last { return a.handoffHistory(s) })
+func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode modes.Mode, shared *resumeflow.Shared) ([]workflow.Candidate, map[string]bool, error) {
+	f := resumeflow.SkipHandedOffShared(s.Session, cands, mode, func() map[string]handoff.Last { return a.handoffHistory(s) }, shared)
 	for _, sk := range f.Skipped {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: %s.\n", templates.Safe(sk.ID), templates.Safe(sk.Why))
 	}

@@ -19,6 +19,18 @@ import (
 // more than this.
 const maxLogTail = 4 << 20
 
+// logDoc is `log --json`: the events, oldest first, under the schema every
+// command's document has.
+type logDoc struct {
+	Schema  string           `json:"schema"`
+	Command string           `json:"command"`
+	Events  []map[string]any `json:"events"`
+	// Skipped counts the log lines that are not JSON (not shown).
+	Skipped int `json:"skipped_lines"`
+	// Truncated is true when the log is larger than what is read of its end.
+	Truncated bool `json:"truncated"`
+}
+
 // LogOptions are the dependencies and flags of `orchestrate log`.
 type LogOptions struct {
 	Deps Deps
@@ -38,7 +50,7 @@ func (a *app) newLogCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVarP(&opts.N, "lines", "n", 20, "show the last N events (0: all)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the events as a JSON array")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the events as one JSON document ({schema, command, events})")
 	return cmd
 }
 
@@ -54,7 +66,7 @@ func (a *app) runLog(opts *LogOptions) error {
 	data, truncated, err := logging.ReadLogTail(s.Root, path, maxLogTail)
 	if errors.Is(err, fs.ErrNotExist) {
 		if opts.JSON {
-			return writeJSON(a.sys.IO.Out, []any{})
+			return writeJSON(a.sys.IO.Out, logDoc{Schema: Schema, Command: "log", Events: []map[string]any{}})
 		}
 		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", templates.Safe(rel(s.Root, path)))
 		return nil
@@ -89,7 +101,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		if events == nil {
 			events = []map[string]any{}
 		}
-		return writeJSON(a.sys.IO.Out, events)
+		return writeJSON(a.sys.IO.Out, logDoc{Schema: Schema, Command: "log", Events: events, Skipped: bad, Truncated: truncated})
 	}
 	for _, ev := range events {
 		fmt.Fprintln(a.sys.IO.Out, templates.Safe(logLine(ev)))

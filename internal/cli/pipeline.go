@@ -3,11 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
@@ -36,7 +38,12 @@ func (a *app) locate() (sess.Location, error) {
 		}
 		return loc, err
 	}
-	loc.Cache = cacheFor(loc.Root, diskcache.Dir(a.sys.Getenv))
+	c, err := cacheFor(loc.Root, a.sys.Getenv)
+	if err != nil && !a.cacheWarned {
+		a.cacheWarned = true
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+	}
+	loc.Cache, a.cacheOn = c, c != nil
 	return loc, nil
 }
 
@@ -53,18 +60,37 @@ func (a *app) load() (*session, error) {
 	s := &session{Session: sess.Load(loc, conf.Config, a.sys.Now()), conf: conf}
 	a.loaded = s
 	a.debugSession(s)
+	if err := notARepository(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// cacheFor returns the user's cache in dir for the repository at root, or
-// nil (no cache) when dir is "" or inside the repository — a home folder
-// kept in git, or a cache folder pointed into the work tree: a cache must
-// never live where the repository's authors can write (docs/SECURITY.md).
-func cacheFor(root, dir string) *diskcache.Cache {
-	if dir == "" || insideFolder(root, dir) {
+// notARepository is the usage error of a run outside any git repository
+// that found nothing to work on: no saved state, no .orchestrate.yaml or
+// .orchestrate/ folder. Saying "no interrupted workflows" there would hide
+// that the command ran in the wrong folder. A folder that is not in git but
+// holds saved states still works (times then come from the files).
+func notARepository(s *session) error {
+	if s.Git != nil || !errors.Is(s.GitErr, gitrepo.ErrNoGit) || len(s.Res.Candidates) > 0 {
 		return nil
 	}
-	return diskcache.New(dir)
+	for _, marker := range []string{".orchestrate.yaml", ".orchestrate"} {
+		if _, err := os.Lstat(filepath.Join(s.Root, marker)); err == nil {
+			return nil
+		}
+	}
+	return usagef("%s is not in a git repository (nor in any folder above it), and no saved workflow state is there: run orchestrate inside your project's repository, or pass --repo DIR", s.Root)
+}
+
+// cacheFor returns the user's cache for the repository at root
+// (diskcache.ForUser), or nil (no cache) when it is off or its folder or
+// key file is inside the repository — a home folder kept in git, or a
+// cache folder pointed into the work tree: a cache must never live where
+// the repository's authors can write (docs/SECURITY.md). The error says
+// why a cache asked for is not used, for a warning.
+func cacheFor(root string, getenv func(string) string) (*diskcache.Cache, error) {
+	return diskcache.ForUser(getenv, func(p string) bool { return insideFolder(root, p) })
 }
 
 // insideFolder reports whether path is root or inside it, comparing the

@@ -32,6 +32,11 @@ type ResumeOptions struct {
 	PlanOut   string // --plan-out: write the dry run's plan there
 	Plan      string // --plan: apply the saved plan there
 	Again     bool
+
+	// passed are the workflows an unnamed autopilot run found taken on the
+	// shared lifecycle when it came to take them (held, or just handed off
+	// by another runner): the run starts over without them.
+	passed map[string]bool
 }
 
 func (a *app) newResumeCmd() *cobra.Command {
@@ -101,6 +106,9 @@ type resumeRun struct {
 	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
 	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
 	restartOK bool            // a halt a restart from the first phase would get past
+	shared    *sharedState    // lifecycle.remote: the shared lifecycle as fetched once
+	holder    *holderJSON     // another runner's live lease (reason held_remotely)
+	ghDone    bool            // the GitHub Actions summary was written
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -131,10 +139,37 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		a.trustNotice(s)
 	}
 	r := &resumeRun{opts: opts, s: s, all: s.Resumable()}
+	if len(opts.passed) > 0 {
+		kept := r.all[:0:0]
+		for _, c := range r.all {
+			if !opts.passed[c.ID] {
+				kept = append(kept, c)
+			}
+		}
+		r.all = kept
+		if len(r.all) == 0 {
+			return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow was taken by another runner on the shared lifecycle (lifecycle.remote)"))
+		}
+	}
 
 	// The mode: flag > env > config > the mode the workflow was started in > interactive.
 	if r.mode, err = resumeMode(s.conf, opts.Mode); err != nil {
 		return err
+	}
+
+	// The shared lifecycle (lifecycle.remote): one fetch. Unusable: exit
+	// 20 before anything runs (a dry run plans, then exits 20).
+	r.shared = a.sharedLifecycle(s)
+	if r.shared.err != nil && !opts.DryRun {
+		r.reason = reasonSharedUnusable
+		return a.finishResume(r, "error", ExitShared, sharedUnusable(r.shared.err))
+	}
+	if !r.shared.on() {
+		a.ciWarning(s, r.mode)
+	}
+	var sharedView *resumeflow.Shared
+	if r.shared.view != nil {
+		sharedView = r.shared.view
 	}
 
 	// Selection.
@@ -148,7 +183,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, nil)
 		}
-		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode); len(r.all) == 0 {
+		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode, sharedView); len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, err)
 		}
 		idx := 0 // the most recent
@@ -187,6 +222,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
 	}
+	if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && !opts.DryRun {
+		r.reason, r.holder = reasonHeldRemotely, toHolder(l)
+		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", heldRemotely(r.selected.ID, l)))
+	}
 	if err := a.evaluate(r, plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase}); err != nil {
 		return err
 	}
@@ -207,6 +246,17 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			if err := a.savePlan(r); err != nil {
 				return err
 			}
+		}
+		if r.shared.err != nil {
+			// the plan is printed; the real run would stop at the remote
+			r.reason = reasonSharedUnusable
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: dry run: %s\n", safeErr(sharedUnusable(r.shared.err)))
+			return a.finishResume(r, outcome, ExitShared, nil)
+		}
+		if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && opts.Workflow != "" {
+			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", safeErr(heldRemotely(r.selected.ID, l)))
+			r.reason, r.holder = reasonHeldRemotely, toHolder(l)
+			return a.finishResume(r, "locked", ExitLocked, nil)
 		}
 		return a.finishResume(r, outcome, code, nil)
 	}
@@ -240,8 +290,13 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 // finishResume prints the outcome (JSON or human) and returns the exit code.
 func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) error {
 	r.outcome, r.exit = outcome, code
+	a.githubSummary(r)
 	if r.opts.JSON {
-		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
+		doc := a.resumeDoc(r)
+		if msg != nil {
+			doc.Error = safeErr(msg)
+		}
+		if err := writeJSON(a.sys.IO.Out, doc); err != nil {
 			return err
 		}
 		if msg != nil {
@@ -288,6 +343,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 	doc.Trust = trustDoc(r.s)
 	doc.CommandResult = r.command
 	doc.Reason = r.reason
+	doc.Holder = r.holder
 	if r.selected != nil {
 		id := r.selected.ID
 		doc.Selected = &id

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -45,7 +46,7 @@ type summaryView struct {
 	Work      *workflow.ResumePoint
 	Framework string
 	// Stale: the state is old enough (age class stale) for cleanup to be
-	// offered. ForceFlags are the flags that resume over the conflicts in
+	// offered, and cleanup would not refuse it (handoff.CleanupOffered). ForceFlags are the flags that resume over the conflicts in
 	// this mode ("--force", or "--force --approve" where a confirmation is
 	// also needed). Why is the one-line reason of the Cannot Resume block;
 	// ReasonShown says a block above stated the reason, so the decision line
@@ -112,10 +113,13 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	for _, e := range c.Evidence {
 		v.Evidence = append(v.Evidence, e.Path)
 	}
-	if c.UpdatedAt.IsZero() {
+	if at := interruptedAt(c, &r.report); at.IsZero() {
 		v.Interrupted = "unknown"
 	} else {
-		v.Interrupted = templates.Ago(r.s.Now.Sub(c.UpdatedAt))
+		v.Interrupted = templates.Ago(r.s.Now.Sub(at))
+		if r.report.AgeAtLeast {
+			v.Interrupted = "at least " + v.Interrupted
+		}
 	}
 	if !r.report.Base.IsZero() {
 		b := r.report.Base
@@ -205,7 +209,9 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 		v.Steps = append(v.Steps, p.RemainingPhases...)
 	}
 	v.Chain = dependencyChain(r)
-	v.Stale = r.report.AgeClass == "stale"
+	// cleanup is offered only where it would not be refused (a
+	// framework's shared files never are)
+	v.Stale = r.report.AgeClass == "stale" && r.selected != nil && handoff.CleanupOffered(*r.selected)
 	v.RestartOK = r.restartOK
 	v.ForceFlags = "--force --approve"
 	if r.mode == modes.ModeAutopilot {

@@ -82,6 +82,9 @@ type app struct {
 	global globalOptions
 	log    logging.Logger // diagnostics on stderr, at --log-level
 	loaded *session       // the session load built, if any (its caches are saved at the end)
+	// cacheWarned is set once the cache's warning was printed, cacheOn
+	// when the repository located has a cache (locate)
+	cacheWarned, cacheOn bool
 }
 
 // debugf logs at debug level what was read or decided (--log-level debug).
@@ -212,7 +215,7 @@ to the orchestrator.
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cmdLineError(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cmdLineError(plainFlagError(err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.Repo, "repo", "", "repository to work on (default: the git top-level above the working directory)")
 	pf.StringVar(&a.global.Config, "config", "", "configuration file (default: .orchestrate.yaml at the repository root)")
@@ -232,6 +235,7 @@ to the orchestrator.
 		a.newCompletionCmd(),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (completion.go)
+	root.SetHelpCommand(a.newHelpCmd(root))
 	root.InitDefaultHelpCmd()
 	a.conventions(root)
 	return root
@@ -269,6 +273,65 @@ func (a *app) conventions(root *cobra.Command) {
 			_ = c.RegisterFlagCompletionFunc("from-phase", a.completePhases)
 		}
 	})
+}
+
+// newHelpCmd is `orchestrate help [command]`: cobra's help command, except
+// that an unknown topic is a usage error (exit 2) with suggestions, not the
+// root's usage and exit 0.
+func (a *app) newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help provides help for any command in the application.\nSimply type orchestrate help [path to command] for full details.",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			cmd, _, err := root.Find(args)
+			if err != nil || cmd == nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, sub.Name())
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				msg := fmt.Sprintf("unknown help topic %q", strings.Join(args, " "))
+				if len(args) > 0 {
+					if sugg := root.SuggestionsFor(args[0]); len(sugg) > 0 {
+						msg += "; did you mean " + strings.Join(sugg, " or ") + "?"
+					}
+				}
+				return cmdLineError(errors.New(msg))
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
+}
+
+// plainFlagError rewrites the parser's words in a bad flag value's error
+// ("strconv.ParseInt: parsing \"abc\": invalid syntax") as plain language.
+func plainFlagError(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, "strconv.Parse")
+	if i < 0 {
+		return err
+	}
+	what := "not a number"
+	switch {
+	case strings.Contains(msg[i:], "value out of range"):
+		what = "out of range"
+	case strings.HasPrefix(msg[i:], "strconv.ParseBool"):
+		what = "not true or false"
+	case strings.HasPrefix(msg[i:], "strconv.ParseInt"), strings.HasPrefix(msg[i:], "strconv.ParseUint"):
+		what = "not a whole number"
+	}
+	return errors.New(msg[:i] + what)
 }
 
 // walk calls f on c and every command below it.

@@ -10,7 +10,7 @@ import (
 // TestErrorsPrintedSafely: an error quoting a value (here an argument) is
 // printed by Main redacted and with its control characters escaped.
 func TestErrorsPrintedSafely(t *testing.T) {
-	dir := testRepo(t, map[string]string{"README.md": "x\n"})
+	dir := testRepo(t, map[string]string{"README.md": "x\n", "docs/stories/1.1.x.md": "# Story 1.1: X\n**Status:** InProgress\n"})
 	for _, args := range [][]string{
 		{"resume", "--mode", "x\x1b[2J\rValidation: clean token=s3cr3t"},
 		{"resume", "workflow:nope\x1b]0;pwned\x07 password=s3cr3t"},

@@ -78,6 +78,13 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		}
 	}
 	hist := a.handoffHistory(s)
+	shared := a.sharedLifecycle(s)
+	if shared.err != nil {
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: the shared handoff records (lifecycle.remote) could not be read; showing this checkout's only: %s\n", safeErr(sharedUnusable(shared.err)))
+	}
+	lifeOf := func(c workflow.Candidate) resumeflow.Lifecycle {
+		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)
+	}
 	reports := make([]*validate.Report, len(shown))
 	for i, c := range shown {
 		if c.Resumable {
@@ -92,7 +99,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 			cj := toCandidateJSON(c, reports[i], s.Now, true, ageClass)
 			if reports[i] != nil {
 				v := resumeflow.ValidationWord(c, reports[i])
-				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(resumeflow.LifecycleOf(s.Root, hist, c), s.Now)
+				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(lifeOf(c), s.Now)
 			}
 			doc.Candidates = append(doc.Candidates, cj)
 		}
@@ -101,12 +108,15 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	data := statusData{Root: s.Root, Hidden: hidden}
 	for i, c := range shown {
 		row := statusRow{ID: c.ID, Type: string(c.Type), Position: c.Position.String(), Age: "-", Validation: "-", Source: c.Source.Path}
-		if !c.UpdatedAt.IsZero() {
-			row.Age = templates.Duration(s.Now.Sub(c.UpdatedAt))
+		if at := interruptedAt(c, reports[i]); !at.IsZero() {
+			row.Age = templates.Duration(s.Now.Sub(at))
 		}
 		if reports[i] != nil {
+			if reports[i].AgeAtLeast && row.Age != "-" {
+				row.Age = "at least " + row.Age
+			}
 			row.Validation = resumeflow.ValidationWord(c, reports[i])
-			if l := resumeflow.LifecycleOf(s.Root, hist, c); l.State != resumeflow.LifeInterrupted {
+			if l := lifeOf(c); l.State != resumeflow.LifeInterrupted {
 				row.Life, data.Life = l.Text(s.Now), true
 			} else {
 				row.Life = resumeflow.LifeInterrupted
@@ -165,4 +175,14 @@ func (a *app) reportGlobalFindings(s *session) {
 		}
 		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, templates.Safe(f.Error()))
 	}
+}
+
+// interruptedAt is when c was interrupted: the last activity on its own
+// files as its validation found it (validate.Report.InterruptedAt), else
+// the time of its state; status and the pre-flight report show the same.
+func interruptedAt(c workflow.Candidate, rep *validate.Report) time.Time {
+	if rep != nil && rep.InterruptedAt.After(c.UpdatedAt) {
+		return rep.InterruptedAt
+	}
+	return c.UpdatedAt
 }

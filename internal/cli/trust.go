@@ -29,10 +29,12 @@ func (a *app) newTrustCmd() *cobra.Command {
 		Short: "Trust the repository's .orchestrate.yaml (the commands and paths it sets)",
 		Long: `Show what the repository's own .orchestrate.yaml makes orchestrate run or write
 (handoff.command, handoff.fallback_command, the settings that steer them, log_path,
-templates_dir) and trust that exact file: its path and the SHA-256 of its bytes are recorded
-in $XDG_CONFIG_HOME/orchestrate/trusted.json (else ~/.config/orchestrate/trusted.json).
-Until then those settings are ignored (a resume that needs the command asks on a terminal,
-else exits 19); any later edit of the file makes it untrusted again. Your own config, the
+templates_dir) and the limits it would loosen, and trust that exact file: its path and the
+SHA-256 of its bytes are recorded in $XDG_CONFIG_HOME/orchestrate/trusted.json (else
+~/.config/orchestrate/trusted.json). Until then those settings are ignored (a resume that
+needs the command asks on a terminal, else exits 19), limits and thresholds apply only when
+stricter than the default, and the repository's templates folder (.orchestrate/templates)
+is not used; any later edit of the file makes it untrusted again. Your own config, the
 environment and flags always win over the repository's file.
 
 ORCHESTRATE_TRUST_REPO_CONFIG=1 trusts the file for one run, for CI that runs the
@@ -116,7 +118,7 @@ func (a *app) runTrust(opts *TrustOptions) error {
 func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (sha256 %s)\n", rc.Path, trust.Hash(rc.Data)[:16])
-	if len(rc.Values) == 0 {
+	if len(rc.Values) == 0 && len(rc.Loosened) == 0 {
 		b.WriteString("  sets nothing that makes orchestrate run or write anything.\n")
 	}
 	for _, kv := range rc.Values {
@@ -128,6 +130,8 @@ func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
 			what = "steers the handoff command"
 		case config.PathSetting:
 			what = "a path orchestrate reads or writes"
+		case config.WritesRemote:
+			what = "pushes the shared lifecycle (refs/orchestrate/*: runner, host, times) to this git remote"
 		}
 		note := ""
 		switch {
@@ -137,6 +141,9 @@ func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
 			note = " [your config or environment overrides it]"
 		}
 		fmt.Fprintf(&b, "  %s: %s\n      %s%s\n", kv.Key, config.QuoteValue(kv.Value), what, note)
+	}
+	for _, l := range rc.Loosened {
+		fmt.Fprintf(&b, "  %s: %s\n      a limit looser than the default: it %s\n", l.Key, config.QuoteValue(l.Value), l.Why)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

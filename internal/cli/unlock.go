@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
@@ -55,7 +56,15 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	} else if len(m) > 1 {
 		return usagef("%q is ambiguous: %d workflows match", opts.Workflow, len(m))
 	}
+	// lifecycle.remote: the shared lock first (never the local one alone)
+	removedShared, err := a.unlockShared(s, id, opts.Force)
+	if err != nil {
+		return err
+	}
 	st := handoff.Inspect(s.Root, id)
+	if !st.Exists && removedShared {
+		return nil
+	}
 	if !st.Exists {
 		if len(discover.Lookup(s.Res.Candidates, opts.Workflow)) == 0 {
 			return exitf(ExitNotFound, "no workflow or lock matches %q", opts.Workflow)
@@ -82,4 +91,33 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	}
 	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", templates.Safe(state), templates.Safe(id), templates.Safe(owner))
 	return nil
+}
+
+// unlockShared removes workflow id's lock on the shared lifecycle
+// (lifecycle.remote): one whose lease ended, or any with force. It reports
+// whether it removed one; an unusable remote is exit 20.
+func (a *app) unlockShared(s *session, id string, force bool) (bool, error) {
+	sh := a.sharedLifecycle(s)
+	if !sh.on() {
+		return false, nil
+	}
+	if sh.err != nil {
+		return false, exitf(ExitShared, "%v", sharedUnusable(sh.err))
+	}
+	l, ok := sh.view.View.Locks[id]
+	if !ok {
+		return false, nil
+	}
+	if l.Live(s.Now) && !force {
+		return false, exitf(ExitLocked, "%v; pass --force to remove it anyway", &sharedlife.HeldError{Workflow: id, Holder: l})
+	}
+	if _, err := sh.store.RemoveLock(sh.view.View, id); err != nil {
+		return false, exitf(ExitShared, "%v", sharedUnusable(err))
+	}
+	state := "expired"
+	if l.Live(s.Now) {
+		state = "live (forced)"
+	}
+	fmt.Fprintf(a.sys.IO.Out, "Removed the shared lock of %s on %s (%s): %s.\n", templates.Safe(id), templates.Safe(sh.view.Remote), state, templates.Safe(l.Runner.String()))
+	return true, nil
 }

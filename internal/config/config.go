@@ -24,6 +24,20 @@ type Config struct {
 	MaxFileSize int64 `mapstructure:"max_file_size"`
 	// MaxRefFiles caps the referenced files checked per candidate.
 	MaxRefFiles int `mapstructure:"max_ref_files"`
+	// Lifecycle is the lifecycle shared through a git remote.
+	Lifecycle Lifecycle `mapstructure:"lifecycle"`
+}
+
+// Lifecycle holds the shared lifecycle (internal/sharedlife): with Remote
+// set, the lock and the handoff records live in refs/orchestrate/ on that
+// git remote instead of .orchestrate/ alone.
+type Lifecycle struct {
+	// Remote is the git remote's name ("origin"); "" keeps the lifecycle
+	// local. ORCHESTRATE_REMOTE sets it too.
+	Remote string `mapstructure:"remote"`
+	// Lease is how long a lock on the remote holds without its runner; 0
+	// is handoff.timeout plus a margin, or 2h without a timeout.
+	Lease time.Duration `mapstructure:"lease"`
 }
 
 // Sources lists the globs (relative to the repository root, slash-separated,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -104,6 +105,8 @@ func newViper() *viper.Viper {
 		"templates_dir":                   d.TemplatesDir,
 		"max_file_size":                   d.MaxFileSize,
 		"max_ref_files":                   d.MaxRefFiles,
+		"lifecycle.remote":                d.Lifecycle.Remote,
+		"lifecycle.lease":                 d.Lifecycle.Lease,
 	}
 	for k, val := range defaults {
 		v.SetDefault(k, val)
@@ -113,11 +116,15 @@ func newViper() *viper.Viper {
 
 // envNames are the environment variables of registered key k, the first
 // set one winning: ORCHESTRATE_<KEY> with dots as underscores, and the
-// short ORCHESTRATE_MODE for resume.mode.
+// short ORCHESTRATE_MODE for resume.mode and ORCHESTRATE_REMOTE for
+// lifecycle.remote.
 func envNames(k string) []string {
 	name := "ORCHESTRATE_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
-	if k == "resume.mode" {
+	switch k {
+	case "resume.mode":
 		return []string{"ORCHESTRATE_MODE", name}
+	case "lifecycle.remote":
+		return []string{"ORCHESTRATE_REMOTE", name}
 	}
 	return []string{name}
 }
@@ -247,6 +254,7 @@ func load(v *viper.Viper, root, explicit string, getenv func(string) string) (*L
 		if err := cl.mergeEnv(getenv); err != nil {
 			return nil, err
 		}
+		cl.templatesNote(root, "only --config "+explicit+" is read (set templates_dir there to use them)")
 		return cl, cl.unmarshal()
 	}
 
@@ -309,8 +317,44 @@ func load(v *viper.Viper, root, explicit string, getenv func(string) string) (*L
 		if ign := rc.Ignored(); len(ign) > 0 {
 			cl.Warnings = append(cl.Warnings, fmt.Sprintf("%s %s: ignoring %s (review it with 'orchestrate trust --show', trust it with 'orchestrate trust')", rc.Rel, rc.StateWords(), strings.Join(ign, ", ")))
 		}
+		if w := rc.loosenedWarning(); w != "" {
+			cl.Warnings = append(cl.Warnings, w)
+		}
 	}
+	why := "there is no " + RepoFileName + " to trust (set templates_dir in your own config to use them)"
+	if rc := cl.Repo; rc != nil {
+		why = fmt.Sprintf("%s %s (run 'orchestrate trust' to use them)", rc.Rel, rc.StateWords())
+	}
+	cl.templatesNote(root, why)
 	return cl, cl.unmarshal()
+}
+
+// templatesTrusted reports whether templates_dir may be used as it is
+// merged: set by a trusted layer (the user's config, --config, the
+// environment, or the repository's file once trusted, since an untrusted
+// file's value is withheld), or left at its default inside a repository
+// whose .orchestrate.yaml is trusted. The repository's own templates folder
+// is never used on the strength of nothing: without a trusted repository
+// file (none at all included) the default folder is not read.
+func (cl *Loaded) templatesTrusted() bool {
+	if _, set := cl.origins["templates_dir"]; set {
+		return true
+	}
+	return cl.Repo != nil && cl.Repo.Trusted()
+}
+
+// templatesNote warns when the repository has a templates folder at the
+// default place that is not used because nothing trusts it (why says so).
+func (cl *Loaded) templatesNote(root, why string) {
+	if cl.templatesTrusted() || root == "" {
+		return
+	}
+	def := Default().TemplatesDir
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(def)))
+	if err != nil || !fi.IsDir() {
+		return
+	}
+	cl.Warnings = append(cl.Warnings, fmt.Sprintf("%s: the repository's templates are not used: %s", def, why))
 }
 
 // userConfigDir is $XDG_CONFIG_HOME, else $HOME/.config, else "".
@@ -328,8 +372,13 @@ func userConfigDir(getenv func(string) string) string {
 // user has trusted it, and returns the new Config.
 func (cl *Loaded) ApplyTrusted() (Config, error) {
 	rc := cl.Repo
-	if rc == nil || len(rc.withheld) == 0 {
+	if rc == nil {
 		return cl.Config, nil
+	}
+	if len(rc.withheld) == 0 {
+		// nothing held back, but trust still opens the templates folder
+		rc.State = trust.Trusted
+		return cl.Config, cl.unmarshal()
 	}
 	if err := cl.v.MergeConfigMap(nest(rc.withheld)); err != nil {
 		return cl.Config, fmt.Errorf("config %s: %w", rc.Path, err)
@@ -354,6 +403,9 @@ func (cl *Loaded) unmarshal() error {
 	}
 	if cfg.MaxRefFiles <= 0 {
 		cfg.MaxRefFiles = Default().MaxRefFiles
+	}
+	if !cl.templatesTrusted() {
+		cfg.TemplatesDir = "" // the built-in templates only
 	}
 	cl.Config = cfg
 	return nil

@@ -34,7 +34,7 @@ func TestConfigPrecedence(t *testing.T) {
 		state                                trust.State
 		warn                                 string // a warning containing this ("" none)
 	}{
-		{name: "defaults", command: "", logPath: ".orchestrate/log.jsonl", templates: ".orchestrate/templates", stories: "docs/stories/**/*.md"},
+		{name: "defaults", command: "", logPath: ".orchestrate/log.jsonl", templates: "none", stories: "docs/stories/**/*.md"},
 		{name: "repo untrusted: command withheld, other settings apply",
 			repo:    repoCmd + "sources:\n  stories: [\"s/*.md\"]\nhandoff_timeout_is_not_a_key: 1\n",
 			command: "", stories: "s/*.md", withheld: []string{"handoff.command"}, needs: true, warn: "unknown key handoff_timeout_is_not_a_key"},
@@ -50,7 +50,7 @@ func TestConfigPrecedence(t *testing.T) {
 		{name: "dotted key is the same key", repo: "\"handoff.command\": 'echo dotted'\n", withheld: []string{"handoff.command"}, needs: true},
 		{name: "upper-case keys are the same keys", repo: "Handoff:\n  Command: 'echo upper'\n", withheld: []string{"handoff.command"}, needs: true},
 		{name: "untrusted paths ignored with a warning", repo: "log_path: my/log.jsonl\ntemplates_dir: my/t\n",
-			logPath: ".orchestrate/log.jsonl", templates: ".orchestrate/templates", withheld: []string{"log_path", "templates_dir"}, warn: "ignoring log_path, templates_dir"},
+			logPath: ".orchestrate/log.jsonl", templates: "none", withheld: []string{"log_path", "templates_dir"}, warn: "ignoring log_path, templates_dir"},
 		{name: "trusted in-repo paths apply", repo: "log_path: my/log.jsonl\ntemplates_dir: my/t\n", trusted: true, logPath: "my/log.jsonl", templates: "my/t", state: trust.Trusted},
 		{name: "trusted escaping log_path ignored", repo: "log_path: ../../outside\n", trusted: true, logPath: ".orchestrate/log.jsonl", state: trust.Trusted, warn: "ignoring log_path '../../outside'"},
 		{name: "absolute templates_dir ignored", repo: "templates_dir: /etc\n", trusted: true, templates: ".orchestrate/templates", state: trust.Trusted, warn: "ignoring templates_dir '/etc'"},
@@ -100,6 +100,12 @@ func TestConfigPrecedence(t *testing.T) {
 				}
 			}
 			check("log_path", cfg.LogPath, tc.logPath)
+			if tc.templates == "none" {
+				tc.templates = "" // no templates folder: nothing trusts one
+				if cfg.TemplatesDir != "" {
+					t.Errorf("templates_dir = %q, want none", cfg.TemplatesDir)
+				}
+			}
 			check("templates_dir", cfg.TemplatesDir, tc.templates)
 			check("sources.stories", strings.Join(cfg.Sources.Stories, ","), tc.stories)
 			if cfg.Handoff.Timeout != tc.timeout {

@@ -38,6 +38,9 @@ const (
 	// PathSetting is a path orchestrate reads or writes; from the repository's
 	// file it must also stay inside the repository, trusted or not.
 	PathSetting
+	// WritesRemote makes orchestrate push to a git remote (the shared
+	// lifecycle's refs, naming this runner's user and host).
+	WritesRemote
 )
 
 // privilegedKey is one setting honoured from the repository's own
@@ -59,6 +62,7 @@ var privilegedKeys = []privilegedKey{
 	{"handoff.session_id_pattern", SteersProgram},
 	{"log_path", PathSetting},
 	{"templates_dir", PathSetting},
+	{"lifecycle.remote", WritesRemote},
 }
 
 // privileged returns the entry of privilegedKeys that flat key k is, or is
@@ -98,7 +102,11 @@ type RepoFile struct {
 	// trusted (keys the user's config or the environment override are not
 	// withheld: the file's value would not apply anyway).
 	Withheld []string
-	// withheld holds their values, flat, for when the user trusts the file.
+	// Loosened are the file's limits and thresholds looser than the default
+	// (limitKeys), ignored while it is not trusted.
+	Loosened []Loosened
+	// withheld holds the values of Withheld and Loosened, flat, for when the
+	// user trusts the file.
 	withheld map[string]any
 }
 
@@ -135,7 +143,7 @@ func (rc *RepoFile) Waiting() []string {
 		return out
 	}
 	for _, k := range rc.Withheld {
-		if PrivilegeOf(k) != PathSetting {
+		if p := PrivilegeOf(k); p != PathSetting && p != WritesRemote {
 			out = append(out, k)
 		}
 	}
@@ -149,7 +157,7 @@ func (rc *RepoFile) Ignored() []string {
 	runs := rc.runsWithheld()
 	for _, k := range rc.Withheld {
 		switch PrivilegeOf(k) {
-		case PathSetting:
+		case PathSetting, WritesRemote:
 			out = append(out, k)
 		case SteersProgram:
 			if !runs {
@@ -207,16 +215,32 @@ func (cl *Loaded) repoSettings(path string, data []byte, userFlat map[string]any
 			}
 		}
 	}
-	if len(priv) == 0 {
-		return rc, flat, nil
+	var limits []string
+	for _, l := range limitKeys {
+		if _, ok := flat[l.Key]; ok {
+			limits = append(limits, l.Key)
+		}
 	}
+	// The trust store is read for every repository file: trust also decides
+	// its templates folder (Loaded.unmarshal) and its limits. A store that
+	// cannot be read is worth a warning only when the file sets something
+	// trust unlocks.
 	rc.ByEnv = envTrue(getenv(EnvTrustRepoConfig))
+	warnStore := func(err error) {
+		if len(priv) > 0 || len(limits) > 0 {
+			cl.Warnings = append(cl.Warnings, fmt.Sprintf("cannot check whether %s is trusted: %v", rc.Rel, err))
+		}
+	}
 	if store, err := trust.Open(getenv); err != nil {
-		cl.Warnings = append(cl.Warnings, fmt.Sprintf("cannot check whether %s is trusted: %v", rc.Rel, err))
+		warnStore(err)
 	} else if st, err := store.Check(path, data); err != nil {
-		cl.Warnings = append(cl.Warnings, fmt.Sprintf("cannot check whether %s is trusted: %v", rc.Rel, err))
+		warnStore(err)
 	} else {
 		rc.State = st
+	}
+	rc.tighten(flat, userFlat, getenv)
+	if len(priv) == 0 {
+		return rc, flat, nil
 	}
 	for _, k := range priv {
 		p, _ := privileged(k)

@@ -147,20 +147,22 @@ var projectFiles = map[string]string{
 	"src/app.go":                         "package app\n",
 }
 
-// failpointPlan is the round-robin of failpoints: every handoff step, and
-// every atomic-write step of its three atomic writes (#1 the state's .bak,
-// #2 the state file, #3 the envelope).
+// failpointPlan is the round-robin of failpoints: every handoff step, the
+// hard link of the state's rollback handle (link#1), and every atomic-write
+// step of its three atomic writes (#1 the state's .bak, #2 the state file,
+// #3 the envelope).
 var failpointPlan = []string{
 	"lock:kill", "state:kill", "envelope:kill", "command:kill", "log:kill",
+	"link#1:kill",
 	"write#1:kill", "sync#1:kill", "rename#1:kill",
 	"write#2:kill", "sync#2:kill", "rename#2:kill",
 	"write#3:kill", "sync#3:kill", "rename#3:kill",
 }
 
 // timedSlots is how many slots of each round are a kill after a random delay
-// (0–300 ms) instead of a failpoint. With 14 failpoints and 6 timed slots a
+// (0–300 ms) instead of a failpoint. With 15 failpoints and 5 timed slots a
 // round is 20 runs, coprime with the 3 workflows: 60 runs cover every pair.
-const timedSlots = 6
+const timedSlots = 5
 
 // timedPauses are the failpoints of a timed run: pauses after the state,
 // the envelope and the command steps that, with the command's own
@@ -1039,6 +1041,92 @@ func TestInjectedErrorsRollBack(t *testing.T) {
 	}
 }
 
+// TestDiskFullRollsBack: the disk fills up during a resume and stays full
+// (the failpoint action "full": the step fails with ENOSPC, and so does
+// every later log append, atomic-write step and hard link). Whichever write
+// hits it — the dispatch record, the envelope, the state file, the .bak —
+// the rollback (renames of hard-linked originals, no new blocks) leaves the
+// state file byte-identical, no .bak, no envelope, no lock, no temporary
+// file or rollback handle, no dispatch or start in the log, and no agent
+// ran; with space back, the next attempt hands off once.
+func TestDiskFullRollsBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary; skipped with -short")
+	}
+	bin := binary(t)
+	// the dispatch record, the envelope (#3), the state file (#2), the
+	// .bak (#1), the rollback handle
+	for i, fp := range []string{"logwrite#1:full", "write#3:full", "rename#3:full", "write#2:full", "sync#1:full", "link#1:full"} {
+		sf := stateFiles[i%len(stateFiles)]
+		t.Run(strings.NewReplacer(":", "_", "#", "_").Replace(fp), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			repo, counter := filepath.Join(dir, "repo"), filepath.Join(dir, "counter")
+			if err := makeRepo(repo, counter, false); err != nil {
+				t.Fatal(err)
+			}
+			run := func(tag string, extra []string) (int, string) {
+				t.Helper()
+				cmd, read, err := command(bin, repo, dir, dir, tag, extra, "resume", "--mode", "autopilot", sf.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = cmd.Run()
+				out, errOut := read()
+				return cmd.ProcessState.ExitCode(), out + errOut
+			}
+			code, out := run("full", []string{"ORCHESTRATE_FAILPOINT=" + fp})
+			if code != 1 || !strings.Contains(out, "no space left on device") || strings.Contains(out, "panic") {
+				t.Fatalf("exit %d, want 1 with the full disk:\n%s", code, out)
+			}
+			if strings.Contains(out, "rolling the state back") {
+				t.Errorf("the rollback failed on the full disk:\n%s", out)
+			}
+			data, _ := os.ReadFile(filepath.Join(repo, filepath.FromSlash(sf.path)))
+			if string(data) != sf.content {
+				t.Errorf("%s is not byte-identical to before:\n%s", sf.path, data)
+			}
+			for _, p := range []string{sf.path + ".bak", ".orchestrate/locks/" + handoff.SafeID(sf.id) + ".lock"} {
+				if _, err := os.Lstat(filepath.Join(repo, filepath.FromSlash(p))); err == nil {
+					t.Errorf("%s was left behind", p)
+				}
+			}
+			if entries, _ := os.ReadDir(handoff.HandoffsDir(repo)); len(entries) > 0 {
+				t.Errorf("envelopes left behind: %v", entries)
+			}
+			if temps := strayTemps(repo); len(temps) > 0 {
+				t.Errorf("temporary files or rollback handles left behind: %v", temps)
+			}
+			if n, _ := countLines(counter, sf.id); n != 0 {
+				t.Errorf("the agent ran %d times on a full disk", n)
+			}
+			for _, ev := range []string{handoff.EventDispatched, handoff.EventStarted, handoff.EventHandedOff} {
+				if n := countEvents(repo, sf.id, ev); n > 0 {
+					t.Errorf("the log records %s on a full disk", ev)
+				}
+			}
+
+			code, out = run("space-back", nil)
+			if code != 0 {
+				t.Fatalf("with space back: exit %d:\n%s", code, out)
+			}
+			originals := map[string][]byte{}
+			for _, s := range stateFiles {
+				originals[s.path] = []byte(s.content)
+			}
+			if _, ok := checkFiles(repo, sf, originals, []int{1}, t.Errorf); !ok {
+				t.Errorf("the next attempt left a wrong state")
+			}
+			if n, _ := countLines(counter, sf.id); n != 1 {
+				t.Errorf("the command ran %d times, want 1", n)
+			}
+			if temps := strayTemps(repo); len(temps) > 0 {
+				t.Errorf("temporary files or rollback handles left behind: %v", temps)
+			}
+		})
+	}
+}
+
 // TestFailpointSpec: a malformed ORCHESTRATE_FAILPOINT stops the test binary
 // with exit 2 before anything is written, so a typo cannot pass for a
 // failpoint that never fired; a well-formed one that does not match (the
@@ -1054,7 +1142,7 @@ func TestFailpointSpec(t *testing.T) {
 		code int
 	}{
 		{"bogus:kill", 2}, {"state", 2}, {"state:explode", 2}, {"rename#0:kill", 2},
-		{"envelope:sleep=soon", 2}, {"lock:kill=now", 2},
+		{"envelope:sleep=soon", 2}, {"lock:kill=now", 2}, {"link:fill", 2},
 		{"rename#10:kill,log:sleep=1ms", 0},
 	} {
 		dir := t.TempDir()

@@ -10,10 +10,18 @@
 // $XDG_CACHE_HOME/orchestrate, else $HOME/.cache/orchestrate), never in a
 // repository: a repository is written by whoever cloned it, and a cache
 // planted there could lie. ORCHESTRATE_CACHE_DIR=off turns it off. The
-// folder must be the user's own and not writable by others; each table is a
-// regular file (no symlink followed), at most MaxTableSize bytes, checked
-// against a CRC-32C of its content before any entry is used, and replaced
-// atomically (a temporary file renamed over it). See docs/SECURITY.md.
+// folder is orchestrate's alone (see folder.go): it holds orchestrate's
+// marker, CACHEDIR.TAG, or is new or empty, is the user's own and not
+// writable by others; pruning removes only orchestrate's tables there.
+//
+// Every table is authenticated: it ends with an HMAC-SHA256, under a
+// per-user secret key kept outside the cache folder (key.go), of its name
+// and content. A table that was damaged, copied over another table's name
+// (another repository's), restored from another machine's cache or
+// written by anything but orchestrate with this user's key reads as empty.
+// Each table is a regular file (no symlink followed), at most MaxTableSize
+// bytes, and replaced atomically (a temporary file renamed over it). See
+// docs/SECURITY.md.
 //
 // A table maps fixed-size keys to byte values. Keys should be uniformly
 // distributed (git hashes, or a SHA-256 of what identifies the entry):
@@ -25,16 +33,17 @@ package diskcache
 import (
 	"bufio"
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -61,44 +70,47 @@ const MaxFolderSize = 256 << 20
 // did not finish (a killed process) is removed.
 const staleTemp = time.Hour
 
-// magic starts every table file; the version is part of it.
-var magic = []byte("orchestrate-cache 1\n")
+// magic starts every table file; the version is part of it. Version 1
+// ended with a CRC-32C; version 2, with the table's MAC (macSize bytes).
+var magic = []byte("orchestrate-cache 2\n")
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// magicPrefix starts a table file of any version (prune removes those).
+var magicPrefix = []byte("orchestrate-cache ")
 
-// Dir returns the cache folder getenv's environment names, or "" when the
-// cache is off: ORCHESTRATE_CACHE_DIR (an absolute path, or "off"), else
-// $XDG_CACHE_HOME/orchestrate, else $HOME/.cache/orchestrate. A relative
-// value is ignored, as the XDG specification says.
-func Dir(getenv func(string) string) string {
-	if v := getenv(EnvDir); v != "" {
-		if v == Off || !filepath.IsAbs(v) {
-			return ""
-		}
-		return filepath.Clean(v)
-	}
-	if x := getenv("XDG_CACHE_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "orchestrate")
-	}
-	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
-		return filepath.Join(h, ".cache", "orchestrate")
-	}
-	return ""
-}
+// macSize is the size of a table's MAC (HMAC-SHA256).
+const macSize = sha256.Size
 
-// Cache is a cache folder. The zero value and nil are a cache that is off:
-// every table reads as empty and nothing is written.
+// macLabel starts what a table's MAC covers, before its name.
+const macLabel = "orchestrate-cache table\x00"
+
+// Cache is a cache folder and the key its tables are authenticated with.
+// The zero value and nil are a cache that is off: every table reads as
+// empty and nothing is written.
 type Cache struct {
-	dir string
+	dir    string
+	anchor string      // the existing folder dir may be created under ("": its parent)
+	key    []byte      // the MAC key (keySize bytes)
+	marked atomic.Bool // dir was found (or made) orchestrate's (see checkDir)
 }
 
-// New returns the cache in dir ("" for a cache that is off). Nothing is
-// read or created until a table is opened or written.
+// New returns the cache in dir ("" for a cache that is off) with a key
+// made for this process only: its tables are read back by this process
+// and by no other (tests; a user's cache is ForUser's). Nothing is read or
+// created until a table is opened or written; the folder is created only
+// under an existing parent.
 func New(dir string) *Cache {
 	if dir == "" {
 		return nil
 	}
-	return &Cache{dir: dir}
+	return &Cache{dir: filepath.Clean(dir), key: processKey()}
+}
+
+// Dir returns c's folder ("" when c is off).
+func (c *Cache) Dir() string {
+	if !c.Enabled() {
+		return ""
+	}
+	return c.dir
 }
 
 // Enabled reports whether c reads and writes anything.
@@ -112,15 +124,16 @@ func (c *Cache) Path(name string) string {
 	return filepath.Join(c.dir, name)
 }
 
-// validName reports whether name can name a table: a plain file name of
-// letters, digits, '-', '_' and '.', not starting with '.'.
+// validName reports whether name can name a table: lower-case letters,
+// digits and '-', starting with a letter, at most 128 bytes. Only files so
+// named (and starting as a table does) are ever pruned.
 func validName(name string) bool {
-	if name == "" || len(name) > 128 || name[0] == '.' {
+	if name == "" || len(name) > 128 || name[0] < 'a' || name[0] > 'z' {
 		return false
 	}
 	for _, r := range name {
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
 		default:
 			return false
 		}
@@ -141,8 +154,10 @@ type Table struct {
 // Open reads table name of key size keySize. A cache that is off, a
 // missing table, and a table that is not one (another key size or version,
 // too big, a symlink, not the user's, a wrong checksum, a truncated file)
-// all give an empty table; the error, when not nil, says why the file was
-// not used (for a debug log) and may be ignored.
+// all give an empty table, and so does a table whose MAC is not the one
+// c's key gives its name and content (damaged, copied from another name,
+// written with another key); the error, when not nil, says why the file
+// was not used (for a debug log) and may be ignored.
 func (c *Cache) Open(name string, keySize int) (*Table, error) {
 	empty := &Table{keySize: keySize}
 	if !c.Enabled() {
@@ -165,7 +180,7 @@ func (c *Cache) Open(name string, keySize int) (*Table, error) {
 		}
 		return empty, fmt.Errorf("cache table %s: %w", path, err)
 	}
-	t, err := parse(data, keySize)
+	t, err := parse(data, keySize, c.mac(name))
 	if err != nil {
 		return empty, fmt.Errorf("cache table %s: %w", path, err)
 	}
@@ -223,15 +238,36 @@ func markUsed(f *os.File, mod time.Time) {
 // header is magic, then key size, count, values length (uint32 each).
 const headerSize = 12
 
-// parse checks data as a table of keySize keys and returns its view (the
+// mac returns the MAC of table name, ready for its content.
+func (c *Cache) mac(name string) hash.Hash {
+	m := hmac.New(sha256.New, c.key)
+	m.Write([]byte(macLabel))
+	m.Write([]byte(name))
+	m.Write([]byte{0})
+	return m
+}
+
+// parse checks data as a table of keySize keys whose MAC, begun by m (its
+// name written), is its last macSize bytes, and returns its view (the
 // slices point into data).
-func parse(data []byte, keySize int) (*Table, error) {
-	if len(data) < len(magic)+headerSize+4 || !bytes.Equal(data[:len(magic)], magic) {
+func parse(data []byte, keySize int, m hash.Hash) (*Table, error) {
+	if len(data) < len(magic)+headerSize+4+macSize || !bytes.Equal(data[:len(magic)], magic) {
 		return nil, errors.New("not a cache table (or another version)")
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, errors.New("checksum mismatch")
+	body, sum := data[:len(data)-macSize], data[len(data)-macSize:]
+	m.Write(body)
+	if !hmac.Equal(m.Sum(nil), sum) {
+		return nil, errors.New("not authenticated (damaged, copied from another table, or written with another key)")
+	}
+	return parseBody(body, keySize)
+}
+
+// parseBody checks body (a table file without its MAC) as a table of
+// keySize keys and returns its view. It trusts nothing: the fuzz target
+// calls it with any bytes.
+func parseBody(body []byte, keySize int) (*Table, error) {
+	if len(body) < len(magic)+headerSize+4 || !bytes.Equal(body[:len(magic)], magic) {
+		return nil, errors.New("not a cache table (or another version)")
 	}
 	h := body[len(magic):]
 	ks := int(binary.LittleEndian.Uint32(h[0:]))
@@ -427,63 +463,12 @@ func (c *Cache) Write(name string, old *Table, b *Builder) error {
 	if err := c.checkDir(true); err != nil {
 		return err
 	}
-	if err := writeAtomic(c.dir, name, m.writeTo); err != nil {
+	mac := c.mac(name)
+	if err := writeAtomic(c.dir, name, func(w io.Writer) error { return m.writeTo(w, mac) }); err != nil {
 		return err
 	}
 	c.prune(name, MaxFolderSize)
 	return nil
-}
-
-// prune removes, from the cache folder, temporary files older than
-// staleTemp and then the tables written longest ago (never keep) until the
-// tables take at most limit bytes. Only regular files named as this
-// package names them are removed; errors are ignored (another process may
-// be pruning too).
-func (c *Cache) prune(keep string, limit int64) {
-	ents, err := os.ReadDir(c.dir)
-	if err != nil {
-		return
-	}
-	type table struct {
-		name string
-		size int64
-		mod  time.Time
-	}
-	var tables []table
-	var total int64
-	now := time.Now()
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		n := e.Name()
-		if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-") {
-			if now.Sub(fi.ModTime()) > staleTemp {
-				_ = os.Remove(filepath.Join(c.dir, n))
-			}
-			continue
-		}
-		if !validName(n) {
-			continue
-		}
-		total += fi.Size()
-		if n != keep {
-			tables = append(tables, table{n, fi.Size(), fi.ModTime()})
-		}
-	}
-	sort.Slice(tables, func(i, j int) bool { return tables[i].mod.Before(tables[j].mod) })
-	for _, t := range tables {
-		if total <= limit {
-			break
-		}
-		if os.Remove(filepath.Join(c.dir, t.name)) == nil {
-			total -= t.size
-		}
-	}
 }
 
 // merge walks old's entries and b's (sorted) in key order, b's winning.
@@ -502,7 +487,7 @@ func newMerge(old *Table, b *Builder) *merge {
 
 // size is the table file's size.
 func (m *merge) size() int64 {
-	return int64(len(magic)+headerSize) + m.count*int64(m.b.keySize+4) + 4 + m.vlen + 4
+	return int64(len(magic)+headerSize) + m.count*int64(m.b.keySize+4) + 4 + m.vlen + macSize
 }
 
 func (m *merge) each(f func(k, v []byte)) {
@@ -534,10 +519,9 @@ func (m *merge) each(f func(k, v []byte)) {
 }
 
 // writeTo writes the table file to w: header, keys, offsets, values, and
-// the CRC-32C of all that.
-func (m *merge) writeTo(w io.Writer) error {
-	crc := crc32.New(castagnoli)
-	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
+// the MAC of all that (mac, begun with the table's name).
+func (m *merge) writeTo(w io.Writer, mac hash.Hash) error {
+	bw := bufio.NewWriterSize(io.MultiWriter(w, mac), 64<<10)
 	var num [4]byte
 	put := func(x uint32) {
 		binary.LittleEndian.PutUint32(num[:], x)
@@ -555,62 +539,15 @@ func (m *merge) writeTo(w io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	binary.LittleEndian.PutUint32(num[:], crc.Sum32())
-	_, err := w.Write(num[:])
+	_, err := w.Write(mac.Sum(nil))
 	return err
 }
 
-// encode returns the table file of old and b merged (tests and fuzzing).
-func encode(old *Table, b *Builder) ([]byte, error) {
+// encode returns the file of table name of c, old and b merged (tests and
+// fuzzing).
+func (c *Cache) encode(name string, old *Table, b *Builder) ([]byte, error) {
 	b.sort()
 	var buf bytes.Buffer
-	err := newMerge(old, b).writeTo(&buf)
+	err := newMerge(old, b).writeTo(&buf, c.mac(name))
 	return buf.Bytes(), err
-}
-
-// checkDir checks that the cache folder is a folder (not a symlink) of
-// the user's that others cannot write, creating it (and its parents, 0700)
-// when create is set.
-func (c *Cache) checkDir(create bool) error {
-	fi, err := os.Lstat(c.dir)
-	if errors.Is(err, os.ErrNotExist) && create {
-		if err := os.MkdirAll(c.dir, 0o700); err != nil {
-			return fmt.Errorf("cache folder %s: %w", c.dir, err)
-		}
-		fi, err = os.Lstat(c.dir)
-	}
-	if err != nil {
-		return fmt.Errorf("cache folder %s: %w", c.dir, err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("cache folder %s: not a folder (a symlink is not followed)", c.dir)
-	}
-	if err := ownedPrivate(fi, true); err != nil {
-		return fmt.Errorf("cache folder %s: %w", c.dir, err)
-	}
-	return nil
-}
-
-// writeAtomic writes data to dir/name through a temporary file renamed
-// over it. There is no fsync: a table torn by a crash fails its checksum
-// and reads as empty.
-func writeAtomic(dir, name string, write func(io.Writer) error) error {
-	tmp := filepath.Join(dir, "."+name+".tmp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return fmt.Errorf("cache table %s: %w", name, err)
-	}
-	werr := write(f)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("cache table %s: %w", name, werr)
-	}
-	return nil
 }

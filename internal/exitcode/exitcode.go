@@ -26,6 +26,9 @@ const (
 	// message and the JSON).
 	Command Code = 18
 	NoTTY   Code = 19 // input needed but no terminal
+	// Shared: the shared lifecycle (lifecycle.remote) could not be used —
+	// the remote unreachable, refusing, no such remote, no git; nothing ran.
+	Shared Code = 20
 )
 
 // entry is one row of the table: a code and its meaning, possibly on
@@ -56,6 +59,10 @@ var table = []entry{
 		"(its own exit status is in the message and in --json)",
 	}},
 	{NoTTY, []string{"input needed but no terminal (the message names the flag to pass)"}},
+	{Shared, []string{
+		"the shared lifecycle could not be used; nothing ran (lifecycle.remote unreachable,",
+		"refusing the update, no such remote, or no git; git's error is in the message)",
+	}},
 }
 
 // All returns every exit code, in increasing order.

@@ -14,8 +14,9 @@ package gitrepo
 //
 // Why it is sound: what a path names in a tree is a function of the tree's
 // content and its subtrees', which git names by the root's hash. As for
-// the history table, the one trust left is in the repository's object
-// store, so the table is per repository, and nothing read from a
+// the history table, every tree read is checked against its hash (a run
+// that met a lie saves nothing, see verify.go), the table is per
+// repository, and nothing read from a
 // repository's own files (its index) is recorded; a value that does not
 // decode (of another length) is a miss, and the look-up reads the trees as
 // without the table. Only look-ups made without error are
@@ -134,6 +135,16 @@ func (m *blobMemo) add(key [pathKeySize]byte, e memoEntry) {
 	if len(m.pending) < maxNewPaths {
 		m.pending[key] = e
 	}
+}
+
+// drop forgets this run's new entries unsaved (see verify.go).
+func (m *blobMemo) drop() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.pending)
 }
 
 // save writes this run's look-ups with the table's; nothing when there is

@@ -241,7 +241,7 @@ func (r *Repo) commitByHash(h string) (*object.Commit, error) {
 	if len(h) != 2*len(plumbing.ZeroHash) || !isHex(h) {
 		return nil, fmt.Errorf("commit %q is not a full hash", h)
 	}
-	c, err := object.GetCommit(r.objects, plumbing.NewHash(h))
+	c, err := r.readCommit(plumbing.NewHash(h))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -302,7 +302,9 @@ func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]indexEntry, 
 
 // hashFile streams the file at abs through a git blob hasher, using buf.
 func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
-	f, err := os.Open(abs)
+	// non-blocking: a file replaced by a FIFO since it was seen is refused
+	// (openGitFile checks it is regular) instead of hanging the open
+	f, fi, err := openGitFile(abs, 0)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -311,10 +313,6 @@ func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
 			err = cerr
 		}
 	}()
-	fi, err := f.Stat()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
 	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
 	// Hide the file's WriterTo, which would bring its own buffer.
 	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf)

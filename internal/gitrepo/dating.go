@@ -28,8 +28,12 @@ const maxFolderFiles = 2000
 // uncommitted edit, missing, untracked, unsafe, or beyond the bound are
 // absent: their caller keeps the modification time. In a shallow clone a path
 // not changed since the boundary gets the boundary commit (the newest time
-// the history can vouch for). The answer is the same in a fresh clone, a
-// linked worktree or the original checkout of the same commit.
+// the history can vouch for), and likewise the commit whose parent is
+// missing in a partial clone: such a date is a bound, the path was last
+// changed at or before it — HistoryCut tells the commit apart, and its
+// time must not be taken for the time of the change. The answer is the
+// same in a fresh clone, a linked worktree or the original checkout of the
+// same commit.
 func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 	out := make(map[string]Commit)
 	if len(paths) == 0 {

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
@@ -72,6 +74,8 @@ type Repo struct {
 	memo *blobMemo
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
 	wmemo *walkMemo
+	// verify checks the objects read while the cache is on (verify.go).
+	verify verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
 	head      links
 	headKnown bool
@@ -94,40 +98,50 @@ func (r *Repo) UseCache(c *diskcache.Cache) {
 		r.wmemo = newWalkMemo(c, r.packs.fs.Root())
 	}
 	r.trees.memo = r.memo
+	r.verify.on.Store(c.Enabled())
+	r.trees.verify = &r.verify
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of
 // its parents — including a linked worktree whose .git is a file pointing
 // into the main repository's .git/worktrees. A folder outside any repository
 // (or a bare repository, which has no work tree) gives an error wrapping
-// ErrNoGit.
+// ErrNoGit. A repository another user owns, and git's safe.directory does
+// not allow, is refused with a *DubiousOwnershipError (see safedir.go); a
+// file of .git that is not a regular file, or too large, with an error
+// wrapping ErrNotRegular or ErrGitFileTooLarge (see dotgit.go).
 func Open(dir string) (*Repo, error) {
-	probe, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	d, err := findDotGit(dir)
+	if err != nil {
+		if errors.Is(err, ErrNoGit) {
+			return nil, fmt.Errorf("open git repository at %s: %w", dir, ErrNoGit)
+		}
+		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
+	}
+	if err := checkOwnership(d, ownership); err != nil {
+		return nil, err
+	}
+	if err := checkHead(d); err != nil {
+		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
+	}
+	// go-git reads .git through safeFS (no blocking open, regular files
+	// only, bounded reads: see dotgit.go), with pack files kept open between
+	// reads (it otherwise reopens the pack for every object).
+	var dot billy.Filesystem = osfs.New(d.gitdir)
+	if d.common != "" {
+		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(d.common))
+	}
+	st := filesystem.NewStorageWithOptions(safeFS{dot}, cache.NewObjectLRUDefault(),
+		filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
+	wt := osfs.New(d.root)
+	r, err := git.Open(st, wt)
 	if err != nil {
 		if errors.Is(err, git.ErrRepositoryNotExists) {
 			return nil, fmt.Errorf("open git repository at %s: %w", dir, ErrNoGit)
 		}
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
-	wt, err := probe.Worktree()
-	if err != nil {
-		if errors.Is(err, git.ErrIsBareRepository) {
-			return nil, fmt.Errorf("open git repository at %s: bare repository: %w", dir, ErrNoGit)
-		}
-		return nil, fmt.Errorf("open work tree at %s: %w", dir, err)
-	}
-	// Reopen the same .git (commondir mapping included) with pack files kept
-	// open between reads: go-git otherwise reopens the pack for every object.
-	var st *filesystem.Storage
-	r := probe
-	if fsStorage, ok := probe.Storer.(*filesystem.Storage); ok {
-		st = filesystem.NewStorageWithOptions(fsStorage.Filesystem(), cache.NewObjectLRUDefault(),
-			filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
-		if r, err = git.Open(st, wt.Filesystem); err != nil {
-			return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
-		}
-	}
-	root, err := filepath.Abs(wt.Filesystem.Root())
+	root, err := filepath.Abs(d.root)
 	if err != nil {
 		return nil, fmt.Errorf("work tree root of %s: %w", dir, err)
 	}
@@ -143,11 +157,13 @@ func Open(dir string) (*Repo, error) {
 		shallow[h] = true
 	}
 	out := &Repo{repo: r, objects: r.Storer, storage: st, root: root, shallow: shallow}
-	if st != nil {
-		// Commits and trees come straight from the packs (see objectStore).
-		out.packs = newObjectStore(r.Storer, st.Filesystem())
-		out.objects = out.packs
+	// Commits and trees come straight from the packs (see objectStore).
+	out.packs = newObjectStore(r.Storer, st.Filesystem())
+	out.packs.objDir = filepath.Join(d.gitdir, "objects")
+	if d.common != "" {
+		out.packs.objDir = filepath.Join(d.common, "objects")
 	}
+	out.objects = out.packs
 	out.trees = newTreeIndexCache(out.objects, treeIndexBudget)
 	return out, nil
 }
@@ -201,7 +217,7 @@ func (r *Repo) headObject() (*object.Commit, error) {
 		}
 		return nil, fmt.Errorf("resolve HEAD: %w", err)
 	}
-	c, err := object.GetCommit(r.objects, ref.Hash())
+	c, err := r.readCommit(ref.Hash())
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD commit %s: %w", ref.Hash(), err)
 	}
@@ -256,7 +272,7 @@ func (r *Repo) firstParent(c *object.Commit) (p *object.Commit, ok bool, err err
 	if len(c.ParentHashes) == 0 || r.shallow[c.Hash] {
 		return nil, false, nil
 	}
-	p, err = object.GetCommit(r.objects, c.ParentHashes[0])
+	p, err = r.readCommit(c.ParentHashes[0])
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return nil, false, nil
@@ -282,7 +298,7 @@ func (r *Repo) resolve(s string) (*object.Commit, error) {
 	}
 	var found []*object.Commit
 	for _, h := range candidates {
-		c, err := object.GetCommit(r.objects, h)
+		c, err := r.readCommit(h)
 		switch {
 		case err == nil:
 			found = append(found, c)

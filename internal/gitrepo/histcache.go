@@ -24,15 +24,18 @@ package gitrepo
 // without the description.
 //
 // Why it is sound: a commit's links and the differences of two trees are
-// functions of the objects' content, which git names by its hash. The one
-// trust left is in the repository's object store (or commit-graph), whose
-// hashes orchestrate does not recompute: a repository that lies about an
-// object's content could plant an entry that is false for a genuine object
-// of that hash. So the table is per repository: <repo> is a digest of the
-// absolute path of the repository's git folder and of that folder's device
-// and inode, and an entry one repository derived is never read for another
-// (a clone elsewhere, or a repository created again at the same path,
-// starts with an empty cache). Values are decoded as untrusted input
+// functions of the objects' content, which git names by its hash. The
+// repository's object store (or commit-graph) could lie about an object's
+// content, and an entry derived from a lie would be false for a genuine
+// object of that hash; so, with the cache on, every commit whose links are
+// recorded and every tree read is checked against its hash, and a run that
+// met one object that is not what its name says saves nothing (verify.go).
+// The table is also per repository: <repo> is a digest of the absolute
+// path of the repository's git folder and of that folder's device, inode
+// and birth time, and an entry one repository derived is not read for
+// another (a clone elsewhere, or a repository created again at the same
+// path, starts with an empty cache); the table's MAC covers its name
+// (internal/diskcache), so a table copied over another's is not read. Values are decoded as untrusted input
 // (decodeCommit, pairReader): a value, or a nested description, that does
 // not decode is a miss, and the walk reads the objects as without the
 // cache. Only what a walk derived without error from well-formed trees is
@@ -54,6 +57,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
+
+// errUnverified is SaveCache's answer when an object a walk read was not
+// what its name says: nothing was written (see verify.go).
+var errUnverified = errors.New("an object read was not what its hash names: nothing kept")
 
 // commitsTable prefixes the table's name (the repository's digest follows).
 const commitsTable = "git-commits-"
@@ -130,8 +137,11 @@ func sortedKeys[K comparable, V any](m map[K]V, cmp func(a, b K) int) []K {
 }
 
 // repoDigest names a repository's table: the first 16 bytes (hex) of the
-// SHA-256 of its git folder's absolute path, device and inode; "" when the
-// folder cannot be read.
+// SHA-256 of its git folder's absolute path, device, inode and birth time
+// (where the file system keeps one); "" when the folder cannot be read. A
+// repository removed and created again at the same path most often gets
+// the same inode (ext4), never the same birth time: it starts with tables
+// of its own.
 func repoDigest(gitDir string) string {
 	abs, err := filepath.Abs(gitDir)
 	if err != nil {
@@ -141,7 +151,7 @@ func repoDigest(gitDir string) string {
 	if err != nil || !fi.IsDir() {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(abs + "\x00" + fileIdentity(fi)))
+	sum := sha256.Sum256([]byte(abs + "\x00" + fileIdentity(fi) + "\x00" + birthTime(abs)))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -150,6 +160,13 @@ func repoDigest(gitDir string) string {
 // nothing is new. A cache that is off or cannot be written is skipped; the
 // error only says why (for a debug log).
 func (r *Repo) SaveCache() error {
+	if r.verify.failed() {
+		// an object read was not what its name says: nothing this run
+		// derived is kept (see verify.go)
+		r.objs.drop()
+		r.memo.drop()
+		r.wmemo.drop()
+	}
 	if err := r.objs.save(); err != nil {
 		return fmt.Errorf("save the object cache: %w", err)
 	}
@@ -162,6 +179,11 @@ func (r *Repo) SaveCache() error {
 	h := r.histc
 	if h == nil || len(h.pending)+len(h.links) == 0 {
 		return nil
+	}
+	if r.verify.failed() {
+		clear(h.pending)
+		clear(h.links)
+		return errUnverified
 	}
 	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
 	for k, l := range h.links {

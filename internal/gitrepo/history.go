@@ -32,6 +32,12 @@ import (
 // the shallow boundary (a root or boundary commit counts as adding what it
 // holds), with the same rule. The walk stops once no path is followed: every
 // path is as in base, or has limit commits.
+//
+// When base names a commit the walk does not reach because the history is
+// cut short first (a shallow boundary, or a missing parent, comes before it
+// while some path is still followed), the commits that changed those paths
+// cannot all be known: the error wraps ErrHistoryMissing, and the map holds
+// what the walk found (the cut commit counted as adding what it holds).
 func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[string][]Commit, error) {
 	out := make(map[string][]Commit)
 	if len(paths) == 0 {
@@ -142,6 +148,10 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	if memo && ended {
 		r.recordWalk(key, paths, out)
 	}
+	if !ended && hasStop && live > 0 {
+		return out, fmt.Errorf("the first-parent history from HEAD ends at %s (shallow boundary or missing parent) before it reaches %s: %w",
+			c.hash.String()[:7], stop.String()[:7], ErrHistoryMissing)
+	}
 	return out, nil
 }
 
@@ -242,6 +252,13 @@ func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [walkKeyS
 			parentTree = p.tree
 		}
 		changed, err := cache.changedAt(c, parentTree, ok, trie)
+		if err != nil && ok && MissingHistory(err) {
+			// The parent's trees are not here (a partial clone without
+			// trees): the history ends at c, which adds what it holds
+			// (HistoryCut says so of c).
+			ok = false
+			changed, err = cache.changedAt(c, plumbing.ZeroHash, false, trie)
+		}
 		if err != nil {
 			return out
 		}
@@ -292,15 +309,17 @@ func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [walkKeyS
 
 // ReadAt returns the content of the file at the slash path p in commit c.
 // A path absent from c gives an error wrapping os.ErrNotExist; a folder or a
-// submodule, or a blob over MaxReadSize, gives an error.
+// submodule, or a blob over MaxReadSize, gives an error. When an object it
+// needs is not in the repository (a partial clone: git clone --filter=…)
+// the error wraps ErrHistoryMissing: the object is never fetched.
 func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	t, err := r.treeOf(c.Hash)
 	if err != nil {
-		return nil, err
+		return nil, missingObject(err)
 	}
 	e, err := t.entry(p)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
 	}
 	if e == nil {
 		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, os.ErrNotExist)
@@ -313,10 +332,19 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	}
 	data, err := r.readBlob(e.Hash)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, err)
+		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
 	}
 	r.objs.add(plumbing.BlobObject, e.Hash, data)
 	return data, nil
+}
+
+// missingObject wraps ErrHistoryMissing around err when it says an object
+// is not in the repository.
+func missingObject(err error) error {
+	if err != nil && errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, ErrHistoryMissing) {
+		return fmt.Errorf("%w: %w", ErrHistoryMissing, err)
+	}
+	return err
 }
 
 // readBlob reads blob h from the repository: an error when it is over
@@ -469,7 +497,12 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	}
 	if !ok {
 		var err error
-		if l, err = r.readLinksUncached(h); err != nil {
+		if hc != nil && r.verify.enabled() {
+			l, err = r.readLinksVerified(h)
+		} else {
+			l, err = r.readLinksUncached(h)
+		}
+		if err != nil {
 			return links{}, err
 		}
 		if hc != nil {
@@ -492,24 +525,20 @@ func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
 	if l, ok := r.commitGraph().links(h); ok {
 		return l, nil
 	}
-	if r.packs != nil {
-		raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
-		if err != nil {
-			return links{}, err
-		}
-		if l, done, err := parseLinks(h, raw, whole); done || err != nil {
-			return l, err
-		}
-	}
-	obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
+	raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
 	if err != nil {
 		return links{}, err
 	}
-	raw, err := objectBytes(obj)
-	if err != nil {
+	if l, done, err := parseLinks(h, raw, whole); done || err != nil {
+		return l, err
+	}
+	if raw, whole, err = r.packs.commitPrefix(h, maxCommitHeader); err != nil {
 		return links{}, err
 	}
-	l, _, err := parseLinks(h, raw, true)
+	l, done, err := parseLinks(h, raw, whole)
+	if !done && err == nil {
+		err = fmt.Errorf("commit %s: header over %d bytes", h.String()[:7], maxCommitHeader)
+	}
 	return l, err
 }
 
@@ -563,7 +592,7 @@ func (r *Repo) commitInfo(h plumbing.Hash) (Commit, error) {
 	if c, ok := r.infoCache[h]; ok {
 		return c, nil
 	}
-	c, err := object.GetCommit(r.objects, h)
+	c, err := r.readCommit(h)
 	if err != nil {
 		return Commit{}, fmt.Errorf("read commit %s: %w", h.String()[:7], err)
 	}

@@ -30,7 +30,7 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 	if !filepath.IsAbs(root) {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(name)))
+	f, _, err := openGitFile(filepath.Join(root, filepath.FromSlash(name)), 0)
 	if err != nil {
 		return nil
 	}

@@ -146,6 +146,17 @@ func (c *objCache) add(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
 	c.checked[h] = true // read from the repository, under that name
 }
 
+// drop forgets this run's new entries unsaved (see verify.go).
+func (c *objCache) drop() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.pending)
+	c.added = 0
+}
+
 // save writes this run's objects with the table's (a table that would grow
 // past maxObjectTable starts over); nothing when there is nothing new.
 func (c *objCache) save() error {

@@ -10,17 +10,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// Limits of the pack reader; objects beyond them are left to go-git.
+// Limits of the pack reader.
 const (
-	maxPackedObject = 64 << 20 // the largest object (or delta) inflated here
+	maxPackedObject = 64 << 20 // the largest object (or delta) inflated, whole
 	maxDeltaDepth   = 4096     // the longest delta chain followed
 	cacheBytes      = 4 << 20  // the delta-base cache
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
@@ -40,8 +45,12 @@ var errNotHere = errors.New("object not handled by the pack reader")
 // offset in the pack (no reverse index of the pack is ever built), and
 // objects rebuilt from delta chains are kept in a bounded cache keyed by pack
 // offset — nothing is re-hashed, the hash is the one the index names. Loose
-// objects, alternates, objects over maxPackedObject and every other method go
-// to the wrapped go-git storage.
+// objects and the alternates' packs and loose objects are read here too.
+// Every size an object declares (pack entry, delta header, loose header) is
+// checked before anything is inflated, and the work of rebuilding a delta
+// chain is bounded (maxDeltaWork). Only objects of packs this reader does
+// not take (an index it cannot read) go to the wrapped go-git storage, once
+// it has told their size; every other method goes there too.
 type objectStore struct {
 	storer.EncodedObjectStorer
 	// mu serialises the pack reader: the packs' file offsets, the reused
@@ -58,6 +67,14 @@ type objectStore struct {
 	// touched counts the pages of mapped files read since their pages were
 	// last dropped from the process's memory (see dropMapped).
 	touched int
+	// work counts the bytes inflated and rebuilt by the current read (see
+	// maxDeltaWork), total those of every delta and base (see
+	// maxStoreDeltaWork).
+	work, total uint64
+	// objDir is the repository's objects folder (alternates are relative
+	// to it); alts are the alternate object folders (see loadAlternates).
+	objDir string
+	alts   []billy.Filesystem
 }
 
 func newObjectStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *objectStore {
@@ -82,89 +99,50 @@ type packFile struct {
 // EncodedObject returns the object h of type t (plumbing.AnyObject: any);
 // a type mismatch is plumbing.ErrObjectNotFound, as in go-git's storage.
 func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := s.fromPacks(t, h, maxPackedObject)
-	if !errors.Is(err, errNotHere) {
-		return obj, err
-	}
-	return s.EncodedObjectStorer.EncodedObject(t, h)
+	return s.smallObject(t, h, maxPackedObject)
 }
 
 // smallObject is EncodedObject for an object of at most max bytes: a bigger
-// one comes from go-git's storage, which reads it lazily (so that a caller
-// that rejects big objects never holds one in memory).
+// one is an error wrapping ErrObjectTooLarge, found from the size its pack
+// entry, delta header or loose header declares, before anything is
+// inflated. Objects outside the packs and the loose folders (alternates,
+// packs this reader does not take) come from go-git's storage once it has
+// told their size.
 func (s *objectStore) smallObject(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
-	obj, err := s.fromPacks(t, h, max)
-	if !errors.Is(err, errNotHere) {
-		return obj, err
+	typ, data, _, err := s.object(h, max, 0)
+	if errors.Is(err, errNotHere) {
+		return s.fromGoGit(t, h, max)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t != plumbing.AnyObject && typ != t {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return &packedObject{h: h, t: typ, data: data}, nil
+}
+
+// fromGoGit asks go-git's storage for h once the size it declares is at
+// most max.
+func (s *objectStore) fromGoGit(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
+	if sz, ok := s.EncodedObjectStorer.(interface {
+		EncodedObjectSize(plumbing.Hash) (int64, error)
+	}); ok {
+		n, err := sz.EncodedObjectSize(h)
+		switch {
+		case err == nil && n >= 0 && uint64(n) > max:
+			return nil, fmt.Errorf("read object %s: %w", h, tooLarge(uint64(n), max))
+		case err != nil && !errors.Is(err, plumbing.ErrObjectNotFound):
+			return nil, fmt.Errorf("read object %s: %w", h, err)
+		}
 	}
 	return s.EncodedObjectStorer.EncodedObject(t, h)
 }
 
-// commitPrefix returns the first n bytes of commit h (all of it when it is
-// shorter; whole reports that): the history walk needs only the tree and
-// parent lines, and a commit stored whole in a pack is inflated no further.
-// A commit stored as a delta, or outside the packs, is read in full.
-func (s *objectStore) commitPrefix(h plumbing.Hash, n int) (data []byte, whole bool, err error) {
-	s.mu.Lock()
-	data, whole, err = s.packPrefix(h, n)
-	s.mu.Unlock()
-	if !errors.Is(err, errNotHere) {
-		return data, whole, err
-	}
-	obj, err := s.EncodedObject(plumbing.CommitObject, h)
-	if err != nil {
-		return nil, false, err
-	}
-	data, err = objectBytes(obj)
-	return data, err == nil, err
-}
-
-// packPrefix is commitPrefix's pack path, under the lock: errNotHere when
-// the commit is not stored whole in a mapped pack.
-func (s *objectStore) packPrefix(h plumbing.Hash, n int) ([]byte, bool, error) {
-	s.load()
-	for _, p := range s.packs {
-		off, ok := p.find(h)
-		if p.unmap != nil {
-			s.touch(idxPagesPerFind)
-		}
-		if !ok {
-			continue
-		}
-		if p.data == nil || off < 12 || off >= p.size-20 {
-			return nil, false, errNotHere
-		}
-		b := p.data[off:min(off+32, p.size-20)] // not the trailing checksum
-		typ, size, i, err := objectHeader(b)
-		switch {
-		case err != nil:
-			return nil, false, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
-		case typ == plumbing.OFSDeltaObject || typ == plumbing.REFDeltaObject:
-			return nil, false, errNotHere
-		case typ != plumbing.CommitObject:
-			return nil, false, plumbing.ErrObjectNotFound
-		}
-		whole := size <= uint64(n)
-		if !whole {
-			size = uint64(n)
-		}
-		if off+int64(i) > p.size-20 {
-			return nil, false, fmt.Errorf("read object %s from %s: truncated object header at %d", h, p.name, off)
-		}
-		s.mr.Reset(p.data[off+int64(i) : p.size-20])
-		data, err := s.inflate(&s.mr, int(size))
-		s.touch(1)
-		if err != nil {
-			return nil, false, fmt.Errorf("read object %s from %s: inflate object at %d: %w", h, p.name, off, err)
-		}
-		return data, whole, nil
-	}
-	return nil, false, errNotHere
-}
-
-// fromPacks is EncodedObject's pack path, under the lock, for objects of at
-// most max bytes; errNotHere sends the look-up on to go-git.
-func (s *objectStore) fromPacks(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
+// object reads h from the packs, else from its loose file: all of it (at
+// most max bytes) or, with cut > 0, its first cut bytes (whole reports
+// whether that is all of it). errNotHere sends the look-up on to go-git.
+func (s *objectStore) object(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.load()
@@ -176,19 +154,39 @@ func (s *objectStore) fromPacks(t plumbing.ObjectType, h plumbing.Hash, max uint
 		if !ok {
 			continue
 		}
-		typ, data, err := s.read(p, off, 0, max)
+		typ, data, whole, err := s.read(p, off, 0, max, cut)
 		if errors.Is(err, errNotHere) {
-			break
+			return 0, nil, false, err
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
+			return 0, nil, false, fmt.Errorf("read object %s from %s: %w", h, p.name, err)
 		}
-		if t != plumbing.AnyObject && typ != t {
-			return nil, plumbing.ErrObjectNotFound
-		}
-		return &packedObject{h: h, t: typ, data: data}, nil
+		return typ, data, whole, nil
 	}
-	return nil, errNotHere
+	return s.loose(h, max, cut)
+}
+
+// commitPrefix returns the first n bytes of commit h (all of it when it is
+// shorter; whole reports that): the history walk needs only the tree and
+// parent lines, and a commit is inflated (or rebuilt from its delta) no
+// further.
+func (s *objectStore) commitPrefix(h plumbing.Hash, n int) (data []byte, whole bool, err error) {
+	typ, data, whole, err := s.object(h, maxPackedObject, n)
+	if errors.Is(err, errNotHere) {
+		obj, err := s.fromGoGit(plumbing.CommitObject, h, maxPackedObject)
+		if err != nil {
+			return nil, false, err
+		}
+		data, err = objectBytes(obj)
+		return data, err == nil, err
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if typ != plumbing.CommitObject {
+		return nil, false, plumbing.ErrObjectNotFound
+	}
+	return data, whole, nil
 }
 
 // load opens every pack index once; a pack that cannot be read is skipped
@@ -201,8 +199,13 @@ func (s *objectStore) load() {
 	if s.fs == nil {
 		return
 	}
-	dir := s.fs.Join("objects", "pack")
-	infos, err := s.fs.ReadDir(dir)
+	s.loadPacks(s.fs, s.fs.Join("objects", "pack"))
+	s.loadAlternates()
+}
+
+// loadPacks opens the packs of the folder dir of fs.
+func (s *objectStore) loadPacks(fs billy.Filesystem, dir string) {
+	infos, err := fs.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -211,8 +214,71 @@ func (s *objectStore) load() {
 		if !strings.HasSuffix(name, ".idx") {
 			continue
 		}
-		if p, err := openPack(s.fs, s.fs.Join(dir, name), s.fs.Join(dir, strings.TrimSuffix(name, ".idx")+".pack")); err == nil {
+		if p, err := openPack(fs, fs.Join(dir, name), fs.Join(dir, strings.TrimSuffix(name, ".idx")+".pack")); err == nil {
 			s.packs = append(s.packs, p)
+		}
+	}
+}
+
+// Alternates: the object folders objects/info/alternates names (a path
+// per line, relative to the objects folder naming it), and theirs, up to
+// maxAlternateDepth deep and maxAlternates in all, as git reads them. Their
+// packs and loose objects are read here, under the same bounds as the
+// repository's own, so that go-git is never asked for them.
+const (
+	maxAlternateDepth = 5
+	maxAlternates     = 64
+)
+
+// loadAlternates opens the packs of the alternate object folders and
+// keeps the folders for loose objects (s.alts). The repository's own
+// objects folder is s.objDir (set by Open; without it relative alternates
+// are taken from the .git folder's objects).
+func (s *objectStore) loadAlternates() {
+	own := s.objDir
+	if own == "" {
+		root := s.fs.Root()
+		if !filepath.IsAbs(root) {
+			return
+		}
+		own = filepath.Join(root, "objects")
+	}
+	seen := map[string]bool{filepath.Clean(own): true}
+	type level struct {
+		dir   string
+		depth int
+	}
+	queue := []level{{own, 0}}
+	for len(queue) > 0 && len(s.alts) < maxAlternates {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur.depth >= maxAlternateDepth {
+			continue
+		}
+		data, err := ReadGitFile(filepath.Join(cur.dir, "info", "alternates"), maxConfigFile)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(cur.dir, line)
+			}
+			line = filepath.Clean(line)
+			if seen[line] || len(s.alts) >= maxAlternates {
+				continue
+			}
+			seen[line] = true
+			if fi, err := os.Stat(line); err != nil || !fi.IsDir() {
+				continue
+			}
+			afs := safeFS{osfs.New(line)}
+			s.alts = append(s.alts, afs)
+			s.loadPacks(afs, "pack")
+			queue = append(queue, level{line, cur.depth + 1})
 		}
 	}
 }
@@ -319,111 +385,240 @@ func (p *packFile) close() error {
 }
 
 // read returns the type and content of the object at offset off in p,
-// rebuilding deltas from their bases; an object (or delta base) over max
-// bytes is errNotHere.
-func (s *objectStore) read(p *packFile, off int64, depth int, max uint64) (plumbing.ObjectType, []byte, error) {
+// rebuilding deltas from their bases. An object over max bytes is an error
+// wrapping ErrObjectTooLarge, checked before anything is inflated: the size
+// a pack entry declares, or, for a delta, the size its header declares,
+// read before its base. With cut > 0 only the first cut bytes are wanted:
+// an object longer than that comes back cut (whole false) and limit does not
+// apply to it. The work of one read (bytes inflated and rebuilt along a
+// delta chain) is bounded by maxDeltaWork.
+func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
+	if depth == 0 {
+		s.work = 0
+	}
 	if e, ok := s.cache.get(p, off); ok {
-		if uint64(len(e.data)) > max {
-			return 0, nil, errNotHere
+		switch {
+		case cut > 0 && len(e.data) > cut:
+			return e.t, e.data[:cut:cut], false, nil
+		case uint64(len(e.data)) > limit:
+			return 0, nil, false, tooLarge(uint64(len(e.data)), limit)
 		}
-		return e.t, e.data, nil
+		return e.t, e.data, true, nil
 	}
 	if depth > maxDeltaDepth {
-		return 0, nil, fmt.Errorf("delta chain longer than %d at offset %d", maxDeltaDepth, off)
+		return 0, nil, false, fmt.Errorf("delta chain longer than %d at offset %d", maxDeltaDepth, off)
 	}
 	if off < 12 || off >= p.size-20 {
-		return 0, nil, fmt.Errorf("offset %d outside the pack", off)
+		return 0, nil, false, fmt.Errorf("offset %d outside the pack", off)
 	}
 	var b []byte
 	if p.data != nil {
 		b = p.data[off:min(off+32, p.size-20)] // not the trailing checksum
 	} else {
-		sr := io.NewSectionReader(p.pack, off, p.size-20-off) // not the trailing checksum
-		if s.br == nil {
-			s.br = bufio.NewReaderSize(sr, 4096)
-		} else {
-			s.br.Reset(sr)
+		var hdr [32]byte
+		n, err := p.pack.ReadAt(hdr[:min(32, p.size-20-off)], off) // not the trailing checksum
+		if n == 0 && err != nil {
+			return 0, nil, false, err
 		}
-		var err error
-		if b, err = s.br.Peek(32); err != nil && !(errors.Is(err, io.EOF) && len(b) > 0) {
-			return 0, nil, err
-		}
+		b = hdr[:n]
 	}
 	typ, size, i, err := objectHeader(b)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
-	if size > max {
-		return 0, nil, errNotHere
-	}
-	var baseType plumbing.ObjectType
-	var base []byte
+	baseP, baseOff := p, int64(-1)
 	switch typ {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 	case plumbing.OFSDeltaObject:
 		rel, n, err := deltaOffset(b[i:])
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 		i += n
 		if rel <= 0 || rel >= off {
-			return 0, nil, fmt.Errorf("delta at %d names a base outside the pack", off)
+			return 0, nil, false, fmt.Errorf("delta at %d names a base outside the pack", off)
 		}
-		if baseType, base, err = s.read(p, off-rel, depth+1, maxPackedObject); err != nil {
-			return 0, nil, err
-		}
+		baseOff = off - rel
 	case plumbing.REFDeltaObject:
 		if i+20 > len(b) {
-			return 0, nil, errors.New("truncated object header")
+			return 0, nil, false, errors.New("truncated object header")
 		}
 		var bh plumbing.Hash
 		copy(bh[:], b[i:i+20])
 		i += 20
-		boff, ok := p.find(bh)
-		if !ok {
-			return 0, nil, errNotHere // a thin pack's base: go-git looks further
-		}
-		if baseType, base, err = s.read(p, boff, depth+1, maxPackedObject); err != nil {
-			return 0, nil, err
+		if baseP, baseOff = s.findPacked(p, bh); baseP == nil {
+			return 0, nil, false, errNotHere // a thin pack's base outside the packs: go-git looks further
 		}
 	default:
-		return 0, nil, fmt.Errorf("unknown object type %d at offset %d", typ, off)
+		return 0, nil, false, fmt.Errorf("unknown object type %d at offset %d", typ, off)
 	}
-	if off+int64(i) > p.size-20 {
-		return 0, nil, fmt.Errorf("truncated object header at offset %d", off)
+	at := off + int64(i)
+	if at > p.size-20 {
+		return 0, nil, false, fmt.Errorf("truncated object header at offset %d", off)
 	}
-	var src flate.Reader
-	switch {
-	case p.data != nil:
-		s.mr.Reset(p.data[off+int64(i) : p.size-20])
-		src = &s.mr
-		defer func() { // the pages the object spans, once inflated
-			end := p.size - 20 - int64(s.mr.Len())
-			s.touch(int(end/pageSize - off/pageSize + 1))
-		}()
-	case base == nil: // s.br still reads at off: skip the header
-		if _, err = s.br.Discard(i); err != nil {
-			return 0, nil, err
+	if baseOff < 0 { // stored whole
+		n, whole := size, true
+		if cut > 0 && size > uint64(cut) {
+			n, whole = uint64(cut), false
+		} else if size > limit {
+			return 0, nil, false, tooLarge(size, limit)
 		}
-		src = s.br
-	default: // reading the base moved s.br
-		s.br.Reset(io.NewSectionReader(p.pack, off+int64(i), p.size-20-off-int64(i)))
-		src = s.br
+		if err := s.charge(n, off, depth > 0 || n > maxCachedObject); err != nil {
+			return 0, nil, false, err
+		}
+		data, err := s.inflateAt(p, at, int(n))
+		if err != nil {
+			return 0, nil, false, fmt.Errorf("inflate object at %d: %w", off, err)
+		}
+		if whole {
+			s.cache.put(p, off, typ, data, depth > 0)
+		}
+		return typ, data, whole, nil
 	}
-	data, err := s.inflate(src, int(size))
+	// A delta: its header first (the sizes of its base and of what it
+	// builds), so that nothing too large is rebuilt.
+	if size > maxPackedObject {
+		return 0, nil, false, tooLarge(size, maxPackedObject)
+	}
+	// A small delta (nearly all of them) is inflated whole at once, a
+	// larger one only its header now and whole once its base is built.
+	var head, held []byte
+	if size <= maxHeldDelta {
+		held, err = s.inflateAt(p, at, int(size))
+		head = held
+	} else {
+		head, err = s.inflateAt(p, at, int(min(size, 2*binary.MaxVarintLen64)))
+	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("inflate object at %d: %w", off, err)
+		return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
 	}
-	if base != nil {
-		if data, err = applyDelta(base, data, max); errors.Is(err, errNotHere) {
-			return 0, nil, err
-		} else if err != nil {
-			return 0, nil, fmt.Errorf("apply delta at %d: %w", off, err)
+	srcSize, n := binary.Uvarint(head)
+	if n <= 0 {
+		return 0, nil, false, fmt.Errorf("delta at %d: truncated header", off)
+	}
+	dstSize, m := binary.Uvarint(head[n:])
+	if m <= 0 {
+		return 0, nil, false, fmt.Errorf("delta at %d: truncated header", off)
+	}
+	want, whole := dstSize, true
+	if cut > 0 && dstSize > uint64(cut) {
+		want, whole = uint64(cut), false
+	} else if dstSize > limit {
+		return 0, nil, false, tooLarge(dstSize, limit)
+	}
+	if srcSize > maxPackedObject {
+		return 0, nil, false, fmt.Errorf("delta base: %w", tooLarge(srcSize, maxPackedObject))
+	}
+	if whole && dstSize > maxPackedObject {
+		return 0, nil, false, tooLarge(dstSize, maxPackedObject)
+	}
+	// A cut object needs no more of its delta than 8 bytes (the longest
+	// copy instruction) per byte built.
+	dn := size
+	if !whole {
+		dn = min(size, 8*want+2*binary.MaxVarintLen64)
+	}
+	if err := s.charge(dn+want, off, true); err != nil {
+		return 0, nil, false, err
+	}
+	baseType, base, _, err := s.read(baseP, baseOff, depth+1, maxPackedObject, 0)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	delta := held
+	if delta == nil {
+		if delta, err = s.inflateAt(p, at, int(dn)); err != nil {
+			return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
 		}
-		typ = baseType
 	}
-	s.cache.put(p, off, typ, data)
-	return typ, data, nil
+	data, whole, err := applyDeltaCut(base, delta, limit, cut)
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("apply delta at %d: %w", off, err)
+	}
+	if whole {
+		s.cache.put(p, off, baseType, data, depth > 0)
+	}
+	return baseType, data, whole, nil
+}
+
+// maxDeltaWork bounds the work of one read: the bytes inflated and rebuilt
+// along a delta chain (a small pack of deltas over a large base would
+// otherwise rebuild the base once per link).
+var maxDeltaWork uint64 = 512 << 20
+
+// maxHeldDelta is the largest delta inflated before its base is built (and
+// so held while the chain below it is rebuilt: at most 16 MiB along the
+// longest chain followed).
+const maxHeldDelta = 4 << 10
+
+// maxStoreDeltaWork bounds the delta work of all the reads of a store —
+// deltas, their bases, and objects over maxCachedObject inflated whole: a
+// small pack of thousands of deltas over one large base, or of thousands of
+// large objects that compress to nothing, would otherwise take minutes,
+// each read within maxDeltaWork.
+var maxStoreDeltaWork uint64 = 2 << 30
+
+// ErrObjectTooLarge is an object over the size a reader takes: it is never
+// inflated.
+var ErrObjectTooLarge = errors.New("object too large")
+
+// ErrDeltaWork is a delta chain that needs more work than maxDeltaWork to
+// rebuild.
+var ErrDeltaWork = errors.New("delta chain too costly to rebuild")
+
+func tooLarge(size, max uint64) error {
+	return fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrObjectTooLarge, size, max)
+}
+
+// charge counts n bytes of work of the current read, and, for a delta, a
+// delta's base or a large object (delta), of the store's work in all.
+func (s *objectStore) charge(n uint64, off int64, delta bool) error {
+	s.work += n
+	if s.work > maxDeltaWork {
+		return fmt.Errorf("%w: the object at offset %d needs more than %d bytes inflated and rebuilt", ErrDeltaWork, off, maxDeltaWork)
+	}
+	if delta {
+		s.total += n
+		if s.total > maxStoreDeltaWork {
+			return fmt.Errorf("%w: the repository's deltas and large objects needed more than %d bytes inflated and rebuilt in all", ErrDeltaWork, maxStoreDeltaWork)
+		}
+	}
+	return nil
+}
+
+// findPacked finds h in p first, then in the other packs; nil when no pack
+// holds it.
+func (s *objectStore) findPacked(p *packFile, h plumbing.Hash) (*packFile, int64) {
+	if off, ok := p.find(h); ok {
+		return p, off
+	}
+	for _, q := range s.packs {
+		if q == p {
+			continue
+		}
+		if off, ok := q.find(h); ok {
+			return q, off
+		}
+	}
+	return nil, -1
+}
+
+// inflateAt inflates n bytes of the zlib stream at offset at of p.
+func (s *objectStore) inflateAt(p *packFile, at int64, n int) ([]byte, error) {
+	if p.data != nil {
+		s.mr.Reset(p.data[at : p.size-20])
+		data, err := s.inflate(&s.mr, n)
+		end := p.size - 20 - int64(s.mr.Len())
+		s.touch(int(end/pageSize - at/pageSize + 1)) // the pages the object spans
+		return data, err
+	}
+	sr := io.NewSectionReader(p.pack, at, p.size-20-at) // not the trailing checksum
+	if s.br == nil {
+		s.br = bufio.NewReaderSize(sr, 4096)
+	} else {
+		s.br.Reset(sr)
+	}
+	return s.inflate(s.br, n)
 }
 
 // objectHeader parses the type and size that start an object in a pack, and
@@ -493,24 +688,38 @@ func (s *objectStore) inflate(src flate.Reader, size int) ([]byte, error) {
 
 // applyDelta builds the object a git delta describes from its base, in one
 // allocation of the announced size; a delta that does not fit its base or
-// its announced size is an error, one over max (or maxPackedObject) is
-// errNotHere.
+// its announced size is an error, one announcing more than max (or
+// maxPackedObject) bytes an error wrapping ErrObjectTooLarge.
 func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
+	out, _, err := applyDeltaCut(src, delta, max, 0)
+	return out, err
+}
+
+// applyDeltaCut is applyDelta that, with cut > 0, builds only the first cut
+// bytes of an object longer than that (whole false), whatever max is.
+func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool, _ error) {
 	srcSize, n := binary.Uvarint(delta)
 	if n <= 0 || srcSize != uint64(len(src)) {
-		return nil, errors.New("delta does not match its base")
+		return nil, false, errors.New("delta does not match its base")
 	}
 	delta = delta[n:]
 	dstSize, n := binary.Uvarint(delta)
 	if n <= 0 {
-		return nil, errors.New("truncated delta header")
+		return nil, false, errors.New("truncated delta header")
 	}
-	if dstSize > maxPackedObject || dstSize > max {
-		return nil, errNotHere
+	want, whole := dstSize, true
+	switch {
+	case cut > 0 && dstSize > uint64(cut):
+		want, whole = uint64(cut), false
+	case dstSize > max:
+		return nil, false, tooLarge(dstSize, max)
+	}
+	if dstSize > maxPackedObject && whole {
+		return nil, false, tooLarge(dstSize, maxPackedObject)
 	}
 	delta = delta[n:]
-	dst := make([]byte, 0, int(dstSize))
-	for len(delta) > 0 {
+	dst := make([]byte, 0, int(want))
+	for len(delta) > 0 && (whole || uint64(len(dst)) < want) {
 		op := delta[0]
 		delta = delta[1:]
 		switch {
@@ -521,7 +730,7 @@ func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
 					continue
 				}
 				if len(delta) == 0 {
-					return nil, errors.New("truncated delta copy")
+					return nil, false, errors.New("truncated delta copy")
 				}
 				if i < 4 {
 					off |= uint64(delta[0]) << (8 * i)
@@ -534,24 +743,26 @@ func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
 				size = 0x10000
 			}
 			if off+size > uint64(len(src)) || uint64(len(dst))+size > dstSize {
-				return nil, errors.New("delta copy out of bounds")
+				return nil, false, errors.New("delta copy out of bounds")
 			}
+			size = min(size, want-uint64(len(dst)))
 			dst = append(dst, src[off:off+size]...)
 		case op != 0: // insert literal bytes
 			size := int(op)
 			if size > len(delta) || uint64(len(dst)+size) > dstSize {
-				return nil, errors.New("delta insert out of bounds")
+				return nil, false, errors.New("delta insert out of bounds")
 			}
-			dst = append(dst, delta[:size]...)
+			take := min(size, int(want)-len(dst))
+			dst = append(dst, delta[:take]...)
 			delta = delta[size:]
 		default:
-			return nil, errors.New("delta opcode 0")
+			return nil, false, errors.New("delta opcode 0")
 		}
 	}
-	if uint64(len(dst)) != dstSize {
-		return nil, errors.New("delta builds a short object")
+	if uint64(len(dst)) != want {
+		return nil, false, errors.New("delta builds a short object")
 	}
-	return dst, nil
+	return dst, whole, nil
 }
 
 // packedObject is an object read by objectStore: its hash is the one the
@@ -581,6 +792,10 @@ type offsetCache struct {
 	max, used int
 	order     *list.List
 	items     map[cacheKey]*list.Element
+	// big is the last delta base over maxCachedObject rebuilt, kept apart
+	// (git keeps its delta bases too): thousands of deltas over one large
+	// base inflate it once.
+	big *cacheEntry
 }
 
 type cacheKey struct {
@@ -601,14 +816,22 @@ func newOffsetCache(max int) *offsetCache {
 func (c *offsetCache) get(p *packFile, off int64) (*cacheEntry, bool) {
 	e, ok := c.items[cacheKey{p, off}]
 	if !ok {
+		if c.big != nil && c.big.k == (cacheKey{p, off}) {
+			return c.big, true
+		}
 		return nil, false
 	}
 	c.order.MoveToFront(e)
 	return e.Value.(*cacheEntry), true
 }
 
-func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []byte) {
+// put keeps data, the object at off in p; one over maxCachedObject is kept
+// only when it is a delta's base (base), alone in its slot.
+func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []byte, base bool) {
 	if len(data) > maxCachedObject {
+		if base {
+			c.big = &cacheEntry{k: cacheKey{p, off}, t: t, data: data}
+		}
 		return
 	}
 	k := cacheKey{p, off}
@@ -624,4 +847,73 @@ func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []
 		delete(c.items, e.k)
 		c.used -= len(e.data)
 	}
+}
+
+// loose reads h from its loose object file (objects/xx/yyyy…, opened as
+// every .git file is, see safeFS): the header's declared size is checked
+// against max (unless cut > 0) before the content is inflated, and no more
+// than the declared size (or cut bytes) is. errNotHere when there is no such
+// file.
+func (s *objectStore) loose(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
+	if s.fs == nil {
+		return 0, nil, false, errNotHere
+	}
+	hex := h.String()
+	f, err := s.fs.Open(s.fs.Join("objects", hex[:2], hex[2:]))
+	for i := 0; errors.Is(err, fs.ErrNotExist) && i < len(s.alts); i++ {
+		f, err = s.alts[i].Open(s.alts[i].Join(hex[:2], hex[2:]))
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil, false, errNotHere
+		}
+		return 0, nil, false, fmt.Errorf("read loose object %s: %w", h, err)
+	}
+	defer f.Close()
+	typ, data, whole, err := readLoose(f, max, cut)
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("read loose object %s: %w", h, err)
+	}
+	return typ, data, whole, nil
+}
+
+// readLoose inflates a loose object from r: its "<type> <size>\x00" header,
+// then its content (see loose).
+func readLoose(r io.Reader, max uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
+	zr, err := zlib.NewReader(r)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	defer zr.Close()
+	br := bufio.NewReaderSize(zr, 64)
+	hdr, err := br.ReadSlice(0)
+	if err != nil || len(hdr) > 32 {
+		return 0, nil, false, errors.New("bad object header")
+	}
+	name, num, ok := strings.Cut(string(hdr[:len(hdr)-1]), " ")
+	if !ok {
+		return 0, nil, false, errors.New("bad object header")
+	}
+	typ, err := plumbing.ParseObjectType(name)
+	if err != nil || typ < plumbing.CommitObject || typ > plumbing.TagObject {
+		return 0, nil, false, fmt.Errorf("bad object type %q", name)
+	}
+	size, err := strconv.ParseUint(num, 10, 64)
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("bad object size %q", num)
+	}
+	n, whole := size, true
+	switch {
+	case cut > 0 && size > uint64(cut):
+		n, whole = uint64(cut), false
+	case size > max:
+		return 0, nil, false, tooLarge(size, max)
+	case size > maxPackedObject:
+		return 0, nil, false, tooLarge(size, maxPackedObject)
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(br, data); err != nil {
+		return 0, nil, false, fmt.Errorf("inflate: %w", err)
+	}
+	return typ, data, whole, nil
 }

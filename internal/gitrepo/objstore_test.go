@@ -99,7 +99,7 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 }
 
 // TestApplyDelta feeds well-formed and hostile deltas: never a panic, and an
-// over-size target is left to go-git.
+// over-size target is ErrObjectTooLarge, found before anything is built.
 func TestApplyDelta(t *testing.T) {
 	src := []byte("hello, world")
 	tests := []struct {
@@ -127,8 +127,8 @@ func TestApplyDelta(t *testing.T) {
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
-			if tt.notHere != errors.Is(err, errNotHere) {
-				t.Fatalf("err = %v, errNotHere wanted: %v", err, tt.notHere)
+			if tt.notHere != errors.Is(err, ErrObjectTooLarge) {
+				t.Fatalf("err = %v, ErrObjectTooLarge wanted: %v", err, tt.notHere)
 			}
 			if err == nil && string(got) != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
@@ -255,11 +255,11 @@ func TestMappedPackHostile(t *testing.T) {
 		}
 		s := &objectStore{packs: []*packFile{p}, loaded: true, cache: newOffsetCache(cacheBytes)}
 		for off := int64(0); off < int64(len(data)); off++ {
-			_, _, _ = s.read(p, off, 0, maxPackedObject)
+			_, _, _, _ = s.read(p, off, 0, maxPackedObject, 0)
 		}
 		for _, h := range hashes {
-			_, _, _ = s.packPrefix(h, commitPrefixLen)
-			_, _ = s.fromPacks(plumbing.AnyObject, h, maxPackedObject)
+			_, _, _, _ = s.object(h, maxPackedObject, commitPrefixLen)
+			_, _, _, _ = s.object(h, maxPackedObject, 0)
 		}
 	}
 }

@@ -54,9 +54,9 @@ func FuzzApplyDelta(f *testing.F) {
 				t.Fatalf("a delta with no target size applied")
 			}
 		}
-		if errors.Is(err, errNotHere) {
+		if errors.Is(err, ErrObjectTooLarge) {
 			if announced <= uint64(max) {
-				t.Fatalf("errNotHere for a target of %d bytes (max %d)", announced, max)
+				t.Fatalf("ErrObjectTooLarge for a target of %d bytes (max %d)", announced, max)
 			}
 			return
 		}
@@ -156,7 +156,7 @@ func FuzzPackRead(f *testing.F) {
 		}
 		mapped := &packFile{name: "fuzz", data: data, size: int64(len(data)), idx: make([]byte, idxHeaderLen+40), off32: idxHeaderLen, off64: idxHeaderLen}
 		s := &objectStore{packs: []*packFile{mapped}, loaded: true, cache: newOffsetCache(cacheBytes)}
-		mt, md, merr := s.read(mapped, int64(off), 0, fuzzMax)
+		mt, md, _, merr := s.read(mapped, int64(off), 0, fuzzMax, 0)
 
 		fs := memfs.New()
 		w, err := fs.Create("p.pack")
@@ -172,7 +172,7 @@ func FuzzPackRead(f *testing.F) {
 		defer file.Close()
 		pread := &packFile{name: "fuzz", pack: file, size: int64(len(data)), idx: mapped.idx, off32: idxHeaderLen, off64: idxHeaderLen}
 		s2 := &objectStore{packs: []*packFile{pread}, loaded: true, cache: newOffsetCache(cacheBytes)}
-		pt, pd, perr := s2.read(pread, int64(off), 0, fuzzMax)
+		pt, pd, _, perr := s2.read(pread, int64(off), 0, fuzzMax, 0)
 
 		if (merr == nil) != (perr == nil) || errors.Is(merr, errNotHere) != errors.Is(perr, errNotHere) {
 			t.Fatalf("mapped read: %v; pread: %v", merr, perr)
@@ -191,7 +191,7 @@ func FuzzPackRead(f *testing.F) {
 		if ht, hs, _, _ := objectHeader(data[off:]); ht == mt && hs != uint64(len(md)) {
 			t.Fatalf("a whole object of %d bytes announced %d", len(md), hs)
 		}
-		if ct, cd, cerr := s.read(mapped, int64(off), 0, fuzzMax); cerr != nil || ct != mt || !bytes.Equal(cd, md) {
+		if ct, cd, _, cerr := s.read(mapped, int64(off), 0, fuzzMax, 0); cerr != nil || ct != mt || !bytes.Equal(cd, md) {
 			t.Fatalf("cached read %v %q %v, first %v %q", ct, cd, cerr, mt, md)
 		}
 	})

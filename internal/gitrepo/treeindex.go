@@ -217,6 +217,8 @@ type treeIndexCache struct {
 	// memo, when not nil, is the path table pathTree's look-ups go
 	// through (see blobmemo.go).
 	memo *blobMemo
+	// verify, when not nil, checks each tree read (see verify.go).
+	verify *verifier
 }
 
 func newTreeIndexCache(s storer.EncodedObjectStorer, max int) *treeIndexCache {
@@ -259,6 +261,7 @@ func (c *treeIndexCache) lookup(h plumbing.Hash) (*treeIndex, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
+	c.verify.check(plumbing.TreeObject, h, raw)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, again := c.seen[h]; !again {

@@ -21,10 +21,11 @@ package gitrepo
 // boundary (in the key). Only walks that ended on their own — at the base,
 // once no path was followed, at the bound, or at a root commit — are
 // recorded: one stopped by a missing parent or a shallow boundary is not,
-// as a later fetch could extend it. As for the history table, the one trust
-// left is in the repository's object store, so the table is per
-// repository; a value that does not decode is a miss, and the walk runs as
-// without the table.
+// as a later fetch could extend it. As for the history table, the commits
+// and trees a walk reads are checked against their hashes (a run that met
+// a lie saves nothing, see verify.go), and the table is per repository; a
+// value that does not decode is a miss, and the walk runs as without the
+// table.
 
 import (
 	"bytes"
@@ -185,6 +186,16 @@ func (m *walkMemo) add(key [walkKeySize]byte, v []byte) {
 	if len(m.pending) < maxNewWalks {
 		m.pending[key] = v
 	}
+}
+
+// drop forgets this run's new entries unsaved (see verify.go).
+func (m *walkMemo) drop() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.pending)
 }
 
 // save writes this run's answers with the table's; nothing when there is

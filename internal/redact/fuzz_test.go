@@ -11,6 +11,7 @@ import (
 var planted = []string{
 	ghp, ghPAT, aws, awsSTS, google, slack, oai, oaiOld, ant, azAD, jwt,
 	"xoxp-" + "1234567890-abcdefghij",
+	hfTok, sendgrid, pypiTok, stripeLive, npmTok, glpat, twilioSK, shopify, vaultTok, ageKey,
 }
 
 // FuzzRedact checks the redactor's invariants on any input: it never
@@ -21,6 +22,13 @@ func FuzzRedact(f *testing.F) {
 		"", "password: hunter2", `{"token": "x", "n": [1, 2]}`, "Authorization: Bearer T",
 		pem, "postgres://u:PASS@db/x", `"a\"b"`, "secret := abc",
 		"-----BEGIN " + "PRIVATE KEY-----\"", "AccountKey=abc==;x=y",
+		// the families added for issue 1/7
+		`{"pass": "x", "auth": {"k": 1}}`, "pwd=abc DB_PASS=abc export SMTP_PASS='a b'",
+		"signing_key: k encryption_key=k", "app --password X9 --token 'a b'",
+		"the password is X9secret.", "Set-Cookie: sid=abc; Path=/", "Cookie: a=1; b=2",
+		"mysql -u root -pS3cret app; sshpass -p pw ssh h", "curl -u user:pw https://x",
+		"machine h login u password p", `\"token\": \"x\"`, "PWD=/home/x",
+		hfTok + " " + sendgrid, "password_reset_url: https://x token_count: 512",
 	} {
 		f.Add(s, s, uint8(0))
 	}

@@ -5,26 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 )
-
-// secretKeyRe matches member names whose values are secrets whatever they
-// look like.
-var secretKeyRe = lazyre.New(`(?i)(passw(or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?key|accountkey|sharedaccess)`)
-
-// IsSecretKey reports whether a JSON member or YAML key name says its value
-// is a secret (password, client_secret, apiKey, …). Counters and
-// orchestrate's own keys (max_tokens, idempotency_key, ai_session_id) are
-// not.
-func IsSecretKey(k string) bool {
-	switch strings.ToLower(k) {
-	case "idempotency_key", "ai_session_id", "max_tokens", "tokens", "token_count",
-		"input_tokens", "output_tokens", "total_tokens", "token_usage":
-		return false
-	}
-	return secretKeyRe().MatchString(k)
-}
 
 // JSON returns the JSON document data with every string redacted (String)
 // and the values of members whose names are secrets (IsSecretKey), and

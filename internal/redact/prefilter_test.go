@@ -7,11 +7,13 @@ import (
 )
 
 // holdsRuleWord is what pass checks rule by rule: whether the lower-case
-// text holds any rule's word.
+// text holds any rule's word (and, for a rule with case-sensitive words,
+// one of those as written).
 func holdsRuleWord(s string) bool {
 	lower := strings.ToLower(s)
 	for i := range rules {
-		if containsAny(lower, rules[i].words) {
+		r := &rules[i]
+		if containsAny(lower, r.words) && (r.cased == nil || containsAny(s, r.cased)) {
 			return true
 		}
 	}
@@ -30,7 +32,10 @@ func TestNoRuleWords(t *testing.T) {
 		{"my_Api_Key", false},
 		{"see https://x", false},
 		{"Bearer", false},
-		{"\u212Aey", false},  // Kelvin sign: lower-cases to ASCII k
+		{"\u212Aey", false}, // Kelvin sign: lower-cases to ASCII k
+		{"each task is done", true},
+		{"SK0123", false},
+		{"key-value", false},
 		{"caf\u00e9", false}, // any non-ASCII byte: the full check decides
 		{"x" + pem, false},
 	}
@@ -43,10 +48,19 @@ func TestNoRuleWords(t *testing.T) {
 		}
 	}
 	for i := range rules {
-		for _, w := range rules[i].words {
-			for _, in := range []string{w, strings.ToUpper(w), "x" + w + "y"} {
+		r := &rules[i]
+		words := r.words
+		if r.cased != nil {
+			words = r.cased
+		}
+		for _, w := range words {
+			ins := []string{w, "x" + w + "y"}
+			if r.cased == nil {
+				ins = append(ins, strings.ToUpper(w))
+			}
+			for _, in := range ins {
 				if noRuleWords(in) {
-					t.Errorf("rule %s: %q would be skipped", rules[i].name, in)
+					t.Errorf("rule %s: %q would be skipped", r.name, in)
 				}
 			}
 		}

@@ -24,6 +24,17 @@ var (
 	azAD   = "abc" + "8Q~" + strings.Repeat("xY1.", 9)[:34]
 	jwt    = "eyJ" + "hbGciOiJIUzI1NiJ9.eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 	pem    = "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA7v1xq\nZ2mO8Y3jk+/abc=\n-----END RSA " + "PRIVATE KEY-----"
+
+	hfTok      = "hf_" + strings.Repeat("AbC3", 9)[:34]
+	sendgrid   = "SG." + strings.Repeat("aB1", 8)[:22] + "." + strings.Repeat("xY9_", 11)[:43]
+	pypiTok    = "pypi-" + "AgEIcHlwaS5vcmc" + strings.Repeat("Qw3", 20)
+	stripeLive = "sk_" + "live_" + strings.Repeat("4eC39HqLyjWDarjtT1zdp7dc", 1)
+	npmTok     = "npm_" + strings.Repeat("a1B2", 9)
+	glpat      = "glpat-" + strings.Repeat("x1Y2z", 4)
+	twilioSK   = "SK" + strings.Repeat("0a1b2c3d", 4)
+	shopify    = "shpat_" + strings.Repeat("0a1b2c3d", 4)
+	vaultTok   = "hvs." + strings.Repeat("CAESIJ", 5)
+	ageKey     = "AGE-SECRET-KEY-1" + strings.Repeat("QW3RTY", 10)[:58]
 )
 
 type row struct{ in, want string }

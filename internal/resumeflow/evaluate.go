@@ -127,6 +127,8 @@ func Situation(in Input, rep validate.Report, p plan.Plan, findings []workflow.F
 		Mode: in.Mode, Validation: rep.Status, AgeClass: rep.AgeClass,
 		Force: in.Force, Approve: in.Approve, Terminal: p.Terminal, Resumable: in.Candidate.Resumable,
 		Candidates: in.Candidates, Selected: in.Selected, Restart: in.Plan.Restart,
+		// a hint never leads to a cleanup that would be refused
+		NoCleanup: !handoff.CleanupOffered(in.Candidate),
 	}
 	sit.Age = rep.Age
 	for _, f := range findings {

@@ -36,6 +36,10 @@ type Lifecycle struct {
 	Agent string
 	PID   int
 	Host  string
+	// By is the runner of a shared record or lease (lifecycle.remote).
+	By string
+	// Until is when a shared lease ends.
+	Until time.Time
 }
 
 // History reads the orchestration log's handoff history; a log that cannot
@@ -76,7 +80,12 @@ func (l Lifecycle) Text(now time.Time) string {
 	if l.Agent != "" {
 		to = " to @" + l.Agent
 	}
+	if l.By != "" {
+		to += " by " + l.By
+	}
 	switch l.State {
+	case LifeHeldRemotely:
+		return heldText(l, now)
 	case handoff.StateHandedOff:
 		return "handed off " + ago + to
 	case handoff.StateStarted:
@@ -148,6 +157,14 @@ type Filtered struct {
 // longer ago than that, marked Again. history is called at most once, when
 // a candidate runs in autopilot.
 func SkipHandedOff(s *session.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last) Filtered {
+	return skipHandedOff(s, cands, mode, history, func(hist map[string]handoff.Last, c workflow.Candidate) Lifecycle {
+		return LifecycleOf(s.Root, hist, c)
+	})
+}
+
+// skipHandedOff is SkipHandedOff with the lifecycle of a candidate given
+// by lifeOf (local, or with the shared lifecycle).
+func skipHandedOff(s *session.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last, lifeOf func(map[string]handoff.Last, workflow.Candidate) Lifecycle) Filtered {
 	var hist map[string]handoff.Last
 	f := Filtered{Again: map[string]bool{}}
 	window := s.Cfg.Resume.RehandoffAfter
@@ -165,9 +182,11 @@ func SkipHandedOff(s *session.Session, cands []workflow.Candidate, mode modes.Mo
 		if hist == nil {
 			hist = history()
 		}
-		l := LifecycleOf(s.Root, hist, c)
+		l := lifeOf(hist, c)
 		why := ""
 		switch l.State {
+		case LifeHeldRemotely:
+			why = l.Text(s.Now)
 		case LifeActive, LifeLocked:
 			why = l.Text(s.Now) + ": a live resume holds it"
 		case handoff.StateHandedOff, handoff.StateStarted:

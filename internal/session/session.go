@@ -9,11 +9,13 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
@@ -22,6 +24,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -89,11 +92,16 @@ func isBare(d string) bool {
 	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	f, err := os.Open(filepath.Join(d, "config"))
+	// non-blocking, regular files only: a FIFO named config must not hang
+	// the command (docs/SECURITY.md)
+	f, fi, err := safefile.OpenNonBlocking(filepath.Join(d, "config"), syscall.O_NOFOLLOW)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return false
+	}
 	buf := make([]byte, 64<<10)
 	n, _ := io.ReadFull(f, buf)
 	for _, line := range strings.Split(string(buf[:n]), "\n") {
@@ -127,6 +135,9 @@ func Resolve(dir string) (Location, error) {
 	g, gerr := gitrepo.Open(abs)
 	if gerr == nil {
 		return Location{Root: g.Root(), Git: g}, nil
+	}
+	if errors.Is(gerr, gitrepo.ErrDubiousOwnership) {
+		return Location{}, gerr // refused as git refuses it, with git's advice
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		for _, marker := range []string{".orchestrate.yaml", ".orchestrate"} {

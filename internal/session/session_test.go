@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,5 +165,32 @@ func TestExistsAfterValidate(t *testing.T) {
 	check("after Validate")
 	if !s.run.Exists("src/a.go") {
 		t.Error("the validation did not record src/a.go")
+	}
+}
+
+// A folder that looks like a bare repository but whose config is a FIFO is
+// not read (it would block): Resolve answers at once.
+func TestResolveFIFOConfigDoesNotHang(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "config"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = Resolve(dir)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Resolve blocked on a FIFO named config")
 	}
 }

@@ -1,0 +1,320 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"os/user"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
+	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
+	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
+	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/templates"
+)
+
+// reasonHeldRemotely is the --json "reason" of a workflow another runner
+// holds on the shared lifecycle (exit 16).
+const reasonHeldRemotely = "held_remotely"
+
+// reasonSharedUnusable is the --json "reason" of exit 20.
+const reasonSharedUnusable = "shared_lifecycle_unusable"
+
+// sharedState is the shared lifecycle of one command: the store (nil
+// without lifecycle.remote), what one fetch read, and why it could not be
+// used.
+type sharedState struct {
+	store *sharedlife.Store
+	view  *resumeflow.Shared
+	err   error // set when lifecycle.remote is on and could not be used
+}
+
+// on reports whether lifecycle.remote is set.
+func (sh *sharedState) on() bool { return sh != nil && (sh.store != nil || sh.err != nil) }
+
+// gitEnviron is the environment git runs in: the injected one, with PATH
+// and HOME from Getenv when it has none.
+func (a *app) gitEnviron() []string {
+	env := a.environ()
+	for _, k := range []string{"PATH", "HOME"} {
+		has := false
+		for _, kv := range env {
+			if strings.HasPrefix(kv, k+"=") {
+				has = true
+			}
+		}
+		if v := a.sys.Getenv(k); !has && v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// sharedLifecycle opens the shared lifecycle when lifecycle.remote (or
+// ORCHESTRATE_REMOTE) is set and fetches it once. Off: a zero state.
+func (a *app) sharedLifecycle(s *session) *sharedState {
+	name := strings.TrimSpace(s.Cfg.Lifecycle.Remote)
+	if name == "" {
+		return &sharedState{}
+	}
+	sh := &sharedState{}
+	r, err := gitremote.Open(s.Root, name, a.gitEnviron(), gitremote.DefaultTimeout)
+	if err != nil {
+		sh.err = fmt.Errorf("%w: %w", sharedlife.ErrUnusable, err)
+		return sh
+	}
+	host, _ := os.Hostname()
+	owner := ""
+	if u, err := user.Current(); err == nil {
+		owner = u.Username
+	}
+	sh.store = &sharedlife.Store{
+		Remote: r, Lease: sharedlife.LeaseFor(s.Cfg.Lifecycle.Lease, s.Cfg.Handoff.Timeout),
+		Me:  sharedlife.Runner{Owner: owner, Host: host, PID: a.sys.Pid, CI: sharedlife.CIRun(a.sys.Getenv)},
+		Now: a.sys.Now,
+	}
+	v, err := sh.store.Fetch()
+	if err != nil {
+		sh.err = err
+		return sh
+	}
+	sh.view = &resumeflow.Shared{Remote: name, View: v}
+	a.debugf("shared lifecycle on %s: %d locks, %d record chains", name, len(v.Locks), len(v.Records))
+	return sh
+}
+
+// sharedUnusable is the message of exit 20.
+func sharedUnusable(err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, sharedlife.ErrUnusable.Error()+": ")
+	return fmt.Errorf("the shared lifecycle (lifecycle.remote) could not be used; nothing ran: %s", msg)
+}
+
+// ciWarning: autopilot in CI without lifecycle.remote in a clone that has a
+// remote: another job can hand the same work off.
+func (a *app) ciWarning(s *session, mode modes.Mode) {
+	if mode != modes.ModeAutopilot || a.sys.Getenv("CI") != "true" || strings.TrimSpace(s.Cfg.Lifecycle.Remote) != "" {
+		return
+	}
+	if !gitremote.HasRemote(s.Root, a.gitEnviron()) {
+		return
+	}
+	fmt.Fprintln(a.sys.IO.ErrOut, "warning: autopilot in CI with the lifecycle kept in this checkout only: another job (a fresh clone) can hand the same workflow off again. Set lifecycle.remote: origin in the config (or ORCHESTRATE_REMOTE=origin) to share the lock and the handoff records through the git remote.")
+}
+
+// heldRemotely is the message of a workflow held on the shared lifecycle.
+func heldRemotely(id string, l sharedlife.Lock) error {
+	return (&sharedlife.HeldError{Workflow: id, Holder: l})
+}
+
+// sharedHandoff wraps one handoff.Execute in the shared lifecycle: take
+// the lock on the remote, read the records, stop when this resume was
+// handed off before (unless again), record the dispatch, run, record the
+// outcome, release the lock whatever happens (signals included).
+type sharedHandoff struct {
+	a         *app
+	h         *sharedlife.Handoff
+	inCommand atomic.Bool
+	stopSig   func()
+}
+
+// beginShared starts the shared part of r's handoff. done is set when the
+// run is already finished (held elsewhere, already handed off, remote
+// unusable): the returned error is the command's result.
+func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff, done bool, err error) {
+	if r.shared == nil || (!r.shared.on() && strings.TrimSpace(r.s.Cfg.Lifecycle.Remote) != "") {
+		// a saved plan applied (--plan), or the repository's file trusted
+		// at the prompt since: read it here
+		r.shared = a.sharedLifecycle(r.s)
+	}
+	st := r.shared
+	if !st.on() {
+		return nil, false, nil
+	}
+	if st.err != nil || st.view == nil {
+		r.reason = reasonSharedUnusable
+		return nil, true, a.finishResume(r, "error", ExitShared, sharedUnusable(st.err))
+	}
+	c := r.selected
+	key, err := handoff.KeyFor(r.s.Root, *c, r.plan.ResumeFrom.Phase)
+	if err != nil {
+		return nil, true, a.finishResume(r, "error", ExitError, err)
+	}
+	base := sharedlife.Record{Key: key, Phase: r.plan.ResumeFrom.Phase, Agent: r.plan.ResumeFrom.Agent, Mode: string(r.mode), Again: req.Again}
+	h, err := st.store.Begin(st.view.View, c.ID, "orchestrate resume", base)
+	var held *sharedlife.HeldError
+	switch {
+	case errors.As(err, &held) && a.movesOn(r):
+		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: held by %s on the shared lifecycle (lease until %s).\n", templates.Safe(c.ID), templates.Safe(held.Holder.Runner.String()), held.Holder.Expires.UTC().Format(time.RFC3339))
+		return nil, true, a.passOver(r)
+	case errors.As(err, &held):
+		r.reason, r.holder = reasonHeldRemotely, toHolder(held.Holder)
+		return nil, true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", held))
+	case err != nil:
+		r.reason = reasonSharedUnusable
+		return nil, true, a.finishResume(r, "error", ExitShared, sharedUnusable(err))
+	}
+	sh = &sharedHandoff{a: a, h: h}
+	sh.catchSignals()
+	if t := h.Held.TookOver; t != nil {
+		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the shared lock of %s: its lease ended (%s).\n", templates.Safe(c.ID), templates.Safe(t.Runner.String()))
+	}
+	if h.Already() && !req.Again && a.movesOn(r) {
+		// handed off by another runner between the fetch and the lock
+		sh.end()
+		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: handed off %s by %s.\n", templates.Safe(c.ID), templates.Ago(r.s.Now.Sub(h.Prior.At)), templates.Safe(h.Prior.Runner.String()))
+		return nil, true, a.passOver(r)
+	}
+	if h.Already() && !req.Again {
+		p := h.Prior
+		to := ""
+		if p.Agent != "" {
+			to = " to @" + strings.TrimPrefix(p.Agent, "@")
+		}
+		fmt.Fprintf(a.humanOut(r.opts), "Already handed off %s by %s%s: this resume of %s was handed off before (shared records on %s); nothing to do.\nTo hand it off again at the same phase, run: orchestrate resume %s --again\n",
+			templates.Ago(r.s.Now.Sub(p.At)), templates.Safe(p.Runner.String()), templates.Safe(to), templates.Safe(c.ID), templates.Safe(st.view.Remote), templates.Safe(c.ID))
+		sh.end()
+		r.reason = reasonAlreadyHandedOff
+		return nil, true, a.finishQuiet(r, "none", ExitOK)
+	}
+	if h.Unconfirmed() {
+		fmt.Fprintf(a.humanOut(r.opts), "The previous handoff of %s (by %s) was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID), templates.Safe(h.Prior.Runner.String()))
+	}
+	if err := h.Record(sharedlife.EventDispatched, ""); err != nil {
+		sh.end()
+		r.reason = reasonSharedUnusable
+		return nil, true, a.finishResume(r, "error", ExitShared, sharedUnusable(err))
+	}
+	before := req.BeforeCommand
+	req.BeforeCommand = func(res handoff.Result) {
+		if err := h.Record(sharedlife.EventStarted, ""); err != nil {
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: could not record the command's start on the shared lifecycle: %s\n", safeErr(err))
+		}
+		sh.inCommand.Store(true)
+		if before != nil {
+			before(res)
+		}
+	}
+	return sh, false, nil
+}
+
+// finish records how the handoff ended on the shared lifecycle and
+// releases the lock.
+func (sh *sharedHandoff) finish(err error) {
+	if sh == nil {
+		return
+	}
+	sh.inCommand.Store(false)
+	event, outcome := sharedlife.EventHandedOff, ""
+	if err != nil {
+		event, outcome = sharedlife.EventFailed, err.Error()
+	}
+	if rerr := sh.h.Record(event, outcome); rerr != nil {
+		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: could not record the outcome on the shared lifecycle: %s\n", safeErr(rerr))
+	}
+	sh.end()
+}
+
+// end releases the lock and stops catching signals (idempotent).
+func (sh *sharedHandoff) end() {
+	if sh.stopSig != nil {
+		sh.stopSig()
+		sh.stopSig = nil
+	}
+	if err := sh.h.Release(); err != nil {
+		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+	}
+}
+
+// catchSignals releases the shared lock when orchestrate is told to stop
+// while it holds it: outside the orchestrator command the lock is released
+// and orchestrate exits (128+signal); while the command runs the command
+// layer forwards the signal and the handoff ends normally (finish).
+func (sh *sharedHandoff) catchSignals() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	quit := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-quit:
+				return
+			case sig := <-ch:
+				if sh.inCommand.Load() {
+					continue
+				}
+				_ = sh.h.Release()
+				code := 130
+				if s, ok := sig.(syscall.Signal); ok {
+					code = 128 + int(s)
+				}
+				fmt.Fprintf(sh.a.sys.IO.ErrOut, "orchestrate: %s: released the shared lock; stopping.\n", sig)
+				os.Exit(code)
+			}
+		}
+	}()
+	sh.stopSig = func() {
+		signal.Stop(ch)
+		close(quit)
+	}
+}
+
+// movesOn reports whether r is an autopilot run that picked its workflow
+// itself (no name, no saved plan): one taken on the shared lifecycle is
+// skipped for the next, as a live local handoff is.
+func (a *app) movesOn(r *resumeRun) bool {
+	return r.opts.Workflow == "" && r.opts.Plan == "" && r.mode == modes.ModeAutopilot && len(r.opts.passed) < 1000
+}
+
+// passOver starts the run over without r's workflow (movesOn): a fresh
+// discovery and one more fetch, which sees what the other runner did.
+func (a *app) passOver(r *resumeRun) error {
+	opts := *r.opts
+	opts.passed = map[string]bool{}
+	for id := range r.opts.passed {
+		opts.passed[id] = true
+	}
+	opts.passed[r.selected.ID] = true
+	if len(opts.passed) > len(r.s.Res.Candidates) {
+		return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow is taken on the shared lifecycle"))
+	}
+	return a.runResume(&opts)
+}
+
+// sharedCleanupLock takes workflow id's shared lock for a cleanup when
+// lifecycle.remote is on (another runner's live lease: exit 16; the remote
+// unusable: exit 20), and returns what releases it.
+func (a *app) sharedCleanupLock(s *session, id string) (func(), error) {
+	st := a.sharedLifecycle(s)
+	if !st.on() {
+		return func() {}, nil
+	}
+	if st.err != nil {
+		return nil, exitf(ExitShared, "%v", sharedUnusable(st.err))
+	}
+	held, err := st.store.Acquire(st.view.View, id, "orchestrate cleanup")
+	var h *sharedlife.HeldError
+	switch {
+	case errors.As(err, &h):
+		return nil, exitf(ExitLocked, "%v: not cleaning it up", h)
+	case err != nil:
+		return nil, exitf(ExitShared, "%v", sharedUnusable(err))
+	}
+	return func() {
+		if err := held.Release(); err != nil {
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		}
+	}, nil
+}
+
+// toHolder is a shared lock for --json.
+func toHolder(l sharedlife.Lock) *holderJSON {
+	return &holderJSON{Runner: l.Runner.String(), Owner: l.Runner.Owner, Host: l.Runner.Host, CI: l.Runner.CI,
+		Acquired: l.Acquired.UTC().Format(time.RFC3339), Expires: l.Expires.UTC().Format(time.RFC3339)}
+}

@@ -1,0 +1,68 @@
+package sharedlife
+
+import "fmt"
+
+// Handoff is one handoff under the shared lifecycle: the lock held, the
+// record chain read after it was taken, and what the records say of this
+// very resume (its idempotency key).
+type Handoff struct {
+	s     *Store
+	Held  *Held
+	Chain *Chain
+	// Key is the idempotency key of this resume.
+	Key string
+	// Prior is the newest record with this key, when there is one.
+	Prior *Record
+	base  Record
+}
+
+// Already reports whether this resume was handed off before (its newest
+// record with the key says handed off or started): unless --again, nothing
+// is run and the lock is released.
+func (h *Handoff) Already() bool {
+	return h.Prior != nil && (h.Prior.Event == EventHandedOff || h.Prior.Event == EventStarted)
+}
+
+// Unconfirmed reports whether this resume was dispatched before and its
+// command never started (the runner died first): it is handed off again.
+func (h *Handoff) Unconfirmed() bool {
+	return h.Prior != nil && h.Prior.Event == EventDispatched
+}
+
+// Begin takes workflow id's lock (Acquire) and reads its records (Chain).
+// base is the record every later event of this handoff carries (key,
+// phase, agent, mode, again). On an error nothing is held.
+func (s *Store) Begin(v View, id, command string, base Record) (*Handoff, error) {
+	held, err := s.Acquire(v, id, command)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := s.Chain(v, id)
+	if err != nil {
+		if rerr := held.Release(); rerr != nil {
+			err = fmt.Errorf("%w (and: %v)", err, rerr)
+		}
+		return nil, err
+	}
+	h := &Handoff{s: s, Held: held, Chain: chain, Key: base.Key, base: base}
+	if r, ok := chain.LastOfKey(base.Key); ok {
+		h.Prior = &r
+	}
+	return h, nil
+}
+
+// Record appends event (with outcome, for a failure) to the records.
+func (h *Handoff) Record(event, outcome string) error {
+	r := h.base
+	r.Event, r.Outcome, r.At = event, outcome, h.s.Now().UTC()
+	r.Runner = Runner{}
+	return h.s.Append(h.Chain, r)
+}
+
+// Release releases the lock (idempotent).
+func (h *Handoff) Release() error {
+	if h == nil {
+		return nil
+	}
+	return h.Held.Release()
+}
