@@ -21,6 +21,11 @@ func gsdTrack(c workflow.Candidate) track {
 		if t.slots[i].agent == "" {
 			t.slots[i].agent = gsdAgent
 		}
+		// a changed or missing SUMMARY of a completed plan stays a finding:
+		// it never sends the plan back before the candidate's resume point
+		// (GSD itself counts a plan done when its SUMMARY exists, and the
+		// source already resumes at a plan whose SUMMARY is missing)
+		t.slots[i].keys = nil
 	}
 	for _, s := range t.slots {
 		t.names = appendUnique(t.names, s.id)

@@ -10,8 +10,9 @@ import (
 // speckitTrack lays out a spec-kit feature: one step per phase heading of
 // its tasks.md (the groups /speckit.implement runs in order), completed when
 // every task under it is ticked. The resume point is the phase of the first
-// unchecked task (the one the candidate marks current), else the phase after
-// the last completed one; a feature without task lines is one step that runs
+// unchecked task (the one the candidate marks current), whatever validation
+// finds changed in earlier phases, else the phase after the last completed
+// one; a feature without task lines is one step that runs
 // /speckit.implement. The candidate's own files are never edited: the agent
 // ticks the boxes itself.
 func speckitTrack(c workflow.Candidate) track {
@@ -29,11 +30,20 @@ func speckitTrack(c workflow.Candidate) track {
 		return t
 	}
 	t.slots, _ = phaseSlots(c)
+	// The resume point is the candidate's: the first unchecked task. The
+	// phases are groups of tasks the agent ticks in any order (holes are
+	// common), and later tasks edit the files earlier ones produced, so a
+	// changed or missing file of a completed phase stays a finding and never
+	// sends the plan back to that phase; completed phases after the resume
+	// point are not run again.
+	t.chain = false
+	t.independent = true
 	for i := range t.slots {
 		t.names = appendUnique(t.names, t.slots[i].id)
 		if t.slots[i].agent == "" {
 			t.slots[i].agent = orchestratorAgent
 		}
+		t.slots[i].keys = nil
 	}
 	t.total = len(t.slots)
 	if cur := t.firstWith(workflow.PhaseCurrent); cur >= 0 {

@@ -158,6 +158,10 @@ type Phase struct {
 	Agent   string   `json:"agent"`
 	Status  string   `json:"status"` // completed, current, pending, skipped
 	Outputs []string `json:"outputs,omitempty"`
+	// DependsOn are the ids of the phases this one waits on, as its format
+	// records them (a GSD plan's depends_on, a Taskmaster subtask's
+	// dependencies), when it records any.
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // Phase statuses.

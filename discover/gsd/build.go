@@ -3,6 +3,7 @@ package gsd
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -36,7 +37,9 @@ func build(r *source.Repo, k clock, p *phase, flight bool, recs []*record, st *s
 			c.Findings = append(c.Findings, staleFinding(rec))
 		}
 	}
-	stateHere := st != nil && st.Phase.Compare(p.ID) == 0
+	// STATE.md speaks of this phase when it names it, or names none while
+	// this phase is the one in flight
+	stateHere := st != nil && (st.Phase.Compare(p.ID) == 0 || (flight && st.Phase.IsZero()))
 
 	rp := &workflow.ResumePoint{Done: done, Total: len(plans), Section: "Phase " + key}
 	if p.Name != "" {
@@ -87,15 +90,27 @@ func build(r *source.Repo, k clock, p *phase, flight bool, recs []*record, st *s
 		// a pause record naming only the phase agrees with any item of it
 		rp.Differs = fwItem != rp.Item && fwItem != "phase "+key
 	}
+	if rp.Differs {
+		if why := differsWhy(p, recs, fwFrom); why != "" {
+			rp.FrameworkNext += "; " + why
+		}
+	}
 	if live != nil && live.Kind != "agent" && !rp.Differs && next != nil {
 		rp.FrameworkCommand = "/gsd:resume-work"
+	}
+	if live != nil && len(live.Human) > 0 {
+		// a paused session waiting on a person: said as such, never resumed
+		// past it
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckConsistency, Severity: workflow.Blocking, Code: "gsd-human-action-pending",
+			Message: fmt.Sprintf("%s: the paused session waits on a human action before work can go on: %s", live.Path, strings.Join(live.Human, "; ")), Path: live.Path})
+		rp.Note = "waiting on a human: " + live.Human[0]
 	}
 	c.Resume = rp
 	c.Position = workflow.Position{Kind: workflow.PosStep, Index: done, Total: len(plans), Name: p.Name}
 
 	// phases of the track: one per plan, then verification
 	for _, pl := range plans {
-		ph := workflow.Phase{ID: PlanItem(p.ID, pl.Num), Name: pl.Objective, Status: workflow.PhasePending}
+		ph := workflow.Phase{ID: PlanItem(p.ID, pl.Num), Name: pl.Objective, Status: workflow.PhasePending, DependsOn: planDeps(p, pl)}
 		if ph.Name == "" {
 			ph.Name = path.Base(pl.Path)
 		}
@@ -206,6 +221,23 @@ func build(r *source.Repo, k clock, p *phase, flight bool, recs []*record, st *s
 	return c
 }
 
+// differsWhy says why GSD's own pick (taken from the file from) is not the
+// candidate's: GSD checks no staleness, and its execute-phase takes the
+// lowest plan without a SUMMARY whatever its depends_on.
+func differsWhy(p *phase, recs []*record, from string) string {
+	for _, rec := range recs {
+		if rec.Path == from && rec.Stale != "" {
+			return "GSD does not check that " + rec.Path + " is stale: " + rec.Stale
+		}
+	}
+	for _, pl := range p.Plans {
+		if pl.Path == from && pl.Summary == "" && !depsDone(p, pl) {
+			return "GSD takes the lowest plan without a SUMMARY; " + PlanItem(p.ID, pl.Num) + " waits on an unsummarised plan (depends_on)"
+		}
+	}
+	return ""
+}
+
 // resumePlan is the lowest-numbered plan without a SUMMARY whose
 // depends_on are summarised; when every open plan waits on another, the
 // lowest open plan, with a warning.
@@ -227,6 +259,26 @@ func resumePlan(p *phase, plans []*plan, c *workflow.Candidate) *plan {
 			Message: fmt.Sprintf("every open plan of phase %s waits on an unsummarised plan; resuming at %s", p.ID, PlanItem(p.ID, first.Num)), Path: first.Path})
 	}
 	return first
+}
+
+// planDeps are the plans pl's depends_on names, as plan items ("07-01"):
+// a plan of its phase by number ("01", "07-01", "07-01-PLAN.md"), another
+// phase's plan by its own item, anything else as written (bounded).
+func planDeps(p *phase, pl *plan) []string {
+	var out []string
+	for _, d := range pl.DependsOn {
+		d = strings.TrimSuffix(strings.TrimSuffix(path.Base(d), ".md"), "-PLAN")
+		item := cleanText(d)
+		if ph, n, _, ok := PlanFile(d + "-PLAN.md"); ok {
+			item = PlanItem(ph, n)
+		} else if n, err := strconv.Atoi(d); err == nil && n >= 0 {
+			item = PlanItem(p.ID, n)
+		}
+		if item != "" && !contains(out, item) {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // depsDone reports whether every plan pl depends on (in its phase: "01",

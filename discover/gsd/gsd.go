@@ -107,9 +107,12 @@ type record struct {
 	PhaseDir  string
 	Files     []string
 	Agent     string
-	Time      time.Time // in-file timestamp
-	MTime     time.Time // last change: commit time, or modification time (clock)
-	Stale     string    // why the record is stale; "" when live
+	// Human are HANDOFF.json's pending human actions that block the work
+	// (human_actions_pending, blockers of type human_action), one line each.
+	Human []string
+	Time  time.Time // in-file timestamp
+	MTime time.Time // last change: commit time, or modification time (clock)
+	Stale string    // why the record is stale; "" when live
 }
 
 // newer reports whether a is fresher than b: the file's last change first
@@ -208,7 +211,7 @@ func Scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	for _, p := range phases {
 		byID[p.ID.String()] = p
 	}
-	flight := inFlight(recs, st, byID)
+	flight := inFlight(recs, st, phases, byID)
 	fwItem, fwFrom := frameworkNext(recs, phases)
 
 	var out []workflow.Candidate
@@ -277,7 +280,13 @@ func ParseState(st *state, data []byte) {
 	f := &tolerant.Fields{Path: st.Path}
 	pos := sections(body, "Current Position")
 	cont := sections(body, "Session Continuity")
-	if v := pos["phase"]; v != "" {
+	// "Phase: 3 of 8 (Name)", "Phase: 03 (name) — EXECUTING", or the
+	// bold field GSD's state tools write ("**Current Phase:** 03")
+	for _, key := range []string{"phase", "current phase"} {
+		v := pos[key]
+		if v == "" || !st.Phase.IsZero() {
+			continue
+		}
 		if m := ofRe().FindStringSubmatch(v); m != nil {
 			st.Phase, _ = ParsePhaseID(m[1])
 			st.PhaseName = cleanText(m[3])
@@ -285,10 +294,12 @@ func ParseState(st *state, data []byte) {
 			st.Phase, _ = ParsePhaseID(v)
 		}
 	}
-	if v := pos["plan"]; v != "" {
-		if m := ofRe().FindStringSubmatch(v); m != nil {
-			fmt.Sscanf(m[1], "%d", &st.Plan)
-			st.PlanDone = strings.Contains(strings.ToLower(m[4]), "complete")
+	for _, key := range []string{"plan", "current plan"} {
+		if v := pos[key]; v != "" && st.Plan == 0 {
+			if m := ofRe().FindStringSubmatch(v); m != nil {
+				fmt.Sscanf(m[1], "%d", &st.Plan)
+				st.PlanDone = strings.Contains(strings.ToLower(m[4]), "complete")
+			}
 		}
 	}
 	raw := pos["status"]
@@ -302,6 +313,14 @@ func ParseState(st *state, data []byte) {
 			st.StoppedAt = cleanText(s)
 		}
 		st.NextAction = cleanText(f.Str(fm, "next_action"))
+		// GSD's state tools keep the position in the front matter too
+		// (buildStateFrontmatter: current_phase, current_plan)
+		if id, ok := ParsePhaseID(f.Str(fm, "current_phase")); ok {
+			st.Phase = id
+		}
+		if n, ok := tolerant.ToInt(fm["current_plan"]); ok && n > 0 {
+			st.Plan = n // "03-01" and other spellings are simply not read
+		}
 		st.Time = fieldTime(fm, "last_updated", "updated")
 	}
 	st.Findings = append(st.Findings, f.Findings...)
@@ -528,7 +547,7 @@ func ParseHandoff(rec *record, data []byte) []workflow.Finding {
 			rec.Plan = n
 		}
 	}
-	rec.PhaseDir = refpath.CleanPath(f.Str(m, "phase_dir"))
+	rec.PhaseDir = phaseDir(f.Str(m, "phase_dir"))
 	rec.StatusRaw = cleanText(f.Str(m, "status"))
 	rec.Status, rec.Mapped = PauseStatus(rec.StatusRaw)
 	rec.Time = fieldTime(m, "timestamp", "last_updated")
@@ -538,7 +557,67 @@ func ParseHandoff(rec *record, data []byte) []workflow.Finding {
 			rec.Files = append(rec.Files, u)
 		}
 	}
+	rec.Human = humanActions(m)
 	return append([]workflow.Finding(nil), f.Findings...)
+}
+
+// maxHuman bounds the human actions one HANDOFF.json contributes.
+const maxHuman = 10
+
+// humanActions reads HANDOFF.json's blocking human actions, in the shape
+// /gsd:pause-work writes (workflows/pause-work.md):
+// "human_actions_pending": [{"action", "context", "blocking": true}] and
+// "blockers": [{"description", "type": "human_action", "workaround"}]. A
+// pending action is blocking unless it says "blocking": false; a plain
+// string is one. Each is one line, bounded.
+func humanActions(m map[string]any) []string {
+	var out []string
+	add := func(what, why string) {
+		if what = cleanText(what); what != "" && len(out) < maxHuman {
+			if why = cleanText(why); why != "" {
+				what += " (" + why + ")"
+			}
+			out = append(out, what)
+		}
+	}
+	if list, ok := m["human_actions_pending"].([]any); ok {
+		for _, it := range list {
+			switch x := it.(type) {
+			case string:
+				add(x, "")
+			case map[string]any:
+				if b, ok := x["blocking"].(bool); ok && !b {
+					continue
+				}
+				s, _ := tolerant.ScalarString(x["action"])
+				why, _ := tolerant.ScalarString(x["context"])
+				add(s, why)
+			}
+		}
+	}
+	if list, ok := m["blockers"].([]any); ok {
+		for _, it := range list {
+			if x, ok := it.(map[string]any); ok {
+				if t, _ := tolerant.ScalarString(x["type"]); strings.EqualFold(strings.TrimSpace(t), "human_action") {
+					s, _ := tolerant.ScalarString(x["description"])
+					add(s, "")
+				}
+			}
+		}
+	}
+	return out
+}
+
+// phaseDir reads HANDOFF.json's phase_dir as a repository path: GSD writes
+// it relative (".planning/phases/08-billing"), some sessions absolute
+// ("/home/me/app/.planning/phases/08-billing"); the part from .planning/ on
+// is the folder either way.
+func phaseDir(s string) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), `\`, "/")
+	if i := strings.Index(s, planningDir+"/"); i > 0 && s[i-1] == '/' {
+		s = s[i:]
+	}
+	return refpath.CleanPath(s)
 }
 
 // judgeRecords marks stale pause records: a Done-class status, a phase
@@ -572,8 +651,9 @@ func judgeRecords(r *source.Repo, recs []*record, phases []*phase, st *state) {
 
 // inFlight is the phase with unsummarised plans named by the freshest live
 // record, else by STATE.md; else the phase they name that awaits
-// verification.
-func inFlight(recs []*record, st *state, byID map[string]*phase) *phase {
+// verification; else, when STATE.md says work is executing, the phase GSD
+// reports as current (progressCurrent).
+func inFlight(recs []*record, st *state, phases []*phase, byID map[string]*phase) *phase {
 	live := liveRecords(recs)
 	for _, want := range []func(*phase) bool{(*phase).open, (*phase).needsVerify} {
 		for _, rec := range live {
@@ -585,6 +665,26 @@ func inFlight(recs []*record, st *state, byID map[string]*phase) *phase {
 			if p := byID[st.Phase.String()]; p != nil && want(p) {
 				return p
 			}
+		}
+	}
+	// STATE says work is executing but names no phase with open plans:
+	// the phase GSD's own progress reports as current (init.progress: the
+	// first phase with fewer SUMMARYs than PLANs) is the one in flight
+	if st != nil && st.Mapped && st.Status == workflow.StatusInProgress {
+		if p := progressCurrent(phases); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// progressCurrent is the phase `gsd-sdk query init.progress` reports as
+// current_phase (sdk/src/query/init-complex.ts initProgress): phase folders
+// in order, the first with some PLAN and fewer SUMMARY files than PLANs.
+func progressCurrent(phases []*phase) *phase {
+	for _, p := range phases {
+		if len(p.Plans) > 0 && len(p.Summaries) < len(p.Plans) {
+			return p
 		}
 	}
 	return nil
@@ -604,13 +704,19 @@ func liveRecords(recs []*record) []*record {
 	return live
 }
 
-// frameworkNext is what GSD's own resume would pick, in its order: an
-// interrupted agent, HANDOFF.json, any pause note, then the first PLAN whose
-// literally named SUMMARY (PLAN→SUMMARY) is missing. It checks no staleness.
+// frameworkNext is what GSD's own tools would pick (GSD 1.42,
+// workflows/resume-project.md with `gsd-sdk query init.progress` and
+// `init.execute-phase`), in their order: an interrupted agent
+// (current-agent-id.txt), HANDOFF.json, a pause note, then the current
+// phase of init.progress (progressCurrent) and the first of its
+// incomplete_plans (init.execute-phase: plans without a SUMMARY, by
+// number). Like GSD it checks no staleness, except that a record whose own
+// status is complete (Done-class) marks finished work and is no resume
+// point.
 func frameworkNext(recs []*record, phases []*phase) (item, from string) {
 	for _, kind := range []string{"agent", "handoff", "pause"} {
 		for _, rec := range recs {
-			if rec.Kind != kind {
+			if rec.Kind != kind || (rec.Mapped && rec.Status == workflow.StatusDone) {
 				continue
 			}
 			switch {
@@ -624,10 +730,9 @@ func frameworkNext(recs []*record, phases []*phase) (item, from string) {
 			return "", rec.Path
 		}
 	}
-	for _, p := range phases {
+	if p := progressCurrent(phases); p != nil {
 		for _, pl := range p.sortedPlans() {
-			literal := path.Dir(pl.Path) + "/" + strings.Replace(path.Base(pl.Path), "PLAN", "SUMMARY", 1)
-			if literal != pl.Summary {
+			if pl.Summary == "" {
 				return PlanItem(p.ID, pl.Num), pl.Path
 			}
 		}

@@ -268,8 +268,9 @@ func TestScan(t *testing.T) {
 				".planning/phases/08-billing/.continue-here.md": pause("08", "phase_complete"),
 			},
 			times: map[string]time.Time{".planning/phases/08-billing/.continue-here.md": later},
-			id:    "phase:07", item: "07-01", status: workflow.StatusReady, total: 1,
-			command: "/gsd:execute-phase 7", differs: true, resumable: true,
+			// a complete pause note is no resume point, for GSD either
+			id: "phase:07", item: "07-01", status: workflow.StatusReady, total: 1,
+			command: "/gsd:execute-phase 7", resumable: true,
 			findings: []string{"stale-pause-record"},
 		},
 		{
@@ -456,6 +457,9 @@ func TestStatusMapping(t *testing.T) {
 		{"verifying", false, workflow.StatusInReview, true},
 		{"Phase complete", false, workflow.StatusDone, true},
 		{"blocked", false, workflow.StatusBlocked, true},
+		{"Executing Phase 03", false, workflow.StatusInProgress, true},
+		{"Ready to execute 07-02", false, workflow.StatusReady, true},
+		{"ready to planning", false, "", false},
 		{"unknown", false, "", false},
 		{"not_started", true, workflow.StatusBacklog, true},
 		{"planned", true, workflow.StatusReady, true},
@@ -481,7 +485,7 @@ func TestStatusMapping(t *testing.T) {
 // FuzzParseGSD feeds one input to every GSD parser: none may panic, and
 // what they return stays bounded.
 func FuzzParseGSD(f *testing.F) {
-	for _, s := range []string{stateFM, stateNoFM, planMD("07", "01", `["07-00"]`, "[a.go]"), pause("07", "paused"), handoffJSON, "---\na: [\n---\n", "<tasks><task><name>"} {
+	for _, s := range []string{stateFM, stateNoFM, planMD("07", "01", `["07-00"]`, "[a.go]"), pause("07", "paused"), handoffJSON, state142, handoffHuman, "---\na: [\n---\n", "<tasks><task><name>"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -498,8 +502,226 @@ func FuzzParseGSD(f *testing.F) {
 				t.Fatalf("unbounded text %q", s)
 			}
 		}
-		if len(pl.DependsOn) > maxDepends || len(pl.Modified) > maxPlanFiles || len(h.Files) > maxPlanFiles {
+		if len(pl.DependsOn) > maxDepends || len(pl.Modified) > maxPlanFiles || len(h.Files) > maxPlanFiles || len(h.Human) > maxHuman {
 			t.Fatal("unbounded lists")
 		}
+		for _, s := range h.Human {
+			if len(s) > 420 || strings.ContainsAny(s, "\n\r") {
+				t.Fatalf("unbounded human action %q", s)
+			}
+		}
 	})
+}
+
+// state142 is a STATE.md shaped like the ones GSD 1.42's state tools write:
+// the position in the front matter (current_phase) and as bold fields of
+// the body, a session stopped by context exhaustion.
+const state142 = `---
+gsd_state_version: 1.0
+milestone: v1.0
+milestone_name: milestone
+current_phase: 03
+current_phase_name: contacts-sync
+current_plan: 1
+status: executing
+stopped_at: context exhaustion at 91% during 03-01 task 2
+last_updated: "2026-03-01T18:22:10.000Z"
+last_activity: 2026-03-01
+progress:
+  total_phases: 6
+  completed_phases: 2
+  total_plans: 14
+  completed_plans: 9
+  percent: 64
+---
+
+# Project State
+
+## Project Reference
+
+See: .planning/PROJECT.md (updated 2026-02-27)
+
+**Core value:** invented
+**Current focus:** Phase 03 — contacts-sync
+
+## Current Position
+
+**Current Phase:** 03
+**Current Phase Name:** contacts-sync
+**Total Phases:** 6
+**Current Plan:** 1
+**Total Plans in Phase:** 5
+**Status:** Executing Phase 03
+**Last Activity:** 2026-03-01
+
+Progress: [██████░░░░] 64%
+
+## Session Continuity
+
+Last session: 2026-03-01T18:22:10.000Z
+Stopped at: context exhaustion at 91% during 03-01 task 2
+Resume file: None
+`
+
+// handoffHuman is a HANDOFF.json shaped like /gsd:pause-work's: paused,
+// with a blocking human review and an absolute phase_dir.
+const handoffHuman = `{
+  "version": "1.0",
+  "timestamp": "2026-03-02T09:12:00.000Z",
+  "phase": "04",
+  "phase_name": "dedupe",
+  "phase_dir": "/home/dev/app/.planning/phases/04-dedupe",
+  "plan": 2,
+  "task": 1,
+  "total_tasks": 3,
+  "status": "paused",
+  "completed_tasks": [{"id": 1, "name": "Score pairs", "status": "done", "commit": "abc1234"}],
+  "remaining_tasks": [{"id": 2, "name": "Merge rule", "status": "not_started"}],
+  "blockers": [{"description": "Product must pick the merge rule", "type": "human_action", "workaround": ""}],
+  "human_actions_pending": [
+    {"action": "Review the merge-rule proposal in docs/merge.md", "context": "the plan cannot pick a rule alone", "blocking": true},
+    {"action": "Rotate the sandbox key", "context": "nice to have", "blocking": false}
+  ],
+  "decisions": [],
+  "uncommitted_files": [],
+  "next_action": "Apply the merge rule the reviewer picks",
+  "context_notes": "invented"
+}`
+
+// TestRealShapes pins GSD's own answer (framework_next, framework_command)
+// and the misreads of real-shaped files: an executing phase stopped by
+// context exhaustion, plan dependency chains, a complete pause note, a
+// HANDOFF.json waiting on a human.
+func TestRealShapes(t *testing.T) {
+	p3 := ".planning/phases/03-contacts-sync/"
+	p4 := ".planning/phases/04-dedupe/"
+	five := map[string]string{
+		".planning/phases/02-auth/02-01-PLAN.md":      planMD("02-auth", "01", "[]", "[]"),
+		".planning/phases/02-auth/02-01-SUMMARY.md":   "# s\n",
+		".planning/phases/02-auth/02-VERIFICATION.md": "# v\n",
+		p3 + "03-01-PLAN.md":                          planMD("03-contacts-sync", "01", "[]", "[]"),
+		p3 + "03-02-PLAN.md":                          planMD("03-contacts-sync", "02", "[]", "[]"),
+		p3 + "03-03-PLAN.md":                          planMD("03-contacts-sync", "03", `["03-01", "03-02"]`, "[]"),
+		p3 + "03-04-PLAN.md":                          planMD("03-contacts-sync", "04", `[03-03]`, "[]"),
+		p3 + "03-05-PLAN.md":                          planMD("03-contacts-sync", "05", `["04"]`, "[]"),
+	}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range five {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	later := time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name             string
+		files            map[string]string
+		times            map[string]time.Time
+		id, item, status string
+		resumable        bool
+		next, cmd, note  string
+		differs          bool
+		findings         []string
+	}{
+		{
+			name:  "executing, stopped by context exhaustion, five plans, no SUMMARY: in flight",
+			files: with(map[string]string{".planning/STATE.md": state142}),
+			id:    "phase:03", item: "03-01", status: "InProgress", resumable: true,
+			next: "03-01 (" + p3 + "03-01-PLAN.md)", cmd: "/gsd:execute-phase 3",
+			note: "context exhaustion at 91% during 03-01 task 2",
+		},
+		{
+			name:  "executing with no phase named: GSD's current phase is in flight",
+			files: with(map[string]string{".planning/STATE.md": "# Project State\n\n## Current Position\n\nStatus: Executing\n\n## Session Continuity\n\nStopped at: context exhaustion\nResume file: None\n"}),
+			id:    "phase:03", item: "03-01", status: "InProgress", resumable: true,
+			next: "03-01 (" + p3 + "03-01-PLAN.md)", cmd: "/gsd:execute-phase 3", note: "context exhaustion",
+		},
+		{
+			name: "a complete pause note is not the resume point",
+			files: with(map[string]string{".planning/STATE.md": state142,
+				p3 + ".continue-here.md": pause("03-contacts-sync", "complete")}),
+			times: map[string]time.Time{p3 + ".continue-here.md": later},
+			id:    "phase:03", item: "03-01", status: "InProgress", resumable: true,
+			next: "03-01 (" + p3 + "03-01-PLAN.md)", cmd: "/gsd:execute-phase 3",
+			note:     "context exhaustion at 91% during 03-01 task 2",
+			findings: []string{"stale-pause-record"},
+		},
+		{
+			name: "GSD takes the lowest plan; orchestrate the first whose depends_on are summarised",
+			files: map[string]string{".planning/STATE.md": state142,
+				p3 + "03-01-PLAN.md": planMD("03-contacts-sync", "01", `["03-02"]`, "[]"),
+				p3 + "03-02-PLAN.md": planMD("03-contacts-sync", "02", "[]", "[]"),
+			},
+			id: "phase:03", item: "03-02", status: "InProgress", resumable: true, differs: true,
+			next: "03-01 (" + p3 + "03-01-PLAN.md); GSD takes the lowest plan without a SUMMARY; 03-01 waits on an unsummarised plan (depends_on)",
+			cmd:  "/gsd:execute-phase 3", note: "context exhaustion at 91% during 03-01 task 2",
+		},
+		{
+			name: "HANDOFF.json paused on a blocking human review: used, and reported as such",
+			files: with(map[string]string{".planning/STATE.md": state142,
+				".planning/HANDOFF.json": handoffHuman,
+				p4 + "04-01-PLAN.md":     planMD("04-dedupe", "01", "[]", "[]"),
+				p4 + "04-01-SUMMARY.md":  "# s\n",
+				p4 + "04-02-PLAN.md":     planMD("04-dedupe", "02", `["04-01"]`, "[]"),
+			}),
+			times: map[string]time.Time{".planning/HANDOFF.json": later},
+			id:    "phase:04", item: "04-02", status: "InProgress", resumable: true,
+			next: "04-02 (.planning/HANDOFF.json)", cmd: "/gsd:resume-work",
+			note:     "waiting on a human: Review the merge-rule proposal in docs/merge.md (the plan cannot pick a rule alone)",
+			findings: []string{"gsd-human-action-pending"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, global := scan(t, tt.files, tt.times)
+			c := byID(cs, tt.id)
+			if c == nil {
+				t.Fatalf("no %s in %+v", tt.id, cs)
+			}
+			rp := c.Resume
+			if rp.Item != tt.item || c.Status != tt.status || c.Resumable != tt.resumable {
+				t.Errorf("item %s status %s resumable %v; want %s %s %v", rp.Item, c.Status, c.Resumable, tt.item, tt.status, tt.resumable)
+			}
+			if rp.FrameworkNext != tt.next || rp.FrameworkCommand != tt.cmd || rp.Differs != tt.differs || rp.Note != tt.note {
+				t.Errorf("next %q cmd %q differs %v note %q\nwant %q %q %v %q", rp.FrameworkNext, rp.FrameworkCommand, rp.Differs, rp.Note, tt.next, tt.cmd, tt.differs, tt.note)
+			}
+			all := append(append([]workflow.Finding(nil), global...), c.Findings...)
+			for _, code := range tt.findings {
+				if !sourcetest.HasFinding(all, code, "") {
+					t.Errorf("no %s finding in %+v", code, all)
+				}
+			}
+			for _, f := range all {
+				if f.Code == "gsd-human-action-pending" && (f.Severity != workflow.Blocking || !strings.Contains(f.Message, "Review the merge-rule proposal") || strings.Contains(f.Message, "Rotate")) {
+					t.Errorf("human action finding %+v", f)
+				}
+			}
+		})
+	}
+}
+
+// TestDependencyChain checks that plans' depends_on reach the phases of the
+// candidate, as plan items.
+func TestDependencyChain(t *testing.T) {
+	p3 := ".planning/phases/03-contacts-sync/"
+	cs, _ := scan(t, map[string]string{
+		".planning/STATE.md": state142,
+		p3 + "03-01-PLAN.md": planMD("03-contacts-sync", "01", "[]", "[]"),
+		p3 + "03-02-PLAN.md": planMD("03-contacts-sync", "02", `["03-01"]`, "[]"),
+		p3 + "03-03-PLAN.md": planMD("03-contacts-sync", "03", `["01", "03-02-PLAN.md"]`, "[]"),
+		p3 + "03-04-PLAN.md": planMD("03-contacts-sync", "04", `[02-05]`, "[]"),
+	}, nil)
+	c := byID(cs, "phase:03")
+	if c == nil {
+		t.Fatal("no phase:03")
+	}
+	want := map[string]string{"03-01": "", "03-02": "03-01", "03-03": "03-01 03-02", "03-04": "02-05", "verify-03": ""}
+	for _, ph := range c.Phases {
+		if got := strings.Join(ph.DependsOn, " "); got != want[ph.ID] {
+			t.Errorf("%s depends on %q, want %q", ph.ID, got, want[ph.ID])
+		}
+	}
 }

@@ -31,9 +31,25 @@ var pauseStatuses = map[string]workflow.Status{
 
 // StateStatus maps a STATE.md status to a canonical status; ok is false for
 // free text and "unknown" (no canonical value).
+//
+// A status that starts with a known one and goes on ("Executing Phase 03",
+// "Ready to execute 07-02") has that one's value: the words after it name
+// what, not how far.
 func StateStatus(raw string) (workflow.Status, bool) {
-	st, ok := stateStatuses[statusToken(raw)]
-	return st, ok
+	tok := statusToken(raw)
+	if st, ok := stateStatuses[tok]; ok {
+		return st, ok
+	}
+	best := ""
+	for k := range stateStatuses {
+		if len(k) > len(best) && strings.HasPrefix(tok, k+" ") {
+			best = k
+		}
+	}
+	if best == "" {
+		return "", false
+	}
+	return stateStatuses[best], true
 }
 
 // PauseStatus maps a pause record's status to a canonical status; every

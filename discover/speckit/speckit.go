@@ -23,6 +23,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -38,6 +39,10 @@ const Workflow = "speckit-implement"
 // Agent is the agent a spec-kit resume is handed to: the coding agent that
 // runs /speckit.implement.
 const Agent = "dev"
+
+// maxExistsLookups bounds the file-system lookups the paths of one
+// tasks.md cost (refpath.BoundedExists).
+const maxExistsLookups = 1000
 
 // maxFeatures bounds the feature folders looked at.
 const maxFeatures = 2000
@@ -200,7 +205,7 @@ func readFeature(r *source.Repo, dir string) *feature {
 			f.Findings = append(f.Findings, source.ReadFinding(p, err))
 			continue
 		}
-		f.Tasks = ParseTasks(data)
+		f.Tasks = ParseTasksIn(data, refpath.BoundedExists(r.Exists, maxExistsLookups))
 		if len(f.Tasks.Duplicates) > 0 {
 			f.Findings = append(f.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "duplicate-task-id", Path: p,
 				Message: "task ids on more than one line: " + strings.Join(capList(f.Tasks.Duplicates, 10), ", ")})
@@ -329,6 +334,16 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 		c.Position.Name = first.Section
 	}
 	rp.Note = note(f, lay, cur, isCur)
+	// the framework's own answer: check-prerequisites.sh resolves the
+	// feature by the layout's rule, /speckit.implement then starts at its
+	// first unchecked task (templates/commands/implement.md)
+	switch {
+	case isCur && first != nil:
+		rp.FrameworkNext = first.ID + " of " + f.Name + " (" + cur.Rule + ")"
+	case cur.Name != "" && !isCur && first != nil:
+		rp.FrameworkNext = "feature " + cur.Name + " (" + cur.Rule + "), not this one"
+		rp.Differs = true
+	}
 	if isChosen {
 		rp.Note += "; orchestrate resumes it: its tasks.md changed last (" + cur.By + ")"
 		rp.FrameworkNext = "no answer"

@@ -248,3 +248,39 @@ func TestHostileInput(t *testing.T) {
 		t.Errorf("branch %q %v", b, has)
 	}
 }
+
+// TestFrameworkNext pins what spec-kit's own tools say, on a repository
+// shaped like a real one: check-prerequisites.sh resolves the feature by
+// the layout's rule (here .specify/feature.json, V2), and
+// /speckit.implement starts at that feature's first unchecked task; a
+// partly done feature the framework does not resolve differs.
+func TestFrameworkNext(t *testing.T) {
+	files := map[string]string{
+		".specify/feature.json":                    `{"feature_directory": "specs/017-contacts-sync"}`,
+		".specify/init-options.json":               `{"ai": "claude", "script": "sh", "speckit_version": "0.8.2"}`,
+		".specify/memory/constitution.md":          "# Constitution\n",
+		"specs/016-auth/tasks.md":                  tasksPartial,
+		"specs/016-auth/plan.md":                   "# Plan\n",
+		"specs/017-contacts-sync/plan.md":          "# Plan\n",
+		"specs/017-contacts-sync/tasks.md":         "# Tasks\n\n## Phase 6: Hardening\n\n- [x] T021-A [P] Rate limit list\n- [x] T021-B [P] Rate limit sync\n\n## Phase 7: Polish & Cross-Cutting Concerns\n\n- [ ] T025 [P] Document `/api/v2/integrations/contacts` in docs/api.md\n",
+		"specs/017-contacts-sync/checklists/ux.md": "- [x] CHK001 ok\n",
+	}
+	cs, _, _ := scanFiles(t, files)
+	tests := []struct {
+		id, item, next, cmd string
+		differs             bool
+	}{
+		{"feature:017-contacts-sync", "T025", "T025 of 017-contacts-sync (.specify/feature.json)", "/speckit.implement", false},
+		{"feature:016-auth", "T002", "feature 017-contacts-sync (.specify/feature.json), not this one", "/speckit.implement", true},
+	}
+	for _, tt := range tests {
+		c := byID(cs, tt.id)
+		if c == nil || c.Resume == nil {
+			t.Fatalf("no %s", tt.id)
+		}
+		rp := c.Resume
+		if rp.Item != tt.item || rp.FrameworkNext != tt.next || rp.FrameworkCommand != tt.cmd || rp.Differs != tt.differs {
+			t.Errorf("%s: item %q next %q cmd %q differs %v; want %q %q %q %v", tt.id, rp.Item, rp.FrameworkNext, rp.FrameworkCommand, rp.Differs, tt.item, tt.next, tt.cmd, tt.differs)
+		}
+	}
+}

@@ -116,10 +116,17 @@ var pathWords = map[string]bool{
 	"в": true, "在": true, "于": true, "に": true, "で": true,
 }
 
-// ParseTasks reads a tasks.md. It never fails: lines that are not task
+// ParseTasks reads a tasks.md without a repository at hand: only
+// file-like tokens are paths (see ParseTasksIn).
+func ParseTasks(data []byte) Tasks { return ParseTasksIn(data, nil) }
+
+// ParseTasksIn reads a tasks.md. It never fails: lines that are not task
 // lines (prose, checkboxes without a task id, fenced examples, HTML
-// comments) are skipped.
-func ParseTasks(data []byte) Tasks {
+// comments) are skipped. The paths a task names are read by the one prose
+// rule (refpath.Prose), exists answering for the repository: a route
+// ("/api/v2/contacts"), URL, glob or command is never a path.
+func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
+	pt := func(s string) (string, bool) { return pathToken(s, exists) }
 	var out Tasks
 	seen := map[string]int{}
 	section := ""
@@ -166,6 +173,10 @@ func ParseTasks(data []byte) Tasks {
 			continue
 		}
 		if m := taskRe().FindStringSubmatch(line); m != nil && idEnds(m[6]) {
+			suffix := ""
+			if m[5] == "" {
+				suffix, m[6] = idSuffix(m[6], m[2] != "")
+			}
 			if len(out.Tasks) >= maxTasks {
 				out.Truncated = true // nothing after it is read: stop here
 				break
@@ -174,12 +185,12 @@ func ParseTasks(data []byte) Tasks {
 				out.Phases = append(out.Phases, section)
 				phase = len(out.Phases) - 1
 			}
-			t := Task{ID: "T" + m[4], Raw: m[3], Done: m[1] != " ", Section: section, Phase: phase, Line: n + 1}
+			t := Task{ID: "T" + m[4] + suffix, Raw: m[3] + suffix, Done: m[1] != " ", Section: section, Phase: phase, Line: n + 1}
 			desc := strings.TrimSpace(m[6])
 			desc, t.Labels = takeLabels(desc)
 			t.Dropped = t.Done && droppedRe().MatchString(desc)
 			t.Title = oneLine(desc)
-			t.Paths = descPaths(desc, nil)
+			t.Paths = descPaths(desc, nil, pt)
 			if k, dup := seen[t.ID]; dup {
 				if k == 1 {
 					out.Duplicates = append(out.Duplicates, t.ID)
@@ -196,10 +207,10 @@ func ParseTasks(data []byte) Tasks {
 		switch {
 		case filesRe().MatchString(line):
 			rest := filesRe().FindStringSubmatch(line)[1]
-			cur.Paths = addPaths(cur.Paths, filesPaths(rest)...)
+			cur.Paths = addPaths(cur.Paths, filesPaths(rest, pt)...)
 		case acRe().MatchString(line):
 			rest := acRe().FindStringSubmatch(line)[1]
-			cur.Paths = addPaths(cur.Paths, acPaths(rest)...)
+			cur.Paths = addPaths(cur.Paths, acPaths(rest, pt)...)
 		case strings.TrimSpace(line) == "":
 		case line[0] == ' ' || line[0] == '\t':
 			// another sub-bullet or a continuation of the task: not a path source
@@ -218,6 +229,34 @@ func idEnds(rest string) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(rest)
 	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
+}
+
+// idSuffixRe is the suffix of a task split in parts: T071-A, T071-B,
+// T014.1, T014-2. (Written T014a, a letter glued to the number, the line
+// stays no task: the id must end at a non-word character.)
+var idSuffixRe = lazyre.New(`^((?:-[A-Za-z]{1,2})|(?:[-.]\d{1,2}))`)
+
+// idSuffix takes a part suffix off the text after a task id when it ends
+// the id (a character that cannot continue a word follows it, or the
+// closing "**" of a bold id), and returns the suffix (letters upper-cased)
+// and the rest. Without one, rest is returned unchanged: "T014-setup" stays
+// task T014.
+func idSuffix(rest string, bold bool) (string, string) {
+	m := idSuffixRe().FindString(rest)
+	if m == "" {
+		return "", rest
+	}
+	after := rest[len(m):]
+	if bold {
+		if !strings.HasPrefix(after, "**") {
+			return "", rest
+		}
+		after = after[2:]
+	}
+	if !idEnds(after) {
+		return "", rest
+	}
+	return strings.ToUpper(m), after
 }
 
 // cleanHeading strips emphasis, decorations (✅, 🎯) and spacing from a
@@ -281,7 +320,7 @@ func oneLine(s string) string {
 // that look like paths, bare tokens after "in" (or a localised word) that
 // look like paths, bare tokens holding a folder and an extension, and a
 // bare file name after a path, relative to that path's folder.
-func descPaths(desc string, out []string) []string {
+func descPaths(desc string, out []string, pathToken func(string) (string, bool)) []string {
 	for _, m := range backtickRe().FindAllStringSubmatch(desc, maxTaskPaths) {
 		if p, ok := pathToken(m[1]); ok {
 			out = addPaths(out, p)
@@ -316,7 +355,7 @@ func descPaths(desc string, out []string) []string {
 
 // filesPaths reads a `- **Files**:` sub-bullet: backticked paths, else
 // comma-separated ones (a trailing "(new)" dropped).
-func filesPaths(rest string) []string {
+func filesPaths(rest string, pathToken func(string) (string, bool)) []string {
 	var out []string
 	if ms := backtickRe().FindAllStringSubmatch(rest, maxTaskPaths); len(ms) > 0 {
 		for _, m := range ms {
@@ -328,7 +367,7 @@ func filesPaths(rest string) []string {
 	}
 	for _, part := range strings.Split(rest, ",") {
 		if p, ok := refpath.Output(part); ok {
-			if c, safe := refpath.Clean(p); safe && c != "" {
+			if c, ok := pathToken(p); ok {
 				out = append(out, c)
 			}
 		}
@@ -337,7 +376,7 @@ func filesPaths(rest string) []string {
 }
 
 // acPaths reads an `**AC**:` line: only tokens with a "/" or an extension.
-func acPaths(rest string) []string {
+func acPaths(rest string, pathToken func(string) (string, bool)) []string {
 	var out []string
 	for _, m := range backtickRe().FindAllStringSubmatch(rest, maxTaskPaths) {
 		if p, ok := pathToken(m[1]); ok {
@@ -354,26 +393,16 @@ func acPaths(rest string) []string {
 	return out
 }
 
-// pathToken cleans a token and reports whether it is a repository path: it
-// looks like a path (a folder or an extension, no spaces, no URL), is safe
-// (relative, inside the repository) and is not a version number or a
-// command option.
-func pathToken(s string) (string, bool) {
+// pathToken cleans a token and reports whether it is a repository path:
+// the one prose rule (refpath.Prose: no URL, route, glob, command, option
+// or path leaving the repository; a folder without an extension only under
+// an existing folder), and not a version number.
+func pathToken(s string, exists func(string) bool) (string, bool) {
 	s = strings.TrimSpace(s)
-	if s == "" || strings.ContainsAny(s, " \t*?<>|{}$") || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "@") {
-		return "", false
-	}
-	if !refpath.LooksLikePath(s) {
-		return "", false
-	}
 	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
 		return "", false // 1.2.3, v2.0
 	}
-	c, safe := refpath.Clean(s)
-	if !safe || c == "" {
-		return "", false
-	}
-	return c, true
+	return refpath.Prose(s, exists)
 }
 
 // addPaths appends the paths not yet in list, up to maxTaskPaths.

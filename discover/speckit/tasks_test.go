@@ -125,6 +125,17 @@ func TestTaskLines(t *testing.T) {
 		{"url not a path", "- [ ] T027 Read https://example.com/a.md", "T027", false, nil, nil, ""},
 		{"no id", "- [ ] Write tests", "", false, nil, nil, ""},
 		{"id glued", "- [ ] T014a Add it", "", false, nil, nil, ""},
+		// suffixed ids: parts of one task are distinct tasks
+		{"letter suffix", "- [ ] T071-A [P] Split the importer", "T071-A", false, []string{"[P]"}, nil, "Split the importer"},
+		{"bold letter suffix", "- [x] **T071-B** Wire it", "T071-B", true, nil, nil, "Wire it"},
+		{"lower-case suffix", "- [ ] T071-c Wire it", "T071-C", false, nil, nil, "Wire it"},
+		{"dotted part", "- [ ] T014.1 Follow-up", "T014.1", false, nil, nil, "Follow-up"},
+		{"dashed id with suffix", "- [ ] T-071-A Wire it", "T071-A", false, nil, nil, "Wire it"},
+		{"a word is no suffix", "- [ ] T014-setup the db", "T014", false, nil, nil, "-setup the db"},
+		{"a version is no suffix", "- [ ] T014 v1.2", "T014", false, nil, nil, "v1.2"},
+		// task text names routes, not paths
+		{"routes are not paths", "- [ ] T030 [US2] Add GET /api/v2/integrations/contacts in src/api/contacts.ts and `/api/v2/integrations/contacts/sync`", "T030", false, []string{"[US2]"}, []string{"src/api/contacts.ts"}, ""},
+		{"a route after in", "- [ ] T031 Register the handler in /api/v2/contacts", "T031", false, nil, nil, ""},
 		{"five digits", "- [ ] T12345 Add it", "", false, nil, nil, ""},
 		{"one digit", "- [ ] T1 Add it", "", false, nil, nil, ""},
 		{"no box", "- T014 Add it", "", false, nil, nil, ""},
@@ -163,7 +174,8 @@ func TestSubBullets(t *testing.T) {
 			t8 = &ts.Tasks[i]
 		}
 	}
-	want := []string{"src/api/orders.py", "src/api/routes.py", "text/csv", "docs/csv-format.md"}
+	// "text/csv" in the AC line is a MIME type, not a path
+	want := []string{"src/api/orders.py", "src/api/routes.py", "docs/csv-format.md"}
 	if t8 == nil || !reflect.DeepEqual(t8.Paths, want) {
 		t.Fatalf("T008 paths = %v, want %v", t8, want)
 	}
@@ -174,6 +186,11 @@ func TestDuplicatesAndBounds(t *testing.T) {
 	ts := ParseTasks([]byte("- [ ] T001 a\n- [x] T001 b\n- [ ] T-001 c\n"))
 	if !reflect.DeepEqual(ts.Duplicates, []string{"T001"}) {
 		t.Errorf("duplicates = %v", ts.Duplicates)
+	}
+	// the shape of a real tasks.md: one task split in lettered parts
+	ts = ParseTasks([]byte("## Phase 9: Polish\n\n- [x] T071-A [P] Part one\n- [ ] T071-B [P] Part two\n- [ ] T071-C Part three\n- [ ] T072 Next\n"))
+	if len(ts.Duplicates) != 0 || len(ts.Tasks) != 4 || ts.FirstOpen().ID != "T071-B" {
+		t.Errorf("suffixed ids: duplicates %v, %d tasks, first open %v", ts.Duplicates, len(ts.Tasks), ts.FirstOpen())
 	}
 	big := strings.Repeat("- [ ] T001 x\n", maxTasks+10)
 	ts = ParseTasks([]byte(big))

@@ -1,6 +1,7 @@
 package taskmaster
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,6 +87,51 @@ func Next(tasks []Task) (Task, bool) {
 		return compareIDs(a.t.ID, b.t.ID) < 0
 	})
 	return tops[0].t, true
+}
+
+// whyNotNext says why the framework's own next (Next) does not pick item,
+// the item orchestrate resumes inside task t, by Next's rules: it takes
+// subtasks only of tasks exactly in-progress, only pending or in-progress
+// items, only items whose dependencies are done, and ranks the rest.
+func whyNotNext(tasks []Task, t, item Task) string {
+	done := map[string]bool{}
+	for _, x := range tasks {
+		if x.isDone() {
+			done[x.ID] = true
+		}
+		for _, s := range x.Subtasks {
+			if s.isDone() {
+				done[s.ID] = true
+			}
+		}
+	}
+	var open []string
+	for _, d := range item.Deps {
+		if !done[d] {
+			open = append(open, d)
+		}
+	}
+	what := "task " + item.ID
+	if item.Parent != "" {
+		what = "subtask " + item.ID
+	}
+	switch k := item.statusKey(); {
+	case item.Parent != "" && t.statusKey() != "in-progress":
+		return fmt.Sprintf("task-master next takes subtasks only of in-progress tasks; task %s is %s, so it passes over %s", t.ID, statusWords(t), what)
+	case k != "pending" && k != "in-progress":
+		return fmt.Sprintf("task-master next takes only pending or in-progress items; %s is %s", what, statusWords(item))
+	case len(open) > 0:
+		return fmt.Sprintf("task-master next waits for the dependencies of %s: %s not done", what, strings.Join(open, ", "))
+	}
+	return "task-master next ranks by priority, dependency count and id"
+}
+
+// statusWords names an item's status for a message.
+func statusWords(t Task) string {
+	if t.StatusRaw == "" {
+		return "without a status"
+	}
+	return t.StatusRaw
 }
 
 // cand is a task that could be next, with the rank of its priority.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -55,9 +56,46 @@ type Task struct {
 	Status    workflow.Status
 	Priority  string   // lower-case, "" when missing
 	Deps      []string // dependencies as full ids
-	Files     []string // paths the task names (backticked, or a files array), cleaned
-	Note      string   // the last <info added on …> note of details, one line
-	Subtasks  []Task
+	Files     []string // paths of its hand-written files array, cleaned
+	// Mentions are the backticked spans of its description and details, as
+	// written: prose, read as paths only by Paths (refpath.Prose).
+	Mentions []string
+	Note     string // the last <info added on …> note of details, one line
+	Subtasks []Task
+	// CLI is the id the task-master CLI resolves for this item, "" when it
+	// resolves none (see cliTaskID, cliSubtaskID).
+	CLI string
+}
+
+// cliTaskID is the id the task-master CLI finds a task by. The CLI
+// (scripts/modules/task-manager/update-single-task-status.js, and the
+// show and set-status commands alike) takes "<n>" for a task and
+// "<parent>.<sub>" for a subtask, reads both parts with parseInt and
+// compares them with === against the ids stored in tasks.json: a task is
+// found only when its id is stored as a JSON integer, a subtask only when
+// its parent is and its own id is stored as its local JSON integer (a
+// subtask stored with a full id, "3.2" or the float 3.2, or a string id is
+// found by no id). The part is printed as the CLI prints it ("03" is 3).
+func cliTaskID(v any) string {
+	n, ok := v.(json.Number)
+	if !ok {
+		return ""
+	}
+	i, err := strconv.Atoi(n.String())
+	if err != nil || i < 0 {
+		return ""
+	}
+	return strconv.Itoa(i)
+}
+
+// cliSubtaskID is the id the task-master CLI finds a subtask by (see
+// cliTaskID), "" when none.
+func cliSubtaskID(parentCLI string, v any) string {
+	sub := cliTaskID(v)
+	if parentCLI == "" || sub == "" {
+		return ""
+	}
+	return parentCLI + "." + sub
 }
 
 // statusKey is the status compared by the framework's own rules: trimmed,
@@ -205,8 +243,9 @@ func (p *parser) tasks(tag string, v any) []Task {
 		}
 		seen[id] = true
 		t := p.item(tag, m, id, id, "")
+		t.CLI = cliTaskID(m["id"])
 		if subs, has := m["subtasks"]; has && subs != nil {
-			t.Subtasks = p.subtasks(tag, id, subs)
+			t.Subtasks = p.subtasks(tag, id, t.CLI, subs)
 		}
 		out = append(out, t)
 	})
@@ -234,7 +273,7 @@ func (p *parser) eachObject(v any, where, field, item string, f func(n int, m ma
 }
 
 // subtasks reads a task's subtasks, giving each its full id.
-func (p *parser) subtasks(tag, parent string, v any) []Task {
+func (p *parser) subtasks(tag, parent, parentCLI string, v any) []Task {
 	var out []Task
 	seen := map[string]bool{}
 	p.eachObject(v, "tag "+tag+": task "+parent, "subtasks", "subtask", func(n int, m map[string]any) {
@@ -249,7 +288,9 @@ func (p *parser) subtasks(tag, parent string, v any) []Task {
 			p.warn("duplicate-id", "tag %s: two subtasks of task %s have the id %s (ids are compared as written: 3.10 is not 3.1)", tag, parent, full)
 		}
 		seen[full] = true
-		out = append(out, p.item(tag, m, full, local, parent))
+		s := p.item(tag, m, full, local, parent)
+		s.CLI = cliSubtaskID(parentCLI, m["id"])
+		out = append(out, s)
 	})
 	return out
 }
@@ -289,7 +330,8 @@ func (p *parser) item(tag string, m map[string]any, id, local, parent string) Ta
 			t.Deps = append(t.Deps, DependencyID(parent, lit))
 		}
 	}
-	t.Files = itemPaths(m, t.Description, t.Details)
+	t.Files = itemPaths(m)
+	t.Mentions = mentions(t.Description, t.Details)
 	t.Note = LastNote(t.Details)
 	return t
 }
@@ -348,9 +390,10 @@ func kind(v any) string {
 // backtickRe finds `spans` in a description or details.
 var backtickRe = lazyre.New("`([^`\n]{1,300})`")
 
-// itemPaths lists the paths an item names: a hand-written files array, and
-// backticked paths in its description and details.
-func itemPaths(m map[string]any, texts ...string) []string {
+// itemPaths lists the paths of an item's hand-written files array: a
+// declared list, so every entry that looks like a path is one (an unsafe
+// one included, for validation to report).
+func itemPaths(m map[string]any) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {
@@ -374,9 +417,46 @@ func itemPaths(m map[string]any, texts ...string) []string {
 			}
 		}
 	}
+	sort.Strings(out)
+	return out
+}
+
+// mentions lists the backticked spans of an item's texts, trimmed, each
+// once, at most maxItemPaths*2 of them.
+func mentions(texts ...string) []string {
+	seen := map[string]bool{}
+	var out []string
 	for _, text := range texts {
 		for _, sm := range backtickRe().FindAllStringSubmatch(text, maxItemPaths*4) {
-			add(strings.TrimSpace(sm[1]))
+			s := strings.TrimSpace(sm[1])
+			if s == "" || seen[s] || len(out) >= maxItemPaths*2 {
+				continue
+			}
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Paths are the paths an item names: its files array, and the backticked
+// spans of its description and details that are paths by the one prose
+// rule (refpath.Prose: URLs, routes such as "/api/v2/contacts", globs and
+// commands are not; exists answers for the repository, nil for none).
+// Sorted, each once, at most maxItemPaths.
+func (t Task) Paths(exists func(string) bool) []string {
+	out := append([]string(nil), t.Files...)
+	seen := map[string]bool{}
+	for _, f := range out {
+		seen[f] = true
+	}
+	for _, s := range t.Mentions {
+		if len(out) >= maxItemPaths || len(s) > maxSpan {
+			break
+		}
+		if c, ok := refpath.Prose(s, exists); ok && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
 	}
 	sort.Strings(out)

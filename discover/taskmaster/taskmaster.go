@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -43,6 +44,10 @@ const (
 	Framework017    = "taskmaster-0.17+"
 )
 
+// maxExistsLookups bounds the file-system lookups the paths of one tasks
+// file's text cost (refpath.BoundedExists).
+const maxExistsLookups = 2000
+
 // IDPrefix starts every candidate id ("task:master/3").
 const IDPrefix = "task:"
 
@@ -59,6 +64,9 @@ type Project struct {
 	TagFrom    string // "state.json currentTag", "config.json global.defaultTag" or "default"
 	Framework  string
 	Refs       []string // state.json and config.json when present
+	// Exists answers whether a repository path exists, for the paths task
+	// text names (Task.Paths); nil when there is no repository at hand.
+	Exists func(string) bool
 }
 
 // scan reads the live tasks file and makes the candidates.
@@ -77,7 +85,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		return nil, []workflow.Finding{source.ReadFinding(live, err)}
 	}
 	var findings []workflow.Finding
-	p := Project{TasksPath: live}
+	p := Project{TasksPath: live, Exists: refpath.BoundedExists(r.Exists, maxExistsLookups)}
 	if live == LiveTasksFile && r.Exists(LegacyTasksFile) {
 		if other, err := r.Read(LegacyTasksFile); err != nil || !bytes.Equal(bytes.TrimSpace(other), bytes.TrimSpace(data)) {
 			p.Stale = LegacyTasksFile
@@ -213,7 +221,7 @@ func Candidates(p Project) []workflow.Candidate {
 		next, hasNext := Next(tasks)
 		for _, t := range tasks {
 			if InFlight(t) {
-				out = append(out, candidate(p, tag, t, next, hasNext))
+				out = append(out, candidate(p, tag, tasks, t, next, hasNext))
 			}
 		}
 	}
@@ -221,7 +229,7 @@ func Candidates(p Project) []workflow.Candidate {
 }
 
 // candidate builds the candidate of task t in tag.
-func candidate(p Project, tag string, t Task, next Task, hasNext bool) workflow.Candidate {
+func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext bool) workflow.Candidate {
 	key := tag + "/" + t.ID
 	c := workflow.Candidate{
 		ID:        IDPrefix + key,
@@ -240,26 +248,26 @@ func candidate(p Project, tag string, t Task, next Task, hasNext bool) workflow.
 			"taskmaster_task":     t.ID,
 		},
 	}
-	rp := resumePoint(t)
+	rp := resumePoint(t, p.Exists)
 	files := source.NewFileSet(nil)
 	files.Add(workflow.RefFile{Path: p.TasksPath, Critical: true, From: "tasks-file"})
 	for _, ref := range p.Refs {
 		files.Add(workflow.RefFile{Path: ref, From: "taskmaster"})
 	}
-	for _, f := range t.Files {
+	for _, f := range t.Paths(p.Exists) {
 		files.Add(workflow.RefFile{Path: f, Phase: t.ID, From: "task " + t.ID})
 	}
 	if len(t.Subtasks) == 0 {
 		c.Phases = []workflow.Phase{{ID: t.ID, Name: orID(t.Title, t.ID), Agent: Agent, Status: phaseStatus(t, rp.Item)}}
 	}
 	for _, s := range t.Subtasks {
-		c.Phases = append(c.Phases, workflow.Phase{ID: s.ID, Name: orID(s.Title, s.ID), Agent: Agent, Status: phaseStatus(s, rp.Item)})
+		c.Phases = append(c.Phases, workflow.Phase{ID: s.ID, Name: orID(s.Title, s.ID), Agent: Agent, Status: phaseStatus(s, rp.Item), DependsOn: s.Deps})
 		// the paths of subtasks not started yet are files still to write:
 		// only the closed, started and resumed ones reference files
 		if !s.Terminal() && s.ID != rp.Item && s.statusKey() != "in-progress" {
 			continue
 		}
-		for _, f := range s.Files {
+		for _, f := range s.Paths(p.Exists) {
 			files.Add(workflow.RefFile{Path: f, Phase: s.ID, From: "subtask " + s.ID})
 		}
 	}
@@ -270,25 +278,40 @@ func candidate(p Project, tag string, t Task, next Task, hasNext bool) workflow.
 	files.Finish(&c, p.TasksPath)
 
 	// the framework's own next, and the command to continue
-	if hasNext {
-		rp.FrameworkNext = strings.TrimSpace(next.ID + " " + next.Title)
-		rp.Differs = next.ID != rp.Item
-	} else {
-		rp.FrameworkNext = "nothing (no task is eligible)"
+	item := findItem(t, rp.Item)
+	// where they differ orchestrate keeps its pick; the reason the
+	// framework's answer differs stands beside it
+	switch {
+	case !hasNext:
+		rp.FrameworkNext = "nothing (no task is eligible; " + whyNotNext(tasks, t, item) + ")"
 		rp.Differs = true
+	case next.ID != rp.Item:
+		rp.FrameworkNext = strings.TrimSpace(next.ID+" "+next.Title) + " (" + whyNotNext(tasks, t, item) + ")"
+		rp.Differs = true
+	default:
+		rp.FrameworkNext = strings.TrimSpace(next.ID + " " + next.Title)
 	}
 	tagFlag := ""
 	if tag != p.CurrentTag {
 		tagFlag = " --tag=" + tag
 	}
-	item := findItem(t, rp.Item)
 	switch {
 	case hasNext && !rp.Differs:
 		rp.FrameworkCommand = "task-master next" + tagFlag
+	case item.CLI == "":
+		// the CLI finds the item by no id: name the task it stands in
+		rp.FrameworkCommand = "task-master list" + tagFlag
+		if item.Parent != "" && t.CLI != "" {
+			rp.FrameworkCommand = "task-master show " + t.CLI + tagFlag
+		}
+		c.Findings = append(c.Findings, workflow.Finding{
+			Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "taskmaster-id-unresolvable", Path: p.TasksPath,
+			Message: fmt.Sprintf("the task-master CLI finds %s by no id (it reads \"<task>.<subtask>\" as two whole numbers and matches them against ids stored as JSON integers); the command names %s", item.ID, strings.TrimPrefix(rp.FrameworkCommand, "task-master ")),
+		})
 	case item.statusKey() == "in-progress" || item.statusKey() == "review" || item.statusKey() == "blocked":
-		rp.FrameworkCommand = "task-master show " + rp.Item + tagFlag
+		rp.FrameworkCommand = "task-master show " + item.CLI + tagFlag
 	default:
-		rp.FrameworkCommand = "task-master set-status --id=" + rp.Item + " --status=in-progress" + tagFlag
+		rp.FrameworkCommand = "task-master set-status --id=" + item.CLI + " --status=in-progress" + tagFlag
 	}
 	c.Resume = &rp
 	c.Position = workflow.Position{Kind: workflow.PosStep, Index: rp.Done, Total: rp.Total, Name: rp.Item}
@@ -303,7 +326,7 @@ func candidate(p Project, tag string, t Task, next Task, hasNext bool) workflow.
 
 // resumePoint is where work stopped inside t: its in-progress subtask,
 // else its first open subtask in array order, else the task itself.
-func resumePoint(t Task) workflow.ResumePoint {
+func resumePoint(t Task, exists func(string) bool) workflow.ResumePoint {
 	rp := workflow.ResumePoint{Total: len(t.Subtasks)}
 	var at *Task
 	for i := range t.Subtasks {
@@ -334,7 +357,7 @@ func resumePoint(t Task) workflow.ResumePoint {
 			rp.Section = "Task " + t.ID
 		}
 	}
-	rp.Item, rp.Title, rp.Files, rp.Note = at.ID, orID(at.Title, at.ID), at.Files, at.Note
+	rp.Item, rp.Title, rp.Files, rp.Note = at.ID, orID(at.Title, at.ID), at.Paths(exists), at.Note
 	if rp.Note == "" {
 		rp.Note = t.Note
 	}

@@ -100,19 +100,20 @@ func TestScan(t *testing.T) {
 					rp: workflow.ResumePoint{
 						Item: "3.2", Title: "Callback handler", Section: "Task 3: OAuth login", Labels: []string{"[high]"},
 						Files: []string{"api/auth/callback.js"}, Done: 1, Total: 4,
-						FrameworkCommand: "task-master set-status --id=3.2 --status=in-progress",
-						FrameworkNext:    "3 OAuth login", Differs: true,
+						// "3.2" is stored as text: the CLI finds it by no id
+						FrameworkCommand: "task-master show 3",
+						FrameworkNext:    "3 OAuth login (task-master next takes subtasks only of in-progress tasks; task 3 is pending, so it passes over subtask 3.2)", Differs: true,
 					},
 					files:    []string{".taskmaster/config.json", ".taskmaster/state.json", ".taskmaster/tasks/tasks.json", "api/auth/callback.js"},
 					phases:   "3.1=completed 3.2=current 3.10=pending 3.1=pending",
-					findings: []string{"duplicate-id"},
+					findings: []string{"duplicate-id", "taskmaster-id-unresolvable"},
 				},
 				"task:master/2": {
 					status: "InReview", raw: "review", framework: Framework017,
 					rp: workflow.ResumePoint{
 						Item: "2", Title: "Rate limiting", Labels: []string{"[medium]"}, Files: []string{"api/middleware/limit.js"},
 						Done: 0, Total: 1, FrameworkCommand: "task-master show 2 --tag=master",
-						FrameworkNext: "nothing (no task is eligible)", Differs: true,
+						FrameworkNext: "nothing (no task is eligible; task-master next takes only pending or in-progress items; task 2 is review)", Differs: true,
 					},
 					files:    []string{".taskmaster/config.json", ".taskmaster/state.json", ".taskmaster/tasks/tasks.json", "api/middleware/limit.js"},
 					phases:   "2=current",
@@ -144,7 +145,8 @@ func TestScan(t *testing.T) {
 					rp: workflow.ResumePoint{
 						Item: "5.2", Title: "Inverted index", Section: "Task 5: Search index", Labels: []string{"[medium]"},
 						Files: []string{"search/index.go"}, Done: 1, Total: 3,
-						FrameworkCommand: "task-master show 5.2", FrameworkNext: "9 Next by the framework", Differs: true,
+						FrameworkCommand: "task-master show 5.2", Differs: true,
+						FrameworkNext: "9 Next by the framework (task-master next takes subtasks only of in-progress tasks; task 5 is pending, so it passes over subtask 5.2)",
 					},
 					files:  []string{".taskmaster/tasks/tasks.json", "search/index.go"},
 					phases: "5.1=completed 5.2=current 5.3=pending",
@@ -155,7 +157,7 @@ func TestScan(t *testing.T) {
 						Item: "7.2", Title: "Skipped for now", Section: "Task 7: Holes and a cancelled step", Labels: []string{"[low]"},
 						Done: 2, Total: 4, Holes: []string{"7.3"},
 						FrameworkCommand: "task-master set-status --id=7.2 --status=in-progress",
-						FrameworkNext:    "9 Next by the framework", Differs: true,
+						FrameworkNext:    "9 Next by the framework (task-master next takes subtasks only of in-progress tasks; task 7 is deferred, so it passes over subtask 7.2)", Differs: true,
 					},
 					files:  []string{".taskmaster/tasks/tasks.json"},
 					phases: "7.1=skipped 7.2=current 7.3=pending 7.4=completed",
@@ -479,11 +481,40 @@ func TestParseBadInput(t *testing.T) {
 }
 
 func TestPathsFromText(t *testing.T) {
-	m := map[string]any{"files": []any{"./b/c.go", map[string]any{"path": "d/e.md"}, 7}}
-	got := itemPaths(m, "Use `a/b.ts` and run `npm test`, see `https://x.io/a.js` or `../up.go`", "`README.md` twice `README.md`")
-	want := []string{"../up.go", "README.md", "a/b.ts", "b/c.go", "d/e.md"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("paths %q, want %q", got, want)
+	repo := map[string]bool{"src": true, "src/api": true, "src/api/contacts.ts": true}
+	exists := func(p string) bool { return repo[p] }
+	files := map[string]any{"files": []any{"./b/c.go", map[string]any{"path": "d/e.md"}, 7}}
+	tests := []struct {
+		name   string
+		m      map[string]any
+		texts  []string
+		exists func(string) bool
+		want   []string
+	}{
+		{"files array and backticked files", files,
+			[]string{"Use `a/b.ts` and run `npm test`, see `https://x.io/a.js` or `../up.go`", "`README.md` twice `README.md`"},
+			exists, []string{"README.md", "a/b.ts", "b/c.go", "d/e.md"}},
+		// the shape of a real task: routes the task implements, backticked
+		// in its details, with the handler file beside them
+		{"URL routes are not paths", nil,
+			[]string{"Expose `GET /api/v2/integrations/contacts` and `/api/v2/integrations/contacts`",
+				"Routes: `/api/v2/integrations/contacts/sync`, `/api/v2/integrations/contacts/:id`, `/api/v2/integrations/{provider}/contacts`; handler in `src/api/contacts.ts`"},
+			exists, []string{"src/api/contacts.ts"}},
+		{"a root-relative path that exists is the repository's", nil,
+			[]string{"see `/src/api/contacts.ts`"}, exists, []string{"src/api/contacts.ts"}},
+		{"globs, commands and folders without a repository", nil,
+			[]string{"`src/**/*.ts`, `pnpm run lint`, `src/api`"}, nil, nil},
+		{"a folder under an existing folder", nil,
+			[]string{"`src/api`"}, exists, []string{"src/api"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			task := Task{Files: itemPaths(tt.m), Mentions: mentions(tt.texts...)}
+			got := task.Paths(tt.exists)
+			if !reflect.DeepEqual(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+				t.Fatalf("paths %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -546,5 +577,94 @@ func TestListWarningMessages(t *testing.T) {
 				t.Fatalf("messages %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRealShape pins, on a tasks file shaped like a Taskmaster 0.43 one
+// (tagged, numeric ids, routes in the task text), what the framework's own
+// `task-master next` and CLI say, and that routes are never paths.
+func TestRealShape(t *testing.T) {
+	files := map[string]string{
+		LiveTasksFile:                   fixture(t, "routes-043.json"),
+		StateFile:                       `{"currentTag": "master", "lastSwitched": "2026-02-20T09:00:00.000Z", "branchTagMapping": {}, "migrationNoticeShown": true}`,
+		"src/server/routes/contacts.ts": "export {}\n",
+		"src/server/jobs/.keep":         "",
+	}
+	cs, _ := scanFiles(t, files)
+	got := byID(cs)
+	tests := []struct {
+		id                 string
+		item, next, cmd    string
+		differs            bool
+		files, resumeFiles []string
+	}{
+		{
+			// next agrees: an in-progress subtask of an in-progress task
+			id: "task:master/12", item: "12.2", next: "12.2 Sync endpoint", cmd: "task-master next",
+			files:       []string{".taskmaster/state.json", ".taskmaster/tasks/tasks.json", "src/server/jobs/sync-contacts.ts", "src/server/routes/contacts.ts", "src/server/schema/contact.ts"},
+			resumeFiles: []string{"src/server/jobs/sync-contacts.ts"},
+		},
+		{
+			// next passes over an in-progress subtask of a pending task:
+			// orchestrate keeps it, and says why the framework differs
+			id: "task:master/14", item: "14.1", differs: true, cmd: "task-master show 14.1",
+			next:        "12.2 Sync endpoint (task-master next takes subtasks only of in-progress tasks; task 14 is pending, so it passes over subtask 14.1)",
+			files:       []string{".taskmaster/state.json", ".taskmaster/tasks/tasks.json", "src/server/dedupe/score.ts"},
+			resumeFiles: []string{"src/server/dedupe/score.ts"},
+		},
+	}
+	if len(cs) != len(tests) {
+		t.Fatalf("%d candidates, want %d: %v", len(cs), len(tests), byID(cs))
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			c, ok := got[tt.id]
+			if !ok {
+				t.Fatalf("no candidate %s", tt.id)
+			}
+			rp := c.Resume
+			if rp.Item != tt.item || rp.FrameworkNext != tt.next || rp.FrameworkCommand != tt.cmd || rp.Differs != tt.differs {
+				t.Errorf("item %q next %q cmd %q differs %v\nwant %q %q %q %v", rp.Item, rp.FrameworkNext, rp.FrameworkCommand, rp.Differs, tt.item, tt.next, tt.cmd, tt.differs)
+			}
+			if !reflect.DeepEqual(paths(c), tt.files) {
+				t.Errorf("files %q, want %q", paths(c), tt.files)
+			}
+			if !reflect.DeepEqual(rp.Files, tt.resumeFiles) {
+				t.Errorf("resume files %q, want %q", rp.Files, tt.resumeFiles)
+			}
+			for _, f := range c.Files {
+				if strings.Contains(f.Path, "api/") || strings.HasPrefix(f.Path, "/") {
+					t.Errorf("a route became a referenced path: %q", f.Path)
+				}
+			}
+		})
+	}
+}
+
+func TestCLIID(t *testing.T) {
+	tests := []struct {
+		data string
+		want []string // CLI id of each task, then of each of its subtasks
+	}{
+		{`{"tasks": [{"id": 3, "subtasks": [{"id": 1}, {"id": 2}]}]}`, []string{"3", "3.1", "3.2"}},
+		{`{"tasks": [{"id": 3, "subtasks": [{"id": "2"}, {"id": "3.3"}, {"id": 3.4}]}]}`, []string{"3", "", "", ""}},
+		{`{"tasks": [{"id": "task-3", "subtasks": [{"id": 1}]}]}`, []string{"", ""}},
+		{`{"tasks": [{"id": 03, "subtasks": [{"id": 1}]}]}`, nil}, // not JSON
+		{`{"tasks": [{"id": 7, "subtasks": [{"id": 10}]}]}`, []string{"7", "7.10"}},
+	}
+	for _, tt := range tests {
+		f, _, ok := Parse("t.json", []byte(tt.data))
+		var got []string
+		if ok {
+			for _, x := range f.Tasks[DefaultTag] {
+				got = append(got, x.CLI)
+				for _, s := range x.Subtasks {
+					got = append(got, s.CLI)
+				}
+			}
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: CLI ids %q, want %q", tt.data, got, tt.want)
+		}
 	}
 }

@@ -262,6 +262,32 @@ func resumePointText(p plan.Plan) string {
 	return name
 }
 
+// phaseDependencies describes the dependencies a format records between
+// the phases of one candidate (GSD plans' depends_on, Taskmaster subtasks'
+// dependencies), each with the status of what it waits on.
+func phaseDependencies(phases []workflow.Phase) []string {
+	status := map[string]string{}
+	for _, ph := range phases {
+		status[ph.ID] = ph.Status
+	}
+	var out []string
+	for _, ph := range phases {
+		if len(ph.DependsOn) == 0 {
+			continue
+		}
+		var deps []string
+		for _, d := range ph.DependsOn {
+			st := status[d]
+			if st == "" {
+				st = "not in this workflow"
+			}
+			deps = append(deps, d+" ("+st+")")
+		}
+		out = append(out, ph.ID+" depends on "+strings.Join(deps, ", "))
+	}
+	return out
+}
+
 // dependencyChain describes the order the involved stories depend on each
 // other: for epics the waves, otherwise the Dependencies sections.
 func dependencyChain(r *resumeRun) []string {
@@ -284,6 +310,9 @@ func dependencyChain(r *resumeRun) []string {
 			out = append(out, fmt.Sprintf("wave %d [%s]: %s%s", w.Number, orDash(w.Status), strings.Join(ids, ", "), mark))
 		}
 		return out
+	}
+	if len(c.Stories) == 0 {
+		return phaseDependencies(c.Phases)
 	}
 	for _, id := range c.Stories {
 		st, ok := r.s.Res.Stories[id]

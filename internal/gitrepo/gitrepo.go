@@ -134,7 +134,9 @@ func Open(dir string) (*Repo, error) {
 	st := filesystem.NewStorageWithOptions(safeFS{dot}, cache.NewObjectLRUDefault(),
 		filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
 	wt := osfs.New(d.root)
-	r, err := git.Open(st, wt)
+	// extensionTolerant: go-git refuses a few read-harmless extensions
+	// (sparse checkout, older partial clones; see shallow.go)
+	r, err := git.Open(extensionTolerant{st}, wt)
 	if err != nil {
 		if errors.Is(err, git.ErrRepositoryNotExists) {
 			return nil, fmt.Errorf("open git repository at %s: %w", dir, ErrNoGit)

@@ -175,3 +175,104 @@ func Output(s string) (string, bool) {
 	s = strings.Trim(s, "`'\"")
 	return s, LooksLikePath(s)
 }
+
+// Prose reads a token taken from prose — a backticked span or a word of a
+// task's description — as a repository path, or says it is none. Prose
+// names many things that are not files, and none of them may become a
+// referenced path (and so a finding about one): URLs ("https://x",
+// "mailto:a"), API routes ("/api/v2/contacts", "/users/:id",
+// "/items/{id}"), globs ("src/**/*.ts"), commands ("npm run build"),
+// option flags, package scopes ("@scope/pkg"), versions. A token is a path
+// only when it is clearly one:
+//
+//   - it holds no URL, glob, template or shell character (* ? { } < > | $
+//     and no ':' once a trailing ":line[:col]" is dropped) and LooksLikePath;
+//   - it stays inside the repository once cleaned: a path Clean finds
+//     unsafe ("../x", "C:\x", control characters) is not a path of this
+//     repository, never read and never reported;
+//   - a leading "/" is the repository root only when the rest exists in the
+//     repository ("/src/app.ts" for src/app.ts); otherwise the token is a
+//     route or a path on another machine, not a path of this repository;
+//   - a token without a known file extension (and not a dot file) is a
+//     path only when its first folder exists ("src/components" where src/
+//     exists; "api/v2/contacts" where there is no api/ is a route);
+//   - a token with spaces is a path only when it exists as written.
+//
+// exists reports whether a repository-relative path exists; nil (no
+// repository at hand) answers no, so only tokens with an extension or a dot
+// file name are paths then. Prose never judges whether a file-like token
+// exists: a task may name a file it is still to create.
+func Prose(tok string, exists func(string) bool) (string, bool) {
+	s := strings.TrimSpace(strings.Trim(strings.TrimSpace(tok), `"'`))
+	if s == "" || len(s) > 1024 || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "~") {
+		return "", false
+	}
+	s = lineSuffix(s)
+	if strings.ContainsAny(s, "*?{}<>|$:#=\"'`") || strings.Contains(s, "//") {
+		return "", false
+	}
+	if !LooksLikePath(s) {
+		return "", false
+	}
+	has := func(p string) bool { return exists != nil && p != "" && exists(p) }
+	rooted := strings.HasPrefix(strings.ReplaceAll(s, `\`, "/"), "/")
+	c, safe := Clean(strings.TrimLeft(strings.ReplaceAll(s, `\`, "/"), "/"))
+	if !safe || c == "" {
+		return "", false
+	}
+	switch {
+	case rooted || strings.ContainsAny(c, " \t"):
+		return c, has(c)
+	case fileLike(c):
+		return c, true
+	}
+	first := c
+	if i := strings.IndexByte(c, '/'); i > 0 {
+		first = c[:i]
+	}
+	return c, first != c && has(first)
+}
+
+// fileLike reports whether the last element of a cleaned path has a known
+// file extension or is a dot file.
+func fileLike(c string) bool {
+	base := path.Base(c)
+	if strings.HasPrefix(base, ".") && len(base) > 1 && !strings.Contains(base[1:], ".") {
+		return isWord(base[1:])
+	}
+	return KnownExt(path.Ext(base))
+}
+
+// lineSuffix drops a trailing ":line" or ":line:col" ("src/a.go:42").
+func lineSuffix(s string) string {
+	for k := 0; k < 2; k++ {
+		i := strings.LastIndexByte(s, ':')
+		if i <= 0 || i == len(s)-1 || strings.Trim(s[i+1:], "0123456789") != "" {
+			break
+		}
+		s = s[:i]
+	}
+	return s
+}
+
+// BoundedExists wraps exists for Prose over a whole file: it remembers
+// answers and asks at most max distinct questions, answering no after that,
+// so a hostile file naming thousands of paths costs a bounded number of
+// file-system lookups. nil stays nil.
+func BoundedExists(exists func(string) bool, max int) func(string) bool {
+	if exists == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	return func(p string) bool {
+		if v, ok := seen[p]; ok {
+			return v
+		}
+		if len(seen) >= max {
+			return false
+		}
+		v := exists(p)
+		seen[p] = v
+		return v
+	}
+}

@@ -1,6 +1,9 @@
 package refpath
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestClean(t *testing.T) {
 	tests := []struct {
@@ -121,4 +124,106 @@ func TestLooksLikePath(t *testing.T) {
 			t.Errorf("LooksLikePath(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
+}
+
+func TestProse(t *testing.T) {
+	repo := map[string]bool{"src": true, "src/app.ts": true, "docs": true, "docs/adr": true, "my notes/plan.md": true, "my notes": true}
+	exists := func(p string) bool { return repo[p] }
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		// files: an extension or a dot file is enough, existing or not
+		{"src/app.ts", "src/app.ts", true},
+		{"src/new/feature.ts", "src/new/feature.ts", true},
+		{"lib/not-yet.go", "lib/not-yet.go", true},
+		{"./README.md", "README.md", true},
+		{"'src/quoted.ts'", "src/quoted.ts", true},
+		{`"a b"`, "", false},
+		{".env.example", ".env.example", true},
+		{"src/app.ts:42", "src/app.ts", true},
+		{"src/app.ts:42:7", "src/app.ts", true},
+		// folders: only under an existing first folder
+		{"docs/adr", "docs/adr", true},
+		{"src/components/", "src/components", true},
+		{"api/v2/integrations/contacts", "api/v2/integrations/contacts", false},
+		// a leading "/" is the repository root only when the path exists
+		{"/src/app.ts", "src/app.ts", true},
+		{"/api/v2/integrations/contacts", "api/v2/integrations/contacts", false},
+		{"/api/v2/integrations/contacts/sync", "api/v2/integrations/contacts/sync", false},
+		{"/health", "", false},
+		{"/etc/passwd", "etc/passwd", false},
+		{"/src/missing.ts", "src/missing.ts", false},
+		// not paths at all
+		{"https://example.com/a/b.json", "", false},
+		{"mailto:someone@example.com", "", false},
+		{"/users/:id", "", false},
+		{"/items/{id}/notes", "", false},
+		{"src/**/*.ts", "", false},
+		{"*.md", "", false},
+		{"npm run build", "", false},
+		{"cd src && make", "", false},
+		{"--dry-run", "", false},
+		{"@scope/pkg", "", false},
+		{"~/x/y.md", "", false},
+		{"C:\\Users\\x\\a.md", "", false},
+		{"../outside/secret.md", "", false},
+		{"obj.method()", "", false},
+		{"item.notes", "", false},
+		{"validated story", "", false},
+		{"$HOME/x.md", "", false},
+		{"", "", false},
+		// spaces: only a path that exists as written
+		{"my notes/plan.md", "my notes/plan.md", true},
+		{"other notes/plan.md", "other notes/plan.md", false},
+	}
+	for _, tt := range tests {
+		got, ok := Prose(tt.in, exists)
+		if ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("Prose(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	// without a repository only file-like tokens are paths
+	if _, ok := Prose("docs/adr", nil); ok {
+		t.Error("Prose(docs/adr, nil) is a path; want none without a repository")
+	}
+	if got, ok := Prose("src/a.go", nil); !ok || got != "src/a.go" {
+		t.Errorf("Prose(src/a.go, nil) = %q, %v", got, ok)
+	}
+}
+
+func TestBoundedExists(t *testing.T) {
+	calls := 0
+	ex := BoundedExists(func(string) bool { calls++; return true }, 2)
+	for _, p := range []string{"a", "a", "b", "c", "a"} {
+		ex(p)
+	}
+	if calls != 2 {
+		t.Errorf("calls = %d, want 2 (remembered, bounded)", calls)
+	}
+	if ex("c") {
+		t.Error("a question past the bound answered yes")
+	}
+	if BoundedExists(nil, 3) != nil {
+		t.Error("nil exists became non-nil")
+	}
+}
+
+// FuzzProse checks that Prose never panics and that what it calls a path
+// is clean, safe and rooted in the repository.
+func FuzzProse(f *testing.F) {
+	for _, s := range []string{"src/a.go", "/api/v2/contacts", "../x.md", "src/**/*.ts", "a b/c.md", "src/a.go:42:1", "C:\\x\\y.md", "/src/app.ts"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		exists := func(p string) bool { return len(p)%2 == 0 }
+		c, ok := Prose(s, exists)
+		if !ok {
+			return
+		}
+		if clean, safe := Clean(c); !safe || clean != c || c == "" || strings.HasPrefix(c, "/") {
+			t.Fatalf("Prose(%q) = %q: not a clean repository path", s, c)
+		}
+	})
 }
