@@ -219,9 +219,10 @@ func Candidates(p Project) []workflow.Candidate {
 	for _, tag := range p.File.Tags {
 		tasks := p.File.Tasks[tag]
 		next, hasNext := Next(tasks)
+		done := doneIDs(tasks)
 		for _, t := range tasks {
 			if InFlight(t) {
-				out = append(out, candidate(p, tag, tasks, t, next, hasNext))
+				out = append(out, candidate(p, tag, done, t, next, hasNext))
 			}
 		}
 	}
@@ -229,7 +230,7 @@ func Candidates(p Project) []workflow.Candidate {
 }
 
 // candidate builds the candidate of task t in tag.
-func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext bool) workflow.Candidate {
+func candidate(p Project, tag string, done map[string]bool, t Task, next Task, hasNext bool) workflow.Candidate {
 	key := tag + "/" + t.ID
 	c := workflow.Candidate{
 		ID:        IDPrefix + key,
@@ -283,10 +284,10 @@ func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext b
 	// framework's answer differs stands beside it
 	switch {
 	case !hasNext:
-		rp.FrameworkNext = "nothing (no task is eligible; " + whyNotNext(tasks, t, item) + ")"
+		rp.FrameworkNext = "nothing (no task is eligible; " + whyNotNext(done, t, item) + ")"
 		rp.Differs = true
 	case next.ID != rp.Item:
-		rp.FrameworkNext = strings.TrimSpace(next.ID+" "+next.Title) + " (" + whyNotNext(tasks, t, item) + ")"
+		rp.FrameworkNext = strings.TrimSpace(next.ID+" "+next.Title) + " (" + whyNotNext(done, t, item) + ")"
 		rp.Differs = true
 	default:
 		rp.FrameworkNext = strings.TrimSpace(next.ID + " " + next.Title)
