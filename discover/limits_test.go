@@ -142,7 +142,8 @@ func hostileCases() []hostileCase {
 
 // TestHostileCountsAnswerFast: each attack input is answered with its
 // finding in well under the 5 s and 512 MiB the limits promise (asserted
-// here at 3 s, with the allocation of the whole scan under 256 MiB).
+// here at the 5 s target, well under it on an idle machine, with the
+// allocation of the whole scan under 256 MiB).
 func TestHostileCountsAnswerFast(t *testing.T) {
 	if raceEnabled {
 		t.Skip("bounds time and allocation: the race detector multiplies both")
@@ -201,7 +202,7 @@ func TestHostileCountsAnswerFast(t *testing.T) {
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > maxAlloc<<20 {
 				t.Errorf("the scan allocated %d MiB", alloc>>20)
 			}
-			if took > 3*time.Second {
+			if took > 5*time.Second { // the target; well under it on an idle machine
 				t.Errorf("the scan took %v", took)
 			}
 		})
