@@ -287,6 +287,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		p.PhaseTotal = t.total
 	}
 	p.PositionText = p.Position.String()
+	p.Findings = workflow.CapFindings(p.Findings) // thousands of missing inputs: 500 and a count
 	return p, nil
 }
 

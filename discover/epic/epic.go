@@ -24,6 +24,12 @@ import (
 // mapping holds an "epic_state" key (AIOX keeps both in .aiox/*-state.yaml).
 var EpicSource source.Source = source.Format{FormatKind: workflow.KindEpicState, FormatPriority: workflow.PriorityEpic, ScanFunc: scanEpics}
 
+// maxEpicEntries is the most waves and stories one epic state lists: real
+// epics list dozens of waves and some hundreds of stories. Merging a
+// wave's stories compares each with those before it, so this bound, not
+// tolerant.MaxElements, keeps a file's cost to milliseconds.
+const maxEpicEntries = tolerant.MaxElements / 4
+
 // EpicStateKey is the top-level key that wraps an epic execution state and
 // tells it apart from a workflow state in a shared folder.
 const EpicStateKey = "epic_state"
@@ -62,10 +68,28 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	sort.Strings(files)
 	out := make([]workflow.Candidate, 0, len(files))
+	budget := tolerant.NewBudget() // the waves and stories of all the files
 	for _, p := range files {
-		out = append(out, epicScanFile(r, p, def))
+		c := epicScanFile(r, p, def)
+		if n := epicSize(c); !budget.Take(n) {
+			c = epicUnreadable(p, source.DecodeFinding(p, budget.Err(n, "waves and stories")))
+			source.StampMTime(r, &c, p)
+		}
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// epicSize is the number of waves and stories a candidate holds.
+func epicSize(c workflow.Candidate) int {
+	if c.Epic == nil {
+		return 0
+	}
+	n := len(c.Epic.Waves)
+	for _, w := range c.Epic.Waves {
+		n += len(w.Stories)
+	}
+	return n
 }
 
 // mayHoldEpicKey reports whether data can decode to a mapping with an
@@ -148,6 +172,10 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 		}
 	} else {
 		st, _ = source.Unwrap(m)
+	}
+
+	if n := epicCount(st); n > maxEpicEntries {
+		return epicUnreadable(p, source.DecodeFinding(p, tolerant.TooManyElements(n, maxEpicEntries, "waves and stories"))), false
 	}
 
 	epicID := epicIDField(f, st)

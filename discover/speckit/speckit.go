@@ -14,7 +14,6 @@ package speckit
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"sort"
@@ -26,6 +25,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -267,8 +267,8 @@ func DetectLayout(r *source.Repo) Layout {
 		l.Gen = "v2"
 	}
 	if data, err := r.Read(".specify/init-options.json"); err == nil {
-		var m map[string]any
-		if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &m) == nil {
+		// the bounded decoder: a file of millions of values is refused, not decoded
+		if m, err := tolerant.DecodeJSONMap(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))); err == nil {
 			if v, ok := m["speckit_version"].(string); ok {
 				l.Version = oneLine(v)
 				if mm := versionRe().FindStringSubmatch(strings.TrimSpace(v)); mm != nil {
