@@ -155,6 +155,13 @@ func startPTYEnv(t *testing.T, dir string, env []string, args ...string) *ptyRun
 // startPTYOn is startPTYEnv on the terminal r (newTerminalSize).
 func startPTYOn(t *testing.T, r *ptyRun, dir string, env []string, args ...string) *ptyRun {
 	t.Helper()
+	return startPTYCmd(t, r, dir, env, nil, args...)
+}
+
+// startPTYCmd is startPTYOn with edit, when not nil, changing the command
+// before it starts (another stdout, …).
+func startPTYCmd(t *testing.T, r *ptyRun, dir string, env []string, edit func(*exec.Cmd), args ...string) *ptyRun {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skipf("cannot re-execute the test binary: %v", err)
@@ -185,6 +192,9 @@ func startPTYOn(t *testing.T, r *ptyRun, dir string, env []string, args ...strin
 	// A session of its own with the pty as controlling terminal, as in a
 	// shell: Ctrl-C outside a prompt would be a real SIGINT.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if edit != nil {
+		edit(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start orchestrate: %v", err)
 	}
