@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 )
 
 // Limits on template overrides, which come from the repository and are
@@ -252,7 +253,7 @@ func boundedPad(n int, s string) (string, error) {
 	if n > MaxPad {
 		return "", fmt.Errorf("pad %d: at most %d", n, MaxPad)
 	}
-	if w := len([]rune(s)); w < n {
+	if w := termsafe.Width(s); w < n {
 		return s + strings.Repeat(" ", n-w), nil
 	}
 	return s, nil

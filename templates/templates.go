@@ -209,7 +209,8 @@ func (r Renderer) funcs() template.FuncMap {
 		"yellow": color("33"),
 		"dim":    color("2"),
 		"pad": func(n int, s string) string {
-			if w := len([]rune(s)); w < n {
+			// display columns (internal/termsafe), so wide text lines up
+			if w := termsafe.Width(s); w < n {
 				return s + strings.Repeat(" ", n-w)
 			}
 			return s

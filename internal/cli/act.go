@@ -67,6 +67,21 @@ func (a *app) act(r *resumeRun) error {
 	if r.plan.Decision == modes.DecisionHalt && r.mode == modes.ModeAutopilot && canPrompt && r.code == ExitCannot && modes.PersonCanDecide(r.situation) {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Autopilot stopped (%s).\nA terminal is attached: switching to interactive mode.\n\n", templates.Safe(r.plan.Reason))
 		r.mode = modes.ModeInteractive
+		if len(r.all) > 1 && r.opts.Workflow == "" && !r.chosen {
+			// interactive mode offers the choice autopilot made alone
+			i, err := a.chooseCandidate(r)
+			if err != nil {
+				return a.cancelled(r, err)
+			}
+			if c := r.all[i]; c.ID != r.selected.ID {
+				r.selected = &c
+				r.selected.Findings = resumeflow.WithoutAutopilotOnly(r.selected.Findings)
+				if stop, err := a.takeSelected(r, a.planOptions(r)); stop || err != nil {
+					return err
+				}
+				return a.act(r)
+			}
+		}
 		r.selected.Findings = resumeflow.WithoutAutopilotOnly(r.selected.Findings)
 		if err := a.evaluate(r, a.planOptions(r)); err != nil {
 			return err

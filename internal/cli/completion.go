@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"strings"
 	"unicode"
 
@@ -28,6 +31,20 @@ func (a *app) newCompletionCmd() *cobra.Command {
 It completes commands, flags, workflow ids (resume, cleanup, unlock), --mode values and
 the phases of the named workflow for --from-phase.
 
+What each shell needs:
+  bash        bash 4 or later. The bash-completion package is used when it is loaded
+              (it splits words the way other commands' completions do) but is not
+              required. For the current shell:  source <(orchestrate completion bash)
+              For every new shell, add that line to ~/.bashrc, or install the script:
+              orchestrate completion bash > ~/.local/share/bash-completion/completions/orchestrate
+              (read by the bash-completion package: apt install bash-completion,
+              brew install bash-completion@2).
+  zsh         compinit must be enabled (autoload -U compinit; compinit in ~/.zshrc).
+              orchestrate completion zsh > "${fpath[1]}/_orchestrate", then a new shell.
+  fish        orchestrate completion fish > ~/.config/fish/completions/orchestrate.fish
+  powershell  orchestrate completion powershell | Out-String | Invoke-Expression
+              (add that line to your PowerShell profile to keep it).
+
 Exit codes: 0 printed, 2 usage (no shell, or one it does not know).`,
 		ValidArgs: shells,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -45,7 +62,7 @@ Exit codes: 0 printed, 2 usage (no shell, or one it does not know).`,
 			root, out := cmd.Root(), a.sys.IO.Out
 			switch args[0] {
 			case "bash":
-				return root.GenBashCompletionV2(out, !noDesc)
+				return writeBashCompletion(root, out, !noDesc)
 			case "zsh":
 				if noDesc {
 					return root.GenZshCompletionNoDesc(out)
@@ -63,6 +80,54 @@ Exit codes: 0 printed, 2 usage (no shell, or one it does not know).`,
 	}
 	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "completions without descriptions")
 	return cmd
+}
+
+// bashWordsCall is the line of cobra's bash script (V2) that needs the
+// bash-completion package: without it, bash prints
+// "_get_comp_words_by_ref: command not found" at every Tab.
+const bashWordsCall = `    _get_comp_words_by_ref "$@" cur prev words cword`
+
+// bashWordsFallback replaces bashWordsCall: the package's function when it
+// is loaded, else the line up to the cursor split on blanks (so an id such
+// as sdc:1-2 or --mode=x stays one word, as the package's -n =: asks), else
+// COMP_WORDS as bash split it.
+const bashWordsFallback = `    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+        return
+    fi
+    # no bash-completion package: split the line ourselves
+    if [[ -n ${COMP_LINE-} ]]; then
+        local line=${COMP_LINE:0:${COMP_POINT:-${#COMP_LINE}}}
+        read -r -a words <<< "$line"
+        if [[ -z $line || $line =~ [[:space:]]$ ]]; then
+            words+=("")
+        fi
+    else
+        words=("${COMP_WORDS[@]}")
+    fi
+    cword=$(( ${#words[@]} - 1 ))
+    if [[ -z ${COMP_LINE-} && -n ${COMP_CWORD-} ]]; then
+        cword=$COMP_CWORD
+    fi
+    cur=${words[cword]-}
+    prev=
+    if (( cword > 0 )); then
+        prev=${words[cword-1]}
+    fi`
+
+// writeBashCompletion writes cobra's bash completion script (V2) with the
+// word splitting made independent of the bash-completion package.
+func writeBashCompletion(root *cobra.Command, out io.Writer, desc bool) error {
+	var buf bytes.Buffer
+	if err := root.GenBashCompletionV2(&buf, desc); err != nil {
+		return err
+	}
+	script := buf.String()
+	if strings.Count(script, bashWordsCall) != 1 {
+		return fmt.Errorf("completion: the bash script of this cobra version has no single %q to make optional", strings.TrimSpace(bashWordsCall))
+	}
+	_, err := io.WriteString(out, strings.Replace(script, bashWordsCall, bashWordsFallback, 1))
+	return err
 }
 
 // completeModes completes --mode.

@@ -3,6 +3,8 @@ package cli
 import (
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/term"
@@ -19,6 +21,9 @@ type IOStreams struct {
 	InTTY  bool
 	OutTTY bool
 	ErrTTY bool
+	// OutWidth is the width in columns of the terminal stdout is (0 or
+	// nil: unknown). Tables read it through app.tableWidth.
+	OutWidth func() int
 }
 
 // CanPrompt reports whether the user can be asked a question: stdin and
@@ -60,6 +65,13 @@ func OSSystem() System {
 			InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 			OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 			ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+			OutWidth: func() int {
+				w, _, err := term.GetSize(int(os.Stdout.Fd()))
+				if err != nil {
+					return 0
+				}
+				return w
+			},
 		},
 		Getenv:  os.Getenv,
 		Now:     now,
@@ -68,6 +80,29 @@ func OSSystem() System {
 		Pid:     os.Getpid(),
 		Args:    os.Args,
 	}
+}
+
+// defaultTableWidth is the width tables fit when stdout is a terminal of
+// unknown size.
+const defaultTableWidth = 80
+
+// tableWidth is the width tables are cut to (truncated with "…"): 0, no
+// cutting, when stdout is not a terminal (piped output is never cut);
+// else COLUMNS when it is a positive number, else the terminal's width,
+// else defaultTableWidth.
+func (a *app) tableWidth() int {
+	if !a.sys.IO.OutTTY {
+		return 0
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(a.getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if a.sys.IO.OutWidth != nil {
+		if w := a.sys.IO.OutWidth(); w > 0 {
+			return w
+		}
+	}
+	return defaultTableWidth
 }
 
 // environ is the injected environment for the orchestrator command (empty

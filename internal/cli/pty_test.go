@@ -111,11 +111,17 @@ func (w *replyWriter) Write(p []byte) (int, error) {
 // console; the test closes it when it ends.
 func newTerminal(t *testing.T) *ptyRun {
 	t.Helper()
+	return newTerminalSize(t, 120, 40)
+}
+
+// newTerminalSize is newTerminal with cols columns and rows rows.
+func newTerminalSize(t *testing.T, cols, rows int) *ptyRun {
+	t.Helper()
 	// The emulator answers the queries survey makes (cursor position) by
 	// typing the reply into the console, within the Expect that reads the
 	// query: the reply always reaches the program before the next keys.
 	replies := &replyWriter{}
-	screen := vt10x.New(vt10x.WithWriter(replies), vt10x.WithSize(120, 40))
+	screen := vt10x.New(vt10x.WithWriter(replies), vt10x.WithSize(cols, rows))
 	raw := &lockedBuffer{}
 	c, err := expect.NewConsole(
 		expect.WithStdout(screen, raw),
@@ -126,7 +132,7 @@ func newTerminal(t *testing.T) *ptyRun {
 	}
 	t.Cleanup(func() { c.Close() })
 	replies.c = c
-	if err := pty.Setsize(c.Tty(), &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+	if err := pty.Setsize(c.Tty(), &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)}); err != nil {
 		t.Fatalf("set the terminal size: %v", err)
 	}
 	return &ptyRun{t: t, c: c, replies: replies, screen: screen, raw: raw}
@@ -143,11 +149,23 @@ func startPTY(t *testing.T, dir string, args ...string) *ptyRun {
 // over the defaults.
 func startPTYEnv(t *testing.T, dir string, env []string, args ...string) *ptyRun {
 	t.Helper()
+	return startPTYOn(t, newTerminal(t), dir, env, args...)
+}
+
+// startPTYOn is startPTYEnv on the terminal r (newTerminalSize).
+func startPTYOn(t *testing.T, r *ptyRun, dir string, env []string, args ...string) *ptyRun {
+	t.Helper()
+	return startPTYCmd(t, r, dir, env, nil, args...)
+}
+
+// startPTYCmd is startPTYOn with edit, when not nil, changing the command
+// before it starts (another stdout, …).
+func startPTYCmd(t *testing.T, r *ptyRun, dir string, env []string, edit func(*exec.Cmd), args ...string) *ptyRun {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skipf("cannot re-execute the test binary: %v", err)
 	}
-	r := newTerminal(t)
 	home := t.TempDir()
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
@@ -174,6 +192,9 @@ func startPTYEnv(t *testing.T, dir string, env []string, args ...string) *ptyRun
 	// A session of its own with the pty as controlling terminal, as in a
 	// shell: Ctrl-C outside a prompt would be a real SIGINT.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if edit != nil {
+		edit(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start orchestrate: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -156,6 +157,13 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	if r.mode, err = resumeMode(s.conf, opts.Mode); err != nil {
 		return err
 	}
+	if r.mode == "" && opts.Workflow == "" && allStartedInAutopilot(r.all) {
+		// no mode given and every workflow was started in autopilot: the run
+		// is autopilot's (the most recent, no list, no question), so that a
+		// state recorded as autopilot is never resumed after a pick list
+		r.mode = modes.ModeAutopilot
+		a.debugf("mode: every interrupted workflow was started in autopilot: autopilot")
+	}
 
 	// The shared lifecycle (lifecycle.remote): one fetch. Unusable: exit
 	// 20 before anything runs (a dry run plans, then exits 20).
@@ -191,17 +199,11 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			if !a.sys.IO.CanPrompt() {
 				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to resume the most recent one when it is clean (autopilot halts on conflicts or staleness)", len(r.all)))
 			}
-			// the heading, then the list once: as the prompt's options
-			if err := a.renderTo(a.humanOut(opts), r.s, "multiple", a.multipleView(r, false, false)); err != nil {
-				return err
-			}
-			labels := candidateLabels(a.multipleView(r, false, true))
-			i, err := modes.ChooseCandidate(a.prompter(), labels)
+			i, err := a.chooseCandidate(r)
 			if err != nil {
 				return a.cancelled(r, err)
 			}
 			idx = i
-			r.chosen = true
 		}
 		c := r.all[idx]
 		r.selected = &c
@@ -212,21 +214,14 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if r.mode, why = stateMode(r.selected.Mode, r.selected.Source.Path); why != "" {
 			a.debugf("%s", why)
 		}
-	}
-	if err := a.rebuildIfCorrupt(r); err != nil {
-		return err
-	}
-	if st := handoff.Inspect(s.Root, r.selected.ID); st.Exists && st.Live {
-		if st.Reason != "" {
-			return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.Root, handoff.LockPath(s.Root, r.selected.ID)), st.Reason, r.selected.ID))
+		if r.chosen && r.mode == modes.ModeAutopilot {
+			// a person chose it at a prompt: autopilot asks nothing, so
+			// taking it from a pick list would hand off unconfirmed
+			r.mode = modes.ModeInteractive
+			fmt.Fprintf(a.sys.IO.ErrOut, "%s was started in autopilot; chosen from the list, it is resumed in interactive mode (orchestrate resume %s --mode autopilot resumes it without questions).\n", templates.Safe(r.selected.ID), templates.Safe(r.selected.ID))
 		}
-		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
 	}
-	if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && !opts.DryRun {
-		r.reason, r.holder = reasonHeldRemotely, toHolder(l)
-		return a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", heldRemotely(r.selected.ID, l)))
-	}
-	if err := a.evaluate(r, plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase}); err != nil {
+	if stop, err := a.takeSelected(r, plan.Options{Restart: opts.Restart, FromPhase: opts.FromPhase}); stop || err != nil {
 		return err
 	}
 	if opts.DryRun {
@@ -261,6 +256,63 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		return a.finishResume(r, outcome, code, nil)
 	}
 	return a.act(r)
+}
+
+// takeSelected runs the steps between choosing r.selected and acting on
+// it: a corrupt state is rebuilt, a workflow locked here or held on the
+// shared lifecycle is refused, then it is evaluated (popts). stop is set
+// when the run ended (its result is err).
+func (a *app) takeSelected(r *resumeRun, popts plan.Options) (stop bool, err error) {
+	s, opts := r.s, r.opts
+	if err := a.rebuildIfCorrupt(r); err != nil {
+		return true, err
+	}
+	if st := handoff.Inspect(s.Root, r.selected.ID); st.Exists && st.Live {
+		if st.Reason != "" {
+			return true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.Root, handoff.LockPath(s.Root, r.selected.ID)), st.Reason, r.selected.ID))
+		}
+		return true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
+	}
+	var sharedView *resumeflow.Shared
+	if r.shared != nil {
+		sharedView = r.shared.view
+	}
+	if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && !opts.DryRun {
+		r.reason, r.holder = reasonHeldRemotely, toHolder(l)
+		return true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", heldRemotely(r.selected.ID, l)))
+	}
+	return false, a.evaluate(r, popts)
+}
+
+// chooseCandidate asks which of r.all to resume: the list's heading, then
+// the list once, as the prompt's options. The heading goes where the
+// prompt is drawn (stderr) unless stdout is the terminal too, so that it
+// never lands after the question when stdout is a pipe.
+func (a *app) chooseCandidate(r *resumeRun) (int, error) {
+	out := a.sys.IO.ErrOut
+	if a.sys.IO.OutTTY && !r.opts.JSON {
+		out = a.sys.IO.Out
+	}
+	if err := a.renderTo(out, r.s, "multiple", a.multipleView(r, false, false)); err != nil {
+		return 0, err
+	}
+	i, err := modes.ChooseCandidate(a.prompter(), candidateLabels(a.multipleView(r, false, true)))
+	if err != nil {
+		return 0, err
+	}
+	r.chosen = true
+	return i, nil
+}
+
+// allStartedInAutopilot reports whether every one of cands records
+// autopilot as the mode it was started in (false for none).
+func allStartedInAutopilot(cands []workflow.Candidate) bool {
+	for _, c := range cands {
+		if m, _ := stateMode(c.Mode, c.Source.Path); m != modes.ModeAutopilot {
+			return false
+		}
+	}
+	return len(cands) > 0
 }
 
 // evaluate validates the selected candidate, builds its plan and lets the

@@ -394,7 +394,11 @@ func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
 		return err
 	}
 	if len(r.all) > 1 && r.opts.Workflow == "" && r.mode != "autopilot" && !r.chosen {
-		if err := render("multiple", a.multipleView(r, false, true)); err != nil {
+		d := a.multipleView(r, false, true)
+		if w == a.sys.IO.Out {
+			d = fitMultiple(d, a.tableWidth()) // cut to a terminal's width
+		}
+		if err := render("multiple", d); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)

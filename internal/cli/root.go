@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -32,17 +33,23 @@ func version() string {
 	return versionFrom(debug.ReadBuildInfo)
 }
 
+// untaggedPseudo matches the pseudo-version Go 1.24+ stamps on a build in
+// a clone with no release tag behind it (v0.0.0-yyyymmddhhmmss-revision):
+// it says no more than the revision does.
+var untaggedPseudo = regexp.MustCompile(`^v0\.0\.0-[0-9]{14}-[0-9a-f]{12}(\+dirty)?$`)
+
 // versionFrom is version() over a build-information reader (a seam for
-// tests): the main module's version unless it is "(devel)", else "dev" with
-// the first 12 characters of vcs.revision and "modified" when vcs.modified
-// is true, else "dev".
+// tests): the main module's version — a release of `go install
+// …@version`, or the pseudo-version Go 1.24+ stamps on `go build` and `go
+// install ./cmd/orchestrate` in a clone after a tag — else, when there is
+// no tag behind it or it is "(devel)", "dev" with the first 12 characters of
+// vcs.revision and "modified" when vcs.modified is true, else "dev". The Go
+// toolchain records no revision in a git worktree (.git is a file there),
+// nor with -buildvcs=false: `make build` stamps the version with -ldflags.
 func versionFrom(read func() (*debug.BuildInfo, bool)) string {
 	bi, ok := read()
 	if !ok || bi == nil {
 		return Version
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
 	}
 	var rev string
 	modified := false
@@ -54,13 +61,16 @@ func versionFrom(read func() (*debug.BuildInfo, bool)) string {
 			modified = s.Value == "true"
 		}
 	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" && (rev == "" || !untaggedPseudo.MatchString(v)) {
+		return v
+	}
 	if rev == "" {
 		return Version
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	if modified {
+	if modified || strings.HasSuffix(bi.Main.Version, "+dirty") {
 		return fmt.Sprintf("%s (%s, modified)", Version, rev)
 	}
 	return fmt.Sprintf("%s (%s)", Version, rev)

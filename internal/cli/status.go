@@ -18,6 +18,9 @@ type StatusOptions struct {
 	Deps Deps
 	JSON bool
 	All  bool
+	// Wide shows every cell whole on a terminal too (by default the table
+	// is cut to the terminal's width).
+	Wide bool
 }
 
 func (a *app) newStatusCmd() *cobra.Command {
@@ -27,7 +30,12 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Short: "List interrupted workflows with their age and validation",
 		Long: `List every interrupted workflow found in the repository, newest first, with its
 position, age, validation status and the file its state came from. --all also lists what
-is not resumable: completed, aborted and idle states, and stories in every status.`,
+is not resumable: completed, aborted and idle states, and stories in every status.
+
+On a terminal the table is cut to its width (COLUMNS overrides it): the widest of
+POSITION, LIFECYCLE, SOURCE and ID lose text first, shown with "…"; an ID keeps
+enough to be a unique prefix, or is shown whole. --wide, --json and output that is
+not a terminal (a pipe, a file) always show everything whole.`,
 		Args: positional(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Deps = a.deps()
@@ -36,6 +44,7 @@ is not resumable: completed, aborted and idle states, and stories in every statu
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also list what is not resumable")
+	cmd.Flags().BoolVar(&opts.Wide, "wide", false, "show every column whole, even when wider than the terminal")
 	return cmd
 }
 
@@ -128,21 +137,58 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		row.ID, row.Position, row.Validation, row.Source = templates.Safe(row.ID), templates.Safe(row.Position), templates.Safe(row.Validation), templates.Safe(row.Source)
 		data.Rows = append(data.Rows, row)
 	}
-	data.W.ID, data.W.Type, data.W.Pos, data.W.Age, data.W.Val = len("ID"), len("TYPE"), len("POSITION"), len("AGE"), len("VALIDATION")
-	for _, r := range data.Rows {
-		data.W.ID = max(data.W.ID, len([]rune(r.ID)))
-		data.W.Type = max(data.W.Type, len(r.Type))
-		data.W.Pos = max(data.W.Pos, len([]rune(r.Position)))
-		data.W.Age = max(data.W.Age, len(r.Age))
-		data.W.Val = max(data.W.Val, len([]rune(r.Validation)))
-		data.W.Life = max(data.W.Life, len("LIFECYCLE"), len([]rune(r.Life)))
+	width := a.tableWidth()
+	if opts.Wide {
+		width = 0
 	}
+	fitStatus(&data, width)
 	out, err := a.renderer(s, a.sys.IO.Out).Render("status", data)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprint(a.sys.IO.Out, out)
 	return err
+}
+
+// minIDWidth is the narrowest the ID column of status gets on a narrow
+// terminal before TYPE is cut (when the ids are unique that short; shorter
+// ids are whole); past that, ids keep what makes them unique.
+const minIDWidth = 12
+
+// fitStatus sets the column widths of data's table, cutting its cells so a
+// row fits width columns (fitTable; 0: nothing is cut).
+func fitStatus(data *statusData, width int) {
+	n := len(data.Rows)
+	ids, types, pos, ages, vals, lives, srcs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, r := range data.Rows {
+		ids[i], types[i], pos[i], ages[i], vals[i], lives[i], srcs[i] = r.ID, r.Type, r.Position, r.Age, r.Validation, r.Life, r.Source
+		if lives[i] == "" {
+			lives[i] = "-" // as the template shows it
+		}
+	}
+	cols := []tableCol{
+		{Header: "ID", Cells: ids, Flex: true, Min: max(uniqueWidth(ids), minIDWidth), Floor: uniqueWidth(ids)},
+		{Header: "TYPE", Cells: types, Floor: len("TYPE")}, // the id names the type too
+		{Header: "POSITION", Cells: pos, Flex: true},
+		{Header: "AGE", Cells: ages},
+		{Header: "VALIDATION", Cells: vals},
+	}
+	if data.Life {
+		cols = append(cols, tableCol{Header: "LIFECYCLE", Cells: lives, Flex: true})
+	}
+	cols = append(cols, tableCol{Header: "SOURCE", Cells: srcs, Flex: true, KeepEnd: true})
+	ws := fitTable(cols, 2, width)
+	data.W.ID, data.W.Type, data.W.Pos, data.W.Age, data.W.Val = ws[0], ws[1], ws[2], ws[3], ws[4]
+	if data.Life {
+		data.W.Life = ws[5]
+	}
+	for i := range data.Rows {
+		r := &data.Rows[i]
+		r.ID, r.Type, r.Position, r.Source = ids[i], types[i], pos[i], srcs[i]
+		if data.Life {
+			r.Life = lives[i]
+		}
+	}
 }
 
 // statusWord is the short state of a candidate that is not resumable.

@@ -3,6 +3,8 @@ package prompt
 import (
 	"strings"
 	"unicode"
+
+	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 )
 
 // printable reports whether r may be drawn as is: not a control character
@@ -12,40 +14,27 @@ func printable(r rune) bool {
 	return !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) && r != '\uFFFD'
 }
 
-// sanitize makes text from a repository safe to draw: every character
-// that is not printable becomes '?'.
+// sanitize makes text from a repository safe to draw, by the policy every
+// other output follows (internal/termsafe): control characters, bidi
+// overrides and bytes that are not UTF-8 are shown as visible escapes
+// (\x1b, \u202e); the format characters that remain (zero-width marks) and
+// U+FFFD become '?', so a label cannot look like another.
 func sanitize(s string) string {
 	return strings.Map(func(r rune) rune {
 		if printable(r) {
 			return r
 		}
 		return '?'
-	}, s)
+	}, termsafe.String(s))
 }
 
-// runeWidth is the number of terminal columns r takes: 0 for combining
-// marks, 2 for wide (East Asian, emoji) characters, else 1.
-func runeWidth(r rune) int {
-	switch {
-	case unicode.In(r, unicode.Mn, unicode.Me):
-		return 0
-	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF && r != 0x303F,
-		r >= 0xAC00 && r <= 0xD7A3, r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F,
-		r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6,
-		r >= 0x1F300 && r <= 0x1F64F, r >= 0x1F900 && r <= 0x1F9FF, r >= 0x20000 && r <= 0x3FFFD:
-		return 2
-	}
-	return 1
-}
+// runeWidth is the number of terminal columns r takes (internal/termsafe,
+// by github.com/mattn/go-runewidth): 0 for combining marks, 2 for wide
+// East Asian characters and emoji, else 1.
+func runeWidth(r rune) int { return termsafe.RuneWidth(r) }
 
 // textWidth is the number of columns s takes.
-func textWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		w += runeWidth(r)
-	}
-	return w
-}
+func textWidth(s string) int { return termsafe.Width(s) }
 
 // wrap cuts s (already sanitized) into lines of at most width columns, the
 // lines after the first indented by indent spaces, so that the terminal
