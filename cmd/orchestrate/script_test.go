@@ -26,15 +26,41 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs the end-to-end scripts in testdata/script: each builds a
-// repository (files from the archive, commits through gitfixture so no git
-// binary is needed) and runs orchestrate, comparing output with goldens.
-// The clock is pinned with ORCHESTRATE_NOW=2026-11-20T12:00:00Z unless a
-// script sets it.
+// TestScripts runs the end-to-end scripts in testdata/script, one folder
+// per topic (security, lifecycle, status, …; run one with
+// -run 'TestScripts/<folder>/<name>'): each builds a repository (files from
+// the archive, commits through gitfixture so no git binary is needed) and
+// runs orchestrate, comparing output with goldens. The clock is pinned with
+// ORCHESTRATE_NOW=2026-11-20T12:00:00Z unless a script sets it. orchestrate
+// is run only through an explicit `exec`, and an archive may not name a
+// file twice.
 func TestScripts(t *testing.T) {
+	dirs, err := os.ReadDir("../../testdata/script")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			t.Errorf("testdata/script/%s: scripts live in a topic folder", d.Name())
+			continue
+		}
+		n++
+		dir := "../../testdata/script/" + d.Name()
+		t.Run(d.Name(), func(t *testing.T) { runScripts(t, dir) })
+	}
+	if n == 0 {
+		t.Fatal("no script folders in testdata/script")
+	}
+}
+
+// runScripts runs the scripts of one folder.
+func runScripts(t *testing.T, dir string) {
 	testscript.Run(t, testscript.Params{
-		Dir:           "../../testdata/script",
-		UpdateScripts: *update,
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
 		// [root]: running as root (security_git_owner.txtar gives a
 		// repository to another user)
 		Condition: func(cond string) (bool, error) {

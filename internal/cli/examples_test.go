@@ -91,7 +91,7 @@ func TestHelpExamplesRun(t *testing.T) {
 // command, and an active work session.
 func exampleRepo(t *testing.T) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "script", "example1_clean.txtar"))
+	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "script", "status", "example1_clean.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,12 @@ type gitStep struct {
 // commits.
 func repoFromScript(t *testing.T, script string, steps ...gitStep) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "script", script))
+	// scripts live in topic folders: find the archive by its name
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "script", "*", script))
+	if len(matches) != 1 {
+		t.Fatalf("script %s: %d archives of that name under testdata/script", script, len(matches))
+	}
+	ar, err := txtar.ParseFile(matches[0])
 	if err != nil {
 		t.Fatalf("read %s: %v", script, err)
 	}

@@ -28,7 +28,7 @@ var positionRe = regexp.MustCompile(`^(-|\d+(/\d+)?( iterations)? done(, at .+|,
 // (candidate.resume_point), the position's count is its done/total, its
 // "at" is its item, and plan.resume_from.item is that item too.
 func TestOneNumbering(t *testing.T) {
-	scripts, err := filepath.Glob("../../testdata/script/*.txtar")
+	scripts, err := filepath.Glob("../../testdata/script/*/*.txtar")
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)
 	}
