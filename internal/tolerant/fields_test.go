@@ -440,3 +440,32 @@ func TestBudgetErr(t *testing.T) {
 		t.Errorf("Err = %+v", err)
 	}
 }
+
+// TestToIntSameRangeForEveryType: a count beyond int32 is refused whatever
+// type the decoder gave it. YAML decodes integers as int, JSON as float64:
+// the same value in the two formats must read the same (it did not: an int
+// skipped the range check every other type has, so a YAML iteration, score
+// or wave of 9223372036854775807 was taken while the same JSON was refused).
+func TestToIntSameRangeForEveryType(t *testing.T) {
+	yml, err := DecodeYAMLMap([]byte("big: 9223372036854775807\nneg: -3000000000\nok: 2147483647\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := DecodeJSONMap([]byte(`{"big": 9223372036854775807, "neg": -3000000000, "ok": 2147483647}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"big", "neg", "ok"} {
+		ny, oky := ToInt(yml[k])
+		nj, okj := ToInt(js[k])
+		if ny != nj || oky != okj {
+			t.Errorf("%s: YAML reads %d, %v; JSON reads %d, %v", k, ny, oky, nj, okj)
+		}
+	}
+	if n, ok := ToInt(yml["ok"]); n != math.MaxInt32 || !ok {
+		t.Errorf("ToInt(MaxInt32) = %d, %v", n, ok)
+	}
+	if _, ok := ToInt(yml["big"]); ok {
+		t.Error("ToInt accepted a YAML integer beyond int32")
+	}
+}
