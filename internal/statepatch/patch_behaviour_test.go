@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-const ts = "2026-11-20T12:00:00Z"
+const patchTS = "2026-11-20T12:00:00Z"
 
 var patchNow = time.Date(2026, 11, 20, 13, 0, 0, 0, time.FixedZone("CET", 3600))
 
@@ -25,87 +25,87 @@ func TestPatchExactBytes(t *testing.T) {
 			name: "json pretty, missing resumed_at inserted first",
 			path: "state.json",
 			in:   "{\n  \"id\": \"x\",\n  \"status\": \"paused\",\n  \"resume_count\": 2\n}\n",
-			want: "{\n  \"resumed_at\": \"" + ts + "\",\n  \"id\": \"x\",\n  \"status\": \"active\",\n  \"resume_count\": 3\n}\n",
+			want: "{\n  \"resumed_at\": \"" + patchTS + "\",\n  \"id\": \"x\",\n  \"status\": \"active\",\n  \"resume_count\": 3\n}\n",
 		},
 		{
 			name: "json compact camelCase, count kept as text, no extension",
 			path: "state",
 			in:   `  {"taskId":"x","resumeCount":"4"}`,
-			want: `  {"status":"active","resumedAt":"` + ts + `","taskId":"x","resumeCount":"5"}`,
+			want: `  {"status":"active","resumedAt":"` + patchTS + `","taskId":"x","resumeCount":"5"}`,
 		},
 		{
 			name: "json empty object",
 			path: "s.JSON",
 			in:   `{}`,
-			want: `{"status": "active", "resumed_at": "` + ts + `", "resume_count": 1}`,
+			want: `{"status": "active", "resumed_at": "` + patchTS + `", "resume_count": 1}`,
 		},
 		{
 			name:     "json wrapper: fields in the wrapper, count left at the top",
 			path:     "s.json",
 			in:       `{"workflow": {"status": "paused"}, "resume_count": 1, "n": 1.50}`,
 			wrappers: []string{"missing", "workflow"},
-			want:     `{"workflow": {"resumed_at": "` + ts + `", "status": "active"}, "resume_count": 2, "n": 1.50}`,
+			want:     `{"workflow": {"resumed_at": "` + patchTS + `", "status": "active"}, "resume_count": 2, "n": 1.50}`,
 		},
 		{
 			name: "json null and integral float counts",
 			path: "s.json",
 			in:   `{"status": null, "resumed_at": null, "resume_count": 2.0}`,
-			want: `{"status": "active", "resumed_at": "` + ts + `", "resume_count": 3}`,
+			want: `{"status": "active", "resumed_at": "` + patchTS + `", "resume_count": 3}`,
 		},
 		{
 			name: "json byte-order mark kept",
 			path: "s.json",
 			in:   bom + `{"status": "done", "resume_count": 0}`,
-			want: bom + `{"resumed_at": "` + ts + `", "status": "active", "resume_count": 1}`,
+			want: bom + `{"resumed_at": "` + patchTS + `", "status": "active", "resume_count": 1}`,
 		},
 		{
 			name: "yaml CRLF, comments kept, keys inserted on top",
 			path: "state.yaml",
 			in:   "# head\r\nid: x\r\nstatus: paused   # note\r\nlist:\r\n  - a\r\n",
-			want: "# head\r\nresumed_at: \"" + ts + "\"\r\nresume_count: 1\r\nid: x\r\nstatus: active   # note\r\nlist:\r\n  - a\r\n",
+			want: "# head\r\nresumed_at: \"" + patchTS + "\"\r\nresume_count: 1\r\nid: x\r\nstatus: active   # note\r\nlist:\r\n  - a\r\n",
 		},
 		{
 			name: "yaml single quotes and camelCase spellings",
 			path: "s.yml",
 			in:   "status: 'paused'\nresumedAt: '2020-01-01T00:00:00Z'\nresumeCount: 3\n",
-			want: "status: 'active'\nresumedAt: '" + ts + "'\nresumeCount: 4\n",
+			want: "status: 'active'\nresumedAt: '" + patchTS + "'\nresumeCount: 4\n",
 		},
 		{
 			name: "yaml camelCase keys get camelCase insertions",
 			path: "s.yaml",
 			in:   "taskId: 1.10\nlastStep: x\n",
-			want: "status: active\nresumedAt: \"" + ts + "\"\nresumeCount: 1\ntaskId: 1.10\nlastStep: x\n",
+			want: "status: active\nresumedAt: \"" + patchTS + "\"\nresumeCount: 1\ntaskId: 1.10\nlastStep: x\n",
 		},
 		{
 			name: "yaml empty and null values",
 			path: "s.yaml",
 			in:   "status:\nresume_count: ~ # none yet\nname: x\n",
-			want: "resumed_at: \"" + ts + "\"\nstatus: active\nresume_count: 1 # none yet\nname: x\n",
+			want: "resumed_at: \"" + patchTS + "\"\nstatus: active\nresume_count: 1 # none yet\nname: x\n",
 		},
 		{
 			name: "yaml quoted keys, escaped double quotes",
 			path: "s.yaml",
 			in:   "\"status\": \"pa\\\"used\"\n'resume_count': '7'\nresumed_at: 2020-01-01T00:00:00Z\n",
-			want: "\"status\": \"active\"\n'resume_count': '8'\nresumed_at: " + ts + "\n",
+			want: "\"status\": \"active\"\n'resume_count': '8'\nresumed_at: " + patchTS + "\n",
 		},
 		{
 			name:     "yaml wrapper with indentation, top-level count",
 			path:     "s.yaml",
 			in:       "resume_count: 9\nworkflow:\n    status: paused\n    title: \"é ü\"\nother: 1.50\n",
 			wrappers: []string{"workflow"},
-			want:     "resume_count: 10\nworkflow:\n    resumed_at: \"" + ts + "\"\n    status: active\n    title: \"é ü\"\nother: 1.50\n",
+			want:     "resume_count: 10\nworkflow:\n    resumed_at: \"" + patchTS + "\"\n    status: active\n    title: \"é ü\"\nother: 1.50\n",
 		},
 		{
 			name: "yaml unicode before the field on the same column count",
 			path: "s.yaml",
 			in:   "名前: \"値\"\nstatus: 'o''k'\n",
-			want: "resumed_at: \"" + ts + "\"\nresume_count: 1\n名前: \"値\"\nstatus: 'active'\n",
+			want: "resumed_at: \"" + patchTS + "\"\nresume_count: 1\n名前: \"値\"\nstatus: 'active'\n",
 		},
 		{
 			name: "yaml byte-order mark kept",
 			path: "s.yaml",
 			in:   bom + "status: paused\nresume_count: 1\nresumed_at: \"x\"\n",
-			want: bom + "status: active\nresume_count: 2\nresumed_at: \"" + ts + "\"\n",
+			want: bom + "status: active\nresume_count: 2\nresumed_at: \"" + patchTS + "\"\n",
 		},
 	}
 	for _, tt := range tests {
