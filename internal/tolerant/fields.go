@@ -142,6 +142,9 @@ func (f *Fields) Int(m map[string]any, keys ...string) (int, bool) {
 func ToInt(v any) (int, bool) {
 	switch t := v.(type) {
 	case int:
+		if t > math.MaxInt32 || t < math.MinInt32 {
+			return 0, false
+		}
 		return t, true
 	case int64:
 		if t > math.MaxInt32 || t < math.MinInt32 {
