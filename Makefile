@@ -37,8 +37,10 @@ fuzz-smoke:
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
 
+## lint: gofmt (the toolchain's own), go vet, staticcheck (fetched by go run; .ci/run runs it
+## before make test)
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	@out=$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 

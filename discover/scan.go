@@ -2,6 +2,7 @@ package discover
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -20,6 +21,49 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
+
+// MaxFileCandidates is the most workflows one file contributes to a scan
+// (a tasks file's tasks in flight, a loops index's entries, a ledger's
+// stories): a hostile file of twenty thousand tasks in progress would
+// otherwise make as many candidates to date, validate and print. Past it,
+// the file's first ones in the source's order are kept, with a warning
+// saying how many there were.
+const MaxFileCandidates = 1_000
+
+// capFileCandidates keeps at most MaxFileCandidates of cs per source file,
+// adding to fs a warning for each file cut.
+func capFileCandidates(cs []workflow.Candidate, fs []workflow.Finding) ([]workflow.Candidate, []workflow.Finding) {
+	if len(cs) <= MaxFileCandidates {
+		return cs, fs
+	}
+	perFile := map[string]int{}
+	over := false
+	for _, c := range cs {
+		perFile[c.Source.Path]++
+		over = over || perFile[c.Source.Path] > MaxFileCandidates
+	}
+	if !over {
+		return cs, fs
+	}
+	seen := map[string]int{}
+	out := cs[:0:0]
+	for _, c := range cs {
+		p := c.Source.Path
+		seen[p]++
+		if seen[p] <= MaxFileCandidates {
+			out = append(out, c)
+			continue
+		}
+		if seen[p] == MaxFileCandidates+1 {
+			fs = append(fs, workflow.Finding{
+				Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-workflows", Path: p,
+				Message: fmt.Sprintf("%s holds %s workflows, more than the %s orchestrate lists from one file; only the first %s are listed",
+					p, workflow.Thousands(perFile[p]), workflow.Thousands(MaxFileCandidates), workflow.Thousands(MaxFileCandidates)),
+			})
+		}
+	}
+	return out, fs
+}
 
 // Stamp is when a file last changed according to git.
 type Stamp = source.Stamp
@@ -85,6 +129,11 @@ func Scan(r *source.Repo, opts Options) Result {
 	defer r.EndPrefetch()
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
+		cs, fs = capFileCandidates(cs, fs)
+		for i := range cs {
+			cs[i].Findings = workflow.CapFindings(cs[i].Findings)
+		}
+		fs = workflow.CapFindings(fs)
 		parts = append(parts, cs)
 		findings = append(findings, fs...)
 		if s.Kind() == workflow.KindStory && opts.Times != nil {
@@ -136,6 +185,10 @@ func Scan(r *source.Repo, opts Options) Result {
 	for id, d := range r.Definitions {
 		defs[id] = d
 	}
+	for i := range all {
+		all[i].Findings = workflow.CapFindings(all[i].Findings) // Merge joins lists
+	}
+	findings = workflow.CapFindings(findings)
 	workflow.SortFindings(findings)
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
 }

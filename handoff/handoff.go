@@ -532,10 +532,17 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 		"reason":               req.Reason,
 		"forced":               req.Forced,
 		"restart":              req.Restart,
-		"command":              logging.Redact(res.Command),
-		"exit_status":          res.ExitStatus,
 	} {
 		fields[k] = v
+	}
+	// a handoff with no handoff.command ran nothing: the log says so, and
+	// names neither a command nor an exit status
+	noCommand := strings.TrimSpace(req.Command) == ""
+	if noCommand {
+		fields["command_configured"] = false
+	} else {
+		fields["command"] = logging.Redact(res.Command)
+		fields["exit_status"] = res.ExitStatus
 	}
 	if req.Again {
 		fields["again"] = true
@@ -544,6 +551,9 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 	switch event {
 	case EventHandedOff:
 		msg = fmt.Sprintf("handed off to @%s at %s", strings.TrimPrefix(res.Agent, "@"), orDash(res.Phase))
+		if noCommand {
+			msg += ", no command configured"
+		}
 	case EventSkipped:
 		msg = "already handed off: nothing done"
 	case EventDispatched:
@@ -553,6 +563,10 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 		}
 	case EventStarted:
 		msg = fmt.Sprintf("the command for @%s at %s started", strings.TrimPrefix(res.Agent, "@"), orDash(res.Phase))
+		if noCommand {
+			// the dispatch is the start: nothing runs
+			msg = "handed off, no command configured (nothing was run; the envelope is the handoff)"
+		}
 	case EventFailed:
 		msg = "resume failed, rolled back"
 	}

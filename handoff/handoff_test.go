@@ -49,7 +49,7 @@ func fixture(t *testing.T) (string, Request) {
 		Source:   workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: statePath, Priority: 3},
 		Workflow: workflow.DefSDC, Stories: []string{"4.2"}, Status: "interrupted",
 		UpdatedAt: t0.Add(-2 * time.Hour),
-		Position:  workflow.Position{Kind: workflow.PosPhase, Index: 3, Total: 4, Name: "Implementation"},
+		Position:  workflow.PhasePosition(3, 4, "Implementation"),
 		Phases: []workflow.Phase{
 			{ID: "create", Name: "Create", Agent: "sm", Status: workflow.PhaseCompleted, Outputs: []string{"docs/stories/4.2.md"}},
 		},
@@ -208,7 +208,7 @@ func TestExecuteHandsOff(t *testing.T) {
 		"workflow.id":            "workflow:sdc-1",
 		"workflow.type":          "workflow",
 		"state_source":           statePath,
-		"candidate.position":     "Phase 3/4 (Implementation)",
+		"candidate.position":     "2/4 done, at Implementation",
 		"candidate.source.kind":  "workflow-state",
 		"candidate.status":       "interrupted",
 		"plan.resume_from.phase": "develop",

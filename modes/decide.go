@@ -48,6 +48,9 @@ type Situation struct {
 	// NoCleanup: orchestrate cleanup would refuse this workflow (its files
 	// are a framework's shared files): no reason suggests it.
 	NoCleanup bool
+	// ID is the workflow's id, for the commands a reason names ("" words
+	// them without it).
+	ID string
 }
 
 // Exit codes Decide returns.
@@ -97,11 +100,11 @@ func Decide(s Situation) (decision string, reason string, exitCode exitcode.Code
 	case ModeAutopilot:
 		switch {
 		case hasConflicts && !s.Force:
-			return DecisionHalt, fmt.Sprintf("autopilot halted on %s (resolve them, or pass --force to resume anyway)", conflictText), exitCannot
+			return DecisionHalt, fmt.Sprintf("autopilot halted on %s (resolve them, or pass --force --mode autopilot to resume anyway)", conflictText), exitCannot
 		case stale && !s.Force && s.NoCleanup:
-			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force to resume anyway, or --restart to start over)", s.interrupted()), exitCannot
+			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force --mode autopilot to resume anyway, or --restart --mode autopilot to start over)", s.interrupted()), exitCannot
 		case stale && !s.Force:
-			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force to resume anyway, --restart to start over, or run orchestrate cleanup)", s.interrupted()), exitCannot
+			return DecisionHalt, fmt.Sprintf("autopilot halted: stale, %s (pass --force --mode autopilot to resume anyway, --restart --mode autopilot to start over, or run %s)", s.interrupted(), s.cleanupCommand()), exitCannot
 		case hasConflicts && stale:
 			return DecisionResume, fmt.Sprintf("forced over %s and staleness (%s)", conflictText, s.interrupted()), exitResume
 		case hasConflicts:
@@ -284,6 +287,15 @@ func (s Situation) pickPhrase() string {
 		return ""
 	}
 	return fmt.Sprintf(" (the most recent of %d interrupted workflows)", s.Candidates)
+}
+
+// cleanupCommand is the command that archives the workflow without a
+// question (autopilot runs where nobody can answer one).
+func (s Situation) cleanupCommand() string {
+	if s.ID == "" {
+		return "orchestrate cleanup"
+	}
+	return "orchestrate cleanup " + templates.ShellWord(s.ID) + " --yes"
 }
 
 // interrupted: "interrupted 14 days ago".

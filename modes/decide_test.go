@@ -64,7 +64,7 @@ func TestDecide(t *testing.T) {
 		{"autopilot conflicts", with(func(s *Situation) {
 			s.Mode, s.Validation, s.Conflicts, s.Blocking = ModeAutopilot, "conflicts", true, conflicts
 		}), DecisionHalt, 17,
-			[]string{"2 conflicts: story 3.4 was completed outside this workflow; src/api.go", "pass --force to resume anyway"}},
+			[]string{"2 conflicts: story 3.4 was completed outside this workflow; src/api.go", "pass --force --mode autopilot to resume anyway"}},
 		{"autopilot conflicts forced", with(func(s *Situation) { s.Mode, s.Force, s.Conflicts, s.Blocking = ModeAutopilot, true, true, conflicts }), DecisionResume, 0, []string{"forced over 2 conflicts"}},
 		{"autopilot stale", with(func(s *Situation) { s.Mode, s.AgeClass, s.Age = ModeAutopilot, "stale", 14*24*time.Hour }), DecisionHalt, 17, []string{"stale, interrupted 14 days ago", "--force", "--restart", "orchestrate cleanup"}},
 		{"autopilot stale restarted", with(func(s *Situation) {

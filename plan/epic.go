@@ -66,7 +66,7 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 			sl := slot{
 				id: id, title: "Story " + sid, agent: agent, story: sid,
 				note: fmt.Sprintf("wave %d: story %s", w.Number, sid), index: wi + 1, status: st,
-				pos:   workflow.Position{Kind: workflow.PosWave, Index: wi + 1, Total: len(waves)},
+				pos:   workflow.Position{Kind: workflow.PosWave, Index: wi + 1, Done: wi, Total: len(waves), At: fmt.Sprintf("wave %d", w.Number)},
 				group: label, groups: []string{label, sid, "waves"}, keys: []string{id, sid, label},
 			}
 			path := strings.TrimSpace(s.Path)
@@ -103,8 +103,8 @@ func epicTrack(c workflow.Candidate, def workflow.Definition) track {
 	g := slot{
 		id: gate.ID, title: gate.Name, agent: gate.Agent, note: "epic sign-off after the last wave",
 		index: len(waves) + 1, aliases: []string{gate.Name}, keys: []string{gate.ID, gate.Name},
-		// the gate closes the last wave: "Wave 3/3 (Final Gate)", as discovery says
-		pos: workflow.Position{Kind: workflow.PosWave, Index: len(waves), Total: len(waves), Name: "Final Gate"},
+		// the gate closes the last wave: "3/3 done, at Final Gate", as discovery says
+		pos: workflow.Position{Kind: workflow.PosWave, Index: len(waves), Done: len(waves), Total: len(waves), Name: "Final Gate", At: "Final Gate"},
 	}
 	if planPath != "" {
 		g.inputs = append(g.inputs, input{path: planPath, producer: -1})

@@ -25,9 +25,13 @@ type PhaseRef struct {
 }
 
 // ResumeFrom is the phase the workflow picks up at, the agent responsible
-// for it and the inputs it is handed.
+// for it and the inputs it is handed; Item is the candidate's resume point
+// inside that phase (a task, subtask or plan id, the same as
+// candidate.resume_point.item and the position's "at"), when the plan
+// resumes there.
 type ResumeFrom struct {
 	Phase  string   `json:"phase"`
+	Item   string   `json:"item,omitempty"`
 	Agent  string   `json:"agent"`
 	Inputs []string `json:"inputs"`
 }
@@ -46,7 +50,7 @@ type Plan struct {
 	// Invalidated gives every invalid phase with the reason it must re-run,
 	// in the order of invalid_phases.
 	Invalidated []InvalidPhase `json:"invalid_phase_reasons"`
-	// PositionText is Position as status prints it ("Phase 3/5 (Spec)").
+	// PositionText is Position as status prints it ("2/5 done, at Spec").
 	PositionText string `json:"position"`
 	// Decision and Reason are filled from modes.Decide.
 	Decision string `json:"decision"`
@@ -59,8 +63,9 @@ type Plan struct {
 	// the invalidated ones are also in Invalidated, with their reason.
 	Completed []workflow.Phase `json:"-"`
 	// Position is the resume point in the candidate's numbering (the one
-	// discovery gives status): "Phase 3/5", "Iteration 4/5, phase 1/3",
-	// "Wave 2/3"; for a terminal plan, the candidate's own position.
+	// discovery gives status): "2/5 done, at Spec", "3/5 iterations done,
+	// at review", "1/3 done, at wave 2"; for a terminal plan, the
+	// candidate's own position.
 	Position workflow.Position `json:"-"`
 	// ResumeIndex is Position.Index, 0 when not applicable.
 	ResumeIndex int `json:"-"`
@@ -187,7 +192,15 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 	t := buildTrack(c, def)
 	p.Findings = append(p.Findings, t.findings...)
 
-	invalid := t.markInvalid(rep)
+	// A candidate whose framework's files name the item to resume (a task,
+	// a subtask, a plan) resumes there: files changed or missing since are
+	// findings, never a reason to move the resume point away from it, so
+	// plan.resume_from is always the candidate's resume point.
+	pinned := c.Resume != nil && c.Resume.Item != "" && !opts.Restart && from == ""
+	invalid := invalidity{ids: []string{}, first: -1}
+	if !pinned {
+		invalid = t.markInvalid(rep)
+	}
 	p.InvalidPhases = invalid.ids
 
 	resume := t.natural
@@ -230,10 +243,13 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		p.Position = c.Position
 	} else {
 		var fs []workflow.Finding
-		resume, p.ResumeFrom.Inputs, fs = t.prerequisites(resume, env, chosen)
+		resume, p.ResumeFrom.Inputs, fs = t.prerequisites(resume, env, chosen || pinned)
 		p.Findings = append(p.Findings, fs...)
 		s := t.slots[resume]
 		p.ResumeFrom.Phase = s.id
+		if pinned && resume == t.natural {
+			p.ResumeFrom.Item = c.Resume.Item
+		}
 		p.ResumeFrom.Agent = s.agent
 		p.Position = t.positionOf(resume, c, !chosen && resume == t.natural)
 		p.ResumeName = s.title
@@ -271,6 +287,7 @@ func Build(c workflow.Candidate, rep validate.Report, def workflow.Definition, e
 		p.PhaseTotal = t.total
 	}
 	p.PositionText = p.Position.String()
+	p.Findings = workflow.CapFindings(p.Findings) // thousands of missing inputs: 500 and a count
 	return p, nil
 }
 

@@ -134,7 +134,7 @@ func TestSDCResumePoint(t *testing.T) {
 		{"after review", sdcState(done, done, done, done), "", "", "review", strs(), true},
 		{"position only", func() workflow.Candidate {
 			c := sdcState()
-			c.Position = workflow.Position{Kind: workflow.PosPhase, Index: 3, Total: 4, Name: "Implementation"}
+			c.Position = workflow.PhasePosition(3, 4, "Implementation")
 			return c
 		}(), "implement", "dev", "validate", strs("implement", "review"), false},
 		{"position by number", func() workflow.Candidate {
@@ -145,7 +145,7 @@ func TestSDCResumePoint(t *testing.T) {
 		{"story InProgress, nothing recorded", story(workflow.TypeSDC, workflow.Position{}), "implement", "dev", "validate", strs("implement", "review"), false},
 		{"story InReview", story(workflow.TypeQAReview, workflow.Position{}), "review", "qa", "implement", strs("review"), false},
 		{"story InProgress as discover renders it", func() workflow.Candidate {
-			c := story(workflow.TypeSDC, workflow.Position{Kind: workflow.PosPhase, Index: 3, Total: 4, Name: "Implementation"})
+			c := story(workflow.TypeSDC, workflow.PhasePosition(3, 4, "Implementation"))
 			c.Phases = phases(done, done, cur, pend)
 			return c
 		}(), "implement", "dev", "validate", strs("implement", "review"), false},
@@ -273,10 +273,10 @@ func TestQALoopSteps(t *testing.T) {
 	if !reflect.DeepEqual(notes, want) {
 		t.Errorf("step notes = %q, want %q", notes, want)
 	}
-	if p.ResumeName != "QA Review (iteration 4/5)" || p.ResumeIndex != 4 || p.PhaseTotal != 5 {
+	if p.ResumeName != "QA Review (iteration 4 of 5)" || p.ResumeIndex != 4 || p.PhaseTotal != 5 {
 		t.Errorf("name/index/total = %q/%d/%d", p.ResumeName, p.ResumeIndex, p.PhaseTotal)
 	}
-	if got := p.Position.String(); got != "Iteration 4/5, phase 1/3 (QA Review)" {
+	if got := p.Position.String(); got != "3/5 iterations done, at review" {
 		t.Errorf("position = %q", got)
 	}
 	if p.Steps[0].Story != "2.1" {
@@ -578,7 +578,7 @@ func TestPartialResume(t *testing.T) {
 	})
 	t.Run("QA loop: only the latest round of a phase is judged", func(t *testing.T) {
 		p := build(t, qaCand(3, 5, "REJECT", true), validate.Report{ChangedPhases: []string{"fix"}}, qaDef, allKnown, Options{})
-		if p.ResumeFrom.Phase != "fix" || p.ResumeName != "Apply Fixes (iteration 3/5)" {
+		if p.ResumeFrom.Phase != "fix" || p.ResumeName != "Apply Fixes (iteration 3 of 5)" {
 			t.Errorf("resume = %q (%s)", p.ResumeFrom.Phase, p.ResumeName)
 		}
 		if !reflect.DeepEqual(p.InvalidPhases, []string{"fix"}) || !reflect.DeepEqual(p.ValidPhases, []string{"review"}) {
@@ -587,7 +587,7 @@ func TestPartialResume(t *testing.T) {
 	})
 	t.Run("QA loop: a changed review is covered by the next review", func(t *testing.T) {
 		p := build(t, qaCand(3, 5, "REJECT", true), validate.Report{ChangedPhases: []string{"review"}}, qaDef, allKnown, Options{})
-		if p.ResumeFrom.Phase != "review" || p.ResumeName != "QA Review (iteration 4/5)" || p.Partial || len(p.InvalidPhases) != 0 {
+		if p.ResumeFrom.Phase != "review" || p.ResumeName != "QA Review (iteration 4 of 5)" || p.Partial || len(p.InvalidPhases) != 0 {
 			t.Errorf("resume = %q (%s), invalid = %q", p.ResumeFrom.Phase, p.ResumeName, p.InvalidPhases)
 		}
 	})
@@ -604,7 +604,7 @@ func TestRestart(t *testing.T) {
 	}
 
 	q := build(t, qaCand(3, 3, "REJECT", false), validate.Report{}, qaDef, allKnown, Options{Restart: true})
-	if q.ResumeFrom.Phase != "review" || q.ResumeName != "QA Review (iteration 1/3)" || q.LastCompleted != nil {
+	if q.ResumeFrom.Phase != "review" || q.ResumeName != "QA Review (iteration 1 of 3)" || q.LastCompleted != nil {
 		t.Errorf("qa restart = %+v", q)
 	}
 	if want := []string{"review", "fix", "review", "fix", "review", "escalate"}; !reflect.DeepEqual(q.RemainingPhases, want) {
@@ -680,7 +680,7 @@ func TestFromPhase(t *testing.T) {
 	})
 	t.Run("QA loop review of the current iteration", func(t *testing.T) {
 		p := build(t, qaCand(3, 5, "REJECT", false), validate.Report{}, qaDef, allKnown, Options{FromPhase: "review"})
-		if p.ResumeFrom.Phase != "review" || p.ResumeName != "QA Review (iteration 3/5)" {
+		if p.ResumeFrom.Phase != "review" || p.ResumeName != "QA Review (iteration 3 of 5)" {
 			t.Errorf("resume = %q (%s)", p.ResumeFrom.Phase, p.ResumeName)
 		}
 	})
@@ -719,7 +719,7 @@ func TestJSON(t *testing.T) {
 		}
 		want := `{"workflow_type":"qa-loop","state_source":"qa/loop-status.json","last_completed":{"phase":"review","agent":"qa","output":""},` +
 			`"resume_from":{"phase":"fix","agent":"dev","inputs":[]},"remaining_phases":["fix","review","fix","review","escalate"],` +
-			`"valid_phases":["review","fix"],"invalid_phases":[],"invalid_phase_reasons":[],"position":"Iteration 3/5, phase 2/3 (Apply Fixes)","decision":"resume","reason":"state is clean and 45 minutes old"}`
+			`"valid_phases":["review","fix"],"invalid_phases":[],"invalid_phase_reasons":[],"position":"2/5 iterations done, at fix","decision":"resume","reason":"state is clean and 45 minutes old"}`
 		if string(b) != want {
 			t.Errorf("json =\n%s\nwant\n%s", b, want)
 		}
@@ -806,7 +806,7 @@ func TestStateAgent(t *testing.T) {
 	c := workflow.Candidate{
 		ID: "sdc:4.2", Type: workflow.TypeSDC, Workflow: workflow.DefSDC, Stories: []string{"4.2"}, Resumable: true, Agent: "@dev-backend",
 		Source:   workflow.SourceRef{Kind: workflow.KindStory, Path: "docs/stories/4.2.story.md", Priority: 4},
-		Position: workflow.Position{Kind: workflow.PosPhase, Index: 3, Total: 4, Name: "Implementation"},
+		Position: workflow.PhasePosition(3, 4, "Implementation"),
 		Phases:   phases(workflow.PhaseCompleted, workflow.PhaseCompleted, workflow.PhaseCurrent, workflow.PhasePending),
 	}
 	p := build(t, c, validate.Report{}, sdcDef, allKnown, Options{})

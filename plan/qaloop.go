@@ -146,13 +146,14 @@ func (b *qaBuilder) future(k int, fixFirst bool) {
 func (b *qaBuilder) add(phase string, k int, status string) {
 	pd, idx := qaPhase(b.def, phase)
 	s := slot{
-		id: pd.ID, title: fmt.Sprintf("%s (iteration %d/%d)", pd.Name, k, b.max), agent: pd.Agent,
+		id: pd.ID, title: fmt.Sprintf("%s (iteration %d of %d)", pd.Name, k, b.max), agent: pd.Agent,
 		story: firstStory(b.c), index: idx, status: status, aliases: []string{pd.Name},
 		note: fmt.Sprintf("iteration %d: %s", k, pd.ID),
 	}
-	s.pos = workflow.Position{Kind: workflow.PosIteration, Index: k, Total: b.max, Name: pd.Name}
+	s.pos = workflow.Position{Kind: workflow.PosIteration, Index: k, Done: k - 1, Total: b.max, Name: pd.Name, At: phase}
 	s.pos.Phase, s.pos.Phases = workflow.QAPhase(b.def, phase)
 	if phase == "escalate" {
+		s.pos.Done = min(k, b.max) // escalation follows the last iteration's review
 		s.title = pd.Name
 		s.note = fmt.Sprintf("after iteration %d: escalate", k)
 	}

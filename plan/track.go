@@ -497,7 +497,8 @@ func (t *track) stoppedAt(c workflow.Candidate, def workflow.Definition) bool {
 // wins; a step source (progress, work session, spec-kit, Taskmaster, GSD)
 // resuming where it stopped keeps the position discovery counted in its own
 // items; any other resume counts the active (not skipped) steps of the
-// track: "Phase 3/5" is the third of the five phases that will run.
+// track: "2/5 done, at Spec" resumes at the third of the five phases that
+// will run.
 func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.Position {
 	s := t.slots[i]
 	if s.pos.Kind != "" {
@@ -506,19 +507,25 @@ func (t *track) positionOf(i int, c workflow.Candidate, natural bool) workflow.P
 	if natural && c.Position.Kind != "" && c.Position.Kind != workflow.PosPhase {
 		return c.Position
 	}
+	if natural && c.Position.Kind == workflow.PosPhase && c.Position.At != "" &&
+		(normKey(c.Position.At) == normKey(s.title) || normKey(c.Position.At) == normKey(s.id)) {
+		// resuming where discovery says: its count (a state that names only
+		// its current phase counts the phases before it as done)
+		return c.Position
+	}
 	if len(t.slots) == 1 && len(c.Phases) == 0 {
 		// one step continuing from the saved context: where the state says
 		return c.Position
 	}
-	pos := workflow.Position{Kind: workflow.PosPhase, Name: s.title}
+	index, total := 0, 0
 	for j, o := range t.slots {
 		if !o.active() && j != i {
 			continue
 		}
-		pos.Total++
+		total++
 		if j <= i {
-			pos.Index++
+			index++
 		}
 	}
-	return pos
+	return workflow.PhasePosition(index, total, s.title)
 }

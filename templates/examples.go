@@ -21,8 +21,8 @@ var Examples = map[string]string{
   orchestrate resume sdc:4.2                  # a named workflow (or its story id: 4.2)
   orchestrate resume --dry-run --mode preflight sdc:4.2
   orchestrate resume --mode autopilot --json  # no prompt; halts on conflicts
-  orchestrate resume sdc:4.2 --from-phase qa  # start from a still-valid phase
-  orchestrate resume sdc:4.2 --dry-run --plan-out plan.json && orchestrate resume --plan plan.json`,
+  orchestrate resume sdc:4.2 --from-phase validate  # start again from a still-valid phase
+  orchestrate resume sdc:4.2 --dry-run --approve --plan-out plan.json && orchestrate resume --plan plan.json`,
 
 	"orchestrate cleanup": `  orchestrate cleanup sdc:4.2 --dry-run   # show what would be archived and reset
   orchestrate cleanup sdc:4.2 --yes       # no confirmation`,
@@ -32,7 +32,7 @@ var Examples = map[string]string{
 
 	"orchestrate log": `  orchestrate log           # the last 20 events
   orchestrate log -n 0      # every event
-  orchestrate log --json    # the events as a JSON array`,
+  orchestrate log --json    # one JSON document: {schema, command, events}`,
 
 	"orchestrate breadcrumb": `  orchestrate breadcrumb add --cookie "$ORCHESTRATE_WSID" --message "tests pass"
   orchestrate breadcrumb list --cookie "$ORCHESTRATE_WSID"`,

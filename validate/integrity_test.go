@@ -185,7 +185,8 @@ func TestIntegrityTooManyRefs(t *testing.T) {
 }
 
 // TestManyReferencedFiles: 10,000 referenced files, 100 of them present and
-// changed in git, the rest missing — fast, no crash, one finding each.
+// changed in git, the rest missing — fast, no crash, one finding each up to
+// workflow.MaxFindings warnings, then one finding counting the rest.
 func TestManyReferencedFiles(t *testing.T) {
 	r := newRepo(t)
 	st := r.story("4.2", "InProgress", "AC", "notes", time.Time{})
@@ -212,11 +213,17 @@ func TestManyReferencedFiles(t *testing.T) {
 		t.Fatalf("files = %d", len(rep.Files))
 	}
 	n := map[string]int{}
+	more := ""
 	for _, f := range rep.Findings {
 		n[f.Code]++
+		if f.Code == workflow.CodeMoreFindings {
+			more = f.Message
+		}
 	}
-	if n["missing-file"] != 9900 || n["file-changed"] != 100 {
-		t.Errorf("finding counts = %v", n)
+	// the missing files past workflow.MaxFindings are one finding that counts them
+	if n["missing-file"] != workflow.MaxFindings || n["file-changed"] != 100 || n[workflow.CodeMoreFindings] != 1 ||
+		more != "… and 9,400 more warnings like these in all (not listed)" {
+		t.Errorf("finding counts = %v, summary %q", n, more)
 	}
 	if len(gf.compared) != 1 || len(gf.touched) != 1 || len(gf.touched[0]) != 100 {
 		t.Errorf("git calls: %d Compare, %d CommitsTouching", len(gf.compared), len(gf.touched))

@@ -172,17 +172,33 @@ const (
 	PhaseSkipped   = "skipped"
 )
 
-// Position is where in its workflow a candidate stopped. Discovery fills it
-// (status prints it) and the plan expresses its resume point in the same
-// numbering (the resume blocks and --json print it), so the two agree:
-// phases count the active (not skipped) phases, QA loops count iterations
-// and the phase inside the iteration, epics count the waves the state lists,
-// step sources count their own items (docs/ARCHITECTURE.md).
+// Position is where in its workflow a candidate stopped, in the one
+// numbering every output uses (String): "D/N done, at ITEM" — D the closed
+// units, N all units, ITEM the unit to resume. The unit is the one the
+// framework counts: phases for phase workflows (the active, not skipped,
+// ones), iterations for QA loops, waves for epics, and the source's own
+// items for step sources (spec-kit tasks, Taskmaster subtasks, GSD plans,
+// progress steps, BMAD tasks). Discovery fills it (status prints it) and
+// the plan expresses its resume point in the same numbering (the resume
+// blocks and --json print it), so the two agree (docs/ARCHITECTURE.md).
 type Position struct {
-	Kind  string `json:"kind"`  // phase, iteration, wave, step
-	Index int    `json:"index"` // 1-based; 0 when unknown
-	Total int    `json:"total"` // 0 when unknown
-	Name  string `json:"name"`  // phase name when known
+	Kind string `json:"kind"` // phase, iteration, wave, step: the unit counted
+	// Done is the number of closed units; Total all units, 0 when unknown.
+	Done  int `json:"done"`
+	Total int `json:"total"`
+	// At is the unit to resume as the position prints it: a task, subtask
+	// or plan id ("T006", "2.2", "02-02"), a phase name ("Implementation"),
+	// a QA-loop phase id ("fix"), a wave ("wave 2"); "" when nothing is
+	// left to resume or the source does not know.
+	At string `json:"at,omitempty"`
+	// Last is the last closed unit, printed when At is unknown (a work
+	// session's last breadcrumb).
+	Last string `json:"last,omitempty"`
+	// Index is the 1-based place of the resume unit among Total (for step
+	// sources that only count, the count of closed items); 0 when unknown.
+	// The plan finds its step by Name, else by Index.
+	Index int    `json:"index"`
+	Name  string `json:"name"` // the resume unit's phase name, when known
 	// Phase and Phases place a QA-loop iteration's step: "phase 2/3" is the
 	// fix of review, fix, escalate; 0 when not applicable.
 	Phase  int `json:"phase,omitempty"`
@@ -197,45 +213,63 @@ const (
 	PosStep      = "step"
 )
 
-// Label renders the position without its name: "Phase 3/4",
-// "Iteration 3/5, phase 2/3", "Wave 2/3"; "" for an empty position.
-func (p Position) Label() string {
+// PhasePosition is the position of a phase workflow resuming at the index-th
+// (1-based) of total phases, called name: the phases before it are done.
+// index 0 (the place is unknown) counts nothing done.
+func PhasePosition(index, total int, name string) Position {
+	p := Position{Kind: PosPhase, Index: index, Total: total, Name: name, At: name}
+	if index > 0 {
+		p.Done = index - 1
+	}
+	return p
+}
+
+// PhasesDone is the position of a phase workflow whose total phases are
+// all done (last is the name of the last one): nothing to resume.
+func PhasesDone(total int, last string) Position {
+	return Position{Kind: PosPhase, Index: total, Total: total, Done: total, Name: last}
+}
+
+// StepPosition is the position of a step source with done of total items
+// closed, resuming at item ("" when none is left).
+func StepPosition(done, total int, item string) Position {
+	return Position{Kind: PosStep, Index: done, Done: done, Total: total, At: item}
+}
+
+// Count is the count part of the position: "5/12 done", "0/7 done",
+// "2/5 iterations done" (a QA loop's count is of iterations while its item
+// is a phase of one), "3 done" when the total is unknown; "" for an empty
+// position.
+func (p Position) Count() string {
 	if p.Kind == "" {
 		return ""
 	}
-	label := map[string]string{PosPhase: "Phase", PosIteration: "Iteration", PosWave: "Wave", PosStep: "Step"}[p.Kind]
-	if label == "" {
-		label = p.Kind
+	s := fmt.Sprintf("%d", p.Done)
+	if p.Total > 0 {
+		s += fmt.Sprintf("/%d", p.Total)
 	}
-	s := label
-	switch {
-	case p.Index > 0 && p.Total > 0:
-		s += fmt.Sprintf(" %d/%d", p.Index, p.Total)
-	case p.Index > 0:
-		s += fmt.Sprintf(" %d", p.Index)
+	if p.Kind == PosIteration {
+		s += " iterations"
 	}
-	switch {
-	case p.Phase > 0 && p.Phases > 0:
-		s += fmt.Sprintf(", phase %d/%d", p.Phase, p.Phases)
-	case p.Phase > 0:
-		s += fmt.Sprintf(", phase %d", p.Phase)
-	}
-	return s
+	return s + " done"
 }
 
-// String renders the position as the status table does: "Phase 3/4 (Implementation)",
-// "Iteration 3/5, phase 2/3 (Apply Fixes)", "Wave 2/3".
+// String renders the position, the same text in status, every human block
+// and --json: "5/12 done, at T006", "1/3 done, at 02-02", "0/7 done, at
+// T001", "2/4 done, at Implementation", "2/5 iterations done, at fix",
+// "1/3 done, at wave 2", "4/4 done" (nothing left), "3 done, last: <what>"
+// (a work session, which knows no total and no next item); "-" for an
+// empty position.
 func (p Position) String() string {
 	if p.Kind == "" {
 		return "-"
 	}
-	s := p.Label()
-	if p.Name != "" {
-		if p.Index > 0 {
-			s += " (" + p.Name + ")"
-		} else {
-			s += " " + p.Name
-		}
+	s := p.Count()
+	switch {
+	case p.At != "":
+		s += ", at " + p.At
+	case p.Last != "":
+		s += ", last: " + p.Last
 	}
 	return s
 }

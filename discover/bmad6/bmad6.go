@@ -425,9 +425,7 @@ func (s *ledgerScan) candidate(e Entry) (workflow.Candidate, *pendingDrift, bool
 	s.files2(&c, file, sf)
 	if c.Resumable {
 		c.Resume = s.resume(e, id, eff, file, sf)
-		if c.Resume.Total > 0 {
-			c.Position = workflow.Position{Kind: workflow.PosStep, Index: c.Resume.Done, Total: c.Resume.Total}
-		}
+		c.Position = workflow.StepPosition(c.Resume.Done, c.Resume.Total, c.Resume.Item)
 	}
 	return c, pd, true
 }

@@ -141,14 +141,16 @@ func QuickSpec(r *source.Repo, p string, data []byte, spell Spelling) (workflow.
 		FrameworkCommand: spell.Command("quick-spec"),
 		Note:             "quick-spec finds " + WIPFile + " and offers to continue it ([Y])"}
 	if next <= len(quickSpecSteps) {
-		rp.Item = fmt.Sprintf("step %d of %d", next, len(quickSpecSteps))
+		rp.Item = fmt.Sprintf("step %d", next)
 		rp.Title = quickSpecSteps[next-1].name
-		c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(done), Total: len(quickSpecSteps), Name: quickSpecSteps[next-1].id}
+		c.Position = workflow.StepPosition(len(done), len(quickSpecSteps), rp.Item)
+		c.Position.Name = quickSpecSteps[next-1].id
 	} else {
 		rp.Item = "save the spec"
 		rp.Title = "step 4 ended without renaming " + WIPFile
 		rp.Note = "every step is done but the file is still " + WIPFile + " in progress: step 4 did not save it"
-		c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(done), Total: len(quickSpecSteps), Name: "review"}
+		c.Position = workflow.StepPosition(len(done), len(quickSpecSteps), rp.Item)
+		c.Position.Name = "review"
 	}
 	c.Resume = rp
 	set := source.NewFileSet(nil)

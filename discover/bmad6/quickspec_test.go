@@ -25,18 +25,18 @@ func TestQuickSpec(t *testing.T) {
 		command string
 	}{
 		{"6.0 default folder, steps 1-2", map[string]string{impl + "tech-spec-wip.md": wip, "src/labels/print.ts": "x", "src/labels/queue.ts": "x", "_bmad/bmm/config.yaml": "# Version: 6.0.2\nimplementation_artifacts: \"{project-root}/_bmad-output/implementation-artifacts\"\n"},
-			"quick-spec:bulk-label-reprint", "step 3 of 4", 2, "generate", "/bmad-bmm-quick-spec"},
+			"quick-spec:bulk-label-reprint", "step 3", 2, "generate", "/bmad-bmm-quick-spec"},
 		{"step 1 only (block list)", map[string]string{impl + "tech-spec-wip.md": steps("stepsCompleted:\n  - 1")},
-			"quick-spec:bulk-label-reprint", "step 2 of 4", 1, "investigate", "/bmad-quick-spec"},
+			"quick-spec:bulk-label-reprint", "step 2", 1, "investigate", "/bmad-quick-spec"},
 		{"beside an alpha.9 ledger", map[string]string{"docs/sprint-artifacts/sprint-status.yaml": ledger("", "1-1-a: backlog"), "docs/sprint-artifacts/tech-spec-wip.md": steps("stepsCompleted: []")},
-			"quick-spec:bulk-label-reprint", "step 1 of 4", 0, "understand", "/bmad-quick-spec"},
+			"quick-spec:bulk-label-reprint", "step 1", 0, "understand", "/bmad-quick-spec"},
 		{"all steps, never saved", map[string]string{impl + "tech-spec-wip.md": steps("stepsCompleted: [1, 2, 3, 4]")},
 			"quick-spec:bulk-label-reprint", "save the spec", 4, "", "/bmad-quick-spec"},
 		{"finished spec", map[string]string{impl + "tech-spec-wip.md": strings.Replace(wip, "'in-progress'", "'ready-for-dev'", 1)}, "", "", 0, "", ""},
 		{"no front matter", map[string]string{impl + "tech-spec-wip.md": "# Tech-Spec\n\nstatus: in-progress\n"}, "", "", 0, "", ""},
 		{"unterminated front matter", map[string]string{impl + "tech-spec-wip.md": "---\nstatus: in-progress\n"}, "", "", 0, "", ""},
 		{"no slug: from the title", map[string]string{impl + "tech-spec-wip.md": strings.Replace(wip, "slug: 'bulk-label-reprint'\n", "", 1)},
-			"quick-spec:bulk-label-reprint", "step 3 of 4", 2, "generate", "/bmad-quick-spec"},
+			"quick-spec:bulk-label-reprint", "step 3", 2, "generate", "/bmad-quick-spec"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,6 +24,12 @@ import (
 // mapping holds an "epic_state" key (AIOX keeps both in .aiox/*-state.yaml).
 var EpicSource source.Source = source.Format{FormatKind: workflow.KindEpicState, FormatPriority: workflow.PriorityEpic, ScanFunc: scanEpics}
 
+// maxEpicEntries is the most waves and stories one epic state lists: real
+// epics list dozens of waves and some hundreds of stories. Merging a
+// wave's stories compares each with those before it, so this bound, not
+// tolerant.MaxElements, keeps a file's cost to milliseconds.
+const maxEpicEntries = tolerant.MaxElements / 4
+
 // EpicStateKey is the top-level key that wraps an epic execution state and
 // tells it apart from a workflow state in a shared folder.
 const EpicStateKey = "epic_state"
@@ -62,10 +68,28 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	sort.Strings(files)
 	out := make([]workflow.Candidate, 0, len(files))
+	budget := tolerant.NewBudget() // the waves and stories of all the files
 	for _, p := range files {
-		out = append(out, epicScanFile(r, p, def))
+		c := epicScanFile(r, p, def)
+		if n := epicSize(c); !budget.Take(n) {
+			c = epicUnreadable(p, source.DecodeFinding(p, budget.Err(n, "waves and stories")))
+			source.StampMTime(r, &c, p)
+		}
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// epicSize is the number of waves and stories a candidate holds.
+func epicSize(c workflow.Candidate) int {
+	if c.Epic == nil {
+		return 0
+	}
+	n := len(c.Epic.Waves)
+	for _, w := range c.Epic.Waves {
+		n += len(w.Stories)
+	}
+	return n
 }
 
 // mayHoldEpicKey reports whether data can decode to a mapping with an
@@ -150,6 +174,10 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 		st, _ = source.Unwrap(m)
 	}
 
+	if n := epicCount(st); n > maxEpicEntries {
+		return epicUnreadable(p, source.DecodeFinding(p, tolerant.TooManyElements(n, maxEpicEntries, "waves and stories"))), false
+	}
+
 	epicID := epicIDField(f, st)
 	if epicID == "" {
 		epicID = epicIDFromPath(p)
@@ -231,8 +259,11 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 
 	c.Epic = &workflow.Epic{EpicID: epicID, PlanPath: refpath.KeepUnsafe(planPath), CurrentWave: cur, Waves: waves}
 	c.Position = WavePosition(waves, cur)
-	if allDone && !workflow.IsTerminalStatus(c.Status) {
-		c.Position.Name = "Final Gate"
+	if allDone {
+		c.Position.Done, c.Position.At = c.Position.Total, ""
+		if !workflow.IsTerminalStatus(c.Status) {
+			c.Position.Name, c.Position.At = "Final Gate", "Final Gate"
+		}
 	}
 
 	// stories and their refs, sorted unique
@@ -334,14 +365,14 @@ func epicIDFromPath(p string) string {
 
 var epicDigitsRe = lazyre.New(`\d+`)
 
-// WavePosition is the position of wave number cur among waves: "Wave 3/7"
-// is the 3rd of the 7 waves the state lists, whatever their numbers; when
-// the wave's own number differs from its place the name says it ("Wave 0").
+// WavePosition is the position of wave number cur among waves: "2/7 done,
+// at wave 3" resumes at the 3rd of the 7 waves the state lists; the item is
+// the wave's own number ("at wave 2" for the 3rd of waves numbered from 0).
 // A wave the state does not list gives its number with no total.
 func WavePosition(waves []workflow.Wave, cur int) workflow.Position {
 	for i, w := range waves {
 		if w.Number == cur {
-			p := workflow.Position{Kind: workflow.PosWave, Index: i + 1, Total: len(waves)}
+			p := workflow.Position{Kind: workflow.PosWave, Index: i + 1, Done: i, Total: len(waves), At: fmt.Sprintf("wave %d", w.Number)}
 			if w.Number != i+1 {
 				p.Name = fmt.Sprintf("Wave %d", w.Number)
 			}
@@ -349,9 +380,20 @@ func WavePosition(waves []workflow.Wave, cur int) workflow.Position {
 		}
 	}
 	if cur > 0 {
-		return workflow.Position{Kind: workflow.PosWave, Index: cur, Total: len(waves)}
+		return workflow.Position{Kind: workflow.PosWave, Index: cur, Done: doneWaves(waves), Total: len(waves), At: fmt.Sprintf("wave %d", cur)}
 	}
-	return workflow.Position{Kind: workflow.PosWave, Total: len(waves)}
+	return workflow.Position{Kind: workflow.PosWave, Done: doneWaves(waves), Total: len(waves)}
+}
+
+// doneWaves counts the waves the state says are finished.
+func doneWaves(waves []workflow.Wave) int {
+	n := 0
+	for _, w := range waves {
+		if Finished(w.Status) {
+			n++
+		}
+	}
+	return n
 }
 
 // epicNumber reads a wave number (0 or more: waves may be numbered from 0):

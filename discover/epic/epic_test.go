@@ -76,7 +76,7 @@ func TestParseEpicState(t *testing.T) {
 				if !c.StartedAt.Equal(time.Date(2025, 1, 2, 10, 0, 0, 0, time.UTC)) {
 					t.Errorf("started %v", c.StartedAt)
 				}
-				if c.Position != (workflow.Position{Kind: workflow.PosWave, Index: 2, Total: 3}) || c.Position.String() != "Wave 2/3" {
+				if c.Position != (workflow.Position{Kind: workflow.PosWave, Index: 2, Done: 1, Total: 3, At: "wave 2"}) || c.Position.String() != "1/3 done, at wave 2" {
 					t.Errorf("position %+v", c.Position)
 				}
 				if got := strings.Join(c.Stories, ","); got != "ACT-1,ACT-2,ACT-3,ACT-4,ACT-5" {
@@ -316,7 +316,7 @@ waves:
 			path: ".aios/epic-F-state.yaml",
 			data: "epicId: F\nstatus: active\nwaves:\n  - {wave: 1, status: completed}\n  - {wave: 2, status: completed}\n",
 			check: func(t *testing.T, c workflow.Candidate) {
-				if c.Position.String() != "Wave 2/2 (Final Gate)" {
+				if c.Position.String() != "2/2 done, at Final Gate" {
 					t.Errorf("position %q", c.Position.String())
 				}
 				if c.Phases[2].ID != "final-gate" || c.Phases[2].Status != workflow.PhaseCurrent {

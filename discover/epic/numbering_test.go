@@ -31,7 +31,7 @@ func TestEpicWaveNumbering(t *testing.T) {
 			data:       sevenFromZero,
 			waves:      "0 completed [Z.0=]; 1 completed [Z.1=]; 2 pending [Z.2=]; 3 pending [Z.3=]; 4 pending [Z.4=]; 5 pending [Z.5=]; 6 pending [Z.6=]",
 			cur:        2,
-			position:   "Wave 3/7 (Wave 2)",
+			position:   "2/7 done, at wave 2",
 			noFindings: true,
 		},
 		{
@@ -39,7 +39,7 @@ func TestEpicWaveNumbering(t *testing.T) {
 			data:       "epic_state:\n  epic_id: A\n  status: in_progress\n  waves:\n    - wave: 0\n      stories: [{id: A.1, status: in_progress}]\n    - wave: 1\n      stories: [A.2]\n",
 			waves:      "0 in_progress [A.1=in_progress]; 1 pending [A.2=]",
 			cur:        0,
-			position:   "Wave 1/2 (Wave 0)",
+			position:   "0/2 done, at wave 0",
 			noFindings: true,
 		},
 		{
@@ -47,7 +47,7 @@ func TestEpicWaveNumbering(t *testing.T) {
 			data:       "epic_id: B\nstatus: in_progress\ncurrent_wave: 0\nwaves:\n  \"0\": {status: in_progress, stories: [B.1]}\n  \"1\": {stories: [B.2]}\n",
 			waves:      "0 in_progress [B.1=]; 1 pending [B.2=]",
 			cur:        0,
-			position:   "Wave 1/2 (Wave 0)",
+			position:   "0/2 done, at wave 0",
 			noFindings: true,
 		},
 		{
@@ -55,7 +55,7 @@ func TestEpicWaveNumbering(t *testing.T) {
 			data:       "epic_id: C\nstatus: in_progress\ncurrent_wave: 3\nwaves:\n  - {wave: 1, status: completed, stories: [C.1]}\n  - {wave: 3, stories: [C.3]}\n  - {wave: 5, stories: [C.5]}\n",
 			waves:      "1 completed [C.1=]; 3 pending [C.3=]; 5 pending [C.5=]",
 			cur:        3,
-			position:   "Wave 2/3 (Wave 3)",
+			position:   "1/3 done, at wave 3",
 			noFindings: true,
 		},
 		{
@@ -63,7 +63,7 @@ func TestEpicWaveNumbering(t *testing.T) {
 			data:       "epic_id: D\nstatus: in_progress\ncurrent_wave: 0\nwaves:\n  - {wave: 1, stories: [D.1]}\n  - {wave: 2, stories: [D.2]}\n",
 			waves:      "1 pending [D.1=]; 2 pending [D.2=]",
 			cur:        1,
-			position:   "Wave 1/2",
+			position:   "0/2 done, at wave 1",
 			noFindings: true,
 		},
 		{
@@ -71,7 +71,7 @@ func TestEpicWaveNumbering(t *testing.T) {
 			data:       "epic_id: E\nstatus: in_progress\nstories:\n  - {id: E.1, wave: 0, status: done}\n  - {id: E.2, wave: 1}\n",
 			waves:      "0 completed [E.1=done]; 1 pending [E.2=]",
 			cur:        1,
-			position:   "Wave 2/2 (Wave 1)",
+			position:   "1/2 done, at wave 1",
 			noFindings: true,
 		},
 		{
@@ -79,7 +79,7 @@ func TestEpicWaveNumbering(t *testing.T) {
 			data:     "epic_id: F\nstatus: in_progress\nwaves:\n  - {wave: 1, stories: [F.1]}\n  - {wave: 1, stories: [F.2]}\n",
 			waves:    "1 pending [F.1=,F.2=]",
 			cur:      1,
-			position: "Wave 1/1",
+			position: "0/1 done, at wave 1",
 		},
 	}
 	for _, tt := range tests {

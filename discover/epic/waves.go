@@ -11,6 +11,32 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
+// epicCount is the number of waves and stories a state lists (the waves,
+// the stories of each, the top-level stories), counted before any is read:
+// merging a wave's stories compares each with the ones before it.
+func epicCount(st map[string]any) int {
+	n := tolerant.ListLen(st, "stories")
+	var waves []any
+	switch t := st["waves"].(type) {
+	case []any:
+		waves = t
+	case map[string]any:
+		for _, w := range t {
+			waves = append(waves, w)
+		}
+	}
+	n += len(waves)
+	for _, w := range waves {
+		switch t := w.(type) {
+		case []any:
+			n += len(t)
+		case map[string]any:
+			n += tolerant.ListLen(t, "stories", "story_ids", "storyIds")
+		}
+	}
+	return n
+}
+
 // epicCurrentWave reads currentWave|current_wave|wave: the number, the key
 // used, and whether a usable number is recorded (0 included: waves may be
 // numbered from 0; a negative number means not started). An unusable value
@@ -107,16 +133,12 @@ func epicWave(f *tolerant.Fields, v any, defNumber int, where string) (workflow.
 		w.Status = workflow.NormalizeStateStatus(f.Str(t, "status", "state"))
 		for _, k := range []string{"stories", "story_ids", "storyIds"} {
 			if x, ok := t[k]; ok && x != nil {
-				for _, s := range epicStories(f, x, where+"."+k) {
-					w.Stories = epicMergeStory(w.Stories, s.ref)
-				}
+				w.Stories = epicMergeAll(w.Stories, epicStories(f, x, where+"."+k))
 				break
 			}
 		}
 	case []any:
-		for _, s := range epicStories(f, t, where) {
-			w.Stories = epicMergeStory(w.Stories, s.ref)
-		}
+		w.Stories = epicMergeAll(w.Stories, epicStories(f, t, where))
 	case nil:
 	default:
 		s, ok := tolerant.ScalarString(t)
@@ -208,6 +230,28 @@ func epicStories(f *tolerant.Fields, v any, key string) []epicStory {
 		}
 	}
 	return out
+}
+
+// epicMergeAll merges each of stories into list as epicMergeStory does,
+// finding the entry with the same id through an index: a wave of thousands
+// of stories is merged in linear time, not compared pairwise.
+func epicMergeAll(list []workflow.StoryRef, stories []epicStory) []workflow.StoryRef {
+	idx := make(map[string]int, len(list)+len(stories))
+	for i, r := range list {
+		if _, dup := idx[r.ID]; !dup {
+			idx[r.ID] = i
+		}
+	}
+	for _, s := range stories {
+		r := s.ref
+		if i, ok := idx[r.ID]; ok {
+			epicFillRef(&list[i], r)
+			continue
+		}
+		idx[r.ID] = len(list)
+		list = append(list, r)
+	}
+	return list
 }
 
 // epicMergeStory appends r to list, or fills the missing status, path and

@@ -106,7 +106,8 @@ func build(r *source.Repo, k clock, p *phase, flight bool, recs []*record, st *s
 		rp.Note = "waiting on a human: " + live.Human[0]
 	}
 	c.Resume = rp
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: done, Total: len(plans), Name: p.Name}
+	c.Position = workflow.StepPosition(done, len(plans), rp.Item)
+	c.Position.Name = p.Name
 
 	// phases of the track: one per plan, then verification
 	for _, pl := range plans {
@@ -377,7 +378,7 @@ func quickCandidates(r *source.Repo) []workflow.Candidate {
 			Source: workflow.SourceRef{Kind: workflow.KindGSD, Path: plans[0], Priority: workflow.PriorityOtherStory},
 			Status: string(workflow.StatusReady), Resumable: true,
 			UpdatedAt: r.ModTime(plans[0]), UpdatedFrom: "mtime",
-			Position: workflow.Position{Kind: workflow.PosStep, Index: 0, Total: 1},
+			Position: workflow.StepPosition(0, 1, key),
 			Phases:   []workflow.Phase{{ID: key, Name: title, Status: workflow.PhaseCurrent}},
 			Findings: findings,
 			Resume: &workflow.ResumePoint{Item: key, Title: title, Section: "quick " + path.Base(dir), Total: 1,

@@ -8,6 +8,7 @@
 package progress
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -192,6 +193,14 @@ func ParseProgress(path string, data []byte) (workflow.Candidate, []workflow.Fin
 		c := progUnreadable(path, source.ParseFinding(path, tolerant.FirstInvalidLine(data), "invalid-utf8", "not valid UTF-8 text"))
 		return c, c.Findings
 	}
+	if n, closers := progEntries(data); n > maxProgEntries || closers > maxProgBlocks {
+		err := tolerant.TooManyElements(n, maxProgEntries, "headings and list items (messages, steps, fields)")
+		if n <= maxProgEntries {
+			err = tolerant.TooManyElements(closers, maxProgBlocks, "closing fences (fenced blocks)")
+		}
+		c := progUnreadable(path, source.DecodeFinding(path, err))
+		return c, c.Findings
+	}
 	doc := progSplit(path, string(data))
 	if len(doc.Meta) == 0 && len(doc.Exec) == 0 && !progExecBlock(doc) {
 		what := "no execution metadata list (\"- **Status**: paused\") and no execution state (\"## Execution State\" with \"- Completed tools: […]\")"
@@ -203,6 +212,43 @@ func ParseProgress(path string, data []byte) (workflow.Candidate, []workflow.Fin
 	}
 	c := progBuild(path, doc)
 	return c, c.Findings
+}
+
+// maxProgEntries is the most headings and list items a progress file
+// holds: a long conversation logs some thousands.
+const maxProgEntries = 50_000
+
+// maxProgBlocks is the most fenced blocks a progress file holds: each is
+// decoded on its own when it may hold data (a few do in a real file).
+const maxProgBlocks = 2_000
+
+// progEntries counts, before the file is split, the lines that start
+// (after blanks) with "#", "-" or "*": an upper bound of the headings
+// (messages, steps, sections) and list items (metadata, state fields) a
+// progress file splits into; and the closing fences, an upper bound of its
+// fenced blocks (a block needs one; an opening fence without it is text).
+func progEntries(data []byte) (entries, closers int) {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 {
+			continue
+		}
+		switch t[0] {
+		case '#', '-', '*':
+			entries++
+		case '`', '~':
+			if fc, ok := progFenceOf(string(bytes.TrimRight(t, "\r"))); ok && fc.closer {
+				closers++
+			}
+		}
+	}
+	return entries, closers
 }
 
 // progUnreadable is the candidate of a progress file that cannot be read or

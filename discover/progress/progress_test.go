@@ -104,7 +104,7 @@ func TestParseProgressSeed(t *testing.T) {
 	if got := progPhaseSummary(c); !reflect.DeepEqual(got, wantPhases) {
 		t.Errorf("phases = %v", got)
 	}
-	if c.Position != (workflow.Position{Kind: workflow.PosStep, Index: 3, Total: 5, Name: "code-generation"}) {
+	if c.Position != (workflow.Position{Kind: "step", Index: 3, Done: 2, Total: 5, Name: "code-generation", At: "code-generation"}) {
 		t.Errorf("position = %+v", c.Position)
 	}
 	if got := progFileSummary(c); !reflect.DeepEqual(got, []string{"MyApp.csproj<execution_state.variable_state", "workflow.prompt.md<metadata.workflow"}) {
@@ -172,7 +172,7 @@ func TestParseProgressVariants(t *testing.T) {
 	if got := progPhaseSummary(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("phases = %v, want %v", got, want)
 	}
-	if c.Position != (workflow.Position{Kind: workflow.PosStep, Index: 3, Total: 4, Name: "implement"}) {
+	if c.Position != (workflow.Position{Kind: "step", Index: 3, Done: 2, Total: 4, Name: "implement", At: "implement"}) {
 		t.Errorf("position = %+v", c.Position)
 	}
 	// "implement" is both current and pending: reported, listed once
@@ -199,7 +199,7 @@ func TestParseProgressVariants(t *testing.T) {
 	if got := progPhaseSummary(b); !reflect.DeepEqual(got, []string{"scan=completed", "fix=pending", "verify=pending"}) {
 		t.Errorf("block-only phases = %v", got)
 	}
-	if b.Position != (workflow.Position{Kind: workflow.PosStep, Index: 2, Total: 3, Name: "fix"}) || len(b.Files) != 1 || b.Files[0].Path != "lib/x.py" {
+	if b.Position != (workflow.Position{Kind: "step", Index: 2, Done: 1, Total: 3, Name: "fix", At: "fix"}) || len(b.Files) != 1 || b.Files[0].Path != "lib/x.py" {
 		t.Errorf("block-only position %+v files %v", b.Position, b.Files)
 	}
 }
@@ -236,31 +236,31 @@ func TestParseProgressStatusAndSteps(t *testing.T) {
 				}
 			}},
 		{name: "status in the execution state", doc: exec("- Status: paused", "- Completed: a"), status: "paused", resumable: true,
-			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Total: 1, Name: "a"}},
+			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Done: 1, Total: 1, Name: "a"}},
 		{name: "all done", doc: meta("- Status: completed") + exec("- Completed tools: [a, b]", "- Pending operations: []"), status: "completed",
-			phases: []string{"a=completed", "b=completed"}, pos: workflow.Position{Kind: "step", Index: 2, Total: 2, Name: "b"}},
+			phases: []string{"a=completed", "b=completed"}, pos: workflow.Position{Kind: "step", Index: 2, Done: 2, Total: 2, Name: "b"}},
 		{name: "current step by name", doc: meta("- Status: paused") + exec("- Current step: deploy", "- Completed: build"), status: "paused", resumable: true,
-			phases: []string{"build=completed", "deploy=current"}, pos: workflow.Position{Kind: "step", Index: 2, Total: 2, Name: "deploy"}},
+			phases: []string{"build=completed", "deploy=current"}, pos: workflow.Position{Kind: "step", Index: 2, Done: 1, Total: 2, Name: "deploy", At: "deploy"}},
 		{name: "step with name", doc: meta("- Status: paused") + exec("- Current step: 2/4 (lint)", "- Completed: build"), status: "paused", resumable: true,
-			phases: []string{"build=completed", "lint=current"}, pos: workflow.Position{Kind: "step", Index: 2, Total: 4, Name: "lint"}},
+			phases: []string{"build=completed", "lint=current"}, pos: workflow.Position{Kind: "step", Index: 2, Done: 1, Total: 4, Name: "lint", At: "lint"}},
 		{name: "step only", doc: meta("- Status: paused") + exec("- Current step: 3"), status: "paused", resumable: true,
-			pos: workflow.Position{Kind: "step", Index: 3, Total: 0}},
+			pos: workflow.Position{Kind: "step", Index: 3, Done: 2, Total: 0, At: "step 3"}},
 		{name: "step past total", doc: meta("- Status: paused") + exec("- Current step: 7 of 5", "- Completed: a"), status: "paused", resumable: true,
-			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 7, Total: 7}, finding: "bad-step", sev: workflow.Warning},
+			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 7, Done: 6, Total: 7, At: "step 7"}, finding: "bad-step", sev: workflow.Warning},
 		{name: "step not a number", doc: meta("- Status: paused") + exec("- Current step: 3rd-ish", "- Completed: a"), status: "paused", resumable: true,
-			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Total: 1, Name: "a"}, finding: "bad-step", sev: workflow.Warning},
+			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Done: 1, Total: 1, Name: "a"}, finding: "bad-step", sev: workflow.Warning},
 		{name: "step count not lining up", doc: meta("- Status: paused") + exec("- Current step: 4 of 6", "- Completed: [a]", "- Pending: [b]"), status: "paused", resumable: true,
-			phases: []string{"a=completed", "b=pending"}, pos: workflow.Position{Kind: "step", Index: 4, Total: 6}},
+			phases: []string{"a=completed", "b=pending"}, pos: workflow.Position{Kind: "step", Index: 4, Done: 3, Total: 6, At: "step 4"}},
 		{name: "malformed list", doc: meta("- Status: paused") + exec("- Completed tools: [\"a\", b", "- Pending operations: none"), status: "paused", resumable: true,
-			phases: []string{"a=completed", "b=completed"}, pos: workflow.Position{Kind: "step", Index: 2, Total: 2, Name: "b"}, finding: "bad-list", sev: workflow.Warning},
+			phases: []string{"a=completed", "b=completed"}, pos: workflow.Position{Kind: "step", Index: 2, Done: 2, Total: 2, Name: "b"}, finding: "bad-list", sev: workflow.Warning},
 		{name: "list of wrong items", doc: meta("- Status: paused") + exec("- Completed tools: [[1, 2], {x: 1, y: 2}, ok]"), status: "paused", resumable: true,
-			phases: []string{"ok=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Total: 1, Name: "ok"}, finding: "wrong-type", sev: workflow.Warning},
+			phases: []string{"ok=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Done: 1, Total: 1, Name: "ok"}, finding: "wrong-type", sev: workflow.Warning},
 		{name: "list items as mappings", doc: meta("- Status: paused") + exec("- Completed tools: [{tool: scan, ok: true}]", "- Pending operations:", "  - fix: the failing test"), status: "paused", resumable: true,
-			phases: []string{"scan=completed", "fix=pending"}, pos: workflow.Position{Kind: "step", Index: 2, Total: 2, Name: "fix"}},
+			phases: []string{"scan=completed", "fix=pending"}, pos: workflow.Position{Kind: "step", Index: 2, Done: 1, Total: 2, Name: "fix", At: "fix"}},
 		{name: "multi-line flow list", doc: meta("- Status: paused") + exec("- Completed tools: [", "    \"a\",", "    \"b\"", "  ]"), status: "paused", resumable: true,
-			phases: []string{"a=completed", "b=completed"}, pos: workflow.Position{Kind: "step", Index: 2, Total: 2, Name: "b"}},
+			phases: []string{"a=completed", "b=completed"}, pos: workflow.Position{Kind: "step", Index: 2, Done: 2, Total: 2, Name: "b"}},
 		{name: "bad variables", doc: meta("- Status: paused") + exec("- Variable state: {\"a\": ", "- Completed: x"), status: "paused", resumable: true,
-			phases: []string{"x=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Total: 1, Name: "x"}, finding: "bad-variables", sev: workflow.Warning},
+			phases: []string{"x=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Done: 1, Total: 1, Name: "x"}, finding: "bad-variables", sev: workflow.Warning},
 		{name: "bad configuration", doc: meta("- Status: paused") + "\n## Configuration\n```yaml\nmodel: [gpt\n```\n", status: "paused", resumable: true, finding: "bad-configuration", sev: workflow.Warning,
 			check: func(t *testing.T, c workflow.Candidate) {
 				for _, f := range c.Findings {
@@ -279,9 +279,9 @@ func TestParseProgressStatusAndSteps(t *testing.T) {
 				}
 			}},
 		{name: "unclosed fence swallows nothing", doc: meta("- Status: paused") + "\n## Configuration\n```yaml\nmodel: x\n" + exec("- Completed: a"), status: "paused", resumable: true,
-			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Total: 1, Name: "a"}},
+			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Done: 1, Total: 1, Name: "a"}},
 		{name: "headings inside a message stay in it", doc: meta("- Status: paused") + "\n## Conversation History\n### Message 1 (Assistant)\nPlan:\n## Notes\n- Status: bogus\n" + exec("- Completed: a"), status: "paused", resumable: true,
-			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Total: 1, Name: "a"},
+			phases: []string{"a=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Done: 1, Total: 1, Name: "a"},
 			check: func(t *testing.T, c workflow.Candidate) {
 				conv := c.Context[ProgressCtxConversation].([]any)
 				if len(conv) != 1 || !strings.Contains(conv[0].(map[string]any)["content"].(string), "## Notes") {
@@ -289,7 +289,7 @@ func TestParseProgressStatusAndSteps(t *testing.T) {
 				}
 			}},
 		{name: "fenced list inside the state is not a list", doc: meta("- Status: paused") + exec("```", "- Completed: a", "```", "- Completed: b"), status: "paused", resumable: true,
-			phases: []string{"b=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Total: 1, Name: "b"}},
+			phases: []string{"b=completed"}, pos: workflow.Position{Kind: "step", Index: 1, Done: 1, Total: 1, Name: "b"}},
 		{name: "definition id names the workflow", doc: meta("- Status: paused", "- Workflow: brownfield-discovery"), status: "paused", resumable: true,
 			check: func(t *testing.T, c workflow.Candidate) {
 				if c.Workflow != "brownfield-discovery" || c.Files != nil || c.ID != "progress:s1" {

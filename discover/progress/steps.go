@@ -167,7 +167,7 @@ func progSteps(c *workflow.Candidate, f *tolerant.Fields, exec map[string]any, i
 			curIdx = i
 		}
 	}
-	name := ""
+	name, done := "", -1
 	switch {
 	case index > 0:
 		switch {
@@ -181,7 +181,7 @@ func progSteps(c *workflow.Candidate, f *tolerant.Fields, exec map[string]any, i
 	case nDone < len(c.Phases):
 		index, name = nDone+1, c.Phases[nDone].Name
 	default:
-		index, name = len(c.Phases), c.Phases[len(c.Phases)-1].Name
+		index, name, done = len(c.Phases), c.Phases[len(c.Phases)-1].Name, len(c.Phases)
 	}
 	if total > 0 && total < index {
 		c.Findings = append(c.Findings, workflow.Finding{
@@ -197,5 +197,10 @@ func progSteps(c *workflow.Candidate, f *tolerant.Fields, exec map[string]any, i
 	if total < index {
 		total = 0 // more steps than the file names, and no total: unknown
 	}
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: index, Total: total, Name: name}
+	c.Position = workflow.Position{Kind: workflow.PosStep, Index: index, Done: index - 1, Total: total, Name: name, At: name}
+	if done >= 0 { // every step done: nothing to resume
+		c.Position.Done, c.Position.At = done, ""
+	} else if name == "" {
+		c.Position.At = fmt.Sprintf("step %d", index)
+	}
 }

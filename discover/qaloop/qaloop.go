@@ -43,6 +43,7 @@ func scanQALoops(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var out []workflow.Candidate
 	byPath := map[string]int{}
 	byKey := map[string]int{}
+	budget := tolerant.NewBudget() // the iterations of all the loops
 	for _, p := range r.Glob(r.Config.Sources.QALoop, false) {
 		if source.IsBackup(p) {
 			continue
@@ -54,6 +55,9 @@ func scanQALoops(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			c = qaUnreadable(p, source.ReadFinding(p, err), def)
 		} else {
 			c, ok = Parse(p, data, def)
+		}
+		if n := qaSize(c); ok && !budget.Take(n) {
+			c, ok = qaUnreadable(p, source.DecodeFinding(p, budget.Err(n, "iterations")), def), false
 		}
 		source.StampMTime(r, &c, p)
 		if bak := p + ".bak"; r.Exists(bak) {
@@ -128,6 +132,14 @@ func scanQALoops(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	return out, loose
 }
 
+// qaSize is the number of iterations a loop's candidate records.
+func qaSize(c workflow.Candidate) int {
+	if c.QA == nil {
+		return 0
+	}
+	return len(c.QA.History)
+}
+
 // qaAddEvidence appends ref unless it is already there.
 func qaAddEvidence(ev []workflow.SourceRef, ref workflow.SourceRef) []workflow.SourceRef {
 	for _, e := range ev {
@@ -186,6 +198,9 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 			st = source.Overlay(m, inner, k)
 			break
 		}
+	}
+	if n := tolerant.ListLen(st, "history", "iterations"); n > tolerant.MaxElements {
+		return qaUnreadable(p, source.DecodeFinding(p, tolerant.TooManyElements(n, tolerant.MaxElements, "iterations")), def), false
 	}
 	src := workflow.SourceRef{Kind: workflow.KindQALoop, Path: p, Priority: workflow.PriorityQALoop}
 	c, story := qaFromMap(f, st, def, src)
@@ -450,16 +465,25 @@ func Phases(def workflow.Definition, status string, qa *workflow.QALoop) []workf
 }
 
 // Position is where the loop picks up, in the plan's numbering: the
-// iteration out of the maximum and the phase inside it ("Iteration 4/5,
-// phase 1/3 (QA Review)" once the fixes of iteration 3 are applied).
+// iterations done out of the maximum and the phase to run ("3/5
+// iterations done, at review" once the fixes of iteration 3 are applied).
 func Position(def workflow.Definition, status string, qa *workflow.QALoop) workflow.Position {
-	pos := workflow.Position{Kind: workflow.PosIteration, Index: qa.Iteration, Total: qa.MaxIterations}
+	pos := workflow.Position{Kind: workflow.PosIteration, Index: qa.Iteration, Done: max(qa.Iteration, 0), Total: qa.MaxIterations}
+	if pos.Total > 0 && pos.Done > pos.Total {
+		pos.Done = pos.Total // a state past its maximum: all iterations done
+	}
 	escalated := workflow.NormalizeStateStatus(status) == "escalated"
 	iter, phase := workflow.QANext(qa.Iteration, qa.MaxIterations, workflow.QAVerdict(qa.LastVerdict), qa.FixesApplied, escalated)
 	if phase == "" || workflow.IsTerminalStatus(workflow.NormalizeStateStatus(status)) {
 		return pos
 	}
-	pos.Index = iter
+	pos.Index, pos.Done, pos.At = iter, iter-1, phase
+	if phase == workflow.QAEscalate {
+		pos.Done = iter // escalation follows the iteration's review
+	}
+	if pos.Total > 0 && pos.Done > pos.Total {
+		pos.Done = pos.Total // a state past its maximum: all iterations done
+	}
 	pos.Phase, pos.Phases = workflow.QAPhase(def, phase)
 	pos.Name = phase
 	if i := def.Index(phase); i >= 0 && def.Phases[i].Name != "" {
@@ -572,6 +596,9 @@ func ParseIndex(p string, data []byte, def workflow.Definition) ([]qaIndexEntry,
 		return nil, []workflow.Finding{qaIndexWarning(p, "not-an-object", fmt.Sprintf("the loops index is %s, want an object", tolerant.JSONKind(root)))}
 	}
 
+	if len(items) > tolerant.MaxElements {
+		return nil, append(findings, qaIndexFindingSeverity(source.DecodeFinding(p, tolerant.TooManyElements(len(items), tolerant.MaxElements, "loop entries"))))
+	}
 	var out []qaIndexEntry
 	seen := map[string]bool{}
 	src := workflow.SourceRef{Kind: workflow.KindQALoopIndex, Path: p, Priority: workflow.PriorityQALoop}

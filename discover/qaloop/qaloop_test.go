@@ -60,7 +60,7 @@ func TestParseQALoop(t *testing.T) {
 				if !reflect.DeepEqual(c.QA.History, want) {
 					t.Errorf("history %+v", c.QA.History)
 				}
-				if c.Position.String() != "Iteration 2/5, phase 2/3 (Apply Fixes)" {
+				if c.Position.String() != "1/5 iterations done, at fix" {
 					t.Errorf("position %q", c.Position.String())
 				}
 				if !reflect.DeepEqual(c.Stories, []string{"4.2"}) || !reflect.DeepEqual(c.StoryRefs, []workflow.StoryRef{{ID: "4.2", Status: "in_review"}}) {

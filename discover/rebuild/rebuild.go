@@ -438,7 +438,7 @@ func (b *rbBuilder) qaLoop() (workflow.Candidate, bool) {
 		StoryRefs: []workflow.StoryRef{{ID: st.ID, Status: rbStateStatus(st.Status), Path: st.Path}},
 		StatusRaw: string(st.Status),
 		QA:        qa,
-		Position:  workflow.Position{Kind: workflow.PosIteration, Index: qa.Iteration, Total: max},
+		Position:  qaloop.Position(def, "in_progress", qa),
 	}
 	out.Phases = qaloop.Phases(def, "in_progress", qa)
 	for _, p := range out.Phases {
@@ -512,13 +512,13 @@ func (b *rbBuilder) epic() (workflow.Candidate, bool) {
 		StoryRefs: refs,
 		StatusRaw: wave.Status,
 		Epic:      &workflow.Epic{EpicID: c.Key, CurrentWave: 1, Waves: []workflow.Wave{wave}},
-		Position:  workflow.Position{Kind: workflow.PosWave, Index: 1, Total: 1},
+		Position:  workflow.Position{Kind: workflow.PosWave, Index: 1, Total: 1, At: "wave 1"},
 	}
 	if c.Epic != nil && c.Epic.EpicID != "" {
 		out.Epic.EpicID = c.Epic.EpicID
 	}
 	if allDone {
-		out.Position.Name = "Final Gate"
+		out.Position.Name, out.Position.At, out.Position.Done = "Final Gate", "Final Gate", 1
 	}
 	out.Phases = epic.Phases(def, out.Epic.Waves, 1, allDone, "in_progress")
 	epic.AddStoryFiles(&out, nil)

@@ -191,7 +191,7 @@ func (b *rbBuilder) sdc() (workflow.Candidate, bool) {
 		if cur == sd.role[rbImplement] && st.Status == workflow.StatusInProgress {
 			phaseText = strings.TrimSuffix(phaseText, " next") + " under way"
 		}
-		out.Position = workflow.Position{Kind: workflow.PosPhase, Index: cur + 1, Total: n, Name: sd.def.Phases[cur].Name}
+		out.Position = workflow.PhasePosition(cur+1, n, sd.def.Phases[cur].Name)
 		out.Agent = sd.def.Phases[cur].Agent
 		if cur == sd.role[rbImplement] && st.Executor != "" {
 			out.Agent = st.Executor
@@ -200,7 +200,7 @@ func (b *rbBuilder) sdc() (workflow.Candidate, bool) {
 			out.Agent = st.QualityGate
 		}
 	} else {
-		out.Position = workflow.Position{Kind: workflow.PosPhase, Index: n, Total: n, Name: sd.def.Phases[n-1].Name}
+		out.Position = workflow.PhasesDone(n, sd.def.Phases[n-1].Name)
 	}
 	b.add("phases completed", ev.from, phaseText+" ("+ev.detail+")")
 	b.supporting(st, ev, ev.from)

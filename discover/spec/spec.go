@@ -499,16 +499,16 @@ func specPosition(c *workflow.Candidate, curIdx int) {
 	}
 	pos := workflow.Position{Kind: workflow.PosPhase, Total: len(active)}
 	if curIdx >= 0 {
+		index := 0
 		for rank, i := range active {
 			if i == curIdx {
-				pos.Index = rank + 1
+				index = rank + 1
 			}
 		}
-		pos.Name = phases[curIdx].Name
+		pos = workflow.PhasePosition(index, len(active), phases[curIdx].Name)
 		c.Agent = phases[curIdx].Agent
 	} else if len(active) > 0 {
-		pos.Index = len(active)
-		pos.Name = phases[active[len(active)-1]].Name
+		pos = workflow.PhasesDone(len(active), phases[active[len(active)-1]].Name)
 	}
 	c.Position = pos
 }

@@ -56,7 +56,7 @@ func TestParseSpecState(t *testing.T) {
 		{
 			name: "standard with state", path: "docs/specs/login/.pipeline-state.json", json: specStandardState,
 			id: "spec:login", status: "in_progress", resumable: true, cx: "STANDARD",
-			pos:       workflow.Position{Kind: "phase", Index: 3, Total: 5, Name: "Dependency Research"},
+			pos:       workflow.PhasePosition(3, 5, "Dependency Research"),
 			completed: []string{"gather", "assess"}, current: []string{"research"},
 			files:   []string{"docs/specs/login/complexity.json[cp@assess]", "docs/specs/login/requirements.json[p@gather]"},
 			stories: []string{}, from: "field:updatedAt",
@@ -64,7 +64,7 @@ func TestParseSpecState(t *testing.T) {
 		{
 			name: "simple skips assess and research", path: "docs/stories/4.2/spec/.pipeline-state.json", json: specSimpleState,
 			id: "spec:tooltip", status: "in_progress", resumable: true, cx: "SIMPLE",
-			pos:       workflow.Position{Kind: "phase", Index: 2, Total: 3, Name: "Write Specification"},
+			pos:       workflow.PhasePosition(2, 3, "Write Specification"),
 			completed: []string{"gather"}, skipped: []string{"assess", "research"}, current: []string{"spec"},
 			stories: []string{"4.2"}, from: "field:updated_at",
 		},
@@ -72,7 +72,7 @@ func TestParseSpecState(t *testing.T) {
 			name: "approved is completed", path: "docs/specs/a/.pipeline-state.json",
 			json: `{"specId": "a", "phaseResults": {"gather": "done", "spec": {"status": "completed"}, "critique": {"status": "completed"}}, "verdict": "approved", "status": "in_progress"}`,
 			id:   "spec:a", status: "completed", resumable: false, verdict: "APPROVED",
-			pos:       workflow.Position{Kind: "phase", Index: 3, Total: 3, Name: "Spec Critique"},
+			pos:       workflow.PhasesDone(3, "Spec Critique"),
 			completed: []string{"gather", "spec", "critique"}, skipped: []string{"assess", "research"},
 			stories: []string{},
 		},
@@ -81,7 +81,7 @@ func TestParseSpecState(t *testing.T) {
 			json: `{"complexity": {"class": "COMPLEX", "score": 18}, "completed_phases": ["gather", "assess", "research", "spec", "critique"], "critique": {"verdict": "NEEDS_REVISION"},
 			        "artifacts": {"critique": "critique.json", "spec": {"path": "spec-b.md"}, "gather": "requirements.json"}}`,
 			id: "spec:b", status: "in_progress", resumable: true, verdict: "NEEDS_REVISION", cx: "COMPLEX",
-			pos:       workflow.Position{Kind: "phase", Index: 4, Total: 5, Name: "Write Specification"},
+			pos:       workflow.PhasePosition(4, 5, "Write Specification"),
 			completed: []string{"gather", "assess", "research"}, current: []string{"spec"},
 			files:   []string{"docs/specs/b/critique.json[cp@critique]", "docs/specs/b/requirements.json[cp@gather]", "docs/specs/b/spec-b.md[p@spec]"},
 			stories: []string{},
@@ -90,7 +90,7 @@ func TestParseSpecState(t *testing.T) {
 			name: "blocked stays resumable", path: "docs/specs/c/.pipeline-state.json",
 			json: `{"current_phase": 5, "completed_phases": [1, 2, 3, 4], "verdict": "Blocked - infeasible"}`,
 			id:   "spec:c", status: "blocked", resumable: true, verdict: "BLOCKED",
-			pos:       workflow.Position{Kind: "phase", Index: 5, Total: 5, Name: "Spec Critique"},
+			pos:       workflow.PhasePosition(5, 5, "Spec Critique"),
 			completed: []string{"gather", "assess", "research", "spec"}, current: []string{"critique"},
 			stories: []string{},
 		},
@@ -98,7 +98,7 @@ func TestParseSpecState(t *testing.T) {
 			name: "aliases and unknown phases", path: "docs/specs/d/.pipeline-state.json",
 			json: `{"phases": ["requirements", "write_spec", "deploy"], "complexity": "MEDIUM"}`,
 			id:   "spec:d", status: "in_progress", resumable: true,
-			pos:       workflow.Position{Kind: "phase", Index: 3, Total: 3, Name: "Spec Critique"},
+			pos:       workflow.PhasePosition(3, 3, "Spec Critique"),
 			completed: []string{"gather", "spec"}, skipped: []string{"assess", "research"}, current: []string{"critique"},
 			stories: []string{}, codes: []string{"unknown-complexity", "unknown-phase"},
 		},
@@ -106,7 +106,7 @@ func TestParseSpecState(t *testing.T) {
 			name: "wrong types", path: "docs/specs/e/.pipeline-state.json",
 			json: `{"name": ["x"], "phases": 5, "complexity": [1], "currentPhase": {"a": 1}, "artifacts": 3, "updatedAt": "soon"}`,
 			id:   "spec:e", status: "in_progress", resumable: true,
-			pos:     workflow.Position{Kind: "phase", Index: 1, Total: 5, Name: "Requirements Gathering"},
+			pos:     workflow.PhasePosition(1, 5, "Requirements Gathering"),
 			current: []string{"gather"}, stories: []string{},
 			codes: []string{"wrong-type", "wrong-type", "wrong-type", "wrong-type", "wrong-type", "wrong-type"},
 		},
@@ -311,7 +311,7 @@ func TestSpecSourceScan(t *testing.T) {
 	}
 
 	simple := byID["spec:4.2"]
-	if simple.Position != (workflow.Position{Kind: "phase", Index: 3, Total: 3, Name: "Spec Critique"}) || simple.Spec.Complexity != "SIMPLE" {
+	if simple.Position != (workflow.PhasePosition(3, 3, "Spec Critique")) || simple.Spec.Complexity != "SIMPLE" {
 		t.Errorf("simple position %+v spec %+v", simple.Position, simple.Spec)
 	}
 	if got := sourcetest.PhasesWith(simple, workflow.PhaseSkipped); !reflect.DeepEqual(got, []string{"assess", "research"}) {
@@ -336,7 +336,7 @@ func TestSpecSourceScan(t *testing.T) {
 	if login.Spec.Verdict != "NEEDS_REVISION" || login.Spec.Complexity != "STANDARD" || login.Status != "in_progress" || !login.Resumable {
 		t.Errorf("login = %+v %+v", login.Spec, login)
 	}
-	if login.Position != (workflow.Position{Kind: "phase", Index: 4, Total: 5, Name: "Write Specification"}) || login.Agent != "pm" {
+	if login.Position != (workflow.PhasePosition(4, 5, "Write Specification")) || login.Agent != "pm" {
 		t.Errorf("login position %+v agent %q", login.Position, login.Agent)
 	}
 	if login.Spec.Artifacts["critique"] != "docs/specs/login/critique.json" || login.Spec.Artifacts["spec"] != "docs/specs/login/spec-login.md" {
@@ -355,7 +355,7 @@ func TestSpecSourceScan(t *testing.T) {
 	if got := sourcetest.FileSummary(ws); !reflect.DeepEqual(got, []string{"docs/specs/withstate/requirements.md[cp@gather]"}) {
 		t.Errorf("with state files = %v", got)
 	}
-	if ws.Position != (workflow.Position{Kind: "phase", Index: 2, Total: 5, Name: "Complexity Assessment"}) {
+	if ws.Position != (workflow.PhasePosition(2, 5, "Complexity Assessment")) {
 		t.Errorf("with state position = %+v", ws.Position)
 	}
 

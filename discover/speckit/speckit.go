@@ -14,7 +14,6 @@ package speckit
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"sort"
@@ -26,6 +25,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -267,8 +267,8 @@ func DetectLayout(r *source.Repo) Layout {
 		l.Gen = "v2"
 	}
 	if data, err := r.Read(".specify/init-options.json"); err == nil {
-		var m map[string]any
-		if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &m) == nil {
+		// the bounded decoder: a file of millions of values is refused, not decoded
+		if m, err := tolerant.DecodeJSONMap(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))); err == nil {
 			if v, ok := m["speckit_version"].(string); ok {
 				l.Version = oneLine(v)
 				if mm := versionRe().FindStringSubmatch(strings.TrimSpace(v)); mm != nil {
@@ -325,13 +325,13 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 	first := f.Tasks.FirstOpen()
 	c.Phases = phases(f, first)
 	done, total := f.Tasks.Done(), len(f.Tasks.Tasks)
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: done, Total: total}
+	c.Position = workflow.StepPosition(done, total, "")
 	rp := &workflow.ResumePoint{Done: done, Total: total, Holes: f.Tasks.Holes(), FrameworkCommand: lay.Command()}
 	if first != nil {
 		rp.Item, rp.Title, rp.Section = first.ID, first.Title, first.Section
 		rp.Labels = first.Labels
 		rp.Files = first.Paths
-		c.Position.Name = first.Section
+		c.Position.Name, c.Position.At = first.Section, first.ID
 	}
 	rp.Note = note(f, lay, cur, isCur)
 	// the framework's own answer: check-prerequisites.sh resolves the

@@ -191,7 +191,7 @@ func TestResumePoint(t *testing.T) {
 	if rp.Item != "T006" || rp.Done != 6 || rp.Total != 10 || rp.FrameworkCommand != "/speckit.implement" {
 		t.Fatalf("resume = %+v", rp)
 	}
-	if c.Position != (workflow.Position{Kind: workflow.PosStep, Index: 6, Total: 10, Name: rp.Section}) {
+	if c.Position != (workflow.Position{Kind: workflow.PosStep, Index: 6, Done: 6, Total: 10, At: rp.Item, Name: rp.Section}) || c.Position.String() != "6/10 done, at T006" {
 		t.Errorf("position = %+v", c.Position)
 	}
 	if !strings.Contains(rp.Note, "1 open checklist item(s) in ux.md: /speckit.implement asks before it starts") {

@@ -178,9 +178,8 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 				suffix, m[6] = idSuffix(m[6], m[2] != "")
 			}
 			if len(out.Tasks) >= maxTasks {
-				out.Truncated = true
-				cur = nil
-				continue
+				out.Truncated = true // nothing after it is read: stop here
+				break
 			}
 			if phase < 0 && section != "" {
 				out.Phases = append(out.Phases, section)

@@ -339,10 +339,8 @@ func (b storyBuilder) fill(c *workflow.Candidate, st *workflow.Story, ids []stri
 // storyPosition is the phase position of index i in def (name when the
 // definition has no such phase).
 func storyPosition(def workflow.Definition, i int, name string) workflow.Position {
-	pos := workflow.Position{Kind: workflow.PosPhase, Total: len(def.Phases), Name: name}
 	if i >= 0 && i < len(def.Phases) {
-		pos.Index = i + 1
-		pos.Name = def.Phases[i].Name
+		return workflow.PhasePosition(i+1, len(def.Phases), def.Phases[i].Name)
 	}
-	return pos
+	return workflow.PhasePosition(0, len(def.Phases), name)
 }

@@ -407,7 +407,7 @@ func TestStorySourceScan(t *testing.T) {
 		StoryRefs: []workflow.StoryRef{{ID: "4.2", Path: "docs/stories/4.2.login.md"}},
 		Status:    "InProgress", StatusRaw: "In Progress", Resumable: true,
 		UpdatedAt: mtime, UpdatedFrom: "mtime",
-		Position: workflow.Position{Kind: workflow.PosPhase, Index: 3, Total: 4, Name: "Implementation"},
+		Position: workflow.PhasePosition(3, 4, "Implementation"),
 		Phases: []workflow.Phase{
 			{ID: "create", Name: def.Phases[0].Name, Agent: "sm", Status: workflow.PhaseCompleted},
 			{ID: "validate", Name: def.Phases[1].Name, Agent: "po", Status: workflow.PhaseCompleted},
@@ -427,7 +427,7 @@ func TestStorySourceScan(t *testing.T) {
 
 	c = byID["qa-review:4.3"]
 	if c.Type != workflow.TypeQAReview || c.Source.Priority != workflow.PriorityInReview || !c.Resumable ||
-		c.Position != (workflow.Position{Kind: workflow.PosPhase, Index: 4, Total: 4, Name: def.Phases[3].Name}) ||
+		c.Position != (workflow.PhasePosition(4, 4, def.Phases[3].Name)) ||
 		c.Agent != "qa" || c.Status != "InReview" || c.StatusRaw != "Ready for Review" ||
 		c.Phases[2].Status != workflow.PhaseCompleted || c.Phases[3].Status != workflow.PhaseCurrent ||
 		c.Files[0] != (workflow.RefFile{Path: "docs/stories/4.3.review.md", Phase: "review", Critical: true, From: "story"}) {
@@ -519,7 +519,7 @@ func TestStorySourceCustomDefinition(t *testing.T) {
 		t.Fatalf("candidates = %+v", cs)
 	}
 	c := cs[0]
-	if c.Position != (workflow.Position{Kind: workflow.PosPhase, Index: 2, Total: 4, Name: "Development"}) || c.Agent != "dev" ||
+	if c.Position != (workflow.PhasePosition(2, 4, "Development")) || c.Agent != "dev" ||
 		c.Files[0].Phase != "develop" || c.Phases[0].Status != workflow.PhaseCompleted || c.Phases[3].Status != workflow.PhasePending {
 		t.Errorf("candidate = %+v", c)
 	}

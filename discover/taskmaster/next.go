@@ -17,17 +17,7 @@ import (
 // an item without a status is never chosen. ok is false when nothing is
 // eligible.
 func Next(tasks []Task) (Task, bool) {
-	done := map[string]bool{}
-	for _, t := range tasks {
-		if t.isDone() {
-			done[t.ID] = true
-		}
-		for _, s := range t.Subtasks {
-			if s.isDone() {
-				done[s.ID] = true
-			}
-		}
-	}
+	done := doneIDs(tasks)
 	ready := func(t Task) bool {
 		switch t.statusKey() {
 		case "pending", "in-progress":
@@ -89,22 +79,29 @@ func Next(tasks []Task) (Task, bool) {
 	return tops[0].t, true
 }
 
-// whyNotNext says why the framework's own next (Next) does not pick item,
-// the item orchestrate resumes inside task t, by Next's rules: it takes
-// subtasks only of tasks exactly in-progress, only pending or in-progress
-// items, only items whose dependencies are done, and ranks the rest.
-func whyNotNext(tasks []Task, t, item Task) string {
+// doneIDs is the set of the ids of the tasks and subtasks that are done.
+func doneIDs(tasks []Task) map[string]bool {
 	done := map[string]bool{}
-	for _, x := range tasks {
-		if x.isDone() {
-			done[x.ID] = true
+	for _, t := range tasks {
+		if t.isDone() {
+			done[t.ID] = true
 		}
-		for _, s := range x.Subtasks {
+		for _, s := range t.Subtasks {
 			if s.isDone() {
 				done[s.ID] = true
 			}
 		}
 	}
+	return done
+}
+
+// whyNotNext says why the framework's own next (Next) does not pick item,
+// the item orchestrate resumes inside task t, by Next's rules: it takes
+// subtasks only of tasks exactly in-progress, only pending or in-progress
+// items, only items whose dependencies are done, and ranks the rest.
+// done is doneIDs of the tag's tasks, found once for all its candidates (a
+// tag of thousands of tasks in flight would find it once per task).
+func whyNotNext(done map[string]bool, t, item Task) string {
 	var open []string
 	for _, d := range item.Deps {
 		if !done[d] {

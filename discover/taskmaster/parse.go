@@ -1,7 +1,6 @@
 package taskmaster
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -149,19 +148,17 @@ func validID(s string) bool { return len(s) <= maxIDLen && idRe().MatchString(s)
 // their literal text, so ids keep their spelling.
 func Parse(path string, data []byte) (File, []workflow.Finding, bool) {
 	f := File{Tasks: map[string][]Task{}}
-	// the bounded decoder checks size, depth, UTF-8 and syntax first
-	if _, err := tolerant.DecodeJSON(data); err != nil {
+	// the bounded decoder checks size, depth, count, UTF-8 and syntax
+	v, err := tolerant.DecodeJSONNumbers(data)
+	if err != nil {
 		return f, []workflow.Finding{source.DecodeFinding(path, err)}, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return f, []workflow.Finding{source.ParseFinding(path, 0, "syntax", "invalid JSON: %v", err)}, false
 	}
 	top, ok := v.(map[string]any)
 	if !ok {
-		return f, []workflow.Finding{source.ParseFinding(path, 0, "not-an-object", "top level is %s, want an object", tolerant.JSONKind(v))}, false
+		return f, []workflow.Finding{source.ParseFinding(path, 0, "not-an-object", "top level is %s, want an object", kind(v))}, false
+	}
+	if n := countTasks(top); n > tolerant.MaxElements {
+		return f, []workflow.Finding{source.DecodeFinding(path, tolerant.TooManyElements(n, tolerant.MaxElements, "tasks and subtasks"))}, false
 	}
 	p := &parser{path: path}
 	if list, has := top["tasks"]; has {
@@ -189,6 +186,32 @@ func Parse(path string, data []byte) (File, []workflow.Finding, bool) {
 	}
 	f.Tags = source.SortedKeys(f.Tasks)
 	return f, p.findings, true
+}
+
+// countTasks is the number of tasks and subtasks of a decoded file, in
+// either shape, counted before any is read.
+func countTasks(top map[string]any) int {
+	n := 0
+	count := func(v any) {
+		list, _ := v.([]any)
+		n += len(list)
+		for _, it := range list {
+			if m, ok := it.(map[string]any); ok {
+				subs, _ := m["subtasks"].([]any)
+				n += len(subs)
+			}
+		}
+	}
+	if list, has := top["tasks"]; has {
+		count(list)
+		return n
+	}
+	for _, v := range top {
+		if m, ok := v.(map[string]any); ok {
+			count(m["tasks"])
+		}
+	}
+	return n
 }
 
 // parser collects the findings of one file.

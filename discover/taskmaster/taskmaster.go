@@ -115,6 +115,8 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	// commit when the file is as committed (every task of the file shares
 	// that time); per-entry history (blame of one task's lines) is not read.
 	cs := Candidates(p)
+	// every candidate carries the file's findings: bound them once here
+	findings = workflow.CapFindings(findings)
 	for i := range cs {
 		cs[i].UpdatedAt, cs[i].UpdatedFrom = mtime, "mtime"
 		cs[i].Findings = append(cs[i].Findings, findings...)
@@ -217,9 +219,10 @@ func Candidates(p Project) []workflow.Candidate {
 	for _, tag := range p.File.Tags {
 		tasks := p.File.Tasks[tag]
 		next, hasNext := Next(tasks)
+		done := doneIDs(tasks)
 		for _, t := range tasks {
 			if InFlight(t) {
-				out = append(out, candidate(p, tag, tasks, t, next, hasNext))
+				out = append(out, candidate(p, tag, done, t, next, hasNext))
 			}
 		}
 	}
@@ -227,7 +230,7 @@ func Candidates(p Project) []workflow.Candidate {
 }
 
 // candidate builds the candidate of task t in tag.
-func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext bool) workflow.Candidate {
+func candidate(p Project, tag string, done map[string]bool, t Task, next Task, hasNext bool) workflow.Candidate {
 	key := tag + "/" + t.ID
 	c := workflow.Candidate{
 		ID:        IDPrefix + key,
@@ -281,10 +284,10 @@ func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext b
 	// framework's answer differs stands beside it
 	switch {
 	case !hasNext:
-		rp.FrameworkNext = "nothing (no task is eligible; " + whyNotNext(tasks, t, item) + ")"
+		rp.FrameworkNext = "nothing (no task is eligible; " + whyNotNext(done, t, item) + ")"
 		rp.Differs = true
 	case next.ID != rp.Item:
-		rp.FrameworkNext = strings.TrimSpace(next.ID+" "+next.Title) + " (" + whyNotNext(tasks, t, item) + ")"
+		rp.FrameworkNext = strings.TrimSpace(next.ID+" "+next.Title) + " (" + whyNotNext(done, t, item) + ")"
 		rp.Differs = true
 	default:
 		rp.FrameworkNext = strings.TrimSpace(next.ID + " " + next.Title)
@@ -312,7 +315,8 @@ func candidate(p Project, tag string, tasks []Task, t Task, next Task, hasNext b
 		rp.FrameworkCommand = "task-master set-status --id=" + item.CLI + " --status=in-progress" + tagFlag
 	}
 	c.Resume = &rp
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: rp.Done, Total: rp.Total, Name: rp.Item}
+	c.Position = workflow.StepPosition(rp.Done, rp.Total, rp.Item)
+	c.Position.Name = rp.Item
 	if tag != p.CurrentTag {
 		c.Findings = append(c.Findings, workflow.Finding{
 			Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "other-tag", Path: p.TasksPath,

@@ -148,7 +148,10 @@ func wfPhasesFromRecord(c *workflow.Candidate, recs []source.Rec, cur source.Pha
 			total = index
 		}
 	}
-	c.Position = workflow.Position{Kind: workflow.PosPhase, Index: index, Total: total, Name: items[at].p.Name}
+	c.Position = workflow.PhasePosition(index, total, items[at].p.Name)
+	if curIdx < 0 && items[at].p.Status == workflow.PhaseCompleted { // the last phase done: nothing to resume
+		c.Position.Done, c.Position.At = index, ""
+	}
 	return last
 }
 
@@ -225,9 +228,11 @@ func wfPhasesFromDef(c *workflow.Candidate, def workflow.Definition, recs []sour
 		}
 	}
 	if curIdx >= 0 {
-		c.Position = workflow.Position{Kind: workflow.PosPhase, Index: curIdx + 1, Total: n, Name: phases[curIdx].Name}
+		c.Position = workflow.PhasePosition(curIdx+1, n, phases[curIdx].Name)
+	} else if phases[n-1].Status == workflow.PhaseCompleted {
+		c.Position = workflow.PhasesDone(n, phases[n-1].Name)
 	} else {
-		c.Position = workflow.Position{Kind: workflow.PosPhase, Index: n, Total: n, Name: phases[n-1].Name}
+		c.Position = workflow.PhasePosition(n, n, phases[n-1].Name)
 	}
 	return last
 }

@@ -7,6 +7,7 @@
 package wfstate
 
 import (
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -79,7 +80,11 @@ func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Ca
 		if _, epic := m["epic_state"]; epic {
 			return workflow.Candidate{}, false // the epic source owns it
 		}
-		c = Build(file, m, r.Definition)
+		if terr := tooManyEntries(m); terr != nil {
+			c = Unreadable(file, source.DecodeFinding(file, terr))
+		} else {
+			c = Build(file, m, r.Definition)
+		}
 	}
 	FinishScan(r, &c, file)
 	return c, true
@@ -152,12 +157,29 @@ func wfMatchesAny(patterns []string, file string) bool {
 // added by Scan.
 func ParseWorkflowState(path string, data []byte, defs func(id string) workflow.Definition) (workflow.Candidate, []workflow.Finding) {
 	m, err := tolerant.DecodeYAMLMap(data)
+	if err == nil {
+		err = tooManyEntries(m)
+	}
 	if err != nil {
 		c := Unreadable(path, source.DecodeFinding(path, err))
 		return c, c.Findings
 	}
 	c := Build(path, m, defs)
 	return c, c.Findings
+}
+
+// maxStateEntries is the most list and mapping entries a state holds in
+// all (stories, phases, outputs, fields): real states hold dozens, and a
+// files list alone is read up to source.MaxFiles (with a finding past it).
+const maxStateEntries = 5 * tolerant.MaxElements
+
+// tooManyEntries refuses a state holding more than maxStateEntries entries.
+func tooManyEntries(m map[string]any) error {
+	if n := tolerant.CountEntries(m, maxStateEntries); n > maxStateEntries {
+		return &tolerant.DecodeError{Code: "too-many", Msg: fmt.Sprintf("more than the %s entries (stories, phases, outputs, fields) orchestrate reads in one state; the file is not read",
+			workflow.Thousands(maxStateEntries))}
+	}
+	return nil
 }
 
 // Unreadable is the candidate of a state file that cannot be read or decoded.

@@ -162,7 +162,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			name: "ours", path: ".orchestrate/workflows/sdc-2025-06-01-1.yaml", yaml: wfOurs,
 			id: "workflow:sdc-2025-06-01-1", typ: workflow.TypeSDC, wf: workflow.DefSDC,
 			status: "interrupted", raw: "interrupted", resumable: true,
-			pos:       workflow.Position{Kind: "phase", Index: 3, Total: 4, Name: "Implementation"},
+			pos:       workflow.PhasePosition(3, 4, "Implementation"),
 			completed: []string{"create", "validate"},
 			files: []string{
 				"../outside.txt[#99@implement]",
@@ -198,7 +198,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			name: "nexos checkpoint paused", path: ".nexos/workflow-state/EPIC-3-state.yaml", yaml: wfCheckpointPaused,
 			id: "workflow:story-development-cycle-3.2", typ: workflow.TypeSDC, wf: workflow.DefSDC,
 			status: "paused", raw: "", resumable: true,
-			pos:       workflow.Position{Kind: "phase", Index: 5, Total: 5, Name: "Story Checkpoint"},
+			pos:       workflow.PhasePosition(5, 5, "Story Checkpoint"),
 			completed: []string{"create", "validate", "implement", "review"},
 			stories:   []string{"3.1", "3.2", "3.3"}, refs: []string{"3.1=done", "3.2=done", "3.3=pending"},
 			updated: "2025-06-02T12:00:00Z", from: "field:paused_at",
@@ -212,7 +212,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			name: "nexos checkpoint aborted", path: ".nexos/workflow-state/EPIC-3-state.yaml", yaml: wfCheckpointAborted,
 			id: "workflow:story-development-cycle-3.2", typ: workflow.TypeSDC, wf: workflow.DefSDC,
 			status: "aborted", raw: "aborted", resumable: false,
-			pos:       workflow.Position{Kind: "phase", Index: 5, Total: 5, Name: "Story Checkpoint"},
+			pos:       workflow.PhasePosition(5, 5, "Story Checkpoint"),
 			completed: []string{"create", "validate", "implement", "review"},
 			stories:   []string{"3.1", "3.2", "3.3", "3.4"}, refs: []string{"3.1=done", "3.2=", "3.3=pending", "3.4=pending"},
 			updated: "2025-06-02T13:00:00Z", from: "field:aborted_at",
@@ -221,7 +221,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			name: "aios workflow state", path: ".aios/workflow-state/5.1-state.yaml", yaml: wfAIOS,
 			id: "workflow:development-cycle-5.1", typ: workflow.TypeSDC, wf: "development-cycle",
 			status: "unknown", resumable: true,
-			pos:       workflow.Position{Kind: "phase", Index: 3, Total: 6, Name: "self_healing"},
+			pos:       workflow.PhasePosition(3, 6, "self_healing"),
 			completed: []string{"validation", "development"},
 			files: []string{
 				"docs/stories/5.1.story.md[cp@validation]",
@@ -243,7 +243,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			name: "aiox tolerant", path: ".aiox/qa-2.1-state.yaml", yaml: wfAIOX,
 			id: "workflow:qa-loop-2.1", typ: workflow.TypeQALoop, wf: workflow.DefQALoop,
 			status: "in_progress", raw: "In Progress", resumable: true,
-			pos:       workflow.Position{Kind: "phase", Index: 2, Total: 3, Name: "Apply Fixes"},
+			pos:       workflow.PhasePosition(2, 3, "Apply Fixes"),
 			completed: []string{"review"},
 			files: []string{
 				"docs/qa/2.1-notes.md[@fix]",
@@ -259,7 +259,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			name: "aios session state", path: "docs/stories/.session-state.yaml", yaml: wfSession,
 			id: "workflow:development-cycle-7.2", typ: workflow.TypeSDC, wf: "development-cycle",
 			status: "paused", resumable: true,
-			pos:       workflow.Position{Kind: "phase", Index: 2, Total: 6, Name: "development"},
+			pos:       workflow.PhasePosition(2, 6, "development"),
 			completed: []string{"validation"},
 			stories:   []string{"7.1", "7.2", "7.3"}, refs: []string{"7.1=done", "7.2=pending", "7.3=pending"},
 			updated: "2025-06-05T10:00:00Z", from: "field:last_updated",
@@ -273,7 +273,7 @@ func TestParseWorkflowStateLayouts(t *testing.T) {
 			name: "unknown workflow builds phases from the record", path: ".orchestrate/workflows/bf-1.yaml", yaml: wfUnknownWorkflow,
 			id: "workflow:bf-1", typ: workflow.TypeWorkflow, wf: "brownfield-discovery",
 			status: "active", raw: "active", resumable: true,
-			pos:       workflow.Position{Kind: "phase", Index: 2, Total: 0, Name: "draft-assessment"},
+			pos:       workflow.PhasePosition(2, 0, "draft-assessment"),
 			completed: []string{"architecture-scan"},
 			files:     []string{"docs/architecture.md[cp@architecture-scan]"},
 			stories:   []string{},
@@ -328,16 +328,16 @@ func TestParseWorkflowStateCurrentPhase(t *testing.T) {
 		completed []string
 		skipped   []string
 	}{
-		{"2", workflow.Position{Kind: "phase", Index: 2, Total: 4, Name: "Story Validation"}, "validate", []string{"create"}, nil},
-		{"implement", workflow.Position{Kind: "phase", Index: 3, Total: 4, Name: "Implementation"}, "implement", []string{"create"}, []string{"validate"}},
-		{"Implementation", workflow.Position{Kind: "phase", Index: 3, Total: 4, Name: "Implementation"}, "implement", []string{"create"}, []string{"validate"}},
-		{"'4'", workflow.Position{Kind: "phase", Index: 4, Total: 4, Name: "QA Gate"}, "review", []string{"create"}, []string{"validate", "implement"}},
-		{"Phase 3", workflow.Position{Kind: "phase", Index: 3, Total: 4, Name: "Implementation"}, "implement", []string{"create"}, []string{"validate"}},
-		{"4_review", workflow.Position{Kind: "phase", Index: 4, Total: 4, Name: "QA Gate"}, "review", []string{"create"}, []string{"validate", "implement"}},
+		{"2", workflow.PhasePosition(2, 4, "Story Validation"), "validate", []string{"create"}, nil},
+		{"implement", workflow.PhasePosition(3, 4, "Implementation"), "implement", []string{"create"}, []string{"validate"}},
+		{"Implementation", workflow.PhasePosition(3, 4, "Implementation"), "implement", []string{"create"}, []string{"validate"}},
+		{"'4'", workflow.PhasePosition(4, 4, "QA Gate"), "review", []string{"create"}, []string{"validate", "implement"}},
+		{"Phase 3", workflow.PhasePosition(3, 4, "Implementation"), "implement", []string{"create"}, []string{"validate"}},
+		{"4_review", workflow.PhasePosition(4, 4, "QA Gate"), "review", []string{"create"}, []string{"validate", "implement"}},
 		// a phase the definition does not know: the phases come from the record
-		{"3_self_healing", workflow.Position{Kind: "phase", Index: 3, Total: 0, Name: "self_healing"}, "3_self_healing", []string{"create"}, nil},
+		{"3_self_healing", workflow.PhasePosition(3, 0, "self_healing"), "3_self_healing", []string{"create"}, nil},
 		// absent: the phase after the last completed one
-		{"", workflow.Position{Kind: "phase", Index: 2, Total: 4, Name: "Story Validation"}, "validate", []string{"create"}, nil},
+		{"", workflow.PhasePosition(2, 4, "Story Validation"), "validate", []string{"create"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.current, func(t *testing.T) {
@@ -416,7 +416,7 @@ func TestParseWorkflowStateCustomDefinition(t *testing.T) {
 		return workflow.Definition{}
 	}
 	c, _ := ParseWorkflowState("bf.yaml", []byte(wfUnknownWorkflow), defs)
-	if want := (workflow.Position{Kind: "phase", Index: 2, Total: 3, Name: "Draft Assessment"}); c.Position != want {
+	if want := (workflow.PhasePosition(2, 3, "Draft Assessment")); c.Position != want {
 		t.Errorf("position = %+v, want %+v", c.Position, want)
 	}
 	if c.Agent != "architect" || c.Workflow != "brownfield-discovery" {

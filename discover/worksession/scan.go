@@ -36,6 +36,7 @@ func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding)
 		}
 	}
 	var entries []wsEntry
+	budget := tolerant.NewBudget() // the breadcrumbs and subtasks of all the sessions
 	for _, p := range r.Glob(r.Config.Sources.WorkSession, false) {
 		if strings.HasSuffix(p, ".bak") {
 			continue
@@ -46,6 +47,10 @@ func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding)
 			continue
 		}
 		ws, fs, ok := wsParse(p, data)
+		if n := len(ws.Breadcrumbs) + len(ws.Subtasks); ok && !budget.Take(n) {
+			ws = WorkSession{Path: p, ID: ws.ID}
+			fs, ok = []workflow.Finding{source.DecodeFinding(p, budget.Err(n, "breadcrumbs and subtasks"))}, false
+		}
 		entries = append(entries, wsEntry{WS: ws, Findings: fs, OK: ok})
 	}
 	cs := wsCandidates(entries, tasks)
@@ -265,7 +270,7 @@ func wsBuild(ws WorkSession, findings []workflow.Finding, tasks map[string]Task)
 	if n := len(ws.Breadcrumbs); n > 0 {
 		last = wsShorten(ws.Breadcrumbs[n-1].Text, wsMaxPositionName)
 	}
-	c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(ws.Breadcrumbs), Total: 0, Name: last}
+	c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(ws.Breadcrumbs), Done: len(ws.Breadcrumbs), Total: 0, Name: last, Last: last}
 
 	// referenced files, when the session lists any
 	f := &tolerant.Fields{Path: ws.Path}

@@ -140,6 +140,10 @@ func wsParse(path string, data []byte) (WorkSession, []workflow.Finding, bool) {
 		return ws, []workflow.Finding{source.DecodeFinding(path, err)}, false
 	}
 	m = wsUnwrap(m, wsWrapperKeys, wsIDKeys)
+	if n := tolerant.ListLen(m, wsBreadKeys...) + tolerant.ListLen(m, wsSubtaskKeys...); n > tolerant.MaxElements {
+		ws.ID = storyid.Sanitize(source.Stem(path))
+		return ws, []workflow.Finding{source.DecodeFinding(path, tolerant.TooManyElements(n, tolerant.MaxElements, "breadcrumbs and subtasks"))}, false
+	}
 	ws.Raw = m
 	f := &tolerant.Fields{Path: path}
 	var findings []workflow.Finding

@@ -409,7 +409,8 @@ func TestWorkSessionCandidates(t *testing.T) {
 		if s.Context[WorkSessionCtxParent] != "wsession-parent-abc123" || s.Context[WorkSessionCtxTask] != "Investigate component Y" || !s.Resumable || len(s.Findings) != 0 {
 			t.Errorf("subtask = %+v", s)
 		}
-		wantPos := workflow.Position{Kind: workflow.PosStep, Index: 1, Total: 0, Name: "Found 3 main functions in component Y: validate, sanitize,…"}
+		last := "Found 3 main functions in component Y: validate, sanitize,…"
+		wantPos := workflow.Position{Kind: workflow.PosStep, Index: 1, Done: 1, Total: 0, Name: last, Last: last}
 		if s.Position != wantPos || len([]rune(s.Position.Name)) > 60 {
 			t.Errorf("subtask position = %+v", s.Position)
 		}

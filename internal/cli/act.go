@@ -426,8 +426,8 @@ func (a *app) confirmationView(r *resumeRun, res handoff.Result, running bool) c
 	if phase == "" {
 		phase = r.plan.ResumeFrom.Phase
 	}
-	if r.plan.ResumeIndex > 0 {
-		phase = fmt.Sprintf("%d -- %s", r.plan.ResumeIndex, phase)
+	if r.plan.Position.Kind != "" {
+		phase = resumePointText(r.plan)
 	}
 	v := confirmationView{
 		Title: a.summaryView(r).Title, Story: strings.Join(c.Stories, ", "),

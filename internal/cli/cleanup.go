@@ -96,14 +96,18 @@ Exit codes: 0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 16 a live resume holds its lock, 17 refused (nothing changed), 19 confirmation needed and
 no terminal (pass --yes).`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) > 1 {
 				return usagef("cleanup: want exactly one WORKFLOW, got %d", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Workflow = args[0]
 			opts.Deps = a.deps()
+			if len(args) == 0 {
+				// no WORKFLOW: name the ones it could act on (exit 2)
+				return opts.Deps.app().cleanupCandidates()
+			}
+			opts.Workflow = args[0]
 			return opts.Deps.app().runCleanup(opts)
 		},
 	}
@@ -112,6 +116,41 @@ no terminal (pass --yes).`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1), the refusal or error included")
 	return cmd
 }
+
+// cleanupCandidates is the usage error of `cleanup` without a WORKFLOW: it
+// lists the interrupted workflows cleanup could act on, each one that would
+// be refused (its files are a framework's shared files) said as such.
+func (a *app) cleanupCandidates() error {
+	s, err := a.load()
+	if err != nil {
+		return err
+	}
+	all := s.Resumable()
+	if len(all) == 0 {
+		return cmdLineError(errors.New("cleanup: name the WORKFLOW to clean up; no interrupted workflow was found (orchestrate status --all lists every saved state)"))
+	}
+	lines := []string{"cleanup: name the WORKFLOW to clean up; the interrupted workflows are:"}
+	for _, c := range all {
+		line := "  " + c.ID + "  " + candidateLabel(c)
+		if !c.UpdatedAt.IsZero() {
+			line += ", " + templates.Duration(s.Now.Sub(c.UpdatedAt)) + " ago"
+		}
+		if p := handoff.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now); p.Refusal != nil {
+			line += " -- refused: " + p.Refusal.Reason
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "For example: orchestrate cleanup "+templates.ShellWord(all[0].ID)+" --dry-run")
+	return cmdLineError(linesError(lines))
+}
+
+// linesError is an error whose message spans lines (see safeErr).
+type linesError []string
+
+func (e linesError) Error() string { return strings.Join(e, "\n") }
+
+// MessageLines implements messageLines.
+func (e linesError) MessageLines() []string { return e }
 
 func (a *app) runCleanup(opts *CleanupOptions) error {
 	s, err := a.load()

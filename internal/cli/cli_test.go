@@ -122,7 +122,7 @@ func TestConfigFileSources(t *testing.T) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.out.String(), r.err.String())
 	}
 	bad := testRepo(t, map[string]string{".orchestrate.yaml": "sources: [unclosed\n"})
-	if r := run(t, bad, nil, false, "status"); r.code != ExitUsage || !strings.Contains(r.err.String(), ".orchestrate.yaml: not valid YAML") {
+	if r := run(t, bad, nil, false, "status"); r.code != ExitUsage || !strings.Contains(r.err.String(), ".orchestrate.yaml line 1: the YAML is malformed: a [ list ] is never closed") {
 		t.Errorf("bad config: exit %d, stderr %q", r.code, r.err.String())
 	}
 }

@@ -31,7 +31,7 @@ func TestHintsTerminalPaths(t *testing.T) {
 		rbSame(t, before, rbSnapshot(t, dir))
 		// without a terminal it halts, naming what works
 		r = rbRun(t, dir, false, nil, "resume", "--mode", "autopilot")
-		if r.code != ExitCannot || !strings.Contains(r.out.String(), "--restart to start over, or run orchestrate cleanup") {
+		if r.code != ExitCannot || !strings.Contains(r.out.String(), "--restart --mode autopilot to start over, or run orchestrate cleanup") {
 			t.Errorf("no terminal: exit %d\n%s", r.code, r.out.String())
 		}
 	})

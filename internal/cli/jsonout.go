@@ -92,6 +92,9 @@ type resumeDoc struct {
 	// Holder is the runner holding the workflow on the shared lifecycle
 	// (reason "held_remotely", exit 16).
 	Holder *holderJSON `json:"holder,omitempty"`
+	// Changed lists what moved when a saved plan is refused (resume --plan,
+	// exit 17): which input of the plan's digest, and its old and new value.
+	Changed []changedJSON `json:"changed,omitempty"`
 }
 
 // holderJSON is another runner's live lease on the shared lifecycle.
@@ -102,6 +105,19 @@ type holderJSON struct {
 	CI       string `json:"ci,omitempty"`
 	Acquired string `json:"acquired_at"`
 	Expires  string `json:"expires_at"`
+}
+
+// changedJSON is one input of a saved plan's digest that moved: its kind
+// (file, state, head, lock, phase, mode, decision, workflow, version), the
+// path for a file or state file, the value the plan saved and the value now
+// ("" when absent on that side; a file's value is its content digest,
+// "missing" when deleted), and the sentence printed on stderr.
+type changedJSON struct {
+	Input   string `json:"input"`
+	Path    string `json:"path,omitempty"`
+	Old     string `json:"old"`
+	New     string `json:"new"`
+	Message string `json:"message"`
 }
 
 // commandJSON is the orchestrator command's own result in `resume --json`

@@ -131,7 +131,9 @@ func logLine(ev map[string]any) string {
 	if str("forced") == "true" {
 		parts = append(parts, "forced")
 	}
-	if v := str("exit_status"); v != "" && v != "0" {
+	if str("command_configured") == "false" {
+		parts = append(parts, "no-command")
+	} else if v := str("exit_status"); v != "" && v != "0" {
 		parts = append(parts, "exit="+v)
 	}
 	if m := str("msg"); m != "" {

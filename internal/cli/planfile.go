@@ -9,6 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // Saved plans (--plan-out, --plan): the flags, the messages and the exit
@@ -79,7 +80,7 @@ func (a *app) savePlan(r *resumeRun) error {
 	}
 	fmt.Fprintf(a.sys.IO.ErrOut, "Plan written to %s (%s). Apply it with: orchestrate resume --plan %s\n", path, signed, path)
 	if r.plan.Decision == modes.DecisionAsk && !r.opts.Approve {
-		fmt.Fprintf(a.sys.IO.ErrOut, "This plan needs an approval before it can be applied: write it again with --approve.\n")
+		fmt.Fprintf(a.sys.IO.ErrOut, "This plan needs an approval before it can be applied: write it again with --approve: %s\n", templates.Safe(resumeflow.NextPlanCommands(path, f)[0]))
 	}
 	return nil
 }
@@ -130,4 +131,18 @@ func (a *app) applyPlan(opts *ResumeOptions) error {
 		return err
 	}
 	return a.handOff(r, out)
+}
+
+// changedDoc is the --json "changed" list of a refused saved plan (nil for
+// any other error): what moved, each string made safe to print.
+func changedDoc(err error) []changedJSON {
+	var rp *resumeflow.RefusedPlan
+	if !errors.As(err, &rp) || len(rp.Changes) == 0 {
+		return nil
+	}
+	out := make([]changedJSON, len(rp.Changes))
+	for i, c := range rp.Changes {
+		out[i] = changedJSON{Input: templates.Safe(c.Kind), Path: templates.Safe(c.Path), Old: templates.Safe(c.Saved), New: templates.Safe(c.Current), Message: templates.Safe(c.Message)}
+	}
+	return out
 }

@@ -360,7 +360,7 @@ func TestPTYYes(t *testing.T) {
 	dir := cleanRepo(t)
 	r := startPTY(t, dir, "resume")
 	r.expect("=== Resume: SDC for story 4.2 ===")
-	r.expect("Phase 3/4: Implementation -- @dev")
+	r.expect("2/4 done, at Implementation -- @dev")
 	r.waitPrompt("Resume this workflow?")
 	r.expect("cancel") // all three options are drawn
 	r.send(keyEnter)
@@ -386,7 +386,7 @@ func TestPTYRestartFromScratch(t *testing.T) {
 	r.expect("Restarting")
 	r.expect("Handing off to @sm")
 	r.expectExit(0)
-	r.shows("Phase: 1", "Story Creation", "Agent: @sm")
+	r.shows("Resume point: 0/4 done, at Story Creation", "Agent: @sm")
 
 	resumedState(t, dir, ".orchestrate/workflows/sdc-4.2.yaml")
 	env := envelope(t, dir)

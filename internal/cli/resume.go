@@ -295,6 +295,7 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 		doc := a.resumeDoc(r)
 		if msg != nil {
 			doc.Error = safeErr(msg)
+			doc.Changed = changedDoc(msg)
 		}
 		if err := writeJSON(a.sys.IO.Out, doc); err != nil {
 			return err

@@ -51,11 +51,17 @@ type summaryView struct {
 	// also needed). Why is the one-line reason of the Cannot Resume block;
 	// ReasonShown says a block above stated the reason, so the decision line
 	// does not repeat it.
-	Stale       bool
-	RestartOK   bool
-	ForceFlags  string
-	Why         string
-	ReasonShown bool
+	Stale      bool
+	RestartOK  bool
+	ForceFlags string
+	// ModeFlags (" --mode autopilot" in autopilot) keep the mode in the
+	// restart and from-phase commands; CleanupFlags (" --yes" in autopilot
+	// without a terminal) let the cleanup command run where nobody can
+	// confirm it: every command a halt prints works in the state it is
+	// printed in.
+	ModeFlags, CleanupFlags string
+	Why                     string
+	ReasonShown             bool
 }
 
 type fileView struct {
@@ -215,7 +221,18 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	v.RestartOK = r.restartOK
 	v.ForceFlags = "--force --approve"
 	if r.mode == modes.ModeAutopilot {
-		v.ForceFlags = "--force"
+		// autopilot's hints keep the mode: without it the command would
+		// ask, and without a terminal exit 19
+		v.ForceFlags = "--force --mode autopilot"
+		v.ModeFlags = " --mode autopilot"
+		if v.Forceable {
+			// a restart starts over on the same conflicts: autopilot
+			// halts on them again unless forced
+			v.ModeFlags = " --force --mode autopilot"
+		}
+		if !a.sys.IO.CanPrompt() {
+			v.CleanupFlags = " --yes"
+		}
 	}
 	v.Why = cannotWhy(v)
 	return v
@@ -239,27 +256,29 @@ func cannotWhy(v summaryView) string {
 	return fmt.Sprintf("%d %s (--force does not override these):", n, noun)
 }
 
-// resumePointText is the plan's position as status numbers it, then the
-// phase: "Phase 3/4: Implementation", "Iteration 4/5, phase 1/3: QA Review",
-// or the phase id alone.
+// resumePointText is the plan's position as status prints it, then the
+// step's name when the position does not already say it and no framework
+// item is shown below: "2/4 done, at Implementation", "3/5 iterations
+// done, at review (QA Review)", or the phase id alone.
 func resumePointText(p plan.Plan) string {
 	name := p.ResumeName
 	if name == "" {
 		name = p.ResumeFrom.Phase
 	}
 	if p.Position.Kind == workflow.PosIteration && p.Position.Name != "" {
-		name = p.Position.Name // the iteration is in the label already
+		name = p.Position.Name // the iteration is in the count already
 	}
-	label := p.Position.Label()
-	switch {
-	case label != "" && name != "":
-		return label + ": " + name
-	case label != "":
-		return label
-	case name == "":
-		return "-"
+	if p.Position.Kind == "" {
+		if name == "" {
+			return "-"
+		}
+		return name
 	}
-	return name
+	pos := p.Position.String()
+	if name == "" || name == p.Position.At || p.ResumeFrom.Item != "" || p.Position.At == "" && p.Position.Last == "" && name == p.Position.Name {
+		return pos
+	}
+	return pos + " (" + name + ")"
 }
 
 // phaseDependencies describes the dependencies a format records between

@@ -190,8 +190,29 @@ func unknownCommand(err error) error {
 }
 
 // safeErr is an error's message as it may be printed: redacted, with its
-// control characters escaped (templates.Safe).
-func safeErr(err error) string { return templates.Safe(err.Error()) }
+// control characters escaped (templates.Safe). A message made of lines
+// (messageLines, e.g. a refused saved plan) keeps its line breaks: each
+// line is escaped on its own.
+func safeErr(err error) string {
+	var ml messageLines
+	if errors.As(err, &ml) {
+		lines := ml.MessageLines()
+		if strings.Join(lines, "\n") == err.Error() { // nothing wraps it with more words
+			out := make([]string, len(lines))
+			for i, l := range lines {
+				out[i] = templates.Safe(l)
+			}
+			return strings.Join(out, "\n")
+		}
+	}
+	return templates.Safe(err.Error())
+}
+
+// messageLines is an error whose message spans lines, given one by one.
+type messageLines interface {
+	error
+	MessageLines() []string
+}
 
 func (a *app) newRootCmd() *cobra.Command {
 	root := &cobra.Command{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -90,6 +91,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 		state += ", " + st.Reason
 	}
 	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", templates.Safe(state), templates.Safe(id), templates.Safe(owner))
+	a.logUnlock(s, id, st, opts.Force)
 	return nil
 }
 
@@ -120,4 +122,35 @@ func (a *app) unlockShared(s *session, id string, force bool) (bool, error) {
 	}
 	fmt.Fprintf(a.sys.IO.Out, "Removed the shared lock of %s on %s (%s): %s.\n", templates.Safe(id), templates.Safe(sh.view.Remote), state, templates.Safe(l.Runner.String()))
 	return true, nil
+}
+
+// logUnlock records a removed lock in the orchestration log, as every
+// other action is: the workflow, who removed it, whose lock it was, and
+// whether it was stale, live and forced, or untrusted. A log that cannot
+// be written is a warning: the lock is gone either way.
+func (a *app) logUnlock(s *session, id string, st handoff.LockState, force bool) {
+	l, err := logging.OpenActionLogIn(s.Root, s.LogPath())
+	if err != nil {
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		return
+	}
+	defer l.Close()
+	me := a.lockInfo()
+	lock := "stale"
+	switch {
+	case st.Reason != "":
+		lock = "untrusted"
+	case st.Live:
+		lock = "live"
+	}
+	msg := "stale lock removed"
+	if st.Live {
+		msg = lock + " lock removed with --force"
+	}
+	l.WithFields(map[string]any{
+		"event": "unlock", "workflow": id, "lock": lock, "forced": force && st.Live,
+		"by_user": me.User, "by_host": me.Host, "by_pid": me.PID,
+		"owner_user": st.Owner.User, "owner_host": st.Owner.Host, "owner_pid": st.Owner.PID,
+		"owner_since": st.Owner.StartedAt.UTC().Format(time.RFC3339), "reason": st.Reason,
+	}).Info(msg)
 }

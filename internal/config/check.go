@@ -187,10 +187,14 @@ func showValue(val any) string {
 type configSource struct {
 	Name string            // the file, "" for the environment
 	Vars map[string]string // the environment: key -> variable
+	// Lines are the line of each key of the file (keyLines), for the
+	// messages of wrongly typed values.
+	Lines map[string]int
 }
 
-// where names key k of this source in a message: ".orchestrate.yaml:
-// age.stale" or "ORCHESTRATE_AGE_STALE".
+// where names key k of this source in a message: ".orchestrate.yaml line
+// 3: age.stale" (".orchestrate.yaml: age.stale" when the line is not
+// known) or "ORCHESTRATE_AGE_STALE".
 func (src configSource) where(k string) string {
 	if src.Name == "" {
 		if v, ok := src.Vars[k]; ok {
@@ -198,7 +202,7 @@ func (src configSource) where(k string) string {
 		}
 		return "environment " + k
 	}
-	return src.Name + ": " + k
+	return atLine(src.Name, src.Lines[k]) + ": " + k
 }
 
 // origin names where key k came from for a mode message: "resume.mode in

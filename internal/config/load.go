@@ -238,11 +238,11 @@ func load(v *viper.Viper, root, explicit string, getenv func(string) string) (*L
 		if err != nil {
 			return nil, usageErrorf("--config %s: %v", explicit, err)
 		}
-		flat, err := parseYAML(explicit, data)
+		flat, lines, err := parseYAML(explicit, data)
 		if err != nil {
 			return nil, err
 		}
-		src := configSource{Name: explicit}
+		src := configSource{Name: explicit, Lines: lines}
 		if err := cl.check(src, flat); err != nil {
 			return nil, err
 		}
@@ -276,10 +276,11 @@ func load(v *viper.Viper, root, explicit string, getenv func(string) string) (*L
 	userFlat := map[string]any{}
 	userSrc := configSource{Name: shownPath(userPath, getenv)}
 	if userData != nil {
-		m, err := parseYAML(userSrc.Name, userData)
+		m, lines, err := parseYAML(userSrc.Name, userData)
 		if err != nil {
 			return nil, err
 		}
+		userSrc.Lines = lines
 		if err := cl.check(userSrc, m); err != nil {
 			return nil, err
 		}
@@ -414,16 +415,21 @@ func (cl *Loaded) unmarshal() error {
 // parseYAML parses a configuration file (path as messages show it) into
 // flat, lower-case, dotted keys,
 // as viper itself sees them (so "handoff.command" written as one key and
-// handoff: {command} are the same key).
-func parseYAML(path string, data []byte) (map[string]any, error) {
+// handoff: {command} are the same key), with the line of each key; a file
+// that is not a YAML map is a *UsageError in plain words (yamlerr.go).
+func parseYAML(path string, data []byte) (map[string]any, map[string]int, error) {
+	lines, err := keyLines(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
 	pv := viper.New()
 	pv.SetConfigType("yaml")
 	if err := pv.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, &UsageError{Err: fmt.Errorf("%s: not valid YAML: %w", path, err)}
+		return nil, nil, &UsageError{Err: fmt.Errorf("%s: the YAML is malformed: %w", path, errNotMap)}
 	}
 	flat := map[string]any{}
 	flatten("", pv.AllSettings(), flat)
-	return flat, nil
+	return flat, lines, nil
 }
 
 // flatten writes the leaves of m into out under dotted keys.

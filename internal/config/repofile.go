@@ -198,12 +198,12 @@ func (rc *RepoFile) StateWords() string {
 // repoSettings sorts the repository file's settings: what applies now
 // (safe), and the privileged values withheld until the file is trusted.
 func (cl *Loaded) repoSettings(path string, data []byte, userFlat map[string]any, getenv func(string) string) (*RepoFile, map[string]any, error) {
-	flat, err := parseYAML(RepoFileName, data)
+	flat, lines, err := parseYAML(RepoFileName, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	rc := &RepoFile{Path: path, Rel: RepoFileName, Data: data, withheld: map[string]any{}}
-	if err := cl.check(configSource{Name: rc.Rel}, flat); err != nil {
+	if err := cl.check(configSource{Name: rc.Rel, Lines: lines}, flat); err != nil {
 		return nil, nil, err
 	}
 	keys := slices.Sorted(maps.Keys(flat))

@@ -63,16 +63,6 @@ var limitKeys = []limitKey{
 	{"handoff.timeout", lower, zeroUnbounded, func(d int64) string { return "the handoff command's timeout (" + durText(d) + ")" }},
 }
 
-// limitOf returns the entry of limitKeys for flat key k.
-func limitOf(k string) (limitKey, bool) {
-	for _, l := range limitKeys {
-		if l.Key == k {
-			return l, true
-		}
-	}
-	return limitKey{}, false
-}
-
 // atLeastAsStrict reports whether val is as strict as def or stricter, for
 // limit l.
 func (l limitKey) atLeastAsStrict(val, def int64) bool {

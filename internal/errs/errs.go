@@ -1,21 +1,14 @@
-// Package errs aggregates findings. It is orchestrate's one seam over
-// hashicorp/go-multierror: every stage collects its findings in a List, which
-// never stops at the first one, and reads them back sorted and de-duplicated,
-// or as a single go-multierror error (Err).
+// Package errs aggregates findings: a stage collects its findings in a List,
+// which never stops at the first one, and reads them back sorted and
+// de-duplicated. Findings stay values, printed by the command layer and never
+// returned as errors; see "Errors" in docs/ARCHITECTURE.md for how errors
+// that really aggregate are joined.
 package errs
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/hashicorp/go-multierror"
-
-	"github.com/orchestrate-dev/orchestrate/workflow"
-)
+import "github.com/orchestrate-dev/orchestrate/workflow"
 
 // List collects findings. The zero value is an empty list ready to use. It
-// is not safe for concurrent use. Findings are kept as findings; they become
-// one go-multierror error only when Err asks for an error.
+// is not safe for concurrent use.
 type List struct {
 	fs []workflow.Finding
 }
@@ -43,33 +36,6 @@ func (l *List) Findings() []workflow.Finding {
 	out := append([]workflow.Finding(nil), l.fs...)
 	workflow.SortFindings(out)
 	return dedup(out)
-}
-
-// Err returns the findings as one error (nil when there are none), its
-// message listing every finding in sorted order, one per line. The error
-// unwraps to the individual findings (errors.As with a workflow.Finding).
-func (l *List) Err() error {
-	fs := l.Findings()
-	if len(fs) == 0 {
-		return nil
-	}
-	m := &multierror.Error{ErrorFormat: format}
-	for _, f := range fs {
-		m = multierror.Append(m, f)
-	}
-	return m.ErrorOrNil()
-}
-
-func format(es []error) string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = "- " + e.Error()
-	}
-	noun := "findings"
-	if len(es) == 1 {
-		noun = "finding"
-	}
-	return fmt.Sprintf("%d %s:\n%s", len(es), noun, strings.Join(lines, "\n"))
 }
 
 // Sort orders findings the one way they are ordered everywhere,

@@ -1,9 +1,7 @@
 package errs
 
 import (
-	"errors"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -15,11 +13,11 @@ func f(sev workflow.Severity, check, path, code, msg string) workflow.Finding {
 
 func TestEmptyList(t *testing.T) {
 	var l List
-	if l.Len() != 0 || l.Findings() != nil || l.Err() != nil {
-		t.Fatalf("empty list: Len=%d Findings=%v Err=%v", l.Len(), l.Findings(), l.Err())
+	if l.Len() != 0 || l.Findings() != nil {
+		t.Fatalf("empty list: Len=%d Findings=%v", l.Len(), l.Findings())
 	}
 	l.Add()
-	if l.Err() != nil {
+	if l.Len() != 0 || l.Findings() != nil {
 		t.Fatal("Add() with nothing made the list non-empty")
 	}
 }
@@ -53,23 +51,5 @@ func TestSortTieBreakers(t *testing.T) {
 	Sort(fs)
 	if want := []workflow.Finding{a, b, c, d, e}; !reflect.DeepEqual(fs, want) {
 		t.Fatalf("Sort =\n%v\nwant\n%v", fs, want)
-	}
-}
-
-func TestErr(t *testing.T) {
-	var l List
-	x := f(workflow.Blocking, "integrity", "docs/a.md", "missing-critical", "gone")
-	l.Add(f(workflow.Info, "age", "", "age-unknown", "unknown"), x)
-	err := l.Err()
-	if err == nil {
-		t.Fatal("Err() = nil")
-	}
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "2 findings:\n- integrity/missing-critical: docs/a.md: gone\n- age/age-unknown") {
-		t.Fatalf("Err() message = %q", msg)
-	}
-	var got workflow.Finding
-	if !errors.As(err, &got) || got != x {
-		t.Fatalf("errors.As = %v, want %v", got, x)
 	}
 }

@@ -126,7 +126,7 @@ func Situation(in Input, rep validate.Report, p plan.Plan, findings []workflow.F
 	sit := modes.Situation{
 		Mode: in.Mode, Validation: rep.Status, AgeClass: rep.AgeClass,
 		Force: in.Force, Approve: in.Approve, Terminal: p.Terminal, Resumable: in.Candidate.Resumable,
-		Candidates: in.Candidates, Selected: in.Selected, Restart: in.Plan.Restart,
+		Candidates: in.Candidates, Selected: in.Selected, Restart: in.Plan.Restart, ID: in.Candidate.ID,
 		// a hint never leads to a cleanup that would be refused
 		NoCleanup: !handoff.CleanupOffered(in.Candidate),
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/session"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -118,23 +119,76 @@ func PlanFile(e Evaluated) planfile.File {
 
 // CheckSaved says why the saved plan at path cannot be applied to the run
 // e, re-evaluated now with the plan's options: something it depends on
-// moved, the decision is now to halt, or it asks and was not approved. Nil
-// means it may be handed off without prompting.
+// moved (a *RefusedPlan), the decision is now to halt, or it asks and was
+// not approved. Nil means it may be handed off without prompting.
 func CheckSaved(path string, saved planfile.File, e Evaluated) error {
 	if changes := planfile.Compare(saved.Deps, PlanDeps(e)); len(changes) > 0 {
-		lines := make([]string, len(changes))
-		for i, c := range changes {
-			lines[i] = "  - " + c.Message
-		}
-		return fmt.Errorf("cannot apply the plan %s: the repository moved since it was made:\n%s\nReview it again: orchestrate resume --dry-run --plan-out %s", path, strings.Join(lines, "\n"), path)
+		return &RefusedPlan{Path: path, Changes: changes, Next: NextPlanCommands(path, saved)}
 	}
 	switch {
 	case e.Plan.Decision == modes.DecisionHalt:
 		return fmt.Errorf("cannot apply the plan %s: %s", path, e.Plan.Reason)
 	case e.Plan.Decision == modes.DecisionAsk && !saved.Approved:
-		return fmt.Errorf("cannot apply the plan %s: it was not approved (%s); write it with --approve: orchestrate resume %s --dry-run --approve --plan-out %s", path, e.Plan.Reason, saved.WorkflowID, path)
+		next := NextPlanCommands(path, saved)
+		return &RefusedPlan{Path: path, Why: "it was not approved (" + e.Plan.Reason + ")", Next: next}
 	}
 	return nil
+}
+
+// RefusedPlan is why a saved plan is not applied: what it depends on that
+// moved (Changes), or another reason (Why), and the commands that write a
+// new, approved plan and apply it (Next). Its message spans several lines:
+// MessageLines gives them one by one, each safe to escape on its own.
+type RefusedPlan struct {
+	Path    string
+	Why     string
+	Changes []planfile.Change
+	Next    []string
+}
+
+// MessageLines are the lines of the message.
+func (e *RefusedPlan) MessageLines() []string {
+	var lines []string
+	if len(e.Changes) > 0 {
+		lines = append(lines, fmt.Sprintf("cannot apply the plan %s: the repository moved since it was made:", e.Path))
+		for _, c := range e.Changes {
+			lines = append(lines, "  - "+c.Message)
+		}
+	} else {
+		lines = append(lines, fmt.Sprintf("cannot apply the plan %s: %s", e.Path, e.Why))
+	}
+	if len(e.Next) > 0 {
+		lines = append(lines, "Review the dry run, write a new approved plan, then apply it:")
+		for _, n := range e.Next {
+			lines = append(lines, "  "+n)
+		}
+	}
+	return lines
+}
+
+// Error implements error.
+func (e *RefusedPlan) Error() string { return strings.Join(e.MessageLines(), "\n") }
+
+// NextPlanCommands are the commands that write the saved plan at path
+// again from the repository as it is now, with the plan's workflow, mode
+// and options and with --approve (a plan is applied without prompting only
+// when approved), then apply it.
+func NextPlanCommands(path string, saved planfile.File) []string {
+	args := []string{"orchestrate", "resume", templates.ShellWord(saved.WorkflowID), "--dry-run"}
+	if saved.Mode != "" {
+		args = append(args, "--mode", templates.ShellWord(saved.Mode))
+	}
+	if saved.Forced {
+		args = append(args, "--force")
+	}
+	if saved.Restart {
+		args = append(args, "--restart")
+	}
+	if saved.FromPhase != "" {
+		args = append(args, "--from-phase", templates.ShellWord(saved.FromPhase))
+	}
+	args = append(args, "--approve", "--plan-out", templates.ShellWord(path))
+	return []string{strings.Join(args, " "), "orchestrate resume --plan " + templates.ShellWord(path)}
 }
 
 // PlannedWorkflow is a copy of the candidate whose id is exactly id, nil

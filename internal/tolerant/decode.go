@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // MaxAliases is the number of YAML aliases a state file may use; more is
@@ -23,6 +24,21 @@ const MaxAliases = 64
 
 // MaxDepth is the deepest nesting of mappings and lists accepted.
 const MaxDepth = 64
+
+// MaxNodes is the largest number of values (scalars, lists and mappings,
+// keys included) a document may hold; more is refused before the document
+// is decoded (see docs/SECURITY.md, "Counts"). Real state files hold a few
+// thousand; the largest real Taskmaster files some tens of thousands. An
+// 8 MiB file of "{}," holds 2.8 million, which decoded took seconds and
+// gigabytes downstream.
+const MaxNodes = 500_000
+
+// maxYAMLBound is the largest yamlNodeBound accepted before a YAML
+// document is parsed. The bound is at most about four times the real
+// count for the densest input (a flow list "[a,a,…]"), and about three
+// times it for ordinary block YAML, so a document under MaxNodes passes
+// unless it is mostly punctuation.
+const maxYAMLBound = 4 * MaxNodes
 
 // DecodeError is a decoding failure with the line it happened at (0 when
 // unknown).
@@ -75,6 +91,9 @@ func decodeYAMLNode(data []byte) (*yaml.Node, error) {
 	if !utf8.Valid(data) {
 		return nil, &DecodeError{Code: "invalid-utf8", Msg: "not valid UTF-8 text", Line: FirstInvalidLine(data)}
 	}
+	if yamlNodeBound(data) > maxYAMLBound {
+		return nil, tooMany()
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0
@@ -86,9 +105,12 @@ func decodeYAMLNode(data []byte) (*yaml.Node, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &DecodeError{Code: "empty", Msg: "empty document"}
 	}
-	aliases := 0
+	aliases, nodes := 0, 0
 	var walk func(n *yaml.Node, depth int) error
 	walk = func(n *yaml.Node, depth int) error {
+		if nodes++; nodes > MaxNodes {
+			return tooMany()
+		}
 		if depth > MaxDepth {
 			return &DecodeError{Code: "too-deep", Msg: fmt.Sprintf("nested deeper than %d levels", MaxDepth), Line: n.Line}
 		}
@@ -241,14 +263,35 @@ func DecodeJSONMap(data []byte) (map[string]any, error) {
 }
 
 // DecodeJSON parses one JSON value, with line numbers on syntax errors.
-func DecodeJSON(data []byte) (any, error) {
+func DecodeJSON(data []byte) (any, error) { return decodeJSON(data, false) }
+
+// DecodeJSONNumbers is DecodeJSON with numbers kept as json.Number (their
+// literal text), for formats whose ids are numbers written as text matters.
+func DecodeJSONNumbers(data []byte) (any, error) { return decodeJSON(data, true) }
+
+// tooMany is the error of a document holding more than MaxNodes values (the
+// counts are upper bounds, so the message gives the limit, not a count).
+func tooMany() *DecodeError {
+	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("more than the %s values (fields and list entries) orchestrate reads; the file is not read",
+		workflow.Thousands(MaxNodes))}
+}
+
+// decodeJSON is DecodeJSON, with numbers as json.Number when numbers.
+func decodeJSON(data []byte, numbers bool) (any, error) {
 	if !utf8.Valid(data) {
 		return nil, &DecodeError{Code: "invalid-utf8", Msg: "not valid UTF-8 text", Line: FirstInvalidLine(data)}
 	}
-	if depth := jsonDepth(data); depth > MaxDepth {
+	depth, nodes := jsonShape(data)
+	if depth > MaxDepth {
 		return nil, &DecodeError{Code: "too-deep", Msg: fmt.Sprintf("nested deeper than %d levels", MaxDepth)}
 	}
+	if nodes > MaxNodes {
+		return nil, tooMany()
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
+	if numbers {
+		dec.UseNumber()
+	}
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		line := 0
@@ -289,9 +332,14 @@ func JSONKind(v any) string {
 	return "an object"
 }
 
-// jsonDepth returns the deepest bracket nesting outside strings.
-func jsonDepth(data []byte) int {
-	depth, max := 0, 0
+// jsonShape returns the deepest bracket nesting outside strings, and an
+// upper bound of the number of values data holds: every value but the first
+// of its list or object follows a comma, every first one an opening bracket
+// (an object's keys are not counted), so commas, brackets and one more
+// bound it, and are counted in the one pass over the bytes that finds the
+// depth, before anything is allocated.
+func jsonShape(data []byte) (int, int) {
+	depth, max, nodes := 0, 0, 1
 	inStr, esc := false, false
 	for _, b := range data {
 		if inStr {
@@ -310,14 +358,77 @@ func jsonDepth(data []byte) int {
 			inStr = true
 		case '{', '[':
 			depth++
+			nodes++
 			if depth > max {
 				max = depth
 			}
 		case '}', ']':
 			depth--
+		case ',':
+			nodes++
 		}
 	}
-	return max
+	return max, nodes
+}
+
+// yamlNodeBound is an upper bound of the number of nodes yaml.v3 builds for
+// data, found in one pass over the bytes so that a document of millions of
+// tiny nodes ("- {}" 1.6 million times in 8 MiB, which yaml.v3 takes
+// seconds and hundreds of megabytes to parse) is refused before it is
+// parsed. Every node yaml.v3 makes is a scalar, a collection, an alias or
+// an empty value, and each of them starts at the beginning of a line, at an
+// indicator ("- ", "? ", ": ", ",", "[", "{") or at a closing bracket, or
+// is an alias ("*"); quoted text, comments and block scalars are not
+// skipped (a quote or a "#" cannot be told from text without parsing), so
+// the bound only overcounts. Line breaks are the ones yaml.v3 knows: LF,
+// CR, NEL, LS and PS.
+func yamlNodeBound(data []byte) int {
+	lines, ind, closers, aliases := 1, 0, 0, 0
+	n := len(data)
+	for i := 0; i < n; i++ {
+		switch data[i] {
+		case '\n', '\r':
+			lines++
+		case 0xC2: // NEL is C2 85
+			if i+1 < n && data[i+1] == 0x85 {
+				lines++
+			}
+		case 0xE2: // LS and PS are E2 80 A8 and E2 80 A9
+			if i+2 < n && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9) {
+				lines++
+			}
+		case ',', '[', '{':
+			ind++
+		case ']', '}':
+			closers++
+		case '*':
+			aliases++
+		case '-', '?', ':':
+			if i+1 == n || yamlIndicatorNext(data[i+1]) || (data[i] == ':' && i > 0 && yamlJSONKeyEnd(data[i-1])) {
+				ind++
+			}
+		}
+	}
+	// scalars ≤ lines+ind, collections ≤ lines+2·ind, empty values ≤
+	// 2·(ind+closers), aliases, and the document
+	return 3*lines + 6*ind + 2*closers + aliases + 4
+}
+
+// yamlIndicatorNext reports whether b after "-", "?" or ":" can make it an
+// indicator: a blank, a line break (or the first byte of NEL, LS and PS)
+// or a flow indicator.
+func yamlIndicatorNext(b byte) bool {
+	switch b {
+	case ' ', '\t', '\n', '\r', 0xC2, 0xE2, ',', '[', ']', '{', '}':
+		return true
+	}
+	return false
+}
+
+// yamlJSONKeyEnd reports whether b before ":" ends a JSON-like key, after
+// which ":" is an indicator even when text follows ({"a":1}).
+func yamlJSONKeyEnd(b byte) bool {
+	return b == '"' || b == '\'' || b == ']' || b == '}'
 }
 
 // LineAt is the 1-based line of byte offset off in data.

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// A message made of lines keeps its line breaks, each line escaped on its
+// own; a control character inside a line, or a multi-line message wrapped
+// in more words, is still escaped.
+func TestSafeErrLines(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"lines", linesError{"first:", "  - second"}, "first:\n  - second"},
+		{"a usage error of lines", cmdLineError(linesError{"a", "b"}), "a\nb"},
+		{"an escape inside a line", linesError{"a\x1b[31m", "b"}, `a\x1b[31m` + "\nb"},
+		{"wrapped in more words", fmt.Errorf("ctx: %w", linesError{"a", "b"}), `ctx: a\nb`},
+		{"a plain error", errors.New("a\nb"), `a\nb`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := safeErr(tt.err); got != tt.want {
+				t.Fatalf("safeErr = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The log's lines: a handoff without a command is said as such (never an
+// exit status), an unlock names its workflow and whether it was forced.
+func TestLogLineMessages(t *testing.T) {
+	tests := []struct {
+		ev   map[string]any
+		want string
+	}{
+		{map[string]any{"time": "T", "event": "resume.handed_off", "workflow": "w", "command_configured": false, "exit_status": 0.0, "msg": "handed off to @dev at x, no command configured"},
+			"T  resume.handed_off  w  no-command  -- handed off to @dev at x, no command configured"},
+		{map[string]any{"time": "T", "event": "resume.failed", "workflow": "w", "exit_status": 3.0, "msg": "resume failed"},
+			"T  resume.failed  w  exit=3  -- resume failed"},
+		{map[string]any{"time": "T", "event": "unlock", "workflow": "w", "forced": true, "lock": "live", "msg": "live lock removed with --force"},
+			"T  unlock  w  forced  -- live lock removed with --force"},
+	}
+	for _, tt := range tests {
+		if got := logLine(tt.ev); got != tt.want {
+			t.Errorf("logLine = %q\nwant      %q", got, tt.want)
+		}
+	}
+}
