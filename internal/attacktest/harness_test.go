@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -343,11 +344,17 @@ func snapshot(t *testing.T, root string, withGit bool) map[string]string {
 		}
 		switch {
 		case d.Type().IsRegular():
-			b, err := os.ReadFile(p)
+			f, err := os.Open(p)
 			if err != nil {
 				return err
 			}
-			out[rel] = fmt.Sprintf("%x", sha256.Sum256(b))
+			h := sha256.New()
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			out[rel] = fmt.Sprintf("%x", h.Sum(nil))
 		default:
 			out[rel] = d.Type().String()
 		}
