@@ -166,3 +166,88 @@ func TestAttackHugeTrackedFile(t *testing.T) {
 	r = e.run("resume", "--mode", "autopilot", "--dry-run", "sdc-1")
 	wantCode(t, r, 0)
 }
+
+// A 2 GB .git file or a 1.5 GB HEAD or config (sparse: free to make) ran
+// out of memory: .git files are read bounded, so these answer at once as a
+// repository without git, within the memory bound.
+func TestAttackHugeGitFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, path string
+		size       int64
+	}{
+		{"HEAD", ".git/HEAD", 1536 << 20},
+		{"config", ".git/config", 1536 << 20},
+		{"packed-refs", ".git/packed-refs", 1536 << 20},
+		{"dotgit-file", ".git", 2 << 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := sdcRepo(t)
+			p := filepath.Join(e.repo, filepath.FromSlash(tc.path))
+			var head []byte
+			switch tc.name {
+			case "HEAD":
+				head = []byte("ref: refs/heads/main")
+			case "config":
+				head = []byte("[core]\n\tbare = false\n# ")
+			case "packed-refs":
+				if err := os.Remove(filepath.Join(e.repo, ".git", "refs", "heads", "main")); err != nil {
+					t.Fatal(err)
+				}
+				head = []byte("# pack-refs with: peeled fully-peeled sorted \n")
+			case "dotgit-file":
+				head = []byte("gitdir: ")
+			}
+			if err := os.RemoveAll(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, head, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(p, tc.size); err != nil {
+				t.Fatal(err)
+			}
+			r := e.run("status")
+			wantCode(t, r, 0)
+			wantOut(t, r, "workflow:sdc-1")
+			r = e.run("resume", "--mode", "autopilot", "--dry-run", "sdc-1")
+			if r.code != 0 && r.code != 17 {
+				t.Errorf("%s: want exit 0 or 17 (an answer)", r)
+			}
+		})
+	}
+}
+
+// A repository owned by another user gave no warning where git refuses it
+// ("dubious ownership"). It is refused with git's advice (exit 1), nothing
+// written, no agent started. Needs root to give the repository away.
+func TestAttackRepositoryOfAnotherUser(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the repository to another user")
+	}
+	e := sdcRepo(t)
+	err := filepath.WalkDir(e.repo, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, 4242, 4242)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.extra = append(e.extra, "ORCHESTRATE_HANDOFF_COMMAND="+e.handoffCommand())
+	before := snapshot(t, e.repo, true)
+	r := e.run("status")
+	wantCode(t, r, 1)
+	if !strings.Contains(r.stderr, "dubious ownership") || !strings.Contains(r.stderr, "safe.directory") {
+		t.Errorf("%s: no git advice on stderr: %s", r, r.stderr)
+	}
+	r = e.run("resume", "--mode", "autopilot", "sdc-1")
+	wantCode(t, r, 1)
+	if n := e.agentStarts(); n != 0 {
+		t.Errorf("%d agents started in another user's repository", n)
+	}
+	sameFiles(t, "another user's repository", before, snapshot(t, e.repo, true))
+}
