@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 )
 
 // names lists a folder's entries.
@@ -152,5 +153,76 @@ func TestAttackCopiedCacheTable(t *testing.T) {
 		if r.stdout != offB.stdout {
 			t.Errorf("%s: with %d tables of another repository copied in, the answer differs from the cache off", r, copied)
 		}
+	}
+}
+
+// lyingCacheRepo makes, at e.repo, the genuine repository of
+// TestAttackLyingCacheOutlivesItsRepository: sdc-1 interrupted at 11:30,
+// its story committed at 09:00 and changed in a commit at 11:45.
+func lyingCacheRepo(e *env) {
+	e.t.Helper()
+	e.when = time.Time{}
+	e.writeTxtar("sdc.txtar")
+	e.commitAll("interrupted work")
+	e.write("docs/stories/4.1.a.md", []byte("# Story 4.1: A\n**Status:** Done\n\n## Dev Notes\nfinished by someone else\n"))
+	e.when = commitTime.Add(165 * time.Minute)
+	e.commitAll("4.1 finished elsewhere")
+	e.when = time.Time{}
+}
+
+// A tampered .git whose tree lies was read with a cache folder; the folder
+// was deleted and a genuine repository created at the same path (same .git
+// inode, 5 of 5 times on ext4) reported the lie's answer from the cache.
+// Entries are bound to what they were derived from: the genuine
+// repository, re-created where the liar was, answers as with the cache
+// off.
+func TestAttackLyingCacheOutlivesItsRepository(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	needGit(t)
+	lyingCacheRepo(e)
+	genuine := e.runEnv([]string{"ORCHESTRATE_CACHE_DIR=off"}, "resume", "--mode", "autopilot", "--dry-run", "--json", "sdc-1")
+	genuineStatus := e.runEnv([]string{"ORCHESTRATE_CACHE_DIR=off"}, "status", "--all", "--json")
+
+	// the liar: the last commit's tree object holds the first commit's
+	// tree (the story never changed, says git)
+	lie, truth := e.git(nil, "rev-parse", "HEAD~1^{tree}"), e.git(nil, "rev-parse", "HEAD^{tree}")
+	obj := func(h string) string { return filepath.Join(e.repo, ".git", "objects", h[:2], h[2:]) }
+	data, err := os.ReadFile(obj(lie))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(obj(truth)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(obj(truth), data, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	liar := e.runEnv([]string{"ORCHESTRATE_CACHE_DIR=off"}, "resume", "--mode", "autopilot", "--dry-run", "--json", "sdc-1")
+	if liar.stdout == genuine.stdout {
+		t.Fatalf("%s: the tampered repository answers as the genuine one: the attack is not built", liar)
+	}
+	cache := []string{"ORCHESTRATE_CACHE_DIR=" + filepath.Join(e.dir, "cache")}
+	e.runEnv(cache, "resume", "--mode", "autopilot", "--dry-run", "--json", "sdc-1")
+	e.runEnv(cache, "status", "--all", "--json")
+
+	// the genuine repository, created again at the same path
+	if err := os.RemoveAll(e.repo); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(e.repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lyingCacheRepo(e)
+	if got := e.git(nil, "rev-parse", "HEAD^{tree}"); got != truth {
+		t.Fatalf("the re-created repository is not the same (tree %s, want %s)", got, truth)
+	}
+	r := e.runEnv(cache, "resume", "--mode", "autopilot", "--dry-run", "--json", "sdc-1")
+	if r.code != genuine.code || r.stdout != genuine.stdout {
+		t.Errorf("%s: the re-created genuine repository answers with the cache otherwise than with it off (exit %d)", r, genuine.code)
+	}
+	r = e.runEnv(cache, "status", "--all", "--json")
+	if r.stdout != genuineStatus.stdout {
+		t.Errorf("%s: status with the cache differs from the cache off", r)
 	}
 }

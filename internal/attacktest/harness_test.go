@@ -105,7 +105,8 @@ type env struct {
 	dir   string // the test's temporary folder
 	repo  string // the repository (cwd of every run)
 	home  string
-	extra []string // more environment, KEY=value (a later one wins)
+	extra []string  // more environment, KEY=value (a later one wins)
+	when  time.Time // the date of the next commits (zero: commitTime)
 }
 
 // newEnv makes a test folder with a home and an empty repository folder.
@@ -178,6 +179,9 @@ func (e *env) git(stdin []byte, args ...string) string {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = e.repo
 	date := commitTime.Format(time.RFC3339)
+	if !e.when.IsZero() {
+		date = e.when.Format(time.RFC3339)
+	}
 	cmd.Env = append(cleanEnv(), "HOME="+e.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_AUTHOR_NAME=Dev Agent", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_AUTHOR_DATE="+date,
 		"GIT_COMMITTER_NAME=Dev Agent", "GIT_COMMITTER_EMAIL=dev@example.com", "GIT_COMMITTER_DATE="+date)
