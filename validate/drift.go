@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
@@ -699,15 +700,13 @@ func isHexHash(h string) bool {
 // blobHash is the git blob hash (SHA-1) of a safe, regular file, streamed;
 // files over Config.MaxFileSize are refused.
 func (v *validator) blobHash(path string) (string, error) {
-	fh, err := os.Open(filepath.Join(v.in.Root, filepath.FromSlash(path)))
+	// non-blocking and without following a symlink: a FIFO put in place
+	// of the file is refused below instead of hanging the open
+	fh, fi, err := safefile.OpenNonBlocking(filepath.Join(v.in.Root, filepath.FromSlash(path)), syscall.O_NOFOLLOW)
 	if err != nil {
 		return "", fmt.Errorf("hash %s: %w", path, err)
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
 	if !fi.Mode().IsRegular() || fi.Size() > v.cfg.MaxFileSize {
 		return "", fmt.Errorf("hash %s: not a regular file within the size limit", path)
 	}

@@ -34,7 +34,6 @@ import (
 var (
 	flagTimeout = flag.Duration("attack.timeout", 5*time.Second, "time limit of one orchestrate run")
 	flagMaxRSS  = flag.Int64("attack.maxrss", 512, "peak resident memory limit of one orchestrate run, in MiB")
-	flagKnown   = flag.Bool("attack.known", false, "also run the attacks known to fail (skipped by default)")
 )
 
 // now is the pinned clock of every run (ORCHESTRATE_NOW).
@@ -296,16 +295,6 @@ func (e *env) runEnv(more []string, args ...string) result {
 // child's Maxrss.
 func resetPeakRSS() {
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
-// knownFailure skips a test of an attack that still succeeds against the
-// binary, unless -attack.known is set: the test stays, ready to prove the
-// fix.
-func knownFailure(t *testing.T, why string) {
-	t.Helper()
-	if !*flagKnown {
-		t.Skip("known failure: " + why + " (run with -attack.known)")
-	}
 }
 
 // tail is the end of a long output, for failure messages.

@@ -287,6 +287,13 @@ func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]indexEntry, 
 				return e.hash, true, nil
 			}
 		}
+		if fi.Size() > maxPackedObject {
+			// no blob this large is ever read from the repository
+			// (ErrObjectTooLarge), so the file cannot be shown equal to one:
+			// it is "changed", without reading gigabytes of a file a hostile
+			// checkout made sparse (docs/SECURITY.md, counts)
+			return tooLargeHash, true, nil
+		}
 		if *buf == nil {
 			*buf = make([]byte, 32<<10)
 		}
@@ -299,6 +306,11 @@ func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]indexEntry, 
 		return plumbing.ZeroHash, false, nil
 	}
 }
+
+// tooLargeHash stands for a work-tree file larger than any object read
+// (maxPackedObject): it is no blob's hash, so such a file always reads as
+// changed.
+var tooLargeHash = plumbing.NewHash("ffffffffffffffffffffffffffffffffffffffff")
 
 // hashFile streams the file at abs through a git blob hasher, using buf.
 func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
