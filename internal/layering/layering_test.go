@@ -59,7 +59,7 @@ var layers = []layer{
 	// flags, wiring, rendering, exit codes
 	{"command", []string{"internal/cli"}},
 	// programs and whole-program tests
-	{"main", []string{"cmd/...", "internal/crashtest", "internal/layering"}},
+	{"main", []string{"cmd/...", "internal/attacktest", "internal/crashtest", "internal/layering"}},
 }
 
 // printers are the only packages that may import templates: the layers that
