@@ -79,8 +79,6 @@ var exceptions = map[edge]string{
 	{"internal/tolerant", "workflow"}: "tolerant reports a field read under a wrong spelling as a workflow.Finding",
 	// to be removed by the house move: the findings list is domain, not a leaf
 	{"internal/errs", "workflow"}: "errs is the list of workflow.Finding a stage collects",
-	// to be removed by the house move: the terminal prompter belongs above modes
-	{"internal/prompt", "modes"}: "prompt implements modes.Prompter on the terminal",
 }
 
 // layerOf returns the index in layers of module-relative package p, or -1
