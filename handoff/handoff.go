@@ -21,9 +21,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/handoff/command"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/plan"
-	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -521,7 +521,7 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 	age, known := interruption(req)
 	human := "unknown"
 	if known {
-		human = templates.Duration(age)
+		human = textfmt.Duration(age)
 	}
 	fields := eventFields(&req, &res, event)
 	for k, v := range map[string]any{

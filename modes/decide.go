@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
-	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -266,7 +266,7 @@ func conflictsList(fs []workflow.Finding) string {
 // cleanPhrase: "state is clean and 45 minutes old".
 func (s Situation) cleanPhrase() string {
 	if s.Age > 0 {
-		return "state is clean and " + templates.Duration(s.Age) + " old"
+		return "state is clean and " + textfmt.Duration(s.Age) + " old"
 	}
 	switch s.AgeClass {
 	case "fresh":
@@ -295,13 +295,13 @@ func (s Situation) cleanupCommand() string {
 	if s.ID == "" {
 		return "orchestrate cleanup"
 	}
-	return "orchestrate cleanup " + templates.ShellWord(s.ID) + " --yes"
+	return "orchestrate cleanup " + textfmt.ShellWord(s.ID) + " --yes"
 }
 
 // interrupted: "interrupted 14 days ago".
 func (s Situation) interrupted() string {
 	if s.Age > 0 {
-		return "interrupted " + templates.Duration(s.Age) + " ago"
+		return "interrupted " + textfmt.Duration(s.Age) + " ago"
 	}
 	if s.AgeClass == "stale" {
 		return "interrupted more than a week ago"

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 )
 
 //go:embed *.tmpl
@@ -236,30 +237,8 @@ func (r Renderer) funcs() template.FuncMap {
 }
 
 // Duration renders d the way people say it: "45 minutes", "2 hours",
-// "3 days".
-func Duration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	unit := func(n int64, s string) string {
-		if n == 1 {
-			return fmt.Sprintf("1 %s", s)
-		}
-		return fmt.Sprintf("%d %ss", n, s)
-	}
-	switch {
-	case d < time.Minute:
-		return unit(int64(d/time.Second), "second")
-	case d < time.Hour:
-		return unit(int64(d/time.Minute), "minute")
-	case d < 48*time.Hour:
-		return unit(int64(d/time.Hour), "hour")
-	default:
-		return unit(int64(d/(24*time.Hour)), "day")
-	}
-}
+// "3 days" (textfmt.Duration, the one wording).
+func Duration(d time.Duration) string { return textfmt.Duration(d) }
 
-// Ago renders d as "45 minutes ago"; a zero duration with unknown time is "-".
-func Ago(d time.Duration) string {
-	return Duration(d) + " ago"
-}
+// Ago renders d as "45 minutes ago" (textfmt.Ago).
+func Ago(d time.Duration) string { return textfmt.Ago(d) }

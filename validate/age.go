@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
-	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -60,10 +60,10 @@ func (v *validator) age() {
 	switch v.rep.AgeClass {
 	case AgeModerate:
 		v.add(workflow.CheckAge, workflow.Warning, "age-moderate", v.c.Source.Path, "",
-			"interrupted "+templates.Ago(d)+": resume with careful validation")
+			"interrupted "+textfmt.Ago(d)+": resume with careful validation")
 	case AgeStale:
 		v.add(workflow.CheckAge, workflow.Warning, "age-stale", v.c.Source.Path, "",
-			"interrupted "+templates.Ago(d)+": the state is stale, consider restarting")
+			"interrupted "+textfmt.Ago(d)+": the state is stale, consider restarting")
 	}
 }
 
@@ -74,7 +74,7 @@ func (v *validator) age() {
 // findings say "at least".
 func (v *validator) ageAtLeast(d time.Duration) {
 	v.rep.AgeAtLeast = true
-	ago := "at least " + templates.Ago(d)
+	ago := "at least " + textfmt.Ago(d)
 	switch v.rep.AgeClass {
 	case AgeStale:
 		v.add(workflow.CheckAge, workflow.Warning, "age-stale", v.c.Source.Path, "",

@@ -107,7 +107,6 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
-	"github.com/orchestrate-dev/orchestrate/internal/errs"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -179,7 +178,7 @@ type validator struct {
 	in   Input
 	cfg  config.Config
 	c    *workflow.Candidate
-	list errs.List
+	list workflow.Findings
 	rep  Report
 
 	files   []*refFile          // referenced files, de-duplicated, capped, sorted by path
@@ -265,7 +264,7 @@ func (v *validator) finish() Report {
 	slices.SortStableFunc(rep.Stories, func(a, b StoryReport) int { return strings.Compare(a.ID, b.ID) })
 	rep.ChangedPhases = sortedKeys(changed)
 	rep.MissingPhases = sortedKeys(missing)
-	rep.Findings = workflow.CapFindings(v.list.Findings()) // a file's thousands of references: 500 and a count
+	rep.Findings = workflow.CapFindings(v.list.Sorted()) // a file's thousands of references: 500 and a count
 	if rep.Findings == nil {
 		rep.Findings = []workflow.Finding{}
 	}

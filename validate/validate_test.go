@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
-	"github.com/orchestrate-dev/orchestrate/internal/errs"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -119,7 +118,7 @@ func TestAggregation(t *testing.T) {
 		t.Errorf("status = %s", rep.Status)
 	}
 	sorted := append([]workflow.Finding(nil), rep.Findings...)
-	errs.Sort(sorted)
+	workflow.SortFindings(sorted)
 	if !reflect.DeepEqual(sorted, rep.Findings) {
 		t.Error("findings are not sorted")
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 )
 
 // Bounds on the findings one list keeps (see CapFindings).
@@ -188,15 +190,5 @@ func moreFindings(g capGroup, n int) Finding {
 }
 
 // Thousands spells n with a comma between each group of three digits
-// (2,800,000), as counts are written in findings.
-func Thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := ""
-	if n < 0 {
-		neg, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return neg + s
-}
+// (2,800,000), as counts are written in findings (textfmt.Thousands).
+func Thousands(n int) string { return textfmt.Thousands(n) }

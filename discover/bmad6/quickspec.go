@@ -94,7 +94,7 @@ func QuickSpec(r *source.Repo, p string, data []byte, spell Spelling) (workflow.
 	if err != nil {
 		return c, false
 	}
-	f := &tolerant.Fields{Path: p}
+	f := &source.Fields{Path: p}
 	raw := oneLine(f.Str(m, "status"))
 	if Canonical(raw) != workflow.StatusInProgress {
 		return c, false

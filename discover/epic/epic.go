@@ -164,7 +164,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 	if err != nil {
 		return epicUnreadable(p, source.DecodeFinding(p, err)), false
 	}
-	f := &tolerant.Fields{Path: p}
+	f := &source.Fields{Path: p}
 	st := m
 	if f.Has(m, EpicStateKey) {
 		if inner := f.Map(m, EpicStateKey); inner != nil {
@@ -321,7 +321,7 @@ func epicUnreadable(p string, finding workflow.Finding) workflow.Candidate {
 
 // epicIDField reads the epic id: epicId, epic_id, epic (text, or a mapping
 // with an id) or id.
-func epicIDField(f *tolerant.Fields, st map[string]any) string {
+func epicIDField(f *source.Fields, st map[string]any) string {
 	for _, k := range []string{"epicId", "epic_id", "epicID", "epic", "id"} {
 		v, ok := st[k]
 		if !ok || v == nil {

@@ -41,7 +41,7 @@ func epicCount(st map[string]any) int {
 // used, and whether a usable number is recorded (0 included: waves may be
 // numbered from 0; a negative number means not started). An unusable value
 // is a finding.
-func epicCurrentWave(f *tolerant.Fields, st map[string]any) (int, string, bool) {
+func epicCurrentWave(f *source.Fields, st map[string]any) (int, string, bool) {
 	v, k, ok := tolerant.Lookup(st, []string{"currentWave", "current_wave", "wave"})
 	if !ok || v == nil {
 		return 0, k, false
@@ -60,7 +60,7 @@ func epicCurrentWave(f *tolerant.Fields, st map[string]any) (int, string, bool) 
 // epicWaves reads the waves field: a list of wave mappings (or of story
 // lists), or a mapping keyed by wave number. It returns the waves in the
 // order read and an index by number; repeated numbers are merged.
-func epicWaves(f *tolerant.Fields, st map[string]any) ([]workflow.Wave, map[int]int) {
+func epicWaves(f *source.Fields, st map[string]any) ([]workflow.Wave, map[int]int) {
 	idx := map[int]int{}
 	var waves []workflow.Wave
 	v, ok := st["waves"]
@@ -118,7 +118,7 @@ func epicWaves(f *tolerant.Fields, st map[string]any) ([]workflow.Wave, map[int]
 
 // epicWave reads one wave: a mapping {wave|number|id, status, stories}, a
 // list of stories, or (in a mapping keyed by number) a status text.
-func epicWave(f *tolerant.Fields, v any, defNumber int, where string) (workflow.Wave, bool) {
+func epicWave(f *source.Fields, v any, defNumber int, where string) (workflow.Wave, bool) {
 	w := workflow.Wave{Number: defNumber}
 	switch t := v.(type) {
 	case map[string]any:
@@ -154,7 +154,7 @@ func epicWave(f *tolerant.Fields, v any, defNumber int, where string) (workflow.
 // epicStories reads a story collection: a list of ids, a list of mappings
 // {id|storyId|story_id, status, path|file, wave}, a mapping id -> status, or
 // a mapping id -> {status, path, wave, …}.
-func epicStories(f *tolerant.Fields, v any, key string) []epicStory {
+func epicStories(f *source.Fields, v any, key string) []epicStory {
 	var out []epicStory
 	fromMap := func(id string, m map[string]any) {
 		if id == "" {

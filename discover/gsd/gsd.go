@@ -277,7 +277,7 @@ func ParseState(st *state, data []byte) {
 	if err != nil {
 		st.Findings = append(st.Findings, warn(source.DecodeFinding(st.Path, err)))
 	}
-	f := &tolerant.Fields{Path: st.Path}
+	f := &source.Fields{Path: st.Path}
 	pos := sections(body, "Current Position")
 	cont := sections(body, "Session Continuity")
 	// "Phase: 3 of 8 (Name)", "Phase: 03 (name) — EXECUTING", or the
@@ -405,7 +405,7 @@ func ParsePlan(pl *plan, data []byte) []workflow.Finding {
 		findings = append(findings, warn(source.DecodeFinding(pl.Path, err)))
 	}
 	if fm != nil {
-		f := &tolerant.Fields{Path: pl.Path}
+		f := &source.Fields{Path: pl.Path}
 		for _, d := range f.Strings(fm, "depends_on", "depends-on", "dependsOn") {
 			if len(pl.DependsOn) < maxDepends {
 				pl.DependsOn = append(pl.DependsOn, strings.TrimSpace(d))
@@ -512,7 +512,7 @@ func ParsePause(rec *record, data []byte) []workflow.Finding {
 		findings = append(findings, warn(source.DecodeFinding(rec.Path, err)))
 	}
 	if fm != nil {
-		f := &tolerant.Fields{Path: rec.Path}
+		f := &source.Fields{Path: rec.Path}
 		if s := f.Str(fm, "phase"); s != "" {
 			if id, ok := ParsePhaseID(s); ok {
 				rec.Phase = id
@@ -536,7 +536,7 @@ func ParseHandoff(rec *record, data []byte) []workflow.Finding {
 	if err != nil {
 		return []workflow.Finding{warn(source.DecodeFinding(rec.Path, err))}
 	}
-	f := &tolerant.Fields{Path: rec.Path}
+	f := &source.Fields{Path: rec.Path}
 	if s := f.Str(m, "phase"); s != "" {
 		rec.Phase, _ = ParsePhaseID(s)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 )
@@ -269,7 +270,7 @@ func statusToken(s string) string {
 
 // fieldTime reads a time field of a front matter map.
 func fieldTime(m map[string]any, keys ...string) time.Time {
-	f := &tolerant.Fields{}
+	f := &source.Fields{}
 	t, _ := f.Time(m, keys...)
 	return t
 }

@@ -16,7 +16,7 @@ import (
 // state items, normalised, with the lines they stand on.
 type progFields struct {
 	file                 string
-	f                    *tolerant.Fields
+	f                    *source.Fields
 	meta, exec           map[string]any
 	metaItems, execItems map[string]*progItem
 }
@@ -24,7 +24,7 @@ type progFields struct {
 // progReadFields collects the metadata and execution state items; a fenced
 // YAML/JSON block in the execution state adds the keys the list lacks.
 func progReadFields(file string, doc *progDoc) *progFields {
-	p := &progFields{file: file, f: &tolerant.Fields{Path: file}}
+	p := &progFields{file: file, f: &source.Fields{Path: file}}
 	p.meta, p.metaItems = progItems(doc.Meta, false)
 	p.exec, p.execItems = progItems(doc.Exec, true)
 	for _, b := range doc.Blocks {

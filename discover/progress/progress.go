@@ -381,7 +381,7 @@ func progDecodeValue(s string) (any, bool) {
 
 // progList reads a list of names: a JSON/YAML flow list, nested items, or
 // comma-separated text. Mapping items give their name/tool/id/step.
-func progList(f *tolerant.Fields, key string, v any) []string {
+func progList(f *source.Fields, key string, v any) []string {
 	switch t := v.(type) {
 	case nil:
 		return nil
@@ -417,7 +417,7 @@ func progList(f *tolerant.Fields, key string, v any) []string {
 		for _, it := range t {
 			switch x := it.(type) {
 			case map[string]any:
-				g := &tolerant.Fields{Path: f.Path}
+				g := &source.Fields{Path: f.Path}
 				n := g.Str(x, "name", "tool", "step", "id", "operation", "phase")
 				if n == "" && len(x) == 1 {
 					for k := range x { // a nested "- name: detail" item
@@ -501,7 +501,7 @@ func progKnownStatus(s string) bool {
 
 // progTime reads the first present time key (metadata first): RFC 3339 and
 // the variants ToTime knows, with a trailing " UTC" or commentary tolerated.
-func progTime(f *tolerant.Fields, meta, exec map[string]any, keys []string) (time.Time, string) {
+func progTime(f *source.Fields, meta, exec map[string]any, keys []string) (time.Time, string) {
 	for _, m := range []map[string]any{meta, exec} {
 		v, k, ok := tolerant.Lookup(m, keys)
 		if !ok {

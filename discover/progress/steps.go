@@ -5,13 +5,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // progConfiguration decodes the configuration: the first YAML (or JSON)
 // fenced block of the configuration section, else its "- key: value" items.
-func progConfiguration(c *workflow.Candidate, f *tolerant.Fields, doc *progDoc) {
+func progConfiguration(c *workflow.Candidate, f *source.Fields, doc *progDoc) {
 	for _, b := range doc.Blocks {
 		if b.Section != progConfig || b.Owned || !progDataInfo(b.Info) {
 			continue
@@ -62,7 +63,7 @@ func progConversationList(doc *progDoc) []any {
 
 // progSteps builds the phases (completed steps, the current one, pending
 // ones, in that order) and the position.
-func progSteps(c *workflow.Candidate, f *tolerant.Fields, exec map[string]any, items map[string]*progItem) {
+func progSteps(c *workflow.Candidate, f *source.Fields, exec map[string]any, items map[string]*progItem) {
 	var completed, pending []string
 	if v, k := progLookup(exec, progCompletedKeys...); k != "" {
 		completed = progList(f, k, v)

@@ -188,7 +188,7 @@ func Parse(p string, data []byte, def workflow.Definition) (workflow.Candidate, 
 	if err != nil {
 		return qaUnreadable(p, source.DecodeFinding(p, err), def), false
 	}
-	f := &tolerant.Fields{Path: p}
+	f := &source.Fields{Path: p}
 	st := m
 	for _, k := range qaWrappers {
 		if !f.Has(m, k) {
@@ -227,7 +227,7 @@ type qaStoryInfo struct {
 
 // qaStory reads the story: storyId|story_id, or story as text or as a
 // mapping {id, path}; the path also from storyPath|story_path|story_file.
-func qaStory(f *tolerant.Fields, st map[string]any) qaStoryInfo {
+func qaStory(f *source.Fields, st map[string]any) qaStoryInfo {
 	var s qaStoryInfo
 	s.id = f.Str(st, "storyId", "story_id", "storyID")
 	if v, ok := st["story"]; ok && v != nil {
@@ -278,7 +278,7 @@ func qaStoryFirst(files []workflow.RefFile, story workflow.RefFile) []workflow.R
 
 // qaFromMap builds a QA-loop candidate from the loop's fields (everything
 // but the id, key and stories, which depend on where the map came from).
-func qaFromMap(f *tolerant.Fields, st map[string]any, def workflow.Definition, src workflow.SourceRef) (workflow.Candidate, qaStoryInfo) {
+func qaFromMap(f *source.Fields, st map[string]any, def workflow.Definition, src workflow.SourceRef) (workflow.Candidate, qaStoryInfo) {
 	c := workflow.Candidate{
 		Type:     workflow.TypeQALoop,
 		Source:   src,
@@ -608,7 +608,7 @@ func ParseIndex(p string, data []byte, def workflow.Definition) ([]qaIndexEntry,
 			findings = append(findings, qaIndexWarning(p, "wrong-type", fmt.Sprintf("entry %s: want a mapping, got %s", it.where, tolerant.TypeName(it.value))))
 			continue
 		}
-		f := &tolerant.Fields{Path: p}
+		f := &source.Fields{Path: p}
 		c, story := qaFromMap(f, em, def, src)
 		if story.id == "" {
 			story.id = it.id

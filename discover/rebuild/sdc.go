@@ -291,7 +291,7 @@ func (b *rbBuilder) gate(id string) rbGateInfo {
 	if err != nil {
 		return info
 	}
-	f := &tolerant.Fields{Path: found}
+	f := &source.Fields{Path: found}
 	info.raw = strings.ToUpper(f.Str(m, "gate", "decision", "verdict", "status"))
 	switch info.raw {
 	case "PASS", "CONCERNS", "WAIVED", "APPROVE", "APPROVED":

@@ -122,7 +122,7 @@ func ParseDefinition(data []byte) (workflow.Definition, error) {
 	if err != nil {
 		return workflow.Definition{}, err
 	}
-	f := &tolerant.Fields{}
+	f := &Fields{}
 	var def workflow.Definition
 	head := f.Map(m, "workflow")
 	if head == nil {
@@ -188,7 +188,7 @@ func ParseDefinition(data []byte) (workflow.Definition, error) {
 // action, else agent and what it creates; repeated ids get a suffix), in
 // order, each one's next the following one. Markers without either
 // (`workflow_end:`, `repeat_development_cycle:`) are not phases.
-func parseSequence(f *tolerant.Fields, def workflow.Definition, seq []any) (workflow.Definition, error) {
+func parseSequence(f *Fields, def workflow.Definition, seq []any) (workflow.Definition, error) {
 	seen := map[string]int{}
 	for _, it := range seq {
 		sm, ok := it.(map[string]any)

@@ -90,7 +90,7 @@ func SortFiles(files []workflow.RefFile) {
 // FileList reads a list of referenced files into set: paths, {path,
 // hash|blob} mappings, or a mapping of lists (created/modified; deleted ones
 // skipped).
-func FileList(f *tolerant.Fields, set *FileSet, key string, v any, phase string) {
+func FileList(f *Fields, set *FileSet, key string, v any, phase string) {
 	add := func(p, hash string) {
 		set.Add(workflow.RefFile{Path: p, Phase: phase, Hash: hash, From: key})
 	}

@@ -30,7 +30,7 @@ func FrameworkStoryGlobs(r *Repo) ([]string, []workflow.Finding) {
 	if err != nil {
 		return nil, []workflow.Finding{frameworkInfo(fmt.Sprintf("%s does not decode; stories are looked for in the default folders", BMADCoreConfig))}
 	}
-	f := &tolerant.Fields{Path: BMADCoreConfig}
+	f := &Fields{Path: BMADCoreConfig}
 	var globs []string
 	if dir, ok := configDir(f.Str(m, "devStoryLocation", "dev_story_location")); ok {
 		globs = append(globs, dir+"/**/*.md")

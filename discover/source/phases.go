@@ -149,7 +149,7 @@ func wfPhaseState(raw, dflt string) string {
 
 // wfOutputs reads a phase output: text, a list of text, or a list of
 // {path} mappings.
-func wfOutputs(f *tolerant.Fields, m map[string]any, keys ...string) []string {
+func wfOutputs(f *Fields, m map[string]any, keys ...string) []string {
 	v, k, ok := tolerant.Lookup(m, keys)
 	if !ok {
 		return nil
@@ -190,7 +190,7 @@ func wfOutputs(f *tolerant.Fields, m map[string]any, keys ...string) []string {
 }
 
 // wfRecItem reads one recorded phase from a list item or a mapping value.
-func wfRecItem(f *tolerant.Fields, it any, name any, dflt, from string) (Rec, bool) {
+func wfRecItem(f *Fields, it any, name any, dflt, from string) (Rec, bool) {
 	rec := Rec{From: from}
 	switch t := it.(type) {
 	case map[string]any:
@@ -237,7 +237,7 @@ type RecList struct {
 // Recorded collects the phases a state records, in a deterministic order
 // (list order; mapping keys by phase number, then name). The first record of
 // a phase wins.
-func Recorded(f *tolerant.Fields, srcs []map[string]any, lists []RecList) []Rec {
+func Recorded(f *Fields, srcs []map[string]any, lists []RecList) []Rec {
 	var out []Rec
 	seen := map[string]bool{}
 	add := func(r Rec) {
@@ -298,7 +298,7 @@ func wfRefLess(a, b string) bool {
 
 // Str reads text from the first source map holding one of keys, and the
 // key it used.
-func Str(f *tolerant.Fields, srcs []map[string]any, keys ...string) (string, string) {
+func Str(f *Fields, srcs []map[string]any, keys ...string) (string, string) {
 	for _, m := range srcs {
 		if s, k := f.StrKey(m, keys...); k != "" {
 			return s, k
@@ -309,7 +309,7 @@ func Str(f *tolerant.Fields, srcs []map[string]any, keys ...string) (string, str
 
 // Time reads the first of keys present in srcs (in order) as a time, with
 // the key it came from.
-func Time(f *tolerant.Fields, srcs []map[string]any, keys ...string) (time.Time, string) {
+func Time(f *Fields, srcs []map[string]any, keys ...string) (time.Time, string) {
 	for _, m := range srcs {
 		if t, k := f.Time(m, keys...); k != "" {
 			return t, k

@@ -143,7 +143,7 @@ phases_completed:
   - {step: lint, artifact: {nope: 1}}
   - {phase: 1_plan, status: running}
 `)
-	f := &tolerant.Fields{Path: "state.yaml"}
+	f := &source.Fields{Path: "state.yaml"}
 	got := source.Recorded(f, []map[string]any{m1, nil, m2}, []source.RecList{
 		{Key: "phases_completed", Dflt: workflow.PhaseCompleted},
 		{Key: "phaseResults", Dflt: workflow.PhasePending},
@@ -179,7 +179,7 @@ func TestRecordedStopsAtAThousand(t *testing.T) {
 	for i := 0; i < 1500; i++ {
 		l = append(l, "step "+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676)))
 	}
-	got := source.Recorded(&tolerant.Fields{}, []map[string]any{{"steps": l}}, []source.RecList{{Key: "steps"}})
+	got := source.Recorded(&source.Fields{}, []map[string]any{{"steps": l}}, []source.RecList{{Key: "steps"}})
 	if len(got) != 1000 {
 		t.Errorf("Recorded kept %d records, want the first 1000", len(got))
 	}
@@ -190,7 +190,7 @@ func TestStrTimeOverSources(t *testing.T) {
 		{"name": nil, "when": "soon"},
 		{"title": "T", "updated": "2026-01-02T03:04:05Z"},
 	}
-	f := &tolerant.Fields{}
+	f := &source.Fields{}
 	if s, k := source.Str(f, srcs, "name", "title"); s != "T" || k != "title" {
 		t.Errorf("Str = %q %q", s, k)
 	}

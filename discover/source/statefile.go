@@ -28,7 +28,7 @@ func StampMTime(r *Repo, c *workflow.Candidate, p string) {
 
 // StateCommon fills the fields every state-file candidate reads the same way:
 // update and start times, commit, mode, agent and context.
-func StateCommon(f *tolerant.Fields, st map[string]any, c *workflow.Candidate) {
+func StateCommon(f *Fields, st map[string]any, c *workflow.Candidate) {
 	if t, k := f.Time(st, "updatedAt", "updated_at", "lastUpdated", "last_updated", "paused_at", "pausedAt"); !t.IsZero() {
 		c.UpdatedAt, c.UpdatedFrom = t, "field:"+k
 	}
@@ -89,7 +89,7 @@ func Overlay(outer, inner map[string]any, skip string) map[string]any {
 
 // PathField reads a path field that may be text or a mapping with a
 // path; it returns the value and the key used.
-func PathField(f *tolerant.Fields, m map[string]any, keys ...string) (string, string) {
+func PathField(f *Fields, m map[string]any, keys ...string) (string, string) {
 	for _, k := range keys {
 		v, ok := m[k]
 		if !ok || v == nil {
@@ -133,7 +133,7 @@ func AddFile(files []workflow.RefFile, rf workflow.RefFile) []workflow.RefFile {
 
 // RefFiles reads a file list: text paths, mappings {path|file, hash},
 // or a mapping path -> hash. Entries get phase and From = the key.
-func RefFiles(f *tolerant.Fields, m map[string]any, phase string, keys ...string) []workflow.RefFile {
+func RefFiles(f *Fields, m map[string]any, phase string, keys ...string) []workflow.RefFile {
 	var out []workflow.RefFile
 	for _, k := range keys {
 		v, ok := m[k]

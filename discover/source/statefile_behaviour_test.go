@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
-	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -100,7 +99,7 @@ words: "not a path at all"
 nums: 3.5
 none: null
 `)
-	f := &tolerant.Fields{Path: "s.yaml"}
+	f := &source.Fields{Path: "s.yaml"}
 	set := source.NewFileSet(nil)
 	for _, k := range []string{"list", "changes", "one", "words", "none", "nums"} {
 		source.FileList(f, set, k, m[k], "dev")
@@ -141,7 +140,7 @@ one: a.md
 bad: 5
 none: null
 `)
-	f := &tolerant.Fields{Path: "s.yaml"}
+	f := &source.Fields{Path: "s.yaml"}
 	got := source.RefFiles(f, m, "qa", "inputs", "hashes", "one", "bad", "none", "absent")
 	want := []workflow.RefFile{
 		{Path: "a.md", Phase: "qa", From: "inputs"},
@@ -180,7 +179,7 @@ d: ""
 e: {file: x.md}
 f: y.md
 `)
-	f := &tolerant.Fields{}
+	f := &source.Fields{}
 	if s, k := source.PathField(f, m, "a", "b", "c", "d", "e", "f"); s != "x.md" || k != "e" {
 		t.Errorf("PathField = %q %q, want x.md e", s, k)
 	}
@@ -233,7 +232,7 @@ mode: yolo
 currentAgent: "@qa"
 context: {story: "1.2"}
 `)
-	f := &tolerant.Fields{Path: "s.yaml"}
+	f := &source.Fields{Path: "s.yaml"}
 	var c workflow.Candidate
 	source.StateCommon(f, st, &c)
 	if !c.UpdatedAt.Equal(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)) || c.UpdatedFrom != "field:updated_at" ||
@@ -257,7 +256,7 @@ context: {story: "1.2"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var c workflow.Candidate
-			source.ReadStatus(&tolerant.Fields{}, mustYAML(t, tt.in), "s.yaml", &c)
+			source.ReadStatus(&source.Fields{}, mustYAML(t, tt.in), "s.yaml", &c)
 			if c.Status != tt.status || c.StatusRaw != tt.raw {
 				t.Errorf("status %q raw %q, want %q %q", c.Status, c.StatusRaw, tt.status, tt.raw)
 			}

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -9,7 +8,7 @@ import (
 // file at path): "finished" reads as completed, and a state without a
 // status whose fields say its work is over (FinishedBy) is completed with
 // an info finding saying which field decided.
-func ReadStatus(f *tolerant.Fields, st map[string]any, path string, c *workflow.Candidate) {
+func ReadStatus(f *Fields, st map[string]any, path string, c *workflow.Candidate) {
 	c.StatusRaw = f.Str(st, "status")
 	c.Status = workflow.NormalizeStateStatus(c.StatusRaw)
 	if c.Status == "finished" {

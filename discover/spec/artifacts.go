@@ -259,7 +259,7 @@ func specReadVerdict(file string, data []byte) (string, []workflow.Finding) {
 	if err != nil {
 		return "", []workflow.Finding{specDowngrade(source.DecodeFinding(file, err))}
 	}
-	f := &tolerant.Fields{Path: file}
+	f := &source.Fields{Path: file}
 	v := f.Str(m, "verdict")
 	for _, k := range []string{"critique", "result", "review"} {
 		if v != "" {
@@ -290,7 +290,7 @@ func specReadComplexity(file string, data []byte) (string, []workflow.Finding) {
 	if err != nil {
 		return "", []workflow.Finding{specDowngrade(source.DecodeFinding(file, err))}
 	}
-	f := &tolerant.Fields{Path: file}
+	f := &source.Fields{Path: file}
 	for _, src := range []map[string]any{m, specMap(m, "assessment"), specMap(m, "result"), specMap(m, "complexity")} {
 		if src == nil {
 			continue
@@ -332,7 +332,7 @@ func specClassOfScore(n int) string {
 
 // specComplexityValue reads a complexity field: a class name, or a mapping
 // with a class or a score.
-func specComplexityValue(f *tolerant.Fields, key string, v any) string {
+func specComplexityValue(f *source.Fields, key string, v any) string {
 	switch t := v.(type) {
 	case map[string]any:
 		if s := f.Str(t, "class", "complexity_class", "complexityClass", "level", "classification"); s != "" {

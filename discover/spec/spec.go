@@ -205,7 +205,7 @@ func ParseState(file string, data []byte, def workflow.Definition) specInfo {
 	if err != nil {
 		return specUnreadable(file, source.DecodeFinding(file, err))
 	}
-	f := &tolerant.Fields{Path: file}
+	f := &source.Fields{Path: file}
 	info := specInfo{Path: file, Dir: path.Dir(file), States: map[string]string{}, Agents: map[string]string{}, Artifacts: map[string]string{}, From: map[string]string{}}
 	dirName, dirStory := specNameFromDir(info.Dir, "docs/stories")
 	info.Name = f.Str(m, "name", "feature", "specId", "spec_id", "feature_name", "featureName")
@@ -270,7 +270,7 @@ func ParseState(file string, data []byte, def workflow.Definition) specInfo {
 
 // specStateArtifacts reads the state's `artifacts`: a mapping phase -> path
 // (or {path}), or a list of {phase, path} or of paths (matched by name).
-func specStateArtifacts(f *tolerant.Fields, info *specInfo, m map[string]any, def workflow.Definition) {
+func specStateArtifacts(f *source.Fields, info *specInfo, m map[string]any, def workflow.Definition) {
 	v, ok := m["artifacts"]
 	if !ok || v == nil {
 		return

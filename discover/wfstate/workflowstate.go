@@ -248,7 +248,7 @@ func (w *wfStoryRefs) add(raw, status, file string) {
 
 // addValue adds a story field holding an id, a path, a {id,status,path}
 // mapping or a list of those.
-func (w *wfStoryRefs) addValue(f *tolerant.Fields, key string, v any, status string) {
+func (w *wfStoryRefs) addValue(f *source.Fields, key string, v any, status string) {
 	switch t := v.(type) {
 	case nil:
 	case []any:
@@ -284,7 +284,7 @@ func (w *wfStoryRefs) addValue(f *tolerant.Fields, key string, v any, status str
 // its fields from.
 type wfDoc struct {
 	file string
-	f    *tolerant.Fields
+	f    *source.Fields
 	m    map[string]any   // the state (a wrapper such as engine_state removed)
 	srcs []map[string]any // m, then its nested "workflow" mapping
 	// optional sub-mappings
@@ -297,7 +297,7 @@ type wfDoc struct {
 // wfOpen unwraps a top-level wrapper mapping (session_state, workflow_state,
 // engine_state, any single one: see source.Unwrap) and picks out the sub-mappings the fields are read from.
 func wfOpen(file string, m map[string]any) *wfDoc {
-	d := &wfDoc{file: file, f: &tolerant.Fields{Path: file}}
+	d := &wfDoc{file: file, f: &source.Fields{Path: file}}
 	var key string
 	m, key = source.Unwrap(m)
 	d.session = key == "session_state"

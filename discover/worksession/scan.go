@@ -273,7 +273,7 @@ func wsBuild(ws WorkSession, findings []workflow.Finding, tasks map[string]Task)
 	c.Position = workflow.Position{Kind: workflow.PosStep, Index: len(ws.Breadcrumbs), Done: len(ws.Breadcrumbs), Total: 0, Name: last, Last: last}
 
 	// referenced files, when the session lists any
-	f := &tolerant.Fields{Path: ws.Path}
+	f := &source.Fields{Path: ws.Path}
 	set := source.NewFileSet(nil)
 	for _, k := range []string{"files", "files_changed", "filesChanged", "changed_files", "artifacts"} {
 		if v, ok := ws.Raw[k]; ok {

@@ -145,7 +145,7 @@ func wsParse(path string, data []byte) (WorkSession, []workflow.Finding, bool) {
 		return ws, []workflow.Finding{source.DecodeFinding(path, tolerant.TooManyElements(n, tolerant.MaxElements, "breadcrumbs and subtasks"))}, false
 	}
 	ws.Raw = m
-	f := &tolerant.Fields{Path: path}
+	f := &source.Fields{Path: path}
 	var findings []workflow.Finding
 
 	ws.ID = f.Str(m, wsIDKeys...)
@@ -215,7 +215,7 @@ func wsParseTask(path string, data []byte) (Task, []workflow.Finding, bool) {
 		return t, []workflow.Finding{source.DecodeFinding(path, err)}, false
 	}
 	m = wsUnwrap(m, wsTaskWrappers, []string{"id", "task_id", "taskId"})
-	f := &tolerant.Fields{Path: path}
+	f := &source.Fields{Path: path}
 	var findings []workflow.Finding
 	t.ID = f.Str(m, "id", "task_id", "taskId")
 	if t.ID == "" {
@@ -265,7 +265,7 @@ func wsStatus(raw string) string {
 }
 
 // wsText reads a text field that may also hold an object (rendered as text).
-func wsText(f *tolerant.Fields, m map[string]any, keys ...string) string {
+func wsText(f *source.Fields, m map[string]any, keys ...string) string {
 	v, k, ok := tolerant.Lookup(m, keys)
 	if !ok {
 		return ""
@@ -297,7 +297,7 @@ func wsObjectText(m map[string]any) string {
 }
 
 // wsBreadcrumb reads one breadcrumb: a mapping, or bare text.
-func wsBreadcrumb(f *tolerant.Fields, i int, it any) (Breadcrumb, bool) {
+func wsBreadcrumb(f *source.Fields, i int, it any) (Breadcrumb, bool) {
 	key := fmt.Sprintf("breadcrumbs[%d]", i)
 	switch t := it.(type) {
 	case map[string]any:
@@ -334,7 +334,7 @@ func wsBreadcrumb(f *tolerant.Fields, i int, it any) (Breadcrumb, bool) {
 
 // wsSubtask reads one entry of a parent's subtasks: a mapping, or a bare
 // session id.
-func wsSubtask(f *tolerant.Fields, i int, it any) (Subtask, bool) {
+func wsSubtask(f *source.Fields, i int, it any) (Subtask, bool) {
 	key := fmt.Sprintf("subtasks[%d]", i)
 	switch t := it.(type) {
 	case map[string]any:

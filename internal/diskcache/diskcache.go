@@ -187,27 +187,40 @@ func (c *Cache) Open(name string, keySize int) (*Table, error) {
 	return t, nil
 }
 
-// readPrivate reads a regular file of at most MaxTableSize bytes that the
-// user owns, without following a symlink or blocking on a FIFO.
-func readPrivate(path string) ([]byte, error) {
+// openPrivate opens path for reading without following a symlink or
+// blocking on a FIFO, and checks that it is a regular file the user owns
+// (ownedPrivate): the one opening of a table and of the key file. The
+// caller closes the file.
+func openPrivate(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, errors.New("a symlink, not read")
+			return nil, nil, errors.New("a symlink, not read")
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err == nil {
+		err = ownedPrivate(fi, false)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// readPrivate reads a regular file of at most MaxTableSize bytes that the
+// user owns, without following a symlink or blocking on a FIFO.
+func readPrivate(path string) ([]byte, error) {
+	f, fi, err := openPrivate(path)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	if err := ownedPrivate(fi, false); err != nil {
-		return nil, err
-	}
+	defer f.Close()
 	if fi.Size() > MaxTableSize {
 		return nil, fmt.Errorf("%d bytes, more than %d", fi.Size(), MaxTableSize)
 	}

@@ -221,24 +221,11 @@ func readKey(dir, path string) ([]byte, error) {
 	if err := checkKeyDir(dir); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, fi, err := openPrivate(path)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, errors.New("a symlink, not read")
-		}
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	if err := ownedPrivate(fi, false); err != nil {
-		return nil, err
-	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, errors.New("readable by other users (chmod 600)")
 	}

@@ -41,7 +41,7 @@ const minAbbrev = 4
 // the history cache in the user's cache folder (see histcache.go), which
 // also describes the trees that differ between a commit and its parent;
 // there too are the answers of the walks (walkmemo.go), what look-ups by
-// path found in trees (blobmemo.go) and the small blobs ReadAt read
+// path found in trees (pathmemo.go) and the small blobs ReadAt read
 // (objcache.go). The walks of a Repo all start from the HEAD its first walk
 // found (see walkHead). A Repo is not safe for concurrent use; Close
 // releases its open pack files.
@@ -70,8 +70,8 @@ type Repo struct {
 	histTried bool
 	// objs is the object table of disk (see objcache.go); nil when off.
 	objs *objCache
-	// memo is the path table of disk (see blobmemo.go); nil when off.
-	memo *blobMemo
+	// memo is the path table of disk (see pathmemo.go); nil when off.
+	memo *pathTable
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
 	wmemo *walkMemo
 	// verify checks the objects read while the cache is on (verify.go).
@@ -88,13 +88,13 @@ type Repo struct {
 //
 // What look-ups by path (Compare, ReadAt) find in trees, the small blobs
 // ReadAt reads, and the answers of the walks are kept there too (see
-// blobmemo.go, objcache.go and walkmemo.go).
+// pathmemo.go, objcache.go and walkmemo.go).
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
 	r.objs, r.memo, r.wmemo = nil, nil, nil
 	if c.Enabled() && r.packs != nil && r.packs.fs != nil {
 		r.objs = newObjCache(c, r.packs.fs.Root())
-		r.memo = newBlobMemo(c, r.packs.fs.Root())
+		r.memo = newPathTable(c, r.packs.fs.Root())
 		r.wmemo = newWalkMemo(c, r.packs.fs.Root())
 	}
 	r.trees.memo = r.memo

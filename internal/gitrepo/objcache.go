@@ -15,7 +15,7 @@ package gitrepo
 // Trees are not in it. The trees of look-ups by path were, first: a warm
 // run then read 4 to 9 MiB of trees from it (the bases of 200 workflows,
 // or 5,000 paths under one base), checking each one's hash, and a cold run
-// wrote as much (+20 ms). The path table (blobmemo.go) keeps what those
+// wrote as much (+20 ms). The path table (pathmemo.go) keeps what those
 // look-ups found instead, and a warm run reads no tree at all; the trees of
 // history walks are the history table's (histcache.go).
 //

@@ -42,7 +42,7 @@ func TestObjectTableSameAnswers(t *testing.T) {
 	want := h.lookups(t, open(t, h.dir))
 
 	c := diskcache.New(t.TempDir())
-	run := func(name string, paths bool) (*objCache, *blobMemo) {
+	run := func(name string, paths bool) (*objCache, *pathTable) {
 		r := open(t, h.dir)
 		r.UseCache(c)
 		if !paths {

@@ -57,7 +57,7 @@ func (t *pathTree) dir(p string) (*treeIndex, error) {
 }
 
 // entry returns the tree entry at slash path p, or nil when there is none.
-// With a path table (see blobmemo.go) the answer comes from it when it has
+// With a path table (see pathmemo.go) the answer comes from it when it has
 // one, and is recorded in it otherwise.
 func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
 	return t.entryKept(p, false)

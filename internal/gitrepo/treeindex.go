@@ -215,8 +215,8 @@ type treeIndexCache struct {
 	used int
 	max  int
 	// memo, when not nil, is the path table pathTree's look-ups go
-	// through (see blobmemo.go).
-	memo *blobMemo
+	// through (see pathmemo.go).
+	memo *pathTable
 	// verify, when not nil, checks each tree read (see verify.go).
 	verify *verifier
 }

@@ -1,7 +1,7 @@
 package gitrepo
 
 // Verification of what the caches keep. The history, path and walk tables
-// (histcache.go, blobmemo.go, walkmemo.go) key what a run derived from git
+// (histcache.go, pathmemo.go, walkmemo.go) key what a run derived from git
 // objects by those objects' hashes: a commit's tree and parent and what
 // differs from its parent's tree by the commit's hash, what a path names
 // in a tree by the tree's hash. Such an entry is true for every repository

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-
-	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
 // maxShort is the most options a short choice has: each is picked by its
@@ -47,7 +45,7 @@ func styleHead(lines []string, st style) []string {
 type model interface {
 	lines(width int, st style) []string
 	// handle applies a key; done is true once answered or cancelled
-	// (err modes.ErrInterrupted).
+	// (err ErrInterrupted).
 	handle(k key) (done bool, err error)
 	final(st style) string
 }
@@ -122,7 +120,7 @@ func (m *selectModel) visible() []int {
 func (m *selectModel) handle(k key) (bool, error) {
 	switch k.kind {
 	case keyCtrlC, keyCtrlD, keyEsc:
-		m.err = modes.ErrInterrupted
+		m.err = ErrInterrupted
 		return true, m.err
 	}
 	vis := m.visible()
@@ -135,7 +133,7 @@ func (m *selectModel) handle(k key) (bool, error) {
 	switch k.kind {
 	case keyEnter:
 		if pos < 0 { // nothing matches the filter: cancel, never guess
-			m.err = modes.ErrInterrupted
+			m.err = ErrInterrupted
 			return true, m.err
 		}
 		m.chosen = m.cursor
@@ -291,7 +289,7 @@ type confirmModel struct {
 func (m *confirmModel) handle(k key) (bool, error) {
 	switch k.kind {
 	case keyCtrlC, keyCtrlD, keyEsc:
-		m.err, m.done = modes.ErrInterrupted, true
+		m.err, m.done = ErrInterrupted, true
 		return true, m.err
 	case keyEnter:
 		m.answer, m.done = m.def, true
@@ -355,7 +353,7 @@ type inputModel struct {
 func (m *inputModel) handle(k key) (bool, error) {
 	switch k.kind {
 	case keyCtrlC, keyCtrlD, keyEsc:
-		m.err = modes.ErrInterrupted
+		m.err = ErrInterrupted
 		return true, m.err
 	case keyEnter:
 		if len(m.text) == 0 {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
 // keysOf decodes s as typed keys, a lone trailing Escape included.
@@ -70,15 +68,15 @@ func TestSelect(t *testing.T) {
 		{"garbage ignored", resume, 2, "zzz\r", 2, nil},
 		{"arrows", resume, 0, "\x1b[B\x1b[B\r", 2, nil},
 		{"up wraps", list, 0, "\x1b[A\r", 3, nil},
-		{"ctrl-d", resume, 0, "\x04", 0, modes.ErrInterrupted},
-		{"garbage then ctrl-d", list, 0, "zzz\x04", 0, modes.ErrInterrupted},
-		{"esc", resume, 0, "\x1b", 0, modes.ErrInterrupted},
-		{"ctrl-c after a pick", resume, 0, "y\x03", 0, modes.ErrInterrupted},
+		{"ctrl-d", resume, 0, "\x04", 0, ErrInterrupted},
+		{"garbage then ctrl-d", list, 0, "zzz\x04", 0, ErrInterrupted},
+		{"esc", resume, 0, "\x1b", 0, ErrInterrupted},
+		{"ctrl-c after a pick", resume, 0, "y\x03", 0, ErrInterrupted},
 		{"long: filter", long, 0, "hot\r", 7, nil},
 		{"long: filter then down", long, 0, "e\x1b[B\r", 3, nil},
-		{"long: empty filter result cancels", long, 0, "zzz\r", 0, modes.ErrInterrupted},
+		{"long: empty filter result cancels", long, 0, "zzz\r", 0, ErrInterrupted},
 		{"long: backspace", long, 0, "zzz\x7f\x7f\x7fkilo\r", 10, nil},
-		{"long: garbage then ctrl-d", long, 0, "zzz\x04", 0, modes.ErrInterrupted},
+		{"long: garbage then ctrl-d", long, 0, "zzz\x04", 0, ErrInterrupted},
 		{"out-of-range default", resume, 7, "\r", 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -166,10 +164,10 @@ func TestConfirmModel(t *testing.T) {
 		{"n over default yes", true, "n\r", false, nil},
 		{"y then backspace", false, "y\x7f\r", false, nil},
 		{"garbage ignored", false, "zzz\r", false, nil},
-		{"ctrl-d", true, "\x04", false, modes.ErrInterrupted},
-		{"y then ctrl-d", false, "y\x04", false, modes.ErrInterrupted},
-		{"esc", true, "\x1b", false, modes.ErrInterrupted},
-		{"ctrl-c", true, "\x03", false, modes.ErrInterrupted},
+		{"ctrl-d", true, "\x04", false, ErrInterrupted},
+		{"y then ctrl-d", false, "y\x04", false, ErrInterrupted},
+		{"esc", true, "\x1b", false, ErrInterrupted},
+		{"ctrl-c", true, "\x03", false, ErrInterrupted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &confirmModel{message: "Sure?", def: tc.def}
@@ -196,8 +194,8 @@ func TestInputModel(t *testing.T) {
 		{"text", "", "  proceed \r", "  proceed ", nil},
 		{"default", "x", "\r", "x", nil},
 		{"backspace and ctrl-u", "", "abc\x7f\x15pro\r", "pro", nil},
-		{"proceed then ctrl-d cancels", "", "proceed\x04", "", modes.ErrInterrupted},
-		{"esc", "", "proceed\x1b", "", modes.ErrInterrupted},
+		{"proceed then ctrl-d cancels", "", "proceed\x04", "", ErrInterrupted},
+		{"esc", "", "proceed\x1b", "", ErrInterrupted},
 		{"control characters are not typed", "", "a\x01\x1b[Cb\r", "ab", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,9 @@
-// Package prompt is the terminal implementation of modes.Prompter: small
-// Select, Confirm and Input prompts of its own on a raw terminal
-// (golang.org/x/term), built so that typing cannot pick a surprise. The
-// command layer wires it; everything else asks through modes.Prompter (tests
+// Package prompt is the terminal prompter: small Select, Confirm and Input
+// prompts of its own on a raw terminal (golang.org/x/term), built so that
+// typing cannot pick a surprise. It is a leaf and knows no stage: its
+// Terminal has the methods of modes.Prompter, and the command layer
+// (internal/cli) adapts it to that interface, turning ErrInterrupted into
+// ErrInterrupted; everything else asks through modes.Prompter (tests
 // use prompttest.Prompter).
 //
 // Key bindings (each prompt shows them in its help line):
@@ -14,7 +16,7 @@
 //     edit the filter, Enter answers; Enter when nothing matches cancels.
 //   - Confirm: y or n, then Enter; Enter alone takes the default.
 //   - Input: a line of text, Enter answers.
-//   - Everywhere: Ctrl-C, Ctrl-D and Esc cancel (modes.ErrInterrupted),
+//   - Everywhere: Ctrl-C, Ctrl-D and Esc cancel (ErrInterrupted),
 //     whatever was typed before; no key ever answers with a default but
 //     Enter.
 //
@@ -27,48 +29,52 @@ import (
 	"errors"
 	"io"
 	"os"
-
-	"github.com/orchestrate-dev/orchestrate/modes"
 )
+
+// ErrInterrupted is returned by a Terminal question the user cancelled
+// (Ctrl-C, Ctrl-D or Esc). The command layer reports it as
+// ErrInterrupted; its text is the same.
+var ErrInterrupted = errors.New("interrupted")
 
 // ErrNoTerminal is returned by the terminal prompter when its input or its
 // error output is not a terminal, so there is no terminal to ask on.
 var ErrNoTerminal = errors.New("no terminal to ask on: stdin and stderr must be terminals")
 
-// terminalPrompter is the modes.Prompter of a terminal session.
-type terminalPrompter struct {
+// Terminal asks questions on a terminal session: the methods of
+// modes.Prompter, with ErrInterrupted for a cancelled question.
+type Terminal struct {
 	in     io.Reader
 	errOut io.Writer
 	style  style
 }
 
-// NewTerminal returns the Prompter that asks on a terminal: it reads keys
+// NewTerminal returns the prompter that asks on a terminal: it reads keys
 // from in and draws the questions on errOut, both of which must be
 // terminals (else every question fails with ErrNoTerminal), so that stdout
 // stays data. color turns colours on.
-func NewTerminal(in io.Reader, errOut io.Writer, color bool) modes.Prompter {
-	return &terminalPrompter{in: in, errOut: errOut, style: style{color: color}}
+func NewTerminal(in io.Reader, errOut io.Writer, color bool) *Terminal {
+	return &Terminal{in: in, errOut: errOut, style: style{color: color}}
 }
 
 // Select asks to choose one of options and returns the index chosen.
 // Without options there is nothing to choose: it returns
-// modes.ErrInterrupted without asking.
-func (p *terminalPrompter) Select(message string, options []string, def int) (int, error) {
+// ErrInterrupted without asking.
+func (p *Terminal) Select(message string, options []string, def int) (int, error) {
 	if len(options) == 0 {
-		return 0, modes.ErrInterrupted
+		return 0, ErrInterrupted
 	}
 	m := newSelect(message, options, def)
 	if err := p.ask(m); err != nil {
 		return 0, err
 	}
 	if m.chosen < 0 || m.chosen >= len(options) {
-		return 0, modes.ErrInterrupted
+		return 0, ErrInterrupted
 	}
 	return m.chosen, nil
 }
 
 // Confirm asks a yes/no question.
-func (p *terminalPrompter) Confirm(message string, def bool) (bool, error) {
+func (p *Terminal) Confirm(message string, def bool) (bool, error) {
 	m := &confirmModel{message: sanitize(message), def: def}
 	if err := p.ask(m); err != nil {
 		return false, err
@@ -77,7 +83,7 @@ func (p *terminalPrompter) Confirm(message string, def bool) (bool, error) {
 }
 
 // Input asks for a line of text.
-func (p *terminalPrompter) Input(message string, def string) (string, error) {
+func (p *Terminal) Input(message string, def string) (string, error) {
 	m := &inputModel{message: sanitize(message), def: sanitize(def)}
 	if err := p.ask(m); err != nil {
 		return "", err
@@ -86,7 +92,7 @@ func (p *terminalPrompter) Input(message string, def string) (string, error) {
 }
 
 // ask runs one question on the terminal.
-func (p *terminalPrompter) ask(m model) error {
+func (p *Terminal) ask(m model) error {
 	in, ok := p.in.(*os.File)
 	if !ok {
 		return ErrNoTerminal

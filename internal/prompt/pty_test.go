@@ -15,8 +15,6 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
-
-	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
 // ptyPair is a pseudo-terminal whose output is collected.
@@ -89,7 +87,7 @@ func TestTerminalKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		cols    uint16
-		ask     func(modes.Prompter) (any, error)
+		ask     func(*Terminal) (any, error)
 		keys    string
 		want    any
 		wantErr error
@@ -98,17 +96,17 @@ func TestTerminalKeys(t *testing.T) {
 		{"2 enter is the second", 80, sel(list, 0), "2\r", 1, nil},
 		{"enter is the default", 80, sel(resume, 2), "\r", 2, nil},
 		{"arrows", 80, sel(resume, 0), "\x1b[B\r", 1, nil},
-		{"ctrl-d at a list", 80, sel(list, 0), "\x04", nil, modes.ErrInterrupted},
-		{"esc at a list", 80, sel(list, 0), "\x1b", nil, modes.ErrInterrupted},
-		{"ctrl-c", 80, sel(resume, 0), "\x03", nil, modes.ErrInterrupted},
-		{"garbage then ctrl-d", 80, sel(list, 0), "zzz\x04", nil, modes.ErrInterrupted},
+		{"ctrl-d at a list", 80, sel(list, 0), "\x04", nil, ErrInterrupted},
+		{"esc at a list", 80, sel(list, 0), "\x1b", nil, ErrInterrupted},
+		{"ctrl-c", 80, sel(resume, 0), "\x03", nil, ErrInterrupted},
+		{"garbage then ctrl-d", 80, sel(list, 0), "zzz\x04", nil, ErrInterrupted},
 		{"narrow: r", 12, sel(resume, 0), "r\r", 1, nil},
 		{"confirm y", 80, confirm(false), "y\r", true, nil},
 		{"confirm default", 80, confirm(false), "\r", false, nil},
-		{"confirm ctrl-d", 80, confirm(true), "\x04", nil, modes.ErrInterrupted},
+		{"confirm ctrl-d", 80, confirm(true), "\x04", nil, ErrInterrupted},
 		{"input", 80, input(), "  proceed \r", "  proceed ", nil},
-		{"input proceed then ctrl-d", 80, input(), "proceed\x04", nil, modes.ErrInterrupted},
-		{"input esc", 20, input(), "proceed\x1b", nil, modes.ErrInterrupted},
+		{"input proceed then ctrl-d", 80, input(), "proceed\x04", nil, ErrInterrupted},
+		{"input esc", 20, input(), "proceed\x1b", nil, ErrInterrupted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := openPTY(t, tc.cols)
@@ -153,22 +151,22 @@ func TestTerminalKeys(t *testing.T) {
 	}
 }
 
-func sel(options []string, def int) func(modes.Prompter) (any, error) {
-	return func(p modes.Prompter) (any, error) {
+func sel(options []string, def int) func(*Terminal) (any, error) {
+	return func(p *Terminal) (any, error) {
 		i, err := p.Select("Resume this workflow?", options, def)
 		return i, err
 	}
 }
 
-func confirm(def bool) func(modes.Prompter) (any, error) {
-	return func(p modes.Prompter) (any, error) {
+func confirm(def bool) func(*Terminal) (any, error) {
+	return func(p *Terminal) (any, error) {
 		ok, err := p.Confirm("Trust this file and run it?", def)
 		return ok, err
 	}
 }
 
-func input() func(modes.Prompter) (any, error) {
-	return func(p modes.Prompter) (any, error) {
+func input() func(*Terminal) (any, error) {
+	return func(p *Terminal) (any, error) {
 		s, err := p.Input(`Type "proceed" to start (anything else cancels):`, "")
 		return s, err
 	}
@@ -215,7 +213,7 @@ func TestNoTerminal(t *testing.T) {
 	if _, err := NewTerminal(f, f, false).Confirm("Q?", true); !errors.Is(err, ErrNoTerminal) {
 		t.Errorf("Confirm on a file: %v", err)
 	}
-	if _, err := NewTerminal(f, f, false).Select("Q?", nil, 0); !errors.Is(err, modes.ErrInterrupted) {
+	if _, err := NewTerminal(f, f, false).Select("Q?", nil, 0); !errors.Is(err, ErrInterrupted) {
 		t.Errorf("Select without options: %v", err)
 	}
 	if out.Len() > 0 {

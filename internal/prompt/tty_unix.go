@@ -11,8 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
-
-	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
 const (
@@ -70,7 +68,7 @@ func run(in, out *os.File, m model, st style) error {
 		case err != nil:
 			return d.end(m, fmt.Errorf("read the terminal: %w", err))
 		case n == 0: // the terminal hung up: the end of input
-			return d.end(m, modes.ErrInterrupted)
+			return d.end(m, ErrInterrupted)
 		}
 		var keys []key
 		keys, pending = decodeKeys(append(pending, buf[:n]...))

@@ -3,7 +3,7 @@ package tolerant
 import (
 	"fmt"
 
-	"github.com/orchestrate-dev/orchestrate/workflow"
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 )
 
 // MaxElements is the most entries of one kind a format reads from one
@@ -23,7 +23,7 @@ const MaxScanElements = 200_000
 // ("tasks"), more than max.
 func TooManyElements(n, max int, what string) *DecodeError {
 	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("%s %s, more than the %s orchestrate reads; the file is not read",
-		workflow.Thousands(n), what, workflow.Thousands(max))}
+		textfmt.Thousands(n), what, textfmt.Thousands(max))}
 }
 
 // Budget is what is left of one source's MaxScanElements in one scan. The
@@ -49,7 +49,7 @@ func (b *Budget) Take(n int) bool {
 // Err is the error of a file whose n entries the budget no longer covers.
 func (b *Budget) Err(n int, what string) *DecodeError {
 	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("%s %s, past the %s this source reads in one scan over all its files; the file is not read",
-		workflow.Thousands(n), what, workflow.Thousands(MaxScanElements))}
+		textfmt.Thousands(n), what, textfmt.Thousands(MaxScanElements))}
 }
 
 // ListLen is the length of the list (or the number of entries of the

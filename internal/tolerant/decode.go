@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
-	"github.com/orchestrate-dev/orchestrate/workflow"
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 )
 
 // MaxAliases is the number of YAML aliases a state file may use; more is
@@ -273,7 +273,7 @@ func DecodeJSONNumbers(data []byte) (any, error) { return decodeJSON(data, true)
 // counts are upper bounds, so the message gives the limit, not a count).
 func tooMany() *DecodeError {
 	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("more than the %s values (fields and list entries) orchestrate reads; the file is not read",
-		workflow.Thousands(MaxNodes))}
+		textfmt.Thousands(MaxNodes))}
 }
 
 // decodeJSON is DecodeJSON, with numbers as json.Number when numbers.

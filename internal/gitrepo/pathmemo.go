@@ -53,9 +53,9 @@ const maxPathTable = 8 << 20
 // pathKeySize is the size of the path table's keys (a SHA-256).
 const pathKeySize = sha256.Size
 
-// blobMemo is a Repo's view of the path table, opened on first use. It is
+// pathTable is a Repo's view of the path table, opened on first use. It is
 // safe for concurrent use.
-type blobMemo struct {
+type pathTable struct {
 	disk *diskcache.Cache
 	dir  string // the git folder, named by repoDigest
 
@@ -69,11 +69,11 @@ type blobMemo struct {
 	hits, misses int
 }
 
-func newBlobMemo(disk *diskcache.Cache, gitDir string) *blobMemo {
-	return &blobMemo{disk: disk, dir: gitDir}
+func newPathTable(disk *diskcache.Cache, gitDir string) *pathTable {
+	return &pathTable{disk: disk, dir: gitDir}
 }
 
-func (m *blobMemo) open() {
+func (m *pathTable) open() {
 	m.once.Do(func() {
 		if m.name, m.table = openRepoTable(m.disk, m.dir, pathsTable, pathKeySize); m.table == nil {
 			return
@@ -90,7 +90,7 @@ func pathKey(root plumbing.Hash, p string) [pathKeySize]byte {
 
 // get returns the entry at key's path (ok false in e: none), and whether
 // the table (or this run) knows it.
-func (m *blobMemo) get(key [pathKeySize]byte) (e memoEntry, ok bool) {
+func (m *pathTable) get(key [pathKeySize]byte) (e memoEntry, ok bool) {
 	if m == nil {
 		return e, false
 	}
@@ -122,7 +122,7 @@ type memoEntry struct {
 }
 
 // add records the entry at key's path for SaveCache.
-func (m *blobMemo) add(key [pathKeySize]byte, e memoEntry) {
+func (m *pathTable) add(key [pathKeySize]byte, e memoEntry) {
 	if m == nil {
 		return
 	}
@@ -138,7 +138,7 @@ func (m *blobMemo) add(key [pathKeySize]byte, e memoEntry) {
 }
 
 // drop forgets this run's new entries unsaved (see verify.go).
-func (m *blobMemo) drop() {
+func (m *pathTable) drop() {
 	if m == nil {
 		return
 	}
@@ -149,7 +149,7 @@ func (m *blobMemo) drop() {
 
 // save writes this run's look-ups with the table's; nothing when there is
 // nothing new.
-func (m *blobMemo) save() error {
+func (m *pathTable) save() error {
 	if m == nil {
 		return nil
 	}
