@@ -45,7 +45,8 @@ type Run struct {
 	order []*workflow.Candidate
 	// probed is what the file system said of the paths the run's
 	// candidates reference, as written, gathered by prefetch for the
-	// validations to come, and forgotten when taken; validations counts the
+	// validations to come and by each validation, kept for the run (up to
+	// maxKeptProbes: one per distinct path); validations counts the
 	// validations that asked (validated their ids), prefetched the paths
 	// probed ahead, prefetchDone is closed when the prefetch has ended.
 	probeMu      sync.Mutex
