@@ -36,6 +36,10 @@ type gitCache struct {
 	// once it was asked.
 	last      map[pathKey]lastAnswer
 	lastTried bool
+	// baseUses counts the run's resumable candidates by interruption
+	// commit (see countBases); nil when not counted.
+	baseUses     map[string]int
+	basesCounted bool
 
 	run      *Run // what the run's integrity checks found (lstats); nil in tests
 	compares int  // Compare calls that asked the underlying Git
@@ -124,9 +128,16 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	states := c.states
+	if c.countBases(); c.baseUses != nil && c.baseUses[base.Hash] <= 1 {
+		// no other workflow of the run asks about this base: its answers
+		// are not kept (200 workflows of 300 files, each its own base,
+		// kept 60,000 states to the end of the run)
+		states = map[pathKey]gitrepo.PathState{}
+	}
 	var missing []string
 	for _, p := range paths {
-		if _, ok := c.states[pathKey{base: base.Hash, path: p}]; !ok {
+		if _, ok := states[pathKey{base: base.Hash, path: p}]; !ok {
 			missing = append(missing, p)
 		}
 	}
@@ -136,16 +147,40 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 			return nil, err
 		}
 		for _, ps := range got {
-			c.states[pathKey{base: base.Hash, path: ps.Path}] = ps
+			states[pathKey{base: base.Hash, path: ps.Path}] = ps
 		}
 	}
 	out := make([]gitrepo.PathState, 0, len(paths))
 	for _, p := range paths {
-		if ps, ok := c.states[pathKey{base: base.Hash, path: p}]; ok {
+		if ps, ok := states[pathKey{base: base.Hash, path: p}]; ok {
 			out = append(out, ps)
 		}
 	}
 	return out, nil
+}
+
+// countBases counts, once, how many of the run's resumable candidates
+// have each interruption commit (baseUses), when the run validates
+// several with a Git that takes the run's index (*gitrepo.Repo); the
+// answers are those the validations ask for anyway. c.mu is held.
+func (c *gitCache) countBases() {
+	if c.basesCounted || c.run == nil {
+		return
+	}
+	c.basesCounted = true
+	if _, ok := c.Git.(optionsComparer); !ok || c.run.resumable() < 2 {
+		return
+	}
+	uses := map[string]int{}
+	for _, cand := range c.run.order {
+		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
+			continue
+		}
+		if base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt); err == nil && base.Hash != "" {
+			uses[base.Hash]++
+		}
+	}
+	c.baseUses = uses
 }
 
 // compare asks the underlying Git, with what the run knows when it can
