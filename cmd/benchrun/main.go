@@ -179,9 +179,9 @@ func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
 // status's medians, their paired ratio, orchestrate's peak RSS and whether
 // both targets were met.
 func printTable(paths []string, w io.Writer) (missed int, err error) {
-	fmt.Fprintf(w, "| %-36s | %-8s | %11s | %11s | %6s | %10s | %10s | %10s | %10s | %-6s |\n", "shape", "command", "orchestrate", "git status", "ratio", "cache off", "first run", "peak RSS", "git RSS", "result")
+	fmt.Fprintf(w, "| %-36s | %-8s | %11s | %11s | %6s | %13s | %13s | %10s | %10s | %-6s |\n", "shape", "command", "orchestrate", "git status", "ratio", "cache off", "first run", "peak RSS", "git RSS", "result")
 	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 38), strings.Repeat("-", 10), strings.Repeat("-", 13), strings.Repeat("-", 13),
-		strings.Repeat("-", 8), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 8))
+		strings.Repeat("-", 8), strings.Repeat("-", 15), strings.Repeat("-", 15), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 8))
 	for _, p := range paths {
 		r, err := readResult(p)
 		if err != nil {
@@ -217,7 +217,7 @@ func printTable(paths []string, w io.Writer) (missed int, err error) {
 		if r.NoCache != nil {
 			peak = max(peak, r.NoCache.PeakRSSKiB)
 		}
-		fmt.Fprintf(w, "| %-36s | %-8s | %10.3fs | %11s | %6s | %10s | %10s | %10s | %10s | %-6s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
+		fmt.Fprintf(w, "| %-36s | %-8s | %10.3fs | %11s | %6s | %13s | %13s | %10s | %10s | %-6s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
 			off, first, mib(peak), gitRSS, result)
 	}
 	fmt.Fprintf(w, "orchestrate runs with a private cache, empty before its warm-up run; \"cache off\" (median and ratio to git status) derives everything on every run; \"first run\" (median and ratio) runs with a cache folder emptied before each run, as on a fresh clone; peak RSS is the highest of the three\n")
