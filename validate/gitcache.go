@@ -2,11 +2,16 @@ package validate
 
 import (
 	"errors"
+	"path"
+	"path/filepath"
 	"reflect"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // gitCache is a Git that answers each question once per Run: the
@@ -26,6 +31,15 @@ type gitCache struct {
 	cuts     map[string]bool           // HistoryCut's answers by rev
 	changed  map[pathKey]changedAnswer // ChangedPaths' answers by commit and bound
 	promisor *string
+	// last is what prefetchLast learnt: who last changed each record path
+	// at each interruption commit (see lastChangeAt); lastTried is set
+	// once it was asked.
+	last      map[pathKey]lastAnswer
+	lastTried bool
+	// baseUses counts the run's resumable candidates by interruption
+	// commit (see countBases); nil when not counted.
+	baseUses     map[string]int
+	basesCounted bool
 
 	run      *Run // what the run's integrity checks found (lstats); nil in tests
 	compares int  // Compare calls that asked the underlying Git
@@ -100,18 +114,9 @@ func (c *gitCache) Shallow() bool {
 // InterruptionCommit is the underlying answer, asked once per recorded hash
 // and time.
 func (c *gitCache) InterruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error) {
-	k := baseKey{recorded: recorded, zero: at.IsZero()}
-	if !k.zero {
-		k.at = at.UnixNano()
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if a, ok := c.bases[k]; ok {
-		return a.c, a.err
-	}
-	got, err := c.Git.InterruptionCommit(recorded, at)
-	c.bases[k] = baseAnswer{got, err}
-	return got, err
+	return c.interruptionCommit(recorded, at)
 }
 
 // Compare asks the underlying Git only about the paths not compared with
@@ -123,9 +128,16 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	states := c.states
+	if c.countBases(); c.baseUses != nil && c.baseUses[base.Hash] <= 1 {
+		// no other workflow of the run asks about this base: its answers
+		// are not kept (200 workflows of 300 files, each its own base,
+		// kept 60,000 states to the end of the run)
+		states = map[pathKey]gitrepo.PathState{}
+	}
 	var missing []string
 	for _, p := range paths {
-		if _, ok := c.states[pathKey{base: base.Hash, path: p}]; !ok {
+		if _, ok := states[pathKey{base: base.Hash, path: p}]; !ok {
 			missing = append(missing, p)
 		}
 	}
@@ -135,16 +147,40 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 			return nil, err
 		}
 		for _, ps := range got {
-			c.states[pathKey{base: base.Hash, path: ps.Path}] = ps
+			states[pathKey{base: base.Hash, path: ps.Path}] = ps
 		}
 	}
 	out := make([]gitrepo.PathState, 0, len(paths))
 	for _, p := range paths {
-		if ps, ok := c.states[pathKey{base: base.Hash, path: p}]; ok {
+		if ps, ok := states[pathKey{base: base.Hash, path: p}]; ok {
 			out = append(out, ps)
 		}
 	}
 	return out, nil
+}
+
+// countBases counts, once, how many of the run's resumable candidates
+// have each interruption commit (baseUses), when the run validates
+// several with a Git that takes the run's index (*gitrepo.Repo); the
+// answers are those the validations ask for anyway. c.mu is held.
+func (c *gitCache) countBases() {
+	if c.basesCounted || c.run == nil {
+		return
+	}
+	c.basesCounted = true
+	if _, ok := c.Git.(optionsComparer); !ok || c.run.resumable() < 2 {
+		return
+	}
+	uses := map[string]int{}
+	for _, cand := range c.run.order {
+		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
+			continue
+		}
+		if base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt); err == nil && base.Hash != "" {
+			uses[base.Hash]++
+		}
+	}
+	c.baseUses = uses
 }
 
 // compare asks the underlying Git, with what the run knows when it can
@@ -297,3 +333,170 @@ func (c *gitCache) LastChangeAt(cm gitrepo.Commit, paths []string, maxCommits in
 // errNoOwnership is ChangedPaths' error when the underlying Git cannot
 // tell (no commit is then the workflow's own).
 var errNoOwnership = errors.New("the files a commit changed cannot be listed")
+
+// lastBatcher is a Git (*gitrepo.Repo is) that answers many LastChangeAt
+// questions in one walk of the history.
+type lastBatcher interface {
+	LastChangesAt(qs []gitrepo.LastChangeQuestion, maxCommits int) ([]map[string]gitrepo.Commit, []bool)
+}
+
+// lastAnswer is one path's LastChangeAt answer at a commit.
+type lastAnswer struct {
+	c     gitrepo.Commit
+	found bool
+}
+
+// lastChangeAt is og.LastChangeAt(base, paths, max) (who last changed the
+// workflow's record files at its interruption commit). In a run that
+// validates several workflows (status), the first call asks the question of
+// every resumable candidate of the run at once (prefetchLast): one walk of
+// the history for all of them instead of one each. A path's answer does not
+// depend on the paths asked beside it, so the answers are the same.
+func (v *validator) lastChangeAt(og OwnershipGit, base gitrepo.Commit, paths []string, max int) map[string]gitrepo.Commit {
+	gc, ok := og.(*gitCache)
+	if !ok || v.in.Run == nil || gc.run != v.in.Run || base.Hash == "" {
+		return og.LastChangeAt(base, paths, max)
+	}
+	return gc.lastChangeAt(v, base, paths, max)
+}
+
+func (c *gitCache) lastChangeAt(v *validator, base gitrepo.Commit, paths []string, max int) map[string]gitrepo.Commit {
+	og, ok := c.Git.(OwnershipGit)
+	if !ok {
+		return map[string]gitrepo.Commit{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.lastTried {
+		c.lastTried = true
+		c.prefetchLast(v, max)
+	}
+	out := map[string]gitrepo.Commit{}
+	var missing []string
+	for _, p := range paths {
+		a, ok := c.last[pathKey{base.Hash, p, max}]
+		switch {
+		case !ok:
+			missing = append(missing, p)
+		case a.found:
+			out[p] = a.c
+		}
+	}
+	if len(missing) == len(paths) {
+		return og.LastChangeAt(base, paths, max)
+	}
+	if len(missing) > 0 {
+		for p, cm := range og.LastChangeAt(base, missing, max) {
+			out[p] = cm
+		}
+	}
+	return out
+}
+
+// prefetchLast asks, in one batch, who last changed the record files of
+// every resumable candidate of the run at its interruption commit, and
+// keeps the answers for lastChangeAt. The paths are a superset of what
+// each validation asks (cleaned as written; the stories as the story
+// index names them): a path a validation asks that is not among them is
+// asked then. Nothing is asked with fewer than two resumable candidates,
+// or of a Git that cannot batch.
+func (c *gitCache) prefetchLast(v *validator, max int) {
+	lb, ok := c.Git.(lastBatcher)
+	if !ok || c.run.resumable() < 2 {
+		return
+	}
+	var qs []gitrepo.LastChangeQuestion
+	for _, cand := range c.run.order {
+		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
+			continue
+		}
+		base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt)
+		if err != nil || base.Hash == "" {
+			continue
+		}
+		if paths := v.recordPathsOf(cand); len(paths) > 0 {
+			qs = append(qs, gitrepo.LastChangeQuestion{At: base, Paths: paths})
+		}
+	}
+	if len(qs) < 2 {
+		return
+	}
+	answers, known := lb.LastChangesAt(qs, max)
+	c.last = map[pathKey]lastAnswer{}
+	for i, q := range qs {
+		if !known[i] {
+			continue
+		}
+		for _, p := range q.Paths {
+			cm, found := answers[i][p]
+			c.last[pathKey{q.At.Hash, p, max}] = lastAnswer{cm, found}
+		}
+	}
+}
+
+// interruptionCommit is InterruptionCommit with c.mu held.
+func (c *gitCache) interruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error) {
+	k := baseKey{recorded: recorded, zero: at.IsZero()}
+	if !k.zero {
+		k.at = at.UnixNano()
+	}
+	if a, ok := c.bases[k]; ok {
+		return a.c, a.err
+	}
+	got, err := c.Git.InterruptionCommit(recorded, at)
+	c.bases[k] = baseAnswer{got, err}
+	return got, err
+}
+
+// recordPathsOf is a superset of the record files ownFiles finds for
+// candidate cand (its sources, its stories' files, the files it references
+// as its record), cleaned lexically; sorted, without repeats.
+func (v *validator) recordPathsOf(cand *workflow.Candidate) []string {
+	set := map[string]bool{}
+	add := func(p string) {
+		if p == "" || strings.ContainsRune(p, 0) {
+			return
+		}
+		if filepath.IsAbs(p) && v.in.Root != "" {
+			rel, err := filepath.Rel(v.in.Root, p)
+			if err != nil {
+				return
+			}
+			p = rel
+		}
+		cl := path.Clean(filepath.ToSlash(p))
+		if cl != "." && cl != ".." && !strings.HasPrefix(cl, "../") && !path.IsAbs(cl) {
+			set[cl] = true
+		}
+	}
+	add(cand.Source.Path)
+	for _, e := range cand.Evidence {
+		add(e.Path)
+	}
+	story := func(id, recorded string) {
+		add(recorded)
+		if id = strings.TrimSpace(id); id != "" {
+			if st := v.lookupStory(id); st != nil {
+				add(st.Path)
+			}
+		}
+	}
+	for _, r := range cand.StoryRefs {
+		story(r.ID, r.Path)
+	}
+	for _, id := range cand.Stories {
+		story(id, "")
+	}
+	for _, rf := range cand.Files {
+		cl := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path)))
+		if recordFroms[rf.From] || (rf.From == "feature" && path.Base(cl) == "tasks.md") {
+			add(rf.Path)
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -65,7 +65,8 @@ func probePath(root string, check func(rel string) (string, fs.FileInfo, error),
 }
 
 // probeAll probes every path of refs, in parallel when there are many,
-// taking (and forgetting) the answers the Run's prefetch gathered already.
+// taking the answers the Run gathered already (its prefetch, the other
+// validations), and keeping its own for the run's other validations.
 func (v *validator) probeAll(refs []workflow.RefFile) []probe {
 	out := make([]probe, len(refs))
 	var todo []int
@@ -75,8 +76,7 @@ func (v *validator) probeAll(refs []workflow.RefFile) []probe {
 		r.probeMu.Lock()
 		for i, rf := range refs {
 			if p, ok := r.probed[rf.Path]; ok {
-				out[i] = p
-				delete(r.probed, rf.Path) // a later reference probes again: the map stays small
+				out[i] = p // kept for the run's other workflows that reference it
 			} else {
 				todo = append(todo, i)
 			}
@@ -92,8 +92,27 @@ func (v *validator) probeAll(refs []workflow.RefFile) []probe {
 		i := todo[k]
 		out[i] = v.probePath(refs[i].Path)
 	})
+	if r != nil && r.root == v.in.Root && len(todo) > 0 {
+		// every path is probed once per run: the workflows of a status
+		// that share files (200 x 300 references of 4,000 files) share
+		// the probes, as many as the distinct paths, up to maxKeptProbes
+		r.probeMu.Lock()
+		for _, i := range todo {
+			if len(r.probed) >= maxKeptProbes {
+				break
+			}
+			if _, ok := r.probed[refs[i].Path]; !ok {
+				r.probed[refs[i].Path] = out[i]
+			}
+		}
+		r.probeMu.Unlock()
+	}
 	return out
 }
+
+// maxKeptProbes bounds the probes a Run keeps (a few hundred bytes each):
+// past it, a path referenced again is probed again.
+const maxKeptProbes = 1 << 15
 
 // prefetch, at the second validation of the run (status validates every
 // resumable workflow; resume only one) when there are three or more
@@ -149,7 +168,7 @@ func (r *Run) prefetch(id string, limit int) {
 			}
 			r.probeMu.Lock()
 			for i, p := range paths {
-				if _, ok := r.probed[p]; !ok {
+				if _, ok := r.probed[p]; !ok && len(r.probed) < maxKeptProbes {
 					r.probed[p] = got[i]
 				}
 			}

@@ -166,7 +166,7 @@ func (v *validator) ownAuthors(base gitrepo.Commit) map[string]bool {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	for _, c := range og.LastChangeAt(base, paths, 2000) {
+	for _, c := range v.lastChangeAt(og, base, paths, 2000) {
 		// both, so that a commit without an e-mail is matched by name
 		if e := strings.TrimSpace(c.Email); e != "" {
 			o.authors["email:"+strings.ToLower(e)] = true

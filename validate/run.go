@@ -45,7 +45,8 @@ type Run struct {
 	order []*workflow.Candidate
 	// probed is what the file system said of the paths the run's
 	// candidates reference, as written, gathered by prefetch for the
-	// validations to come, and forgotten when taken; validations counts the
+	// validations to come and by each validation, kept for the run (up to
+	// maxKeptProbes: one per distinct path); validations counts the
 	// validations that asked (validated their ids), prefetched the paths
 	// probed ahead, prefetchDone is closed when the prefetch has ended.
 	probeMu      sync.Mutex
@@ -140,18 +141,18 @@ func (r *Run) resumable() int {
 }
 
 // refPaths is every path the run's candidates reference, cleaned lexically
-// as the integrity check cleans them (repeats are left in). It only says
-// which index entries to read (see gitCache.compare): a path that is not
-// safe, or is missing here, costs nothing but a hashed file.
+// as the integrity check cleans them, each once (the union: 200 workflows
+// of 300 references to 4,000 files give 4,000 paths, and the index's
+// look-up tables are sized by them). It only says which index entries to
+// read (see gitCache.compare): a path that is not safe, or is missing
+// here, costs nothing but a hashed file.
 func (r *Run) refPaths() []string {
-	n := 0
-	for _, c := range r.sorted {
-		n += len(c.Files)
-	}
-	out := make([]string, 0, n)
+	seen := map[string]bool{}
+	var out []string
 	for _, c := range r.sorted {
 		for _, rf := range c.Files {
-			if clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path))); clean != "." {
+			if clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path))); clean != "." && !seen[clean] {
+				seen[clean] = true
 				out = append(out, clean)
 			}
 		}

@@ -58,11 +58,16 @@ type Params struct {
 	Commits int    `json:"commits"`
 	Refs    int    `json:"refs"`
 	// shapes only
-	Workflows int    `json:"workflows,omitempty"`    // interrupted workflow states
-	Merges    int    `json:"merges,omitempty"`       // merges shape: merge commits
-	Side      int    `json:"side_commits,omitempty"` // merges shape: commits per merged branch
-	Seed      uint64 `json:"seed"`
-	Now       string `json:"now"`
+	Workflows int `json:"workflows,omitempty"`    // interrupted workflow states
+	Merges    int `json:"merges,omitempty"`       // merges shape: merge commits
+	Side      int `json:"side_commits,omitempty"` // merges shape: commits per merged branch
+	// PerWorkflow, when set, is the referenced files of each workflow: a
+	// window of the Refs files, the windows of neighbours overlapping
+	// (PerWorkflow x Workflows look-ups over Refs distinct files); 0
+	// shares the Refs files out, each workflow its own.
+	PerWorkflow int    `json:"per_workflow,omitempty"`
+	Seed        uint64 `json:"seed"`
+	Now         string `json:"now"`
 }
 
 func main() {
@@ -74,10 +79,11 @@ func main() {
 	flag.IntVar(&p.Refs, "refs", 300, "tracked files the interrupted workflows reference (at least 30)")
 	flag.Uint64Var(&p.Seed, "seed", 1, "random seed")
 	flag.StringVar(&p.Now, "now", defaultNow, "the time the history ends at (RFC 3339); times are relative to it")
-	flag.StringVar(&p.Shape, "shape", "", "build a shape of issue 15 instead: commits, merges, stories, workflows, refs or huge")
+	flag.StringVar(&p.Shape, "shape", "", "build a shape of issue 15 instead: commits, merges, stories, workflows, workflows1000, refs or huge")
 	flag.IntVar(&p.Workflows, "workflows", 0, "shapes: interrupted workflow states (default: the shape's)")
 	flag.IntVar(&p.Merges, "merges", 0, "merges shape: merge commits (default 2000)")
 	flag.IntVar(&p.Side, "side", 0, "merges shape: side commits per merge (default 10)")
+	flag.IntVar(&p.PerWorkflow, "per-workflow", 0, "shapes: referenced files of each workflow, overlapping windows of the -refs files (default: the shape's; 0: -refs shared out)")
 	force := flag.Bool("force", false, "rebuild even when the repository was built with the same parameters")
 	quiet := flag.Bool("q", false, "print only the summary line")
 	flag.Parse()
@@ -151,7 +157,7 @@ func withPreset(p Params, set map[string]bool) Params {
 		dst  *int
 		v    int
 	}{{"files", &p.Files, pre.Files}, {"stories", &p.Stories, pre.Stories}, {"commits", &p.Commits, pre.Commits},
-		{"refs", &p.Refs, pre.Refs}, {"workflows", &p.Workflows, pre.Workflows}, {"merges", &p.Merges, pre.Merges}, {"side", &p.Side, pre.Side}} {
+		{"refs", &p.Refs, pre.Refs}, {"workflows", &p.Workflows, pre.Workflows}, {"merges", &p.Merges, pre.Merges}, {"side", &p.Side, pre.Side}, {"per-workflow", &p.PerWorkflow, pre.PerWorkflow}} {
 		if !set[d.name] {
 			*d.dst = d.v
 		}
@@ -165,7 +171,7 @@ func withPreset(p Params, set map[string]bool) Params {
 func (p Params) check() error {
 	if p.Shape != "" {
 		if _, ok := shapePresets[p.Shape]; !ok {
-			return fmt.Errorf("-shape %q: want commits, merges, stories, workflows, refs or huge", p.Shape)
+			return fmt.Errorf("-shape %q: want commits, merges, stories, workflows, workflows1000, refs or huge", p.Shape)
 		}
 		switch {
 		case p.Workflows < 1:
@@ -174,11 +180,13 @@ func (p Params) check() error {
 			return fmt.Errorf("-refs %d: at least one per workflow (%d)", p.Refs, p.Workflows)
 		case p.Stories < p.Workflows:
 			return fmt.Errorf("-stories %d: at least one per workflow (%d)", p.Stories, p.Workflows)
+		case p.PerWorkflow < 0 || p.PerWorkflow > p.Refs:
+			return fmt.Errorf("-per-workflow %d: between 0 and -refs (%d)", p.PerWorkflow, p.Refs)
 		case p.Shape == "merges" && (p.Merges < 1 || p.Side < 1):
 			return fmt.Errorf("-merges %d -side %d: at least 1 each", p.Merges, p.Side)
 		}
-	} else if p.Workflows != 0 || p.Merges != 0 || p.Side != 0 {
-		return errors.New("-workflows, -merges and -side apply to -shape only")
+	} else if p.Workflows != 0 || p.Merges != 0 || p.Side != 0 || p.PerWorkflow != 0 {
+		return errors.New("-workflows, -merges, -side and -per-workflow apply to -shape only")
 	}
 	switch {
 	case p.Files < 100:

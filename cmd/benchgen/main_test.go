@@ -21,7 +21,13 @@ func TestWithPresetAndCheck(t *testing.T) {
 		{"unknown shape", Params{Shape: "nope", Files: 1000, Stories: 40, Commits: 20, Refs: 30}, nil,
 			Params{Shape: "nope", Files: 1000, Stories: 40, Commits: 20, Refs: 30}, true},
 		{"more workflows than refs", Params{Shape: "workflows", Refs: 100}, map[string]bool{"refs": true},
-			Params{Shape: "workflows", Files: 100000, Stories: 2000, Commits: 300, Refs: 100, Workflows: 200}, true},
+			Params{Shape: "workflows", Files: 100000, Stories: 2000, Commits: 300, Refs: 100, Workflows: 200, PerWorkflow: 300}, true},
+		{"workflows share their files", Params{Shape: "workflows1000"}, nil,
+			Params{Shape: "workflows1000", Files: 100000, Stories: 2000, Commits: 300, Refs: 4000, Workflows: 1000, PerWorkflow: 50}, false},
+		{"more files per workflow than refs", Params{Shape: "workflows", Refs: 250}, map[string]bool{"refs": true},
+			Params{Shape: "workflows", Files: 100000, Stories: 2000, Commits: 300, Refs: 250, Workflows: 200, PerWorkflow: 300}, true},
+		{"per-workflow is for shapes", Params{Files: 1000, Stories: 40, Commits: 20, Refs: 30, PerWorkflow: 3}, nil,
+			Params{Files: 1000, Stories: 40, Commits: 20, Refs: 30, PerWorkflow: 3}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

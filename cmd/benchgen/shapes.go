@@ -20,16 +20,19 @@ import (
 //	merges     one workflow saved by commit 1, then -merges merges of
 //	           -side side commits each (a --no-ff feature-branch history)
 //	stories    -stories stories (a few in progress), for `orchestrate status`
-//	workflows  -workflows interrupted workflow states, for `orchestrate status`
+//	workflows  -workflows interrupted workflow states, for `orchestrate status`,
+//	           each referencing -per-workflow files (200 x 300 of 4,000)
+//	workflows1000  the same, 1,000 workflows x 50 files of 4,000
 //	refs       one workflow referencing -refs files
 //	huge       the refs layout at 1,000,000 files
 var shapePresets = map[string]Params{
-	"commits":   {Files: 100000, Stories: 40, Commits: 20000, Refs: 300, Workflows: 1},
-	"merges":    {Files: 100000, Stories: 40, Commits: 20, Refs: 300, Workflows: 1, Merges: 2000, Side: 10},
-	"stories":   {Files: 100000, Stories: 20000, Commits: 300, Refs: 300, Workflows: 5},
-	"workflows": {Files: 100000, Stories: 2000, Commits: 300, Refs: 4000, Workflows: 200},
-	"refs":      {Files: 100000, Stories: 40, Commits: 300, Refs: 5000, Workflows: 1},
-	"huge":      {Files: 1000000, Stories: 2000, Commits: 300, Refs: 300, Workflows: 1},
+	"commits":       {Files: 100000, Stories: 40, Commits: 20000, Refs: 300, Workflows: 1},
+	"merges":        {Files: 100000, Stories: 40, Commits: 20, Refs: 300, Workflows: 1, Merges: 2000, Side: 10},
+	"stories":       {Files: 100000, Stories: 20000, Commits: 300, Refs: 300, Workflows: 5},
+	"workflows":     {Files: 100000, Stories: 2000, Commits: 300, Refs: 4000, Workflows: 200, PerWorkflow: 300},
+	"workflows1000": {Files: 100000, Stories: 2000, Commits: 300, Refs: 4000, Workflows: 1000, PerWorkflow: 50},
+	"refs":          {Files: 100000, Stories: 40, Commits: 300, Refs: 5000, Workflows: 1},
+	"huge":          {Files: 1000000, Stories: 2000, Commits: 300, Refs: 300, Workflows: 1},
 }
 
 // historyShape tells whether the workflows are interrupted at the start of
@@ -138,6 +141,13 @@ func (s *shapeGen) planShapeWorkflows(total int) {
 		refs := perm[k*per : (k+1)*per]
 		if k == n-1 {
 			refs = perm[k*per:]
+		}
+		if w := s.p.PerWorkflow; w > 0 {
+			// a window of w files from k*per on, wrapping: neighbours share files
+			refs = make([]int, w)
+			for i := range refs {
+				refs[i] = perm[(k*per+i)%len(perm)]
+			}
 		}
 		at := 1
 		if !historyShape(s.p.Shape) {

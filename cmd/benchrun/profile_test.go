@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/cli"
 )
@@ -21,7 +22,9 @@ import (
 //	go tool pprof -top -cum /tmp/orchestrate-cpu.pprof
 //
 // It writes a CPU profile (BENCH_PROFILE_OUT, default /tmp/orchestrate-cpu.pprof)
-// of BENCH_PROFILE_RUNS runs (default 10), and a heap profile next to it.
+// of BENCH_PROFILE_RUNS runs (default 10), and heap profiles next to it:
+// the allocations (.heap) and what was in use at the largest live heap a
+// collection left (.peak; go tool pprof -sample_index=inuse_space).
 // BENCH_PROFILE_CMD=status profiles `orchestrate status` instead of
 // `resume --dry-run --json --mode preflight` (the stories and workflows
 // shapes of benchgen).
@@ -55,6 +58,8 @@ func TestProfileOrchestrate(t *testing.T) {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Fatal(err)
 	}
+	stop := watchPeakHeap(out + ".peak")
+	defer stop()
 	for i := 0; i < runs; i++ {
 		var stdout, stderr bytes.Buffer
 		sys := cli.OSSystem()
@@ -74,5 +79,38 @@ func TestProfileOrchestrate(t *testing.T) {
 	if err := pprof.Lookup("allocs").WriteTo(h, 0); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("CPU profile of %d runs: %s (allocations: %s.heap)", runs, out, out)
+	t.Logf("CPU profile of %d runs: %s (allocations: %s.heap; in use at the largest live heap seen: %s.peak)", runs, out, out, out)
+}
+
+// watchPeakHeap writes, every time a garbage collection leaves more live
+// heap than any before (looked at every 20 ms), the heap profile (in use
+// at that collection) to path; stop ends the watch.
+func watchPeakHeap(path string) (stop func()) {
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		var peak uint64
+		var lastGC uint32
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.NumGC == lastGC || ms.HeapAlloc <= peak {
+				continue
+			}
+			lastGC, peak = ms.NumGC, ms.HeapAlloc
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
 }
