@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Hostile templates: a forged verdict hidden with ESC[8m (conceal), a
@@ -16,11 +17,28 @@ const (
 	forgedSummary  = "SUMMARY-OVERRIDE\x1b[2J\n"
 )
 
+// escapeAt is the index of the first ESC, BEL or C1 CSI/OSC in s — as a
+// character (U+009B, U+009D) or as a raw byte that is not part of a valid
+// UTF-8 sequence — or -1.
+func escapeAt(s string) int {
+	for i, r := range s {
+		switch r {
+		case 0x1b, 0x07, 0x9b, 0x9d:
+			return i
+		case utf8.RuneError:
+			if b := s[i]; b == 0x9b || b == 0x9d {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // noEscapes fails the test if an escape or bell byte reached the terminal.
 func noEscapes(t *testing.T, r result) {
 	t.Helper()
 	for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
-		if i := strings.IndexAny(s, "\x1b\x07\x9b\x9d"); i >= 0 {
+		if i := escapeAt(s); i >= 0 {
 			t.Errorf("%s: an escape byte reached %s: %q", r, name, s[max(0, i-40):min(len(s), i+40)])
 		}
 	}

@@ -136,13 +136,6 @@ func (v *verifier) hash(b []verifyJob) {
 	}
 }
 
-// fail marks v failed.
-func (v *verifier) fail() {
-	if v.enabled() {
-		v.bad.Store(true)
-	}
-}
-
 // readLinksVerified is readLinksUncached for a Repo whose links are
 // recorded (the cache is on), giving the same links: a commit the
 // commit-graph holds has the graph's links, checked against the commit
