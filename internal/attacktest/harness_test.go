@@ -208,17 +208,20 @@ func (e *env) commitAll(msg string) {
 }
 
 // cleanEnv is the process environment without the variables that would
-// make a run depend on the machine (orchestrate's, home, XDG folders, git's).
+// make a run depend on the machine (orchestrate's, home, XDG folders, git's,
+// CI's), and with CI=true: a pipeline runs more code (the CI warning asks
+// git about remotes), so every attack meets that path too, wherever the
+// suite runs.
 func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "ORCHESTRATE_") || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "NO_COLOR" {
+		if strings.HasPrefix(k, "ORCHESTRATE_") || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "NO_COLOR" || k == "CI" || k == "GITHUB_ACTIONS" {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return out
+	return append(out, "CI=true")
 }
 
 // A result is one finished run.

@@ -64,6 +64,16 @@ func (a *app) sharedLifecycle(s *session) *sharedState {
 		return &sharedState{}
 	}
 	sh := &sharedState{}
+	if s.Git == nil {
+		// no git orchestrate can read (none, or a .git it refuses: a FIFO, a
+		// huge file): git would block on it or fail; never a silent fallback
+		why := "not a git repository"
+		if s.GitErr != nil {
+			why = s.GitErr.Error()
+		}
+		sh.err = fmt.Errorf("%w: lifecycle.remote %q: the repository's git data cannot be read (%s)", sharedlife.ErrUnusable, name, why)
+		return sh
+	}
 	r, err := gitremote.Open(s.Root, name, a.gitEnviron(), gitremote.DefaultTimeout)
 	if err != nil {
 		sh.err = fmt.Errorf("%w: %w", sharedlife.ErrUnusable, err)
@@ -102,7 +112,10 @@ func (a *app) ciWarning(s *session, mode modes.Mode) {
 	if mode != modes.ModeAutopilot || a.sys.Getenv("CI") != "true" || strings.TrimSpace(s.Cfg.Lifecycle.Remote) != "" {
 		return
 	}
-	if !gitremote.HasRemote(s.Root, a.gitEnviron()) {
+	// only a repository orchestrate could read itself is asked about its
+	// remotes: git blocks on a FIFO or a huge file in .git, which makes
+	// orchestrate run without git (docs/SECURITY.md)
+	if s.Git == nil || !gitremote.HasRemote(s.Root, a.gitEnviron()) {
 		return
 	}
 	fmt.Fprintln(a.sys.IO.ErrOut, "warning: autopilot in CI with the lifecycle kept in this checkout only: another job (a fresh clone) can hand the same workflow off again. Set lifecycle.remote: origin in the config (or ORCHESTRATE_REMOTE=origin) to share the lock and the handoff records through the git remote.")

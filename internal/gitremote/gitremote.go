@@ -353,26 +353,41 @@ func (r *Remote) Push(u Update) error {
 		src = ":" + ref
 	}
 	op := "update " + ref + " on " + r.Name
-	out, err := r.run(op, nil, "-c", "push.recurseSubmodules=no", "-c", "push.gpgSign=false",
-		"push", "--porcelain", "--no-verify", "--quiet",
-		"--force-with-lease="+ref+":"+u.Old, r.Name, src)
-	if err == nil {
-		return nil
-	}
-	if !rejectedLine(out, ref) {
-		return err
-	}
-	// Rejected: lost the swap, or refused for another reason (a
-	// read-only remote, a hook, permissions). The ref's value now tells.
-	now, lerr := r.RemoteValue(u.Name)
-	if lerr != nil {
-		return err
-	}
-	if now != u.Old {
-		return ErrRejected
+	var err error
+	for attempt := 0; attempt < pushAttempts; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+		}
+		var out []byte
+		out, err = r.run(op, nil, "-c", "push.recurseSubmodules=no", "-c", "push.gpgSign=false",
+			"push", "--porcelain", "--no-verify", "--quiet",
+			"--force-with-lease="+ref+":"+u.Old, r.Name, src)
+		if err == nil {
+			return nil
+		}
+		if !rejectedLine(out, ref) {
+			return err
+		}
+		// Rejected: lost the swap, or refused for another reason (a
+		// read-only remote, a hook, permissions). The ref's value now tells.
+		now, lerr := r.RemoteValue(u.Name)
+		if lerr != nil {
+			return err
+		}
+		if now != u.Old {
+			return ErrRejected
+		}
+		// The value is the expected one again: another runner held the
+		// ref's lock while it updated it, or took and released it between
+		// the push and the read (an A-B-A). Try the swap again; a refusal
+		// that stays (a read-only remote) is the error after the last try.
 	}
 	return err
 }
+
+// pushAttempts bounds the swaps Push tries while the ref keeps its
+// expected value (a concurrent update held it, then put it back).
+const pushAttempts = 4
 
 // rejectedLine reports whether git push --porcelain's output says ref was
 // rejected ("!" line).
