@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       ?= bin/orchestrate
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/orchestrate-dev/orchestrate/internal/cli.Version=$(VERSION)
+LDFLAGS   := -X github.com/orchestrate-dev/orchestrate/app/cli.Version=$(VERSION)
 DEMO_DIR  ?= $(CURDIR)/.demo
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s

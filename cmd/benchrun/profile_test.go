@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/cli"
+	"github.com/orchestrate-dev/orchestrate/app/cli"
 )
 
 // TestProfileOrchestrate profiles orchestrate's benchmarked command in

@@ -6,7 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/orchestrate-dev/orchestrate/internal/cli"
+	"github.com/orchestrate-dev/orchestrate/app/cli"
 )
 
 func main() {

@@ -9,7 +9,7 @@
 // are safe).
 //
 // The tests build the binary once with -tags failpoints (see
-// internal/cli/failpoint_on.go) and run it as a real process on real git
+// app/cli/failpoint_on.go) and run it as a real process on real git
 // repositories made with gitfixture: each run kills one resume, at a
 // failpoint (ORCHESTRATE_FAILPOINT) or after a random delay, checks what it
 // left behind, then resumes again with --force and checks the result.

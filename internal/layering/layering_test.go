@@ -56,16 +56,16 @@ var layers = []layer{
 	{"modes", []string{"modes/..."}},
 	{"handoff", []string{"handoff/..."}},
 	// the use cases every command builds on
-	{"use case", []string{"internal/session", "internal/resumeflow"}},
+	{"use case", []string{"app/loaded", "app/resumeflow"}},
 	// flags, wiring, rendering, exit codes
-	{"command", []string{"internal/cli"}},
+	{"command", []string{"app/cli"}},
 	// programs and whole-program tests
 	{"main", []string{"cmd/...", "internal/attacktest", "internal/crashtest", "internal/layering"}},
 }
 
 // printers are the only packages that may import templates: the layers that
 // print.
-var printers = []string{"internal/cli", "internal/resumeflow"}
+var printers = []string{"app/cli", "app/resumeflow"}
 
 // edge is one import, module-relative: from imports to.
 type edge struct{ from, to string }
@@ -170,7 +170,7 @@ func TestCheck(t *testing.T) {
 		add  map[string][]string
 		want []string
 	}{
-		{"clean", map[string][]string{"handoff": {"plan", "discover/story", "workflow"}, "internal/cli": {"templates", "handoff"}}, nil},
+		{"clean", map[string][]string{"handoff": {"plan", "discover/story", "workflow"}, "app/cli": {"templates", "handoff"}}, nil},
 		{"stage imports a later stage", map[string][]string{"validate": {"plan"}},
 			[]string{"a back-edge: validate (validate) imports plan, a later layer (plan)"}},
 		{"format imports handoff", map[string][]string{"discover/story": {"handoff"}},
@@ -179,10 +179,10 @@ func TestCheck(t *testing.T) {
 			[]string{"a back-edge: internal/safefile (leaf) imports discover, a later layer (discover)"}},
 		{"leaf imports the domain", map[string][]string{"internal/par": {"workflow"}},
 			[]string{"a back-edge: internal/par (leaf) imports workflow, a later layer (domain)"}},
-		{"use case imports the command layer", map[string][]string{"internal/resumeflow": {"internal/cli"}},
-			[]string{"a back-edge: internal/resumeflow (use case) imports internal/cli, a later layer (command)"}},
+		{"use case imports the command layer", map[string][]string{"app/resumeflow": {"app/cli"}},
+			[]string{"a back-edge: app/resumeflow (use case) imports app/cli, a later layer (command)"}},
 		{"a stage that does not print imports templates", map[string][]string{"plan": {"templates"}},
-			[]string{"plan imports templates but does not print (only internal/cli, internal/resumeflow may)"}},
+			[]string{"plan imports templates but does not print (only app/cli, app/resumeflow may)"}},
 		{"a package in no layer", map[string][]string{"newpkg": nil},
 			[]string{"newpkg is in no layer: add it to the layering table (internal/layering) and to docs/ARCHITECTURE.md"}},
 	}

@@ -132,20 +132,20 @@ func TestCheckMap(t *testing.T) {
 		return "# A\n\n" + mapHeading + "\n\n| layer | packages | may import |\n|---|---|---|\n" + layerRows.String() +
 			"\nText.\n\n| package | layer | holds | may import |\n|---|---|---|---|\n" + rows + "\n## Next\n\n| package | layer |\n|---|---|\n| `elsewhere` | leaf |\n"
 	}
-	pkgs := []string{"workflow", "internal/cli"}
+	pkgs := []string{"workflow", "app/cli"}
 	tests := []struct {
 		name string
 		rows string
 		want []string
 	}{
-		{"complete", "| `workflow` | domain | x | y |\n| `internal/cli` | command | x | y |\n", nil},
+		{"complete", "| `workflow` | domain | x | y |\n| `app/cli` | command | x | y |\n", nil},
 		{"missing", "| `workflow` | domain | x | y |\n",
-			[]string{`internal/cli is missing from the map (docs/ARCHITECTURE.md, "## The map: every package")`}},
-		{"stale", "| `workflow` | domain | x | y |\n| `internal/cli` | command | x | y |\n| `gone` | leaf | x | y |\n",
+			[]string{`app/cli is missing from the map (docs/ARCHITECTURE.md, "## The map: every package")`}},
+		{"stale", "| `workflow` | domain | x | y |\n| `app/cli` | command | x | y |\n| `gone` | leaf | x | y |\n",
 			[]string{"the map names gone, which is no package of the module"}},
-		{"wrong layer", "| `workflow` | leaf | x | y |\n| `internal/cli` | command | x | y |\n",
+		{"wrong layer", "| `workflow` | leaf | x | y |\n| `app/cli` | command | x | y |\n",
 			[]string{`workflow: the map says layer "leaf", the layering table "domain"`}},
-		{"twice", "| `workflow` | domain | x | y |\n| `workflow` | domain | x | y |\n| `internal/cli` | command | x | y |\n",
+		{"twice", "| `workflow` | domain | x | y |\n| `workflow` | domain | x | y |\n| `app/cli` | command | x | y |\n",
 			[]string{"workflow has more than one row in the map"}},
 	}
 	for _, tt := range tests {

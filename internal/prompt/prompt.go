@@ -2,7 +2,7 @@
 // prompts of its own on a raw terminal (golang.org/x/term), built so that
 // typing cannot pick a surprise. It is a leaf and knows no stage: its
 // Terminal has the methods of modes.Prompter, and the command layer
-// (internal/cli) adapts it to that interface, turning ErrInterrupted into
+// (app/cli) adapts it to that interface, turning ErrInterrupted into
 // ErrInterrupted; everything else asks through modes.Prompter (tests
 // use prompttest.Prompter).
 //

@@ -7,32 +7,32 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
-	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
-// session is what every command builds first (internal/session), plus
+// loadedRepo is what every command builds first (app/loaded), plus
 // where the configuration came from and the repository file's trust.
-type session struct {
-	*sess.Session
+type loadedRepo struct {
+	*loaded.Session
 	conf *config.Loaded
 }
 
 // locate resolves the repository from --repo or the working directory.
-func (a *app) locate() (sess.Location, error) {
+func (a *app) locate() (loaded.Location, error) {
 	dir := a.global.Repo
 	if dir == "" {
 		wd, err := a.sys.Getwd()
 		if err != nil {
-			return sess.Location{}, fmt.Errorf("working directory: %w", err)
+			return loaded.Location{}, fmt.Errorf("working directory: %w", err)
 		}
 		dir = wd
 	}
-	loc, err := sess.Resolve(dir)
+	loc, err := loaded.Resolve(dir)
 	if err != nil {
-		var nf *sess.NotFolderError
+		var nf *loaded.NotFolderError
 		if errors.As(err, &nf) {
 			return loc, usagef("%v", err)
 		}
@@ -48,7 +48,7 @@ func (a *app) locate() (sess.Location, error) {
 }
 
 // load resolves the repository, reads the configuration and runs discovery.
-func (a *app) load() (*session, error) {
+func (a *app) load() (*loadedRepo, error) {
 	loc, err := a.locate()
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func (a *app) load() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Session: sess.Load(loc, conf.Config, a.sys.Now()), conf: conf}
+	s := &loadedRepo{Session: loaded.Load(loc, conf.Config, a.sys.Now()), conf: conf}
 	a.loaded = s
 	a.debugSession(s)
 	if err := notARepository(s); err != nil {
@@ -71,7 +71,7 @@ func (a *app) load() (*session, error) {
 // .orchestrate/ folder. Saying "no interrupted workflows" there would hide
 // that the command ran in the wrong folder. A folder that is not in git but
 // holds saved states still works (times then come from the files).
-func notARepository(s *session) error {
+func notARepository(s *loadedRepo) error {
 	if s.Git != nil || !errors.Is(s.GitErr, gitrepo.ErrNoGit) || len(s.Res.Candidates) > 0 {
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
-	"github.com/orchestrate-dev/orchestrate/internal/session"
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -48,7 +48,7 @@ type Evaluation struct {
 // Evaluate validates in.Candidate against the repository, builds its plan,
 // and lets the mode decide. A bad --from-phase comes back as the plan's
 // *plan.UsageError.
-func Evaluate(s *session.Session, in Input) (Evaluation, error) {
+func Evaluate(s *loaded.Session, in Input) (Evaluation, error) {
 	var ev Evaluation
 	c := in.Candidate
 	update := startUpdateCheck(s, c)
@@ -76,7 +76,7 @@ func Evaluate(s *session.Session, in Input) (Evaluation, error) {
 // to need it (resumable, readable), the check starts at once in the
 // background — it only reads the state file — so that it overlaps the
 // validation instead of following it.
-func startUpdateCheck(s *session.Session, c workflow.Candidate) func() error {
+func startUpdateCheck(s *loaded.Session, c workflow.Candidate) func() error {
 	root, now := s.Root, s.Now
 	var once sync.Once
 	var err error
@@ -104,7 +104,7 @@ func startUpdateCheck(s *session.Session, c workflow.Candidate) func() error {
 // restartOK reports whether restarting the candidate from its first phase
 // would get past the findings --force cannot override (conflicts and
 // staleness aside: the restart is the person's choice over them).
-func restartOK(s *session.Session, in Input, rep validate.Report, update func() error) bool {
+func restartOK(s *loaded.Session, in Input, rep validate.Report, update func() error) bool {
 	c := in.Candidate
 	opts := in.Plan
 	opts.Restart, opts.FromPhase = true, ""
@@ -154,7 +154,7 @@ func Situation(in Input, rep validate.Report, p plan.Plan, findings []workflow.F
 // with wrong-typed fields (autopilot never rewrites a file it only partly
 // understood — interactive and pre-flight show the warnings and ask).
 // findings are the candidate's findings so far.
-func ParityFindings(s *session.Session, c workflow.Candidate, mode modes.Mode, terminal bool, findings []workflow.Finding) []workflow.Finding {
+func ParityFindings(s *loaded.Session, c workflow.Candidate, mode modes.Mode, terminal bool, findings []workflow.Finding) []workflow.Finding {
 	return parityFindings(c, mode, terminal, findings, func() error { return handoff.CheckUpdate(s.Root, c, s.Now) })
 }
 
@@ -192,7 +192,7 @@ func parityFindings(c workflow.Candidate, mode modes.Mode, terminal bool, findin
 }
 
 // PlanEnv is what plan needs of the repository.
-func PlanEnv(s *session.Session) plan.Env {
+func PlanEnv(s *loaded.Session) plan.Env {
 	return plan.Env{
 		Exists: s.Exists,
 		AgentKnown: func(agent string) (bool, bool) {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/session"
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -83,7 +83,7 @@ func LifecycleShared(root string, hist map[string]handoff.Last, sh *Shared, now 
 // SkipHandedOffShared is SkipHandedOff with the shared lifecycle: in
 // autopilot a workflow another runner holds (a live lease) or handed off
 // recently (its records) is skipped like a live or recent local one.
-func SkipHandedOffShared(s *session.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last, sh *Shared) Filtered {
+func SkipHandedOffShared(s *loaded.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last, sh *Shared) Filtered {
 	return skipHandedOff(s, cands, mode, history, func(hist map[string]handoff.Last, c workflow.Candidate) Lifecycle {
 		return LifecycleShared(s.Root, hist, sh, s.Now, c)
 	})

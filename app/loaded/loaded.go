@@ -1,12 +1,13 @@
-// Package session is the first step of every command's use case: it finds
-// the repository root, takes the configuration the command layer read, runs
+// Package loaded holds the loaded session (one run's view of one
+// repository), the first step of every command's use case: it finds the
+// repository root, takes the configuration the command layer read, runs
 // discovery (dating story files from git), and answers the questions every
 // command asks of what was found: which candidates are resumable, and how a
 // candidate validates against the repository. See docs/ARCHITECTURE.md.
 //
 // It sits above the pipeline stages (discover, validate, handoff) and below
 // the command layer; nothing here prints or prompts.
-package session
+package loaded
 
 import (
 	"errors"

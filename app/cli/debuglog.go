@@ -11,7 +11,7 @@ import (
 // debugSession logs, at --log-level debug, what a command read: the
 // configuration files and their trust, the git mode, and each source
 // scanned with what it found.
-func (a *app) debugSession(s *session) {
+func (a *app) debugSession(s *loadedRepo) {
 	if a.log == nil || !a.log.Enabled("debug") || s == nil {
 		return
 	}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
-	sess "github.com/orchestrate-dev/orchestrate/internal/session"
 )
 
 // Exit codes: the command layer's names for the codes of internal/exitcode,
@@ -64,7 +64,7 @@ func codeOf(err error) int {
 		return ee.Code
 	}
 	var ue *usageError
-	var bare *sess.BareRepoError
+	var bare *loaded.BareRepoError
 	if errors.As(err, &ue) || errors.As(err, &bare) {
 		return ExitUsage
 	}

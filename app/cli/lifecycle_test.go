@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 )
 
 func TestLifecycleText(t *testing.T) {

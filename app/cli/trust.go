@@ -174,7 +174,7 @@ type trustJSON struct {
 
 // trustDoc is the trust object of s, or nil when the repository's file sets
 // nothing privileged (or there is none).
-func trustDoc(s *session) *trustJSON {
+func trustDoc(s *loadedRepo) *trustJSON {
 	if s == nil || s.conf == nil || !s.conf.Repo.HasPrivileged() {
 		return nil
 	}
@@ -184,7 +184,7 @@ func trustDoc(s *session) *trustJSON {
 
 // trustNotice says on stderr that a repository command waits for trust
 // (status and resume --dry-run).
-func (a *app) trustNotice(s *session) {
+func (a *app) trustNotice(s *loadedRepo) {
 	if s == nil || s.conf == nil || s.conf.Repo == nil {
 		return
 	}

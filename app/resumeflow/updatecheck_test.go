@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/session"
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -29,7 +29,7 @@ func TestStartUpdateCheckMatchesCheckUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &session.Session{Root: root, Now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	s := &loaded.Session{Root: root, Now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	for _, name := range []string{"good.yaml", "flow.yaml", "missing.yaml"} {
 		for _, resumable := range []bool{true, false} {
 			c := workflow.Candidate{ID: "workflow:" + name, Resumable: resumable, Status: "interrupted",

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -88,7 +88,7 @@ and takes the next one. A handoff whose command never started is offered again.
 // resumeRun is everything one resume decided, for rendering.
 type resumeRun struct {
 	opts      *ResumeOptions
-	s         *session
+	s         *loadedRepo
 	mode      modes.Mode
 	all       []workflow.Candidate // resumable candidates
 	selected  *workflow.Candidate

@@ -7,7 +7,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/session"
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -44,7 +44,7 @@ type Lifecycle struct {
 
 // History reads the orchestration log's handoff history; a log that cannot
 // be read gives the error with what could be read (use it, and warn).
-func History(s *session.Session) (map[string]handoff.Last, error) {
+func History(s *loaded.Session) (map[string]handoff.Last, error) {
 	return handoff.History(s.Root, s.LogPath())
 }
 
@@ -156,7 +156,7 @@ type Filtered struct {
 // unconfirmed handoff (the agent never ran) stays; so does one handed off
 // longer ago than that, marked Again. history is called at most once, when
 // a candidate runs in autopilot.
-func SkipHandedOff(s *session.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last) Filtered {
+func SkipHandedOff(s *loaded.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last) Filtered {
 	return skipHandedOff(s, cands, mode, history, func(hist map[string]handoff.Last, c workflow.Candidate) Lifecycle {
 		return LifecycleOf(s.Root, hist, c)
 	})
@@ -164,7 +164,7 @@ func SkipHandedOff(s *session.Session, cands []workflow.Candidate, mode modes.Mo
 
 // skipHandedOff is SkipHandedOff with the lifecycle of a candidate given
 // by lifeOf (local, or with the shared lifecycle).
-func skipHandedOff(s *session.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last, lifeOf func(map[string]handoff.Last, workflow.Candidate) Lifecycle) Filtered {
+func skipHandedOff(s *loaded.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last, lifeOf func(map[string]handoff.Last, workflow.Candidate) Lifecycle) Filtered {
 	var hist map[string]handoff.Last
 	f := Filtered{Again: map[string]bool{}}
 	window := s.Cfg.Resume.RehandoffAfter

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/handoff/command"
-	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -28,7 +28,7 @@ func (a *app) humanOut(opts *ResumeOptions) io.Writer {
 }
 
 // renderTo renders template name to w.
-func (a *app) renderTo(w io.Writer, s *session, name string, data any) error {
+func (a *app) renderTo(w io.Writer, s *loadedRepo, name string, data any) error {
 	out, err := a.renderer(s, w).Render(name, data)
 	if err != nil {
 		return err

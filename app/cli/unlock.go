@@ -98,7 +98,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 // unlockShared removes workflow id's lock on the shared lifecycle
 // (lifecycle.remote): one whose lease ended, or any with force. It reports
 // whether it removed one; an unusable remote is exit 20.
-func (a *app) unlockShared(s *session, id string, force bool) (bool, error) {
+func (a *app) unlockShared(s *loadedRepo, id string, force bool) (bool, error) {
 	sh := a.sharedLifecycle(s)
 	if !sh.on() {
 		return false, nil
@@ -128,7 +128,7 @@ func (a *app) unlockShared(s *session, id string, force bool) (bool, error) {
 // other action is: the workflow, who removed it, whose lock it was, and
 // whether it was stale, live and forced, or untrusted. A log that cannot
 // be written is a warning: the lock is gone either way.
-func (a *app) logUnlock(s *session, id string, st handoff.LockState, force bool) {
+func (a *app) logUnlock(s *loadedRepo, id string, st handoff.LockState, force bool) {
 	l, err := logging.OpenActionLogIn(s.Root, s.LogPath())
 	if err != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/session"
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -18,7 +18,7 @@ import (
 // candidate and plan, the user's choices, and the injected process pieces
 // (environment, streams, lock owner, test hook).
 type Handoff struct {
-	Session    *session.Session
+	Session    *loaded.Session
 	Candidate  workflow.Candidate
 	Plan       plan.Plan
 	Validation string

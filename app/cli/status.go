@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -201,7 +201,7 @@ func statusWord(c workflow.Candidate) string {
 
 // renderer returns the template renderer for the session, with colour
 // when w is a terminal (and colour is not turned off).
-func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
+func (a *app) renderer(s *loadedRepo, w io.Writer) templates.Renderer {
 	dir := s.Cfg.TemplatesDir
 	if dir != "" && !filepathIsAbs(dir) {
 		dir = joinPath(s.Root, dir)
@@ -211,7 +211,7 @@ func (a *app) renderer(s *session, w io.Writer) templates.Renderer {
 
 // reportGlobalFindings prints findings that belong to no candidate on
 // stderr, redacted and with control characters escaped.
-func (a *app) reportGlobalFindings(s *session) {
+func (a *app) reportGlobalFindings(s *loadedRepo) {
 	for _, f := range s.Res.Findings {
 		if f.Severity == workflow.Info {
 			// notes (which rule chose a framework's current item, …) are for

@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
-	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -58,7 +58,7 @@ func (a *app) gitEnviron() []string {
 
 // sharedLifecycle opens the shared lifecycle when lifecycle.remote (or
 // ORCHESTRATE_REMOTE) is set and fetches it once. Off: a zero state.
-func (a *app) sharedLifecycle(s *session) *sharedState {
+func (a *app) sharedLifecycle(s *loadedRepo) *sharedState {
 	name := strings.TrimSpace(s.Cfg.Lifecycle.Remote)
 	if name == "" {
 		return &sharedState{}
@@ -108,7 +108,7 @@ func sharedUnusable(err error) error {
 
 // ciWarning: autopilot in CI without lifecycle.remote in a clone that has a
 // remote: another job can hand the same work off.
-func (a *app) ciWarning(s *session, mode modes.Mode) {
+func (a *app) ciWarning(s *loadedRepo, mode modes.Mode) {
 	if mode != modes.ModeAutopilot || a.sys.Getenv("CI") != "true" || strings.TrimSpace(s.Cfg.Lifecycle.Remote) != "" {
 		return
 	}
@@ -303,7 +303,7 @@ func (a *app) passOver(r *resumeRun) error {
 // sharedCleanupLock takes workflow id's shared lock for a cleanup when
 // lifecycle.remote is on (another runner's live lease: exit 16; the remote
 // unusable: exit 20), and returns what releases it.
-func (a *app) sharedCleanupLock(s *session, id string) (func(), error) {
+func (a *app) sharedCleanupLock(s *loadedRepo, id string) (func(), error) {
 	st := a.sharedLifecycle(s)
 	if !st.on() {
 		return func() {}, nil

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/internal/planfile"
-	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 // Saved plans (--plan-out, --plan): the flags, the messages and the exit
-// codes; what a plan holds and when it applies is internal/resumeflow's.
+// codes; what a plan holds and when it applies is app/resumeflow's.
 
 // planKeyEnv names the environment variable holding the plan signing key.
 const planKeyEnv = "ORCHESTRATE_PLAN_KEY"

@@ -1,4 +1,4 @@
-package session
+package loaded
 
 import (
 	"errors"

@@ -6,7 +6,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/planfile"
-	"github.com/orchestrate-dev/orchestrate/internal/session"
+	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -22,7 +22,7 @@ import (
 // Evaluated is a resume evaluated for a saved plan: the candidate, its plan
 // and validation, the mode, and the flags the plan carries.
 type Evaluated struct {
-	Session   *session.Session
+	Session   *loaded.Session
 	Candidate workflow.Candidate
 	Plan      plan.Plan
 	Report    validate.Report

@@ -18,7 +18,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
-// Version is set at build time (-ldflags "-X …/internal/cli.Version=v1.2.3").
+// Version is set at build time (-ldflags "-X …/app/cli.Version=v1.2.3").
 // Left at "dev", the version is read from the binary's build information
 // (version()).
 var Version = "dev"
@@ -91,7 +91,7 @@ type app struct {
 	v      *settings
 	global globalOptions
 	log    logging.Logger // diagnostics on stderr, at --log-level
-	loaded *session       // the session load built, if any (its caches are saved at the end)
+	loaded *loadedRepo    // the session load built, if any (its caches are saved at the end)
 	// cacheWarned is set once the cache's warning was printed, cacheOn
 	// when the repository located has a cache (locate)
 	cacheWarned, cacheOn bool

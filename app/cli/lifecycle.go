@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -28,7 +28,7 @@ type lifecycleJSON struct {
 
 // handoffHistory reads the orchestration log's handoff history; a log that
 // cannot be read is warned about and treated as empty.
-func (a *app) handoffHistory(s *session) map[string]handoff.Last {
+func (a *app) handoffHistory(s *loadedRepo) map[string]handoff.Last {
 	h, err := resumeflow.History(s.Session)
 	if err != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
@@ -61,7 +61,7 @@ func lifecycleDoc(l resumeflow.Lifecycle, now time.Time) *lifecycleJSON {
 // skipHandedOff is the autopilot filter of the candidates a resume may
 // pick by itself (resumeflow.SkipHandedOff), saying on stderr which it
 // skipped and why.
-func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode modes.Mode, shared *resumeflow.Shared) ([]workflow.Candidate, map[string]bool, error) {
+func (a *app) skipHandedOff(s *loadedRepo, cands []workflow.Candidate, mode modes.Mode, shared *resumeflow.Shared) ([]workflow.Candidate, map[string]bool, error) {
 	f := resumeflow.SkipHandedOffShared(s.Session, cands, mode, func() map[string]handoff.Last { return a.handoffHistory(s) }, shared)
 	for _, sk := range f.Skipped {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: %s.\n", templates.Safe(sk.ID), templates.Safe(sk.Why))
@@ -74,7 +74,7 @@ func (a *app) skipHandedOff(s *session, cands []workflow.Candidate, mode modes.M
 
 // alreadyHandedOff is what a resume says when this very resume was handed
 // off before: when, to whom, and the flag that hands it off again.
-func alreadyHandedOff(s *session, id string, res handoff.Result) string {
+func alreadyHandedOff(s *loadedRepo, id string, res handoff.Result) string {
 	when := ""
 	if !res.PreviousAt.IsZero() {
 		when = " " + templates.Ago(s.Now.Sub(res.PreviousAt))

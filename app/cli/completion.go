@@ -191,7 +191,7 @@ func (a *app) completePhases(cmd *cobra.Command, args []string, toComplete strin
 }
 
 // completionSession runs discovery for a completion, quietly.
-func (a *app) completionSession() (*session, error) { return a.load() }
+func (a *app) completionSession() (*loadedRepo, error) { return a.load() }
 
 // completable reports whether a repository-given word may be offered to a
 // shell: not empty, no spaces, no control or formatting characters (a
