@@ -21,6 +21,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/handoff/command"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // Log events of an AI-session resume that fell back to a new session.
@@ -251,7 +252,7 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 		msg = fmt.Sprintf("the fallback command ran in a new AI session, but its output names no session id (pattern %s); nothing recorded", idRe.String())
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: %s\n", msg)
 	case isWorkSession(c):
-		before, after, err := RecordAISessionID(req.Root, c.Source.Path, newID)
+		before, after, err := worksession.RecordAISessionID(req.Root, c.Source.Path, newID)
 		if err != nil {
 			return -1, fmt.Errorf("record the new AI session %s: %w", newID, err)
 		}
@@ -410,4 +411,18 @@ func messageText(v any) string {
 		return s
 	}
 	return fmt.Sprint(v)
+}
+
+// restoredList returns the list a candidate's context holds under key (the
+// breadcrumbs or the subtask summaries of a work session), never nil.
+func restoredList(saved map[string]any, key string) []any {
+	if l, ok := saved[key].([]any); ok && l != nil {
+		return l
+	}
+	return []any{}
+}
+
+// isWorkSession reports whether a candidate is a work session.
+func isWorkSession(c workflow.Candidate) bool {
+	return c.Source.Kind == workflow.KindWorkSession
 }

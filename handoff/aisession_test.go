@@ -30,6 +30,9 @@ grep -q '"previous_ai_session_id": "ai-session-r1-xyz789"' "$1" || { echo "no pr
 echo "Started. session_id: new-123"
 `
 
+// parentPath is the parent work session's file.
+const parentPath = "docs/maestro/work_sessions/wsession-parent-abc123.json"
+
 const parentWithCrumbs = `{
   "id": "wsession-parent-abc123",
   "task_id": "task-001",
