@@ -48,9 +48,9 @@ const parentWithCrumbs = `{
 }
 `
 
-// aiFixture is a paused parent work session (candidate from discover) and a
+// agentSessionFixture is a paused parent work session (candidate from discover) and a
 // request resuming its AI session.
-func aiFixture(t *testing.T) (string, Request) {
+func agentSessionFixture(t *testing.T) (string, Request) {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
@@ -116,8 +116,8 @@ func eventNames(evs []map[string]any) string {
 	return strings.Join(n, ",")
 }
 
-func TestAISessionFallback(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionFallback(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	var out, errb bytes.Buffer
 	req.Stdout, req.Stderr = &out, &errb
 	res, err := Execute(req)
@@ -166,8 +166,8 @@ func TestAISessionFallback(t *testing.T) {
 	}
 }
 
-func TestAISessionGoneWithoutFallback(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionGoneWithoutFallback(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.FallbackCommand = ""
 	before := snapshot(t, root)
 	var errb bytes.Buffer
@@ -186,8 +186,8 @@ func TestAISessionGoneWithoutFallback(t *testing.T) {
 	}
 }
 
-func TestAISessionFallbackFails(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionFallbackFails(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.FallbackCommand = "sh -c 'exit 4'"
 	before := snapshot(t, root)
 	_, err := Execute(req)
@@ -198,8 +198,8 @@ func TestAISessionFallbackFails(t *testing.T) {
 	sameSnapshot(t, before, snapshot(t, root))
 }
 
-func TestAISessionOtherFailureStands(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionOtherFailureStands(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.Command = "sh -c 'echo boom >&2; exit 1' {{.AISessionID}}"
 	before := snapshot(t, root)
 	_, err := Execute(req)
@@ -213,8 +213,8 @@ func TestAISessionOtherFailureStands(t *testing.T) {
 	}
 }
 
-func TestAISessionGoneByExitCode(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionGoneByExitCode(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.Command = "sh -c 'exit 3' x {{.AISessionID}}"
 	req.SessionGonePattern = ""
 	req.SessionGoneExitCodes = []int{3}
@@ -227,7 +227,7 @@ func TestAISessionGoneByExitCode(t *testing.T) {
 		t.Errorf("not recorded:\n%s", data)
 	}
 	// both parts configured: both must hold
-	root, req = aiFixture(t)
+	root, req = agentSessionFixture(t)
 	req.Command = "sh -c 'echo No conversation found; exit 1' x {{.AISessionID}}"
 	req.SessionGoneExitCodes = []int{3}
 	before := snapshot(t, root)
@@ -237,8 +237,8 @@ func TestAISessionGoneByExitCode(t *testing.T) {
 	sameSnapshot(t, before, snapshot(t, root))
 }
 
-func TestAISessionNoIDInFallbackOutput(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionNoIDInFallbackOutput(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.FallbackCommand = "echo started"
 	var errb bytes.Buffer
 	req.Stderr = &errb
@@ -254,8 +254,8 @@ func TestAISessionNoIDInFallbackOutput(t *testing.T) {
 	}
 }
 
-func TestAISessionLaterFailureRollsBack(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionLaterFailureRollsBack(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	before := snapshot(t, root)
 	req.Failpoint = func(step string) error {
 		if step == "log" {
@@ -269,8 +269,8 @@ func TestAISessionLaterFailureRollsBack(t *testing.T) {
 	sameSnapshot(t, before, snapshot(t, root))
 }
 
-func TestAISessionBadPattern(t *testing.T) {
-	_, req := aiFixture(t)
+func TestAgentSessionBadPattern(t *testing.T) {
+	_, req := agentSessionFixture(t)
 	req.SessionGonePattern = "("
 	if _, err := Execute(req); err == nil || !strings.Contains(err.Error(), "session_gone_pattern") {
 		t.Fatalf("err = %v", err)
