@@ -143,13 +143,7 @@ type sessionSet struct {
 
 // sessionFiles lists the configured work-session files (no .bak twins).
 func sessionFiles(r *source.Repo) []string {
-	var out []string
-	for _, p := range r.Glob(r.Config.Sources.WorkSession, false) {
-		if !strings.HasSuffix(p, ".bak") {
-			out = append(out, p)
-		}
-	}
-	return out
+	return stateFiles(r, r.Config.Sources.WorkSession)
 }
 
 // loadSessions reads and parses every work-session file; files that cannot
@@ -526,10 +520,7 @@ func parentOf(r *source.Repo, set sessionSet, ws WorkSession) (WorkSession, bool
 		return WorkSession{}, false, nil
 	}
 	parentTask := ""
-	for _, p := range r.Glob(r.Config.Sources.Tasks, false) {
-		if strings.HasSuffix(p, ".bak") {
-			continue
-		}
+	for _, p := range stateFiles(r, r.Config.Sources.Tasks) {
 		data, err := r.Read(p)
 		if err != nil {
 			continue

@@ -21,28 +21,13 @@ const (
 	childPath  = "docs/maestro/work_sessions/wsession-subtask-def456.json"
 )
 
-const parentJSON = `{
-  "id": "wsession-parent-abc123",
-  "task_id": "task-001",
-  "ai_session_id": "ai-session-r1-xyz789",
-  "status": "active",
-  "created_at": "2025-01-26T10:00:00Z",
-  "breadcrumbs": [],
-  "subtasks": [],
-  "x_tool": {"keep": [1, 2.50, "\u00e9"]}
-}
-`
+// parentJSON is the parent session when it starts, with a member of
+// another tool that every write must keep byte for byte.
+var parentJSON = strings.Replace(wsParentStart, `"subtasks": []`, `"subtasks": [],
+  "x_tool": {"keep": [1, 2.50, "\u00e9"]}`, 1) + "\n"
 
-const childJSON = `{
-  "id": "wsession-subtask-def456",
-  "task_id": "task-002",
-  "parent_wsession_id": "wsession-parent-abc123",
-  "ai_session_id": "ai-session-r2-uvw456",
-  "status": "active",
-  "created_at": "2025-01-26T10:05:00Z",
-  "breadcrumbs": []
-}
-`
+// childJSON is the subtask's session before its first breadcrumb.
+var childJSON = wsSubtaskActive[:strings.Index(wsSubtaskActive, `"breadcrumbs"`)] + "\"breadcrumbs\": []\n}\n"
 
 var wsNow = time.Date(2025, 1, 26, 10, 8, 0, 0, time.UTC)
 
