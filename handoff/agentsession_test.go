@@ -116,6 +116,16 @@ func eventNames(evs []map[string]any) string {
 	return strings.Join(n, ",")
 }
 
+// executeUnchanged runs Execute(req), checks that it left every file under
+// root as it was, and returns its error.
+func executeUnchanged(t *testing.T, root string, req Request) error {
+	t.Helper()
+	before := snapshot(t, root)
+	_, err := Execute(req)
+	sameSnapshot(t, before, snapshot(t, root))
+	return err
+}
+
 func TestAgentSessionFallback(t *testing.T) {
 	root, req := agentSessionFixture(t)
 	var out, errb bytes.Buffer
@@ -169,15 +179,13 @@ func TestAgentSessionFallback(t *testing.T) {
 func TestAgentSessionGoneWithoutFallback(t *testing.T) {
 	root, req := agentSessionFixture(t)
 	req.FallbackCommand = ""
-	before := snapshot(t, root)
 	var errb bytes.Buffer
 	req.Stderr = &errb
-	_, err := Execute(req)
+	err := executeUnchanged(t, root, req)
 	var ce *CommandError
 	if !errors.As(err, &ce) || ce.Status != 1 {
 		t.Fatalf("err = %v", err)
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 	if got := eventNames(logEvents(t, req.LogPath)); got != "resume.ai_session_gone,resume.failed" {
 		t.Errorf("events %s", got)
 	}
@@ -189,25 +197,21 @@ func TestAgentSessionGoneWithoutFallback(t *testing.T) {
 func TestAgentSessionFallbackFails(t *testing.T) {
 	root, req := agentSessionFixture(t)
 	req.FallbackCommand = "sh -c 'exit 4'"
-	before := snapshot(t, root)
-	_, err := Execute(req)
+	err := executeUnchanged(t, root, req)
 	var ce *CommandError
 	if !errors.As(err, &ce) || ce.Status != 4 || ce.Command != "sh -c 'exit 4'" {
 		t.Fatalf("err = %v", err)
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 }
 
 func TestAgentSessionOtherFailureStands(t *testing.T) {
 	root, req := agentSessionFixture(t)
 	req.Command = "sh -c 'echo boom >&2; exit 1' {{.AISessionID}}"
-	before := snapshot(t, root)
-	_, err := Execute(req)
+	err := executeUnchanged(t, root, req)
 	var ce *CommandError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v", err)
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 	if got := eventNames(logEvents(t, req.LogPath)); got != "resume.failed" {
 		t.Errorf("events %s", got)
 	}
@@ -230,11 +234,9 @@ func TestAgentSessionGoneByExitCode(t *testing.T) {
 	root, req = agentSessionFixture(t)
 	req.Command = "sh -c 'echo No conversation found; exit 1' x {{.AISessionID}}"
 	req.SessionGoneExitCodes = []int{3}
-	before := snapshot(t, root)
-	if _, err := Execute(req); err == nil {
+	if err := executeUnchanged(t, root, req); err == nil {
 		t.Fatal("exit 1 is not listed: want the failure")
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 }
 
 func TestAgentSessionNoIDInFallbackOutput(t *testing.T) {
@@ -256,17 +258,15 @@ func TestAgentSessionNoIDInFallbackOutput(t *testing.T) {
 
 func TestAgentSessionLaterFailureRollsBack(t *testing.T) {
 	root, req := agentSessionFixture(t)
-	before := snapshot(t, root)
 	req.Failpoint = func(step string) error {
 		if step == "log" {
 			return errors.New("boom")
 		}
 		return nil
 	}
-	if _, err := Execute(req); err == nil {
+	if err := executeUnchanged(t, root, req); err == nil {
 		t.Fatal("want an error")
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 }
 
 func TestAgentSessionBadPattern(t *testing.T) {

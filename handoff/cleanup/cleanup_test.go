@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -41,6 +42,16 @@ func writeLock(t *testing.T, root, id string, info handoff.LockInfo, perm os.Fil
 	return p
 }
 
+// writeTree writes files (slash path → content) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		if err := gitfixture.WriteFile(root, p, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // cleanupRepo writes an epic state, its .bak twin and two stories (one in
 // progress) under a fresh root, and returns the root, the plan and the
 // files' original contents.
@@ -53,15 +64,7 @@ func cleanupRepo(t *testing.T) (string, CleanupPlan, map[string]string) {
 		"docs/stories/3.1.a.md":       "# Story 3.1: A\n\n## Status\nIn Progress - half way\n",
 		"docs/stories/3.2.b.md":       "# Story 3.2: B\n**Status:** InReview\n",
 	}
-	for p, body := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	c := workflow.Candidate{
 		ID: "epic:3", Type: workflow.TypeEpic, Key: "3", Stories: []string{"3.1", "3.2"},
 		Source:     workflow.SourceRef{Kind: workflow.KindEpicState, Path: ".aiox/epic-3-state.yaml"},
@@ -262,15 +265,7 @@ func sharedFiles(t *testing.T) (string, map[string]string) {
 		"qa/index.json":                                            "{}\n",
 		"weird/state.bin":                                          "state\n",
 	}
-	for p, body := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	return root, files
 }
 
