@@ -1,5 +1,10 @@
 package handoff
 
+// The state write of a rebuilt state: a corrupt state file that
+// discover/rebuild reconstructed is replaced by the content rebuild.Fresh
+// renders (the format's side), with the corrupt bytes kept beside it and
+// the same Backup and rollback as any state update (state.go).
+
 import (
 	"errors"
 	"fmt"
