@@ -148,10 +148,7 @@ func TestRestoreNeedsNoSpace(t *testing.T) {
 		if bak, _ := os.ReadFile(p + ".bak"); string(bak) != "status: paused\nx: 1\n" {
 			t.Errorf(".bak = %q", bak)
 		}
-		atomicfile.Failpoint = func(string) error { return syscall.ENOSPC }
-		err = b.Restore()
-		atomicfile.Failpoint = nil
-		if err != nil {
+		if err := restoreOnFullDisk(b); err != nil {
 			t.Fatalf("hadBak %v: restore on a full disk: %v", hadBak, err)
 		}
 		if got, _ := os.ReadFile(p); string(got) != "status: paused\nx: 1\n" {
@@ -172,9 +169,7 @@ func TestRestoreNeedsNoSpace(t *testing.T) {
 
 	// the retry of a killed resume (state marked, .bak unmarked): the
 	// rollback puts the marked state back and leaves the .bak alone
-	root := t.TempDir()
-	p := filepath.Join(root, "s.yaml")
-	os.WriteFile(p, []byte("status: paused\n"), 0o644)
+	root, p := pausedState(t, false)
 	if _, err := updateState(root, "s.yaml", t0, allWrappers, true); err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +178,7 @@ func TestRestoreNeedsNoSpace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	atomicfile.Failpoint = func(string) error { return syscall.ENOSPC }
-	err = b.Restore()
-	atomicfile.Failpoint = nil
-	if err != nil {
+	if err := restoreOnFullDisk(b); err != nil {
 		t.Fatalf("retry: restore on a full disk: %v", err)
 	}
 	if got, _ := os.ReadFile(p); !bytes.Equal(got, marked) {
@@ -197,12 +189,36 @@ func TestRestoreNeedsNoSpace(t *testing.T) {
 	}
 }
 
+// pausedState writes s.yaml ("status: paused") in a fresh root, with its
+// .bak a hard link to it when linked (the test is skipped where there are
+// no hard links), and returns the root and the file's path.
+func pausedState(t *testing.T, linked bool) (root, p string) {
+	t.Helper()
+	root = t.TempDir()
+	p = filepath.Join(root, "s.yaml")
+	if err := os.WriteFile(p, []byte("status: paused\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if linked {
+		if err := os.Link(p, p+".bak"); err != nil {
+			t.Skip("no hard links here:", err)
+		}
+	}
+	return root, p
+}
+
+// restoreOnFullDisk is b.Restore with every write failing for want of
+// space.
+func restoreOnFullDisk(b Backup) error {
+	atomicfile.Failpoint = func(string) error { return syscall.ENOSPC }
+	defer func() { atomicfile.Failpoint = nil }()
+	return b.Restore()
+}
+
 // A successful update keeps the original as the .bak (its own file, not
 // one the state shares) and Discard removes the rollback handles.
 func TestUpdateStateDiscardLeavesNoHandles(t *testing.T) {
-	root := t.TempDir()
-	p := filepath.Join(root, "s.yaml")
-	os.WriteFile(p, []byte("status: paused\n"), 0o644)
+	root, p := pausedState(t, false)
 	b, err := UpdateState(root, "s.yaml", t0)
 	if err != nil {
 		t.Fatal(err)
@@ -228,9 +244,7 @@ func TestUpdateStateDiscardLeavesNoHandles(t *testing.T) {
 // On a file system without hard links the update falls back to copies,
 // and Restore to rewriting the saved bytes.
 func TestUpdateStateWithoutHardLinks(t *testing.T) {
-	root := t.TempDir()
-	p := filepath.Join(root, "s.yaml")
-	os.WriteFile(p, []byte("status: paused\n"), 0o644)
+	root, p := pausedState(t, false)
 	os.WriteFile(p+".bak", []byte("status: older\n"), 0o644)
 	atomicfile.Failpoint = func(step string) error {
 		if step == "link" {
@@ -261,12 +275,7 @@ func TestUpdateStateWithoutHardLinks(t *testing.T) {
 // A .bak that is the state file itself (a hard link the user made) is
 // replaced, and no handle is left.
 func TestUpdateStateBakAlreadyLinked(t *testing.T) {
-	root := t.TempDir()
-	p := filepath.Join(root, "s.yaml")
-	os.WriteFile(p, []byte("status: paused\n"), 0o644)
-	if err := os.Link(p, p+".bak"); err != nil {
-		t.Skip("no hard links here:", err)
-	}
+	root, p := pausedState(t, true)
 	b, err := UpdateState(root, "s.yaml", t0)
 	if err != nil {
 		t.Fatal(err)
@@ -281,20 +290,12 @@ func TestUpdateStateBakAlreadyLinked(t *testing.T) {
 // The same with a .bak that existed before and is the same file as the
 // state: the rollback on a full disk leaves no handle either.
 func TestRestoreBakAlreadyLinked(t *testing.T) {
-	root := t.TempDir()
-	p := filepath.Join(root, "s.yaml")
-	os.WriteFile(p, []byte("status: paused\n"), 0o644)
-	if err := os.Link(p, p+".bak"); err != nil {
-		t.Skip("no hard links here:", err)
-	}
+	root, p := pausedState(t, true)
 	b, err := UpdateState(root, "s.yaml", t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	atomicfile.Failpoint = func(string) error { return syscall.ENOSPC }
-	err = b.Restore()
-	atomicfile.Failpoint = nil
-	if err != nil {
+	if err := restoreOnFullDisk(b); err != nil {
 		t.Fatal(err)
 	}
 	noHandles(t, root)

@@ -73,7 +73,7 @@ type EnvelopeCandidate struct {
 // RestoredContext is what the workflow had done and saved before it stopped.
 // For a work session: its breadcrumbs and its completed subtasks' summaries
 // (discover/worksession); when its AI session was gone and a new one was started, the
-// previous id and the context rebuilt for the new session (aisession.go).
+// previous id and the context rebuilt for the new session (agentsession.go).
 type RestoredContext struct {
 	CompletedPhases     []CompletedPhase `json:"completed_phases"`
 	Saved               map[string]any   `json:"saved"`

@@ -6,6 +6,13 @@
 // appends the event to the orchestration log. If any step fails, the state
 // file, its .bak and the envelopes are put back as they were, a
 // "resume.failed" event is logged, and the lock is released.
+//
+// It holds the handoff and nothing else: the request, the envelope, the
+// lock, the state write (a rebuilt state included, whose content
+// discover/rebuild renders), the command run with the agent's session
+// fallback (agentsession.go), and the lifecycle records read back. The
+// work-session writers live with their format (discover/worksession), and
+// cleanup in handoff/cleanup.
 package handoff
 
 import (
@@ -87,7 +94,7 @@ type Request struct {
 	// Stdin is the command's standard input, injected by the caller (nil:
 	// none).
 	Stdin *os.File
-	// AI-session resume fallback (aisession.go): config handoff.session_gone_exit_codes,
+	// the agent's session resume fallback (agentsession.go): config handoff.session_gone_exit_codes,
 	// session_gone_pattern, fallback_command; SessionIDPattern "" is DefaultSessionIDPattern.
 	SessionGoneExitCodes []int
 	SessionGonePattern   string
@@ -453,7 +460,7 @@ func precheckCommands(req Request) error {
 	if _, err := command.Render(req.Command, data); err != nil {
 		return err
 	}
-	if strings.TrimSpace(req.FallbackCommand) != "" && usesAISessionID(req.Command) && c.AISessionID != "" {
+	if strings.TrimSpace(req.FallbackCommand) != "" && resumesAgentSession(req.Command) && c.AISessionID != "" {
 		data.AISessionID = ""
 		if _, err := command.RenderNamed(fallbackName, req.FallbackCommand, data); err != nil {
 			return err

@@ -350,8 +350,8 @@ func updateState(root, path string, now time.Time, wrappers []string, retry bool
 		return Backup{}, err
 	}
 	defer sf.Close()
-	full, clean, fi := sf.full, sf.clean, sf.info
-	if fi.IsDir() {
+	clean := sf.clean
+	if sf.info.IsDir() {
 		return Backup{}, nil
 	}
 	data, err := sf.read(sf.name)
@@ -375,12 +375,10 @@ func updateState(root, path string, now time.Time, wrappers []string, retry bool
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
 
-	b := Backup{Path: full, Original: data, written: patched, perm: fi.Mode().Perm(), root: root, rel: clean}
-	old, had, err := sf.readBak()
+	b, err := sf.backup(root, data, patched)
 	if err != nil {
 		return Backup{}, fmt.Errorf("update state %s: %w", clean, err)
 	}
-	b.HadBak, b.OldBak = had, old
 	// keepBak: .bak already holds the unmarked version: leave it
 	if err := b.keepOriginal(sf.d, sf.name, !keepBak); err != nil {
 		return Backup{}, fmt.Errorf("update state %s: keep the previous version: %w", clean, err)
@@ -470,6 +468,16 @@ type stateFile struct {
 	name        string      // the file's name in d
 	full, clean string      // its full and repository-relative paths
 	info        fs.FileInfo // what it is: a regular file or a folder
+}
+
+// backup is the Backup of the state file before original is replaced by
+// written: its path, bytes and mode, and its .bak twin as it is now.
+func (sf *stateFile) backup(root string, original, written []byte) (Backup, error) {
+	old, had, err := sf.readBak()
+	if err != nil {
+		return Backup{}, err
+	}
+	return Backup{Path: sf.full, Original: original, written: written, perm: sf.info.Mode().Perm(), root: root, rel: sf.clean, HadBak: had, OldBak: old}, nil
 }
 
 // openStateFile resolves path (repository-relative, or absolute inside

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
 	"github.com/orchestrate-dev/orchestrate/handoff/command"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
@@ -213,7 +214,7 @@ func (a *app) canOfferInstead(r *resumeRun, canPrompt bool) bool {
 // cancel. It reports whether to go on and hand off (a restart that is
 // possible); otherwise the run is finished.
 func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
-	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale" && handoff.CleanupOffered(*r.selected))
+	ans, err := modes.ChooseInstead(a.prompter(), r.restartOK, r.report.AgeClass == "stale" && cleanup.CleanupOffered(*r.selected))
 	if err != nil {
 		if errors.Is(err, modes.ErrInterrupted) || errors.Is(err, modes.ErrDeclined) {
 			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
@@ -236,7 +237,7 @@ func (a *app) offerInstead(r *resumeRun, out io.Writer) (bool, error) {
 		for _, f := range r.situation.Blocking {
 			if f.Check != workflow.CheckConflict {
 				fmt.Fprintf(out, "Cannot restart: %s\n", templates.Safe(f.Message))
-				if r.report.AgeClass == "stale" && handoff.CleanupOffered(*r.selected) {
+				if r.report.AgeClass == "stale" && cleanup.CleanupOffered(*r.selected) {
 					fmt.Fprintf(out, "To archive the stale state instead, run: orchestrate cleanup %s\n", templates.Safe(r.selected.ID))
 				}
 				return false, a.finishQuiet(r, "halted", ExitCannot)

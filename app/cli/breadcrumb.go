@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/discover"
-	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
@@ -106,8 +106,8 @@ func (a *app) workRepo() (*discover.Repo, error) {
 // workSessionErr maps a work-session error to its exit code: a wrong cookie
 // or a malformed message is a usage error (2), the rest unexpected (1).
 func workSessionErr(err error) error {
-	var ce *handoff.CookieError
-	var me *handoff.MessageError
+	var ce *worksession.CookieError
+	var me *worksession.MessageError
 	if errors.As(err, &ce) || errors.As(err, &me) {
 		return &ExitErr{Code: ExitUsage, Err: err}
 	}
@@ -119,7 +119,7 @@ func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 	if err != nil {
 		return err
 	}
-	got, err := handoff.AddBreadcrumb(r, opts.Cookie, opts.Message, a.sys.Now())
+	got, err := worksession.AddBreadcrumb(r, opts.Cookie, opts.Message, a.sys.Now())
 	if err != nil {
 		return workSessionErr(err)
 	}
@@ -137,7 +137,7 @@ func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := handoff.ListBreadcrumbs(r, opts.Cookie)
+	l, err := worksession.ListBreadcrumbs(r, opts.Cookie)
 	if err != nil {
 		return workSessionErr(err)
 	}

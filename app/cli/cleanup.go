@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -39,7 +40,7 @@ type cleanupDoc struct {
 	Archive  []cleanupMoveJSON       `json:"archive"`
 	Resets   []cleanupResetJSON      `json:"resets"`
 	Skipped  []cleanupSkipJSON       `json:"skipped"`
-	Refusal  *handoff.CleanupRefusal `json:"refusal"`
+	Refusal  *cleanup.CleanupRefusal `json:"refusal"`
 	Error    *string                 `json:"error"`
 }
 
@@ -62,7 +63,7 @@ type cleanupSkipJSON struct {
 }
 
 // newCleanupDoc is the --json document of plan p.
-func newCleanupDoc(p handoff.CleanupPlan, dryRun bool) cleanupDoc {
+func newCleanupDoc(p cleanup.CleanupPlan, dryRun bool) cleanupDoc {
 	d := cleanupDoc{Schema: Schema, Command: "cleanup", DryRun: dryRun, Workflow: p.Candidate.ID,
 		Archive: []cleanupMoveJSON{}, Resets: []cleanupResetJSON{}, Skipped: []cleanupSkipJSON{}, Refusal: p.Refusal}
 	for _, f := range p.Archive {
@@ -135,7 +136,7 @@ func (a *app) cleanupCandidates() error {
 		if !c.UpdatedAt.IsZero() {
 			line += ", " + templates.Duration(s.Now.Sub(c.UpdatedAt)) + " ago"
 		}
-		if p := handoff.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now); p.Refusal != nil {
+		if p := cleanup.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now); p.Refusal != nil {
 			line += " -- refused: " + p.Refusal.Reason
 		}
 		lines = append(lines, line)
@@ -169,7 +170,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		return usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
 	}
 	c := matches[0]
-	p := handoff.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now)
+	p := cleanup.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now)
 	doc := newCleanupDoc(p, opts.DryRun)
 	// finish ends the run with outcome and code: the --json document (with
 	// the error, if any) on stdout, the message on stderr
@@ -235,7 +236,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	// Every path is checked before anything changes: a symlinked
 	// .orchestrate, archive folder, state or story (or one that is not a
 	// regular file) refuses the whole cleanup.
-	if err := handoff.CheckCleanup(s.Root, p); err != nil {
+	if err := cleanup.CheckCleanup(s.Root, p); err != nil {
 		return finish("refused", ExitCannot, fmt.Errorf("cleanup refused: %v; nothing was changed", err))
 	}
 	if opts.DryRun {
@@ -263,9 +264,9 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	}
 	defer release()
 	// The work itself happens under the workflow's lock, all or nothing.
-	err = handoff.Cleanup(handoff.CleanupRequest{Root: s.Root, Plan: p, Lock: a.lockInfo()})
+	err = cleanup.Cleanup(cleanup.CleanupRequest{Root: s.Root, Plan: p, Lock: a.lockInfo()})
 	var locked *handoff.LockedError
-	var refused *handoff.CleanupRefusedError
+	var refused *cleanup.CleanupRefusedError
 	switch {
 	case errors.As(err, &locked):
 		return finish("locked", ExitLocked, fmt.Errorf("%s: not cleaning it up: %v", c.ID, err))

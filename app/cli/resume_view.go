@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -46,7 +46,7 @@ type summaryView struct {
 	Work      *workflow.ResumePoint
 	Framework string
 	// Stale: the state is old enough (age class stale) for cleanup to be
-	// offered, and cleanup would not refuse it (handoff.CleanupOffered). ForceFlags are the flags that resume over the conflicts in
+	// offered, and cleanup would not refuse it (cleanup.CleanupOffered). ForceFlags are the flags that resume over the conflicts in
 	// this mode ("--force", or "--force --approve" where a confirmation is
 	// also needed). Why is the one-line reason of the Cannot Resume block;
 	// ReasonShown says a block above stated the reason, so the decision line
@@ -217,7 +217,7 @@ func (a *app) summaryView(r *resumeRun) summaryView {
 	v.Chain = dependencyChain(r)
 	// cleanup is offered only where it would not be refused (a
 	// framework's shared files never are)
-	v.Stale = r.report.AgeClass == "stale" && r.selected != nil && handoff.CleanupOffered(*r.selected)
+	v.Stale = r.report.AgeClass == "stale" && r.selected != nil && cleanup.CleanupOffered(*r.selected)
 	v.RestartOK = r.restartOK
 	v.ForceFlags = "--force --approve"
 	if r.mode == modes.ModeAutopilot {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
@@ -60,7 +60,7 @@ func (a *app) runWorkDone(opts *WorkDoneOptions) error {
 	if err != nil {
 		return err
 	}
-	got, err := handoff.CloseWorkSession(r, opts.Cookie, opts.Summary, a.sys.Now())
+	got, err := worksession.CloseWorkSession(r, opts.Cookie, opts.Summary, a.sys.Now())
 	if err != nil {
 		return workSessionErr(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/app/loaded"
@@ -128,7 +129,7 @@ func Situation(in Input, rep validate.Report, p plan.Plan, findings []workflow.F
 		Force: in.Force, Approve: in.Approve, Terminal: p.Terminal, Resumable: in.Candidate.Resumable,
 		Candidates: in.Candidates, Selected: in.Selected, Restart: in.Plan.Restart, ID: in.Candidate.ID,
 		// a hint never leads to a cleanup that would be refused
-		NoCleanup: !handoff.CleanupOffered(in.Candidate),
+		NoCleanup: !cleanup.CleanupOffered(in.Candidate),
 	}
 	sit.Age = rep.Age
 	for _, f := range findings {

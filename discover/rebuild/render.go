@@ -3,6 +3,7 @@ package rebuild
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/discover/spec"
 	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -43,6 +45,36 @@ func StillCorrupt(kind, clean string, data []byte) bool {
 		head = head[:8192]
 	}
 	return bytes.IndexByte(head, 0) >= 0 || !ParsesAs(kind, clean, data)
+}
+
+// maxFreshBak is the largest .bak twin Fresh reads.
+const maxFreshBak = 16 << 20
+
+// Fresh is the content that replaces the corrupt state file clean
+// (repository-relative, inside root) of c, a candidate Rebuild
+// reconstructed, marked resumed at now (statepatch.Patch with the state's
+// wrapper keys): the .bak twin's own bytes when it parses and can be
+// patched (every field the framework wrote is kept), else c rendered in the
+// layout of its kind (Render), which must then check out and parse back.
+// It only reads; handoff writes the result, keeping the corrupt file.
+func Fresh(root string, c workflow.Candidate, clean string, now time.Time, wrappers []string) ([]byte, error) {
+	if bak, err := safefile.ReadConfined(root, clean+".bak", maxFreshBak); err == nil && !StillCorrupt(c.Source.Kind, clean, bak) {
+		if out, err := statepatch.Patch(clean, bak, now, wrappers); err == nil {
+			return out, nil
+		}
+	}
+	base, err := Render(c, clean, now)
+	if err != nil {
+		return nil, err
+	}
+	out, err := statepatch.Patch(clean, base, now, wrappers)
+	if err != nil {
+		return nil, fmt.Errorf("the rendered state does not check out (nothing written): %w", err)
+	}
+	if !ParsesAs(c.Source.Kind, clean, out) {
+		return nil, errors.New("the rendered state does not parse back (nothing written)")
+	}
+	return out, nil
 }
 
 // Render renders a rebuilt candidate in the layout of its kind,

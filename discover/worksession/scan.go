@@ -18,10 +18,7 @@ import (
 func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var loose []workflow.Finding
 	tasks := map[string]Task{}
-	for _, p := range r.Glob(r.Config.Sources.Tasks, false) {
-		if strings.HasSuffix(p, ".bak") {
-			continue
-		}
+	for _, p := range stateFiles(r, r.Config.Sources.Tasks) {
 		data, err := r.Read(p)
 		if err != nil {
 			loose = append(loose, wsWarn(source.ReadFinding(p, err)))
@@ -37,10 +34,7 @@ func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding)
 	}
 	var entries []wsEntry
 	budget := tolerant.NewBudget() // the breadcrumbs and subtasks of all the sessions
-	for _, p := range r.Glob(r.Config.Sources.WorkSession, false) {
-		if strings.HasSuffix(p, ".bak") {
-			continue
-		}
+	for _, p := range stateFiles(r, r.Config.Sources.WorkSession) {
 		data, err := r.Read(p)
 		if err != nil {
 			entries = append(entries, wsEntry{WS: WorkSession{Path: p, ID: storyid.Sanitize(source.Stem(p))}, Findings: []workflow.Finding{source.ReadFinding(p, err)}})
@@ -68,6 +62,18 @@ func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding)
 	return cs, loose
 }
 
+// stateFiles lists the files the patterns match in r, without the .bak
+// twins.
+func stateFiles(r *source.Repo, patterns []string) []string {
+	var out []string
+	for _, p := range r.Glob(patterns, false) {
+		if !strings.HasSuffix(p, ".bak") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // wsWarn turns a finding about a task file into a warning: a task file only
 // adds titles and links, it blocks nothing.
 func wsWarn(f workflow.Finding) workflow.Finding {
@@ -93,10 +99,7 @@ func FindWorkSession(r *source.Repo, id string) (path string, ws WorkSession, ok
 		return "", WorkSession{}, false
 	}
 	var byName []WorkSession
-	for _, p := range r.Glob(r.Config.Sources.WorkSession, false) {
-		if strings.HasSuffix(p, ".bak") {
-			continue
-		}
+	for _, p := range stateFiles(r, r.Config.Sources.WorkSession) {
 		data, err := r.Read(p)
 		if err != nil {
 			continue

@@ -1,10 +1,12 @@
 // Package worksession is the work-session format (work sessions, their
 // breadcrumbs and subtasks, and the task files that link them), both ways:
 // ParseWorkSession and ParseTask read them, WorkSessionSource makes
-// candidates, and the patches in patch.go append breadcrumbs, close sessions
-// and record AI session ids keeping every other byte. Parse and patch read
-// the same key lists. Adding a framework means adding one format package like
-// this one and one line to discover.DefaultSources (see
+// candidates, the patches in patch.go append breadcrumbs, close sessions and
+// record AI session ids keeping every other byte, and the writers in
+// write.go apply them to the files (`breadcrumb add`, `work done`, the new
+// AI session id a resume records): locked, checked, atomic. Parse and patch
+// read the same key lists. Adding a framework means adding one format
+// package like this one and one line to discover.DefaultSources (see
 // docs/ARCHITECTURE.md).
 package worksession
 

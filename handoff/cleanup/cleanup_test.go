@@ -1,14 +1,56 @@
-package handoff
+package cleanup
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
+
+var t0 = time.Date(2025, 6, 3, 8, 15, 30, 0, time.UTC)
+
+// me is this host's lock owner with process id pid.
+func me(pid int) handoff.LockInfo {
+	return handoff.LockInfo{PID: pid, Host: "host-a", User: "ana", StartedAt: t0, Command: "orchestrate resume sdc:4.2"}
+}
+
+// writeLock writes the lock of workflow id as owner info holds it, with
+// permissions perm, and returns its path.
+func writeLock(t *testing.T, root, id string, info handoff.LockInfo, perm os.FileMode) string {
+	t.Helper()
+	p := handoff.LockPath(root, id)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, perm); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, perm); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeTree writes files (slash path → content) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		if err := gitfixture.WriteFile(root, p, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
 // cleanupRepo writes an epic state, its .bak twin and two stories (one in
 // progress) under a fresh root, and returns the root, the plan and the
@@ -22,15 +64,7 @@ func cleanupRepo(t *testing.T) (string, CleanupPlan, map[string]string) {
 		"docs/stories/3.1.a.md":       "# Story 3.1: A\n\n## Status\nIn Progress - half way\n",
 		"docs/stories/3.2.b.md":       "# Story 3.2: B\n**Status:** InReview\n",
 	}
-	for p, body := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	c := workflow.Candidate{
 		ID: "epic:3", Type: workflow.TypeEpic, Key: "3", Stories: []string{"3.1", "3.2"},
 		Source:     workflow.SourceRef{Kind: workflow.KindEpicState, Path: ".aiox/epic-3-state.yaml"},
@@ -83,11 +117,11 @@ func TestCleanup(t *testing.T) {
 		{
 			name: "a live lock is held: refused, nothing moved",
 			setup: func(t *testing.T, root string, p CleanupPlan) {
-				withAlive(t, 4242)
-				writeLock(t, root, "epic:3", me(4242), 0o600)
+				// this test's own process: a live owner on this host
+				writeLock(t, root, "epic:3", me(os.Getpid()), 0o600)
 			},
 			wantErr: func(err error) bool {
-				var le *LockedError
+				var le *handoff.LockedError
 				return errors.As(err, &le) && le.Reason == ""
 			},
 		},
@@ -95,7 +129,7 @@ func TestCleanup(t *testing.T) {
 			name:  "an untrusted lock: refused, nothing moved",
 			setup: func(t *testing.T, root string, p CleanupPlan) { writeLock(t, root, "epic:3", me(4242), 0o644) },
 			wantErr: func(err error) bool {
-				var le *LockedError
+				var le *handoff.LockedError
 				return errors.As(err, &le) && le.Reason != ""
 			},
 		},
@@ -154,7 +188,7 @@ func TestCleanup(t *testing.T) {
 			if tc.name == "a story whose status moved: refused before any change" {
 				files["docs/stories/3.2.b.md"] = "# Story 3.2: B\n**Status:** Done\n"
 			}
-			lockBefore, _ := os.ReadFile(LockPath(root, "epic:3"))
+			lockBefore, _ := os.ReadFile(handoff.LockPath(root, "epic:3"))
 			err := Cleanup(CleanupRequest{Root: root, Plan: p, Lock: me(os.Getpid()), Failpoint: tc.failpoint})
 			if tc.wantErr == nil {
 				if err != nil {
@@ -176,7 +210,7 @@ func TestCleanup(t *testing.T) {
 						t.Errorf("%s = %q, want %q", rel, got, want)
 					}
 				}
-				if _, err := os.Stat(LockPath(root, "epic:3")); !errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(handoff.LockPath(root, "epic:3")); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("lock left behind: %v", err)
 				}
 				return
@@ -194,7 +228,7 @@ func TestCleanup(t *testing.T) {
 				}
 			}
 			// the lock is as it was: someone else's is kept, ours released
-			lockAfter, _ := os.ReadFile(LockPath(root, "epic:3"))
+			lockAfter, _ := os.ReadFile(handoff.LockPath(root, "epic:3"))
 			if string(lockAfter) != string(lockBefore) {
 				t.Errorf("lock after = %q, want %q", lockAfter, lockBefore)
 			}
@@ -231,15 +265,7 @@ func sharedFiles(t *testing.T) (string, map[string]string) {
 		"qa/index.json":                                            "{}\n",
 		"weird/state.bin":                                          "state\n",
 	}
-	for p, body := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	return root, files
 }
 

@@ -1,4 +1,25 @@
-package handoff
+// Package cleanup sets one workflow aside (`orchestrate cleanup`): it plans
+// the cleanup (PlanCleanupAmong), checks its paths (CheckCleanup) and
+// carries it out (Cleanup) under the workflow's lock (handoff.Acquire), all
+// or nothing: on any failure every change made is undone.
+//
+// What it may change, and only inside the repository, never through a
+// symlink (internal/safefile): it moves the workflow's own state file and
+// its .bak twin under .orchestrate/archive/<time>-<id>/ (only for a source
+// kind known to own its file alone, ownsStateFile), and rewrites the status
+// value on the Status line of the workflow's stories that are in progress
+// or in review to Ready, every other byte kept. The only thing it ever
+// removes is an empty archive folder it made itself, when undoing a failed
+// cleanup.
+//
+// What it never does: delete a file, or move or rewrite a file another
+// workflow reads. A framework's shared file (Taskmaster's tasks.json, a BMAD
+// v6 sprint ledger, a spec-kit tasks.md, GSD's .planning files, the QA loops
+// index, any kind not known to own its file) or a state file another
+// workflow also reads refuses the whole cleanup (CleanupRefusal, saying what
+// to do instead in the framework's own terms); a story another workflow
+// reads, or one a BMAD v6 workflow tracks, is left as it is (Skipped).
+package cleanup
 
 import (
 	"bytes"
@@ -12,6 +33,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
 	"github.com/orchestrate-dev/orchestrate/discover/taskmaster"
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -92,7 +114,7 @@ func PlanCleanup(c workflow.Candidate, stories map[string]*workflow.Story, now t
 // orchestrate's Ready), is left as it is (Skipped).
 func PlanCleanupAmong(c workflow.Candidate, others []workflow.Candidate, stories map[string]*workflow.Story, now time.Time) CleanupPlan {
 	p := CleanupPlan{Candidate: c}
-	p.ArchiveDir = ".orchestrate/archive/" + now.UTC().Format("20060102T150405Z") + "-" + SafeID(c.ID)
+	p.ArchiveDir = ".orchestrate/archive/" + now.UTC().Format("20060102T150405Z") + "-" + handoff.SafeID(c.ID)
 	if r := refuseCleanup(c, others); r != nil {
 		p.Refusal = r
 		return p
@@ -224,24 +246,18 @@ func kindRefusal(c workflow.Candidate) *CleanupRefusal {
 			Files:   []string{path},
 		}
 	case workflow.KindSpecKit:
-		instead := "leave it: orchestrate never changes spec-kit's files; edit them yourself to drop tasks"
-		if cont != "" {
-			instead = fmt.Sprintf("continue the feature with %s, or edit its files yourself to drop tasks", cont)
-		}
 		return &CleanupRefusal{
-			Reason:  fmt.Sprintf("cleanup does not move %s: it is the feature's spec-kit task list (its ticked tasks are finished work), read by spec-kit's own commands", path),
-			Instead: instead,
-			Files:   []string{path},
+			Reason: fmt.Sprintf("cleanup does not move %s: it is the feature's spec-kit task list (its ticked tasks are finished work), read by spec-kit's own commands", path),
+			Instead: orContinue(cont, "leave it: orchestrate never changes spec-kit's files; edit them yourself to drop tasks",
+				"continue the feature with %s, or edit its files yourself to drop tasks"),
+			Files: []string{path},
 		}
 	case workflow.KindGSD:
-		instead := "GSD manages .planning/ itself: see where it stands with /gsd:progress"
-		if cont != "" {
-			instead = fmt.Sprintf("GSD manages .planning/ itself: continue with %s, or see where it stands with /gsd:progress", cont)
-		}
 		return &CleanupRefusal{
-			Reason:  fmt.Sprintf("cleanup does not move %s: GSD's .planning files are shared by every phase, and a SUMMARY records finished work", orDash(path)),
-			Instead: instead,
-			Files:   []string{path},
+			Reason: fmt.Sprintf("cleanup does not move %s: GSD's .planning files are shared by every phase, and a SUMMARY records finished work", orDash(path)),
+			Instead: orContinue(cont, "GSD manages .planning/ itself: see where it stands with /gsd:progress",
+				"GSD manages .planning/ itself: continue with %s, or see where it stands with /gsd:progress"),
+			Files: []string{path},
 		}
 	case workflow.KindQALoopIndex:
 		return &CleanupRefusal{
@@ -255,6 +271,15 @@ func kindRefusal(c workflow.Candidate) *CleanupRefusal {
 		Instead: "leave it to the tool that wrote it",
 		Files:   []string{path},
 	}
+}
+
+// orContinue is what to do instead of a refused cleanup: plain, or, when
+// the framework has a command to continue (cont), withCont naming it.
+func orContinue(cont, plain, withCont string) string {
+	if cont == "" {
+		return plain
+	}
+	return fmt.Sprintf(withCont, cont)
 }
 
 // readsOf lists the files candidate o reads: its source, .bak twin,
@@ -365,7 +390,7 @@ type CleanupRequest struct {
 	Root string
 	Plan CleanupPlan
 	// Lock describes this process for the workflow's lock file.
-	Lock LockInfo
+	Lock handoff.LockInfo
 	// Failpoint is a test hook called after each change ("cleanup-reset"
 	// after each story rewritten, "cleanup-archive" after each file moved);
 	// an error from it fails the cleanup there, which is then undone.
@@ -384,7 +409,7 @@ func (e *CleanupRefusedError) Error() string { return e.Err.Error() }
 func (e *CleanupRefusedError) Unwrap() error { return e.Err }
 
 // Cleanup carries out plan req.Plan under the workflow's lock, like a
-// resume: a live (or untrusted) lock gives *LockedError and changes
+// resume: a live (or untrusted) lock gives *handoff.LockedError and changes
 // nothing; a stale one is taken over. The paths are checked again under the
 // lock. Then every story is reset and every state file archived, all or
 // nothing: on any failure each change made is undone in reverse order (the
@@ -402,7 +427,7 @@ func Cleanup(req CleanupRequest) (err error) {
 	if !ownsStateFile(p.Candidate.Source.Kind) {
 		return &CleanupRefusedError{Err: kindRefusal(p.Candidate)}
 	}
-	lock, err := Acquire(req.Root, id, req.Lock, true)
+	lock, err := handoff.Acquire(req.Root, id, req.Lock, true)
 	if err != nil {
 		return err
 	}
@@ -552,4 +577,12 @@ func removeDirs(root string, made []string) error {
 		}
 	}
 	return nil
+}
+
+// orDash is s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,11 +1,16 @@
 package handoff
 
-// AI-session resume with fallback (see docs/ARCHITECTURE.md, handoff):
-// when the handoff command resumes an AI session ({{.AISessionID}}) and
-// fails because that session is gone, a new session is started with
+// The agent's own session: the AI agent's conversation that the handoff
+// command resumes (its id is {{.AISessionID}}), not the work session it
+// works in (discover/worksession) nor the loaded repository of a command
+// (app/loaded). When the handoff command resumes the agent's session and
+// fails because that session is gone, a new one is started with
 // handoff.fallback_command and the context rebuilt from the saved
 // breadcrumbs and metadata, its id is read from the fallback's output and
-// recorded in the work-session file, and both attempts are logged.
+// recorded in the work-session file (worksession.RecordAISessionID), and
+// both attempts are logged (see docs/ARCHITECTURE.md, handoff). The config
+// keys, the envelope's JSON fields, the log events and the template field
+// keep their "ai_session"/AISessionID names: they are a contract.
 
 import (
 	"context"
@@ -21,12 +26,14 @@ import (
 	"github.com/orchestrate-dev/orchestrate/handoff/command"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Log events of an AI-session resume that fell back to a new session.
+// Log events of a resume of the agent's session that fell back to a new
+// session.
 const (
-	EventAISessionGone = "resume.ai_session_gone"
-	EventAISessionNew  = "resume.ai_session_new"
+	EventAgentSessionGone = "resume.ai_session_gone"
+	EventAgentSessionNew  = "resume.ai_session_new"
 )
 
 // fallbackName names the fallback command's template in errors.
@@ -107,22 +114,23 @@ func runCaptured(req *Request, name, tmpl string, data command.Data) (int, strin
 	return status, c.String(), err
 }
 
-// usesAISessionID reports whether a command template resumes an AI session.
-func usesAISessionID(tmpl string) bool {
+// resumesAgentSession reports whether a command template resumes the
+// agent's session.
+func resumesAgentSession(tmpl string) bool {
 	return strings.Contains(tmpl, ".AISessionID")
 }
 
-// sessionGone is the configured test of a failed AI-session resume: every
-// configured part must hold (an exit status listed, output matching the
+// agentSessionGone is the configured test of a failed resume of the agent's
+// session: every configured part must hold (an exit status listed, output matching the
 // pattern); with nothing configured it never holds.
-type sessionGone struct {
+type agentSessionGone struct {
 	codes   []int
 	pattern *regexp.Regexp
 }
 
-func (g sessionGone) configured() bool { return len(g.codes) > 0 || g.pattern != nil }
+func (g agentSessionGone) configured() bool { return len(g.codes) > 0 || g.pattern != nil }
 
-func (g sessionGone) match(status int, output string) bool {
+func (g agentSessionGone) match(status int, output string) bool {
 	if status == 0 || !g.configured() {
 		return false
 	}
@@ -138,9 +146,10 @@ func (g sessionGone) match(status int, output string) bool {
 	return g.pattern == nil || g.pattern.MatchString(output)
 }
 
-// aiConfig compiles the request's AI-session settings.
-func aiConfig(req *Request) (sessionGone, *regexp.Regexp, error) {
-	g := sessionGone{codes: req.SessionGoneExitCodes}
+// agentSessionConfig compiles the request's settings for the agent's
+// session.
+func agentSessionConfig(req *Request) (agentSessionGone, *regexp.Regexp, error) {
+	g := agentSessionGone{codes: req.SessionGoneExitCodes}
 	if p := strings.TrimSpace(req.SessionGonePattern); p != "" {
 		re, err := regexp.Compile(p)
 		if err != nil {
@@ -189,10 +198,10 @@ func newSessionID(re *regexp.Regexp, output, old string) string {
 // backup follows the recorded id so a later rollback still restores.
 func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backup) (int, error) {
 	c := req.Candidate
-	if !usesAISessionID(req.Command) || strings.TrimSpace(c.AISessionID) == "" {
+	if !resumesAgentSession(req.Command) || strings.TrimSpace(c.AISessionID) == "" {
 		return command.Run(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
 	}
-	gone, idRe, err := aiConfig(req)
+	gone, idRe, err := agentSessionConfig(req)
 	if err != nil {
 		return -1, err
 	}
@@ -212,7 +221,7 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 	} else {
 		goneMsg += "; starting a new session with the context rebuilt from the saved breadcrumbs"
 	}
-	if err := logAIEvent(req, res, EventAISessionGone, goneMsg, logging.Fields{
+	if err := logAgentSessionEvent(req, res, EventAgentSessionGone, goneMsg, logging.Fields{
 		"ai_session_id": old, "exit_status": status, "command": res.Command,
 	}); err != nil {
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the lost AI session: %v\n", err)
@@ -251,7 +260,7 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 		msg = fmt.Sprintf("the fallback command ran in a new AI session, but its output names no session id (pattern %s); nothing recorded", idRe.String())
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: %s\n", msg)
 	case isWorkSession(c):
-		before, after, err := RecordAISessionID(req.Root, c.Source.Path, newID)
+		before, after, err := worksession.RecordAISessionID(req.Root, c.Source.Path, newID)
 		if err != nil {
 			return -1, fmt.Errorf("record the new AI session %s: %w", newID, err)
 		}
@@ -271,14 +280,15 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 			return -1, err
 		}
 	}
-	if err := logAIEvent(req, res, EventAISessionNew, msg, fields); err != nil {
+	if err := logAgentSessionEvent(req, res, EventAgentSessionNew, msg, fields); err != nil {
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the new AI session: %v\n", err)
 	}
 	return fstatus, nil
 }
 
-// logAIEvent appends an AI-session event to the orchestration log.
-func logAIEvent(req *Request, res *Result, event, msg string, extra logging.Fields) error {
+// logAgentSessionEvent appends an event of the agent's session to the
+// orchestration log.
+func logAgentSessionEvent(req *Request, res *Result, event, msg string, extra logging.Fields) error {
 	fields := eventFields(req, res, event)
 	for k, v := range extra {
 		if s, ok := v.(string); ok {
@@ -410,4 +420,18 @@ func messageText(v any) string {
 		return s
 	}
 	return fmt.Sprint(v)
+}
+
+// restoredList returns the list a candidate's context holds under key (the
+// breadcrumbs or the subtask summaries of a work session), never nil.
+func restoredList(saved map[string]any, key string) []any {
+	if l, ok := saved[key].([]any); ok && l != nil {
+		return l
+	}
+	return []any{}
+}
+
+// isWorkSession reports whether a candidate is a work session.
+func isWorkSession(c workflow.Candidate) bool {
+	return c.Source.Kind == workflow.KindWorkSession
 }

@@ -1,4 +1,4 @@
-package handoff
+package worksession
 
 import (
 	"encoding/json"
@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
-	"github.com/orchestrate-dev/orchestrate/discover/worksession"
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 )
@@ -22,32 +21,17 @@ const (
 	childPath  = "docs/maestro/work_sessions/wsession-subtask-def456.json"
 )
 
-const parentJSON = `{
-  "id": "wsession-parent-abc123",
-  "task_id": "task-001",
-  "ai_session_id": "ai-session-r1-xyz789",
-  "status": "active",
-  "created_at": "2025-01-26T10:00:00Z",
-  "breadcrumbs": [],
-  "subtasks": [],
-  "x_tool": {"keep": [1, 2.50, "\u00e9"]}
-}
-`
+// parentJSON is the parent session when it starts, with a member of
+// another tool that every write must keep byte for byte.
+var parentJSON = strings.Replace(wsParentStart, `"subtasks": []`, `"subtasks": [],
+  "x_tool": {"keep": [1, 2.50, "\u00e9"]}`, 1) + "\n"
 
-const childJSON = `{
-  "id": "wsession-subtask-def456",
-  "task_id": "task-002",
-  "parent_wsession_id": "wsession-parent-abc123",
-  "ai_session_id": "ai-session-r2-uvw456",
-  "status": "active",
-  "created_at": "2025-01-26T10:05:00Z",
-  "breadcrumbs": []
-}
-`
+// childJSON is the subtask's session before its first breadcrumb.
+var childJSON = wsSubtaskActive[:strings.Index(wsSubtaskActive, `"breadcrumbs"`)] + "\"breadcrumbs\": []\n}\n"
 
 var wsNow = time.Date(2025, 1, 26, 10, 8, 0, 0, time.UTC)
 
-func wsRepo(t *testing.T, files map[string]string) *discover.Repo {
+func wsRepo(t *testing.T, files map[string]string) *source.Repo {
 	t.Helper()
 	root := t.TempDir()
 	for p, content := range files {
@@ -57,10 +41,10 @@ func wsRepo(t *testing.T, files map[string]string) *discover.Repo {
 			t.Fatal(err)
 		}
 	}
-	return &discover.Repo{Root: root, Config: config.Default()}
+	return &source.Repo{Root: root, Config: config.Default()}
 }
 
-func readRel(t *testing.T, r *discover.Repo, p string) string {
+func readRel(t *testing.T, r *source.Repo, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(p)))
 	if err != nil {
@@ -211,7 +195,7 @@ func TestAddBreadcrumb(t *testing.T) {
 	if s := readRel(t, r, childPath); s != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", s, want)
 	}
-	ws, _ := worksession.ParseWorkSession(childPath, []byte(want))
+	ws, _ := ParseWorkSession(childPath, []byte(want))
 	if len(ws.Breadcrumbs) != 2 || ws.Breadcrumbs[1].Text != "Y <validates>" {
 		t.Errorf("read back: %+v", ws.Breadcrumbs)
 	}
@@ -290,7 +274,7 @@ func TestAddBreadcrumbConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, _ := worksession.ParseWorkSession(childPath, []byte(readRel(t, r, childPath)))
+	ws, _ := ParseWorkSession(childPath, []byte(readRel(t, r, childPath)))
 	seen := map[string]bool{}
 	for _, b := range ws.Breadcrumbs {
 		seen[b.ID] = true
@@ -343,10 +327,10 @@ func TestCloseWorkSession(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	// the resume of the parent sees the summary
-	cs, _ := worksession.WorkSessionSource.Scan(r)
+	cs, _ := WorkSessionSource.Scan(r)
 	for _, c := range cs {
 		if c.Key == "wsession-parent-abc123" {
-			sums, _ := c.Context[worksession.WorkSessionCtxSummaries].([]any)
+			sums, _ := c.Context[WorkSessionCtxSummaries].([]any)
 			if len(sums) != 1 || !strings.Contains(fmt.Sprint(sums[0]), "validate, sanitize") {
 				t.Errorf("summaries: %v", sums)
 			}
@@ -405,7 +389,7 @@ func TestCloseTopLevelSession(t *testing.T) {
 	if _, err := CloseWorkSession(r, "wsession-parent-abc123", "Feature X done", wsNow); err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := worksession.ParseWorkSession(parentPath, []byte(readRel(t, r, parentPath)))
+	ws, _ := ParseWorkSession(parentPath, []byte(readRel(t, r, parentPath)))
 	if ws.Status != "closed" || ws.Summary != "Feature X done" || ws.ClosedAt.IsZero() {
 		t.Errorf("%+v", ws)
 	}

@@ -30,6 +30,9 @@ grep -q '"previous_ai_session_id": "ai-session-r1-xyz789"' "$1" || { echo "no pr
 echo "Started. session_id: new-123"
 `
 
+// parentPath is the parent work session's file.
+const parentPath = "docs/maestro/work_sessions/wsession-parent-abc123.json"
+
 const parentWithCrumbs = `{
   "id": "wsession-parent-abc123",
   "task_id": "task-001",
@@ -45,9 +48,9 @@ const parentWithCrumbs = `{
 }
 `
 
-// aiFixture is a paused parent work session (candidate from discover) and a
+// agentSessionFixture is a paused parent work session (candidate from discover) and a
 // request resuming its AI session.
-func aiFixture(t *testing.T) (string, Request) {
+func agentSessionFixture(t *testing.T) (string, Request) {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
@@ -113,8 +116,18 @@ func eventNames(evs []map[string]any) string {
 	return strings.Join(n, ",")
 }
 
-func TestAISessionFallback(t *testing.T) {
-	root, req := aiFixture(t)
+// executeUnchanged runs Execute(req), checks that it left every file under
+// root as it was, and returns its error.
+func executeUnchanged(t *testing.T, root string, req Request) error {
+	t.Helper()
+	before := snapshot(t, root)
+	_, err := Execute(req)
+	sameSnapshot(t, before, snapshot(t, root))
+	return err
+}
+
+func TestAgentSessionFallback(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	var out, errb bytes.Buffer
 	req.Stdout, req.Stderr = &out, &errb
 	res, err := Execute(req)
@@ -163,18 +176,16 @@ func TestAISessionFallback(t *testing.T) {
 	}
 }
 
-func TestAISessionGoneWithoutFallback(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionGoneWithoutFallback(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.FallbackCommand = ""
-	before := snapshot(t, root)
 	var errb bytes.Buffer
 	req.Stderr = &errb
-	_, err := Execute(req)
+	err := executeUnchanged(t, root, req)
 	var ce *CommandError
 	if !errors.As(err, &ce) || ce.Status != 1 {
 		t.Fatalf("err = %v", err)
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 	if got := eventNames(logEvents(t, req.LogPath)); got != "resume.ai_session_gone,resume.failed" {
 		t.Errorf("events %s", got)
 	}
@@ -183,35 +194,31 @@ func TestAISessionGoneWithoutFallback(t *testing.T) {
 	}
 }
 
-func TestAISessionFallbackFails(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionFallbackFails(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.FallbackCommand = "sh -c 'exit 4'"
-	before := snapshot(t, root)
-	_, err := Execute(req)
+	err := executeUnchanged(t, root, req)
 	var ce *CommandError
 	if !errors.As(err, &ce) || ce.Status != 4 || ce.Command != "sh -c 'exit 4'" {
 		t.Fatalf("err = %v", err)
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 }
 
-func TestAISessionOtherFailureStands(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionOtherFailureStands(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.Command = "sh -c 'echo boom >&2; exit 1' {{.AISessionID}}"
-	before := snapshot(t, root)
-	_, err := Execute(req)
+	err := executeUnchanged(t, root, req)
 	var ce *CommandError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v", err)
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 	if got := eventNames(logEvents(t, req.LogPath)); got != "resume.failed" {
 		t.Errorf("events %s", got)
 	}
 }
 
-func TestAISessionGoneByExitCode(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionGoneByExitCode(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.Command = "sh -c 'exit 3' x {{.AISessionID}}"
 	req.SessionGonePattern = ""
 	req.SessionGoneExitCodes = []int{3}
@@ -224,18 +231,16 @@ func TestAISessionGoneByExitCode(t *testing.T) {
 		t.Errorf("not recorded:\n%s", data)
 	}
 	// both parts configured: both must hold
-	root, req = aiFixture(t)
+	root, req = agentSessionFixture(t)
 	req.Command = "sh -c 'echo No conversation found; exit 1' x {{.AISessionID}}"
 	req.SessionGoneExitCodes = []int{3}
-	before := snapshot(t, root)
-	if _, err := Execute(req); err == nil {
+	if err := executeUnchanged(t, root, req); err == nil {
 		t.Fatal("exit 1 is not listed: want the failure")
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 }
 
-func TestAISessionNoIDInFallbackOutput(t *testing.T) {
-	root, req := aiFixture(t)
+func TestAgentSessionNoIDInFallbackOutput(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.FallbackCommand = "echo started"
 	var errb bytes.Buffer
 	req.Stderr = &errb
@@ -251,23 +256,21 @@ func TestAISessionNoIDInFallbackOutput(t *testing.T) {
 	}
 }
 
-func TestAISessionLaterFailureRollsBack(t *testing.T) {
-	root, req := aiFixture(t)
-	before := snapshot(t, root)
+func TestAgentSessionLaterFailureRollsBack(t *testing.T) {
+	root, req := agentSessionFixture(t)
 	req.Failpoint = func(step string) error {
 		if step == "log" {
 			return errors.New("boom")
 		}
 		return nil
 	}
-	if _, err := Execute(req); err == nil {
+	if err := executeUnchanged(t, root, req); err == nil {
 		t.Fatal("want an error")
 	}
-	sameSnapshot(t, before, snapshot(t, root))
 }
 
-func TestAISessionBadPattern(t *testing.T) {
-	_, req := aiFixture(t)
+func TestAgentSessionBadPattern(t *testing.T) {
+	_, req := agentSessionFixture(t)
 	req.SessionGonePattern = "("
 	if _, err := Execute(req); err == nil || !strings.Contains(err.Error(), "session_gone_pattern") {
 		t.Fatalf("err = %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -21,11 +22,7 @@ func rbFixture(t *testing.T, files map[string]string, id string) (string, workfl
 	t.Helper()
 	root := t.TempDir()
 	for p, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		if err := gitfixture.WriteFile(root, p, content); err != nil {
 			t.Fatal(err)
 		}
 	}

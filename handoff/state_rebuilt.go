@@ -1,5 +1,10 @@
 package handoff
 
+// The state write of a rebuilt state: a corrupt state file that
+// discover/rebuild reconstructed is replaced by the content rebuild.Fresh
+// renders (the format's side), with the corrupt bytes kept beside it and
+// the same Backup and rollback as any state update (state.go).
+
 import (
 	"errors"
 	"fmt"
@@ -10,7 +15,6 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
-	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -45,8 +49,8 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 		return Backup{}, err
 	}
 	defer sf.Close()
-	full, clean, fi := sf.full, sf.clean, sf.info
-	if !fi.Mode().IsRegular() {
+	clean := sf.clean
+	if !sf.info.Mode().IsRegular() {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: not a regular file; refusing to replace it", clean)
 	}
 	corrupt, err := sf.d.ReadFile(sf.name, maxStateSize)
@@ -57,19 +61,17 @@ func WriteRebuilt(root string, c workflow.Candidate, now time.Time) (Backup, err
 		return Backup{}, fmt.Errorf("write rebuilt state %s: the file parses now (it was changed since it was found corrupt); run orchestrate resume again", clean)
 	}
 	wrappers := wrappersFor(c.Source.Kind)
-	fresh, err := rbRebuiltContent(root, c, clean, now, wrappers)
+	fresh, err := rebuild.Fresh(root, c, clean, now, wrappers)
 	if err != nil {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
 
-	b := Backup{Path: full, Original: corrupt, written: fresh, perm: fi.Mode().Perm(), root: root, rel: clean}
-	old, had, err := sf.readBak()
+	b, err := sf.backup(root, corrupt, fresh)
 	if err != nil {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
-	b.HadBak, b.OldBak = had, old
 
-	keep, err := rbFreeName(full + CorruptSuffix + now.UTC().Format("20060102T150405Z"))
+	keep, err := rbFreeName(sf.full + CorruptSuffix + now.UTC().Format("20060102T150405Z"))
 	if err != nil {
 		return Backup{}, fmt.Errorf("write rebuilt state %s: %w", clean, err)
 	}
@@ -117,26 +119,4 @@ func rbFreeName(p string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no free name for %s", p)
-}
-
-// rbRebuiltContent is the fresh state file: the .bak twin when it parses (and
-// can be patched), else the candidate rendered; marked resumed and checked.
-func rbRebuiltContent(root string, c workflow.Candidate, clean string, now time.Time, wrappers []string) ([]byte, error) {
-	if bak, err := safefile.ReadConfined(root, clean+".bak", maxStateSize); err == nil && !rebuild.StillCorrupt(c.Source.Kind, clean, bak) {
-		if out, err := patchState(clean, bak, now, wrappers); err == nil {
-			return out, nil
-		}
-	}
-	base, err := rebuild.Render(c, clean, now)
-	if err != nil {
-		return nil, err
-	}
-	out, err := patchState(clean, base, now, wrappers)
-	if err != nil {
-		return nil, fmt.Errorf("the rendered state does not check out (nothing written): %w", err)
-	}
-	if !rebuild.ParsesAs(c.Source.Kind, clean, out) {
-		return nil, errors.New("the rendered state does not parse back (nothing written)")
-	}
-	return out, nil
 }

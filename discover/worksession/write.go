@@ -1,13 +1,14 @@
-package handoff
+package worksession
 
-// Work sessions: the writers behind `orchestrate breadcrumb` and
-// `orchestrate work done`, and the one a resume uses to record a new AI
-// session id. Every write is an ordered, textual JSON patch of one
-// work-session file (the worksession format package's patch: every other
-// byte kept), re-decoded and checked before it is written atomically; a
-// rejected call writes nothing. Writers
-// serialise on an advisory lock of the work-session folders, so two agents
-// adding breadcrumbs at once cannot lose one.
+// The writers of the work-session format: the ones behind `orchestrate
+// breadcrumb` and `orchestrate work done`, and the one a resume uses to
+// record a new AI session id. Every write is an ordered, textual JSON patch
+// of one work-session file (patch.go: every other byte kept), re-decoded and
+// checked (Verify) before it is written atomically; a rejected call writes
+// nothing. Writers serialise on an advisory lock of the work-session
+// folders, so two agents adding breadcrumbs at once cannot lose one. They
+// are here, beside the parse and the patch, so that one package owns the
+// format; handoff only calls RecordAISessionID.
 
 import (
 	"bytes"
@@ -25,14 +26,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/orchestrate-dev/orchestrate/discover"
-	"github.com/orchestrate-dev/orchestrate/discover/worksession"
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
 	"github.com/orchestrate-dev/orchestrate/internal/redact"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/statepatch"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
-	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // CookieError rejects a call whose cookie does not name the active work
@@ -139,30 +138,24 @@ func jsonKindOf(s string) string {
 // sessionSet is every work-session file that decodes.
 type sessionSet struct {
 	root string
-	list []worksession.WorkSession
+	list []WorkSession
 }
 
 // sessionFiles lists the configured work-session files (no .bak twins).
-func sessionFiles(r *discover.Repo) []string {
-	var out []string
-	for _, p := range r.Glob(r.Config.Sources.WorkSession, false) {
-		if !strings.HasSuffix(p, ".bak") {
-			out = append(out, p)
-		}
-	}
-	return out
+func sessionFiles(r *source.Repo) []string {
+	return stateFiles(r, r.Config.Sources.WorkSession)
 }
 
 // loadSessions reads and parses every work-session file; files that cannot
 // be read or decoded are skipped (they cannot be the active session).
-func loadSessions(r *discover.Repo) sessionSet {
+func loadSessions(r *source.Repo) sessionSet {
 	set := sessionSet{root: r.Root}
 	for _, p := range sessionFiles(r) {
 		data, err := r.Read(p)
 		if err != nil {
 			continue
 		}
-		ws, _ := worksession.ParseWorkSession(p, data)
+		ws, _ := ParseWorkSession(p, data)
 		if ws.Raw == nil {
 			continue
 		}
@@ -174,18 +167,18 @@ func loadSessions(r *discover.Repo) sessionSet {
 // Active returns the active work session: status active and, when several
 // are, the most recently worked on (ties: a subtask's session before its
 // parent's, then by id). A paused or closed session is never active.
-func (s sessionSet) Active() (worksession.WorkSession, bool) {
-	var act []worksession.WorkSession
+func (s sessionSet) Active() (WorkSession, bool) {
+	var act []WorkSession
 	for _, ws := range s.list {
 		if ws.Status == "active" {
 			act = append(act, ws)
 		}
 	}
 	if len(act) == 0 {
-		return worksession.WorkSession{}, false
+		return WorkSession{}, false
 	}
 	sort.SliceStable(act, func(i, j int) bool {
-		ti, tj := worksession.Activity(act[i]), worksession.Activity(act[j])
+		ti, tj := Activity(act[i]), Activity(act[j])
 		if !ti.Equal(tj) {
 			return ti.After(tj)
 		}
@@ -202,7 +195,7 @@ func (s sessionSet) Active() (worksession.WorkSession, bool) {
 
 // byID returns the session with this id (its recorded id, else its file
 // name).
-func (s sessionSet) byID(id string) (worksession.WorkSession, bool) {
+func (s sessionSet) byID(id string) (WorkSession, bool) {
 	for _, ws := range s.list {
 		if ws.ID == id {
 			return ws, true
@@ -213,12 +206,12 @@ func (s sessionSet) byID(id string) (worksession.WorkSession, bool) {
 			return ws, true
 		}
 	}
-	return worksession.WorkSession{}, false
+	return WorkSession{}, false
 }
 
 // check returns the session the cookie names when it is the active one, else
 // a *CookieError naming the expected cookie.
-func (s sessionSet) check(cookie string) (worksession.WorkSession, error) {
+func (s sessionSet) check(cookie string) (WorkSession, error) {
 	cookie = strings.TrimSpace(cookie)
 	act, ok := s.Active()
 	if ok && cookie != "" && cookie == act.ID {
@@ -229,7 +222,7 @@ func (s sessionSet) check(cookie string) (worksession.WorkSession, error) {
 		e.Expected = act.ID
 	}
 	if cookie == "" {
-		return worksession.WorkSession{}, e
+		return WorkSession{}, e
 	}
 	if ws, found := s.byID(cookie); found {
 		switch {
@@ -243,18 +236,18 @@ func (s sessionSet) check(cookie string) (worksession.WorkSession, error) {
 	} else {
 		e.Why = "no work session has that id"
 	}
-	return worksession.WorkSession{}, e
+	return WorkSession{}, e
 }
 
 // ActiveWorkSession returns the active work session of the repository (see
 // sessionSet.Active).
-func ActiveWorkSession(r *discover.Repo) (worksession.WorkSession, bool) {
+func ActiveWorkSession(r *source.Repo) (WorkSession, bool) {
 	return loadSessions(r).Active()
 }
 
 // CheckCookie returns the work session the cookie names when it is the
 // active one; otherwise a *CookieError that names the expected cookie.
-func CheckCookie(r *discover.Repo, cookie string) (worksession.WorkSession, error) {
+func CheckCookie(r *source.Repo, cookie string) (WorkSession, error) {
 	return loadSessions(r).check(cookie)
 }
 
@@ -308,7 +301,7 @@ func lockDirs(dirs []string) (func(), error) {
 
 // withSessions runs fn over the work sessions, read while holding the lock
 // of their folders.
-func withSessions(r *discover.Repo, fn func(sessionSet) error) error {
+func withSessions(r *source.Repo, fn func(sessionSet) error) error {
 	var dirs []string
 	for _, p := range sessionFiles(r) {
 		dirs = append(dirs, filepath.Dir(filepath.Join(r.Root, filepath.FromSlash(p))))
@@ -328,14 +321,14 @@ func withSessions(r *discover.Repo, fn func(sessionSet) error) error {
 type AddedBreadcrumb struct {
 	Session string // the session id (the cookie)
 	Path    string // its file, repository-relative
-	Entry   worksession.BreadcrumbEntry
+	Entry   BreadcrumbEntry
 }
 
 var bcIDRe = regexp.MustCompile(`^bc-([0-9]{1,9})$`)
 
 // nextBreadcrumbID is bc-NNN, one past the highest bc-N id and past the
 // number of breadcrumbs.
-func nextBreadcrumbID(bs []worksession.Breadcrumb) string {
+func nextBreadcrumbID(bs []Breadcrumb) string {
 	n := len(bs)
 	for _, b := range bs {
 		if m := bcIDRe.FindStringSubmatch(b.ID); m != nil {
@@ -355,7 +348,7 @@ func nextBreadcrumbID(bs []worksession.Breadcrumb) string {
 // missing) with every other byte kept, atomically. The message is redacted
 // first (redactMessage): the file is committed, so a secret given to
 // `breadcrumb add` is never written. A rejected call writes nothing.
-func AddBreadcrumb(r *discover.Repo, cookie, message string, now time.Time) (AddedBreadcrumb, error) {
+func AddBreadcrumb(r *source.Repo, cookie, message string, now time.Time) (AddedBreadcrumb, error) {
 	var out AddedBreadcrumb
 	err := withSessions(r, func(set sessionSet) error {
 		ws, err := set.check(cookie)
@@ -369,18 +362,18 @@ func AddBreadcrumb(r *discover.Repo, cookie, message string, now time.Time) (Add
 		// the file is committed to git: a secret in the message never
 		// reaches it (docs/SECURITY.md)
 		msg = redactMessage(msg)
-		entry := worksession.BreadcrumbEntry{
+		entry := BreadcrumbEntry{
 			ID:          nextBreadcrumbID(ws.Breadcrumbs),
 			Timestamp:   now.UTC().Format(time.RFC3339),
 			Message:     msg,
 			AISessionID: ws.AISessionID,
 		}
-		elem, err := worksession.MarshalOrdered(entry)
+		elem, err := MarshalOrdered(entry)
 		if err != nil {
 			return err
 		}
 		err = rewriteSession(r.Root, ws.Path, func(data []byte) ([]byte, func(map[string]any) error, error) {
-			return worksession.AppendBreadcrumb(data, elem)
+			return AppendBreadcrumb(data, elem)
 		})
 		if err != nil {
 			return err
@@ -410,14 +403,14 @@ func redactMessage(msg any) any {
 type BreadcrumbList struct {
 	Session string
 	Path    string
-	Items   []worksession.Breadcrumb
+	Items   []Breadcrumb
 	Raw     []json.RawMessage
-	Lines   []worksession.BreadcrumbLine
+	Lines   []BreadcrumbLine
 }
 
 // ListBreadcrumbs returns the breadcrumbs of the active work session, which
 // the cookie must name (else *CookieError).
-func ListBreadcrumbs(r *discover.Repo, cookie string) (BreadcrumbList, error) {
+func ListBreadcrumbs(r *source.Repo, cookie string) (BreadcrumbList, error) {
 	set := loadSessions(r)
 	ws, err := set.check(cookie)
 	if err != nil {
@@ -428,7 +421,7 @@ func ListBreadcrumbs(r *discover.Repo, cookie string) (BreadcrumbList, error) {
 	if err != nil {
 		return out, err
 	}
-	out.Raw, out.Lines, err = worksession.RawBreadcrumbs(data)
+	out.Raw, out.Lines, err = RawBreadcrumbs(data)
 	if err != nil {
 		return out, &WorkSessionError{Path: ws.Path, Msg: err.Error()}
 	}
@@ -457,7 +450,7 @@ type ClosedSession struct {
 // entry's other members): the parent is written first, then the child, and
 // the parent is put back when the child's write fails. A session without a
 // parent is closed with its summary recorded in its own file.
-func CloseWorkSession(r *discover.Repo, cookie, summary string, now time.Time) (ClosedSession, error) {
+func CloseWorkSession(r *source.Repo, cookie, summary string, now time.Time) (ClosedSession, error) {
 	var out ClosedSession
 	summary = strings.TrimSpace(summary)
 	err := withSessions(r, func(set sessionSet) error {
@@ -486,17 +479,17 @@ func CloseWorkSession(r *discover.Repo, cookie, summary string, now time.Time) (
 				if withSummary {
 					sets = append(sets, [2]string{"summary", summary})
 				}
-				return worksession.SetScalars(data, sets)
+				return SetScalars(data, sets)
 			}
 		}
 		if !hasParent {
 			return rewriteSession(r.Root, ws.Path, closeChild(true))
 		}
 		out.Parent, out.ParentPath = parent.ID, parent.Path
-		entry := worksession.SubtaskEntry{WSessionID: ws.ID, TaskID: ws.TaskID, Summary: summary, Status: "completed", ClosedAt: ts}
+		entry := SubtaskEntry{WSessionID: ws.ID, TaskID: ws.TaskID, Summary: summary, Status: "completed", ClosedAt: ts}
 		var parentBackup *fileBackup
 		err = rewriteSessionKeep(r.Root, parent.Path, &parentBackup, func(data []byte) ([]byte, func(map[string]any) error, error) {
-			return worksession.UpsertSubtask(data, entry)
+			return UpsertSubtask(data, entry)
 		})
 		if err != nil {
 			return err
@@ -515,35 +508,32 @@ func CloseWorkSession(r *discover.Repo, cookie, summary string, now time.Time) (
 // parentOf finds the parent session of ws: its parent_wsession_id, else
 // (as discover links them) a session of its task's parent task, an open
 // one first. A parent that is named but has no file is an error.
-func parentOf(r *discover.Repo, set sessionSet, ws worksession.WorkSession) (worksession.WorkSession, bool, error) {
+func parentOf(r *source.Repo, set sessionSet, ws WorkSession) (WorkSession, bool, error) {
 	if ws.ParentID != "" && ws.ParentID != ws.ID {
 		p, ok := set.byID(ws.ParentID)
 		if !ok {
-			return worksession.WorkSession{}, false, &WorkSessionError{Path: ws.Path, Msg: fmt.Sprintf("the parent work session %q has no file among the work sessions; nothing was written", ws.ParentID)}
+			return WorkSession{}, false, &WorkSessionError{Path: ws.Path, Msg: fmt.Sprintf("the parent work session %q has no file among the work sessions; nothing was written", ws.ParentID)}
 		}
 		return p, true, nil
 	}
 	if ws.TaskID == "" {
-		return worksession.WorkSession{}, false, nil
+		return WorkSession{}, false, nil
 	}
 	parentTask := ""
-	for _, p := range r.Glob(r.Config.Sources.Tasks, false) {
-		if strings.HasSuffix(p, ".bak") {
-			continue
-		}
+	for _, p := range stateFiles(r, r.Config.Sources.Tasks) {
 		data, err := r.Read(p)
 		if err != nil {
 			continue
 		}
-		if t, _ := worksession.ParseTask(p, data); t.ID == ws.TaskID {
+		if t, _ := ParseTask(p, data); t.ID == ws.TaskID {
 			parentTask = t.ParentTask
 			break
 		}
 	}
 	if parentTask == "" || parentTask == ws.TaskID {
-		return worksession.WorkSession{}, false, nil
+		return WorkSession{}, false, nil
 	}
-	var best *worksession.WorkSession
+	var best *WorkSession
 	for i := range set.list {
 		o := &set.list[i]
 		if o.ID == ws.ID || o.TaskID != parentTask {
@@ -554,7 +544,7 @@ func parentOf(r *discover.Repo, set sessionSet, ws worksession.WorkSession) (wor
 		}
 	}
 	if best == nil {
-		return worksession.WorkSession{}, false, nil
+		return WorkSession{}, false, nil
 	}
 	return *best, true, nil
 }
@@ -568,7 +558,7 @@ func parentOf(r *discover.Repo, set sessionSet, ws worksession.WorkSession) (wor
 // every other byte is kept; atomic. It returns the file's content before and
 // after.
 func RecordAISessionID(root, path, id string) (before, after []byte, err error) {
-	full, clean, err := resolveState(root, path)
+	full, clean, err := resolvePath(root, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -579,7 +569,7 @@ func RecordAISessionID(root, path, id string) (before, after []byte, err error) 
 	defer release()
 	var fb *fileBackup
 	err = rewriteSessionKeep(root, clean, &fb, func(data []byte) ([]byte, func(map[string]any) error, error) {
-		return worksession.SetAISessionID(data, id)
+		return SetAISessionID(data, id)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -589,6 +579,25 @@ func RecordAISessionID(root, path, id string) (before, after []byte, err error) 
 
 // ---------------------------------------------------------------------------
 // the patch machinery
+
+// maxSessionSize is the largest work-session file a writer reads.
+const maxSessionSize = 16 << 20
+
+// resolvePath checks that path (repository-relative, or absolute inside
+// root) names a file inside root, reached without a symlink leading out,
+// and returns its full and clean relative forms.
+func resolvePath(root, path string) (full, clean string, err error) {
+	rel := path
+	if filepath.IsAbs(path) {
+		if r, rerr := filepath.Rel(root, path); rerr == nil {
+			rel = filepath.ToSlash(r)
+		}
+	}
+	if clean, err = safefile.CheckPath(root, rel); err != nil {
+		return "", "", fmt.Errorf("work session: %w", err)
+	}
+	return filepath.Join(root, filepath.FromSlash(clean)), clean, nil
+}
 
 // fileBackup is one file as it was before a rewrite, to put it back.
 type fileBackup struct {
@@ -620,7 +629,7 @@ func rewriteSession(root, path string, fn patchFunc) error {
 // writes it atomically (keeping its permissions). *keep gets what is needed
 // to put it back.
 func rewriteSessionKeep(root, path string, keep **fileBackup, fn patchFunc) error {
-	full, clean, err := resolveState(root, path)
+	full, clean, err := resolvePath(root, path)
 	if err != nil {
 		return err
 	}
@@ -631,7 +640,7 @@ func rewriteSessionKeep(root, path string, keep **fileBackup, fn patchFunc) erro
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("work session %s: %w", clean, safefile.ErrNotFile)
 	}
-	data, err := safefile.Read(root, clean, maxStateSize)
+	data, err := safefile.Read(root, clean, maxSessionSize)
 	if err != nil {
 		return fmt.Errorf("work session %s: %w", clean, err)
 	}
@@ -641,7 +650,7 @@ func rewriteSessionKeep(root, path string, keep **fileBackup, fn patchFunc) erro
 	if err != nil {
 		return &WorkSessionError{Path: clean, Msg: err.Error() + "; nothing was written"}
 	}
-	if err := worksession.Verify(body, patched, expect); err != nil {
+	if err := Verify(body, patched, expect); err != nil {
 		return &WorkSessionError{Path: clean, Msg: "the patched file does not check out (nothing written): " + err.Error()}
 	}
 	if bom {
@@ -652,18 +661,4 @@ func rewriteSessionKeep(root, path string, keep **fileBackup, fn patchFunc) erro
 	}
 	*keep = &fileBackup{full: full, original: data, written: patched, perm: fi.Mode().Perm()}
 	return nil
-}
-
-// restoredList returns the list a candidate's context holds under key (the
-// breadcrumbs or the subtask summaries of a work session), never nil.
-func restoredList(saved map[string]any, key string) []any {
-	if l, ok := saved[key].([]any); ok && l != nil {
-		return l
-	}
-	return []any{}
-}
-
-// isWorkSession reports whether a candidate is a work session.
-func isWorkSession(c workflow.Candidate) bool {
-	return c.Source.Kind == workflow.KindWorkSession
 }
