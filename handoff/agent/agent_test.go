@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/config"
 )
 
 func TestArgv(t *testing.T) {
@@ -106,5 +108,12 @@ func TestArgvRefuses(t *testing.T) {
 	var ue *UnknownError
 	if _, err := Argv("aider", base); !errors.As(err, &ue) {
 		t.Errorf("unknown preset: %v", err)
+	}
+}
+
+// config checks handoff.agent against its own copy of the names.
+func TestNamesMatchConfig(t *testing.T) {
+	if !reflect.DeepEqual(config.AgentPresets, Names) {
+		t.Fatalf("config.AgentPresets %q, agent.Names %q", config.AgentPresets, Names)
 	}
 }
