@@ -290,6 +290,9 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		Env:   a.environ(), Stdin: a.stdinFile(), Stdout: stdout, Stderr: a.sys.IO.ErrOut,
 		Lock: a.lockInfo(), Failpoint: testFailpoint(),
 	})
+	if err := a.applyFoundSession(r, &req); err != nil {
+		return a.cancelled(r, err)
+	}
 	// the Resuming block prints before the command runs: an interactive
 	// agent session may hold the terminal until it ends
 	shown := false
