@@ -339,7 +339,7 @@ func Execute(req Request) (Result, error) {
 		if req.BeforeCommand != nil {
 			req.BeforeCommand(res)
 		}
-		status, err := runPreset(&req, argv, data)
+		status, err := runPreset(&req, argv, data, &res, &backup)
 		res.ExitStatus = status
 		var ce *CommandError
 		if errors.As(err, &ce) {
@@ -482,8 +482,16 @@ func precheckCommands(req Request) error {
 		Agent: req.Plan.ResumeFrom.Agent, WorkflowID: c.ID, Phase: req.Plan.ResumeFrom.Phase, Root: req.Root,
 	}
 	if req.usesPreset() {
-		_, err := presetArgv(&req, data.EnvelopePath)
-		return err
+		if _, err := presetArgv(&req, data.EnvelopePath); err != nil {
+			return err
+		}
+		if strings.TrimSpace(req.FallbackCommand) != "" && c.AISessionID != "" {
+			data.AISessionID = ""
+			if _, err := command.RenderNamed(fallbackName, req.FallbackCommand, data); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if strings.TrimSpace(req.Command) == "" {
 		return nil

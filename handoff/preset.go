@@ -46,9 +46,63 @@ func presetArgv(req *Request, path string) ([]string, error) {
 	return agent.Argv(strings.TrimSpace(req.Preset), presetInput(req.Candidate, req.Plan, path, command.IsTerminal(req.Stdin)))
 }
 
-// runPreset runs the preset's argv (step 4 with handoff.agent).
-func runPreset(req *Request, argv []string, data command.Data) (int, error) {
-	return command.RunArgv(context.Background(), "handoff.agent "+req.Preset, argv, data, req.runOptions(req.Stdout, req.Stderr))
+// runPreset runs the preset's argv (step 4 with handoff.agent). When it
+// resumes the candidate's AI session headless and fails the configured
+// "session gone" way (handoff.session_gone_exit_codes and
+// handoff.session_gone_pattern, whose default matches Claude Code's "No
+// conversation found"), a new session starts as aisession.go does for a
+// template: handoff.fallback_command when set, else the preset itself
+// without the session, told to read the envelope with the rebuilt context.
+// An interactive session is never captured (its output must stay the
+// terminal), so it has no fallback.
+func runPreset(req *Request, argv []string, data command.Data, res *Result, backup *Backup) (int, error) {
+	name := "handoff.agent " + req.Preset
+	runArgv := func(argv []string, d command.Data) func(command.Options) (int, error) {
+		return func(opts command.Options) (int, error) {
+			return command.RunArgv(context.Background(), name, argv, d, opts)
+		}
+	}
+	interactive := command.IsTerminal(req.Stdin)
+	if strings.TrimSpace(req.Candidate.AISessionID) == "" || interactive {
+		return runArgv(argv, data)(req.runOptions(req.Stdout, req.Stderr))
+	}
+	gone, idRe, err := aiConfig(req)
+	if err != nil {
+		return -1, err
+	}
+	if !gone.configured() {
+		return runArgv(argv, data)(req.runOptions(req.Stdout, req.Stderr))
+	}
+	status, output, err := captured(req, runArgv(argv, data))
+	if err != nil || !gone.match(status, output) {
+		return status, err
+	}
+	newArgv := func(fdata command.Data) ([]string, error) {
+		c := req.Candidate
+		c.AISessionID = ""
+		return agent.Argv(strings.TrimSpace(req.Preset), presetInput(c, req.Plan, fdata.EnvelopePath, false))
+	}
+	fb := &fallbackRun{
+		display: func(fdata command.Data) (string, error) {
+			a, err := newArgv(fdata)
+			if err != nil {
+				return "", err
+			}
+			r, err := command.FromArgv(a, fdata)
+			return r.Display, err
+		},
+		run: func(fdata command.Data) (int, string, error) {
+			a, err := newArgv(fdata)
+			if err != nil {
+				return -1, "", err
+			}
+			return captured(req, runArgv(a, fdata))
+		},
+	}
+	if t := templateFallback(req); t != nil {
+		fb = t
+	}
+	return afterSessionGone(req, data, res, backup, status, idRe, fb)
 }
 
 // PresetCommand is the command line handoff.agent preset would run to hand

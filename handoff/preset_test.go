@@ -93,3 +93,40 @@ func TestExecutePresetRefusesOptionSession(t *testing.T) {
 	}
 	sameSnapshot(t, before, snapshot(t, root))
 }
+
+// A headless preset resume whose session is gone (Claude Code's "No
+// conversation found", the default handoff.session_gone_pattern) starts a
+// new session with the same preset, told to read the envelope, which now
+// carries the rebuilt context.
+func TestExecutePresetSessionGone(t *testing.T) {
+	root, req := fixture(t)
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncase \"$*\" in *--resume*) echo \"No conversation found with session ID: $3\" >&2; exit 1;; esac\n" +
+		"for a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$ORCHESTRATE_ROOT/argv.txt\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	req.Env = []string{"PATH=" + bin + ":/usr/bin:/bin"}
+	req.Preset = agent.Claude
+	req.SessionGonePattern = `(?i)no conversation found`
+	var errOut strings.Builder
+	req.Stderr = &errOut
+	res, err := Execute(req)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	got, _ := os.ReadFile(filepath.Join(root, "argv.txt"))
+	if !strings.HasPrefix(string(got), "-p\norchestrate is handing you the interrupted workflow workflow:sdc-1") {
+		t.Errorf("the fallback did not start a new headless session: %q", got)
+	}
+	if !strings.Contains(errOut.String(), "AI session sess-42 is gone (exit status 1); starting a new session") {
+		t.Errorf("stderr: %s", errOut.String())
+	}
+	if !strings.HasPrefix(res.Command, "claude -p 'orchestrate is handing you") {
+		t.Errorf("command = %q", res.Command)
+	}
+	env, _ := os.ReadFile(res.EnvelopePath)
+	if !strings.Contains(string(env), `"previous_ai_session_id"`) || !strings.Contains(string(env), `"rebuilt_context"`) {
+		t.Errorf("envelope without the rebuilt context: %s", env)
+	}
+}
