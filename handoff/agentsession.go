@@ -104,11 +104,19 @@ func (req *Request) runOptions(stdout, stderr io.Writer) command.Options {
 // runCaptured runs tmpl (the template called name) like command.Run,
 // streaming its output and returning it (stdout and stderr together).
 func runCaptured(req *Request, name, tmpl string, data command.Data) (int, string, error) {
+	return captured(req, func(opts command.Options) (int, error) {
+		return command.RunNamed(context.Background(), name, tmpl, data, opts)
+	})
+}
+
+// captured runs run with the request's options, streaming its output and
+// returning it (stdout and stderr together).
+func captured(req *Request, run func(command.Options) (int, error)) (int, string, error) {
 	var mu sync.Mutex
 	c := &capture{}
 	out := teeWriter{mu: &mu, w: req.Stdout, cap: c}
 	errw := teeWriter{mu: &mu, w: req.Stderr, cap: c}
-	status, err := command.RunNamed(context.Background(), name, tmpl, data, req.runOptions(out, errw))
+	status, err := run(req.runOptions(out, errw))
 	mu.Lock()
 	defer mu.Unlock()
 	return status, c.String(), err
@@ -212,11 +220,43 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 	if err != nil || !gone.match(status, output) {
 		return status, err
 	}
+	return afterSessionGone(req, data, res, backup, status, idRe, templateFallback(req))
+}
 
+// templateFallback is handoff.fallback_command as a fallbackRun, nil when
+// it is not set.
+func templateFallback(req *Request) *fallbackRun {
+	if strings.TrimSpace(req.FallbackCommand) == "" {
+		return nil
+	}
+	return &fallbackRun{
+		display: func(fdata command.Data) (string, error) {
+			rendered, err := command.RenderNamed(fallbackName, req.FallbackCommand, fdata)
+			return rendered.Display, err
+		},
+		run: func(fdata command.Data) (int, string, error) {
+			return runCaptured(req, fallbackName, req.FallbackCommand, fdata)
+		},
+	}
+}
+
+// fallbackRun is the new session started when the AI session resumed is
+// gone: handoff.fallback_command, or a preset's new session.
+type fallbackRun struct {
+	display func(command.Data) (string, error)
+	run     func(command.Data) (int, string, error)
+}
+
+// afterSessionGone carries on after the orchestrator's AI session resume failed
+// with status because the session is gone: it logs resume.ai_session_gone
+// and, with a fallback (nil: the failure stands), rewrites the envelope
+// with the context rebuilt, runs the fallback, records the new session id
+// read from its output with idRe, and logs resume.ai_session_new.
+func afterSessionGone(req *Request, data command.Data, res *Result, backup *Backup, status int, idRe *regexp.Regexp, fb *fallbackRun) (int, error) {
+	c := req.Candidate
 	old := c.AISessionID
-	fallback := strings.TrimSpace(req.FallbackCommand)
 	goneMsg := fmt.Sprintf("AI session %s is gone (exit status %d)", old, status)
-	if fallback == "" {
+	if fb == nil {
 		goneMsg += "; no handoff.fallback_command is configured, so the failure stands"
 	} else {
 		goneMsg += "; starting a new session with the context rebuilt from the saved breadcrumbs"
@@ -227,7 +267,7 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: could not log the lost AI session: %v\n", err)
 	}
 	fmt.Fprintf(req.Stderr, "orchestrate: %s\n", goneMsg)
-	if fallback == "" {
+	if fb == nil {
 		return status, nil
 	}
 
@@ -242,12 +282,12 @@ func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backu
 
 	fdata := data
 	fdata.AISessionID = ""
-	rendered, err := command.RenderNamed(fallbackName, req.FallbackCommand, fdata)
+	display, err := fb.display(fdata)
 	if err != nil {
 		return -1, err
 	}
-	res.Command = logging.Redact(rendered.Display)
-	fstatus, foutput, err := runCaptured(req, fallbackName, req.FallbackCommand, fdata)
+	res.Command = logging.Redact(display)
+	fstatus, foutput, err := fb.run(fdata)
 	if err != nil || fstatus != 0 {
 		return fstatus, err
 	}

@@ -61,8 +61,13 @@ type Request struct {
 	Reason     string
 	Forced     bool
 	Restart    bool
-	// Command is the handoff.command template; "" runs nothing.
+	// Command is the handoff.command template; "" runs nothing (or the
+	// Preset).
 	Command string
+	// Preset is handoff.agent (handoff/agent): with no Command, that agent
+	// CLI's argv runs — interactive when Stdin is a terminal, headless
+	// otherwise; resuming the candidate's AI session when it has one.
+	Preset string
 	// Env is the base environment for the command, injected by the caller
 	// (nil: an empty one).
 	Env    []string
@@ -319,12 +324,41 @@ func Execute(req Request) (Result, error) {
 			fmt.Fprintf(req.Stderr, "orchestrate: warning: could not record the command's start: %v\n", err)
 		}
 	}
-	if strings.TrimSpace(req.Command) == "" {
+	if !req.runsCommand() {
 		req.onStart()
 	}
 
 	// 4. the orchestrator command, holding the lock
-	if strings.TrimSpace(req.Command) != "" {
+	if req.usesPreset() {
+		data := command.Data{
+			EnvelopePath: path, AISessionID: c.AISessionID, Agent: res.Agent,
+			WorkflowID: c.ID, Phase: res.Phase, Root: root,
+		}
+		argv, err := presetArgv(&req, path)
+		if err != nil {
+			return fail(err)
+		}
+		rendered, err := command.FromArgv(argv, data)
+		if err != nil {
+			return fail(err)
+		}
+		res.Command = logging.Redact(rendered.Display)
+		if req.BeforeCommand != nil {
+			req.BeforeCommand(res)
+		}
+		status, err := runPreset(&req, argv, data, &res, &backup)
+		res.ExitStatus = status
+		var ce *CommandError
+		if errors.As(err, &ce) {
+			ce.Command = res.Command
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if status != 0 {
+			return fail(&CommandError{Reason: command.ReasonFailed, Status: status, Command: res.Command})
+		}
+	} else if strings.TrimSpace(req.Command) != "" {
 		data := command.Data{
 			EnvelopePath: path, AISessionID: c.AISessionID, Agent: res.Agent,
 			WorkflowID: c.ID, Phase: res.Phase, Root: root,
@@ -454,6 +488,18 @@ func precheckCommands(req Request) error {
 		EnvelopePath: filepath.Join(HandoffsDir(req.Root), SafeID(c.ID)+"-1.json"), AISessionID: c.AISessionID,
 		Agent: req.Plan.ResumeFrom.Agent, WorkflowID: c.ID, Phase: req.Plan.ResumeFrom.Phase, Root: req.Root,
 	}
+	if req.usesPreset() {
+		if _, err := presetArgv(&req, data.EnvelopePath); err != nil {
+			return err
+		}
+		if strings.TrimSpace(req.FallbackCommand) != "" && c.AISessionID != "" {
+			data.AISessionID = ""
+			if _, err := command.RenderNamed(fallbackName, req.FallbackCommand, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if strings.TrimSpace(req.Command) == "" {
 		return nil
 	}
@@ -544,12 +590,15 @@ func appendEvent(req Request, event string, res Result, cause error) error {
 	}
 	// a handoff with no handoff.command ran nothing: the log says so, and
 	// names neither a command nor an exit status
-	noCommand := strings.TrimSpace(req.Command) == ""
+	noCommand := !req.runsCommand()
 	if noCommand {
 		fields["command_configured"] = false
 	} else {
 		fields["command"] = logging.Redact(res.Command)
 		fields["exit_status"] = res.ExitStatus
+	}
+	if req.usesPreset() {
+		fields["handoff_agent"] = req.Preset
 	}
 	if req.Again {
 		fields["again"] = true

@@ -291,6 +291,9 @@ func (a *app) handOff(r *resumeRun, out io.Writer) error {
 		Env:   a.environ(), Stdin: a.stdinFile(), Stdout: stdout, Stderr: a.sys.IO.ErrOut,
 		Lock: a.lockInfo(), Failpoint: testFailpoint(),
 	})
+	if err := a.applyFoundSession(r, &req); err != nil {
+		return a.cancelled(r, err)
+	}
 	// the Resuming block prints before the command runs: an interactive
 	// agent session may hold the terminal until it ends
 	shown := false
@@ -413,6 +416,9 @@ func (a *app) handoffFailed(r *resumeRun, out io.Writer, err error) error {
 		default:
 			action = "The orchestrator command failed; the workflow state was rolled back and is still interrupted. Fix the command (handoff.command) and resume again."
 		}
+	case presetRefused(err):
+		code, outcome = ExitCannot, "halted"
+		action = "A value from the workflow state is not safe for the handoff.agent preset's command line; nothing was changed. Check the state file (its AI session id), or use handoff.command."
 	case errors.As(err, &valErr):
 		code, outcome = ExitCannot, "halted"
 		action = "A value from the workflow state is not safe for that spot of handoff.command; nothing was changed. Check the state file, or mark the spot {{unchecked ." + valErr.Field + "}} if the command takes any value there (see README, Handoff)."

@@ -33,6 +33,8 @@ type ResumeOptions struct {
 	PlanOut   string // --plan-out: write the dry run's plan there
 	Plan      string // --plan: apply the saved plan there
 	Again     bool
+	// FindSession: --find-session (app/cli/agentcmd.go).
+	FindSession bool
 
 	// passed are the workflows an unnamed autopilot run found taken on the
 	// shared lifecycle when it came to take them (held, or just handed off
@@ -82,6 +84,7 @@ and takes the next one. A handoff whose command never started is offered again.
 	f.StringVar(&opts.PlanOut, "plan-out", "", "with --dry-run: save the plan to FILE, to apply later with --plan")
 	f.StringVar(&opts.Plan, "plan", "", "apply the plan saved in FILE, without prompting, if nothing it depends on changed")
 	f.BoolVar(&opts.Again, "again", false, "hand the same workflow and phase off again although it was handed off before; logged as again")
+	addFindSessionFlag(f, opts)
 	return cmd
 }
 

@@ -425,6 +425,9 @@ func (a *app) printBlocks(w io.Writer, r *resumeRun) error {
 			return err
 		}
 	}
+	if r.opts.DryRun || r.mode == "preflight" {
+		a.printPresetCommand(w, r)
+	}
 	fmt.Fprintln(w)
 	return render("decision", v)
 }

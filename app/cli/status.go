@@ -147,6 +147,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		return err
 	}
 	_, err = fmt.Fprint(a.sys.IO.Out, out)
+	a.printStatusPresets(a.sys.IO.Out, s, shown)
 	return err
 }
 

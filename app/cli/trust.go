@@ -126,6 +126,9 @@ func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
 		switch config.PrivilegeOf(kv.Key) {
 		case config.RunsProgram:
 			what = "runs this command (sh -c)"
+			if kv.Key == "handoff.agent" {
+				what = "runs this agent's CLI (a hand-off preset)"
+			}
 		case config.SteersProgram:
 			what = "steers the handoff command"
 		case config.PathSetting:

@@ -46,7 +46,7 @@ func Request(h Handoff) handoff.Request {
 	req := handoff.Request{
 		Root: s.Root, Candidate: h.Candidate, Plan: h.Plan, Validation: h.Validation,
 		Mode: string(h.Mode), Decision: h.Plan.Decision, Reason: h.Plan.Reason, Forced: h.Forced, Restart: h.Restart,
-		Command: hc.Command, Env: h.Env, Stdin: h.Stdin, Stdout: h.Stdout, Stderr: h.Stderr,
+		Command: hc.Command, Preset: hc.Agent, Env: h.Env, Stdin: h.Stdin, Stdout: h.Stdout, Stderr: h.Stderr,
 		Now: s.Now, Lock: h.Lock, TakeOverStale: h.TakeOverStale,
 		LogPath:   s.LogPath(),
 		Failpoint: h.Failpoint,

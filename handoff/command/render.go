@@ -144,6 +144,10 @@ type Rendered struct {
 	Display string
 	// Env is NAME=value of every placeholder variable.
 	Env []string
+	// Args are sh's positional parameters ($1...): the argv of a preset
+	// (FromArgv), run by the constant Script `exec "$@"`; nil for a
+	// template.
+	Args []string
 }
 
 // shellSafe reports whether s can go on a shell command line as it is.

@@ -104,6 +104,11 @@ func RunNamed(ctx context.Context, name, tmpl string, data Data, opts Options) (
 	if err != nil {
 		return -1, err
 	}
+	return runRendered(ctx, name, rendered, opts)
+}
+
+// runRendered runs a rendered command (RunNamed, RunArgv).
+func runRendered(ctx context.Context, name string, rendered Rendered, opts Options) (int, error) {
 	if strings.TrimSpace(rendered.Script) == "" {
 		return -1, fmt.Errorf("%s renders to an empty command", name)
 	}
@@ -140,7 +145,11 @@ func RunNamed(ctx context.Context, name, tmpl string, data Data, opts Options) (
 		grace = DefaultGrace
 	}
 
-	cmd := exec.Command("/bin/sh", "-c", rendered.Script)
+	shArgs := []string{"-c", rendered.Script}
+	if len(rendered.Args) > 0 {
+		shArgs = append(append(shArgs, argvZero), rendered.Args...)
+	}
+	cmd := exec.Command("/bin/sh", shArgs...)
 	cmd.Dir = opts.Root
 	cmd.Env = cmdEnv
 	if stdin != nil {

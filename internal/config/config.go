@@ -73,6 +73,14 @@ type Resume struct {
 // Handoff holds the orchestrator command.
 type Handoff struct {
 	Command string `mapstructure:"command"`
+	// Agent is a hand-off preset (handoff/agent: claude, codex, gemini,
+	// cursor, opencode) run when Command is not set; Command, when set,
+	// wins.
+	Agent string `mapstructure:"agent"`
+	// FindSession offers, when the state names no AI session, the agent's
+	// most recent session of this repository that touched the workflow's
+	// files (as --find-session does).
+	FindSession bool `mapstructure:"find_session"`
 	// SessionGone detects an AI-session resume that failed because the session no longer exists.
 	SessionGoneExitCodes []int  `mapstructure:"session_gone_exit_codes"`
 	SessionGonePattern   string `mapstructure:"session_gone_pattern"`

@@ -96,6 +96,8 @@ func newViper() *viper.Viper {
 		"resume.mode":                     d.Resume.Mode,
 		"resume.rehandoff_after":          d.Resume.RehandoffAfter,
 		"handoff.command":                 d.Handoff.Command,
+		"handoff.agent":                   d.Handoff.Agent,
+		"handoff.find_session":            d.Handoff.FindSession,
 		"handoff.session_gone_exit_codes": d.Handoff.SessionGoneExitCodes,
 		"handoff.session_gone_pattern":    d.Handoff.SessionGonePattern,
 		"handoff.fallback_command":        d.Handoff.FallbackCommand,
@@ -407,6 +409,9 @@ func (cl *Loaded) unmarshal() error {
 	}
 	if !cl.templatesTrusted() {
 		cfg.TemplatesDir = "" // the built-in templates only
+	}
+	if err := cl.checkHandoffAgent(cfg.Handoff); err != nil {
+		return err
 	}
 	cl.Config = cfg
 	return nil

@@ -57,6 +57,8 @@ type privilegedKey struct {
 var privilegedKeys = []privilegedKey{
 	{"handoff.command", RunsProgram},
 	{"handoff.fallback_command", RunsProgram},
+	{"handoff.agent", RunsProgram},
+	{"handoff.find_session", SteersProgram},
 	{"handoff.session_gone_exit_codes", SteersProgram},
 	{"handoff.session_gone_pattern", SteersProgram},
 	{"handoff.session_id_pattern", SteersProgram},

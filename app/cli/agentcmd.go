@@ -1,0 +1,171 @@
+package cli
+
+// Hand-off presets (handoff.agent) and --find-session in the command
+// layer: the command line a preset would run, shown by status and the
+// pre-flight report, and the agent session found for a workflow whose
+// state names none. The renderers and the handoff call each one line.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/handoff/agent"
+	"github.com/orchestrate-dev/orchestrate/internal/agentsession"
+	"github.com/orchestrate-dev/orchestrate/modes"
+	"github.com/orchestrate-dev/orchestrate/plan"
+	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// addFindSessionFlag registers resume's --find-session.
+func addFindSessionFlag(f *pflag.FlagSet, opts *ResumeOptions) {
+	f.BoolVar(&opts.FindSession, "find-session", false,
+		"when the state names no agent session, offer the handoff.agent's (claude, codex) most recent session of this repository that touched the workflow's files")
+}
+
+// preset is the handoff.agent preset that runs for s, "" when none does
+// (none set, or handoff.command set: the command wins).
+func preset(s *loadedRepo) string {
+	h := s.Cfg.Handoff
+	if strings.TrimSpace(h.Command) != "" {
+		return ""
+	}
+	return strings.TrimSpace(h.Agent)
+}
+
+// presetHow says how the preset runs: "interactive" on a terminal,
+// "headless" without one.
+func (a *app) presetHow() string {
+	if a.sys.IO.InTTY {
+		return "interactive: a terminal is attached"
+	}
+	return "headless: no terminal"
+}
+
+// presetLine is the command line the preset would run for c at p, or
+// the reason it would not run.
+func (a *app) presetLine(s *loadedRepo, name string, c workflow.Candidate, p plan.Plan) string {
+	line, err := handoff.PresetCommand(s.Root, c, p, name, a.sys.IO.InTTY)
+	if err != nil {
+		return "refused: " + templates.Safe(err.Error())
+	}
+	return line
+}
+
+// printPresetCommand prints, in the pre-flight report, the command the
+// preset would run for the selected workflow (with the session
+// --find-session would offer, when it is on).
+func (a *app) printPresetCommand(w io.Writer, r *resumeRun) {
+	name := preset(r.s)
+	if name == "" || r.selected == nil {
+		return
+	}
+	c := *r.selected
+	note := ""
+	if found, ok := a.findSession(r, c); ok {
+		c.AISessionID = found.ID
+		note = fmt.Sprintf(" (%s session found by find-session)", found.Agent)
+	}
+	fmt.Fprintf(w, "\nHand-off command (handoff.agent %s, %s)%s:\n  %s\n", name, a.presetHow(), note, a.presetLine(r.s, name, c, r.plan))
+}
+
+// printStatusPresets prints, under status's table, the command the preset
+// would run for each resumable workflow shown (its phase as the position
+// names it; resume --dry-run shows the plan's).
+func (a *app) printStatusPresets(w io.Writer, s *loadedRepo, shown []workflow.Candidate) {
+	name := preset(s)
+	if name == "" {
+		return
+	}
+	var lines []string
+	for _, c := range shown {
+		if !c.Resumable {
+			continue
+		}
+		p := plan.Plan{}
+		p.ResumeFrom.Phase, p.ResumeFrom.Agent = c.Position.At, c.Agent
+		lines = append(lines, fmt.Sprintf("  %s  %s", templates.Safe(c.ID), a.presetLine(s, name, c, p)))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nHand-off (handoff.agent %s, %s):\n%s\n", name, a.presetHow(), strings.Join(lines, "\n"))
+}
+
+// findSessionOn reports whether finding an agent session is asked for:
+// --find-session or handoff.find_session, with a preset whose agent keeps
+// its sessions where agentsession reads them.
+func findSessionOn(r *resumeRun) bool {
+	return (r.opts.FindSession || r.s.Cfg.Handoff.FindSession) && agentsession.Supported(preset(r.s))
+}
+
+// workflowFiles are the files a found session must have touched: the
+// workflow's state file, its evidence and its referenced files.
+func workflowFiles(c workflow.Candidate) []string {
+	files := []string{c.Source.Path}
+	for _, e := range c.Evidence {
+		files = append(files, e.Path)
+	}
+	for _, f := range c.Files {
+		files = append(files, f.Path)
+	}
+	return files
+}
+
+// findSession looks for the agent session of c when c names none and it is
+// asked for; a folder that cannot be read is a warning, not a failure.
+func (a *app) findSession(r *resumeRun, c workflow.Candidate) (agentsession.Session, bool) {
+	if !findSessionOn(r) || strings.TrimSpace(c.AISessionID) != "" {
+		return agentsession.Session{}, false
+	}
+	getenv := a.sys.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	found, ok, err := agentsession.Find(preset(r.s), agentsession.Query{Getenv: getenv, Root: r.s.Root, Files: workflowFiles(c)})
+	if err != nil {
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: find-session: %s\n", templates.Safe(err.Error()))
+	}
+	return found, ok
+}
+
+// applyFoundSession sets the request's AI session to the one found for a
+// workflow whose state names none: on a terminal (not autopilot) the user
+// confirms it; otherwise it is used and stderr says so. A prompt that was
+// interrupted is the error.
+func (a *app) applyFoundSession(r *resumeRun, req *handoff.Request) error {
+	found, ok := a.findSession(r, req.Candidate)
+	if !ok {
+		return nil
+	}
+	desc := fmt.Sprintf("%s session %s (last active %s", found.Agent, templates.Safe(found.ID), templates.Ago(r.s.Now.Sub(found.Time)))
+	if found.FirstLine != "" {
+		desc += `, "` + found.FirstLine + `"`
+	}
+	desc += ")"
+	if a.sys.IO.CanPrompt() && r.mode != modes.ModeAutopilot && !r.opts.JSON {
+		yes, err := a.prompter().Confirm(fmt.Sprintf("The state names no agent session. Resume %s, the most recent of this repository that touched %s?", desc, templates.Safe(found.Touched)), true)
+		if err != nil {
+			return err
+		}
+		if !yes {
+			return nil
+		}
+	} else {
+		fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: find-session: resuming %s, the most recent of this repository that touched %s\n", desc, templates.Safe(found.Touched))
+	}
+	req.Candidate.AISessionID = found.ID
+	return nil
+}
+
+// presetRefused reports whether a handoff failed because a value was
+// refused for the preset's command line (nothing was changed).
+func presetRefused(err error) bool {
+	var ve *agent.ValueError
+	return errors.As(err, &ve)
+}

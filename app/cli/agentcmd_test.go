@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
+)
+
+// --find-session on a terminal: the Codex session of this repository that
+// touched the workflow's state is offered through the prompter, and once
+// confirmed the codex preset resumes it (headless: stdin is no terminal).
+func TestFindSessionConfirmed(t *testing.T) {
+	dir := testRepo(t, map[string]string{
+		".orchestrate/workflows/sdc-1.yaml": strings.Replace(sdcState, "%s", "interactive", 1),
+		"docs/stories/4.2.s.md":             story42,
+		".orchestrate.yaml":                 "handoff:\n  agent: codex\n",
+	})
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, bin := t.TempDir(), t.TempDir()
+	rollout := filepath.Join(home, ".codex", "sessions", "2026", "11", "20", "rollout-2026-11-20T11-00-00-0199a.jsonl")
+	if err := os.MkdirAll(filepath.Dir(rollout), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	transcript := `{"type":"session_meta","payload":{"id":"0199a","cwd":"` + root + `"}}` + "\n" +
+		`{"type":"event_msg","payload":{"type":"user_message","message":"finish story 4.2"}}` + "\n" +
+		`{"type":"response_item","payload":{"type":"function_call","arguments":"cat .orchestrate/workflows/sdc-1.yaml"}}` + "\n"
+	if err := os.WriteFile(rollout, []byte(transcript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 20, 11, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(rollout, at, at); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$ORCHESTRATE_ROOT/argv.txt\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "codex"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := prompttest.Answering("yes")
+	r := &fakeRun{}
+	sys := System{
+		IO: IOStreams{In: strings.NewReader(""), Out: &r.out, ErrOut: &r.err, InTTY: true, ErrTTY: true},
+		Getenv: func(k string) string {
+			return map[string]string{"HOME": home, "ORCHESTRATE_TRUST_REPO_CONFIG": "1"}[k]
+		},
+		Environ:  func() []string { return []string{"PATH=" + bin + ":/usr/bin:/bin"} },
+		Now:      func() time.Time { return time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC) },
+		Getwd:    func() (string, error) { return dir, nil },
+		Prompter: p,
+	}
+	r.code = Main([]string{"resume", "--find-session", "sdc-1"}, sys)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.out.String(), r.err.String())
+	}
+	asked := strings.Join(p.Messages(), "\n")
+	if !strings.Contains(asked, `The state names no agent session. Resume codex session 0199a (last active 1 hour ago, "finish story 4.2"), the most recent of this repository that touched .orchestrate/workflows/sdc-1.yaml?`) {
+		t.Errorf("not offered; asked:\n%s", asked)
+	}
+	argv, _ := os.ReadFile(filepath.Join(dir, "argv.txt"))
+	if !strings.HasPrefix(string(argv), "exec\nresume\n0199a\norchestrate is handing workflow") {
+		t.Errorf("codex ran with %q", argv)
+	}
+}

@@ -1,0 +1,24 @@
+package agentsession
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The transcript readers never panic, and what they return to show is one
+// short, valid, terminal-safe line.
+func FuzzTranscript(f *testing.F) {
+	f.Add([]byte(`{"type":"session_meta","payload":{"id":"a","cwd":"/r"}}` + "\n" + `{"type":"event_msg","payload":{"type":"user_message","message":"hi\x1b[2J"}}`))
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"text","text":"x\ny"}]}}`))
+	f.Add([]byte("\xff\xfe{\"type\":\"user\",\"message\":{\"content\":\"\u2028\"}}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		codexMeta(data)
+		for _, a := range []string{Claude, Codex} {
+			s := clean(firstPrompt(a, data))
+			if strings.ContainsAny(s, "\n\r\x1b\x07") || !utf8.ValidString(s) || utf8.RuneCountInString(s) > 4*firstLineMax {
+				t.Fatalf("unsafe first line %q", s)
+			}
+		}
+	})
+}
