@@ -66,7 +66,7 @@ func runPreset(req *Request, argv []string, data command.Data, res *Result, back
 	if strings.TrimSpace(req.Candidate.AISessionID) == "" || interactive {
 		return runArgv(argv, data)(req.runOptions(req.Stdout, req.Stderr))
 	}
-	gone, idRe, err := aiConfig(req)
+	gone, idRe, err := agentSessionConfig(req)
 	if err != nil {
 		return -1, err
 	}
