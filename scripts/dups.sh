@@ -3,9 +3,16 @@
 # Runs the `duplicates` tool (`duplicates --help`) with --most 200 --seconds 120
 # and prints only the pairs where
 #   - neither side is a _test.go file or anything under a testdata/ folder, and
-#   - the pair is not wholly inside the import blocks of both files (the Go
-#     files are parsed with go/parser to find the import block's lines);
-# then, last, the count of those pairs.
+#   - the pair stands without the import blocks: it is not wholly inside the
+#     import blocks of both files, nor does a side that overlaps its file's
+#     import block keep fewer than 6 lines of code (the tool's least run; not
+#     blank, comment or lone punctuation) outside it. The tool passes over
+#     single import lines but not the lines of an import block, which are all
+#     alike by shape, so a run of imports plus the few declarations after
+#     them is listed as a pair. The Go files are parsed with go/parser to
+#     find the import block's lines;
+# then, last, the count of those pairs (and, on stderr, how many were left
+# aside as import blocks).
 #
 # The tool lists the pairs most-shared first and at most 200 of them, and the
 # tests alone hold more than that, so it is not run over the checkout itself:
@@ -46,8 +53,7 @@ mkdir -p "$tmp/tree" "$tmp/filter"
 duplicates --most 200 --seconds 120 --repo "$tmp/tree" >"$tmp/rows"
 
 # The filter: a row `D1 a.go:10-24 ~ b.go:40-54 ...` is kept unless a side is a
-# test file or under testdata, or both sides lie wholly inside their file's
-# import block. The tool's `incomplete:` and `(+N more pairs)` lines go to
+# test file or under testdata, or the import blocks carry it (above). The tool's `incomplete:` and `(+N more pairs)` lines go to
 # stderr: the count is then a lower bound.
 cat >"$tmp/filter/go.mod" <<'EOF'
 module dupsfilter
@@ -69,35 +75,68 @@ import (
 	"strings"
 )
 
+// minLines is the tool's least run (its --min-lines default).
+const minLines = 6
+
 var row = regexp.MustCompile(`^D\d+ (\S+):(\d+)-(\d+) ~ (\S+):(\d+)-(\d+)`)
 
 type span struct{ from, to int }
 
-var imports = map[string]*span{}
+type file struct {
+	imports *span  // nil: none (or not Go, or does not parse)
+	code    []bool // code[i]: line i+1 is code (not blank, comment or lone punctuation)
+}
 
-// importBlock returns the lines from the first import declaration to the end
-// of the last one, or nil when the file is not Go, has none or does not parse.
-func importBlock(root, path string) *span {
-	if s, ok := imports[path]; ok {
-		return s
+var files = map[string]*file{}
+
+// load parses path's import block and classifies its lines.
+func load(root, path string) *file {
+	if f, ok := files[path]; ok {
+		return f
 	}
-	var s *span
-	if strings.HasSuffix(path, ".go") {
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, filepath.Join(root, path), nil, parser.ImportsOnly)
-		if err == nil {
-			for _, d := range f.Decls {
-				from, to := fset.Position(d.Pos()).Line, fset.Position(d.End()).Line
-				if s == nil {
-					s = &span{from, to}
-				} else {
-					s.to = to
-				}
+	f := &file{}
+	files[path] = f
+	data, err := os.ReadFile(filepath.Join(root, path))
+	if err != nil || !strings.HasSuffix(path, ".go") {
+		return f
+	}
+	fset := token.NewFileSet()
+	if ast, err := parser.ParseFile(fset, "", data, parser.ImportsOnly); err == nil {
+		for _, d := range ast.Decls {
+			from, to := fset.Position(d.Pos()).Line, fset.Position(d.End()).Line
+			if f.imports == nil {
+				f.imports = &span{from, to}
+			} else {
+				f.imports.to = to
 			}
 		}
 	}
-	imports[path] = s
-	return s
+	inComment := false
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		isCode := false
+		for l != "" {
+			if inComment {
+				i := strings.Index(l, "*/")
+				if i < 0 {
+					break
+				}
+				inComment, l = false, strings.TrimSpace(l[i+2:])
+				continue
+			}
+			if strings.HasPrefix(l, "//") {
+				break
+			}
+			if strings.HasPrefix(l, "/*") {
+				inComment, l = true, l[2:]
+				continue
+			}
+			isCode = strings.Trim(l, "(){}[],;") != ""
+			break
+		}
+		f.code = append(f.code, isCode)
+	}
+	return f
 }
 
 func testSide(path string) bool {
@@ -105,16 +144,32 @@ func testSide(path string) bool {
 		strings.Contains(path, "/testdata/")
 }
 
-func inImports(root, path, from, to string) bool {
-	s := importBlock(root, path)
+// side reports whether lines from-to of path lie wholly inside its import
+// block, and whether the import block carries them: they overlap it and
+// fewer than minLines lines of code stand outside it.
+func side(root, path, from, to string) (inside, carried bool) {
+	f := load(root, path)
 	a, _ := strconv.Atoi(from)
 	b, _ := strconv.Atoi(to)
-	return s != nil && a >= s.from && b <= s.to
+	s := f.imports
+	if s == nil || b < s.from || a > s.to {
+		return false, false
+	}
+	if a >= s.from && b <= s.to {
+		return true, true
+	}
+	n := 0
+	for i := a; i <= b && i <= len(f.code); i++ {
+		if (i < s.from || i > s.to) && f.code[i-1] {
+			n++
+		}
+	}
+	return false, n < minLines
 }
 
 func main() {
 	root := os.Args[1]
-	n := 0
+	n, aside := 0, 0
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -129,7 +184,10 @@ func main() {
 		if testSide(m[1]) || testSide(m[4]) {
 			continue
 		}
-		if inImports(root, m[1], m[2], m[3]) && inImports(root, m[4], m[5], m[6]) {
+		in1, carried1 := side(root, m[1], m[2], m[3])
+		in2, carried2 := side(root, m[4], m[5], m[6])
+		if (in1 && in2) || carried1 || carried2 {
+			aside++
 			continue
 		}
 		n++
@@ -139,6 +197,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dups.sh: reading the rows:", err)
 		os.Exit(1)
 	}
+	fmt.Fprintf(os.Stderr, "dups.sh: %d pairs left aside as import blocks\n", aside)
 	fmt.Printf("%d pairs of duplicated code in non-test files (import blocks aside)\n", n)
 }
 EOF
