@@ -184,22 +184,40 @@ func (f *refFile) comparable() bool {
 	return f.safe && !f.isDir
 }
 
+// pathSet is a list of paths, each once, in the order first added.
+type pathSet struct {
+	seen map[string]bool
+	list []string
+}
+
+// add appends p unless it is in the set.
+func (s *pathSet) add(p string) {
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	if !s.seen[p] {
+		s.seen[p] = true
+		s.list = append(s.list, p)
+	}
+}
+
+// withStories adds the stories' files and returns the list.
+func (s *pathSet) withStories(stories []*storyState) []string {
+	for _, st := range stories {
+		s.add(st.path)
+	}
+	return s.list
+}
+
 // gitDrift compares with the interruption commit base.
 func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
-	var paths []string
-	seen := map[string]bool{}
+	var set pathSet
 	for _, f := range v.files {
-		if f.comparable() && !seen[f.clean] {
-			seen[f.clean] = true
-			paths = append(paths, f.clean)
+		if f.comparable() {
+			set.add(f.clean)
 		}
 	}
-	for _, s := range stories {
-		if !seen[s.path] {
-			seen[s.path] = true
-			paths = append(paths, s.path)
-		}
-	}
+	paths := set.withStories(stories)
 	if len(paths) == 0 {
 		v.rep.GitMode = GitModeNone
 		return
@@ -612,8 +630,7 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 // that decisions treat them like conflicts (autopilot halts).
 func (v *validator) historyMissing(stories []*storyState, why string) {
 	v.rep.GitMode = GitModeHistoryMissing
-	var unknown []string
-	seen := map[string]bool{}
+	var set pathSet
 	for _, f := range v.files {
 		if !f.comparable() {
 			continue
@@ -628,17 +645,9 @@ func (v *validator) historyMissing(stories []*storyState, why string) {
 			f.report.State = FileUnknown
 			f.report.Detail = "history missing: cannot tell whether it changed since the interruption"
 		}
-		if !seen[f.clean] {
-			seen[f.clean] = true
-			unknown = append(unknown, f.clean)
-		}
+		set.add(f.clean)
 	}
-	for _, s := range stories {
-		if !seen[s.path] {
-			seen[s.path] = true
-			unknown = append(unknown, s.path)
-		}
-	}
+	unknown := set.withStories(stories)
 	if len(unknown) == 0 {
 		v.add(workflow.CheckGit, workflow.Info, "history-missing", "", "",
 			"the git history does not reach the interruption ("+why+"), but no referenced file needed it")

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -43,15 +44,9 @@ func mergeRef(a, b workflow.RefFile) workflow.RefFile {
 	if b.Critical && !a.Critical {
 		keep, other = b, a
 	}
-	if keep.Phase == "" {
-		keep.Phase = other.Phase
-	}
-	if keep.Hash == "" {
-		keep.Hash = other.Hash
-	}
-	if keep.From == "" {
-		keep.From = other.From
-	}
+	keep.Phase = cmp.Or(keep.Phase, other.Phase)
+	keep.Hash = cmp.Or(keep.Hash, other.Hash)
+	keep.From = cmp.Or(keep.From, other.From)
 	return keep
 }
 

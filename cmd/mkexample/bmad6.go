@@ -1,12 +1,6 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"time"
-
-	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
-)
+import "time"
 
 // bmad6Files is a BMAD-METHOD v6 project (6.0 layout) with one story
 // interrupted in dev-story: the ledger says in-progress, the file still
@@ -82,19 +76,5 @@ Status: ready-for-dev
 // bmad6Example writes the BMAD v6 project into the example repository and
 // commits it three hours before now.
 func bmad6Example(dir string, now time.Time) error {
-	when := now.Add(-3 * time.Hour)
-	var paths []string
-	for rel, content := range bmad6Files {
-		if err := gitfixture.WriteFile(dir, rel, content); err != nil {
-			return err
-		}
-		paths = append(paths, rel)
-	}
-	if _, err := gitfixture.Commit(dir, "BMAD v6 sprint 5: story 5.2 in progress", "Bruno Costa", "bruno@example.com", when, paths...); err != nil {
-		return err
-	}
-	for _, p := range paths {
-		_ = os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), when, when)
-	}
-	return nil
+	return commitFiles(dir, bmad6Files, "BMAD v6 sprint 5: story 5.2 in progress", bruno, now.Add(-3*time.Hour))
 }

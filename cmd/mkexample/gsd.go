@@ -1,12 +1,6 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"time"
-
-	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
-)
+import "time"
 
 // gsdFiles is one interrupted GSD phase (invented content, real shapes):
 // phase 07.2 has plan 01 summarised and plan 02 (slugged) and 03 open.
@@ -53,19 +47,5 @@ func gsdPlan(n, wave, deps, file, objective, task string) string {
 // writeGSD adds the GSD phase to the example repository, committed three
 // hours ago.
 func writeGSD(dir string, now time.Time) error {
-	when := now.Add(-3 * time.Hour)
-	var paths []string
-	for rel, content := range gsdFiles {
-		if err := gitfixture.WriteFile(dir, rel, content); err != nil {
-			return err
-		}
-		paths = append(paths, rel)
-	}
-	if _, err := gitfixture.Commit(dir, "gsd: phase 07.2 plan 01 done", "Dev", "dev@example.com", when, paths...); err != nil {
-		return err
-	}
-	for _, p := range paths {
-		_ = os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), when, when)
-	}
-	return nil
+	return commitFiles(dir, gsdFiles, "gsd: phase 07.2 plan 01 done", "Dev <dev@example.com>", now.Add(-3*time.Hour))
 }

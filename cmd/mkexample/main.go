@@ -149,15 +149,8 @@ func run(dir, src string, now time.Time) error {
 			}
 			paths = append(paths, st.paths...)
 		}
-		name, email := splitAuthor(st.author)
-		when := now.Add(-st.ago)
-		if _, err := gitfixture.Commit(dir, st.message, name, email, when, paths...); err != nil {
-			return fmt.Errorf("commit %q: %w", st.message, err)
-		}
-		// files keep the time of the commit that wrote them, as a checkout of
-		// that commit would have looked to the agent
-		for _, p := range paths {
-			_ = os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), when, when)
+		if err := commitPaths(dir, paths, st.message, st.author, now.Add(-st.ago)); err != nil {
+			return err
 		}
 	}
 	if err := bmad6Example(dir, now); err != nil {
@@ -172,6 +165,34 @@ func run(dir, src string, now time.Time) error {
 	return nil
 }
 
+// commitFiles writes files (by repository-relative path) into the
+// repository dir and commits them as commitPaths does.
+func commitFiles(dir string, files map[string]string, message, author string, when time.Time) error {
+	var paths []string
+	for rel, content := range files {
+		if err := gitfixture.WriteFile(dir, rel, content); err != nil {
+			return err
+		}
+		paths = append(paths, rel)
+	}
+	return commitPaths(dir, paths, message, author, when)
+}
+
+// commitPaths commits paths in the repository dir by author ("Name
+// <email>") at when. The files keep the time of the commit that wrote them,
+// as a checkout of that commit would have looked to the agent.
+func commitPaths(dir string, paths []string, message, author string, when time.Time) error {
+	name, email := splitAuthor(author)
+	if _, err := gitfixture.Commit(dir, message, name, email, when, paths...); err != nil {
+		return fmt.Errorf("commit %q: %w", message, err)
+	}
+	for _, p := range paths {
+		_ = os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), when, when)
+	}
+	return nil
+}
+
+// splitAuthor splits "Name <email>" into the name and the email.
 func splitAuthor(s string) (string, string) {
 	i := strings.Index(s, "<")
 	return strings.TrimSpace(s[:i]), strings.Trim(s[i:], "<> ")

@@ -1,13 +1,6 @@
 package main
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"time"
-
-	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
-)
+import "time"
 
 // taskmasterFiles is one Taskmaster 0.17+ project (tagged tasks file,
 // current tag in state.json) with task 5 interrupted in subtask 5.2.
@@ -55,20 +48,5 @@ var taskmasterFiles = map[string]string{
 // one commit, 3 hours before now (older than the demo's headline SDC, so
 // the walkthrough still resumes that one first).
 func writeTaskmaster(dir string, now time.Time) error {
-	when := now.Add(-3 * time.Hour)
-	var paths []string
-	for rel, content := range taskmasterFiles {
-		if err := gitfixture.WriteFile(dir, rel, content); err != nil {
-			return err
-		}
-		paths = append(paths, rel)
-	}
-	name, email := splitAuthor(bruno)
-	if _, err := gitfixture.Commit(dir, "task-master: 5.1 done, 5.2 started", name, email, when, paths...); err != nil {
-		return fmt.Errorf("commit the Taskmaster project: %w", err)
-	}
-	for _, p := range paths {
-		_ = os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), when, when)
-	}
-	return nil
+	return commitFiles(dir, taskmasterFiles, "task-master: 5.1 done, 5.2 started", bruno, now.Add(-3*time.Hour))
 }

@@ -322,27 +322,8 @@ func epicUnreadable(p string, finding workflow.Finding) workflow.Candidate {
 // epicIDField reads the epic id: epicId, epic_id, epic (text, or a mapping
 // with an id) or id.
 func epicIDField(f *source.Fields, st map[string]any) string {
-	for _, k := range []string{"epicId", "epic_id", "epicID", "epic", "id"} {
-		v, ok := st[k]
-		if !ok || v == nil {
-			continue
-		}
-		if mm, ok := v.(map[string]any); ok {
-			if s := f.Str(mm, "id", "epicId", "epic_id", "key"); s != "" {
-				return s
-			}
-			continue
-		}
-		s, ok := tolerant.ScalarString(v)
-		if !ok {
-			f.Wrong(k, "text", v)
-			continue
-		}
-		if s != "" {
-			return s
-		}
-	}
-	return ""
+	id, _ := f.TextOrMap(st, []string{"epicId", "epic_id", "epicID", "epic", "id"}, []string{"id", "epicId", "epic_id", "key"}, "text")
+	return id
 }
 
 // epicIDFromPath derives an epic id from a state file name: the * of

@@ -1,6 +1,7 @@
 package epic
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -302,13 +303,7 @@ func epicWaveByNumber(waves []workflow.Wave, n int) (workflow.Wave, bool) {
 
 // epicFillRef fills the status, path and executor dst lacks from r.
 func epicFillRef(dst *workflow.StoryRef, r workflow.StoryRef) {
-	if dst.Status == "" {
-		dst.Status = r.Status
-	}
-	if dst.Path == "" {
-		dst.Path = r.Path
-	}
-	if dst.Executor == "" {
-		dst.Executor = r.Executor
-	}
+	dst.Status = cmp.Or(dst.Status, r.Status)
+	dst.Path = cmp.Or(dst.Path, r.Path)
+	dst.Executor = cmp.Or(dst.Executor, r.Executor)
 }

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -270,12 +271,7 @@ func progIsDefID(s string) bool {
 }
 
 func progIsVarKey(k string) bool {
-	for _, v := range progVarKeys {
-		if k == v {
-			return true
-		}
-	}
-	return strings.HasPrefix(k, "variable")
+	return slices.Contains(progVarKeys, k) || strings.HasPrefix(k, "variable")
 }
 
 func progIsFileKey(k string) bool {

@@ -134,6 +134,15 @@ func (f *Fields) List(m map[string]any, keys ...string) []any {
 // value is accepted as a one-item list; non-text items are skipped with a
 // finding).
 func (f *Fields) Strings(m map[string]any, keys ...string) []string {
+	return f.textList(m, keys, "a list of text", nil)
+}
+
+// textList reads the first present key as Strings does; other, when not
+// nil, reads a value that is not text (the whole value or an item) as
+// text too: ok false when it is not of its form. A whole value of its form
+// that reads as empty text is a wrong type (what it should have been), an
+// item of its form that does is skipped.
+func (f *Fields) textList(m map[string]any, keys []string, what string, other func(any) (s string, ok bool)) []string {
 	v, k, ok := tolerant.Lookup(m, keys)
 	if !ok {
 		return nil
@@ -146,12 +155,20 @@ func (f *Fields) Strings(m map[string]any, keys ...string) []string {
 	}
 	l, ok := v.([]any)
 	if !ok {
-		f.Wrong(k, "a list of text", v)
+		if other != nil {
+			if s, ok := other(v); ok && s != "" {
+				return []string{s}
+			}
+		}
+		f.Wrong(k, what, v)
 		return nil
 	}
 	var out []string
 	for _, it := range l {
 		s, ok := tolerant.ScalarString(it)
+		if !ok && other != nil {
+			s, ok = other(it)
+		}
 		if !ok {
 			f.Wrong(k+"[]", "text", it)
 			continue

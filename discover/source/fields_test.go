@@ -204,3 +204,46 @@ func TestFieldsTime(t *testing.T) {
 		t.Errorf("findings = %+v", f.Findings)
 	}
 }
+
+// TestWfOutputs: a phase output is text, a list of text or a {path}
+// mapping (alone or as items); anything else is a wrong-type finding, and
+// empty text or an empty path adds nothing.
+func TestWfOutputs(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		v        any
+		want     []string
+		findings []string
+	}{
+		{"absent", nil, nil, nil},
+		{"text", "a.md", []string{"a.md"}, nil},
+		{"empty text", "", nil, nil},
+		{"number", 3, []string{"3"}, nil},
+		{"mapping", map[string]any{"path": "p.md"}, []string{"p.md"}, nil},
+		{"mapping by file", map[string]any{"file": "f.md"}, []string{"f.md"}, nil},
+		{"mapping without a path", map[string]any{"x": 1}, nil, []string{"field out: want text or a list of text, got a mapping"}},
+		{"mapping with a list path", map[string]any{"path": []any{"a"}}, nil, []string{
+			"field path: want text, got a list", "field out: want text or a list of text, got a mapping"}},
+		{"list", []any{"a", "", map[string]any{"path": "p"}, map[string]any{"path": ""}, 2, []any{"x"}}, []string{"a", "p", "2"},
+			[]string{"field out[]: want text, got a list"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := map[string]any{}
+			if tt.v != nil {
+				m["out"] = tt.v
+			}
+			f := &Fields{Path: "s.yaml"}
+			got := wfOutputs(f, m, "out")
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("wfOutputs = %#v, want %#v", got, tt.want)
+			}
+			var msgs []string
+			for _, fd := range f.Findings {
+				msgs = append(msgs, fd.Message)
+			}
+			if !reflect.DeepEqual(msgs, tt.findings) {
+				t.Errorf("findings %q, want %q", msgs, tt.findings)
+			}
+		})
+	}
+}

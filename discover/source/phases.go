@@ -150,43 +150,14 @@ func wfPhaseState(raw, dflt string) string {
 // wfOutputs reads a phase output: text, a list of text, or a list of
 // {path} mappings.
 func wfOutputs(f *Fields, m map[string]any, keys ...string) []string {
-	v, k, ok := tolerant.Lookup(m, keys)
-	if !ok {
-		return nil
-	}
-	if s, ok := tolerant.ScalarString(v); ok {
-		if s == "" {
-			return nil
+	path := func(v any) (string, bool) {
+		mm, isMap := v.(map[string]any)
+		if !isMap {
+			return "", false
 		}
-		return []string{s}
+		return f.Str(mm, "path", "file"), true
 	}
-	l, ok := v.([]any)
-	if !ok {
-		if mm, isMap := v.(map[string]any); isMap {
-			if p := f.Str(mm, "path", "file"); p != "" {
-				return []string{p}
-			}
-		}
-		f.Wrong(k, "text or a list of text", v)
-		return nil
-	}
-	var out []string
-	for _, it := range l {
-		if s, ok := tolerant.ScalarString(it); ok {
-			if s != "" {
-				out = append(out, s)
-			}
-			continue
-		}
-		if mm, isMap := it.(map[string]any); isMap {
-			if p := f.Str(mm, "path", "file"); p != "" {
-				out = append(out, p)
-			}
-			continue
-		}
-		f.Wrong(k+"[]", "text", it)
-	}
-	return out
+	return f.textList(m, keys, "text or a list of text", path)
 }
 
 // wfRecItem reads one recorded phase from a list item or a mapping value.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
@@ -89,4 +90,123 @@ func StatCacheKey(salt [sha256.Size]byte, p string, fs safefile.FileStat, scratc
 func StatCacheStorable(now time.Time, fs safefile.FileStat) bool {
 	limit := now.Add(-StatCacheRacy)
 	return !fs.Mtime.After(limit) && !fs.Ctime.After(limit)
+}
+
+// StatTableKind describes one stat-keyed table: its name in the cache,
+// what salts its keys besides the build, and two hooks for tests.
+type StatTableKind struct {
+	Name    string // the table's name in the cache (diskcache.Cache.Open)
+	Label   string // salts the keys (StatCacheSalt)
+	Version uint64 // salts the keys: bump it on any change of what the parse gives for a file or of the value encoding
+	// Now is the scan's wall clock (nil: time.Now; a test moves it to
+	// store files it has just written).
+	Now func() time.Time
+	// Hits, when set (by a test), is called at the end of each scan that
+	// used the table with its number of hits and of new entries.
+	Hits func(hits, added int)
+}
+
+// Salt is StatCacheSalt of k's label and version with extra.
+func (k *StatTableKind) Salt(extra ...string) [sha256.Size]byte {
+	return StatCacheSalt(k.Label, k.Version, extra...)
+}
+
+// StatTable is one scan's use of a stat-keyed cache table: the table as
+// read at the start, the scan's clock, the entries it adds and its count
+// of hits. It is safe for concurrent use by the scan's workers.
+type StatTable struct {
+	kind *StatTableKind
+	c    *diskcache.Cache
+	t    *diskcache.Table
+	salt [sha256.Size]byte
+	now  time.Time // the scan's wall clock (not ORCHESTRATE_NOW: file times are real)
+	root string
+	max  int64
+
+	mu    sync.Mutex
+	added *diskcache.Builder // the new entries of every worker (nil: none yet)
+	hits  int
+}
+
+// OpenStatTable opens r's cache table of kind k, its keys salted with
+// k.Salt(extra...) (whatever else the parse depends on besides the
+// content); nil when r has no cache. A table it cannot read is used as an
+// empty one.
+func OpenStatTable(r *Repo, k *StatTableKind, extra ...string) *StatTable {
+	if !r.Cache.Enabled() {
+		return nil
+	}
+	now := time.Now
+	if k.Now != nil {
+		now = k.Now
+	}
+	t, _ := r.Cache.Open(k.Name, sha256.Size) // a table it cannot use is empty
+	return &StatTable{kind: k, c: r.Cache, t: t, salt: k.Salt(extra...), now: now(), root: r.Root, max: r.Config.MaxFileSize}
+}
+
+// OpenDir opens the repository's folder dir ("." for the root) one
+// component at a time without following a symlink (safefile.OpenDir).
+func (t *StatTable) OpenDir(dir string) (*safefile.Dir, error) {
+	return safefile.OpenDir(t.root, dir, false)
+}
+
+// ReadRegular reads the file name in folder d as d.ReadRegular does, within
+// the configured size limit; ok is false when it must be read the usual way.
+func (t *StatTable) ReadRegular(d *safefile.Dir, name string) (data []byte, fs safefile.FileStat, ok bool) {
+	return d.ReadRegular(name, t.max)
+}
+
+// Lookup gives the stored value of the file name in folder d, at the
+// repository-relative path p, when its stat data (a no-follow stat: a
+// regular file within the size limit) has a key in the table, with that
+// stat data. scratch is as for StatCacheKey.
+func (t *StatTable) Lookup(d *safefile.Dir, name, p string, scratch *[]byte) (v []byte, fs safefile.FileStat, ok bool) {
+	if t.t.Len() == 0 {
+		return nil, fs, false
+	}
+	fs, err := d.StatNoFollow(name)
+	if err != nil || !fs.Regular() || (t.max > 0 && fs.Size > t.max) {
+		return nil, fs, false
+	}
+	k := StatCacheKey(t.salt, p, fs, scratch)
+	v, ok = t.t.Get(k[:])
+	return v, fs, ok
+}
+
+// Storable reports whether a file of stat data fs may be stored
+// (StatCacheStorable at the scan's clock).
+func (t *StatTable) Storable(fs safefile.FileStat) bool {
+	return StatCacheStorable(t.now, fs)
+}
+
+// Add records the value v of the file at p with stat data fs as a new
+// entry (the builder copies it). scratch is as for StatCacheKey.
+func (t *StatTable) Add(p string, fs safefile.FileStat, v []byte, scratch *[]byte) {
+	k := StatCacheKey(t.salt, p, fs, scratch)
+	t.mu.Lock()
+	if t.added == nil {
+		t.added = diskcache.NewBuilder(sha256.Size)
+	}
+	t.added.Add(k[:], v)
+	t.mu.Unlock()
+}
+
+// AddHits counts n more values taken from the table.
+func (t *StatTable) AddHits(n int) {
+	t.mu.Lock()
+	t.hits += n
+	t.mu.Unlock()
+}
+
+// Save writes the scan's new entries (nothing when there are none; a cache
+// that cannot be written is skipped), after calling the kind's Hits hook.
+func (t *StatTable) Save() {
+	if t.kind.Hits != nil {
+		t.kind.Hits(t.hits, t.added.Len())
+	}
+	if t.added.Len() == 0 {
+		return
+	}
+	_ = t.c.Write(t.kind.Name, t.t, t.added) // a cache that cannot be written is skipped
+	t.added = nil
 }

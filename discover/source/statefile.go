@@ -90,20 +90,27 @@ func Overlay(outer, inner map[string]any, skip string) map[string]any {
 // PathField reads a path field that may be text or a mapping with a
 // path; it returns the value and the key used.
 func PathField(f *Fields, m map[string]any, keys ...string) (string, string) {
+	return f.TextOrMap(m, keys, []string{"path", "file"}, "a path")
+}
+
+// TextOrMap returns the first of keys whose value gives text, and the key:
+// text itself, or a mapping's text under the first of sub present. A value
+// of another type is a wrong type (want says what it should be).
+func (f *Fields) TextOrMap(m map[string]any, keys, sub []string, want string) (string, string) {
 	for _, k := range keys {
 		v, ok := m[k]
 		if !ok || v == nil {
 			continue
 		}
 		if mm, ok := v.(map[string]any); ok {
-			if s := f.Str(mm, "path", "file"); s != "" {
+			if s := f.Str(mm, sub...); s != "" {
 				return s, k
 			}
 			continue
 		}
 		s, ok := tolerant.ScalarString(v)
 		if !ok {
-			f.Wrong(k, "a path", v)
+			f.Wrong(k, want, v)
 			continue
 		}
 		if s != "" {

@@ -142,23 +142,24 @@ func MergeArtifacts(r *source.Repo, info *specInfo, arts map[string]specArtifact
 		}
 	}
 	if a, ok := arts["assess"]; ok && info.Complexity == "" {
-		if data, err := r.Read(a.Path); err != nil {
-			info.Findings = append(info.Findings, specDowngrade(source.ReadFinding(a.Path, err)))
-		} else {
-			cx, fs := specReadComplexity(a.Path, data)
-			info.Complexity = cx
-			info.Findings = append(info.Findings, fs...)
-		}
+		info.Complexity = specReadArtifact(r, info, a, specReadComplexity)
 	}
 	if a, ok := arts["critique"]; ok && info.Verdict == "" {
-		if data, err := r.Read(a.Path); err != nil {
-			info.Findings = append(info.Findings, specDowngrade(source.ReadFinding(a.Path, err)))
-		} else {
-			v, fs := specReadVerdict(a.Path, data)
-			info.Verdict = v
-			info.Findings = append(info.Findings, fs...)
-		}
+		info.Verdict = specReadArtifact(r, info, a, specReadVerdict)
 	}
+}
+
+// specReadArtifact reads the artifact a with read and adds its findings to
+// info's; one that cannot be read gives a downgraded finding and "".
+func specReadArtifact(r *source.Repo, info *specInfo, a specArtifact, read func(file string, data []byte) (string, []workflow.Finding)) string {
+	data, err := r.Read(a.Path)
+	if err != nil {
+		info.Findings = append(info.Findings, specDowngrade(source.ReadFinding(a.Path, err)))
+		return ""
+	}
+	v, fs := read(a.Path, data)
+	info.Findings = append(info.Findings, fs...)
+	return v
 }
 
 // specDowngrade makes a finding about an artifact a warning: the pipeline

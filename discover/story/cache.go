@@ -1,15 +1,11 @@
 package story
 
 import (
-	"crypto/sha256"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -20,66 +16,37 @@ import (
 // mode) is unchanged has unchanged content, so its parse is taken from the
 // cache instead of reading and parsing the file again. The key is a
 // SHA-256 of the file's repository-relative path, its stat data and
-// everything the parse depends on besides the content (storyCacheSalt: the
-// configured statuses, storyCacheVersion, the build). Stat data comes from
+// everything the parse depends on besides the content (storySaltExtra: the
+// configured statuses; storyCacheKind.Version, the build). Stat data comes from
 // the story's folder opened one component at a time without following a
 // symlink (safefile.OpenDir) and a no-follow stat of the file: a file that
 // is not a regular file reached that way, or is over the size limit, is
 // read the usual way, which reports it as it always did. See
 // docs/SECURITY.md.
 
-// storyCacheTable names the table; storyCacheVersion is part of every key:
-// bump it on any change of what the parser gives for a file, or of the
-// value encoding (storyEncode).
-const (
-	storyCacheTable   = "stories"
-	storyCacheVersion = 2
-)
-
-// storyCacheNow is the scan's wall clock (a test moves it to store files
-// it has just written).
-var storyCacheNow = time.Now
-
-// storyCacheHits, when set (by a test), is called at the end of each scan
-// that used the cache with its number of hits and of new entries.
-var storyCacheHits func(hits, added int)
+// storyCacheKind is the story cache's table. Bump its Version on any change of
+// what the parser gives for a file, or of the value encoding (storyEncode).
+var storyCacheKind = source.StatTableKind{Name: "stories", Label: "orchestrate story cache", Version: 2}
 
 // storyCache is one scan's use of the story table.
 type storyCache struct {
-	c     *diskcache.Cache
-	t     *diskcache.Table
-	salt  [sha256.Size]byte
-	now   time.Time // the scan's wall clock (not ORCHESTRATE_NOW: file times are real)
-	root  string
-	max   int64
-	extra map[string][]string
-
-	mu    sync.Mutex
-	added *diskcache.Builder // the new entries of every worker (nil: none yet)
-	hits  int
+	*source.StatTable
+	extra map[string][]string // the configured statuses
 }
 
 // openStoryCache opens r's story table, or returns nil when r has no cache.
 func openStoryCache(r *source.Repo) *storyCache {
-	if !r.Cache.Enabled() {
+	t := source.OpenStatTable(r, &storyCacheKind, storySaltExtra(r.Config.Statuses)...)
+	if t == nil {
 		return nil
 	}
-	t, _ := r.Cache.Open(storyCacheTable, sha256.Size) // a table it cannot use is empty
-	return &storyCache{
-		c:     r.Cache,
-		t:     t,
-		salt:  storyCacheSalt(r.Config.Statuses),
-		now:   storyCacheNow(),
-		root:  r.Root,
-		max:   r.Config.MaxFileSize,
-		extra: r.Config.Statuses,
-	}
+	return &storyCache{StatTable: t, extra: r.Config.Statuses}
 }
 
-// storyCacheSalt hashes what a parse depends on besides the path and the
-// content: storyCacheVersion, the build, and the configured statuses
-// (sorted, each with its count of spellings).
-func storyCacheSalt(statuses map[string][]string) [sha256.Size]byte {
+// storySaltExtra is what a parse depends on besides the path and the
+// content (and storyCacheKind's version and the build): the configured statuses,
+// sorted, each with its count of spellings.
+func storySaltExtra(statuses map[string][]string) []string {
 	keys := make([]string, 0, len(statuses))
 	for k := range statuses {
 		keys = append(keys, k)
@@ -90,18 +57,7 @@ func storyCacheSalt(statuses map[string][]string) [sha256.Size]byte {
 		extra = append(extra, k, strconv.Itoa(len(statuses[k])))
 		extra = append(extra, statuses[k]...)
 	}
-	return source.StatCacheSalt("orchestrate story cache", storyCacheVersion, extra...)
-}
-
-// key is the table key of path p with stat data fs; scratch is reused.
-func (c *storyCache) key(p string, fs safefile.FileStat, scratch *[]byte) [sha256.Size]byte {
-	return source.StatCacheKey(c.salt, p, fs, scratch)
-}
-
-// storable reports whether a file of stat data fs may be stored
-// (source.StatCacheStorable).
-func (c *storyCache) storable(fs safefile.FileStat) bool {
-	return source.StatCacheStorable(c.now, fs)
+	return extra
 }
 
 // save writes the scan's new entries (nothing when there are none).
@@ -109,24 +65,7 @@ func (c *storyCache) save() {
 	if c == nil {
 		return
 	}
-	if storyCacheHits != nil {
-		storyCacheHits(c.hits, c.added.Len())
-	}
-	if c.added.Len() == 0 {
-		return
-	}
-	_ = c.c.Write(storyCacheTable, c.t, c.added) // a cache that cannot be written is skipped
-	c.added = nil
-}
-
-// add records a new entry (the builder copies key and value).
-func (c *storyCache) add(key, val []byte) {
-	c.mu.Lock()
-	if c.added == nil {
-		c.added = diskcache.NewBuilder(sha256.Size)
-	}
-	c.added.Add(key, val)
-	c.mu.Unlock()
+	c.Save()
 }
 
 // storyCacheWorker is one scan worker's use of the cache: the folders it
@@ -143,7 +82,6 @@ type storyCacheWorker struct {
 	curRel  string
 	opened  bool
 	scratch []byte
-	keyBuf  [sha256.Size]byte
 	val     []byte // the value being encoded (reused)
 	arena   storyArena
 	hits    int
@@ -155,9 +93,7 @@ func (c *storyCache) worker() *storyCacheWorker { return &storyCacheWorker{c: c}
 // done closes w's folders and counts its hits.
 func (w *storyCacheWorker) done() {
 	w.closeFrom(0)
-	w.c.mu.Lock()
-	w.c.hits += w.hits
-	w.c.mu.Unlock()
+	w.c.AddHits(w.hits)
 }
 
 // closeFrom closes dirs[i:].
@@ -183,7 +119,7 @@ func (w *storyCacheWorker) folder(p string) (*safefile.Dir, string) {
 	}
 	w.opened, w.curRel, w.cur = true, dir, nil
 	if len(w.dirs) == 0 {
-		root, err := safefile.OpenDir(w.c.root, ".", false)
+		root, err := w.c.OpenDir(".")
 		if err != nil {
 			return nil, name
 		}
@@ -222,21 +158,16 @@ func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story
 		return nil, false
 	}
 	c := w.c
-	if c.t.Len() > 0 {
-		fs, err := d.StatNoFollow(name)
-		if err == nil && fs.Regular() && (c.max <= 0 || fs.Size <= c.max) {
-			if v, ok := c.t.Get(w.keyOf(p, fs)); ok {
-				if st, isStory, ok := storyDecode(p, v, &w.arena); ok {
-					if isStory {
-						st.ModTime = fs.Mtime
-					}
-					w.hits++
-					return st, true
-				}
+	if v, fs, ok := c.Lookup(d, name, p, &w.scratch); ok {
+		if st, isStory, ok := storyDecode(p, v, &w.arena); ok {
+			if isStory {
+				st.ModTime = fs.Mtime
 			}
+			w.hits++
+			return st, true
 		}
 	}
-	data, fs, ok := d.ReadRegular(name, c.max)
+	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
 		return nil, false
 	}
@@ -244,20 +175,14 @@ func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story
 	if parsed.hasID || parsed.hasStatus || parsed.hasSections {
 		st = parsed.story
 	}
-	if c.storable(fs) {
+	if c.Storable(fs) {
 		if v := storyEncode(w.val[:0], st); v != nil {
 			w.val = v
-			c.add(w.keyOf(p, fs), v)
+			c.Add(p, fs, v, &w.scratch)
 		}
 	}
 	if st != nil {
 		st.ModTime = fs.Mtime
 	}
 	return st, true
-}
-
-// keyOf is c.key as a slice.
-func (w *storyCacheWorker) keyOf(p string, fs safefile.FileStat) []byte {
-	w.keyBuf = w.c.key(p, fs, &w.scratch)
-	return w.keyBuf[:]
 }

@@ -138,8 +138,8 @@ func cacheScan(t *testing.T, dir string, c *diskcache.Cache, maxSize int64) cach
 	r, _ := source.NewRepo(dir, cfg)
 	r.Cache = c
 	var res cacheScanResult
-	storyCacheHits = func(hits, added int) { res.hits, res.added = hits, added }
-	defer func() { storyCacheHits = nil }()
+	storyCacheKind.Hits = func(hits, added int) { res.hits, res.added = hits, added }
+	defer func() { storyCacheKind.Hits = nil }()
 	res.cands, _ = scanStories(r)
 	res.stories = r.Stories
 	return res
@@ -148,8 +148,8 @@ func cacheScan(t *testing.T, dir string, c *diskcache.Cache, maxSize int64) cach
 // storyCacheLater moves the cache's clock an hour ahead for the test, so
 // that the files it has just written are old enough to be stored.
 func storyCacheLater(t *testing.T) {
-	storyCacheNow = func() time.Time { return time.Now().Add(time.Hour) }
-	t.Cleanup(func() { storyCacheNow = time.Now })
+	storyCacheKind.Now = func() time.Time { return time.Now().Add(time.Hour) }
+	t.Cleanup(func() { storyCacheKind.Now = nil })
 }
 
 // sameScan fails unless got is the scan want is (candidates and stories).
@@ -244,7 +244,7 @@ func TestStoryCacheRacy(t *testing.T) {
 			t.Errorf("scan %d of a file just written: %d hits, %d added; want none", i, res.hits, res.added)
 		}
 	}
-	if _, err := os.Stat(c.Path(storyCacheTable)); err == nil {
+	if _, err := os.Stat(c.Path(storyCacheKind.Name)); err == nil {
 		t.Error("a table was written with nothing in it")
 	}
 	// an hour ahead, a file dated two hours ahead is still in the future
@@ -256,16 +256,7 @@ func TestStoryCacheRacy(t *testing.T) {
 	if res := cacheScan(t, dir, c, 0); res.added != 0 {
 		t.Errorf("a file dated in the future was stored (%d added)", res.added)
 	}
-	k := (&storyCache{now: time.Unix(1000, 0)}).storable
-	for _, tt := range []struct {
-		m, c int64
-		want bool
-	}{{990, 990, true}, {998, 990, true}, {999, 990, false}, {990, 999, false}, {1001, 990, false}} {
-		fs := storyFileStat(time.Unix(tt.m, 0), time.Unix(tt.c, 0))
-		if got := k(fs); got != tt.want {
-			t.Errorf("storable(mtime %d, ctime %d) at 1000 = %v, want %v", tt.m, tt.c, got, tt.want)
-		}
-	}
+	// the racy-clean window itself: source.TestStatCacheStorable
 }
 
 // TestStoryCacheHostile checks that a symlinked story (inside and outside
@@ -346,7 +337,7 @@ func TestStoryCacheHostile(t *testing.T) {
 	if st, done := w.read("docs/stories/1.1.plain.md", &state); !done || st == nil || st.ID != "1.1" {
 		t.Errorf("the cache did not read the plain story: %+v %v", st, done)
 	}
-	tbl, err := c.Open(storyCacheTable, sha256.Size)
+	tbl, err := c.Open(storyCacheKind.Name, sha256.Size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,20 +429,20 @@ func BenchmarkStoryCacheOpen(b *testing.B) {
 	var state storyState
 	c := diskcache.New(filepath.Join(b.TempDir(), "cache"))
 	bld := diskcache.NewBuilder(sha256.Size)
-	sc := &storyCache{salt: storyCacheSalt(nil)}
+	salt := storyCacheKind.Salt()
 	keys := make([][]byte, n)
 	var scratch []byte
 	for i := 0; i < n; i++ {
 		p := "docs/stories/" + strings.Repeat("x", i%7) + ".md"
 		st := state.parse(p, []byte(benchStoryText), nil, true).story
-		k := sc.key(p, safefile.FileStat{Ino: uint64(i)}, &scratch)
+		k := source.StatCacheKey(salt, p, safefile.FileStat{Ino: uint64(i)}, &scratch)
 		keys[i] = k[:]
 		bld.Add(keys[i], storyEncode(nil, st))
 	}
-	if err := c.Write(storyCacheTable, nil, bld); err != nil {
+	if err := c.Write(storyCacheKind.Name, nil, bld); err != nil {
 		b.Fatal(err)
 	}
-	fi, err := os.Stat(c.Path(storyCacheTable))
+	fi, err := os.Stat(c.Path(storyCacheKind.Name))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -462,7 +453,7 @@ func BenchmarkStoryCacheOpen(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				t, err := c.Open(storyCacheTable, sha256.Size)
+				t, err := c.Open(storyCacheKind.Name, sha256.Size)
 				if err != nil || t.Len() != n {
 					b.Fatal(t.Len(), err)
 				}
@@ -531,12 +522,13 @@ func storyLiveHeap() uint64 {
 
 // BenchmarkStoryCacheKey measures one story's table key.
 func BenchmarkStoryCacheKey(b *testing.B) {
-	w := (&storyCache{salt: storyCacheSalt(nil)}).worker()
+	salt := storyCacheKind.Salt()
+	var scratch []byte
 	fs := storyFileStat(time.Unix(1700000000, 5), time.Unix(1700000001, 7))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		fs.Ino = uint64(i)
-		_ = w.keyOf("docs/stories/epic-12/12.345.inventory-config-export.md", fs)
+		_ = source.StatCacheKey(salt, "docs/stories/epic-12/12.345.inventory-config-export.md", fs, &scratch)
 	}
 }
 
@@ -556,7 +548,7 @@ func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
 		t.Fatalf("cold: %d added", cold.added)
 	}
 	// the same entries, written under another table's name
-	tbl, err := c.Open(storyCacheTable, sha256.Size)
+	tbl, err := c.Open(storyCacheKind.Name, sha256.Size)
 	if err != nil || tbl.Len() != 2 {
 		t.Fatalf("%v, %d entries", err, tbl.Len())
 	}
@@ -569,7 +561,7 @@ func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(c.Path(storyCacheTable), data, 0o600); err != nil {
+	if err := os.WriteFile(c.Path(storyCacheKind.Name), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got := cacheScan(t, dir, c, 0)
@@ -580,12 +572,12 @@ func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
 	if warm := cacheScan(t, dir, c, 0); warm.hits != 2 {
 		t.Fatalf("rewritten: %d hits", warm.hits)
 	}
-	data, err = os.ReadFile(c.Path(storyCacheTable))
+	data, err = os.ReadFile(c.Path(storyCacheKind.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data[len(data)-1] ^= 1
-	if err := os.WriteFile(c.Path(storyCacheTable), data, 0o600); err != nil {
+	if err := os.WriteFile(c.Path(storyCacheKind.Name), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got = cacheScan(t, dir, c, 0)

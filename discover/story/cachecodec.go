@@ -123,12 +123,7 @@ func storyEncode(b []byte, st *workflow.Story) []byte {
 
 // storyCacheSectionIndex is name's index in storyCacheSections, or -1.
 func storyCacheSectionIndex(name string) int {
-	for i, s := range storyCacheSections {
-		if s == name {
-			return i
-		}
-	}
-	return -1
+	return slices.Index(storyCacheSections[:], name)
 }
 
 // storyDecode decodes a value of the story at path p: isStory is false for

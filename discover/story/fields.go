@@ -113,24 +113,32 @@ var storyKnownNames = func() map[string]string {
 // storyLower is strings.ToLower(t); a known name (storyKnownNames) in any
 // case comes back without allocating.
 func storyLower(t string) string {
-	if len(t) > 64 {
-		return strings.ToLower(t)
+	if k, known, _ := storyKnownASCII(t); known {
+		return k
 	}
+	return strings.ToLower(t)
+}
+
+// storyKnownASCII looks w up in storyKnownNames in any ASCII case, without
+// allocating: k is the name when known. ascii is false, and w not looked
+// up, when w is not ASCII or is over 64 bytes.
+func storyKnownASCII(w string) (k string, known, ascii bool) {
 	var buf [64]byte
-	for i := 0; i < len(t); i++ {
-		c := t[i]
+	if len(w) > len(buf) {
+		return "", false, false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
 		if c >= utf8.RuneSelf {
-			return strings.ToLower(t)
+			return "", false, false
 		}
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		buf[i] = c
 	}
-	if k, ok := storyKnownNames[string(buf[:len(t)])]; ok {
-		return k
-	}
-	return strings.ToLower(t)
+	k, known = storyKnownNames[string(buf[:len(w)])]
+	return k, known, true
 }
 
 // headerField reads a "**Key:** value" line near the top.

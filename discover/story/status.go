@@ -2,7 +2,6 @@ package story
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -370,21 +369,11 @@ const storyNoKey = "\x00"
 // word is only compared with known names, and comes back without
 // allocating.
 func storyFoldKnown(w string) string {
-	var buf [64]byte
-	if len(w) > len(buf) {
+	k, known, ascii := storyKnownASCII(w)
+	switch {
+	case !ascii:
 		return workflow.FoldStatus(w)
-	}
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= utf8.RuneSelf {
-			return workflow.FoldStatus(w)
-		}
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	if k, ok := storyKnownNames[string(buf[:len(w)])]; ok {
+	case known:
 		return k
 	}
 	return storyNoKey

@@ -53,9 +53,9 @@ func stateCacheScan(t *testing.T, root string, c *diskcache.Cache) (cs []workflo
 	r, _ := source.NewRepo(root, config.Default())
 	r.Cache = c
 	r.Stories["4.2"] = &workflow.Story{ID: "4.2", Path: "docs/stories/4.2.login.md"}
-	stateCacheHits = func(h, a int) { hits, added = h, a }
-	stateCacheNow = func() time.Time { return time.Now().Add(time.Hour) } // store what was just written
-	t.Cleanup(func() { stateCacheHits, stateCacheNow = nil, time.Now })
+	stateCacheKind.Hits = func(h, a int) { hits, added = h, a }
+	stateCacheKind.Now = func() time.Time { return time.Now().Add(time.Hour) } // store what was just written
+	t.Cleanup(func() { stateCacheKind.Hits, stateCacheKind.Now = nil, nil })
 	cs, _ = WorkflowStateSource.Scan(r)
 	return cs, hits, added
 }
@@ -93,23 +93,23 @@ func TestStateCacheWarmEqualsCold(t *testing.T) {
 	}
 
 	// values that do not decode are misses (and are replaced)
-	tbl, _ := c.Open(stateCacheTable, sha256.Size)
+	tbl, _ := c.Open(stateCacheKind.Name, sha256.Size)
 	b := diskcache.NewBuilder(sha256.Size)
 	dir, err := safefile.OpenDir(root, ".orchestrate/workflows", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := &stateCache{salt: stateCacheSalt()}
+	salt := stateCacheKind.Salt()
 	for _, name := range []string{"ours.yaml", "aios.yaml"} {
 		fs, err := dir.StatNoFollow(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := sc.key(".orchestrate/workflows/"+name, fs)
+		k := source.StatCacheKey(salt, ".orchestrate/workflows/"+name, fs, nil)
 		b.Add(k[:], []byte{0xee, 1, 2})
 	}
 	dir.Close()
-	if err := c.Write(stateCacheTable, tbl, b); err != nil {
+	if err := c.Write(stateCacheKind.Name, tbl, b); err != nil {
 		t.Fatal(err)
 	}
 	got, hits, added := stateCacheScan(t, root, c)
@@ -143,8 +143,8 @@ func TestStateCacheRacy(t *testing.T) {
 	r, _ := source.NewRepo(root, config.Default())
 	r.Cache = c
 	added := -1
-	stateCacheHits = func(_, a int) { added = a }
-	t.Cleanup(func() { stateCacheHits = nil })
+	stateCacheKind.Hits = func(_, a int) { added = a }
+	t.Cleanup(func() { stateCacheKind.Hits = nil })
 	WorkflowStateSource.Scan(r)
 	if added != 0 {
 		t.Fatalf("a file written just now was stored (%d entries)", added)
@@ -198,7 +198,7 @@ func TestStateCacheForeignOrDamagedTable(t *testing.T) {
 	if _, hits, _ := stateCacheScan(t, root, mine); hits == 0 {
 		t.Fatal("the table written again is not read")
 	}
-	p := mine.Path(stateCacheTable)
+	p := mine.Path(stateCacheKind.Name)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

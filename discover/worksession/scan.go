@@ -18,7 +18,7 @@ import (
 func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var loose []workflow.Finding
 	tasks := map[string]Task{}
-	for _, p := range stateFiles(r, r.Config.Sources.Tasks) {
+	for _, p := range Files(r, r.Config.Sources.Tasks) {
 		data, err := r.Read(p)
 		if err != nil {
 			loose = append(loose, wsWarn(source.ReadFinding(p, err)))
@@ -34,10 +34,10 @@ func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding)
 	}
 	var entries []wsEntry
 	budget := tolerant.NewBudget() // the breadcrumbs and subtasks of all the sessions
-	for _, p := range stateFiles(r, r.Config.Sources.WorkSession) {
+	for _, p := range Files(r, r.Config.Sources.WorkSession) {
 		data, err := r.Read(p)
 		if err != nil {
-			entries = append(entries, wsEntry{WS: WorkSession{Path: p, ID: storyid.Sanitize(source.Stem(p))}, Findings: []workflow.Finding{source.ReadFinding(p, err)}})
+			entries = append(entries, wsEntry{WS: WorkSession{Path: p, ID: wsFileID(p)}, Findings: []workflow.Finding{source.ReadFinding(p, err)}})
 			continue
 		}
 		ws, fs, ok := wsParse(p, data)
@@ -62,11 +62,11 @@ func scanWorkSessions(r *source.Repo) ([]workflow.Candidate, []workflow.Finding)
 	return cs, loose
 }
 
-// stateFiles lists the files the patterns match in r, without the .bak
-// twins.
-func stateFiles(r *source.Repo, patterns []string) []string {
+// Files are the files the globs match (as Repo.Glob matches them), backups
+// (`.bak`, kept beside a file the handoff rewrote) aside.
+func Files(r *source.Repo, globs []string) []string {
 	var out []string
-	for _, p := range r.Glob(patterns, false) {
+	for _, p := range r.Glob(globs, false) {
 		if !strings.HasSuffix(p, ".bak") {
 			out = append(out, p)
 		}
@@ -99,7 +99,7 @@ func FindWorkSession(r *source.Repo, id string) (path string, ws WorkSession, ok
 		return "", WorkSession{}, false
 	}
 	var byName []WorkSession
-	for _, p := range stateFiles(r, r.Config.Sources.WorkSession) {
+	for _, p := range Files(r, r.Config.Sources.WorkSession) {
 		data, err := r.Read(p)
 		if err != nil {
 			continue
@@ -200,7 +200,7 @@ func wsCandidates(entries []wsEntry, tasks map[string]Task) []workflow.Candidate
 // or decoded.
 func wsUnreadable(file string, fs []workflow.Finding) workflow.Candidate {
 	src := workflow.SourceRef{Kind: workflow.KindWorkSession, Path: file, Priority: workflow.PriorityWorkflow}
-	return source.Unreadable(src, workflow.TypeWorkSession, "work-session", storyid.Sanitize(source.Stem(file)), "work-session", fs...)
+	return source.Unreadable(src, workflow.TypeWorkSession, "work-session", wsFileID(file), "work-session", fs...)
 }
 
 // wsBuild is the candidate of one session, without the links to others.

@@ -115,6 +115,7 @@ var (
 	wsSummaryKeys   = []string{"summary", "result", "outcome"}
 	wsWrapperKeys   = []string{"work_session", "workSession", "wsession", "session"}
 	wsTaskWrappers  = []string{"task"}
+	wsTaskIDKeys    = []string{"id", "task_id", "taskId"}
 	wsMessageKeys   = []string{"message", "msg", "text", "content", "body", "data"}
 	wsTimestampKeys = []string{"timestamp", "ts", "time", "created_at", "createdAt", "at"}
 	wsStatusKeys    = []string{"status", "state"}
@@ -136,28 +137,19 @@ func ParseWorkSession(path string, data []byte) (WorkSession, []workflow.Finding
 // wsParse is ParseWorkSession that also says whether the file decoded.
 func wsParse(path string, data []byte) (WorkSession, []workflow.Finding, bool) {
 	ws := WorkSession{Path: path}
-	m, err := tolerant.DecodeJSONMap(data)
-	if err != nil {
-		ws.ID = storyid.Sanitize(source.Stem(path))
-		return ws, []workflow.Finding{source.DecodeFinding(path, err)}, false
+	m, bad := wsDecode(path, data, wsWrapperKeys, wsIDKeys)
+	if bad != nil {
+		ws.ID = wsFileID(path)
+		return ws, bad, false
 	}
-	m = wsUnwrap(m, wsWrapperKeys, wsIDKeys)
 	if n := tolerant.ListLen(m, wsBreadKeys...) + tolerant.ListLen(m, wsSubtaskKeys...); n > tolerant.MaxElements {
-		ws.ID = storyid.Sanitize(source.Stem(path))
+		ws.ID = wsFileID(path)
 		return ws, []workflow.Finding{source.DecodeFinding(path, tolerant.TooManyElements(n, tolerant.MaxElements, "breadcrumbs and subtasks"))}, false
 	}
 	ws.Raw = m
 	f := &source.Fields{Path: path}
 	var findings []workflow.Finding
-
-	ws.ID = f.Str(m, wsIDKeys...)
-	if ws.ID == "" {
-		ws.ID = storyid.Sanitize(source.Stem(path))
-		findings = append(findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "no-id", Path: path,
-			Message: fmt.Sprintf("the work session records no id; its file name %q stands for it", ws.ID),
-		})
-	}
+	ws.ID, findings = wsID(f, m, "work session", wsIDKeys)
 	ws.TaskID = f.Str(m, wsTaskKeys...)
 	ws.ParentID = f.Str(m, wsParentKeys...)
 	ws.AISessionID = f.Str(m, wsAIKeys...)
@@ -209,24 +201,16 @@ func ParseTask(path string, data []byte) (Task, []workflow.Finding) {
 	return t, fs
 }
 
+// wsParseTask is ParseTask that also says whether the file decoded.
 func wsParseTask(path string, data []byte) (Task, []workflow.Finding, bool) {
-	t := Task{Path: path}
-	m, err := tolerant.DecodeJSONMap(data)
-	if err != nil {
-		t.ID = storyid.Sanitize(source.Stem(path))
-		return t, []workflow.Finding{source.DecodeFinding(path, err)}, false
+	m, bad := wsDecode(path, data, wsTaskWrappers, wsTaskIDKeys)
+	if bad != nil {
+		return Task{Path: path, ID: wsFileID(path)}, bad, false
 	}
-	m = wsUnwrap(m, wsTaskWrappers, []string{"id", "task_id", "taskId"})
+	t := Task{Path: path}
 	f := &source.Fields{Path: path}
 	var findings []workflow.Finding
-	t.ID = f.Str(m, "id", "task_id", "taskId")
-	if t.ID == "" {
-		t.ID = storyid.Sanitize(source.Stem(path))
-		findings = append(findings, workflow.Finding{
-			Check: workflow.CheckParse, Severity: workflow.Warning, Code: "no-id", Path: path,
-			Message: fmt.Sprintf("the task records no id; its file name %q stands for it", t.ID),
-		})
-	}
+	t.ID, findings = wsID(f, m, "task", wsTaskIDKeys)
 	t.Title = f.Str(m, "title", "name", "summary")
 	t.Description = f.Str(m, "description", "desc", "details")
 	t.Status = wsStatus(f.Str(m, wsStatusKeys...))
@@ -234,6 +218,32 @@ func wsParseTask(path string, data []byte) (Task, []workflow.Finding, bool) {
 	t.CreatedAt, _ = f.Time(m, "created_at", "createdAt", "created")
 	t.UpdatedAt, _ = f.Time(m, "updated_at", "updatedAt", "last_updated", "lastUpdated")
 	return t, append(findings, f.Findings...), true
+}
+
+// wsID reads the id of a record (a work session, a task: what) from keys;
+// without one, its file name stands for it, with a warning that says so.
+func wsID(f *source.Fields, m map[string]any, what string, keys []string) (string, []workflow.Finding) {
+	if id := f.Str(m, keys...); id != "" {
+		return id, nil
+	}
+	id := wsFileID(f.Path)
+	return id, []workflow.Finding{{
+		Check: workflow.CheckParse, Severity: workflow.Warning, Code: "no-id", Path: f.Path,
+		Message: fmt.Sprintf("the %s records no id; its file name %q stands for it", what, id),
+	}}
+}
+
+// wsFileID is the id a file's name gives a record that has none.
+func wsFileID(path string) string { return storyid.Sanitize(source.Stem(path)) }
+
+// wsDecode decodes a work-session or task file (JSON) and unwraps it
+// (wsUnwrap); a file that does not decode gives the blocking finding.
+func wsDecode(path string, data []byte, wrappers, idKeys []string) (map[string]any, []workflow.Finding) {
+	m, err := tolerant.DecodeJSONMap(data)
+	if err != nil {
+		return nil, []workflow.Finding{source.DecodeFinding(path, err)}
+	}
+	return wsUnwrap(m, wrappers, idKeys), nil
 }
 
 // wsUnwrap returns the mapping nested under a wrapper key when the top level

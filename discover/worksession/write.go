@@ -143,7 +143,7 @@ type sessionSet struct {
 
 // sessionFiles lists the configured work-session files (no .bak twins).
 func sessionFiles(r *source.Repo) []string {
-	return stateFiles(r, r.Config.Sources.WorkSession)
+	return Files(r, r.Config.Sources.WorkSession)
 }
 
 // loadSessions reads and parses every work-session file; files that cannot
@@ -520,7 +520,7 @@ func parentOf(r *source.Repo, set sessionSet, ws WorkSession) (WorkSession, bool
 		return WorkSession{}, false, nil
 	}
 	parentTask := ""
-	for _, p := range stateFiles(r, r.Config.Sources.Tasks) {
+	for _, p := range Files(r, r.Config.Sources.Tasks) {
 		data, err := r.Read(p)
 		if err != nil {
 			continue

@@ -42,27 +42,27 @@ func cachePlace(getenv func(string) string) place {
 		d := filepath.Clean(v)
 		return place{d, filepath.Dir(d)}
 	}
-	if x := getenv("XDG_CACHE_HOME"); x != "" && filepath.IsAbs(x) {
-		x = filepath.Clean(x)
-		return place{filepath.Join(x, "orchestrate"), filepath.Dir(x)}
-	}
-	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
-		h = filepath.Clean(h)
-		return place{filepath.Join(h, ".cache", "orchestrate"), h}
-	}
-	return place{}
+	return xdgPlace(getenv, "XDG_CACHE_HOME", ".cache")
 }
 
 // keyPlace is the folder of the key file: $XDG_CONFIG_HOME/orchestrate,
 // else $HOME/.config/orchestrate (absolute paths only).
 func keyPlace(getenv func(string) string) place {
-	if x := getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+	return xdgPlace(getenv, "XDG_CONFIG_HOME", ".config")
+}
+
+// xdgPlace is the orchestrate folder of an XDG base directory: in the
+// folder the variable xdg names, else in $HOME/<home>; absolute paths only
+// (a relative value is ignored, as the XDG specification says). The anchor
+// is the XDG folder's parent, or $HOME.
+func xdgPlace(getenv func(string) string, xdg, home string) place {
+	if x := getenv(xdg); x != "" && filepath.IsAbs(x) {
 		x = filepath.Clean(x)
 		return place{filepath.Join(x, "orchestrate"), filepath.Dir(x)}
 	}
 	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
 		h = filepath.Clean(h)
-		return place{filepath.Join(h, ".config", "orchestrate"), h}
+		return place{filepath.Join(h, home, "orchestrate"), h}
 	}
 	return place{}
 }

@@ -19,21 +19,35 @@ import (
 // so every file in dst has a new modification time — what a CI checkout or a
 // colleague's clone sees. Uncommitted changes in src are not copied.
 func Clone(src, dst string) error {
-	if err := copyTree(filepath.Join(src, ".git"), filepath.Join(dst, ".git")); err != nil {
-		return fmt.Errorf("gitfixture: clone %s: %w", src, err)
-	}
-	repo, err := git.PlainOpen(dst)
-	if err != nil {
-		return fmt.Errorf("gitfixture: clone %s: %w", src, err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return fmt.Errorf("gitfixture: clone %s: %w", src, err)
-	}
-	if err := checkout(repo, head.Hash(), dst); err != nil {
+	if err := clone(src, dst); err != nil {
 		return fmt.Errorf("gitfixture: clone %s: %w", src, err)
 	}
 	return nil
+}
+
+// clone is Clone without the error's context.
+func clone(src, dst string) error {
+	if err := copyTree(filepath.Join(src, ".git"), filepath.Join(dst, ".git")); err != nil {
+		return err
+	}
+	repo, head, err := openHead(dst)
+	if err != nil {
+		return err
+	}
+	return checkout(repo, head, dst)
+}
+
+// openHead opens the repository in dir and resolves its HEAD.
+func openHead(dir string) (*git.Repository, plumbing.Hash, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	return repo, head.Hash(), nil
 }
 
 // AddWorktree adds a linked worktree of the repository in src at dst, named
@@ -41,11 +55,7 @@ func Clone(src, dst string) error {
 // does: dst/.git is a file pointing at src/.git/worktrees/NAME, which holds
 // HEAD, commondir and gitdir.
 func AddWorktree(src, dst, name string) error {
-	repo, err := git.PlainOpen(src)
-	if err != nil {
-		return fmt.Errorf("gitfixture: worktree of %s: %w", src, err)
-	}
-	head, err := repo.Head()
+	repo, head, err := openHead(src)
 	if err != nil {
 		return fmt.Errorf("gitfixture: worktree of %s: %w", src, err)
 	}
@@ -61,7 +71,7 @@ func AddWorktree(src, dst, name string) error {
 		return fmt.Errorf("gitfixture: worktree %s: %w", name, err)
 	}
 	files := map[string]string{
-		"HEAD":      head.Hash().String() + "\n",
+		"HEAD":      head.String() + "\n",
 		"commondir": "../..\n",
 		"gitdir":    filepath.Join(absDst, ".git") + "\n",
 	}
@@ -73,7 +83,7 @@ func AddWorktree(src, dst, name string) error {
 	if err := os.MkdirAll(absDst, 0o755); err != nil {
 		return fmt.Errorf("gitfixture: worktree %s: %w", dst, err)
 	}
-	if err := checkout(repo, head.Hash(), absDst); err != nil {
+	if err := checkout(repo, head, absDst); err != nil {
 		return fmt.Errorf("gitfixture: worktree %s: %w", dst, err)
 	}
 	if err := os.WriteFile(filepath.Join(absDst, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
@@ -92,16 +102,12 @@ func Shallow(dir string, depth int) error {
 	if depth < 1 {
 		return fmt.Errorf("gitfixture: shallow depth %d: must be at least 1", depth)
 	}
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		return fmt.Errorf("gitfixture: shallow %s: %w", dir, err)
-	}
-	head, err := repo.Head()
+	repo, head, err := openHead(dir)
 	if err != nil {
 		return fmt.Errorf("gitfixture: shallow %s: %w", dir, err)
 	}
 	keep := map[plumbing.Hash]bool{}
-	c, err := repo.CommitObject(head.Hash())
+	c, err := repo.CommitObject(head)
 	if err != nil {
 		return fmt.Errorf("gitfixture: shallow %s: %w", dir, err)
 	}

@@ -1,7 +1,6 @@
 package safefile
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -203,36 +202,11 @@ func fastRead(full, clean string, max int64) (data []byte, mtime time.Time, done
 	if max > 0 && st.Size > max {
 		return nil, mtime, true, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, clean, st.Size, max)
 	}
-	buf := make([]byte, st.Size+1)
-	n := 0
-	for {
-		m, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR || err == syscall.EAGAIN {
-			continue
-		}
-		if err != nil {
-			return nil, mtime, false, nil
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-		if n == len(buf) {
-			return nil, mtime, false, nil // grew while read: the slow path re-checks the limit
-		}
-		if int64(n) == st.Size {
-			// the size fstat gave, in a read asked for one byte more: the
-			// end of a regular file, without a read just to hear it (a file
-			// that grew since fills buf and takes the slow path above)
-			break
-		}
+	data, ok := readSized(fd, st.Size)
+	if !ok {
+		return nil, mtime, false, nil // the slow path re-checks a file that grew
 	}
-	data = buf[:n]
-	head := data
-	if len(head) > 8192 {
-		head = head[:8192]
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	if looksBinary(data) {
 		return nil, mtime, true, fmt.Errorf("%w: %s", ErrBinary, clean)
 	}
 	return data, mtime, true, nil

@@ -4,7 +4,6 @@
 package safefile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -151,11 +150,7 @@ func Read(root, rel string, max int64) ([]byte, error) {
 	if max > 0 && int64(len(data)) > max {
 		return nil, fmt.Errorf("%w: %s grew past %d bytes while reading", ErrTooLarge, clean, max)
 	}
-	head := data
-	if len(head) > 8192 {
-		head = head[:8192]
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	if looksBinary(data) {
 		return nil, fmt.Errorf("%w: %s", ErrBinary, clean)
 	}
 	return data, nil

@@ -78,7 +78,21 @@ func (d *Dir) ReadRegular(name string, max int64) (data []byte, fs FileStat, ok 
 	if !fs.Regular() || fs.Size < 0 || (max > 0 && fs.Size > max) {
 		return nil, FileStat{}, false
 	}
-	buf := make([]byte, fs.Size+1)
+	data, ok = readSized(fd, fs.Size)
+	// a file that shrank while read: the stat is not the content's
+	if !ok || int64(len(data)) != fs.Size || looksBinary(data) {
+		return nil, FileStat{}, false
+	}
+	return data, fs, true
+}
+
+// readSized reads the open file fd, of size bytes by its fstat, into a
+// fresh buffer, in a read asked for one byte more: a read that gives all
+// size bytes is the end of a regular file, without a read just to hear it.
+// ok is false on a read error and for a file that grew while read; one that
+// shrank gives fewer bytes.
+func readSized(fd int, size int64) (data []byte, ok bool) {
+	buf := make([]byte, size+1)
 	n := 0
 	for {
 		m, err := unix.Read(fd, buf[n:])
@@ -86,31 +100,29 @@ func (d *Dir) ReadRegular(name string, max int64) (data []byte, fs FileStat, ok 
 			continue
 		}
 		if err != nil {
-			return nil, FileStat{}, false
+			return nil, false
 		}
 		if m == 0 {
 			break
 		}
 		n += m
 		if n == len(buf) {
-			return nil, FileStat{}, false // grew while read
+			return nil, false // grew while read
 		}
-		if int64(n) == fs.Size {
-			break // all fstat said: no read just to hear the end
+		if int64(n) == size {
+			break
 		}
 	}
-	if int64(n) != fs.Size {
-		return nil, FileStat{}, false // shrank while read: the stat is not the content's
-	}
-	data = buf[:n]
+	return buf[:n], true
+}
+
+// looksBinary is Read's binary test: a NUL byte in the first 8 KiB.
+func looksBinary(data []byte) bool {
 	head := data
 	if len(head) > 8192 {
 		head = head[:8192]
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return nil, FileStat{}, false
-	}
-	return data, fs, true
+	return bytes.IndexByte(head, 0) >= 0
 }
 
 // OpenSub opens the folder name directly inside d, without following a

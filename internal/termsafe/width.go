@@ -20,24 +20,20 @@ func RuneWidth(r rune) int { return cells.RuneWidth(r) }
 
 // Truncate cuts s to at most w columns, ending it with Ellipsis when it
 // was cut; s is returned as is when it fits. A w below 1 gives "".
-func Truncate(s string, w int) string {
-	if w < 1 {
-		return ""
-	}
-	if Width(s) <= w {
-		return s
-	}
-	return cells.Truncate(s, w, Ellipsis)
-}
+func Truncate(s string, w int) string { return fit(s, w, cells.Truncate) }
 
 // TruncateLeft cuts s to at most w columns keeping its end (a path's file
 // name), starting it with Ellipsis when it was cut.
-func TruncateLeft(s string, w int) string {
+func TruncateLeft(s string, w int) string { return fit(s, w, cells.TruncatePrefix) }
+
+// fit is s when it fits in w columns, else s cut to w by cut with
+// Ellipsis; "" for a w below 1.
+func fit(s string, w int, cut func(s string, w int, mark string) string) string {
 	if w < 1 {
 		return ""
 	}
 	if Width(s) <= w {
 		return s
 	}
-	return cells.TruncatePrefix(s, w, Ellipsis)
+	return cut(s, w, Ellipsis)
 }
