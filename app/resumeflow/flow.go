@@ -3,10 +3,13 @@ package resumeflow
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -603,4 +606,35 @@ func (fl *Flow) offerAgain(f Facts, res handoff.Result) bool {
 	}
 	ok, err := modes.ConfirmAgain(fl.Prompter, fmt.Sprintf("%s was already handed off%s.", templates.Safe(f.Candidate.ID), when))
 	return err == nil && ok
+}
+
+// TakeGate is the gate between choosing a candidate and evaluating it: a
+// workflow a live process resumes here (its lock live, or not trusted) is
+// not resumed twice (exit 16), nor one another runner holds on the shared
+// lifecycle sh (exit 16; a dry run plans it and says so itself). ok is
+// false when the run ends with End; held is the other runner's lease then.
+func TakeGate(root, id string, sh *Shared, now time.Time, dryRun bool) (end End, held *sharedlife.Lock, ok bool) {
+	if st := handoff.Inspect(root, id); st.Exists && st.Live {
+		end = End{Outcome: "locked", Code: int(exitcode.Locked)}
+		if st.Reason != "" {
+			end.Err = fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", id, relPath(root, handoff.LockPath(root, id)), st.Reason, id)
+			return end, nil, false
+		}
+		end.Err = fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", id, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339))
+		return end, nil, false
+	}
+	if l, isHeld := sh.HeldBy(id, now); isHeld && !dryRun {
+		end = End{Outcome: "locked", Code: int(exitcode.Locked), Reason: ReasonHeldRemotely,
+			Err: fmt.Errorf("%w: not resuming it twice", &sharedlife.HeldError{Workflow: id, Holder: l})}
+		return end, &l, false
+	}
+	return End{}, nil, true
+}
+
+// relPath shows path relative to root when it is inside it.
+func relPath(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return path
 }
