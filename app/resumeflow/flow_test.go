@@ -43,14 +43,16 @@ type fakeHost struct {
 	release []error
 }
 
-func (h *fakeHost) record(format string, args ...any) { h.log = append(h.log, fmt.Sprintf(format, args...)) }
+func (h *fakeHost) record(format string, args ...any) {
+	h.log = append(h.log, fmt.Sprintf(format, args...))
+}
 
-func (h *fakeHost) Facts() Facts           { return h.facts }
-func (h *fakeHost) SetMode(m modes.Mode)   { h.facts.Mode = m; h.record("mode %s", m) }
-func (h *fakeHost) SetForced()             { h.facts.Forced = true; h.record("forced") }
-func (h *fakeHost) SetRestarted()          { h.facts.Restarted = true; h.record("restarted") }
-func (h *fakeHost) DropAutopilotOnly()     { h.record("drop autopilot-only") }
-func (h *fakeHost) ShowBlocks() error      { h.record("blocks"); return nil }
+func (h *fakeHost) Facts() Facts         { return h.facts }
+func (h *fakeHost) SetMode(m modes.Mode) { h.facts.Mode = m; h.record("mode %s", m) }
+func (h *fakeHost) SetForced()           { h.facts.Forced = true; h.record("forced") }
+func (h *fakeHost) SetRestarted()        { h.facts.Restarted = true; h.record("restarted") }
+func (h *fakeHost) DropAutopilotOnly()   { h.record("drop autopilot-only") }
+func (h *fakeHost) ShowBlocks() error    { h.record("blocks"); return nil }
 func (h *fakeHost) Request() handoff.Request {
 	return handoff.Request{Candidate: h.facts.Candidate}
 }
@@ -196,8 +198,11 @@ func TestFlowAct(t *testing.T) {
 			canPrompt: true,
 			want:      []string{"blocks", "finish terminal/15"}},
 		{name: "autopilot halt on a terminal switches to interactive and asks",
-			facts:     facts(modes.ModeAutopilot, modes.DecisionHalt, exitcode.Cannot, conflict),
-			edit:      func(h *fakeHost) { h.evals = []func(*Facts){func(f *Facts) { f.Decision = modes.DecisionAsk }}; h.execs = []exec{ok} },
+			facts: facts(modes.ModeAutopilot, modes.DecisionHalt, exitcode.Cannot, conflict),
+			edit: func(h *fakeHost) {
+				h.evals = []func(*Facts){func(f *Facts) { f.Decision = modes.DecisionAsk }}
+				h.execs = []exec{ok}
+			},
 			canPrompt: true,
 			replies:   []prompttest.Reply{{Index: 0}},
 			want:      seq("event switched", "mode interactive", "drop autopilot-only", "evaluate", "blocks", "forced", "evaluate", handedOff),
@@ -233,9 +238,13 @@ func TestFlowAct(t *testing.T) {
 			facts: facts(modes.ModeInteractive, modes.DecisionAsk, exitcode.OK),
 			want:  []string{"blocks", "event no terminal --approve", "finish error/19"}},
 		{name: "interactive without a terminal, --approve answers yes",
-			facts: func() Facts { f := facts(modes.ModeInteractive, modes.DecisionAsk, exitcode.OK); f.Approve = true; return f }(),
-			edit:  func(h *fakeHost) { h.execs = []exec{ok} },
-			want:  seq("blocks", handedOff)},
+			facts: func() Facts {
+				f := facts(modes.ModeInteractive, modes.DecisionAsk, exitcode.OK)
+				f.Approve = true
+				return f
+			}(),
+			edit: func(h *fakeHost) { h.execs = []exec{ok} },
+			want: seq("blocks", handedOff)},
 		{name: "forceable conflicts: --approve alone does not answer",
 			facts: func() Facts {
 				f := facts(modes.ModeInteractive, modes.DecisionAsk, exitcode.OK, conflict)
@@ -287,7 +296,10 @@ func TestFlowAct(t *testing.T) {
 				f.RestartOK = true
 				return f
 			}(),
-			edit:      func(h *fakeHost) { h.evals = []func(*Facts){func(f *Facts) { f.Situation.Blocking = []workflow.Finding{conflict} }}; h.execs = []exec{ok} },
+			edit: func(h *fakeHost) {
+				h.evals = []func(*Facts){func(f *Facts) { f.Situation.Blocking = []workflow.Finding{conflict} }}
+				h.execs = []exec{ok}
+			},
 			canPrompt: true,
 			replies:   []prompttest.Reply{{Index: 0}},
 			want:      seq("blocks", "restarted", "event restarting", "evaluate", "forced", handedOff),
@@ -356,8 +368,10 @@ func TestFlowAct(t *testing.T) {
 			edit:  func(h *fakeHost) { h.lockEnd = true },
 			want:  []string{"blocks", "trust", "lock"}},
 		{name: "stale lock taken over after the confirmation",
-			facts:     facts(modes.ModeInteractive, modes.DecisionResume, exitcode.OK),
-			edit:      func(h *fakeHost) { h.execs = []exec{{err: stale}, {res: handoff.Result{TookOverStale: &handoff.LockInfo{PID: 42}}}} },
+			facts: facts(modes.ModeInteractive, modes.DecisionResume, exitcode.OK),
+			edit: func(h *fakeHost) {
+				h.execs = []exec{{err: stale}, {res: handoff.Result{TookOverStale: &handoff.LockInfo{PID: 42}}}}
+			},
 			canPrompt: true,
 			replies:   []prompttest.Reply{{Yes: true}},
 			want: []string{"blocks", "trust", "lock", "execute takeover=false again=false", "execute takeover=true again=false",
