@@ -193,16 +193,12 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode, sharedView); len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, err)
 		}
-		idx := 0 // the most recent
-		if len(r.all) > 1 && r.mode != "autopilot" && !opts.DryRun {
-			if !a.sys.IO.CanPrompt() {
-				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to resume the most recent one when it is clean (autopilot halts on conflicts or staleness)", len(r.all)))
-			}
-			i, err := a.chooseCandidate(r)
-			if err != nil {
-				return a.cancelled(r, err)
-			}
-			idx = i
+		idx, end, err := resumeflow.Pick(len(r.all), r.mode, opts.DryRun, a.sys.IO.CanPrompt(), func() (int, error) { return a.chooseCandidate(r) })
+		switch {
+		case end != nil:
+			return a.finishResume(r, end.Outcome, end.Code, end.Err)
+		case err != nil:
+			return a.cancelled(r, err)
 		}
 		c := r.all[idx]
 		r.selected = &c
