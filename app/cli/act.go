@@ -259,12 +259,9 @@ func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 	return silent(code)
 }
 
-// Values of --json "reason" (see resumeDoc.Reason).
-const (
-	reasonAlreadyHandedOff = resumeflow.ReasonAlreadyHandedOff
-	reasonStaleLock        = resumeflow.ReasonStaleLock
-	reasonCommandFailed    = resumeflow.ReasonCommandFailed
-)
+// reasonAlreadyHandedOff is the --json "reason" of a resume handed off
+// before (see resumeDoc.Reason; the others are resumeflow's Reason*).
+const reasonAlreadyHandedOff = resumeflow.ReasonAlreadyHandedOff
 
 type confirmationView struct {
 	Title, Story, Phase, Agent, Age, Validation, Envelope, Command string

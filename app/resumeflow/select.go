@@ -1,10 +1,14 @@
 // Package resumeflow is the use case of `orchestrate resume` (and of the
 // commands that share its steps) between loading a session and rendering:
-// selecting the candidate, the handoff lifecycle autopilot filters on,
-// evaluating a candidate (validation, plan, the mode's situation and
-// decision, and the findings that keep a dry run's exit code equal to the
-// real run's), and the handoff request. Nothing here prints or prompts.
-// See docs/ARCHITECTURE.md.
+// selecting the candidate (Select, Pick), the handoff lifecycle autopilot
+// filters on, evaluating a candidate (validation, plan, the mode's
+// situation and decision, and the findings that keep a dry run's exit code
+// equal to the real run's), and the resume state machine (Flow: decide,
+// confirm, trust, lock, handoff, record) with the handoff request; the
+// cleanup (RunCleanup), unlock (UnlockLocal, UnlockShared) and rebuild
+// (RebuildCorrupt) decisions too. Nothing here prints: questions go through
+// modes.Prompter, everything a person should see is an event or an outcome
+// the command layer renders. See docs/ARCHITECTURE.md.
 package resumeflow
 
 import (
