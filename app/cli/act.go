@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
@@ -312,10 +311,5 @@ func (a *app) lockInfo() handoff.LockInfo {
 	return handoff.LockInfo{PID: a.sys.Pid, Host: host, User: name, StartedAt: a.sys.Now().UTC(), Command: strings.Join(a.sys.Args, " ")}
 }
 
-// rel shows path relative to root when it is inside it.
-func rel(root, path string) string {
-	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
-	}
-	return path
-}
+// rel shows path relative to root when it is inside it (resumeflow.Rel).
+func rel(root, path string) string { return resumeflow.Rel(root, path) }

@@ -617,7 +617,7 @@ func TakeGate(root, id string, sh *Shared, now time.Time, dryRun bool) (end End,
 	if st := handoff.Inspect(root, id); st.Exists && st.Live {
 		end = End{Outcome: "locked", Code: int(exitcode.Locked)}
 		if st.Reason != "" {
-			end.Err = fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", id, relPath(root, handoff.LockPath(root, id)), st.Reason, id)
+			end.Err = fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", id, Rel(root, handoff.LockPath(root, id)), st.Reason, id)
 			return end, nil, false
 		}
 		end.Err = fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", id, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339))
@@ -631,8 +631,9 @@ func TakeGate(root, id string, sh *Shared, now time.Time, dryRun bool) (end End,
 	return End{}, nil, true
 }
 
-// relPath shows path relative to root when it is inside it.
-func relPath(root, path string) string {
+// Rel shows path relative to root (with forward slashes) when it is
+// inside it, else as it is.
+func Rel(root, path string) string {
 	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
 		return filepath.ToSlash(r)
 	}
