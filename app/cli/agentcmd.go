@@ -6,7 +6,6 @@ package cli
 // state names none. The renderers and the handoff call each one line.
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/handoff/agent"
 	"github.com/orchestrate-dev/orchestrate/internal/agentsession"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
@@ -163,9 +161,3 @@ func (a *app) applyFoundSession(r *resumeRun, req *handoff.Request) error {
 	return nil
 }
 
-// presetRefused reports whether a handoff failed because a value was
-// refused for the preset's command line (nothing was changed).
-func presetRefused(err error) bool {
-	var ve *agent.ValueError
-	return errors.As(err, &ve)
-}

@@ -8,11 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/discover"
-	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
-	"github.com/orchestrate-dev/orchestrate/internal/logging"
-	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -193,26 +191,55 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		}
 		return nil
 	}
-	if st := handoff.Inspect(s.Root, c.ID); st.Exists && st.Live {
-		return finish("locked", ExitLocked, fmt.Errorf("%s is being resumed right now (pid %d on %s): not cleaning it up", c.ID, st.Owner.PID, st.Owner.Host))
-	}
-
 	safe := templates.Safe
 	out := a.sys.IO.Out
 	if opts.JSON {
 		out = io.Discard
 	}
-	fmt.Fprintf(out, "=== Cleanup: %s (%s) ===\n\n", safe(c.ID), c.Type.Label())
-	if p.Refusal != nil {
-		// refused as a whole: the files are another workflow's too (or
-		// finished work); nothing is written, not even the lock. Exit 17
-		// (cannot act on this workflow as the repository stands), as for
-		// every other cleanup refusal — the command line itself is fine.
-		fmt.Fprintf(out, "Refused: %s.\n", safe(p.Refusal.Reason))
-		fmt.Fprintf(out, "Instead: %s.\n", safe(p.Refusal.Instead))
-		fmt.Fprintln(out, "\nNothing was changed.")
-		return finish("refused", ExitCannot, fmt.Errorf("%w; nothing was changed", p.Refusal))
+	// the decisions and their order are resumeflow.RunCleanup's; what it
+	// reports is shown here
+	show := func(ev resumeflow.CleanupEvent) {
+		switch ev.Kind {
+		case resumeflow.CleanupHeader:
+			fmt.Fprintf(out, "=== Cleanup: %s (%s) ===\n\n", safe(c.ID), c.Type.Label())
+		case resumeflow.CleanupRefusedShown:
+			fmt.Fprintf(out, "Refused: %s.\n", safe(p.Refusal.Reason))
+			fmt.Fprintf(out, "Instead: %s.\n", safe(p.Refusal.Instead))
+			fmt.Fprintln(out, "\nNothing was changed.")
+		case resumeflow.CleanupPlanShown:
+			showCleanupPlan(out, p)
+		case resumeflow.CleanupNothing:
+			fmt.Fprintln(out, "\nNothing to clean up.")
+		case resumeflow.CleanupDryRun:
+			fmt.Fprintln(out, "\nDry run: nothing was changed.")
+		case resumeflow.CleanupCancelled:
+			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
+		case resumeflow.CleanupLogFailed:
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(ev.Err))
+		case resumeflow.CleanupDone:
+			fmt.Fprintf(out, "\nCleaned up %s.", safe(c.ID))
+			if len(p.Archive) > 0 {
+				fmt.Fprintf(out, " The state is kept in %s.", safe(p.ArchiveDir))
+			}
+			fmt.Fprintf(out, "\nTo start fresh, run your orchestrator's workflow again for %s.\n", safe(storiesOrKey(c)))
+		}
 	}
+	end, err := resumeflow.RunCleanup(resumeflow.Cleanup{
+		Root: s.Root, LogPath: s.LogPath(), Plan: p, DryRun: opts.DryRun, Yes: opts.Yes,
+		CanPrompt: a.sys.IO.CanPrompt(), Prompter: a.prompter(), Lock: a.lockInfo(),
+		SharedLock: func() (func(), error) { return a.sharedCleanupLock(s, c.ID) },
+		Show:       show,
+	})
+	if err != nil {
+		return err
+	}
+	return finish(end.Outcome, end.Code, end.Err)
+}
+
+// showCleanupPlan prints what cleanup plan p archives, resets and leaves
+// alone.
+func showCleanupPlan(out io.Writer, p cleanup.CleanupPlan) {
+	safe := templates.Safe
 	if len(p.Archive) == 0 {
 		fmt.Fprintln(out, "No state file to archive (this workflow is implied by its story or spec files).")
 	} else {
@@ -229,71 +256,6 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	for _, k := range p.Skipped {
 		fmt.Fprintf(out, "Leave story %s (%s) as it is: %s\n", safe(k.ID), safe(k.Path), safe(k.Why))
 	}
-	if p.Empty() {
-		fmt.Fprintln(out, "\nNothing to clean up.")
-		return finish("nothing", ExitOK, nil)
-	}
-	// Every path is checked before anything changes: a symlinked
-	// .orchestrate, archive folder, state or story (or one that is not a
-	// regular file) refuses the whole cleanup.
-	if err := cleanup.CheckCleanup(s.Root, p); err != nil {
-		return finish("refused", ExitCannot, fmt.Errorf("cleanup refused: %v; nothing was changed", err))
-	}
-	if opts.DryRun {
-		fmt.Fprintln(out, "\nDry run: nothing was changed.")
-		return finish("planned", ExitOK, nil)
-	}
-	if !opts.Yes {
-		if !a.sys.IO.CanPrompt() {
-			return finish("error", ExitNoTTY, errors.New("cleanup needs confirmation and there is no terminal: pass --yes"))
-		}
-		ok, err := a.prompter().Confirm(fmt.Sprintf("Archive the state and reset %d %s?", len(p.Resets), map[bool]string{true: "story", false: "stories"}[len(p.Resets) == 1]), false)
-		if err != nil || !ok {
-			if err != nil && !errors.Is(err, modes.ErrInterrupted) {
-				return err
-			}
-			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
-			return finish("declined", ExitDeclined, nil)
-		}
-	}
-
-	// With lifecycle.remote, under the shared lock too (exit 16 or 20).
-	release, err := a.sharedCleanupLock(s, c.ID)
-	if err != nil {
-		return err
-	}
-	defer release()
-	// The work itself happens under the workflow's lock, all or nothing.
-	err = cleanup.Cleanup(cleanup.CleanupRequest{Root: s.Root, Plan: p, Lock: a.lockInfo()})
-	var locked *handoff.LockedError
-	var refused *cleanup.CleanupRefusedError
-	switch {
-	case errors.As(err, &locked):
-		return finish("locked", ExitLocked, fmt.Errorf("%s: not cleaning it up: %v", c.ID, err))
-	case errors.As(err, &refused):
-		return finish("refused", ExitCannot, fmt.Errorf("cleanup refused: %v; nothing was changed", err))
-	case err != nil:
-		return finish("error", ExitError, err)
-	}
-	if l, err := logging.OpenActionLogIn(s.Root, s.LogPath()); err == nil {
-		var ids []string
-		for _, r := range p.Resets {
-			ids = append(ids, r.ID)
-		}
-		l.WithFields(map[string]any{
-			"event": "cleanup", "workflow": c.ID, "type": string(c.Type), "state_source": c.Source.Path,
-			"archive": p.ArchiveDir, "stories_reset": strings.Join(ids, ","),
-		}).Info("workflow state archived")
-		_ = l.Close()
-	} else {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
-	}
-	fmt.Fprintf(out, "\nCleaned up %s.", safe(c.ID))
-	if len(p.Archive) > 0 {
-		fmt.Fprintf(out, " The state is kept in %s.", safe(p.ArchiveDir))
-	}
-	fmt.Fprintf(out, "\nTo start fresh, run your orchestrator's workflow again for %s.\n", safe(storiesOrKey(c)))
-	return finish("cleaned", ExitOK, nil)
 }
 
 func storiesOrKey(c workflow.Candidate) string {

@@ -122,15 +122,8 @@ func (a *app) applyPlan(opts *ResumeOptions) error {
 	if err := resumeflow.CheckSaved(opts.Plan, saved, a.evaluated(r)); err != nil {
 		return a.finishResume(r, "halted", ExitCannot, err)
 	}
-	out := a.humanOut(opts)
 	fmt.Fprintf(a.sys.IO.ErrOut, "Applying the plan %s (made %s): nothing it depends on has changed.\n", opts.Plan, saved.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
-	if err := a.printBlocks(out, r); err != nil {
-		return err
-	}
-	if err := a.requireRepoTrust(r); err != nil {
-		return err
-	}
-	return a.handOff(r, out)
+	return a.flow(r).ApplySaved()
 }
 
 // changedDoc is the --json "changed" list of a refused saved plan (nil for

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
-	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -197,16 +196,12 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode, sharedView); len(r.all) == 0 {
 			return a.finishResume(r, "none", ExitOK, err)
 		}
-		idx := 0 // the most recent
-		if len(r.all) > 1 && r.mode != "autopilot" && !opts.DryRun {
-			if !a.sys.IO.CanPrompt() {
-				return a.finishResume(r, "error", ExitNoTTY, fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to resume the most recent one when it is clean (autopilot halts on conflicts or staleness)", len(r.all)))
-			}
-			i, err := a.chooseCandidate(r)
-			if err != nil {
-				return a.cancelled(r, err)
-			}
-			idx = i
+		idx, end, err := resumeflow.Pick(len(r.all), r.mode, opts.DryRun, a.sys.IO.CanPrompt(), func() (int, error) { return a.chooseCandidate(r) })
+		switch {
+		case end != nil:
+			return a.finishResume(r, end.Outcome, end.Code, end.Err)
+		case err != nil:
+			return a.cancelled(r, err)
 		}
 		c := r.all[idx]
 		r.selected = &c
@@ -270,19 +265,15 @@ func (a *app) takeSelected(r *resumeRun, popts plan.Options) (stop bool, err err
 	if err := a.rebuildIfCorrupt(r); err != nil {
 		return true, err
 	}
-	if st := handoff.Inspect(s.Root, r.selected.ID); st.Exists && st.Live {
-		if st.Reason != "" {
-			return true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", r.selected.ID, rel(s.Root, handoff.LockPath(s.Root, r.selected.ID)), st.Reason, r.selected.ID))
-		}
-		return true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", r.selected.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339)))
-	}
 	var sharedView *resumeflow.Shared
 	if r.shared != nil {
 		sharedView = r.shared.view
 	}
-	if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && !opts.DryRun {
-		r.reason, r.holder = reasonHeldRemotely, toHolder(l)
-		return true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", heldRemotely(r.selected.ID, l)))
+	if end, held, ok := resumeflow.TakeGate(s.Root, r.selected.ID, sharedView, s.Now, opts.DryRun); !ok {
+		if held != nil {
+			r.reason, r.holder = end.Reason, toHolder(*held)
+		}
+		return true, a.finishResume(r, end.Outcome, end.Code, end.Err)
 	}
 	return false, a.evaluate(r, popts)
 }

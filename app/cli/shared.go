@@ -21,10 +21,10 @@ import (
 
 // reasonHeldRemotely is the --json "reason" of a workflow another runner
 // holds on the shared lifecycle (exit 16).
-const reasonHeldRemotely = "held_remotely"
+const reasonHeldRemotely = resumeflow.ReasonHeldRemotely
 
 // reasonSharedUnusable is the --json "reason" of exit 20.
-const reasonSharedUnusable = "shared_lifecycle_unusable"
+const reasonSharedUnusable = resumeflow.ReasonSharedUnusable
 
 // sharedState is the shared lifecycle of one command: the store (nil
 // without lifecycle.remote), what one fetch read, and why it could not be
@@ -161,15 +161,17 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	}
 	base := sharedlife.Record{Key: key, Phase: r.plan.ResumeFrom.Phase, Agent: r.plan.ResumeFrom.Agent, Mode: string(r.mode), Again: req.Again}
 	h, err := st.store.Begin(st.view.View, c.ID, "orchestrate resume", base)
+	movesOn := a.movesOn(r)
 	var held *sharedlife.HeldError
-	switch {
-	case errors.As(err, &held) && a.movesOn(r):
+	errors.As(err, &held)
+	switch resumeflow.SharedStep(err, nil, req.Again, movesOn) {
+	case resumeflow.SharedSkipHeld:
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: held by %s on the shared lifecycle (lease until %s).\n", templates.Safe(c.ID), templates.Safe(held.Holder.Runner.String()), held.Holder.Expires.UTC().Format(time.RFC3339))
 		return nil, true, a.passOver(r)
-	case errors.As(err, &held):
+	case resumeflow.SharedHeld:
 		r.reason, r.holder = reasonHeldRemotely, toHolder(held.Holder)
 		return nil, true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", held))
-	case err != nil:
+	case resumeflow.SharedUnusable:
 		r.reason = reasonSharedUnusable
 		return nil, true, a.finishResume(r, "error", ExitShared, sharedUnusable(err))
 	}
@@ -178,13 +180,13 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	if t := h.Held.TookOver; t != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the shared lock of %s: its lease ended (%s).\n", templates.Safe(c.ID), templates.Safe(t.Runner.String()))
 	}
-	if h.Already() && !req.Again && a.movesOn(r) {
+	switch resumeflow.SharedStep(nil, h, req.Again, movesOn) {
+	case resumeflow.SharedSkipDone:
 		// handed off by another runner between the fetch and the lock
 		sh.end()
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: handed off %s by %s.\n", templates.Safe(c.ID), templates.Ago(r.s.Now.Sub(h.Prior.At)), templates.Safe(h.Prior.Runner.String()))
 		return nil, true, a.passOver(r)
-	}
-	if h.Already() && !req.Again {
+	case resumeflow.SharedAlready:
 		p := h.Prior
 		to := ""
 		if p.Agent != "" {
@@ -282,7 +284,7 @@ func (sh *sharedHandoff) catchSignals() {
 // itself (no name, no saved plan): one taken on the shared lifecycle is
 // skipped for the next, as a live local handoff is.
 func (a *app) movesOn(r *resumeRun) bool {
-	return r.opts.Workflow == "" && r.opts.Plan == "" && r.mode == modes.ModeAutopilot && len(r.opts.passed) < 1000
+	return resumeflow.MovesOn(r.opts.Workflow != "", r.opts.Plan != "", r.mode, len(r.opts.passed))
 }
 
 // passOver starts the run over without r's workflow (movesOn): a fresh

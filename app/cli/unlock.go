@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
-	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -74,24 +74,20 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 		return nil
 	}
 	owner := fmt.Sprintf("pid %d on %s (user %s, since %s)", st.Owner.PID, st.Owner.Host, st.Owner.User, st.Owner.StartedAt.Format(time.RFC3339))
-	if st.Live && !opts.Force && st.Reason != "" {
+	switch resumeflow.UnlockLocal(st, opts.Force) {
+	case resumeflow.UnlockUntrusted:
 		return exitf(ExitLocked, "the lock of %s is not trusted (%s); it was left in place: check it, then pass --force to remove it", id, st.Reason)
-	}
-	if st.Live && !opts.Force {
+	case resumeflow.UnlockLive:
 		return exitf(ExitLocked, "%s is locked by a live process: %s; pass --force to remove the lock anyway", id, owner)
 	}
 	if err := handoff.Remove(s.Root, id, opts.Force); err != nil {
 		return err
 	}
-	state := "stale"
-	if st.Live {
-		state = "live (forced)"
+	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", templates.Safe(resumeflow.UnlockedWord(st)), templates.Safe(id), templates.Safe(owner))
+	// a log that cannot be written is a warning: the lock is gone either way
+	if err := resumeflow.LogUnlock(s.Root, s.LogPath(), id, st, opts.Force, a.lockInfo()); err != nil {
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
 	}
-	if st.Reason != "" {
-		state += ", " + st.Reason
-	}
-	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", templates.Safe(state), templates.Safe(id), templates.Safe(owner))
-	a.logUnlock(s, id, st, opts.Force)
 	return nil
 }
 
@@ -106,11 +102,11 @@ func (a *app) unlockShared(s *loadedRepo, id string, force bool) (bool, error) {
 	if sh.err != nil {
 		return false, exitf(ExitShared, "%v", sharedUnusable(sh.err))
 	}
-	l, ok := sh.view.View.Locks[id]
-	if !ok {
+	l, verdict := resumeflow.UnlockShared(sh.view, id, s.Now, force)
+	switch verdict {
+	case resumeflow.UnlockNone:
 		return false, nil
-	}
-	if l.Live(s.Now) && !force {
+	case resumeflow.UnlockLive:
 		return false, exitf(ExitLocked, "%v; pass --force to remove it anyway", &sharedlife.HeldError{Workflow: id, Holder: l})
 	}
 	if _, err := sh.store.RemoveLock(sh.view.View, id); err != nil {
@@ -122,35 +118,4 @@ func (a *app) unlockShared(s *loadedRepo, id string, force bool) (bool, error) {
 	}
 	fmt.Fprintf(a.sys.IO.Out, "Removed the shared lock of %s on %s (%s): %s.\n", templates.Safe(id), templates.Safe(sh.view.Remote), state, templates.Safe(l.Runner.String()))
 	return true, nil
-}
-
-// logUnlock records a removed lock in the orchestration log, as every
-// other action is: the workflow, who removed it, whose lock it was, and
-// whether it was stale, live and forced, or untrusted. A log that cannot
-// be written is a warning: the lock is gone either way.
-func (a *app) logUnlock(s *loadedRepo, id string, st handoff.LockState, force bool) {
-	l, err := logging.OpenActionLogIn(s.Root, s.LogPath())
-	if err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
-		return
-	}
-	defer l.Close()
-	me := a.lockInfo()
-	lock := "stale"
-	switch {
-	case st.Reason != "":
-		lock = "untrusted"
-	case st.Live:
-		lock = "live"
-	}
-	msg := "stale lock removed"
-	if st.Live {
-		msg = lock + " lock removed with --force"
-	}
-	l.WithFields(map[string]any{
-		"event": "unlock", "workflow": id, "lock": lock, "forced": force && st.Live,
-		"by_user": me.User, "by_host": me.Host, "by_pid": me.PID,
-		"owner_user": st.Owner.User, "owner_host": st.Owner.Host, "owner_pid": st.Owner.PID,
-		"owner_since": st.Owner.StartedAt.UTC().Format(time.RFC3339), "reason": st.Reason,
-	}).Info(msg)
 }

@@ -1,10 +1,14 @@
 // Package resumeflow is the use case of `orchestrate resume` (and of the
 // commands that share its steps) between loading a session and rendering:
-// selecting the candidate, the handoff lifecycle autopilot filters on,
-// evaluating a candidate (validation, plan, the mode's situation and
-// decision, and the findings that keep a dry run's exit code equal to the
-// real run's), and the handoff request. Nothing here prints or prompts.
-// See docs/ARCHITECTURE.md.
+// selecting the candidate (Select, Pick), the handoff lifecycle autopilot
+// filters on, evaluating a candidate (validation, plan, the mode's
+// situation and decision, and the findings that keep a dry run's exit code
+// equal to the real run's), and the resume state machine (Flow: decide,
+// confirm, trust, lock, handoff, record) with the handoff request; the
+// cleanup (RunCleanup), unlock (UnlockLocal, UnlockShared) and rebuild
+// (RebuildCorrupt) decisions too. Nothing here prints: questions go through
+// modes.Prompter, everything a person should see is an event or an outcome
+// the command layer renders. See docs/ARCHITECTURE.md.
 package resumeflow
 
 import (
@@ -13,6 +17,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -69,4 +74,21 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// Pick is the selection step of a resume without a WORKFLOW: the most
+// recent of n resumable candidates, unless a person is there to choose —
+// several candidates, a mode that asks (not autopilot) and not a dry run:
+// then choose asks (its error is the user's cancel, or a failure), and
+// without a terminal the run ends with exit 19 naming what to pass.
+func Pick(n int, mode modes.Mode, dryRun, canPrompt bool, choose func() (int, error)) (idx int, end *End, err error) {
+	if n <= 1 || mode == modes.ModeAutopilot || dryRun {
+		return 0, nil, nil // the most recent
+	}
+	if !canPrompt {
+		return 0, &End{Outcome: "error", Code: int(exitcode.NoTTY),
+			Err: fmt.Errorf("%d interrupted workflows and no terminal to ask which: name one (orchestrate resume WORKFLOW; orchestrate status lists them) or pass --mode autopilot to resume the most recent one when it is clean (autopilot halts on conflicts or staleness)", n)}, nil
+	}
+	idx, err = choose()
+	return idx, nil, err
 }

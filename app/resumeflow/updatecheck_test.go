@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/app/loaded"
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
