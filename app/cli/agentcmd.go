@@ -160,4 +160,3 @@ func (a *app) applyFoundSession(r *resumeRun, req *handoff.Request) error {
 	req.Candidate.AISessionID = found.ID
 	return nil
 }
-
