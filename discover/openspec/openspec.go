@@ -232,7 +232,7 @@ var (
 
 // configPath is the root's config file (config.yaml, else config.yml).
 func configPath(r *source.Repo, dir string) string {
-	if r.Exists(dir + "/config.yml") && !r.Exists(dir+"/config.yaml") {
+	if r.Exists(dir+"/config.yml") && !r.Exists(dir+"/config.yaml") {
 		return dir + "/config.yml"
 	}
 	return dir + "/config.yaml"
