@@ -99,12 +99,19 @@ func note(c *change, lay Layout) string {
 		parts = append(parts, "no tasks yet (a draft)")
 	}
 	done, total := c.counts()
-	if od, ot := c.Tasks.OldCount(); od != done || ot != total {
-		parts = append(parts, fmt.Sprintf("%d/%d by the 0.x rule (column-0 boxes only, OpenSpec up to 1.7)", od, ot))
-	}
-	if n := c.Tasks.FencedCount(); n > 0 && total > 0 {
-		cd, ct := c.Tasks.CLICount()
-		parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI, which also counts the %d box(es) inside code fences", cd, ct, n))
+	od, ot := c.Tasks.OldCount()
+	cd, ct := c.Tasks.CLICount()
+	n := c.Tasks.FencedCount()
+	switch {
+	case n > 0 && od == cd && ot == ct:
+		parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI (every version), which also counts the %d box(es) inside code fences", cd, ct, n))
+	default:
+		if od != done || ot != total {
+			parts = append(parts, fmt.Sprintf("%d/%d by the 0.x rule (column-0 boxes only, OpenSpec up to 1.7)", od, ot))
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI, which also counts the %d box(es) inside code fences", cd, ct, n))
+		}
 	}
 	if lay.Version == "0.x" && done == 0 && total > 0 {
 		parts = append(parts, "0.x apply ticked the boxes only at the end: open boxes may describe finished code")
@@ -116,14 +123,20 @@ func note(c *change, lay Layout) string {
 	return strings.Join(parts, "; ")
 }
 
-// frameworkNext fills what OpenSpec itself would do next: the apply
-// command works through the tasks its CLI lists (fenced boxes included,
-// empty boxes left out), starting at the first open one.
+// frameworkNext fills what OpenSpec itself would do next. In 1.x the
+// apply skill works through the pending tasks `openspec instructions apply`
+// lists (fenced boxes included, empty boxes left out), starting at the
+// first; in 0.x /openspec:apply has the agent read tasks.md and work the
+// tasks in order, with no list of the CLI's in between: its next is the
+// first open task as the file reads.
 func frameworkNext(c *change, rp *workflow.ResumePoint, first *Task) {
 	if !c.inFlight() {
 		return
 	}
 	cli := c.Tasks.CLIFirstOpen()
+	if c.Root.Layout.Version == "0.x" {
+		cli = first
+	}
 	if cli == nil {
 		return
 	}

@@ -316,9 +316,16 @@ func TestCountsBeside(t *testing.T) {
 	if candFinding(in, "open-tasks-among-done") == nil {
 		t.Errorf("indented: no holes finding")
 	}
+	// 0.x: the agent reads tasks.md itself, no CLI list in between
 	fe := byID(cs, "openspec:fenced")
-	if !fe.Resume.Differs || !strings.HasPrefix(fe.Resume.FrameworkNext, "0.1 ") || fe.Resume.Item != "1.2" {
-		t.Errorf("fenced: next %q differs %v item %s", fe.Resume.FrameworkNext, fe.Resume.Differs, fe.Resume.Item)
+	if fe.Resume.Differs || !strings.HasPrefix(fe.Resume.FrameworkNext, "1.2 ") {
+		t.Errorf("fenced 0.x: next %q differs %v", fe.Resume.FrameworkNext, fe.Resume.Differs)
+	}
+	// 1.x: instructions apply lists the fenced box first
+	cs1, _ := scanFiles(t, map[string]string{"openspec/config.yaml": "schema: spec-driven\n", "openspec/changes/fenced/tasks.md": read("tasks_fenced_first.md")}, nil)
+	fe1 := byID(cs1, "openspec:fenced")
+	if !fe1.Resume.Differs || !strings.HasPrefix(fe1.Resume.FrameworkNext, "0.1 ") || fe1.Resume.Item != "1.2" || fe1.Resume.DiffersWhy == "" {
+		t.Errorf("fenced 1.x: next %q differs %v item %s", fe1.Resume.FrameworkNext, fe1.Resume.Differs, fe1.Resume.Item)
 	}
 	if !strings.Contains(fe.Resume.Note, "1/3 by the openspec CLI") {
 		t.Errorf("fenced note: %q", fe.Resume.Note)
