@@ -24,7 +24,7 @@ func genOpenSpec(root string, n int) map[string]string {
 		root + "/changes/IMPLEMENTATION.md": "Order in which changes land.\n",
 	}
 	for i := 0; i < n; i++ {
-		id := fmt.Sprintf("%s-%s-%03d", pickWord(verbs, i), words[(i*7)%len(words)], i)
+		id := fmt.Sprintf("%s-%s-%03d", slug(pickWord(verbs, i)), words[(i*7)%len(words)], i)
 		dir := fmt.Sprintf("%s/changes/%s", root, id)
 		cp := openspecCaps[i%len(openspecCaps)]
 		files[dir+"/proposal.md"] = fmt.Sprintf("## Why\n\nChange %d of the %s capability.\n\n## What Changes\n\n- %s the %s flow.\n\n## Impact\n\n- Affected specs: %s\n", i, cp, pickWord(verbs, i), words[i%len(words)], cp)
@@ -37,12 +37,15 @@ func genOpenSpec(root string, n int) map[string]string {
 		files[dir+"/tasks.md"] = openspecTasks(i, kind)
 	}
 	for i := 0; i < n/5; i++ {
-		id := fmt.Sprintf("2026-%02d-%02d-%s-%s-old%03d", 1+i%12, 1+i%28, pickWord(verbs, i+3), words[(i*3)%len(words)], i)
+		id := fmt.Sprintf("2026-%02d-%02d-%s-%s-old%03d", 1+i%12, 1+i%28, slug(pickWord(verbs, i+3)), words[(i*3)%len(words)], i)
 		files[fmt.Sprintf("%s/changes/archive/%s/tasks.md", root, id)] = openspecTasks(i, 4)
 		files[fmt.Sprintf("%s/changes/archive/%s/proposal.md", root, id)] = "## Why\n\nArchived change.\n"
 	}
 	return files
 }
+
+// slug is a word in kebab case ("speed up" is speed-up).
+func slug(w string) string { return strings.ReplaceAll(w, " ", "-") }
 
 // pickWord is list[i mod len].
 func pickWord(list []string, i int) string { return list[i%len(list)] }

@@ -201,8 +201,8 @@ func phases(c *change, first *Task) []workflow.Phase {
 // groupID names a group heading: "1. Setup" is group-1, else the heading
 // as a slug.
 func groupID(heading string) string {
-	if m := numRe().FindStringSubmatch(heading); m != nil {
-		return "group-" + m[1]
+	if num, _, ok := leadingNumber(heading); ok {
+		return "group-" + num
 	}
 	if s := storyid.Sanitize(strings.ToLower(heading)); s != "" && len(s) <= 40 {
 		return s

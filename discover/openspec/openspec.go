@@ -307,55 +307,61 @@ func readChanges(r *source.Repo, rt *root) (active, archived []*change, findings
 	return active, archived, findings
 }
 
-// readChange reads one change folder.
+// readChange reads one change folder: one listing tells which documents
+// exist; tasks.md is read (an archived change's only for its boxes), the
+// other documents are referenced, not read (.openspec.yaml is read for the
+// changes in flight, by readMeta).
 func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
+	has := map[string]bool{}
+	if ents, err := os.ReadDir(filepath.Join(r.Root, filepath.FromSlash(dir))); err == nil {
+		for _, e := range ents {
+			switch name := e.Name(); {
+			case e.Type().IsRegular():
+				has[name] = true
+			case e.IsDir() && name == "specs":
+				has["specs/"] = true
+			}
+		}
+	}
 	if !archived {
 		c.exists = refpath.BoundedExists(r.Exists, maxExistsLookups)
 	}
 	p := dir + "/tasks.md"
-	if r.Exists(p) {
+	if has["tasks.md"] {
 		c.TasksPath = p
 		data, mt, err := r.ReadWithTime(p)
 		c.ModTime = mt
-		if err != nil {
+		switch {
+		case err != nil:
 			c.Findings = append(c.Findings, source.ReadFinding(p, err))
-		} else {
+		case archived:
+			c.Tasks = countTasks(data)
+		default:
 			c.Tasks = ParseTasksIn(data, c.exists)
 		}
 	}
 	if archived {
 		return c // only the boxes of an archived change matter
 	}
+	if c.ModTime.IsZero() {
+		c.ModTime = r.ModTime(dir)
+	}
 	for _, doc := range []string{"proposal.md", "design.md", ".openspec.yaml"} {
-		if q := dir + "/" + doc; r.Exists(q) {
-			c.Docs = append(c.Docs, q)
+		if has[doc] {
+			c.Docs = append(c.Docs, dir+"/"+doc)
 		}
 	}
-	specs := r.Glob([]string{dir + "/specs/*/spec.md"}, false)
-	if len(specs) > source.MaxFiles {
-		specs = specs[:source.MaxFiles]
-	}
-	c.Docs = append(c.Docs, specs...)
-	if r.Exists(dir + "/.openspec.yaml") {
-		c.Created, c.Schema = readMeta(r, dir+"/.openspec.yaml")
-	}
-	for _, q := range c.Docs {
-		if mt := r.ModTime(q); mt.After(c.ModTime) {
-			c.ModTime = mt
+	if has["specs/"] {
+		specs := r.Glob([]string{dir + "/specs/*/spec.md"}, false)
+		if len(specs) > source.MaxFiles {
+			specs = specs[:source.MaxFiles]
 		}
+		c.Docs = append(c.Docs, specs...)
 	}
-	if c.TasksPath == "" && r.Exists(dir+"/task.md") {
+	if c.TasksPath == "" && has["task.md"] {
 		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-task-md", Path: dir + "/task.md",
 			Message: "task.md is not read by OpenSpec (it tracks tasks.md): the change shows as \"No tasks\""})
-	}
-	schema := c.Schema
-	if schema == "" {
-		schema = rt.Schema
-	}
-	if schema != "" && schema != "spec-driven" {
-		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-custom-schema", Path: dir,
-			Message: fmt.Sprintf("schema %q may track another file than tasks.md; orchestrate reads only tasks.md", schema)})
 	}
 	if c.Tasks.Truncated {
 		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-tasks", Path: p,
@@ -364,6 +370,17 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 	if c.Tasks.UnclosedFence > 0 {
 		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "unclosed-code-fence", Path: p, Line: c.Tasks.UnclosedFence,
 			Message: fmt.Sprintf("line %d: a code fence is never closed; the boxes after it are counted", c.Tasks.UnclosedFence)})
+	}
+	if has[".openspec.yaml"] && c.inFlight() {
+		c.Created, c.Schema = readMeta(r, dir+"/.openspec.yaml")
+	}
+	schema := c.Schema
+	if schema == "" {
+		schema = rt.Schema
+	}
+	if schema != "" && schema != "spec-driven" {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-custom-schema", Path: dir,
+			Message: fmt.Sprintf("schema %q may track another file than tasks.md; orchestrate reads only tasks.md", schema)})
 	}
 	return c
 }

@@ -157,22 +157,17 @@ func (t *Tasks) FencedCount() int {
 	return n
 }
 
-// ws is the whitespace the CLI's JavaScript `\s` matches (Go's `\s` is
-// ASCII only): a tab or a no-break space inside the brackets is an open box.
-const ws = `\s\x{00A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`
-
 var (
-	// taskRe is the 1.8+ task line (src/utils/task-progress.ts): a list
-	// item at any indentation, a box holding whitespace, x or X.
-	taskRe = lazyre.New(`^[` + ws + `]*[-*][` + ws + `]*\[([` + ws + `xX])\][` + ws + `]*(.*)$`)
-	// oldRe is the task line of the CLIs up to 1.7: column 0 only.
-	oldRe      = lazyre.New(`^[-*][` + ws + `]+\[[` + ws + `xX]\]`)
-	headingRe  = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	fenceRe    = lazyre.New("^\\s*(`{3,}|~{3,})")
-	numRe      = lazyre.New(`^(?:\*\*)?(\d{1,4}(?:\.\d{1,4}){0,4})\.?(?:\*\*)?(?:\s+|$)`)
-	refRe      = lazyre.New(`(?i)(?:^|[\s(\[])(?:requirements?|reqs?|validates|spec)\s*[:：]\s*(.+?)\s*[)\]]?\s*$`)
-	filesRe    = lazyre.New(`(?i)^(?:files?|paths?)\s*[:：]\s*(.*)$`)
-	backtickRe = lazyre.New("`([^`]{1,512})`")
+	headingRe = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	fenceRe   = lazyre.New("^\\s*(`{3,}|~{3,})")
+	refRe     = lazyre.New(`(?i)(?:^|[\s(\[])(?:requirements?|reqs?|validates|spec)\s*[:：]\s*(.+?)\s*[)\]]?\s*$`)
+	filesRe   = lazyre.New(`(?i)^(?:files?|paths?)\s*[:：]\s*(.*)$`)
+)
+
+// emphasis removes bold markers; plainText also backticks.
+var (
+	emphasis  = strings.NewReplacer("**", "", "__", "")
+	plainText = strings.NewReplacer("**", "", "__", "", "`", "")
 )
 
 // ParseTasks reads a tasks.md without a repository at hand: only file-like
@@ -184,6 +179,15 @@ func ParseTasks(data []byte) Tasks { return ParseTasksIn(data, nil) }
 // prose rule (refpath.Prose) with exists answering for the repository: a
 // route, URL, glob, command or version is never a path.
 func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
+	return parseTasks(data, exists, true)
+}
+
+// countTasks reads only the boxes of a tasks.md (an archived change's):
+// no references, no paths.
+func countTasks(data []byte) Tasks { return parseTasks(data, nil, false) }
+
+// parseTasks is ParseTasksIn; detail false skips references and paths.
+func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 	var out Tasks
 	group, groupIx := "", -1
 	fence, fenceLen, fenceAt := byte(0), 0, 0
@@ -203,7 +207,7 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 		if len(line) > maxLineLen {
 			line = cutRunes(line, maxLineLen)
 		}
-		if m := fenceRe().FindStringSubmatch(line); m != nil {
+		if m := fenceMatch(line); m != nil {
 			switch {
 			case fence == 0:
 				fence, fenceLen, fenceAt = m[1][0], len(m[1]), n
@@ -214,7 +218,7 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 				continue
 			}
 		}
-		if fence == 0 {
+		if fence == 0 && strings.HasPrefix(strings.TrimLeft(line, " "), "#") {
 			if m := headingRe().FindStringSubmatch(line); m != nil {
 				cur = nil
 				if len(m[1]) == 1 {
@@ -225,16 +229,16 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 				continue
 			}
 		}
-		if m := taskRe().FindStringSubmatch(line); m != nil {
+		if m := taskMatch(line); m != nil {
 			if len(out.Tasks) >= maxTasks {
 				out.Truncated = true
 				break
 			}
-			t := Task{Done: m[1] == "x" || m[1] == "X", Fenced: fence != 0, Column0: oldRe().MatchString(line), Line: n, Group: group, GroupIx: -1}
+			t := Task{Done: m[1] == "x" || m[1] == "X", Fenced: fence != 0, Column0: column0(line), Line: n, Group: group, GroupIx: -1}
 			desc := strings.TrimSpace(m[2])
-			if nm := numRe().FindStringSubmatch(desc); nm != nil {
-				t.Num = nm[1]
-				desc = strings.TrimSpace(desc[len(nm[0]):])
+			if num, rest, ok := leadingNumber(desc); ok {
+				t.Num = num
+				desc = strings.TrimSpace(rest)
 			}
 			t.Empty = t.Num == "" && strings.TrimSpace(desc) == ""
 			t.Item = t.Num
@@ -250,8 +254,10 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 					groupIx = len(out.Groups) - 1
 				}
 				t.GroupIx = groupIx
-				t.Refs = addRefs(nil, desc)
-				t.Paths = descPaths(desc, nil, exists)
+				if detail {
+					t.Refs = addRefs(nil, desc)
+					t.Paths = descPaths(desc, nil, exists)
+				}
 			}
 			out.Tasks = append(out.Tasks, t)
 			cur = &out.Tasks[len(out.Tasks)-1]
@@ -261,7 +267,7 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 			}
 			continue
 		}
-		if cur == nil || fence != 0 {
+		if cur == nil || fence != 0 || !detail {
 			continue
 		}
 		switch trimmed := strings.TrimSpace(line); {
@@ -269,9 +275,9 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 		case indentOf(line) > curIndent:
 			// a sub-bullet of the task: requirement references and files
 			sub := strings.TrimSpace(strings.TrimLeft(trimmed, "-*+"))
-			plain := strings.NewReplacer("**", "", "__", "").Replace(sub)
+			plain := emphasis.Replace(sub)
 			plain = strings.Trim(plain, "_ ")
-			if fm := filesRe().FindStringSubmatch(plain); fm != nil {
+			if fm := filesMatch(plain); fm != nil {
 				cur.Paths = filesPaths(fm[1], cur.Paths, exists)
 				continue
 			}
@@ -289,8 +295,10 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 			if t.Fenced && t.GroupIx == -fenceAt-1 {
 				t.Fenced = false
 				t.GroupIx = groupIndex(&out, t.Group)
-				t.Refs = addRefs(nil, t.Title)
-				t.Paths = descPaths(t.Title, nil, exists)
+				if detail {
+					t.Refs = addRefs(nil, t.Title)
+					t.Paths = descPaths(t.Title, nil, exists)
+				}
 			}
 		}
 	}
@@ -342,7 +350,10 @@ func addRefs(refs []string, text string) []string {
 	if len(refs) >= maxTaskRefs {
 		return refs
 	}
-	plain := strings.NewReplacer("**", "", "__", "", "`", "").Replace(text)
+	if !mayRef(text) {
+		return refs
+	}
+	plain := plainText.Replace(text)
 	plain = strings.Trim(plain, "_ ")
 	m := refRe().FindStringSubmatch(plain)
 	if m == nil {
@@ -369,12 +380,15 @@ func addRefs(refs []string, text string) []string {
 // are paths, and bare tokens holding a folder that are paths (a markdown
 // link's target included).
 func descPaths(desc string, out []string, exists func(string) bool) []string {
-	for _, m := range backtickRe().FindAllStringSubmatch(desc, maxTaskPaths) {
-		if p, ok := pathToken(m[1], exists); ok {
+	if !strings.Contains(desc, "/") && !strings.Contains(desc, "`") {
+		return out
+	}
+	quoted, plain := backticks(desc)
+	for _, q := range quoted {
+		if p, ok := pathToken(q, exists); ok {
 			out = addPath(out, p)
 		}
 	}
-	plain := backtickRe().ReplaceAllString(desc, " ")
 	for _, w := range strings.Fields(plain) {
 		if len(out) >= maxTaskPaths {
 			break
@@ -393,12 +407,49 @@ func descPaths(desc string, out []string, exists func(string) bool) []string {
 	return out
 }
 
+// backticks splits text into its backticked spans (at most maxTaskPaths,
+// each 1–512 bytes, as "`([^`]{1,512})`" would find them) and the text
+// outside them, the spans replaced by a space.
+func backticks(text string) (quoted []string, plain string) {
+	if !strings.Contains(text, "`") {
+		return nil, text
+	}
+	var b strings.Builder
+	rest := text
+	for {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			b.WriteString(rest)
+			break
+		}
+		span := rest[i+1 : i+1+j]
+		if j == 0 || j > 512 {
+			// no span here: keep the first backtick as text, go on after it
+			b.WriteString(rest[:i+1])
+			rest = rest[i+1:]
+			continue
+		}
+		b.WriteString(rest[:i])
+		b.WriteByte(' ')
+		if len(quoted) < maxTaskPaths {
+			quoted = append(quoted, span)
+		}
+		rest = rest[i+2+j:]
+	}
+	return quoted, b.String()
+}
+
 // filesPaths reads a "Files: a, b" sub-bullet: backticked paths, else
 // comma-separated ones.
 func filesPaths(rest string, out []string, exists func(string) bool) []string {
-	if ms := backtickRe().FindAllStringSubmatch(rest, maxTaskPaths); len(ms) > 0 {
-		for _, m := range ms {
-			if p, ok := pathToken(m[1], exists); ok {
+	if quoted, _ := backticks(rest); len(quoted) > 0 {
+		for _, q := range quoted {
+			if p, ok := pathToken(q, exists); ok {
 				out = addPath(out, p)
 			}
 		}
@@ -443,7 +494,7 @@ func addPath(list []string, p string) []string {
 
 // cleanText strips emphasis and decorations from a heading.
 func cleanText(s string) string {
-	s = strings.NewReplacer("**", "", "__", "", "`", "").Replace(s)
+	s = plainText.Replace(s)
 	s = strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r == '\uFE0F' || r == '\u200D'
 	})
@@ -474,4 +525,141 @@ func cutRunes(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// fenceMatch is fenceRe's match of a line that may open or close a fence
+// (a cheap test first: most lines hold no ``` or ~~~).
+func fenceMatch(line string) []string {
+	if !strings.Contains(line, "```") && !strings.Contains(line, "~~~") {
+		return nil
+	}
+	return fenceRe().FindStringSubmatch(line)
+}
+
+// taskMatch reads a task line by the 1.8+ rule (`^\s*[-*]\s*\[([\sxX])\]\s*(.*)`
+// in src/utils/task-progress.ts, written out: the
+// regular expression's Unicode classes cost too much on every line): the
+// box's content ("x", "X" or whitespace) and the text after it; nil when
+// the line is no task line.
+func taskMatch(line string) []string {
+	i := skipSpace(line, 0)
+	if i >= len(line) || (line[i] != '-' && line[i] != '*') {
+		return nil
+	}
+	i = skipSpace(line, i+1)
+	if i >= len(line) || line[i] != '[' {
+		return nil
+	}
+	r, n := utf8.DecodeRuneInString(line[i+1:])
+	if r != 'x' && r != 'X' && !isJSSpace(r) {
+		return nil
+	}
+	j := i + 1 + n
+	if j >= len(line) || line[j] != ']' {
+		return nil
+	}
+	return []string{line, line[i+1 : j], line[skipSpace(line, j+1):]}
+}
+
+// column0 reports a task line by the rule of the CLIs up to 1.7
+// (`^[-*]\s+\[[\sx]\]`, case-insensitive):
+// the marker at column 0, then whitespace, then the box.
+func column0(line string) bool {
+	if len(line) < 4 || (line[0] != '-' && line[0] != '*') {
+		return false
+	}
+	i := skipSpace(line, 1)
+	if i == 1 || i >= len(line) || line[i] != '[' {
+		return false
+	}
+	r, n := utf8.DecodeRuneInString(line[i+1:])
+	j := i + 1 + n
+	return (r == 'x' || r == 'X' || isJSSpace(r)) && j < len(line) && line[j] == ']'
+}
+
+// skipSpace returns the index of the first rune at or after i that is not
+// whitespace (isJSSpace).
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isJSSpace(r) {
+			return i
+		}
+		i += n
+	}
+	return i
+}
+
+// isJSSpace is JavaScript's \s, which the openspec CLI's patterns use: a
+// tab or a no-break space inside the brackets is an open box.
+func isJSSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200a'
+}
+
+// mayRef reports whether text may hold a requirement reference (the words
+// refRe looks for, in any case), before the regular expression runs.
+func mayRef(text string) bool {
+	for i := 0; i+3 <= len(text); i++ {
+		switch text[i] | 0x20 {
+		case 'r', 'v', 's':
+			w := strings.ToLower(text[i:min(len(text), i+9)])
+			if strings.HasPrefix(w, "req") || strings.HasPrefix(w, "validates") || strings.HasPrefix(w, "spec") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leadingNumber takes a task's leading number off its text ("2.3 Do x",
+// "**2.3** Do x", "2.3. Do x"; numRe written out): the number, the rest,
+// and whether there was one. A number must end at a space or the end.
+func leadingNumber(desc string) (num, rest string, ok bool) {
+	s := strings.TrimPrefix(desc, "**")
+	i, parts, digits := 0, 1, 0
+scan:
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			if digits > 4 {
+				return "", desc, false
+			}
+		case c == '.' && digits > 0 && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && parts < 5:
+			parts++
+			digits = 0
+		default:
+			break scan
+		}
+	}
+	if digits == 0 {
+		return "", desc, false
+	}
+	num, s = s[:i], s[i:]
+	s = strings.TrimPrefix(s, ".")
+	s = strings.TrimPrefix(s, "**")
+	if s != "" {
+		r, _ := utf8.DecodeRuneInString(s)
+		if !unicode.IsSpace(r) {
+			return "", desc, false
+		}
+	}
+	return num, s, true
+}
+
+// filesMatch is filesRe's match of a sub-bullet that may name files (it
+// starts with "file" or "path", in any case).
+func filesMatch(plain string) []string {
+	if len(plain) < 4 {
+		return nil
+	}
+	if w := strings.ToLower(plain[:4]); w != "file" && w != "path" {
+		return nil
+	}
+	return filesRe().FindStringSubmatch(plain)
 }

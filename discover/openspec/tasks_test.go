@@ -165,3 +165,25 @@ func TestParseBounds(t *testing.T) {
 		t.Errorf("bounds: %d paths, %d refs", len(x.Paths), len(x.Refs))
 	}
 }
+
+// TestLeadingNumber checks the task numbers read off a task's text.
+func TestLeadingNumber(t *testing.T) {
+	tests := []struct{ in, num, rest string }{
+		{"1.1 Do it", "1.1", " Do it"},
+		{"**2.3** Bold", "2.3", " Bold"},
+		{"2.3. Dotted", "2.3", " Dotted"},
+		{"6.1.1 Three levels", "6.1.1", " Three levels"},
+		{"7", "7", ""},
+		{"**W1 Label**", "", ""},
+		{"12345 too long", "", ""},
+		{"1.x not a number", "", ""},
+		{"1.2.3.4.5.6 too deep", "", ""},
+		{"2026-01-01 a date", "", ""},
+	}
+	for _, tt := range tests {
+		num, rest, ok := leadingNumber(tt.in)
+		if ok != (tt.num != "") || num != tt.num || (ok && rest != tt.rest) {
+			t.Errorf("leadingNumber(%q) = %q %q %v, want %q %q", tt.in, num, rest, ok, tt.num, tt.rest)
+		}
+	}
+}
