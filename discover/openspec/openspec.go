@@ -96,6 +96,9 @@ type change struct {
 	Findings  []workflow.Finding
 	current   bool
 	otherCopy []string // the archive folders holding the same id
+	// copies are change folders (with a tasks.md) found inside an archive
+	// folder: copies the CLI never reads.
+	copies []string
 	// exists is the bounded lookup the task paths were read with (its
 	// answers remembered), nil for an archived change.
 	exists func(string) bool
@@ -321,6 +324,9 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 				has[name] = true
 			case e.IsDir() && name == "specs":
 				has["specs/"] = true
+			case e.IsDir() && archived && len(c.copies) < 5 && r.Exists(dir+"/"+name+"/tasks.md"):
+				// a change folder copied inside its archive folder
+				c.copies = append(c.copies, dir+"/"+name)
 			}
 		}
 	}
@@ -394,7 +400,7 @@ func archiveFindings(rt *root, active, archived []*change) []workflow.Finding {
 	var out []workflow.Finding
 	byID := map[string][]string{}
 	var ids []string
-	var undated, doubled, open []string
+	var undated, doubled, badDate, open, copies []string
 	for _, a := range archived {
 		m := archiveRe().FindStringSubmatch(a.ID)
 		id := a.ID
@@ -406,7 +412,14 @@ func archiveFindings(rt *root, active, archived []*change) []workflow.Finding {
 			case dates > 1:
 				doubled = append(doubled, a.ID)
 			}
+			for k := 0; k+11 <= len(m[1]); k += 11 {
+				if _, err := time.Parse("2006-01-02", m[1][k:k+10]); err != nil {
+					badDate = append(badDate, a.ID)
+					break
+				}
+			}
 		}
+		copies = append(copies, a.copies...)
 		if _, ok := byID[id]; !ok {
 			ids = append(ids, id)
 		}
@@ -440,6 +453,14 @@ func archiveFindings(rt *root, active, archived []*change) []workflow.Finding {
 	if len(doubled) > 0 {
 		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-double-date", Path: base,
 			Message: "archive folders dated twice (an older CLI archived a dated id): " + strings.Join(capList(doubled, 10), ", ")})
+	}
+	if len(badDate) > 0 {
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-bad-date", Path: base,
+			Message: "archive folders whose date prefix is no calendar date (written by hand): " + strings.Join(capList(badDate, 10), ", ")})
+	}
+	if len(copies) > 0 {
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "openspec-archive-nested-copy", Path: base,
+			Message: "change folders copied inside an archive folder (OpenSpec never reads them; the archive folder's own tasks.md counts): " + strings.Join(capList(copies, 10), ", ")})
 	}
 	if len(open) > 0 {
 		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archived-open-tasks", Path: base,

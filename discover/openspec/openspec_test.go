@@ -208,6 +208,7 @@ func TestArchive(t *testing.T) {
 		"openspec/changes/archive/2025-11-01-2025-01-27-plugin-install/tasks.md":   tasksDone,
 		"openspec/changes/archive/2025-11-03-update-layout/tasks.md":               tasksPartial,
 		"openspec/changes/archive/2025-12-24-align-flutter/align-flutter/tasks.md": tasksPartial,
+		"openspec/changes/archive/2025-13-45-hand-moved/tasks.md":                  tasksDone,
 	}, nil)
 	if len(cs) != 1 {
 		t.Fatalf("candidates = %d, want 1 (archived changes are never candidates)", len(cs))
@@ -226,6 +227,8 @@ func TestArchive(t *testing.T) {
 		{"openspec-archive-undated", "add-console-embed-page"},
 		{"openspec-archive-double-date", "2025-11-01-2025-01-27-plugin-install"},
 		{"openspec-archived-open-tasks", "2025-11-03-update-layout (1/2)"},
+		{"openspec-archive-nested-copy", "openspec/changes/archive/2025-12-24-align-flutter/align-flutter"},
+		{"openspec-archive-bad-date", "2025-13-45-hand-moved"},
 	}
 	for _, c := range checks {
 		f := finding(fs, c.code)
