@@ -317,11 +317,17 @@ func readChanges(r *source.Repo, rt *root) (active, archived []*change, findings
 func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
-	if ents, err := os.ReadDir(filepath.Join(r.Root, filepath.FromSlash(dir))); err == nil {
+	full := filepath.Join(r.Root, filepath.FromSlash(dir))
+	if fi, err := os.Lstat(full); err != nil || !fi.IsDir() {
+		return c // a symlink or a file: nothing is read through it
+	}
+	if ents, err := os.ReadDir(full); err == nil {
 		for _, e := range ents {
 			switch name := e.Name(); {
 			case e.Type().IsRegular():
 				has[name] = true
+			case name == "tasks.md" && e.Type()&os.ModeSymlink != 0:
+				has[name] = true // the safe reader decides: inside the repository, or a finding
 			case e.IsDir() && name == "specs":
 				has["specs/"] = true
 			case e.IsDir() && archived && len(c.copies) < 5 && r.Exists(dir+"/"+name+"/tasks.md"):

@@ -362,3 +362,46 @@ func TestHostileRepo(t *testing.T) {
 		t.Errorf("binary tasks.md: %+v", c)
 	}
 }
+
+// TestSymlinks checks that a change folder, a tasks.md or an openspec/
+// root that is a symlink leading out of the repository is never read
+// through.
+func TestSymlinks(t *testing.T) {
+	outside := t.TempDir()
+	sourcetest.Write(t, outside, map[string]string{
+		"changes/stolen/tasks.md": tasksPartial,
+		"secret.md":               tasksPartial,
+	})
+	root := t.TempDir()
+	sourcetest.Write(t, root, map[string]string{
+		"openspec/changes/real/proposal.md": "# P\n",
+		"openspec/config.yaml":              "schema: spec-driven\n",
+	})
+	links := map[string]string{
+		"openspec/changes/linked":        filepath.Join(outside, "changes/stolen"),
+		"openspec/changes/real/tasks.md": filepath.Join(outside, "secret.md"),
+		"pkg/openspec":                   outside,
+	}
+	for from, to := range links {
+		full := filepath.Join(root, filepath.FromSlash(from))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, full); err != nil {
+			t.Skipf("no symlinks here: %v", err)
+		}
+	}
+	r, _ := source.NewRepo(root, config.Default())
+	cs, _ := OpenSpecSource.Scan(r)
+	if c := byID(cs, "openspec:real"); c == nil || candFinding(c, "unsafe-path") == nil {
+		t.Errorf("a tasks.md leading out of the repository gives no finding: %+v", c)
+	}
+	for _, c := range cs {
+		if c.Resumable || (c.Resume != nil && c.Resume.Total > 0) {
+			t.Errorf("%s: read through a symlink: %+v", c.ID, c.Resume)
+		}
+		if strings.HasPrefix(c.ID, "openspec:pkg/") {
+			t.Errorf("a symlinked openspec/ root was searched: %s", c.ID)
+		}
+	}
+}
