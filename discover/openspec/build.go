@@ -64,7 +64,7 @@ func Build(c *change) workflow.Candidate {
 	rp.Note = note(c, lay)
 	frameworkNext(c, rp, first)
 	cand.Resume = rp
-	if c.TasksPath != "" && total == 0 {
+	if c.TasksPath != "" && total == 0 && !c.unread {
 		msg := "tasks.md holds no checkbox (- [ ] …): OpenSpec shows the change as \"No tasks\" (a draft), not complete"
 		if n := c.Tasks.FencedCount(); n > 0 {
 			msg = fmt.Sprintf("tasks.md holds checkboxes only inside code fences (%d): orchestrate counts none, the openspec CLI counts them", n)

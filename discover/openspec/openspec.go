@@ -56,6 +56,8 @@ const (
 	// maxChanges bounds the change folders (active and archived) read per
 	// root.
 	maxChanges = 2000
+	// maxScanChanges bounds the change folders read over all roots.
+	maxScanChanges = 5000
 	// maxExistsLookups bounds the file-system lookups the paths of one
 	// tasks.md cost (refpath.BoundedExists).
 	maxExistsLookups = 1000
@@ -96,6 +98,9 @@ type change struct {
 	Findings  []workflow.Finding
 	current   bool
 	otherCopy []string // the archive folders holding the same id
+	// unread is set when tasks.md exists but could not be read (a
+	// finding says why).
+	unread bool
 	// copies are change folders (with a tasks.md) found inside an archive
 	// folder: copies the CLI never reads.
 	copies []string
@@ -141,14 +146,21 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			Message: fmt.Sprintf("the search for openspec/ folders stopped after %d folders; a deeper openspec/ is not read", maxListedDirs)})
 	}
 	var all []*change
+	budget := maxScanChanges
 	for _, d := range dirs {
+		if budget <= 0 {
+			findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: d,
+				Message: fmt.Sprintf("%s is not read: the %d change folders orchestrate reads in one scan are read", d, maxScanChanges)})
+			continue
+		}
 		rt := &root{Dir: d}
 		if d != "openspec" {
 			rt.Prefix = d
 		}
 		rt.Store, rt.Schema = readConfig(r, d)
 		rt.Layout = DetectLayout(r, d)
-		active, archived, fs := readChanges(r, rt)
+		active, archived, fs := readChanges(r, rt, min(budget, maxChanges))
+		budget -= len(active) + len(archived)
 		findings = append(findings, fs...)
 		if len(active) == 0 && len(archived) == 0 {
 			if rt.Store != "" {
@@ -281,27 +293,27 @@ func readMeta(r *source.Repo, p string) (created, schema string) {
 // readChanges reads a root's change folders: every folder directly under
 // changes/ except archive (files there are not changes), and every folder
 // under changes/archive/.
-func readChanges(r *source.Repo, rt *root) (active, archived []*change, findings []workflow.Finding) {
+func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*change, findings []workflow.Finding) {
 	base := rt.Dir + "/changes"
 	dirs := r.Glob([]string{base + "/*"}, true)
 	arch := r.Glob([]string{base + "/archive/*"}, true)
-	if len(dirs)+len(arch) > maxChanges {
+	if len(dirs)+len(arch) > limit {
 		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: base,
-			Message: fmt.Sprintf("%s holds %d change folders; only the first %d are read", base, len(dirs)+len(arch), maxChanges)})
+			Message: fmt.Sprintf("%s holds %d change folders; only the first %d are read", base, len(dirs)+len(arch), limit)})
 	}
 	n := 0
 	for _, d := range dirs {
 		if path.Base(d) == "archive" {
 			continue
 		}
-		if n >= maxChanges {
+		if n >= limit {
 			break
 		}
 		n++
 		active = append(active, readChange(r, rt, d, false))
 	}
 	for _, d := range arch {
-		if n >= maxChanges {
+		if n >= limit {
 			break
 		}
 		n++
@@ -346,6 +358,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 		c.ModTime = mt
 		switch {
 		case err != nil:
+			c.unread = true
 			c.Findings = append(c.Findings, source.ReadFinding(p, err))
 		case archived:
 			c.Tasks = countTasks(data)

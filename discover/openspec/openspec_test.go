@@ -358,7 +358,7 @@ func TestHostileRepo(t *testing.T) {
 		}
 		t.Errorf("odd folder name not sanitised")
 	}
-	if c := byID(cs, "openspec:bin"); c == nil || candFinding(c, "binary") == nil {
+	if c := byID(cs, "openspec:bin"); c == nil || candFinding(c, "binary") == nil || candFinding(c, "no-tasks") != nil {
 		t.Errorf("binary tasks.md: %+v", c)
 	}
 }
@@ -403,5 +403,33 @@ func TestSymlinks(t *testing.T) {
 		if strings.HasPrefix(c.ID, "openspec:pkg/") {
 			t.Errorf("a symlinked openspec/ root was searched: %s", c.ID)
 		}
+	}
+}
+
+// TestHostileCountsFast checks the bounds on hostile input: a tasks.md of
+// the size cap full of task lines, one of headings, one long line; each
+// read fast with its bound, never a panic.
+func TestHostileCountsFast(t *testing.T) {
+	big := strings.Repeat("- [x] 1.1 t `a/b.go`\n  - Requirements: r\n", 7<<20/44)
+	heads := strings.Repeat("## 1. g\n- [ ] 1.1 t\n", 7<<20/22)
+	long := "- [ ] 1.1 " + strings.Repeat("`a/b.go` ", 7<<20/10) + "\n"
+	start := time.Now()
+	cs, _ := scanFiles(t, map[string]string{
+		"openspec/changes/big/tasks.md":   big,
+		"openspec/changes/heads/tasks.md": heads,
+		"openspec/changes/long/tasks.md":  long,
+	}, nil)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("scan took %v", d)
+	}
+	b := byID(cs, "openspec:big")
+	if b == nil || candFinding(b, "too-many-tasks") == nil || b.Resume.Total != maxTasks {
+		t.Errorf("big: %+v", b)
+	}
+	if h := byID(cs, "openspec:heads"); h == nil || len(h.Phases) > maxGroups+1 {
+		t.Errorf("heads: %d phases", len(h.Phases))
+	}
+	if l := byID(cs, "openspec:long"); l == nil || len(l.Resume.Files) > maxTaskPaths {
+		t.Errorf("long: %+v", l)
 	}
 }
