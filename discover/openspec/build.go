@@ -88,7 +88,7 @@ func note(c *change, lay Layout) string {
 	case c.current:
 		how := "last commit " + strings.TrimPrefix(c.From, "git:")
 		if c.From == "" {
-			how = "newest modification time"
+			how = "the modification time of its files, not as committed"
 		}
 		parts = append(parts, "current change: the in-flight change whose folder changed last ("+how+")")
 	case st == workflow.StatusDone:
