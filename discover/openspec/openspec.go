@@ -45,11 +45,7 @@ const Agent = "dev"
 
 // Bounds on what one repository costs.
 const (
-	// maxRootDepth is how deep below the repository root an `openspec/`
-	// folder is looked for: `openspec/`, `a/openspec/`, `a/b/openspec/`
-	// (apps/desktop/openspec in a monorepo).
-	maxRootDepth = 2
-	// maxListedDirs bounds the folders listed to find the roots.
+	// maxListedDirs bounds the folders looked at to find the roots.
 	maxListedDirs = 4000
 	// maxRoots bounds the `openspec/` roots read.
 	maxRoots = 64
@@ -181,45 +177,62 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 }
 
 // findRoots lists the `openspec/` folders holding changes/ or a
-// config.yaml, at most maxRootDepth folders below the repository root,
-// without following symlinks or entering hidden, dependency or build
-// folders. cut reports that the listing bound stopped the search.
+// config.yaml, at most two folders below the repository root
+// (`openspec`, `a/openspec`, `a/b/openspec`: apps/desktop/openspec in a
+// monorepo), without following symlinks
+// or entering hidden, dependency or build folders. The root and its
+// folders are listed; the folders below those are not (one lstat of
+// `<folder>/openspec` each), so the search costs a few listings and an
+// lstat per second-level folder, whatever the tree holds. cut reports that
+// the bound on folders looked at stopped the search.
 func findRoots(r *source.Repo) (roots []string, cut bool) {
-	level := []string{""}
-	listed := 0
-	for depth := 0; depth <= maxRootDepth && len(level) > 0; depth++ {
-		var next []string
-		for _, rel := range level {
-			if listed >= maxListedDirs {
-				return roots, true
-			}
-			listed++
-			ents, err := os.ReadDir(filepath.Join(r.Root, filepath.FromSlash(rel)))
-			if err != nil {
+	looked := 0
+	add := func(p string) {
+		if len(roots) < maxRoots && isRoot(r, p) {
+			roots = append(roots, p)
+		}
+	}
+	// list reads a folder's subfolders (no symlinks, hidden, dependency or
+	// build folders), adding an openspec/ among them as a root
+	list := func(rel string) []string {
+		ents, err := os.ReadDir(filepath.Join(r.Root, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil
+		}
+		var subs []string
+		for _, e := range ents {
+			name := e.Name()
+			if !e.IsDir() || strings.HasPrefix(name, ".") || skipDirs[name] {
 				continue
 			}
-			for _, e := range ents {
-				name := e.Name()
-				if !e.IsDir() || strings.HasPrefix(name, ".") || skipDirs[name] {
-					continue
-				}
-				p := name
-				if rel != "" {
-					p = rel + "/" + name
-				}
-				if name == "openspec" {
-					if len(roots) < maxRoots && isRoot(r, p) {
-						roots = append(roots, p)
-					}
-					continue
-				}
-				if depth < maxRootDepth {
-					next = append(next, p)
-				}
+			p := name
+			if rel != "" {
+				p = rel + "/" + name
+			}
+			if name == "openspec" {
+				add(p)
+				continue
+			}
+			subs = append(subs, p)
+		}
+		sort.Strings(subs)
+		return subs
+	}
+	for _, d1 := range list("") {
+		if looked >= maxListedDirs {
+			return roots, true
+		}
+		looked++
+		for _, d2 := range list(d1) {
+			if looked >= maxListedDirs {
+				return roots, true
+			}
+			looked++
+			p := d2 + "/openspec"
+			if fi, err := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+				add(p)
 			}
 		}
-		sort.Strings(next)
-		level = next
 	}
 	sort.Strings(roots)
 	return roots, false
