@@ -93,7 +93,6 @@ type change struct {
 	From      string // "git:<hash>" when dated from git
 	Findings  []workflow.Finding
 	current   bool
-	otherCopy []string // the archive folders holding the same id
 	// unread is set when tasks.md exists but could not be read (a
 	// finding says why).
 	unread bool
@@ -146,7 +145,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	for _, d := range dirs {
 		if budget <= 0 {
 			findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: d,
-				Message: fmt.Sprintf("%s is not read: the %d change folders orchestrate reads in one scan are read", d, maxScanChanges)})
+				Message: fmt.Sprintf("%s is not read: orchestrate reads at most %d change folders in one scan", d, maxScanChanges)})
 			continue
 		}
 		rt := &root{Dir: d}
@@ -467,7 +466,6 @@ func archiveFindings(rt *root, active, archived []*change) []workflow.Finding {
 	for _, id := range ids {
 		dirs := byID[id]
 		if c := actives[id]; c != nil {
-			c.otherCopy = dirs
 			c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "openspec-active-and-archived", Path: c.Dir,
 				Message: fmt.Sprintf("change %s is both active and archived (%s): the active folder counts", id, strings.Join(capList(dirs, 5), ", "))})
 			continue
