@@ -157,6 +157,8 @@ func hasStateFile(kind string) bool {
 		// the frameworks' own files (STATE.md, tasks.md, tasks.json, the
 		// sprint ledger) are the project's: a resume never marks them
 		return false
+	case workflow.KindOpenSpec: // an OpenSpec change's tasks.md: never edited
+		return false
 	}
 	return true
 }

@@ -16,6 +16,8 @@ func buildTrack(c workflow.Candidate, def workflow.Definition) track {
 		t = gsdTrack(c)
 	case c.Type == workflow.TypeFeature:
 		t = speckitTrack(c)
+	case c.Type == workflow.TypeChange:
+		t = openspecTrack(c)
 	case c.Type == workflow.TypeEpic || (c.Epic != nil && c.QA == nil):
 		t = epicTrack(c, def)
 	case c.Type == workflow.TypeQALoop || (c.QA != nil && c.Type != workflow.TypeQAReview):

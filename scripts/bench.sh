@@ -11,7 +11,9 @@
 #     20,000 commits since the interruption, merge-heavy history (2,000
 #     merges x 10 side commits), 20,000 stories (`orchestrate status`), 200
 #     interrupted workflows x 300 referenced files and 1,000 x 50 (of 4,000
-#     files; `orchestrate status`), one workflow referencing 5,000 files;
+#     files; `orchestrate status`), one workflow referencing 5,000 files,
+#     20,000 stories with 500 OpenSpec changes and 500 Kiro specs
+#     (`orchestrate status`);
 #     and, in `huge` mode only, 1,000,000 files;
 # then prints one table of every result (medians; the ratios to git status
 # of the warm cache, the cache off and the first run, each measured in the
@@ -33,9 +35,9 @@ cd "$(dirname "$0")/.."
 
 mode="${1:-full}"
 case "$mode" in
-  full) sizes="10000 100000"; shapes="commits merges stories workflows workflows1000 refs" ;;
+  full) sizes="10000 100000"; shapes="commits merges stories workflows workflows1000 refs specs" ;;
   small) sizes="10000"; shapes="" ;;
-  shapes) sizes=""; shapes="commits merges stories workflows workflows1000 refs" ;;
+  shapes) sizes=""; shapes="commits merges stories workflows workflows1000 refs specs" ;;
   huge) sizes=""; shapes="huge" ;;
   *) echo "usage: scripts/bench.sh [full|small|shapes|huge]" >&2; exit 2 ;;
 esac
@@ -75,7 +77,7 @@ done
 for s in $shapes; do
   repo="$dir/shape-$s"
   cmd=resume
-  case "$s" in stories|workflows*) cmd=status ;; esac
+  case "$s" in stories|workflows*|specs) cmd=status ;; esac
   echo
   echo "== shape $s (orchestrate $cmd)"
   "$dir/bin/benchgen" -q -dir "$repo" -shape "$s" -seed "$seed"

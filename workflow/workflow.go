@@ -31,6 +31,8 @@ const (
 	TypeTask Type = "task"
 	// TypePhase is a GSD phase (.planning/phases/<N>-<slug>/).
 	TypePhase Type = "phase"
+	// TypeChange is an OpenSpec change (openspec/changes/<id>/tasks.md).
+	TypeChange Type = "change"
 )
 
 // Label is the human name of a type, as the task's blocks print it.
@@ -60,6 +62,8 @@ func (t Type) Label() string {
 		return "Task"
 	case TypePhase:
 		return "Phase"
+	case TypeChange:
+		return "Change"
 	}
 	return string(t)
 }
@@ -82,6 +86,8 @@ const (
 	KindTaskmaster = "taskmaster"
 	// KindGSD is GSD planning state (.planning/).
 	KindGSD = "gsd"
+	// KindOpenSpec is an OpenSpec change's tasks.md (or its folder).
+	KindOpenSpec = "openspec-tasks"
 )
 
 // Source priorities (lower is more specific).

@@ -24,6 +24,9 @@ import (
 //	           each referencing -per-workflow files (200 x 300 of 4,000)
 //	workflows1000  the same, 1,000 workflows x 50 files of 4,000
 //	refs       one workflow referencing -refs files
+//	specs      the stories shape plus the spec frameworks' own files: 500
+//	           OpenSpec changes (genOpenSpec) and 500 Kiro specs (genKiro),
+//	           for `orchestrate status`
 //	huge       the refs layout at 1,000,000 files
 var shapePresets = map[string]Params{
 	"commits":       {Files: 100000, Stories: 40, Commits: 20000, Refs: 300, Workflows: 1},
@@ -32,6 +35,7 @@ var shapePresets = map[string]Params{
 	"workflows":     {Files: 100000, Stories: 2000, Commits: 300, Refs: 4000, Workflows: 200, PerWorkflow: 300},
 	"workflows1000": {Files: 100000, Stories: 2000, Commits: 300, Refs: 4000, Workflows: 1000, PerWorkflow: 50},
 	"refs":          {Files: 100000, Stories: 40, Commits: 300, Refs: 5000, Workflows: 1},
+	"specs":         {Files: 100000, Stories: 20000, Commits: 300, Refs: 300, Workflows: 5},
 	"huge":          {Files: 1000000, Stories: 2000, Commits: 300, Refs: 300, Workflows: 1},
 }
 
@@ -260,6 +264,10 @@ func (s *shapeGen) writeHistory(total int) error {
 		}
 		ch := s.randomEdits(i, true)
 		msg := fmt.Sprintf("src: %s %s\n", s.pick(verbs), s.pick(words))
+		if s.p.Shape == "specs" && i == specsSlot(total) {
+			ch = append(ch, s.specFiles()...)
+			msg = "spec frameworks: changes and specs in flight\n"
+		}
 		if ks := saves[i]; len(ks) > 0 {
 			base, err := s.im.hash(prev)
 			if err != nil {
@@ -333,4 +341,29 @@ func (s *shapeGen) mergeRound(ref string, i, total int) error {
 		s.logf("merge %d/%d", i-1, s.p.Merges)
 	}
 	return nil
+}
+
+// specCount is how many OpenSpec changes (and Kiro specs) the specs shape
+// adds.
+const specCount = 500
+
+// specsSlot is the commit slot that adds the spec frameworks' files: late
+// in the history (at 90 %), before the workflows saved last.
+func specsSlot(total int) int { return max(1, min(total*9/10, total-1)) }
+
+// specFiles are the spec frameworks' files of the specs shape, as changes
+// of one commit, in path order.
+func (s *shapeGen) specFiles() []change {
+	files := genOpenSpec("openspec", specCount)
+	// --- the Kiro specs go here: for p, c := range genKiro(".kiro", specCount) { files[p] = c } ---
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]change, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, change{p, s.im.blob(files[p])})
+	}
+	return out
 }

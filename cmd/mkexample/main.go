@@ -45,6 +45,7 @@ func history() []step {
 		{ago: 60 * h, author: ana, message: "Story 2.1: audit log implemented", paths: []string{"docs/stories/2.1.", "src/audit/"}},
 		{ago: 26 * h, author: ana, message: "QA loop 2.1: iteration 3 rejected; story 1.2 started", paths: []string{"qa/", "docs/stories/1.2.", "src/auth/"}},
 		{ago: 50 * time.Minute, author: ana, message: "SDC 1.2: implementation in progress", paths: []string{".orchestrate/"}},
+		openspecStep(),
 		speckitStep(),
 		{ago: 20 * time.Minute, author: bruno, message: "Audit: ISO-8601 timestamps in the formatter", edit: func(dir string) error {
 			return gitfixture.WriteFile(dir, "src/audit/format.ts", "export const format = (e: object) => JSON.stringify({ ...e, at: new Date().toISOString() });\n")

@@ -1,0 +1,243 @@
+package openspec
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// Build turns an active change into its candidate.
+func Build(c *change) workflow.Candidate {
+	key := Key(c.Root.Prefix, c.ID)
+	st, raw := c.status()
+	srcPath := c.TasksPath
+	if srcPath == "" {
+		srcPath = c.Dir
+	}
+	prio := workflow.PrioritySpec
+	if c.current {
+		prio = workflow.PriorityInProgress
+	}
+	lay := c.Root.Layout
+	cand := workflow.Candidate{
+		ID:          "openspec:" + key,
+		Type:        workflow.TypeChange,
+		Key:         key,
+		Source:      workflow.SourceRef{Kind: workflow.KindOpenSpec, Path: srcPath, Priority: prio},
+		Workflow:    Workflow,
+		Stories:     []string{},
+		Status:      string(st),
+		StatusRaw:   raw,
+		UpdatedAt:   c.ModTime,
+		UpdatedFrom: "mtime",
+		Agent:       Agent,
+		Framework:   lay.Framework(),
+		Findings:    append([]workflow.Finding(nil), c.Findings...),
+		Resumable:   c.inFlight(),
+	}
+	if c.From != "" {
+		cand.UpdatedFrom = c.From
+	}
+	if cand.UpdatedAt.IsZero() {
+		cand.UpdatedFrom = ""
+	}
+	done, total := c.counts()
+	first := c.Tasks.FirstOpen()
+	cand.Phases = phases(c, first)
+	cand.Position = workflow.StepPosition(done, total, "")
+	rp := &workflow.ResumePoint{Done: done, Total: total, Holes: c.Tasks.Holes(), FrameworkCommand: lay.Apply(c.ID)}
+	if first != nil {
+		rp.Item, rp.Title, rp.Section = first.Item, first.Title, first.Group
+		rp.Files = first.Paths
+		for _, ref := range first.Refs {
+			rp.Labels = append(rp.Labels, "[Requirements: "+ref+"]")
+		}
+		cand.Position.Name, cand.Position.At = first.Group, first.Item
+	}
+	if st == workflow.StatusDone {
+		rp.FrameworkCommand = lay.Archive(c.ID)
+	}
+	rp.Note = note(c, lay)
+	frameworkNext(c, rp, first)
+	cand.Resume = rp
+	if c.TasksPath != "" && total == 0 && !c.unread {
+		msg := "tasks.md holds no checkbox (- [ ] …): OpenSpec shows the change as \"No tasks\" (a draft), not complete"
+		if n := c.Tasks.FencedCount(); n > 0 {
+			msg = fmt.Sprintf("tasks.md holds checkboxes only inside code fences (%d): orchestrate counts none, the openspec CLI counts them", n)
+		}
+		cand.Findings = append(cand.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-tasks", Path: c.TasksPath, Message: msg})
+	}
+	if len(rp.Holes) > 0 && cand.Resumable {
+		cand.Findings = append(cand.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "open-tasks-among-done", Path: c.TasksPath,
+			Message: "open tasks stand among ticked ones: " + strings.Join(capList(rp.Holes, 20), ", ")})
+	}
+	cand.Files = files(c)
+	return cand
+}
+
+// note says what else the files tell: the current change, the counts of
+// the other rules when they differ, the layout, where the commands run.
+func note(c *change, lay Layout) string {
+	var parts []string
+	st, _ := c.status()
+	switch {
+	case c.current:
+		how := "last commit " + strings.TrimPrefix(c.From, "git:")
+		if c.From == "" {
+			how = "the modification time of its files, not as committed"
+		}
+		parts = append(parts, "current change: the in-flight change whose folder changed last ("+how+")")
+	case st == workflow.StatusDone:
+		parts = append(parts, "complete, ready to archive")
+	case st == workflow.StatusReady:
+		parts = append(parts, "not started")
+	case st == workflow.StatusDraft:
+		parts = append(parts, "no tasks yet (a draft)")
+	}
+	done, total := c.counts()
+	od, ot := c.Tasks.OldCount()
+	cd, ct := c.Tasks.CLICount()
+	n := c.Tasks.FencedCount()
+	switch {
+	case n > 0 && od == cd && ot == ct:
+		parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI (every version), which also counts the %d box(es) inside code fences", cd, ct, n))
+	default:
+		if od != done || ot != total {
+			parts = append(parts, fmt.Sprintf("%d/%d by the 0.x rule (column-0 boxes only, OpenSpec up to 1.7)", od, ot))
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI, which also counts the %d box(es) inside code fences", cd, ct, n))
+		}
+	}
+	if lay.Version == "0.x" && done == 0 && total > 0 {
+		parts = append(parts, "0.x apply ticked the boxes only at the end: open boxes may describe finished code")
+	}
+	parts = append(parts, lay.Describe())
+	if d := projectDir(c.Root); d != "" {
+		parts = append(parts, "its openspec/ root is "+c.Root.Dir+": run OpenSpec from "+d)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// frameworkNext fills what OpenSpec itself would do next. In 1.x the
+// apply skill works through the pending tasks `openspec instructions apply`
+// lists (fenced boxes included, empty boxes left out), starting at the
+// first; in 0.x /openspec:apply has the agent read tasks.md and work the
+// tasks in order, with no list of the CLI's in between: its next is the
+// first open task as the file reads.
+func frameworkNext(c *change, rp *workflow.ResumePoint, first *Task) {
+	if !c.inFlight() {
+		return
+	}
+	cli := c.Tasks.CLIFirstOpen()
+	if c.Root.Layout.Version == "0.x" {
+		cli = first
+	}
+	if cli == nil {
+		return
+	}
+	rp.FrameworkNext = cli.Item + " " + cli.Title + " (first open task of " + c.ID + ")"
+	if first == nil || cli.Line != first.Line {
+		rp.Differs = true
+		rp.DiffersWhy = fmt.Sprintf("the openspec CLI also lists boxes inside code fences: line %d is one; orchestrate reads fenced boxes as examples, not tasks", cli.Line)
+	}
+}
+
+// phases lays out the task groups (the tasks.md headings) with their
+// status: completed when every counted task is ticked, current for the
+// resume point's.
+func phases(c *change, first *Task) []workflow.Phase {
+	ts := &c.Tasks
+	if _, total := ts.Count(); total == 0 {
+		return nil
+	}
+	names := ts.Groups
+	lead := false
+	for i := range ts.Tasks {
+		if !ts.Tasks[i].Fenced && ts.Tasks[i].GroupIx < 0 {
+			lead = true
+			break
+		}
+	}
+	if lead {
+		names = append([]string{"Tasks"}, names...)
+	}
+	idx := func(t *Task) int {
+		if lead {
+			return t.GroupIx + 1
+		}
+		return t.GroupIx
+	}
+	open := make([]bool, len(names))
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		if !t.Fenced && !t.Done {
+			open[idx(t)] = true
+		}
+	}
+	out := make([]workflow.Phase, len(names))
+	used := map[string]int{}
+	for i, n := range names {
+		id := groupID(n)
+		used[id]++
+		if used[id] > 1 {
+			id = fmt.Sprintf("%s-%d", id, used[id])
+		}
+		out[i] = workflow.Phase{ID: id, Name: n, Agent: Agent, Status: workflow.PhasePending}
+		if !open[i] {
+			out[i].Status = workflow.PhaseCompleted
+		}
+	}
+	if first != nil {
+		out[idx(first)].Status = workflow.PhaseCurrent
+	}
+	return out
+}
+
+// groupID names a group heading: "1. Setup" is group-1, else the heading
+// as a slug.
+func groupID(heading string) string {
+	if num, _, ok := leadingNumber(heading); ok {
+		return "group-" + num
+	}
+	if s := storyid.Sanitize(strings.ToLower(heading)); s != "" && len(s) <= 40 {
+		return s
+	}
+	return "tasks"
+}
+
+// files are the referenced files: the change's documents (tasks.md
+// critical: apply reads it), the existing paths closed tasks name
+// (produced) and those the resume task names (its inputs). Paths an open
+// task will create are not referenced: they need not exist yet.
+func files(c *change) []workflow.RefFile {
+	set := source.NewFileSet(nil)
+	if c.TasksPath != "" {
+		set.Add(workflow.RefFile{Path: c.TasksPath, Critical: true, From: "tasks-file"})
+	}
+	for _, p := range c.Docs {
+		set.Add(workflow.RefFile{Path: p, Critical: path.Base(p) == "proposal.md", From: "change"})
+	}
+	first := c.Tasks.FirstOpen()
+	n := 0
+	for i := range c.Tasks.Tasks {
+		t := &c.Tasks.Tasks[i]
+		if t.Fenced || (!t.Done && t != first) {
+			continue
+		}
+		for _, p := range t.Paths {
+			if n >= source.MaxFiles {
+				return set.Sorted()
+			}
+			n++
+			if c.exists != nil && c.exists(p) {
+				set.Add(workflow.RefFile{Path: p, Phase: groupID(t.Group), Produced: t.Done, From: "task " + t.Item})
+			}
+		}
+	}
+	return set.Sorted()
+}

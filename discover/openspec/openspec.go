@@ -1,0 +1,573 @@
+// Package openspec is the OpenSpec format (Fission-AI/OpenSpec): change
+// folders `openspec/changes/<id>/` holding proposal.md, design.md, delta
+// specs and a tasks.md whose checkboxes `/opsx:apply` (1.x) or
+// `/openspec:apply` (0.x) ticks. OpenSpecSource finds every `openspec/`
+// root (nested ones in monorepos too), every active change and the archive,
+// and turns each change into a candidate `openspec:<change-id>` of type
+// change; the partly done ones are resumable, their resume point the first
+// open task in document order.
+//
+// OpenSpec keeps no resume state of its own: the position is read from the
+// boxes (counted by the 1.8+ rule, outside code fences; the older CLIs'
+// column-0 figure beside when it differs), and which change is current is
+// the last commit touching its folder. Archived changes are never in
+// flight. The handoff never edits these files. The rules are
+// FORMATS-openspec-kiro.md Part A, C and D.
+package openspec
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// OpenSpecSource finds OpenSpec changes. The current change of a root (its
+// folder committed last) has priority 4, the other changes the spec
+// priority 6.
+var OpenSpecSource source.Source = source.Format{FormatKind: workflow.KindOpenSpec, FormatPriority: workflow.PriorityInProgress, ScanFunc: scan}
+
+// Workflow is the workflow id of an OpenSpec change's implementation.
+const Workflow = "openspec-apply"
+
+// Agent is the agent a change's resume is handed to: the coding agent that
+// runs the apply command.
+const Agent = "dev"
+
+// Bounds on what one repository costs.
+const (
+	// maxListedDirs bounds the folders looked at to find the roots.
+	maxListedDirs = 4000
+	// maxRoots bounds the `openspec/` roots read.
+	maxRoots = 64
+	// maxChanges bounds the change folders (active and archived) read per
+	// root.
+	maxChanges = 2000
+	// maxScanChanges bounds the change folders read over all roots.
+	maxScanChanges = 5000
+	// maxExistsLookups bounds the file-system lookups the paths of one
+	// tasks.md cost (refpath.BoundedExists).
+	maxExistsLookups = 1000
+	// maxSmallFile bounds the YAML files read line by line.
+	maxSmallFile = 64 << 10
+)
+
+// skipDirs are folders never searched for an `openspec/` root: installed
+// dependencies and build output (the openspec npm package itself lives in
+// node_modules/@fission-ai/openspec).
+var skipDirs = map[string]bool{
+	"node_modules": true, "vendor": true, "bower_components": true, "target": true, "dist": true,
+	"build": true, "out": true, "venv": true, "__pycache__": true, "Pods": true,
+}
+
+// root is one `openspec/` folder.
+type root struct {
+	Dir    string // "openspec", "apps/desktop/openspec"
+	Prefix string // "" for the repository's own openspec/, else Dir
+	Layout Layout
+	Store  string // config.yaml's store, when set
+	Schema string // config.yaml's schema, when set
+}
+
+// change is one change folder (active or archived).
+type change struct {
+	Root      *root
+	Dir       string // openspec/changes/add-auth
+	ID        string // add-auth (as written)
+	Archived  bool
+	TasksPath string // "" without tasks.md
+	Tasks     Tasks
+	Docs      []string // proposal.md, design.md, .openspec.yaml, delta specs
+	Created   string   // .openspec.yaml created (YYYY-MM-DD), as written
+	Schema    string   // .openspec.yaml schema
+	ModTime   time.Time
+	From      string // "git:<hash>" when dated from git
+	Findings  []workflow.Finding
+	current   bool
+	// unread is set when tasks.md exists but could not be read (a
+	// finding says why).
+	unread bool
+	// copies are change folders (with a tasks.md) found inside an archive
+	// folder: copies the CLI never reads.
+	copies []string
+	// exists is the bounded lookup the task paths were read with (its
+	// answers remembered), nil for an archived change.
+	exists func(string) bool
+}
+
+// counts returns done/total by orchestrate's rule.
+func (c *change) counts() (int, int) { return c.Tasks.Count() }
+
+// status is the change's derived status (FORMATS-openspec-kiro Part A5 and
+// D.3): no tasks Draft; none done Ready (not started); some InProgress (in
+// flight); all Done (complete, ready to archive).
+func (c *change) status() (workflow.Status, string) {
+	done, total := c.counts()
+	switch {
+	case total == 0:
+		return workflow.StatusDraft, "no-tasks"
+	case done == total:
+		return workflow.StatusDone, "complete"
+	case done == 0:
+		return workflow.StatusReady, "not-started"
+	}
+	return workflow.StatusInProgress, "in-progress"
+}
+
+// inFlight reports an active change with 0 < done < total.
+func (c *change) inFlight() bool {
+	st, _ := c.status()
+	return !c.Archived && st == workflow.StatusInProgress
+}
+
+// scan finds every root and change and builds the candidates.
+func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	dirs, cut := findRoots(r)
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	var findings []workflow.Finding
+	if cut {
+		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-search-bounded",
+			Message: fmt.Sprintf("the search for openspec/ folders stopped after %d folders; a deeper openspec/ is not read", maxListedDirs)})
+	}
+	var all []*change
+	budget := maxScanChanges
+	for _, d := range dirs {
+		if budget <= 0 {
+			findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: d,
+				Message: fmt.Sprintf("%s is not read: orchestrate reads at most %d change folders in one scan", d, maxScanChanges)})
+			continue
+		}
+		rt := &root{Dir: d}
+		if d != "openspec" {
+			rt.Prefix = d
+		}
+		rt.Store, rt.Schema = readConfig(r, d)
+		rt.Layout = DetectLayout(r, d)
+		active, archived, fs := readChanges(r, rt, min(budget, maxChanges))
+		budget -= len(active) + len(archived)
+		findings = append(findings, fs...)
+		if len(active) == 0 && len(archived) == 0 {
+			if rt.Store != "" {
+				findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-external-store", Path: configPath(r, d),
+					Message: fmt.Sprintf("%s keeps its changes in the OpenSpec store %q, outside this repository: nothing to resume here", d, rt.Store)})
+			}
+			continue
+		}
+		findings = append(findings, archiveFindings(rt, active, archived)...)
+		all = append(all, active...)
+	}
+	pickCurrent(r, all)
+	out := make([]workflow.Candidate, 0, len(all))
+	for _, c := range all {
+		out = append(out, Build(c))
+	}
+	return out, findings
+}
+
+// findRoots lists the `openspec/` folders holding changes/ or a
+// config.yaml, at most two folders below the repository root
+// (`openspec`, `a/openspec`, `a/b/openspec`: apps/desktop/openspec in a
+// monorepo), without following symlinks
+// or entering hidden, dependency or build folders. The root and its
+// folders are listed; the folders below those are not (one lstat of
+// `<folder>/openspec` each), so the search costs a few listings and an
+// lstat per second-level folder, whatever the tree holds. cut reports that
+// the bound on folders looked at stopped the search.
+func findRoots(r *source.Repo) (roots []string, cut bool) {
+	looked := 0
+	add := func(p string) {
+		if len(roots) < maxRoots && isRoot(r, p) {
+			roots = append(roots, p)
+		}
+	}
+	// list reads a folder's subfolders (no symlinks, hidden, dependency or
+	// build folders), adding an openspec/ among them as a root
+	list := func(rel string) []string {
+		ents, err := os.ReadDir(filepath.Join(r.Root, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil
+		}
+		var subs []string
+		for _, e := range ents {
+			name := e.Name()
+			if !e.IsDir() || strings.HasPrefix(name, ".") || skipDirs[name] {
+				continue
+			}
+			p := name
+			if rel != "" {
+				p = rel + "/" + name
+			}
+			if name == "openspec" {
+				add(p)
+				continue
+			}
+			subs = append(subs, p)
+		}
+		sort.Strings(subs)
+		return subs
+	}
+	for _, d1 := range list("") {
+		if looked >= maxListedDirs {
+			return roots, true
+		}
+		looked++
+		for _, d2 := range list(d1) {
+			if looked >= maxListedDirs {
+				return roots, true
+			}
+			looked++
+			p := d2 + "/openspec"
+			if fi, err := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+				add(p)
+			}
+		}
+	}
+	sort.Strings(roots)
+	return roots, false
+}
+
+// isRoot reports whether an openspec folder is OpenSpec's: it holds
+// changes/ (or specs/) or a config file.
+func isRoot(r *source.Repo, dir string) bool {
+	for _, p := range []string{"changes", "config.yaml", "config.yml", "specs", "project.md", "AGENTS.md"} {
+		if r.Exists(dir + "/" + p) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	storeRe   = lazyre.New(`^store\s*:\s*['"]?([^'"#\s][^'"#]*?)['"]?\s*(?:#.*)?$`)
+	schemaRe  = lazyre.New(`^schema\s*:\s*['"]?([^'"#\s][^'"#]*?)['"]?\s*(?:#.*)?$`)
+	createdRe = lazyre.New(`^created\s*:\s*['"]?(\d{4}-\d{2}-\d{2})`)
+	// archiveRe matches an archive folder's name: dates (several, as older
+	// CLIs prefixed twice) and the change id.
+	archiveRe = lazyre.New(`^((?:\d{4}-\d{2}-\d{2}-)*)(.+)$`)
+)
+
+// configPath is the root's config file (config.yaml, else config.yml).
+func configPath(r *source.Repo, dir string) string {
+	if r.Exists(dir+"/config.yml") && !r.Exists(dir+"/config.yaml") {
+		return dir + "/config.yml"
+	}
+	return dir + "/config.yaml"
+}
+
+// readConfig reads the top-level store and schema of openspec/config.yaml,
+// line by line (no YAML decoder: only two scalar keys are wanted).
+func readConfig(r *source.Repo, dir string) (store, schema string) {
+	data, err := r.Read(configPath(r, dir))
+	if err != nil || len(data) > maxSmallFile {
+		return "", ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if m := storeRe().FindStringSubmatch(line); m != nil {
+			store = oneLine(m[1])
+		}
+		if m := schemaRe().FindStringSubmatch(line); m != nil {
+			schema = oneLine(m[1])
+		}
+	}
+	return store, schema
+}
+
+// readMeta reads a change's .openspec.yaml: created and schema.
+func readMeta(r *source.Repo, p string) (created, schema string) {
+	data, err := r.Read(p)
+	if err != nil || len(data) > maxSmallFile {
+		return "", ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if m := createdRe().FindStringSubmatch(line); m != nil {
+			created = m[1]
+		}
+		if m := schemaRe().FindStringSubmatch(line); m != nil {
+			schema = oneLine(m[1])
+		}
+	}
+	return created, schema
+}
+
+// readChanges reads a root's change folders: every folder directly under
+// changes/ except archive (files there are not changes), and every folder
+// under changes/archive/.
+func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*change, findings []workflow.Finding) {
+	base := rt.Dir + "/changes"
+	dirs := r.Glob([]string{base + "/*"}, true)
+	arch := r.Glob([]string{base + "/archive/*"}, true)
+	if len(dirs)+len(arch) > limit {
+		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: base,
+			Message: fmt.Sprintf("%s holds %d change folders; only the first %d are read", base, len(dirs)+len(arch), limit)})
+	}
+	n := 0
+	for _, d := range dirs {
+		if path.Base(d) == "archive" {
+			continue
+		}
+		if n >= limit {
+			break
+		}
+		n++
+		active = append(active, readChange(r, rt, d, false))
+	}
+	for _, d := range arch {
+		if n >= limit {
+			break
+		}
+		n++
+		archived = append(archived, readChange(r, rt, d, true))
+	}
+	return active, archived, findings
+}
+
+// readChange reads one change folder: one listing tells which documents
+// exist; tasks.md is read (an archived change's only for its boxes), the
+// other documents are referenced, not read (.openspec.yaml is read for the
+// changes in flight, by readMeta).
+func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
+	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
+	has := map[string]bool{}
+	full := filepath.Join(r.Root, filepath.FromSlash(dir))
+	if fi, err := os.Lstat(full); err != nil || !fi.IsDir() {
+		return c // a symlink or a file: nothing is read through it
+	}
+	if ents, err := os.ReadDir(full); err == nil {
+		for _, e := range ents {
+			switch name := e.Name(); {
+			case e.Type().IsRegular():
+				has[name] = true
+			case name == "tasks.md" && e.Type()&os.ModeSymlink != 0:
+				has[name] = true // the safe reader decides: inside the repository, or a finding
+			case e.IsDir() && name == "specs":
+				has["specs/"] = true
+			case e.IsDir() && archived && len(c.copies) < 5 && r.Exists(dir+"/"+name+"/tasks.md"):
+				// a change folder copied inside its archive folder
+				c.copies = append(c.copies, dir+"/"+name)
+			}
+		}
+	}
+	if !archived {
+		c.exists = refpath.BoundedExists(r.Exists, maxExistsLookups)
+	}
+	p := dir + "/tasks.md"
+	if has["tasks.md"] {
+		c.TasksPath = p
+		data, mt, err := r.ReadWithTime(p)
+		c.ModTime = mt
+		switch {
+		case err != nil:
+			c.unread = true
+			c.Findings = append(c.Findings, source.ReadFinding(p, err))
+		case archived:
+			c.Tasks = countTasks(data)
+		default:
+			c.Tasks = ParseTasksIn(data, c.exists)
+		}
+	}
+	if archived {
+		return c // only the boxes of an archived change matter
+	}
+	if c.ModTime.IsZero() {
+		c.ModTime = r.ModTime(dir)
+	}
+	for _, doc := range []string{"proposal.md", "design.md", ".openspec.yaml"} {
+		if has[doc] {
+			c.Docs = append(c.Docs, dir+"/"+doc)
+		}
+	}
+	if has["specs/"] {
+		specs := r.Glob([]string{dir + "/specs/*/spec.md"}, false)
+		if len(specs) > source.MaxFiles {
+			specs = specs[:source.MaxFiles]
+		}
+		c.Docs = append(c.Docs, specs...)
+	}
+	if c.TasksPath == "" && has["task.md"] {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-task-md", Path: dir + "/task.md",
+			Message: "task.md is not read by OpenSpec (it tracks tasks.md): the change shows as \"No tasks\""})
+	}
+	if c.Tasks.Truncated {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-tasks", Path: p,
+			Message: fmt.Sprintf("more than %d task lines; the rest are not read", maxTasks)})
+	}
+	if c.Tasks.UnclosedFence > 0 {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "unclosed-code-fence", Path: p, Line: c.Tasks.UnclosedFence,
+			Message: fmt.Sprintf("line %d: a code fence is never closed; the boxes after it are counted", c.Tasks.UnclosedFence)})
+	}
+	if has[".openspec.yaml"] && c.inFlight() {
+		c.Created, c.Schema = readMeta(r, dir+"/.openspec.yaml")
+	}
+	schema := c.Schema
+	if schema == "" {
+		schema = rt.Schema
+	}
+	if schema != "" && schema != "spec-driven" {
+		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-custom-schema", Path: dir,
+			Message: fmt.Sprintf("schema %q may track another file than tasks.md; orchestrate reads only tasks.md", schema)})
+	}
+	return c
+}
+
+// archiveFindings reports the archive's anomalies (Rule A6.3): a change
+// both active and archived (the active one counts, Part D.6), an id
+// archived twice, undated and doubly dated folders, a change folder copied
+// inside its archive folder, and archived changes with open boxes (never in
+// flight, Rule A6.2).
+func archiveFindings(rt *root, active, archived []*change) []workflow.Finding {
+	var out []workflow.Finding
+	byID := map[string][]string{}
+	var ids []string
+	var undated, doubled, badDate, open, copies []string
+	for _, a := range archived {
+		m := archiveRe().FindStringSubmatch(a.ID)
+		id := a.ID
+		if m != nil {
+			id = m[2]
+			switch dates := len(m[1]) / 11; {
+			case dates == 0:
+				undated = append(undated, a.ID)
+			case dates > 1:
+				doubled = append(doubled, a.ID)
+			}
+			for k := 0; k+11 <= len(m[1]); k += 11 {
+				if _, err := time.Parse("2006-01-02", m[1][k:k+10]); err != nil {
+					badDate = append(badDate, a.ID)
+					break
+				}
+			}
+		}
+		copies = append(copies, a.copies...)
+		if _, ok := byID[id]; !ok {
+			ids = append(ids, id)
+		}
+		byID[id] = append(byID[id], a.Dir)
+		if done, total := a.counts(); done < total {
+			open = append(open, fmt.Sprintf("%s (%d/%d)", a.ID, done, total))
+		}
+	}
+	actives := map[string]*change{}
+	for _, c := range active {
+		actives[c.ID] = c
+	}
+	for _, id := range ids {
+		dirs := byID[id]
+		if c := actives[id]; c != nil {
+			c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "openspec-active-and-archived", Path: c.Dir,
+				Message: fmt.Sprintf("change %s is both active and archived (%s): the active folder counts", id, strings.Join(capList(dirs, 5), ", "))})
+			continue
+		}
+		if len(dirs) > 1 {
+			out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "openspec-archived-twice", Path: dirs[0],
+				Message: fmt.Sprintf("change %s is archived %d times: %s", id, len(dirs), strings.Join(capList(dirs, 5), ", "))})
+		}
+	}
+	base := rt.Dir + "/changes/archive"
+	if len(undated) > 0 {
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-undated", Path: base,
+			Message: "archive folders without the YYYY-MM-DD- prefix openspec archive writes (moved by hand): " + strings.Join(capList(undated, 10), ", ")})
+	}
+	if len(doubled) > 0 {
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-double-date", Path: base,
+			Message: "archive folders dated twice (an older CLI archived a dated id): " + strings.Join(capList(doubled, 10), ", ")})
+	}
+	if len(badDate) > 0 {
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-bad-date", Path: base,
+			Message: "archive folders whose date prefix is no calendar date (written by hand): " + strings.Join(capList(badDate, 10), ", ")})
+	}
+	if len(copies) > 0 {
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "openspec-archive-nested-copy", Path: base,
+			Message: "change folders copied inside an archive folder (OpenSpec never reads them; the archive folder's own tasks.md counts): " + strings.Join(capList(copies, 10), ", ")})
+	}
+	if len(open) > 0 {
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archived-open-tasks", Path: base,
+			Message: "archived with open boxes (never in flight; openspec archive only warns): " + strings.Join(capList(open, 10), ", ")})
+	}
+	return out
+}
+
+// pickCurrent dates the in-flight changes by the last commit touching
+// their folder (the newest modification time of their files when not as
+// committed, or without git) and marks, per root, the newest one as the
+// current change (Rule A5.4, Part D.5); ties go to the later .openspec.yaml
+// created, then to the id.
+func pickCurrent(r *source.Repo, all []*change) {
+	var dirs []string
+	for _, c := range all {
+		if c.inFlight() {
+			dirs = append(dirs, c.Dir)
+		}
+	}
+	if len(dirs) == 0 {
+		return
+	}
+	stamps := r.CommitTimes(dirs)
+	best := map[*root]*change{}
+	for _, c := range all {
+		if !c.inFlight() {
+			continue
+		}
+		if st, ok := stamps[c.Dir]; ok {
+			c.ModTime, c.From = st.When.UTC(), st.From
+		}
+		b := best[c.Root]
+		if b == nil || newer(c, b) {
+			best[c.Root] = c
+		}
+	}
+	for _, c := range best {
+		c.current = true
+	}
+}
+
+// newer orders two in-flight changes for "current".
+func newer(a, b *change) bool {
+	if !a.ModTime.Equal(b.ModTime) {
+		return a.ModTime.After(b.ModTime)
+	}
+	if a.Created != b.Created {
+		return a.Created > b.Created
+	}
+	return a.ID > b.ID
+}
+
+// Key is a change's candidate key: the change id, prefixed by its root
+// when the root is not the repository's own openspec/ (Part D.7).
+func Key(rootPrefix, id string) string {
+	k := storyid.Sanitize(id)
+	if k == "" {
+		k = "change"
+	}
+	if rootPrefix == "" {
+		return k
+	}
+	var segs []string
+	for _, s := range strings.Split(rootPrefix, "/") {
+		if s = storyid.Sanitize(s); s != "" {
+			segs = append(segs, s)
+		}
+	}
+	return strings.Join(append(segs, k), "/")
+}
+
+// capList keeps the first n items and counts the rest.
+func capList(list []string, n int) []string {
+	if len(list) <= n {
+		return list
+	}
+	out := append([]string(nil), list[:n]...)
+	return append(out, fmt.Sprintf("… %d more", len(list)-n))
+}

@@ -1,0 +1,665 @@
+package openspec
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+)
+
+// Bounds on what one tasks.md contributes: a hostile file costs at most
+// this much, whatever its size (the same bounds as spec-kit's tasks.md).
+const (
+	maxTasks     = 5000
+	maxTaskPaths = 32
+	maxTaskRefs  = 16
+	maxLineLen   = 4096
+	maxTitleLen  = 200
+	maxRefLen    = 120
+	maxGroups    = 1000
+)
+
+// Task is one checkbox line of a tasks.md.
+type Task struct {
+	// Item names the task: its leading number as written ("2.3", "6.1.1"),
+	// else "line N".
+	Item string
+	// Num is the leading number, "" when the task has none.
+	Num   string
+	Title string // the text after the number, one line, bounded
+	Done  bool   // [x] or [X]
+	// Empty is a box with no text: it counts toward progress but is no task
+	// to work on (OpenSpec's own apply list leaves it out).
+	Empty bool
+	// Fenced is a box inside a code fence: orchestrate does not count it
+	// (FORMATS-openspec-kiro Part D.1); the openspec CLI (1.8+) does.
+	Fenced bool
+	// Column0 is a line the CLIs up to 1.7 counted (`^[-*]\s+\[[\sx]\]`,
+	// column 0 only).
+	Column0 bool
+	Group   string   // the heading it stands under ("" before any)
+	GroupIx int      // index into Tasks.Groups, -1 before any heading
+	Refs    []string // requirement references ("1.1, 2.3", "User login")
+	Paths   []string // the repository paths the task names, cleaned
+	Line    int      // 1-based
+}
+
+// Tasks is a parsed tasks.md.
+type Tasks struct {
+	// Tasks are every checkbox line in document order, fenced ones included
+	// (flagged).
+	Tasks []Task
+	// Groups are the headings counted tasks stand under, in order.
+	Groups []string
+	// Truncated reports more than maxTasks checkbox lines: the rest are
+	// not read.
+	Truncated bool
+	// UnclosedFence is the line of a code fence never closed (0 when
+	// none): its boxes are counted, a stray fence must not hide real tasks.
+	UnclosedFence int
+}
+
+// Count is done/total by orchestrate's rule (Part D.1): every box at any
+// indentation, outside code fences.
+func (t *Tasks) Count() (done, total int) {
+	for i := range t.Tasks {
+		if !t.Tasks[i].Fenced {
+			total++
+			if t.Tasks[i].Done {
+				done++
+			}
+		}
+	}
+	return done, total
+}
+
+// CLICount is done/total as the openspec CLI 1.8+ counts (every box,
+// fenced ones included).
+func (t *Tasks) CLICount() (done, total int) {
+	for i := range t.Tasks {
+		total++
+		if t.Tasks[i].Done {
+			done++
+		}
+	}
+	return done, total
+}
+
+// OldCount is done/total as the CLIs up to 1.7 counted (column-0 boxes
+// only, fenced ones included).
+func (t *Tasks) OldCount() (done, total int) {
+	for i := range t.Tasks {
+		if t.Tasks[i].Column0 {
+			total++
+			if t.Tasks[i].Done {
+				done++
+			}
+		}
+	}
+	return done, total
+}
+
+// FirstOpen is the resume point: the first open counted task with text,
+// in document order; nil when none.
+func (t *Tasks) FirstOpen() *Task {
+	for i := range t.Tasks {
+		x := &t.Tasks[i]
+		if !x.Done && !x.Fenced && !x.Empty {
+			return x
+		}
+	}
+	return nil
+}
+
+// CLIFirstOpen is the first open task the openspec CLI lists to apply
+// (fenced boxes included, empty ones left out); nil when none.
+func (t *Tasks) CLIFirstOpen() *Task {
+	for i := range t.Tasks {
+		x := &t.Tasks[i]
+		if !x.Done && !x.Empty {
+			return x
+		}
+	}
+	return nil
+}
+
+// Holes lists the open counted tasks (with text) that stand before a
+// ticked one.
+func (t *Tasks) Holes() []string {
+	last := -1
+	for i := range t.Tasks {
+		if t.Tasks[i].Done && !t.Tasks[i].Fenced {
+			last = i
+		}
+	}
+	var out []string
+	for i := 0; i < last; i++ {
+		x := &t.Tasks[i]
+		if !x.Done && !x.Fenced && !x.Empty {
+			out = append(out, x.Item)
+		}
+	}
+	return out
+}
+
+// FencedCount counts the boxes inside code fences.
+func (t *Tasks) FencedCount() int {
+	n := 0
+	for i := range t.Tasks {
+		if t.Tasks[i].Fenced {
+			n++
+		}
+	}
+	return n
+}
+
+var (
+	headingRe = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	fenceRe   = lazyre.New("^\\s*(`{3,}|~{3,})")
+	refRe     = lazyre.New(`(?i)(?:^|[\s(\[])(?:requirements?|reqs?|validates|spec)\s*[:：]\s*(.+?)\s*[)\]]?\s*$`)
+	filesRe   = lazyre.New(`(?i)^(?:files?|paths?)\s*[:：]\s*(.*)$`)
+)
+
+// emphasis removes bold markers; plainText also backticks.
+var (
+	emphasis  = strings.NewReplacer("**", "", "__", "")
+	plainText = strings.NewReplacer("**", "", "__", "", "`", "")
+)
+
+// ParseTasks reads a tasks.md without a repository at hand: only file-like
+// tokens are paths (see ParseTasksIn).
+func ParseTasks(data []byte) Tasks { return ParseTasksIn(data, nil) }
+
+// ParseTasksIn reads a tasks.md. It never fails: lines that are not
+// checkbox lines are prose. The paths a task names are read by the one
+// prose rule (refpath.Prose) with exists answering for the repository: a
+// route, URL, glob, command or version is never a path.
+func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
+	return parseTasks(data, exists, true)
+}
+
+// countTasks reads only the boxes of a tasks.md (an archived change's):
+// no references, no paths.
+func countTasks(data []byte) Tasks { return parseTasks(data, nil, false) }
+
+// parseTasks is ParseTasksIn; detail false skips references and paths.
+func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
+	var out Tasks
+	group, groupIx := "", -1
+	fence, fenceLen, fenceAt := byte(0), 0, 0
+	var cur *Task // the last task, for its indented sub-bullets
+	curIndent := 0
+	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	n := 0
+	for len(text) > 0 {
+		var line string
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			line, text = text, ""
+		}
+		n++
+		line = strings.TrimRight(line, "\r")
+		if len(line) > maxLineLen {
+			line = cutRunes(line, maxLineLen)
+		}
+		if m := fenceMatch(line); m != nil {
+			switch {
+			case fence == 0:
+				fence, fenceLen, fenceAt = m[1][0], len(m[1]), n
+				cur = nil
+				continue
+			case m[1][0] == fence && len(m[1]) >= fenceLen && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), string(fence))) == "":
+				fence, fenceAt = 0, 0
+				continue
+			}
+		}
+		if fence == 0 && strings.HasPrefix(strings.TrimLeft(line, " "), "#") {
+			if m := headingRe().FindStringSubmatch(line); m != nil {
+				cur = nil
+				if len(m[1]) == 1 {
+					group, groupIx = "", -1
+					continue
+				}
+				group, groupIx = cleanText(m[2]), -1
+				continue
+			}
+		}
+		if m := taskMatch(line); m != nil {
+			if len(out.Tasks) >= maxTasks {
+				out.Truncated = true
+				break
+			}
+			t := Task{Done: m[1] == "x" || m[1] == "X", Fenced: fence != 0, Column0: column0(line), Line: n, Group: group, GroupIx: -1}
+			desc := strings.TrimSpace(m[2])
+			if num, rest, ok := leadingNumber(desc); ok {
+				t.Num = num
+				desc = strings.TrimSpace(rest)
+			}
+			t.Empty = t.Num == "" && strings.TrimSpace(desc) == ""
+			t.Item = t.Num
+			if t.Item == "" {
+				t.Item = "line " + strconv.Itoa(n)
+			}
+			t.Title = oneLine(desc)
+			if fence != 0 {
+				t.GroupIx = -fenceAt - 1 // remembered: an unclosed fence is undone below
+			} else {
+				if groupIx < 0 && group != "" && len(out.Groups) < maxGroups {
+					out.Groups = append(out.Groups, group)
+					groupIx = len(out.Groups) - 1
+				}
+				t.GroupIx = groupIx
+				if detail {
+					t.Refs = addRefs(nil, desc)
+					t.Paths = descPaths(desc, nil, exists)
+				}
+			}
+			out.Tasks = append(out.Tasks, t)
+			cur = &out.Tasks[len(out.Tasks)-1]
+			curIndent = indentOf(line)
+			if fence != 0 {
+				cur = nil
+			}
+			continue
+		}
+		if cur == nil || fence != 0 || !detail {
+			continue
+		}
+		switch trimmed := strings.TrimSpace(line); {
+		case trimmed == "":
+		case indentOf(line) > curIndent:
+			// a sub-bullet of the task: requirement references and files
+			sub := strings.TrimSpace(strings.TrimLeft(trimmed, "-*+"))
+			plain := emphasis.Replace(sub)
+			plain = strings.Trim(plain, "_ ")
+			if fm := filesMatch(plain); fm != nil {
+				cur.Paths = filesPaths(fm[1], cur.Paths, exists)
+				continue
+			}
+			cur.Refs = addRefs(cur.Refs, plain)
+		default:
+			cur = nil
+		}
+	}
+	if fence != 0 {
+		// a fence never closed: its boxes count (a stray ``` must not hide
+		// real tasks), and they take their place among the groups
+		out.UnclosedFence = fenceAt
+		for i := range out.Tasks {
+			t := &out.Tasks[i]
+			if t.Fenced && t.GroupIx == -fenceAt-1 {
+				t.Fenced = false
+				t.GroupIx = groupIndex(&out, t.Group)
+				if detail {
+					t.Refs = addRefs(nil, t.Title)
+					t.Paths = descPaths(t.Title, nil, exists)
+				}
+			}
+		}
+	}
+	for i := range out.Tasks {
+		if out.Tasks[i].Fenced {
+			out.Tasks[i].GroupIx = -1
+		}
+	}
+	return out
+}
+
+// groupIndex is the index of group in out.Groups, adding it (bounded);
+// -1 for no group.
+func groupIndex(out *Tasks, group string) int {
+	if group == "" {
+		return -1
+	}
+	for i, g := range out.Groups {
+		if g == group {
+			return i
+		}
+	}
+	if len(out.Groups) >= maxGroups {
+		return -1
+	}
+	out.Groups = append(out.Groups, group)
+	return len(out.Groups) - 1
+}
+
+// indentOf is a line's leading whitespace width (a tab counts 4).
+func indentOf(line string) int {
+	n := 0
+	for _, r := range line {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// addRefs adds the requirement reference text holds ("_Requirements: 1.1,
+// 2.3_", "(Req: login)", "**Validates: Requirements 2.1**"), bounded.
+func addRefs(refs []string, text string) []string {
+	if len(refs) >= maxTaskRefs {
+		return refs
+	}
+	if !mayRef(text) {
+		return refs
+	}
+	plain := plainText.Replace(text)
+	plain = strings.Trim(plain, "_ ")
+	m := refRe().FindStringSubmatch(plain)
+	if m == nil {
+		return refs
+	}
+	v := strings.Trim(strings.TrimSpace(m[1]), "_*. ")
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "Requirements "), "Requirement ")
+	if v == "" {
+		return refs
+	}
+	v = oneLine(v)
+	if len(v) > maxRefLen {
+		v = cutRunes(v, maxRefLen) + "…"
+	}
+	for _, r := range refs {
+		if r == v {
+			return refs
+		}
+	}
+	return append(refs, v)
+}
+
+// descPaths finds the paths a task's text names: backticked tokens that
+// are paths, and bare tokens holding a folder that are paths (a markdown
+// link's target included).
+func descPaths(desc string, out []string, exists func(string) bool) []string {
+	if !strings.Contains(desc, "/") && !strings.Contains(desc, "`") {
+		return out
+	}
+	quoted, plain := backticks(desc)
+	for _, q := range quoted {
+		if p, ok := pathToken(q, exists); ok {
+			out = addPath(out, p)
+		}
+	}
+	for _, w := range strings.Fields(plain) {
+		if len(out) >= maxTaskPaths {
+			break
+		}
+		if i := strings.Index(w, "]("); i >= 0 {
+			w = w[i+2:]
+		}
+		tok := strings.TrimRight(strings.TrimLeft(w, "([{\"'*_"), ".,;:!?)]}\"'*_")
+		if !strings.Contains(tok, "/") {
+			continue
+		}
+		if p, ok := pathToken(tok, exists); ok {
+			out = addPath(out, p)
+		}
+	}
+	return out
+}
+
+// backticks splits text into its backticked spans (at most maxTaskPaths,
+// each 1–512 bytes, as "`([^`]{1,512})`" would find them) and the text
+// outside them, the spans replaced by a space.
+func backticks(text string) (quoted []string, plain string) {
+	if !strings.Contains(text, "`") {
+		return nil, text
+	}
+	var b strings.Builder
+	rest := text
+	for {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			b.WriteString(rest)
+			break
+		}
+		span := rest[i+1 : i+1+j]
+		if j == 0 || j > 512 {
+			// no span here: keep the first backtick as text, go on after it
+			b.WriteString(rest[:i+1])
+			rest = rest[i+1:]
+			continue
+		}
+		b.WriteString(rest[:i])
+		b.WriteByte(' ')
+		if len(quoted) < maxTaskPaths {
+			quoted = append(quoted, span)
+		}
+		rest = rest[i+2+j:]
+	}
+	return quoted, b.String()
+}
+
+// filesPaths reads a "Files: a, b" sub-bullet: backticked paths, else
+// comma-separated ones.
+func filesPaths(rest string, out []string, exists func(string) bool) []string {
+	if quoted, _ := backticks(rest); len(quoted) > 0 {
+		for _, q := range quoted {
+			if p, ok := pathToken(q, exists); ok {
+				out = addPath(out, p)
+			}
+		}
+		return out
+	}
+	for _, part := range strings.Split(rest, ",") {
+		if p, ok := refpath.Output(part); ok {
+			if c, ok := pathToken(p, exists); ok {
+				out = addPath(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// pathToken reports whether a token is a repository path by the one prose
+// rule (refpath.Prose), and not a version number ("1.2.3", "v2.0").
+func pathToken(s string, exists func(string) bool) (string, bool) {
+	s = strings.TrimSpace(s)
+	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
+		return "", false
+	}
+	p, ok := refpath.Prose(s, exists)
+	if !ok || path.Clean(p) == "." {
+		return "", false
+	}
+	return p, true
+}
+
+// addPath appends p when new, up to maxTaskPaths.
+func addPath(list []string, p string) []string {
+	if len(list) >= maxTaskPaths {
+		return list
+	}
+	for _, x := range list {
+		if x == p {
+			return list
+		}
+	}
+	return append(list, p)
+}
+
+// cleanText strips emphasis and decorations from a heading.
+func cleanText(s string) string {
+	s = plainText.Replace(s)
+	s = strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r == '\uFE0F' || r == '\u200D'
+	})
+	return oneLine(s)
+}
+
+// oneLine bounds text for a title: control characters out, at most
+// maxTitleLen bytes on a rune boundary.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if len(s) > maxTitleLen {
+		s = cutRunes(s, maxTitleLen) + "…"
+	}
+	return s
+}
+
+// cutRunes cuts s to at most n bytes on a rune boundary.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// fenceMatch is fenceRe's match of a line that may open or close a fence
+// (a cheap test first: most lines hold no ``` or ~~~).
+func fenceMatch(line string) []string {
+	if !strings.Contains(line, "```") && !strings.Contains(line, "~~~") {
+		return nil
+	}
+	return fenceRe().FindStringSubmatch(line)
+}
+
+// taskMatch reads a task line by the 1.8+ rule (`^\s*[-*]\s*\[([\sxX])\]\s*(.*)`
+// in src/utils/task-progress.ts, written out: the
+// regular expression's Unicode classes cost too much on every line): the
+// box's content ("x", "X" or whitespace) and the text after it; nil when
+// the line is no task line.
+func taskMatch(line string) []string {
+	i := skipSpace(line, 0)
+	if i >= len(line) || (line[i] != '-' && line[i] != '*') {
+		return nil
+	}
+	i = skipSpace(line, i+1)
+	if i >= len(line) || line[i] != '[' {
+		return nil
+	}
+	r, n := utf8.DecodeRuneInString(line[i+1:])
+	if r != 'x' && r != 'X' && !isJSSpace(r) {
+		return nil
+	}
+	j := i + 1 + n
+	if j >= len(line) || line[j] != ']' {
+		return nil
+	}
+	return []string{line, line[i+1 : j], line[skipSpace(line, j+1):]}
+}
+
+// column0 reports a task line by the rule of the CLIs up to 1.7
+// (`^[-*]\s+\[[\sx]\]`, case-insensitive):
+// the marker at column 0, then whitespace, then the box.
+func column0(line string) bool {
+	if len(line) < 4 || (line[0] != '-' && line[0] != '*') {
+		return false
+	}
+	i := skipSpace(line, 1)
+	if i == 1 || i >= len(line) || line[i] != '[' {
+		return false
+	}
+	r, n := utf8.DecodeRuneInString(line[i+1:])
+	j := i + 1 + n
+	return (r == 'x' || r == 'X' || isJSSpace(r)) && j < len(line) && line[j] == ']'
+}
+
+// skipSpace returns the index of the first rune at or after i that is not
+// whitespace (isJSSpace).
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isJSSpace(r) {
+			return i
+		}
+		i += n
+	}
+	return i
+}
+
+// isJSSpace is JavaScript's \s, which the openspec CLI's patterns use: a
+// tab or a no-break space inside the brackets is an open box.
+func isJSSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200a'
+}
+
+// mayRef reports whether text may hold a requirement reference (the words
+// refRe looks for, in any case), before the regular expression runs.
+func mayRef(text string) bool {
+	for i := 0; i+3 <= len(text); i++ {
+		switch text[i] | 0x20 {
+		case 'r', 'v', 's':
+			w := strings.ToLower(text[i:min(len(text), i+9)])
+			if strings.HasPrefix(w, "req") || strings.HasPrefix(w, "validates") || strings.HasPrefix(w, "spec") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leadingNumber takes a task's leading number off its text ("2.3 Do x",
+// "**2.3** Do x", "2.3. Do x"; numRe written out): the number, the rest,
+// and whether there was one. A number must end at a space or the end.
+func leadingNumber(desc string) (num, rest string, ok bool) {
+	s := strings.TrimPrefix(desc, "**")
+	i, parts, digits := 0, 1, 0
+scan:
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			if digits > 4 {
+				return "", desc, false
+			}
+		case c == '.' && digits > 0 && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && parts < 5:
+			parts++
+			digits = 0
+		default:
+			break scan
+		}
+	}
+	if digits == 0 {
+		return "", desc, false
+	}
+	num, s = s[:i], s[i:]
+	s = strings.TrimPrefix(s, ".")
+	s = strings.TrimPrefix(s, "**")
+	if s != "" {
+		r, _ := utf8.DecodeRuneInString(s)
+		if !unicode.IsSpace(r) {
+			return "", desc, false
+		}
+	}
+	return num, s, true
+}
+
+// filesMatch is filesRe's match of a sub-bullet that may name files (it
+// starts with "file" or "path", in any case).
+func filesMatch(plain string) []string {
+	if len(plain) < 4 {
+		return nil
+	}
+	if w := strings.ToLower(plain[:4]); w != "file" && w != "path" {
+		return nil
+	}
+	return filesRe().FindStringSubmatch(plain)
+}

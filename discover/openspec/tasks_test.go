@@ -1,0 +1,189 @@
+package openspec
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestParseTasksFixtures reads the fixtures shaped like real tasks.md files
+// and checks every count (orchestrate's, the 1.8+ CLI's, the column-0 rule
+// of older CLIs), the resume point and the holes.
+func TestParseTasksFixtures(t *testing.T) {
+	tests := []struct {
+		file                 string
+		done, total          int
+		cliDone, cliTotal    int
+		oldDone, oldTotal    int
+		first, group, title  string
+		cliFirst             string
+		holes                []string
+		refs, paths          []string
+		unclosedFence, fence int
+	}{
+		{file: "tasks_v1.md", done: 3, total: 7, cliDone: 3, cliTotal: 7, oldDone: 3, oldTotal: 7,
+			first: "2.2", group: "2. Toggle", title: "Persist the choice in localStorage (`theme-mode` key)", cliFirst: "2.2",
+			refs: []string{"Remember the user's theme"}, paths: []string{"src/theme/persist.ts", "src/theme/index.ts"}},
+		{file: "tasks_indented.md", done: 5, total: 8, cliDone: 5, cliTotal: 8, oldDone: 3, oldTotal: 3,
+			first: "1.2.2", group: "1. Overlay shell", title: "Sandbox the iframe", cliFirst: "1.2.2", holes: []string{"1.2.2"}},
+		{file: "tasks_fenced.md", done: 1, total: 2, cliDone: 2, cliTotal: 5, oldDone: 2, oldTotal: 5,
+			first: "1.2", group: "1. Parser", title: "Parse the body", cliFirst: "1.2", fence: 3},
+		{file: "tasks_fenced_first.md", done: 1, total: 2, cliDone: 1, cliTotal: 3, oldDone: 1, oldTotal: 3,
+			first: "1.2", group: "1. Work", title: "Second", cliFirst: "0.1", fence: 1},
+		{file: "tasks_prose.md"},
+		{file: "tasks_flat.md", done: 3, total: 7, cliDone: 3, cliTotal: 7, oldDone: 3, oldTotal: 7,
+			first: "line 5", group: "实施任务", title: "**W3 持久化**：写入 `src/store/actionLog.ts`", cliFirst: "line 5",
+			holes: []string{"line 5"}, paths: []string{"src/store/actionLog.ts"}},
+		{file: "tasks_unclosed.md", done: 1, total: 3, cliDone: 1, cliTotal: 3, oldDone: 1, oldTotal: 3,
+			first: "1.2", group: "1. Setup", title: "Configure lint", cliFirst: "1.2", unclosedFence: 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := ParseTasks(data)
+			if d, n := ts.Count(); d != tt.done || n != tt.total {
+				t.Errorf("count = %d/%d, want %d/%d", d, n, tt.done, tt.total)
+			}
+			if d, n := ts.CLICount(); d != tt.cliDone || n != tt.cliTotal {
+				t.Errorf("CLI count = %d/%d, want %d/%d", d, n, tt.cliDone, tt.cliTotal)
+			}
+			if d, n := ts.OldCount(); d != tt.oldDone || n != tt.oldTotal {
+				t.Errorf("old count = %d/%d, want %d/%d", d, n, tt.oldDone, tt.oldTotal)
+			}
+			if got := ts.FencedCount(); got != tt.fence {
+				t.Errorf("fenced = %d, want %d", got, tt.fence)
+			}
+			if ts.UnclosedFence != tt.unclosedFence {
+				t.Errorf("unclosed fence at %d, want %d", ts.UnclosedFence, tt.unclosedFence)
+			}
+			first := ts.FirstOpen()
+			switch {
+			case tt.first == "" && first != nil:
+				t.Errorf("first open = %+v, want none", first)
+			case tt.first != "":
+				if first == nil {
+					t.Fatalf("no first open task, want %s", tt.first)
+				}
+				if first.Item != tt.first || first.Group != tt.group || first.Title != tt.title {
+					t.Errorf("first open = %q %q in %q, want %q %q in %q", first.Item, first.Title, first.Group, tt.first, tt.title, tt.group)
+				}
+				if !reflect.DeepEqual(first.Refs, tt.refs) {
+					t.Errorf("refs = %q, want %q", first.Refs, tt.refs)
+				}
+				if !reflect.DeepEqual(first.Paths, tt.paths) {
+					t.Errorf("paths = %q, want %q", first.Paths, tt.paths)
+				}
+				if cli := ts.CLIFirstOpen(); cli == nil || cli.Item != tt.cliFirst {
+					t.Errorf("CLI first open = %+v, want %s", cli, tt.cliFirst)
+				}
+			}
+			if got := ts.Holes(); !reflect.DeepEqual(got, tt.holes) {
+				t.Errorf("holes = %q, want %q", got, tt.holes)
+			}
+		})
+	}
+}
+
+// TestTaskLineGrammar checks the 1.8+ line rule case by case: markers,
+// box contents (tab and no-break space are open boxes), what is no task.
+func TestTaskLineGrammar(t *testing.T) {
+	tests := []struct {
+		line      string
+		task      bool
+		done, old bool
+	}{
+		{"- [ ] 1.1 a", true, false, true},
+		{"* [x] 1.1 a", true, true, true},
+		{"- [X] a", true, true, true},
+		{"-[ ] a", true, false, false},
+		{"   - [ ] a", true, false, false},
+		{"- [\t] a", true, false, true},
+		{"- [\u00a0] a", true, false, true},
+		{"- [-] a", false, false, false},
+		{"- [~] a", false, false, false},
+		{"+ [ ] a", false, false, false},
+		{"1. [ ] a", false, false, false},
+		{"[ ] a", false, false, false},
+		{"- [] a", false, false, false},
+		{"- [ ]", true, false, true},
+	}
+	for _, tt := range tests {
+		ts := ParseTasks([]byte(tt.line + "\n"))
+		if got := len(ts.Tasks) == 1; got != tt.task {
+			t.Errorf("%q: task = %v, want %v", tt.line, got, tt.task)
+			continue
+		}
+		if !tt.task {
+			continue
+		}
+		x := ts.Tasks[0]
+		if x.Done != tt.done || x.Column0 != tt.old {
+			t.Errorf("%q: done %v column0 %v, want %v %v", tt.line, x.Done, x.Column0, tt.done, tt.old)
+		}
+	}
+}
+
+// TestNotPaths checks that text that is not a path never becomes one: a
+// route, a URL, a command, a version, a glob, a path leaving the
+// repository.
+func TestNotPaths(t *testing.T) {
+	text := "- [ ] 1.1 Call GET /api/v2/users and https://example.com/a.js, run `go test ./...`, bump to v1.2.3, match `src/**/*.ts`, read ../../etc/passwd.txt and `~/x.md`\n"
+	ts := ParseTasks([]byte(text))
+	if len(ts.Tasks) != 1 {
+		t.Fatalf("tasks = %d", len(ts.Tasks))
+	}
+	if p := ts.Tasks[0].Paths; len(p) != 0 {
+		t.Errorf("paths = %q, want none", p)
+	}
+}
+
+// TestParseBounds checks the parser's bounds on hostile input: many task
+// lines, a huge line, a huge title.
+func TestParseBounds(t *testing.T) {
+	big := strings.Repeat("- [x] 1.1 t\n", maxTasks+10)
+	ts := ParseTasks([]byte(big))
+	if len(ts.Tasks) != maxTasks || !ts.Truncated {
+		t.Errorf("tasks = %d truncated %v", len(ts.Tasks), ts.Truncated)
+	}
+	long := "- [ ] 1.1 " + strings.Repeat("é", 10000) + "\n"
+	ts = ParseTasks([]byte(long))
+	if len(ts.Tasks) != 1 || len(ts.Tasks[0].Title) > maxTitleLen+len("…") {
+		t.Errorf("title bound broken: %d", len(ts.Tasks[0].Title))
+	}
+	var b strings.Builder
+	b.WriteString("- [ ] 1.1 t\n")
+	for i := 0; i < 100; i++ {
+		b.WriteString("  - Files: `a/b" + strings.Repeat("x", i) + ".go`\n  - Requirements: r" + strings.Repeat("y", i) + "\n")
+	}
+	ts = ParseTasks([]byte(b.String()))
+	if x := ts.Tasks[0]; len(x.Paths) > maxTaskPaths || len(x.Refs) > maxTaskRefs {
+		t.Errorf("bounds: %d paths, %d refs", len(x.Paths), len(x.Refs))
+	}
+}
+
+// TestLeadingNumber checks the task numbers read off a task's text.
+func TestLeadingNumber(t *testing.T) {
+	tests := []struct{ in, num, rest string }{
+		{"1.1 Do it", "1.1", " Do it"},
+		{"**2.3** Bold", "2.3", " Bold"},
+		{"2.3. Dotted", "2.3", " Dotted"},
+		{"6.1.1 Three levels", "6.1.1", " Three levels"},
+		{"7", "7", ""},
+		{"**W1 Label**", "", ""},
+		{"12345 too long", "", ""},
+		{"1.x not a number", "", ""},
+		{"1.2.3.4.5.6 too deep", "", ""},
+		{"2026-01-01 a date", "", ""},
+	}
+	for _, tt := range tests {
+		num, rest, ok := leadingNumber(tt.in)
+		if ok != (tt.num != "") || num != tt.num || (ok && rest != tt.rest) {
+			t.Errorf("leadingNumber(%q) = %q %q %v, want %q %q", tt.in, num, rest, ok, tt.num, tt.rest)
+		}
+	}
+}
