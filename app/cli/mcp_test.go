@@ -74,8 +74,8 @@ func exitOf(t *testing.T, res mcp.ToolResult) int {
 // started in autopilot) and a second one finished.
 func sdcRepo(t *testing.T, extra map[string]string) string {
 	files := map[string]string{
-		".orchestrate/workflows/sdc-1.yaml": fmt.Sprintf(sdcState, "autopilot"),
-		"docs/stories/4.2.s.md":             story42,
+		".orchestrate/workflows/sdc-1.yaml":  fmt.Sprintf(sdcState, "autopilot"),
+		"docs/stories/4.2.s.md":              story42,
 		".orchestrate/workflows/done-1.yaml": "execution_id: done-1\nworkflow: story-development-cycle\nstory: \"9.9\"\nstatus: completed\nupdated_at: 2026-11-19T10:00:00Z\n",
 	}
 	for k, v := range extra {
