@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/signal"
@@ -68,8 +69,10 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 	return nil
 }
 
+// isEOF reports whether err is the client closing the connection (stdin
+// at its end), the normal end of a stdio session.
 func isEOF(err error) bool {
-	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || strings.Contains(err.Error(), "EOF")
 }
 
 // mcpBackend answers the MCP server with the CLI's own code: the read-only

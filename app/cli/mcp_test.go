@@ -285,6 +285,10 @@ func TestMCPClaimGates(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".orchestrate", "log.jsonl")); err == nil {
 		t.Error("a refused claim wrote the log")
 	}
+	// the context is still given, saying a claim would be refused
+	if _, text, err := c.Prompt(context.Background(), "resume_context", map[string]string{"workflow": "sdc-1"}); err != nil || !strings.Contains(text, "decision in autopilot: halt") || !strings.Contains(text, "A claim would be refused") {
+		t.Errorf("resume_context of a stale workflow: %v\n%s", err, text)
+	}
 
 	dir = sdcRepo(t, map[string]string{".orchestrate.yaml": "handoff:\n  command: echo hi\n"})
 	env := map[string]string{"XDG_CONFIG_HOME": t.TempDir()}
@@ -323,6 +327,13 @@ func TestMCPResumeContextPrompt(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, ".orchestrate", "handoffs")); err == nil {
 			t.Error("the prompt wrote an envelope")
 		}
+	}
+	// claimed: the holder may still read the context (the lock hides nothing)
+	if res := call(t, c, "claim", map[string]any{"workflow": "sdc-1"}); res.IsError {
+		t.Fatalf("claim: %s", res.Text)
+	}
+	if _, text, err := c.Prompt(ctx, "resume_context", map[string]string{"workflow": "sdc-1"}); err != nil || !strings.Contains(text, "Next phase: implement") {
+		t.Errorf("resume_context while claimed: %v\n%s", err, text)
 	}
 	desc, text, err = c.Prompt(ctx, "resume_context", map[string]string{"workflow": "nope-9"})
 	if err != nil {

@@ -42,14 +42,14 @@ type ToolInfo struct {
 func ConnectInMemory(ctx context.Context, b Backend, opts Options, clientName string) (*Client, error) {
 	st, ct := sdk.NewInMemoryTransports()
 	done := make(chan error, 1)
-	srv := NewServer(b, opts)
-	ss, err := srv.Connect(ctx, st, nil)
+	sb := &serialized{b: b}
+	ss, err := newServer(sb, opts).Connect(ctx, st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: serve in memory: %w", err)
 	}
 	go func() {
 		err := ss.Wait()
-		b.Close()
+		sb.Close()
 		done <- err
 	}()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "test"}, nil).Connect(ctx, ct, nil)

@@ -51,7 +51,10 @@ func ContextText(env handoff.Envelope) string {
 		}
 	}
 	if env.Plan.Reason != "" {
-		line("orchestrate's decision: %s (%s).", safe(orDash(env.Plan.Decision)), safe(env.Plan.Reason))
+		line("orchestrate's decision in autopilot: %s (%s).", safe(orDash(env.Plan.Decision)), safe(env.Plan.Reason))
+	}
+	if env.Plan.Decision != "" && env.Plan.Decision != "resume" {
+		line("A claim would be refused as it stands: resolve the findings below first (the plan tool shows the details).")
 	}
 	if len(env.Plan.RemainingPhases) > 0 {
 		line("Remaining phases: %s.", safe(strings.Join(env.Plan.RemainingPhases, ", ")))

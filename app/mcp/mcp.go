@@ -72,8 +72,9 @@ type Backend interface {
 	Plan(ctx context.Context, args PlanArgs) Doc
 	// Log is log --json.
 	Log(ctx context.Context, args LogArgs) Doc
-	// Context is the envelope a claim of workflow would hand over, after
-	// the same gates; on a refusal env is nil and the Doc says why.
+	// Context is the envelope a claim of workflow would hand over, with
+	// the autopilot decision in its plan; for an unknown or finished
+	// workflow env is nil and the Doc says why.
 	Context(ctx context.Context, workflow string) (env *handoff.Envelope, refusal Doc)
 	// Claim claims a workflow for args.Holder (never empty here).
 	Claim(ctx context.Context, args ClaimArgs) Doc
@@ -105,22 +106,43 @@ Read-only: "workflows" lists them (status --json --all), "plan" shows where one 
 To take one over yourself, call "claim" (the same gates, lock and exactly-once record as orchestrate resume): you get the handoff envelope. When done, call "release" with the outcome (done, failed or abandoned).
 Errors are tool results with "exit_code" and "error", as the CLI exits and prints them.`
 
+// serialized is a Backend whose calls run one at a time, Close included:
+// a claim, the reads around it and the release at the session's end each
+// see one repository state.
+type serialized struct {
+	mu sync.Mutex
+	b  Backend
+}
+
+func (s *serialized) do(f func() Doc) Doc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return f()
+}
+
+// Close releases what is still claimed, after any call in flight.
+func (s *serialized) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Close()
+}
+
 // NewServer builds the MCP server over b: the read-only tools, the
-// resume_context prompt, and claim/release. Calls are served one at a
-// time (a claim and the reads around it see one repository state).
+// resume_context prompt, and claim/release, served one call at a time.
+// Run and ConnectInMemory also close b when the session ends.
 func NewServer(b Backend, opts Options) *sdk.Server {
+	return newServer(&serialized{b: b}, opts)
+}
+
+func newServer(sb *serialized, opts Options) *sdk.Server {
+	b := sb.b
+	serial := sb.do
 	version := opts.Version
 	if version == "" {
 		version = "dev"
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "orchestrate", Title: "orchestrate", Version: version},
 		&sdk.ServerOptions{Instructions: instructions})
-	var mu sync.Mutex
-	serial := func(f func() Doc) Doc {
-		mu.Lock()
-		defer mu.Unlock()
-		return f()
-	}
 	readOnly := func(title string) *sdk.ToolAnnotations {
 		closed := false
 		return &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed, Title: title}
@@ -197,8 +219,9 @@ func NewServer(b Backend, opts Options) *sdk.Server {
 // Run serves the MCP protocol over t until the client disconnects or ctx
 // ends, then releases what is still claimed (Backend.Close).
 func Run(ctx context.Context, b Backend, opts Options, t sdk.Transport) error {
-	defer b.Close()
-	return NewServer(b, opts).Run(ctx, t)
+	sb := &serialized{b: b}
+	defer sb.Close()
+	return newServer(sb, opts).Run(ctx, t)
 }
 
 // Transport is a connection the server runs over (the SDK's).

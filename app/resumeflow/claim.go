@@ -123,11 +123,10 @@ type Claim struct {
 // conflicts). It writes nothing.
 func Gate(in ClaimInput) (workflow.Candidate, Evaluation, *ClaimError) {
 	s := in.Session
-	sel := Select(s.Res.Candidates, in.Workflow)
-	if sel.Err != nil {
-		return workflow.Candidate{}, Evaluation{}, refused(sel.Code, "", sel.Err)
+	c, cerr := selectFor(in)
+	if cerr != nil {
+		return c, Evaluation{}, cerr
 	}
-	c := *sel.Candidate
 	if st := handoff.Inspect(s.Root, c.ID); st.Exists && st.Live {
 		if st.Reason != "" {
 			return c, Evaluation{}, refused(exitcode.Locked, "", fmt.Errorf("%s: its lock is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", c.ID, st.Reason, c.ID))
@@ -139,12 +138,9 @@ func Gate(in ClaimInput) (workflow.Candidate, Evaluation, *ClaimError) {
 		e.Holder = &l
 		return c, Evaluation{}, e
 	}
-	ev, err := Evaluate(s, Input{
-		Candidate: c, Mode: modes.ModeAutopilot, Force: in.Force,
-		Candidates: len(s.Resumable()), Selected: true,
-	})
-	if err != nil {
-		return c, ev, refused(exitcode.Error, "", err)
+	ev, cerr := evaluateFor(in, c)
+	if cerr != nil {
+		return c, ev, cerr
 	}
 	if ev.Plan.Decision != modes.DecisionResume {
 		code := exitcode.Code(ev.Code)
@@ -157,6 +153,27 @@ func Gate(in ClaimInput) (workflow.Candidate, Evaluation, *ClaimError) {
 		return c, ev, e
 	}
 	return c, ev, nil
+}
+
+// selectFor is the candidate in.Workflow names, or resume's refusal.
+func selectFor(in ClaimInput) (workflow.Candidate, *ClaimError) {
+	sel := Select(in.Session.Res.Candidates, in.Workflow)
+	if sel.Err != nil {
+		return workflow.Candidate{}, refused(sel.Code, "", sel.Err)
+	}
+	return *sel.Candidate, nil
+}
+
+// evaluateFor validates and plans c with the autopilot mode's decision.
+func evaluateFor(in ClaimInput, c workflow.Candidate) (Evaluation, *ClaimError) {
+	ev, err := Evaluate(in.Session, Input{
+		Candidate: c, Mode: modes.ModeAutopilot, Force: in.Force,
+		Candidates: len(in.Session.Resumable()), Selected: true,
+	})
+	if err != nil {
+		return ev, refused(exitcode.Error, "", err)
+	}
+	return ev, nil
 }
 
 // claimedBy is the holder a lock's command names, for the locked message.
@@ -196,11 +213,18 @@ func (in ClaimInput) request(c workflow.Candidate, ev Evaluation) handoff.Reques
 	return req
 }
 
-// Context is the envelope a claim of in.Workflow would hand over, built
-// after the same gates (Gate) and without writing anything: the restored
-// context an agent reads before it claims.
+// Context is the envelope a claim of in.Workflow would hand over — the
+// restored context an agent reads before (or while) it works on it — with
+// the autopilot mode's decision in its plan. Only an unknown, ambiguous or
+// finished workflow is refused: a lock or a halt does not hide the context
+// (the plan's decision and reason say whether a claim would go through).
+// It writes nothing.
 func Context(in ClaimInput) (handoff.Envelope, *ClaimError) {
-	c, ev, cerr := Gate(in)
+	c, cerr := selectFor(in)
+	if cerr != nil {
+		return handoff.Envelope{}, cerr
+	}
+	ev, cerr := evaluateFor(in, c)
 	if cerr != nil {
 		return handoff.Envelope{}, cerr
 	}
