@@ -55,8 +55,8 @@ var Examples = map[string]string{
   orchestrate trust            # trust the file as it is now
   orchestrate trust --revoke   # forget that trust`,
 
-	"orchestrate mcp": `  claude mcp add orchestrate -- orchestrate mcp        # register it with Claude Code
-  orchestrate mcp --repo ~/src/app                     # serve another repository`,
+	"orchestrate mcp": `  orchestrate mcp                  # serve this repository to the agent that started it (stdin/stdout)
+  orchestrate mcp --repo ../app    # serve another repository`,
 
 	"orchestrate completion": `  source <(orchestrate completion bash)
   orchestrate completion zsh > "${fpath[1]}/_orchestrate"
