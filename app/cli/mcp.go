@@ -151,14 +151,15 @@ func (b *mcpBackend) Workflows(context.Context) mcp.Doc {
 // Plan implements mcp.Backend: resume WORKFLOW --dry-run --json.
 func (b *mcpBackend) Plan(_ context.Context, in mcp.PlanArgs) mcp.Doc {
 	args := []string{"resume", "--dry-run", "--json"}
+	// values joined to their flag: a value can never be read as a flag
 	if in.Mode != "" {
-		args = append(args, "--mode", in.Mode)
+		args = append(args, "--mode="+in.Mode)
 	}
 	if in.Restart {
 		args = append(args, "--restart")
 	}
 	if in.FromPhase != "" {
-		args = append(args, "--from-phase", in.FromPhase)
+		args = append(args, "--from-phase="+in.FromPhase)
 	}
 	var pos []string
 	if strings.TrimSpace(in.Workflow) != "" {

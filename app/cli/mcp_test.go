@@ -154,6 +154,7 @@ func TestMCPErrorsAreToolErrors(t *testing.T) {
 		{"release", map[string]any{"workflow": "sdc-1", "outcome": "done"}, ExitUsage, "no claim of"},
 		{"release", map[string]any{"workflow": "sdc-1", "outcome": "maybe"}, ExitUsage, "want done, failed or abandoned"},
 		{"log", map[string]any{"lines": -1}, ExitUsage, "want 0 or more"},
+		{"plan", map[string]any{"workflow": "sdc-1", "mode": "--force"}, ExitUsage, `"--force" is not a mode`},
 	} {
 		res := call(t, c, tc.tool, tc.args)
 		if !res.IsError {
