@@ -329,7 +329,7 @@ func (b *mcpBackend) Release(_ context.Context, in mcp.ReleaseArgs) mcp.Doc {
 	if err != nil {
 		return mcp.ErrorDoc("release", ExitUsage, safeErr(err), nil)
 	}
-	cl, ok := b.claims[in.Workflow]
+	cl, ok := b.claimed(in.Workflow)
 	if !ok {
 		held := make([]string, 0, len(b.claims))
 		for id := range b.claims {
@@ -338,11 +338,31 @@ func (b *mcpBackend) Release(_ context.Context, in mcp.ReleaseArgs) mcp.Doc {
 		sort.Strings(held)
 		return mcp.ErrorDoc("release", ExitUsage, safeErr(fmt.Errorf("no claim of %q is held by this server (held: %s)", in.Workflow, orDash(strings.Join(held, ", ")))), nil)
 	}
-	delete(b.claims, in.Workflow)
+	delete(b.claims, cl.Workflow)
 	if err := cl.Release(outcome, in.Note, b.now()); err != nil {
 		return mcp.ErrorDoc("release", ExitError, safeErr(err), map[string]any{"workflow": cl.Workflow})
 	}
 	return jsonDoc(releaseDoc{Schema: Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder, Result: outcome}, ExitOK)
+}
+
+// claimed is the claim name names: its id, or the one claim whose key
+// (the id after its type) or id starts with name — the names claim took.
+func (b *mcpBackend) claimed(name string) (*resumeflow.Claim, bool) {
+	if cl, ok := b.claims[name]; ok {
+		return cl, true
+	}
+	name = strings.TrimSpace(name)
+	var found *resumeflow.Claim
+	for id, cl := range b.claims {
+		_, key, _ := strings.Cut(id, ":")
+		if name != "" && (strings.HasPrefix(id, name) || strings.HasPrefix(key, name)) {
+			if found != nil {
+				return nil, false // ambiguous
+			}
+			found = cl
+		}
+	}
+	return found, found != nil
 }
 
 // Close implements mcp.Backend: what is still claimed when the session

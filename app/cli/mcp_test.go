@@ -252,7 +252,7 @@ func TestMCPClaimRelease(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("claim again: %s", res.Text)
 	}
-	if res = call(t, c, "release", map[string]any{"workflow": "workflow:sdc-1", "outcome": "abandoned"}); res.IsError {
+	if res = call(t, c, "release", map[string]any{"workflow": "sdc-1", "outcome": "abandoned"}); res.IsError { // the name claim took
 		t.Fatalf("release abandoned: %s", res.Text)
 	}
 	res = call(t, c, "claim", map[string]any{"workflow": "sdc-1", "holder": "second-agent"})
