@@ -114,6 +114,14 @@ type Request struct {
 	// with the result so far: the caller shows what is being handed off
 	// before an interactive agent session takes the terminal.
 	BeforeCommand func(Result)
+	// Holder names who holds the handed-off work when it is not a command
+	// orchestrate runs (an agent that claimed it over MCP): each event of
+	// the handoff logs it as "holder".
+	Holder string
+	// KeepLock keeps the workflow's lock after a handoff that went through:
+	// Result.Held is it, for the caller to release (a claim held until its
+	// release).
+	KeepLock bool
 	// onStart is called once the orchestrator command's process started.
 	onStart func()
 }
@@ -143,6 +151,9 @@ type Result struct {
 	// Unconfirmed is set when an earlier attempt of this resume was
 	// dispatched but its command never started: it was handed off again.
 	Unconfirmed bool
+	// Held is the workflow's lock, still held, when Request.KeepLock asked
+	// for it (nil otherwise, and for an AlreadyHandedOff result).
+	Held *Lock
 }
 
 // hasStateFile reports whether a candidate's source is a state file of its
@@ -398,6 +409,10 @@ func Execute(req Request) (Result, error) {
 		return fail(err)
 	}
 	backup.Discard()
+	if req.KeepLock {
+		res.Held = lock
+		return res, nil
+	}
 	if err := lock.Release(); err != nil {
 		fmt.Fprintf(req.Stderr, "orchestrate: warning: %v\n", err)
 	}
@@ -465,6 +480,11 @@ func buildEnvelope(req Request, key string) Envelope {
 		Framework:      c.Framework,
 	}
 }
+
+// EnvelopeFor is the envelope a handoff of req would write under the
+// idempotency key key, before redaction (the resume-context prompt of
+// orchestrate mcp shows it without handing anything off).
+func EnvelopeFor(req Request, key string) Envelope { return buildEnvelope(req, key) }
 
 // interruption is how long the workflow had been interrupted.
 func interruption(req Request) (time.Duration, bool) {
@@ -544,7 +564,7 @@ func eventFields(req *Request, res *Result, event string) logging.Fields {
 	if r, err := filepath.Rel(req.Root, envelope); err == nil && envelope != "" && !strings.HasPrefix(r, "..") {
 		envelope = filepath.ToSlash(r)
 	}
-	return logging.Fields{
+	f := logging.Fields{
 		"event":           event,
 		"workflow":        c.ID,
 		"type":            string(c.Type),
@@ -555,6 +575,10 @@ func eventFields(req *Request, res *Result, event string) logging.Fields {
 		"envelope":        envelope,
 		"idempotency_key": res.IdempotencyKey,
 	}
+	if req.Holder != "" {
+		f["holder"] = req.Holder
+	}
+	return f
 }
 
 // writeEvent appends one event to the orchestration log: written whole

@@ -55,6 +55,9 @@ var Examples = map[string]string{
   orchestrate trust            # trust the file as it is now
   orchestrate trust --revoke   # forget that trust`,
 
+	"orchestrate mcp": `  orchestrate mcp                  # serve this repository to the agent that started it (stdin/stdout)
+  orchestrate mcp --repo ../app    # serve another repository`,
+
 	"orchestrate completion": `  source <(orchestrate completion bash)
   orchestrate completion zsh > "${fpath[1]}/_orchestrate"
   orchestrate completion fish > ~/.config/fish/completions/orchestrate.fish

@@ -264,6 +264,7 @@ to the orchestrator.
 		a.newVersionCmd(),
 		a.newTrustCmd(),
 		a.newCompletionCmd(),
+		a.newMCPCmd(),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (completion.go)
 	root.SetHelpCommand(a.newHelpCmd(root))

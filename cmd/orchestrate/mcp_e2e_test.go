@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/app/mcp"
+	"github.com/orchestrate-dev/orchestrate/handoff"
+)
+
+// orchestrateBinary is the test binary under the name "orchestrate", which
+// TestMain runs as the program (testscript.Main dispatches on argv[0]).
+func orchestrateBinary(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "orchestrate")
+	if err := os.Symlink(exe, bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// mcpRepo is a folder with one interrupted workflow, and the environment
+// orchestrate mcp runs in (pinned clock, its own home).
+func mcpRepo(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		".orchestrate/workflows/sdc-1.yaml": "execution_id: sdc-1\nworkflow: story-development-cycle\nstory: \"4.2\"\nupdated_at: 2026-11-20T11:30:00Z\ncurrent_phase: implement\nstatus: interrupted\nmode: autopilot\nphases_completed:\n  - {phase: create, agent: sm, output: docs/stories/4.2.s.md}\n  - {phase: validate, agent: po, output: docs/stories/4.2.s.md}\n",
+		"docs/stories/4.2.s.md":             "# Story 4.2: S\n\n**Status:** InProgress\n\n## Acceptance Criteria\n1. **Given** x\n",
+	}
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	env := append(os.Environ(), "ORCHESTRATE_NOW=2026-11-20T12:00:00Z", "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config", "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	return dir, env
+}
+
+// The built program over stdio, with the SDK's client: the tools answer,
+// a claim holds the lock until it is released, and the log names the holder.
+func TestMCPOverStdio(t *testing.T) {
+	bin := orchestrateBinary(t)
+	dir, env := mcpRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp", "--repo", dir)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	c, err := mcp.ConnectCommand(ctx, cmd, "e2e-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.ServerName(), "orchestrate ") {
+		t.Errorf("serverInfo: %q", c.ServerName())
+	}
+	res, err := c.Call(ctx, "workflows", nil)
+	if err != nil || res.IsError || !strings.Contains(res.Text, `"id": "workflow:sdc-1"`) {
+		t.Fatalf("workflows: %v %s", err, res.Text)
+	}
+	res, err = c.Call(ctx, "plan", map[string]any{"workflow": "nope"})
+	if err != nil || !res.IsError || !strings.Contains(res.Text, `"exit_code": 14`) {
+		t.Errorf("plan of an unknown workflow: %v %s", err, res.Text)
+	}
+	res, err = c.Call(ctx, "claim", map[string]any{"workflow": "sdc-1"})
+	if err != nil || res.IsError || !strings.Contains(res.Text, `"holder": "e2e-agent"`) {
+		t.Fatalf("claim: %v %s", err, res.Text)
+	}
+	if _, err := os.Stat(handoff.LockPath(dir, "workflow:sdc-1")); err != nil {
+		t.Errorf("no lock while claimed: %v", err)
+	}
+	res, err = c.Call(ctx, "release", map[string]any{"workflow": "workflow:sdc-1", "outcome": "done"})
+	if err != nil || res.IsError {
+		t.Fatalf("release: %v %s", err, res.Text)
+	}
+	if _, err := os.Stat(handoff.LockPath(dir, "workflow:sdc-1")); err == nil {
+		t.Error("the lock outlived the release")
+	}
+	res, err = c.Call(ctx, "log", nil)
+	if err != nil || !strings.Contains(res.Text, `"holder": "e2e-agent"`) || !strings.Contains(res.Text, `"event": "claim.released"`) {
+		t.Errorf("log: %v %s", err, res.Text)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v (stderr: %s)", err, stderr.String())
+	}
+}
+
+// Only protocol messages reach stdout: every line the program writes is a
+// JSON-RPC message, even when a tool fails and warnings are printed (they
+// go to stderr).
+func TestMCPStdoutIsProtocolOnly(t *testing.T) {
+	bin := orchestrateBinary(t)
+	dir, env := mcpRepo(t)
+	// an untrusted repository configuration: the trust notice goes to stderr
+	if err := os.WriteFile(filepath.Join(dir, ".orchestrate.yaml"), []byte("handoff:\n  command: echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp", "--repo", dir)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"workflows","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"claim","arguments":{"workflow":"nope"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"resume_context","arguments":{"workflow":"sdc-1"}}}`,
+	}, "\n") + "\n"
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	seen := map[float64]map[string]any{}
+	for len(seen) < 5 && sc.Scan() {
+		var msg map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil || msg["jsonrpc"] != "2.0" {
+			t.Fatalf("stdout carries a line that is not a JSON-RPC message: %q", sc.Text())
+		}
+		if id, ok := msg["id"].(float64); ok {
+			seen[id] = msg
+		}
+	}
+	_ = stdin.Close()
+	rest := bufio.NewScanner(stdout)
+	for rest.Scan() {
+		if !json.Valid(rest.Bytes()) {
+			t.Errorf("stdout carries a line that is not JSON: %q", rest.Text())
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("orchestrate mcp ended with %v (stderr: %s)", err, stderr.String())
+	}
+	if len(seen) != 5 {
+		t.Fatalf("%d answers, want 5 (stderr: %s)", len(seen), stderr.String())
+	}
+	for id := 1.0; id <= 5; id++ {
+		if seen[id]["error"] != nil {
+			t.Errorf("request %v: a protocol failure: %v", id, seen[id]["error"])
+		}
+	}
+	if r, _ := seen[4]["result"].(map[string]any); r == nil || r["isError"] != true {
+		t.Errorf("claim of an unknown workflow: not a tool error: %v", seen[4])
+	}
+	if !strings.Contains(stderr.String(), "waiting for trust") {
+		t.Errorf("the trust notice did not go to stderr: %q", stderr.String())
+	}
+}
