@@ -35,15 +35,6 @@ const (
 // EventClaimReleased is the orchestration-log event of a claim released.
 const EventClaimReleased = "claim.released"
 
-// Reasons a claim is refused without being an error of the repository
-// (ClaimError.Reason), as resume --json names them.
-const (
-	ReasonAlreadyHandedOff = "already_handed_off"
-	ReasonHeldRemotely     = "held_remotely"
-	ReasonSharedUnusable   = "shared_lifecycle_unusable"
-	ReasonStaleLock        = "stale_lock"
-)
-
 // ClaimInput is one claim: the loaded session, the workflow named, who
 // claims it, and the lifecycle to take it in.
 type ClaimInput struct {
