@@ -12,7 +12,10 @@ import (
 
 // Build turns an active change into its candidate.
 func Build(c *change) workflow.Candidate {
-	key := Key(c.Root.Prefix, c.ID)
+	key := c.key
+	if key == "" {
+		key = Key(c.Root.Prefix, c.ID)
+	}
 	st, raw := c.status()
 	srcPath := c.TasksPath
 	if srcPath == "" {

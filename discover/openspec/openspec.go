@@ -16,6 +16,7 @@
 package openspec
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path"
@@ -99,6 +100,8 @@ type change struct {
 	// copies are change folders (with a tasks.md) found inside an archive
 	// folder: copies the CLI never reads.
 	copies []string
+	// key is the candidate key (Key, made unique by uniqueKeys).
+	key string
 	// exists is the bounded lookup the task paths were read with (its
 	// answers remembered), nil for an archived change.
 	exists func(string) bool
@@ -168,6 +171,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		all = append(all, active...)
 	}
 	pickCurrent(r, all)
+	findings = append(findings, uniqueKeys(all)...)
 	out := make([]workflow.Candidate, 0, len(all))
 	for _, c := range all {
 		out = append(out, Build(c))
@@ -561,6 +565,45 @@ func Key(rootPrefix, id string) string {
 		}
 	}
 	return strings.Join(append(segs, k), "/")
+}
+
+// uniqueKeys gives every change its candidate key, unique over the scan.
+// Key folds every character it does not keep into "-", so change folders
+// such as add-auth, add_auth and "add auth" make the same key; one
+// candidate would then absorb the others and a resume of openspec:add-auth
+// could hand off a folder named to shadow it. When several changes share a
+// key, the one whose folder name is the key itself keeps it and each other
+// gets the key with a short hash of its folder name appended (none keeps
+// it bare when no name is exact); a warning names the folders.
+func uniqueKeys(all []*change) []workflow.Finding {
+	byKey := map[string][]*change{}
+	var keys []string
+	for _, c := range all {
+		k := Key(c.Root.Prefix, c.ID)
+		c.key = k
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], c)
+	}
+	var out []workflow.Finding
+	for _, k := range keys {
+		group := byKey[k]
+		if len(group) < 2 {
+			continue
+		}
+		var dirs []string
+		for _, c := range group {
+			dirs = append(dirs, fmt.Sprintf("%q", c.Dir))
+			if storyid.Sanitize(c.ID) != c.ID {
+				sum := sha256.Sum256([]byte(c.Dir))
+				c.key = fmt.Sprintf("%s-%x", k, sum[:4])
+			}
+		}
+		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "openspec-key-collision", Path: group[0].Dir,
+			Message: fmt.Sprintf("change folders %s all make the id openspec:%s; only a folder named exactly %s keeps it, the others get a suffix", strings.Join(capList(dirs, 5), ", "), k, path.Base(k))})
+	}
+	return out
 }
 
 // capList keeps the first n items and counts the rest.

@@ -433,3 +433,62 @@ func TestHostileCountsFast(t *testing.T) {
 		t.Errorf("long: %+v", l)
 	}
 }
+
+// TestKeyCollision checks that change folders whose names make the same
+// key (add-auth, add!auth, "add auth" committed later, and -rf beside rf) are all
+// candidates with distinct ids, the exactly named one keeping the key
+// whatever the commit order, and that a warning names the collision.
+func TestKeyCollision(t *testing.T) {
+	newest := map[string]source.Stamp{
+		"openspec/changes/add!auth":  {When: time.Date(2026, 11, 20, 11, 0, 0, 0, time.UTC), From: "git:bbb"},
+		"openspec/changes/add auth":  {When: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), From: "git:ccc"},
+		"openspec/changes/add-auth":  {When: time.Date(2026, 11, 19, 10, 0, 0, 0, time.UTC), From: "git:aaa"},
+		"openspec/changes/-rf":       {When: time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC), From: "git:ddd"},
+		"openspec/changes/rf":        {When: time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC), From: "git:eee"},
+		"openspec/changes/weird!one": {When: time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC), From: "git:fff"},
+		"openspec/changes/weird?one": {When: time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC), From: "git:fff"},
+	}
+	files := map[string]string{}
+	for dir := range newest {
+		files[dir+"/tasks.md"] = tasksPartial
+	}
+	cs, fs := scanFiles(t, files, newest)
+	if len(cs) != len(newest) {
+		t.Fatalf("%d candidates for %d changes", len(cs), len(newest))
+	}
+	ids := map[string]string{}
+	for _, c := range cs {
+		if prev, ok := ids[c.ID]; ok {
+			t.Errorf("%s and %s share the id %s", prev, c.Source.Path, c.ID)
+		}
+		ids[c.ID] = c.Source.Path
+		if c.Key != strings.TrimPrefix(c.ID, "openspec:") {
+			t.Errorf("%s: key %q", c.ID, c.Key)
+		}
+	}
+	for id, src := range map[string]string{"openspec:add-auth": "openspec/changes/add-auth/tasks.md", "openspec:rf": "openspec/changes/rf/tasks.md"} {
+		if ids[id] != src {
+			t.Errorf("%s is %q, want %s (the folder named exactly)", id, ids[id], src)
+		}
+	}
+	if _, ok := ids["openspec:weird-one"]; ok {
+		t.Errorf("a key no folder names exactly was kept bare: %v", ids)
+	}
+	n := 0
+	for _, f := range fs {
+		if f.Code == "openspec-key-collision" {
+			n++
+			if f.Severity != workflow.Warning || !strings.Contains(f.Message, "openspec/changes/") {
+				t.Errorf("collision finding: %+v", f)
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d collision findings, want 3: %v", n, fs)
+	}
+	// a change alone keeps its key
+	cs, fs = scanFiles(t, map[string]string{"openspec/changes/add auth/tasks.md": tasksPartial}, nil)
+	if len(cs) != 1 || cs[0].ID != "openspec:add-auth" || finding(fs, "openspec-key-collision") != nil {
+		t.Errorf("a lone change: %v %v", cs, fs)
+	}
+}
