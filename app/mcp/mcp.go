@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/internal/redact"
 	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 )
@@ -159,6 +160,9 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 		Description: "The resume plan of a workflow without changing anything — the document of `orchestrate resume WORKFLOW --dry-run --json`: selected candidate, findings, plan (last completed phase, resume point, remaining phases, decision and reason) and exit_code (what the real run would exit with: 17 when it would halt).",
 		Annotations: readOnly("Resume plan"),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in PlanArgs) (*sdk.CallToolResult, any, error) {
+		if d := tooLong(ToolPlan, arg{"workflow", in.Workflow, maxArg}, arg{"mode", in.Mode, maxArg}, arg{"from_phase", in.FromPhase, maxArg}); d != nil {
+			return result(*d), nil, nil
+		}
 		return result(serial(func() Doc { return b.Plan(ctx, in) })), nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{
@@ -175,6 +179,9 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 			"Returns the handoff envelope (what was done, where to pick up, the next agent and its inputs). The lock is held until you call release. A second claim of the same phase is refused (again: true hands it off once more).",
 		Annotations: &sdk.ToolAnnotations{Title: "Claim a workflow", DestructiveHint: &notDestructive, OpenWorldHint: &closed},
 	}, func(ctx context.Context, req *sdk.CallToolRequest, in ClaimArgs) (*sdk.CallToolResult, any, error) {
+		if d := tooLong(ToolClaim, arg{"workflow", in.Workflow, maxArg}, arg{"holder", in.Holder, maxArg}); d != nil {
+			return result(*d), nil, nil
+		}
 		if strings.TrimSpace(in.Holder) == "" {
 			in.Holder = clientName(req)
 		}
@@ -185,6 +192,9 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 		Description: "Release a workflow you claimed, recording the outcome: done (the handoff stands), failed or abandoned (the workflow is interrupted again and can be handed off anew). Frees the lock.",
 		Annotations: &sdk.ToolAnnotations{Title: "Release a claim", DestructiveHint: &notDestructive, OpenWorldHint: &closed},
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in ReleaseArgs) (*sdk.CallToolResult, any, error) {
+		if d := tooLong(ToolRelease, arg{"workflow", in.Workflow, maxArg}, arg{"outcome", in.Outcome, maxArg}, arg{"note", in.Note, maxNote}); d != nil {
+			return result(*d), nil, nil
+		}
 		return result(serial(func() Doc { return b.Release(ctx, in) })), nil, nil
 	})
 	s.AddPrompt(&sdk.Prompt{
@@ -197,6 +207,10 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 		if req.Params != nil {
 			wf = req.Params.Arguments["workflow"]
 		}
+		if d := tooLong(PromptContext, arg{"workflow", wf, maxArg}); d != nil {
+			text := "orchestrate could not restore the context:\n" + string(safeDoc(*d))
+			return &sdk.GetPromptResult{Description: "refused", Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
+		}
 		var env *handoff.Envelope
 		d := serial(func() Doc {
 			e, refusal := b.Context(ctx, wf)
@@ -205,7 +219,7 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 		})
 		if env == nil {
 			// a refusal is the prompt's answer, not a protocol failure
-			text := "orchestrate could not restore the context of " + quote(wf) + ":\n" + string(d.JSON)
+			text := "orchestrate could not restore the context of " + quote(wf) + ":\n" + string(safeDoc(d))
 			return &sdk.GetPromptResult{Description: "refused", Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
 		}
 		return &sdk.GetPromptResult{
@@ -244,16 +258,50 @@ func (nopWriteCloser) Close() error { return nil }
 // result is the tool result of d: the document as text and as structured
 // content, IsError when d failed.
 func result(d Doc) *sdk.CallToolResult {
-	doc := d.JSON
-	if len(doc) == 0 || !json.Valid(doc) {
-		doc = errorJSON(d.ExitCode, "orchestrate produced no document")
-	}
-	doc = termsafe.JSON(redact.JSON(doc))
+	doc := safeDoc(d)
 	return &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: string(doc)}},
 		StructuredContent: json.RawMessage(doc),
 		IsError:           d.Failed,
 	}
+}
+
+// Bounds on the string arguments of a call: a workflow name, mode, phase
+// or holder is short (the CLI's own arguments are bounded by the system's
+// argument size; a call is not), a release note is one line.
+const (
+	maxArg  = 1024
+	maxNote = 4096
+)
+
+// arg is one string argument of a call and its bound in bytes.
+type arg struct {
+	name, value string
+	max         int
+}
+
+// tooLong is the usage error of the first argument over its bound, nil
+// when none is: a 12 MiB workflow name once kept the server busy for
+// seconds matching and echoing it.
+func tooLong(command string, args ...arg) *Doc {
+	for _, a := range args {
+		if len(a.value) > a.max {
+			d := ErrorDoc(command, int(exitcode.Usage), fmt.Sprintf("%s: the argument %s is %d bytes long; at most %d", command, a.name, len(a.value), a.max), nil)
+			return &d
+		}
+	}
+	return nil
+}
+
+// safeDoc is d's document redacted and terminal-safe, as every tool result
+// and the prompt's refusal carry it (a refusal document names the workflow
+// argument as given, which may hold a token or a bidi control).
+func safeDoc(d Doc) []byte {
+	doc := d.JSON
+	if len(doc) == 0 || !json.Valid(doc) {
+		doc = errorJSON(d.ExitCode, "orchestrate produced no document")
+	}
+	return termsafe.JSON(redact.JSON(doc))
 }
 
 // ErrorDoc is the document of a tool error orchestrate itself refused with

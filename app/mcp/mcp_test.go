@@ -37,7 +37,7 @@ func (f *fake) Log(context.Context, LogArgs) Doc {
 
 func (f *fake) Context(_ context.Context, wf string) (*handoff.Envelope, Doc) {
 	if wf != "sdc-1" {
-		return nil, ErrorDoc("resume_context", 14, "no workflow matches", nil)
+		return nil, ErrorDoc("resume_context", 14, "no workflow matches", map[string]any{"workflow": wf})
 	}
 	env := handoff.Envelope{Workflow: handoff.EnvelopeWorkflow{ID: "workflow:sdc-1\x1b]0;x\x07", Type: "workflow"},
 		Next: handoff.Next{Agent: "dev", Phase: "implement", Inputs: []string{"docs/stories/4.2.s.md"}}}
@@ -167,6 +167,21 @@ func TestResumeContextPrompt(t *testing.T) {
 	}
 }
 
+// A refused prompt's document is redacted and terminal-safe like a tool
+// result: the workflow argument it names may hold a token or a bidi
+// override (the refusal text once carried both as given).
+func TestResumeContextRefusalIsSafe(t *testing.T) {
+	c := connect(t, &fake{}, "agent")
+	wf := "ghp_abcdefghijklmnopqrstuvwxyz0123456789\u202e\u009b31m"
+	desc, text, err := c.Prompt(context.Background(), PromptContext, map[string]string{"workflow": wf})
+	if err != nil || desc != "refused" || !strings.Contains(text, `"workflow"`) {
+		t.Fatalf("refusal: %v %q %q", err, desc, text)
+	}
+	if strings.Contains(text, "ghp_abcdefghij") || strings.ContainsAny(text, "\u202e\u009b\x1b") {
+		t.Errorf("the refusal carries the token or a control:\n%q", text)
+	}
+}
+
 // The registration snippets of the README parse as their tools read them
 // (JSON, TOML), start `orchestrate mcp`, and are the ones the
 // documentation shows.
@@ -261,5 +276,42 @@ func TestOnlyThisPackageImportsTheSDK(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Over-long string arguments are a usage error before the backend is
+// asked (a 12 MiB workflow name once took seconds to match and echo);
+// arguments at the bound go through.
+func TestArgumentBounds(t *testing.T) {
+	f := &fake{}
+	c := connect(t, f, "agent")
+	ctx := context.Background()
+	long := strings.Repeat("A", maxArg+1)
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{ToolPlan, map[string]any{"workflow": long}},
+		{ToolPlan, map[string]any{"workflow": "x", "mode": long}},
+		{ToolPlan, map[string]any{"workflow": "x", "from_phase": long}},
+		{ToolClaim, map[string]any{"workflow": long}},
+		{ToolClaim, map[string]any{"workflow": "x", "holder": long}},
+		{ToolRelease, map[string]any{"workflow": long, "outcome": "done"}},
+		{ToolRelease, map[string]any{"workflow": "x", "outcome": "done", "note": strings.Repeat("n", maxNote+1)}},
+	} {
+		res, err := c.Call(ctx, call.tool, call.args)
+		if err != nil || !res.IsError || !strings.Contains(res.Text, `"exit_code": 2,`) || !strings.Contains(res.Text, "at most") {
+			t.Errorf("%s %.80v: %v %s", call.tool, call.args, err, res.Text)
+		}
+	}
+	if len(f.holders) != 0 {
+		t.Errorf("the backend was asked: %v", f.holders)
+	}
+	desc, text, err := c.Prompt(ctx, PromptContext, map[string]string{"workflow": long})
+	if err != nil || desc != "refused" || !strings.Contains(text, "at most") || strings.Contains(text, long) {
+		t.Errorf("prompt: %v %q %.200q", err, desc, text)
+	}
+	if res, _ := c.Call(ctx, ToolClaim, map[string]any{"workflow": strings.Repeat("w", maxArg)}); res.IsError {
+		t.Errorf("a workflow at the bound: %s", res.Text)
 	}
 }
