@@ -9,6 +9,7 @@ package handoff
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -41,9 +42,34 @@ func presetInput(c workflow.Candidate, p plan.Plan, path string, interactive boo
 	}
 }
 
-// presetArgv is the request's preset argv for the envelope at path.
+// presetArgv is the request's preset argv for the envelope at path. Its
+// program must not be found through a relative PATH entry (the command
+// runs in the repository: that would run the repository's own file).
 func presetArgv(req *Request, path string) ([]string, error) {
-	return agent.Argv(strings.TrimSpace(req.Preset), presetInput(req.Candidate, req.Plan, path, command.IsTerminal(req.Stdin)))
+	name := strings.TrimSpace(req.Preset)
+	argv, err := agent.Argv(name, presetInput(req.Candidate, req.Plan, path, command.IsTerminal(req.Stdin)))
+	if err != nil {
+		return nil, err
+	}
+	if err := agent.CheckPath(name, commandPath(req.Env), req.Root); err != nil {
+		return nil, err
+	}
+	return argv, nil
+}
+
+// commandPath is the PATH the command runs with: the last PATH of env, or
+// orchestrate's own when env is nil (the stricter guess).
+func commandPath(env []string) string {
+	if env == nil {
+		return os.Getenv("PATH")
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	return path
 }
 
 // runPreset runs the preset's argv (step 4 with handoff.agent). When it

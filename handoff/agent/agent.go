@@ -11,6 +11,8 @@ package agent
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 )
@@ -222,4 +224,35 @@ func Argv(name string, in Input) ([]string, error) {
 		}
 	}
 	return argv, nil
+}
+
+// CheckPath refuses to run preset name when its program would be found
+// through a relative or empty entry of pathList (".", "", "bin"): the
+// command runs in the repository, dir, so such an entry finds the
+// repository's own file — a `claude` committed at its root — before or
+// instead of the user's. PATH is searched in order, as sh does; the first
+// entry holding an executable program decides. A program found nowhere is
+// not refused here (the shell reports it).
+func CheckPath(name, pathList, dir string) error {
+	prog := Program(name)
+	for _, entry := range filepath.SplitList(pathList) {
+		base := entry
+		relative := entry == "" || !filepath.IsAbs(entry)
+		if relative {
+			base = filepath.Join(dir, entry)
+		}
+		fi, err := os.Stat(filepath.Join(base, prog))
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			continue
+		}
+		if relative {
+			shown := entry
+			if shown == "" {
+				shown = "(empty)"
+			}
+			return &ValueError{Preset: name, Field: "program", Reason: fmt.Sprintf("%s would be found through the relative PATH entry %q, inside the repository (%s)", prog, shown, filepath.Join(base, prog))}
+		}
+		return nil
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -115,5 +117,50 @@ func TestArgvRefuses(t *testing.T) {
 func TestNamesMatchConfig(t *testing.T) {
 	if !reflect.DeepEqual(config.AgentPresets, Names) {
 		t.Fatalf("config.AgentPresets %q, agent.Names %q", config.AgentPresets, Names)
+	}
+}
+
+// TestCheckPath checks that a preset's program found first through a
+// relative or empty PATH entry — the repository's own `claude` when the
+// command runs there — is refused, and that an absolute entry found first,
+// or no program at all, is not.
+func TestCheckPath(t *testing.T) {
+	repo, user := t.TempDir(), t.TempDir()
+	for _, d := range []string{repo, filepath.Join(repo, "bin"), user} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "claude"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a non-executable cursor-agent in the repository is not a program
+	if err := os.WriteFile(filepath.Join(repo, "cursor-agent"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		preset, path string
+		refused      bool
+	}{
+		{Claude, user + ":/usr/bin", false},
+		{Claude, "/usr/bin:/bin", false},
+		{Claude, "", false},
+		{Claude, ".:" + user, true},
+		{Claude, ":" + user, true},
+		{Claude, user + ":", false},
+		{Claude, "/nonexistent::" + user, true},
+		{Claude, "bin:" + user, true},
+		{Claude, user + ":.", false},
+		{Cursor, ".:" + user, false},
+		{Codex, ".:" + user, false},
+	} {
+		err := CheckPath(c.preset, c.path, repo)
+		var ve *ValueError
+		if got := errors.As(err, &ve); got != c.refused {
+			t.Errorf("%s PATH=%q: refused %v (%v), want %v", c.preset, c.path, got, err, c.refused)
+		}
+		if c.refused && (ve.Field != "program" || !strings.Contains(err.Error(), "relative PATH entry")) {
+			t.Errorf("%s PATH=%q: %v", c.preset, c.path, err)
+		}
 	}
 }
