@@ -43,19 +43,14 @@ package gitrepo
 // read on the first walk only, never by a run that walks no history.
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 )
 
 // errUnverified is SaveCache's answer when an object a walk read was not
@@ -75,16 +70,21 @@ const maxPairDepth = 256
 // histCache is a Repo's view of the history table: what was read at the
 // first walk, and what this run added.
 type histCache struct {
-	table *diskcache.Table
-	name  string
-	// pending holds the values this run derived, by commit: newer than the
-	// table's, and read before it; links, the links read from the
-	// repository with no description derived (encoded by SaveCache).
-	pending map[plumbing.Hash][]byte
-	links   map[plumbing.Hash]links
+	// t's values this run are what it derived, by commit (newer than the
+	// table's, and read before it), or the links read from the repository
+	// with no description derived (linksOnly, encoded by SaveCache).
+	t *cachetable.Table[plumbing.Hash, histValue]
 	// the look-ups of a commit that found a value that decodes, and the
 	// others; the descriptions used and those that did not decode
 	linkHits, linkMisses, pairHits, pairMisses int
+}
+
+// histValue is a value of the history table: encoded (v), or, for links
+// this run read with no description derived, the links.
+type histValue struct {
+	v         []byte
+	l         links
+	linksOnly bool
 }
 
 // hist returns the history table, read on the first call; nil when the
@@ -97,62 +97,22 @@ func (r *Repo) hist() *histCache {
 	if r.packs == nil || r.packs.fs == nil {
 		return nil
 	}
-	name, t := openRepoTable(r.disk, r.packs.fs.Root(), commitsTable, len(plumbing.ZeroHash))
-	if t == nil {
+	t := cachetable.New(r.disk, r.packs.fs.Root(), cachetable.Spec[plumbing.Hash, histValue]{
+		Prefix: commitsTable, KeySize: len(plumbing.ZeroHash), Key: hashKey,
+		Encode: func(dst []byte, e histValue) []byte {
+			if e.linksOnly {
+				return append(dst, encodeCommit(e.l, nil)...)
+			}
+			return append(dst, e.v...)
+		},
+		Decode: func(v []byte) (histValue, bool) { return histValue{v: v}, true },
+		MaxNew: maxNewCommits,
+	})
+	if !t.Open() {
 		return nil
 	}
-	h := &histCache{name: name, table: t, pending: map[plumbing.Hash][]byte{}, links: map[plumbing.Hash]links{}}
-	r.histc = h
-	return h
-}
-
-// openRepoTable opens the table prefix+<repoDigest(gitDir)> of keySize
-// keys in disk and returns its name; a nil table when disk is off or the
-// git folder cannot be named. A table that cannot be read is empty.
-func openRepoTable(disk *diskcache.Cache, gitDir, prefix string, keySize int) (string, *diskcache.Table) {
-	if !disk.Enabled() {
-		return "", nil
-	}
-	id := repoDigest(gitDir)
-	if id == "" {
-		return "", nil
-	}
-	name := prefix + id
-	t, _ := disk.Open(name, keySize)
-	if t == nil {
-		t = &diskcache.Table{}
-	}
-	return name, t
-}
-
-// sortedKeys returns m's keys in the order cmp gives (a table's builder
-// then adds them in key order: its own sort is slower).
-func sortedKeys[K comparable, V any](m map[K]V, cmp func(a, b K) int) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, cmp)
-	return keys
-}
-
-// repoDigest names a repository's table: the first 16 bytes (hex) of the
-// SHA-256 of its git folder's absolute path, device, inode and birth time
-// (where the file system keeps one); "" when the folder cannot be read. A
-// repository removed and created again at the same path most often gets
-// the same inode (ext4), never the same birth time: it starts with tables
-// of its own.
-func repoDigest(gitDir string) string {
-	abs, err := filepath.Abs(gitDir)
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(abs)
-	if err != nil || !fi.IsDir() {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(abs + "\x00" + fileIdentity(fi) + "\x00" + birthTime(abs)))
-	return hex.EncodeToString(sum[:16])
+	r.histc = &histCache{t: t}
+	return r.histc
 }
 
 // SaveCache writes to the cache (UseCache) what this run's walks derived
@@ -164,66 +124,42 @@ func (r *Repo) SaveCache() error {
 		// an object read was not what its name says: nothing this run
 		// derived is kept (see verify.go)
 		r.objs.drop()
-		r.memo.drop()
-		r.wmemo.drop()
+		r.memo.Drop()
+		r.wmemo.Drop()
 	}
 	if err := r.objs.save(); err != nil {
 		return fmt.Errorf("save the object cache: %w", err)
 	}
-	if err := r.memo.save(); err != nil {
+	if err := r.memo.Save(); err != nil {
 		return fmt.Errorf("save the path cache: %w", err)
 	}
-	if err := r.wmemo.save(); err != nil {
+	if err := r.wmemo.Save(); err != nil {
 		return fmt.Errorf("save the walk cache: %w", err)
 	}
 	h := r.histc
-	if h == nil || len(h.pending)+len(h.links) == 0 {
+	if h == nil || h.t.Pending() == 0 {
 		return nil
 	}
 	if r.verify.failed() {
-		clear(h.pending)
-		clear(h.links)
+		h.t.Drop()
 		return errUnverified
 	}
-	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
-	for k, l := range h.links {
-		if _, ok := h.pending[k]; !ok {
-			b.Add(k[:], encodeCommit(l, nil))
-		}
-	}
-	clear(h.links)
-	for k, v := range h.pending {
-		b.Add(k[:], v) // a copy: v is garbage once deleted
-		delete(h.pending, k)
-	}
-	h.pending = map[plumbing.Hash][]byte{}
-	// The table as it is now: another run (or another Repo of this one)
-	// may have written it since it was read, and Write keeps only the
-	// entries of the table it is given.
-	old := h.table
-	if now, err := r.disk.Open(h.name, len(plumbing.ZeroHash)); err == nil && now.Len() >= old.Len() {
-		old = now
-	}
-	if err := r.disk.Write(h.name, old, b); err != nil {
+	if err := h.t.Save(); err != nil {
 		return fmt.Errorf("save the history cache: %w", err)
 	}
 	return nil
 }
 
-// cachedLinks returns commit c's links from what this run derived or the table; ok is false on a miss (absent,
-// or a value that does not decode).
+// cachedLinks returns commit c's links from what this run derived or the
+// table; ok is false on a miss (absent, or a value that does not decode).
 func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
-	if l, ok := h.links[c]; ok {
-		h.linkHits++
-		return l, true
-	}
-	v, ok := h.pending[c]
-	if !ok {
-		v, ok = h.table.Get(c[:])
-	}
+	e, fresh, ok := h.t.Get(c)
 	var l links
-	if ok {
-		l, _, ok = decodeCommit(c, v)
+	switch {
+	case ok && fresh && e.linksOnly:
+		l = e.l
+	case ok:
+		l, _, ok = decodeCommit(c, e.v)
 	}
 	if ok {
 		h.linkHits++
@@ -235,20 +171,13 @@ func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
 
 // addLinks records l (read from the repository) for SaveCache.
 func (h *histCache) addLinks(l links) {
-	if _, ok := h.pending[l.hash]; ok || len(h.pending)+len(h.links) >= maxNewCommits {
-		return
-	}
-	h.links[l.hash] = l
+	h.t.Add(l.hash, histValue{l: l, linksOnly: true})
 }
 
 // addDiff records the description of commit l's tree and its first
 // parent's for SaveCache.
 func (h *histCache) addDiff(l links, d *pairNode) {
-	if _, ok := h.pending[l.hash]; !ok && len(h.pending)+len(h.links) >= maxNewCommits {
-		return
-	}
-	h.pending[l.hash] = encodeCommit(l, d)
-	delete(h.links, l.hash)
+	h.t.Put(l.hash, histValue{v: encodeCommit(l, d)})
 }
 
 // encodeCommit is a commit's value: the tree hash, then, when it has a
@@ -298,9 +227,10 @@ func decodeCommit(c plumbing.Hash, v []byte) (l links, diff []byte, ok bool) {
 // description returns the description of commit l's tree and its
 // parent's that this run derived or the table holds; nil when none.
 func (h *histCache) description(l links) []byte {
-	v, ok := h.pending[l.hash]
-	if !ok {
-		v, ok = h.table.Get(l.hash[:])
+	e, fresh, ok := h.t.Get(l.hash)
+	v := e.v
+	if ok && fresh && e.linksOnly {
+		v, ok = h.t.Saved(l.hash)
 	}
 	if !ok {
 		return nil

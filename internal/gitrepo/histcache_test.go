@@ -110,10 +110,10 @@ func TestHistCachePerRepository(t *testing.T) {
 	ra.UseCache(c)
 	rb.UseCache(c)
 	ha, hb := ra.hist(), rb.hist()
-	if ha == nil || hb == nil || ha.name == hb.name {
+	if ha == nil || hb == nil || ha.t.Name() == hb.t.Name() {
 		t.Fatalf("tables: %+v %+v", ha, hb)
 	}
-	if again := open(t, a); func() string { again.UseCache(c); return again.hist().name }() != ha.name {
+	if again := open(t, a); func() string { again.UseCache(c); return again.hist().t.Name() }() != ha.t.Name() {
 		t.Errorf("the same repository opened again names other tables")
 	}
 	rc := open(t, a)
@@ -182,7 +182,7 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 		}
 		b.Add(hash[:], v)
 	}
-	must(t, c.Write(hc.name, nil, b))
+	must(t, c.Write(hc.t.Name(), nil, b))
 
 	o := &cachedOpener{dir: h.dir, c: c}
 	h.check(t, o.open)
@@ -205,7 +205,7 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 	}
 
 	// A foreign table (another key size) under the table's name reads as empty.
-	must(t, c.Write(hc.name, nil, func() *diskcache.Builder {
+	must(t, c.Write(hc.t.Name(), nil, func() *diskcache.Builder {
 		b := diskcache.NewBuilder(40)
 		b.Add(make([]byte, 40), []byte("x"))
 		return b

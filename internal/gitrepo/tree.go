@@ -77,7 +77,7 @@ func (t *pathTree) entryKept(p string, keep bool) (*object.TreeEntry, error) {
 	me, ok := t.known[p]
 	if !ok {
 		k := pathKey(t.root, p)
-		if me, ok = m.get(k); !ok {
+		if me, _, ok = m.Get(k); !ok {
 			e, err := t.read(p)
 			if err != nil {
 				return nil, err
@@ -85,7 +85,7 @@ func (t *pathTree) entryKept(p string, keep bool) (*object.TreeEntry, error) {
 			if e != nil {
 				me = memoEntry{rawEntry{e.Mode, e.Hash}, true}
 			}
-			m.add(k, me)
+			m.Add(k, me)
 		}
 		if keep {
 			if t.known == nil {

@@ -218,8 +218,8 @@ func TestATableOfAnotherRepositoryIsNotRead(t *testing.T) {
 	if h := rb.hist(); h == nil || h.linkHits != 0 || h.linkMisses == 0 {
 		t.Fatalf("B used entries of A's tables: %d link hits", h.linkHits)
 	}
-	if rb.wmemo.hits != 0 || rb.memo.hits != 0 {
-		t.Fatalf("B used entries of A's tables: walks %d, paths %d hits", rb.wmemo.hits, rb.memo.hits)
+	if rb.wmemo.Stats().Hits != 0 || rb.memo.Stats().Hits != 0 {
+		t.Fatalf("B used entries of A's tables: walks %d, paths %d hits", rb.wmemo.Stats().Hits, rb.memo.Stats().Hits)
 	}
 }
 
@@ -260,8 +260,8 @@ func TestAFlippedTableIsAMiss(t *testing.T) {
 	if h := r.hist(); h == nil || h.linkHits != 0 {
 		t.Fatalf("a flipped table was read: %+v", h)
 	}
-	if r.wmemo.hits != 0 || r.memo.hits != 0 {
-		t.Fatalf("a flipped table was read: walks %d, paths %d hits", r.wmemo.hits, r.memo.hits)
+	if r.wmemo.Stats().Hits != 0 || r.memo.Stats().Hits != 0 {
+		t.Fatalf("a flipped table was read: walks %d, paths %d hits", r.wmemo.Stats().Hits, r.memo.Stats().Hits)
 	}
 }
 
@@ -289,31 +289,6 @@ func TestVerifyLinks(t *testing.T) {
 	r2.verifyLinks(lie)
 	if r2.verify.failed() {
 		t.Fatal("a Repo without a cache checked links")
-	}
-}
-
-// TestRepoDigestOfARecreatedFolder: a git folder removed and made again at
-// the same path names other tables, where the file system keeps birth
-// times (ext4, xfs, btrfs, tmpfs), even with the same inode.
-func TestRepoDigestOfARecreatedFolder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "g")
-	must(t, os.Mkdir(dir, 0o700))
-	if birthTime(dir) == "" {
-		t.Skip("no birth times here")
-	}
-	before := repoDigest(dir)
-	fi1, err := os.Stat(dir)
-	must(t, err)
-	time.Sleep(10 * time.Millisecond)
-	must(t, os.Remove(dir))
-	must(t, os.Mkdir(dir, 0o700))
-	fi2, err := os.Stat(dir)
-	must(t, err)
-	if after := repoDigest(dir); after == before {
-		t.Fatalf("a recreated folder (same inode: %v) names the same tables", os.SameFile(fi1, fi2))
-	}
-	if again := repoDigest(dir); again != repoDigest(dir) {
-		t.Fatal("the digest is not stable")
 	}
 }
 

@@ -37,7 +37,7 @@ type layer struct {
 var layers = []layer{
 	// the leaves: one rule or seam each, no domain or stage package
 	{"leaf", []string{
-		"internal/atomicfile", "internal/config", "internal/config/configtest",
+		"internal/atomicfile", "internal/cachetable", "internal/config", "internal/config/configtest",
 		"internal/diskcache", "internal/exitcode", "internal/ghactions",
 		"internal/gitfixture", "internal/gitremote", "internal/gitrepo", "internal/lazyre",
 		"internal/logging", "internal/par", "internal/pathglob", "internal/planfile",

@@ -1,6 +1,6 @@
 //go:build linux
 
-package gitrepo
+package cachetable
 
 import (
 	"strconv"
