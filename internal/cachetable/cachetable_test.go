@@ -168,4 +168,3 @@ func TestDigestOfARecreatedFolder(t *testing.T) {
 		t.Fatal("the digest is not stable")
 	}
 }
-

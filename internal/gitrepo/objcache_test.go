@@ -278,4 +278,3 @@ func FuzzDecodeObject(f *testing.F) {
 		}
 	})
 }
-
