@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -561,8 +563,8 @@ func TestOpenNotARepository(t *testing.T) {
 		}
 	}
 	_, err := Open(dir)
-	if !errors.Is(err, ErrNoGit) {
-		t.Fatalf("err = %v, want ErrNoGit", err)
+	if !errors.Is(err, gitobj.ErrNoGit) {
+		t.Fatalf("err = %v, want gitobj.ErrNoGit", err)
 	}
 	if !strings.Contains(err.Error(), dir) {
 		t.Errorf("error does not name the folder: %v", err)
@@ -574,8 +576,8 @@ func TestOpenBareRepository(t *testing.T) {
 	if _, err := git.PlainInit(dir, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir); !errors.Is(err, ErrNoGit) {
-		t.Errorf("bare repository: err = %v, want ErrNoGit", err)
+	if _, err := Open(dir); !errors.Is(err, gitobj.ErrNoGit) {
+		t.Errorf("bare repository: err = %v, want gitobj.ErrNoGit", err)
 	}
 }
 
@@ -725,7 +727,7 @@ func (c *countingStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (
 func count(r *Repo) *countingStorer {
 	c := &countingStorer{EncodedObjectStorer: r.objects, reads: map[plumbing.ObjectType]int{}}
 	r.objects = c
-	r.trees = newTreeIndexCache(c, treeIndexBudget) // count every tree read from now on
+	r.trees = gitobj.NewTreeIndexCache(c, gitobj.TreeIndexBudget) // count every tree read from now on
 	return c
 }
 

@@ -46,6 +46,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"math"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -94,10 +95,10 @@ func (r *Repo) hist() *histCache {
 		return r.histc
 	}
 	r.histTried = true
-	if r.packs == nil || r.packs.fs == nil {
+	if r.packs == nil || r.packs.FS == nil {
 		return nil
 	}
-	t := cachetable.New(r.disk, r.packs.fs.Root(), cachetable.Spec[plumbing.Hash, histValue]{
+	t := cachetable.New(r.disk, r.packs.FS.Root(), cachetable.Spec[plumbing.Hash, histValue]{
 		Prefix: commitsTable, KeySize: len(plumbing.ZeroHash), Key: hashKey,
 		Encode: func(dst []byte, e histValue) []byte {
 			if e.linksOnly {
@@ -120,7 +121,7 @@ func (r *Repo) hist() *histCache {
 // nothing is new. A cache that is off or cannot be written is skipped; the
 // error only says why (for a debug log).
 func (r *Repo) SaveCache() error {
-	if r.verify.failed() {
+	if r.verify.Failed() {
 		// an object read was not what its name says: nothing this run
 		// derived is kept (see verify.go)
 		r.objs.drop()
@@ -140,7 +141,7 @@ func (r *Repo) SaveCache() error {
 	if h == nil || h.t.Pending() == 0 {
 		return nil
 	}
-	if r.verify.failed() {
+	if r.verify.Failed() {
 		h.t.Drop()
 		return errUnverified
 	}
@@ -247,7 +248,7 @@ func (h *histCache) description(l links) []byte {
 // decoded (sub) or as read (subRaw). Either slice may be shorter than
 // d.names (nil: none).
 type pairNode struct {
-	d      *pairDiff
+	d      *gitobj.PairDiff
 	sub    []*pairNode
 	subRaw [][]byte
 }
@@ -255,7 +256,7 @@ type pairNode struct {
 // setSub sets the description of name i's folder pair.
 func (n *pairNode) setSub(i int, sub *pairNode) {
 	if len(n.sub) <= i {
-		n.sub = append(n.sub, make([]*pairNode, len(n.d.names)-len(n.sub))...)
+		n.sub = append(n.sub, make([]*pairNode, len(n.d.Names)-len(n.sub))...)
 	}
 	n.sub[i] = sub
 }
@@ -264,7 +265,7 @@ func (n *pairNode) setSub(i int, sub *pairNode) {
 // both nil when there is none, or when name i is not a folder in both
 // trees (only such a pair is described).
 func (n *pairNode) nested(i int) (*pairNode, []byte) {
-	if n.d.ea[i].mode != filemode.Dir || n.d.eb[i].mode != filemode.Dir {
+	if n.d.A[i].Mode != filemode.Dir || n.d.B[i].Mode != filemode.Dir {
 		return nil, nil
 	}
 	var sub *pairNode
@@ -280,10 +281,10 @@ func (n *pairNode) nested(i int) (*pairNode, []byte) {
 
 // pairSize is the length of n's encoding (encodePair).
 func pairSize(n *pairNode) int {
-	size := uvarintLen(uint64(len(n.d.names)))
-	for i, name := range n.d.names {
-		ea, eb := n.d.ea[i], n.d.eb[i]
-		size += uvarintLen(uint64(len(name))) + len(name) + uvarintLen(uint64(ea.mode)) + uvarintLen(uint64(eb.mode))
+	size := uvarintLen(uint64(len(n.d.Names)))
+	for i, name := range n.d.Names {
+		ea, eb := n.d.A[i], n.d.B[i]
+		size += uvarintLen(uint64(len(name))) + len(name) + uvarintLen(uint64(ea.Mode)) + uvarintLen(uint64(eb.Mode))
 		sub, raw := n.nested(i)
 		l := len(raw)
 		if sub != nil {
@@ -299,10 +300,10 @@ func pairSize(n *pairNode) int {
 
 // hashesSize is how many bytes the hashes of a name's entries take in a
 // description without a nested one: 20 for each entry present.
-func hashesSize(ea, eb rawEntry) int {
+func hashesSize(ea, eb gitobj.RawEntry) int {
 	n := 0
-	for _, e := range [2]rawEntry{ea, eb} {
-		if e.mode != 0 {
+	for _, e := range [2]gitobj.RawEntry{ea, eb} {
+		if e.Mode != 0 {
 			n += 20
 		}
 	}
@@ -330,13 +331,13 @@ func encodePair(d *pairNode) []byte { return appendPair(make([]byte, 0, pairSize
 
 // appendPair appends d's encoding (encodePair) to out.
 func appendPair(out []byte, d *pairNode) []byte {
-	out = binary.AppendUvarint(out, uint64(len(d.d.names)))
-	for i, name := range d.d.names {
-		ea, eb := d.d.ea[i], d.d.eb[i]
+	out = binary.AppendUvarint(out, uint64(len(d.d.Names)))
+	for i, name := range d.d.Names {
+		ea, eb := d.d.A[i], d.d.B[i]
 		out = binary.AppendUvarint(out, uint64(len(name)))
 		out = append(out, name...)
-		out = binary.AppendUvarint(out, uint64(ea.mode))
-		out = binary.AppendUvarint(out, uint64(eb.mode))
+		out = binary.AppendUvarint(out, uint64(ea.Mode))
+		out = binary.AppendUvarint(out, uint64(eb.Mode))
 		switch sub, raw := d.nested(i); {
 		case sub != nil:
 			out = binary.AppendUvarint(out, uint64(pairSize(sub)))
@@ -346,9 +347,9 @@ func appendPair(out []byte, d *pairNode) []byte {
 			out = append(out, raw...)
 		default:
 			out = append(out, 0)
-			for _, e := range [2]rawEntry{ea, eb} {
-				if e.mode != 0 {
-					out = append(out, e.hash[:]...)
+			for _, e := range [2]gitobj.RawEntry{ea, eb} {
+				if e.Mode != 0 {
+					out = append(out, e.Hash[:]...)
 				}
 			}
 		}
@@ -382,13 +383,13 @@ func newPairReader(v []byte) pairReader {
 // (r.err). A name is not empty and holds no NUL and no '/'; a mode fits in
 // 32 bits. A name with a nested description is a folder in both trees,
 // its entries' hashes zero (not kept).
-func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) {
+func (r *pairReader) next() (name []byte, ea, eb gitobj.RawEntry, sub []byte, ok bool) {
 	if r.err != nil || r.left == 0 {
 		return nil, ea, eb, nil, false
 	}
-	fail := func() ([]byte, rawEntry, rawEntry, []byte, bool) {
+	fail := func() ([]byte, gitobj.RawEntry, gitobj.RawEntry, []byte, bool) {
 		r.err = errBadPair
-		return nil, rawEntry{}, rawEntry{}, nil, false
+		return nil, gitobj.RawEntry{}, gitobj.RawEntry{}, nil, false
 	}
 	l, k := binary.Uvarint(r.v)
 	if k <= 0 || l == 0 || l > uint64(len(r.v)-k) {
@@ -400,12 +401,12 @@ func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) 
 			return fail()
 		}
 	}
-	for _, e := range [2]*rawEntry{&ea, &eb} {
+	for _, e := range [2]*gitobj.RawEntry{&ea, &eb} {
 		m, k := binary.Uvarint(r.v)
 		if k <= 0 || m > math.MaxUint32 {
 			return fail()
 		}
-		e.mode = filemode.FileMode(m)
+		e.Mode = filemode.FileMode(m)
 		r.v = r.v[k:]
 	}
 	l, k = binary.Uvarint(r.v)
@@ -413,7 +414,7 @@ func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) 
 		return fail()
 	}
 	if l > 0 {
-		if ea.mode != filemode.Dir || eb.mode != filemode.Dir {
+		if ea.Mode != filemode.Dir || eb.Mode != filemode.Dir {
 			return fail() // only a pair of folders is described
 		}
 		sub, r.v = r.v[k:k+int(l):k+int(l)], r.v[k+int(l):]
@@ -421,14 +422,14 @@ func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) 
 		return name, ea, eb, sub, true
 	}
 	r.v = r.v[k:]
-	for _, e := range [2]*rawEntry{&ea, &eb} {
-		if e.mode == 0 {
+	for _, e := range [2]*gitobj.RawEntry{&ea, &eb} {
+		if e.Mode == 0 {
 			continue
 		}
 		if len(r.v) < 20 {
 			return fail()
 		}
-		copy(e.hash[:], r.v[:20])
+		copy(e.Hash[:], r.v[:20])
 		r.v = r.v[20:]
 	}
 	r.left--
@@ -442,15 +443,15 @@ func (r *pairReader) done() bool { return r.err == nil && r.left == 0 && len(r.v
 // kept as read.
 func decodeLevel(v []byte) (*pairNode, error) {
 	r := newPairReader(v)
-	n := &pairNode{d: &pairDiff{}}
+	n := &pairNode{d: &gitobj.PairDiff{}}
 	for {
 		name, ea, eb, sub, ok := r.next()
 		if !ok {
 			break
 		}
-		n.d.names = append(n.d.names, string(name))
-		n.d.ea = append(n.d.ea, ea)
-		n.d.eb = append(n.d.eb, eb)
+		n.d.Names = append(n.d.Names, string(name))
+		n.d.A = append(n.d.A, ea)
+		n.d.B = append(n.d.B, eb)
 		n.sub = append(n.sub, nil)
 		n.subRaw = append(n.subRaw, sub)
 	}

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"path"
 	"sort"
 
@@ -108,7 +109,7 @@ func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers [
 		union = append(union, p)
 	}
 	sort.Strings(union)
-	trie := newPathTrie(union)
+	trie := gitobj.NewTrie(union)
 	start := pending[0].pos
 	for _, q := range pending {
 		start = min(start, q.pos)

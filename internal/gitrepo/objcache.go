@@ -29,8 +29,7 @@ package gitrepo
 // story, much less than inflating it.)
 
 import (
-	"crypto/sha1"
-	"strconv"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -94,7 +93,7 @@ func (c *objCache) get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ok && !c.checked[h] {
-		ok = objectHash(t, content) == h
+		ok = gitobj.ObjectHash(t, content) == h
 		if ok && len(c.checked) < 1<<16 {
 			c.checked[h] = true
 		}
@@ -150,22 +149,4 @@ func decodeObject(t plumbing.ObjectType, v []byte) (content []byte, ok bool) {
 		return nil, false
 	}
 	return v[1:], true
-}
-
-// objectHash is git's name of an object of type t with content: the SHA-1
-// of "<type> <size>\x00" and the content. Not the collision-detecting
-// hasher go-git names objects with: the value it checks was written by
-// orchestrate from an object read under that name.
-func objectHash(t plumbing.ObjectType, content []byte) plumbing.Hash {
-	h := sha1.New()
-	var hdr [32]byte
-	b := append(hdr[:0], t.String()...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(len(content)), 10)
-	b = append(b, 0)
-	h.Write(b)
-	h.Write(content)
-	var out plumbing.Hash
-	h.Sum(out[:0])
-	return out
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
@@ -46,7 +48,7 @@ func TestObjectTableSameAnswers(t *testing.T) {
 		r := open(t, h.dir)
 		r.UseCache(c)
 		if !paths {
-			r.memo, r.trees.memo = nil, nil
+			r.memo = nil
 		}
 		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: answers differ from the run without a table", name)
@@ -197,8 +199,8 @@ func FuzzDecodeEntryValue(f *testing.F) {
 		}
 		var e memoEntry
 		if len(hash) > 0 {
-			e.ok, e.e.mode = true, filemode.FileMode(mode)
-			copy(e.e.hash[:], hash)
+			e.ok, e.e.Mode = true, filemode.FileMode(mode)
+			copy(e.e.Hash[:], hash)
 		}
 		got, ok := decodeEntryValue(encodeEntryValue(nil, e))
 		if !ok || got != e {
@@ -224,12 +226,12 @@ func TestObjectTablePerRepository(t *testing.T) {
 	if ra.memo.Name() == "" || ra.memo.Name() == rb.memo.Name() {
 		t.Errorf("path tables %q and %q", ra.memo.Name(), rb.memo.Name())
 	}
-	if rc := open(t, a); rc.objs != nil || rc.memo != nil || rc.trees.memo != nil {
+	if rc := open(t, a); rc.objs != nil || rc.memo != nil {
 		t.Errorf("a Repo without a cache has an object or path table")
 	}
 	rd := open(t, a)
 	rd.UseCache(diskcache.New(""))
-	if rd.objs != nil || rd.memo != nil || rd.trees.memo != nil {
+	if rd.objs != nil || rd.memo != nil {
 		t.Errorf("a Repo with the cache off has an object or path table")
 	}
 }
@@ -244,7 +246,7 @@ func TestObjectHashIsGits(t *testing.T) {
 		{plumbing.BlobObject, "hello\n"},
 		{plumbing.TreeObject, "100644 f\x00aaaaaaaaaaaaaaaaaaaa"},
 	} {
-		if got, want := objectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
+		if got, want := gitobj.ObjectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
 			t.Errorf("%v %q: %s, want %s", tc.typ, tc.content, got, want)
 		}
 	}

@@ -25,6 +25,7 @@ package gitrepo
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -73,7 +74,7 @@ func pathKey(root plumbing.Hash, p string) [pathKeySize]byte {
 
 // memoEntry is a look-up's answer: the entry, when ok.
 type memoEntry struct {
-	e  rawEntry
+	e  gitobj.RawEntry
 	ok bool
 }
 
@@ -86,8 +87,8 @@ func encodeEntryValue(dst []byte, e memoEntry) []byte {
 	if !e.ok {
 		return dst
 	}
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(e.e.mode))
-	return append(dst, e.e.hash[:]...)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(e.e.Mode))
+	return append(dst, e.e.Hash[:]...)
 }
 
 // decodeEntryValue decodes a look-up's value; ok is false unless it is
@@ -98,8 +99,8 @@ func decodeEntryValue(v []byte) (e memoEntry, ok bool) {
 		return e, true
 	case entryValueSize:
 		e.ok = true
-		e.e.mode = filemode.FileMode(binary.LittleEndian.Uint32(v))
-		copy(e.e.hash[:], v[4:])
+		e.e.Mode = filemode.FileMode(binary.LittleEndian.Uint32(v))
+		copy(e.e.Hash[:], v[4:])
 		return e, true
 	}
 	return e, false

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -179,7 +181,7 @@ func TestExtensionTolerant(t *testing.T) {
 				return
 			}
 			r := &Repo{repo: repo, objects: repo.Storer, root: dir, shallow: map[plumbing.Hash]bool{}}
-			r.trees = newTreeIndexCache(r.objects, treeIndexBudget)
+			r.trees = gitobj.NewTreeIndexCache(r.objects, gitobj.TreeIndexBudget)
 			if head, err := r.Head(); err != nil || head.Hash != h.c4 {
 				t.Errorf("HEAD %v, %v", head.Short, err)
 			}

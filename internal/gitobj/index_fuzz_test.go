@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bufio"
@@ -117,8 +117,8 @@ func FuzzParseIndex(f *testing.F) {
 			t.Fatalf("streamed parser %v, whole-buffer parser %v", got, ref)
 		}
 		for p, e := range got {
-			if !wantSet[p] || e.stat.mtimeSec > sec {
-				t.Fatalf("entry %q (mtime %d) not wanted or racily clean", p, e.stat.mtimeSec)
+			if !wantSet[p] || e.Stat.MtimeSec > sec {
+				t.Fatalf("entry %q (mtime %d) not wanted or racily clean", p, e.Stat.MtimeSec)
 			}
 		}
 		dirSet := map[string]bool{}
@@ -193,8 +193,8 @@ func FuzzCommitGraph(f *testing.F) {
 	}
 	if g := parseCommitGraph(fuzzGraph(hashes, []uint32{graphNoParent, 0, 1, 2, 3})); g == nil || g.n != len(hashes) {
 		f.Fatal("seed commit-graph not read")
-	} else if l, ok := g.links(hashes[2]); !ok || l.parent != hashes[1] {
-		f.Fatalf("seed commit-graph: links %v %v", l, ok)
+	} else if _, parent, ok := g.Links(hashes[2]); !ok || parent != hashes[1] {
+		f.Fatalf("seed commit-graph: parent %v %v", parent, ok)
 	}
 	for _, b := range [][]byte{
 		fuzzGraph(hashes, []uint32{graphNoParent, 0, 1, 2, 3}),
@@ -240,10 +240,10 @@ func FuzzCommitGraph(f *testing.F) {
 			asks = append(asks, h)
 		}
 		for _, h := range asks {
-			l, ok := g.links(h)
-			l2, ok2 := g.links(h)
-			if l != l2 || ok != ok2 {
-				t.Fatalf("links(%s) = %v %v, then %v %v", h, l, ok, l2, ok2)
+			tr, pa, ok := g.Links(h)
+			tr2, pa2, ok2 := g.Links(h)
+			if tr != tr2 || pa != pa2 || ok != ok2 {
+				t.Fatalf("links(%s) = %v %v %v, then %v %v %v", h, tr, pa, ok, tr2, pa2, ok2)
 			}
 			if !ok {
 				if sorted && fanoutOK && held[h] {
@@ -253,11 +253,11 @@ func FuzzCommitGraph(f *testing.F) {
 				}
 				continue
 			}
-			if !held[h] || l.hash != h {
-				t.Fatalf("links(%s) = %v for a hash the graph does not hold", h, l)
+			if !held[h] {
+				t.Fatalf("links(%s) = %v %v for a hash the graph does not hold", h, tr, pa)
 			}
-			if !l.parent.IsZero() && !held[l.parent] {
-				t.Fatalf("links(%s) gives a parent %s outside the graph", h, l.parent)
+			if !pa.IsZero() && !held[pa] {
+				t.Fatalf("links(%s) gives a parent %s outside the graph", h, pa)
 			}
 			if i, found := g.find(h); !found || !bytes.Equal(g.oids[i*20:i*20+20], h[:]) {
 				t.Fatalf("find(%s) = %d %v", h, i, found)

@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 // Verification of what the caches keep. The history, path and walk tables
 // (histcache.go, pathmemo.go, walkmemo.go) key what a run derived from git
@@ -20,6 +20,8 @@ package gitrepo
 // could read.
 
 import (
+	"crypto/sha1"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -31,16 +33,16 @@ import (
 // on, on the other processor), else by the caller.
 const verifyBatch = 256 << 10
 
-// verifier checks the objects a Repo reads against their names while on
+// Verifier checks the objects a Repo reads against their names while on
 // (set by UseCache when the cache is on). The hashing may lag behind the
 // reads (one batch being hashed in the background while the next is
 // gathered): what a check finds only matters to failed, which waits for
 // every check made before it. Object contents are never written once
 // read, so hashing them later hashes what was read. It is safe for
 // concurrent use.
-type verifier struct {
-	on  atomic.Bool
-	bad atomic.Bool // an object read was not what its name says
+type Verifier struct {
+	On  atomic.Bool
+	Bad atomic.Bool // an object read was not what its name says
 
 	mu      sync.Mutex
 	batch   []verifyJob
@@ -58,12 +60,12 @@ type verifyJob struct {
 	ok      func() bool
 }
 
-// enabled reports whether v checks the objects read.
-func (v *verifier) enabled() bool { return v != nil && v.on.Load() }
+// Enabled reports whether v checks the objects read.
+func (v *Verifier) Enabled() bool { return v != nil && v.On.Load() }
 
-// failed reports whether an object read was not what its name says, once
+// Failed reports whether an object read was not what its name says, once
 // every check made so far is done.
-func (v *verifier) failed() bool {
+func (v *Verifier) Failed() bool {
 	if v == nil {
 		return false
 	}
@@ -73,24 +75,24 @@ func (v *verifier) failed() bool {
 	v.mu.Unlock()
 	v.hash(b)
 	v.pending.Wait()
-	return v.bad.Load()
+	return v.Bad.Load()
 }
 
-// check marks v failed unless content, of type t, is what hash h names
+// Check marks v failed unless content, of type t, is what hash h names
 // (now or later; see failed).
-func (v *verifier) check(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
+func (v *Verifier) Check(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
 	v.add(verifyJob{t: t, h: h, content: content}, len(content))
 }
 
-// later marks v failed unless ok, called now or later (see failed),
+// Later marks v failed unless ok, called now or later (see failed),
 // returns true; cost is about how many bytes ok reads.
-func (v *verifier) later(ok func() bool, cost int) {
+func (v *Verifier) Later(ok func() bool, cost int) {
 	v.add(verifyJob{ok: ok}, cost)
 }
 
 // add queues job j, of about cost bytes, hashing the batch it completes.
-func (v *verifier) add(j verifyJob, cost int) {
-	if !v.enabled() || v.bad.Load() {
+func (v *Verifier) add(j verifyJob, cost int) {
+	if !v.Enabled() || v.Bad.Load() {
 		return
 	}
 	v.mu.Lock()
@@ -121,69 +123,35 @@ func (v *verifier) add(j verifyJob, cost int) {
 }
 
 // hash checks the objects of b (none while v is off).
-func (v *verifier) hash(b []verifyJob) {
+func (v *Verifier) hash(b []verifyJob) {
 	for _, j := range b {
-		if v.bad.Load() || !v.enabled() {
+		if v.Bad.Load() || !v.Enabled() {
 			return
 		}
 		if j.ok != nil {
 			if !j.ok() {
-				v.bad.Store(true)
+				v.Bad.Store(true)
 			}
-		} else if objectHash(j.t, j.content) != j.h {
-			v.bad.Store(true)
+		} else if ObjectHash(j.t, j.content) != j.h {
+			v.Bad.Store(true)
 		}
 	}
 }
 
-// readLinksVerified is readLinksUncached for a Repo whose links are
-// recorded (the cache is on), giving the same links: a commit the
-// commit-graph holds has the graph's links, checked against the commit
-// object (verifyLinks); any other is read whole once, checked, and its
-// links parsed from it (the same as from its first bytes). When the whole
-// commit cannot be read or parsed, the links are read as without the
-// cache, and the Repo is marked unverified when they can be.
-func (r *Repo) readLinksVerified(h plumbing.Hash) (links, error) {
-	if _, inGraph := r.commitGraph().links(h); !inGraph {
-		obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
-		var raw []byte
-		if err == nil {
-			raw, err = objectBytes(obj)
-		}
-		if err == nil {
-			r.verify.check(plumbing.CommitObject, h, raw)
-			if l, _, err := parseLinks(h, raw, true); err == nil {
-				return l, nil
-			}
-		}
-	}
-	l, err := r.readLinksUncached(h)
-	if err == nil {
-		r.verifyLinks(l)
-	}
-	return l, err
-}
-
-// verifyLinks checks links l, read from the repository for commit l.hash
-// (from the commit-graph, or from the commit's first bytes), against the
-// commit object read whole: its hash must be l.hash and its tree and first
-// parent l's. Anything else marks the Repo unverified.
-func (r *Repo) verifyLinks(l links) {
-	if !r.verify.enabled() || r.verify.bad.Load() {
-		return
-	}
-	// checked with the objects (see verifier): the commit is read again,
-	// whole, maybe on the other processor
-	r.verify.later(func() bool {
-		obj, err := r.objects.EncodedObject(plumbing.CommitObject, l.hash)
-		if err != nil {
-			return false
-		}
-		raw, err := objectBytes(obj)
-		if err != nil || objectHash(plumbing.CommitObject, raw) != l.hash {
-			return false
-		}
-		got, _, err := parseLinks(l.hash, raw, true)
-		return err == nil && got == l
-	}, 512)
+// ObjectHash is git's name of an object of type t with content: the SHA-1
+// of "<type> <size>\x00" and the content. Not the collision-detecting
+// hasher go-git names objects with: the value it checks was written by
+// orchestrate from an object read under that name.
+func ObjectHash(t plumbing.ObjectType, content []byte) plumbing.Hash {
+	h := sha1.New()
+	var hdr [32]byte
+	b := append(hdr[:0], t.String()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(content)), 10)
+	b = append(b, 0)
+	h.Write(b)
+	h.Write(content)
+	var out plumbing.Hash
+	h.Sum(out[:0])
+	return out
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitrepo
+package gitobj
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package gitrepo
+package gitobj
 
 // adviseRandom does nothing here (see the Linux version).
 func adviseRandom(b []byte) {}

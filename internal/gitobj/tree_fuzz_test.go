@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // linearFind is the reference look-up of a tree: a scan of every whole
 // entry, the last one of the name counting.
-func linearFind(raw []byte, name string) (e rawEntry, ok bool) {
+func linearFind(raw []byte, name string) (e RawEntry, ok bool) {
 	for len(raw) > 0 {
 		sp := bytes.IndexByte(raw, ' ')
 		if sp < 0 {
@@ -22,7 +22,7 @@ func linearFind(raw []byte, name string) (e rawEntry, ok bool) {
 			break
 		}
 		if string(raw[sp+1:sp+1+nul]) == name {
-			e, ok = parseEntry(raw[:sp], raw[sp+1+nul+1:sp+1+nul+21]), true
+			e, ok = ParseEntry(raw[:sp], raw[sp+1+nul+1:sp+1+nul+21]), true
 		}
 		raw = raw[sp+1+nul+21:]
 	}
@@ -59,31 +59,31 @@ func FuzzTreeIndex(f *testing.F) {
 		if len(raw) > 4096 || strings.Contains(name, "/") {
 			return
 		}
-		idx := newTreeIndex(raw)
-		got, ok := idx.find(name)
+		idx := NewTreeIndex(raw)
+		got, ok := idx.Find(name)
 		want, wok := linearFind(raw, name)
 		if name == "" {
-			want, wok = rawEntry{}, false
+			want, wok = RawEntry{}, false
 		}
 		if ok != wok || got != want {
-			t.Fatalf("find(%q) = %v %v, a linear scan %v %v (sorted %v)", name, got, ok, want, wok, idx.sorted)
+			t.Fatalf("find(%q) = %v %v, a linear scan %v %v (sorted %v)", name, got, ok, want, wok, idx.Sorted)
 		}
 		// a lazy index: scanned for the first name, indexed for the next
 		lazy := lazyTreeIndex(raw)
 		for i := 0; i < 3; i++ {
-			if got, ok := lazy.find(name); ok != wok || got != want {
+			if got, ok := lazy.Find(name); ok != wok || got != want {
 				t.Fatalf("lazy find %d (%q) = %v %v, a linear scan %v %v", i, name, got, ok, want, wok)
 			}
 		}
 		if name == "" || name == "." || name == ".." {
 			return
 		}
-		n := newPathTrie([]string{name}).root
-		s := scanFull(raw, n)
-		if len(s.ents) != 1 || s.ents[0] != want {
-			t.Fatalf("scanFull for %q = %v, a linear scan %v %v", name, s.ents, want, wok)
+		n := NewTrie([]string{name}).Root
+		s := ScanFull(raw, n)
+		if len(s.Ents) != 1 || s.Ents[0] != want {
+			t.Fatalf("scanFull for %q = %v, a linear scan %v %v", name, s.Ents, want, wok)
 		}
-		if !wok && s.ents[0].mode != filemode.Empty {
+		if !wok && s.Ents[0].Mode != filemode.Empty {
 			t.Fatalf("scanFull found an absent %q", name)
 		}
 	})
@@ -111,27 +111,27 @@ func FuzzDerive(f *testing.F) {
 		if len(paths) > 8 {
 			return
 		}
-		n := newPathTrie(paths).root
-		near := scanFull(a, n)
+		n := NewTrie(paths).Root
+		near := ScanFull(a, n)
 		var scratch []int32
-		got := derive(near, b, n, &scratch)
+		got := Derive(near, b, n, &scratch)
 		if got == nil {
 			return
 		}
 		if near.offs == nil {
 			t.Fatal("derived from a tree that was not derivable")
 		}
-		fresh := scanFull(b, n)
-		if !reflect.DeepEqual(got.ents, fresh.ents) {
-			t.Fatalf("derive = %v, a fresh scan %v", got.ents, fresh.ents)
+		fresh := ScanFull(b, n)
+		if !reflect.DeepEqual(got.Ents, fresh.Ents) {
+			t.Fatalf("derive = %v, a fresh scan %v", got.Ents, fresh.Ents)
 		}
 		if fresh.offs != nil && (!reflect.DeepEqual(got.offs, fresh.offs) || !reflect.DeepEqual(got.at, fresh.at)) {
 			t.Fatalf("derive offsets %v at %v, a fresh scan %v at %v", got.offs, got.at, fresh.offs, fresh.at)
 		}
-		idx := newTreeIndex(b)
-		for i, name := range n.names {
-			if e, _ := idx.find(name); e != got.ents[i] {
-				t.Fatalf("derive gives %q as %v, the index %v", name, got.ents[i], e)
+		idx := NewTreeIndex(b)
+		for i, name := range n.Names {
+			if e, _ := idx.Find(name); e != got.Ents[i] {
+				t.Fatalf("derive gives %q as %v, the index %v", name, got.Ents[i], e)
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bytes"
@@ -155,7 +155,7 @@ func FuzzPackRead(f *testing.F) {
 			return
 		}
 		mapped := &packFile{name: "fuzz", data: data, size: int64(len(data)), idx: make([]byte, idxHeaderLen+40), off32: idxHeaderLen, off64: idxHeaderLen}
-		s := &objectStore{packs: []*packFile{mapped}, loaded: true, cache: newOffsetCache(cacheBytes)}
+		s := &Store{packs: []*packFile{mapped}, loaded: true, cache: newOffsetCache(cacheBytes)}
 		mt, md, _, merr := s.read(mapped, int64(off), 0, fuzzMax, 0)
 
 		fs := memfs.New()
@@ -171,7 +171,7 @@ func FuzzPackRead(f *testing.F) {
 		}
 		defer file.Close()
 		pread := &packFile{name: "fuzz", pack: file, size: int64(len(data)), idx: mapped.idx, off32: idxHeaderLen, off64: idxHeaderLen}
-		s2 := &objectStore{packs: []*packFile{pread}, loaded: true, cache: newOffsetCache(cacheBytes)}
+		s2 := &Store{packs: []*packFile{pread}, loaded: true, cache: newOffsetCache(cacheBytes)}
 		pt, pd, _, perr := s2.read(pread, int64(off), 0, fuzzMax, 0)
 
 		if (merr == nil) != (perr == nil) || errors.Is(merr, errNotHere) != errors.Is(perr, errNotHere) {

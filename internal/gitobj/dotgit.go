@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"errors"
@@ -39,6 +39,9 @@ const (
 	maxShallowFile = 16 << 20
 )
 
+// ErrNoGit is returned by Open when the folder is not inside a git repository.
+var ErrNoGit = errors.New("not a git repository")
+
 // ErrNotRegular is a file of a .git folder that is not a regular file (a
 // FIFO, a device, a socket, a folder where a file belongs).
 var ErrNotRegular = errors.New("not a regular file")
@@ -65,10 +68,10 @@ func gitFileLimit(name string) int64 {
 	return 0
 }
 
-// openGitFile opens the file full read-only without blocking and returns it
+// OpenGitFile opens the file full read-only without blocking and returns it
 // with its FileInfo; anything but a regular file, or one over max bytes (max
 // > 0), is refused.
-func openGitFile(full string, max int64) (*os.File, fs.FileInfo, error) {
+func OpenGitFile(full string, max int64) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +125,7 @@ func ReadGitFile(full string, max int64) ([]byte, error) {
 	if max <= 0 {
 		max = maxRefFile
 	}
-	f, _, err := openGitFile(full, max)
+	f, _, err := OpenGitFile(full, max)
 	if err != nil {
 		return nil, err
 	}
@@ -137,22 +140,22 @@ func ReadGitFile(full string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// safeFS is the .git file system handed to go-git: every file opened for
+// SafeFS is the .git file system handed to go-git: every file opened for
 // reading is opened without blocking, must be a regular file, and the files
 // go-git reads whole (see gitFileLimit) are refused over their bound and cut
 // off past it while read. Opens for writing (never made by orchestrate) pass
 // through.
-type safeFS struct {
+type SafeFS struct {
 	billy.Filesystem
 }
 
 // Open opens name for reading (see safeFS).
-func (s safeFS) Open(name string) (billy.File, error) {
+func (s SafeFS) Open(name string) (billy.File, error) {
 	return s.OpenFile(name, os.O_RDONLY, 0)
 }
 
 // OpenFile opens name (see safeFS).
-func (s safeFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
+func (s SafeFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0 {
 		return s.Filesystem.OpenFile(name, flag, perm)
 	}
@@ -184,12 +187,12 @@ func (s safeFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, e
 
 // Chroot keeps the checks in the folder returned (go-git reaches the
 // alternates' object folders through it).
-func (s safeFS) Chroot(p string) (billy.Filesystem, error) {
+func (s SafeFS) Chroot(p string) (billy.Filesystem, error) {
 	c, err := s.Filesystem.Chroot(p)
 	if err != nil {
 		return nil, err
 	}
-	return safeFS{c}, nil
+	return SafeFS{c}, nil
 }
 
 // boundedFile is a file go-git reads whole, cut off past its bound: a file
@@ -215,21 +218,21 @@ func (b *boundedFile) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// dotGit is where a work tree's repository lives.
-type dotGit struct {
-	root    string // the work tree
+// DotGit is where a work tree's repository lives.
+type DotGit struct {
+	Root    string // the work tree
 	gitfile string // the .git file, "" when .git is a folder
-	gitdir  string // the git folder (.git, or the one a .git file names)
-	common  string // the common git folder of a linked worktree, else ""
+	GitDir  string // the git folder (.git, or the one a .git file names)
+	Common  string // the common git folder of a linked worktree, else ""
 }
 
-// findDotGit finds the repository that contains dir (dir itself or a
+// FindDotGit finds the repository that contains dir (dir itself or a
 // parent), as go-git's DetectDotGit does, reading a .git file and commondir
 // through ReadGitFile. No .git up to the file system's root is ErrNoGit.
-func findDotGit(dir string) (dotGit, error) {
+func FindDotGit(dir string) (DotGit, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return dotGit{}, err
+		return DotGit{}, err
 	}
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		abs = filepath.Dir(abs)
@@ -241,80 +244,80 @@ func findDotGit(dir string) (dotGit, error) {
 			return dotGitAt(abs, p, fi)
 		}
 		if !os.IsNotExist(err) {
-			return dotGit{}, err
+			return DotGit{}, err
 		}
 		parent := filepath.Dir(abs)
 		if parent == abs {
-			return dotGit{}, ErrNoGit
+			return DotGit{}, ErrNoGit
 		}
 		abs = parent
 	}
 }
 
 // dotGitAt reads the .git entry p (fi) of the work tree root.
-func dotGitAt(root, p string, fi fs.FileInfo) (dotGit, error) {
-	d := dotGit{root: root, gitdir: p}
+func dotGitAt(root, p string, fi fs.FileInfo) (DotGit, error) {
+	d := DotGit{Root: root, GitDir: p}
 	if !fi.IsDir() {
 		data, err := ReadGitFile(p, maxRefFile)
 		if err != nil {
-			return dotGit{}, err
+			return DotGit{}, err
 		}
 		line, _, _ := strings.Cut(string(data), "\n")
 		target, ok := strings.CutPrefix(line, "gitdir: ")
 		if !ok {
-			return dotGit{}, fmt.Errorf("%s: .git file has no gitdir: prefix", p)
+			return DotGit{}, fmt.Errorf("%s: .git file has no gitdir: prefix", p)
 		}
 		target = strings.TrimSpace(target)
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(root, target)
 		}
-		d.gitfile, d.gitdir = p, target
+		d.gitfile, d.GitDir = p, target
 	}
-	fi, err := os.Stat(d.gitdir)
+	fi, err := os.Stat(d.GitDir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return dotGit{}, fmt.Errorf("git folder %s: %w", d.gitdir, ErrNoGit)
+			return DotGit{}, fmt.Errorf("git folder %s: %w", d.GitDir, ErrNoGit)
 		}
-		return dotGit{}, err
+		return DotGit{}, err
 	}
 	if !fi.IsDir() {
-		return dotGit{}, fmt.Errorf("git folder %s: not a folder", d.gitdir)
+		return DotGit{}, fmt.Errorf("git folder %s: not a folder", d.GitDir)
 	}
-	data, err := ReadGitFile(filepath.Join(d.gitdir, "commondir"), maxRefFile)
+	data, err := ReadGitFile(filepath.Join(d.GitDir, "commondir"), maxRefFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return dotGit{}, err
+		return DotGit{}, err
 	default:
 		if c := strings.TrimSpace(string(data)); c != "" {
 			if !filepath.IsAbs(c) {
-				c = filepath.Join(d.gitdir, c)
+				c = filepath.Join(d.GitDir, c)
 			}
 			if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
-				return dotGit{}, fmt.Errorf("common git folder %s of %s: repository incomplete", c, d.gitdir)
+				return DotGit{}, fmt.Errorf("common git folder %s of %s: repository incomplete", c, d.GitDir)
 			}
-			d.common = c
+			d.Common = c
 		}
 	}
 	return d, nil
 }
 
-// checkHead reads HEAD and checks the loose ref it names, packed-refs and
+// CheckHead reads HEAD and checks the loose ref it names, packed-refs and
 // the alternates file, as files of .git are read (see openGitFile). go-git
 // takes a ref it cannot read for a missing one, and alternates it cannot
 // read for none: checked here, a FIFO, a device or a huge file there is a
 // clear error rather than "no commits" or "object not found".
-func checkHead(d dotGit) error {
-	head, err := ReadGitFile(filepath.Join(d.gitdir, "HEAD"), maxRefFile)
+func CheckHead(d DotGit) error {
+	head, err := ReadGitFile(filepath.Join(d.GitDir, "HEAD"), maxRefFile)
 	if err != nil {
 		return err
 	}
-	common := d.gitdir
-	if d.common != "" {
-		common = d.common
+	common := d.GitDir
+	if d.Common != "" {
+		common = d.Common
 	}
 	check := func(full string, max int64) error {
-		f, _, err := openGitFile(full, max)
+		f, _, err := OpenGitFile(full, max)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil

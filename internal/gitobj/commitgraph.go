@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bytes"
@@ -22,10 +22,10 @@ const (
 	graphNoParent  = 0x70000000
 )
 
-// commitGraph is a mapped commit-graph file, its chunks checked to lie
+// CommitGraph is a mapped commit-graph file, its chunks checked to lie
 // inside it. Only a single file of version 1 with SHA-1 hashes, no base
 // graphs (a split graph's chain), is used; anything else is not loaded.
-type commitGraph struct {
+type CommitGraph struct {
 	data   []byte
 	unmap  func() error
 	n      int
@@ -34,9 +34,9 @@ type commitGraph struct {
 	cdat   []byte // n records: tree, first parent, second parent, generation and time
 }
 
-// openCommitGraph maps and checks the commit-graph of fs (a .git folder);
+// OpenCommitGraph maps and checks the commit-graph of fs (a .git folder);
 // nil when there is none or it is not one this reader takes.
-func openCommitGraph(fs billy.Filesystem) *commitGraph {
+func OpenCommitGraph(fs billy.Filesystem) *CommitGraph {
 	if fs == nil {
 		return nil
 	}
@@ -66,7 +66,7 @@ func openCommitGraph(fs billy.Filesystem) *commitGraph {
 
 // parseCommitGraph checks the header, the chunk table and the sizes of the
 // chunks used in b; nil when any is wrong.
-func parseCommitGraph(b []byte) *commitGraph {
+func parseCommitGraph(b []byte) *CommitGraph {
 	if len(b) < graphHeaderLen+graphChunkLen+20 || string(b[:4]) != "CGPH" ||
 		b[4] != 1 || b[5] != 1 || b[7] != 0 {
 		return nil
@@ -77,7 +77,7 @@ func parseCommitGraph(b []byte) *commitGraph {
 	if len(table) < (chunks+1)*graphChunkLen {
 		return nil
 	}
-	g := &commitGraph{data: b}
+	g := &CommitGraph{data: b}
 	var cdat []byte
 	for i := 0; i < chunks; i++ {
 		e := table[i*graphChunkLen:]
@@ -116,32 +116,31 @@ func parseCommitGraph(b []byte) *commitGraph {
 	return g
 }
 
-// links returns the tree and first parent of commit h when the graph holds
-// it (ok false otherwise, or when the record names a parent outside the
-// graph).
-func (g *commitGraph) links(h plumbing.Hash) (l links, ok bool) {
+// Links returns the tree and first parent (zero: none) of commit h when
+// the graph holds it (ok false otherwise, or when the record names a
+// parent outside the graph).
+func (g *CommitGraph) Links(h plumbing.Hash) (tree, parent plumbing.Hash, ok bool) {
 	if g == nil || g.fanout == nil {
-		return links{}, false
+		return tree, parent, false
 	}
 	i, found := g.find(h)
 	if !found {
-		return links{}, false
+		return tree, parent, false
 	}
 	rec := g.cdat[i*graphDataLen : (i+1)*graphDataLen]
-	l = links{hash: h}
-	copy(l.tree[:], rec[:20])
+	copy(tree[:], rec[:20])
 	switch p := binary.BigEndian.Uint32(rec[20:24]); {
 	case p == graphNoParent:
 	case int64(p) < int64(g.n):
-		copy(l.parent[:], g.oids[int(p)*20:int(p)*20+20])
+		copy(parent[:], g.oids[int(p)*20:int(p)*20+20])
 	default:
-		return links{}, false
+		return plumbing.ZeroHash, plumbing.ZeroHash, false
 	}
-	return l, true
+	return tree, parent, true
 }
 
 // find binary-searches the graph's sorted hashes for h.
-func (g *commitGraph) find(h plumbing.Hash) (int, bool) {
+func (g *CommitGraph) find(h plumbing.Hash) (int, bool) {
 	lo := 0
 	if h[0] > 0 {
 		lo = int(binary.BigEndian.Uint32(g.fanout[4*(int(h[0])-1):]))
@@ -161,8 +160,8 @@ func (g *commitGraph) find(h plumbing.Hash) (int, bool) {
 	return 0, false
 }
 
-// close releases the mapping.
-func (g *commitGraph) close() error {
+// Close releases the mapping.
+func (g *CommitGraph) Close() error {
 	if g == nil || g.unmap == nil {
 		return nil
 	}
@@ -170,17 +169,4 @@ func (g *commitGraph) close() error {
 	g.unmap, g.data, g.oids, g.cdat, g.fanout = nil, nil, nil, nil, nil
 	g.n = 0
 	return err
-}
-
-// commitGraph returns the repository's commit-graph, opened on first use;
-// nil when there is none, it is not one this reader takes, or the clone is
-// shallow (git does not use one there either).
-func (r *Repo) commitGraph() *commitGraph {
-	if !r.graphTried {
-		r.graphTried = true
-		if r.packs != nil && r.storage != nil && len(r.shallow) == 0 {
-			r.graph = openCommitGraph(r.packs.fs)
-		}
-	}
-	return r.graph
 }

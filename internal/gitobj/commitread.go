@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// maxCommitHeader bounds what is read of a commit: its header (tree,
+// MaxCommitHeader bounds what is read of a commit: its header (tree,
 // parents, author, committer, signatures) must end within it. Its message is
 // read no further than its first line (the subject, all that is used) or
 // commitMessageKept bytes: a commit with a message of hundreds of megabytes
 // is inflated no further than this.
-const maxCommitHeader = 1 << 20
+const MaxCommitHeader = 1 << 20
 
 // commitFirstRead is how much of a commit readCommit reads first: enough
 // for the header of nearly every commit, signed ones included.
@@ -23,25 +23,22 @@ const commitFirstRead = 8 << 10
 // is longer.
 const commitMessageKept = 4 << 10
 
-// readCommit decodes commit h from its first bytes (commitFirstRead, or
-// maxCommitHeader when the header is longer): the message is cut after its
+// ReadCommit decodes commit h from its first bytes (commitFirstRead, or
+// MaxCommitHeader when the header is longer): the message is cut after its
 // first line; a header that does not end within maxCommitHeader bytes is an
 // error.
-func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
-	if r.packs == nil {
-		return object.GetCommit(r.objects, h)
-	}
-	data, whole, err := r.packs.commitPrefix(h, commitFirstRead)
+func (s *Store) ReadCommit(h plumbing.Hash) (*object.Commit, error) {
+	data, whole, err := s.CommitPrefix(h, commitFirstRead)
 	if err != nil {
 		return nil, err
 	}
 	end := bytes.Index(data, []byte("\n\n"))
 	if !whole && end < 0 {
-		if data, whole, err = r.packs.commitPrefix(h, maxCommitHeader); err != nil {
+		if data, whole, err = s.CommitPrefix(h, MaxCommitHeader); err != nil {
 			return nil, err
 		}
 		if end = bytes.Index(data, []byte("\n\n")); !whole && end < 0 {
-			return nil, fmt.Errorf("commit %s: header over %d bytes", h.String()[:7], maxCommitHeader)
+			return nil, fmt.Errorf("commit %s: header over %d bytes", h.String()[:7], MaxCommitHeader)
 		}
 	}
 	if end >= 0 {
@@ -51,5 +48,5 @@ func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
 		}
 		data = data[:end+2+min(len(msg), commitMessageKept)]
 	}
-	return object.DecodeCommit(r.objects, &packedObject{h: h, t: plumbing.CommitObject, data: data})
+	return object.DecodeCommit(s, &packedObject{h: h, t: plumbing.CommitObject, data: data})
 }

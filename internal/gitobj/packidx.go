@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// searchIdx binary-searches a version 2 pack index for the hashes that start
+// SearchIdx binary-searches a version 2 pack index for the hashes that start
 // with the hex prefix, reading O(log n) entries.
-func searchIdx(fs billy.Filesystem, name, prefix string) (_ []plumbing.Hash, err error) {
+func SearchIdx(fs billy.Filesystem, name, prefix string) (_ []plumbing.Hash, err error) {
 	f, err := fs.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("open pack index %s: %w", name, err)

@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"errors"
@@ -74,10 +74,14 @@ func lstatOwner(path string) (int, error) {
 	return int(st.Uid), nil
 }
 
+// CheckOwnership refuses a repository another user owns unless git's
+// safe.directory allows it (a *DubiousOwnershipError), as git does.
+func CheckOwnership(d DotGit) error { return checkOwnership(d, ownership) }
+
 // checkOwnership refuses d (a *DubiousOwnershipError) when another user
 // owns its work tree, .git file or git folder and safe.directory does not
 // allow its work tree.
-func checkOwnership(d dotGit, env ownerEnv) error {
+func checkOwnership(d DotGit, env ownerEnv) error {
 	user := env.euid()
 	if user == 0 {
 		if s := env.getenv("SUDO_UID"); s != "" {
@@ -87,7 +91,7 @@ func checkOwnership(d dotGit, env ownerEnv) error {
 		}
 	}
 	var bad *DubiousOwnershipError
-	for _, p := range []struct{ path, what string }{{d.root, "work tree"}, {d.gitfile, ".git file"}, {d.gitdir, "git folder"}} {
+	for _, p := range []struct{ path, what string }{{d.Root, "work tree"}, {d.gitfile, ".git file"}, {d.GitDir, "git folder"}} {
 		if p.path == "" {
 			continue
 		}
@@ -101,7 +105,7 @@ func checkOwnership(d dotGit, env ownerEnv) error {
 	if bad == nil {
 		return nil
 	}
-	checked := d.root
+	checked := d.Root
 	if real, err := filepath.EvalSymlinks(checked); err == nil {
 		checked = real
 	}

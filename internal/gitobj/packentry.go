@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"compress/flate"
@@ -62,7 +62,7 @@ func deltaOffset(b []byte) (int64, int, error) {
 }
 
 // inflate reads size bytes of zlib data from src.
-func (s *objectStore) inflate(src flate.Reader, size int) ([]byte, error) {
+func (s *Store) inflate(src flate.Reader, size int) ([]byte, error) {
 	var err error
 	if s.zr == nil {
 		s.zr, err = zlib.NewReader(src)
@@ -82,7 +82,7 @@ func (s *objectStore) inflate(src flate.Reader, size int) ([]byte, error) {
 // applyDelta builds the object a git delta describes from its base, in one
 // allocation of the announced size; a delta that does not fit its base or
 // its announced size is an error, one announcing more than max (or
-// maxPackedObject) bytes an error wrapping ErrObjectTooLarge.
+// MaxPackedObject) bytes an error wrapping ErrObjectTooLarge.
 func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
 	out, _, err := applyDeltaCut(src, delta, max, 0)
 	return out, err
@@ -107,8 +107,8 @@ func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool
 	case dstSize > max:
 		return nil, false, tooLarge(dstSize, max)
 	}
-	if dstSize > maxPackedObject && whole {
-		return nil, false, tooLarge(dstSize, maxPackedObject)
+	if dstSize > MaxPackedObject && whole {
+		return nil, false, tooLarge(dstSize, MaxPackedObject)
 	}
 	delta = delta[n:]
 	dst := make([]byte, 0, int(want))

@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"testing"
@@ -23,19 +23,19 @@ func TestTreeIndexCacheSeenStartsOver(t *testing.T) {
 	h, err := st.SetEncodedObject(obj)
 	must(t, err)
 
-	c := newTreeIndexCache(st, 1<<20)
+	c := NewTreeIndexCache(st, 1<<20)
 	for i := 0; i < maxSeenTrees; i++ {
 		var other plumbing.Hash
 		other[0], other[1], other[2] = byte(i), byte(i>>8), 0xee
 		c.seen[other] = struct{}{}
 	}
-	if idx, _, err := c.lookup(h); err != nil || idx != nil {
+	if idx, _, err := c.Lookup(h); err != nil || idx != nil {
 		t.Fatalf("first look-up: index %v, err %v; want the raw tree only", idx, err)
 	}
 	if len(c.seen) > maxSeenTrees {
 		t.Fatalf("seen grew to %d, past %d", len(c.seen), maxSeenTrees)
 	}
-	idx, _, err := c.lookup(h)
+	idx, _, err := c.Lookup(h)
 	if err != nil || idx == nil {
 		t.Fatalf("second look-up: index %v, err %v; want it indexed", idx, err)
 	}

@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 	if !filepath.IsAbs(root) {
 		return nil
 	}
-	f, _, err := openGitFile(filepath.Join(root, filepath.FromSlash(name)), 0)
+	f, _, err := OpenGitFile(filepath.Join(root, filepath.FromSlash(name)), 0)
 	if err != nil {
 		return nil
 	}
@@ -45,7 +45,7 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 // mapped packs and indexes leave the process's memory (they stay in the page
 // cache, and a later read maps them again), so that a walk over a whole pack
 // does not count the pack in the process's resident memory.
-func (s *objectStore) touch(n int) {
+func (s *Store) touch(n int) {
 	s.touched += n
 	if s.touched < maxTouchedPages {
 		return

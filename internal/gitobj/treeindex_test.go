@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"fmt"
@@ -65,16 +65,16 @@ func TestTreeIndexFind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			idx := newTreeIndex(tt.raw)
-			if idx.sorted != tt.wantSorted {
-				t.Errorf("sorted = %v, want %v", idx.sorted, tt.wantSorted)
+			idx := NewTreeIndex(tt.raw)
+			if idx.Sorted != tt.wantSorted {
+				t.Errorf("sorted = %v, want %v", idx.Sorted, tt.wantSorted)
 			}
-			e, ok := idx.find(tt.want)
+			e, ok := idx.Find(tt.want)
 			if ok != tt.ok {
 				t.Fatalf("find(%q) ok = %v, want %v", tt.want, ok, tt.ok)
 			}
-			if ok && (e.mode != tt.mode || e.hash != hashOf(tt.hash)) {
-				t.Errorf("find(%q) = %v %s, want %v %s", tt.want, e.mode, e.hash, tt.mode, hashOf(tt.hash))
+			if ok && (e.Mode != tt.mode || e.Hash != hashOf(tt.hash)) {
+				t.Errorf("find(%q) = %v %s, want %v %s", tt.want, e.Mode, e.Hash, tt.mode, hashOf(tt.hash))
 			}
 		})
 	}
@@ -121,7 +121,7 @@ func TestScanTreeMergeRandom(t *testing.T) {
 		}
 		if rng.IntN(2) == 0 {
 			sort.SliceStable(ents, func(a, b int) bool {
-				return compareNames([]byte(ents[a].name), isDirMode([]byte(ents[a].mode)), []byte(ents[b].name), isDirMode([]byte(ents[b].mode))) < 0
+				return CompareNames([]byte(ents[a].name), IsDirMode([]byte(ents[a].mode)), []byte(ents[b].name), IsDirMode([]byte(ents[b].mode))) < 0
 			})
 		}
 		var flat []string
@@ -140,13 +140,13 @@ func TestScanTreeMergeRandom(t *testing.T) {
 
 func checkScanTree(t *testing.T, raw []byte, paths []string) {
 	t.Helper()
-	n := newPathTrie(paths).root
-	got, want := make([]rawEntry, len(n.names)), make([]rawEntry, len(n.names))
+	n := NewTrie(paths).Root
+	got, want := make([]RawEntry, len(n.Names)), make([]RawEntry, len(n.Names))
 	scanTree(raw, n, got, nil, nil)
 	scanTreeLookup(raw, n, want)
 	for i := range got {
 		if got[i] != want[i] {
-			t.Fatalf("tree %q, names %q: entry %d = %v, want %v", raw, n.names, i, got[i], want[i])
+			t.Fatalf("tree %q, names %q: entry %d = %v, want %v", raw, n.Names, i, got[i], want[i])
 		}
 	}
 }
@@ -163,8 +163,8 @@ func BenchmarkScanTree(b *testing.B) {
 	for i := 0; i < 18; i++ {
 		paths = append(paths, fmt.Sprintf("pkg%03d/x", i*17))
 	}
-	n := newPathTrie(paths).root
-	t := make([]rawEntry, len(n.names))
+	n := NewTrie(paths).Root
+	t := make([]RawEntry, len(n.Names))
 	b.ReportAllocs()
 	for b.Loop() {
 		scanTree(raw, n, t, nil, nil)
@@ -194,7 +194,7 @@ func TestDeriveMatchesScan(t *testing.T) {
 	}
 	sortEnts := func(ents []ent) {
 		sort.SliceStable(ents, func(a, b int) bool {
-			return compareNames([]byte(ents[a].name), isDirMode([]byte(ents[a].mode)), []byte(ents[b].name), isDirMode([]byte(ents[b].mode))) < 0
+			return CompareNames([]byte(ents[a].name), IsDirMode([]byte(ents[a].mode)), []byte(ents[b].name), IsDirMode([]byte(ents[b].mode))) < 0
 		})
 	}
 	derived := 0
@@ -216,8 +216,8 @@ func TestDeriveMatchesScan(t *testing.T) {
 				paths = append(paths, nm)
 			}
 		}
-		n := newPathTrie(paths).root
-		near := scanFull(build(ents), n)
+		n := NewTrie(paths).Root
+		near := ScanFull(build(ents), n)
 		for step := 0; step < 4; step++ {
 			next := append([]ent(nil), ents...)
 			switch k := rng.IntN(7); {
@@ -240,15 +240,15 @@ func TestDeriveMatchesScan(t *testing.T) {
 			if rng.IntN(20) == 0 && len(raw) > 0 {
 				raw = raw[:rng.IntN(len(raw))]
 			}
-			want := scanFull(raw, n)
-			got := derive(near, raw, n, &scratch)
+			want := ScanFull(raw, n)
+			got := Derive(near, raw, n, &scratch)
 			if got != nil {
 				derived++
-				if !reflect.DeepEqual(got.ents, want.ents) {
-					t.Fatalf("near %q\nraw %q\nnames %q: derived %v, scanned %v", near.raw, raw, n.names, got.ents, want.ents)
+				if !reflect.DeepEqual(got.Ents, want.Ents) {
+					t.Fatalf("near %q\nraw %q\nnames %q: derived %v, scanned %v", near.raw, raw, n.Names, got.Ents, want.Ents)
 				}
 				if want.offs == nil || !reflect.DeepEqual(got.offs, want.offs) || !reflect.DeepEqual(got.at, want.at) {
-					t.Fatalf("near %q\nraw %q\nnames %q: derived offs %v at %v, scanned %v %v", near.raw, raw, n.names, got.offs, got.at, want.offs, want.at)
+					t.Fatalf("near %q\nraw %q\nnames %q: derived offs %v at %v, scanned %v %v", near.raw, raw, n.Names, got.offs, got.at, want.offs, want.at)
 				}
 				near = got
 			} else {

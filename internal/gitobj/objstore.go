@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 
 // Limits of the pack reader.
 const (
-	maxPackedObject = 64 << 20 // the largest object (or delta) inflated, whole
+	MaxPackedObject = 64 << 20 // the largest object (or delta) inflated, whole
 	maxDeltaDepth   = 4096     // the longest delta chain followed
 	cacheBytes      = 4 << 20  // the delta-base cache
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
@@ -33,7 +33,7 @@ const (
 // errNotHere sends a look-up on to go-git's storage.
 var errNotHere = errors.New("object not handled by the pack reader")
 
-// objectStore reads objects straight from the pack files: a look-up is a
+// Store reads objects straight from the pack files: a look-up is a
 // search in the memory-mapped pack index, an object is inflated from the
 // memory-mapped pack (read with pread when it cannot be mapped; mapped pages
 // are dropped from the process's memory as a walk goes), a delta base is read at its
@@ -46,13 +46,13 @@ var errNotHere = errors.New("object not handled by the pack reader")
 // chain is bounded (maxDeltaWork). Only objects of packs this reader does
 // not take (an index it cannot read) go to the wrapped go-git storage, once
 // it has told their size; every other method goes there too.
-type objectStore struct {
+type Store struct {
 	storer.EncodedObjectStorer
 	// mu serialises the pack reader: the packs' file offsets, the reused
 	// inflater and the cache are shared (discovery dates stories from git
 	// while other sources scan).
 	mu     sync.Mutex
-	fs     billy.Filesystem
+	FS     billy.Filesystem
 	packs  []*packFile
 	loaded bool
 	cache  *offsetCache
@@ -68,12 +68,12 @@ type objectStore struct {
 	work, total uint64
 	// objDir is the repository's objects folder (alternates are relative
 	// to it); alts are the alternate object folders (see loadAlternates).
-	objDir string
+	ObjDir string
 	alts   []billy.Filesystem
 }
 
-func newObjectStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *objectStore {
-	return &objectStore{EncodedObjectStorer: s, fs: fs, cache: newOffsetCache(cacheBytes)}
+func NewStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *Store {
+	return &Store{EncodedObjectStorer: s, FS: fs, cache: newOffsetCache(cacheBytes)}
 }
 
 // packFile is one pack and its version 2 index.
@@ -93,17 +93,17 @@ type packFile struct {
 
 // EncodedObject returns the object h of type t (plumbing.AnyObject: any);
 // a type mismatch is plumbing.ErrObjectNotFound, as in go-git's storage.
-func (s *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	return s.smallObject(t, h, maxPackedObject)
+func (s *Store) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return s.SmallObject(t, h, MaxPackedObject)
 }
 
-// smallObject is EncodedObject for an object of at most max bytes: a bigger
+// SmallObject is EncodedObject for an object of at most max bytes: a bigger
 // one is an error wrapping ErrObjectTooLarge, found from the size its pack
 // entry, delta header or loose header declares, before anything is
 // inflated. Objects outside the packs and the loose folders (alternates,
 // packs this reader does not take) come from go-git's storage once it has
 // told their size.
-func (s *objectStore) smallObject(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
+func (s *Store) SmallObject(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
 	typ, data, _, err := s.object(h, max, 0)
 	if errors.Is(err, errNotHere) {
 		return s.fromGoGit(t, h, max)
@@ -119,7 +119,7 @@ func (s *objectStore) smallObject(t plumbing.ObjectType, h plumbing.Hash, max ui
 
 // fromGoGit asks go-git's storage for h once the size it declares is at
 // most max.
-func (s *objectStore) fromGoGit(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
+func (s *Store) fromGoGit(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
 	if sz, ok := s.EncodedObjectStorer.(interface {
 		EncodedObjectSize(plumbing.Hash) (int64, error)
 	}); ok {
@@ -137,7 +137,7 @@ func (s *objectStore) fromGoGit(t plumbing.ObjectType, h plumbing.Hash, max uint
 // object reads h from the packs, else from its loose file: all of it (at
 // most max bytes) or, with cut > 0, its first cut bytes (whole reports
 // whether that is all of it). errNotHere sends the look-up on to go-git.
-func (s *objectStore) object(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
+func (s *Store) object(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.load()
@@ -161,18 +161,18 @@ func (s *objectStore) object(h plumbing.Hash, max uint64, cut int) (plumbing.Obj
 	return s.loose(h, max, cut)
 }
 
-// commitPrefix returns the first n bytes of commit h (all of it when it is
+// CommitPrefix returns the first n bytes of commit h (all of it when it is
 // shorter; whole reports that): the history walk needs only the tree and
 // parent lines, and a commit is inflated (or rebuilt from its delta) no
 // further.
-func (s *objectStore) commitPrefix(h plumbing.Hash, n int) (data []byte, whole bool, err error) {
-	typ, data, whole, err := s.object(h, maxPackedObject, n)
+func (s *Store) CommitPrefix(h plumbing.Hash, n int) (data []byte, whole bool, err error) {
+	typ, data, whole, err := s.object(h, MaxPackedObject, n)
 	if errors.Is(err, errNotHere) {
-		obj, err := s.fromGoGit(plumbing.CommitObject, h, maxPackedObject)
+		obj, err := s.fromGoGit(plumbing.CommitObject, h, MaxPackedObject)
 		if err != nil {
 			return nil, false, err
 		}
-		data, err = objectBytes(obj)
+		data, err = ObjectBytes(obj)
 		return data, err == nil, err
 	}
 	if err != nil {
@@ -186,20 +186,20 @@ func (s *objectStore) commitPrefix(h plumbing.Hash, n int) (data []byte, whole b
 
 // load opens every pack index once; a pack that cannot be read is skipped
 // (its objects then come from go-git).
-func (s *objectStore) load() {
+func (s *Store) load() {
 	if s.loaded {
 		return
 	}
 	s.loaded = true
-	if s.fs == nil {
+	if s.FS == nil {
 		return
 	}
-	s.loadPacks(s.fs, s.fs.Join("objects", "pack"))
+	s.loadPacks(s.FS, s.FS.Join("objects", "pack"))
 	s.loadAlternates()
 }
 
 // loadPacks opens the packs of the folder dir of fs.
-func (s *objectStore) loadPacks(fs billy.Filesystem, dir string) {
+func (s *Store) loadPacks(fs billy.Filesystem, dir string) {
 	infos, err := fs.ReadDir(dir)
 	if err != nil {
 		return
@@ -229,10 +229,10 @@ const (
 // keeps the folders for loose objects (s.alts). The repository's own
 // objects folder is s.objDir (set by Open; without it relative alternates
 // are taken from the .git folder's objects).
-func (s *objectStore) loadAlternates() {
-	own := s.objDir
+func (s *Store) loadAlternates() {
+	own := s.ObjDir
 	if own == "" {
-		root := s.fs.Root()
+		root := s.FS.Root()
 		if !filepath.IsAbs(root) {
 			return
 		}
@@ -270,7 +270,7 @@ func (s *objectStore) loadAlternates() {
 			if fi, err := os.Stat(line); err != nil || !fi.IsDir() {
 				continue
 			}
-			afs := safeFS{osfs.New(line)}
+			afs := SafeFS{osfs.New(line)}
 			s.alts = append(s.alts, afs)
 			s.loadPacks(afs, "pack")
 			queue = append(queue, level{line, cur.depth + 1})
@@ -279,7 +279,7 @@ func (s *objectStore) loadAlternates() {
 }
 
 // Close releases the mapped indexes and open packs.
-func (s *objectStore) Close() error {
+func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first error
@@ -387,7 +387,7 @@ func (p *packFile) close() error {
 // an object longer than that comes back cut (whole false) and limit does not
 // apply to it. The work of one read (bytes inflated and rebuilt along a
 // delta chain) is bounded by maxDeltaWork.
-func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
+func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
 	if depth == 0 {
 		s.work = 0
 	}
@@ -472,8 +472,8 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 	}
 	// A delta: its header first (the sizes of its base and of what it
 	// builds), so that nothing too large is rebuilt.
-	if size > maxPackedObject {
-		return 0, nil, false, tooLarge(size, maxPackedObject)
+	if size > MaxPackedObject {
+		return 0, nil, false, tooLarge(size, MaxPackedObject)
 	}
 	// A small delta (nearly all of them) is inflated whole at once, a
 	// larger one only its header now and whole once its base is built.
@@ -501,11 +501,11 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 	} else if dstSize > limit {
 		return 0, nil, false, tooLarge(dstSize, limit)
 	}
-	if srcSize > maxPackedObject {
-		return 0, nil, false, fmt.Errorf("delta base: %w", tooLarge(srcSize, maxPackedObject))
+	if srcSize > MaxPackedObject {
+		return 0, nil, false, fmt.Errorf("delta base: %w", tooLarge(srcSize, MaxPackedObject))
 	}
-	if whole && dstSize > maxPackedObject {
-		return 0, nil, false, tooLarge(dstSize, maxPackedObject)
+	if whole && dstSize > MaxPackedObject {
+		return 0, nil, false, tooLarge(dstSize, MaxPackedObject)
 	}
 	// A cut object needs no more of its delta than 8 bytes (the longest
 	// copy instruction) per byte built.
@@ -516,7 +516,7 @@ func (s *objectStore) read(p *packFile, off int64, depth int, limit uint64, cut 
 	if err := s.charge(dn+want, off, true); err != nil {
 		return 0, nil, false, err
 	}
-	baseType, base, _, err := s.read(baseP, baseOff, depth+1, maxPackedObject, 0)
+	baseType, base, _, err := s.read(baseP, baseOff, depth+1, MaxPackedObject, 0)
 	if err != nil {
 		return 0, nil, false, err
 	}
@@ -567,7 +567,7 @@ func tooLarge(size, max uint64) error {
 
 // charge counts n bytes of work of the current read, and, for a delta, a
 // delta's base or a large object (delta), of the store's work in all.
-func (s *objectStore) charge(n uint64, off int64, delta bool) error {
+func (s *Store) charge(n uint64, off int64, delta bool) error {
 	s.work += n
 	if s.work > maxDeltaWork {
 		return fmt.Errorf("%w: the object at offset %d needs more than %d bytes inflated and rebuilt", ErrDeltaWork, off, maxDeltaWork)
@@ -583,7 +583,7 @@ func (s *objectStore) charge(n uint64, off int64, delta bool) error {
 
 // findPacked finds h in p first, then in the other packs; nil when no pack
 // holds it.
-func (s *objectStore) findPacked(p *packFile, h plumbing.Hash) (*packFile, int64) {
+func (s *Store) findPacked(p *packFile, h plumbing.Hash) (*packFile, int64) {
 	if off, ok := p.find(h); ok {
 		return p, off
 	}
@@ -599,7 +599,7 @@ func (s *objectStore) findPacked(p *packFile, h plumbing.Hash) (*packFile, int64
 }
 
 // inflateAt inflates n bytes of the zlib stream at offset at of p.
-func (s *objectStore) inflateAt(p *packFile, at int64, n int) ([]byte, error) {
+func (s *Store) inflateAt(p *packFile, at int64, n int) ([]byte, error) {
 	if p.data != nil {
 		s.mr.Reset(p.data[at : p.size-20])
 		data, err := s.inflate(&s.mr, n)

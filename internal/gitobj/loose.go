@@ -1,4 +1,4 @@
-package gitrepo
+package gitobj
 
 import (
 	"bufio"
@@ -21,12 +21,12 @@ import (
 // against max (unless cut > 0) before the content is inflated, and no more
 // than the declared size (or cut bytes) is. errNotHere when there is no such
 // file.
-func (s *objectStore) loose(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
-	if s.fs == nil {
+func (s *Store) loose(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectType, []byte, bool, error) {
+	if s.FS == nil {
 		return 0, nil, false, errNotHere
 	}
 	hex := h.String()
-	f, err := s.fs.Open(s.fs.Join("objects", hex[:2], hex[2:]))
+	f, err := s.FS.Open(s.FS.Join("objects", hex[:2], hex[2:]))
 	for i := 0; errors.Is(err, fs.ErrNotExist) && i < len(s.alts); i++ {
 		f, err = s.alts[i].Open(s.alts[i].Join(hex[:2], hex[2:]))
 	}
@@ -75,8 +75,8 @@ func readLoose(r io.Reader, max uint64, cut int) (plumbing.ObjectType, []byte, b
 		n, whole = uint64(cut), false
 	case size > max:
 		return 0, nil, false, tooLarge(size, max)
-	case size > maxPackedObject:
-		return 0, nil, false, tooLarge(size, maxPackedObject)
+	case size > MaxPackedObject:
+		return 0, nil, false, tooLarge(size, MaxPackedObject)
 	}
 	data := make([]byte, n)
 	if _, err := io.ReadFull(br, data); err != nil {

@@ -1,0 +1,58 @@
+package gitrepo
+
+import (
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+)
+
+// readLinksVerified is readLinksUncached for a Repo whose links are
+// recorded (the cache is on), giving the same links: a commit the
+// commit-graph holds has the graph's links, checked against the commit
+// object (verifyLinks); any other is read whole once, checked, and its
+// links parsed from it (the same as from its first bytes). When the whole
+// commit cannot be read or parsed, the links are read as without the
+// cache, and the Repo is marked unverified when they can be.
+func (r *Repo) readLinksVerified(h plumbing.Hash) (links, error) {
+	if _, inGraph := r.graphLinks(h); !inGraph {
+		obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
+		var raw []byte
+		if err == nil {
+			raw, err = gitobj.ObjectBytes(obj)
+		}
+		if err == nil {
+			r.verify.Check(plumbing.CommitObject, h, raw)
+			if l, _, err := parseLinks(h, raw, true); err == nil {
+				return l, nil
+			}
+		}
+	}
+	l, err := r.readLinksUncached(h)
+	if err == nil {
+		r.verifyLinks(l)
+	}
+	return l, err
+}
+
+// verifyLinks checks links l, read from the repository for commit l.hash
+// (from the commit-graph, or from the commit's first bytes), against the
+// commit object read whole: its hash must be l.hash and its tree and first
+// parent l's. Anything else marks the Repo unverified.
+func (r *Repo) verifyLinks(l links) {
+	if !r.verify.Enabled() || r.verify.Bad.Load() {
+		return
+	}
+	// checked with the objects (see verifier): the commit is read again,
+	// whole, maybe on the other processor
+	r.verify.Later(func() bool {
+		obj, err := r.objects.EncodedObject(plumbing.CommitObject, l.hash)
+		if err != nil {
+			return false
+		}
+		raw, err := gitobj.ObjectBytes(obj)
+		if err != nil || gitobj.ObjectHash(plumbing.CommitObject, raw) != l.hash {
+			return false
+		}
+		got, _, err := parseLinks(l.hash, raw, true)
+		return err == nil && got == l
+	}, 512)
+}
