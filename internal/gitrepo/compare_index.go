@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 

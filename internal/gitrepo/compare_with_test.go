@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
-
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // CompareWith, given the run's lstats and an index read once for more

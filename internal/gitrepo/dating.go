@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"errors"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // maxFolderFiles bounds the files compared to date one folder: a bigger

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
-
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // gitRepoOneCommit makes a repository with one commit on main, its refs

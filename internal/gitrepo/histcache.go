@@ -46,12 +46,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"math"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // errUnverified is SaveCache's answer when an object a walk read was not

@@ -12,12 +12,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // cachedOpener opens repositories of dir that use cache c, and saves what

@@ -2,10 +2,11 @@ package gitrepo
 
 import (
 	"errors"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // errStaleDescription says a nested description of the history cache did

@@ -1,11 +1,12 @@
 package gitrepo
 
 import (
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"path"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // maxBatchChain bounds the commits of HEAD's first-parent chain

@@ -29,12 +29,12 @@ package gitrepo
 // story, much less than inflating it.)
 
 import (
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // objectsTable prefixes the object table's name (the repository's digest

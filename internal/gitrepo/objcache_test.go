@@ -8,12 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // lookups is what the path look-ups of every commit of h answer: ReadAt

@@ -2,10 +2,11 @@ package gitrepo
 
 import (
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // maxChangedTrees bounds the trees ChangedPaths reads for one commit: past

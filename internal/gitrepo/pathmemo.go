@@ -25,12 +25,12 @@ package gitrepo
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // pathsTable prefixes the path table's name (the repository's digest

@@ -2,13 +2,14 @@ package gitrepo
 
 import (
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"path"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // pathTree looks paths up in one tree, loading only the subtrees on the

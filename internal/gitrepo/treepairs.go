@@ -1,10 +1,11 @@
 package gitrepo
 
 import (
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // maxCachedPairs bounds the tree pairs whose differences a Repo keeps (a

@@ -7,8 +7,9 @@ package gitrepo
 
 import (
 	"errors"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // The errors of the format readers (internal/gitobj) this package's
