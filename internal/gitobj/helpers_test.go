@@ -29,7 +29,6 @@ func openStore(t testing.TB, dir string) *Store {
 	s := NewStore(st, st.Filesystem())
 	s.ObjDir = filepath.Join(d.GitDir, "objects")
 	t.Cleanup(func() { _ = s.Close(); _ = st.Close() })
-	_ = os.Getenv
 	return s
 }
 
@@ -138,16 +137,4 @@ func graphRepo(t *testing.T) (string, []plumbing.Hash) {
 		all = append(all, plumbing.NewHash(l))
 	}
 	return dir, all
-}
-
-// gitRepoOneCommit makes a repository with one commit on main, its refs
-// loose.
-func gitRepoOneCommit(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	runGit(t, dir, "init", "-q", "-b", "main")
-	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
-	runGit(t, dir, "add", "a.txt")
-	runGit(t, dir, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "one")
-	return dir
 }

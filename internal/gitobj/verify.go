@@ -1,23 +1,8 @@
 package gitobj
 
-// Verification of what the caches keep. The history, path and walk tables
-// (histcache.go, pathmemo.go, walkmemo.go) key what a run derived from git
-// objects by those objects' hashes: a commit's tree and parent and what
-// differs from its parent's tree by the commit's hash, what a path names
-// in a tree by the tree's hash. Such an entry is true for every repository
-// that holds those objects only if the objects read had the content their
-// hashes name. The pack reader and go-git do not check that (a replaced
-// loose object, a rewritten pack, a commit-graph that says otherwise than
-// the commits all read as whatever they hold). So a Repo that keeps what
-// it derives (UseCache) checks every commit whose links it records and
-// every tree it reads: the git hash of the content read must be the name
-// it was read under, and a commit-graph's links those of the commit
-// object. Nothing else changes: the answers are taken from what was read,
-// as without the cache, so they are the same with the cache on or off.
-// Any mismatch marks the Repo unverified, and SaveCache then writes
-// nothing at all: a repository that lies about one object leaves no entry
-// a later run (of a genuine repository created at the same path, say)
-// could read.
+// Verifier checks objects read against the hashes that name them, for a
+// reader that keeps what it derives from them (internal/gitrepo's cache
+// tables: see its verify.go for why).
 
 import (
 	"crypto/sha1"

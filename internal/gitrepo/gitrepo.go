@@ -75,7 +75,7 @@ type Repo struct {
 	memo *pathTable
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
 	wmemo *walkMemo
-	// verify checks the objects read while the cache is on (verify.go).
+	// verify checks the objects read while the cache is on (see verify.go).
 	verify gitobj.Verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
 	head      links
@@ -107,9 +107,9 @@ func (r *Repo) UseCache(c *diskcache.Cache) {
 // into the main repository's .git/worktrees. A folder outside any repository
 // (or a bare repository, which has no work tree) gives an error wrapping
 // ErrNoGit. A repository another user owns, and git's safe.directory does
-// not allow, is refused with a *DubiousOwnershipError (see safedir.go); a
+// not allow, is refused with a *DubiousOwnershipError (see gitobj.CheckOwnership); a
 // file of .git that is not a regular file, or too large, with an error
-// wrapping ErrNotRegular or ErrGitFileTooLarge (see dotgit.go).
+// wrapping ErrNotRegular or ErrGitFileTooLarge (see gitobj.FindDotGit).
 func Open(dir string) (*Repo, error) {
 	d, err := gitobj.FindDotGit(dir)
 	if err != nil {
@@ -125,7 +125,7 @@ func Open(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
 	// go-git reads .git through safeFS (no blocking open, regular files
-	// only, bounded reads: see dotgit.go), with pack files kept open between
+	// only, bounded reads: see gitobj.SafeFS), with pack files kept open between
 	// reads (it otherwise reopens the pack for every object).
 	var dot billy.Filesystem = osfs.New(d.GitDir)
 	if d.Common != "" {
@@ -159,7 +159,7 @@ func Open(dir string) (*Repo, error) {
 		shallow[h] = true
 	}
 	out := &Repo{repo: r, objects: r.Storer, storage: st, root: root, shallow: shallow}
-	// Commits and trees come straight from the packs (see objectStore).
+	// Commits and trees come straight from the packs (see gitobj.Store).
 	out.packs = gitobj.NewStore(r.Storer, st.Filesystem())
 	out.packs.ObjDir = filepath.Join(d.GitDir, "objects")
 	if d.Common != "" {

@@ -163,10 +163,7 @@ func TestPathTableBadValuesMiss(t *testing.T) {
 	r := open(t, h.dir)
 	r.UseCache(c)
 	h.lookups(t, r)
-	var keys [][pathKeySize]byte
-	for _, k := range r.memo.Keys() {
-		keys = append(keys, k)
-	}
+	keys := r.memo.Keys()
 	name := r.memo.Name()
 	must(t, r.SaveCache())
 	for _, v := range [][]byte{{1}, make([]byte, entryValueSize-1), make([]byte, entryValueSize+1)} {

@@ -21,9 +21,7 @@ func walkCounts(t *testing.T, o *cachedOpener) (hits, misses int, keys [][walkKe
 		if m := r.wmemo; m != nil {
 			hits += m.Stats().Hits
 			misses += m.Stats().Misses
-			for _, k := range m.Keys() {
-				keys = append(keys, k)
-			}
+			keys = append(keys, m.Keys()...)
 		}
 	}
 	o.save(t)
