@@ -9,6 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
 	"github.com/orchestrate-dev/orchestrate/discover/gsd"
+	"github.com/orchestrate-dev/orchestrate/discover/kiro"
 	"github.com/orchestrate-dev/orchestrate/discover/progress"
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -109,6 +110,7 @@ func DefaultSources() []source.Source {
 		speckit.SpecKitSource,
 		taskmaster.TaskmasterSource,
 		bmad6.LedgerSource,
+		kiro.KiroSource,
 	}
 }
 

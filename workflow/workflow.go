@@ -31,6 +31,8 @@ const (
 	TypeTask Type = "task"
 	// TypePhase is a GSD phase (.planning/phases/<N>-<slug>/).
 	TypePhase Type = "phase"
+	// TypeKiroSpec is a Kiro (or cc-sdd) spec (.kiro/specs/<feature>/).
+	TypeKiroSpec Type = "spec"
 )
 
 // Label is the human name of a type, as the task's blocks print it.
@@ -60,6 +62,8 @@ func (t Type) Label() string {
 		return "Task"
 	case TypePhase:
 		return "Phase"
+	case TypeKiroSpec:
+		return "Spec"
 	}
 	return string(t)
 }
@@ -82,6 +86,8 @@ const (
 	KindTaskmaster = "taskmaster"
 	// KindGSD is GSD planning state (.planning/).
 	KindGSD = "gsd"
+	// KindKiro is a Kiro (or cc-sdd) spec's tasks.md.
+	KindKiro = "kiro-tasks"
 )
 
 // Source priorities (lower is more specific).

@@ -1,0 +1,672 @@
+package kiro
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+)
+
+// Bounds on what one tasks.md contributes: a hostile file costs at most
+// this much, whatever its size.
+const (
+	maxTasks     = 5000
+	maxTaskPaths = 32
+	maxRefs      = 16
+	maxLineLen   = 4096
+	maxTitleLen  = 200
+	maxUnparsed  = 200
+	maxGraphJSON = 256 << 10
+	maxWaves     = 1000
+	maxWaveTasks = 5000
+)
+
+// Task states as the box holds them (Rule B3.1).
+const (
+	Open       = ' ' // not started
+	Done       = 'x' // completed ([x] or [X])
+	InProgress = '-' // "Start task" was clicked
+	Queued     = '~' // waiting in the IDE's task queue
+)
+
+// Task is one checkbox line of a Kiro tasks.md:
+// `- [ ] 2.1 Create data models` with its detail bullets.
+type Task struct {
+	ID       string // "2.1", "M24-T002", "" for an unnumbered checkbox
+	Title    string // one line, bounded, annotations removed
+	State    rune   // Open, Done, InProgress or Queued
+	Optional bool   // `- [ ]*`, a star on the id, or under an optional parent
+	Indent   int    // leading columns (a tab counts 4)
+	Line     int    // 1-based
+	Parent   int    // index of the parent task, -1 at the top
+	Children int    // number of child tasks
+	Heading  string // the last heading above it ("" before any)
+	// Requirements are the `_Requirements: 1.1, 2.3_` references.
+	Requirements []string
+	// Depends are cc-sdd's `_Depends: 1.2_` task ids.
+	Depends []string
+	// Blocked is cc-sdd's `_Blocked: <reason>_`, "" when not blocked.
+	Blocked string
+	// Parallel is cc-sdd's `(P)` after the title.
+	Parallel bool
+	// Paths are the repository paths the task and its detail bullets name.
+	Paths []string
+}
+
+// Leaf reports whether t has no child task: an execution unit.
+func (t *Task) Leaf() bool { return t.Children == 0 }
+
+// Closed reports whether t's box is ticked.
+func (t *Task) Closed() bool { return t.State == Done }
+
+// Name is how the task prints: its id and title ("2.1 Create data models").
+func (t *Task) Name() string {
+	if t.ID == "" {
+		return t.Title
+	}
+	return t.ID + " " + t.Title
+}
+
+// Tasks is a parsed tasks.md.
+type Tasks struct {
+	Tasks []Task
+	// Unparsed are the lines of boxes no Kiro state fills ([/], [?], [!]).
+	Unparsed []int
+	// Waves are the task ids of the `## Task Dependency Graph` block, wave
+	// by wave, when it holds one.
+	Waves [][]string
+	// GraphBad is set when the graph block does not decode.
+	GraphBad bool
+	// Duplicates are ids written on more than one task line.
+	Duplicates []string
+	// Truncated reports that the file holds more than maxTasks tasks.
+	Truncated bool
+}
+
+// Counts are a spec's figures (Rule B4.1): required leaves, optional
+// leaves, and every box as cc-sdd's spec-status counts them.
+type Counts struct {
+	Done, Total                 int // required leaves
+	OptionalDone, OptionalTotal int
+	BoxesDone, Boxes            int
+}
+
+// Count counts the tasks.
+func (ts *Tasks) Count() Counts {
+	var c Counts
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		c.Boxes++
+		if t.Closed() {
+			c.BoxesDone++
+		}
+		if !t.Leaf() {
+			continue
+		}
+		if t.Optional {
+			c.OptionalTotal++
+			if t.Closed() {
+				c.OptionalDone++
+			}
+			continue
+		}
+		c.Total++
+		if t.Closed() {
+			c.Done++
+		}
+	}
+	return c
+}
+
+// FirstOpen is the first open required leaf in document order (Part D.4),
+// or nil.
+func (ts *Tasks) FirstOpen() *Task {
+	for i := range ts.Tasks {
+		if t := &ts.Tasks[i]; t.Leaf() && !t.Optional && !t.Closed() {
+			return t
+		}
+	}
+	return nil
+}
+
+// Holes lists the open required leaves that stand before a closed one.
+func (ts *Tasks) Holes() []string {
+	last := -1
+	for i := range ts.Tasks {
+		if t := &ts.Tasks[i]; t.Leaf() && !t.Optional && t.Closed() {
+			last = i
+		}
+	}
+	var out []string
+	for i := 0; i < last; i++ {
+		if t := &ts.Tasks[i]; t.Leaf() && !t.Optional && !t.Closed() {
+			out = append(out, ts.label(i))
+		}
+	}
+	return out
+}
+
+// Marked lists the tasks whose box holds state ([-] or [~]).
+func (ts *Tasks) Marked(state rune) []string {
+	var out []string
+	for i := range ts.Tasks {
+		if ts.Tasks[i].State == state {
+			out = append(out, ts.label(i))
+		}
+	}
+	return out
+}
+
+// LeafMarked reports whether a leaf is in progress ([-]).
+func (ts *Tasks) LeafMarked() bool {
+	for i := range ts.Tasks {
+		if t := &ts.Tasks[i]; t.Leaf() && t.State == InProgress {
+			return true
+		}
+	}
+	return false
+}
+
+// StaleParents lists the parents whose own box disagrees with their
+// children (Rule B3.4): open (or marked) while every required child is
+// done ("unticked"), or ticked while a required child is open ("ticked").
+func (ts *Tasks) StaleParents() (unticked, ticked []string) {
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		if t.Leaf() || t.Optional {
+			continue
+		}
+		done, open := ts.requiredUnder(i)
+		switch {
+		case !t.Closed() && open == 0 && done > 0:
+			unticked = append(unticked, ts.label(i))
+		case t.Closed() && open > 0:
+			ticked = append(ticked, ts.label(i))
+		}
+	}
+	return unticked, ticked
+}
+
+// requiredUnder counts the done and open required leaves below task i.
+func (ts *Tasks) requiredUnder(i int) (done, open int) {
+	for j := i + 1; j < len(ts.Tasks); j++ {
+		t := &ts.Tasks[j]
+		if !ts.below(j, i) {
+			continue
+		}
+		if !t.Leaf() || t.Optional {
+			continue
+		}
+		if t.Closed() {
+			done++
+		} else {
+			open++
+		}
+	}
+	return done, open
+}
+
+// below reports whether task j has task i among its ancestors.
+func (ts *Tasks) below(j, i int) bool {
+	for k, n := ts.Tasks[j].Parent, 0; k >= 0 && n < 64; k, n = ts.Tasks[k].Parent, n+1 {
+		if k == i {
+			return true
+		}
+	}
+	return false
+}
+
+// Top is the index of task i's top-level ancestor (i itself at the top).
+func (ts *Tasks) Top(i int) int {
+	for n := 0; ts.Tasks[i].Parent >= 0 && n < 64; n++ {
+		i = ts.Tasks[i].Parent
+	}
+	return i
+}
+
+// label is a task's short name: its id, else its title clipped.
+func (ts *Tasks) label(i int) string {
+	t := &ts.Tasks[i]
+	if t.ID != "" {
+		return t.ID
+	}
+	return clip(t.Title, 40)
+}
+
+var (
+	// boxRe is any checkbox list item: indent, box, its one character,
+	// an optional star right after it, the rest.
+	boxRe = lazyre.New(`^([ \t]*)[-*+][ \t]+\[(.)\](\*)?(.*)$`)
+	// idRe is a task id at the start of a box's text: 2, 2.1, 0.V,
+	// M24-T002 (bold allowed), a star on it (optional), and "." or ":".
+	idRe       = lazyre.New(`^\s*(\*\*)?(\d+(?:\.[0-9A-Za-z]+)*|[A-Z]{1,4}-?\d+(?:[-.][0-9A-Za-z]+)*)(\*\*)?(\*)?[.:)]?(\*)?(?:\s+|$)`)
+	headingRe  = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	fenceRe    = lazyre.New("^\\s*(```|~~~)")
+	reqRe      = lazyre.New(`(?i)^[_*]*\s*requirements?\s*[_*]*\s*[:：]\s*(.*?)\s*[_*]*\s*$`)
+	dependsRe  = lazyre.New(`(?i)^_?\s*depends(?:\s+on)?\s*[:：]\s*(.*?)\s*_?\s*$`)
+	blockedRe  = lazyre.New(`(?i)^_?\s*blocked\s*[:：]\s*(.*?)\s*_?\s*$`)
+	inlineRe   = lazyre.New(`(?i)_(requirements?|depends|blocked|boundary)\s*[:：]\s*([^_]*)_`)
+	parallelRe = lazyre.New(`\s*\(P\)\s*`)
+	fileLineRe = lazyre.New(`(?i)^\**(?:files?|paths?)\**\s*[:：]\s*(.*)$`)
+	refIDRe    = lazyre.New(`^\d+(?:\.\d+)*$`)
+	backtickRe = lazyre.New("`([^`]{1,512})`")
+	graphHead  = lazyre.New(`(?i)task\s+dependency\s+graph`)
+)
+
+// ParseTasks reads a tasks.md without a repository at hand: only
+// file-like tokens are paths (see ParseTasksIn).
+func ParseTasks(data []byte) Tasks { return ParseTasksIn(data, nil) }
+
+// ParseTasksIn reads a Kiro tasks.md. It never fails: a line that is no
+// task line is prose, a detail bullet of the task above it, or skipped.
+// Boxes inside code fences and HTML comments are no tasks (Rule B3.6).
+// Paths are read by the one prose rule (refpath.Prose), exists answering
+// for the repository: a route, URL, glob or version never becomes a path.
+func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
+	var out Tasks
+	p := parser{out: &out, exists: exists, lastByID: map[string]int{}, seen: map[string]int{}}
+	lines := strings.Split(strings.ToValidUTF8(string(data), "\uFFFD"), "\n")
+	for n, line := range lines {
+		line = strings.TrimRight(line, "\r")
+		if len(line) > maxLineLen {
+			line = clip(line, maxLineLen)
+		}
+		if !p.line(n+1, line) {
+			out.Truncated = true
+			break
+		}
+	}
+	p.finish()
+	return out
+}
+
+// parser is ParseTasksIn's state between lines.
+type parser struct {
+	out      *Tasks
+	exists   func(string) bool
+	heading  string
+	inGraph  bool // under the Task Dependency Graph heading
+	fence    string
+	graph    strings.Builder
+	inFence  bool // the fence being read is the graph's
+	comment  bool
+	cur      int   // the last task (for its detail bullets), -1 none
+	stack    []int // tasks by indentation, for parents without ids
+	lastByID map[string]int
+	seen     map[string]int
+	started  bool
+}
+
+// line reads one line; false stops the parse (too many tasks).
+func (p *parser) line(n int, line string) bool {
+	if !p.started {
+		p.cur = -1
+		p.started = true
+	}
+	if m := fenceRe().FindStringSubmatch(line); m != nil {
+		switch {
+		case p.fence == "":
+			p.fence = m[1]
+			p.inFence = p.inGraph && p.out.Waves == nil && !p.out.GraphBad
+			p.graph.Reset()
+		case p.fence == m[1]:
+			p.fence = ""
+			if p.inFence {
+				p.readGraph()
+				p.inFence = false
+			}
+		}
+		return true
+	}
+	if p.fence != "" {
+		if p.inFence && p.graph.Len() < maxGraphJSON {
+			p.graph.WriteString(line)
+			p.graph.WriteByte('\n')
+		}
+		return true
+	}
+	if p.comment {
+		if strings.Contains(line, "-->") {
+			p.comment = false
+		}
+		return true
+	}
+	if t := strings.TrimSpace(line); strings.HasPrefix(t, "<!--") {
+		p.comment = !strings.Contains(t, "-->")
+		return true
+	}
+	if m := headingRe().FindStringSubmatch(line); m != nil {
+		p.heading = oneLine(strings.NewReplacer("**", "", "`", "").Replace(m[2]))
+		p.inGraph = graphHead().MatchString(p.heading)
+		p.cur, p.stack = -1, p.stack[:0]
+		return true
+	}
+	if m := boxRe().FindStringSubmatch(line); m != nil {
+		return p.task(n, m)
+	}
+	if p.cur < 0 {
+		return true
+	}
+	switch {
+	case strings.TrimSpace(line) == "":
+	case line[0] == ' ' || line[0] == '\t':
+		p.detail(strings.TrimSpace(line))
+	default:
+		p.cur = -1
+	}
+	return true
+}
+
+// task reads a checkbox line.
+func (p *parser) task(n int, m []string) bool {
+	state, _ := utf8.DecodeRuneInString(m[2])
+	switch {
+	case state == 'x' || state == 'X':
+		state = Done
+	case state == '-' || state == '~':
+	case unicode.IsSpace(state):
+		state = Open
+	default:
+		if len(p.out.Unparsed) < maxUnparsed {
+			p.out.Unparsed = append(p.out.Unparsed, n)
+		}
+		return true
+	}
+	if len(p.out.Tasks) >= maxTasks {
+		return false
+	}
+	t := Task{State: state, Optional: m[3] != "", Indent: indent(m[1]), Line: n, Parent: -1, Heading: p.heading}
+	rest := m[4]
+	if im := idRe().FindStringSubmatch(rest); im != nil && (im[1] == "") == (im[3] == "") {
+		t.ID = im[2]
+		t.Optional = t.Optional || im[4] != "" || im[5] != ""
+		rest = rest[len(im[0]):]
+	}
+	rest = p.inline(&t, strings.TrimSpace(rest))
+	if loc := parallelRe().FindStringIndex(rest); loc != nil && (loc[1] == len(rest) || strings.HasSuffix(strings.TrimSpace(rest[:loc[1]]), "(P)")) {
+		t.Parallel = true
+		rest = strings.TrimSpace(rest[:loc[0]] + " " + rest[loc[1]:])
+	}
+	t.Title = oneLine(rest)
+	t.Paths = descPaths(rest, nil, p.exists)
+	i := len(p.out.Tasks)
+	t.Parent = p.parentOf(&t)
+	if t.Parent >= 0 && p.out.Tasks[t.Parent].Optional {
+		t.Optional = true // the children of an optional task are optional
+	}
+	if t.Parent >= 0 {
+		p.out.Tasks[t.Parent].Children++
+	}
+	if t.ID != "" {
+		if p.seen[t.ID] == 1 {
+			p.out.Duplicates = append(p.out.Duplicates, t.ID)
+		}
+		p.seen[t.ID]++
+		p.lastByID[t.ID] = i
+	}
+	p.out.Tasks = append(p.out.Tasks, t)
+	for len(p.stack) > 0 && p.out.Tasks[p.stack[len(p.stack)-1]].Indent >= t.Indent {
+		p.stack = p.stack[:len(p.stack)-1]
+	}
+	if len(p.stack) < 64 {
+		p.stack = append(p.stack, i)
+	}
+	p.cur = i
+	return true
+}
+
+// parentOf finds a task's parent (Rule B3.3): by id first (2.3 stands
+// under the nearest task 2 above it), else by indentation.
+func (p *parser) parentOf(t *Task) int {
+	if t.ID != "" && refIDRe().MatchString(t.ID) {
+		if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
+			if j, ok := p.lastByID[t.ID[:k]]; ok {
+				return j
+			}
+		}
+	}
+	for k := len(p.stack) - 1; k >= 0; k-- {
+		if j := p.stack[k]; p.out.Tasks[j].Indent < t.Indent {
+			return j
+		}
+	}
+	return -1
+}
+
+// inline takes the annotations written on the task line itself
+// (`_Requirements: 1.1_`, `_Depends: 1.2_`, `_Blocked: x_`) off its text.
+func (p *parser) inline(t *Task, s string) string {
+	for _, m := range inlineRe().FindAllStringSubmatch(s, 8) {
+		annotate(t, strings.ToLower(m[1]), m[2])
+	}
+	return strings.TrimSpace(inlineRe().ReplaceAllString(s, " "))
+}
+
+// detail reads a line below the current task: an annotation or a detail
+// bullet naming files.
+func (p *parser) detail(s string) {
+	t := &p.out.Tasks[p.cur]
+	s = strings.TrimSpace(strings.TrimLeft(s, "-*+ \t"))
+	for _, a := range []struct {
+		re   func() *regexp.Regexp
+		kind string
+	}{{reqRe, "requirements"}, {dependsRe, "depends"}, {blockedRe, "blocked"}} {
+		if m := a.re().FindStringSubmatch(s); m != nil {
+			annotate(t, a.kind, m[1])
+			return
+		}
+	}
+	if strings.Contains(s, "Validates:") || strings.Contains(s, "Property ") || strings.Contains(s, "_Boundary") {
+		return
+	}
+	if m := fileLineRe().FindStringSubmatch(s); m != nil {
+		t.Paths = addPaths(t.Paths, filesPaths(m[1], p.exists)...)
+		return
+	}
+	s = inlineRe().ReplaceAllString(s, " ")
+	t.Paths = descPaths(s, t.Paths, p.exists)
+}
+
+// annotate records one annotation on t.
+func annotate(t *Task, kind, val string) {
+	val = strings.TrimSpace(strings.Trim(strings.TrimSpace(val), "_*"))
+	switch kind {
+	case "requirement", "requirements":
+		t.Requirements = addRefs(t.Requirements, val)
+	case "depends":
+		t.Depends = addRefs(t.Depends, val)
+	case "blocked":
+		if t.Blocked == "" {
+			t.Blocked = oneLine(val)
+			if t.Blocked == "" {
+				t.Blocked = "blocked"
+			}
+		}
+	}
+}
+
+// addRefs splits a reference list ("1.1, 2.3", "1.1、2.3") into list; a
+// list of words ("All requirements need foundational setup") is one entry.
+func addRefs(list []string, val string) []string {
+	parts := strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == '、' || r == ';' || r == '，' })
+	ids := true
+	for _, x := range parts {
+		if !refIDRe().MatchString(strings.TrimSpace(x)) {
+			ids = false
+			break
+		}
+	}
+	if !ids {
+		parts = []string{val}
+	}
+	for _, x := range parts {
+		x = clip(oneLine(x), 80)
+		if x != "" && len(list) < maxRefs {
+			list = append(list, x)
+		}
+	}
+	return list
+}
+
+// readGraph decodes the Task Dependency Graph block:
+// {"waves": [{"id": 0, "tasks": ["1.1"]}, …]}.
+func (p *parser) readGraph() {
+	v, err := tolerant.DecodeJSONMap([]byte(p.graph.String()))
+	if err != nil {
+		p.out.GraphBad = true
+		return
+	}
+	waves, ok := v["waves"].([]any)
+	if !ok {
+		p.out.GraphBad = true
+		return
+	}
+	total := 0
+	out := [][]string{}
+	for _, w := range waves {
+		if len(out) >= maxWaves {
+			break
+		}
+		wm, ok := w.(map[string]any)
+		if !ok {
+			continue
+		}
+		ids, _ := wm["tasks"].([]any)
+		var wave []string
+		for _, id := range ids {
+			s, ok := tolerant.ScalarString(id)
+			if !ok || total >= maxWaveTasks {
+				continue
+			}
+			total++
+			wave = append(wave, clip(oneLine(s), 40))
+		}
+		out = append(out, wave)
+	}
+	p.out.Waves = out
+}
+
+// finish closes the parse: an unclosed graph fence is still read.
+func (p *parser) finish() {
+	if p.fence != "" && p.inFence {
+		p.readGraph()
+	}
+}
+
+// indent measures leading whitespace (a tab counts 4 columns).
+func indent(s string) int {
+	n := 0
+	for _, r := range s {
+		if r == '\t' {
+			n += 4
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// oneLine bounds text for a title: control characters out, at most
+// maxTitleLen bytes on a rune boundary.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	return clip(s, maxTitleLen)
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// descPaths finds the paths a text names: backticked tokens that are
+// paths, and bare tokens holding a folder and a known extension.
+func descPaths(desc string, out []string, exists func(string) bool) []string {
+	for _, m := range backtickRe().FindAllStringSubmatch(desc, maxTaskPaths) {
+		if p, ok := pathToken(m[1], exists); ok {
+			out = addPaths(out, p)
+		}
+	}
+	plain := backtickRe().ReplaceAllString(desc, " ")
+	for _, w := range strings.Fields(plain) {
+		if len(out) >= maxTaskPaths {
+			break
+		}
+		tok := strings.TrimRight(strings.TrimLeft(w, "(\"'["), ".,;:)\"']")
+		if !strings.Contains(tok, "/") || path.Ext(tok) == "" {
+			continue
+		}
+		if p, ok := pathToken(tok, exists); ok {
+			out = addPaths(out, p)
+		}
+	}
+	return out
+}
+
+// filesPaths reads a `File: …` / `Files: …` detail: backticked paths,
+// else comma-separated ones.
+func filesPaths(rest string, exists func(string) bool) []string {
+	var out []string
+	if ms := backtickRe().FindAllStringSubmatch(rest, maxTaskPaths); len(ms) > 0 {
+		for _, m := range ms {
+			if p, ok := pathToken(m[1], exists); ok {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, part := range strings.Split(rest, ",") {
+		if s, ok := refpath.Output(part); ok {
+			if p, ok := pathToken(s, exists); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// pathToken cleans a token and reports whether it is a repository path:
+// the one prose rule (refpath.Prose), and not a version number.
+func pathToken(s string, exists func(string) bool) (string, bool) {
+	s = strings.TrimSpace(s)
+	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
+		return "", false
+	}
+	return refpath.Prose(s, exists)
+}
+
+// addPaths appends the paths not yet in list, up to maxTaskPaths.
+func addPaths(list []string, ps ...string) []string {
+	for _, p := range ps {
+		if len(list) >= maxTaskPaths {
+			break
+		}
+		dup := false
+		for _, x := range list {
+			if x == p {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, p)
+		}
+	}
+	return list
+}
