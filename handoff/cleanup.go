@@ -233,6 +233,16 @@ func kindRefusal(c workflow.Candidate) *CleanupRefusal {
 			Instead: instead,
 			Files:   []string{path},
 		}
+	case workflow.KindKiro:
+		instead := "leave it: orchestrate never changes Kiro's spec files; edit its tasks.md yourself to drop tasks"
+		if cont != "" {
+			instead = fmt.Sprintf("continue the spec with %s, or edit its tasks.md yourself to drop tasks", cont)
+		}
+		return &CleanupRefusal{
+			Reason:  fmt.Sprintf("cleanup does not move %s: it is the spec's Kiro task list (its ticked tasks are finished work), read by Kiro and cc-sdd", orDash(path)),
+			Instead: instead,
+			Files:   []string{path},
+		}
 	case workflow.KindGSD:
 		instead := "GSD manages .planning/ itself: see where it stands with /gsd:progress"
 		if cont != "" {
