@@ -25,6 +25,7 @@ import (
 //	workflows1000  the same, 1,000 workflows x 50 files of 4,000
 //	refs       one workflow referencing -refs files
 //	huge       the refs layout at 1,000,000 files
+//	specs-kiro the stories shape with 500 Kiro specs (kiro.go)
 var shapePresets = map[string]Params{
 	"commits":       {Files: 100000, Stories: 40, Commits: 20000, Refs: 300, Workflows: 1},
 	"merges":        {Files: 100000, Stories: 40, Commits: 20, Refs: 300, Workflows: 1, Merges: 2000, Side: 10},
@@ -33,6 +34,7 @@ var shapePresets = map[string]Params{
 	"workflows1000": {Files: 100000, Stories: 2000, Commits: 300, Refs: 4000, Workflows: 1000, PerWorkflow: 50},
 	"refs":          {Files: 100000, Stories: 40, Commits: 300, Refs: 5000, Workflows: 1},
 	"huge":          {Files: 1000000, Stories: 2000, Commits: 300, Refs: 300, Workflows: 1},
+	"specs-kiro":    {Files: 100000, Stories: 20000, Commits: 300, Refs: 300, Workflows: 5},
 }
 
 // historyShape tells whether the workflows are interrupted at the start of
@@ -52,6 +54,7 @@ type shapeGen struct {
 	tip   int // mark of main's tip
 	count int // commits written
 	total int // commit slots of the main line
+	kiro  map[int][]change // specs-kiro: the Kiro spec files each slot commits
 }
 
 func (g *gen) buildShape() (string, error) {
@@ -259,6 +262,7 @@ func (s *shapeGen) writeHistory(total int) error {
 			continue
 		}
 		ch := s.randomEdits(i, true)
+		ch = append(ch, s.kiroChanges(i, total)...)
 		msg := fmt.Sprintf("src: %s %s\n", s.pick(verbs), s.pick(words))
 		if ks := saves[i]; len(ks) > 0 {
 			base, err := s.im.hash(prev)

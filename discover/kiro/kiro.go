@@ -131,7 +131,8 @@ func (s *spec) status() (workflow.Status, string) {
 
 // scan finds every spec folder and builds its candidate.
 func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
-	specs, findings := readSpecs(r)
+	exists := memoExists(r.Exists)
+	specs, findings := readSpecs(r, exists)
 	if len(specs) == 0 {
 		return nil, findings
 	}
@@ -140,7 +141,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	cmds := detectCommands(r)
 	out := make([]workflow.Candidate, 0, len(specs))
 	for _, s := range specs {
-		out = append(out, build(r, s, cur, cmds))
+		out = append(out, build(exists, s, cur, cmds))
 	}
 	return out, findings
 }
@@ -163,21 +164,31 @@ func roots(r *source.Repo) []string {
 // readSpecs reads every spec folder (not below specs/<feature>/, Rule
 // B1.2), giving each its id: kiro:<feature>; a feature named twice (in
 // .kiro and a cc-sdd folder) keeps the folder in the second id.
-func readSpecs(r *source.Repo) ([]*spec, []workflow.Finding) {
+func readSpecs(r *source.Repo, exists func(string) bool) ([]*spec, []workflow.Finding) {
 	var specs []*spec
 	var findings []workflow.Finding
 	ids := map[string]string{}
 	for _, root := range roots(r) {
+		// one listing of every spec folder's files, not a look-up per name
+		names := map[string]map[string]bool{}
+		for _, f := range r.Glob([]string{root + "/specs/*/*"}, false) {
+			d, base := path.Split(f)
+			d = strings.TrimSuffix(d, "/")
+			if names[d] == nil {
+				names[d] = map[string]bool{}
+			}
+			names[d][base] = true
+		}
 		for _, d := range r.Glob([]string{root + "/specs/*"}, true) {
 			if len(specs) >= maxSpecs {
 				findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "kiro-too-many-specs", Path: root + "/specs",
 					Message: fmt.Sprintf("more than %d spec folders; the rest are not read", maxSpecs)})
 				return specs, findings
 			}
-			if !isSpec(r, d) {
+			if !isSpec(names[d]) {
 				continue
 			}
-			s := readSpec(r, root, d)
+			s := readSpec(r, root, d, names[d], exists)
 			s.ID = "kiro:" + storyid.Sanitize(s.Name)
 			if other, dup := ids[s.ID]; dup {
 				s.ID = "kiro:" + storyid.Sanitize(root+"/"+s.Name)
@@ -191,10 +202,11 @@ func readSpecs(r *source.Repo) ([]*spec, []workflow.Finding) {
 	return specs, findings
 }
 
-// isSpec reports whether folder d holds one of the spec documents.
-func isSpec(r *source.Repo, d string) bool {
+// isSpec reports whether a folder holding the files names is a spec: it
+// holds one of the spec documents.
+func isSpec(names map[string]bool) bool {
 	for _, doc := range specDocs {
-		if r.Exists(d + "/" + doc) {
+		if names[doc] {
 			return true
 		}
 	}
@@ -202,11 +214,11 @@ func isSpec(r *source.Repo, d string) bool {
 }
 
 // readSpec reads a spec folder's files. Nothing in it is ever written.
-func readSpec(r *source.Repo, root, dir string) *spec {
+func readSpec(r *source.Repo, root, dir string, names map[string]bool, exists func(string) bool) *spec {
 	s := &spec{Root: root, Dir: dir, Name: path.Base(dir)}
 	for _, doc := range append(append([]string(nil), specDocs...), otherDocs...) {
 		p := dir + "/" + doc
-		if !r.Exists(p) {
+		if !names[doc] {
 			continue
 		}
 		s.Docs = append(s.Docs, p)
@@ -219,7 +231,7 @@ func readSpec(r *source.Repo, root, dir string) *spec {
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 				continue
 			}
-			s.Tasks = ParseTasksIn(data, refpath.BoundedExists(r.Exists, maxExistsLookups))
+			s.Tasks = ParseTasksIn(data, refpath.BoundedExists(exists, maxExistsLookups))
 			s.Counts = s.Tasks.Count()
 		case ".config.kiro", "config.kiro":
 			if data, err := r.Read(p); err == nil {
@@ -317,7 +329,7 @@ func detectCommands(r *source.Repo) commands {
 }
 
 // build turns a spec into its candidate.
-func build(r *source.Repo, s *spec, cur *spec, cmds commands) workflow.Candidate {
+func build(exists func(string) bool, s *spec, cur *spec, cmds commands) workflow.Candidate {
 	st, raw := s.status()
 	key := strings.TrimPrefix(s.ID, "kiro:")
 	srcPath := s.TasksPath
@@ -373,7 +385,7 @@ func build(r *source.Repo, s *spec, cur *spec, cmds commands) workflow.Candidate
 	rp.Note = note(s, cur, isCur)
 	nextFor(s, fw, cmds, first, rp)
 	c.Resume = rp
-	c.Files = files(r, s, groups, groupOf)
+	c.Files = files(exists, s, groups, groupOf)
 	return c
 }
 
@@ -753,7 +765,7 @@ func findings(s *spec, st workflow.Status) []workflow.Finding {
 // design.md critical: a task run reads both), and the existing paths named
 // by closed tasks (produced) and by the resume task (its inputs). Paths an
 // open task will create are not referenced: they need not exist yet.
-func files(r *source.Repo, s *spec, groups []group, of []int) []workflow.RefFile {
+func files(exists func(string) bool, s *spec, groups []group, of []int) []workflow.RefFile {
 	set := source.NewFileSet(nil)
 	for _, p := range s.Docs {
 		base := path.Base(p)
@@ -771,12 +783,31 @@ func files(r *source.Repo, s *spec, groups []group, of []int) []workflow.RefFile
 				return set.Sorted()
 			}
 			checked++
-			if r.Exists(p) {
+			if exists(p) {
 				set.Add(workflow.RefFile{Path: p, Phase: groups[of[i]].ID, Produced: t.Closed(), From: "task " + s.Tasks.label(i)})
 			}
 		}
 	}
 	return set.Sorted()
+}
+
+// maxMemo bounds the answers memoExists keeps for a scan.
+const maxMemo = 50_000
+
+// memoExists remembers exists's answers for the whole scan (specs name the
+// same files), up to maxMemo of them; past it, it asks again.
+func memoExists(exists func(string) bool) func(string) bool {
+	seen := map[string]bool{}
+	return func(p string) bool {
+		if v, ok := seen[p]; ok {
+			return v
+		}
+		v := exists(p)
+		if len(seen) < maxMemo {
+			seen[p] = v
+		}
+		return v
+	}
 }
 
 // capList keeps the first n items and counts the rest.

@@ -2,7 +2,6 @@ package kiro
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -239,22 +238,11 @@ func (ts *Tasks) label(i int) string {
 }
 
 var (
-	// boxRe is any checkbox list item: indent, box, its one character,
-	// an optional star right after it, the rest.
-	boxRe = lazyre.New(`^([ \t]*)[-*+][ \t]+\[(.)\](\*)?(.*)$`)
-	// idRe is a task id at the start of a box's text: 2, 2.1, 0.V,
-	// M24-T002 (bold allowed), a star on it (optional), and "." or ":".
-	idRe       = lazyre.New(`^\s*(\*\*)?(\d+(?:\.[0-9A-Za-z]+)*|[A-Z]{1,4}-?\d+(?:[-.][0-9A-Za-z]+)*)(\*\*)?(\*)?[.:)]?(\*)?(?:\s+|$)`)
 	headingRe  = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	fenceRe    = lazyre.New("^\\s*(```|~~~)")
-	reqRe      = lazyre.New(`(?i)^[_*]*\s*requirements?\s*[_*]*\s*[:：]\s*(.*?)\s*[_*]*\s*$`)
-	dependsRe  = lazyre.New(`(?i)^_?\s*depends(?:\s+on)?\s*[:：]\s*(.*?)\s*_?\s*$`)
-	blockedRe  = lazyre.New(`(?i)^_?\s*blocked\s*[:：]\s*(.*?)\s*_?\s*$`)
 	inlineRe   = lazyre.New(`(?i)_(requirements?|depends|blocked|boundary)\s*[:：]\s*([^_]*)_`)
 	parallelRe = lazyre.New(`\s*\(P\)\s*`)
 	fileLineRe = lazyre.New(`(?i)^\**(?:files?|paths?)\**\s*[:：]\s*(.*)$`)
 	refIDRe    = lazyre.New(`^\d+(?:\.\d+)*$`)
-	backtickRe = lazyre.New("`([^`]{1,512})`")
 	graphHead  = lazyre.New(`(?i)task\s+dependency\s+graph`)
 )
 
@@ -308,13 +296,14 @@ func (p *parser) line(n int, line string) bool {
 		p.cur = -1
 		p.started = true
 	}
-	if m := fenceRe().FindStringSubmatch(line); m != nil {
+	trim := strings.TrimLeft(line, " \t")
+	if m := fence(trim); m != "" {
 		switch {
 		case p.fence == "":
-			p.fence = m[1]
+			p.fence = m
 			p.inFence = p.inGraph && p.out.Waves == nil && !p.out.GraphBad
 			p.graph.Reset()
-		case p.fence == m[1]:
+		case p.fence == m:
 			p.fence = ""
 			if p.inFence {
 				p.readGraph()
@@ -336,18 +325,20 @@ func (p *parser) line(n int, line string) bool {
 		}
 		return true
 	}
-	if t := strings.TrimSpace(line); strings.HasPrefix(t, "<!--") {
-		p.comment = !strings.Contains(t, "-->")
+	if strings.HasPrefix(trim, "<!--") {
+		p.comment = !strings.Contains(trim, "-->")
 		return true
 	}
-	if m := headingRe().FindStringSubmatch(line); m != nil {
+	if m := heading(trim, line); m != nil {
 		p.heading = oneLine(strings.NewReplacer("**", "", "`", "").Replace(m[2]))
 		p.inGraph = graphHead().MatchString(p.heading)
 		p.cur, p.stack = -1, p.stack[:0]
 		return true
 	}
-	if m := boxRe().FindStringSubmatch(line); m != nil {
-		return p.task(n, m)
+	if trim != "" && strings.IndexByte("-*+", trim[0]) >= 0 {
+		if m := box(line); m != nil {
+			return p.task(n, m)
+		}
 	}
 	if p.cur < 0 {
 		return true
@@ -382,13 +373,15 @@ func (p *parser) task(n int, m []string) bool {
 	}
 	t := Task{State: state, Optional: m[3] != "", Indent: indent(m[1]), Line: n, Parent: -1, Heading: p.heading}
 	rest := m[4]
-	if im := idRe().FindStringSubmatch(rest); im != nil && (im[1] == "") == (im[3] == "") {
-		t.ID = im[2]
-		t.Optional = t.Optional || im[4] != "" || im[5] != ""
-		rest = rest[len(im[0]):]
+	if tok, after := firstToken(rest); tok != "" && tok[0] != '[' && len(tok) <= 48 {
+		if id, star, ok := taskID(tok); ok {
+			t.ID = id
+			t.Optional = t.Optional || star
+			rest = after
+		}
 	}
 	rest = p.inline(&t, strings.TrimSpace(rest))
-	if loc := parallelRe().FindStringIndex(rest); loc != nil && (loc[1] == len(rest) || strings.HasSuffix(strings.TrimSpace(rest[:loc[1]]), "(P)")) {
+	if loc := parallelLoc(rest); loc != nil && (loc[1] == len(rest) || strings.HasSuffix(strings.TrimSpace(rest[:loc[1]]), "(P)")) {
 		t.Parallel = true
 		rest = strings.TrimSpace(rest[:loc[0]] + " " + rest[loc[1]:])
 	}
@@ -441,6 +434,9 @@ func (p *parser) parentOf(t *Task) int {
 // inline takes the annotations written on the task line itself
 // (`_Requirements: 1.1_`, `_Depends: 1.2_`, `_Blocked: x_`) off its text.
 func (p *parser) inline(t *Task, s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
 	for _, m := range inlineRe().FindAllStringSubmatch(s, 8) {
 		annotate(t, strings.ToLower(m[1]), m[2])
 	}
@@ -452,24 +448,55 @@ func (p *parser) inline(t *Task, s string) string {
 func (p *parser) detail(s string) {
 	t := &p.out.Tasks[p.cur]
 	s = strings.TrimSpace(strings.TrimLeft(s, "-*+ \t"))
-	for _, a := range []struct {
-		re   func() *regexp.Regexp
-		kind string
-	}{{reqRe, "requirements"}, {dependsRe, "depends"}, {blockedRe, "blocked"}} {
-		if m := a.re().FindStringSubmatch(s); m != nil {
-			annotate(t, a.kind, m[1])
+	if strings.ContainsAny(s, ":：") {
+		if p.annotation(t, s) {
 			return
 		}
 	}
 	if strings.Contains(s, "Validates:") || strings.Contains(s, "Property ") || strings.Contains(s, "_Boundary") {
 		return
 	}
-	if m := fileLineRe().FindStringSubmatch(s); m != nil {
-		t.Paths = addPaths(t.Paths, filesPaths(m[1], p.exists)...)
-		return
+	if low := strings.ToLower(strings.TrimLeft(clip(s, 8), "*")); strings.HasPrefix(low, "file") || strings.HasPrefix(low, "path") {
+		if m := fileLineRe().FindStringSubmatch(s); m != nil {
+			t.Paths = addPaths(t.Paths, filesPaths(m[1], p.exists)...)
+			return
+		}
 	}
-	s = inlineRe().ReplaceAllString(s, " ")
+	if !strings.ContainsAny(s, "/`") {
+		return // no path without a folder or backticks
+	}
+	if strings.Contains(s, "_") {
+		s = inlineRe().ReplaceAllString(s, " ")
+	}
 	t.Paths = descPaths(s, t.Paths, p.exists)
+}
+
+// annotation reads an annotation line (`_Requirements: 1.1, 2.3_`,
+// `**Requirements**: …`, `Requirements：…`, `_Depends: 1.2_`, `_Depends on:
+// …_`, `_Blocked: why_`) into t and reports whether it was one.
+func (p *parser) annotation(t *Task, s string) bool {
+	head := strings.TrimLeft(s, "_* \t")
+	colon := strings.IndexAny(head, ":：")
+	if colon <= 0 || colon > 20 {
+		return false
+	}
+	word := strings.ToLower(strings.TrimRight(head[:colon], "_* \t"))
+	var kind string
+	switch word {
+	case "requirement", "requirements":
+		kind = "requirements"
+	case "depends", "depends on":
+		kind = "depends"
+	case "blocked":
+		kind = "blocked"
+	default:
+		return false
+	}
+	val := head[colon:]
+	_, size := utf8.DecodeRuneInString(val)
+	val = strings.TrimRight(strings.TrimSpace(val[size:]), "_* \t")
+	annotate(t, kind, val)
+	return true
 }
 
 // annotate records one annotation on t.
@@ -598,12 +625,19 @@ func clip(s string, n int) string {
 // descPaths finds the paths a text names: backticked tokens that are
 // paths, and bare tokens holding a folder and a known extension.
 func descPaths(desc string, out []string, exists func(string) bool) []string {
-	for _, m := range backtickRe().FindAllStringSubmatch(desc, maxTaskPaths) {
-		if p, ok := pathToken(m[1], exists); ok {
-			out = addPaths(out, p)
+	plain := desc
+	if strings.Contains(desc, "`") {
+		var spans []string
+		spans, plain = backticks(desc)
+		for _, sp := range spans {
+			if p, ok := pathToken(sp, exists); ok {
+				out = addPaths(out, p)
+			}
 		}
 	}
-	plain := backtickRe().ReplaceAllString(desc, " ")
+	if !strings.Contains(plain, "/") {
+		return out
+	}
 	for _, w := range strings.Fields(plain) {
 		if len(out) >= maxTaskPaths {
 			break
@@ -623,9 +657,9 @@ func descPaths(desc string, out []string, exists func(string) bool) []string {
 // else comma-separated ones.
 func filesPaths(rest string, exists func(string) bool) []string {
 	var out []string
-	if ms := backtickRe().FindAllStringSubmatch(rest, maxTaskPaths); len(ms) > 0 {
-		for _, m := range ms {
-			if p, ok := pathToken(m[1], exists); ok {
+	if spans, _ := backticks(rest); len(spans) > 0 {
+		for _, sp := range spans {
+			if p, ok := pathToken(sp, exists); ok {
 				out = append(out, p)
 			}
 		}
@@ -669,4 +703,175 @@ func addPaths(list []string, ps ...string) []string {
 		}
 	}
 	return list
+}
+
+// fence is the fence a line (without its indentation) opens or closes,
+// "" for none.
+func fence(trim string) string {
+	switch {
+	case strings.HasPrefix(trim, "```"):
+		return "```"
+	case strings.HasPrefix(trim, "~~~"):
+		return "~~~"
+	}
+	return ""
+}
+
+// heading matches a heading line; trim is the line without indentation.
+func heading(trim, line string) []string {
+	if !strings.HasPrefix(trim, "#") {
+		return nil
+	}
+	return headingRe().FindStringSubmatch(line)
+}
+
+// parallelLoc finds cc-sdd's (P) marker in a task's text.
+func parallelLoc(s string) []int {
+	if !strings.Contains(s, "(P)") {
+		return nil
+	}
+	return parallelRe().FindStringIndex(s)
+}
+
+// box reads a checkbox list item by hand (the grammar of Rule B3.1 before
+// the id): indent, a bullet, blanks, "[", one character, "]", an optional
+// star; it returns {line, indent, state, star, rest} or nil.
+func box(line string) []string {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	ind := line[:i]
+	if i >= len(line) || strings.IndexByte("-*+", line[i]) < 0 {
+		return nil
+	}
+	i++
+	j := i
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+		j++
+	}
+	if j == i || j >= len(line) || line[j] != '[' {
+		return nil
+	}
+	j++
+	r, size := utf8.DecodeRuneInString(line[j:])
+	if size == 0 || r == ']' {
+		return nil
+	}
+	k := j + size
+	if k >= len(line) || line[k] != ']' {
+		return nil
+	}
+	k++
+	star := ""
+	if k < len(line) && line[k] == '*' {
+		star, k = "*", k+1
+	}
+	return []string{line, ind, line[j : j+size], star, line[k:]}
+}
+
+// firstToken splits off the first blank-separated token of s.
+func firstToken(s string) (tok, rest string) {
+	s = strings.TrimLeft(s, " \t")
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
+}
+
+// backticks returns the backticked spans of s (at most maxTaskPaths, each
+// 1…512 bytes) and s with every span replaced by a blank.
+func backticks(s string) ([]string, string) {
+	var spans []string
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if sp := s[i+1 : i+1+j]; j > 0 && j <= 512 {
+			if len(spans) < maxTaskPaths {
+				spans = append(spans, sp)
+			}
+			b.WriteString(s[:i])
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(s[:i+1+j+1])
+		}
+		s = s[i+1+j+1:]
+	}
+	b.WriteString(s)
+	return spans, b.String()
+}
+
+// taskID reads a task id token (Rule B3.1): 2, 2.1, 0.V, M24-T002, bold
+// (**2.1**), with a star on it (12.7*: optional) and a trailing ".", ":"
+// or ")". ok is false for any other token.
+func taskID(tok string) (id string, star, ok bool) {
+	if b, found := strings.CutPrefix(tok, "**"); found {
+		k := strings.Index(b, "**")
+		if k <= 0 {
+			return "", false, false
+		}
+		tok = b[:k] + b[k+2:]
+	}
+	punct := false
+	for n := 0; n < 3 && tok != ""; n++ {
+		switch c := tok[len(tok)-1]; {
+		case c == '*':
+			star = true
+		case (c == '.' || c == ':' || c == ')') && !punct:
+			punct = true
+		default:
+			n = 3
+			continue
+		}
+		tok = tok[:len(tok)-1]
+	}
+	if tok == "" || !idShape(tok) {
+		return "", false, false
+	}
+	return tok, star, true
+}
+
+// idShape reports whether s is \d+(\.[0-9A-Za-z]+)* or
+// [A-Z]{1,4}-?\d+([-.][0-9A-Za-z]+)*.
+func idShape(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	letters := i
+	if letters > 4 {
+		return false
+	}
+	if letters > 0 && i < len(s) && s[i] == '-' {
+		i++
+	}
+	d := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == d {
+		return false
+	}
+	for i < len(s) {
+		if s[i] != '.' && (letters == 0 || s[i] != '-') {
+			return false
+		}
+		i++
+		k := i
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+			i++
+		}
+		if i == k {
+			return false
+		}
+	}
+	return true
 }

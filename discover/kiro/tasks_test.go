@@ -188,3 +188,11 @@ func TestBounds(t *testing.T) {
 		t.Errorf("fenced: %+v", ts.Tasks)
 	}
 }
+
+// TestFileDetail checks a bare file name in a File: detail.
+func TestFileDetail(t *testing.T) {
+	ts := ParseTasks([]byte("- [ ] 2.2 Add the session middleware\n  - File: middleware.ts\n  - **Files**: a.go, b/c.go\n"))
+	if got := ts.Tasks[0].Paths; !reflect.DeepEqual(got, []string{"middleware.ts", "a.go", "b/c.go"}) {
+		t.Errorf("paths %q", got)
+	}
+}
