@@ -51,9 +51,9 @@ type shapeGen struct {
 	wfSt  []*story
 	wfAt  []int // commit index that saves each workflow's state
 	// planted[i]: referenced files a later commit i changes
-	tip   int // mark of main's tip
-	count int // commits written
-	total int // commit slots of the main line
+	tip   int              // mark of main's tip
+	count int              // commits written
+	total int              // commit slots of the main line
 	kiro  map[int][]change // specs-kiro: the Kiro spec files each slot commits
 }
 
