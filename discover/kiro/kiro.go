@@ -18,10 +18,12 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -165,9 +167,11 @@ func roots(r *source.Repo) []string {
 // B1.2), giving each its id: kiro:<feature>; a feature named twice (in
 // .kiro and a cc-sdd folder) keeps the folder in the second id.
 func readSpecs(r *source.Repo, exists func(string) bool) ([]*spec, []workflow.Finding) {
-	var specs []*spec
+	var folders []map[string]bool // each spec's file names
 	var findings []workflow.Finding
 	ids := map[string]string{}
+	var specs []*spec
+roots:
 	for _, root := range roots(r) {
 		// one listing of every spec folder's files, not a look-up per name
 		names := map[string]map[string]bool{}
@@ -183,12 +187,12 @@ func readSpecs(r *source.Repo, exists func(string) bool) ([]*spec, []workflow.Fi
 			if len(specs) >= maxSpecs {
 				findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "kiro-too-many-specs", Path: root + "/specs",
 					Message: fmt.Sprintf("more than %d spec folders; the rest are not read", maxSpecs)})
-				return specs, findings
+				break roots
 			}
 			if !isSpec(names[d]) {
 				continue
 			}
-			s := readSpec(r, root, d, names[d], exists)
+			s := &spec{Root: root, Dir: d, Name: path.Base(d)}
 			s.ID = "kiro:" + storyid.Sanitize(s.Name)
 			if other, dup := ids[s.ID]; dup {
 				s.ID = "kiro:" + storyid.Sanitize(root+"/"+s.Name)
@@ -197,8 +201,14 @@ func readSpecs(r *source.Repo, exists func(string) bool) ([]*spec, []workflow.Fi
 			}
 			ids[s.ID] = d
 			specs = append(specs, s)
+			folders = append(folders, names[d])
 		}
 	}
+	// the folders' files are read and parsed on a few workers (mostly
+	// system calls and independent parses); each touches only its spec
+	par.For(len(specs), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
+		readSpec(r, specs[i], folders[i], exists)
+	})
 	return specs, findings
 }
 
@@ -213,9 +223,10 @@ func isSpec(names map[string]bool) bool {
 	return false
 }
 
-// readSpec reads a spec folder's files. Nothing in it is ever written.
-func readSpec(r *source.Repo, root, dir string, names map[string]bool, exists func(string) bool) *spec {
-	s := &spec{Root: root, Dir: dir, Name: path.Base(dir)}
+// readSpec reads spec s's folder, whose files are names. Nothing in it is
+// ever written.
+func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string) bool) {
+	dir := s.Dir
 	for _, doc := range append(append([]string(nil), specDocs...), otherDocs...) {
 		p := dir + "/" + doc
 		if !names[doc] {
@@ -254,7 +265,6 @@ func readSpec(r *source.Repo, root, dir string, names map[string]bool, exists fu
 			}
 		}
 	}
-	return s
 }
 
 // date dates every spec by the last commit touching its folder's files (a
@@ -795,17 +805,24 @@ func files(exists func(string) bool, s *spec, groups []group, of []int) []workfl
 const maxMemo = 50_000
 
 // memoExists remembers exists's answers for the whole scan (specs name the
-// same files), up to maxMemo of them; past it, it asks again.
+// same files), up to maxMemo of them; past it, it asks again. It is safe
+// for the scan's workers.
 func memoExists(exists func(string) bool) func(string) bool {
+	var mu sync.Mutex
 	seen := map[string]bool{}
 	return func(p string) bool {
-		if v, ok := seen[p]; ok {
+		mu.Lock()
+		v, ok := seen[p]
+		mu.Unlock()
+		if ok {
 			return v
 		}
-		v := exists(p)
+		v = exists(p)
+		mu.Lock()
 		if len(seen) < maxMemo {
 			seen[p] = v
 		}
+		mu.Unlock()
 		return v
 	}
 }
