@@ -1,6 +1,9 @@
 package kiro
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // FuzzParseKiro checks that no tasks.md makes the parser panic, hang or
 // break its bounds, and that the counts stay consistent.
@@ -32,5 +35,16 @@ func FuzzParseKiro(f *testing.F) {
 		}
 		_, _ = ts.StaleParents()
 		_ = ts.Holes()
+		// the cache's encoding gives the parse back
+		back, ok := decodeTasks(encodeTasks(&ts))
+		if !ok || back.Count() != c || len(back.Tasks) != len(ts.Tasks) || len(back.Waves) != len(ts.Waves) {
+			t.Fatalf("cache round trip: %v", ok)
+		}
+		for i := range ts.Tasks {
+			if !reflect.DeepEqual(back.Tasks[i], ts.Tasks[i]) {
+				t.Fatalf("cache round trip of task %d: %+v != %+v", i, back.Tasks[i], ts.Tasks[i])
+			}
+		}
+		_, _ = decodeTasks(data) // arbitrary bytes as a cached value: no panic
 	})
 }

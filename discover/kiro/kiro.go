@@ -134,7 +134,9 @@ func (s *spec) status() (workflow.Status, string) {
 // scan finds every spec folder and builds its candidate.
 func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	exists := memoExists(r.Exists)
-	specs, findings := readSpecs(r, exists)
+	cache := openTasksCache(r)
+	specs, findings := readSpecs(r, exists, cache)
+	cache.save()
 	if len(specs) == 0 {
 		return nil, findings
 	}
@@ -166,7 +168,7 @@ func roots(r *source.Repo) []string {
 // readSpecs reads every spec folder (not below specs/<feature>/, Rule
 // B1.2), giving each its id: kiro:<feature>; a feature named twice (in
 // .kiro and a cc-sdd folder) keeps the folder in the second id.
-func readSpecs(r *source.Repo, exists func(string) bool) ([]*spec, []workflow.Finding) {
+func readSpecs(r *source.Repo, exists func(string) bool, cache *tasksCache) ([]*spec, []workflow.Finding) {
 	var folders []map[string]bool // each spec's file names
 	var findings []workflow.Finding
 	ids := map[string]string{}
@@ -207,7 +209,7 @@ roots:
 	// the folders' files are read and parsed on a few workers (mostly
 	// system calls and independent parses); each touches only its spec
 	par.For(len(specs), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
-		readSpec(r, specs[i], folders[i], exists)
+		readSpec(r, specs[i], folders[i], exists, cache)
 	})
 	return specs, findings
 }
@@ -225,7 +227,7 @@ func isSpec(names map[string]bool) bool {
 
 // readSpec reads spec s's folder, whose files are names. Nothing in it is
 // ever written.
-func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string) bool) {
+func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string) bool, cache *tasksCache) {
 	dir := s.Dir
 	for _, doc := range append(append([]string(nil), specDocs...), otherDocs...) {
 		p := dir + "/" + doc
@@ -236,13 +238,13 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 		switch doc {
 		case "tasks.md":
 			s.TasksPath = p
-			data, mt, err := r.ReadWithTime(p)
+			ts, mt, err := cache.parseTasks(r, p, refpath.BoundedExists(exists, maxExistsLookups))
 			s.ModTime = mt
 			if err != nil {
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 				continue
 			}
-			s.Tasks = ParseTasksIn(data, refpath.BoundedExists(exists, maxExistsLookups))
+			s.Tasks = ts
 			s.Counts = s.Tasks.Count()
 		case ".config.kiro", "config.kiro":
 			if data, err := r.Read(p); err == nil {
