@@ -269,19 +269,30 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 	}
 }
 
-// date dates every spec by the last commit touching its folder's files (a
-// file with uncommitted changes by its modification time, when newer):
-// Part D.5.
+// date dates every spec in flight by the last commit touching its folder's
+// files (a file with uncommitted changes by its modification time, when
+// newer): Part D.5. A spec not in flight is dated by its tasks.md (or its
+// folder) alone: its time is only shown, and one path per spec keeps the
+// history walk of a repository of hundreds of finished specs short.
 func date(r *source.Repo, specs []*spec) {
+	docs := func(s *spec) []string {
+		if st, _ := s.status(); st == workflow.StatusInProgress {
+			return s.Docs
+		}
+		if s.TasksPath != "" {
+			return []string{s.TasksPath}
+		}
+		return []string{s.Dir}
+	}
 	var paths []string
 	for _, s := range specs {
-		paths = append(paths, s.Docs...)
+		paths = append(paths, docs(s)...)
 	}
 	stamps := r.CommitTimes(paths)
 	for _, s := range specs {
 		var at time.Time
 		from := ""
-		for _, p := range s.Docs {
+		for _, p := range docs(s) {
 			if st, ok := stamps[p]; ok {
 				if st.When.UTC().After(at) {
 					at, from = st.When.UTC(), st.From
@@ -774,14 +785,18 @@ func findings(s *spec, st workflow.Status) []workflow.Finding {
 }
 
 // files are the referenced files: the spec's documents (tasks.md and
-// design.md critical: a task run reads both), and the existing paths named
-// by closed tasks (produced) and by the resume task (its inputs). Paths an
-// open task will create are not referenced: they need not exist yet.
+// design.md critical: a task run reads both), and, for a spec in flight,
+// the existing paths named by closed tasks (produced) and by the resume
+// task (its inputs). Paths an open task will create are not referenced:
+// they need not exist yet.
 func files(exists func(string) bool, s *spec, groups []group, of []int) []workflow.RefFile {
 	set := source.NewFileSet(nil)
 	for _, p := range s.Docs {
 		base := path.Base(p)
 		set.Add(workflow.RefFile{Path: p, Critical: base == "tasks.md" || base == "design.md", From: "spec"})
+	}
+	if st, _ := s.status(); st != workflow.StatusInProgress {
+		return set.Sorted() // only work in flight is validated against the files its tasks name
 	}
 	first := s.Tasks.FirstOpen()
 	checked := 0
