@@ -9,6 +9,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
 	"github.com/orchestrate-dev/orchestrate/discover/gsd"
+	"github.com/orchestrate-dev/orchestrate/discover/kiro"
 	"github.com/orchestrate-dev/orchestrate/discover/openspec"
 	"github.com/orchestrate-dev/orchestrate/discover/progress"
 	"github.com/orchestrate-dev/orchestrate/discover/qaloop"
@@ -111,6 +112,7 @@ func DefaultSources() []source.Source {
 		taskmaster.TaskmasterSource,
 		bmad6.LedgerSource,
 		openspec.OpenSpecSource,
+		kiro.KiroSource,
 	}
 }
 

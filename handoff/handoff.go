@@ -164,7 +164,7 @@ func hasStateFile(kind string) bool {
 	switch kind {
 	case workflow.KindStory, workflow.KindSpec, workflow.KindQALoopIndex:
 		return false
-	case workflow.KindGSD, workflow.KindSpecKit, workflow.KindTaskmaster, workflow.KindBMADLedger:
+	case workflow.KindGSD, workflow.KindSpecKit, workflow.KindTaskmaster, workflow.KindBMADLedger, workflow.KindKiro:
 		// the frameworks' own files (STATE.md, tasks.md, tasks.json, the
 		// sprint ledger) are the project's: a resume never marks them
 		return false

@@ -18,6 +18,8 @@ func buildTrack(c workflow.Candidate, def workflow.Definition) track {
 		t = speckitTrack(c)
 	case c.Type == workflow.TypeChange:
 		t = openspecTrack(c)
+	case c.Type == workflow.TypeKiroSpec && c.Source.Kind == workflow.KindKiro:
+		t = kiroTrack(c)
 	case c.Type == workflow.TypeEpic || (c.Epic != nil && c.QA == nil):
 		t = epicTrack(c, def)
 	case c.Type == workflow.TypeQALoop || (c.QA != nil && c.Type != workflow.TypeQAReview):

@@ -77,7 +77,7 @@ done
 for s in $shapes; do
   repo="$dir/shape-$s"
   cmd=resume
-  case "$s" in stories|workflows*|specs) cmd=status ;; esac
+  case "$s" in stories|workflows*|specs*) cmd=status ;; esac
   echo
   echo "== shape $s (orchestrate $cmd)"
   "$dir/bin/benchgen" -q -dir "$repo" -shape "$s" -seed "$seed"

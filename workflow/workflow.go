@@ -33,6 +33,8 @@ const (
 	TypePhase Type = "phase"
 	// TypeChange is an OpenSpec change (openspec/changes/<id>/tasks.md).
 	TypeChange Type = "change"
+	// TypeKiroSpec is a Kiro (or cc-sdd) spec (.kiro/specs/<feature>/).
+	TypeKiroSpec Type = "spec"
 )
 
 // Label is the human name of a type, as the task's blocks print it.
@@ -64,6 +66,8 @@ func (t Type) Label() string {
 		return "Phase"
 	case TypeChange:
 		return "Change"
+	case TypeKiroSpec:
+		return "Spec"
 	}
 	return string(t)
 }
@@ -88,6 +92,8 @@ const (
 	KindGSD = "gsd"
 	// KindOpenSpec is an OpenSpec change's tasks.md (or its folder).
 	KindOpenSpec = "openspec-tasks"
+	// KindKiro is a Kiro (or cc-sdd) spec's tasks.md.
+	KindKiro = "kiro-tasks"
 )
 
 // Source priorities (lower is more specific).

@@ -79,7 +79,7 @@ func main() {
 	flag.IntVar(&p.Refs, "refs", 300, "tracked files the interrupted workflows reference (at least 30)")
 	flag.Uint64Var(&p.Seed, "seed", 1, "random seed")
 	flag.StringVar(&p.Now, "now", defaultNow, "the time the history ends at (RFC 3339); times are relative to it")
-	flag.StringVar(&p.Shape, "shape", "", "build a shape of issue 15 instead: commits, merges, stories, workflows, workflows1000, refs, specs or huge")
+	flag.StringVar(&p.Shape, "shape", "", "build a shape of issue 15 instead: commits, merges, stories, workflows, workflows1000, refs, specs, specs-kiro or huge")
 	flag.IntVar(&p.Workflows, "workflows", 0, "shapes: interrupted workflow states (default: the shape's)")
 	flag.IntVar(&p.Merges, "merges", 0, "merges shape: merge commits (default 2000)")
 	flag.IntVar(&p.Side, "side", 0, "merges shape: side commits per merge (default 10)")
@@ -171,7 +171,7 @@ func withPreset(p Params, set map[string]bool) Params {
 func (p Params) check() error {
 	if p.Shape != "" {
 		if _, ok := shapePresets[p.Shape]; !ok {
-			return fmt.Errorf("-shape %q: want commits, merges, stories, workflows, workflows1000, refs, specs or huge", p.Shape)
+			return fmt.Errorf("-shape %q: want commits, merges, stories, workflows, workflows1000, refs, specs, specs-kiro or huge", p.Shape)
 		}
 		switch {
 		case p.Workflows < 1:

@@ -28,6 +28,7 @@ import (
 //	           OpenSpec changes (genOpenSpec) and 500 Kiro specs (genKiro),
 //	           for `orchestrate status`
 //	huge       the refs layout at 1,000,000 files
+//	specs-kiro the stories shape with 500 Kiro specs (kiro.go)
 var shapePresets = map[string]Params{
 	"commits":       {Files: 100000, Stories: 40, Commits: 20000, Refs: 300, Workflows: 1},
 	"merges":        {Files: 100000, Stories: 40, Commits: 20, Refs: 300, Workflows: 1, Merges: 2000, Side: 10},
@@ -37,6 +38,7 @@ var shapePresets = map[string]Params{
 	"refs":          {Files: 100000, Stories: 40, Commits: 300, Refs: 5000, Workflows: 1},
 	"specs":         {Files: 100000, Stories: 20000, Commits: 300, Refs: 300, Workflows: 5},
 	"huge":          {Files: 1000000, Stories: 2000, Commits: 300, Refs: 300, Workflows: 1},
+	"specs-kiro":    {Files: 100000, Stories: 20000, Commits: 300, Refs: 300, Workflows: 5},
 }
 
 // historyShape tells whether the workflows are interrupted at the start of
@@ -53,9 +55,10 @@ type shapeGen struct {
 	wfSt  []*story
 	wfAt  []int // commit index that saves each workflow's state
 	// planted[i]: referenced files a later commit i changes
-	tip   int // mark of main's tip
-	count int // commits written
-	total int // commit slots of the main line
+	tip   int              // mark of main's tip
+	count int              // commits written
+	total int              // commit slots of the main line
+	kiro  map[int][]change // specs-kiro: the Kiro spec files each slot commits
 }
 
 func (g *gen) buildShape() (string, error) {
@@ -263,6 +266,7 @@ func (s *shapeGen) writeHistory(total int) error {
 			continue
 		}
 		ch := s.randomEdits(i, true)
+		ch = append(ch, s.kiroChanges(i, total)...)
 		msg := fmt.Sprintf("src: %s %s\n", s.pick(verbs), s.pick(words))
 		if s.p.Shape == "specs" && i == specsSlot(total) {
 			ch = append(ch, s.specFiles()...)
@@ -355,7 +359,7 @@ func specsSlot(total int) int { return max(1, min(total*9/10, total-1)) }
 // of one commit, in path order.
 func (s *shapeGen) specFiles() []change {
 	files := genOpenSpec("openspec", specCount)
-	// --- the Kiro specs go here: for p, c := range genKiro(".kiro", specCount) { files[p] = c } ---
+	// (the specs shape's Kiro specs are spread over the history: kiroChanges)
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)

@@ -242,6 +242,8 @@ func shapeLabel(r *Result) string {
 		return fmt.Sprintf("%d interrupted workflows", r.Workflows)
 	case "refs":
 		return fmt.Sprintf("one workflow, %d referenced files", r.Refs)
+	case "specs-kiro":
+		return fmt.Sprintf("%d stories + 500 Kiro specs", r.Stories)
 	case "huge", "":
 		return fmt.Sprintf("%s files", sizeLabel(r.Files))
 	}

@@ -6,8 +6,6 @@ package speckit
 import (
 	"bytes"
 	"encoding/json"
-	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -204,50 +202,9 @@ func idLess(a, b string) bool {
 	return a < b
 }
 
-// maxGitFile bounds the .git files read for the branch name.
-const maxGitFile = 4096
-
-// ReadBranch reads HEAD's branch name from .git/HEAD (through the
-// repository's safe reader), or, in a linked worktree, from the HEAD of the
-// folder its .git file names. hasGit reports a .git entry.
+// ReadBranch reads HEAD's branch name through the repository's safe reader
+// (see gitrepo.ReadBranch: git is read only through the git packages).
+// hasGit reports a .git entry.
 func ReadBranch(r *source.Repo) (branch string, hasGit bool) {
-	if !r.Exists(".git") {
-		return "", false
-	}
-	data, err := r.Read(".git/HEAD")
-	if err != nil {
-		gitfile, err := r.Read(".git")
-		if err != nil {
-			return "", true
-		}
-		dir, ok := strings.CutPrefix(strings.TrimSpace(string(gitfile)), "gitdir:")
-		if !ok {
-			return "", true
-		}
-		dir = strings.TrimSpace(dir)
-		if filepath.IsAbs(dir) {
-			data, err = readSmall(filepath.Join(dir, "HEAD"))
-		} else {
-			data, err = r.Read(path.Join(refpath.CleanPath(dir), "HEAD"))
-		}
-		if err != nil {
-			return "", true
-		}
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref:")
-	if !ok {
-		return "", true // detached HEAD
-	}
-	name, ok := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
-	if !ok || len(name) > 255 || strings.ContainsAny(name, "\x00\n\r") {
-		return "", true
-	}
-	return name, true
-}
-
-// readSmall reads a regular file outside the repository (a linked
-// worktree's git folder), at most maxGitFile bytes, as every .git file is
-// read (gitrepo.ReadGitFile: never blocking on a FIFO).
-func readSmall(p string) ([]byte, error) {
-	return gitrepo.ReadGitFile(p, maxGitFile)
+	return gitrepo.ReadBranch(r.Exists, r.Read)
 }

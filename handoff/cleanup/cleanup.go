@@ -252,6 +252,16 @@ func kindRefusal(c workflow.Candidate) *CleanupRefusal {
 				"continue the feature with %s, or edit its files yourself to drop tasks"),
 			Files: []string{path},
 		}
+	case workflow.KindKiro:
+		instead := "leave it: orchestrate never changes Kiro's spec files; edit its tasks.md yourself to drop tasks"
+		if cont != "" {
+			instead = fmt.Sprintf("continue the spec with %s, or edit its tasks.md yourself to drop tasks", cont)
+		}
+		return &CleanupRefusal{
+			Reason:  fmt.Sprintf("cleanup does not move %s: it is the spec's Kiro task list (its ticked tasks are finished work), read by Kiro and cc-sdd", orDash(path)),
+			Instead: instead,
+			Files:   []string{path},
+		}
 	case workflow.KindGSD:
 		return &CleanupRefusal{
 			Reason: fmt.Sprintf("cleanup does not move %s: GSD's .planning files are shared by every phase, and a SUMMARY records finished work", orDash(path)),

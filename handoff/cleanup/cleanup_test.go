@@ -453,7 +453,7 @@ func TestCleanupOffered(t *testing.T) {
 		workflow.KindEpicState: true, workflow.KindQALoop: true, workflow.KindWorkflowState: true, workflow.KindProgress: true,
 		workflow.KindWorkSession: true, workflow.KindStory: true, workflow.KindSpec: true,
 		workflow.KindQALoopIndex: false, workflow.KindBMADLedger: false, workflow.KindSpecKit: false, workflow.KindTaskmaster: false,
-		workflow.KindGSD: false, "": false, "openspec": false,
+		workflow.KindGSD: false, workflow.KindKiro: false, "": false, "openspec": false,
 	} {
 		if got := CleanupOffered(workflow.Candidate{Source: workflow.SourceRef{Kind: kind}}); got != want {
 			t.Errorf("CleanupOffered(%q) = %v, want %v", kind, got, want)

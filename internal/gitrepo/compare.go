@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // Compare tells, for each repository-relative slash path (already validated
@@ -49,9 +51,9 @@ type CompareOptions struct {
 // as it was then: the index is HEAD's tree and what is staged over it, the
 // two taken together.
 type Index struct {
-	want    map[string]bool       // the paths it was read for
-	entries map[string]indexEntry // those that can stand for the file on disk
-	head    links                 // HEAD's commit; zero when it could not be read
+	want    map[string]bool              // the paths it was read for
+	entries map[string]gitobj.IndexEntry // those that can stand for the file on disk
+	head    links                        // HEAD's commit; zero when it could not be read
 	// heads is the blob of each wanted path in HEAD, not nil only when the
 	// index's cache-tree says the index holds HEAD's tree (a path absent
 	// from it is not a file in HEAD): Compare then reads none of HEAD's
@@ -180,7 +182,7 @@ func baseBlob(t *pathTree, p string, idx *Index) (plumbing.Hash, error) {
 // knownEntries is the index entries Compare may use for paths: idx's for
 // the paths it was read for, the index read now for the others (when they
 // are many enough, see indexEntries).
-func (r *Repo) knownEntries(paths []string, idx *Index) map[string]indexEntry {
+func (r *Repo) knownEntries(paths []string, idx *Index) map[string]gitobj.IndexEntry {
 	if idx == nil {
 		return r.indexEntries(paths)
 	}
@@ -194,7 +196,7 @@ func (r *Repo) knownEntries(paths []string, idx *Index) map[string]indexEntry {
 	if len(more) == 0 {
 		return idx.entries
 	}
-	known := make(map[string]indexEntry, len(more)+len(paths))
+	known := make(map[string]gitobj.IndexEntry, len(more)+len(paths))
 	for _, p := range paths {
 		if e, ok := idx.entries[p]; ok {
 			known[p] = e
@@ -221,7 +223,7 @@ func (r *Repo) headTree(base string, baseTree *pathTree, idx *Index) (*pathTree,
 	if head.hash.String() == base {
 		return baseTree, nil
 	}
-	return newPathTree(r.trees, head.tree), nil
+	return r.pathTree(head.tree), nil
 }
 
 // treeOf returns the path lookup for the tree of the commit with the full hex
@@ -234,7 +236,7 @@ func (r *Repo) treeOf(h string) (*pathTree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	return newPathTree(r.trees, l.tree), nil
+	return r.pathTree(l.tree), nil
 }
 
 func (r *Repo) commitByHash(h string) (*object.Commit, error) {
@@ -257,14 +259,14 @@ func (r *Repo) diskHash(p string, buf []byte) (h plumbing.Hash, onDisk bool, err
 
 // diskHashKnown is diskHash where a regular file whose stat data matches its
 // entry in known (see indexEntries) takes the entry's hash unread.
-func (r *Repo) diskHashKnown(p string, buf []byte, known map[string]indexEntry) (h plumbing.Hash, onDisk bool, err error) {
+func (r *Repo) diskHashKnown(p string, buf []byte, known map[string]gitobj.IndexEntry) (h plumbing.Hash, onDisk bool, err error) {
 	return r.diskHashStat(p, &buf, known, nil)
 }
 
 // diskHashStat is diskHashKnown with the file's lstat fi when the caller
 // has it (nil: it is made here); *buf is made when a file is read and is
 // nil.
-func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]indexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
+func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]gitobj.IndexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
 	abs := filepath.Join(r.root, filepath.FromSlash(p))
 	if fi == nil {
 		if fi, err = os.Lstat(abs); err != nil {
@@ -283,11 +285,11 @@ func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]indexEntry, 
 		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))), true, nil
 	case fi.Mode().IsRegular():
 		if e, ok := known[p]; ok {
-			if st, ok := statOf(fi); ok && st == e.stat {
-				return e.hash, true, nil
+			if st, ok := gitobj.StatOf(fi); ok && st == e.Stat {
+				return e.Hash, true, nil
 			}
 		}
-		if fi.Size() > maxPackedObject {
+		if fi.Size() > gitobj.MaxPackedObject {
 			// no blob this large is ever read from the repository
 			// (ErrObjectTooLarge), so the file cannot be shown equal to one:
 			// it is "changed", without reading gigabytes of a file a hostile
@@ -316,7 +318,7 @@ var tooLargeHash = plumbing.NewHash("ffffffffffffffffffffffffffffffffffffffff")
 func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
 	// non-blocking: a file replaced by a FIFO since it was seen is refused
 	// (openGitFile checks it is regular) instead of hanging the open
-	f, fi, err := openGitFile(abs, 0)
+	f, fi, err := gitobj.OpenGitFile(abs, 0)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

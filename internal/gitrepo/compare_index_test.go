@@ -12,6 +12,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // indexRepo is a repository of n committed files f000.txt…, staged with
@@ -69,19 +71,19 @@ func TestCompareUsesIndexStatData(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("stat data is only compared on Linux")
 	}
-	dir, paths := indexRepo(t, minIndexPaths+6)
+	dir, paths := indexRepo(t, gitobj.MinIndexPaths+6)
 	r := open(t, dir)
 	known := r.indexEntries(paths)
 	if len(known) != len(paths) {
 		t.Fatalf("index entries for %d of %d paths", len(known), len(paths))
 	}
 	for i, p := range paths {
-		if got, want := known[p].hash.String(), contentHash(fmt.Sprintf("content %03d\n", i)); got != want {
+		if got, want := known[p].Hash.String(), contentHash(fmt.Sprintf("content %03d\n", i)); got != want {
 			t.Errorf("%s: index hash %s, want %s", p, got, want)
 		}
 	}
-	if got := r.indexEntries(paths[:minIndexPaths-1]); got != nil {
-		t.Errorf("%d paths read the index: %d entries", minIndexPaths-1, len(got))
+	if got := r.indexEntries(paths[:gitobj.MinIndexPaths-1]); got != nil {
+		t.Errorf("%d paths read the index: %d entries", gitobj.MinIndexPaths-1, len(got))
 	}
 
 	// A same-size edit with the old modification time put back.
@@ -115,72 +117,27 @@ func TestDiskHashKnown(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644))
 	fi, err := os.Lstat(filepath.Join(dir, "a"))
 	must(t, err)
-	st, ok := statOf(fi)
+	st, ok := gitobj.StatOf(fi)
 	if !ok {
 		t.Fatal("no stat data")
 	}
 	fake := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
 	other := st
-	other.size++
+	other.Size++
 	r := &Repo{root: dir}
 	buf := make([]byte, 64)
 	for _, tc := range []struct {
 		name  string
-		known map[string]indexEntry
+		known map[string]gitobj.IndexEntry
 		want  string
 	}{
-		{"matching stat data", map[string]indexEntry{"a": {stat: st, hash: fake}}, fake.String()},
-		{"different stat data", map[string]indexEntry{"a": {stat: other, hash: fake}}, contentHash("a\n")},
+		{"matching stat data", map[string]gitobj.IndexEntry{"a": {Stat: st, Hash: fake}}, fake.String()},
+		{"different stat data", map[string]gitobj.IndexEntry{"a": {Stat: other, Hash: fake}}, contentHash("a\n")},
 		{"no entry", nil, contentHash("a\n")},
 	} {
 		h, onDisk, err := r.diskHashKnown("a", buf, tc.known)
 		if err != nil || !onDisk || h.String() != tc.want {
 			t.Errorf("%s: %s, %v, %v; want %s", tc.name, h, onDisk, err, tc.want)
-		}
-	}
-}
-
-// A malformed index never panics: every truncation of a real one, a wrong
-// signature or an unsupported version gives no entries or only whole ones.
-func TestParseIndexMalformed(t *testing.T) {
-	dir, paths := indexRepo(t, 3)
-	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
-	must(t, err)
-	want := map[string]bool{}
-	for _, p := range paths {
-		want[p] = true
-	}
-	far := ^uint32(0)
-	if got := parseIndex(b, want, far, 0); len(got) != len(paths) {
-		t.Fatalf("whole index: %d entries, want %d", len(got), len(paths))
-	}
-	if got := parseIndex(b, want, 0, 0); len(got) != 0 {
-		t.Errorf("every entry racily clean, yet %d entries", len(got))
-	}
-	for n := 0; n < len(b); n++ {
-		for _, e := range parseIndex(b[:n], want, far, 0) {
-			if e.hash.IsZero() {
-				t.Errorf("truncated at %d: a zero hash", n)
-			}
-		}
-	}
-	for _, tc := range []struct {
-		name string
-		edit func([]byte)
-	}{
-		{"signature", func(c []byte) { c[0] = 'X' }},
-		{"version 4", func(c []byte) { c[7] = 4 }},
-		{"huge count", func(c []byte) { c[8], c[9] = 0x7f, 0xff }},
-		{"no NUL after the name", func(c []byte) {
-			for i := 12; i < len(c); i++ {
-				c[i] = 'a'
-			}
-		}},
-	} {
-		c := append([]byte(nil), b...)
-		tc.edit(c)
-		if got := parseIndex(c, want, far, 0); got != nil {
-			t.Errorf("%s: %d entries, want none", tc.name, len(got))
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // maxFolderFiles bounds the files compared to date one folder: a bigger
@@ -43,7 +45,7 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 	if err != nil {
 		return out
 	}
-	tree := newPathTree(r.trees, head.TreeHash)
+	tree := r.pathTree(head.TreeHash)
 	buf := make([]byte, 32<<10)
 	var clean []string
 	for _, p := range paths {
@@ -56,7 +58,7 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 		}
 		var ok bool
 		switch {
-		case isBlob(e.Mode):
+		case gitobj.IsBlob(e.Mode):
 			dh, onDisk, err := r.diskHash(p, buf)
 			ok = err == nil && onDisk && dh == e.Hash
 		case e.Mode == filemode.Dir:
@@ -106,7 +108,7 @@ func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf []byte) bool {
 		switch {
 		case e.Mode == filemode.Dir:
 			continue
-		case !isBlob(e.Mode):
+		case !gitobj.IsBlob(e.Mode):
 			return false // a submodule: its content is another repository's
 		}
 		want[name] = e.Hash
@@ -165,7 +167,7 @@ func (r *Repo) Removal(p string) (Removal, bool) {
 	if err != nil {
 		return Removal{}, false
 	}
-	if e, err := newPathTree(r.trees, head.TreeHash).entry(p); err != nil || e != nil {
+	if e, err := r.pathTree(head.TreeHash).entry(p); err != nil || e != nil {
 		return Removal{}, false
 	}
 	c, ok := r.LastChange([]string{p}, maxRemovalScan)[p]
@@ -180,13 +182,13 @@ func (r *Repo) Removal(p string) (Removal, bool) {
 	if err != nil || !ok {
 		return Removal{}, false
 	}
-	old, err := newPathTree(r.trees, parent.TreeHash).entry(p)
+	old, err := r.pathTree(parent.TreeHash).entry(p)
 	if err != nil || old == nil {
 		return Removal{}, false // not a removal: p was added (and is absent from HEAD for another reason)
 	}
 	out := Removal{Commit: c}
 	// a folder on the path that became a submodule
-	now := newPathTree(r.trees, obj.TreeHash)
+	now := r.pathTree(obj.TreeHash)
 	parts := strings.Split(p, "/")
 	for i := 1; i < len(parts); i++ {
 		dir := strings.Join(parts[:i], "/")
@@ -195,7 +197,7 @@ func (r *Repo) Removal(p string) (Removal, bool) {
 			return out, true
 		}
 	}
-	if !isBlob(old.Mode) {
+	if !gitobj.IsBlob(old.Mode) {
 		return out, true
 	}
 	from, err := parent.Tree()
@@ -212,7 +214,7 @@ func (r *Repo) Removal(p string) (Removal, bool) {
 	}
 	var moved []string
 	for _, ch := range changes {
-		if ch.To.Name != "" && ch.To.Name != p && ch.To.TreeEntry.Hash == old.Hash && isBlob(ch.To.TreeEntry.Mode) {
+		if ch.To.Name != "" && ch.To.Name != p && ch.To.TreeEntry.Hash == old.Hash && gitobj.IsBlob(ch.To.TreeEntry.Mode) {
 			moved = append(moved, ch.To.Name)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // MaxReadSize is the largest blob ReadAt returns (8 MiB).
@@ -48,14 +49,14 @@ const minAbbrev = 4
 type Repo struct {
 	repo    *git.Repository
 	objects storer.EncodedObjectStorer
-	packs   *objectStore        // nil without a file-system storage
+	packs   *gitobj.Store       // nil without a file-system storage
 	storage *filesystem.Storage // nil once closed
 	root    string
 	shallow map[plumbing.Hash]bool
-	trees   *treeIndexCache // the trees read, indexed (bounded)
+	trees   *gitobj.TreeIndexCache // the trees read, indexed (bounded)
 	// graph is the commit-graph the history walks read commits' links
 	// from, when the repository has one (see commitGraph).
-	graph      *commitGraph
+	graph      *gitobj.CommitGraph
 	graphTried bool
 
 	linkCache map[plumbing.Hash]links  // commits' tree and first parent (at most maxCachedLinks)
@@ -74,8 +75,8 @@ type Repo struct {
 	memo *pathTable
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
 	wmemo *walkMemo
-	// verify checks the objects read while the cache is on (verify.go).
-	verify verifier
+	// verify checks the objects read while the cache is on (see verify.go).
+	verify gitobj.Verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
 	head      links
 	headKnown bool
@@ -92,14 +93,13 @@ type Repo struct {
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
 	r.objs, r.memo, r.wmemo = nil, nil, nil
-	if c.Enabled() && r.packs != nil && r.packs.fs != nil {
-		r.objs = newObjCache(c, r.packs.fs.Root())
-		r.memo = newPathTable(c, r.packs.fs.Root())
-		r.wmemo = newWalkMemo(c, r.packs.fs.Root())
+	if c.Enabled() && r.packs != nil && r.packs.FS != nil {
+		r.objs = newObjCache(c, r.packs.FS.Root())
+		r.memo = newPathTable(c, r.packs.FS.Root())
+		r.wmemo = newWalkMemo(c, r.packs.FS.Root())
 	}
-	r.trees.memo = r.memo
-	r.verify.on.Store(c.Enabled())
-	r.trees.verify = &r.verify
+	r.verify.On.Store(c.Enabled())
+	r.trees.Verify = &r.verify
 }
 
 // Open opens the git repository that contains dir — dir itself, or any of
@@ -107,43 +107,43 @@ func (r *Repo) UseCache(c *diskcache.Cache) {
 // into the main repository's .git/worktrees. A folder outside any repository
 // (or a bare repository, which has no work tree) gives an error wrapping
 // ErrNoGit. A repository another user owns, and git's safe.directory does
-// not allow, is refused with a *DubiousOwnershipError (see safedir.go); a
+// not allow, is refused with a *DubiousOwnershipError (see gitobj.CheckOwnership); a
 // file of .git that is not a regular file, or too large, with an error
-// wrapping ErrNotRegular or ErrGitFileTooLarge (see dotgit.go).
+// wrapping ErrNotRegular or ErrGitFileTooLarge (see gitobj.FindDotGit).
 func Open(dir string) (*Repo, error) {
-	d, err := findDotGit(dir)
+	d, err := gitobj.FindDotGit(dir)
 	if err != nil {
-		if errors.Is(err, ErrNoGit) {
-			return nil, fmt.Errorf("open git repository at %s: %w", dir, ErrNoGit)
+		if errors.Is(err, gitobj.ErrNoGit) {
+			return nil, fmt.Errorf("open git repository at %s: %w", dir, gitobj.ErrNoGit)
 		}
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
-	if err := checkOwnership(d, ownership); err != nil {
+	if err := gitobj.CheckOwnership(d); err != nil {
 		return nil, err
 	}
-	if err := checkHead(d); err != nil {
+	if err := gitobj.CheckHead(d); err != nil {
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
 	// go-git reads .git through safeFS (no blocking open, regular files
-	// only, bounded reads: see dotgit.go), with pack files kept open between
+	// only, bounded reads: see gitobj.SafeFS), with pack files kept open between
 	// reads (it otherwise reopens the pack for every object).
-	var dot billy.Filesystem = osfs.New(d.gitdir)
-	if d.common != "" {
-		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(d.common))
+	var dot billy.Filesystem = osfs.New(d.GitDir)
+	if d.Common != "" {
+		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(d.Common))
 	}
-	st := filesystem.NewStorageWithOptions(safeFS{dot}, cache.NewObjectLRUDefault(),
+	st := filesystem.NewStorageWithOptions(gitobj.SafeFS{Filesystem: dot}, cache.NewObjectLRUDefault(),
 		filesystem.Options{MaxOpenDescriptors: maxOpenPacks})
-	wt := osfs.New(d.root)
+	wt := osfs.New(d.Root)
 	// extensionTolerant: go-git refuses a few read-harmless extensions
 	// (sparse checkout, older partial clones; see shallow.go)
 	r, err := git.Open(extensionTolerant{st}, wt)
 	if err != nil {
 		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, fmt.Errorf("open git repository at %s: %w", dir, ErrNoGit)
+			return nil, fmt.Errorf("open git repository at %s: %w", dir, gitobj.ErrNoGit)
 		}
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
-	root, err := filepath.Abs(d.root)
+	root, err := filepath.Abs(d.Root)
 	if err != nil {
 		return nil, fmt.Errorf("work tree root of %s: %w", dir, err)
 	}
@@ -159,14 +159,14 @@ func Open(dir string) (*Repo, error) {
 		shallow[h] = true
 	}
 	out := &Repo{repo: r, objects: r.Storer, storage: st, root: root, shallow: shallow}
-	// Commits and trees come straight from the packs (see objectStore).
-	out.packs = newObjectStore(r.Storer, st.Filesystem())
-	out.packs.objDir = filepath.Join(d.gitdir, "objects")
-	if d.common != "" {
-		out.packs.objDir = filepath.Join(d.common, "objects")
+	// Commits and trees come straight from the packs (see gitobj.Store).
+	out.packs = gitobj.NewStore(r.Storer, st.Filesystem())
+	out.packs.ObjDir = filepath.Join(d.GitDir, "objects")
+	if d.Common != "" {
+		out.packs.ObjDir = filepath.Join(d.Common, "objects")
 	}
 	out.objects = out.packs
-	out.trees = newTreeIndexCache(out.objects, treeIndexBudget)
+	out.trees = gitobj.NewTreeIndexCache(out.objects, gitobj.TreeIndexBudget)
 	return out, nil
 }
 
@@ -178,7 +178,7 @@ func (r *Repo) Close() error {
 		return nil
 	}
 	err := r.storage.Close()
-	if gerr := r.graph.close(); err == nil {
+	if gerr := r.graph.Close(); err == nil {
 		err = gerr
 	}
 	r.graph = nil
@@ -266,6 +266,15 @@ func (r *Repo) InterruptionCommit(recorded string, at time.Time) (Commit, error)
 		c = p
 	}
 	return toCommit(c), nil
+}
+
+// readCommit decodes commit h, its message cut after its first line (see
+// Store.readCommit).
+func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
+	if r.packs == nil {
+		return object.GetCommit(r.objects, h)
+	}
+	return r.packs.ReadCommit(h)
 }
 
 // firstParent returns c's first parent; ok is false at the start of the
@@ -365,7 +374,7 @@ func (r *Repo) hashesWithPrefix(prefix string) ([]plumbing.Hash, error) {
 		if !strings.HasSuffix(fi.Name(), ".idx") {
 			continue
 		}
-		hs, err := searchIdx(fs, fs.Join("objects", "pack", fi.Name()), prefix)
+		hs, err := gitobj.SearchIdx(fs, fs.Join("objects", "pack", fi.Name()), prefix)
 		if err != nil {
 			return nil, err
 		}

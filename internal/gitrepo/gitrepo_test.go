@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 var t0 = time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -561,8 +562,8 @@ func TestOpenNotARepository(t *testing.T) {
 		}
 	}
 	_, err := Open(dir)
-	if !errors.Is(err, ErrNoGit) {
-		t.Fatalf("err = %v, want ErrNoGit", err)
+	if !errors.Is(err, gitobj.ErrNoGit) {
+		t.Fatalf("err = %v, want gitobj.ErrNoGit", err)
 	}
 	if !strings.Contains(err.Error(), dir) {
 		t.Errorf("error does not name the folder: %v", err)
@@ -574,8 +575,8 @@ func TestOpenBareRepository(t *testing.T) {
 	if _, err := git.PlainInit(dir, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir); !errors.Is(err, ErrNoGit) {
-		t.Errorf("bare repository: err = %v, want ErrNoGit", err)
+	if _, err := Open(dir); !errors.Is(err, gitobj.ErrNoGit) {
+		t.Errorf("bare repository: err = %v, want gitobj.ErrNoGit", err)
 	}
 }
 
@@ -725,7 +726,7 @@ func (c *countingStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (
 func count(r *Repo) *countingStorer {
 	c := &countingStorer{EncodedObjectStorer: r.objects, reads: map[plumbing.ObjectType]int{}}
 	r.objects = c
-	r.trees = newTreeIndexCache(c, treeIndexBudget) // count every tree read from now on
+	r.trees = gitobj.NewTreeIndexCache(c, gitobj.TreeIndexBudget) // count every tree read from now on
 	return c
 }
 

@@ -43,19 +43,15 @@ package gitrepo
 // read on the first walk only, never by a run that walks no history.
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // errUnverified is SaveCache's answer when an object a walk read was not
@@ -75,16 +71,21 @@ const maxPairDepth = 256
 // histCache is a Repo's view of the history table: what was read at the
 // first walk, and what this run added.
 type histCache struct {
-	table *diskcache.Table
-	name  string
-	// pending holds the values this run derived, by commit: newer than the
-	// table's, and read before it; links, the links read from the
-	// repository with no description derived (encoded by SaveCache).
-	pending map[plumbing.Hash][]byte
-	links   map[plumbing.Hash]links
+	// t's values this run are what it derived, by commit (newer than the
+	// table's, and read before it), or the links read from the repository
+	// with no description derived (linksOnly, encoded by SaveCache).
+	t *cachetable.Table[plumbing.Hash, histValue]
 	// the look-ups of a commit that found a value that decodes, and the
 	// others; the descriptions used and those that did not decode
 	linkHits, linkMisses, pairHits, pairMisses int
+}
+
+// histValue is a value of the history table: encoded (v), or, for links
+// this run read with no description derived, the links.
+type histValue struct {
+	v         []byte
+	l         links
+	linksOnly bool
 }
 
 // hist returns the history table, read on the first call; nil when the
@@ -94,65 +95,25 @@ func (r *Repo) hist() *histCache {
 		return r.histc
 	}
 	r.histTried = true
-	if r.packs == nil || r.packs.fs == nil {
+	if r.packs == nil || r.packs.FS == nil {
 		return nil
 	}
-	name, t := openRepoTable(r.disk, r.packs.fs.Root(), commitsTable, len(plumbing.ZeroHash))
-	if t == nil {
+	t := cachetable.New(r.disk, r.packs.FS.Root(), cachetable.Spec[plumbing.Hash, histValue]{
+		Prefix: commitsTable, KeySize: len(plumbing.ZeroHash), Key: hashKey,
+		Encode: func(dst []byte, e histValue) []byte {
+			if e.linksOnly {
+				return append(dst, encodeCommit(e.l, nil)...)
+			}
+			return append(dst, e.v...)
+		},
+		Decode: func(v []byte) (histValue, bool) { return histValue{v: v}, true },
+		MaxNew: maxNewCommits,
+	})
+	if !t.Open() {
 		return nil
 	}
-	h := &histCache{name: name, table: t, pending: map[plumbing.Hash][]byte{}, links: map[plumbing.Hash]links{}}
-	r.histc = h
-	return h
-}
-
-// openRepoTable opens the table prefix+<repoDigest(gitDir)> of keySize
-// keys in disk and returns its name; a nil table when disk is off or the
-// git folder cannot be named. A table that cannot be read is empty.
-func openRepoTable(disk *diskcache.Cache, gitDir, prefix string, keySize int) (string, *diskcache.Table) {
-	if !disk.Enabled() {
-		return "", nil
-	}
-	id := repoDigest(gitDir)
-	if id == "" {
-		return "", nil
-	}
-	name := prefix + id
-	t, _ := disk.Open(name, keySize)
-	if t == nil {
-		t = &diskcache.Table{}
-	}
-	return name, t
-}
-
-// sortedKeys returns m's keys in the order cmp gives (a table's builder
-// then adds them in key order: its own sort is slower).
-func sortedKeys[K comparable, V any](m map[K]V, cmp func(a, b K) int) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, cmp)
-	return keys
-}
-
-// repoDigest names a repository's table: the first 16 bytes (hex) of the
-// SHA-256 of its git folder's absolute path, device, inode and birth time
-// (where the file system keeps one); "" when the folder cannot be read. A
-// repository removed and created again at the same path most often gets
-// the same inode (ext4), never the same birth time: it starts with tables
-// of its own.
-func repoDigest(gitDir string) string {
-	abs, err := filepath.Abs(gitDir)
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(abs)
-	if err != nil || !fi.IsDir() {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(abs + "\x00" + fileIdentity(fi) + "\x00" + birthTime(abs)))
-	return hex.EncodeToString(sum[:16])
+	r.histc = &histCache{t: t}
+	return r.histc
 }
 
 // SaveCache writes to the cache (UseCache) what this run's walks derived
@@ -160,70 +121,46 @@ func repoDigest(gitDir string) string {
 // nothing is new. A cache that is off or cannot be written is skipped; the
 // error only says why (for a debug log).
 func (r *Repo) SaveCache() error {
-	if r.verify.failed() {
+	if r.verify.Failed() {
 		// an object read was not what its name says: nothing this run
 		// derived is kept (see verify.go)
 		r.objs.drop()
-		r.memo.drop()
-		r.wmemo.drop()
+		r.memo.Drop()
+		r.wmemo.Drop()
 	}
 	if err := r.objs.save(); err != nil {
 		return fmt.Errorf("save the object cache: %w", err)
 	}
-	if err := r.memo.save(); err != nil {
+	if err := r.memo.Save(); err != nil {
 		return fmt.Errorf("save the path cache: %w", err)
 	}
-	if err := r.wmemo.save(); err != nil {
+	if err := r.wmemo.Save(); err != nil {
 		return fmt.Errorf("save the walk cache: %w", err)
 	}
 	h := r.histc
-	if h == nil || len(h.pending)+len(h.links) == 0 {
+	if h == nil || h.t.Pending() == 0 {
 		return nil
 	}
-	if r.verify.failed() {
-		clear(h.pending)
-		clear(h.links)
+	if r.verify.Failed() {
+		h.t.Drop()
 		return errUnverified
 	}
-	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
-	for k, l := range h.links {
-		if _, ok := h.pending[k]; !ok {
-			b.Add(k[:], encodeCommit(l, nil))
-		}
-	}
-	clear(h.links)
-	for k, v := range h.pending {
-		b.Add(k[:], v) // a copy: v is garbage once deleted
-		delete(h.pending, k)
-	}
-	h.pending = map[plumbing.Hash][]byte{}
-	// The table as it is now: another run (or another Repo of this one)
-	// may have written it since it was read, and Write keeps only the
-	// entries of the table it is given.
-	old := h.table
-	if now, err := r.disk.Open(h.name, len(plumbing.ZeroHash)); err == nil && now.Len() >= old.Len() {
-		old = now
-	}
-	if err := r.disk.Write(h.name, old, b); err != nil {
+	if err := h.t.Save(); err != nil {
 		return fmt.Errorf("save the history cache: %w", err)
 	}
 	return nil
 }
 
-// cachedLinks returns commit c's links from what this run derived or the table; ok is false on a miss (absent,
-// or a value that does not decode).
+// cachedLinks returns commit c's links from what this run derived or the
+// table; ok is false on a miss (absent, or a value that does not decode).
 func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
-	if l, ok := h.links[c]; ok {
-		h.linkHits++
-		return l, true
-	}
-	v, ok := h.pending[c]
-	if !ok {
-		v, ok = h.table.Get(c[:])
-	}
+	e, fresh, ok := h.t.Get(c)
 	var l links
-	if ok {
-		l, _, ok = decodeCommit(c, v)
+	switch {
+	case ok && fresh && e.linksOnly:
+		l = e.l
+	case ok:
+		l, _, ok = decodeCommit(c, e.v)
 	}
 	if ok {
 		h.linkHits++
@@ -235,20 +172,13 @@ func (h *histCache) cachedLinks(c plumbing.Hash) (links, bool) {
 
 // addLinks records l (read from the repository) for SaveCache.
 func (h *histCache) addLinks(l links) {
-	if _, ok := h.pending[l.hash]; ok || len(h.pending)+len(h.links) >= maxNewCommits {
-		return
-	}
-	h.links[l.hash] = l
+	h.t.Add(l.hash, histValue{l: l, linksOnly: true})
 }
 
 // addDiff records the description of commit l's tree and its first
 // parent's for SaveCache.
 func (h *histCache) addDiff(l links, d *pairNode) {
-	if _, ok := h.pending[l.hash]; !ok && len(h.pending)+len(h.links) >= maxNewCommits {
-		return
-	}
-	h.pending[l.hash] = encodeCommit(l, d)
-	delete(h.links, l.hash)
+	h.t.Put(l.hash, histValue{v: encodeCommit(l, d)})
 }
 
 // encodeCommit is a commit's value: the tree hash, then, when it has a
@@ -298,9 +228,10 @@ func decodeCommit(c plumbing.Hash, v []byte) (l links, diff []byte, ok bool) {
 // description returns the description of commit l's tree and its
 // parent's that this run derived or the table holds; nil when none.
 func (h *histCache) description(l links) []byte {
-	v, ok := h.pending[l.hash]
-	if !ok {
-		v, ok = h.table.Get(l.hash[:])
+	e, fresh, ok := h.t.Get(l.hash)
+	v := e.v
+	if ok && fresh && e.linksOnly {
+		v, ok = h.t.Saved(l.hash)
 	}
 	if !ok {
 		return nil
@@ -317,7 +248,7 @@ func (h *histCache) description(l links) []byte {
 // decoded (sub) or as read (subRaw). Either slice may be shorter than
 // d.names (nil: none).
 type pairNode struct {
-	d      *pairDiff
+	d      *gitobj.PairDiff
 	sub    []*pairNode
 	subRaw [][]byte
 }
@@ -325,7 +256,7 @@ type pairNode struct {
 // setSub sets the description of name i's folder pair.
 func (n *pairNode) setSub(i int, sub *pairNode) {
 	if len(n.sub) <= i {
-		n.sub = append(n.sub, make([]*pairNode, len(n.d.names)-len(n.sub))...)
+		n.sub = append(n.sub, make([]*pairNode, len(n.d.Names)-len(n.sub))...)
 	}
 	n.sub[i] = sub
 }
@@ -334,7 +265,7 @@ func (n *pairNode) setSub(i int, sub *pairNode) {
 // both nil when there is none, or when name i is not a folder in both
 // trees (only such a pair is described).
 func (n *pairNode) nested(i int) (*pairNode, []byte) {
-	if n.d.ea[i].mode != filemode.Dir || n.d.eb[i].mode != filemode.Dir {
+	if n.d.A[i].Mode != filemode.Dir || n.d.B[i].Mode != filemode.Dir {
 		return nil, nil
 	}
 	var sub *pairNode
@@ -350,10 +281,10 @@ func (n *pairNode) nested(i int) (*pairNode, []byte) {
 
 // pairSize is the length of n's encoding (encodePair).
 func pairSize(n *pairNode) int {
-	size := uvarintLen(uint64(len(n.d.names)))
-	for i, name := range n.d.names {
-		ea, eb := n.d.ea[i], n.d.eb[i]
-		size += uvarintLen(uint64(len(name))) + len(name) + uvarintLen(uint64(ea.mode)) + uvarintLen(uint64(eb.mode))
+	size := uvarintLen(uint64(len(n.d.Names)))
+	for i, name := range n.d.Names {
+		ea, eb := n.d.A[i], n.d.B[i]
+		size += uvarintLen(uint64(len(name))) + len(name) + uvarintLen(uint64(ea.Mode)) + uvarintLen(uint64(eb.Mode))
 		sub, raw := n.nested(i)
 		l := len(raw)
 		if sub != nil {
@@ -369,10 +300,10 @@ func pairSize(n *pairNode) int {
 
 // hashesSize is how many bytes the hashes of a name's entries take in a
 // description without a nested one: 20 for each entry present.
-func hashesSize(ea, eb rawEntry) int {
+func hashesSize(ea, eb gitobj.RawEntry) int {
 	n := 0
-	for _, e := range [2]rawEntry{ea, eb} {
-		if e.mode != 0 {
+	for _, e := range [2]gitobj.RawEntry{ea, eb} {
+		if e.Mode != 0 {
 			n += 20
 		}
 	}
@@ -400,13 +331,13 @@ func encodePair(d *pairNode) []byte { return appendPair(make([]byte, 0, pairSize
 
 // appendPair appends d's encoding (encodePair) to out.
 func appendPair(out []byte, d *pairNode) []byte {
-	out = binary.AppendUvarint(out, uint64(len(d.d.names)))
-	for i, name := range d.d.names {
-		ea, eb := d.d.ea[i], d.d.eb[i]
+	out = binary.AppendUvarint(out, uint64(len(d.d.Names)))
+	for i, name := range d.d.Names {
+		ea, eb := d.d.A[i], d.d.B[i]
 		out = binary.AppendUvarint(out, uint64(len(name)))
 		out = append(out, name...)
-		out = binary.AppendUvarint(out, uint64(ea.mode))
-		out = binary.AppendUvarint(out, uint64(eb.mode))
+		out = binary.AppendUvarint(out, uint64(ea.Mode))
+		out = binary.AppendUvarint(out, uint64(eb.Mode))
 		switch sub, raw := d.nested(i); {
 		case sub != nil:
 			out = binary.AppendUvarint(out, uint64(pairSize(sub)))
@@ -416,9 +347,9 @@ func appendPair(out []byte, d *pairNode) []byte {
 			out = append(out, raw...)
 		default:
 			out = append(out, 0)
-			for _, e := range [2]rawEntry{ea, eb} {
-				if e.mode != 0 {
-					out = append(out, e.hash[:]...)
+			for _, e := range [2]gitobj.RawEntry{ea, eb} {
+				if e.Mode != 0 {
+					out = append(out, e.Hash[:]...)
 				}
 			}
 		}
@@ -452,13 +383,13 @@ func newPairReader(v []byte) pairReader {
 // (r.err). A name is not empty and holds no NUL and no '/'; a mode fits in
 // 32 bits. A name with a nested description is a folder in both trees,
 // its entries' hashes zero (not kept).
-func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) {
+func (r *pairReader) next() (name []byte, ea, eb gitobj.RawEntry, sub []byte, ok bool) {
 	if r.err != nil || r.left == 0 {
 		return nil, ea, eb, nil, false
 	}
-	fail := func() ([]byte, rawEntry, rawEntry, []byte, bool) {
+	fail := func() ([]byte, gitobj.RawEntry, gitobj.RawEntry, []byte, bool) {
 		r.err = errBadPair
-		return nil, rawEntry{}, rawEntry{}, nil, false
+		return nil, gitobj.RawEntry{}, gitobj.RawEntry{}, nil, false
 	}
 	l, k := binary.Uvarint(r.v)
 	if k <= 0 || l == 0 || l > uint64(len(r.v)-k) {
@@ -470,12 +401,12 @@ func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) 
 			return fail()
 		}
 	}
-	for _, e := range [2]*rawEntry{&ea, &eb} {
+	for _, e := range [2]*gitobj.RawEntry{&ea, &eb} {
 		m, k := binary.Uvarint(r.v)
 		if k <= 0 || m > math.MaxUint32 {
 			return fail()
 		}
-		e.mode = filemode.FileMode(m)
+		e.Mode = filemode.FileMode(m)
 		r.v = r.v[k:]
 	}
 	l, k = binary.Uvarint(r.v)
@@ -483,7 +414,7 @@ func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) 
 		return fail()
 	}
 	if l > 0 {
-		if ea.mode != filemode.Dir || eb.mode != filemode.Dir {
+		if ea.Mode != filemode.Dir || eb.Mode != filemode.Dir {
 			return fail() // only a pair of folders is described
 		}
 		sub, r.v = r.v[k:k+int(l):k+int(l)], r.v[k+int(l):]
@@ -491,14 +422,14 @@ func (r *pairReader) next() (name []byte, ea, eb rawEntry, sub []byte, ok bool) 
 		return name, ea, eb, sub, true
 	}
 	r.v = r.v[k:]
-	for _, e := range [2]*rawEntry{&ea, &eb} {
-		if e.mode == 0 {
+	for _, e := range [2]*gitobj.RawEntry{&ea, &eb} {
+		if e.Mode == 0 {
 			continue
 		}
 		if len(r.v) < 20 {
 			return fail()
 		}
-		copy(e.hash[:], r.v[:20])
+		copy(e.Hash[:], r.v[:20])
 		r.v = r.v[20:]
 	}
 	r.left--
@@ -512,15 +443,15 @@ func (r *pairReader) done() bool { return r.err == nil && r.left == 0 && len(r.v
 // kept as read.
 func decodeLevel(v []byte) (*pairNode, error) {
 	r := newPairReader(v)
-	n := &pairNode{d: &pairDiff{}}
+	n := &pairNode{d: &gitobj.PairDiff{}}
 	for {
 		name, ea, eb, sub, ok := r.next()
 		if !ok {
 			break
 		}
-		n.d.names = append(n.d.names, string(name))
-		n.d.ea = append(n.d.ea, ea)
-		n.d.eb = append(n.d.eb, eb)
+		n.d.Names = append(n.d.Names, string(name))
+		n.d.A = append(n.d.A, ea)
+		n.d.B = append(n.d.B, eb)
 		n.sub = append(n.sub, nil)
 		n.subRaw = append(n.subRaw, sub)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // cachedOpener opens repositories of dir that use cache c, and saves what
@@ -110,10 +111,10 @@ func TestHistCachePerRepository(t *testing.T) {
 	ra.UseCache(c)
 	rb.UseCache(c)
 	ha, hb := ra.hist(), rb.hist()
-	if ha == nil || hb == nil || ha.name == hb.name {
+	if ha == nil || hb == nil || ha.t.Name() == hb.t.Name() {
 		t.Fatalf("tables: %+v %+v", ha, hb)
 	}
-	if again := open(t, a); func() string { again.UseCache(c); return again.hist().name }() != ha.name {
+	if again := open(t, a); func() string { again.UseCache(c); return again.hist().t.Name() }() != ha.t.Name() {
 		t.Errorf("the same repository opened again names other tables")
 	}
 	rc := open(t, a)
@@ -166,12 +167,12 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 			v = append(v, bad[(i/4)%len(bad)]...)
 		} else {
 			// a true top level whose nested descriptions do not decode
-			ta, err := r.trees.get(l.tree)
+			ta, err := r.trees.Get(l.tree)
 			must(t, err)
-			tb, err := r.trees.get(p.tree)
+			tb, err := r.trees.Get(p.tree)
 			must(t, err)
-			node := &pairNode{d: diffForCache(ta, tb)}
-			node.subRaw = make([][]byte, len(node.d.names))
+			node := &pairNode{d: gitobj.DiffForCache(ta, tb)}
+			node.subRaw = make([][]byte, len(node.d.Names))
 			for x := range node.subRaw {
 				node.subRaw[x] = bad[(i+x)%len(bad)]
 				if node.subRaw[x] == nil {
@@ -182,7 +183,7 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 		}
 		b.Add(hash[:], v)
 	}
-	must(t, c.Write(hc.name, nil, b))
+	must(t, c.Write(hc.t.Name(), nil, b))
 
 	o := &cachedOpener{dir: h.dir, c: c}
 	h.check(t, o.open)
@@ -205,7 +206,7 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 	}
 
 	// A foreign table (another key size) under the table's name reads as empty.
-	must(t, c.Write(hc.name, nil, func() *diskcache.Builder {
+	must(t, c.Write(hc.t.Name(), nil, func() *diskcache.Builder {
 		b := diskcache.NewBuilder(40)
 		b.Add(make([]byte, 40), []byte("x"))
 		return b
@@ -234,12 +235,12 @@ var badPairValues = [][]byte{
 
 // onePair is a description of one name, a folder in the first tree only.
 func onePair() *pairNode {
-	return &pairNode{d: &pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{}}}}
+	return &pairNode{d: &gitobj.PairDiff{Names: []string{"d0"}, A: []gitobj.RawEntry{{Mode: filemode.Dir, Hash: hashOf(1)}}, B: []gitobj.RawEntry{{}}}}
 }
 
 // dirPair is a description of one name, a folder in both trees.
 func dirPair() *pairNode {
-	return &pairNode{d: &pairDiff{names: []string{"d0"}, ea: []rawEntry{{filemode.Dir, hashOf(1)}}, eb: []rawEntry{{filemode.Dir, hashOf(2)}}}}
+	return &pairNode{d: &gitobj.PairDiff{Names: []string{"d0"}, A: []gitobj.RawEntry{{Mode: filemode.Dir, Hash: hashOf(1)}}, B: []gitobj.RawEntry{{Mode: filemode.Dir, Hash: hashOf(2)}}}}
 }
 
 // nest is a description nested depth deep.
@@ -259,9 +260,9 @@ func TestDecodePairRejects(t *testing.T) {
 			t.Errorf("value %d (%x) decoded: %+v", i, v, d)
 		}
 	}
-	good := (&pairNode{d: &pairDiff{names: []string{"a", "b.c", "sub"},
-		ea: []rawEntry{{filemode.Regular, hashOf(1)}, {}, {filemode.Dir, hashOf(3)}},
-		eb: []rawEntry{{filemode.Executable, hashOf(1)}, {filemode.Symlink, hashOf(2)}, {filemode.Dir, hashOf(4)}}}})
+	good := (&pairNode{d: &gitobj.PairDiff{Names: []string{"a", "b.c", "sub"},
+		A: []gitobj.RawEntry{{Mode: filemode.Regular, Hash: hashOf(1)}, {}, {Mode: filemode.Dir, Hash: hashOf(3)}},
+		B: []gitobj.RawEntry{{Mode: filemode.Executable, Hash: hashOf(1)}, {Mode: filemode.Symlink, Hash: hashOf(2)}, {Mode: filemode.Dir, Hash: hashOf(4)}}}})
 	good.setSub(2, onePair())
 	d, err := decodePair(encodePair(good))
 	if err != nil || !bytes.Equal(encodePair(d), encodePair(good)) || !reflect.DeepEqual(d.sub[2].d, good.sub[2].d) {
@@ -325,7 +326,7 @@ func TestDiffForCacheMatchesDiffIndexes(t *testing.T) {
 			}
 		}
 		sort.Slice(es, func(i, j int) bool {
-			return compareNames([]byte(es[i].name), es[i].mode == "40000", []byte(es[j].name), es[j].mode == "40000") < 0
+			return gitobj.CompareNames([]byte(es[i].name), es[i].mode == "40000", []byte(es[j].name), es[j].mode == "40000") < 0
 		})
 		var raw []byte
 		for _, e := range es {
@@ -336,7 +337,7 @@ func TestDiffForCacheMatchesDiffIndexes(t *testing.T) {
 		return raw
 	}
 	twins, derived := 0, 0
-	trie := newPathTrie([]string{"a", "foo", "z/x"})
+	trie := gitobj.NewTrie([]string{"a", "foo", "z/x"})
 	for i := 0; i < 3000; i++ {
 		ra, rb := randTree(), randTree()
 		switch rng.Intn(3) {
@@ -348,17 +349,17 @@ func TestDiffForCacheMatchesDiffIndexes(t *testing.T) {
 				rb[len(rb)-1-rng.Intn(min(len(rb), 20))] ^= 1
 			}
 		}
-		ta, tb := newTreeIndex(ra), newTreeIndex(rb)
-		want, got := diffIndexes(ta, tb), diffForCache(ta, tb)
+		ta, tb := gitobj.NewTreeIndex(ra), gitobj.NewTreeIndex(rb)
+		want, got := gitobj.DiffIndexes(ta, tb), gitobj.DiffForCache(ta, tb)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("trees\n%q\n%q\ndiffForCache %+v\ndiffIndexes  %+v", ra, rb, got, want)
 		}
 		// derive's differences, when it derives b from a
-		near := scanFull(ra, trie.root)
+		near := gitobj.ScanFull(ra, trie.Root)
 		var moved []int32
-		if tr := derive(near, rb, trie.root, &moved); tr != nil {
+		if tr := gitobj.Derive(near, rb, trie.Root, &moved); tr != nil {
 			derived++
-			if g := diffFromDerive(near, tr); !reflect.DeepEqual(pairSet(g), pairSet(want)) {
+			if g := gitobj.DiffFromDerive(near, tr); !reflect.DeepEqual(pairSet(g), pairSet(want)) {
 				t.Fatalf("trees\n%q\n%q\ndiffFromDerive %+v\ndiffIndexes    %+v", ra, rb, g, want)
 			}
 		}
@@ -369,19 +370,19 @@ func TestDiffForCacheMatchesDiffIndexes(t *testing.T) {
 	if twins == 0 || derived < 100 {
 		t.Errorf("%d trees with a file and a folder of one name, %d derived", twins, derived)
 	}
-	if diffForCache(newTreeIndex(rawTree("100644", "b", "100644", "a")), newTreeIndex(nil)) != nil {
+	if gitobj.DiffForCache(gitobj.NewTreeIndex(rawTree("100644", "b", "100644", "a")), gitobj.NewTreeIndex(nil)) != nil {
 		t.Errorf("a tree out of order gave differences")
 	}
 }
 
 // pairSet is d as a set of names with their entries.
-func pairSet(d *pairDiff) map[string][2]rawEntry {
+func pairSet(d *gitobj.PairDiff) map[string][2]gitobj.RawEntry {
 	if d == nil {
 		return nil
 	}
-	out := map[string][2]rawEntry{}
-	for i, n := range d.names {
-		out[n] = [2]rawEntry{d.ea[i], d.eb[i]}
+	out := map[string][2]gitobj.RawEntry{}
+	for i, n := range d.Names {
+		out[n] = [2]gitobj.RawEntry{d.A[i], d.B[i]}
 	}
 	return out
 }
@@ -415,13 +416,13 @@ func FuzzPairValue(f *testing.F) {
 			if !ok {
 				break
 			}
-			if string(name) != d.d.names[k] || ea != d.d.ea[k] || eb != d.d.eb[k] || (sub == nil) != (k >= len(d.sub) || d.sub[k] == nil) {
+			if string(name) != d.d.Names[k] || ea != d.d.A[k] || eb != d.d.B[k] || (sub == nil) != (k >= len(d.sub) || d.sub[k] == nil) {
 				t.Fatalf("reader entry %d differs", k)
 			}
 			k++
 		}
-		if !rd.done() || k != len(d.d.names) {
-			t.Fatalf("reader stopped at %d of %d", k, len(d.d.names))
+		if !rd.done() || k != len(d.d.Names) {
+			t.Fatalf("reader stopped at %d of %d", k, len(d.d.Names))
 		}
 	})
 }
@@ -488,4 +489,27 @@ func hashesOf(m map[string]Commit) map[string]string {
 		out[p] = c.Hash
 	}
 	return out
+}
+
+// rawTree builds a tree object's content from mode/name pairs in the order
+// given; entry i gets the hash with every byte i+1.
+func rawTree(entries ...string) []byte {
+	var raw []byte
+	for i := 0; i+1 < len(entries); i += 2 {
+		raw = append(raw, entries[i]+" "+entries[i+1]+"\x00"...)
+		var h plumbing.Hash
+		for j := range h {
+			h[j] = byte(i/2 + 1)
+		}
+		raw = append(raw, h[:]...)
+	}
+	return raw
+}
+
+func hashOf(b byte) plumbing.Hash {
+	var h plumbing.Hash
+	for j := range h {
+		h[j] = b
+	}
+	return h
 }

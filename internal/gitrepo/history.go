@@ -10,8 +10,9 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // CommitsTouching walks HEAD's first-parent chain back to base (excluded)
@@ -54,9 +55,9 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 			return got, nil
 		}
 	}
-	trie := newPathTrie(paths)
-	following := trie.paths
-	var cur, want map[string]rawEntry // the paths' entries in c and in base
+	trie := gitobj.NewTrie(paths)
+	following := trie.Paths
+	var cur, want map[string]gitobj.RawEntry // the paths' entries in c and in base
 	if hasStop && c.hash != stop {
 		if want, err = r.entriesAt(stop, following); err != nil {
 			return nil, err
@@ -82,14 +83,14 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 				live--
 			}
 		}
-		if live > 0 && live*2 <= len(trie.paths) {
+		if live > 0 && live*2 <= len(trie.Paths) {
 			rest := make([]string, 0, live)
-			for _, p := range trie.paths {
+			for _, p := range trie.Paths {
 				if !gone[p] {
 					rest = append(rest, p)
 				}
 			}
-			trie = newPathTrie(rest)
+			trie = gitobj.NewTrie(rest)
 		}
 	}
 	drop(following)
@@ -172,7 +173,7 @@ func (r *Repo) walkCache() *treeCache {
 
 // entriesAt returns the entries of paths in commit h's tree; nil (no early
 // stop) when h cannot be read.
-func (r *Repo) entriesAt(h plumbing.Hash, paths []string) (map[string]rawEntry, error) {
+func (r *Repo) entriesAt(h plumbing.Hash, paths []string) (map[string]gitobj.RawEntry, error) {
 	l, err := r.readLinks(h)
 	if err != nil {
 		return nil, nil // not a commit here: the walk runs as far as it can
@@ -181,19 +182,19 @@ func (r *Repo) entriesAt(h plumbing.Hash, paths []string) (map[string]rawEntry, 
 }
 
 // entriesOf returns the entries of paths in tree h (absent: the zero entry).
-func (r *Repo) entriesOf(h plumbing.Hash, paths []string) (map[string]rawEntry, error) {
-	out := make(map[string]rawEntry, len(paths))
+func (r *Repo) entriesOf(h plumbing.Hash, paths []string) (map[string]gitobj.RawEntry, error) {
+	out := make(map[string]gitobj.RawEntry, len(paths))
 	if h.IsZero() {
 		return out, nil
 	}
-	t := newPathTree(r.trees, h)
+	t := r.pathTree(h)
 	for _, p := range paths {
 		e, err := t.entry(p)
 		if err != nil {
 			return nil, fmt.Errorf("read %s in tree %s: %w", p, h.String()[:7], err)
 		}
 		if e != nil {
-			out[p] = rawEntry{e.Mode, e.Hash}
+			out[p] = gitobj.RawEntry{Mode: e.Mode, Hash: e.Hash}
 		}
 	}
 	return out, nil
@@ -201,8 +202,8 @@ func (r *Repo) entriesOf(h plumbing.Hash, paths []string) (map[string]rawEntry, 
 
 // sameEntry reports whether two entries of a path are the same as far as a
 // walk can tell a change: the same file or the same folder tree.
-func sameEntry(a, b rawEntry) bool {
-	return a.blob() == b.blob() && a.dir() == b.dir()
+func sameEntry(a, b gitobj.RawEntry) bool {
+	return a.Blob() == b.Blob() && a.Dir() == b.Dir()
 }
 
 // LastChange returns, for each path, the newest commit on HEAD's first-parent
@@ -238,8 +239,8 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 // when memo is set and it ends on its own.
 func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [walkKeySize]byte, memo bool) map[string]Commit {
 	out := make(map[string]Commit)
-	trie := newPathTrie(paths)
-	live := len(trie.paths) // paths without their commit yet
+	trie := gitobj.NewTrie(paths)
+	live := len(trie.Paths) // paths without their commit yet
 	cache := r.walkCache()
 	ended := true // the walk ends on its own (see walkmemo.go)
 	for n := 0; maxCommits <= 0 || n < maxCommits; n++ {
@@ -280,14 +281,14 @@ func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [walkKeyS
 				break
 			}
 			// shrink the trie once half of it is done (see CommitsTouching)
-			if live*2 <= len(trie.paths) {
+			if live*2 <= len(trie.Paths) {
 				rest := make([]string, 0, live)
-				for _, path := range trie.paths {
+				for _, path := range trie.Paths {
 					if _, done := out[path]; !done {
 						rest = append(rest, path)
 					}
 				}
-				trie = newPathTrie(rest)
+				trie = gitobj.NewTrie(rest)
 			}
 		}
 		if !ok {
@@ -324,7 +325,7 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if e == nil {
 		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, os.ErrNotExist)
 	}
-	if !isBlob(e.Mode) {
+	if !gitobj.IsBlob(e.Mode) {
 		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
 	}
 	if data, ok := r.objs.get(plumbing.BlobObject, e.Hash); ok {
@@ -355,7 +356,7 @@ func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 	var obj plumbing.EncodedObject
 	var err error
 	if r.packs != nil {
-		obj, err = r.packs.smallObject(plumbing.BlobObject, h, MaxReadSize)
+		obj, err = r.packs.SmallObject(plumbing.BlobObject, h, MaxReadSize)
 	} else {
 		obj, err = r.objects.EncodedObject(plumbing.BlobObject, h)
 	}
@@ -406,10 +407,6 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-func isBlob(m filemode.FileMode) bool {
-	return m == filemode.Regular || m == filemode.Executable || m == filemode.Symlink || m == filemode.Deprecated
 }
 
 func hashString(h plumbing.Hash) string {
@@ -497,7 +494,7 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	}
 	if !ok {
 		var err error
-		if hc != nil && r.verify.enabled() {
+		if hc != nil && r.verify.Enabled() {
 			l, err = r.readLinksVerified(h)
 		} else {
 			l, err = r.readLinksUncached(h)
@@ -522,22 +519,22 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 // commit-graph when it holds h, else only the commit's first bytes when they
 // hold the tree and parent lines.
 func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
-	if l, ok := r.commitGraph().links(h); ok {
+	if l, ok := r.graphLinks(h); ok {
 		return l, nil
 	}
-	raw, whole, err := r.packs.commitPrefix(h, commitPrefixLen)
+	raw, whole, err := r.packs.CommitPrefix(h, commitPrefixLen)
 	if err != nil {
 		return links{}, err
 	}
 	if l, done, err := parseLinks(h, raw, whole); done || err != nil {
 		return l, err
 	}
-	if raw, whole, err = r.packs.commitPrefix(h, maxCommitHeader); err != nil {
+	if raw, whole, err = r.packs.CommitPrefix(h, gitobj.MaxCommitHeader); err != nil {
 		return links{}, err
 	}
 	l, done, err := parseLinks(h, raw, whole)
 	if !done && err == nil {
-		err = fmt.Errorf("commit %s: header over %d bytes", h.String()[:7], maxCommitHeader)
+		err = fmt.Errorf("commit %s: header over %d bytes", h.String()[:7], gitobj.MaxCommitHeader)
 	}
 	return l, err
 }
@@ -623,4 +620,27 @@ func fullHash(s string) (plumbing.Hash, bool) {
 		return plumbing.ZeroHash, false
 	}
 	return plumbing.NewHash(s), true
+}
+
+// CommitGraph returns the repository's commit-graph, opened on first use;
+// nil when there is none, it is not one this reader takes, or the clone is
+// shallow (git does not use one there either).
+func (r *Repo) commitGraph() *gitobj.CommitGraph {
+	if !r.graphTried {
+		r.graphTried = true
+		if r.packs != nil && r.storage != nil && len(r.shallow) == 0 {
+			r.graph = gitobj.OpenCommitGraph(r.packs.FS)
+		}
+	}
+	return r.graph
+}
+
+// graphLinks returns the links of commit h when the commit-graph holds
+// it (see commitGraph.links).
+func (r *Repo) graphLinks(h plumbing.Hash) (links, bool) {
+	tree, parent, ok := r.commitGraph().Links(h)
+	if !ok {
+		return links{}, false
+	}
+	return links{hash: h, tree: tree, parent: parent}, true
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // errStaleDescription says a nested description of the history cache did
@@ -16,20 +18,20 @@ var errStaleDescription = errors.New("a history cache description does not decod
 // at the start of the history or a shallow boundary). With the history
 // cache it uses, and records, the description of the two trees (see
 // histcache.go).
-func (c *treeCache) changedAt(l links, parentTree plumbing.Hash, hasParent bool, trie *pathTrie) ([]string, error) {
+func (c *treeCache) changedAt(l links, parentTree plumbing.Hash, hasParent bool, trie *gitobj.Trie) ([]string, error) {
 	h := c.hist
 	if h == nil || !hasParent {
 		return c.changed(l.tree, parentTree, trie)
 	}
 	raw := h.description(l)
 	var out []string
-	node, learned, err := c.diffRec(l.tree, parentTree, trie.root, &out, raw)
+	node, learned, err := c.diffRec(l.tree, parentTree, trie.Root, &out, raw)
 	if errors.Is(err, errStaleDescription) {
 		// a nested description did not decode: the commit again, from its
 		// trees, and what is learned replaces the value
 		h.pairMisses++
 		out = out[:0]
-		node, learned, err = c.diffRec(l.tree, parentTree, trie.root, &out, nil)
+		node, learned, err = c.diffRec(l.tree, parentTree, trie.Root, &out, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -45,7 +47,7 @@ func (c *treeCache) changedAt(l links, parentTree plumbing.Hash, hasParent bool,
 // pair's description, and learned when it holds something raw did not (a
 // description where there was none, or one that did not decode, or a
 // folder described that was not): the caller records it.
-func (c *treeCache) diffRec(a, b plumbing.Hash, n *trieNode, out *[]string, raw []byte) (*pairNode, bool, error) {
+func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]string, raw []byte) (*pairNode, bool, error) {
 	if a == b {
 		return nil, false, nil
 	}
@@ -70,30 +72,30 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *trieNode, out *[]string, raw 
 	var node *pairNode
 	if dp := c.derived; dp.a == sa && dp.b == sb && dp.d != nil {
 		node = &pairNode{d: dp.d} // what derive found (diffFromDerive)
-	} else if ia, ib := sa.index(), sb.index(); ia != nil && ib != nil {
-		if d := diffForCache(ia, ib); d != nil {
+	} else if ia, ib := sa.Index(), sb.Index(); ia != nil && ib != nil {
+		if d := gitobj.DiffForCache(ia, ib); d != nil {
 			node = &pairNode{d: d}
 		}
 	}
-	for i, name := range n.names {
-		child := n.children[name]
-		var ea, eb rawEntry // absent: filemode.Empty, neither blob nor folder
-		if i < len(sa.ents) {
-			ea = sa.ents[i]
+	for i, name := range n.Names {
+		child := n.Children[name]
+		var ea, eb gitobj.RawEntry // absent: filemode.Empty, neither blob nor folder
+		if i < len(sa.Ents) {
+			ea = sa.Ents[i]
 		}
-		if i < len(sb.ents) {
-			eb = sb.ents[i]
+		if i < len(sb.Ents) {
+			eb = sb.Ents[i]
 		}
-		if child.leaf && (ea.blob() != eb.blob() || ea.dir() != eb.dir()) {
-			*out = append(*out, child.path)
+		if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
+			*out = append(*out, child.Path)
 		}
-		if len(child.names) > 0 {
-			sub, learned, err := c.diffRec(ea.dir(), eb.dir(), child, out, nil)
+		if len(child.Names) > 0 {
+			sub, learned, err := c.diffRec(ea.Dir(), eb.Dir(), child, out, nil)
 			if err != nil {
 				return nil, false, err
 			}
 			if learned && node != nil {
-				for x, dn := range node.d.names {
+				for x, dn := range node.d.Names {
 					if dn == name {
 						node.setSub(x, sub)
 						break
@@ -111,11 +113,11 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *trieNode, out *[]string, raw 
 // one. ok is false when raw's level does not decode (nothing was done).
 // node, when not nil, is raw's level decoded with what was learned below
 // it.
-func (c *treeCache) diffDescribed(n *trieNode, out *[]string, raw []byte) (node *pairNode, ok bool, err error) {
+func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte) (node *pairNode, ok bool, err error) {
 	type hit struct {
-		child  *trieNode
+		child  *gitobj.TrieNode
 		i      int // the name's index in raw
-		ea, eb rawEntry
+		ea, eb gitobj.RawEntry
 		sub    []byte
 	}
 	var buf [4]hit
@@ -126,7 +128,7 @@ func (c *treeCache) diffDescribed(n *trieNode, out *[]string, raw []byte) (node 
 		if !ok {
 			break
 		}
-		if child, want := n.children[string(name)]; want {
+		if child, want := n.Children[string(name)]; want {
 			hits = append(hits, hit{child, i, ea, eb, sub})
 		}
 	}
@@ -135,16 +137,16 @@ func (c *treeCache) diffDescribed(n *trieNode, out *[]string, raw []byte) (node 
 	}
 	c.hist.pairHits++
 	if len(hits) > 1 {
-		sort.Slice(hits, func(x, y int) bool { return hits[x].child.pos < hits[y].child.pos })
+		sort.Slice(hits, func(x, y int) bool { return hits[x].child.Pos < hits[y].child.Pos })
 	}
 	for _, h := range hits {
 		if h.sub != nil {
 			// two different folder trees, described below: the path
 			// changed, and so may paths inside
-			if h.child.leaf {
-				*out = append(*out, h.child.path)
+			if h.child.Leaf {
+				*out = append(*out, h.child.Path)
 			}
-			if len(h.child.names) == 0 {
+			if len(h.child.Names) == 0 {
 				continue
 			}
 			sub, ok, err := c.diffDescribed(h.child, out, h.sub)
@@ -164,13 +166,13 @@ func (c *treeCache) diffDescribed(n *trieNode, out *[]string, raw []byte) (node 
 			}
 			continue
 		}
-		if h.child.leaf && (h.ea.blob() != h.eb.blob() || h.ea.dir() != h.eb.dir()) {
-			*out = append(*out, h.child.path)
+		if h.child.Leaf && (h.ea.Blob() != h.eb.Blob() || h.ea.Dir() != h.eb.Dir()) {
+			*out = append(*out, h.child.Path)
 		}
-		if len(h.child.names) == 0 {
+		if len(h.child.Names) == 0 {
 			continue
 		}
-		sub, learned, err := c.diffRec(h.ea.dir(), h.eb.dir(), h.child, out, nil)
+		sub, learned, err := c.diffRec(h.ea.Dir(), h.eb.Dir(), h.child, out, nil)
 		if err != nil {
 			return nil, true, err
 		}

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // maxBatchChain bounds the commits of HEAD's first-parent chain
@@ -108,7 +110,7 @@ func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers [
 		union = append(union, p)
 	}
 	sort.Strings(union)
-	trie := newPathTrie(union)
+	trie := gitobj.NewTrie(union)
 	start := pending[0].pos
 	for _, q := range pending {
 		start = min(start, q.pos)

@@ -29,13 +29,12 @@ package gitrepo
 // story, much less than inflating it.)
 
 import (
-	"crypto/sha1"
-	"os"
-	"strconv"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // objectsTable prefixes the object table's name (the repository's digest
@@ -55,40 +54,26 @@ const (
 
 // objCache is a Repo's view of the object table, opened on first use. It
 // is safe for concurrent use (stories are dated while other sources scan).
+// Its values are this run's objects (type byte then content); checked is
+// the objects whose value was found true this run.
 type objCache struct {
-	disk *diskcache.Cache
-	dir  string // the git folder, named by repoDigest
-
-	once  sync.Once
-	mu    sync.Mutex
-	table *diskcache.Table // nil when the cache is off or the folder unnamed
-	name  string
-	// pending holds this run's objects (type byte then content) for
-	// SaveCache; added counts their bytes; checked, the objects whose
-	// value was found true this run.
-	pending map[plumbing.Hash][]byte
-	added   int
+	t       *cachetable.Table[plumbing.Hash, []byte]
+	mu      sync.Mutex
 	checked map[plumbing.Hash]bool
-	// look-ups the table answered, missed (absent), and refused (a value
-	// that is not the object its key names); those this run's objects
-	// answered are not counted
-	hits, misses, refused int
 }
 
 func newObjCache(disk *diskcache.Cache, gitDir string) *objCache {
-	return &objCache{disk: disk, dir: gitDir}
+	return &objCache{checked: map[plumbing.Hash]bool{}, t: cachetable.New(disk, gitDir, cachetable.Spec[plumbing.Hash, []byte]{
+		Prefix: objectsTable, KeySize: len(plumbing.ZeroHash), Key: hashKey,
+		Encode:   func(dst, v []byte) []byte { return append(dst, v...) },
+		Decode:   func(v []byte) ([]byte, bool) { return v, true },
+		MaxBytes: maxStoredPerRun, Size: func(v []byte) int { return len(v) },
+		Bound: maxObjectTable, Grow: func(int, int) int64 { return maxStoredPerRun },
+	})}
 }
 
-// open reads the table on first use.
-func (c *objCache) open() {
-	c.once.Do(func() {
-		if c.name, c.table = openRepoTable(c.disk, c.dir, objectsTable, len(plumbing.ZeroHash)); c.table == nil {
-			return
-		}
-		c.pending = map[plumbing.Hash][]byte{}
-		c.checked = map[plumbing.Hash]bool{}
-	})
-}
+// hashKey is the key of an object's hash.
+func hashKey(h *plumbing.Hash) []byte { return h[:] }
 
 // get returns the content of object h of type t when the table (or this
 // run) holds it; the content points into the table: the caller must not
@@ -97,32 +82,26 @@ func (c *objCache) get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
 	if c == nil {
 		return nil, false
 	}
-	c.open()
-	if c.table == nil {
-		return nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v, ok := c.pending[h]; ok { // read from the repository this run
-		return decodeObject(t, v)
-	}
-	v, ok := c.table.Get(h[:])
+	v, fresh, ok := c.t.Get(h)
 	if !ok {
-		c.misses++
 		return nil, false
 	}
 	content, ok := decodeObject(t, v)
+	if fresh {
+		return content, ok // read from the repository this run
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if ok && !c.checked[h] {
-		ok = objectHash(t, content) == h
+		ok = gitobj.ObjectHash(t, content) == h
 		if ok && len(c.checked) < 1<<16 {
 			c.checked[h] = true
 		}
 	}
 	if !ok {
-		c.refused++
+		c.t.Refuse()
 		return nil, false
 	}
-	c.hits++
 	return content, true
 }
 
@@ -132,29 +111,18 @@ func (c *objCache) add(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
 	if c == nil || len(content) > maxStoredObject {
 		return
 	}
-	c.open()
-	if c.table == nil {
-		return
+	if c.t.Add(h, encodeObject(t, content)) {
+		c.mu.Lock()
+		c.checked[h] = true // read from the repository, under that name
+		c.mu.Unlock()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.pending[h]; ok || c.added+len(content)+1 > maxStoredPerRun {
-		return
-	}
-	c.pending[h] = encodeObject(t, content)
-	c.added += len(content) + 1
-	c.checked[h] = true // read from the repository, under that name
 }
 
 // drop forgets this run's new entries unsaved (see verify.go).
 func (c *objCache) drop() {
-	if c == nil {
-		return
+	if c != nil {
+		c.t.Drop()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.pending)
-	c.added = 0
 }
 
 // save writes this run's objects with the table's (a table that would grow
@@ -163,33 +131,7 @@ func (c *objCache) save() error {
 	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.pending) == 0 {
-		return nil
-	}
-	b := diskcache.NewBuilder(len(plumbing.ZeroHash))
-	for k, v := range c.pending {
-		b.Add(k[:], v)
-	}
-	clear(c.pending)
-	c.added = 0
-	return writeBounded(c.disk, c.name, c.table, b, maxStoredPerRun, maxObjectTable)
-}
-
-// writeBounded writes table name with b's entries and those of the table
-// as it is now (read, or the file when another run wrote a bigger one
-// since), or with b's alone when the file is within added bytes of bound:
-// a table read by every run is kept small.
-func writeBounded(disk *diskcache.Cache, name string, read *diskcache.Table, b *diskcache.Builder, added, bound int64) error {
-	old := read
-	if now, err := disk.Open(name, read.KeySize()); err == nil && now.Len() >= old.Len() {
-		old = now
-	}
-	if fi, err := os.Stat(disk.Path(name)); err == nil && fi.Size()+added > bound {
-		old = nil
-	}
-	return disk.Write(name, old, b)
+	return c.t.Save()
 }
 
 // encodeObject is an object's value: its type, then its content.
@@ -207,22 +149,4 @@ func decodeObject(t plumbing.ObjectType, v []byte) (content []byte, ok bool) {
 		return nil, false
 	}
 	return v[1:], true
-}
-
-// objectHash is git's name of an object of type t with content: the SHA-1
-// of "<type> <size>\x00" and the content. Not the collision-detecting
-// hasher go-git names objects with: the value it checks was written by
-// orchestrate from an object read under that name.
-func objectHash(t plumbing.ObjectType, content []byte) plumbing.Hash {
-	h := sha1.New()
-	var hdr [32]byte
-	b := append(hdr[:0], t.String()...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(len(content)), 10)
-	b = append(b, 0)
-	h.Write(b)
-	h.Write(content)
-	var out plumbing.Hash
-	h.Sum(out[:0])
-	return out
 }

@@ -3,7 +3,6 @@ package gitrepo
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,7 +10,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // lookups is what the path look-ups of every commit of h answer: ReadAt
@@ -42,16 +43,16 @@ func TestObjectTableSameAnswers(t *testing.T) {
 	want := h.lookups(t, open(t, h.dir))
 
 	c := diskcache.New(t.TempDir())
-	run := func(name string, paths bool) (*objCache, *pathTable) {
+	run := func(name string, paths bool) (o, m cachetable.Stats) {
 		r := open(t, h.dir)
 		r.UseCache(c)
 		if !paths {
-			r.memo, r.trees.memo = nil, nil
+			r.memo = nil
 		}
 		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: answers differ from the run without a table", name)
 		}
-		o, m := r.objs, r.memo
+		o, m = r.objs.t.Stats(), r.memo.Stats()
 		must(t, r.SaveCache())
 		return o, m
 	}
@@ -60,28 +61,28 @@ func TestObjectTableSameAnswers(t *testing.T) {
 		return names
 	}
 	cold, _ := run("cold", false)
-	if cold.hits != 0 || cold.refused != 0 || cold.misses == 0 {
-		t.Errorf("cold run: %d hits, %d misses, %d refused", cold.hits, cold.misses, cold.refused)
+	if cold.Hits != 0 || cold.Refused != 0 || cold.Misses == 0 {
+		t.Errorf("cold run: %d hits, %d misses, %d refused", cold.Hits, cold.Misses, cold.Refused)
 	}
 	if names := tables(); len(names) != 1 || !strings.Contains(names[0], objectsTable) {
 		t.Fatalf("tables after the cold run: %v", names)
 	}
 	before := statAll(t, tables())
 	warm, _ := run("warm", false)
-	if warm.hits == 0 || warm.misses != 0 || warm.refused != 0 {
-		t.Errorf("warm run: %d hits, %d misses, %d refused", warm.hits, warm.misses, warm.refused)
+	if warm.Hits == 0 || warm.Misses != 0 || warm.Refused != 0 {
+		t.Errorf("warm run: %d hits, %d misses, %d refused", warm.Hits, warm.Misses, warm.Refused)
 	}
 	if after := statAll(t, tables()); !reflect.DeepEqual(before, after) {
 		t.Errorf("a warm run rewrote the object table")
 	}
 	// with the path table
-	if _, m := run("cold paths", true); m.hits != 0 || m.misses == 0 {
-		t.Errorf("cold run: %d path hits, %d misses", m.hits, m.misses)
+	if _, m := run("cold paths", true); m.Hits != 0 || m.Misses == 0 {
+		t.Errorf("cold run: %d path hits, %d misses", m.Hits, m.Misses)
 	}
 	before = statAll(t, tables())
 	o, m := run("warm paths", true)
-	if m.hits == 0 || m.misses != 0 || o.hits == 0 || o.misses != 0 || o.refused != 0 {
-		t.Errorf("warm run: %d path hits, %d misses; objects: %d hits, %d misses, %d refused", m.hits, m.misses, o.hits, o.misses, o.refused)
+	if m.Hits == 0 || m.Misses != 0 || o.Hits == 0 || o.Misses != 0 || o.Refused != 0 {
+		t.Errorf("warm run: %d path hits, %d misses; objects: %d hits, %d misses, %d refused", m.Hits, m.Misses, o.Hits, o.Misses, o.Refused)
 	}
 	if after := statAll(t, tables()); len(after) != 2 || !reflect.DeepEqual(before, after) {
 		t.Errorf("a warm run rewrote the tables %v", tables())
@@ -100,11 +101,11 @@ func TestObjectTableBadValuesMiss(t *testing.T) {
 	r.UseCache(c)
 	h.lookups(t, r)
 	keys := map[plumbing.Hash]bool{} // every object the run wrote
-	for k := range r.objs.pending {
+	for _, k := range r.objs.t.Keys() {
 		keys[k] = true
 	}
 	must(t, r.SaveCache())
-	name := r.objs.name
+	name := r.objs.t.Name()
 	good, _ := c.Open(name, 20)
 	if good.Len() < 2 || good.Len() != len(keys) {
 		t.Fatalf("the cold run wrote %d objects of %d", good.Len(), len(keys))
@@ -145,8 +146,8 @@ func TestObjectTableBadValuesMiss(t *testing.T) {
 			if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
 				t.Fatalf("answers differ with spoilt values")
 			}
-			if r.objs.hits != 0 || r.objs.refused == 0 {
-				t.Errorf("%d hits, %d refused", r.objs.hits, r.objs.refused)
+			if r.objs.t.Stats().Hits != 0 || r.objs.t.Stats().Refused == 0 {
+				t.Errorf("%d hits, %d refused", r.objs.t.Stats().Hits, r.objs.t.Stats().Refused)
 			}
 		})
 	}
@@ -162,11 +163,8 @@ func TestPathTableBadValuesMiss(t *testing.T) {
 	r := open(t, h.dir)
 	r.UseCache(c)
 	h.lookups(t, r)
-	var keys [][pathKeySize]byte
-	for k := range r.memo.pending {
-		keys = append(keys, k)
-	}
-	name := func() string { r.memo.open(); return r.memo.name }()
+	keys := r.memo.Keys()
+	name := r.memo.Name()
 	must(t, r.SaveCache())
 	for _, v := range [][]byte{{1}, make([]byte, entryValueSize-1), make([]byte, entryValueSize+1)} {
 		bad := diskcache.New(t.TempDir())
@@ -180,8 +178,8 @@ func TestPathTableBadValuesMiss(t *testing.T) {
 		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
 			t.Fatalf("answers differ with %d-byte values", len(v))
 		}
-		if r.memo.hits != 0 || r.memo.misses == 0 {
-			t.Errorf("%d-byte values: %d hits, %d misses", len(v), r.memo.hits, r.memo.misses)
+		if r.memo.Stats().Hits != 0 || r.memo.Stats().Misses == 0 {
+			t.Errorf("%d-byte values: %d hits, %d misses", len(v), r.memo.Stats().Hits, r.memo.Stats().Misses)
 		}
 	}
 }
@@ -197,8 +195,8 @@ func FuzzDecodeEntryValue(f *testing.F) {
 		}
 		var e memoEntry
 		if len(hash) > 0 {
-			e.ok, e.e.mode = true, filemode.FileMode(mode)
-			copy(e.e.hash[:], hash)
+			e.ok, e.e.Mode = true, filemode.FileMode(mode)
+			copy(e.e.Hash[:], hash)
 		}
 		got, ok := decodeEntryValue(encodeEntryValue(nil, e))
 		if !ok || got != e {
@@ -218,22 +216,18 @@ func TestObjectTablePerRepository(t *testing.T) {
 	ra, rb := open(t, a), open(t, b)
 	ra.UseCache(c)
 	rb.UseCache(c)
-	ra.objs.open()
-	rb.objs.open()
-	ra.memo.open()
-	rb.memo.open()
-	if ra.objs.name == "" || ra.objs.name == rb.objs.name {
-		t.Errorf("object tables %q and %q", ra.objs.name, rb.objs.name)
+	if ra.objs.t.Name() == "" || ra.objs.t.Name() == rb.objs.t.Name() {
+		t.Errorf("object tables %q and %q", ra.objs.t.Name(), rb.objs.t.Name())
 	}
-	if ra.memo.name == "" || ra.memo.name == rb.memo.name {
-		t.Errorf("path tables %q and %q", ra.memo.name, rb.memo.name)
+	if ra.memo.Name() == "" || ra.memo.Name() == rb.memo.Name() {
+		t.Errorf("path tables %q and %q", ra.memo.Name(), rb.memo.Name())
 	}
-	if rc := open(t, a); rc.objs != nil || rc.memo != nil || rc.trees.memo != nil {
+	if rc := open(t, a); rc.objs != nil || rc.memo != nil {
 		t.Errorf("a Repo without a cache has an object or path table")
 	}
 	rd := open(t, a)
 	rd.UseCache(diskcache.New(""))
-	if rd.objs != nil || rd.memo != nil || rd.trees.memo != nil {
+	if rd.objs != nil || rd.memo != nil {
 		t.Errorf("a Repo with the cache off has an object or path table")
 	}
 }
@@ -248,7 +242,7 @@ func TestObjectHashIsGits(t *testing.T) {
 		{plumbing.BlobObject, "hello\n"},
 		{plumbing.TreeObject, "100644 f\x00aaaaaaaaaaaaaaaaaaaa"},
 	} {
-		if got, want := objectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
+		if got, want := gitobj.ObjectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
 			t.Errorf("%v %q: %s, want %s", tc.typ, tc.content, got, want)
 		}
 	}
@@ -281,32 +275,4 @@ func FuzzDecodeObject(f *testing.F) {
 			t.Fatalf("a %v decoded as a %v", tt, other)
 		}
 	})
-}
-
-// TestWriteBoundedStartsOver checks that a table whose file is within a
-// run's additions of its bound is written again with the run's entries
-// only, and one below it with both.
-func TestWriteBoundedStartsOver(t *testing.T) {
-	c := diskcache.New(t.TempDir())
-	first := diskcache.NewBuilder(20)
-	for i := 0; i < 100; i++ {
-		first.Add(bytes.Repeat([]byte{byte(i)}, 20), make([]byte, 100))
-	}
-	must(t, c.Write("x", nil, first))
-	fi, err := os.Stat(c.Path("x"))
-	must(t, err)
-	for _, tc := range []struct {
-		bound int64
-		want  int
-	}{{fi.Size() + 1000, 101}, {fi.Size() + 10, 1}} {
-		must(t, c.Write("x", nil, first)) // back to the 100 entries
-		read, _ := c.Open("x", 20)
-		b := diskcache.NewBuilder(20)
-		b.Add(bytes.Repeat([]byte{0xff}, 20), []byte("new"))
-		must(t, writeBounded(c, "x", read, b, 100, tc.bound))
-		got, _ := c.Open("x", 20)
-		if got.Len() != tc.want {
-			t.Errorf("bound %d: %d entries, want %d", tc.bound, got.Len(), tc.want)
-		}
-	}
 }

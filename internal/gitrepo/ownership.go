@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // maxChangedTrees bounds the trees ChangedPaths reads for one commit: past
@@ -93,8 +95,8 @@ func (d *pathsDiff) diff(a, b plumbing.Hash, prefix string) error {
 		if nonDir(x) != nonDir(y) && !d.add(full) {
 			return nil
 		}
-		if x.dir() != y.dir() {
-			if err := d.diff(x.dir(), y.dir(), full); err != nil {
+		if x.Dir() != y.Dir() {
+			if err := d.diff(x.Dir(), y.Dir(), full); err != nil {
 				return err
 			}
 			if d.more {
@@ -107,9 +109,9 @@ func (d *pathsDiff) diff(a, b plumbing.Hash, prefix string) error {
 
 // nonDir is e when it is a file, a symlink or a submodule; the zero entry
 // for a folder or an absent name.
-func nonDir(e rawEntry) rawEntry {
-	if e.mode == filemode.Dir || e.mode == filemode.Empty {
-		return rawEntry{}
+func nonDir(e gitobj.RawEntry) gitobj.RawEntry {
+	if e.Mode == filemode.Dir || e.Mode == filemode.Empty {
+		return gitobj.RawEntry{}
 	}
 	return e
 }
@@ -127,7 +129,7 @@ func (d *pathsDiff) add(p string) bool {
 // treeEntries are a tree's entries by name, and the names in order.
 type treeEntries struct {
 	names []string
-	m     map[string]rawEntry
+	m     map[string]gitobj.RawEntry
 }
 
 // entries reads tree h (zero: empty); past maxChangedTrees it sets more.
@@ -140,24 +142,24 @@ func (d *pathsDiff) entries(h plumbing.Hash) (treeEntries, error) {
 		return treeEntries{}, nil
 	}
 	d.trees++
-	t, err := d.r.trees.get(h)
+	t, err := d.r.trees.Get(h)
 	if err != nil {
 		return treeEntries{}, missingObject(err)
 	}
-	out := treeEntries{names: make([]string, 0, len(t.offs)), m: make(map[string]rawEntry, len(t.offs))}
-	for i := range t.offs {
-		mode, name, hashAt := t.at(i)
+	out := treeEntries{names: make([]string, 0, len(t.Offs)), m: make(map[string]gitobj.RawEntry, len(t.Offs))}
+	for i := range t.Offs {
+		mode, name, hashAt := t.At(i)
 		m, err := filemode.New(string(mode))
-		if err != nil || hashAt+20 > len(t.raw) {
+		if err != nil || hashAt+20 > len(t.Raw) {
 			continue
 		}
 		var hh plumbing.Hash
-		copy(hh[:], t.raw[hashAt:hashAt+20])
+		copy(hh[:], t.Raw[hashAt:hashAt+20])
 		n := string(name)
 		if _, dup := out.m[n]; !dup {
 			out.names = append(out.names, n)
 		}
-		out.m[n] = rawEntry{m, hh} // a name twice (malformed): the last counts
+		out.m[n] = gitobj.RawEntry{Mode: m, Hash: hh} // a name twice (malformed): the last counts
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // cloneOf clones h into a new folder and returns it.
@@ -179,7 +180,7 @@ func TestExtensionTolerant(t *testing.T) {
 				return
 			}
 			r := &Repo{repo: repo, objects: repo.Storer, root: dir, shallow: map[plumbing.Hash]bool{}}
-			r.trees = newTreeIndexCache(r.objects, treeIndexBudget)
+			r.trees = gitobj.NewTreeIndexCache(r.objects, gitobj.TreeIndexBudget)
 			if head, err := r.Head(); err != nil || head.Hash != h.c4 {
 				t.Errorf("HEAD %v, %v", head.Short, err)
 			}

@@ -8,10 +8,35 @@ package gitrepo
 import (
 	"errors"
 	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
-// ErrNoGit is returned by Open when the folder is not inside a git repository.
-var ErrNoGit = errors.New("not a git repository")
+// The errors of the format readers (internal/gitobj) this package's
+// answers wrap, named here for its importers.
+var (
+	// ErrNoGit is the error Open wraps for a folder outside any repository.
+	ErrNoGit = gitobj.ErrNoGit
+	// ErrNotRegular is a file of a .git folder that is not a regular file.
+	ErrNotRegular = gitobj.ErrNotRegular
+	// ErrGitFileTooLarge is a file of a .git folder over its bound.
+	ErrGitFileTooLarge = gitobj.ErrGitFileTooLarge
+	// ErrDubiousOwnership is what a *DubiousOwnershipError wraps.
+	ErrDubiousOwnership = gitobj.ErrDubiousOwnership
+	// ErrObjectTooLarge is an object over the size asked for.
+	ErrObjectTooLarge = gitobj.ErrObjectTooLarge
+	// ErrDeltaWork is a delta chain too costly to rebuild.
+	ErrDeltaWork = gitobj.ErrDeltaWork
+)
+
+// DubiousOwnershipError is Open's refusal of a repository another user
+// owns (see gitobj.CheckOwnership).
+type DubiousOwnershipError = gitobj.DubiousOwnershipError
+
+// ReadGitFile reads the file of a .git folder at full, at most max bytes,
+// as every .git file is read (see gitobj.ReadGitFile: never blocking on a
+// FIFO, regular files only).
+func ReadGitFile(full string, max int64) ([]byte, error) { return gitobj.ReadGitFile(full, max) }
 
 // ErrNoCommit is returned when the interruption commit cannot be found (no
 // commit at or before the time, or a shallow clone that does not reach it).

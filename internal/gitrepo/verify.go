@@ -20,121 +20,10 @@ package gitrepo
 // could read.
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
-
-// verifyBatch is how many bytes of objects check gathers before they are
-// hashed, on a goroutine of their own when none is hashing (the walk goes
-// on, on the other processor), else by the caller.
-const verifyBatch = 256 << 10
-
-// verifier checks the objects a Repo reads against their names while on
-// (set by UseCache when the cache is on). The hashing may lag behind the
-// reads (one batch being hashed in the background while the next is
-// gathered): what a check finds only matters to failed, which waits for
-// every check made before it. Object contents are never written once
-// read, so hashing them later hashes what was read. It is safe for
-// concurrent use.
-type verifier struct {
-	on  atomic.Bool
-	bad atomic.Bool // an object read was not what its name says
-
-	mu      sync.Mutex
-	batch   []verifyJob
-	size    int
-	busy    chan struct{} // holds a token while a background batch is hashed
-	pending sync.WaitGroup
-}
-
-// verifyJob is one object to check: content against h, or, when ok is
-// set, whatever ok checks (false: a mismatch).
-type verifyJob struct {
-	t       plumbing.ObjectType
-	h       plumbing.Hash
-	content []byte
-	ok      func() bool
-}
-
-// enabled reports whether v checks the objects read.
-func (v *verifier) enabled() bool { return v != nil && v.on.Load() }
-
-// failed reports whether an object read was not what its name says, once
-// every check made so far is done.
-func (v *verifier) failed() bool {
-	if v == nil {
-		return false
-	}
-	v.mu.Lock()
-	b := v.batch
-	v.batch, v.size = nil, 0
-	v.mu.Unlock()
-	v.hash(b)
-	v.pending.Wait()
-	return v.bad.Load()
-}
-
-// check marks v failed unless content, of type t, is what hash h names
-// (now or later; see failed).
-func (v *verifier) check(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
-	v.add(verifyJob{t: t, h: h, content: content}, len(content))
-}
-
-// later marks v failed unless ok, called now or later (see failed),
-// returns true; cost is about how many bytes ok reads.
-func (v *verifier) later(ok func() bool, cost int) {
-	v.add(verifyJob{ok: ok}, cost)
-}
-
-// add queues job j, of about cost bytes, hashing the batch it completes.
-func (v *verifier) add(j verifyJob, cost int) {
-	if !v.enabled() || v.bad.Load() {
-		return
-	}
-	v.mu.Lock()
-	v.batch = append(v.batch, j)
-	v.size += cost + 64
-	if v.size < verifyBatch {
-		v.mu.Unlock()
-		return
-	}
-	b := v.batch
-	v.batch, v.size = nil, 0
-	if v.busy == nil {
-		v.busy = make(chan struct{}, 1)
-	}
-	busy := v.busy
-	v.mu.Unlock()
-	select {
-	case busy <- struct{}{}:
-		v.pending.Add(1)
-		go func() {
-			defer v.pending.Done()
-			defer func() { <-busy }()
-			v.hash(b)
-		}()
-	default:
-		v.hash(b) // one batch at a time in the background: this one here
-	}
-}
-
-// hash checks the objects of b (none while v is off).
-func (v *verifier) hash(b []verifyJob) {
-	for _, j := range b {
-		if v.bad.Load() || !v.enabled() {
-			return
-		}
-		if j.ok != nil {
-			if !j.ok() {
-				v.bad.Store(true)
-			}
-		} else if objectHash(j.t, j.content) != j.h {
-			v.bad.Store(true)
-		}
-	}
-}
 
 // readLinksVerified is readLinksUncached for a Repo whose links are
 // recorded (the cache is on), giving the same links: a commit the
@@ -144,14 +33,14 @@ func (v *verifier) hash(b []verifyJob) {
 // commit cannot be read or parsed, the links are read as without the
 // cache, and the Repo is marked unverified when they can be.
 func (r *Repo) readLinksVerified(h plumbing.Hash) (links, error) {
-	if _, inGraph := r.commitGraph().links(h); !inGraph {
+	if _, inGraph := r.graphLinks(h); !inGraph {
 		obj, err := r.objects.EncodedObject(plumbing.CommitObject, h)
 		var raw []byte
 		if err == nil {
-			raw, err = objectBytes(obj)
+			raw, err = gitobj.ObjectBytes(obj)
 		}
 		if err == nil {
-			r.verify.check(plumbing.CommitObject, h, raw)
+			r.verify.Check(plumbing.CommitObject, h, raw)
 			if l, _, err := parseLinks(h, raw, true); err == nil {
 				return l, nil
 			}
@@ -169,18 +58,18 @@ func (r *Repo) readLinksVerified(h plumbing.Hash) (links, error) {
 // commit object read whole: its hash must be l.hash and its tree and first
 // parent l's. Anything else marks the Repo unverified.
 func (r *Repo) verifyLinks(l links) {
-	if !r.verify.enabled() || r.verify.bad.Load() {
+	if !r.verify.Enabled() || r.verify.Bad.Load() {
 		return
 	}
 	// checked with the objects (see verifier): the commit is read again,
 	// whole, maybe on the other processor
-	r.verify.later(func() bool {
+	r.verify.Later(func() bool {
 		obj, err := r.objects.EncodedObject(plumbing.CommitObject, l.hash)
 		if err != nil {
 			return false
 		}
-		raw, err := objectBytes(obj)
-		if err != nil || objectHash(plumbing.CommitObject, raw) != l.hash {
+		raw, err := gitobj.ObjectBytes(obj)
+		if err != nil || gitobj.ObjectHash(plumbing.CommitObject, raw) != l.hash {
 			return false
 		}
 		got, _, err := parseLinks(l.hash, raw, true)

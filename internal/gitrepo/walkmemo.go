@@ -32,9 +32,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"slices"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
 
@@ -59,36 +59,16 @@ const (
 )
 
 // walkMemo is a Repo's view of the walk table, opened on first use.
-type walkMemo struct {
-	disk *diskcache.Cache
-	dir  string // the git folder, named by repoDigest
-
-	once    sync.Once
-	mu      sync.Mutex
-	table   *diskcache.Table // nil when the cache is off or the folder unnamed
-	name    string
-	pending map[[walkKeySize]byte][]byte
-	// answers the table gave, and questions it had no answer for (absent,
-	// not decoding, or naming a commit that cannot be read); those this
-	// run's answers gave are not counted
-	hits, misses int
-}
+type walkMemo = cachetable.Table[[walkKeySize]byte, []byte]
 
 func newWalkMemo(disk *diskcache.Cache, gitDir string) *walkMemo {
-	return &walkMemo{disk: disk, dir: gitDir}
-}
-
-func (m *walkMemo) open() bool {
-	if m == nil {
-		return false
-	}
-	m.once.Do(func() {
-		if m.name, m.table = openRepoTable(m.disk, m.dir, walksTable, walkKeySize); m.table == nil {
-			return
-		}
-		m.pending = map[[walkKeySize]byte][]byte{}
+	return cachetable.New(disk, gitDir, cachetable.Spec[[walkKeySize]byte, []byte]{
+		Prefix: walksTable, KeySize: walkKeySize, Key: func(k *[walkKeySize]byte) []byte { return k[:] },
+		Encode: func(dst, v []byte) []byte { return append(dst, v...) },
+		Decode: func(v []byte) ([]byte, bool) { return v, true },
+		MaxNew: maxNewWalks, Size: func(v []byte) int { return len(v) },
+		Bound: maxWalkTable, Grow: func(n, size int) int64 { return int64(n*(walkKeySize+4) + size) },
 	})
-	return m.table != nil
 }
 
 // walkQuestion is what a walk's answer depends on besides the repository's
@@ -141,83 +121,6 @@ func (r *Repo) shallowList() []plumbing.Hash {
 	}
 	slices.SortFunc(out, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
 	return out
-}
-
-// get returns the answer recorded for key, decoded for paths.
-func (m *walkMemo) get(key [walkKeySize]byte, paths []string) (map[string][]plumbing.Hash, bool) {
-	if !m.open() {
-		return nil, false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if v, ok := m.pending[key]; ok { // this run's, not counted
-		return decodeWalk(v, paths)
-	}
-	v, ok := m.table.Get(key[:])
-	var out map[string][]plumbing.Hash
-	if ok {
-		out, ok = decodeWalk(v, paths)
-	}
-	if ok {
-		m.hits++
-	} else {
-		m.misses++
-	}
-	return out, ok
-}
-
-// miss counts as a miss a hit that named a commit that could not be read.
-func (m *walkMemo) miss() {
-	m.mu.Lock()
-	if m.hits > 0 {
-		m.hits--
-		m.misses++
-	}
-	m.mu.Unlock()
-}
-
-// add records the answer of the question of key for SaveCache.
-func (m *walkMemo) add(key [walkKeySize]byte, v []byte) {
-	if !m.open() {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.pending) < maxNewWalks {
-		m.pending[key] = v
-	}
-}
-
-// drop forgets this run's new entries unsaved (see verify.go).
-func (m *walkMemo) drop() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	clear(m.pending)
-}
-
-// save writes this run's answers with the table's; nothing when there is
-// nothing new.
-func (m *walkMemo) save() error {
-	if m == nil {
-		return nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.pending) == 0 {
-		return nil
-	}
-	keys := sortedKeys(m.pending, func(a, b [walkKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
-	b := diskcache.NewBuilder(walkKeySize)
-	size := 0
-	for _, k := range keys {
-		b.Add(k[:], m.pending[k])
-		size += 4 + len(m.pending[k])
-	}
-	clear(m.pending)
-	return writeBounded(m.disk, m.name, m.table, b, int64(b.Len()*walkKeySize+size), maxWalkTable)
 }
 
 // encodeWalk is an answer's value: for each of paths (in order, the first
@@ -279,7 +182,7 @@ func decodeWalk(v []byte, paths []string) (map[string][]plumbing.Hash, bool) {
 // walkAsked returns the key of a walk's question and whether the walk
 // table is there to answer it.
 func (r *Repo) walkAsked(kind byte, head links, base plumbing.Hash, limit int, paths []string) ([walkKeySize]byte, bool) {
-	if !r.wmemo.open() {
+	if !r.wmemo.Open() {
 		return [walkKeySize]byte{}, false
 	}
 	q := walkQuestion{kind: kind, head: head.hash, base: base, limit: limit, shallow: r.shallowList(), paths: paths}
@@ -292,7 +195,13 @@ func (r *Repo) walkAsked(kind byte, head links, base plumbing.Hash, limit int, p
 
 // walkAnswer returns the commits the walk table has for key, described.
 func (r *Repo) walkAnswer(key [walkKeySize]byte, paths []string) (map[string][]Commit, bool) {
-	got, ok := r.wmemo.get(key, paths)
+	v, fresh, ok := r.wmemo.Get(key)
+	var got map[string][]plumbing.Hash
+	if ok {
+		if got, ok = decodeWalk(v, paths); !ok && !fresh {
+			r.wmemo.Unhit() // a value that does not decode is a miss
+		}
+	}
 	if !ok {
 		return nil, false
 	}
@@ -302,7 +211,7 @@ func (r *Repo) walkAnswer(key [walkKeySize]byte, paths []string) (map[string][]C
 		for i, h := range hs {
 			c, err := r.commitInfo(h)
 			if err != nil {
-				r.wmemo.miss()
+				r.wmemo.Unhit()
 				return nil, false
 			}
 			cs[i] = c
@@ -326,5 +235,5 @@ func (r *Repo) recordWalk(key [walkKeySize]byte, paths []string, out map[string]
 		}
 		hs[p] = l
 	}
-	r.wmemo.add(key, encodeWalk(paths, hs))
+	r.wmemo.Add(key, encodeWalk(paths, hs))
 }

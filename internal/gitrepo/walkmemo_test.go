@@ -19,11 +19,9 @@ func walkCounts(t *testing.T, o *cachedOpener) (hits, misses int, keys [][walkKe
 	t.Helper()
 	for _, r := range o.repos {
 		if m := r.wmemo; m != nil {
-			hits += m.hits
-			misses += m.misses
-			for k := range m.pending {
-				keys = append(keys, k)
-			}
+			hits += m.Stats().Hits
+			misses += m.Stats().Misses
+			keys = append(keys, m.Keys()...)
 		}
 	}
 	o.save(t)
@@ -90,7 +88,7 @@ func TestWalkTableBadValuesMiss(t *testing.T) {
 	c := diskcache.New(t.TempDir())
 	o := &cachedOpener{dir: h.dir, c: c, walks: true}
 	h.check(t, o.open)
-	name := func() string { r := o.repos[0]; r.wmemo.open(); return r.wmemo.name }()
+	name := func() string { return o.repos[0].wmemo.Name() }()
 	_, _, keys := walkCounts(t, o)
 	missing := bytes.Repeat([]byte{0xab}, 20)
 	for i, v := range [][]byte{

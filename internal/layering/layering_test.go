@@ -37,9 +37,9 @@ type layer struct {
 var layers = []layer{
 	// the leaves: one rule or seam each, no domain or stage package
 	{"leaf", []string{
-		"internal/agentsession", "internal/atomicfile", "internal/config", "internal/config/configtest",
+		"internal/agentsession", "internal/atomicfile", "internal/cachetable", "internal/config", "internal/config/configtest",
 		"internal/diskcache", "internal/exitcode", "internal/ghactions",
-		"internal/gitfixture", "internal/gitremote", "internal/gitrepo", "internal/lazyre",
+		"internal/gitfixture", "internal/gitobj", "internal/gitremote", "internal/gitrepo", "internal/lazyre",
 		"internal/logging", "internal/par", "internal/pathglob", "internal/planfile",
 		"internal/prompt", "internal/redact", "internal/refpath", "internal/safefile",
 		"internal/sharedlife", "internal/statepatch", "internal/storyid",

@@ -1,0 +1,286 @@
+package kiro
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+)
+
+// The tasks cache keeps each tasks.md's parse in the user's cache
+// (internal/diskcache), keyed as the workflow-state cache keys its entries
+// (discover/wfstate/cache.go): a SHA-256 of the file's repository-relative
+// path, its stat data (device, inode, mode, size, modification and change
+// times) and tasksCacheSalt (tasksCacheVersion, the build). The stat comes
+// from the file's folder opened one component at a time without following
+// a symlink (safefile.OpenDir) and a no-follow stat of the file. Only a
+// parse that asked the file system nothing is stored (its paths were all
+// file-like or refused: it depends on the content alone); a parse that
+// looked a folder up is done again on every run. A value that does not
+// decode, or breaks a bound, is a miss. See docs/SECURITY.md.
+
+// tasksCacheTable names the table; tasksCacheVersion is part of every key:
+// bump it on any change of what ParseTasksIn gives for a text or of the
+// value encoding.
+const (
+	tasksCacheTable   = "kiro-tasks"
+	tasksCacheVersion = 1
+)
+
+// tasksCacheNow is the scan's wall clock (a test moves it to store files it
+// has just written).
+var tasksCacheNow = time.Now
+
+// tasksCacheHits, when set (by a test), is called at the end of each scan
+// that used the cache with its number of hits and of new entries.
+var tasksCacheHits func(hits, added int)
+
+// tasksCache is one scan's use of the table. It is safe for concurrent use
+// by the scan's workers.
+type tasksCache struct {
+	c    *diskcache.Cache
+	t    *diskcache.Table
+	salt [sha256.Size]byte
+	now  time.Time
+	root string
+	max  int64
+
+	mu    sync.Mutex
+	dirs  map[string]*safefile.Dir // by folder; nil: cannot be opened without following a symlink
+	added *diskcache.Builder
+	hits  int
+}
+
+// openTasksCache opens r's table, or returns nil when r has no cache.
+func openTasksCache(r *source.Repo) *tasksCache {
+	if !r.Cache.Enabled() {
+		return nil
+	}
+	t, _ := r.Cache.Open(tasksCacheTable, sha256.Size) // a table it cannot use is empty
+	return &tasksCache{
+		c: r.Cache, t: t, salt: source.StatCacheSalt("orchestrate kiro tasks cache", tasksCacheVersion), now: tasksCacheNow(),
+		root: r.Root, max: r.Config.MaxFileSize, dirs: map[string]*safefile.Dir{},
+	}
+}
+
+// folder returns p's folder (opened once per scan, one component at a
+// time without following a symlink) and p's name; nil when it cannot be
+// opened that way.
+func (c *tasksCache) folder(p string) (*safefile.Dir, string) {
+	dir, name := ".", p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir, name = p[:i], p[i+1:]
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.dirs[dir]
+	if !ok {
+		var err error
+		if d, err = safefile.OpenDir(c.root, dir, false); err != nil {
+			d = nil
+		}
+		c.dirs[dir] = d
+	}
+	return d, name
+}
+
+// parseTasks gives the parse of tasks.md p and its modification time: from
+// the cache when its stat data is unchanged, else read (through its safely
+// opened folder, else with r.ReadWithTime, which reports any problem) and
+// parsed, and recorded when the parse asked exists nothing. c may be nil.
+func (c *tasksCache) parseTasks(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+	if c == nil {
+		return parseRead(r, p, exists)
+	}
+	d, name := c.folder(p)
+	if d == nil {
+		return parseRead(r, p, exists)
+	}
+	if c.t.Len() > 0 {
+		fs, err := d.StatNoFollow(name)
+		if err == nil && fs.Regular() && (c.max <= 0 || fs.Size <= c.max) {
+			k := source.StatCacheKey(c.salt, p, fs, nil)
+			if v, ok := c.t.Get(k[:]); ok {
+				if ts, ok := decodeTasks(v); ok {
+					c.mu.Lock()
+					c.hits++
+					c.mu.Unlock()
+					return ts, fs.Mtime, nil
+				}
+			}
+		}
+	}
+	data, fs, ok := d.ReadRegular(name, c.max)
+	if !ok {
+		return parseRead(r, p, exists)
+	}
+	asked := false
+	ts := ParseTasksIn(data, func(q string) bool {
+		asked = true
+		return exists(q)
+	})
+	if !asked && source.StatCacheStorable(c.now, fs) {
+		k := source.StatCacheKey(c.salt, p, fs, nil)
+		v := encodeTasks(&ts)
+		c.mu.Lock()
+		if c.added == nil {
+			c.added = diskcache.NewBuilder(sha256.Size)
+		}
+		c.added.Add(k[:], v)
+		c.mu.Unlock()
+	}
+	return ts, fs.Mtime, nil
+}
+
+// parseRead reads p with r.ReadWithTime and parses it (no cache).
+func parseRead(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+	data, mt, err := r.ReadWithTime(p)
+	if err != nil {
+		return Tasks{}, mt, err
+	}
+	return ParseTasksIn(data, exists), mt, nil
+}
+
+// save closes the scan's folders and writes its new entries.
+func (c *tasksCache) save() {
+	if c == nil {
+		return
+	}
+	for _, d := range c.dirs {
+		if d != nil {
+			d.Close()
+		}
+	}
+	c.dirs = nil
+	if tasksCacheHits != nil {
+		tasksCacheHits(c.hits, c.added.Len())
+	}
+	if c.added.Len() == 0 {
+		return
+	}
+	_ = c.c.Write(tasksCacheTable, c.t, c.added) // a cache that cannot be written is skipped
+	c.added = nil
+}
+
+// encodeTasks writes a parse as a value: lengths and numbers as uvarints,
+// strings as their length and bytes.
+func encodeTasks(ts *Tasks) []byte {
+	b := make([]byte, 0, 64*len(ts.Tasks)+16)
+	u := func(n int) { b = binary.AppendUvarint(b, uint64(n)) }
+	str := func(s string) { u(len(s)); b = append(b, s...) }
+	list := func(l []string) {
+		u(len(l))
+		for _, s := range l {
+			str(s)
+		}
+	}
+	flag := func(v bool) {
+		if v {
+			u(1)
+		} else {
+			u(0)
+		}
+	}
+	u(len(ts.Tasks))
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		str(t.ID)
+		str(t.Title)
+		u(int(t.State))
+		flag(t.Optional)
+		flag(t.Parallel)
+		u(t.Indent)
+		u(t.Line)
+		u(t.Parent + 1)
+		u(t.Children)
+		str(t.Heading)
+		list(t.Requirements)
+		list(t.Depends)
+		str(t.Blocked)
+		list(t.Paths)
+	}
+	u(len(ts.Unparsed))
+	for _, n := range ts.Unparsed {
+		u(n)
+	}
+	u(len(ts.Waves))
+	for _, w := range ts.Waves {
+		list(w)
+	}
+	flag(ts.GraphBad)
+	list(ts.Duplicates)
+	flag(ts.Truncated)
+	return b
+}
+
+// decodeTasks reads a value encodeTasks wrote; ok is false for anything
+// else or a value past the parser's bounds.
+func decodeTasks(b []byte) (ts Tasks, ok bool) {
+	bad := false
+	u := func(limit int) int {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > uint64(limit) {
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return int(v)
+	}
+	str := func() string {
+		n := u(maxLineLen * 4)
+		if bad || n > len(b) {
+			bad = true
+			return ""
+		}
+		s := string(b[:n])
+		b = b[n:]
+		return s
+	}
+	list := func(limit int) []string {
+		n := u(limit)
+		var out []string
+		for i := 0; i < n && !bad; i++ {
+			out = append(out, str())
+		}
+		return out
+	}
+	n := u(maxTasks)
+	if n > 0 {
+		ts.Tasks = make([]Task, 0, n)
+	}
+	for i := 0; i < n && !bad; i++ {
+		t := Task{ID: str(), Title: str(), State: rune(u(0x10FFFF)), Optional: u(1) == 1, Parallel: u(1) == 1}
+		t.Indent, t.Line = u(1<<20), u(1<<30)
+		t.Parent = u(i) - 1
+		t.Children = u(maxTasks)
+		t.Heading = str()
+		t.Requirements, t.Depends = list(maxRefs), list(maxRefs)
+		t.Blocked = str()
+		t.Paths = list(maxTaskPaths)
+		ts.Tasks = append(ts.Tasks, t)
+	}
+	if k := u(maxUnparsed); k > 0 && !bad {
+		ts.Unparsed = make([]int, 0, k)
+		for i := 0; i < k && !bad; i++ {
+			ts.Unparsed = append(ts.Unparsed, u(1<<30))
+		}
+	}
+	if k := u(maxWaves); k > 0 && !bad {
+		ts.Waves = make([][]string, 0, k)
+		for i := 0; i < k && !bad; i++ {
+			ts.Waves = append(ts.Waves, list(maxWaveTasks))
+		}
+	}
+	ts.GraphBad = u(1) == 1
+	ts.Duplicates = list(maxTasks)
+	ts.Truncated = u(1) == 1
+	if bad || len(b) != 0 {
+		return Tasks{}, false
+	}
+	return ts, true
+}

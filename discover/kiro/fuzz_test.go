@@ -1,0 +1,50 @@
+package kiro
+
+import (
+	"reflect"
+	"testing"
+)
+
+// FuzzParseKiro checks that no tasks.md makes the parser panic, hang or
+// break its bounds, and that the counts stay consistent.
+func FuzzParseKiro(f *testing.F) {
+	for _, s := range []string{
+		"- [ ] 1. a\n  - [x] 1.1 b\n  - [ ]* 1.2 c\n",
+		"- [-] 2. p\n- [x] 2.1 q `src/a.ts`\n  - _Requirements: 1.1_\n  - _Depends: 2_\n",
+		"## Task Dependency Graph\n```json\n{\"waves\":[{\"id\":0,\"tasks\":[\"1\"]}]}\n```\n",
+		"- [~] **3.1** x (P)\n- [/] 9 y\n<!--\n- [ ] z\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ts := ParseTasks(data)
+		if len(ts.Tasks) > maxTasks || len(ts.Unparsed) > maxUnparsed {
+			t.Fatalf("bounds: %d tasks", len(ts.Tasks))
+		}
+		c := ts.Count()
+		if c.Done > c.Total || c.OptionalDone > c.OptionalTotal || c.Total+c.OptionalTotal > c.Boxes {
+			t.Fatalf("counts: %+v", c)
+		}
+		for i, x := range ts.Tasks {
+			if x.Parent >= i || len(x.Paths) > maxTaskPaths || len(x.Requirements) > maxRefs || len(x.Title) > maxTitleLen+len("…") {
+				t.Fatalf("task bounds: %+v", x)
+			}
+		}
+		if first := ts.FirstOpen(); first != nil && (first.Closed() || first.Optional || !first.Leaf()) {
+			t.Fatalf("first open: %+v", first)
+		}
+		_, _ = ts.StaleParents()
+		_ = ts.Holes()
+		// the cache's encoding gives the parse back
+		back, ok := decodeTasks(encodeTasks(&ts))
+		if !ok || back.Count() != c || len(back.Tasks) != len(ts.Tasks) || len(back.Waves) != len(ts.Waves) {
+			t.Fatalf("cache round trip: %v", ok)
+		}
+		for i := range ts.Tasks {
+			if !reflect.DeepEqual(back.Tasks[i], ts.Tasks[i]) {
+				t.Fatalf("cache round trip of task %d: %+v != %+v", i, back.Tasks[i], ts.Tasks[i])
+			}
+		}
+		_, _ = decodeTasks(data) // arbitrary bytes as a cached value: no panic
+	})
+}

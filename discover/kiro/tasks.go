@@ -1,0 +1,877 @@
+package kiro
+
+import (
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+)
+
+// Bounds on what one tasks.md contributes: a hostile file costs at most
+// this much, whatever its size.
+const (
+	maxTasks     = 5000
+	maxTaskPaths = 32
+	maxRefs      = 16
+	maxLineLen   = 4096
+	maxTitleLen  = 200
+	maxUnparsed  = 200
+	maxGraphJSON = 256 << 10
+	maxWaves     = 1000
+	maxWaveTasks = 5000
+)
+
+// Task states as the box holds them (Rule B3.1).
+const (
+	Open       = ' ' // not started
+	Done       = 'x' // completed ([x] or [X])
+	InProgress = '-' // "Start task" was clicked
+	Queued     = '~' // waiting in the IDE's task queue
+)
+
+// Task is one checkbox line of a Kiro tasks.md:
+// `- [ ] 2.1 Create data models` with its detail bullets.
+type Task struct {
+	ID       string // "2.1", "M24-T002", "" for an unnumbered checkbox
+	Title    string // one line, bounded, annotations removed
+	State    rune   // Open, Done, InProgress or Queued
+	Optional bool   // `- [ ]*`, a star on the id, or under an optional parent
+	Indent   int    // leading columns (a tab counts 4)
+	Line     int    // 1-based
+	Parent   int    // index of the parent task, -1 at the top
+	Children int    // number of child tasks
+	Heading  string // the last heading above it ("" before any)
+	// Requirements are the `_Requirements: 1.1, 2.3_` references.
+	Requirements []string
+	// Depends are cc-sdd's `_Depends: 1.2_` task ids.
+	Depends []string
+	// Blocked is cc-sdd's `_Blocked: <reason>_`, "" when not blocked.
+	Blocked string
+	// Parallel is cc-sdd's `(P)` after the title.
+	Parallel bool
+	// Paths are the repository paths the task and its detail bullets name.
+	Paths []string
+}
+
+// Leaf reports whether t has no child task: an execution unit.
+func (t *Task) Leaf() bool { return t.Children == 0 }
+
+// Closed reports whether t's box is ticked.
+func (t *Task) Closed() bool { return t.State == Done }
+
+// Name is how the task prints: its id and title ("2.1 Create data models").
+func (t *Task) Name() string {
+	if t.ID == "" {
+		return t.Title
+	}
+	return t.ID + " " + t.Title
+}
+
+// Tasks is a parsed tasks.md.
+type Tasks struct {
+	Tasks []Task
+	// Unparsed are the lines of boxes no Kiro state fills ([/], [?], [!]).
+	Unparsed []int
+	// Waves are the task ids of the `## Task Dependency Graph` block, wave
+	// by wave, when it holds one.
+	Waves [][]string
+	// GraphBad is set when the graph block does not decode.
+	GraphBad bool
+	// Duplicates are ids written on more than one task line.
+	Duplicates []string
+	// Truncated reports that the file holds more than maxTasks tasks.
+	Truncated bool
+}
+
+// Counts are a spec's figures (Rule B4.1): required leaves, optional
+// leaves, and every box as cc-sdd's spec-status counts them.
+type Counts struct {
+	Done, Total                 int // required leaves
+	OptionalDone, OptionalTotal int
+	BoxesDone, Boxes            int
+}
+
+// Count counts the tasks.
+func (ts *Tasks) Count() Counts {
+	var c Counts
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		c.Boxes++
+		if t.Closed() {
+			c.BoxesDone++
+		}
+		if !t.Leaf() {
+			continue
+		}
+		if t.Optional {
+			c.OptionalTotal++
+			if t.Closed() {
+				c.OptionalDone++
+			}
+			continue
+		}
+		c.Total++
+		if t.Closed() {
+			c.Done++
+		}
+	}
+	return c
+}
+
+// FirstOpen is the first open required leaf in document order (Part D.4),
+// or nil.
+func (ts *Tasks) FirstOpen() *Task {
+	for i := range ts.Tasks {
+		if t := &ts.Tasks[i]; t.Leaf() && !t.Optional && !t.Closed() {
+			return t
+		}
+	}
+	return nil
+}
+
+// Holes lists the open required leaves that stand before a closed one.
+func (ts *Tasks) Holes() []string {
+	last := -1
+	for i := range ts.Tasks {
+		if t := &ts.Tasks[i]; t.Leaf() && !t.Optional && t.Closed() {
+			last = i
+		}
+	}
+	var out []string
+	for i := 0; i < last; i++ {
+		if t := &ts.Tasks[i]; t.Leaf() && !t.Optional && !t.Closed() {
+			out = append(out, ts.label(i))
+		}
+	}
+	return out
+}
+
+// Marked lists the tasks whose box holds state ([-] or [~]).
+func (ts *Tasks) Marked(state rune) []string {
+	var out []string
+	for i := range ts.Tasks {
+		if ts.Tasks[i].State == state {
+			out = append(out, ts.label(i))
+		}
+	}
+	return out
+}
+
+// LeafMarked reports whether a leaf is in progress ([-]).
+func (ts *Tasks) LeafMarked() bool {
+	for i := range ts.Tasks {
+		if t := &ts.Tasks[i]; t.Leaf() && t.State == InProgress {
+			return true
+		}
+	}
+	return false
+}
+
+// StaleParents lists the parents whose own box disagrees with their
+// children (Rule B3.4): open (or marked) while every required child is
+// done ("unticked"), or ticked while a required child is open ("ticked").
+func (ts *Tasks) StaleParents() (unticked, ticked []string) {
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		if t.Leaf() || t.Optional {
+			continue
+		}
+		done, open := ts.requiredUnder(i)
+		switch {
+		case !t.Closed() && open == 0 && done > 0:
+			unticked = append(unticked, ts.label(i))
+		case t.Closed() && open > 0:
+			ticked = append(ticked, ts.label(i))
+		}
+	}
+	return unticked, ticked
+}
+
+// requiredUnder counts the done and open required leaves below task i.
+func (ts *Tasks) requiredUnder(i int) (done, open int) {
+	for j := i + 1; j < len(ts.Tasks); j++ {
+		t := &ts.Tasks[j]
+		if !ts.below(j, i) {
+			continue
+		}
+		if !t.Leaf() || t.Optional {
+			continue
+		}
+		if t.Closed() {
+			done++
+		} else {
+			open++
+		}
+	}
+	return done, open
+}
+
+// below reports whether task j has task i among its ancestors.
+func (ts *Tasks) below(j, i int) bool {
+	for k, n := ts.Tasks[j].Parent, 0; k >= 0 && n < 64; k, n = ts.Tasks[k].Parent, n+1 {
+		if k == i {
+			return true
+		}
+	}
+	return false
+}
+
+// Top is the index of task i's top-level ancestor (i itself at the top).
+func (ts *Tasks) Top(i int) int {
+	for n := 0; ts.Tasks[i].Parent >= 0 && n < 64; n++ {
+		i = ts.Tasks[i].Parent
+	}
+	return i
+}
+
+// label is a task's short name: its id, else its title clipped.
+func (ts *Tasks) label(i int) string {
+	t := &ts.Tasks[i]
+	if t.ID != "" {
+		return t.ID
+	}
+	return clip(t.Title, 40)
+}
+
+var (
+	headingRe  = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	inlineRe   = lazyre.New(`(?i)_(requirements?|depends|blocked|boundary)\s*[:：]\s*([^_]*)_`)
+	parallelRe = lazyre.New(`\s*\(P\)\s*`)
+	fileLineRe = lazyre.New(`(?i)^\**(?:files?|paths?)\**\s*[:：]\s*(.*)$`)
+	refIDRe    = lazyre.New(`^\d+(?:\.\d+)*$`)
+	graphHead  = lazyre.New(`(?i)task\s+dependency\s+graph`)
+)
+
+// ParseTasks reads a tasks.md without a repository at hand: only
+// file-like tokens are paths (see ParseTasksIn).
+func ParseTasks(data []byte) Tasks { return ParseTasksIn(data, nil) }
+
+// ParseTasksIn reads a Kiro tasks.md. It never fails: a line that is no
+// task line is prose, a detail bullet of the task above it, or skipped.
+// Boxes inside code fences and HTML comments are no tasks (Rule B3.6).
+// Paths are read by the one prose rule (refpath.Prose), exists answering
+// for the repository: a route, URL, glob or version never becomes a path.
+func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
+	var out Tasks
+	p := parser{out: &out, exists: exists, lastByID: map[string]int{}, seen: map[string]int{}}
+	lines := strings.Split(strings.ToValidUTF8(string(data), "\uFFFD"), "\n")
+	for n, line := range lines {
+		line = strings.TrimRight(line, "\r")
+		if len(line) > maxLineLen {
+			line = clip(line, maxLineLen)
+		}
+		if !p.line(n+1, line) {
+			out.Truncated = true
+			break
+		}
+	}
+	p.finish()
+	return out
+}
+
+// parser is ParseTasksIn's state between lines.
+type parser struct {
+	out      *Tasks
+	exists   func(string) bool
+	heading  string
+	inGraph  bool // under the Task Dependency Graph heading
+	fence    string
+	graph    strings.Builder
+	inFence  bool // the fence being read is the graph's
+	comment  bool
+	cur      int   // the last task (for its detail bullets), -1 none
+	stack    []int // tasks by indentation, for parents without ids
+	lastByID map[string]int
+	seen     map[string]int
+	started  bool
+}
+
+// line reads one line; false stops the parse (too many tasks).
+func (p *parser) line(n int, line string) bool {
+	if !p.started {
+		p.cur = -1
+		p.started = true
+	}
+	trim := strings.TrimLeft(line, " \t")
+	if m := fence(trim); m != "" {
+		switch {
+		case p.fence == "":
+			p.fence = m
+			p.inFence = p.inGraph && p.out.Waves == nil && !p.out.GraphBad
+			p.graph.Reset()
+		case p.fence == m:
+			p.fence = ""
+			if p.inFence {
+				p.readGraph()
+				p.inFence = false
+			}
+		}
+		return true
+	}
+	if p.fence != "" {
+		if p.inFence && p.graph.Len() < maxGraphJSON {
+			p.graph.WriteString(line)
+			p.graph.WriteByte('\n')
+		}
+		return true
+	}
+	if p.comment {
+		if strings.Contains(line, "-->") {
+			p.comment = false
+		}
+		return true
+	}
+	if strings.HasPrefix(trim, "<!--") {
+		p.comment = !strings.Contains(trim, "-->")
+		return true
+	}
+	if m := heading(trim, line); m != nil {
+		p.heading = oneLine(strings.NewReplacer("**", "", "`", "").Replace(m[2]))
+		p.inGraph = graphHead().MatchString(p.heading)
+		p.cur, p.stack = -1, p.stack[:0]
+		return true
+	}
+	if trim != "" && strings.IndexByte("-*+", trim[0]) >= 0 {
+		if m := box(line); m != nil {
+			return p.task(n, m)
+		}
+	}
+	if p.cur < 0 {
+		return true
+	}
+	switch {
+	case strings.TrimSpace(line) == "":
+	case line[0] == ' ' || line[0] == '\t':
+		p.detail(strings.TrimSpace(line))
+	default:
+		p.cur = -1
+	}
+	return true
+}
+
+// task reads a checkbox line.
+func (p *parser) task(n int, m []string) bool {
+	state, _ := utf8.DecodeRuneInString(m[2])
+	switch {
+	case state == 'x' || state == 'X':
+		state = Done
+	case state == '-' || state == '~':
+	case unicode.IsSpace(state):
+		state = Open
+	default:
+		if len(p.out.Unparsed) < maxUnparsed {
+			p.out.Unparsed = append(p.out.Unparsed, n)
+		}
+		return true
+	}
+	if len(p.out.Tasks) >= maxTasks {
+		return false
+	}
+	t := Task{State: state, Optional: m[3] != "", Indent: indent(m[1]), Line: n, Parent: -1, Heading: p.heading}
+	rest := m[4]
+	if tok, after := firstToken(rest); tok != "" && tok[0] != '[' && len(tok) <= 48 {
+		if id, star, ok := taskID(tok); ok {
+			t.ID = id
+			t.Optional = t.Optional || star
+			rest = after
+		}
+	}
+	rest = p.inline(&t, strings.TrimSpace(rest))
+	if loc := parallelLoc(rest); loc != nil && (loc[1] == len(rest) || strings.HasSuffix(strings.TrimSpace(rest[:loc[1]]), "(P)")) {
+		t.Parallel = true
+		rest = strings.TrimSpace(rest[:loc[0]] + " " + rest[loc[1]:])
+	}
+	t.Title = oneLine(rest)
+	t.Paths = descPaths(rest, nil, p.exists)
+	i := len(p.out.Tasks)
+	t.Parent = p.parentOf(&t)
+	if t.Parent >= 0 && p.out.Tasks[t.Parent].Optional {
+		t.Optional = true // the children of an optional task are optional
+	}
+	if t.Parent >= 0 {
+		p.out.Tasks[t.Parent].Children++
+	}
+	if t.ID != "" {
+		if p.seen[t.ID] == 1 {
+			p.out.Duplicates = append(p.out.Duplicates, t.ID)
+		}
+		p.seen[t.ID]++
+		p.lastByID[t.ID] = i
+	}
+	p.out.Tasks = append(p.out.Tasks, t)
+	for len(p.stack) > 0 && p.out.Tasks[p.stack[len(p.stack)-1]].Indent >= t.Indent {
+		p.stack = p.stack[:len(p.stack)-1]
+	}
+	if len(p.stack) < 64 {
+		p.stack = append(p.stack, i)
+	}
+	p.cur = i
+	return true
+}
+
+// parentOf finds a task's parent (Rule B3.3): by id first (2.3 stands
+// under the nearest task 2 above it), else by indentation.
+func (p *parser) parentOf(t *Task) int {
+	if t.ID != "" && refIDRe().MatchString(t.ID) {
+		if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
+			if j, ok := p.lastByID[t.ID[:k]]; ok {
+				return j
+			}
+		}
+	}
+	for k := len(p.stack) - 1; k >= 0; k-- {
+		if j := p.stack[k]; p.out.Tasks[j].Indent < t.Indent {
+			return j
+		}
+	}
+	return -1
+}
+
+// inline takes the annotations written on the task line itself
+// (`_Requirements: 1.1_`, `_Depends: 1.2_`, `_Blocked: x_`) off its text.
+func (p *parser) inline(t *Task, s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	for _, m := range inlineRe().FindAllStringSubmatch(s, 8) {
+		annotate(t, strings.ToLower(m[1]), m[2])
+	}
+	return strings.TrimSpace(inlineRe().ReplaceAllString(s, " "))
+}
+
+// detail reads a line below the current task: an annotation or a detail
+// bullet naming files.
+func (p *parser) detail(s string) {
+	t := &p.out.Tasks[p.cur]
+	s = strings.TrimSpace(strings.TrimLeft(s, "-*+ \t"))
+	if strings.ContainsAny(s, ":：") {
+		if p.annotation(t, s) {
+			return
+		}
+	}
+	if strings.Contains(s, "Validates:") || strings.Contains(s, "Property ") || strings.Contains(s, "_Boundary") {
+		return
+	}
+	if low := strings.ToLower(strings.TrimLeft(clip(s, 8), "*")); strings.HasPrefix(low, "file") || strings.HasPrefix(low, "path") {
+		if m := fileLineRe().FindStringSubmatch(s); m != nil {
+			t.Paths = addPaths(t.Paths, filesPaths(m[1], p.exists)...)
+			return
+		}
+	}
+	if !strings.ContainsAny(s, "/`") {
+		return // no path without a folder or backticks
+	}
+	if strings.Contains(s, "_") {
+		s = inlineRe().ReplaceAllString(s, " ")
+	}
+	t.Paths = descPaths(s, t.Paths, p.exists)
+}
+
+// annotation reads an annotation line (`_Requirements: 1.1, 2.3_`,
+// `**Requirements**: …`, `Requirements：…`, `_Depends: 1.2_`, `_Depends on:
+// …_`, `_Blocked: why_`) into t and reports whether it was one.
+func (p *parser) annotation(t *Task, s string) bool {
+	head := strings.TrimLeft(s, "_* \t")
+	colon := strings.IndexAny(head, ":：")
+	if colon <= 0 || colon > 20 {
+		return false
+	}
+	word := strings.ToLower(strings.TrimRight(head[:colon], "_* \t"))
+	var kind string
+	switch word {
+	case "requirement", "requirements":
+		kind = "requirements"
+	case "depends", "depends on":
+		kind = "depends"
+	case "blocked":
+		kind = "blocked"
+	default:
+		return false
+	}
+	val := head[colon:]
+	_, size := utf8.DecodeRuneInString(val)
+	val = strings.TrimRight(strings.TrimSpace(val[size:]), "_* \t")
+	annotate(t, kind, val)
+	return true
+}
+
+// annotate records one annotation on t.
+func annotate(t *Task, kind, val string) {
+	val = strings.TrimSpace(strings.Trim(strings.TrimSpace(val), "_*"))
+	switch kind {
+	case "requirement", "requirements":
+		t.Requirements = addRefs(t.Requirements, val)
+	case "depends":
+		t.Depends = addRefs(t.Depends, val)
+	case "blocked":
+		if t.Blocked == "" {
+			t.Blocked = oneLine(val)
+			if t.Blocked == "" {
+				t.Blocked = "blocked"
+			}
+		}
+	}
+}
+
+// addRefs splits a reference list ("1.1, 2.3", "1.1、2.3") into list; a
+// list of words ("All requirements need foundational setup") is one entry.
+func addRefs(list []string, val string) []string {
+	parts := strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == '、' || r == ';' || r == '，' })
+	ids := true
+	for _, x := range parts {
+		if !refIDRe().MatchString(strings.TrimSpace(x)) {
+			ids = false
+			break
+		}
+	}
+	if !ids {
+		parts = []string{val}
+	}
+	for _, x := range parts {
+		x = clip(oneLine(x), 80)
+		if x != "" && len(list) < maxRefs {
+			list = append(list, x)
+		}
+	}
+	return list
+}
+
+// readGraph decodes the Task Dependency Graph block:
+// {"waves": [{"id": 0, "tasks": ["1.1"]}, …]}.
+func (p *parser) readGraph() {
+	v, err := tolerant.DecodeJSONMap([]byte(p.graph.String()))
+	if err != nil {
+		p.out.GraphBad = true
+		return
+	}
+	waves, ok := v["waves"].([]any)
+	if !ok {
+		p.out.GraphBad = true
+		return
+	}
+	total := 0
+	out := [][]string{}
+	for _, w := range waves {
+		if len(out) >= maxWaves {
+			break
+		}
+		wm, ok := w.(map[string]any)
+		if !ok {
+			continue
+		}
+		ids, _ := wm["tasks"].([]any)
+		var wave []string
+		for _, id := range ids {
+			s, ok := tolerant.ScalarString(id)
+			if !ok || total >= maxWaveTasks {
+				continue
+			}
+			total++
+			wave = append(wave, clip(oneLine(s), 40))
+		}
+		out = append(out, wave)
+	}
+	p.out.Waves = out
+}
+
+// finish closes the parse: an unclosed graph fence is still read.
+func (p *parser) finish() {
+	if p.fence != "" && p.inFence {
+		p.readGraph()
+	}
+}
+
+// indent measures leading whitespace (a tab counts 4 columns).
+func indent(s string) int {
+	n := 0
+	for _, r := range s {
+		if r == '\t' {
+			n += 4
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// oneLine bounds text for a title: control characters out, at most
+// maxTitleLen bytes on a rune boundary.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	return clip(s, maxTitleLen)
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// descPaths finds the paths a text names: backticked tokens that are
+// paths, and bare tokens holding a folder and a known extension.
+func descPaths(desc string, out []string, exists func(string) bool) []string {
+	plain := desc
+	if strings.Contains(desc, "`") {
+		var spans []string
+		spans, plain = backticks(desc)
+		for _, sp := range spans {
+			if p, ok := pathToken(sp, exists); ok {
+				out = addPaths(out, p)
+			}
+		}
+	}
+	if !strings.Contains(plain, "/") {
+		return out
+	}
+	for _, w := range strings.Fields(plain) {
+		if len(out) >= maxTaskPaths {
+			break
+		}
+		tok := strings.TrimRight(strings.TrimLeft(w, "(\"'["), ".,;:)\"']")
+		if !strings.Contains(tok, "/") || path.Ext(tok) == "" {
+			continue
+		}
+		if p, ok := pathToken(tok, exists); ok {
+			out = addPaths(out, p)
+		}
+	}
+	return out
+}
+
+// filesPaths reads a `File: …` / `Files: …` detail: backticked paths,
+// else comma-separated ones.
+func filesPaths(rest string, exists func(string) bool) []string {
+	var out []string
+	if spans, _ := backticks(rest); len(spans) > 0 {
+		for _, sp := range spans {
+			if p, ok := pathToken(sp, exists); ok {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, part := range strings.Split(rest, ",") {
+		if s, ok := refpath.Output(part); ok {
+			if p, ok := pathToken(s, exists); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// pathToken cleans a token and reports whether it is a repository path:
+// the one prose rule (refpath.Prose), and not a version number.
+func pathToken(s string, exists func(string) bool) (string, bool) {
+	s = strings.TrimSpace(s)
+	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
+		return "", false
+	}
+	return refpath.Prose(s, exists)
+}
+
+// addPaths appends the paths not yet in list, up to maxTaskPaths.
+func addPaths(list []string, ps ...string) []string {
+	for _, p := range ps {
+		if len(list) >= maxTaskPaths {
+			break
+		}
+		dup := false
+		for _, x := range list {
+			if x == p {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// fence is the fence a line (without its indentation) opens or closes,
+// "" for none.
+func fence(trim string) string {
+	switch {
+	case strings.HasPrefix(trim, "```"):
+		return "```"
+	case strings.HasPrefix(trim, "~~~"):
+		return "~~~"
+	}
+	return ""
+}
+
+// heading matches a heading line; trim is the line without indentation.
+func heading(trim, line string) []string {
+	if !strings.HasPrefix(trim, "#") {
+		return nil
+	}
+	return headingRe().FindStringSubmatch(line)
+}
+
+// parallelLoc finds cc-sdd's (P) marker in a task's text.
+func parallelLoc(s string) []int {
+	if !strings.Contains(s, "(P)") {
+		return nil
+	}
+	return parallelRe().FindStringIndex(s)
+}
+
+// box reads a checkbox list item by hand (the grammar of Rule B3.1 before
+// the id): indent, a bullet, blanks, "[", one character, "]", an optional
+// star; it returns {line, indent, state, star, rest} or nil.
+func box(line string) []string {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	ind := line[:i]
+	if i >= len(line) || strings.IndexByte("-*+", line[i]) < 0 {
+		return nil
+	}
+	i++
+	j := i
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+		j++
+	}
+	if j == i || j >= len(line) || line[j] != '[' {
+		return nil
+	}
+	j++
+	r, size := utf8.DecodeRuneInString(line[j:])
+	if size == 0 || r == ']' {
+		return nil
+	}
+	k := j + size
+	if k >= len(line) || line[k] != ']' {
+		return nil
+	}
+	k++
+	star := ""
+	if k < len(line) && line[k] == '*' {
+		star, k = "*", k+1
+	}
+	return []string{line, ind, line[j : j+size], star, line[k:]}
+}
+
+// firstToken splits off the first blank-separated token of s.
+func firstToken(s string) (tok, rest string) {
+	s = strings.TrimLeft(s, " \t")
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
+}
+
+// backticks returns the backticked spans of s (at most maxTaskPaths, each
+// 1…512 bytes) and s with every span replaced by a blank.
+func backticks(s string) ([]string, string) {
+	var spans []string
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if sp := s[i+1 : i+1+j]; j > 0 && j <= 512 {
+			if len(spans) < maxTaskPaths {
+				spans = append(spans, sp)
+			}
+			b.WriteString(s[:i])
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(s[:i+1+j+1])
+		}
+		s = s[i+1+j+1:]
+	}
+	b.WriteString(s)
+	return spans, b.String()
+}
+
+// taskID reads a task id token (Rule B3.1): 2, 2.1, 0.V, M24-T002, bold
+// (**2.1**), with a star on it (12.7*: optional) and a trailing ".", ":"
+// or ")". ok is false for any other token.
+func taskID(tok string) (id string, star, ok bool) {
+	if b, found := strings.CutPrefix(tok, "**"); found {
+		k := strings.Index(b, "**")
+		if k <= 0 {
+			return "", false, false
+		}
+		tok = b[:k] + b[k+2:]
+	}
+	punct := false
+	for n := 0; n < 3 && tok != ""; n++ {
+		switch c := tok[len(tok)-1]; {
+		case c == '*':
+			star = true
+		case (c == '.' || c == ':' || c == ')') && !punct:
+			punct = true
+		default:
+			n = 3
+			continue
+		}
+		tok = tok[:len(tok)-1]
+	}
+	if tok == "" || !idShape(tok) {
+		return "", false, false
+	}
+	return tok, star, true
+}
+
+// idShape reports whether s is \d+(\.[0-9A-Za-z]+)* or
+// [A-Z]{1,4}-?\d+([-.][0-9A-Za-z]+)*.
+func idShape(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	letters := i
+	if letters > 4 {
+		return false
+	}
+	if letters > 0 && i < len(s) && s[i] == '-' {
+		i++
+	}
+	d := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == d {
+		return false
+	}
+	for i < len(s) {
+		if s[i] != '.' && (letters == 0 || s[i] != '-') {
+			return false
+		}
+		i++
+		k := i
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+			i++
+		}
+		if i == k {
+			return false
+		}
+	}
+	return true
+}

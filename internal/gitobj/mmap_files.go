@@ -1,0 +1,74 @@
+package gitobj
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-billy/v5"
+)
+
+// mapOrRead maps the file name of fs (f, open) when it can, else reads it
+// whole.
+func mapOrRead(fs billy.Filesystem, name string, f billy.File, fi os.FileInfo) ([]byte, func() error, error) {
+	if of := osFile(fs, name, fi); of != nil {
+		defer of.Close()
+		if b, unmap, err := mmapFile(of, fi.Size()); err == nil {
+			return b, unmap, nil
+		}
+	}
+	return readWhole(f, fi.Size())
+}
+
+// osFile opens the file name of fs with the operating system when fs is
+// backed by it (go-billy's files hide their descriptor): the file opened must
+// be the one fs names (the same device and inode as fi), else it is nil.
+func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
+	root := fs.Root()
+	if !filepath.IsAbs(root) {
+		return nil
+	}
+	f, _, err := OpenGitFile(filepath.Join(root, filepath.FromSlash(name)), 0)
+	if err != nil {
+		return nil
+	}
+	if ofi, err := f.Stat(); err != nil || !sameFile(ofi, fi) || ofi.Size() != fi.Size() {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+// touch counts n pages of mapped files read; past maxTouchedPages, the
+// mapped packs and indexes leave the process's memory (they stay in the page
+// cache, and a later read maps them again), so that a walk over a whole pack
+// does not count the pack in the process's resident memory.
+func (s *Store) touch(n int) {
+	s.touched += n
+	if s.touched < maxTouchedPages {
+		return
+	}
+	s.touched = 0
+	for _, p := range s.packs {
+		if p.data != nil {
+			dropPages(p.data)
+		}
+		if p.unmap != nil {
+			dropPages(p.idx)
+		}
+	}
+}
+
+// readWhole reads the first size bytes of f.
+func readWhole(f io.ReaderAt, size int64) ([]byte, func() error, error) {
+	if size > 1<<31 {
+		return nil, nil, fmt.Errorf("file of %d bytes too big to read", size)
+	}
+	b := make([]byte, size)
+	if _, err := f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, err
+	}
+	return b, nil, nil
+}

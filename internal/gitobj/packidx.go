@@ -1,0 +1,160 @@
+package gitobj
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// SearchIdx binary-searches a version 2 pack index for the hashes that start
+// with the hex prefix, reading O(log n) entries.
+func SearchIdx(fs billy.Filesystem, name, prefix string) (_ []plumbing.Hash, err error) {
+	f, err := fs.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("open pack index %s: %w", name, err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close pack index %s: %w", name, cerr)
+		}
+	}()
+	const hashLen = 20
+	const fanoutAt = 8
+	const namesAt = fanoutAt + 256*4
+	var header [8]byte
+	if _, err := f.ReadAt(header[:], 0); err != nil {
+		return nil, fmt.Errorf("read pack index %s: %w", name, err)
+	}
+	if !bytes.Equal(header[:], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return nil, fmt.Errorf("pack index %s: not a version 2 index", name)
+	}
+	first, err := hex.DecodeString(prefix[:2])
+	if err != nil {
+		return nil, fmt.Errorf("prefix %q: %w", prefix, err)
+	}
+	readU32 := func(off int64) (uint32, error) {
+		var b [4]byte
+		if _, err := f.ReadAt(b[:], off); err != nil {
+			return 0, fmt.Errorf("read pack index %s: %w", name, err)
+		}
+		return binary.BigEndian.Uint32(b[:]), nil
+	}
+	lo := uint32(0)
+	if first[0] > 0 {
+		if lo, err = readU32(fanoutAt + int64(first[0]-1)*4); err != nil {
+			return nil, err
+		}
+	}
+	hi, err := readU32(fanoutAt + int64(first[0])*4)
+	if err != nil {
+		return nil, err
+	}
+	readHash := func(i uint32) (plumbing.Hash, error) {
+		var h plumbing.Hash
+		if _, err := f.ReadAt(h[:], namesAt+int64(i)*hashLen); err != nil {
+			return h, fmt.Errorf("read pack index %s: %w", name, err)
+		}
+		return h, nil
+	}
+	var searchErr error
+	i := sort.Search(int(hi-lo), func(k int) bool {
+		h, err := readHash(lo + uint32(k))
+		if err != nil {
+			searchErr = err
+			return true
+		}
+		return h.String() >= prefix
+	})
+	if searchErr != nil {
+		return nil, searchErr
+	}
+	var out []plumbing.Hash
+	for k := lo + uint32(i); k < hi; k++ {
+		h, err := readHash(k)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.HasPrefix(h.String(), prefix) {
+			break
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// find binary-searches the index for h and returns its offset in the pack.
+func (p *packFile) find(h plumbing.Hash) (int64, bool) {
+	lo := 0
+	if h[0] > 0 {
+		lo = int(p.fanout[h[0]-1])
+	}
+	hi := int(p.fanout[h[0]])
+	key := binary.BigEndian.Uint64(h[:8])
+	// Hashes are uniform: a few probes by interpolation on the bytes after
+	// the first narrow the range (a hostile index only costs the probes),
+	// then the binary search ends it.
+	for probes := 0; lo < hi && probes < 3 && hi-lo > 16; probes++ {
+		first := binary.BigEndian.Uint64(p.idx[idxHeaderLen+lo*20:]) << 8
+		last := binary.BigEndian.Uint64(p.idx[idxHeaderLen+(hi-1)*20:]) << 8
+		k := key << 8
+		if k <= first || k >= last {
+			break
+		}
+		// m = lo + (k-first)*(hi-1-lo)/(last-first), in 128-bit arithmetic
+		up, low := bits.Mul64(k-first, uint64(hi-1-lo))
+		q, _ := bits.Div64(up, low, last-first)
+		m := lo + int(q)
+		switch v := binary.BigEndian.Uint64(p.idx[idxHeaderLen+m*20:]); {
+		case v < key:
+			lo = m + 1
+		case v > key:
+			hi = m
+		default:
+			probes = 3 // equal first 8 bytes: the binary search decides
+		}
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		name := p.idx[idxHeaderLen+m*20 : idxHeaderLen+m*20+20]
+		c := 0
+		if v := binary.BigEndian.Uint64(name); v < key {
+			c = -1
+		} else if v > key {
+			c = 1
+		} else {
+			c = bytes.Compare(name[8:], h[8:])
+		}
+		switch {
+		case c == 0:
+			return p.offset(m)
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return 0, false
+}
+
+func (p *packFile) offset(i int) (int64, bool) {
+	v := binary.BigEndian.Uint32(p.idx[p.off32+4*i:])
+	if v&0x80000000 == 0 {
+		return int64(v), true
+	}
+	at := p.off64 + 8*int(v&0x7fffffff)
+	if at+8 > len(p.idx)-40 {
+		return 0, false
+	}
+	off := binary.BigEndian.Uint64(p.idx[at:])
+	if off > 1<<62 {
+		return 0, false
+	}
+	return int64(off), true
+}

@@ -1,0 +1,340 @@
+package gitobj
+
+// Trees scanned for the names a walk wants: the wanted paths arranged by
+// folder (Trie), the entries of one tree for one folder of them (Scanned:
+// a merge of the tree's entries with the wanted names, both in git's
+// order), and a tree derived from a similar one (its child commit's)
+// without a scan of every entry (Derive).
+
+import (
+	"bytes"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Trie is the set of paths CommitsTouching and LastChange follow,
+// arranged by folder.
+type Trie struct {
+	Paths []string // as given, deduplicated
+	Root  *TrieNode
+}
+
+type TrieNode struct {
+	Names    []string // children, sorted
+	Children map[string]*TrieNode
+	keys     []trieKey // each child name as a file and as a folder, in git's tree order
+	Path     string    // the full path when a wanted path ends here
+	Leaf     bool
+	Pos      int // the index of its name in its parent's names
+}
+
+// trieKey is a child's name as a tree entry of either kind would sort it.
+type trieKey struct {
+	name []byte
+	dir  bool
+	Pos  int
+}
+
+func NewTrie(paths []string) *Trie {
+	t := &Trie{Root: &TrieNode{}}
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		t.Paths = append(t.Paths, p)
+		clean := path.Clean(p)
+		if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
+			continue
+		}
+		n := t.Root
+		for _, part := range strings.Split(clean, "/") {
+			child := n.Children[part]
+			if child == nil {
+				if n.Children == nil {
+					n.Children = make(map[string]*TrieNode)
+				}
+				child = &TrieNode{}
+				n.Children[part] = child
+				n.Names = append(n.Names, part)
+			}
+			n = child
+		}
+		n.Leaf, n.Path = true, p
+	}
+	var sortNames func(*TrieNode)
+	sortNames = func(n *TrieNode) {
+		sort.Strings(n.Names)
+		n.keys = make([]trieKey, 0, 2*len(n.Names))
+		for i, name := range n.Names {
+			n.Children[name].Pos = i
+			n.keys = append(n.keys, trieKey{[]byte(name), false, i}, trieKey{[]byte(name), true, i})
+		}
+		sort.Slice(n.keys, func(i, j int) bool {
+			a, b := n.keys[i], n.keys[j]
+			return CompareNames(a.name, a.dir, b.name, b.dir) < 0
+		})
+		for _, c := range n.Children {
+			sortNames(c)
+		}
+	}
+	sortNames(t.Root)
+	return t
+}
+
+// Scanned is what the walk knows of one tree for one trie node: the entries
+// wanted, and — when the tree is in git's order and names each wanted name
+// once — its raw content, where each entry starts and which entry each
+// wanted one is, so that its parent's tree (most often the same bytes but
+// for an entry or two) is derived from it without a scan of every entry.
+type Scanned struct {
+	Ents []RawEntry // in the order of n.Names; absent: filemode.Empty
+	raw  []byte     // the tree's content
+	offs []uint32   // where each entry starts in raw; nil: not derivable from
+	at   []int32    // per name, the index of its entry, or -1
+	idx  *TreeIndex // the tree's index when the Repo's cache held it
+	// parsed and gone are, when derive gave the tree, the indexes of its
+	// entries it did not find in near's, and of near's it did not find in
+	// it.
+	parsed, gone []int32
+}
+
+// ScanIndex looks the names n wants up in the indexed tree idx.
+func ScanIndex(idx *TreeIndex, n *TrieNode) *Scanned {
+	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), idx: idx}
+	for i, name := range n.Names {
+		if e, ok := idx.Find(name); ok {
+			t.Ents[i] = e
+		}
+	}
+	return t
+}
+
+// ScanFull scans every entry of raw for the names n wants.
+func ScanFull(raw []byte, n *TrieNode) *Scanned {
+	t := &Scanned{Ents: make([]RawEntry, len(n.Names))}
+	if scanTree(raw, n, t.Ents, &t.offs, &t.at) {
+		t.raw = raw
+	} else {
+		t.offs, t.at = nil, nil
+	}
+	return t
+}
+
+// scanTree puts in t the entries of the raw tree that n wants, at their
+// child's pos (the last one of a name given twice). The entries of a tree are
+// in git's order, as are n.keys: the two are merged, without a look-up per
+// entry. A tree out of order (malformed) is scanned again with look-ups.
+// When offs and at are not nil it records where each entry starts and the
+// entry of each wanted name, and reports whether they describe the tree (in
+// order, each wanted name once, no truncated entry).
+func scanTree(raw []byte, n *TrieNode, t []RawEntry, offs *[]uint32, at *[]int32) bool {
+	ok := offs != nil && len(raw) < 1<<31
+	if ok {
+		*offs = make([]uint32, 0, len(raw)/32+1)
+		*at = make([]int32, len(t))
+		for i := range *at {
+			(*at)[i] = -1
+		}
+	}
+	keys := n.keys
+	var prev []byte
+	prevDir := false
+	for rest := raw; len(rest) > 0; {
+		sp := entrySpace(rest)
+		if sp < 0 {
+			return false
+		}
+		nul := nameEnd0(rest[sp+1:])
+		if nul < 0 || sp+1+nul+21 > len(rest) {
+			return false
+		}
+		name := rest[sp+1 : sp+1+nul]
+		dir := IsDirMode(rest[:sp])
+		if prev != nil && CompareNames(prev, prevDir, name, dir) >= 0 {
+			clear(t)
+			scanTreeLookup(raw, n, t)
+			return false
+		}
+		prev, prevDir = name, dir
+		if ok {
+			*offs = append(*offs, uint32(len(raw)-len(rest)))
+		}
+		for len(keys) > 0 && CompareNames(keys[0].name, keys[0].dir, name, dir) < 0 {
+			keys = keys[1:]
+		}
+		if len(keys) > 0 && keys[0].dir == dir && bytes.Equal(keys[0].name, name) {
+			t[keys[0].Pos] = ParseEntry(rest[:sp], rest[sp+1+nul+1:sp+1+nul+21])
+			if ok {
+				if (*at)[keys[0].Pos] >= 0 {
+					ok = false // a file and a folder of one name
+				}
+				(*at)[keys[0].Pos] = int32(len(*offs) - 1)
+			}
+			keys = keys[1:]
+		}
+		rest = rest[sp+1+nul+21:]
+	}
+	return ok
+}
+
+// Derive returns the wanted entries of the raw tree from near's, when near
+// was derivable: runs of entries equal in both are skipped in chunks (one
+// byte comparison each), and only the entries that differ are parsed. It
+// returns nil when it cannot tell (the caller scans instead).
+func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
+	if near == nil || near.offs == nil || len(raw) >= 1<<31 {
+		return nil
+	}
+	a, offs := near.raw, near.offs
+	end := func(i int) int { // where entry i of a ends
+		if i+1 < len(offs) {
+			return int(offs[i+1])
+		}
+		return len(a)
+	}
+	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), raw: raw, at: make([]int32, len(n.Names)),
+		offs: make([]uint32, 0, len(offs)+4)}
+	for i := range t.at {
+		t.at[i] = -1
+	}
+	if cap(*scratch) < len(offs) {
+		*scratch = make([]int32, len(offs))
+	}
+	moved := (*scratch)[:len(offs)] // the index in raw of each entry of a, or -1
+	for i := range moved {
+		moved[i] = -1
+	}
+	var parsed []int32 // indexes in raw of the entries parsed
+	var gone []int32   // indexes in a of the entries not found in raw
+	prevParsed := false
+	i, x := 0, 0 // the next entry of a, the next offset in raw
+	for i < len(offs) || x < len(raw) {
+		// Skip the longest run of a's entries found as they are in raw,
+		// in chunks halved on a mismatch.
+		for k := 64; k > 0 && i < len(offs); {
+			k = min(k, len(offs)-i)
+			s, e := int(offs[i]), end(i+k-1)
+			if x+e-s > len(raw) || !bytes.Equal(a[s:e], raw[x:x+e-s]) {
+				k /= 2
+				continue
+			}
+			if prevParsed && len(t.offs) > 0 && !inOrder(raw, int(t.offs[len(t.offs)-1]), x) {
+				return nil
+			}
+			for j := i; j < i+k; j++ {
+				moved[j] = int32(len(t.offs))
+				t.offs = append(t.offs, uint32(int(offs[j])-s+x))
+			}
+			i, x, prevParsed = i+k, x+e-s, false
+		}
+		if x >= len(raw) {
+			break // a's entries from i on are gone
+		}
+		// raw's entry at x is not a's entry i: parse it.
+		e := raw[x:]
+		sp := entrySpace(e)
+		if sp < 0 {
+			return nil
+		}
+		nul := nameEnd0(e[sp+1:])
+		if nul < 0 || sp+1+nul+21 > len(e) {
+			return nil
+		}
+		if len(t.offs) > 0 && !inOrder(raw, int(t.offs[len(t.offs)-1]), x) {
+			return nil
+		}
+		name, dir := e[sp+1:sp+1+nul], IsDirMode(e[:sp])
+		// a's entries that sort before it are gone from raw; one of its
+		// name and kind is replaced.
+		for i < len(offs) {
+			an, ad := entryName(a[offs[i]:])
+			c := CompareNames(an, ad, name, dir)
+			if c > 0 {
+				break
+			}
+			gone = append(gone, int32(i))
+			i++
+			if c == 0 {
+				break
+			}
+		}
+		parsed = append(parsed, int32(len(t.offs)))
+		t.offs = append(t.offs, uint32(x))
+		x += sp + 1 + nul + 21
+		prevParsed = true
+	}
+	for ; i < len(offs); i++ {
+		gone = append(gone, int32(i))
+	}
+	for pos, ia := range near.at {
+		if ia >= 0 && moved[ia] >= 0 {
+			t.Ents[pos], t.at[pos] = near.Ents[pos], moved[ia]
+		}
+	}
+	t.parsed, t.gone = parsed, gone
+	for _, bi := range parsed {
+		e := raw[t.offs[bi]:]
+		name, _ := entryName(e)
+		child, want := n.Children[string(name)]
+		if !want {
+			continue
+		}
+		if t.at[child.Pos] >= 0 {
+			return nil // a file and a folder of one name: scan
+		}
+		sp := entrySpace(e)
+		t.Ents[child.Pos] = ParseEntry(e[:sp], e[sp+1+len(name)+1:sp+1+len(name)+21])
+		t.at[child.Pos] = bi
+	}
+	return t
+}
+
+// inOrder reports whether the entry of raw at offset p sorts strictly
+// before the one at q (both well formed).
+func inOrder(raw []byte, p, q int) bool {
+	pn, pd := entryName(raw[p:])
+	qn, qd := entryName(raw[q:])
+	return CompareNames(pn, pd, qn, qd) < 0
+}
+
+// entryName returns the name of the well-formed entry that starts e, and
+// whether it is a folder.
+func entryName(e []byte) ([]byte, bool) {
+	sp := entrySpace(e)
+	nul := nameEnd0(e[sp+1:])
+	return e[sp+1 : sp+1+nul], IsDirMode(e[:sp])
+}
+
+// entrySpace returns the index of the first space in e (the end of an
+// entry's mode, five or six digits), or -1; a byte loop, as modes are short.
+func entrySpace(e []byte) int {
+	for i, c := range e {
+		if c == ' ' {
+			return i
+		}
+	}
+	return -1
+}
+
+// nameEnd0 returns the index of the first NUL in b, or -1; a byte loop, as
+// names are short.
+func nameEnd0(b []byte) int {
+	for i, c := range b {
+		if c == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// scanTreeLookup is scanTree for a tree in any order: a look-up per entry.
+func scanTreeLookup(raw []byte, n *TrieNode, t []RawEntry) {
+	eachEntry(raw, func(mode, name, hash []byte) {
+		if child, want := n.Children[string(name)]; want {
+			t[child.Pos] = ParseEntry(mode, hash)
+		}
+	})
+}

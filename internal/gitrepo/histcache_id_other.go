@@ -1,9 +1,0 @@
-//go:build !unix
-
-package gitrepo
-
-import "os"
-
-// fileIdentity is "" where the system gives no device and inode: the path
-// alone names the repository's tables.
-func fileIdentity(os.FileInfo) string { return "" }
