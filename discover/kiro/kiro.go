@@ -15,6 +15,7 @@
 package kiro
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"path"
 	"strings"
@@ -171,7 +172,6 @@ func roots(r *source.Repo) []string {
 func readSpecs(r *source.Repo, exists func(string) bool, cache *tasksCache) ([]*spec, []workflow.Finding) {
 	var folders []map[string]bool // each spec's file names
 	var findings []workflow.Finding
-	ids := map[string]string{}
 	var specs []*spec
 roots:
 	for _, root := range roots(r) {
@@ -194,24 +194,71 @@ roots:
 			if !isSpec(names[d]) {
 				continue
 			}
-			s := &spec{Root: root, Dir: d, Name: path.Base(d)}
-			s.ID = "kiro:" + storyid.Sanitize(s.Name)
-			if other, dup := ids[s.ID]; dup {
-				s.ID = "kiro:" + storyid.Sanitize(root+"/"+s.Name)
-				findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "kiro-duplicate-spec", Path: d,
-					Message: fmt.Sprintf("spec %s is also at %s; this one is listed as %s", s.Name, other, s.ID)})
-			}
-			ids[s.ID] = d
-			specs = append(specs, s)
+			specs = append(specs, &spec{Root: root, Dir: d, Name: path.Base(d)})
 			folders = append(folders, names[d])
 		}
 	}
+	findings = append(findings, assignIDs(specs)...)
 	// the folders' files are read and parsed on a few workers (mostly
 	// system calls and independent parses); each touches only its spec
 	par.For(len(specs), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
 		readSpec(r, specs[i], folders[i], exists, cache)
 	})
 	return specs, findings
+}
+
+// assignIDs gives every spec its id, unique over the scan: kiro:<feature>.
+// Sanitize folds the characters it does not keep into "-", so folders such
+// as "my spec" and my-spec make the same id; one candidate would then
+// absorb the other and a resume of kiro:my-spec could hand off a folder
+// named to shadow it. Of the specs sharing an id, one whose folder name is
+// the feature id itself keeps it (the first of them, .kiro before a cc-sdd
+// folder); each other is listed with its folder in the id
+// (kiro:<root>-<feature>), and with a short hash of its folder when that
+// id is taken too; a warning names each.
+func assignIDs(specs []*spec) []workflow.Finding {
+	byID := map[string][]*spec{}
+	var order []string
+	for _, s := range specs {
+		id := "kiro:" + storyid.Sanitize(s.Name)
+		if _, ok := byID[id]; !ok {
+			order = append(order, id)
+		}
+		byID[id] = append(byID[id], s)
+	}
+	taken := map[string]string{} // id -> folder
+	var rest []*spec
+	for _, id := range order {
+		group := byID[id]
+		keep := group[0]
+		for _, s := range group {
+			if storyid.Sanitize(s.Name) == s.Name {
+				keep = s
+				break
+			}
+		}
+		keep.ID = id
+		taken[id] = keep.Dir
+		for _, s := range group {
+			if s != keep {
+				rest = append(rest, s)
+			}
+		}
+	}
+	var findings []workflow.Finding
+	for _, s := range rest {
+		first := "kiro:" + storyid.Sanitize(s.Name)
+		id := "kiro:" + storyid.Sanitize(s.Root+"/"+s.Name)
+		if _, dup := taken[id]; dup || id == first {
+			sum := sha256.Sum256([]byte(s.Dir))
+			id = fmt.Sprintf("%s-%x", first, sum[:4])
+		}
+		s.ID = id
+		taken[id] = s.Dir
+		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "kiro-duplicate-spec", Path: s.Dir,
+			Message: fmt.Sprintf("spec %q makes the id %s of %s; this one is listed as %s", s.Name, first, taken[first], s.ID)})
+	}
+	return findings
 }
 
 // isSpec reports whether a folder holding the files names is a spec: it

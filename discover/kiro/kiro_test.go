@@ -282,3 +282,44 @@ func TestHostile(t *testing.T) {
 		t.Errorf("meta: %+v", c)
 	}
 }
+
+// TestIDCollision checks that spec folders whose names make the same id
+// ("my spec", "my!spec" and my-spec, and kiro-my-spec whose id the
+// folder-qualified id of a duplicate would take) are all candidates with
+// ids of their own, the folder named exactly keeping kiro:my-spec, each
+// other one named by a warning.
+func TestIDCollision(t *testing.T) {
+	tasks := "- [x] 1. a\n- [ ] 2. b\n"
+	cs, fs := scanFiles(t, map[string]string{
+		".kiro/specs/my spec/tasks.md":      tasks,
+		".kiro/specs/my!spec/tasks.md":      tasks,
+		".kiro/specs/my-spec/tasks.md":      tasks,
+		".kiro/specs/kiro-my-spec/tasks.md": tasks,
+		".kiro/specs/a b/tasks.md":          tasks,
+		".kiro/specs/a?b/tasks.md":          tasks,
+	})
+	if len(cs) != 6 {
+		t.Fatalf("%d candidates, want 6", len(cs))
+	}
+	ids := map[string]string{}
+	for _, c := range cs {
+		if prev, ok := ids[c.ID]; ok {
+			t.Errorf("%s and %s share the id %s", prev, c.Source.Path, c.ID)
+		}
+		ids[c.ID] = c.Source.Path
+	}
+	for id, src := range map[string]string{"kiro:my-spec": ".kiro/specs/my-spec/tasks.md", "kiro:kiro-my-spec": ".kiro/specs/kiro-my-spec/tasks.md"} {
+		if ids[id] != src {
+			t.Errorf("%s is %q, want %s", id, ids[id], src)
+		}
+	}
+	n := 0
+	for _, f := range fs {
+		if f.Code == "kiro-duplicate-spec" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d kiro-duplicate-spec findings, want 3: %v", n, fs)
+	}
+}
