@@ -198,7 +198,7 @@ func TestAttackPresetPathTricks(t *testing.T) {
 // --find-session against a hostile home: a project folder that is a
 // symlink to another repository's sessions, a transcript that is a FIFO,
 // a symlink to a file outside, a 4 GiB sparse transcript, a transcript
-// whose first line is an escape sequence and a token, 300 transcripts
+// whose first line is an escape sequence and a token, 210 transcripts
 // (over the 200 looked at), a session file named like an option. The
 // search answers within the bounds, never follows a symlink, never blocks,
 // and only a well-formed session of this repository is resumed; its first
@@ -269,9 +269,9 @@ func TestAttackFindSessionHostileHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	// 300 newer transcripts that touch nothing, 16 KiB each
+	// 210 newer transcripts that touch nothing, 16 KiB each
 	filler := strings.Repeat(`{"type":"user","message":{"content":"unrelated"}}`+"\n", 300)
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 210; i++ {
 		write(fmt.Sprintf("filler-%03d.jsonl", i), filler, time.Duration(i)*time.Second)
 	}
 	r := e.run("resume", "--dry-run", "--mode", "autopilot", "--find-session", "work-session:ws-1")
