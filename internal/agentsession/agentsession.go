@@ -16,7 +16,8 @@
 // every folder and file below it without following a symlink (a symlink is
 // skipped, never followed out), files without blocking (a FIFO is not a
 // file and is skipped), regular files only, each read up to MaxRead bytes,
-// at most MaxTranscripts transcripts per search. Nothing of a transcript is
+// at most MaxTranscripts transcripts and MaxTotalRead bytes per search
+// (newest first), at most 16 of the workflow's files looked for. Nothing of a transcript is
 // returned but the session id, its time and the first line of its first
 // prompt, redacted (internal/redact) and terminal-safe (internal/termsafe).
 package agentsession
@@ -51,6 +52,17 @@ const (
 	MaxRead = 16 << 20
 	// MaxTranscripts is how many transcripts, newest first, are looked at.
 	MaxTranscripts = 200
+	// MaxTotalRead is how much of all transcripts one search reads: 200
+	// sparse 4 GiB transcripts once cost 3.2 GB of reading and scanning
+	// (past 5 s); the newest transcripts are read first.
+	MaxTotalRead = 128 << 20
+	// maxNeedles caps the workflow files looked for (the state file and
+	// its evidence first): each is searched for in every transcript read,
+	// and a repository names as many referenced files as it likes.
+	maxNeedles = 16
+	// metaHead is how much of a Codex rollout is read to check its
+	// session_meta line (its cwd) before the rest.
+	metaHead = 64 << 10
 	// maxDays is how many Codex day folders, newest first, are listed.
 	maxDays = 90
 	// maxNames caps the entries listed in one folder.
@@ -133,11 +145,23 @@ func Find(agent string, q Query) (Session, bool, error) {
 	if len(cands) > MaxTranscripts {
 		cands = cands[:MaxTranscripts]
 	}
+	budget := MaxTotalRead
 	for _, c := range cands {
-		data, ok := c.read()
+		if budget <= 0 {
+			break
+		}
+		if agent == Codex {
+			// another repository's rollout is skipped on its first line
+			head, ok := c.dir.readHead(c.name, metaHead)
+			if _, cwd := codexMeta(head); !ok || filepath.Clean(cwd) != root {
+				continue
+			}
+		}
+		data, ok := c.dir.readHead(c.name, min(MaxRead, budget))
 		if !ok {
 			continue
 		}
+		budget -= max(len(data), 1)
 		s := Session{Agent: agent, Time: c.mtime}
 		switch agent {
 		case Claude:
@@ -191,6 +215,9 @@ func needles(root string, files []string) []needle {
 			continue
 		}
 		seen[f] = true
+		if len(seen) > maxNeedles {
+			break
+		}
 		out = append(out, needle{filepath.Join(root, filepath.FromSlash(f)), f})
 		if strings.ContainsAny(f, "/.") && len(f) >= 4 {
 			out = append(out, needle{f, f})
@@ -226,8 +253,6 @@ type transcript struct {
 	name  string
 	mtime time.Time
 }
-
-func (t transcript) read() ([]byte, bool) { return t.dir.readHead(t.name, MaxRead) }
 
 func claudeTranscripts(t *tracker, base, root string) ([]transcript, error) {
 	if base == "" {

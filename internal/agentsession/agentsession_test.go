@@ -1,6 +1,7 @@
 package agentsession
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,64 @@ func TestClaudeProjectDirs(t *testing.T) {
 	want := []string{"-home-me-my-repo-v2", "-home-me-my_repo-v2"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// TestFindBounded checks the bounds of one search: transcripts are read
+// newest first up to MaxTotalRead bytes in all (nine sparse 4 GiB
+// transcripts, newer than the one that touched the file, use it up), a
+// Codex rollout of another cwd is skipped on its first line without
+// counting, and a workflow naming thousands of files is looked for by its
+// first ones only.
+func TestFindBounded(t *testing.T) {
+	home, root := t.TempDir(), "/work/repo"
+	proj := filepath.Join(home, ".claude", "projects", "-work-repo")
+	touch := `{"type":"assistant","message":{"content":[{"type":"tool_use","input":{"file_path":"/work/repo/docs/a.md"}}]}}` + "\n"
+	write(t, filepath.Join(proj, "genuine.jsonl"), claudeLine("the work")+touch, t0)
+	get := func(k string) string { return map[string]string{"HOME": home}[k] }
+	files := []string{"docs/a.md"}
+	for i := 0; i < 5000; i++ {
+		files = append(files, fmt.Sprintf("src/f%04d.go", i))
+	}
+	q := Query{Getenv: get, Root: root, Files: files}
+	if s, ok, err := Find(Claude, q); err != nil || !ok || s.ID != "genuine" {
+		t.Fatalf("within the bounds: %+v %v %v", s, ok, err)
+	}
+	if n := needles(root, files); len(n) > 2*(maxNeedles+1) {
+		t.Errorf("%d needles", len(n))
+	}
+	for i := 0; i < 9; i++ {
+		p := filepath.Join(proj, fmt.Sprintf("sparse-%d.jsonl", i))
+		write(t, p, "", t0.Add(time.Hour))
+		if err := os.Truncate(p, 4<<30); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, t0.Add(time.Hour), t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if s, ok, _ := Find(Claude, q); ok {
+		t.Errorf("found %q past the read budget", s.ID)
+	}
+	t.Logf("9 sparse 4 GiB transcripts: %v", time.Since(start))
+	// Codex: rollouts of another cwd are not read past their first line
+	day := filepath.Join(home, ".codex", "sessions", "2026", "11", "20")
+	meta := func(id, cwd string) string {
+		return `{"timestamp":"2026-11-20T10:00:00Z","type":"session_meta","payload":{"id":"` + id + `","cwd":"` + cwd + `"}}` + "\n"
+	}
+	write(t, filepath.Join(day, "rollout-genuine.jsonl"), meta("genuine", root)+touch, t0)
+	for i := 0; i < 20; i++ {
+		p := filepath.Join(day, fmt.Sprintf("rollout-other-%d.jsonl", i))
+		write(t, p, meta("other", "/elsewhere"), t0)
+		if err := os.Truncate(p, 1<<30); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, t0.Add(time.Hour), t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, ok, err := Find(Codex, q); err != nil || !ok || s.ID != "genuine" {
+		t.Errorf("codex: %+v %v %v", s, ok, err)
 	}
 }

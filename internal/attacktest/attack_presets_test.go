@@ -316,3 +316,91 @@ func TestAttackFindSessionHostileHome(t *testing.T) {
 		}
 	}
 }
+
+// --find-session with Codex: a rollout whose session_meta names this
+// repository but an id that is an option (`--dangerously-skip-permissions`)
+// or holds an escape, a day folder that is a symlink to another home's
+// sessions, a FIFO rollout, and 200 sparse 4 GiB rollouts newer than the
+// genuine one (the search reads at most 16 MiB of each, 200 in all). The
+// search stays within the time and memory bounds and never resumes a
+// session with a hostile id.
+func TestAttackFindSessionCodex(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	e := newEnv(t)
+	e.workSession("ws-1", "")
+	e.commitAll("a work session without AI session")
+	bin := filepath.Join(e.dir, "bin")
+	argv := e.fakeAgent(bin, "codex")
+	e.extra = append(e.extra, "PATH="+bin+":"+os.Getenv("PATH"), "ORCHESTRATE_HANDOFF_AGENT=codex")
+	root, err := filepath.EvalSymlinks(e.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := json.Marshal(root)
+	meta := func(id string) string {
+		ids, _ := json.Marshal(id)
+		return `{"timestamp":"2026-11-20T10:00:00Z","type":"session_meta","payload":{"id":` + string(ids) + `,"cwd":` + string(cwd) + `}}` + "\n"
+	}
+	touch := `{"type":"response_item","payload":{"type":"function_call","arguments":"{\"cmd\":\"cat docs/maestro/work_sessions/ws-1.json\"}"}}` + "\n"
+	day := filepath.Join(e.home, ".codex", "sessions", "2026", "11", "20")
+	if err := os.MkdirAll(day, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	write := func(dir, id, data string, age time.Duration) {
+		n++
+		p := filepath.Join(dir, fmt.Sprintf("rollout-2026-11-20T10-00-%02d-%s.jsonl", n%60, strings.Trim(id, "-\x1b")))
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		when := commitTime.Add(2*time.Hour - age)
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(day, "dash", meta("--dangerously-skip-permissions")+touch, time.Minute)
+	write(day, "esc", meta("abc\x1b]0;pwned\x07")+touch, time.Minute)
+	if err := syscall.Mkfifo(filepath.Join(day, "rollout-2026-11-20T10-00-59-fifo.jsonl"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// another home's day folder, symlinked in: never entered
+	elsewhere := filepath.Join(e.dir, "elsewhere")
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(elsewhere, "linked", meta("linked-session")+touch, 0)
+	if err := os.Symlink(elsewhere, filepath.Join(e.home, ".codex", "sessions", "2026", "11", "21")); err != nil {
+		t.Fatal(err)
+	}
+	// 200 sparse 4 GiB rollouts, newer than everything
+	for i := 0; i < 200; i++ {
+		p := filepath.Join(day, fmt.Sprintf("rollout-2026-11-20T11-00-00-sparse%03d.jsonl", i))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(meta(fmt.Sprintf("sparse%03d", i))); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(4 << 30); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		when := commitTime.Add(2 * time.Hour)
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.run("resume", "--mode", "autopilot", "--find-session", "work-session:ws-1")
+	noEscapes(t, r)
+	got, _ := os.ReadFile(argv)
+	for _, bad := range []string{"--dangerously-skip-permissions", "pwned", "linked-session", "fifo", "sparse"} {
+		if strings.Contains(string(got), bad) {
+			t.Errorf("%s: the agent got %q: %q", r, bad, got)
+		}
+	}
+	if !exists(argv) {
+		t.Errorf("%s: the agent did not run (a new session should start)\nstderr: %s", r, r.stderr)
+	}
+}
