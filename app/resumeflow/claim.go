@@ -103,6 +103,7 @@ type Claim struct {
 	req    handoff.Request
 	lock   *handoff.Lock
 	shared *sharedlife.Handoff
+	lease  *Lease // the shared lease's renewal while the claim is held
 	done   bool
 }
 
@@ -335,7 +336,7 @@ func (h *claimHost) LockShared(req *handoff.Request) (func(error), bool, error) 
 			if err := cl.shared.Record(sharedlife.EventStarted, ""); err != nil {
 				fmt.Fprintf(in.Stderr, "warning: could not record the claim on the shared lifecycle: %v\n", err)
 			}
-			KeepLease(cl.shared, req.Root, req.LogPath, in.Stderr, in.Store.Now)
+			cl.lease = KeepLease(cl.shared, req.Root, req.LogPath, in.Stderr, in.Store.Now)
 		}
 	}
 	if in.Store == nil || in.View == nil {
@@ -448,6 +449,7 @@ func (cl *Claim) endShared(event, outcome string) {
 	if err := cl.shared.Release(); err != nil && !errors.As(err, &lost) {
 		fmt.Fprintf(cl.stderr(), "warning: %v\n", err)
 	}
+	cl.lease.Flush()
 	cl.shared = nil
 }
 
