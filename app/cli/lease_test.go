@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/mcp"
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 )
 
@@ -222,4 +225,61 @@ func TestSharedLeaseTakeoverNoticed(t *testing.T) {
 		t.Errorf("%d lease_lost records, want 1 naming the taker:\n%s", n, data)
 	}
 	noRenewer(t)
+}
+
+// An MCP claim held longer than its 2 s lease keeps the shared lock:
+// another clone's claim is refused (16, held_remotely) after the first
+// lease ended. A takeover while it is held is logged, and release reports
+// it (a tool error naming the new holder); the new holder's lock is left
+// alone and the renewal stops.
+func TestMCPClaimLeaseRenewedThenTakenOver(t *testing.T) {
+	withShortLease(t)
+	base, a, b := leaseRepo(t)
+	remote := filepath.Join(base, "remote.git")
+	var outA, errA, outB, errB bytes.Buffer
+	client := func(dir, name string, out, errOut *bytes.Buffer) *mcp.Client {
+		c, err := mcp.ConnectInMemory(context.Background(), newMCPBackend(Deps{System: realSystem(dir, base, out, errOut), Repo: dir}), mcp.Options{Version: "test"}, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	ca, cb := client(a, "agent-a", &outA, &errA), client(b, "agent-b", &outB, &errB)
+
+	res := call(t, ca, "claim", map[string]any{"workflow": "sdc-1"})
+	if res.IsError || field(t, res)["shared_remote"] != "origin" {
+		t.Fatalf("claim in clone a: %s", res.Text)
+	}
+	first, ok := remoteLockOf(t, remote)
+	if !ok || first.Runner.Owner != "agent-a" {
+		t.Fatalf("the claim holds no shared lock: %+v", first)
+	}
+	renewedPast(t, remote, first.Expires)
+	res = call(t, cb, "claim", map[string]any{"workflow": "sdc-1"})
+	if !res.IsError || exitOf(t, res) != ExitLocked || field(t, res)["reason"] != "held_remotely" {
+		t.Fatalf("claim in clone b after the first lease ended: %s", res.Text)
+	}
+
+	taken := takeOver(t, a, remote)
+	logPath := filepath.Join(a, ".orchestrate", "log.jsonl")
+	waitFor(t, 15*time.Second, "the takeover in the log", func() bool {
+		data, _ := os.ReadFile(logPath)
+		return strings.Contains(string(data), `"event":"shared.lease_lost"`)
+	})
+	res = call(t, ca, "release", map[string]any{"workflow": "sdc-1", "outcome": "done"})
+	if !res.IsError || !strings.Contains(res.Text, "taken over") || !strings.Contains(res.Text, "eve@runner-9") {
+		t.Errorf("release after a takeover: %s", res.Text)
+	}
+	if got := git(t, remote, "rev-parse", lockRef); got != taken {
+		t.Errorf("the new holder's lock was touched: %s, want %s", got, taken)
+	}
+	if _, held, _ := handoff.ReadLock(a, "workflow:sdc-1"); held {
+		t.Error("the local lock outlived the release")
+	}
+	noRenewer(t)
+	_ = ca.Close()
+	if !strings.Contains(errA.String(), "warning: the shared lock of workflow:sdc-1 was taken over") {
+		t.Errorf("no warning of the takeover on the server's stderr:\n%s", errA.String())
+	}
 }
