@@ -21,12 +21,12 @@ import (
 // The lease of the shared lock is renewed while it is held — the
 // orchestrator command running, an MCP claim until its release — so a
 // holder that runs longer than its lease keeps the lock; a takeover is
-// noticed. These tests shorten the lease to 2 s (below the configurable
+// noticed. These tests shorten the lease to 3 s (below the configurable
 // minimum) and run on the real clock.
 
-const shortLease = 2 * time.Second
+const shortLease = 3 * time.Second
 
-// withShortLease makes the shared locks of this process 2 s leases.
+// withShortLease makes the shared locks of this process 3 s leases.
 func withShortLease(t *testing.T) {
 	t.Helper()
 	old := leaseFor
@@ -119,7 +119,14 @@ func takeOver(t *testing.T, clone, remote string) string {
 		time.Now().UTC().Format(time.RFC3339), time.Now().UTC().Add(time.Hour).Format(time.RFC3339))
 	tree := git(t, clone, "hash-object", "-t", "tree", "-w", "/dev/null")
 	commit := git(t, clone, "commit-tree", tree, "-m", lock)
-	git(t, clone, "push", "-q", "--force", "origin", commit+":"+lockRef)
+	// the holder's renewal may move the ref between git's read and its
+	// update: push again until it lands
+	waitFor(t, 10*time.Second, "the takeover push", func() bool {
+		cmd := exec.Command("git", "push", "-q", "--force", "origin", commit+":"+lockRef)
+		cmd.Dir = clone
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		return cmd.Run() == nil
+	})
 	return commit
 }
 
@@ -155,7 +162,7 @@ func startResume(dir, home string, args ...string) *mainRun {
 	return r
 }
 
-// A resume whose command runs longer than the 2 s lease keeps the shared
+// A resume whose command runs longer than the 3 s lease keeps the shared
 // lock: another clone is refused (16, held_remotely) after the first
 // lease ended; the renewal stops at the end and the lock is released.
 func TestSharedLeaseRenewedWhileTheCommandRuns(t *testing.T) {
@@ -227,7 +234,7 @@ func TestSharedLeaseTakeoverNoticed(t *testing.T) {
 	noRenewer(t)
 }
 
-// An MCP claim held longer than its 2 s lease keeps the shared lock:
+// An MCP claim held longer than its 3 s lease keeps the shared lock:
 // another clone's claim is refused (16, held_remotely) after the first
 // lease ended. A takeover while it is held is logged, and release reports
 // it (a tool error naming the new holder); the new holder's lock is left

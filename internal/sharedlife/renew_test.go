@@ -56,12 +56,12 @@ func TestRenewEvery(t *testing.T) {
 	}
 }
 
-// A holder that runs longer than its 2 s lease keeps the lock: another
+// A holder that runs longer than its 3 s lease keeps the lock: another
 // clone cannot take it after the first lease would have ended; released,
 // the renewer is gone and the lock free.
 func TestKeepAliveHoldsPastTheLease(t *testing.T) {
 	bare, clones := setup(t, 2)
-	const lease = 2 * time.Second
+	const lease = 3 * time.Second
 	a := store(t, clones[0], "long-runner", lease)
 	v, err := a.Fetch()
 	if err != nil {
