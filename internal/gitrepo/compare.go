@@ -42,6 +42,9 @@ type CompareOptions struct {
 	// Index, when not nil, is the index read once for many Compare calls
 	// (see IndexFor); its paths are not looked up in the index again.
 	Index *Index
+	// History, when not nil, gives the base's blobs of the paths it was
+	// walked for (see HistoryFor) instead of a look-up in the base's tree.
+	History *History
 }
 
 // Index is what Compare takes from the git index for a set of paths, read
@@ -102,11 +105,14 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 	var headTree *pathTree // loaded on first need
 	var buf []byte         // made on the first file hashed
 	known := r.knownEntries(paths, o.Index)
+	fromHistory := o.History.blobsAt(base.Hash) // nil: look every path up
 	for _, p := range paths {
 		st := PathState{Path: p}
-		be, err := baseBlob(baseTree, p, o.Index)
-		if err != nil {
-			return nil, err
+		be, ok := fromHistory.blob(p)
+		if !ok {
+			if be, err = baseBlob(baseTree, p, o.Index); err != nil {
+				return nil, err
+			}
 		}
 		st.BaseHash = hashString(be)
 		var fi fs.FileInfo

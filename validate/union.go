@@ -1,0 +1,83 @@
+package validate
+
+import (
+	"path/filepath"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+)
+
+// historian is a Git (*gitrepo.Repo is) that walks HEAD's history once for
+// the paths and base commits of many workflows (see gitrepo.HistoryFor).
+type historian interface {
+	HistoryFor(bases []gitrepo.Commit, paths []string) *gitrepo.History
+}
+
+// history returns the run's History, walked once, at the first question
+// that can use it, when the run validates several resumable candidates
+// with a Git that can walk for all of them: HEAD's first-parent chain back
+// to the oldest interruption commit, for the union of the files the
+// resumable candidates reference. Compare then takes each base's blobs
+// from it, and CommitsTouching its answers, instead of one look-up per
+// workflow and path in each base's tree and one walk per workflow; what it
+// does not cover (a base off the chain, a path not referenced, a story's
+// file) is asked as before. nil when there is none. c.mu is held.
+func (c *gitCache) history() *gitrepo.History {
+	if c.histTried || c.run == nil {
+		return c.hist
+	}
+	c.histTried = true
+	hg, ok := c.Git.(historian)
+	if !ok || c.run.resumable() < 2 {
+		return nil
+	}
+	var bases []gitrepo.Commit
+	seen := map[string]bool{}
+	var paths []string
+	for _, cand := range c.run.order {
+		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
+			continue
+		}
+		base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt)
+		if err != nil || base.Hash == "" {
+			continue
+		}
+		bases = append(bases, base)
+		for _, rf := range cand.Files {
+			if clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path))); !seen[clean] {
+				seen[clean] = true
+				paths = append(paths, clean)
+			}
+		}
+	}
+	if len(bases) < 2 {
+		return nil
+	}
+	c.hist = hg.HistoryFor(bases, paths)
+	return c.hist
+}
+
+// commitsFromHistory answers CommitsTouching(base, paths, limit) for the
+// paths the run's History covers; rest is the paths it does not (all of
+// them when it does not cover base). c.mu is held.
+func (c *gitCache) commitsFromHistory(base gitrepo.Commit, paths []string, limit int) (got map[string][]gitrepo.Commit, rest []string) {
+	h := c.history()
+	if !h.Covers(base) {
+		return nil, paths
+	}
+	var known []string
+	for _, p := range paths {
+		if h.Has(p) {
+			known = append(known, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(known) == 0 {
+		return nil, paths
+	}
+	got, ok := h.CommitsTouching(base, known, limit)
+	if !ok {
+		return nil, paths
+	}
+	return got, rest
+}
