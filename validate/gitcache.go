@@ -132,13 +132,14 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	states := c.states
 	if c.countBases(); c.baseUses != nil && c.baseUses[base.Hash] <= 1 {
 		// no other workflow of the run asks about this base: its answers
 		// are not kept (200 workflows of 300 files, each its own base,
-		// kept 60,000 states to the end of the run)
-		states = map[pathKey]gitrepo.PathState{}
+		// kept 60,000 states to the end of the run), and the answer, one
+		// state per path in the order of paths, is Compare's own
+		return c.compare(base, paths)
 	}
+	states := c.states
 	var missing []string
 	for _, p := range paths {
 		if _, ok := states[pathKey{base: base.Hash, path: p}]; !ok {
@@ -217,6 +218,9 @@ func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit in
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.countBases(); c.baseUses != nil && c.baseUses[base.Hash] <= 1 {
+		return c.commitsOnce(base, paths, limit) // no other workflow asks: nothing kept
+	}
 	var missing []string
 	for _, p := range paths {
 		if _, ok := c.commits[pathKey{base.Hash, p, limit}]; !ok {

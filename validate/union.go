@@ -81,3 +81,30 @@ func (c *gitCache) commitsFromHistory(base gitrepo.Commit, paths []string, limit
 	}
 	return got, rest
 }
+
+// commitsOnce is CommitsTouching(base, paths, limit) for a base no other
+// workflow of the run asks about: from the History for the paths it
+// covers, from the underlying Git for the rest, nothing kept. c.mu is
+// held.
+func (c *gitCache) commitsOnce(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
+	known, rest := c.commitsFromHistory(base, paths, limit)
+	out := make(map[string][]gitrepo.Commit, len(known))
+	for p, cs := range known {
+		if len(cs) > 0 {
+			out[p] = cs
+		}
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	got, err := c.Git.CommitsTouching(base, rest, limit)
+	if err != nil {
+		return nil, err
+	}
+	for p, cs := range got {
+		if len(cs) > 0 {
+			out[p] = append([]gitrepo.Commit(nil), cs...)
+		}
+	}
+	return out, nil
+}

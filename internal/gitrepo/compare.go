@@ -115,17 +115,22 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 			}
 		}
 		st.BaseHash = hashString(be)
-		var fi fs.FileInfo
-		if o.Lstat != nil {
-			if got, ok := o.Lstat(p); ok {
-				fi = got
+		if d, ok := o.History.onDisk(p); ok {
+			st.DiskHash, st.OnDisk = d.hash, d.onDisk
+		} else {
+			var fi fs.FileInfo
+			if o.Lstat != nil {
+				if got, ok := o.Lstat(p); ok {
+					fi = got
+				}
 			}
+			dh, onDisk, err := r.diskHashStat(p, &buf, known, fi)
+			if err != nil {
+				return nil, err
+			}
+			st.DiskHash, st.OnDisk = hashString(dh), onDisk
+			o.History.keepOnDisk(p, st.DiskHash, st.OnDisk)
 		}
-		dh, onDisk, err := r.diskHashStat(p, &buf, known, fi)
-		if err != nil {
-			return nil, err
-		}
-		st.DiskHash, st.OnDisk = hashString(dh), onDisk
 		st.Changed = st.BaseHash != st.DiskHash
 		if st.Changed && o.Index != nil && o.Index.heads != nil && o.Index.want[p] {
 			st.HeadHash = hashString(o.Index.heads[p])

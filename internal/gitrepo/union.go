@@ -25,11 +25,26 @@ type History struct {
 	paths map[string]*pathHistory
 }
 
+// A History is not safe for concurrent use: CompareWith keeps what it
+// found on disk in it (see onDisk).
+
+// diskState is what CompareWith found in the work tree at a path.
+type diskState struct {
+	hash   string // the file's git blob hash; "" when there is no file
+	onDisk bool
+}
+
 // pathHistory is one path's entry in HEAD and the changes to it, newest
 // first.
 type pathHistory struct {
 	head    rawEntry
 	changes []pathChange
+	// disk is the path in the work tree, as the run's first Compare of
+	// it found it (disk.onDisk or disk.hash set), kept for the Compare
+	// calls of the other workflows: the work tree does not depend on the
+	// base, and a run assumes it does not change while it runs.
+	disk     diskState
+	diskSeen bool
 }
 
 // pathChange is a commit of the chain (at position k) that changed a path,
@@ -261,4 +276,28 @@ func (h *History) Has(p string) bool {
 	}
 	_, ok := h.paths[p]
 	return ok
+}
+
+// onDisk returns what a Compare of the run found on disk at p, ok false
+// when none did or h was not walked for p (h may be nil).
+func (h *History) onDisk(p string) (diskState, bool) {
+	if h == nil {
+		return diskState{}, false
+	}
+	ph, ok := h.paths[p]
+	if !ok || !ph.diskSeen {
+		return diskState{}, false
+	}
+	return ph.disk, true
+}
+
+// keepOnDisk keeps what a Compare found on disk at p, when h was walked
+// for p (h may be nil).
+func (h *History) keepOnDisk(p, hash string, onDisk bool) {
+	if h == nil {
+		return
+	}
+	if ph, ok := h.paths[p]; ok {
+		ph.disk, ph.diskSeen = diskState{hash: hash, onDisk: onDisk}, true
+	}
 }
