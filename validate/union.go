@@ -9,13 +9,20 @@ import (
 // historian is a Git (*gitrepo.Repo is) that walks HEAD's history once for
 // the paths and base commits of many workflows (see gitrepo.HistoryFor).
 type historian interface {
-	HistoryFor(bases []gitrepo.Commit, paths []string) *gitrepo.History
+	HistoryFor(bases []gitrepo.Commit, paths []string, maxCommits int) *gitrepo.History
 }
+
+// minHistoryWalk is the fewest commits the run's History may walk (see
+// history): more when the workflows reference more files, as a walk
+// back to an old base reads commits (about what a look-up in a base's
+// tree costs each) where the per-workflow look-ups and walks did not.
+const minHistoryWalk = 1024
 
 // history returns the run's History, walked once, at the first question
 // that can use it, when the run validates several resumable candidates
 // with a Git that can walk for all of them: HEAD's first-parent chain back
-// to the oldest interruption commit, for the union of the files the
+// to the oldest interruption commit (at most as many commits as the
+// workflows reference files, and minHistoryWalk), for the union of the files the
 // resumable candidates reference. Compare then takes each base's blobs
 // from it, and CommitsTouching its answers, instead of one look-up per
 // workflow and path in each base's tree and one walk per workflow; what it
@@ -33,6 +40,7 @@ func (c *gitCache) history() *gitrepo.History {
 	var bases []gitrepo.Commit
 	seen := map[string]bool{}
 	var paths []string
+	refs := 0 // the look-ups the walk replaces
 	for _, cand := range c.run.order {
 		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
 			continue
@@ -42,6 +50,7 @@ func (c *gitCache) history() *gitrepo.History {
 			continue
 		}
 		bases = append(bases, base)
+		refs += len(cand.Files)
 		for _, rf := range cand.Files {
 			if clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path))); !seen[clean] {
 				seen[clean] = true
@@ -52,7 +61,7 @@ func (c *gitCache) history() *gitrepo.History {
 	if len(bases) < 2 {
 		return nil
 	}
-	c.hist = hg.HistoryFor(bases, paths)
+	c.hist = hg.HistoryFor(bases, paths, max(minHistoryWalk, refs))
 	return c.hist
 }
 

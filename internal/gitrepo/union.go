@@ -56,7 +56,8 @@ type pathChange struct {
 }
 
 // HistoryFor walks HEAD's first-parent chain once, from HEAD back to the
-// oldest of bases that is on the chain (within maxBatchChain commits),
+// oldest of bases that is on the chain within maxCommits commits of HEAD
+// (maxCommits <= 0 or over maxBatchChain: maxBatchChain),
 // comparing each commit with its first parent for the union of paths (see
 // treeCache.diff: a path changes when its file or its folder tree does, so
 // a path's answer does not depend on the paths asked beside it), and keeps
@@ -66,7 +67,15 @@ type pathChange struct {
 // a base is reached is simply not covered: the caller asks Compare's own
 // look-ups and CommitsTouching's own walk then. It returns nil when no
 // base can be covered.
-func (r *Repo) HistoryFor(bases []Commit, paths []string) *History {
+//
+// maxCommits is the caller's bound on what the walk may cost: a walk for
+// paths that did not change since an old base reads commits that the
+// look-ups it replaces did not, so the caller sizes it by those (status:
+// by the workflows' references).
+func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *History {
+	if maxCommits <= 0 || maxCommits > maxBatchChain {
+		maxCommits = maxBatchChain
+	}
 	want := map[plumbing.Hash]bool{}
 	for _, b := range bases {
 		if h, ok := fullHash(b.Hash); ok {
@@ -92,7 +101,7 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string) *History {
 	h := &History{r: r, pos: map[plumbing.Hash]int{}, paths: make(map[string]*pathHistory, len(union))}
 	chain := []links{}
 	oldest := -1
-	for len(chain) < maxBatchChain {
+	for len(chain) < maxCommits {
 		chain = append(chain, c)
 		if want[c.hash] {
 			h.pos[c.hash] = len(chain) - 1

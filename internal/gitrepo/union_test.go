@@ -134,7 +134,7 @@ func TestHistoryMatchesWalks(t *testing.T) {
 				paths := append([]string{"./" + h.asked[5], "d0/../d1"}, h.asked...)
 				for _, name := range []string{"off", "cache"} {
 					r := opens[name]()
-					hist := r.HistoryFor(bases, paths)
+					hist := r.HistoryFor(bases, paths, 0)
 					if hist == nil {
 						t.Fatalf("%s round %d: no History", name, round)
 					}
@@ -202,10 +202,21 @@ func TestHistoryMatchesWalks(t *testing.T) {
 func TestHistoryForNothing(t *testing.T) {
 	h := buildMergeHistory(t, 5)
 	r := open(t, h.dir)
-	if r.HistoryFor(nil, h.asked) != nil || r.HistoryFor([]Commit{{Hash: h.chain[0]}}, nil) != nil ||
-		r.HistoryFor([]Commit{{Hash: "0123456789012345678901234567890123456789"}}, h.asked) != nil ||
-		r.HistoryFor([]Commit{{Hash: h.chain[0]}}, []string{"../x", "/abs", "."}) != nil {
+	if r.HistoryFor(nil, h.asked, 0) != nil || r.HistoryFor([]Commit{{Hash: h.chain[0]}}, nil, 0) != nil ||
+		r.HistoryFor([]Commit{{Hash: "0123456789012345678901234567890123456789"}}, h.asked, 0) != nil ||
+		r.HistoryFor([]Commit{{Hash: h.chain[0]}}, []string{"../x", "/abs", "."}, 0) != nil {
 		t.Fatal("a History for nothing")
+	}
+	// the bound: HEAD is the chain's first commit, the root its last
+	head, root := Commit{Hash: h.chain[len(h.chain)-1]}, Commit{Hash: h.chain[0]}
+	if b := r.HistoryFor([]Commit{head, root}, h.asked, 3); b == nil || !b.Covers(head) || b.Covers(root) {
+		t.Fatal("a History of 3 commits: HEAD not covered, or the root covered")
+	}
+	if r.HistoryFor([]Commit{root}, h.asked, 3) != nil {
+		t.Fatal("a History past its bound")
+	}
+	if b := r.HistoryFor([]Commit{head, root}, h.asked, 0); b == nil || !b.Covers(root) {
+		t.Fatal("no bound: the root not covered")
 	}
 	var nilHist *History
 	if nilHist.Covers(Commit{Hash: h.chain[0]}) || nilHist.Has(h.asked[0]) {
