@@ -136,8 +136,9 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 			var pe map[string]rawEntry
 			if pe, err = r.entriesOf(p.tree, changed); err == nil {
 				for _, path := range changed {
-					ph := h.paths[path]
-					ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: pe[path]})
+					if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
+						ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: pe[path]})
+					}
 				}
 			}
 		}
