@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+
 	"path"
 	"sort"
 
@@ -37,7 +39,7 @@ type diskState struct {
 // pathHistory is one path's entry in HEAD and the changes to it, newest
 // first.
 type pathHistory struct {
-	head    rawEntry
+	head    gitobj.RawEntry
 	changes []pathChange
 	// disk is the path in the work tree, as the run's first Compare of
 	// it found it (disk.onDisk or disk.hash set), kept for the Compare
@@ -52,7 +54,7 @@ type pathHistory struct {
 type pathChange struct {
 	k      int
 	commit plumbing.Hash
-	parent rawEntry
+	parent gitobj.RawEntry
 }
 
 // HistoryFor walks HEAD's first-parent chain once, from HEAD back to the
@@ -126,14 +128,14 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	for _, p := range union {
 		h.paths[p] = &pathHistory{head: heads[p]}
 	}
-	trie := newPathTrie(union)
+	trie := gitobj.NewTrie(union)
 	cache := r.walkCache()
 	for k := 0; k < oldest; k++ {
 		cur := chain[k]
 		p := chain[k+1] // cur's first parent: the placing walk read it
 		changed, err := cache.changedAt(cur, p.tree, true, trie)
 		if err == nil && len(changed) > 0 {
-			var pe map[string]rawEntry
+			var pe map[string]gitobj.RawEntry
 			if pe, err = r.entriesOf(p.tree, changed); err == nil {
 				for _, path := range changed {
 					if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
@@ -182,7 +184,7 @@ func (h *History) position(base string) (int, bool) {
 
 // entryAt returns the path's entry in the commit at position k of the
 // chain.
-func (ph *pathHistory) entryAt(k int) rawEntry {
+func (ph *pathHistory) entryAt(k int) gitobj.RawEntry {
 	e := ph.head
 	for _, ch := range ph.changes {
 		if ch.k >= k {
@@ -228,7 +230,7 @@ func (b *baseBlobs) blob(p string) (plumbing.Hash, bool) {
 	if !ok {
 		return plumbing.ZeroHash, false
 	}
-	return ph.entryAt(b.k).blob(), true
+	return ph.entryAt(b.k).Blob(), true
 }
 
 // CommitsTouching is Repo.CommitsTouching(base, paths, limit) answered
