@@ -79,6 +79,9 @@ type Options struct {
 	// Cache, when not nil, is the on-disk cache formats may keep parse
 	// results in (source.Repo.Cache).
 	Cache *diskcache.Cache
+	// MaxElements is the scan's element budget over all the files of all
+	// the sources (tolerant.MaxScanReadElements when 0; tests set less).
+	MaxElements int
 }
 
 // Result is everything Scan found.
@@ -127,6 +130,10 @@ func Scan(r *source.Repo, opts Options) Result {
 	r.Cache = opts.Cache
 	r.PrefetchGlobs() // the state-file folders are listed while the stories are read
 	defer r.EndPrefetch()
+	// one budget of elements read for every source: past it, the files
+	// are refused (too-many), each by its source, and one warning says where
+	// it ran out (see docs/SECURITY.md, "Counts")
+	r.BeginBudget(opts.MaxElements)
 	for _, s := range sources {
 		cs, fs := s.Scan(r)
 		cs, fs = capFileCandidates(cs, fs)
@@ -143,6 +150,9 @@ func Scan(r *source.Repo, opts Options) Result {
 			prefetch = make(chan map[string]Stamp, 1)
 			go func() { prefetch <- opts.Times(paths) }()
 		}
+	}
+	if f, spent := r.EndBudget(); spent {
+		findings = append(findings, f)
 	}
 	all := concatCandidates(parts)
 	// date the state files first (Merge compares their times), then only the

@@ -1,0 +1,127 @@
+package tolerant
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
+)
+
+// MaxScanReadElements is the most elements (see FileElements) one scan
+// reads over all the files of all its formats. Each file is bounded on its
+// own (MaxNodes values, MaxElements entries), but nothing bounded their
+// sum: ten thousand state files just under every per-file bound each
+// passed. The bench's 20,000-story repository reads about 1,010,000 (see
+// docs/SECURITY.md, "Counts"): the budget leaves it a margin of five.
+const MaxScanReadElements = 5_000_000
+
+// YAMLWeight is what one element of a YAML file (.yaml, .yml) counts for:
+// yaml.v3 spends twelve to sixteen times as long per value as
+// encoding/json (99,000 list entries: about 0.9 s against 0.06), and a
+// Markdown line costs about what a JSON value does.
+const YAMLWeight = 10
+
+// FileElements is Elements, times YAMLWeight for a file whose name says
+// YAML.
+func FileElements(name string, data []byte) int {
+	n := Elements(data)
+	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") {
+		n *= YAMLWeight
+	}
+	return n
+}
+
+// Elements is what reading data costs the scan's budget: its lines (LF,
+// CRLF or CR) and its commas, plus one. Every value a YAML or JSON
+// document decodes to after the first starts a line or follows a comma or
+// an opening bracket, and a bracket nests no deeper than MaxDepth, so the
+// count follows the values a decoder builds; every heading, list item,
+// checkbox or table row a Markdown format reads is a line. It is found
+// before anything is decoded, in a few passes over the bytes.
+func Elements(data []byte) int {
+	lf, cr := bytes.Count(data, []byte{'\n'}), bytes.Count(data, []byte{'\r'})
+	if lf > 0 && cr > 0 {
+		cr -= bytes.Count(data, []byte("\r\n")) // a CRLF is one line
+	}
+	// YAML's other line breaks (NEL, LS, PS), which a document can use alone
+	nel := 0
+	if bytes.IndexByte(data, 0xC2) >= 0 || bytes.IndexByte(data, 0xE2) >= 0 {
+		nel = bytes.Count(data, []byte("\u0085")) + bytes.Count(data, []byte("\u2028")) + bytes.Count(data, []byte("\u2029"))
+	}
+	return 1 + lf + cr + nel + bytes.Count(data, []byte{','})
+}
+
+// ScanBudget is what is left of the elements one scan reads over all its
+// files (MaxScanReadElements): every file read draws its Elements from it;
+// once a file does not fit, the budget is spent and every file after it is
+// refused too, so that which file is read never depends on the size of a
+// later one. Safe for concurrent use (formats read on several goroutines).
+type ScanBudget struct {
+	mu      sync.Mutex
+	size    int
+	left    int
+	at      string // the file the budget ran out at
+	refused int    // the files refused, that one included
+}
+
+// NewScanBudget returns a full budget of size elements (MaxScanReadElements
+// when size <= 0).
+func NewScanBudget(size int) *ScanBudget {
+	if size <= 0 {
+		size = MaxScanReadElements
+	}
+	return &ScanBudget{size: size, left: size}
+}
+
+// Take draws the FileElements of file's data from the budget; it returns nil
+// when they were left, otherwise a "too-many" error naming the file the
+// budget ran out at (the caller reports it and does not read data). A nil
+// budget covers everything.
+func (b *ScanBudget) Take(file string, data []byte) *DecodeError {
+	if b == nil {
+		return nil
+	}
+	return b.TakeN(file, FileElements(file, data))
+}
+
+// TakeN is Take for a count of elements the caller found itself.
+func (b *ScanBudget) TakeN(file string, n int) *DecodeError {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.at == "" && n <= b.left {
+		b.left -= n
+		return nil
+	}
+	b.refused++
+	if b.at == "" {
+		b.at, b.left = file, 0
+		return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("%s elements (lines and commas) past the %s orchestrate reads in one scan over all the repository's files; the scan's budget ran out here: this file and the ones after it are not read",
+			textfmt.Thousands(n), textfmt.Thousands(b.size))}
+	}
+	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("not read: the %s elements (lines and commas) orchestrate reads in one scan over all the repository's files ran out at %s",
+		textfmt.Thousands(b.size), b.at)}
+}
+
+// Spent reports the file the budget ran out at ("" while it has not) and
+// how many files it refused.
+func (b *ScanBudget) Spent() (at string, refused int) {
+	if b == nil {
+		return "", 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.at, b.refused
+}
+
+// Size is the number of elements the budget started with.
+func (b *ScanBudget) Size() int {
+	if b == nil {
+		return 0
+	}
+	return b.size
+}
