@@ -82,7 +82,7 @@ func (r *Repo) EndBudget() (f workflow.Finding, ok bool) {
 	}
 	return workflow.Finding{
 		Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many", Path: at,
-		Message: fmt.Sprintf("this scan read the %s elements (lines and commas) orchestrate reads in one scan over all the repository's files; the budget ran out at %s: %s not read (each with a too-many finding), the rest of the repository is listed",
+		Message: fmt.Sprintf("this scan read the %s elements (lines, commas and brackets) orchestrate reads in one scan over all the repository's files; the budget ran out at %s: %s not read (each with a too-many finding), the rest of the repository is listed",
 			workflow.Thousands(b.Size()), at, filesNotRead(refused)),
 	}, true
 }

@@ -23,6 +23,14 @@ const MaxScanReadElements = 5_000_000
 // Markdown line costs about what a JSON value does.
 const YAMLWeight = 10
 
+// MaxFileCharge is the most one file draws from a scan's budget: a file
+// past it is either refused by the per-file bounds, having cost nothing
+// (MaxNodes values; an 8 MiB YAML file of tiny values is ten million
+// elements and more), or a rare large file whose work those bounds cap;
+// so one file alone never spends the budget, and the per-file finding,
+// which says more, is the one a single hostile file gets.
+const MaxFileCharge = MaxScanReadElements / 5
+
 // FileElements is Elements, times YAMLWeight for a file whose name says
 // YAML.
 func FileElements(name string, data []byte) int {
@@ -34,23 +42,25 @@ func FileElements(name string, data []byte) int {
 }
 
 // Elements is what reading data costs the scan's budget: its lines (LF,
-// CRLF or CR) and its commas, plus one. Every value a YAML or JSON
-// document decodes to after the first starts a line or follows a comma or
-// an opening bracket, and a bracket nests no deeper than MaxDepth, so the
-// count follows the values a decoder builds; every heading, list item,
-// checkbox or table row a Markdown format reads is a line. It is found
-// before anything is decoded, in a few passes over the bytes.
+// CRLF or CR, and YAML's NEL, LS and PS), its commas and its opening
+// brackets, plus one. Every value a JSON document decodes to after the
+// first follows a comma or an opening bracket (the bound the per-file check
+// counts, see jsonShape); a YAML value starts a line or follows an
+// indicator, most often a comma or a bracket in flow; every heading, list
+// item, checkbox or table row a Markdown format reads is a line. So the
+// count follows the work of reading the file, whatever its format, and is
+// found before anything is decoded, in a few passes over the bytes.
 func Elements(data []byte) int {
 	lf, cr := bytes.Count(data, []byte{'\n'}), bytes.Count(data, []byte{'\r'})
 	if lf > 0 && cr > 0 {
 		cr -= bytes.Count(data, []byte("\r\n")) // a CRLF is one line
 	}
-	// YAML's other line breaks (NEL, LS, PS), which a document can use alone
+	// YAML's other line breaks, which a document can use alone
 	nel := 0
 	if bytes.IndexByte(data, 0xC2) >= 0 || bytes.IndexByte(data, 0xE2) >= 0 {
 		nel = bytes.Count(data, []byte("\u0085")) + bytes.Count(data, []byte("\u2028")) + bytes.Count(data, []byte("\u2029"))
 	}
-	return 1 + lf + cr + nel + bytes.Count(data, []byte{','})
+	return 1 + lf + cr + nel + bytes.Count(data, []byte{','}) + bytes.Count(data, []byte{'['}) + bytes.Count(data, []byte{'{'})
 }
 
 // ScanBudget is what is left of the elements one scan reads over all its
@@ -86,11 +96,13 @@ func (b *ScanBudget) Take(file string, data []byte) *DecodeError {
 	return b.TakeN(file, FileElements(file, data))
 }
 
-// TakeN is Take for a count of elements the caller found itself.
+// TakeN is Take for a count of elements the caller found itself (at most
+// MaxFileCharge are drawn).
 func (b *ScanBudget) TakeN(file string, n int) *DecodeError {
 	if b == nil {
 		return nil
 	}
+	n = min(n, MaxFileCharge)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.at == "" && n <= b.left {
@@ -100,10 +112,10 @@ func (b *ScanBudget) TakeN(file string, n int) *DecodeError {
 	b.refused++
 	if b.at == "" {
 		b.at, b.left = file, 0
-		return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("%s elements (lines and commas) past the %s orchestrate reads in one scan over all the repository's files; the scan's budget ran out here: this file and the ones after it are not read",
+		return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("%s elements (lines, commas and brackets) past the %s orchestrate reads in one scan over all the repository's files; the scan's budget ran out here: this file and the ones after it are not read",
 			textfmt.Thousands(n), textfmt.Thousands(b.size))}
 	}
-	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("not read: the %s elements (lines and commas) orchestrate reads in one scan over all the repository's files ran out at %s",
+	return &DecodeError{Code: "too-many", Msg: fmt.Sprintf("not read: the %s elements (lines, commas and brackets) orchestrate reads in one scan over all the repository's files ran out at %s",
 		textfmt.Thousands(b.size), b.at)}
 }
 

@@ -18,9 +18,9 @@ func TestElements(t *testing.T) {
 		{"CRLF is one line", "a\r\nb\r\n", 3},
 		{"CR alone", "a\rb\rc", 3},
 		{"mixed", "a\r\nb\rc\n", 4},
-		{"commas", `[{},{},{}]`, 3},
+		{"commas and brackets", `[{},{},{}]`, 7},
 		{"NEL, LS, PS", "- a\u0085- b\u2028- c\u2029", 4},
-		{"json object", `{"a":1,"b":[1,2]}`, 4},
+		{"json object", `{"a":1,"b":[1,2]}`, 5},
 	} {
 		if got := Elements([]byte(tc.data)); got != tc.want {
 			t.Errorf("%s: Elements(%q) = %d, want %d", tc.name, tc.data, got, tc.want)
@@ -49,7 +49,7 @@ func TestElementsBoundValues(t *testing.T) {
 	} {
 		_, nodes := jsonShape([]byte(data))
 		if strings.HasPrefix(data, "- ") {
-			nodes = 1000
+			nodes = 1001 // the list and its 1,000 entries
 		}
 		if e := Elements([]byte(data)); e < nodes {
 			t.Errorf("Elements = %d under the %d values of %.20q…", e, nodes, data)
@@ -69,7 +69,7 @@ func TestScanBudget(t *testing.T) {
 		t.Errorf("Spent = %q %d before it ran out", at, n)
 	}
 	err := b.TakeN("b", 5)
-	if err == nil || err.Code != "too-many" || !strings.Contains(err.Msg, "5 elements (lines and commas) past the 10 orchestrate reads in one scan") {
+	if err == nil || err.Code != "too-many" || !strings.Contains(err.Msg, "5 elements (lines, commas and brackets) past the 10 orchestrate reads in one scan") {
 		t.Fatalf("5 more: %v", err)
 	}
 	// spent: even what would fit is refused, naming where it ran out
@@ -82,6 +82,15 @@ func TestScanBudget(t *testing.T) {
 	}
 	if at, n := b.Spent(); at != "b" || n != 3 {
 		t.Errorf("Spent = %q %d, want b 3", at, n)
+	}
+	big := NewScanBudget(0)
+	for i := 0; i < 5; i++ {
+		if err := big.TakeN("huge", 1<<40); err != nil {
+			t.Fatalf("file %d of 5 past MaxFileCharge: %v", i+1, err)
+		}
+	}
+	if big.TakeN("one more", 1) == nil {
+		t.Error("5 files at MaxFileCharge left room")
 	}
 	var none *ScanBudget
 	if none.Take("x", []byte("a")) != nil || none.TakeN("x", 1<<40) != nil || none.Size() != 0 {
