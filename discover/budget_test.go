@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/discover/progress"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -25,6 +26,8 @@ type budgetCase struct {
 	// file is the i-th file of the format: its path and content
 	file func(i int) (string, string)
 	n    int // the number of such files
+	// weight is the source's ElementWeight (0: 1)
+	weight int
 }
 
 func budgetCases() []budgetCase {
@@ -49,7 +52,7 @@ func budgetCases() []budgetCase {
 			return fmt.Sprintf("docs/maestro/work_sessions/s%d.json", i), fmt.Sprintf(`{"wsession_id":"s%d","status":"active","breadcrumbs":[`, i) +
 				joinN(19_999, func(int) string { return `"x"` }) + `]}`
 		}},
-		{name: "progress", n: 6, file: func(i int) (string, string) {
+		{name: "progress", n: 6, weight: progress.ProgressSource.(source.Format).Weight(), file: func(i int) (string, string) {
 			return fmt.Sprintf(".orchestrate/progress/p%d.md", i), "# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n" +
 				joinLines(49_000, func(int) string { return "- **K**: v" })
 		}},
@@ -124,6 +127,7 @@ func TestScanBudgetRefusesSpreadBombs(t *testing.T) {
 				budget += tolerant.FileElements(p, []byte(s))
 			}
 			budget -= tolerant.FileElements(last, []byte(files[last])) / 2
+			budget *= max(tc.weight, 1)
 			r, _ := source.NewRepo(dir, config.Default())
 			start := time.Now()
 			res := Scan(r, Options{MaxElements: budget})

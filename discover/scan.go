@@ -135,6 +135,11 @@ func Scan(r *source.Repo, opts Options) Result {
 	// it ran out (see docs/SECURITY.md, "Counts")
 	r.BeginBudget(opts.MaxElements)
 	for _, s := range sources {
+		w := 1
+		if ws, ok := s.(interface{ Weight() int }); ok {
+			w = ws.Weight()
+		}
+		r.SetWeight(w)
 		cs, fs := s.Scan(r)
 		cs, fs = capFileCandidates(cs, fs)
 		for i := range cs {

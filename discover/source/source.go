@@ -64,7 +64,13 @@ type Repo struct {
 	// sources run and cleared after (EndBudget), by Scan's goroutine; nil
 	// outside a scan (a patch reads what it must).
 	budget *tolerant.ScanBudget
+	weight int // what one element counts for while the current source scans (SetWeight)
 }
+
+// SetWeight makes each element the files read from now on draw w from the
+// scan's budget (1 when w < 1): Scan sets the weight of each source before
+// it runs (Format.ElementWeight).
+func (r *Repo) SetWeight(w int) { r.weight = max(w, 1) }
 
 // BeginBudget gives the scan about to run a full element budget of size
 // (tolerant.MaxScanReadElements when size <= 0): every file read with Read
@@ -105,7 +111,7 @@ func (r *Repo) Spend(file string, data []byte) error {
 	if r == nil || r.budget == nil {
 		return nil
 	}
-	if err := r.budget.Take(file, data); err != nil {
+	if err := r.budget.TakeN(file, tolerant.FileElements(file, data)*max(r.weight, 1)); err != nil {
 		return err
 	}
 	return nil
@@ -117,7 +123,7 @@ func (r *Repo) SpendN(file string, n int) error {
 	if r == nil || r.budget == nil {
 		return nil
 	}
-	if err := r.budget.TakeN(file, n); err != nil {
+	if err := r.budget.TakeN(file, n*max(r.weight, 1)); err != nil {
 		return err
 	}
 	return nil
@@ -331,7 +337,14 @@ type Format struct {
 	FormatKind     string // a workflow.Kind* constant
 	FormatPriority int    // a workflow.Priority* constant (lower is more specific)
 	ScanFunc       func(r *Repo) ([]workflow.Candidate, []workflow.Finding)
+	// ElementWeight is what one element of the files this source reads
+	// counts for in the scan's budget (0: 1, see tolerant.FileElements), for
+	// a format whose parse costs several times the usual per line.
+	ElementWeight int
 }
+
+// Weight is the source's ElementWeight, at least 1.
+func (f Format) Weight() int { return max(f.ElementWeight, 1) }
 
 // Kind is the format's kind.
 func (f Format) Kind() string { return f.FormatKind }
