@@ -19,17 +19,18 @@ const MaxScanReadElements = 5_000_000
 
 // YAMLWeight is what one element of a YAML file (.yaml, .yml) counts for:
 // yaml.v3 spends twelve to sixteen times as long per value as
-// encoding/json (99,000 list entries: about 0.9 s against 0.06), and a
-// Markdown line costs about what a JSON value does.
-const YAMLWeight = 10
+// encoding/json (99,000 list entries: about 0.9 s against 0.06 on a loaded
+// machine), and a Markdown line of a story costs about what a JSON value
+// does.
+const YAMLWeight = 16
 
 // MaxFileCharge is the most one file draws from a scan's budget: a file
 // past it is either refused by the per-file bounds, having cost nothing
-// (MaxNodes values; an 8 MiB YAML file of tiny values is ten million
-// elements and more), or a rare large file whose work those bounds cap;
-// so one file alone never spends the budget, and the per-file finding,
-// which says more, is the one a single hostile file gets.
-const MaxFileCharge = MaxScanReadElements / 5
+// (MaxNodes values; an 8 MiB YAML file of tiny values is tens of millions
+// of elements), or a rare large file whose work those bounds cap; so one
+// file alone never spends the budget, and the per-file finding, which says
+// more, is the one a single hostile file gets.
+const MaxFileCharge = MaxScanReadElements / 2
 
 // FileElements is Elements, times YAMLWeight for a file whose name says
 // YAML.
