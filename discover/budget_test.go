@@ -12,6 +12,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/progress"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -169,5 +170,65 @@ func TestScanBudgetRefusesSpreadBombs(t *testing.T) {
 				t.Errorf("refused %v, want %s and not %s", refused, last, first)
 			}
 		})
+	}
+}
+
+// TestScanBudgetThroughCaches: with the on-disk cache, the files the story
+// and workflow-state caches read themselves draw from the budget too (cold
+// scan), and so do the workflow states a warm scan takes from the cache
+// (their decoded entries, fewer than when read).
+func TestScanBudgetThroughCaches(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour) // out of the cache's racy window
+	write := func(p, s string) {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(full, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 4; i++ {
+		write(fmt.Sprintf("docs/stories/1.%d.s.md", i), fmt.Sprintf("# Story 1.%d: s\n\n## Status\n\nInProgress\n\n## Tasks\n\n", i)+
+			joinLines(5_000, func(int) string { return "- t" }))
+		write(fmt.Sprintf(".orchestrate/workflows/w%d.yaml", i), fmt.Sprintf("execution_id: w%d\nstatus: interrupted\nstories:\n", i)+
+			joinLines(5_000, func(j int) string { return fmt.Sprintf("  - '1.%d'", j) }))
+	}
+	cache := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	refused := func(res Result) map[string]bool {
+		out := map[string]bool{}
+		for _, c := range res.Candidates {
+			for _, f := range c.Findings {
+				if f.Code == "too-many" && strings.Contains(f.Message, "in one scan over all the repository's files") {
+					out[f.Path] = true
+				}
+			}
+		}
+		return out
+	}
+	// the stories (about 5,000 elements each) fit, two workflow states
+	// (about 5,000 entries each, 16 times that when read) do not
+	scan := func() map[string]bool {
+		r, _ := source.NewRepo(dir, config.Default())
+		return refused(Scan(r, Options{Cache: cache, MaxElements: 4*5_010 + 2*5_004*tolerant.YAMLWeight}))
+	}
+	cold := scan()
+	for i := 0; i < 4; i++ {
+		if cold[fmt.Sprintf("docs/stories/1.%d.s.md", i)] {
+			t.Errorf("cold scan: story 1.%d refused: %v", i, cold)
+		}
+	}
+	if len(cold) != 2 {
+		t.Errorf("cold scan refused %v, want two workflow states", cold)
+	}
+	// warm: the states read cold come from the cache (their entries
+	// drawn, not 16 times them): no more is refused than cold
+	warm := scan()
+	if len(warm) == 0 || len(warm) > len(cold) {
+		t.Errorf("warm scan refused %v, cold %v", warm, cold)
 	}
 }
