@@ -132,7 +132,7 @@ func TestScanBudgetRefusesSpreadBombs(t *testing.T) {
 			r, _ := source.NewRepo(dir, config.Default())
 			start := time.Now()
 			res := Scan(r, Options{MaxElements: budget})
-			if d := time.Since(start); d > 5*time.Second { // well under 1 s on an idle machine
+			if d := time.Since(start); d > 5*time.Second && !raceEnabled { // well under 1 s on an idle machine
 				t.Errorf("scan took %v, want under 5 s", d)
 			}
 			var summary *workflow.Finding
