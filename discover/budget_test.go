@@ -67,6 +67,12 @@ func budgetCases() []budgetCase {
 		{name: "gsd", n: 6, fixed: map[string]string{".planning/STATE.md": "---\nstatus: executing\n---\n# State\n", ".planning/ROADMAP.md": "# Roadmap\n"}, file: func(i int) (string, string) {
 			return fmt.Sprintf(".planning/phases/0%d-p/0%d-01-PLAN.md", i, i), "---\nphase: 0" + fmt.Sprint(i) + "-p\nplan: 01\n---\n" + joinLines(40_000, func(int) string { return "- step" })
 		}},
+		{name: "openspec", n: 6, fixed: map[string]string{"openspec/config.yaml": "schema: spec-driven\n"}, file: func(i int) (string, string) {
+			return fmt.Sprintf("openspec/changes/c%d/tasks.md", i), "## 1. Work\n\n- [x] 1.1 done\n" + joinLines(4_990, func(j int) string { return fmt.Sprintf("- [ ] 1.%d x", j+2) })
+		}},
+		{name: "kiro", n: 6, file: func(i int) (string, string) {
+			return fmt.Sprintf(".kiro/specs/f%d/tasks.md", i), "# Implementation Plan\n\n- [x] 1. done\n" + joinLines(4_990, func(j int) string { return fmt.Sprintf("- [ ] %d. x", j+2) })
+		}},
 		// single-file formats: work sessions (read before them) spend the
 		// budget, their one file is refused
 		{name: "taskmaster", n: 3, file: func(i int) (string, string) {
