@@ -81,6 +81,9 @@ type Options struct {
 	// Cache, when not nil, is the on-disk cache formats may keep parse
 	// results in (source.Repo.Cache).
 	Cache *diskcache.Cache
+	// MaxElements is the scan's element budget over all the files of all
+	// the sources (tolerant.MaxScanReadElements when 0; tests set less).
+	MaxElements int
 }
 
 // Result is everything Scan found.
@@ -131,7 +134,16 @@ func Scan(r *source.Repo, opts Options) Result {
 	r.Cache = opts.Cache
 	r.PrefetchGlobs() // the state-file folders are listed while the stories are read
 	defer r.EndPrefetch()
+	// one budget of elements read for every source: past it, the files
+	// are refused (too-many), each by its source, and one warning says where
+	// it ran out (see docs/SECURITY.md, "Counts")
+	r.BeginBudget(opts.MaxElements)
 	for _, s := range sources {
+		w := 1
+		if ws, ok := s.(interface{ Weight() int }); ok {
+			w = ws.Weight()
+		}
+		r.SetWeight(w)
 		cs, fs := s.Scan(r)
 		cs, fs = capFileCandidates(cs, fs)
 		for i := range cs {
@@ -147,6 +159,9 @@ func Scan(r *source.Repo, opts Options) Result {
 			prefetch = make(chan map[string]Stamp, 1)
 			go func() { prefetch <- opts.Times(paths) }()
 		}
+	}
+	if f, spent := r.EndBudget(); spent {
+		findings = append(findings, f)
 	}
 	all := concatCandidates(parts)
 	// date the state files first (Merge compares their times), then only the

@@ -22,7 +22,7 @@ func (v *validator) otherWorkflows() {
 	if len(open) == 0 {
 		return
 	}
-	for _, rv := range v.rivals() {
+	for _, rv := range v.rivalsSharing(open) {
 		o := rv.c
 		if o.ID == v.c.ID {
 			continue
@@ -83,7 +83,10 @@ func rivalsOf(candidates []*workflow.Candidate) []rival {
 // listed once for all its validations.
 func (v *validator) rivals() []rival {
 	if r := v.in.Run; r != nil {
-		r.rivalsOnce.Do(func() { r.rivals = rivalsOf(r.sorted) })
+		r.rivalsOnce.Do(func() {
+			r.rivals = rivalsOf(r.sorted)
+			r.byStory = indexRivals(r.rivals)
+		})
 		return r.rivals
 	}
 	return rivalsOf(v.others())

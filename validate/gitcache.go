@@ -46,6 +46,10 @@ type gitCache struct {
 	compared int  // and the paths they asked about
 	idx      *gitrepo.Index
 	idxDone  bool
+	// hist is the run's one walk for every resumable candidate (see
+	// history); histTried is set once it was tried.
+	hist      *gitrepo.History
+	histTried bool
 }
 
 // optionsComparer is a Git (*gitrepo.Repo) that can take what the run
@@ -128,13 +132,14 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	states := c.states
 	if c.countBases(); c.baseUses != nil && c.baseUses[base.Hash] <= 1 {
 		// no other workflow of the run asks about this base: its answers
 		// are not kept (200 workflows of 300 files, each its own base,
-		// kept 60,000 states to the end of the run)
-		states = map[pathKey]gitrepo.PathState{}
+		// kept 60,000 states to the end of the run), and the answer, one
+		// state per path in the order of paths, is Compare's own
+		return c.compare(base, paths)
 	}
+	states := c.states
 	var missing []string
 	for _, p := range paths {
 		if _, ok := states[pathKey{base: base.Hash, path: p}]; !ok {
@@ -201,7 +206,7 @@ func (c *gitCache) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 		c.idxDone = true
 		c.idx = oc.IndexFor(c.run.refPaths(), c.compared/c.compares*c.run.resumable())
 	}
-	return oc.CompareWith(base, paths, gitrepo.CompareOptions{Lstat: c.run.lstat, Index: c.idx})
+	return oc.CompareWith(base, paths, gitrepo.CompareOptions{Lstat: c.run.lstat, Index: c.idx, History: c.history()})
 }
 
 // CommitsTouching asks the underlying Git only about the paths not asked
@@ -213,6 +218,9 @@ func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit in
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.countBases(); c.baseUses != nil && c.baseUses[base.Hash] <= 1 {
+		return c.commitsOnce(base, paths, limit) // no other workflow asks: nothing kept
+	}
 	var missing []string
 	for _, p := range paths {
 		if _, ok := c.commits[pathKey{base.Hash, p, limit}]; !ok {
@@ -220,12 +228,20 @@ func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit in
 		}
 	}
 	if len(missing) > 0 {
-		got, err := c.Git.CommitsTouching(base, missing, limit)
-		if err != nil {
-			return nil, err
+		known, rest := c.commitsFromHistory(base, missing, limit)
+		got := map[string][]gitrepo.Commit{}
+		if len(rest) > 0 {
+			var err error
+			if got, err = c.Git.CommitsTouching(base, rest, limit); err != nil {
+				return nil, err
+			}
 		}
 		for _, p := range missing {
-			c.commits[pathKey{base.Hash, p, limit}] = got[p]
+			cs, ok := known[p]
+			if !ok {
+				cs = got[p]
+			}
+			c.commits[pathKey{base.Hash, p, limit}] = cs
 		}
 	}
 	out := map[string][]gitrepo.Commit{}

@@ -29,6 +29,9 @@ type Run struct {
 	// rivals is what otherWorkflows weighs of sorted, listed once.
 	rivalsOnce sync.Once
 	rivals     []rival
+	// byStory indexes rivals by normalised story id (see rivalsSharing),
+	// made with rivals.
+	byStory map[string][]int
 
 	gitOnce  sync.Once
 	gitFor   Git       // the Git whose answers gitCache keeps

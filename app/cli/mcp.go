@@ -215,7 +215,7 @@ func untrusted(command string, s *loadedRepo) *mcp.Doc {
 func (b *mcpBackend) claimInput(a *app, s *loadedRepo, workflow, holder string, again, force bool) resumeflow.ClaimInput {
 	in := resumeflow.ClaimInput{Session: s.Session, Workflow: workflow, Holder: holder, Again: again, Force: force, Stderr: b.stderr()}
 	in.Lock = a.lockInfo()
-	in.Lock.Command = "orchestrate mcp: claimed by " + holder
+	in.Lock.Command = resumeflow.ClaimCommand + holder
 	sh := a.sharedLifecycle(s)
 	if sh.err != nil {
 		in.SharedErr = sharedUnusable(sh.err)

@@ -32,7 +32,7 @@ func TestOneNumbering(t *testing.T) {
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)
 	}
-	want := []string{"epic", "qa-loop", "workflow", "sdc", "qa-review", "spec-pipeline", "progress", "work-session", "feature", "task", "phase"}
+	want := []string{"epic", "qa-loop", "workflow", "sdc", "qa-review", "spec-pipeline", "progress", "work-session", "feature", "task", "phase", "change", "spec"}
 	seen := map[string]bool{}
 	checked := 0
 	for _, script := range scripts {

@@ -85,7 +85,7 @@ func (a *app) sharedLifecycle(s *loadedRepo) *sharedState {
 		owner = u.Username
 	}
 	sh.store = &sharedlife.Store{
-		Remote: r, Lease: sharedlife.LeaseFor(s.Cfg.Lifecycle.Lease, s.Cfg.Handoff.Timeout),
+		Remote: r, Lease: leaseFor(s.Cfg.Lifecycle.Lease, s.Cfg.Handoff.Timeout),
 		Me:  sharedlife.Runner{Owner: owner, Host: host, PID: a.sys.Pid, CI: sharedlife.CIRun(a.sys.Getenv)},
 		Now: a.sys.Now,
 	}
@@ -98,6 +98,10 @@ func (a *app) sharedLifecycle(s *loadedRepo) *sharedState {
 	a.debugf("shared lifecycle on %s: %d locks, %d record chains", name, len(v.Locks), len(v.Records))
 	return sh
 }
+
+// leaseFor is the lease of the shared locks this process takes
+// (sharedlife.LeaseFor; tests shorten it below sharedlife.MinLease).
+var leaseFor = sharedlife.LeaseFor
 
 // sharedUnusable is the message of exit 20.
 func sharedUnusable(err error) error {
@@ -133,6 +137,7 @@ func heldRemotely(id string, l sharedlife.Lock) error {
 type sharedHandoff struct {
 	a         *app
 	h         *sharedlife.Handoff
+	lease     *resumeflow.Lease // the lease's renewal, from the lock taken to end
 	inCommand atomic.Bool
 	stopSig   func()
 }
@@ -177,6 +182,9 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	}
 	sh = &sharedHandoff{a: a, h: h}
 	sh.catchSignals()
+	// held from here to finish (or end): the lease is renewed meanwhile, a
+	// takeover logged and warned about
+	sh.lease = resumeflow.KeepLease(h, r.s.Root, r.s.LogPath(), a.sys.IO.ErrOut, a.sys.Now)
 	if t := h.Held.TookOver; t != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the shared lock of %s: its lease ended (%s).\n", templates.Safe(c.ID), templates.Safe(t.Runner.String()))
 	}
@@ -236,15 +244,19 @@ func (sh *sharedHandoff) finish(err error) {
 	sh.end()
 }
 
-// end releases the lock and stops catching signals (idempotent).
+// end releases the lock — stopping its lease's renewal first — and stops
+// catching signals (idempotent). A lock a renewal found taken over is left
+// to its new holder; that was warned about when it was found.
 func (sh *sharedHandoff) end() {
 	if sh.stopSig != nil {
 		sh.stopSig()
 		sh.stopSig = nil
 	}
-	if err := sh.h.Release(); err != nil {
+	var lost *sharedlife.LostError
+	if err := sh.h.Release(); err != nil && !errors.As(err, &lost) {
 		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
 	}
+	sh.lease.Flush()
 }
 
 // catchSignals releases the shared lock when orchestrate is told to stop

@@ -103,47 +103,29 @@ type Claim struct {
 	req    handoff.Request
 	lock   *handoff.Lock
 	shared *sharedlife.Handoff
+	lease  *Lease // the shared lease's renewal while the claim is held
 	done   bool
 }
 
-// Gate evaluates the workflow in.Workflow names as autopilot would before
-// a handoff: selected (an unknown, ambiguous or finished workflow is
-// refused with resume's code), not locked here nor held on the shared
-// lifecycle, and validated and planned with the autopilot mode's decision
-// (conflicts, staleness, missing history halt with 17; Force resumes over
-// conflicts). It writes nothing.
-func Gate(in ClaimInput) (workflow.Candidate, Evaluation, *ClaimError) {
+// gate is what a resume does between choosing the candidate and acting
+// on it, for the workflow in.Workflow names: selected (an unknown,
+// ambiguous or finished workflow is refused with resume's code), the lock
+// gate (TakeGate: a live local lock, another runner's live lease: 16), and
+// the evaluation in autopilot mode (Evaluate: validation, plan,
+// modes.Decide). It writes nothing; the decision is Flow.Act's.
+func gate(in ClaimInput) (workflow.Candidate, Evaluation, *ClaimError) {
 	s := in.Session
 	c, cerr := selectFor(in)
 	if cerr != nil {
 		return c, Evaluation{}, cerr
 	}
-	if st := handoff.Inspect(s.Root, c.ID); st.Exists && st.Live {
-		if st.Reason != "" {
-			return c, Evaluation{}, refused(exitcode.Locked, "", fmt.Errorf("%s: its lock is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", c.ID, st.Reason, c.ID))
-		}
-		return c, Evaluation{}, refused(exitcode.Locked, "", fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s%s): not resuming it twice", c.ID, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339), claimedBy(st.Owner.Command)))
-	}
-	if l, held := in.View.HeldBy(c.ID, s.Now); held {
-		e := refused(exitcode.Locked, ReasonHeldRemotely, fmt.Errorf("%w: not resuming it twice", &sharedlife.HeldError{Workflow: c.ID, Holder: l}))
-		e.Holder = &l
+	if end, held, ok := TakeGate(s.Root, c.ID, in.View, s.Now, false); !ok {
+		e := refused(exitcode.Code(end.Code), end.Reason, end.Err)
+		e.Holder = held
 		return c, Evaluation{}, e
 	}
 	ev, cerr := evaluateFor(in, c)
-	if cerr != nil {
-		return c, ev, cerr
-	}
-	if ev.Plan.Decision != modes.DecisionResume {
-		code := exitcode.Code(ev.Code)
-		if code == exitcode.OK {
-			code = exitcode.Cannot
-		}
-		p := ev.Plan
-		e := refused(code, "", fmt.Errorf("%s cannot be claimed: %s%s", c.ID, ev.Plan.Reason, blockingText(ev.Findings)))
-		e.Plan, e.Findings = &p, ev.Findings
-		return c, ev, e
-	}
-	return c, ev, nil
+	return c, ev, cerr
 }
 
 // selectFor is the candidate in.Workflow names, or resume's refusal.
@@ -165,14 +147,6 @@ func evaluateFor(in ClaimInput, c workflow.Candidate) (Evaluation, *ClaimError) 
 		return ev, refused(exitcode.Error, "", err)
 	}
 	return ev, nil
-}
-
-// claimedBy is the holder a lock's command names, for the locked message.
-func claimedBy(command string) string {
-	if _, who, ok := strings.Cut(command, "claimed by "); ok {
-		return ", claimed by " + who
-	}
-	return ""
 }
 
 // blockingText lists the blocking findings of a refused claim, one clause
@@ -226,11 +200,17 @@ func Context(in ClaimInput) (handoff.Envelope, *ClaimError) {
 	return handoff.EnvelopeFor(in.request(c, ev), key), nil
 }
 
-// ClaimWorkflow claims in.Workflow for in.Holder: the gates (Gate), the
-// shared lock and records when lifecycle.remote is on, then the handoff
-// with no command — lock, state marked resumed, envelope, log records
-// naming the holder — keeping the lock. A resume already handed off at the
+// ClaimWorkflow claims in.Workflow for in.Holder as autopilot would hand
+// it off, by construction: the same gate (TakeGate, Evaluate in autopilot
+// mode), then the resume state machine itself (Flow.Act, no terminal)
+// over a claim Host — its confirmation (modes.Decide's halt refuses the
+// claim), the shared lock and records when lifecycle.remote is on
+// (SharedStep), handoff.Execute with no command (lock, state marked
+// resumed, envelope, log records naming the holder) keeping the lock, and
+// the failure mapping (FailureOf). A resume already handed off at the
 // same phase is refused (ReasonAlreadyHandedOff, exit 0) unless in.Again.
+// While the claim holds the shared lock its lease is renewed (KeepLease)
+// until Release.
 func ClaimWorkflow(in ClaimInput) (*Claim, *ClaimError) {
 	h, err := CleanHolder(in.Holder)
 	if err != nil {
@@ -243,81 +223,219 @@ func ClaimWorkflow(in ClaimInput) (*Claim, *ClaimError) {
 	if in.Stderr == nil {
 		in.Stderr = io.Discard
 	}
-	c, ev, cerr := Gate(in)
+	c, ev, cerr := gate(in)
 	if cerr != nil {
 		return nil, cerr
 	}
-	req := in.request(c, ev)
-	cl := &Claim{Workflow: c.ID, Holder: in.Holder, Agent: ev.Plan.ResumeFrom.Agent, Phase: ev.Plan.ResumeFrom.Phase, req: req}
-
-	if in.Store != nil && in.View != nil {
-		if e := cl.beginShared(in, c); e != nil {
-			return nil, e
-		}
+	host := &claimHost{in: in, c: c, ev: ev,
+		cl: &Claim{Workflow: c.ID, Holder: in.Holder, Agent: ev.Plan.ResumeFrom.Agent, Phase: ev.Plan.ResumeFrom.Phase}}
+	fl := &Flow{Host: host, Trace: func(st State) { host.state = st }}
+	if err := fl.Act(); err != nil && host.err == nil {
+		host.err = refused(exitcode.Error, "", err)
 	}
-	res, err := handoff.Execute(req)
-	if err == nil && res.AlreadyHandedOff {
-		err = fmt.Errorf("%s was already handed off at %s (same state, same phase): not claiming it twice; claim it with again to hand it off once more", c.ID, orDash(res.Phase))
-		cl.endShared("", "")
-		return nil, refused(exitcode.OK, ReasonAlreadyHandedOff, err)
+	if host.err != nil {
+		return nil, host.err
 	}
-	if err != nil {
-		cl.endShared(sharedlife.EventFailed, err.Error())
-		var locked *handoff.LockedError
-		var stale *handoff.StaleLockError
-		switch {
-		case errors.As(err, &locked):
-			return nil, refused(exitcode.Locked, "", err)
-		case errors.As(err, &stale):
-			return nil, refused(exitcode.Locked, ReasonStaleLock, fmt.Errorf("%w: run orchestrate unlock %s, or claim with force to take it over", err, c.ID))
-		}
-		return nil, refused(exitcode.Error, "", err)
+	if !host.claimed {
+		return nil, refused(exitcode.Error, "", fmt.Errorf("%s: the claim ended without a handoff", c.ID))
 	}
-	cl.lock, cl.EnvelopePath, cl.IdempotencyKey = res.Held, res.EnvelopePath, res.IdempotencyKey
-	cl.Unconfirmed, cl.TookOverStale = res.Unconfirmed, res.TookOverStale
-	if cl.shared != nil {
-		// the agent is the running command: started until released
-		if err := cl.shared.Record(sharedlife.EventStarted, ""); err != nil {
-			fmt.Fprintf(in.Stderr, "warning: could not record the claim on the shared lifecycle: %v\n", err)
-		}
-	}
-	return cl, nil
+	return host.cl, nil
 }
 
-// beginShared takes the shared lock of c and records the dispatch, or
-// refuses the claim as resume would (held: 16; already handed off: 0;
-// unusable: 20).
-func (cl *Claim) beginShared(in ClaimInput, c workflow.Candidate) *ClaimError {
-	key, err := handoff.KeyFor(in.Session.Root, c, cl.Phase)
+// claimHost is the resume state machine's Host for a claim: no terminal,
+// no questions, nothing printed; the ends become a *ClaimError or the
+// Claim.
+type claimHost struct {
+	in    ClaimInput
+	c     workflow.Candidate
+	ev    Evaluation
+	cl    *Claim
+	state State // the state the flow is in (Flow.Trace)
+	// err is the claim refused; claimed is set once the handoff went
+	// through and the claim holds the workflow.
+	err     *ClaimError
+	claimed bool
+}
+
+// Facts implements Host: autopilot, the workflow named, --json (nothing
+// is offered), the claim's --force.
+func (h *claimHost) Facts() Facts {
+	s := h.in.Session
+	return Facts{
+		Candidate: h.c, Mode: modes.ModeAutopilot, Situation: h.ev.Situation,
+		Decision: h.ev.Plan.Decision, Reason: h.ev.Plan.Reason, Partial: h.ev.Plan.Partial,
+		Code: h.ev.Code, RestartOK: h.ev.RestartOK, AgeClass: h.ev.Report.AgeClass,
+		Candidates: len(s.Resumable()), Named: true, JSON: true,
+		Forced: h.in.Force && h.ev.Situation.Conflicts, Now: s.Now,
+	}
+}
+
+// SetMode, SetForced, SetRestarted and DropAutopilotOnly implement Host: a
+// claim makes no choices (the flow asks for them only on a terminal).
+func (h *claimHost) SetMode(modes.Mode) {}
+
+// SetForced implements Host (see SetMode).
+func (h *claimHost) SetForced() {}
+
+// SetRestarted implements Host (see SetMode).
+func (h *claimHost) SetRestarted() {}
+
+// DropAutopilotOnly implements Host (see SetMode).
+func (h *claimHost) DropAutopilotOnly() {}
+
+// Evaluate implements Host: the autopilot evaluation again.
+func (h *claimHost) Evaluate() error {
+	ev, cerr := evaluateFor(h.in, h.c)
+	if cerr != nil {
+		h.err = cerr
+		return cerr
+	}
+	h.ev = ev
+	return nil
+}
+
+// Choose implements Host: the workflow is named.
+func (h *claimHost) Choose() (bool, error) { return false, nil }
+
+// Take implements Host: gate ran before the flow.
+func (h *claimHost) Take() (bool, error) { return false, nil }
+
+// ShowBlocks implements Host: nothing is printed.
+func (h *claimHost) ShowBlocks() error { return nil }
+
+// RequireTrust implements Host: nothing runs (the agent is the
+// orchestrator; the MCP server refuses an untrusted repository that would
+// run a program before it claims).
+func (h *claimHost) RequireTrust() error { return nil }
+
+// Cleanup implements Host: never offered without a terminal.
+func (h *claimHost) Cleanup() error { return nil }
+
+// Request implements Host: the claim's request (no command, the holder,
+// the lock kept).
+func (h *claimHost) Request() (handoff.Request, error) {
+	h.cl.req = h.in.request(h.c, h.ev)
+	return h.cl.req, nil
+}
+
+// LockShared implements Host: the shared lock and records with
+// lifecycle.remote, decided by SharedStep as a named resume's are (held:
+// 16; already handed off: 0; unusable: 20). The release keeps the lock
+// of a claim that went through (Claim.Release lets it go) and renews its
+// lease meanwhile.
+func (h *claimHost) LockShared(req *handoff.Request) (func(error), bool, error) {
+	in, cl := h.in, h.cl
+	release := func(outcome error) {
+		switch {
+		case outcome != nil:
+			cl.endShared(sharedlife.EventFailed, outcome.Error())
+		case !h.claimed:
+			cl.endShared("", "")
+		case cl.shared != nil:
+			// the agent is the running command: started until released
+			if err := cl.shared.Record(sharedlife.EventStarted, ""); err != nil {
+				fmt.Fprintf(in.Stderr, "warning: could not record the claim on the shared lifecycle: %v\n", err)
+			}
+			cl.lease = KeepLease(cl.shared, req.Root, req.LogPath, in.Stderr, in.Store.Now)
+		}
+	}
+	if in.Store == nil || in.View == nil {
+		return release, false, nil
+	}
+	key, err := handoff.KeyFor(in.Session.Root, h.c, cl.Phase)
 	if err != nil {
-		return refused(exitcode.Error, "", err)
+		h.err = refused(exitcode.Error, "", err)
+		return release, true, nil
 	}
-	base := sharedlife.Record{Key: key, Phase: cl.Phase, Agent: cl.Agent, Mode: string(modes.ModeAutopilot), Again: in.Again}
-	h, err := in.Store.Begin(in.View.View, c.ID, "orchestrate mcp: claimed by "+in.Holder, base)
+	base := sharedlife.Record{Key: key, Phase: cl.Phase, Agent: cl.Agent, Mode: string(modes.ModeAutopilot), Again: req.Again}
+	sh, err := in.Store.Begin(in.View.View, h.c.ID, ClaimCommand+in.Holder, base)
 	var held *sharedlife.HeldError
+	errors.As(err, &held)
+	switch SharedStep(err, nil, req.Again, false) {
+	case SharedHeld:
+		h.err = refused(exitcode.Locked, ReasonHeldRemotely, fmt.Errorf("%w: not resuming it twice", held))
+		h.err.Holder = &held.Holder
+		return release, true, nil
+	case SharedUnusable:
+		h.err = refused(exitcode.Shared, ReasonSharedUnusable, err)
+		return release, true, nil
+	}
+	cl.shared, cl.Shared = sh, in.View.Remote
+	if SharedStep(nil, sh, req.Again, false) == SharedAlready {
+		p := sh.Prior
+		cl.endShared("", "")
+		h.err = refused(exitcode.OK, ReasonAlreadyHandedOff, fmt.Errorf("%s was already handed off by %s (shared records on %s): not claiming it twice; claim it with again to hand it off once more", h.c.ID, p.Runner.String(), in.View.Remote))
+		return release, true, nil
+	}
+	if err := sh.Record(sharedlife.EventDispatched, ""); err != nil {
+		cl.endShared("", "")
+		h.err = refused(exitcode.Shared, ReasonSharedUnusable, err)
+		return release, true, nil
+	}
+	return release, false, nil
+}
+
+// Execute implements Host: handoff.Execute.
+func (h *claimHost) Execute(req handoff.Request) (handoff.Result, error) {
+	return handoff.Execute(req)
+}
+
+// Failed implements Host: the handoff failed; FailureOf gives the code
+// and reason, the claim's own words the way out of a stale lock.
+func (h *claimHost) Failed(f Failure, err error) error {
+	if f.Reason == ReasonStaleLock {
+		err = fmt.Errorf("%w: run orchestrate unlock %s, or claim with force to take it over", err, h.c.ID)
+	}
+	h.err = refused(exitcode.Code(f.Code), f.Reason, err)
+	return nil
+}
+
+// Notify implements Host: the claim keeps what the handoff did.
+func (h *claimHost) Notify(ev Event) error {
+	switch ev.Kind {
+	case EvDispatched, EvAlreadyHandedOff, EvHandedOff:
+		res := ev.Result
+		cl := h.cl
+		cl.lock, cl.EnvelopePath, cl.IdempotencyKey = res.Held, res.EnvelopePath, res.IdempotencyKey
+		cl.Unconfirmed, cl.TookOverStale = res.Unconfirmed, res.TookOverStale
+		h.claimed = ev.Kind == EvHandedOff
+	}
+	return nil
+}
+
+// Finish implements Host: how the flow ended, as the claim's answer.
+// Before the lock state it is the decision (a halt refuses the claim,
+// with the plan and the findings); after it, a handoff done before.
+func (h *claimHost) Finish(e End) error {
+	if e.Outcome == "resumed" && e.Code == int(exitcode.OK) {
+		return nil
+	}
+	h.claimed = false
+	id := h.c.ID
 	switch {
-	case errors.As(err, &held):
-		e := refused(exitcode.Locked, ReasonHeldRemotely, fmt.Errorf("%w: not resuming it twice", held))
-		e.Holder = &held.Holder
-		return e
-	case err != nil:
-		return refused(exitcode.Shared, ReasonSharedUnusable, err)
-	}
-	cl.shared, cl.Shared = h, in.View.Remote
-	if h.Already() && !in.Again {
-		p := h.Prior
-		cl.endShared("", "")
-		return refused(exitcode.OK, ReasonAlreadyHandedOff, fmt.Errorf("%s was already handed off by %s (shared records on %s): not claiming it twice; claim it with again to hand it off once more", c.ID, p.Runner.String(), in.View.Remote))
-	}
-	if err := h.Record(sharedlife.EventDispatched, ""); err != nil {
-		cl.endShared("", "")
-		return refused(exitcode.Shared, ReasonSharedUnusable, err)
+	case e.Reason == ReasonAlreadyHandedOff:
+		h.err = refused(exitcode.OK, ReasonAlreadyHandedOff, fmt.Errorf("%s was already handed off at %s (same state, same phase): not claiming it twice; claim it with again to hand it off once more", id, orDash(h.cl.Phase)))
+	case h.state == StateDecide || h.state == StateConfirm:
+		code := exitcode.Code(e.Code)
+		if code == exitcode.OK {
+			code = exitcode.Cannot
+		}
+		p := h.ev.Plan
+		h.err = refused(code, "", fmt.Errorf("%s cannot be claimed: %s%s", id, p.Reason, blockingText(h.ev.Findings)))
+		h.err.Plan, h.err.Findings = &p, h.ev.Findings
+	default:
+		err := e.Err
+		if err == nil {
+			err = fmt.Errorf("%s: the claim ended (%s)", id, e.Outcome)
+		}
+		h.err = refused(exitcode.Code(e.Code), e.Reason, err)
 	}
 	return nil
 }
 
 // endShared records event (none when "") on the shared lifecycle and
-// releases its lock.
+// releases its lock (and so the lease's renewal). A lock a renewal found
+// taken over was reported then (KeepLease); Release tells it again.
 func (cl *Claim) endShared(event, outcome string) {
 	if cl.shared == nil {
 		return
@@ -327,9 +445,11 @@ func (cl *Claim) endShared(event, outcome string) {
 			fmt.Fprintf(cl.stderr(), "warning: could not record the outcome on the shared lifecycle: %v\n", err)
 		}
 	}
-	if err := cl.shared.Release(); err != nil {
+	var lost *sharedlife.LostError
+	if err := cl.shared.Release(); err != nil && !errors.As(err, &lost) {
 		fmt.Fprintf(cl.stderr(), "warning: %v\n", err)
 	}
+	cl.lease.Flush()
 	cl.shared = nil
 }
 
@@ -418,12 +538,15 @@ func (cl *Claim) Release(outcome, note string, now time.Time) error {
 	} else {
 		problems = append(problems, "record the release: "+err.Error())
 	}
-	if cl.shared != nil {
+	if sh := cl.shared; sh != nil {
 		event, why := sharedlife.EventHandedOff, ""
 		if o != OutcomeDone {
 			event, why = sharedlife.EventFailed, "claim released: "+o
 		}
-		cl.endShared(event, why)
+		cl.endShared(event, why) // stops the lease's renewal first
+		if lost := sh.Lost(); lost != nil {
+			problems = append(problems, lost.Error())
+		}
 	}
 	if cl.lock != nil {
 		if err := cl.lock.Release(); err != nil {

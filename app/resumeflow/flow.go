@@ -625,7 +625,7 @@ func TakeGate(root, id string, sh *Shared, now time.Time, dryRun bool) (end End,
 			end.Err = fmt.Errorf("%s: its lock %s is not trusted (%s); it was left in place: check it, then run orchestrate unlock --force %s", id, Rel(root, handoff.LockPath(root, id)), st.Reason, id)
 			return end, nil, false
 		}
-		end.Err = fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s): not resuming it twice", id, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339))
+		end.Err = fmt.Errorf("%s is being resumed by a live process (pid %d on %s, since %s%s): not resuming it twice", id, st.Owner.PID, st.Owner.Host, st.Owner.StartedAt.Format(time.RFC3339), claimedBy(st.Owner.Command))
 		return end, nil, false
 	}
 	if l, isHeld := sh.HeldBy(id, now); isHeld && !dryRun {
@@ -634,6 +634,19 @@ func TakeGate(root, id string, sh *Shared, now time.Time, dryRun bool) (end End,
 		return end, &l, false
 	}
 	return End{}, nil, true
+}
+
+// ClaimCommand starts the lock command of a claim over orchestrate mcp:
+// the holder follows it.
+const ClaimCommand = "orchestrate mcp: claimed by "
+
+// claimedBy names the holder of a lock an MCP claim took (its command is
+// ClaimCommand + holder), for the locked message; "" for any other lock.
+func claimedBy(command string) string {
+	if who, ok := strings.CutPrefix(command, ClaimCommand); ok && who != "" {
+		return ", claimed by " + who
+	}
+	return ""
 }
 
 // Rel shows path relative to root (with forward slashes) when it is

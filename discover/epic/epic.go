@@ -50,12 +50,15 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		if source.IsBackup(p) || seen[p] {
 			continue
 		}
-		data, err := r.Read(p)
+		data, err := r.Peek(p) // the scan's budget is drawn from only to decode
 		if err != nil {
 			continue // not known to be an epic: the workflow-state source reports it
 		}
 		if !mayHoldEpicKey(data) {
 			continue // the workflow-state source decodes it; no need to here
+		}
+		if r.Spend(p, data) != nil {
+			continue // the workflow-state source reports the spent budget
 		}
 		m, err := source.DecodeMap(p, data, false)
 		if err != nil {

@@ -107,6 +107,11 @@ func (c *tasksCache) parseTasks(r *source.Repo, p string, exists func(string) bo
 			k := source.StatCacheKey(c.salt, p, fs, nil)
 			if v, ok := c.t.Get(k[:]); ok {
 				if ts, ok := decodeTasks(v); ok {
+					// a parse from the cache draws its tasks from the scan's
+					// element budget (docs/SECURITY.md, "Counts")
+					if err := r.SpendN(p, 1+len(ts.Tasks)); err != nil {
+						return Tasks{}, time.Time{}, err
+					}
 					c.mu.Lock()
 					c.hits++
 					c.mu.Unlock()
@@ -118,6 +123,9 @@ func (c *tasksCache) parseTasks(r *source.Repo, p string, exists func(string) bo
 	data, fs, ok := d.ReadRegular(name, c.max)
 	if !ok {
 		return parseRead(r, p, exists)
+	}
+	if err := r.Spend(p, data); err != nil { // read beside r.Read: draw from the scan's budget
+		return Tasks{}, time.Time{}, err
 	}
 	asked := false
 	ts := ParseTasksIn(data, func(q string) bool {

@@ -27,7 +27,14 @@ import (
 // Every file found is a candidate: one that is not in that format was still
 // put where progress files live, so it is an "unreadable" candidate with a
 // blocking parse finding.
-var ProgressSource source.Source = source.Format{FormatKind: workflow.KindProgress, FormatPriority: workflow.PriorityWorkflow, ScanFunc: scanProgress}
+var ProgressSource source.Source = source.Format{FormatKind: workflow.KindProgress, FormatPriority: workflow.PriorityWorkflow, ScanFunc: scanProgress,
+	ElementWeight: progressWeight}
+
+// progressWeight is what a line of a progress file counts for in the scan's
+// budget: parsing one costs about five times a story line (49,000 list
+// items: about 0.25 s on a loaded machine, where 20,000 stories of 50 lines
+// take about 1 s).
+const progressWeight = 5
 
 // scanProgress reads every configured progress file. All findings are attached to
 // their candidate.

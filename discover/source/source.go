@@ -60,6 +60,73 @@ type Repo struct {
 	// ahead holds the globs expanded ahead (PrefetchGlobs): set before the
 	// sources run and cleared after (EndPrefetch), by Scan's goroutine.
 	ahead *globAhead
+	// budget is the scan's element budget (BeginBudget): set before the
+	// sources run and cleared after (EndBudget), by Scan's goroutine; nil
+	// outside a scan (a patch reads what it must).
+	budget *tolerant.ScanBudget
+	weight int // what one element counts for while the current source scans (SetWeight)
+}
+
+// SetWeight makes each element the files read from now on draw w from the
+// scan's budget (1 when w < 1): Scan sets the weight of each source before
+// it runs (Format.ElementWeight).
+func (r *Repo) SetWeight(w int) { r.weight = max(w, 1) }
+
+// BeginBudget gives the scan about to run a full element budget of size
+// (tolerant.MaxScanReadElements when size <= 0): every file read with Read
+// or ReadWithTime until EndBudget draws from it (see Spend).
+func (r *Repo) BeginBudget(size int) { r.budget = tolerant.NewScanBudget(size) }
+
+// EndBudget ends the scan's budget and returns the warning that says where
+// it ran out and how many files were not read (ok false when it did not).
+func (r *Repo) EndBudget() (f workflow.Finding, ok bool) {
+	b := r.budget
+	r.budget = nil
+	at, refused := b.Spent()
+	if at == "" {
+		return f, false
+	}
+	return workflow.Finding{
+		Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many", Path: at,
+		Message: fmt.Sprintf("this scan read the %s elements (lines, commas and brackets) orchestrate reads in one scan over all the repository's files; the budget ran out at %s: %s not read (each with a too-many finding), the rest of the repository is listed",
+			workflow.Thousands(b.Size()), at, filesNotRead(refused)),
+	}, true
+}
+
+// filesNotRead is "1 file was" or "N files were".
+func filesNotRead(n int) string {
+	if n == 1 {
+		return "1 file was"
+	}
+	return workflow.Thousands(n) + " files were"
+}
+
+// Spend draws the elements of data, the content of the repository file
+// file, from the scan's budget (tolerant.ScanBudget): nil when the budget
+// covers them (or outside a scan), else the too-many error to report
+// instead of reading data (ReadFinding and DecodeFinding make it a parse
+// finding). Read and ReadWithTime call it: a format calls it only for
+// bytes it reads another way (a cache's ReadRegular).
+func (r *Repo) Spend(file string, data []byte) error {
+	if r == nil || r.budget == nil {
+		return nil
+	}
+	if err := r.budget.TakeN(file, tolerant.FileElements(file, data)*max(r.weight, 1)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// SpendN is Spend for n elements counted by the caller (a file given from
+// a cache without being read: its decoded entries).
+func (r *Repo) SpendN(file string, n int) error {
+	if r == nil || r.budget == nil {
+		return nil
+	}
+	if err := r.budget.TakeN(file, n*max(r.weight, 1)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Stamp is when a file last changed according to git.
@@ -119,7 +186,29 @@ func (r *Repo) Definition(id string) workflow.Definition {
 
 // Read reads a repository-relative file safely (size limit, no binary, no
 // symlink out of the repository).
+//
+// During a scan the file's elements are drawn from the scan's budget (see
+// Spend): past it, Read returns the too-many error and no data.
 func (r *Repo) Read(rel string) ([]byte, error) {
+	var data []byte
+	var err error
+	if r.reader == nil {
+		data, err = safefile.Read(r.Root, rel, r.Config.MaxFileSize)
+	} else {
+		data, err = r.reader.Read(rel, r.Config.MaxFileSize)
+	}
+	if err == nil {
+		if err = r.Spend(rel, data); err != nil {
+			data = nil
+		}
+	}
+	return data, err
+}
+
+// Peek is Read without drawing from the scan's budget, for a look at the
+// bytes that decodes nothing (a search for a key): a caller that goes on
+// to decode them draws them first with Spend.
+func (r *Repo) Peek(rel string) ([]byte, error) {
 	if r.reader == nil {
 		return safefile.Read(r.Root, rel, r.Config.MaxFileSize)
 	}
@@ -132,7 +221,13 @@ func (r *Repo) ReadWithTime(rel string) ([]byte, time.Time, error) {
 		data, err := r.Read(rel)
 		return data, r.ModTime(rel), err
 	}
-	return r.reader.ReadWithTime(rel, r.Config.MaxFileSize)
+	data, mt, err := r.reader.ReadWithTime(rel, r.Config.MaxFileSize)
+	if err == nil {
+		if err = r.Spend(rel, data); err != nil {
+			data = nil
+		}
+	}
+	return data, mt, err
 }
 
 // Exists reports whether a repository-relative path exists (without following
@@ -186,6 +281,9 @@ func (r *Repo) glob(patterns []string, dirs bool) []string {
 
 // ReadFinding turns an error from Read into a parse finding for path.
 func ReadFinding(path string, err error) workflow.Finding {
+	if de := (*tolerant.DecodeError)(nil); errors.As(err, &de) && de.Code == "too-many" {
+		return DecodeFinding(path, err) // the scan's budget (Spend)
+	}
 	code := "unreadable"
 	switch {
 	case errors.Is(err, safefile.ErrTooLarge):
@@ -239,7 +337,14 @@ type Format struct {
 	FormatKind     string // a workflow.Kind* constant
 	FormatPriority int    // a workflow.Priority* constant (lower is more specific)
 	ScanFunc       func(r *Repo) ([]workflow.Candidate, []workflow.Finding)
+	// ElementWeight is what one element of the files this source reads
+	// counts for in the scan's budget (0: 1, see tolerant.FileElements), for
+	// a format whose parse costs several times the usual per line.
+	ElementWeight int
 }
+
+// Weight is the source's ElementWeight, at least 1.
+func (f Format) Weight() int { return max(f.ElementWeight, 1) }
 
 // Kind is the format's kind.
 func (f Format) Kind() string { return f.FormatKind }

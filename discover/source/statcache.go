@@ -122,6 +122,7 @@ type StatTable struct {
 	now  time.Time // the scan's wall clock (not ORCHESTRATE_NOW: file times are real)
 	root string
 	max  int64
+	r    *Repo // whose scan budget the files read are drawn from
 
 	mu    sync.Mutex
 	added *diskcache.Builder // the new entries of every worker (nil: none yet)
@@ -141,7 +142,7 @@ func OpenStatTable(r *Repo, k *StatTableKind, extra ...string) *StatTable {
 		now = k.Now
 	}
 	t, _ := r.Cache.Open(k.Name, sha256.Size) // a table it cannot use is empty
-	return &StatTable{kind: k, c: r.Cache, t: t, salt: k.Salt(extra...), now: now(), root: r.Root, max: r.Config.MaxFileSize}
+	return &StatTable{kind: k, c: r.Cache, t: t, salt: k.Salt(extra...), now: now(), root: r.Root, max: r.Config.MaxFileSize, r: r}
 }
 
 // OpenDir opens the repository's folder dir ("." for the root) one
@@ -155,6 +156,15 @@ func (t *StatTable) OpenDir(dir string) (*safefile.Dir, error) {
 func (t *StatTable) ReadRegular(d *safefile.Dir, name string) (data []byte, fs safefile.FileStat, ok bool) {
 	return d.ReadRegular(name, t.max)
 }
+
+// Spend draws the elements of data, read by ReadRegular from the
+// repository file p, from the scan's budget (Repo.Spend): a caller reports
+// the error instead of parsing data.
+func (t *StatTable) Spend(p string, data []byte) error { return t.r.Spend(p, data) }
+
+// SpendN draws n elements for the file p, given from the table without
+// being read (its decoded entries), from the scan's budget (Repo.SpendN).
+func (t *StatTable) SpendN(p string, n int) error { return t.r.SpendN(p, n) }
 
 // Lookup gives the stored value of the file name in folder d, at the
 // repository-relative path p, when its stat data (a no-follow stat: a

@@ -151,25 +151,35 @@ func (w *storyCacheWorker) folder(p string) (*safefile.Dir, string) {
 // state and records it; done is false when the file must be read the
 // usual way (not a regular file reached without a symlink, too big,
 // binary, unreadable: that read reports why). st is nil for a file that is
-// not a story.
-func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story, done bool) {
+// not a story; readable is false for a file the scan's budget refused
+// (st then holds the finding).
+func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story, readable, done bool) {
 	d, name := w.folder(p)
 	if d == nil {
-		return nil, false
+		return nil, false, false
 	}
 	c := w.c
 	if v, fs, ok := c.Lookup(d, name, p, &w.scratch); ok {
 		if st, isStory, ok := storyDecode(p, v, &w.arena); ok {
 			if isStory {
 				st.ModTime = fs.Mtime
+				// not read, but held: drawn from the scan's budget
+				if err := c.SpendN(p, 1+len(st.FileList)); err != nil {
+					return storyUnreadable(p, err), false, true
+				}
 			}
 			w.hits++
-			return st, true
+			return st, st != nil, true
 		}
 	}
 	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
-		return nil, false
+		return nil, false, false
+	}
+	if err := c.Spend(p, data); err != nil {
+		st = storyUnreadable(p, err)
+		st.ModTime = fs.Mtime
+		return st, false, true
 	}
 	parsed := state.parse(p, data, c.extra, true) // a scan's, and data is this read's own
 	if parsed.hasID || parsed.hasStatus || parsed.hasSections {
@@ -184,5 +194,5 @@ func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story
 	if st != nil {
 		st.ModTime = fs.Mtime
 	}
-	return st, true
+	return st, st != nil, true
 }

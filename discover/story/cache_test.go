@@ -330,11 +330,11 @@ func TestStoryCacheHostile(t *testing.T) {
 	var state storyState
 	for _, p := range []string{"docs/stories/1.2.link.md", "docs/stories/1.3.out.md", "docs/stories/epic/1.4.in-linked.md",
 		"docs/stories/1.5.fifo.md", "docs/stories/1.6.big.md", "docs/stories/1.7.binary.md", "docs/stories/9.9.missing.md", "docs/../x.md"} {
-		if st, done := w.read(p, &state); done {
+		if st, _, done := w.read(p, &state); done {
 			t.Errorf("the cache read %s itself: %+v", p, st)
 		}
 	}
-	if st, done := w.read("docs/stories/1.1.plain.md", &state); !done || st == nil || st.ID != "1.1" {
+	if st, _, done := w.read("docs/stories/1.1.plain.md", &state); !done || st == nil || st.ID != "1.1" {
 		t.Errorf("the cache did not read the plain story: %+v %v", st, done)
 	}
 	tbl, err := c.Open(storyCacheKind.Name, sha256.Size)
@@ -408,7 +408,7 @@ func TestStoryCacheFolders(t *testing.T) {
 		{"docs/s/e2/1.2.b.md", "1.2"},
 	}
 	for _, s := range steps {
-		st, done := w.read(s.path, &state)
+		st, _, done := w.read(s.path, &state)
 		switch {
 		case s.id == "" && done:
 			t.Errorf("%s: read by the cache, want refused", s.path)

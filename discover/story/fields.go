@@ -295,8 +295,8 @@ func storyReadAll(r *source.Repo, paths []string, sc *storyCache) (out []*workfl
 				if cw != nil {
 					// from the cache, or read and parsed and stored; else
 					// the usual read below, which reports why
-					if st, done := cw.read(p, &state); done {
-						out[i], readable[i] = st, st != nil
+					if st, ok, done := cw.read(p, &state); done {
+						out[i], readable[i] = st, ok
 						continue
 					}
 				}

@@ -78,12 +78,19 @@ func (c *stateCache) decode(r *source.Repo, p string) (m map[string]any, readErr
 	if v, _, ok := c.Lookup(d, name, p, nil); ok {
 		if m, ok := tolerant.DecodeMapValue(v); ok {
 			c.AddHits(1)
+			// not read, but held: its entries are drawn from the scan's budget
+			if err := c.SpendN(p, 1+tolerant.CountEntries(m, maxStateEntries)); err != nil {
+				return nil, err, nil
+			}
 			return m, nil, nil
 		}
 	}
 	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
 		return decodeState(r, p)
+	}
+	if err := c.Spend(p, data); err != nil {
+		return nil, err, nil
 	}
 	m, decodeErr = tolerant.DecodeYAMLMap(data)
 	if decodeErr == nil && c.Storable(fs) {

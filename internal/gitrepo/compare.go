@@ -44,6 +44,9 @@ type CompareOptions struct {
 	// Index, when not nil, is the index read once for many Compare calls
 	// (see IndexFor); its paths are not looked up in the index again.
 	Index *Index
+	// History, when not nil, gives the base's blobs of the paths it was
+	// walked for (see HistoryFor) instead of a look-up in the base's tree.
+	History *History
 }
 
 // Index is what Compare takes from the git index for a set of paths, read
@@ -104,24 +107,32 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 	var headTree *pathTree // loaded on first need
 	var buf []byte         // made on the first file hashed
 	known := r.knownEntries(paths, o.Index)
+	fromHistory := o.History.blobsAt(base.Hash) // nil: look every path up
 	for _, p := range paths {
 		st := PathState{Path: p}
-		be, err := baseBlob(baseTree, p, o.Index)
-		if err != nil {
-			return nil, err
-		}
-		st.BaseHash = hashString(be)
-		var fi fs.FileInfo
-		if o.Lstat != nil {
-			if got, ok := o.Lstat(p); ok {
-				fi = got
+		be, ok := fromHistory.blob(p)
+		if !ok {
+			if be, err = baseBlob(baseTree, p, o.Index); err != nil {
+				return nil, err
 			}
 		}
-		dh, onDisk, err := r.diskHashStat(p, &buf, known, fi)
-		if err != nil {
-			return nil, err
+		st.BaseHash = hashString(be)
+		if d, ok := o.History.onDisk(p); ok {
+			st.DiskHash, st.OnDisk = d.hash, d.onDisk
+		} else {
+			var fi fs.FileInfo
+			if o.Lstat != nil {
+				if got, ok := o.Lstat(p); ok {
+					fi = got
+				}
+			}
+			dh, onDisk, err := r.diskHashStat(p, &buf, known, fi)
+			if err != nil {
+				return nil, err
+			}
+			st.DiskHash, st.OnDisk = hashString(dh), onDisk
+			o.History.keepOnDisk(p, st.DiskHash, st.OnDisk)
 		}
-		st.DiskHash, st.OnDisk = hashString(dh), onDisk
 		st.Changed = st.BaseHash != st.DiskHash
 		if st.Changed && o.Index != nil && o.Index.heads != nil && o.Index.want[p] {
 			st.HeadHash = hashString(o.Index.heads[p])

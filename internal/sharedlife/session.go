@@ -1,6 +1,9 @@
 package sharedlife
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Handoff is one handoff under the shared lifecycle: the lock held, the
 // record chain read after it was taken, and what the records say of this
@@ -65,4 +68,20 @@ func (h *Handoff) Release() error {
 		return nil
 	}
 	return h.Held.Release()
+}
+
+// KeepAlive renews the lease of the lock held while the handoff runs
+// (Held.KeepAlive); Release stops it.
+func (h *Handoff) KeepAlive(interval time.Duration, report func(error)) {
+	if h != nil {
+		h.Held.KeepAlive(interval, report)
+	}
+}
+
+// Lost is the *LostError a renewal found (Held.Lost), nil if none.
+func (h *Handoff) Lost() error {
+	if h == nil {
+		return nil
+	}
+	return h.Held.Lost()
 }

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
@@ -144,7 +145,9 @@ type Lock struct {
 	Token    string    `json:"token"` // this acquisition's own random id
 	Acquired time.Time `json:"acquired_at"`
 	Expires  time.Time `json:"expires_at"`
-	Command  string    `json:"command,omitempty"`
+	// Renewed is when the holder last renewed its lease (Held.Renew).
+	Renewed time.Time `json:"renewed_at,omitzero"`
+	Command string    `json:"command,omitempty"`
 	// Commit is the lock commit's id (not written: it is the ref's value).
 	Commit string `json:"-"`
 }
@@ -280,15 +283,22 @@ func (e *HeldError) Error() string {
 		e.Workflow, e.Holder.Runner, e.Holder.Acquired.UTC().Format(time.RFC3339), e.Holder.Expires.UTC().Format(time.RFC3339))
 }
 
-// Held is a lock this runner holds on the remote.
+// Held is a lock this runner holds on the remote. Its lease is renewed
+// while KeepAlive runs; Release stops the renewal and lets the lock go.
 type Held struct {
 	s        *Store
 	Workflow string
 	name     string
-	Commit   string
+	// Commit is the lock's current value on the remote (a renewal moves it).
+	Commit string
 	// TookOver is the expired lock replaced, if any.
 	TookOver *Lock
+
+	mu       sync.Mutex // guards Commit, lock, lost and released against the renewer
+	lock     Lock       // the value written
+	lost     *LostError // set once a renewal found the lock taken over
 	released bool
+	renewer  *renewer
 }
 
 // Acquire takes workflow id's lock on the remote: a push that creates the
@@ -322,7 +332,7 @@ func (s *Store) Acquire(v View, id, command string) (*Held, error) {
 		}
 		err = s.Remote.Push(gitremote.Update{Name: name, Old: old, New: commit})
 		if err == nil {
-			h := &Held{s: s, Workflow: id, name: name, Commit: commit}
+			h := &Held{s: s, Workflow: id, name: name, Commit: commit, lock: lock}
 			if has {
 				took := seen
 				h.TookOver = &took
@@ -370,13 +380,24 @@ func (s *Store) Acquire(v View, id, command string) (*Held, error) {
 	return nil, unusable(fmt.Errorf("the lock of %s kept changing while it was taken", id))
 }
 
-// Release deletes the lock on the remote if it is still this runner's (a
-// compare-and-swap delete). Releasing twice does nothing.
+// Release stops the lease's renewal (KeepAlive; an in-flight renewal push
+// is waited for) and deletes the lock on the remote if it is still this
+// runner's (a compare-and-swap delete). A lock a renewal found taken over
+// is left alone and its *LostError returned. Releasing twice does nothing.
 func (h *Held) Release() error {
-	if h == nil || h.released {
+	if h == nil {
+		return nil
+	}
+	h.stopRenewal()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
 		return nil
 	}
 	h.released = true
+	if h.lost != nil {
+		return h.lost
+	}
 	err := h.s.Remote.Push(gitremote.Update{Name: h.name, Old: h.Commit, New: ""})
 	if errors.Is(err, gitremote.ErrRejected) {
 		return fmt.Errorf("the shared lock of %s was no longer ours (its lease ended and another runner took it): left as it is", h.Workflow)

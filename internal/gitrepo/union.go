@@ -1,0 +1,315 @@
+package gitrepo
+
+import (
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+
+	"path"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// History is what one walk of HEAD's first-parent chain found for a set of
+// paths, back to the oldest of a set of base commits (see HistoryFor): each
+// path's entry in HEAD's tree and, for every commit of the chain that
+// changed it, the commit and the path's entry in its first parent. From it
+// the path's entry in any commit of the chain walked is known (the entry
+// in the parent of the oldest change newer than that commit, else HEAD's),
+// so Compare's base look-ups and CommitsTouching's walks for many
+// workflows, each with its own base commit, are answered without reading a
+// tree of a base or walking the chain again. Its memory follows the
+// distinct paths and the changes to them, not the workflows × paths.
+//
+// A nil *History answers nothing (every method reports it cannot).
+type History struct {
+	r     *Repo
+	pos   map[plumbing.Hash]int // the bases reached, by their position on the chain (0: HEAD)
+	paths map[string]*pathHistory
+}
+
+// A History is not safe for concurrent use: CompareWith keeps what it
+// found on disk in it (see onDisk).
+
+// diskState is what CompareWith found in the work tree at a path.
+type diskState struct {
+	hash   string // the file's git blob hash; "" when there is no file
+	onDisk bool
+}
+
+// pathHistory is one path's entry in HEAD and the changes to it, newest
+// first.
+type pathHistory struct {
+	head    gitobj.RawEntry
+	changes []pathChange
+	// disk is the path in the work tree, as the run's first Compare of
+	// it found it (disk.onDisk or disk.hash set), kept for the Compare
+	// calls of the other workflows: the work tree does not depend on the
+	// base, and a run assumes it does not change while it runs.
+	disk     diskState
+	diskSeen bool
+}
+
+// pathChange is a commit of the chain (at position k) that changed a path,
+// and the path's entry in that commit's first parent.
+type pathChange struct {
+	k      int
+	commit plumbing.Hash
+	parent gitobj.RawEntry
+}
+
+// HistoryFor walks HEAD's first-parent chain once, from HEAD back to the
+// oldest of bases that is on the chain within maxCommits commits of HEAD
+// (maxCommits <= 0 or over maxBatchChain: maxBatchChain),
+// comparing each commit with its first parent for the union of paths (see
+// treeCache.diff: a path changes when its file or its folder tree does, so
+// a path's answer does not depend on the paths asked beside it), and keeps
+// what History needs to answer for each of those bases. A base not on the
+// chain (on a merged side branch, or past a shallow boundary or a missing
+// parent), a path that is not clean, or a walk stopped by an error before
+// a base is reached is simply not covered: the caller asks Compare's own
+// look-ups and CommitsTouching's own walk then. It returns nil when no
+// base can be covered.
+//
+// maxCommits is the caller's bound on what the walk may cost: a walk for
+// paths that did not change since an old base reads commits that the
+// look-ups it replaces did not, so the caller sizes it by those (status:
+// by the workflows' references).
+func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *History {
+	if maxCommits <= 0 || maxCommits > maxBatchChain {
+		maxCommits = maxBatchChain
+	}
+	want := map[plumbing.Hash]bool{}
+	for _, b := range bases {
+		if h, ok := fullHash(b.Hash); ok {
+			want[h] = true
+		}
+	}
+	union := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if cleanRel(p) {
+			union = append(union, p)
+		}
+	}
+	sort.Strings(union)
+	union = compactStrings(union)
+	if len(want) == 0 || len(union) == 0 {
+		return nil
+	}
+	// place the bases on HEAD's first-parent chain
+	c, err := r.walkHead()
+	if err != nil {
+		return nil
+	}
+	h := &History{r: r, pos: map[plumbing.Hash]int{}, paths: make(map[string]*pathHistory, len(union))}
+	chain := []links{}
+	oldest := -1
+	for len(chain) < maxCommits {
+		chain = append(chain, c)
+		if want[c.hash] {
+			h.pos[c.hash] = len(chain) - 1
+			oldest = len(chain) - 1
+			if len(h.pos) == len(want) {
+				break
+			}
+		}
+		p, ok, err := r.parentLinks(c)
+		if err != nil || !ok {
+			break
+		}
+		c = p
+	}
+	if oldest < 0 {
+		return nil
+	}
+	heads, err := r.entriesOf(chain[0].tree, union)
+	if err != nil {
+		return nil
+	}
+	for _, p := range union {
+		h.paths[p] = &pathHistory{head: heads[p]}
+	}
+	trie := gitobj.NewTrie(union)
+	cache := r.walkCache()
+	for k := 0; k < oldest; k++ {
+		cur := chain[k]
+		p := chain[k+1] // cur's first parent: the placing walk read it
+		changed, err := cache.changedAt(cur, p.tree, true, trie)
+		if err == nil && len(changed) > 0 {
+			var pe map[string]gitobj.RawEntry
+			if pe, err = r.entriesOf(p.tree, changed); err == nil {
+				for _, path := range changed {
+					if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
+						ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: pe[path]})
+					}
+				}
+			}
+		}
+		if err != nil {
+			// the bases past k are not covered: their answers are not all known
+			for b, at := range h.pos {
+				if at > k {
+					delete(h.pos, b)
+				}
+			}
+			break
+		}
+		cache.next()
+	}
+	if len(h.pos) == 0 {
+		return nil
+	}
+	return h
+}
+
+// cleanRel reports whether p is a clean relative slash path inside the
+// repository (what a tree look-up and the walk's trie take as they are).
+func cleanRel(p string) bool {
+	c := path.Clean(p)
+	return c == p && c != "." && c != ".." && !path.IsAbs(c) && !(len(c) > 2 && c[:3] == "../")
+}
+
+// position returns base's position on the chain walked, ok false when the
+// walk did not cover it.
+func (h *History) position(base string) (int, bool) {
+	if h == nil {
+		return 0, false
+	}
+	b, ok := fullHash(base)
+	if !ok {
+		return 0, false
+	}
+	k, ok := h.pos[b]
+	return k, ok
+}
+
+// entryAt returns the path's entry in the commit at position k of the
+// chain.
+func (ph *pathHistory) entryAt(k int) gitobj.RawEntry {
+	e := ph.head
+	for _, ch := range ph.changes {
+		if ch.k >= k {
+			break
+		}
+		e = ch.parent
+	}
+	return e
+}
+
+// Covers reports whether the History answers for base: it is on the chain
+// walked.
+func (h *History) Covers(base Commit) bool {
+	_, ok := h.position(base.Hash)
+	return ok
+}
+
+// baseBlobs is what CompareWith takes from a History for one base: the
+// blob of a path in the base's tree (zero when it holds no file there),
+// ok false for a path the History was not walked for.
+type baseBlobs struct {
+	h *History
+	k int
+}
+
+// blobsAt returns the base blob look-up of base; nil when h does not cover
+// it.
+func (h *History) blobsAt(base string) *baseBlobs {
+	k, ok := h.position(base)
+	if !ok {
+		return nil
+	}
+	return &baseBlobs{h: h, k: k}
+}
+
+// blob returns p's blob in the base (pathTree.blob's answer), ok false
+// when the History does not know p.
+func (b *baseBlobs) blob(p string) (plumbing.Hash, bool) {
+	if b == nil {
+		return plumbing.ZeroHash, false
+	}
+	ph, ok := b.h.paths[p]
+	if !ok {
+		return plumbing.ZeroHash, false
+	}
+	return ph.entryAt(b.k).Blob(), true
+}
+
+// CommitsTouching is Repo.CommitsTouching(base, paths, limit) answered
+// from the History: ok false when it does not cover base or one of paths
+// (or a commit cannot be read): the caller walks then. The answer is the
+// walk's: for each path, walking back from HEAD, the commits that changed
+// it, newest first, until its entry is as in base (the same file, or the
+// same folder tree, or absent in both) or it has limit commits (limit <=
+// 0: no limit); a path without commits is absent.
+func (h *History) CommitsTouching(base Commit, paths []string, limit int) (map[string][]Commit, bool) {
+	kb, ok := h.position(base.Hash)
+	if !ok {
+		return nil, false
+	}
+	for _, p := range paths {
+		if _, ok := h.paths[p]; !ok {
+			return nil, false
+		}
+	}
+	out := make(map[string][]Commit)
+	for _, p := range paths {
+		if _, done := out[p]; done {
+			continue
+		}
+		ph := h.paths[p]
+		want := ph.entryAt(kb)
+		if sameEntry(ph.head, want) {
+			continue
+		}
+		var got []Commit
+		for _, ch := range ph.changes {
+			if ch.k >= kb {
+				break
+			}
+			info, err := h.r.commitInfo(ch.commit)
+			if err != nil {
+				return nil, false
+			}
+			got = append(got, info)
+			if sameEntry(ch.parent, want) || (limit > 0 && len(got) >= limit) {
+				break
+			}
+		}
+		if len(got) > 0 {
+			out[p] = got
+		}
+	}
+	return out, true
+}
+
+// Has reports whether the History was walked for p (h may be nil).
+func (h *History) Has(p string) bool {
+	if h == nil {
+		return false
+	}
+	_, ok := h.paths[p]
+	return ok
+}
+
+// onDisk returns what a Compare of the run found on disk at p, ok false
+// when none did or h was not walked for p (h may be nil).
+func (h *History) onDisk(p string) (diskState, bool) {
+	if h == nil {
+		return diskState{}, false
+	}
+	ph, ok := h.paths[p]
+	if !ok || !ph.diskSeen {
+		return diskState{}, false
+	}
+	return ph.disk, true
+}
+
+// keepOnDisk keeps what a Compare found on disk at p, when h was walked
+// for p (h may be nil).
+func (h *History) keepOnDisk(p, hash string, onDisk bool) {
+	if h == nil {
+		return
+	}
+	if ph, ok := h.paths[p]; ok {
+		ph.disk, ph.diskSeen = diskState{hash: hash, onDisk: onDisk}, true
+	}
+}

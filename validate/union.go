@@ -1,0 +1,119 @@
+package validate
+
+import (
+	"path/filepath"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+)
+
+// historian is a Git (*gitrepo.Repo is) that walks HEAD's history once for
+// the paths and base commits of many workflows (see gitrepo.HistoryFor).
+type historian interface {
+	HistoryFor(bases []gitrepo.Commit, paths []string, maxCommits int) *gitrepo.History
+}
+
+// minHistoryWalk is the fewest commits the run's History may walk (see
+// history): more when the workflows reference more files, as a walk
+// back to an old base reads commits (about what a look-up in a base's
+// tree costs each) where the per-workflow look-ups and walks did not.
+const minHistoryWalk = 1024
+
+// history returns the run's History, walked once, at the first question
+// that can use it, when the run validates several resumable candidates
+// with a Git that can walk for all of them: HEAD's first-parent chain back
+// to the oldest interruption commit (at most as many commits as the
+// workflows reference files, and minHistoryWalk), for the union of the files the
+// resumable candidates reference. Compare then takes each base's blobs
+// from it, and CommitsTouching its answers, instead of one look-up per
+// workflow and path in each base's tree and one walk per workflow; what it
+// does not cover (a base off the chain, a path not referenced, a story's
+// file) is asked as before. nil when there is none. c.mu is held.
+func (c *gitCache) history() *gitrepo.History {
+	if c.histTried || c.run == nil {
+		return c.hist
+	}
+	c.histTried = true
+	hg, ok := c.Git.(historian)
+	if !ok || c.run.resumable() < 2 {
+		return nil
+	}
+	var bases []gitrepo.Commit
+	seen := map[string]bool{}
+	var paths []string
+	refs := 0 // the look-ups the walk replaces
+	for _, cand := range c.run.order {
+		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
+			continue
+		}
+		base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt)
+		if err != nil || base.Hash == "" {
+			continue
+		}
+		bases = append(bases, base)
+		refs += len(cand.Files)
+		for _, rf := range cand.Files {
+			if clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path))); !seen[clean] {
+				seen[clean] = true
+				paths = append(paths, clean)
+			}
+		}
+	}
+	if len(bases) < 2 {
+		return nil
+	}
+	c.hist = hg.HistoryFor(bases, paths, max(minHistoryWalk, refs))
+	return c.hist
+}
+
+// commitsFromHistory answers CommitsTouching(base, paths, limit) for the
+// paths the run's History covers; rest is the paths it does not (all of
+// them when it does not cover base). c.mu is held.
+func (c *gitCache) commitsFromHistory(base gitrepo.Commit, paths []string, limit int) (got map[string][]gitrepo.Commit, rest []string) {
+	h := c.history()
+	if !h.Covers(base) {
+		return nil, paths
+	}
+	var known []string
+	for _, p := range paths {
+		if h.Has(p) {
+			known = append(known, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(known) == 0 {
+		return nil, paths
+	}
+	got, ok := h.CommitsTouching(base, known, limit)
+	if !ok {
+		return nil, paths
+	}
+	return got, rest
+}
+
+// commitsOnce is CommitsTouching(base, paths, limit) for a base no other
+// workflow of the run asks about: from the History for the paths it
+// covers, from the underlying Git for the rest, nothing kept. c.mu is
+// held.
+func (c *gitCache) commitsOnce(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
+	known, rest := c.commitsFromHistory(base, paths, limit)
+	out := make(map[string][]gitrepo.Commit, len(known))
+	for p, cs := range known {
+		if len(cs) > 0 {
+			out[p] = cs
+		}
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	got, err := c.Git.CommitsTouching(base, rest, limit)
+	if err != nil {
+		return nil, err
+	}
+	for p, cs := range got {
+		if len(cs) > 0 {
+			out[p] = append([]gitrepo.Commit(nil), cs...)
+		}
+	}
+	return out, nil
+}
