@@ -151,51 +151,16 @@ func frameworkNext(c *change, rp *workflow.ResumePoint, first *Task) {
 // status: completed when every counted task is ticked, current for the
 // resume point's.
 func phases(c *change, first *Task) []workflow.Phase {
-	ts := &c.Tasks
-	if _, total := ts.Count(); total == 0 {
-		return nil
-	}
-	names := ts.Groups
-	lead := false
-	for i := range ts.Tasks {
-		if !ts.Tasks[i].Fenced && ts.Tasks[i].GroupIx < 0 {
-			lead = true
-			break
-		}
-	}
-	if lead {
-		names = append([]string{"Tasks"}, names...)
-	}
-	idx := func(t *Task) int {
-		if lead {
-			return t.GroupIx + 1
-		}
-		return t.GroupIx
-	}
-	open := make([]bool, len(names))
-	for i := range ts.Tasks {
-		t := &ts.Tasks[i]
-		if !t.Fenced && !t.Done {
-			open[idx(t)] = true
-		}
-	}
-	out := make([]workflow.Phase, len(names))
-	used := map[string]int{}
-	for i, n := range names {
-		id := groupID(n)
-		used[id]++
-		if used[id] > 1 {
-			id = fmt.Sprintf("%s-%d", id, used[id])
-		}
-		out[i] = workflow.Phase{ID: id, Name: n, Agent: Agent, Status: workflow.PhasePending}
-		if !open[i] {
-			out[i].Status = workflow.PhaseCompleted
+	g := workflow.TaskGroups{Headings: c.Tasks.Groups, Agent: Agent, ID: groupID}
+	for i := range c.Tasks.Tasks {
+		if t := &c.Tasks.Tasks[i]; !t.Fenced {
+			g.Tasks = append(g.Tasks, workflow.GroupedTask{Group: t.GroupIx, Done: t.Done})
 		}
 	}
 	if first != nil {
-		out[idx(first)].Status = workflow.PhaseCurrent
+		g.Current = &workflow.GroupedTask{Group: first.GroupIx, Done: first.Done}
 	}
-	return out
+	return g.Phases()
 }
 
 // groupID names a group heading: "1. Setup" is group-1, else the heading

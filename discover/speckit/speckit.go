@@ -368,49 +368,14 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 // phases lays out the task groups (phase headings) with their status:
 // completed when every task is closed, current for the resume point's.
 func phases(f *feature, first *Task) []workflow.Phase {
-	if len(f.Tasks.Tasks) == 0 {
-		return nil
-	}
-	names := f.Tasks.Phases
-	lead := false
+	g := workflow.TaskGroups{Headings: f.Tasks.Phases, Agent: Agent, ID: phaseID}
 	for _, t := range f.Tasks.Tasks {
-		if t.Phase < 0 {
-			lead = true
-			break
-		}
-	}
-	if lead {
-		names = append([]string{"Tasks"}, names...)
-	}
-	idx := func(t *Task) int {
-		if lead {
-			return t.Phase + 1
-		}
-		return t.Phase
-	}
-	open := make([]bool, len(names))
-	for i := range f.Tasks.Tasks {
-		if !f.Tasks.Tasks[i].Done {
-			open[idx(&f.Tasks.Tasks[i])] = true
-		}
-	}
-	out := make([]workflow.Phase, len(names))
-	used := map[string]int{}
-	for i, n := range names {
-		id := phaseID(n)
-		used[id]++
-		if used[id] > 1 {
-			id = fmt.Sprintf("%s-%d", id, used[id])
-		}
-		out[i] = workflow.Phase{ID: id, Name: n, Agent: Agent, Status: workflow.PhasePending}
-		if !open[i] {
-			out[i].Status = workflow.PhaseCompleted
-		}
+		g.Tasks = append(g.Tasks, workflow.GroupedTask{Group: t.Phase, Done: t.Done})
 	}
 	if first != nil {
-		out[idx(first)].Status = workflow.PhaseCurrent
+		g.Current = &workflow.GroupedTask{Group: first.Phase, Done: first.Done}
 	}
-	return out
+	return g.Phases()
 }
 
 var phaseNumRe = lazyre.New(`^\S+\s*(\d+(?:\.\d+)*)\s*[:：\-—–]`)
