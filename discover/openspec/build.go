@@ -10,41 +10,17 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
+// changes are what the candidates of every change share.
+var changes = workflow.Checklist{IDPrefix: "openspec:", Type: workflow.TypeChange, Kind: workflow.KindOpenSpec, Workflow: Workflow, Agent: Agent}
+
 // Build turns an active change into its candidate.
 func Build(c *change) workflow.Candidate {
 	key := Key(c.Root.Prefix, c.ID)
 	st, raw := c.status()
-	srcPath := c.TasksPath
-	if srcPath == "" {
-		srcPath = c.Dir
-	}
-	prio := workflow.PrioritySpec
-	if c.current {
-		prio = workflow.PriorityInProgress
-	}
 	lay := c.Root.Layout
-	cand := workflow.Candidate{
-		ID:          "openspec:" + key,
-		Type:        workflow.TypeChange,
-		Key:         key,
-		Source:      workflow.SourceRef{Kind: workflow.KindOpenSpec, Path: srcPath, Priority: prio},
-		Workflow:    Workflow,
-		Stories:     []string{},
-		Status:      string(st),
-		StatusRaw:   raw,
-		UpdatedAt:   c.ModTime,
-		UpdatedFrom: "mtime",
-		Agent:       Agent,
-		Framework:   lay.Framework(),
-		Findings:    append([]workflow.Finding(nil), c.Findings...),
-		Resumable:   c.inFlight(),
-	}
-	if c.From != "" {
-		cand.UpdatedFrom = c.From
-	}
-	if cand.UpdatedAt.IsZero() {
-		cand.UpdatedFrom = ""
-	}
+	cand := changes.Candidate(workflow.ChecklistItem{Key: key, TasksPath: c.TasksPath, Dir: c.Dir, Current: c.current,
+		Status: st, StatusRaw: raw, ModTime: c.ModTime, From: c.From, Framework: lay.Framework(), Findings: c.Findings})
+	cand.Resumable = c.inFlight()
 	done, total := c.counts()
 	first := c.Tasks.FirstOpen()
 	cand.Phases = phases(c, first)

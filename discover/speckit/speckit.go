@@ -282,41 +282,17 @@ func DetectLayout(r *source.Repo) Layout {
 	return l
 }
 
+// features are what the candidates of every feature share.
+var features = workflow.Checklist{IDPrefix: "feature:", Type: workflow.TypeFeature, Kind: workflow.KindSpecKit, Workflow: Workflow, Agent: Agent}
+
 // Build turns a feature into its candidate.
 func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 	key := storyid.Sanitize(f.Name)
 	st := f.status()
 	isCur := cur.Name != "" && cur.Name == f.Name
 	isChosen := cur.Name == "" && cur.Chosen != "" && cur.Chosen == f.Name
-	srcPath := f.TasksPath
-	if srcPath == "" {
-		srcPath = f.Dir
-	}
-	prio := workflow.PrioritySpec
-	if isCur {
-		prio = workflow.PriorityInProgress
-	}
-	c := workflow.Candidate{
-		ID:          "feature:" + key,
-		Type:        workflow.TypeFeature,
-		Key:         key,
-		Source:      workflow.SourceRef{Kind: workflow.KindSpecKit, Path: srcPath, Priority: prio},
-		Workflow:    Workflow,
-		Stories:     []string{},
-		Status:      string(st),
-		StatusRaw:   string(st),
-		UpdatedAt:   f.ModTime,
-		UpdatedFrom: "mtime",
-		Agent:       Agent,
-		Framework:   lay.Framework(),
-		Findings:    append([]workflow.Finding(nil), f.Findings...),
-	}
-	if f.From != "" {
-		c.UpdatedFrom = f.From
-	}
-	if c.UpdatedAt.IsZero() {
-		c.UpdatedFrom = ""
-	}
+	c := features.Candidate(workflow.ChecklistItem{Key: key, TasksPath: f.TasksPath, Dir: f.Dir, Current: isCur,
+		Status: st, StatusRaw: string(st), ModTime: f.ModTime, From: f.From, Framework: lay.Framework(), Findings: f.Findings})
 	c.Resumable = st == workflow.StatusInProgress || (isCur && st == workflow.StatusReady && len(f.Tasks.Tasks) > 0)
 	if f.TasksPath != "" && len(f.Tasks.Tasks) == 0 {
 		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-tasks", Path: f.TasksPath,
