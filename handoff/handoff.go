@@ -341,50 +341,36 @@ func Execute(req Request) (Result, error) {
 		req.onStart()
 	}
 
-	// 4. the orchestrator command, holding the lock
-	if req.usesPreset() {
+	// 4. the orchestrator command, holding the lock: a preset's argv, or
+	// the configured command rendered for sh -c
+	if req.usesPreset() || strings.TrimSpace(req.Command) != "" {
 		data := command.Data{
 			EnvelopePath: path, AISessionID: c.AISessionID, Agent: res.Agent,
 			WorkflowID: c.ID, Phase: res.Phase, Root: root,
 		}
-		argv, err := presetArgv(&req, path)
-		if err != nil {
-			return fail(err)
-		}
-		rendered, err := command.FromArgv(argv, data)
-		if err != nil {
-			return fail(err)
+		var rendered command.Rendered
+		var run func() (int, error)
+		if req.usesPreset() {
+			argv, err := presetArgv(&req, path)
+			if err != nil {
+				return fail(err)
+			}
+			if rendered, err = command.FromArgv(argv, data); err != nil {
+				return fail(err)
+			}
+			run = func() (int, error) { return runPreset(&req, argv, data, &res, &backup) }
+		} else {
+			var err error
+			if rendered, err = command.Render(req.Command, data); err != nil {
+				return fail(err)
+			}
+			run = func() (int, error) { return runOrchestrator(&req, data, &res, &backup) }
 		}
 		res.Command = logging.Redact(rendered.Display)
 		if req.BeforeCommand != nil {
 			req.BeforeCommand(res)
 		}
-		status, err := runPreset(&req, argv, data, &res, &backup)
-		res.ExitStatus = status
-		var ce *CommandError
-		if errors.As(err, &ce) {
-			ce.Command = res.Command
-		}
-		if err != nil {
-			return fail(err)
-		}
-		if status != 0 {
-			return fail(&CommandError{Reason: command.ReasonFailed, Status: status, Command: res.Command})
-		}
-	} else if strings.TrimSpace(req.Command) != "" {
-		data := command.Data{
-			EnvelopePath: path, AISessionID: c.AISessionID, Agent: res.Agent,
-			WorkflowID: c.ID, Phase: res.Phase, Root: root,
-		}
-		rendered, err := command.Render(req.Command, data)
-		if err != nil {
-			return fail(err)
-		}
-		res.Command = logging.Redact(rendered.Display)
-		if req.BeforeCommand != nil {
-			req.BeforeCommand(res)
-		}
-		status, err := runOrchestrator(&req, data, &res, &backup)
+		status, err := run()
 		res.ExitStatus = status
 		var ce *CommandError
 		if errors.As(err, &ce) {

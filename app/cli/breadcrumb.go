@@ -25,64 +25,50 @@ the active one (status active; when several are, the one worked on most
 recently). A call naming another session, a paused or a closed one is rejected with the
 expected cookie and writes nothing.`
 
-func (a *app) newBreadcrumbCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "breadcrumb",
-		Short: "Record or list progress in the active work session",
-		Long: `Record progress in the active work session, or list what was recorded.
+// breadcrumbHelp is the help of `orchestrate breadcrumb`.
+const breadcrumbHelp = `Record progress in the active work session, or list what was recorded.
 
-` + cookieHelp,
-		Args: positional(0),
-	}
+` + cookieHelp
+
+func (a *app) newBreadcrumbCmd() *cobra.Command {
+	cmd := a.newCmd(cmdSpec{Use: "breadcrumb", Short: "Record or list progress in the active work session", Long: breadcrumbHelp}, nil, nil)
 	cmd.AddCommand(a.newBreadcrumbAddCmd(), a.newBreadcrumbListCmd())
 	return cmd
 }
 
-func (a *app) newBreadcrumbAddCmd() *cobra.Command {
-	opts := &BreadcrumbOptions{}
-	cmd := &cobra.Command{
-		Use:   "add --cookie WSID --message TEXT|JSON",
-		Short: "Append a breadcrumb to the active work session",
-		Long: `Append a breadcrumb {id, timestamp, message, ai_session_id} to the active work session's
+// breadcrumbAddHelp is the help of `orchestrate breadcrumb add`.
+const breadcrumbAddHelp = `Append a breadcrumb {id, timestamp, message, ai_session_id} to the active work session's
 breadcrumbs, keeping every other field of the file (an atomic, in-place edit).
 
 The message is non-empty text or a JSON object; text starting with '{' must be a valid
 JSON object, and JSON that is not an object (an array, a number, a quoted string) is
 rejected.
 
-` + cookieHelp + `
+` + cookieHelp
 
-Exit codes: 0 recorded, 1 I/O or an unusable work-session file, 2 wrong cookie or
+func (a *app) newBreadcrumbAddCmd() *cobra.Command {
+	opts := &BreadcrumbOptions{}
+	cmd := a.newCmd(cmdSpec{Use: "add --cookie WSID --message TEXT|JSON", Short: "Append a breadcrumb to the active work session", Long: breadcrumbAddHelp,
+		Exit: `0 recorded, 1 I/O or an unusable work-session file, 2 wrong cookie or
 malformed message (nothing written).`,
-		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Deps = a.deps()
-			return opts.Deps.app().runBreadcrumbAdd(opts)
-		},
-	}
+	}, &opts.Deps, func(a *app, _ []string) error { return a.runBreadcrumbAdd(opts) })
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().StringVar(&opts.Message, "message", "", "text, or a JSON object")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the breadcrumb recorded as JSON")
 	return cmd
 }
 
-func (a *app) newBreadcrumbListCmd() *cobra.Command {
-	opts := &BreadcrumbOptions{}
-	cmd := &cobra.Command{
-		Use:   "list --cookie WSID [--json]",
-		Short: "List the breadcrumbs of the active work session",
-		Long: `List the breadcrumbs of the active work session, oldest first (--json: the array as the
+// breadcrumbListHelp is the help of `orchestrate breadcrumb list`.
+const breadcrumbListHelp = `List the breadcrumbs of the active work session, oldest first (--json: the array as the
 file records it).
 
-` + cookieHelp + `
+` + cookieHelp
 
-Exit codes: 0 listed, 1 I/O, 2 wrong cookie.`,
-		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Deps = a.deps()
-			return opts.Deps.app().runBreadcrumbList(opts)
-		},
-	}
+func (a *app) newBreadcrumbListCmd() *cobra.Command {
+	opts := &BreadcrumbOptions{}
+	cmd := a.newCmd(cmdSpec{Use: "list --cookie WSID [--json]", Short: "List the breadcrumbs of the active work session", Long: breadcrumbListHelp,
+		Exit: `0 listed, 1 I/O, 2 wrong cookie.`,
+	}, &opts.Deps, func(a *app, _ []string) error { return a.runBreadcrumbList(opts) })
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the breadcrumbs as a JSON array")
 	return cmd
@@ -114,14 +100,26 @@ func workSessionErr(err error) error {
 	return err
 }
 
-func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
+// onWorkSession runs the work-session operation op on the repository
+// (workRepo), its error mapped to an exit code (workSessionErr).
+func onWorkSession[T any](a *app, op func(r *discover.Repo) (T, error)) (T, error) {
+	var got T
 	r, err := a.workRepo()
 	if err != nil {
-		return err
+		return got, err
 	}
-	got, err := worksession.AddBreadcrumb(r, opts.Cookie, opts.Message, a.sys.Now())
+	if got, err = op(r); err != nil {
+		return got, workSessionErr(err)
+	}
+	return got, nil
+}
+
+func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
+	got, err := onWorkSession(a, func(r *discover.Repo) (worksession.AddedBreadcrumb, error) {
+		return worksession.AddBreadcrumb(r, opts.Cookie, opts.Message, a.sys.Now())
+	})
 	if err != nil {
-		return workSessionErr(err)
+		return err
 	}
 	if opts.JSON {
 		return writeJSON(a.sys.IO.Out, map[string]any{
@@ -133,13 +131,11 @@ func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 }
 
 func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {
-	r, err := a.workRepo()
+	l, err := onWorkSession(a, func(r *discover.Repo) (worksession.BreadcrumbList, error) {
+		return worksession.ListBreadcrumbs(r, opts.Cookie)
+	})
 	if err != nil {
 		return err
-	}
-	l, err := worksession.ListBreadcrumbs(r, opts.Cookie)
-	if err != nil {
-		return workSessionErr(err)
 	}
 	if opts.JSON {
 		raw := l.Raw

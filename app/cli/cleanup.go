@@ -76,12 +76,8 @@ func newCleanupDoc(p cleanup.CleanupPlan, dryRun bool) cleanupDoc {
 	return d
 }
 
-func (a *app) newCleanupCmd() *cobra.Command {
-	opts := &CleanupOptions{}
-	cmd := &cobra.Command{
-		Use:   "cleanup WORKFLOW",
-		Short: "Archive a stale workflow state and reset its stories",
-		Long: `When you decide not to resume a workflow: move its state file (and .bak twin) to
+// cleanupHelp is the help of `orchestrate cleanup`.
+const cleanupHelp = `When you decide not to resume a workflow: move its state file (and .bak twin) to
 .orchestrate/archive/, reset the stories it left InProgress or InReview to Ready, and log
 it. Asks for confirmation unless --yes; --dry-run only shows what it would do.
 
@@ -89,27 +85,23 @@ cleanup never deletes, moves or rewrites a file another workflow reads: the file
 Taskmaster (tasks.json), BMAD v6 (the sprint ledger and its stories), spec-kit (tasks.md)
 and GSD (.planning/) hold more than one workflow or finished work, so their cleanup is
 refused (exit 17) with what to do instead in the framework's own terms; a story another
-workflow reads is left as it is.
+workflow reads is left as it is.`
 
-Exit codes: 0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
+func (a *app) newCleanupCmd() *cobra.Command {
+	opts := &CleanupOptions{}
+	cmd := a.newCmd(cmdSpec{Use: "cleanup WORKFLOW", Short: "Archive a stale workflow state and reset its stories", Long: cleanupHelp,
+		Exit: `0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 16 a live resume holds its lock, 17 refused (nothing changed), 19 confirmation needed and
 no terminal (pass --yes).`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("cleanup: want exactly one WORKFLOW, got %d", len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Deps = a.deps()
-			if len(args) == 0 {
-				// no WORKFLOW: name the ones it could act on (exit 2)
-				return opts.Deps.app().cleanupCandidates()
-			}
-			opts.Workflow = args[0]
-			return opts.Deps.app().runCleanup(opts)
-		},
-	}
+		Args: oneWorkflow(false),
+	}, &opts.Deps, func(a *app, args []string) error {
+		if len(args) == 0 {
+			// no WORKFLOW: name the ones it could act on (exit 2)
+			return a.cleanupCandidates()
+		}
+		opts.Workflow = args[0]
+		return a.runCleanup(opts)
+	})
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would be done, change nothing")
 	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "do not ask for confirmation")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1), the refusal or error included")

@@ -40,15 +40,8 @@ type LogOptions struct {
 
 func (a *app) newLogCmd() *cobra.Command {
 	opts := &LogOptions{}
-	cmd := &cobra.Command{
-		Use:   "log",
-		Short: "Show the orchestration log, newest last",
-		Args:  positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Deps = a.deps()
-			return opts.Deps.app().runLog(opts)
-		},
-	}
+	cmd := a.newCmd(cmdSpec{Use: "log", Short: "Show the orchestration log, newest last"},
+		&opts.Deps, func(a *app, _ []string) error { return a.runLog(opts) })
 	cmd.Flags().IntVarP(&opts.N, "lines", "n", 20, "show the last N events (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the events as one JSON document ({schema, command, events})")
 	return cmd

@@ -23,25 +23,19 @@ type StatusOptions struct {
 	Wide bool
 }
 
-func (a *app) newStatusCmd() *cobra.Command {
-	opts := &StatusOptions{}
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "List interrupted workflows with their age and validation",
-		Long: `List every interrupted workflow found in the repository, newest first, with its
+// statusHelp is the help of `orchestrate status`.
+const statusHelp = `List every interrupted workflow found in the repository, newest first, with its
 position, age, validation status and the file its state came from. --all also lists what
 is not resumable: completed, aborted and idle states, and stories in every status.
 
 On a terminal the table is cut to its width (COLUMNS overrides it): the widest of
 POSITION, LIFECYCLE, SOURCE and ID lose text first, shown with "…"; an ID keeps
 enough to be a unique prefix, or is shown whole. --wide, --json and output that is
-not a terminal (a pipe, a file) always show everything whole.`,
-		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Deps = a.deps()
-			return runStatus(opts)
-		},
-	}
+not a terminal (a pipe, a file) always show everything whole.`
+
+func (a *app) newStatusCmd() *cobra.Command {
+	opts := &StatusOptions{}
+	cmd := a.newCmd(cmdSpec{Use: "status", Short: "List interrupted workflows with their age and validation", Long: statusHelp}, &opts.Deps, func(a *app, _ []string) error { return a.runStatus(opts) })
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document (schema orchestrate/v1)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also list what is not resumable")
 	cmd.Flags().BoolVar(&opts.Wide, "wide", false, "show every column whole, even when wider than the terminal")

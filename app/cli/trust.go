@@ -22,12 +22,8 @@ type TrustOptions struct {
 	Show   bool
 }
 
-func (a *app) newTrustCmd() *cobra.Command {
-	opts := &TrustOptions{}
-	cmd := &cobra.Command{
-		Use:   "trust",
-		Short: "Trust the repository's .orchestrate.yaml (the commands and paths it sets)",
-		Long: `Show what the repository's own .orchestrate.yaml makes orchestrate run or write
+// trustHelp is the help of `orchestrate trust`.
+const trustHelp = `Show what the repository's own .orchestrate.yaml makes orchestrate run or write
 (handoff.command, handoff.fallback_command, the settings that steer them, log_path,
 templates_dir) and the limits it would loosen, and trust that exact file: its path and the
 SHA-256 of its bytes are recorded in $XDG_CONFIG_HOME/orchestrate/trusted.json (else
@@ -38,13 +34,11 @@ is not used; any later edit of the file makes it untrusted again. Your own confi
 environment and flags always win over the repository's file.
 
 ORCHESTRATE_TRUST_REPO_CONFIG=1 trusts the file for one run, for CI that runs the
-repository's code anyway.`,
-		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Deps = a.deps()
-			return opts.Deps.app().runTrust(opts)
-		},
-	}
+repository's code anyway.`
+
+func (a *app) newTrustCmd() *cobra.Command {
+	opts := &TrustOptions{}
+	cmd := a.newCmd(cmdSpec{Use: "trust", Short: "Trust the repository's .orchestrate.yaml (the commands and paths it sets)", Long: trustHelp}, &opts.Deps, func(a *app, _ []string) error { return a.runTrust(opts) })
 	cmd.Flags().BoolVar(&opts.Revoke, "revoke", false, "forget the trust of the file")
 	cmd.Flags().BoolVar(&opts.Show, "show", false, "only show what the file sets and whether it is trusted")
 	return cmd

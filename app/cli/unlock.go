@@ -20,28 +20,20 @@ type UnlockOptions struct {
 	Force    bool
 }
 
+// unlockHelp is the help of `orchestrate unlock`.
+const unlockHelp = `Remove the lock .orchestrate/locks/<id>.lock of a workflow whose resume died. A lock
+held by a live process is left alone unless --force is given.`
+
 func (a *app) newUnlockCmd() *cobra.Command {
 	opts := &UnlockOptions{}
-	cmd := &cobra.Command{
-		Use:   "unlock WORKFLOW",
-		Short: "Remove a stale resume lock",
-		Long: `Remove the lock .orchestrate/locks/<id>.lock of a workflow whose resume died. A lock
-held by a live process is left alone unless --force is given.
-
-Exit codes: 0 removed (or there was none), 2 usage, 14 no such workflow or lock,
+	cmd := a.newCmd(cmdSpec{Use: "unlock WORKFLOW", Short: "Remove a stale resume lock", Long: unlockHelp,
+		Exit: `0 removed (or there was none), 2 usage, 14 no such workflow or lock,
 16 held by a live process (pass --force).`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("unlock: want exactly one WORKFLOW, got %d", len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Workflow = args[0]
-			opts.Deps = a.deps()
-			return opts.Deps.app().runUnlock(opts)
-		},
-	}
+		Args: oneWorkflow(true),
+	}, &opts.Deps, func(a *app, args []string) error {
+		opts.Workflow = args[0]
+		return a.runUnlock(opts)
+	})
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "remove the lock even if its process looks alive")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -18,37 +19,27 @@ type WorkDoneOptions struct {
 }
 
 func (a *app) newWorkCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "work",
-		Short: "Close work sessions",
-		Args:  positional(0),
-	}
+	cmd := a.newCmd(cmdSpec{Use: "work", Short: "Close work sessions"}, nil, nil)
 	cmd.AddCommand(a.newWorkDoneCmd())
 	return cmd
 }
 
-func (a *app) newWorkDoneCmd() *cobra.Command {
-	opts := &WorkDoneOptions{}
-	cmd := &cobra.Command{
-		Use:   "done --cookie WSID --summary TEXT",
-		Short: "Close the active work session and report its summary to its parent",
-		Long: `Close the active work session (status closed, closed_at). A subtask's session
+// workDoneHelp is the help of `orchestrate work done`.
+const workDoneHelp = `Close the active work session (status closed, closed_at). A subtask's session
 (parent_wsession_id) leaves {wsession_id, task_id, summary, status completed, closed_at}
 in its parent's subtasks, replacing the entry it had there; the parent is written first,
 then the subtask, and the parent is put back if the second write fails. A session
 without a parent keeps its summary in its own file. Every other field of both files is
 kept.
 
-` + cookieHelp + `
+` + cookieHelp
 
-Exit codes: 0 closed, 1 I/O or an unusable work-session file (a parent with no file),
+func (a *app) newWorkDoneCmd() *cobra.Command {
+	opts := &WorkDoneOptions{}
+	cmd := a.newCmd(cmdSpec{Use: "done --cookie WSID --summary TEXT", Short: "Close the active work session and report its summary to its parent", Long: workDoneHelp,
+		Exit: `0 closed, 1 I/O or an unusable work-session file (a parent with no file),
 2 wrong cookie or empty summary (nothing written).`,
-		Args: positional(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Deps = a.deps()
-			return opts.Deps.app().runWorkDone(opts)
-		},
-	}
+	}, &opts.Deps, func(a *app, _ []string) error { return a.runWorkDone(opts) })
 	cmd.Flags().StringVar(&opts.Cookie, "cookie", "", "the active work session's id")
 	cmd.Flags().StringVar(&opts.Summary, "summary", "", "what the session found or did")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was written as JSON")
@@ -56,15 +47,13 @@ Exit codes: 0 closed, 1 I/O or an unusable work-session file (a parent with no f
 }
 
 func (a *app) runWorkDone(opts *WorkDoneOptions) error {
-	r, err := a.workRepo()
-	if err != nil {
+	got, err := onWorkSession(a, func(r *discover.Repo) (worksession.ClosedSession, error) {
+		return worksession.CloseWorkSession(r, opts.Cookie, opts.Summary, a.sys.Now())
+	})
+	switch {
+	case err != nil:
 		return err
-	}
-	got, err := worksession.CloseWorkSession(r, opts.Cookie, opts.Summary, a.sys.Now())
-	if err != nil {
-		return workSessionErr(err)
-	}
-	if opts.JSON {
+	case opts.JSON:
 		return writeJSON(a.sys.IO.Out, map[string]any{
 			"work_session": got.Session, "path": got.Path, "task_id": got.TaskID,
 			"status": "closed", "closed_at": got.ClosedAt,

@@ -249,7 +249,7 @@ func SwitchToInteractive(f Facts, canPrompt bool) bool {
 // Forceable reports whether the situation's conflicts may be resumed over
 // ("resume anyway", --force): conflicts not forced yet, and every blocking
 // finding a conflict.
-func Forceable(sit modes.Situation) bool { return forceableConflicts(sit) }
+func Forceable(sit modes.Situation) bool { return onlyConflicts(sit) }
 
 // RestartBlocker is the first blocking finding a restart cannot get past
 // (one that is not a conflict), if any.

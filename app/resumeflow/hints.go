@@ -11,24 +11,10 @@ import (
 // over conflicts --force may override. Both are needed there: --force alone
 // still asks for the confirmation.
 func NoTerminalFlags(sit modes.Situation) string {
-	if forceableConflicts(sit) {
+	if onlyConflicts(sit) {
 		return "--force --approve (resume over the conflicts, confirmed)"
 	}
 	return "--approve"
-}
-
-// forceableConflicts: there are conflicts, not yet forced, and every
-// blocking finding is one --force overrides.
-func forceableConflicts(sit modes.Situation) bool {
-	if !sit.Conflicts || sit.Force {
-		return false
-	}
-	for _, f := range sit.Blocking {
-		if f.Check != workflow.CheckConflict {
-			return false
-		}
-	}
-	return true
 }
 
 // WithoutAutopilotOnly drops the findings only autopilot raises (a rebuilt

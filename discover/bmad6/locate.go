@@ -53,21 +53,25 @@ func headerVersion(data []byte) string {
 // manifestVersion is installation.version of the first manifest present.
 func manifestVersion(r *source.Repo) string {
 	for _, p := range manifests {
-		data, err := r.Read(p)
-		if err != nil {
-			continue
-		}
-		m, err := tolerant.DecodeYAMLMap(data)
-		if err != nil {
-			continue
-		}
-		if inst, ok := m["installation"].(map[string]any); ok {
-			if v, ok := tolerant.ScalarString(inst["version"]); ok {
-				return oneLine(v)
+		if _, m, readErr, yamlErr := readYAMLMap(r, p); readErr == nil && yamlErr == nil {
+			if inst, ok := m["installation"].(map[string]any); ok {
+				if v, ok := tolerant.ScalarString(inst["version"]); ok {
+					return oneLine(v)
+				}
 			}
 		}
 	}
 	return ""
+}
+
+// readYAMLMap reads p from r (readErr: it cannot) and decodes it as a YAML
+// map (yamlErr: it is none).
+func readYAMLMap(r *source.Repo, p string) (data []byte, m map[string]any, readErr, yamlErr error) {
+	if data, readErr = r.Read(p); readErr != nil {
+		return nil, nil, readErr, nil
+	}
+	m, yamlErr = tolerant.DecodeYAMLMap(data)
+	return data, m, nil, yamlErr
 }
 
 // readConfig reads the first v6 module config present, and the version.
@@ -81,12 +85,11 @@ func readConfig(r *source.Repo) Config {
 
 func readModuleConfig(r *source.Repo) Config {
 	for _, p := range configPaths {
-		data, err := r.Read(p)
-		if err != nil {
+		data, m, readErr, yamlErr := readYAMLMap(r, p)
+		if readErr != nil {
 			continue
 		}
-		m, err := tolerant.DecodeYAMLMap(data)
-		if err != nil {
+		if yamlErr != nil {
 			return Config{Path: p, Version: headerVersion(data)}
 		}
 		c := Config{Path: p, Values: map[string]string{}, Version: headerVersion(data)}

@@ -10,6 +10,9 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
+// changes are what the candidates of every change share.
+var changes = workflow.Checklist{IDPrefix: "openspec:", Type: workflow.TypeChange, Kind: workflow.KindOpenSpec, Workflow: Workflow, Agent: Agent}
+
 // Build turns an active change into its candidate.
 func Build(c *change) workflow.Candidate {
 	key := c.key
@@ -17,37 +20,10 @@ func Build(c *change) workflow.Candidate {
 		key = Key(c.Root.Prefix, c.ID)
 	}
 	st, raw := c.status()
-	srcPath := c.TasksPath
-	if srcPath == "" {
-		srcPath = c.Dir
-	}
-	prio := workflow.PrioritySpec
-	if c.current {
-		prio = workflow.PriorityInProgress
-	}
 	lay := c.Root.Layout
-	cand := workflow.Candidate{
-		ID:          "openspec:" + key,
-		Type:        workflow.TypeChange,
-		Key:         key,
-		Source:      workflow.SourceRef{Kind: workflow.KindOpenSpec, Path: srcPath, Priority: prio},
-		Workflow:    Workflow,
-		Stories:     []string{},
-		Status:      string(st),
-		StatusRaw:   raw,
-		UpdatedAt:   c.ModTime,
-		UpdatedFrom: "mtime",
-		Agent:       Agent,
-		Framework:   lay.Framework(),
-		Findings:    append([]workflow.Finding(nil), c.Findings...),
-		Resumable:   c.inFlight(),
-	}
-	if c.From != "" {
-		cand.UpdatedFrom = c.From
-	}
-	if cand.UpdatedAt.IsZero() {
-		cand.UpdatedFrom = ""
-	}
+	cand := changes.Candidate(workflow.ChecklistItem{Key: key, TasksPath: c.TasksPath, Dir: c.Dir, Current: c.current,
+		Status: st, StatusRaw: raw, ModTime: c.ModTime, From: c.From, Framework: lay.Framework(), Findings: c.Findings})
+	cand.Resumable = c.inFlight()
 	done, total := c.counts()
 	first := c.Tasks.FirstOpen()
 	cand.Phases = phases(c, first)
@@ -154,51 +130,16 @@ func frameworkNext(c *change, rp *workflow.ResumePoint, first *Task) {
 // status: completed when every counted task is ticked, current for the
 // resume point's.
 func phases(c *change, first *Task) []workflow.Phase {
-	ts := &c.Tasks
-	if _, total := ts.Count(); total == 0 {
-		return nil
-	}
-	names := ts.Groups
-	lead := false
-	for i := range ts.Tasks {
-		if !ts.Tasks[i].Fenced && ts.Tasks[i].GroupIx < 0 {
-			lead = true
-			break
-		}
-	}
-	if lead {
-		names = append([]string{"Tasks"}, names...)
-	}
-	idx := func(t *Task) int {
-		if lead {
-			return t.GroupIx + 1
-		}
-		return t.GroupIx
-	}
-	open := make([]bool, len(names))
-	for i := range ts.Tasks {
-		t := &ts.Tasks[i]
-		if !t.Fenced && !t.Done {
-			open[idx(t)] = true
-		}
-	}
-	out := make([]workflow.Phase, len(names))
-	used := map[string]int{}
-	for i, n := range names {
-		id := groupID(n)
-		used[id]++
-		if used[id] > 1 {
-			id = fmt.Sprintf("%s-%d", id, used[id])
-		}
-		out[i] = workflow.Phase{ID: id, Name: n, Agent: Agent, Status: workflow.PhasePending}
-		if !open[i] {
-			out[i].Status = workflow.PhaseCompleted
+	g := workflow.TaskGroups{Headings: c.Tasks.Groups, Agent: Agent, ID: groupID}
+	for i := range c.Tasks.Tasks {
+		if t := &c.Tasks.Tasks[i]; !t.Fenced {
+			g.Tasks = append(g.Tasks, workflow.GroupedTask{Group: t.GroupIx, Done: t.Done})
 		}
 	}
 	if first != nil {
-		out[idx(first)].Status = workflow.PhaseCurrent
+		g.Current = &workflow.GroupedTask{Group: first.GroupIx, Done: first.Done}
 	}
-	return out
+	return g.Phases()
 }
 
 // groupID names a group heading: "1. Setup" is group-1, else the heading

@@ -479,26 +479,23 @@ func archiveFindings(rt *root, active, archived []*change) []workflow.Finding {
 				Message: fmt.Sprintf("change %s is archived %d times: %s", id, len(dirs), strings.Join(capList(dirs, 5), ", "))})
 		}
 	}
-	base := rt.Dir + "/changes/archive"
-	if len(undated) > 0 {
-		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-undated", Path: base,
-			Message: "archive folders without the YYYY-MM-DD- prefix openspec archive writes (moved by hand): " + strings.Join(capList(undated, 10), ", ")})
-	}
-	if len(doubled) > 0 {
-		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-double-date", Path: base,
-			Message: "archive folders dated twice (an older CLI archived a dated id): " + strings.Join(capList(doubled, 10), ", ")})
-	}
-	if len(badDate) > 0 {
-		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archive-bad-date", Path: base,
-			Message: "archive folders whose date prefix is no calendar date (written by hand): " + strings.Join(capList(badDate, 10), ", ")})
-	}
-	if len(copies) > 0 {
-		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "openspec-archive-nested-copy", Path: base,
-			Message: "change folders copied inside an archive folder (OpenSpec never reads them; the archive folder's own tasks.md counts): " + strings.Join(capList(copies, 10), ", ")})
-	}
-	if len(open) > 0 {
-		out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-archived-open-tasks", Path: base,
-			Message: "archived with open boxes (never in flight; openspec archive only warns): " + strings.Join(capList(open, 10), ", ")})
+	// one finding a kind of odd archive folder, naming up to 10 of them
+	for _, k := range []struct {
+		folders  []string
+		severity workflow.Severity
+		code     string
+		what     string
+	}{
+		{undated, workflow.Info, "openspec-archive-undated", "archive folders without the YYYY-MM-DD- prefix openspec archive writes (moved by hand)"},
+		{doubled, workflow.Info, "openspec-archive-double-date", "archive folders dated twice (an older CLI archived a dated id)"},
+		{badDate, workflow.Info, "openspec-archive-bad-date", "archive folders whose date prefix is no calendar date (written by hand)"},
+		{copies, workflow.Warning, "openspec-archive-nested-copy", "change folders copied inside an archive folder (OpenSpec never reads them; the archive folder's own tasks.md counts)"},
+		{open, workflow.Info, "openspec-archived-open-tasks", "archived with open boxes (never in flight; openspec archive only warns)"},
+	} {
+		if len(k.folders) > 0 {
+			out = append(out, workflow.Finding{Check: workflow.CheckDiscover, Severity: k.severity, Code: k.code, Path: rt.Dir + "/changes/archive",
+				Message: k.what + ": " + strings.Join(capList(k.folders, 10), ", ")})
+		}
 	}
 	return out
 }

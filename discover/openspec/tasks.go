@@ -66,36 +66,27 @@ type Tasks struct {
 // Count is done/total by orchestrate's rule (Part D.1): every box at any
 // indentation, outside code fences.
 func (t *Tasks) Count() (done, total int) {
-	for i := range t.Tasks {
-		if !t.Tasks[i].Fenced {
-			total++
-			if t.Tasks[i].Done {
-				done++
-			}
-		}
-	}
-	return done, total
+	return t.count(func(k *Task) bool { return !k.Fenced })
 }
 
 // CLICount is done/total as the openspec CLI 1.8+ counts (every box,
 // fenced ones included).
 func (t *Tasks) CLICount() (done, total int) {
-	for i := range t.Tasks {
-		total++
-		if t.Tasks[i].Done {
-			done++
-		}
-	}
-	return done, total
+	return t.count(func(*Task) bool { return true })
 }
 
 // OldCount is done/total as the CLIs up to 1.7 counted (column-0 boxes
 // only, fenced ones included).
 func (t *Tasks) OldCount() (done, total int) {
+	return t.count(func(k *Task) bool { return k.Column0 })
+}
+
+// count is done/total over the boxes counts keeps.
+func (t *Tasks) count(counts func(*Task) bool) (done, total int) {
 	for i := range t.Tasks {
-		if t.Tasks[i].Column0 {
+		if k := &t.Tasks[i]; counts(k) {
 			total++
-			if t.Tasks[i].Done {
+			if k.Done {
 				done++
 			}
 		}

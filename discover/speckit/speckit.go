@@ -282,41 +282,17 @@ func DetectLayout(r *source.Repo) Layout {
 	return l
 }
 
+// features are what the candidates of every feature share.
+var features = workflow.Checklist{IDPrefix: "feature:", Type: workflow.TypeFeature, Kind: workflow.KindSpecKit, Workflow: Workflow, Agent: Agent}
+
 // Build turns a feature into its candidate.
 func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 	key := storyid.Sanitize(f.Name)
 	st := f.status()
 	isCur := cur.Name != "" && cur.Name == f.Name
 	isChosen := cur.Name == "" && cur.Chosen != "" && cur.Chosen == f.Name
-	srcPath := f.TasksPath
-	if srcPath == "" {
-		srcPath = f.Dir
-	}
-	prio := workflow.PrioritySpec
-	if isCur {
-		prio = workflow.PriorityInProgress
-	}
-	c := workflow.Candidate{
-		ID:          "feature:" + key,
-		Type:        workflow.TypeFeature,
-		Key:         key,
-		Source:      workflow.SourceRef{Kind: workflow.KindSpecKit, Path: srcPath, Priority: prio},
-		Workflow:    Workflow,
-		Stories:     []string{},
-		Status:      string(st),
-		StatusRaw:   string(st),
-		UpdatedAt:   f.ModTime,
-		UpdatedFrom: "mtime",
-		Agent:       Agent,
-		Framework:   lay.Framework(),
-		Findings:    append([]workflow.Finding(nil), f.Findings...),
-	}
-	if f.From != "" {
-		c.UpdatedFrom = f.From
-	}
-	if c.UpdatedAt.IsZero() {
-		c.UpdatedFrom = ""
-	}
+	c := features.Candidate(workflow.ChecklistItem{Key: key, TasksPath: f.TasksPath, Dir: f.Dir, Current: isCur,
+		Status: st, StatusRaw: string(st), ModTime: f.ModTime, From: f.From, Framework: lay.Framework(), Findings: f.Findings})
 	c.Resumable = st == workflow.StatusInProgress || (isCur && st == workflow.StatusReady && len(f.Tasks.Tasks) > 0)
 	if f.TasksPath != "" && len(f.Tasks.Tasks) == 0 {
 		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-tasks", Path: f.TasksPath,
@@ -368,49 +344,14 @@ func Build(f *feature, lay Layout, cur Current) workflow.Candidate {
 // phases lays out the task groups (phase headings) with their status:
 // completed when every task is closed, current for the resume point's.
 func phases(f *feature, first *Task) []workflow.Phase {
-	if len(f.Tasks.Tasks) == 0 {
-		return nil
-	}
-	names := f.Tasks.Phases
-	lead := false
+	g := workflow.TaskGroups{Headings: f.Tasks.Phases, Agent: Agent, ID: phaseID}
 	for _, t := range f.Tasks.Tasks {
-		if t.Phase < 0 {
-			lead = true
-			break
-		}
-	}
-	if lead {
-		names = append([]string{"Tasks"}, names...)
-	}
-	idx := func(t *Task) int {
-		if lead {
-			return t.Phase + 1
-		}
-		return t.Phase
-	}
-	open := make([]bool, len(names))
-	for i := range f.Tasks.Tasks {
-		if !f.Tasks.Tasks[i].Done {
-			open[idx(&f.Tasks.Tasks[i])] = true
-		}
-	}
-	out := make([]workflow.Phase, len(names))
-	used := map[string]int{}
-	for i, n := range names {
-		id := phaseID(n)
-		used[id]++
-		if used[id] > 1 {
-			id = fmt.Sprintf("%s-%d", id, used[id])
-		}
-		out[i] = workflow.Phase{ID: id, Name: n, Agent: Agent, Status: workflow.PhasePending}
-		if !open[i] {
-			out[i].Status = workflow.PhaseCompleted
-		}
+		g.Tasks = append(g.Tasks, workflow.GroupedTask{Group: t.Phase, Done: t.Done})
 	}
 	if first != nil {
-		out[idx(first)].Status = workflow.PhaseCurrent
+		g.Current = &workflow.GroupedTask{Group: first.Phase, Done: first.Done}
 	}
-	return out
+	return g.Phases()
 }
 
 var phaseNumRe = lazyre.New(`^\S+\s*(\d+(?:\.\d+)*)\s*[:：\-—–]`)

@@ -176,20 +176,18 @@ func Argv(name string, in Input) ([]string, error) {
 	argv := []string{Program(name)}
 	add := func(a ...string) { argv = append(argv, a...) }
 	switch name {
-	case Claude:
+	case Claude, Codex, Cursor:
+		// headless: -p (codex: its exec subcommand); a session: --resume ID
+		// (codex: its resume subcommand)
+		headless, resumeWord := "-p", "--resume"
+		if name == Codex {
+			headless, resumeWord = "exec", "resume"
+		}
 		if !in.Interactive {
-			add("-p")
+			add(headless)
 		}
 		if resume {
-			add("--resume", id)
-		}
-		add(prompt)
-	case Codex:
-		if !in.Interactive {
-			add("exec")
-		}
-		if resume {
-			add("resume", id)
+			add(resumeWord, id)
 		}
 		add(prompt)
 	case Gemini:
@@ -201,27 +199,18 @@ func Argv(name string, in Input) ([]string, error) {
 		} else {
 			add("--prompt", prompt)
 		}
-	case Cursor:
+	case OpenCode:
+		// the TUI takes the prompt as --prompt; headless is its run subcommand
 		if !in.Interactive {
-			add("-p")
+			add("run")
 		}
 		if resume {
-			add("--resume", id)
+			add("--session", id)
+		}
+		if in.Interactive {
+			add("--prompt")
 		}
 		add(prompt)
-	case OpenCode:
-		if in.Interactive {
-			if resume {
-				add("--session", id)
-			}
-			add("--prompt", prompt)
-		} else {
-			add("run")
-			if resume {
-				add("--session", id)
-			}
-			add(prompt)
-		}
 	}
 	return argv, nil
 }

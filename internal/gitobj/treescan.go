@@ -143,12 +143,8 @@ func scanTree(raw []byte, n *TrieNode, t []RawEntry, offs *[]uint32, at *[]int32
 	var prev []byte
 	prevDir := false
 	for rest := raw; len(rest) > 0; {
-		sp := entrySpace(rest)
+		sp, nul := entryBounds(rest)
 		if sp < 0 {
-			return false
-		}
-		nul := nameEnd0(rest[sp+1:])
-		if nul < 0 || sp+1+nul+21 > len(rest) {
 			return false
 		}
 		name := rest[sp+1 : sp+1+nul]
@@ -235,12 +231,8 @@ func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
 		}
 		// raw's entry at x is not a's entry i: parse it.
 		e := raw[x:]
-		sp := entrySpace(e)
+		sp, nul := entryBounds(e)
 		if sp < 0 {
-			return nil
-		}
-		nul := nameEnd0(e[sp+1:])
-		if nul < 0 || sp+1+nul+21 > len(e) {
 			return nil
 		}
 		if len(t.offs) > 0 && !inOrder(raw, int(t.offs[len(t.offs)-1]), x) {
@@ -306,6 +298,19 @@ func entryName(e []byte) ([]byte, bool) {
 	sp := entrySpace(e)
 	nul := nameEnd0(e[sp+1:])
 	return e[sp+1 : sp+1+nul], IsDirMode(e[:sp])
+}
+
+// entryBounds returns where the mode (sp) and the name (nul, counted from
+// sp+1) of the entry that starts e end, or sp -1 when e does not start
+// with a whole entry (mode, space, name, NUL, 20-byte hash).
+func entryBounds(e []byte) (sp, nul int) {
+	if sp = entrySpace(e); sp < 0 {
+		return -1, 0
+	}
+	if nul = nameEnd0(e[sp+1:]); nul < 0 || sp+1+nul+21 > len(e) {
+		return -1, 0
+	}
+	return sp, nul
 }
 
 // entrySpace returns the index of the first space in e (the end of an

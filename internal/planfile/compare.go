@@ -46,7 +46,7 @@ func Compare(saved, current []Dep) []Change {
 		}
 		c := Change{Kind: d.Kind, Path: d.Path, Saved: d.Digest, Current: now}
 		if !ok {
-			c.Message = goneMessage(d)
+			c.Message = depSetMessage(d, true)
 		} else {
 			c.Message = changeMessage(d.Kind, d.Path, d.Digest, now)
 		}
@@ -58,7 +58,7 @@ func Compare(saved, current []Dep) []Change {
 			continue
 		}
 		seen[k] = true
-		out = append(out, Change{Kind: d.Kind, Path: d.Path, Current: d.Digest, Message: newMessage(d)})
+		out = append(out, Change{Kind: d.Kind, Path: d.Path, Current: d.Digest, Message: depSetMessage(d, false)})
 	}
 	return out
 }
@@ -134,28 +134,27 @@ func changeMessage(kind, path, was, now string) string {
 	return fmt.Sprintf("%s changed from %s to %s", show(kind), show(was), show(now))
 }
 
-func goneMessage(d Dep) string {
-	switch d.Kind {
-	case KindFile:
-		return fmt.Sprintf("%s is no longer referenced by the workflow", show(d.Path))
-	case KindState:
-		return fmt.Sprintf("the state file %s no longer describes the workflow", show(d.Path))
-	}
-	if d.Path != "" {
-		return fmt.Sprintf("%s %s is no longer part of the plan", show(d.Kind), show(d.Path))
-	}
-	return fmt.Sprintf("%s is no longer known", show(d.Kind))
+// depSetWords word a dependency that left the plan's set (true: gone) or
+// joined it (false: new): a referenced file, the state file, and the end of
+// the sentence for the other kinds.
+var depSetWords = map[bool]struct{ file, state, other string }{
+	true:  {"%s is no longer referenced by the workflow", "the state file %s no longer describes the workflow", "is no longer part of the plan"},
+	false: {"%s is now referenced by the workflow (it was not when the plan was made)", "the workflow is now described by the state file %s", "is new since the plan"},
 }
 
-func newMessage(d Dep) string {
-	switch d.Kind {
-	case KindFile:
-		return fmt.Sprintf("%s is now referenced by the workflow (it was not when the plan was made)", show(d.Path))
-	case KindState:
-		return fmt.Sprintf("the workflow is now described by the state file %s", show(d.Path))
+// depSetMessage says that d left the plan's dependencies (gone) or joined
+// them.
+func depSetMessage(d Dep, gone bool) string {
+	w := depSetWords[gone]
+	switch {
+	case d.Kind == KindFile:
+		return fmt.Sprintf(w.file, show(d.Path))
+	case d.Kind == KindState:
+		return fmt.Sprintf(w.state, show(d.Path))
+	case d.Path != "":
+		return fmt.Sprintf("%s %s %s", show(d.Kind), show(d.Path), w.other)
+	case gone:
+		return fmt.Sprintf("%s is no longer known", show(d.Kind))
 	}
-	if d.Path != "" {
-		return fmt.Sprintf("%s %s is new since the plan", show(d.Kind), show(d.Path))
-	}
-	return fmt.Sprintf("%s %s is new since the plan", show(d.Kind), show(d.Digest))
+	return fmt.Sprintf("%s %s %s", show(d.Kind), show(d.Digest), w.other)
 }

@@ -117,10 +117,19 @@ func (m *selectModel) visible() []int {
 	return out
 }
 
-func (m *selectModel) handle(k key) (bool, error) {
+// interrupt reports whether k cancels a prompt (Ctrl-C, Ctrl-D, Esc), and
+// then sets *err to ErrInterrupted.
+func interrupt(k key, err *error) bool {
 	switch k.kind {
 	case keyCtrlC, keyCtrlD, keyEsc:
-		m.err = ErrInterrupted
+		*err = ErrInterrupted
+		return true
+	}
+	return false
+}
+
+func (m *selectModel) handle(k key) (bool, error) {
+	if interrupt(k, &m.err) {
 		return true, m.err
 	}
 	vis := m.visible()
@@ -287,10 +296,11 @@ type confirmModel struct {
 }
 
 func (m *confirmModel) handle(k key) (bool, error) {
-	switch k.kind {
-	case keyCtrlC, keyCtrlD, keyEsc:
-		m.err, m.done = ErrInterrupted, true
+	if interrupt(k, &m.err) {
+		m.done = true
 		return true, m.err
+	}
+	switch k.kind {
 	case keyEnter:
 		m.answer, m.done = m.def, true
 		if m.typed != 0 {
@@ -351,10 +361,10 @@ type inputModel struct {
 }
 
 func (m *inputModel) handle(k key) (bool, error) {
-	switch k.kind {
-	case keyCtrlC, keyCtrlD, keyEsc:
-		m.err = ErrInterrupted
+	if interrupt(k, &m.err) {
 		return true, m.err
+	}
+	switch k.kind {
 	case keyEnter:
 		if len(m.text) == 0 {
 			m.text = []rune(m.def)
