@@ -56,6 +56,9 @@ type hostileCase struct {
 	// maxAllocMiB bounds the scan's allocation (0: 256 MiB); the budget
 	// cases read the 200,000 entries the budget allows before refusing
 	maxAllocMiB uint64
+	// scanBudget is the scan's element budget (0: the default): a case
+	// about a source's own budget sets it past what that source reads
+	scanBudget int
 }
 
 func hostileCases() []hostileCase {
@@ -127,7 +130,7 @@ func hostileCases() []hostileCase {
 					joinN(4_998, func(j int) string { return fmt.Sprintf("s%d", j) }) + "]\n"
 			}
 			return m
-		}(), want: [][3]string{{".aiox/epic-E40-state.yaml", "too-many", "4,999 waves and stories, past the 200,000"}}, maxAllocMiB: 512},
+		}(), want: [][3]string{{".aiox/epic-E40-state.yaml", "too-many", "4,999 waves and stories, past the 200,000"}}, maxAllocMiB: 512, scanBudget: 8_000_000},
 		{name: "progress of 700,000 metadata items", files: map[string]string{
 			"progress.md": fill8M("# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n", "- **K**: v\n", ""),
 		}, want: [][3]string{{"progress.md", "too-many", "headings and list items"}}},
@@ -165,7 +168,7 @@ func TestHostileCountsAnswerFast(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			start := time.Now()
 			r, _ := source.NewRepo(root, config.Default())
-			res := Scan(r, Options{})
+			res := Scan(r, Options{MaxElements: tc.scanBudget})
 			took := time.Since(start)
 			runtime.ReadMemStats(&after)
 			all := append([]workflow.Finding(nil), res.Findings...)
