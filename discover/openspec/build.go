@@ -142,11 +142,14 @@ func phases(c *change, first *Task) []workflow.Phase {
 	return g.Phases()
 }
 
-// groupID names a group heading: "1. Setup" is group-1, else the heading
-// as a slug.
+// groupID names a group heading: "1. Setup" is group-1, a short numbered
+// label "M4. SVPWM" group-m4, else the heading as a slug.
 func groupID(heading string) string {
 	if num, _, ok := leadingNumber(heading); ok {
 		return "group-" + num
+	}
+	if label, ok := groupLabel(heading); ok {
+		return "group-" + label
 	}
 	if s := storyid.Sanitize(strings.ToLower(heading)); s != "" && len(s) <= 40 {
 		return s
@@ -184,4 +187,28 @@ func files(c *change) []workflow.RefFile {
 		}
 	}
 	return set.Sorted()
+}
+
+// groupLabel reads a short numbered label ending in "." or ":" that opens a
+// heading ("M4. SVPWM模块", "P2: API"), lower-cased without its
+// punctuation: letters then digits, at most 8 bytes.
+func groupLabel(heading string) (string, bool) {
+	tok, _, _ := strings.Cut(strings.TrimSpace(heading), " ")
+	if len(tok) < 2 || len(tok) > 8 || (tok[len(tok)-1] != '.' && tok[len(tok)-1] != ':') {
+		return "", false
+	}
+	tok = tok[:len(tok)-1]
+	i := 0
+	for i < len(tok) && (tok[i] >= 'a' && tok[i] <= 'z' || tok[i] >= 'A' && tok[i] <= 'Z') {
+		i++
+	}
+	if i == 0 || i == len(tok) {
+		return "", false
+	}
+	for _, r := range tok[i:] {
+		if r < '0' || r > '9' {
+			return "", false
+		}
+	}
+	return strings.ToLower(tok), true
 }

@@ -26,7 +26,7 @@ const (
 // Task is one checkbox line of a tasks.md.
 type Task struct {
 	// Item names the task: its leading number as written ("2.3", "6.1.1"),
-	// else "line N".
+	// else a hand-written id ("T-3", "FB-1"), else "line N".
 	Item string
 	// Num is the leading number, "" when the task has none.
 	Num   string
@@ -234,7 +234,11 @@ func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 			t.Empty = t.Num == "" && strings.TrimSpace(desc) == ""
 			t.Item = t.Num
 			if t.Item == "" {
-				t.Item = "line " + strconv.Itoa(n)
+				if id, rest, ok := labelID(desc); ok {
+					t.Item, desc = id, rest
+				} else {
+					t.Item = "line " + strconv.Itoa(n)
+				}
 			}
 			t.Title = oneLine(desc)
 			if fence != 0 {
@@ -653,4 +657,18 @@ func filesMatch(plain string) []string {
 		return nil
 	}
 	return filesRe().FindStringSubmatch(plain)
+}
+
+// labelRe is a hand-written task id opening a task line: letters, a
+// hyphen, a number ("T-3", "**FB-1**:"), then space or the end.
+var labelRe = lazyre.New(`^\*{0,2}([A-Za-z]{1,8}-[0-9]{1,4}(?:\.[0-9]{1,4}){0,3})\*{0,2}:?(?:\s+|$)`)
+
+// labelID reads a hand-written id (NeoSHUSchedulingHelper's "T-3",
+// linapro's "**FB-1**:") that names a task with no leading number.
+func labelID(desc string) (id, rest string, ok bool) {
+	m := labelRe().FindStringSubmatchIndex(desc)
+	if m == nil {
+		return "", desc, false
+	}
+	return desc[m[2]:m[3]], strings.TrimSpace(desc[m[1]:]), true
 }

@@ -187,3 +187,44 @@ func TestLeadingNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestHandWrittenIDs: a task with no leading number but a hand-written id
+// ("T-3", "**FB-1**:") is named by it, not by its line; a bold label without
+// a hyphenated number is not an id.
+func TestHandWrittenIDs(t *testing.T) {
+	tests := []struct{ line, item, title string }{
+		{"- [ ] T-3 Add the enrolment form", "T-3", "Add the enrolment form"},
+		{"- [x] **FB-1**: Record the feedback", "FB-1", "Record the feedback"},
+		{"- [ ] UI-2.1 Wire the dialog", "UI-2.1", "Wire the dialog"},
+		{"- [ ] **W1 Wave one**", "line 1", ""},
+		{"- [ ] 2.3 Numbered first", "2.3", ""},
+		{"- [ ] see T-3 later", "line 1", ""},
+	}
+	for _, tt := range tests {
+		ts := ParseTasks([]byte(tt.line + "\n"))
+		if len(ts.Tasks) != 1 {
+			t.Fatalf("%q: %d tasks", tt.line, len(ts.Tasks))
+		}
+		x := ts.Tasks[0]
+		if x.Item != tt.item || (tt.title != "" && x.Title != tt.title) {
+			t.Errorf("%q: item %q title %q, want %q %q", tt.line, x.Item, x.Title, tt.item, tt.title)
+		}
+	}
+}
+
+// TestGroupID: a heading opened by a number or a short numbered label names
+// its group by it; any other heading is its slug.
+func TestGroupID(t *testing.T) {
+	for heading, want := range map[string]string{
+		"1. Setup":         "group-1",
+		"M4. SVPWM模块":      "group-m4",
+		"P2: API":          "group-p2",
+		"Backend work":     "backend-work",
+		"M. Not a label":   "m.-not-a-label",
+		"Milestone4. Long": "milestone4.-long",
+	} {
+		if got := groupID(heading); got != want {
+			t.Errorf("groupID(%q) = %q, want %q", heading, got, want)
+		}
+	}
+}
