@@ -653,56 +653,18 @@ func descPaths(desc string, out []string, exists func(string) bool) []string {
 	return out
 }
 
-// filesPaths reads a `File: …` / `Files: …` detail: backticked paths,
-// else comma-separated ones.
+// filesPaths reads a `File: …` / `Files: …` detail (refpath.Listed).
 func filesPaths(rest string, exists func(string) bool) []string {
-	var out []string
-	if spans, _ := backticks(rest); len(spans) > 0 {
-		for _, sp := range spans {
-			if p, ok := pathToken(sp, exists); ok {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	for _, part := range strings.Split(rest, ",") {
-		if s, ok := refpath.Output(part); ok {
-			if p, ok := pathToken(s, exists); ok {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
+	spans, _ := backticks(rest)
+	return refpath.Listed(rest, spans, exists)
 }
 
-// pathToken cleans a token and reports whether it is a repository path:
-// the one prose rule (refpath.Prose), and not a version number.
-func pathToken(s string, exists func(string) bool) (string, bool) {
-	s = strings.TrimSpace(s)
-	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
-		return "", false
-	}
-	return refpath.Prose(s, exists)
-}
+// pathToken is refpath.Token: the one prose rule, and not a version.
+func pathToken(s string, exists func(string) bool) (string, bool) { return refpath.Token(s, exists) }
 
 // addPaths appends the paths not yet in list, up to maxTaskPaths.
 func addPaths(list []string, ps ...string) []string {
-	for _, p := range ps {
-		if len(list) >= maxTaskPaths {
-			break
-		}
-		dup := false
-		for _, x := range list {
-			if x == p {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			list = append(list, p)
-		}
-	}
-	return list
+	return refpath.AppendNew(list, maxTaskPaths, ps...)
 }
 
 // fence is the fence a line (without its indentation) opens or closes,

@@ -1,7 +1,6 @@
 package openspec
 
 import (
-	"path"
 	"strconv"
 	"strings"
 	"unicode"
@@ -439,53 +438,17 @@ func backticks(text string) (quoted []string, plain string) {
 	return quoted, b.String()
 }
 
-// filesPaths reads a "Files: a, b" sub-bullet: backticked paths, else
-// comma-separated ones.
+// filesPaths reads a "Files: a, b" sub-bullet (refpath.Listed) into out.
 func filesPaths(rest string, out []string, exists func(string) bool) []string {
-	if quoted, _ := backticks(rest); len(quoted) > 0 {
-		for _, q := range quoted {
-			if p, ok := pathToken(q, exists); ok {
-				out = addPath(out, p)
-			}
-		}
-		return out
-	}
-	for _, part := range strings.Split(rest, ",") {
-		if p, ok := refpath.Output(part); ok {
-			if c, ok := pathToken(p, exists); ok {
-				out = addPath(out, c)
-			}
-		}
-	}
-	return out
+	quoted, _ := backticks(rest)
+	return refpath.AppendNew(out, maxTaskPaths, refpath.Listed(rest, quoted, exists)...)
 }
 
-// pathToken reports whether a token is a repository path by the one prose
-// rule (refpath.Prose), and not a version number ("1.2.3", "v2.0").
-func pathToken(s string, exists func(string) bool) (string, bool) {
-	s = strings.TrimSpace(s)
-	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
-		return "", false
-	}
-	p, ok := refpath.Prose(s, exists)
-	if !ok || path.Clean(p) == "." {
-		return "", false
-	}
-	return p, true
-}
+// pathToken is refpath.Token: the one prose rule, and not a version.
+func pathToken(s string, exists func(string) bool) (string, bool) { return refpath.Token(s, exists) }
 
 // addPath appends p when new, up to maxTaskPaths.
-func addPath(list []string, p string) []string {
-	if len(list) >= maxTaskPaths {
-		return list
-	}
-	for _, x := range list {
-		if x == p {
-			return list
-		}
-	}
-	return append(list, p)
-}
+func addPath(list []string, p string) []string { return refpath.AppendNew(list, maxTaskPaths, p) }
 
 // cleanText strips emphasis and decorations from a heading.
 func cleanText(s string) string {

@@ -393,34 +393,10 @@ func acPaths(rest string, pathToken func(string) (string, bool)) []string {
 	return out
 }
 
-// pathToken cleans a token and reports whether it is a repository path:
-// the one prose rule (refpath.Prose: no URL, route, glob, command, option
-// or path leaving the repository; a folder without an extension only under
-// an existing folder), and not a version number.
-func pathToken(s string, exists func(string) bool) (string, bool) {
-	s = strings.TrimSpace(s)
-	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
-		return "", false // 1.2.3, v2.0
-	}
-	return refpath.Prose(s, exists)
-}
+// pathToken is refpath.Token: the one prose rule, and not a version.
+func pathToken(s string, exists func(string) bool) (string, bool) { return refpath.Token(s, exists) }
 
 // addPaths appends the paths not yet in list, up to maxTaskPaths.
 func addPaths(list []string, ps ...string) []string {
-	for _, p := range ps {
-		if len(list) >= maxTaskPaths {
-			break
-		}
-		dup := false
-		for _, x := range list {
-			if x == p {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			list = append(list, p)
-		}
-	}
-	return list
+	return refpath.AppendNew(list, maxTaskPaths, ps...)
 }

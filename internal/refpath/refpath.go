@@ -5,6 +5,7 @@ package refpath
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -275,4 +276,52 @@ func BoundedExists(exists func(string) bool, max int) func(string) bool {
 		seen[p] = v
 		return v
 	}
+}
+
+// Token is Prose for one token of a task's text: a version number ("1.2.3",
+// "v2.0") is never a path. The task-list readers (spec-kit, OpenSpec, Kiro)
+// share it.
+func Token(s string, exists func(string) bool) (string, bool) {
+	s = strings.TrimSpace(s)
+	if v := strings.TrimLeft(s, "vV"); v != "" && strings.Trim(v, "0123456789.") == "" {
+		return "", false
+	}
+	return Prose(s, exists)
+}
+
+// AppendNew appends the paths of ps that list does not hold yet, while it
+// holds fewer than max.
+func AppendNew(list []string, max int, ps ...string) []string {
+	for _, p := range ps {
+		if len(list) >= max {
+			break
+		}
+		if !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// Listed reads a "Files: a, b" detail of a task: its quoted (backticked)
+// spans when it has any, else its comma-separated parts, each kept when
+// Token takes it, in order.
+func Listed(rest string, quoted []string, exists func(string) bool) []string {
+	var out []string
+	if len(quoted) > 0 {
+		for _, q := range quoted {
+			if p, ok := Token(q, exists); ok {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, part := range strings.Split(rest, ",") {
+		if s, ok := Output(part); ok {
+			if p, ok := Token(s, exists); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }

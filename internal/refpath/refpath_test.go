@@ -1,6 +1,7 @@
 package refpath
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -226,4 +227,25 @@ func FuzzProse(f *testing.F) {
 			t.Fatalf("Prose(%q) = %q: not a clean repository path", s, c)
 		}
 	})
+}
+
+// TestTaskTokens: the task-list readers' shared rules — a version is not a
+// path, a path is kept once up to the bound, a Files detail reads its
+// backticked spans, else its comma-separated parts.
+func TestTaskTokens(t *testing.T) {
+	exists := func(p string) bool { return p == "src/a.go" || p == "src/b.go" }
+	for tok, want := range map[string]bool{"src/a.go": true, "1.2.3": false, "v2.0": false, "../x.go": false, "https://x.io/a.go": false} {
+		if _, ok := Token(tok, exists); ok != want {
+			t.Errorf("Token(%q) = %v, want %v", tok, ok, want)
+		}
+	}
+	if got := AppendNew([]string{"a"}, 3, "a", "b", "c", "d"); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("AppendNew = %v", got)
+	}
+	if got := Listed("ignored", []string{"src/a.go", "1.0", "src/b.go"}, exists); !slices.Equal(got, []string{"src/a.go", "src/b.go"}) {
+		t.Errorf("Listed quoted = %v", got)
+	}
+	if got := Listed("src/a.go, v3, src/b.go", nil, exists); !slices.Equal(got, []string{"src/a.go", "src/b.go"}) {
+		t.Errorf("Listed commas = %v", got)
+	}
 }
