@@ -1,6 +1,7 @@
 package kiro
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 	"path"
 	"strings"
 	"unicode"
@@ -598,17 +599,8 @@ func indent(s string) int {
 	return n
 }
 
-// oneLine bounds text for a title: control characters out, at most
-// maxTitleLen bytes on a rune boundary.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, strings.TrimSpace(s))
-	return clip(s, maxTitleLen)
-}
+// oneLine bounds text for a title (textfmt.Title).
+func oneLine(s string) string { return textfmt.Title(s, maxTitleLen) }
 
 // clip cuts s to at most n bytes on a rune boundary, marking the cut.
 func clip(s string, n int) string {

@@ -1,6 +1,7 @@
 package openspec
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -459,20 +460,8 @@ func cleanText(s string) string {
 	return oneLine(s)
 }
 
-// oneLine bounds text for a title: control characters out, at most
-// maxTitleLen bytes on a rune boundary.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, strings.TrimSpace(s))
-	if len(s) > maxTitleLen {
-		s = cutRunes(s, maxTitleLen) + "…"
-	}
-	return s
-}
+// oneLine bounds text for a title (textfmt.Title).
+func oneLine(s string) string { return textfmt.Title(s, maxTitleLen) }
 
 // cutRunes cuts s to at most n bytes on a rune boundary.
 func cutRunes(s string, n int) string {

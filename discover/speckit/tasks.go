@@ -1,6 +1,7 @@
 package speckit
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 	"path"
 	"strings"
 	"unicode"
@@ -297,24 +298,8 @@ func hasLabel(labels []string, l string) bool {
 	return false
 }
 
-// oneLine bounds text for a title: control characters out, at most
-// maxTitleLen bytes on a rune boundary.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, strings.TrimSpace(s))
-	if len(s) > maxTitleLen {
-		cut := maxTitleLen
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
+// oneLine bounds text for a title (textfmt.Title).
+func oneLine(s string) string { return textfmt.Title(s, maxTitleLen) }
 
 // descPaths finds the paths a task description names: backticked tokens
 // that look like paths, bare tokens after "in" (or a localised word) that

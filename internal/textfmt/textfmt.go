@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Duration renders d the way people say it: "45 minutes", "2 hours",
@@ -71,4 +72,25 @@ func ShellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Title bounds text read from a file for use as a one-line title: trimmed,
+// control characters (C0, DEL, C1) and line or paragraph separators made
+// spaces, and cut to at most max bytes on a rune boundary with "…" when
+// longer. The task-list readers (spec-kit, OpenSpec, Kiro) share it.
+func Title(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -58,3 +58,22 @@ func TestShellWord(t *testing.T) {
 		}
 	}
 }
+
+// TestTitle: controls and separators become spaces, the cut falls on a rune
+// boundary.
+func TestTitle(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"  a\tb\x1b[31mc\u0085d\u2028e  ", 100, "a b [31mc d e"},
+		{"héllo", 2, "h…"},
+		{"abc", 3, "abc"},
+		{"日本語", 4, "日…"},
+	} {
+		if got := Title(tt.in, tt.max); got != tt.want {
+			t.Errorf("Title(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
