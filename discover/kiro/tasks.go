@@ -602,17 +602,8 @@ func indent(s string) int {
 // oneLine bounds text for a title (textfmt.Title).
 func oneLine(s string) string { return textfmt.Title(s, maxTitleLen) }
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clip is textfmt.Clip.
+func clip(s string, n int) string { return textfmt.Clip(s, n) }
 
 // descPaths finds the paths a text names: backticked tokens that are
 // paths, and bare tokens holding a folder and a known extension.

@@ -85,6 +85,12 @@ func Title(s string, max int) string {
 		}
 		return r
 	}, strings.TrimSpace(s))
+	return Clip(s, max)
+}
+
+// Clip cuts s to at most max bytes on a rune boundary, with "…" when it
+// was longer.
+func Clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
