@@ -3,7 +3,7 @@ package main
 import "testing"
 
 // TestGCLimit checks the soft memory limit: the floor for a small live
-// heap, room for three quarters of it again for a large one.
+// heap, room for it again for a large one.
 func TestGCLimit(t *testing.T) {
 	for _, tc := range []struct {
 		live uint64
@@ -11,9 +11,9 @@ func TestGCLimit(t *testing.T) {
 	}{
 		{0, gcLimitFloor},
 		{40 << 20, gcLimitFloor},
-		{gcLimitFloor * 4 / 7, gcLimitFloor},
-		{64 << 20, 112 << 20},
-		{400 << 20, 700 << 20},
+		{gcLimitFloor / 2, gcLimitFloor},
+		{64 << 20, 128 << 20},
+		{400 << 20, 800 << 20},
 		{1 << 63, gcLimitFloor}, // overflow: never a negative limit
 	} {
 		if got := gcLimit(tc.live); got != tc.want {
