@@ -507,3 +507,43 @@ func TestStoryEditWithoutParser(t *testing.T) {
 		t.Errorf("message = %q", f.Message)
 	}
 }
+
+// TestConflictStoryEditsTrimmed checks a story whose scan kept only some of
+// its sections (Story.SectionsTrimmed: a story not in flight, see
+// discover/story): its sections are parsed afresh from the file, so only
+// the section that changed is reported, as for a story with all of them.
+func TestConflictStoryEditsTrimmed(t *testing.T) {
+	const path = "docs/stories/2.1.story.md"
+	for _, tc := range []struct{ oldAC, oldDev, code string }{
+		{"old AC", "notes", "acceptance-changed"},
+		{"AC", "old notes", "story-edited"},
+	} {
+		r := newRepo(t)
+		st := r.story("2.1", "InProgress", "AC", "notes", t0.Add(20*time.Minute))
+		var kept workflow.Sections
+		for _, sec := range st.Sections {
+			if sec.Name == workflow.SectionChangeLog || sec.Name == workflow.SectionDependencies {
+				kept = append(kept, sec)
+			}
+		}
+		if len(kept) == len(st.Sections) {
+			t.Fatalf("nothing to trim in %+v", st.Sections)
+		}
+		st.Sections, st.SectionsTrimmed = kept, true
+		g := &fakeGit{base: baseCommit,
+			states:  map[string]gitrepo.PathState{path: committedChange()},
+			commits: map[string][]gitrepo.Commit{path: {janeCommit}},
+			old:     map[string]string{path: storyText("2.1", "InProgress", tc.oldAC, tc.oldDev)}}
+		in := input(r, sdc("2.1", workflow.RefFile{Path: path, Phase: "implement", Critical: true}), st)
+		in.Git = g
+		var got []string
+		for _, f := range Validate(in).Findings {
+			if f.Check == workflow.CheckConflict {
+				got = append(got, f.Code)
+			}
+		}
+		if len(got) != 1 || got[0] != tc.code {
+			t.Errorf("old AC %q, dev notes %q: conflict findings %v, want [%s]", tc.oldAC, tc.oldDev, got, tc.code)
+		}
+	}
+}

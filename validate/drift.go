@@ -594,9 +594,10 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 		return nil, false, false
 	}
 	cur := s.story.Sections
-	if len(cur) == 0 {
+	if len(cur) == 0 || s.story.SectionsTrimmed {
 		// a story read without its sections (a BMAD v6 ledger's story
-		// file): parse it as it is now, never take every section for gone
+		// file), or with only some (a scan's story not in flight): parse
+		// it as it is now, never take a section for gone
 		data, err := safefile.Read(v.in.Root, s.path, v.cfg.MaxFileSize)
 		if err != nil {
 			return nil, false, false

@@ -511,6 +511,12 @@ type Story struct {
 	Epic        string    `json:"epic,omitempty"`
 	ModTime     time.Time `json:"-"`
 	Findings    []Finding `json:"-"`
+	// SectionsTrimmed says Sections hold only the sections whose text a
+	// later stage reads (the Change Log, the Dependencies): a scan keeps
+	// the others of a story that is not in flight for nothing (see
+	// discover/story). A stage that compares every section's hash parses
+	// the file afresh.
+	SectionsTrimmed bool `json:"-"`
 }
 
 // Canonical section names a story yields.

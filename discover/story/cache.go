@@ -26,7 +26,7 @@ import (
 
 // storyCacheKind is the story cache's table. Bump its Version on any change of
 // what the parser gives for a file, or of the value encoding (storyEncode).
-var storyCacheKind = source.StatTableKind{Name: "stories", Label: "orchestrate story cache", Version: 2}
+var storyCacheKind = source.StatTableKind{Name: "stories", Label: "orchestrate story cache", Version: 3}
 
 // storyCache is one scan's use of the story table.
 type storyCache struct {

@@ -586,3 +586,44 @@ func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
 		t.Fatalf("a flipped table: %d hits", got.hits)
 	}
 }
+
+// TestStoryCacheTrimmed checks the trimmed sections of a story not in flight
+// through the cache: a scan's Draft story keeps only its Change Log and
+// Dependencies and says so, its value says so too, and a value whose kind
+// or sections disagree with the story's status is a miss.
+func TestStoryCacheTrimmed(t *testing.T) {
+	inputs := storyCacheInputs(t)
+	var state storyState
+	p := "docs/stories/1.4.kept.md"
+	st := state.parse(p, []byte(inputs["1.4.kept.md"]), nil, true).story
+	if !st.SectionsTrimmed || len(st.Sections) != 2 || st.Sections[0].Name != workflow.SectionChangeLog || st.Sections[1].Name != workflow.SectionDependencies {
+		t.Fatalf("a Draft story's scan: trimmed %v, sections %+v; want only the change log and the dependencies", st.SectionsTrimmed, st.Sections)
+	}
+	full, _ := ParseStory(p, []byte(inputs["1.4.kept.md"]), nil)
+	if full.SectionsTrimmed || len(full.Sections) != 4 {
+		t.Fatalf("ParseStory: trimmed %v, %d sections; want every section", full.SectionsTrimmed, len(full.Sections))
+	}
+	v := storyEncode(nil, st)
+	if v == nil || v[0] != storyValStoryTrimmed {
+		t.Fatalf("value %v: want kind %d", v, storyValStoryTrimmed)
+	}
+	if got, _, ok := storyDecode(p, v, nil); !ok || !reflect.DeepEqual(got, st) {
+		t.Fatalf("decode = %+v, %v; want %+v", got, ok, st)
+	}
+	// an in-flight story is never trimmed: a value saying so is a miss
+	inflight := state.parse("docs/stories/1.2.sections.md", []byte(inputs["1.2.sections.md"]), nil, true).story
+	if inflight.SectionsTrimmed || len(inflight.Sections) != 2 {
+		t.Fatalf("an InProgress story's scan: trimmed %v, sections %+v; want all", inflight.SectionsTrimmed, inflight.Sections)
+	}
+	v = storyEncode(nil, inflight)
+	v[0] = storyValStoryTrimmed
+	if _, _, ok := storyDecode("docs/stories/1.2.sections.md", v, nil); ok {
+		t.Error("an InProgress story's value marked trimmed decodes")
+	}
+	// a story not in flight with a section kept only for its hash was not
+	// written by a scan: a miss
+	done := &workflow.Story{ID: "1.9", Status: workflow.StatusDone, Sections: workflow.Sections{{Name: workflow.SectionAcceptance, Line: 3}}}
+	if _, _, ok := storyDecode("docs/stories/1.9.x.md", storyEncode(nil, done), nil); ok {
+		t.Error("a Done story's value with its acceptance criteria decodes")
+	}
+}

@@ -14,6 +14,7 @@ import (
 // and a value that does not decode exactly is a miss.
 //
 //	value    = 0x00 (the file is not a story) | 0x01 story
+//	           | 0x02 story (its sections trimmed: Story.SectionsTrimmed)
 //	story    = uvarint(StatusLine) str(ID) str(Title) str(Status)
 //	           str(StatusRaw) str(Executor) str(QualityGate) str(Epic)
 //	           uvarint(n) n*str (FileList)
@@ -29,8 +30,9 @@ import (
 
 // Value kinds.
 const (
-	storyValNotStory = 0
-	storyValStory    = 1
+	storyValNotStory     = 0
+	storyValStory        = 1
+	storyValStoryTrimmed = 2
 )
 
 // storyCacheSections are the canonical section names, as one byte each in
@@ -75,7 +77,11 @@ func storyEncode(b []byte, st *workflow.Story) []byte {
 		n += len(f.Check) + len(f.Severity) + len(f.Code) + len(f.Message) + len(f.Path) + len(f.Phase) + 10
 	}
 	b = slices.Grow(b, n)
-	b = append(b, storyValStory)
+	if st.SectionsTrimmed {
+		b = append(b, storyValStoryTrimmed)
+	} else {
+		b = append(b, storyValStory)
+	}
 	ok := true
 	num := func(v int) {
 		if v < 0 || v > storyCacheMaxInt {
@@ -121,6 +127,17 @@ func storyEncode(b []byte, st *workflow.Story) []byte {
 	return b
 }
 
+// storyScanKeptOnly reports whether secs are only sections whose text a
+// scan keeps (storyScanRaw).
+func storyScanKeptOnly(secs workflow.Sections) bool {
+	for _, sec := range secs {
+		if !storyScanRaw[sec.Name] {
+			return false
+		}
+	}
+	return true
+}
+
 // storyCacheSectionIndex is name's index in storyCacheSections, or -1.
 func storyCacheSectionIndex(name string) int {
 	return slices.Index(storyCacheSections[:], name)
@@ -137,7 +154,7 @@ func storyDecode(p string, v []byte, a *storyArena) (st *workflow.Story, isStory
 	switch v[0] {
 	case storyValNotStory:
 		return nil, false, len(v) == 1
-	case storyValStory:
+	case storyValStory, storyValStoryTrimmed:
 	default:
 		return nil, false, false
 	}
@@ -148,6 +165,13 @@ func storyDecode(p string, v []byte, a *storyArena) (st *workflow.Story, isStory
 	st = a.story() // decoded in place: no copy of the story
 	st.Path = p
 	d.walk(st)
+	// a trimmed story is one not in flight, and every story not in flight
+	// has only the sections a scan keeps of it (a value that says
+	// otherwise was not written by storyEncode)
+	st.SectionsTrimmed = v[0] == storyValStoryTrimmed
+	if st.SectionsTrimmed && storyInFlight(st) || !storyInFlight(st) && !storyScanKeptOnly(st.Sections) {
+		d.bad = true
+	}
 	if d.bad || d.pos != len(v) {
 		a.unstory(st)
 		return nil, false, false

@@ -117,11 +117,7 @@ func TestStoryParseScanCompact(t *testing.T) {
 	for name, text := range inputs {
 		path := "docs/stories/" + filepath.Base(name)
 		want := storyParse(path, []byte(text), nil, false)
-		for i, sec := range want.story.Sections {
-			if !storyScanRaw[sec.Name] {
-				want.story.Sections[i].Raw = ""
-			}
-		}
+		wantScanned(want.story)
 		buf := []byte(text)
 		got := storyParse(path, buf, nil, true)
 		if !reflect.DeepEqual(got, want) {
@@ -241,5 +237,30 @@ func TestStoryCandidatesSharedArrays(t *testing.T) {
 	cands[0].StoryRefs = append(cands[0].StoryRefs, workflow.StoryRef{ID: "9.9"})
 	if cands[1].Stories[0] != cands[1].Key || cands[1].StoryRefs[0].ID != cands[1].Key {
 		t.Errorf("an append to %s changed %s: %v %+v", cands[0].ID, cands[1].ID, cands[1].Stories, cands[1].StoryRefs)
+	}
+}
+
+// wantScanned makes ParseStory's story st what a scan's parse of the same
+// file gives: the text of only the storyScanRaw sections, and, for a story
+// neither InProgress nor InReview, only those sections (SectionsTrimmed
+// when others were dropped).
+func wantScanned(st *workflow.Story) {
+	inFlight := st.Status == workflow.StatusInProgress || st.Status == workflow.StatusInReview
+	var kept workflow.Sections
+	for _, sec := range st.Sections {
+		if !storyScanRaw[sec.Name] {
+			if !inFlight {
+				st.SectionsTrimmed = true
+				continue
+			}
+			sec.Raw = ""
+		}
+		kept = append(kept, sec)
+	}
+	if len(st.Sections) > 0 {
+		st.Sections = kept
+	}
+	if st.Sections != nil && len(st.Sections) == 0 {
+		st.Sections = nil
 	}
 }
