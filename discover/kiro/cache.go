@@ -3,7 +3,6 @@ package kiro
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"strings"
 	"sync"
 	"time"
 
@@ -50,10 +49,10 @@ type tasksCache struct {
 	root string
 	max  int64
 
-	mu    sync.Mutex
-	dirs  map[string]*safefile.Dir // by folder; nil: cannot be opened without following a symlink
-	added *diskcache.Builder
-	hits  int
+	mu      sync.Mutex
+	folders *source.Folders
+	added   *diskcache.Builder
+	hits    int
 }
 
 // openTasksCache opens r's table, or returns nil when r has no cache.
@@ -64,30 +63,12 @@ func openTasksCache(r *source.Repo) *tasksCache {
 	t, _ := r.Cache.Open(tasksCacheTable, sha256.Size) // a table it cannot use is empty
 	return &tasksCache{
 		c: r.Cache, t: t, salt: source.StatCacheSalt("orchestrate kiro tasks cache", tasksCacheVersion), now: tasksCacheNow(),
-		root: r.Root, max: r.Config.MaxFileSize, dirs: map[string]*safefile.Dir{},
+		root: r.Root, max: r.Config.MaxFileSize, folders: source.NewFolders(r.Root),
 	}
 }
 
-// folder returns p's folder (opened once per scan, one component at a
-// time without following a symlink) and p's name; nil when it cannot be
-// opened that way.
-func (c *tasksCache) folder(p string) (*safefile.Dir, string) {
-	dir, name := ".", p
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		dir, name = p[:i], p[i+1:]
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.dirs[dir]
-	if !ok {
-		var err error
-		if d, err = safefile.OpenDir(c.root, dir, false); err != nil {
-			d = nil
-		}
-		c.dirs[dir] = d
-	}
-	return d, name
-}
+// folder returns p's folder and name (source.Folders).
+func (c *tasksCache) folder(p string) (*safefile.Dir, string) { return c.folders.Of(p) }
 
 // parseTasks gives the parse of tasks.md p and its modification time: from
 // the cache when its stat data is unchanged, else read (through its safely
@@ -159,12 +140,7 @@ func (c *tasksCache) save() {
 	if c == nil {
 		return
 	}
-	for _, d := range c.dirs {
-		if d != nil {
-			d.Close()
-		}
-	}
-	c.dirs = nil
+	c.folders.Close()
 	if tasksCacheHits != nil {
 		tasksCacheHits(c.hits, c.added.Len())
 	}

@@ -1,8 +1,6 @@
 package wfstate
 
 import (
-	"strings"
-	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
@@ -31,8 +29,7 @@ var stateCacheKind = source.StatTableKind{Name: "wfstates", Label: "orchestrate 
 type stateCache struct {
 	*source.StatTable
 
-	mu   sync.Mutex
-	dirs map[string]*safefile.Dir // by folder; nil: cannot be opened without following a symlink
+	folders *source.Folders
 }
 
 // openStateCache opens r's state table, or returns nil when r has no cache.
@@ -41,29 +38,11 @@ func openStateCache(r *source.Repo) *stateCache {
 	if t == nil {
 		return nil
 	}
-	return &stateCache{StatTable: t, dirs: map[string]*safefile.Dir{}}
+	return &stateCache{StatTable: t, folders: source.NewFolders(r.Root)}
 }
 
-// folder returns p's folder (opened once per scan, one component at a
-// time without following a symlink) and p's name; nil when it cannot be
-// opened that way.
-func (c *stateCache) folder(p string) (*safefile.Dir, string) {
-	dir, name := ".", p
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		dir, name = p[:i], p[i+1:]
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.dirs[dir]
-	if !ok {
-		var err error
-		if d, err = c.OpenDir(dir); err != nil {
-			d = nil
-		}
-		c.dirs[dir] = d
-	}
-	return d, name
-}
+// folder returns p's folder and name (source.Folders).
+func (c *stateCache) folder(p string) (*safefile.Dir, string) { return c.folders.Of(p) }
 
 // decode gives the decoded document of the state file p: from the cache
 // when its stat data is unchanged, else read (through its safely opened
@@ -116,11 +95,6 @@ func (c *stateCache) save() {
 	if c == nil {
 		return
 	}
-	for _, d := range c.dirs {
-		if d != nil {
-			d.Close()
-		}
-	}
-	c.dirs = nil
+	c.folders.Close()
 	c.Save()
 }
