@@ -264,14 +264,19 @@ func (b *mcpBackend) Context(_ context.Context, workflow string) (*handoff.Envel
 	return &env, mcp.Doc{}
 }
 
+// claimHead opens the claim and release tools' documents.
+type claimHead struct {
+	Schema   string `json:"schema"`
+	Command  string `json:"command"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
+	Workflow string `json:"workflow"`
+	Holder   string `json:"holder"`
+}
+
 // claimDoc is the claim tool's document.
 type claimDoc struct {
-	Schema         string          `json:"schema"`
-	Command        string          `json:"command"`
-	Outcome        string          `json:"outcome"`
-	ExitCode       int             `json:"exit_code"`
-	Workflow       string          `json:"workflow"`
-	Holder         string          `json:"holder"`
+	claimHead
 	Agent          string          `json:"agent"`
 	Phase          string          `json:"phase"`
 	EnvelopePath   string          `json:"envelope_path"`
@@ -306,7 +311,7 @@ func (b *mcpBackend) Claim(_ context.Context, in mcp.ClaimArgs) mcp.Doc {
 	if err != nil || !json.Valid(raw) {
 		raw = []byte("null")
 	}
-	doc := claimDoc{Schema: Schema, Command: "claim", Outcome: "claimed", Workflow: cl.Workflow, Holder: cl.Holder,
+	doc := claimDoc{claimHead: claimHead{Schema: Schema, Command: "claim", Outcome: "claimed", Workflow: cl.Workflow, Holder: cl.Holder},
 		Agent: cl.Agent, Phase: cl.Phase, EnvelopePath: rel(s.Root, cl.EnvelopePath), IdempotencyKey: cl.IdempotencyKey,
 		Shared: cl.Shared, Unconfirmed: cl.Unconfirmed, Envelope: raw}
 	return jsonDoc(doc, ExitOK)
@@ -314,13 +319,8 @@ func (b *mcpBackend) Claim(_ context.Context, in mcp.ClaimArgs) mcp.Doc {
 
 // releaseDoc is the release tool's document.
 type releaseDoc struct {
-	Schema   string `json:"schema"`
-	Command  string `json:"command"`
-	Outcome  string `json:"outcome"`
-	ExitCode int    `json:"exit_code"`
-	Workflow string `json:"workflow"`
-	Holder   string `json:"holder"`
-	Result   string `json:"result"`
+	claimHead
+	Result string `json:"result"`
 }
 
 // Release implements mcp.Backend.
@@ -342,7 +342,7 @@ func (b *mcpBackend) Release(_ context.Context, in mcp.ReleaseArgs) mcp.Doc {
 	if err := cl.Release(outcome, in.Note, b.now()); err != nil {
 		return mcp.ErrorDoc("release", ExitError, safeErr(err), map[string]any{"workflow": cl.Workflow})
 	}
-	return jsonDoc(releaseDoc{Schema: Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder, Result: outcome}, ExitOK)
+	return jsonDoc(releaseDoc{claimHead: claimHead{Schema: Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder}, Result: outcome}, ExitOK)
 }
 
 // claimed is the claim name names: its id, or the one claim whose key
