@@ -1,7 +1,8 @@
 // Package attacktest replays the attacks of the attack round (issue 19 and
 // docs/SECURITY.md) against the built binary: each test makes a small but
 // equivalent hostile repository, runs orchestrate on it as a real process
-// with a hard time limit and a peak-memory bound, and checks that the answer
+// with a CPU-time limit (and a wall-clock bound for hangs) and a peak-memory
+// bound, and checks that the answer
 // is the safe one (the exit code, no agent started, files byte-identical
 // where the attack tried to destroy them, no escape byte on the terminal).
 //
@@ -32,7 +33,8 @@ import (
 )
 
 var (
-	flagTimeout = flag.Duration("attack.timeout", 5*time.Second, "time limit of one orchestrate run")
+	flagTimeout = flag.Duration("attack.timeout", 5*time.Second, "CPU time limit of one orchestrate run (user+system)")
+	flagHang    = flag.Duration("attack.hang", 30*time.Second, "wall-clock limit of one orchestrate run: past it, a hang")
 	flagMaxRSS  = flag.Int64("attack.maxrss", 512, "peak resident memory limit of one orchestrate run, in MiB")
 )
 
@@ -230,17 +232,19 @@ type result struct {
 	code           int
 	stdout, stderr string
 	elapsed        time.Duration
-	maxRSS         int64 // bytes
+	cpu            time.Duration // user + system
+	maxRSS         int64         // bytes
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("orchestrate %s: exit %d in %v, peak RSS %d MiB", strings.Join(r.args, " "), r.code, r.elapsed.Round(time.Millisecond), r.maxRSS>>20)
+	return fmt.Sprintf("orchestrate %s: exit %d in %v (CPU %v), peak RSS %d MiB", strings.Join(r.args, " "), r.code, r.elapsed.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.maxRSS>>20)
 }
 
 // run runs orchestrate ARGS in the repository with the clean environment
 // (pinned clock, no colour, the test's home, the repository untrusted) plus
-// e.extra. A run over the time limit is killed (with its process group) and
-// fails the test, and so does one over the memory bound; the result is
+// e.extra. A run over the wall-clock bound (a hang) is killed (with its
+// process group) and fails the test, and so does one over the CPU limit or
+// the memory bound; the result is
 // logged either way.
 func (e *env) run(args ...string) result {
 	e.t.Helper()
@@ -250,7 +254,9 @@ func (e *env) run(args ...string) result {
 // runEnv is run with more environment.
 func (e *env) runEnv(more []string, args ...string) result {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), *flagTimeout)
+	// work is bounded by CPU time (a shared 2-core runner stretches wall
+	// time, not work); a run that outlives the wall-clock bound is a hang
+	ctx, cancel := context.WithTimeout(context.Background(), *flagHang)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.bin, args...)
 	cmd.Dir = e.repo
@@ -272,11 +278,15 @@ func (e *env) runEnv(more []string, args ...string) result {
 		r.code = cmd.ProcessState.ExitCode()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			r.maxRSS = ru.Maxrss << 10 // KiB on Linux
+			r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		}
 	}
 	e.t.Log(r)
 	if ctx.Err() != nil {
-		e.t.Fatalf("%s: killed after the %v time limit (a hang or a blow-up)\nstderr (tail): %s", r, *flagTimeout, tail(r.stderr))
+		e.t.Fatalf("%s: killed after the %v wall-clock limit (a hang)\nstderr (tail): %s", r, *flagHang, tail(r.stderr))
+	}
+	if r.cpu > *flagTimeout {
+		e.t.Fatalf("%s: used %v of CPU, over the %v limit (a blow-up)\nstderr (tail): %s", r, r.cpu.Round(time.Millisecond), *flagTimeout, tail(r.stderr))
 	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
