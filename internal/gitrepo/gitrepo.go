@@ -63,6 +63,9 @@ type Repo struct {
 	infoCache map[plumbing.Hash]Commit // commits decoded by commitInfo (at most maxCachedInfos)
 	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
 	walks     int                      // the history walks run so far
+	// plainTrees remembers which trees ChangedPaths may compare without
+	// maps (see plainTree; at most maxPlainTrees).
+	plainTrees map[plumbing.Hash]bool
 	// disk, when not nil, keeps what walks derive across runs (UseCache).
 	disk *diskcache.Cache
 	// histc is the history tables of disk, read at the first walk (see
