@@ -26,7 +26,8 @@ const maxChangedTrees = 2000
 // answers whether a commit touched only the files a workflow owns
 // (validate's progress rule); an error wrapping ErrHistoryMissing or
 // plumbing.ErrObjectNotFound (see MissingHistory) means an object the
-// answer needs is not in this clone.
+// answer needs is not in this clone. With the cache on (UseCache), an
+// answer against a parent that was read is kept (changedmemo.go).
 func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err error) {
 	if max <= 0 {
 		max = 100
@@ -46,10 +47,16 @@ func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err e
 	}
 	if ok {
 		parentTree = p.tree
+		if a, hit := r.changedHit(h, max); hit {
+			return a.paths, a.more, nil
+		}
 	}
 	d := pathsDiff{r: r, max: max}
 	if err := d.diff(parentTree, l.tree, ""); err != nil {
 		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
+	}
+	if ok && r.cmemo.Open() {
+		r.cmemo.Add(h, changedAnswer{max: max, more: d.more, paths: d.out})
 	}
 	return d.out, d.more, nil
 }
