@@ -139,29 +139,54 @@ func (d *pathsDiff) pair(x, y gitobj.RawEntry, prefix, name string) bool {
 }
 
 // diffPlain is diff for two plain trees (see plainTree; nil: empty): the
-// same names in the same order (b's, then those only in a), each found in
-// the other tree by a binary search instead of a map of every entry, and an
-// entry whose bytes are the same in both skipped without being parsed (most
-// of a folder a commit changed a file of).
+// same names in the same order (b's, then those only in a), found by one
+// merge of the two sorted trees instead of maps of every entry (a name
+// that changed kind, file to folder or back, sorts elsewhere in the other
+// tree: it is found there by a binary search), and an entry whose bytes
+// are the same in both skipped without being parsed (most of a folder a
+// commit changed a file of).
 func (d *pathsDiff) diffPlain(ta, tb *gitobj.TreeIndex, prefix string) error {
-	for i := range entryCount(tb) {
-		mode, name, hashAt := tb.At(i)
+	na, nb := entryCount(ta), entryCount(tb)
+	var aOnly []int // a's entries without an entry of their name and kind in b
+	i := 0
+	for j := range nb {
+		mode, name, hashAt := tb.At(j)
+		dir := gitobj.IsDirMode(mode)
+		c := 1
+		for i < na {
+			amode, aname, _ := ta.At(i)
+			if c = gitobj.CompareNames(aname, gitobj.IsDirMode(amode), name, dir); c >= 0 {
+				break
+			}
+			aOnly = append(aOnly, i)
+			i++
+		}
 		var x gitobj.RawEntry
-		if j := findEntry(ta, name); j >= 0 {
-			amode, _, aHashAt := ta.At(j)
+		switch {
+		case i < na && c == 0:
+			amode, _, aHashAt := ta.At(i)
+			i++
 			if bytes.Equal(amode, mode) && bytes.Equal(ta.Raw[aHashAt:aHashAt+20], tb.Raw[hashAt:hashAt+20]) {
 				continue
 			}
 			x = gitobj.ParseEntry(amode, ta.Raw[aHashAt:aHashAt+20])
+		default:
+			if k := findEntry(ta, name); k >= 0 { // the name, of the other kind
+				amode, _, aHashAt := ta.At(k)
+				x = gitobj.ParseEntry(amode, ta.Raw[aHashAt:aHashAt+20])
+			}
 		}
 		if !d.pair(x, gitobj.ParseEntry(mode, tb.Raw[hashAt:hashAt+20]), prefix, string(name)) {
 			return d.err
 		}
 	}
-	for i := range entryCount(ta) {
-		mode, name, hashAt := ta.At(i)
+	for ; i < na; i++ {
+		aOnly = append(aOnly, i)
+	}
+	for _, k := range aOnly {
+		mode, name, hashAt := ta.At(k)
 		if findEntry(tb, name) >= 0 {
-			continue
+			continue // b has the name as the other kind: compared above
 		}
 		if !d.pair(gitobj.ParseEntry(mode, ta.Raw[hashAt:hashAt+20]), gitobj.RawEntry{}, prefix, string(name)) {
 			return d.err
