@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -57,16 +58,30 @@ func (v *validator) integrity() {
 	// work before the cap.
 	seen := make(map[string]int, len(v.c.Files))
 	var uniq []workflow.RefFile
-	for _, rf := range v.c.Files {
+	copied := false
+	for j, rf := range v.c.Files {
 		if i, ok := seen[rf.Path]; ok {
+			if !copied {
+				copied = true
+				// the first repeat: copy what came before it (without a
+				// repeat, uniq is the candidate's own list, not copied)
+				uniq = append(make([]workflow.RefFile, 0, len(v.c.Files)), v.c.Files[:j]...)
+			}
 			uniq[i] = mergeRef(uniq[i], rf)
 			continue
 		}
-		seen[rf.Path] = len(uniq)
-		uniq = append(uniq, rf)
+		seen[rf.Path] = len(seen)
+		if copied {
+			uniq = append(uniq, rf)
+		}
+	}
+	if !copied {
+		uniq = v.c.Files[:len(v.c.Files):len(v.c.Files)]
 	}
 	if max := v.cfg.MaxRefFiles; len(uniq) > max {
-		// Keep the critical references first, then the others in order.
+		// Keep the critical references first, then the others in order
+		// (in a copy: uniq may be the candidate's own list).
+		uniq = slices.Clone(uniq)
 		sort.SliceStable(uniq, func(i, j int) bool { return uniq[i].Critical && !uniq[j].Critical })
 		v.add(workflow.CheckIntegrity, workflow.Warning, "too-many-refs", v.c.Source.Path, "",
 			fmt.Sprintf("%s references %d files; only %d were checked (max_ref_files)", display(v.c.ID), len(uniq), max))
