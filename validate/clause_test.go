@@ -36,8 +36,9 @@ func TestClauseMemoEqualsByClause(t *testing.T) {
 	v := &validator{in: Input{Run: &Run{}}}
 	for round := 0; round < 2; round++ {
 		for i, by := range variants {
-			if got, want := v.clause(by), byClause(true, false, by); got != want {
-				t.Errorf("round %d, variant %d: %q, want %q", round, i, got, want)
+			got, detail := v.clause(by)
+			if want := byClause(true, false, by); got != want || detail != "changed "+want {
+				t.Errorf("round %d, variant %d: %q, %q, want %q", round, i, got, detail, want)
 			}
 		}
 	}

@@ -423,8 +423,8 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 		f.conflict = true
 		f.report.State = FileChangedCommitted
 		f.report.By = by
-		clause := v.clause(by)
-		f.report.Detail = "changed " + clause
+		clause, detail := v.clause(by)
+		f.report.Detail = detail
 		also := ""
 		if ch.uncommitted {
 			also = "; it also has an uncommitted edit"
@@ -450,14 +450,16 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 // maxClauses bounds the texts a Run keeps for clause.
 const maxClauses = 1 << 14
 
-// clause is byClause(true, false, by), the same string for the same
-// commits within a Run (made once, shared by the reports that show it).
-// The text depends on each commit's short and full hash, author, email and
-// time to the second (stamp), all in the key.
-func (v *validator) clause(by []gitrepo.Commit) string {
+// clause is byClause(true, false, by) and the file report's detail
+// "changed " + that, the same strings for the same commits within a Run
+// (made once, shared by the reports that show them). The text depends on
+// each commit's short and full hash, author, email and time to the second
+// (stamp), all in the key.
+func (v *validator) clause(by []gitrepo.Commit) (clause, detail string) {
 	r := v.in.Run
 	if r == nil || len(by) == 0 {
-		return byClause(true, false, by)
+		clause = byClause(true, false, by)
+		return clause, "changed " + clause
 	}
 	var kb strings.Builder
 	for _, c := range by {
@@ -476,14 +478,15 @@ func (v *validator) clause(by []gitrepo.Commit) string {
 	r.clauseMu.Lock()
 	defer r.clauseMu.Unlock()
 	if s, ok := r.clauses[key]; ok {
-		return s
+		return s[0], s[1]
 	}
-	s := byClause(true, false, by)
+	clause = byClause(true, false, by)
+	detail = "changed " + clause
 	if r.clauses == nil || len(r.clauses) >= maxClauses {
-		r.clauses = map[string]string{}
+		r.clauses = map[string][2]string{}
 	}
-	r.clauses[key] = s
-	return s
+	r.clauses[key] = [2]string{clause, detail}
+	return clause, detail
 }
 
 func byClause(committed, uncommitted bool, by []gitrepo.Commit) string {

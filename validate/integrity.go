@@ -90,11 +90,18 @@ func (v *validator) integrity() {
 
 	// Check each path, then de-duplicate on the cleaned path.
 	probes := v.probeAll(uniq)
+	// the files' states, in one allocation (at most one per reference: the
+	// pointers taken below stay valid)
+	states := make([]refFile, 0, len(uniq))
+	newFile := func(f refFile) *refFile {
+		states = append(states, f)
+		return &states[len(states)-1]
+	}
 	for i, rf := range uniq {
 		p := probes[i]
 		clean, stat, err := p.clean, p.lstat, p.err
 		if err != nil {
-			f := &refFile{ref: rf}
+			f := newFile(refFile{ref: rf})
 			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
 				State: FileUnsafe, Detail: err.Error()}
 			v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
@@ -106,7 +113,7 @@ func (v *validator) integrity() {
 			f.ref = mergeRef(f.ref, rf)
 			continue
 		}
-		f := &refFile{ref: rf, clean: clean, safe: true, stat: stat, probe: p}
+		f := newFile(refFile{ref: rf, clean: clean, safe: true, stat: stat, probe: p})
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}

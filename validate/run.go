@@ -63,7 +63,7 @@ type Run struct {
 	// (see validator.clause), by what they say: one string for the 200
 	// workflows whose files the same commits changed, made once.
 	clauseMu sync.Mutex
-	clauses  map[string]string
+	clauses  map[string][2]string // the clause and the report's detail
 }
 
 // seenPath is what an integrity check found at a path: it exists (a
