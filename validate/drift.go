@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -422,14 +423,15 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 		f.conflict = true
 		f.report.State = FileChangedCommitted
 		f.report.By = by
-		f.report.Detail = "changed " + byClause(true, false, by)
+		clause, detail := v.clause(by)
+		f.report.Detail = detail
 		also := ""
 		if ch.uncommitted {
 			also = "; it also has an uncommitted edit"
 			f.report.Detail += " and an uncommitted edit"
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", path, rf.Phase,
-			fmt.Sprintf("%s was changed since the interruption %s%s%s%s", path, byClause(true, false, by), also, rec, phaseNote(rf)))
+			fmt.Sprintf("%s was changed since the interruption %s%s%s%s", path, clause, also, rec, phaseNote(rf)))
 	default:
 		f.conflict = true
 		f.report.State = FileChangedUncommitted
@@ -445,6 +447,48 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 
 // byClause says what made a change: "by a1b2c3d (Jane Doe, …)", "by an
 // uncommitted edit", or both.
+// maxClauses bounds the texts a Run keeps for clause.
+const maxClauses = 1 << 14
+
+// clause is byClause(true, false, by) and the file report's detail
+// "changed " + that, the same strings for the same commits within a Run
+// (made once, shared by the reports that show them). The text depends on
+// each commit's short and full hash, author, email and time to the second
+// (stamp), all in the key.
+func (v *validator) clause(by []gitrepo.Commit) (clause, detail string) {
+	r := v.in.Run
+	if r == nil || len(by) == 0 {
+		clause = byClause(true, false, by)
+		return clause, "changed " + clause
+	}
+	var kb strings.Builder
+	for _, c := range by {
+		kb.WriteString(c.Hash)
+		kb.WriteByte(0)
+		kb.WriteString(c.Short)
+		kb.WriteByte(0)
+		kb.WriteString(c.Author)
+		kb.WriteByte(0)
+		kb.WriteString(c.Email)
+		kb.WriteByte(0)
+		kb.WriteString(strconv.FormatInt(c.When.Unix(), 10))
+		kb.WriteByte(0)
+	}
+	key := kb.String()
+	r.clauseMu.Lock()
+	defer r.clauseMu.Unlock()
+	if s, ok := r.clauses[key]; ok {
+		return s[0], s[1]
+	}
+	clause = byClause(true, false, by)
+	detail = "changed " + clause
+	if r.clauses == nil || len(r.clauses) >= maxClauses {
+		r.clauses = map[string][2]string{}
+	}
+	r.clauses[key] = [2]string{clause, detail}
+	return clause, detail
+}
+
 func byClause(committed, uncommitted bool, by []gitrepo.Commit) string {
 	var parts []string
 	if committed {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -57,16 +58,30 @@ func (v *validator) integrity() {
 	// work before the cap.
 	seen := make(map[string]int, len(v.c.Files))
 	var uniq []workflow.RefFile
-	for _, rf := range v.c.Files {
+	copied := false
+	for j, rf := range v.c.Files {
 		if i, ok := seen[rf.Path]; ok {
+			if !copied {
+				copied = true
+				// the first repeat: copy what came before it (without a
+				// repeat, uniq is the candidate's own list, not copied)
+				uniq = append(make([]workflow.RefFile, 0, len(v.c.Files)), v.c.Files[:j]...)
+			}
 			uniq[i] = mergeRef(uniq[i], rf)
 			continue
 		}
-		seen[rf.Path] = len(uniq)
-		uniq = append(uniq, rf)
+		seen[rf.Path] = len(seen)
+		if copied {
+			uniq = append(uniq, rf)
+		}
+	}
+	if !copied {
+		uniq = v.c.Files[:len(v.c.Files):len(v.c.Files)]
 	}
 	if max := v.cfg.MaxRefFiles; len(uniq) > max {
-		// Keep the critical references first, then the others in order.
+		// Keep the critical references first, then the others in order
+		// (in a copy: uniq may be the candidate's own list).
+		uniq = slices.Clone(uniq)
 		sort.SliceStable(uniq, func(i, j int) bool { return uniq[i].Critical && !uniq[j].Critical })
 		v.add(workflow.CheckIntegrity, workflow.Warning, "too-many-refs", v.c.Source.Path, "",
 			fmt.Sprintf("%s references %d files; only %d were checked (max_ref_files)", display(v.c.ID), len(uniq), max))
@@ -75,11 +90,18 @@ func (v *validator) integrity() {
 
 	// Check each path, then de-duplicate on the cleaned path.
 	probes := v.probeAll(uniq)
+	// the files' states, in one allocation (at most one per reference: the
+	// pointers taken below stay valid)
+	states := make([]refFile, 0, len(uniq))
+	newFile := func(f refFile) *refFile {
+		states = append(states, f)
+		return &states[len(states)-1]
+	}
 	for i, rf := range uniq {
 		p := probes[i]
 		clean, stat, err := p.clean, p.lstat, p.err
 		if err != nil {
-			f := &refFile{ref: rf}
+			f := newFile(refFile{ref: rf})
 			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
 				State: FileUnsafe, Detail: err.Error()}
 			v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
@@ -91,7 +113,7 @@ func (v *validator) integrity() {
 			f.ref = mergeRef(f.ref, rf)
 			continue
 		}
-		f := &refFile{ref: rf, clean: clean, safe: true, stat: stat, probe: p}
+		f := newFile(refFile{ref: rf, clean: clean, safe: true, stat: stat, probe: p})
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,7 +172,11 @@ func TestIntegrityTooManyRefs(t *testing.T) {
 	c.Files = append(c.Files, workflow.RefFile{Path: "gen/critical.txt", Critical: true})
 	in := input(r, c, st)
 	in.Config.MaxRefFiles = 10
+	before := slices.Clone(c.Files)
 	rep := Validate(in)
+	if !slices.Equal(c.Files, before) {
+		t.Error("the cap reordered the candidate's own references")
+	}
 	f := find(t, rep, "too-many-refs")
 	if f.Severity != workflow.Warning || !strings.Contains(f.Message, "31 files") {
 		t.Errorf("too-many-refs = %+v", f)

@@ -327,7 +327,9 @@ func (v *validator) rewritten(base gitrepo.Commit, p string) bool {
 func lineSet(data []byte) map[string]bool {
 	out := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	// the buffer grows as the scanner needs it (to 1 MiB): a small file
+	// does not take 64 KiB
+	sc.Buffer(make([]byte, 0, min(64<<10, len(data)+1)), 1<<20)
 	for sc.Scan() {
 		if l := strings.TrimSpace(sc.Text()); l != "" {
 			out[l] = true

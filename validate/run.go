@@ -58,6 +58,12 @@ type Run struct {
 	validated    map[string]bool
 	prefetched   int
 	prefetchDone chan struct{}
+
+	// clauses are the "changed by ..." texts the run's validations made
+	// (see validator.clause), by what they say: one string for the 200
+	// workflows whose files the same commits changed, made once.
+	clauseMu sync.Mutex
+	clauses  map[string][2]string // the clause and the report's detail
 }
 
 // seenPath is what an integrity check found at a path: it exists (a

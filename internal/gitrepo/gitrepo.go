@@ -63,6 +63,9 @@ type Repo struct {
 	infoCache map[plumbing.Hash]Commit // commits decoded by commitInfo (at most maxCachedInfos)
 	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
 	walks     int                      // the history walks run so far
+	// plainTrees remembers which trees ChangedPaths may compare without
+	// maps (see plainTree; at most maxPlainTrees).
+	plainTrees map[plumbing.Hash]bool
 	// disk, when not nil, keeps what walks derive across runs (UseCache).
 	disk *diskcache.Cache
 	// histc is the history tables of disk, read at the first walk (see
@@ -75,6 +78,9 @@ type Repo struct {
 	memo *pathTable
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
 	wmemo *walkMemo
+	// cmemo is the changed-paths table of disk (see changedmemo.go); nil
+	// when off.
+	cmemo *changedMemo
 	// verify checks the objects read while the cache is on (see verify.go).
 	verify gitobj.Verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
@@ -89,14 +95,16 @@ type Repo struct {
 //
 // What look-ups by path (Compare, ReadAt) find in trees, the small blobs
 // ReadAt reads, and the answers of the walks are kept there too (see
-// pathmemo.go, objcache.go and walkmemo.go).
+// pathmemo.go, objcache.go and walkmemo.go), and so are the answers of
+// ChangedPaths (changedmemo.go).
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
-	r.objs, r.memo, r.wmemo = nil, nil, nil
+	r.objs, r.memo, r.wmemo, r.cmemo = nil, nil, nil, nil
 	if c.Enabled() && r.packs != nil && r.packs.FS != nil {
 		r.objs = newObjCache(c, r.packs.FS.Root())
 		r.memo = newPathTable(c, r.packs.FS.Root())
 		r.wmemo = newWalkMemo(c, r.packs.FS.Root())
+		r.cmemo = newChangedMemo(c, r.packs.FS.Root())
 	}
 	r.verify.On.Store(c.Enabled())
 	r.trees.Verify = &r.verify

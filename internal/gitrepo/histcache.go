@@ -127,6 +127,7 @@ func (r *Repo) SaveCache() error {
 		r.objs.drop()
 		r.memo.Drop()
 		r.wmemo.Drop()
+		r.cmemo.Drop()
 	}
 	if err := r.objs.save(); err != nil {
 		return fmt.Errorf("save the object cache: %w", err)
@@ -136,6 +137,9 @@ func (r *Repo) SaveCache() error {
 	}
 	if err := r.wmemo.Save(); err != nil {
 		return fmt.Errorf("save the walk cache: %w", err)
+	}
+	if err := r.cmemo.Save(); err != nil {
+		return fmt.Errorf("save the changed-paths cache: %w", err)
 	}
 	h := r.histc
 	if h == nil || h.t.Pending() == 0 {

@@ -1,7 +1,9 @@
 package gitrepo
 
 import (
+	"bytes"
 	"fmt"
+	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -24,7 +26,8 @@ const maxChangedTrees = 2000
 // answers whether a commit touched only the files a workflow owns
 // (validate's progress rule); an error wrapping ErrHistoryMissing or
 // plumbing.ErrObjectNotFound (see MissingHistory) means an object the
-// answer needs is not in this clone.
+// answer needs is not in this clone. With the cache on (UseCache), an
+// answer against a parent that was read is kept (changedmemo.go).
 func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err error) {
 	if max <= 0 {
 		max = 100
@@ -44,10 +47,16 @@ func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err e
 	}
 	if ok {
 		parentTree = p.tree
+		if a, hit := r.changedHit(h, max); hit {
+			return a.paths, a.more, nil
+		}
 	}
 	d := pathsDiff{r: r, max: max}
 	if err := d.diff(parentTree, l.tree, ""); err != nil {
 		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
+	}
+	if ok && r.cmemo.Open() {
+		r.cmemo.Add(h, changedAnswer{max: max, more: d.more, paths: d.out})
 	}
 	return d.out, d.more, nil
 }
@@ -59,6 +68,10 @@ type pathsDiff struct {
 	trees int
 	out   []string
 	more  bool
+	err   error // what stopped a descent (more is then set too)
+	// mapsOnly compares every tree pair with maps (tests: the reference
+	// diffPlain must agree with).
+	mapsOnly bool
 }
 
 // diff adds the files that differ between trees a and b (either may be
@@ -67,17 +80,21 @@ func (d *pathsDiff) diff(a, b plumbing.Hash, prefix string) error {
 	if a == b || d.more {
 		return nil
 	}
-	ea, err := d.entries(a)
+	ta, err := d.tree(a)
 	if err != nil {
 		return err
 	}
-	eb, err := d.entries(b)
+	tb, err := d.tree(b)
 	if err != nil {
 		return err
 	}
 	if d.more {
 		return nil
 	}
+	if !d.mapsOnly && d.r.plainTree(a, ta) && d.r.plainTree(b, tb) {
+		return d.diffPlain(ta, tb, prefix)
+	}
+	ea, eb := mapEntries(ta), mapEntries(tb)
 	// names in b's order, then those only in a
 	names := make([]string, 0, len(eb.names)+len(ea.names))
 	names = append(names, eb.names...)
@@ -87,24 +104,163 @@ func (d *pathsDiff) diff(a, b plumbing.Hash, prefix string) error {
 		}
 	}
 	for _, name := range names {
-		x, y := ea.m[name], eb.m[name]
-		full := name
-		if prefix != "" {
-			full = prefix + "/" + name
-		}
-		if nonDir(x) != nonDir(y) && !d.add(full) {
-			return nil
-		}
-		if x.Dir() != y.Dir() {
-			if err := d.diff(x.Dir(), y.Dir(), full); err != nil {
-				return err
-			}
-			if d.more {
-				return nil
-			}
+		if !d.pair(ea.m[name], eb.m[name], prefix, name) {
+			return d.err
 		}
 	}
 	return nil
+}
+
+// pair adds what differs between entries x (in the first tree) and y (in
+// the second) of the name under the folder prefix; false once d.more is
+// set.
+func (d *pathsDiff) pair(x, y gitobj.RawEntry, prefix, name string) bool {
+	if x == y {
+		return true
+	}
+	full := name
+	if prefix != "" {
+		full = prefix + "/" + name
+	}
+	if nonDir(x) != nonDir(y) && !d.add(full) {
+		return false
+	}
+	if x.Dir() != y.Dir() {
+		if err := d.diff(x.Dir(), y.Dir(), full); err != nil {
+			d.err = err
+			d.more = true
+			return false
+		}
+		if d.more {
+			return false
+		}
+	}
+	return true
+}
+
+// diffPlain is diff for two plain trees (see plainTree; nil: empty): the
+// same names in the same order (b's, then those only in a), found by one
+// merge of the two sorted trees instead of maps of every entry (a name
+// that changed kind, file to folder or back, sorts elsewhere in the other
+// tree: it is found there by a binary search), and an entry whose bytes
+// are the same in both skipped without being parsed (most of a folder a
+// commit changed a file of).
+func (d *pathsDiff) diffPlain(ta, tb *gitobj.TreeIndex, prefix string) error {
+	na, nb := entryCount(ta), entryCount(tb)
+	var aOnly []int // a's entries without an entry of their name and kind in b
+	i := 0
+	for j := range nb {
+		mode, name, hashAt := tb.At(j)
+		dir := gitobj.IsDirMode(mode)
+		c := 1
+		for i < na {
+			amode, aname, _ := ta.At(i)
+			if c = gitobj.CompareNames(aname, gitobj.IsDirMode(amode), name, dir); c >= 0 {
+				break
+			}
+			aOnly = append(aOnly, i)
+			i++
+		}
+		var x gitobj.RawEntry
+		switch {
+		case i < na && c == 0:
+			amode, _, aHashAt := ta.At(i)
+			i++
+			if bytes.Equal(amode, mode) && bytes.Equal(ta.Raw[aHashAt:aHashAt+20], tb.Raw[hashAt:hashAt+20]) {
+				continue
+			}
+			x = gitobj.ParseEntry(amode, ta.Raw[aHashAt:aHashAt+20])
+		default:
+			if k := findEntry(ta, name); k >= 0 { // the name, of the other kind
+				amode, _, aHashAt := ta.At(k)
+				x = gitobj.ParseEntry(amode, ta.Raw[aHashAt:aHashAt+20])
+			}
+		}
+		if !d.pair(x, gitobj.ParseEntry(mode, tb.Raw[hashAt:hashAt+20]), prefix, string(name)) {
+			return d.err
+		}
+	}
+	for ; i < na; i++ {
+		aOnly = append(aOnly, i)
+	}
+	for _, k := range aOnly {
+		mode, name, hashAt := ta.At(k)
+		if findEntry(tb, name) >= 0 {
+			continue // b has the name as the other kind: compared above
+		}
+		if !d.pair(gitobj.ParseEntry(mode, ta.Raw[hashAt:hashAt+20]), gitobj.RawEntry{}, prefix, string(name)) {
+			return d.err
+		}
+	}
+	return nil
+}
+
+// entryCount is the number of t's entries (nil: none).
+func entryCount(t *gitobj.TreeIndex) int {
+	if t == nil {
+		return 0
+	}
+	return len(t.Offs)
+}
+
+// findEntry is the index of the entry called name in the plain tree t, -1
+// when there is none (t nil: none).
+func findEntry(t *gitobj.TreeIndex, name []byte) int {
+	if t == nil {
+		return -1
+	}
+	for _, dir := range [2]bool{true, false} {
+		i := sort.Search(len(t.Offs), func(i int) bool {
+			mode, n, _ := t.At(i)
+			return gitobj.CompareNames(n, gitobj.IsDirMode(mode), name, dir) >= 0
+		})
+		if i < len(t.Offs) {
+			if mode, n, _ := t.At(i); bytes.Equal(n, name) && gitobj.IsDirMode(mode) == dir {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// maxPlainTrees bounds the trees plainTree remembers (past it, it starts
+// over).
+const maxPlainTrees = 1 << 16
+
+// plainTree reports whether tree t (read as h; nil: the empty tree) can be
+// compared by diffPlain: its entries in git's strict order, every mode one
+// filemode.New accepts, and no name twice (a file and a folder of one
+// name). Such a tree's entries by name (mapEntries) are exactly its
+// entries, so diffPlain finds by binary search what diff's maps hold. The
+// answer is remembered by h (a tree's content is its hash's).
+func (r *Repo) plainTree(h plumbing.Hash, t *gitobj.TreeIndex) bool {
+	if t == nil {
+		return true
+	}
+	if ok, known := r.plainTrees[h]; known {
+		return ok
+	}
+	ok := t.Sorted
+	for i := 0; ok && i < len(t.Offs); i++ {
+		mode, name, _ := t.At(i)
+		ok = validMode(mode) && !t.HasTwin(i, name, gitobj.IsDirMode(mode))
+	}
+	if r.plainTrees == nil || len(r.plainTrees) >= maxPlainTrees {
+		r.plainTrees = make(map[plumbing.Hash]bool)
+	}
+	r.plainTrees[h] = ok
+	return ok
+}
+
+// validMode reports whether filemode.New accepts a tree entry's mode
+// bytes (git's own modes without a call).
+func validMode(mode []byte) bool {
+	switch string(mode) {
+	case "100644", "100755", "40000", "120000", "160000":
+		return true
+	}
+	_, err := filemode.New(string(mode))
+	return err == nil
 }
 
 // nonDir is e when it is a file, a symlink or a submodule; the zero entry
@@ -132,19 +288,29 @@ type treeEntries struct {
 	m     map[string]gitobj.RawEntry
 }
 
-// entries reads tree h (zero: empty); past maxChangedTrees it sets more.
-func (d *pathsDiff) entries(h plumbing.Hash) (treeEntries, error) {
+// tree reads tree h (zero: empty, nil); past maxChangedTrees it sets more.
+func (d *pathsDiff) tree(h plumbing.Hash) (*gitobj.TreeIndex, error) {
 	if h.IsZero() {
-		return treeEntries{}, nil
+		return nil, nil
 	}
 	if d.trees >= maxChangedTrees {
 		d.more = true
-		return treeEntries{}, nil
+		return nil, nil
 	}
 	d.trees++
 	t, err := d.r.trees.Get(h)
 	if err != nil {
-		return treeEntries{}, missingObject(err)
+		return nil, missingObject(err)
+	}
+	return t, nil
+}
+
+// mapEntries are t's entries by name (nil: none); an entry whose mode is
+// not one filemode.New accepts is left out, and of a name twice (a
+// malformed tree) the last counts.
+func mapEntries(t *gitobj.TreeIndex) treeEntries {
+	if t == nil {
+		return treeEntries{}
 	}
 	out := treeEntries{names: make([]string, 0, len(t.Offs)), m: make(map[string]gitobj.RawEntry, len(t.Offs))}
 	for i := range t.Offs {
@@ -161,7 +327,7 @@ func (d *pathsDiff) entries(h plumbing.Hash) (treeEntries, error) {
 		}
 		out.m[n] = gitobj.RawEntry{Mode: m, Hash: hh} // a name twice (malformed): the last counts
 	}
-	return out, nil
+	return out
 }
 
 // LastChangeAt is LastChange walking back from commit c instead of HEAD:

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,11 @@ func answers(t *testing.T, r *Repo, base string) string {
 	for _, p := range []string{"a.txt", "b.txt"} {
 		e, err := r.ReadAt(toCommit(bc), p)
 		b.WriteString("at base " + p + " " + string(e) + " " + errString(err) + "\n")
+	}
+	// the changed-paths table (changedmemo.go): every commit touching, and the base
+	for _, c := range append(append([]Commit{toCommit(bc)}, got["a.txt"]...), got["b.txt"]...) {
+		paths, more, err := r.ChangedPaths(c, 0)
+		b.WriteString(fmt.Sprintf("changed %s %q %v %s\n", c.Hash, paths, more, errString(err)))
 	}
 	return sortLines(b.String())
 }
@@ -218,7 +224,7 @@ func TestATableOfAnotherRepositoryIsNotRead(t *testing.T) {
 	if h := rb.hist(); h == nil || h.linkHits != 0 || h.linkMisses == 0 {
 		t.Fatalf("B used entries of A's tables: %d link hits", h.linkHits)
 	}
-	if rb.wmemo.Stats().Hits != 0 || rb.memo.Stats().Hits != 0 {
+	if rb.wmemo.Stats().Hits != 0 || rb.memo.Stats().Hits != 0 || rb.cmemo.Stats().Hits != 0 {
 		t.Fatalf("B used entries of A's tables: walks %d, paths %d hits", rb.wmemo.Stats().Hits, rb.memo.Stats().Hits)
 	}
 }
@@ -260,7 +266,7 @@ func TestAFlippedTableIsAMiss(t *testing.T) {
 	if h := r.hist(); h == nil || h.linkHits != 0 {
 		t.Fatalf("a flipped table was read: %+v", h)
 	}
-	if r.wmemo.Stats().Hits != 0 || r.memo.Stats().Hits != 0 {
+	if r.wmemo.Stats().Hits != 0 || r.memo.Stats().Hits != 0 || r.cmemo.Stats().Hits != 0 {
 		t.Fatalf("a flipped table was read: walks %d, paths %d hits", r.wmemo.Stats().Hits, r.memo.Stats().Hits)
 	}
 }
