@@ -2,6 +2,7 @@ package validate
 
 import (
 	"errors"
+	"iter"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -422,14 +423,7 @@ func (c *gitCache) prefetchLast(v *validator, max int) {
 		return
 	}
 	var qs []gitrepo.LastChangeQuestion
-	for _, cand := range c.run.order {
-		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
-			continue
-		}
-		base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt)
-		if err != nil || base.Hash == "" {
-			continue
-		}
+	for cand, base := range c.resumableBases() {
 		if paths := v.recordPathsOf(cand); len(paths) > 0 {
 			qs = append(qs, gitrepo.LastChangeQuestion{At: base, Paths: paths})
 		}
@@ -515,4 +509,25 @@ func (v *validator) recordPathsOf(cand *workflow.Candidate) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// resumableBases yields every resumable candidate of the run that has an
+// interruption commit, in the run's order, with that commit: the
+// candidates a run's shared answers (the batched last changes, the one
+// history walk) are asked for.
+func (c *gitCache) resumableBases() iter.Seq2[*workflow.Candidate, gitrepo.Commit] {
+	return func(yield func(*workflow.Candidate, gitrepo.Commit) bool) {
+		for _, cand := range c.run.order {
+			if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
+				continue
+			}
+			base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt)
+			if err != nil || base.Hash == "" {
+				continue
+			}
+			if !yield(cand, base) {
+				return
+			}
+		}
+	}
 }

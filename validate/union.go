@@ -41,14 +41,7 @@ func (c *gitCache) history() *gitrepo.History {
 	seen := map[string]bool{}
 	var paths []string
 	refs := 0 // the look-ups the walk replaces
-	for _, cand := range c.run.order {
-		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
-			continue
-		}
-		base, err := c.interruptionCommit(cand.Commit, cand.UpdatedAt)
-		if err != nil || base.Hash == "" {
-			continue
-		}
+	for cand, base := range c.resumableBases() {
 		bases = append(bases, base)
 		refs += len(cand.Files)
 		for _, rf := range cand.Files {
