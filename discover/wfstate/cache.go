@@ -1,7 +1,6 @@
 package wfstate
 
 import (
-
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
