@@ -92,7 +92,10 @@ func TestKeepAliveHoldsPastTheLease(t *testing.T) {
 	if !errors.As(err, &held) || held.Holder.Runner.Host != "long-runner" {
 		t.Fatalf("another clone after the first lease ended: %v, want *HeldError naming the holder", err)
 	}
-	if l := held.Holder; l.Token != h.Held.lock.Token || !l.Acquired.Equal(h.Held.lock.Acquired) {
+	h.Held.mu.Lock() // the renewer replaces h.Held.lock
+	mine := h.Held.lock
+	h.Held.mu.Unlock()
+	if l := held.Holder; l.Token != mine.Token || !l.Acquired.Equal(mine.Acquired) {
 		t.Errorf("a renewal changed the lock's identity: %+v", l)
 	}
 	// the records still append under the renewed lock
