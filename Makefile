@@ -24,7 +24,7 @@ test: unit cross fuzz-smoke
 ## cross: the command builds for macOS and the BSDs too (their stat and syscall shapes differ)
 cross:
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/orchestrate
-	GOOS=freebsd GOARCH=amd64 $(GO) vet ./internal/safefile ./internal/gitrepo ./validate
+	GOOS=freebsd GOARCH=amd64 $(GO) vet ./internal/safefile ./internal/gitobj ./internal/gitrepo ./internal/agentsession ./handoff/... ./validate
 
 unit:
 	$(GO) vet ./...

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 )
@@ -45,8 +45,7 @@ func IsTerminal(f *os.File) bool {
 	if f == nil {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // RunArgv runs argv (FromArgv) the way Run runs a template: in opts.Root,
