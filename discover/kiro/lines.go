@@ -1,0 +1,248 @@
+package kiro
+
+// The small readers of a task line: indentation, titles, paths, fences,
+// headings, boxes, ids (tasks.go holds the grammar that uses them).
+
+import (
+	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+)
+
+// indent measures leading whitespace (a tab counts 4 columns).
+func indent(s string) int {
+	n := 0
+	for _, r := range s {
+		if r == '\t' {
+			n += 4
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// oneLine bounds text for a title (textfmt.Title).
+func oneLine(s string) string { return textfmt.Title(s, maxTitleLen) }
+
+// clip is textfmt.Clip.
+func clip(s string, n int) string { return textfmt.Clip(s, n) }
+
+// descPaths finds the paths a text names: backticked tokens that are
+// paths, and bare tokens holding a folder and a known extension.
+func descPaths(desc string, out []string, exists func(string) bool) []string {
+	plain := desc
+	if strings.Contains(desc, "`") {
+		var spans []string
+		spans, plain = backticks(desc)
+		for _, sp := range spans {
+			if p, ok := pathToken(sp, exists); ok {
+				out = addPaths(out, p)
+			}
+		}
+	}
+	if !strings.Contains(plain, "/") {
+		return out
+	}
+	for _, w := range strings.Fields(plain) {
+		if len(out) >= maxTaskPaths {
+			break
+		}
+		tok := strings.TrimRight(strings.TrimLeft(w, "(\"'["), ".,;:)\"']")
+		if !strings.Contains(tok, "/") || path.Ext(tok) == "" {
+			continue
+		}
+		if p, ok := pathToken(tok, exists); ok {
+			out = addPaths(out, p)
+		}
+	}
+	return out
+}
+
+// filesPaths reads a `File: …` / `Files: …` detail (refpath.Listed).
+func filesPaths(rest string, exists func(string) bool) []string {
+	spans, _ := backticks(rest)
+	return refpath.Listed(rest, spans, exists)
+}
+
+// pathToken is refpath.Token: the one prose rule, and not a version.
+func pathToken(s string, exists func(string) bool) (string, bool) { return refpath.Token(s, exists) }
+
+// addPaths appends the paths not yet in list, up to maxTaskPaths.
+func addPaths(list []string, ps ...string) []string {
+	return refpath.AppendNew(list, maxTaskPaths, ps...)
+}
+
+// fence is the fence a line (without its indentation) opens or closes,
+// "" for none.
+func fence(trim string) string {
+	switch {
+	case strings.HasPrefix(trim, "```"):
+		return "```"
+	case strings.HasPrefix(trim, "~~~"):
+		return "~~~"
+	}
+	return ""
+}
+
+// heading matches a heading line; trim is the line without indentation.
+func heading(trim, line string) []string {
+	if !strings.HasPrefix(trim, "#") {
+		return nil
+	}
+	return headingRe().FindStringSubmatch(line)
+}
+
+// parallelLoc finds cc-sdd's (P) marker in a task's text.
+func parallelLoc(s string) []int {
+	if !strings.Contains(s, "(P)") {
+		return nil
+	}
+	return parallelRe().FindStringIndex(s)
+}
+
+// box reads a checkbox list item by hand (the grammar of Rule B3.1 before
+// the id): indent, a bullet, blanks, "[", one character, "]", an optional
+// star; it returns {line, indent, state, star, rest} or nil.
+func box(line string) []string {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	ind := line[:i]
+	if i >= len(line) || strings.IndexByte("-*+", line[i]) < 0 {
+		return nil
+	}
+	i++
+	j := i
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+		j++
+	}
+	if j == i || j >= len(line) || line[j] != '[' {
+		return nil
+	}
+	j++
+	r, size := utf8.DecodeRuneInString(line[j:])
+	if size == 0 || r == ']' {
+		return nil
+	}
+	k := j + size
+	if k >= len(line) || line[k] != ']' {
+		return nil
+	}
+	k++
+	star := ""
+	if k < len(line) && line[k] == '*' {
+		star, k = "*", k+1
+	}
+	return []string{line, ind, line[j : j+size], star, line[k:]}
+}
+
+// firstToken splits off the first blank-separated token of s.
+func firstToken(s string) (tok, rest string) {
+	s = strings.TrimLeft(s, " \t")
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
+}
+
+// backticks returns the backticked spans of s (at most maxTaskPaths, each
+// 1…512 bytes) and s with every span replaced by a blank.
+func backticks(s string) ([]string, string) {
+	var spans []string
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if sp := s[i+1 : i+1+j]; j > 0 && j <= 512 {
+			if len(spans) < maxTaskPaths {
+				spans = append(spans, sp)
+			}
+			b.WriteString(s[:i])
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(s[:i+1+j+1])
+		}
+		s = s[i+1+j+1:]
+	}
+	b.WriteString(s)
+	return spans, b.String()
+}
+
+// taskID reads a task id token (Rule B3.1): 2, 2.1, 0.V, M24-T002, bold
+// (**2.1**), with a star on it (12.7*: optional) and a trailing ".", ":"
+// or ")". ok is false for any other token.
+func taskID(tok string) (id string, star, ok bool) {
+	if b, found := strings.CutPrefix(tok, "**"); found {
+		k := strings.Index(b, "**")
+		if k <= 0 {
+			return "", false, false
+		}
+		tok = b[:k] + b[k+2:]
+	}
+	punct := false
+	for n := 0; n < 3 && tok != ""; n++ {
+		switch c := tok[len(tok)-1]; {
+		case c == '*':
+			star = true
+		case (c == '.' || c == ':' || c == ')') && !punct:
+			punct = true
+		default:
+			n = 3
+			continue
+		}
+		tok = tok[:len(tok)-1]
+	}
+	if tok == "" || !idShape(tok) {
+		return "", false, false
+	}
+	return tok, star, true
+}
+
+// idShape reports whether s is \d+(\.[0-9A-Za-z]+)* or
+// [A-Z]{1,4}-?\d+([-.][0-9A-Za-z]+)*.
+func idShape(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	letters := i
+	if letters > 4 {
+		return false
+	}
+	if letters > 0 && i < len(s) && s[i] == '-' {
+		i++
+	}
+	d := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == d {
+		return false
+	}
+	for i < len(s) {
+		if s[i] != '.' && (letters == 0 || s[i] != '-') {
+			return false
+		}
+		i++
+		k := i
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+			i++
+		}
+		if i == k {
+			return false
+		}
+	}
+	return true
+}
