@@ -88,13 +88,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	lifeOf := func(c workflow.Candidate) resumeflow.Lifecycle {
 		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)
 	}
-	reports := make([]*validate.Report, len(shown))
-	for i, c := range shown {
-		if c.Resumable {
-			r := s.Validate(c)
-			reports[i] = &r
-		}
-	}
+	reports := s.ValidateAll(shown)
 	s.SaveCaches()
 	if opts.JSON {
 		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}

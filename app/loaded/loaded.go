@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -191,11 +193,39 @@ func StoryTimes(g *gitrepo.Repo, paths []string) map[string]discover.Stamp {
 
 // Validate checks candidate c against the repository.
 func (s *Session) Validate(c workflow.Candidate) validate.Report {
+	s.newRun()
+	return s.validate(c)
+}
+
+// ValidateAll validates every resumable candidate of cs, as Validate
+// does, and returns their reports by index (nil for a candidate that is not
+// resumable). The validations run on every processor: they share the run's
+// answers (validate.Run is safe for concurrent use, and each answer is the
+// same whichever validation asks first), and each report is its
+// candidate's alone, so the reports are those of one validation after the
+// other.
+func (s *Session) ValidateAll(cs []workflow.Candidate) []*validate.Report {
+	s.newRun()
+	out := make([]*validate.Report, len(cs))
+	par.For(len(cs), par.Options{Workers: runtime.GOMAXPROCS(0), Chunk: 1, Min: 2}, func(i int) {
+		if cs[i].Resumable {
+			r := s.validate(cs[i])
+			out[i] = &r
+		}
+	})
+	return out
+}
+
+// newRun makes, once, what every validation of this run shares: the other
+// workflows sorted once, folder checks and git answers made once.
+func (s *Session) newRun() {
 	if s.run == nil {
-		// what every validation of this run shares: the other workflows
-		// sorted once, folder checks and git answers made once
 		s.run = validate.NewRun(s.Root, s.Res.Candidates)
 	}
+}
+
+// validate is Validate once the run is made (safe for concurrent use).
+func (s *Session) validate(c workflow.Candidate) validate.Report {
 	in := validate.Input{
 		Root:      s.Root,
 		Candidate: c,

@@ -27,7 +27,9 @@ import (
 // collection left (.peak; go tool pprof -sample_index=inuse_space).
 // BENCH_PROFILE_CMD=status profiles `orchestrate status` instead of
 // `resume --dry-run --json --mode preflight` (the stories and workflows
-// shapes of benchgen).
+// shapes of benchgen); BENCH_PROFILE_ID names the workflow to resume,
+// BENCH_PROFILE_CACHE=off or first profiles without a cache or with an
+// empty one each run.
 func TestProfileOrchestrate(t *testing.T) {
 	dir := os.Getenv("BENCH_PROFILE_DIR")
 	if dir == "" {
@@ -55,12 +57,31 @@ func TestProfileOrchestrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := append([]string{"--repo", dir}, cmdArgs...)
+	if id := os.Getenv("BENCH_PROFILE_ID"); id != "" {
+		args = append(args, id) // the workflow to resume (benchrun: the newest)
+	}
+	// BENCH_PROFILE_CACHE: "warm" (default: the user's cache folder), "off"
+	// (ORCHESTRATE_CACHE_DIR=off) or "first" (a folder emptied before
+	// each run, as on a fresh clone)
+	cacheDir := ""
+	switch os.Getenv("BENCH_PROFILE_CACHE") {
+	case "off":
+		t.Setenv("ORCHESTRATE_CACHE_DIR", "off")
+	case "first":
+		cacheDir = filepath.Join(t.TempDir(), "cache")
+		t.Setenv("ORCHESTRATE_CACHE_DIR", cacheDir)
+	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Fatal(err)
 	}
 	stop := watchPeakHeap(out + ".peak")
 	defer stop()
 	for i := 0; i < runs; i++ {
+		if cacheDir != "" {
+			if err := os.RemoveAll(cacheDir); err != nil {
+				t.Fatal(err)
+			}
+		}
 		var stdout, stderr bytes.Buffer
 		sys := cli.OSSystem()
 		sys.IO.Out, sys.IO.ErrOut, sys.IO.OutTTY, sys.IO.ErrTTY = &stdout, &stderr, false, false
