@@ -26,7 +26,11 @@ type gitCache struct {
 	mu       sync.Mutex
 	shallow  *bool
 	bases    map[baseKey]baseAnswer
-	states   map[pathKey]gitrepo.PathState
+	// states are Compare's answers by base commit and path, for the bases
+	// several validations ask about; a base's are dropped once each of its
+	// validations has asked (statesLeft counts those still to ask).
+	states     map[string]map[string]gitrepo.PathState
+	statesLeft map[string]int
 	commits  map[pathKey][]gitrepo.Commit // nil: no commit touched the path
 	removals map[string]removalAnswer
 	cuts     map[string]bool           // HistoryCut's answers by rev
@@ -84,7 +88,7 @@ type removalAnswer struct {
 }
 
 func newGitCache(g Git) *gitCache {
-	return &gitCache{Git: g, bases: map[baseKey]baseAnswer{}, states: map[pathKey]gitrepo.PathState{},
+	return &gitCache{Git: g, bases: map[baseKey]baseAnswer{}, states: map[string]map[string]gitrepo.PathState{},
 		commits: map[pathKey][]gitrepo.Commit{}, removals: map[string]removalAnswer{}}
 }
 
@@ -140,10 +144,18 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 		// state per path in the order of paths, is Compare's own
 		return c.compare(base, paths)
 	}
-	states := c.states
+	states := c.states[base.Hash]
+	if states == nil {
+		states = make(map[string]gitrepo.PathState, len(paths))
+		c.states[base.Hash] = states
+		if c.statesLeft == nil {
+			c.statesLeft = map[string]int{}
+		}
+		c.statesLeft[base.Hash] = c.baseUses[base.Hash]
+	}
 	var missing []string
 	for _, p := range paths {
-		if _, ok := states[pathKey{base: base.Hash, path: p}]; !ok {
+		if _, ok := states[p]; !ok {
 			missing = append(missing, p)
 		}
 	}
@@ -153,13 +165,22 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 			return nil, err
 		}
 		for _, ps := range got {
-			states[pathKey{base: base.Hash, path: ps.Path}] = ps
+			states[ps.Path] = ps
 		}
 	}
 	out := make([]gitrepo.PathState, 0, len(paths))
 	for _, p := range paths {
-		if ps, ok := states[pathKey{base: base.Hash, path: p}]; ok {
+		if ps, ok := states[p]; ok {
 			out = append(out, ps)
+		}
+	}
+	if c.baseUses != nil {
+		// each validation asks once (gitDrift): after the last of this
+		// base's, its answers are not kept to the end of the run (a later
+		// question would be asked again, with the same answer)
+		if c.statesLeft[base.Hash]--; c.statesLeft[base.Hash] <= 0 {
+			delete(c.states, base.Hash)
+			delete(c.statesLeft, base.Hash)
 		}
 	}
 	return out, nil

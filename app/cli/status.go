@@ -88,7 +88,9 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	lifeOf := func(c workflow.Candidate) resumeflow.Lifecycle {
 		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)
 	}
-	reports := s.ValidateAll(shown)
+	// status shows each report's verdict, age and findings, never its
+	// file and story lists: they are dropped as each validation ends
+	reports := s.ValidateAll(shown, func(r *validate.Report) { r.Files, r.Stories = nil, nil })
 	s.SaveCaches()
 	if opts.JSON {
 		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}

@@ -203,13 +203,19 @@ func (s *Session) Validate(c workflow.Candidate) validate.Report {
 // answers (validate.Run is safe for concurrent use, and each answer is the
 // same whichever validation asks first), and each report is its
 // candidate's alone, so the reports are those of one validation after the
-// other.
-func (s *Session) ValidateAll(cs []workflow.Candidate) []*validate.Report {
+// other. keep, when not nil, is called with each report as soon as it is
+// made (concurrently): a caller that needs only part of it (status: not the
+// files) drops the rest there, so 200 workflows' file lists are not all
+// held at once.
+func (s *Session) ValidateAll(cs []workflow.Candidate, keep func(*validate.Report)) []*validate.Report {
 	s.newRun()
 	out := make([]*validate.Report, len(cs))
 	par.For(len(cs), par.Options{Workers: runtime.GOMAXPROCS(0), Chunk: 1, Min: 2}, func(i int) {
 		if cs[i].Resumable {
 			r := s.validate(cs[i])
+			if keep != nil {
+				keep(&r)
+			}
 			out[i] = &r
 		}
 	})

@@ -99,7 +99,7 @@ func TestValidateAllIsValidateInTurn(t *testing.T) {
 	conflicts := 0
 	for round := 0; round < 3; round++ {
 		s := load()
-		got := s.ValidateAll(s.Res.Candidates)
+		got := s.ValidateAll(s.Res.Candidates, nil)
 		for i := range cands {
 			if !reflect.DeepEqual(got[i], want[i]) {
 				t.Fatalf("round %d: %s: ValidateAll's report differs from Validate's:\n got %+v\nwant %+v", round, cands[i].ID, got[i], want[i])
