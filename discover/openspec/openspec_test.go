@@ -336,6 +336,17 @@ func TestCountsBeside(t *testing.T) {
 	if fr := byID(cs, "openspec:fresh"); !strings.Contains(fr.Resume.Note, "0.x apply ticked the boxes only at the end") {
 		t.Errorf("0.x 0/N note: %q", fr.Resume.Note)
 	}
+	// OpenSpec #1861: numbered and + boxes count (1.13.1+); 1.8 to 1.13.0
+	// read this file as 1/1, complete
+	cs2, _ := scanFiles(t, map[string]string{"openspec/config.yaml": "schema: spec-driven\n",
+		"openspec/changes/numbered/tasks.md": "## 1. Work\n- [x] 1.1 Done\n1. [ ] 1.2 Not done\n+ [ ] 1.3 Not done\n"}, nil)
+	nu := byID(cs2, "openspec:numbered")
+	if nu == nil || !nu.Resumable || nu.Position.String() != "1/3 done, at 1.2" || !strings.Contains(nu.Resume.Note, "1/1 by OpenSpec 1.8 to 1.13.0") {
+		t.Errorf("numbered: %+v", nu)
+	}
+	if in := byID(cs, "openspec:indented"); strings.Contains(in.Resume.Note, "1.13.0") {
+		t.Errorf("indented: 1.8 figure shown though equal: %q", in.Resume.Note)
+	}
 	if tm := byID(cs, "openspec:task-md"); candFinding(tm, "openspec-task-md") == nil || tm.Status != "Draft" {
 		t.Errorf("task.md: %+v", tm.Findings)
 	}
