@@ -45,11 +45,11 @@ type Task struct {
 	// (`1.`, `1)`): the CLI counts it since 1.13.1 (#1862), the CLIs 1.8
 	// to 1.13.0 did not.
 	OtherMarker bool
-	Group   string   // the heading it stands under ("" before any)
-	GroupIx int      // index into Tasks.Groups, -1 before any heading
-	Refs    []string // requirement references ("1.1, 2.3", "User login")
-	Paths   []string // the repository paths the task names, cleaned
-	Line    int      // 1-based
+	Group       string   // the heading it stands under ("" before any)
+	GroupIx     int      // index into Tasks.Groups, -1 before any heading
+	Refs        []string // requirement references ("1.1, 2.3", "User login")
+	Paths       []string // the repository paths the task names, cleaned
+	Line        int      // 1-based
 }
 
 // Tasks is a parsed tasks.md.
