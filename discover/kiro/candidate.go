@@ -332,7 +332,7 @@ func findings(s *spec, st workflow.Status) []workflow.Finding {
 	if p == "" {
 		return out
 	}
-	if len(s.Tasks.Tasks) == 0 {
+	if len(s.Tasks.Tasks) == 0 && !s.Unread {
 		add(workflow.Info, "no-tasks", "tasks.md holds no task line (- [ ] 1. …)")
 	}
 	if d := s.Tasks.Duplicates; len(d) > 0 {

@@ -74,6 +74,8 @@ func note(c *change, lay Layout) string {
 		parts = append(parts, "complete, ready to archive")
 	case st == workflow.StatusReady:
 		parts = append(parts, "not started")
+	case st == workflow.StatusDraft && c.unread:
+		parts = append(parts, "tasks.md cannot be read: its tasks are unknown, not absent")
 	case st == workflow.StatusDraft:
 		parts = append(parts, "no tasks yet (a draft)")
 	}
