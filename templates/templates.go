@@ -15,10 +15,12 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 	"github.com/orchestrate-dev/orchestrate/internal/textfmt"
 )
@@ -216,11 +218,12 @@ func (r Renderer) funcs() template.FuncMap {
 			}
 			return s
 		},
-		"ago":   Ago,
-		"dur":   Duration,
-		"add":   func(a, b int) int { return a + b },
-		"join":  strings.Join,
-		"upper": strings.ToUpper,
+		"ago":      Ago,
+		"dur":      Duration,
+		"add":      func(a, b int) int { return a + b },
+		"numbered": Numbered,
+		"join":     strings.Join,
+		"upper":    strings.ToUpper,
 		"title": func(s string) string {
 			if s == "" {
 				return s
@@ -234,6 +237,22 @@ func (r Renderer) funcs() template.FuncMap {
 			return many
 		},
 	}
+}
+
+// ownNumberRe is a list item's text that opens with its own number: "2.
+// Feed generation", "3) Ship", "1.2 Wire", "4: Docs" (a number, then ".",
+// ")" or ":" and a space; or a dotted number and a space). "2024 roadmap"
+// is not one.
+var ownNumberRe = lazyre.New(`^[0-9]{1,4}(?:(?:\.[0-9]{1,4})*[.):]|(?:\.[0-9]{1,4})+)\s`)
+
+// Numbered writes item n of a numbered list: "n. text", or text alone when
+// it opens with its own number (a Kiro or OpenSpec group "2. Feed
+// generation" is not listed as "1. 2. Feed generation").
+func Numbered(n int, text string) string {
+	if ownNumberRe().MatchString(text) {
+		return text
+	}
+	return strconv.Itoa(n) + ". " + text
 }
 
 // Duration renders d the way people say it: "45 minutes", "2 hours",

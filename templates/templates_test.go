@@ -64,3 +64,57 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbered checks a numbered list's items: the position, except when
+// the text opens with its own number (a group "2. Feed generation").
+func TestNumbered(t *testing.T) {
+	tests := []struct {
+		n          int
+		text, want string
+	}{
+		{1, "Story creation -- @sm", "1. Story creation -- @sm"},
+		{1, "2. Feed generation -- @dev", "2. Feed generation -- @dev"},
+		{2, "3) Ship", "3) Ship"},
+		{1, "1.2 Wire the host", "1.2 Wire the host"},
+		{1, "4: Docs", "4: Docs"},
+		{3, "2024 roadmap", "3. 2024 roadmap"},
+		{1, "1.5x faster", "1. 1.5x faster"},
+		{1, "2.", "1. 2."},
+		{2, "12345. too long a number", "2. 12345. too long a number"},
+		{1, "", "1. "},
+	}
+	for _, tt := range tests {
+		if got := Numbered(tt.n, tt.text); got != tt.want {
+			t.Errorf("Numbered(%d, %q) = %q, want %q", tt.n, tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestPlanListNotDoubled renders the pre-flight's plan and the summary's
+// completed phases with groups that carry their own number: none reads
+// "1. 2. …".
+func TestPlanListNotDoubled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data any
+		want []string
+	}{
+		{"preflight", map[string]any{"Steps": []string{"2. Feed generation -- @dev", "Wrap up -- @dev"}, "Files": []any{}, "Checks": []any{}, "Stories": []any{}, "Chain": []any{}},
+			[]string{"\n  2. Feed generation -- @dev\n", "\n  2. Wrap up -- @dev\n"}},
+		{"summary", map[string]any{"Completed": []map[string]any{{"N": 1, "Name": "1. Setup", "Agent": "dev"}, {"N": 2, "Name": "Review", "Agent": "qa"}}},
+			[]string{"\n  1. Setup -- @dev -- Done\n", "\n  2. Review -- @qa -- Done\n"}},
+	} {
+		out, err := Renderer{}.Render(tc.name, tc.data)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in\n%s", tc.name, w, out)
+			}
+		}
+		if strings.Contains(out, "1. 2.") || strings.Contains(out, "1. 1.") {
+			t.Errorf("%s: a doubled number:\n%s", tc.name, out)
+		}
+	}
+}

@@ -72,6 +72,30 @@ func (a *app) printPresetCommand(w io.Writer, r *resumeRun) {
 	fmt.Fprintf(w, "\nHand-off command (handoff.agent %s, %s)%s:\n  %s\n", name, a.presetHow(), note, a.presetLine(r.s, name, c, r.plan))
 }
 
+// statusPresetJSON fills, in status --json, the hand-off preset's command
+// for a resumable candidate cj of c (what printStatusPresets prints).
+func (a *app) statusPresetJSON(s *loadedRepo, c workflow.Candidate, cj *candidateJSON) {
+	name := preset(s)
+	if name == "" || !c.Resumable {
+		return
+	}
+	cj.HandoffAgent = name
+	line, err := handoff.PresetCommand(s.Root, c, statusPresetPlan(c), name, a.sys.IO.InTTY)
+	if err != nil {
+		cj.HandoffRefused = templates.Safe(err.Error())
+		return
+	}
+	cj.HandoffCommand = line
+}
+
+// statusPresetPlan is the plan status shows a preset's command at: the
+// candidate's position and agent (resume --dry-run shows the plan's).
+func statusPresetPlan(c workflow.Candidate) plan.Plan {
+	p := plan.Plan{}
+	p.ResumeFrom.Phase, p.ResumeFrom.Agent = c.Position.At, c.Agent
+	return p
+}
+
 // printStatusPresets prints, under status's table, the command the preset
 // would run for each resumable workflow shown (its phase as the position
 // names it; resume --dry-run shows the plan's).
@@ -85,9 +109,7 @@ func (a *app) printStatusPresets(w io.Writer, s *loadedRepo, shown []workflow.Ca
 		if !c.Resumable {
 			continue
 		}
-		p := plan.Plan{}
-		p.ResumeFrom.Phase, p.ResumeFrom.Agent = c.Position.At, c.Agent
-		lines = append(lines, fmt.Sprintf("  %s  %s", templates.Safe(c.ID), a.presetLine(s, name, c, p)))
+		lines = append(lines, fmt.Sprintf("  %s  %s", templates.Safe(c.ID), a.presetLine(s, name, c, statusPresetPlan(c))))
 	}
 	if len(lines) == 0 {
 		return

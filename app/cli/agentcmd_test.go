@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,48 @@ func TestFindSessionConfirmed(t *testing.T) {
 	argv, _ := os.ReadFile(filepath.Join(dir, "argv.txt"))
 	if !strings.HasPrefix(string(argv), "exec\nresume\n0199a\norchestrate is handing workflow") {
 		t.Errorf("codex ran with %q", argv)
+	}
+}
+
+// TestStatusJSONPreset: status --json carries the hand-off preset's
+// command (handoff_agent, handoff_command) for a resumable workflow, as
+// the human status shows it; none without a preset or when handoff.command
+// wins (a refused command, handoff_refused: lifecycle/preset_refused.txtar).
+func TestStatusJSONPreset(t *testing.T) {
+	tests := []struct {
+		name, config      string
+		agent, cmd, refus string
+	}{
+		{"codex", "handoff:\n  agent: codex\n", "codex", "codex exec 'orchestrate is handing you the interrupted workflow workflow:sdc-1: resume it at Implementation (agent @dev)", ""},
+		{"claude", "handoff:\n  agent: claude\n", "claude", "claude -p 'orchestrate is handing you the interrupted workflow workflow:sdc-1: resume it at Implementation (agent @dev)", ""},
+		{"none", "", "", "", ""},
+		{"command wins", "handoff:\n  agent: codex\n  command: 'echo x'\n", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{
+				".orchestrate/workflows/sdc-1.yaml": strings.Replace(sdcState, "%s", "interactive", 1),
+				"docs/stories/4.2.s.md":             story42,
+			}
+			if tt.config != "" {
+				files[".orchestrate.yaml"] = tt.config
+			}
+			dir := testRepo(t, files)
+			r := run(t, dir, map[string]string{"ORCHESTRATE_TRUST_REPO_CONFIG": "1"}, false, "status", "--json")
+			if r.code != ExitOK {
+				t.Fatalf("exit %d\n%s", r.code, r.err.String())
+			}
+			var doc struct {
+				Candidates []candidateJSON `json:"candidates"`
+			}
+			if err := json.Unmarshal(r.out.Bytes(), &doc); err != nil || len(doc.Candidates) != 1 {
+				t.Fatalf("decode: %v\n%s", err, r.out.String())
+			}
+			c := doc.Candidates[0]
+			if c.HandoffAgent != tt.agent || !strings.HasPrefix(c.HandoffCommand, tt.cmd) || (tt.cmd == "") != (c.HandoffCommand == "") ||
+				!strings.Contains(c.HandoffRefused, tt.refus) || (tt.refus == "") != (c.HandoffRefused == "") {
+				t.Errorf("agent %q command %q refused %q, want %q %q… %q", c.HandoffAgent, c.HandoffCommand, c.HandoffRefused, tt.agent, tt.cmd, tt.refus)
+			}
+		})
 	}
 }

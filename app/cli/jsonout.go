@@ -46,6 +46,15 @@ type candidateJSON struct {
 	// than updated_at: the last activity on the workflow's own files (its
 	// own progress since the state was saved); age_seconds counts from it.
 	InterruptedAt *string `json:"interrupted_at,omitempty"`
+
+	// HandoffAgent, HandoffCommand and HandoffRefused are set by status
+	// for a resumable candidate when a hand-off preset runs (handoff.agent,
+	// named as the log names it): the command line the preset would run at
+	// the candidate's position, as the human status shows it, or why the
+	// preset refuses to run.
+	HandoffAgent   string `json:"handoff_agent,omitempty"`
+	HandoffCommand string `json:"handoff_command,omitempty"`
+	HandoffRefused string `json:"handoff_refused,omitempty"`
 }
 
 // statusDoc is `status --json`.

@@ -100,6 +100,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 				v := resumeflow.ValidationWord(c, reports[i])
 				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(lifeOf(c), s.Now)
 			}
+			a.statusPresetJSON(s, c, &cj)
 			doc.Candidates = append(doc.Candidates, cj)
 		}
 		return writeJSON(a.sys.IO.Out, doc)

@@ -82,14 +82,25 @@ func (s *spec) groups() ([]group, []int) {
 }
 
 // groupName names a task as a group: "2. Implement core functionality".
+// A title that repeats the task's number ("- [ ] 1. 1. Setup") gives
+// "1. Setup", not "1. 1. Setup".
 func groupName(t *Task) string {
+	title := t.Title
+	if t.ID != "" {
+		if rest, ok := strings.CutPrefix(title, t.ID); ok {
+			rest = strings.TrimPrefix(rest, ".")
+			if r := strings.TrimLeft(rest, " \t"); r != "" && len(r) < len(rest) {
+				title = r
+			}
+		}
+	}
 	switch {
 	case t.ID == "":
-		return t.Title
+		return title
 	case refIDRe().MatchString(t.ID) && !strings.Contains(t.ID, "."):
-		return t.ID + ". " + t.Title
+		return t.ID + ". " + title
 	}
-	return t.ID + " " + t.Title
+	return t.ID + " " + title
 }
 
 var phaseNumRe = lazyre.New(`^(?:task\s+)?(\d+(?:\.\d+)*)\s*[.:：\-—–]`)
@@ -332,7 +343,7 @@ func findings(s *spec, st workflow.Status) []workflow.Finding {
 	if p == "" {
 		return out
 	}
-	if len(s.Tasks.Tasks) == 0 {
+	if len(s.Tasks.Tasks) == 0 && !s.Unread {
 		add(workflow.Info, "no-tasks", "tasks.md holds no task line (- [ ] 1. …)")
 	}
 	if d := s.Tasks.Duplicates; len(d) > 0 {

@@ -68,6 +68,7 @@ type spec struct {
 	Name      string // user-auth
 	ID        string // the candidate id
 	TasksPath string // "" without tasks.md
+	Unread    bool   // tasks.md is there but cannot be read (a finding says why)
 	Tasks     Tasks
 	Counts    Counts
 	Docs      []string
@@ -189,6 +190,15 @@ roots:
 					Message: fmt.Sprintf("more than %d spec folders; the rest are not read", maxSpecs)})
 				break roots
 			}
+			if !names[d]["tasks.md"] && r.Exists(d+"/tasks.md") {
+				// a tasks.md the file listing leaves out (a FIFO, a device, a
+				// folder): the safe reader refuses it with a finding, never a
+				// silent "no tasks.md"
+				if names[d] == nil {
+					names[d] = map[string]bool{}
+				}
+				names[d]["tasks.md"] = true
+			}
 			if !isSpec(names[d]) {
 				continue
 			}
@@ -286,6 +296,7 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 			ts, mt, err := cache.parseTasks(r, p, refpath.BoundedExists(exists, maxExistsLookups))
 			s.ModTime = mt
 			if err != nil {
+				s.Unread = true
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 				continue
 			}

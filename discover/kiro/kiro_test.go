@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/discover/internal/sourcetest"
@@ -280,6 +281,61 @@ func TestHostile(t *testing.T) {
 	}
 	if c := byID(cs, "kiro:meta"); c == nil || !sourcetest.HasFinding(c.Findings, "kiro-meta-unreadable", workflow.Info) {
 		t.Errorf("meta: %+v", c)
+	}
+}
+
+// TestTasksNotAFile checks that a tasks.md the folder listing leaves out
+// (a FIFO, a folder) gives the read finding every format gives, at once,
+// and no "holds no task line" beside it; a spec whose only tasks.md is a
+// FIFO is still a spec.
+func TestTasksNotAFile(t *testing.T) {
+	tests := []struct {
+		name  string
+		other bool // the folder holds requirements.md too
+		make  func(t *testing.T, p string)
+	}{
+		{"fifo", true, func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("no FIFOs here: %v", err)
+			}
+		}},
+		{"fifo-only", false, func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("no FIFOs here: %v", err)
+			}
+		}},
+		{"folder", true, func(t *testing.T, p string) {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			files := map[string]string{".kiro/steering/product.md": "# P\n"}
+			if tt.other {
+				files[".kiro/specs/feat/requirements.md"] = "# R\n"
+			}
+			sourcetest.Write(t, root, files)
+			dir := filepath.Join(root, ".kiro", "specs", "feat")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tt.make(t, filepath.Join(dir, "tasks.md"))
+			r, _ := source.NewRepo(root, config.Default())
+			cs, _ := KiroSource.Scan(r)
+			c := byID(cs, "kiro:feat")
+			if c == nil {
+				t.Fatal("no candidate")
+			}
+			if !sourcetest.HasFinding(c.Findings, "not-a-file", workflow.Blocking) {
+				t.Errorf("no not-a-file finding: %+v", c.Findings)
+			}
+			if sourcetest.HasFinding(c.Findings, "no-tasks", workflow.Info) || c.Resumable {
+				t.Errorf("read as a spec with no tasks: %+v", c)
+			}
+		})
 	}
 }
 

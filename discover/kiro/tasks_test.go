@@ -196,3 +196,31 @@ func TestFileDetail(t *testing.T) {
 		t.Errorf("paths %q", got)
 	}
 }
+
+// TestGroupName checks a group's label: "N. title" for a numbered top
+// task, the number never doubled when the title repeats it.
+func TestGroupName(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{"- [ ] 2. Implement core functionality", "2. Implement core functionality"},
+		{"- [ ] 1. 1. Setup the project", "1. Setup the project"},
+		{"- [ ] 1. 1 Setup", "1. Setup"},
+		{"- [ ] 3. 3.1 is not the same number", "3. 3.1 is not the same number"},
+		{"- [ ] 1. 1.5x faster parsing", "1. 1.5x faster parsing"},
+		{"- [ ] 1. 10 workers", "1. 10 workers"},
+		{"- [ ] 2.1 2.1 Wire", "2.1 Wire"},
+		{"- [ ] 4. 4.", "4. 4."},
+		{"- [ ] Unnumbered group", "Unnumbered group"},
+	}
+	for _, tt := range tests {
+		ts := ParseTasks([]byte(tt.line + "\n"))
+		if len(ts.Tasks) != 1 {
+			t.Errorf("%q: %d tasks", tt.line, len(ts.Tasks))
+			continue
+		}
+		if got := groupName(&ts.Tasks[0]); got != tt.want {
+			t.Errorf("%q: group name %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}

@@ -74,6 +74,8 @@ func note(c *change, lay Layout) string {
 		parts = append(parts, "complete, ready to archive")
 	case st == workflow.StatusReady:
 		parts = append(parts, "not started")
+	case st == workflow.StatusDraft && c.unread:
+		parts = append(parts, "tasks.md cannot be read: its tasks are unknown, not absent")
 	case st == workflow.StatusDraft:
 		parts = append(parts, "no tasks yet (a draft)")
 	}
@@ -91,6 +93,9 @@ func note(c *change, lay Layout) string {
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI, which also counts the %d box(es) inside code fences", cd, ct, n))
 		}
+	}
+	if md, mt := c.Tasks.MidCount(); md != cd || mt != ct {
+		parts = append(parts, fmt.Sprintf("%d/%d by OpenSpec 1.8 to 1.13.0 (- and * boxes only; + and numbered-list boxes count since 1.13.1)", md, mt))
 	}
 	if lay.Version == "0.x" && done == 0 && total > 0 {
 		parts = append(parts, "0.x apply ticked the boxes only at the end: open boxes may describe finished code")

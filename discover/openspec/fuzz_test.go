@@ -15,7 +15,7 @@ func FuzzParseOpenSpec(f *testing.F) {
 			f.Add(data)
 		}
 	}
-	for _, s := range []string{"```\n- [ ] 1\n", "- [\u00a0] ", "## 1.\n - [x] 1.1 `a/b.go`\n   - Files: a, b\n", "~~~~\n~~~\n- [x]\n"} {
+	for _, s := range []string{"```\n- [ ] 1\n", "- [\u00a0] ", "## 1.\n - [x] 1.1 `a/b.go`\n   - Files: a, b\n", "~~~~\n~~~\n- [x]\n", "1. [ ] a\n+ [x] b\n  2) [ ]\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -26,8 +26,9 @@ func FuzzParseOpenSpec(f *testing.F) {
 		d, n := ts.Count()
 		cd, cn := ts.CLICount()
 		od, on := ts.OldCount()
-		if d > n || cd > cn || od > on || n > cn || on > cn {
-			t.Fatalf("counts: %d/%d cli %d/%d old %d/%d", d, n, cd, cn, od, on)
+		md, mn := ts.MidCount()
+		if d > n || cd > cn || od > on || md > mn || n > cn || on > mn || mn > cn {
+			t.Fatalf("counts: %d/%d cli %d/%d old %d/%d 1.8-1.13.0 %d/%d", d, n, cd, cn, od, on, md, mn)
 		}
 		for _, x := range ts.Tasks {
 			if len(x.Paths) > maxTaskPaths || len(x.Refs) > maxTaskRefs || len(x.Title) > maxTitleLen+len("…") {

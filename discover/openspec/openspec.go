@@ -354,8 +354,12 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 			switch name := e.Name(); {
 			case e.Type().IsRegular():
 				has[name] = true
-			case name == "tasks.md" && e.Type()&os.ModeSymlink != 0:
-				has[name] = true // the safe reader decides: inside the repository, or a finding
+			case name == "tasks.md":
+				// a symlink, FIFO, device, socket or folder: the safe reader
+				// decides (inside the repository, or a finding such as "is a
+				// FIFO"; it never opens one blocking), so the change is never a
+				// silent "No tasks"
+				has[name] = true
 			case e.IsDir() && name == "specs":
 				has["specs/"] = true
 			case e.IsDir() && archived && len(c.copies) < 5 && r.Exists(dir+"/"+name+"/tasks.md"):

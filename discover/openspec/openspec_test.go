@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -336,6 +337,17 @@ func TestCountsBeside(t *testing.T) {
 	if fr := byID(cs, "openspec:fresh"); !strings.Contains(fr.Resume.Note, "0.x apply ticked the boxes only at the end") {
 		t.Errorf("0.x 0/N note: %q", fr.Resume.Note)
 	}
+	// OpenSpec #1861: numbered and + boxes count (1.13.1+); 1.8 to 1.13.0
+	// read this file as 1/1, complete
+	cs2, _ := scanFiles(t, map[string]string{"openspec/config.yaml": "schema: spec-driven\n",
+		"openspec/changes/numbered/tasks.md": "## 1. Work\n- [x] 1.1 Done\n1. [ ] 1.2 Not done\n+ [ ] 1.3 Not done\n"}, nil)
+	nu := byID(cs2, "openspec:numbered")
+	if nu == nil || !nu.Resumable || nu.Position.String() != "1/3 done, at 1.2" || !strings.Contains(nu.Resume.Note, "1/1 by OpenSpec 1.8 to 1.13.0") {
+		t.Errorf("numbered: %+v", nu)
+	}
+	if in := byID(cs, "openspec:indented"); strings.Contains(in.Resume.Note, "1.13.0") {
+		t.Errorf("indented: 1.8 figure shown though equal: %q", in.Resume.Note)
+	}
 	if tm := byID(cs, "openspec:task-md"); candFinding(tm, "openspec-task-md") == nil || tm.Status != "Draft" {
 		t.Errorf("task.md: %+v", tm.Findings)
 	}
@@ -360,6 +372,56 @@ func TestHostileRepo(t *testing.T) {
 	}
 	if c := byID(cs, "openspec:bin"); c == nil || candFinding(c, "binary") == nil || candFinding(c, "no-tasks") != nil {
 		t.Errorf("binary tasks.md: %+v", c)
+	}
+}
+
+// TestTasksNotAFile checks that a tasks.md that is no regular file (a
+// FIFO, a folder) or cannot be read gives the read finding every format
+// gives (source.ReadFinding), at once, never a silent "No tasks".
+func TestTasksNotAFile(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(t *testing.T, p string)
+		code string
+	}{
+		{"fifo", func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("no FIFOs here: %v", err)
+			}
+		}, "not-a-file"},
+		{"folder", func(t *testing.T, p string) {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "not-a-file"},
+		{"unreadable", func(t *testing.T, p string) {
+			if os.Geteuid() == 0 {
+				t.Skip("root reads every file")
+			}
+			if err := os.WriteFile(p, []byte(tasksPartial), 0o000); err != nil {
+				t.Fatal(err)
+			}
+		}, "permission"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			sourcetest.Write(t, root, map[string]string{"openspec/changes/odd/proposal.md": "# P\n"})
+			tt.make(t, filepath.Join(root, "openspec", "changes", "odd", "tasks.md"))
+			r, _ := source.NewRepo(root, config.Default())
+			cs, _ := OpenSpecSource.Scan(r)
+			c := byID(cs, "openspec:odd")
+			if c == nil {
+				t.Fatal("no candidate")
+			}
+			f := candFinding(c, tt.code)
+			if f == nil || f.Path != "openspec/changes/odd/tasks.md" || !strings.Contains(f.Message, "cannot read openspec/changes/odd/tasks.md") {
+				t.Errorf("no %s finding: %+v", tt.code, c.Findings)
+			}
+			if candFinding(c, "no-tasks") != nil || c.Resumable {
+				t.Errorf("read as a change with no tasks: %+v", c)
+			}
+		})
 	}
 }
 

@@ -41,11 +41,15 @@ type Task struct {
 	// Column0 is a line the CLIs up to 1.7 counted (`^[-*]\s+\[[\sx]\]`,
 	// column 0 only).
 	Column0 bool
-	Group   string   // the heading it stands under ("" before any)
-	GroupIx int      // index into Tasks.Groups, -1 before any heading
-	Refs    []string // requirement references ("1.1, 2.3", "User login")
-	Paths   []string // the repository paths the task names, cleaned
-	Line    int      // 1-based
+	// OtherMarker is a box under a `+` bullet or an ordered-list marker
+	// (`1.`, `1)`): the CLI counts it since 1.13.1 (#1862), the CLIs 1.8
+	// to 1.13.0 did not.
+	OtherMarker bool
+	Group       string   // the heading it stands under ("" before any)
+	GroupIx     int      // index into Tasks.Groups, -1 before any heading
+	Refs        []string // requirement references ("1.1, 2.3", "User login")
+	Paths       []string // the repository paths the task names, cleaned
+	Line        int      // 1-based
 }
 
 // Tasks is a parsed tasks.md.
@@ -69,10 +73,17 @@ func (t *Tasks) Count() (done, total int) {
 	return t.count(func(k *Task) bool { return !k.Fenced })
 }
 
-// CLICount is done/total as the openspec CLI 1.8+ counts (every box,
-// fenced ones included).
+// CLICount is done/total as the current openspec CLI (1.13.1+) counts
+// (every box under any list marker, fenced ones included).
 func (t *Tasks) CLICount() (done, total int) {
 	return t.count(func(*Task) bool { return true })
+}
+
+// MidCount is done/total as the openspec CLIs 1.8 to 1.13.0 counted (`-`
+// and `*` boxes at any indentation, fenced ones included; `+` and
+// ordered-list boxes not).
+func (t *Tasks) MidCount() (done, total int) {
+	return t.count(func(k *Task) bool { return !k.OtherMarker })
 }
 
 // OldCount is done/total as the CLIs up to 1.7 counted (column-0 boxes
@@ -225,7 +236,7 @@ func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 				out.Truncated = true
 				break
 			}
-			t := Task{Done: m[1] == "x" || m[1] == "X", Fenced: fence != 0, Column0: column0(line), Line: n, Group: group, GroupIx: -1}
+			t := Task{Done: m[1] == "x" || m[1] == "X", Fenced: fence != 0, Column0: column0(line), OtherMarker: m[3] != "", Line: n, Group: group, GroupIx: -1}
 			desc := strings.TrimSpace(m[2])
 			if num, rest, ok := leadingNumber(desc); ok {
 				t.Num = num
@@ -483,17 +494,40 @@ func fenceMatch(line string) []string {
 	return fenceRe().FindStringSubmatch(line)
 }
 
-// taskMatch reads a task line by the 1.8+ rule (`^\s*[-*]\s*\[([\sxX])\]\s*(.*)`
-// in src/utils/task-progress.ts, written out: the
-// regular expression's Unicode classes cost too much on every line): the
-// box's content ("x", "X" or whitespace) and the text after it; nil when
-// the line is no task line.
+// taskMatch reads a task line by the current CLI's rule
+// (`^\s*(?:[-*+]|\d{1,9}[.)])\s*\[([\sxX])\]\s*(.*)` in
+// src/utils/task-progress.ts since 1.13.1; 1.8 to 1.13.0 knew only `-` and
+// `*`), written out: the regular expression's Unicode classes cost too
+// much on every line. It returns the box's content ("x", "X" or
+// whitespace), the text after it, and the marker when it is `+` or an
+// ordered one ("" for `-` and `*`); nil when the line is no task line.
 func taskMatch(line string) []string {
 	i := skipSpace(line, 0)
-	if i >= len(line) || (line[i] != '-' && line[i] != '*') {
+	if i >= len(line) {
 		return nil
 	}
-	i = skipSpace(line, i+1)
+	marker := ""
+	switch c := line[i]; {
+	case c == '-' || c == '*':
+		i++
+	case c == '+':
+		marker = "+"
+		i++
+	case c >= '0' && c <= '9':
+		j := i
+		for j < len(line) && j-i < 10 && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		// one to nine ASCII digits (JavaScript's \d), then "." or ")"
+		if j-i > 9 || j >= len(line) || (line[j] != '.' && line[j] != ')') {
+			return nil
+		}
+		marker = line[i : j+1]
+		i = j + 1
+	default:
+		return nil
+	}
+	i = skipSpace(line, i)
 	if i >= len(line) || line[i] != '[' {
 		return nil
 	}
@@ -505,7 +539,7 @@ func taskMatch(line string) []string {
 	if j >= len(line) || line[j] != ']' {
 		return nil
 	}
-	return []string{line, line[i+1 : j], line[skipSpace(line, j+1):]}
+	return []string{line, line[i+1 : j], line[skipSpace(line, j+1):], marker}
 }
 
 // column0 reports a task line by the rule of the CLIs up to 1.7

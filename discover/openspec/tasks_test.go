@@ -17,6 +17,7 @@ func TestParseTasksFixtures(t *testing.T) {
 		done, total          int
 		cliDone, cliTotal    int
 		oldDone, oldTotal    int
+		midDone, midTotal    int // 1.8 to 1.13.0; the CLI's figure when both 0
 		first, group, title  string
 		cliFirst             string
 		holes                []string
@@ -36,6 +37,8 @@ func TestParseTasksFixtures(t *testing.T) {
 		{file: "tasks_flat.md", done: 3, total: 7, cliDone: 3, cliTotal: 7, oldDone: 3, oldTotal: 7,
 			first: "line 5", group: "实施任务", title: "**W3 持久化**：写入 `src/store/actionLog.ts`", cliFirst: "line 5",
 			holes: []string{"line 5"}, paths: []string{"src/store/actionLog.ts"}},
+		{file: "tasks_markers.md", done: 3, total: 6, cliDone: 3, cliTotal: 6, oldDone: 1, oldTotal: 1, midDone: 1, midTotal: 1,
+			first: "1.2", group: "1. Work", title: "Not done", cliFirst: "1.2", holes: []string{"1.2", "1.4"}},
 		{file: "tasks_unclosed.md", done: 1, total: 3, cliDone: 1, cliTotal: 3, oldDone: 1, oldTotal: 3,
 			first: "1.2", group: "1. Setup", title: "Configure lint", cliFirst: "1.2", unclosedFence: 5},
 	}
@@ -54,6 +57,12 @@ func TestParseTasksFixtures(t *testing.T) {
 			}
 			if d, n := ts.OldCount(); d != tt.oldDone || n != tt.oldTotal {
 				t.Errorf("old count = %d/%d, want %d/%d", d, n, tt.oldDone, tt.oldTotal)
+			}
+			if tt.midDone == 0 && tt.midTotal == 0 {
+				tt.midDone, tt.midTotal = tt.cliDone, tt.cliTotal
+			}
+			if d, n := ts.MidCount(); d != tt.midDone || n != tt.midTotal {
+				t.Errorf("1.8-1.13.0 count = %d/%d, want %d/%d", d, n, tt.midDone, tt.midTotal)
 			}
 			if got := ts.FencedCount(); got != tt.fence {
 				t.Errorf("fenced = %d, want %d", got, tt.fence)
@@ -89,28 +98,42 @@ func TestParseTasksFixtures(t *testing.T) {
 	}
 }
 
-// TestTaskLineGrammar checks the 1.8+ line rule case by case: markers,
-// box contents (tab and no-break space are open boxes), what is no task.
+// TestTaskLineGrammar checks the current CLI's line rule case by case:
+// markers (`+` and ordered ones since 1.13.1), box contents (tab and
+// no-break space are open boxes), what is no task.
 func TestTaskLineGrammar(t *testing.T) {
 	tests := []struct {
-		line      string
-		task      bool
-		done, old bool
+		line             string
+		task             bool
+		done, old, other bool
 	}{
-		{"- [ ] 1.1 a", true, false, true},
-		{"* [x] 1.1 a", true, true, true},
-		{"- [X] a", true, true, true},
-		{"-[ ] a", true, false, false},
-		{"   - [ ] a", true, false, false},
-		{"- [\t] a", true, false, true},
-		{"- [\u00a0] a", true, false, true},
-		{"- [-] a", false, false, false},
-		{"- [~] a", false, false, false},
-		{"+ [ ] a", false, false, false},
-		{"1. [ ] a", false, false, false},
-		{"[ ] a", false, false, false},
-		{"- [] a", false, false, false},
-		{"- [ ]", true, false, true},
+		{"- [ ] 1.1 a", true, false, true, false},
+		{"* [x] 1.1 a", true, true, true, false},
+		{"- [X] a", true, true, true, false},
+		{"-[ ] a", true, false, false, false},
+		{"   - [ ] a", true, false, false, false},
+		{"- [\t] a", true, false, true, false},
+		{"- [\u00a0] a", true, false, true, false},
+		{"- [-] a", false, false, false, false},
+		{"- [~] a", false, false, false, false},
+		{"+ [ ] a", true, false, false, true},
+		{"+ [x] a", true, true, false, true},
+		{"  +[X] a", true, true, false, true},
+		{"1. [ ] a", true, false, false, true},
+		{"2) [x] a", true, true, false, true},
+		{"  10. [ ] 1.2 a", true, false, false, true},
+		{"1.[x] a", true, true, false, true},
+		{"123456789. [ ] a", true, false, false, true},
+		{"1234567890. [ ] a", false, false, false, false},
+		{"1.1 [ ] a", false, false, false, false},
+		{"- 1. [ ] a", false, false, false, false},
+		{"1 [ ] a", false, false, false, false},
+		{"1: [ ] a", false, false, false, false},
+		{"1. [A](url)", false, false, false, false},
+		{"١. [ ] a", false, false, false, false}, // \d is ASCII only
+		{"[ ] a", false, false, false, false},
+		{"- [] a", false, false, false, false},
+		{"- [ ]", true, false, true, false},
 	}
 	for _, tt := range tests {
 		ts := ParseTasks([]byte(tt.line + "\n"))
@@ -122,8 +145,8 @@ func TestTaskLineGrammar(t *testing.T) {
 			continue
 		}
 		x := ts.Tasks[0]
-		if x.Done != tt.done || x.Column0 != tt.old {
-			t.Errorf("%q: done %v column0 %v, want %v %v", tt.line, x.Done, x.Column0, tt.done, tt.old)
+		if x.Done != tt.done || x.Column0 != tt.old || x.OtherMarker != tt.other {
+			t.Errorf("%q: done %v column0 %v other %v, want %v %v %v", tt.line, x.Done, x.Column0, x.OtherMarker, tt.done, tt.old, tt.other)
 		}
 	}
 }
