@@ -32,6 +32,7 @@ package diskcache
 
 import (
 	"bufio"
+	"cmp"
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -42,6 +43,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"syscall"
@@ -438,7 +440,15 @@ func (b *Builder) sort() {
 	if b.sorted {
 		return
 	}
-	sort.SliceStable(b.ents, func(i, j int) bool { return bytes.Compare(b.key(i), b.key(j)) < 0 })
+	// by key, then in the order added (chunk, then offset: entries are
+	// appended), which is what a stable sort keeps, without its O(n log² n)
+	// merging (20,000 stories: 56 ms of a first run)
+	slices.SortFunc(b.ents, func(x, y builderEnt) int {
+		if c := bytes.Compare(b.keyOf(x), b.keyOf(y)); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(x.chunk, y.chunk), cmp.Compare(x.at, y.at))
+	})
 	out := b.ents[:0]
 	for i := range b.ents {
 		if len(out) > 0 && bytes.Equal(b.key(i), b.keyOf(out[len(out)-1])) {

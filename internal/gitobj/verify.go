@@ -14,9 +14,15 @@ import (
 )
 
 // verifyBatch is how many bytes of objects check gathers before they are
-// hashed, on a goroutine of their own when none is hashing (the walk goes
-// on, on the other processor), else by the caller.
-const verifyBatch = 256 << 10
+// hashed, on a goroutine of their own (the walk goes on, on the other
+// processor); verifyQueue is how many full batches may wait for it before
+// the caller hashes one itself. A 20,000-commit first run hashes ~0.26 s
+// of trees against a ~0.8 s walk: with one batch in flight the walk, which
+// shares the processors with the collector, kept hashing batches itself.
+const (
+	verifyBatch = 256 << 10
+	verifyQueue = 16
+)
 
 // Verifier checks the objects a Repo reads against their names while on
 // (set by UseCache when the cache is on). The hashing may lag behind the
@@ -32,8 +38,9 @@ type Verifier struct {
 	mu      sync.Mutex
 	batch   []verifyJob
 	size    int
-	busy    chan struct{} // holds a token while a background batch is hashed
-	pending sync.WaitGroup
+	queued  [][]verifyJob  // full batches waiting for the background goroutine
+	running bool           // the background goroutine is hashing queued
+	pending sync.WaitGroup // the batches queued and not hashed yet
 }
 
 // verifyJob is one object to check: content against h, or, when ok is
@@ -89,21 +96,36 @@ func (v *Verifier) add(j verifyJob, cost int) {
 	}
 	b := v.batch
 	v.batch, v.size = nil, 0
-	if v.busy == nil {
-		v.busy = make(chan struct{}, 1)
+	if len(v.queued) >= verifyQueue {
+		v.mu.Unlock()
+		v.hash(b) // the queue is full: this one here
+		return
 	}
-	busy := v.busy
+	v.queued = append(v.queued, b)
+	v.pending.Add(1)
+	start := !v.running
+	v.running = true
 	v.mu.Unlock()
-	select {
-	case busy <- struct{}{}:
-		v.pending.Add(1)
-		go func() {
-			defer v.pending.Done()
-			defer func() { <-busy }()
-			v.hash(b)
-		}()
-	default:
-		v.hash(b) // one batch at a time in the background: this one here
+	if start {
+		go v.hashQueued()
+	}
+}
+
+// hashQueued hashes the queued batches in turn, and ends when none is left.
+func (v *Verifier) hashQueued() {
+	for {
+		v.mu.Lock()
+		if len(v.queued) == 0 {
+			v.running = false
+			v.mu.Unlock()
+			return
+		}
+		b := v.queued[0]
+		v.queued[0] = nil
+		v.queued = v.queued[1:]
+		v.mu.Unlock()
+		v.hash(b)
+		v.pending.Done()
 	}
 }
 
