@@ -32,8 +32,8 @@ package diskcache
 
 import (
 	"bufio"
-	"cmp"
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
