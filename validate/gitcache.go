@@ -23,19 +23,19 @@ import (
 // passed through (old story contents are read once per validation anyway).
 type gitCache struct {
 	Git
-	mu       sync.Mutex
-	shallow  *bool
-	bases    map[baseKey]baseAnswer
+	mu      sync.Mutex
+	shallow *bool
+	bases   map[baseKey]baseAnswer
 	// states are Compare's answers by base commit and path, for the bases
 	// several validations ask about; a base's are dropped once each of its
 	// validations has asked (statesLeft counts those still to ask).
 	states     map[string]map[string]gitrepo.PathState
 	statesLeft map[string]int
-	commits  map[pathKey][]gitrepo.Commit // nil: no commit touched the path
-	removals map[string]removalAnswer
-	cuts     map[string]bool           // HistoryCut's answers by rev
-	changed  map[pathKey]changedAnswer // ChangedPaths' answers by commit and bound
-	promisor *string
+	commits    map[pathKey][]gitrepo.Commit // nil: no commit touched the path
+	removals   map[string]removalAnswer
+	cuts       map[string]bool           // HistoryCut's answers by rev
+	changed    map[pathKey]changedAnswer // ChangedPaths' answers by commit and bound
+	promisor   *string
 	// last is what prefetchLast learnt: who last changed each record path
 	// at each interruption commit (see lastChangeAt); lastTried is set
 	// once it was asked.

@@ -152,6 +152,11 @@ type Input struct {
 	// LiveLock reports whether a candidate's lock is held by a live process;
 	// nil when there is no lock information.
 	LiveLock func(candidateID string) bool
+	// NoLists says the caller reads neither Report.Files nor
+	// Report.Stories (status shows the verdict, the age and the
+	// findings): they are left empty instead of copied out of the checks.
+	// Nothing else in the report depends on it.
+	NoLists bool
 	// ParseStory parses an old version of a story (for conflict (b)). When
 	// nil, a changed story is reported as edited without naming sections.
 	ParseStory func(path string, data []byte) *workflow.Story
@@ -239,11 +244,14 @@ func (v *validator) add(check string, sev workflow.Severity, code, path, phase, 
 func (v *validator) finish() Report {
 	rep := v.rep
 	missing, changed := map[string]bool{}, map[string]bool{}
-	if rep.Files == nil && len(v.files) > 0 {
+	lists := !v.in.NoLists
+	if lists && rep.Files == nil && len(v.files) > 0 {
 		rep.Files = make([]FileReport, 0, len(v.files))
 	}
 	for _, f := range v.files {
-		rep.Files = append(rep.Files, f.report)
+		if lists {
+			rep.Files = append(rep.Files, f.report)
+		}
 		if f.report.Phase == "" {
 			continue
 		}
@@ -255,11 +263,13 @@ func (v *validator) finish() Report {
 		}
 	}
 	slices.SortStableFunc(rep.Files, func(a, b FileReport) int { return strings.Compare(a.Path, b.Path) })
-	if rep.Stories == nil && len(v.stories) > 0 {
+	if lists && rep.Stories == nil && len(v.stories) > 0 {
 		rep.Stories = make([]StoryReport, 0, len(v.stories))
 	}
 	for _, s := range v.stories {
-		rep.Stories = append(rep.Stories, s.report)
+		if lists {
+			rep.Stories = append(rep.Stories, s.report)
+		}
 	}
 	slices.SortStableFunc(rep.Stories, func(a, b StoryReport) int { return strings.Compare(a.ID, b.ID) })
 	rep.ChangedPhases = sortedKeys(changed)

@@ -89,8 +89,8 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)
 	}
 	// status shows each report's verdict, age and findings, never its
-	// file and story lists: they are dropped as each validation ends
-	reports := s.ValidateAll(shown, func(r *validate.Report) { r.Files, r.Stories = nil, nil })
+	// file and story lists: they are not made
+	reports := s.ValidateAll(shown, false)
 	s.SaveCaches()
 	if opts.JSON {
 		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
