@@ -167,16 +167,35 @@ type trustJSON struct {
 	State   string   `json:"state"`
 	ByEnv   bool     `json:"by_env,omitempty"`
 	Waiting []string `json:"waiting"`
+	// Ignored are the file's limits and thresholds looser than the
+	// default, ignored while it is not trusted (the warning on stderr).
+	Ignored []ignoredJSON `json:"ignored,omitempty"`
+}
+
+// ignoredJSON is one limit of an untrusted repository file that is ignored.
+type ignoredJSON struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Why   string `json:"why"` // "would loosen the 8 MiB read cap"
 }
 
 // trustDoc is the trust object of s, or nil when the repository's file sets
-// nothing privileged (or there is none).
+// nothing privileged and loosens no limit (or there is none).
 func trustDoc(s *loadedRepo) *trustJSON {
-	if s == nil || s.conf == nil || !s.conf.Repo.HasPrivileged() {
+	if s == nil || s.conf == nil || s.conf.Repo == nil {
 		return nil
 	}
 	rc := s.conf.Repo
-	return &trustJSON{Config: rc.Rel, State: rc.State.String(), ByEnv: rc.ByEnv, Waiting: rc.Waiting()}
+	var ignored []ignoredJSON
+	if !rc.Trusted() {
+		for _, l := range rc.Loosened {
+			ignored = append(ignored, ignoredJSON{Key: l.Key, Value: l.Value, Why: l.Why})
+		}
+	}
+	if !rc.HasPrivileged() && len(ignored) == 0 {
+		return nil
+	}
+	return &trustJSON{Config: rc.Rel, State: rc.State.String(), ByEnv: rc.ByEnv, Waiting: rc.Waiting(), Ignored: ignored}
 }
 
 // trustNotice says on stderr that a repository command waits for trust
