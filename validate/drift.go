@@ -211,7 +211,8 @@ func (s *pathSet) withStories(stories []*storyState) []string {
 
 // gitDrift compares with the interruption commit base.
 func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
-	var set pathSet
+	n := len(v.files) + len(stories)
+	set := pathSet{seen: make(map[string]bool, n), list: make([]string, 0, n)}
 	for _, f := range v.files {
 		if f.comparable() {
 			set.add(f.clean)
@@ -246,7 +247,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 
 	// Classify every path, then ask for the commits of the committed ones
 	// in one walk.
-	changes := map[string]change{}
+	changes := make(map[string]change, n)
 	var committed []string
 	for _, f := range v.files {
 		if !f.comparable() {

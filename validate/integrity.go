@@ -90,6 +90,9 @@ func (v *validator) integrity() {
 
 	// Check each path, then de-duplicate on the cleaned path.
 	probes := v.probeAll(uniq)
+	if len(v.byPath) == 0 {
+		v.byPath = make(map[string]*refFile, len(uniq))
+	}
 	// the files' states, in one allocation (at most one per reference: the
 	// pointers taken below stay valid)
 	states := make([]refFile, 0, len(uniq))

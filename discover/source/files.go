@@ -46,6 +46,14 @@ func NewFileSet(files []workflow.RefFile) *FileSet {
 	return s
 }
 
+// NewFileSetFor returns an empty set with room for about n files (the
+// lists a state file gives, counted before they are added: a set grown one
+// file at a time rehashed its index ten times for 300 files).
+func NewFileSetFor(n int) *FileSet {
+	n = min(max(n, 0), MaxFiles)
+	return &FileSet{index: make(map[string]int, n), hint: n}
+}
+
 // Add adds f with its path cleaned (refpath.Clean); a path already in the
 // set merges into its entry.
 func (s *FileSet) Add(f workflow.RefFile) {

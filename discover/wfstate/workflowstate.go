@@ -557,7 +557,7 @@ func (d *wfDoc) setStatus(c *workflow.Candidate, status string) {
 // critical), then the lists of referenced files, then the stories' files.
 func (d *wfDoc) files(c *workflow.Candidate, lastOut string) {
 	f, m := d.f, d.m
-	set := source.NewFileSet(nil)
+	set := source.NewFileSetFor(fileListsLen(m) + len(c.StoryRefs))
 	for _, p := range c.Phases {
 		for _, o := range p.Outputs {
 			if op, ok := refpath.Output(o); ok {
@@ -586,6 +586,23 @@ func (d *wfDoc) files(c *workflow.Candidate, lastOut string) {
 		}
 	}
 	set.Finish(c, d.file)
+}
+
+// fileListsLen is how many entries the state's file lists hold (the keys
+// files reads), to size its set.
+func fileListsLen(m map[string]any) int {
+	n := 0
+	for _, k := range []string{"files", "files_changed", "filesChanged", "changed_files", "artifacts"} {
+		if l, ok := m[k].([]any); ok {
+			n += len(l)
+		}
+	}
+	if ctx, ok := m["context"].(map[string]any); ok {
+		if l, ok := ctx["files"].([]any); ok {
+			n += len(l)
+		}
+	}
+	return n
 }
 
 // allPhasesDone reports whether a state lists phases and every one is
