@@ -232,8 +232,9 @@ func (c *gitCache) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 }
 
 // CommitsTouching asks the underlying Git only about the paths not asked
-// about with base and limit yet; each returned list is the caller's own.
-// Errors are not remembered.
+// about with base and limit yet. A returned list may be shared with other
+// callers: it is read only, and its capacity is its length (an append
+// copies it). Errors are not remembered.
 func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
 	if base.Hash == "" {
 		return c.Git.CommitsTouching(base, paths, limit)
@@ -266,10 +267,10 @@ func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit in
 			c.commits[pathKey{base.Hash, p, limit}] = cs
 		}
 	}
-	out := map[string][]gitrepo.Commit{}
+	out := make(map[string][]gitrepo.Commit, len(paths))
 	for _, p := range paths {
 		if cs := c.commits[pathKey{base.Hash, p, limit}]; len(cs) > 0 {
-			out[p] = append([]gitrepo.Commit(nil), cs...)
+			out[p] = cs[:len(cs):len(cs)]
 		}
 	}
 	return out, nil
