@@ -418,7 +418,7 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 		f.report.State = FileChangedUncommitted
 		f.report.Detail = "own uncommitted work (modified before the interruption)"
 		v.add(workflow.CheckConflict, workflow.Info, "own-uncommitted-work", path, rf.Phase,
-			fmt.Sprintf("%s has uncommitted changes from before the interruption: the workflow's own unfinished work%s", path, phaseNote(rf)))
+			path+" has uncommitted changes from before the interruption: the workflow's own unfinished work"+phaseNote(rf))
 	case ch.committed:
 		f.conflict = true
 		f.report.State = FileChangedCommitted
@@ -431,7 +431,7 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 			f.report.Detail += " and an uncommitted edit"
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", path, rf.Phase,
-			fmt.Sprintf("%s was changed since the interruption %s%s%s%s", path, clause, also, rec, phaseNote(rf)))
+			path+" was changed since the interruption "+clause+also+rec+phaseNote(rf))
 	default:
 		f.conflict = true
 		f.report.State = FileChangedUncommitted
@@ -441,7 +441,7 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 			when = ", modified " + stamp(f.mtime)
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed-uncommitted", path, rf.Phase,
-			fmt.Sprintf("%s has an uncommitted edit made after the interruption%s%s%s", path, when, rec, phaseNote(rf)))
+			path+" has an uncommitted edit made after the interruption"+when+rec+phaseNote(rf))
 	}
 }
 
