@@ -23,7 +23,7 @@ import (
 //
 // It writes a CPU profile (BENCH_PROFILE_OUT, default /tmp/orchestrate-cpu.pprof)
 // of BENCH_PROFILE_RUNS runs (default 10), and heap profiles next to it:
-// the allocations (.heap) and what was in use at the largest live heap a
+// the allocations (.heap), the lock contention (.mutex) and what was in use at the largest live heap a
 // collection left (.peak; go tool pprof -sample_index=inuse_space).
 // BENCH_PROFILE_CMD=status profiles `orchestrate status` instead of
 // `resume --dry-run --json --mode preflight` (the stories and workflows
@@ -71,6 +71,9 @@ func TestProfileOrchestrate(t *testing.T) {
 		cacheDir = filepath.Join(t.TempDir(), "cache")
 		t.Setenv("ORCHESTRATE_CACHE_DIR", cacheDir)
 	}
+	// the lock contention of the runs (.mutex: go tool pprof -top)
+	runtime.SetMutexProfileFraction(5)
+	defer runtime.SetMutexProfileFraction(0)
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +101,14 @@ func TestProfileOrchestrate(t *testing.T) {
 	defer h.Close()
 	runtime.GC()
 	if err := pprof.Lookup("allocs").WriteTo(h, 0); err != nil {
+		t.Fatal(err)
+	}
+	m, err := os.Create(out + ".mutex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := pprof.Lookup("mutex").WriteTo(m, 0); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("CPU profile of %d runs: %s (allocations: %s.heap; in use at the largest live heap seen: %s.peak)", runs, out, out, out)
