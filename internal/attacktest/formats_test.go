@@ -61,6 +61,49 @@ func (b bomb) writeTo(e *env, rel string) {
 	}
 }
 
+// units renders the bomb's units joined by sep, as writeTo writes them
+// after head, and whether they are all maxUnits of them (bombSize did not
+// cut them short): only then are they the same after another head.
+func (b bomb) units() (body []byte, all bool) {
+	n := len(b.head)
+	i := 0
+	for ; b.unit != nil && (b.maxUnits == 0 || i < b.maxUnits); i++ {
+		u := b.unit(i)
+		if n+len(b.sep)+len(u)+len(b.foot) > bombSize {
+			return body, false
+		}
+		if i > 0 {
+			body = append(body, b.sep...)
+			n += len(b.sep)
+		}
+		body = append(body, u...)
+		n += len(u)
+	}
+	return body, b.maxUnits > 0 && i == b.maxUnits
+}
+
+// writeUnits writes head, body and foot to the repository file rel: the
+// same file as writeTo when body is b's units (rendered once by units for
+// bombs that differ in their head only).
+func (b bomb) writeUnits(e *env, rel string, body []byte) {
+	e.t.Helper()
+	if len(b.head)+len(body)+len(b.foot) > bombSize {
+		e.t.Fatalf("%s: %d bytes, over bombSize", rel, len(b.head)+len(body)+len(b.foot))
+	}
+	p := filepath.Join(e.repo, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	data := make([]byte, 0, len(b.head)+len(body)+len(b.foot))
+	data = append(append(append(data, b.head...), body...), b.foot...)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.Chtimes(p, commitTime, commitTime); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // text is a small file that is not a bomb.
 func text(s string) bomb { return bomb{head: s} }
 
