@@ -31,4 +31,6 @@ while read -r pkg dir; do
   done
   rm -f "$bin"
 done < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
+# (go list runs in a process substitution: its failure would only show as no targets)
+[ "$total" -gt 0 ] || { echo "fuzz: no fuzz targets found" >&2; exit 1; }
 echo "fuzz: $total targets, $dur each, no failures"
