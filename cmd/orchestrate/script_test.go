@@ -47,7 +47,13 @@ func TestScripts(t *testing.T) {
 		}
 		n++
 		dir := "../../testdata/script/" + d.Name()
-		t.Run(d.Name(), func(t *testing.T) { runScripts(t, dir) })
+		// the folders run in parallel, so that their scripts share the
+		// -parallel slots: one after the other, each folder's slowest
+		// script left the other slots idle before the next folder began
+		t.Run(d.Name(), func(t *testing.T) {
+			t.Parallel()
+			runScripts(t, dir)
+		})
 	}
 	if n == 0 {
 		t.Fatal("no script folders in testdata/script")

@@ -1,6 +1,7 @@
 package attacktest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -21,18 +22,21 @@ func TestAttackScanBudget(t *testing.T) {
 		files int
 		path  func(i int) string
 		bomb  func(i int) bomb
+		// kinds: bomb(i) and bomb(i+kinds) have the same units (their
+		// heads differ), rendered once
+		kinds int
 	}{
 		// 90,000 stories per state (the per-file bound is 100,000 entries),
 		// YAML: each file draws 1,440,000, three are read
 		{"workflow-states", 12, func(i int) string { return fmt.Sprintf(".orchestrate/workflows/w%02d.yaml", i) },
 			func(i int) bomb {
 				return bomb{fmt.Sprintf("execution_id: w%02d\nstatus: interrupted\nstories:\n", i), func(j int) string { return fmt.Sprintf("  - '9.%d'", j) }, "\n", "\n", 90_000}
-			}},
+			}, 1},
 		// 45,000 list items per progress file (the bound is 50,000)
 		{"progress-files", 30, func(i int) string { return fmt.Sprintf(".orchestrate/progress/p%02d.md", i) },
 			func(i int) bomb {
 				return bomb{"# Workflow Progress\n\n## Execution Metadata\n- **Status**: paused\n", func(int) string { return "- **K**: v" }, "\n", "\n", 45_000}
-			}},
+			}, 1},
 		// 19,000 subtasks per work session or iterations per QA loop (the
 		// bound is 20,000; each source reads 200,000 in all), and as many
 		// phases per spec pipeline: about 40,000 elements each
@@ -55,7 +59,7 @@ func TestAttackScanBudget(t *testing.T) {
 			}
 			return bomb{fmt.Sprintf(`{"storyId": "9.%d", "status": "running", "history": [`, i),
 				func(j int) string { return fmt.Sprintf(`{"iteration":%d,"verdict":"REJECT"}`, j) }, ",", "]}\n", 19_000}
-		}},
+		}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// one bomb at a time: each run reads up to the scan's whole
@@ -63,8 +67,24 @@ func TestAttackScanBudget(t *testing.T) {
 			// machine, not the bound
 			e := newEnv(t)
 			e.writeTxtar("sdc.txtar")
+			// the units of each kind are rendered once (millions of
+			// them in all: formatting them per file took most of the
+			// test's time under -race); each file is written whole, the
+			// same bytes as writeTo writes
+			bodies := map[int][]byte{}
 			for i := 0; i < tc.files; i++ {
-				tc.bomb(i).writeTo(e, tc.path(i))
+				b := tc.bomb(i)
+				body, ok := bodies[i%tc.kinds]
+				if !ok {
+					var all bool
+					if body, all = b.units(); !all {
+						t.Fatalf("%s: bombSize cut the units short: they would depend on the head", tc.path(i))
+					}
+					bodies[i%tc.kinds] = body
+				} else if u0, un := b.unit(0), b.unit(b.maxUnits-1); !bytes.HasPrefix(body, []byte(u0)) || !bytes.HasSuffix(body, []byte(un)) {
+					t.Fatalf("%s: its units are not those of its kind (%d)", tc.path(i), i%tc.kinds)
+				}
+				b.writeUnits(e, tc.path(i), body)
 			}
 			e.commitAll("the bomb")
 			e.extra = append(e.extra, "ORCHESTRATE_HANDOFF_COMMAND="+e.handoffCommand())

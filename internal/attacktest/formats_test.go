@@ -1,10 +1,10 @@
 package attacktest
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,24 +35,34 @@ func (b bomb) writeTo(e *env, rel string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	w := bufio.NewWriter(f)
-	n, _ := w.WriteString(b.head)
+	// units are appended to a buffer written out a MiB at a time (a
+	// bufio write per unit cost more than the unit under -race)
+	buf := make([]byte, 0, 1<<20)
+	flush := func() {
+		if _, err := f.Write(buf); err != nil {
+			e.t.Fatal(err)
+		}
+		buf = buf[:0]
+	}
+	buf = append(buf, b.head...)
+	n := len(b.head)
 	for i := 0; b.unit != nil && (b.maxUnits == 0 || i < b.maxUnits); i++ {
 		u := b.unit(i)
 		if n+len(b.sep)+len(u)+len(b.foot) > bombSize {
 			break
 		}
 		if i > 0 {
-			m, _ := w.WriteString(b.sep)
-			n += m
+			buf = append(buf, b.sep...)
+			n += len(b.sep)
 		}
-		m, _ := w.WriteString(u)
-		n += m
+		buf = append(buf, u...)
+		n += len(u)
+		if len(buf) >= 1<<20 {
+			flush()
+		}
 	}
-	w.WriteString(b.foot)
-	if err := w.Flush(); err != nil {
-		e.t.Fatal(err)
-	}
+	buf = append(buf, b.foot...)
+	flush()
 	if err := f.Close(); err != nil {
 		e.t.Fatal(err)
 	}
@@ -60,6 +70,53 @@ func (b bomb) writeTo(e *env, rel string) {
 		e.t.Fatal(err)
 	}
 }
+
+// units renders the bomb's units joined by sep, as writeTo writes them
+// after head, and whether they are all maxUnits of them (bombSize did not
+// cut them short): only then are they the same after another head.
+func (b bomb) units() (body []byte, all bool) {
+	n := len(b.head)
+	i := 0
+	for ; b.unit != nil && (b.maxUnits == 0 || i < b.maxUnits); i++ {
+		u := b.unit(i)
+		if n+len(b.sep)+len(u)+len(b.foot) > bombSize {
+			return body, false
+		}
+		if i > 0 {
+			body = append(body, b.sep...)
+			n += len(b.sep)
+		}
+		body = append(body, u...)
+		n += len(u)
+	}
+	return body, b.maxUnits > 0 && i == b.maxUnits
+}
+
+// writeUnits writes head, body and foot to the repository file rel: the
+// same file as writeTo when body is b's units (rendered once by units for
+// bombs that differ in their head only).
+func (b bomb) writeUnits(e *env, rel string, body []byte) {
+	e.t.Helper()
+	if len(b.head)+len(body)+len(b.foot) > bombSize {
+		e.t.Fatalf("%s: %d bytes, over bombSize", rel, len(b.head)+len(body)+len(b.foot))
+	}
+	p := filepath.Join(e.repo, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	data := make([]byte, 0, len(b.head)+len(body)+len(b.foot))
+	data = append(append(append(data, b.head...), body...), b.foot...)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.Chtimes(p, commitTime, commitTime); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// itoa is strconv.Itoa: the bombs' units are built with it, not
+// fmt.Sprintf (millions of units; Sprintf was most of the setup under -race).
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // text is a small file that is not a bomb.
 func text(s string) bomb { return bomb{head: s} }
@@ -79,7 +136,10 @@ func TestAttackFormatBombs(t *testing.T) {
 	t.Parallel()
 	epic := func(n int) bomb {
 		return bomb{fmt.Sprintf("epic_state: {epicId: E%d, status: paused, currentWave: 1, updatedAt: '2026-11-20T11:00:00Z', waves: [", n),
-			func(i int) string { return fmt.Sprintf("{wave: %d, status: pending, stories: ['%d.1']}", i+1, i+1) }, ", ", "]}\n", 0}
+			func(i int) string {
+				n := itoa(i + 1)
+				return "{wave: " + n + ", status: pending, stories: ['" + n + ".1']}"
+			}, ", ", "]}\n", 0}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -93,13 +153,13 @@ func TestAttackFormatBombs(t *testing.T) {
 		}, "", 1},
 		{"tasks-json-tasks", map[string]bomb{
 			".taskmaster/tasks/tasks.json": {`{"master": {"tasks": [`, func(i int) string {
-				return fmt.Sprintf(`{"id":%d,"status":"in-progress","dependencies":[%d]}`, i+1, i+2)
+				return `{"id":` + itoa(i+1) + `,"status":"in-progress","dependencies":[` + itoa(i+2) + `]}`
 			}, ",", "]}}\n", 0},
 			".taskmaster/config.json": text(`{ "global": { "defaultTag": "master" } }` + "\n"),
 		}, "", 5},
 		{"qa-loop-index", map[string]bomb{
 			".aiox/qa-loops-index.json": {`{"loops": [`, func(i int) string {
-				return fmt.Sprintf(`{"storyId":"%d.1","status":"in_progress"}`, i+1)
+				return `{"storyId":"` + itoa(i+1) + `.1","status":"in_progress"}`
 			}, ",", "]}\n", 0},
 		}, "", 3},
 		{"epic-waves", map[string]bomb{".aiox/epic-E1-state.yaml": epic(1)}, "epic:E1", 5},
@@ -109,13 +169,13 @@ func TestAttackFormatBombs(t *testing.T) {
 		}, "epic:E4", 5},
 		{"work-session-subtasks", map[string]bomb{
 			"docs/maestro/work_sessions/ws-1.json": {`{"id": "ws-1", "task_id": "task-1", "ai_session_id": "ai-1", "status": "active", "created_at": "2026-11-20T10:00:00Z", "subtasks": [`,
-				func(i int) string { return fmt.Sprintf(`{"wsession_id":"s-%d","status":"open"}`, i) }, ",", "]}\n", 0},
+				func(i int) string { return `{"wsession_id":"s-` + itoa(i) + `","status":"open"}` }, ",", "]}\n", 0},
 			"docs/maestro/tasks/task-1.json": text(`{"id": "task-1", "title": "T", "status": "in_progress", "created_at": "2026-11-20T10:00:00Z"}` + "\n"),
 			".nexos/agents/dev.md":           text("# dev\n"),
 		}, "work-session:ws-1", 3},
 		{"work-session-breadcrumbs", map[string]bomb{
 			"docs/maestro/work_sessions/ws-1.json": {`{"id": "ws-1", "task_id": "task-1", "ai_session_id": "ai-1", "status": "active", "created_at": "2026-11-20T10:00:00Z", "breadcrumbs": [`,
-				func(i int) string { return fmt.Sprintf(`{"id":"bc-%d","message":"m"}`, i) }, ",", "]}\n", 0},
+				func(i int) string { return `{"id":"bc-` + itoa(i) + `","message":"m"}` }, ",", "]}\n", 0},
 			"docs/maestro/tasks/task-1.json": text(`{"id": "task-1", "title": "T", "status": "in_progress", "created_at": "2026-11-20T10:00:00Z"}` + "\n"),
 			".nexos/agents/dev.md":           text("# dev\n"),
 		}, "work-session:ws-1", 3},

@@ -47,6 +47,7 @@ func (r *reports) all() []error {
 }
 
 func TestRenewEvery(t *testing.T) {
+	t.Parallel()
 	for lease, want := range map[time.Duration]time.Duration{
 		2 * time.Second: 2 * time.Second / 3, time.Hour: 20 * time.Minute, time.Millisecond: 10 * time.Millisecond,
 	} {
@@ -60,6 +61,7 @@ func TestRenewEvery(t *testing.T) {
 // clone cannot take it after the first lease would have ended; released,
 // the renewer is gone and the lock free.
 func TestKeepAliveHoldsPastTheLease(t *testing.T) {
+	t.Parallel()
 	bare, clones := setup(t, 2)
 	const lease = 3 * time.Second
 	a := store(t, clones[0], "long-runner", lease)
@@ -129,6 +131,7 @@ func TestKeepAliveHoldsPastTheLease(t *testing.T) {
 // *LostError naming the new holder, reported once, the renewer stops, and
 // neither the renewal nor the release touches the new holder's lock.
 func TestRenewAfterTakeoverIsNoticed(t *testing.T) {
+	t.Parallel()
 	bare, clones := setup(t, 2)
 	a := store(t, clones[0], "slow", 2*time.Second)
 	v, err := a.Fetch()
@@ -181,6 +184,7 @@ func TestRenewAfterTakeoverIsNoticed(t *testing.T) {
 // moment) is reported and retried at the next tick: the lease moves on
 // once the remote is back.
 func TestRenewRetriesTransientFailures(t *testing.T) {
+	t.Parallel()
 	bare, clones := setup(t, 2)
 	a := store(t, clones[0], "holder", time.Hour)
 	v, err := a.Fetch()

@@ -105,6 +105,7 @@ func handedOff(t *testing.T, bare, id string) int {
 }
 
 func TestSequentialJobsHandOffOnce(t *testing.T) {
+	t.Parallel()
 	bare, clones := setup(t, 3)
 	var got []string
 	for i, c := range clones {
@@ -127,6 +128,7 @@ func TestSequentialJobsHandOffOnce(t *testing.T) {
 }
 
 func TestConcurrentJobsHandOffOnce(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	bare, clones := setup(t, n)
 	for round := 0; round < 2; round++ {
@@ -168,6 +170,7 @@ func TestConcurrentJobsHandOffOnce(t *testing.T) {
 // its lease ends; then one takes it over (a swap of the value read) and,
 // since its dispatch never started, hands it off again (unconfirmed).
 func TestDeadRunnerLeaseThenTakeover(t *testing.T) {
+	t.Parallel()
 	bare, clones := setup(t, 3)
 	dead := store(t, clones[0], "dead", time.Minute)
 	v, err := dead.Fetch()
@@ -222,6 +225,7 @@ func TestDeadRunnerLeaseThenTakeover(t *testing.T) {
 }
 
 func TestRemoteDownOrReadOnly(t *testing.T) {
+	t.Parallel()
 	bare, clones := setup(t, 1)
 	s := store(t, clones[0], "r", time.Hour)
 	v, err := s.Fetch()
@@ -249,6 +253,7 @@ func TestRemoteDownOrReadOnly(t *testing.T) {
 }
 
 func TestHostileValuesIgnored(t *testing.T) {
+	t.Parallel()
 	_, clones := setup(t, 2)
 	a := store(t, clones[0], "a", time.Hour)
 	// a lock whose content names another workflow than its ref
@@ -273,6 +278,7 @@ func TestHostileValuesIgnored(t *testing.T) {
 }
 
 func TestCIRunAndLease(t *testing.T) {
+	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	tests := []struct {
 		env  map[string]string
@@ -299,6 +305,7 @@ func TestCIRunAndLease(t *testing.T) {
 // released it): the replace loses, the ref is read again, it is absent, and
 // the lock is created.
 func TestAcquireAfterTheLockWentAway(t *testing.T) {
+	t.Parallel()
 	_, clones := setup(t, 1)
 	s := store(t, clones[0], "r", time.Hour)
 	if _, err := s.Fetch(); err != nil {

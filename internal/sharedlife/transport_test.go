@@ -128,6 +128,7 @@ func cloneFrom(t *testing.T, url string, n int) []string {
 // concurrent jobs hand off once, and a remote that went down is
 // ErrUnusable with nothing changed on it.
 func TestTransports(t *testing.T) {
+	t.Parallel()
 	servers := map[string]func(*testing.T, string) (string, func()){
 		"daemon": startDaemon,
 		"http":   startHTTP,
