@@ -15,7 +15,7 @@ import (
 // Data that is not valid JSON is redacted as text.
 func JSON(data []byte) []byte {
 	if !json.Valid(data) {
-		return []byte(text(string(data)))
+		return []byte(asJSON(text(string(data))))
 	}
 	type frame struct {
 		object    bool

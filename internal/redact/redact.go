@@ -364,7 +364,19 @@ func String(s string) string {
 	if looksLikeJSON(s) && json.Valid([]byte(s)) {
 		return string(JSON([]byte(s)))
 	}
-	return text(s)
+	return asJSON(text(s))
+}
+
+// asJSON is out, text's redaction of what was not a JSON document, redacted
+// as a document when that made it one: `{"pass":"<a control
+// character>","auth":{"k":1}}` is not valid JSON until its password is
+// replaced, and then the secret member auth's values must go too, or a
+// second String would redact more than the first (it must be idempotent).
+func asJSON(out string) string {
+	if looksLikeJSON(out) && json.Valid([]byte(out)) {
+		return string(JSON([]byte(out)))
+	}
+	return out
 }
 
 // Bytes is String for a byte slice.
@@ -372,7 +384,7 @@ func Bytes(b []byte) []byte {
 	if looksLikeJSON(string(b)) && json.Valid(b) {
 		return JSON(b)
 	}
-	out := text(string(b))
+	out := asJSON(text(string(b)))
 	if out == string(b) {
 		return b
 	}

@@ -275,3 +275,27 @@ func BenchmarkJSONRefs(b *testing.B) {
 		JSON(doc)
 	}
 }
+
+// A text that is not JSON until a secret in it is redacted (a control
+// character in a string) is redacted as the document it became: the values
+// of its secret members go too, and a second String changes nothing.
+func TestRedactTextThatBecomesJSON(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\"pass\":\"\v\",\"auth\":{\"\":1}}", `{"pass":"[REDACTED]","auth":{"":"[REDACTED]"}}`},
+		{"{\"token\":\"a\tb\",\"password\":7}", `{"token":"[REDACTED]","password":"[REDACTED]"}`},
+	} {
+		once := String(tc.in)
+		if once != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, once, tc.want)
+		}
+		if twice := String(once); twice != once {
+			t.Errorf("String(%q) twice = %q, once %q", tc.in, twice, once)
+		}
+		if got := string(Bytes([]byte(tc.in))); got != tc.want {
+			t.Errorf("Bytes(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := string(JSON([]byte(tc.in))); got != tc.want {
+			t.Errorf("JSON(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
