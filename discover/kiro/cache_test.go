@@ -20,9 +20,9 @@ import (
 // is never stored.
 func TestTasksCacheWarmEqualsCold(t *testing.T) {
 	var hits, added int
-	tasksCacheHits = func(h, a int) { hits, added = h, a }
-	tasksCacheNow = func() time.Time { return time.Now().Add(time.Hour) } // store what was just written
-	t.Cleanup(func() { tasksCacheHits, tasksCacheNow = nil, time.Now })
+	tasksCacheKind.Hits = func(h, a int) { hits, added = h, a }
+	tasksCacheKind.Now = func() time.Time { return time.Now().Add(time.Hour) } // store what was just written
+	t.Cleanup(func() { tasksCacheKind.Hits, tasksCacheKind.Now = nil, nil })
 	root := t.TempDir()
 	sourcetest.Write(t, root, merge(
 		fixture(t, "ide1x", ".kiro/specs/speech-to-text"), // `src/stt/` asks whether src/ exists

@@ -86,14 +86,16 @@ type change struct {
 	ID        string // add-auth (as written)
 	Archived  bool
 	TasksPath string // "" without tasks.md
-	Tasks     Tasks
-	Docs      []string // proposal.md, design.md, .openspec.yaml, delta specs
-	Created   string   // .openspec.yaml created (YYYY-MM-DD), as written
-	Schema    string   // .openspec.yaml schema
-	ModTime   time.Time
-	From      string // "git:<hash>" when dated from git
-	Findings  []workflow.Finding
-	current   bool
+	Tasks     Tasks  // an active change's (an archived one keeps only its counts)
+	// archDone and archTotal are an archived change's counts.
+	archDone, archTotal int
+	Docs                []string // proposal.md, design.md, .openspec.yaml, delta specs
+	Created             string   // .openspec.yaml created (YYYY-MM-DD), as written
+	Schema              string   // .openspec.yaml schema
+	ModTime             time.Time
+	From                string // "git:<hash>" when dated from git
+	Findings            []workflow.Finding
+	current             bool
 	// unread is set when tasks.md exists but could not be read (a
 	// finding says why).
 	unread bool
@@ -107,8 +109,14 @@ type change struct {
 	exists func(string) bool
 }
 
-// counts returns done/total by orchestrate's rule.
-func (c *change) counts() (int, int) { return c.Tasks.Count() }
+// counts returns done/total by orchestrate's rule (an archived change's
+// as read: only its boxes are counted, nothing else is kept).
+func (c *change) counts() (int, int) {
+	if c.Archived {
+		return c.archDone, c.archTotal
+	}
+	return c.Tasks.Count()
+}
 
 // status is the change's derived status (FORMATS-openspec-kiro Part A5 and
 // D.3): no tasks Draft; none done Ready (not started); some InProgress (in
@@ -145,6 +153,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	var all []*change
 	budget := maxScanChanges
+	cache := openTasksCache(r)
 	for _, d := range dirs {
 		if budget <= 0 {
 			findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: d,
@@ -157,7 +166,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		}
 		rt.Store, rt.Schema = readConfig(r, d)
 		rt.Layout = DetectLayout(r, d)
-		active, archived, fs := readChanges(r, rt, min(budget, maxChanges))
+		active, archived, fs := readChanges(r, rt, min(budget, maxChanges), cache)
 		budget -= len(active) + len(archived)
 		findings = append(findings, fs...)
 		if len(active) == 0 && len(archived) == 0 {
@@ -170,6 +179,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		findings = append(findings, archiveFindings(rt, active, archived)...)
 		all = append(all, active...)
 	}
+	cache.save()
 	pickCurrent(r, all)
 	findings = append(findings, uniqueKeys(all)...)
 	out := make([]workflow.Candidate, 0, len(all))
@@ -309,7 +319,7 @@ func readMeta(r *source.Repo, p string) (created, schema string) {
 // readChanges reads a root's change folders: every folder directly under
 // changes/ except archive (files there are not changes), and every folder
 // under changes/archive/.
-func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*change, findings []workflow.Finding) {
+func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active, archived []*change, findings []workflow.Finding) {
 	base := rt.Dir + "/changes"
 	dirs := r.Glob([]string{base + "/*"}, true)
 	arch := r.Glob([]string{base + "/archive/*"}, true)
@@ -326,14 +336,14 @@ func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*chang
 			break
 		}
 		n++
-		active = append(active, readChange(r, rt, d, false))
+		active = append(active, readChange(r, rt, d, false, cache))
 	}
 	for _, d := range arch {
 		if n >= limit {
 			break
 		}
 		n++
-		archived = append(archived, readChange(r, rt, d, true))
+		archived = append(archived, readChange(r, rt, d, true, cache))
 	}
 	return active, archived, findings
 }
@@ -342,7 +352,7 @@ func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*chang
 // exist; tasks.md is read (an archived change's only for its boxes), the
 // other documents are referenced, not read (.openspec.yaml is read for the
 // changes in flight, by readMeta).
-func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
+func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
 	full := filepath.Join(r.Root, filepath.FromSlash(dir))
@@ -374,16 +384,17 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {
 		c.TasksPath = p
-		data, mt, err := r.ReadWithTime(p)
+		var mt time.Time
+		var err error
+		if archived {
+			c.archDone, c.archTotal, mt, err = cache.counts(r, p)
+		} else {
+			c.Tasks, mt, err = cache.parse(r, p, c.exists)
+		}
 		c.ModTime = mt
-		switch {
-		case err != nil:
+		if err != nil {
 			c.unread = true
 			c.Findings = append(c.Findings, source.ReadFinding(p, err))
-		case archived:
-			c.Tasks = countTasks(data)
-		default:
-			c.Tasks = ParseTasksIn(data, c.exists)
 		}
 	}
 	if archived {

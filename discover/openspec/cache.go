@@ -1,0 +1,332 @@
+package openspec
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+)
+
+// The tasks cache keeps each change's tasks.md parse in the user's cache
+// (internal/diskcache), keyed as the story and workflow-state caches key
+// their entries (source.StatTable): a SHA-256 of the file's
+// repository-relative path, its stat data (device, inode, mode, size,
+// modification and change times) and what salts tasksCacheKind (its
+// version, the build; the parse depends on nothing else: no setting). The
+// stat comes from the file's folder opened one component at a time
+// without following a symlink (source.Folders) and a no-follow stat of the
+// file; a file changed within source.StatCacheRacy of the scan's clock is
+// not stored. An active change's value is its whole parse (every field a
+// candidate is built from: Build, note, phases, files and readChange's
+// findings read them); an archived change's is its done/total and its
+// number of boxes (all archiveFindings reads). Only a parse that asked the
+// file system nothing is stored (its paths were all file-like or refused:
+// it depends on the content alone); a parse that looked a folder up is
+// done again on every run, as Kiro's is. A value that does not decode, or
+// breaks a bound of the parser, is a miss. See docs/SECURITY.md.
+
+// tasksCacheKind is the tasks cache's table. Bump its Version on any change
+// of what ParseTasksIn or countTasks give for a text, or of the value
+// encoding (encodeTasks, encodeCounts).
+var tasksCacheKind = source.StatTableKind{Name: "openspec-tasks", Label: "orchestrate openspec tasks cache", Version: 1}
+
+// The kinds of value: an active change's parse, an archived one's counts.
+const (
+	valueTasks  = 1
+	valueCounts = 2
+)
+
+// tasksCache is one scan's use of the table.
+type tasksCache struct {
+	*source.StatTable
+	folders *source.Folders
+}
+
+// openTasksCache opens r's table, or returns nil when r has no cache.
+func openTasksCache(r *source.Repo) *tasksCache {
+	t := source.OpenStatTable(r, &tasksCacheKind)
+	if t == nil {
+		return nil
+	}
+	return &tasksCache{StatTable: t, folders: source.NewFolders(r.Root)}
+}
+
+// save closes the scan's folders and writes its new entries.
+func (c *tasksCache) save() {
+	if c == nil {
+		return
+	}
+	c.folders.Close()
+	c.Save()
+}
+
+// lookup gives the stored value of tasks.md p when its stat data is
+// unchanged; d is p's folder (nil: none, read the usual way).
+func (c *tasksCache) lookup(p string) (d *safefile.Dir, name string, v []byte, fs safefile.FileStat, ok bool) {
+	d, name = c.folders.Of(p)
+	if d == nil {
+		return nil, name, nil, fs, false
+	}
+	v, fs, ok = c.Lookup(d, name, p, nil)
+	return d, name, v, fs, ok
+}
+
+// parse gives the parse of an active change's tasks.md p (ParseTasksIn
+// with exists) and its modification time: from the cache when its stat
+// data is unchanged, else read (through its safely opened folder, else with
+// r.ReadWithTime, which reports any problem) and parsed, and recorded when
+// the parse asked exists nothing. c may be nil.
+func (c *tasksCache) parse(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+	if c == nil {
+		return parseRead(r, p, exists)
+	}
+	d, name, v, fs, ok := c.lookup(p)
+	if d == nil {
+		return parseRead(r, p, exists)
+	}
+	if ok {
+		if ts, ok := decodeTasks(v); ok {
+			c.AddHits(1)
+			// not read, but held: its boxes are drawn from the scan's budget
+			if err := c.SpendN(p, 1+len(ts.Tasks)); err != nil {
+				return Tasks{}, fs.Mtime, err
+			}
+			return ts, fs.Mtime, nil
+		}
+	}
+	data, fs, ok := c.ReadRegular(d, name)
+	if !ok {
+		return parseRead(r, p, exists)
+	}
+	if err := c.Spend(p, data); err != nil {
+		return Tasks{}, fs.Mtime, err
+	}
+	asked := false
+	var ask func(string) bool
+	if exists != nil {
+		ask = func(q string) bool {
+			asked = true
+			return exists(q)
+		}
+	}
+	ts := ParseTasksIn(data, ask)
+	if !asked && c.Storable(fs) {
+		c.Add(p, fs, encodeTasks(nil, &ts), nil)
+	}
+	return ts, fs.Mtime, nil
+}
+
+// counts gives done/total of an archived change's tasks.md p (countTasks,
+// orchestrate's rule) and its modification time, from the cache or read
+// and counted as parse does. c may be nil.
+func (c *tasksCache) counts(r *source.Repo, p string) (done, total int, mt time.Time, err error) {
+	if c == nil {
+		return countRead(r, p)
+	}
+	d, name, v, fs, ok := c.lookup(p)
+	if d == nil {
+		return countRead(r, p)
+	}
+	if ok {
+		if done, total, boxes, ok := decodeCounts(v); ok {
+			c.AddHits(1)
+			if err := c.SpendN(p, 1+boxes); err != nil {
+				return 0, 0, fs.Mtime, err
+			}
+			return done, total, fs.Mtime, nil
+		}
+	}
+	data, fs, ok := c.ReadRegular(d, name)
+	if !ok {
+		return countRead(r, p)
+	}
+	if err := c.Spend(p, data); err != nil {
+		return 0, 0, fs.Mtime, err
+	}
+	ts := countTasks(data)
+	done, total = ts.Count()
+	if c.Storable(fs) {
+		c.Add(p, fs, encodeCounts(done, total, len(ts.Tasks)), nil)
+	}
+	return done, total, fs.Mtime, nil
+}
+
+// parseRead reads p with r.ReadWithTime and parses it (no cache).
+func parseRead(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+	data, mt, err := r.ReadWithTime(p)
+	if err != nil {
+		return Tasks{}, mt, err
+	}
+	return ParseTasksIn(data, exists), mt, nil
+}
+
+// countRead reads p with r.ReadWithTime and counts its boxes (no cache).
+func countRead(r *source.Repo, p string) (done, total int, mt time.Time, err error) {
+	data, mt, err := r.ReadWithTime(p)
+	if err != nil {
+		return 0, 0, mt, err
+	}
+	ts := countTasks(data)
+	done, total = ts.Count()
+	return done, total, mt, nil
+}
+
+// Task flags in a value.
+const (
+	flagDone = 1 << iota
+	flagEmpty
+	flagFenced
+	flagColumn0
+	flagOtherMarker
+	flagNewGroup // the task's Group differs from the previous task's (it follows)
+)
+
+// encodeTasks appends a parse as a value to b: lengths and numbers as
+// uvarints, strings as their length and bytes, each task's heading only
+// when it differs from the previous task's.
+func encodeTasks(b []byte, ts *Tasks) []byte {
+	u := func(n int) { b = binary.AppendUvarint(b, uint64(n)) }
+	str := func(s string) { u(len(s)); b = append(b, s...) }
+	list := func(l []string) {
+		u(len(l))
+		for _, s := range l {
+			str(s)
+		}
+	}
+	u(valueTasks)
+	list(ts.Groups)
+	u(len(ts.Tasks))
+	group := ""
+	for i := range ts.Tasks {
+		t := &ts.Tasks[i]
+		f := 0
+		for _, x := range []struct {
+			on   bool
+			flag int
+		}{{t.Done, flagDone}, {t.Empty, flagEmpty}, {t.Fenced, flagFenced}, {t.Column0, flagColumn0}, {t.OtherMarker, flagOtherMarker}, {t.Group != group, flagNewGroup}} {
+			if x.on {
+				f |= x.flag
+			}
+		}
+		u(f)
+		if t.Group != group {
+			str(t.Group)
+			group = t.Group
+		}
+		str(t.Item)
+		str(t.Num)
+		str(t.Title)
+		u(t.GroupIx + 1)
+		list(t.Refs)
+		list(t.Paths)
+		u(t.Line)
+	}
+	if ts.Truncated {
+		u(1)
+	} else {
+		u(0)
+	}
+	u(ts.UnclosedFence)
+	return b
+}
+
+// maxValueString bounds a string of a value: the longest the parser keeps
+// (a line, cut to maxLineLen bytes, and a path cleaned from it).
+const maxValueString = maxLineLen * 4
+
+// decodeTasks reads a value encodeTasks wrote; ok is false for anything
+// else or a value past the parser's bounds (a group index outside the
+// groups, a line before the previous task's). Its strings are substrings
+// of one copy of b.
+func decodeTasks(b []byte) (ts Tasks, ok bool) {
+	all := string(b)
+	bad := false
+	u := func(limit int) int {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > uint64(limit) {
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return int(v)
+	}
+	str := func() string {
+		n := u(maxValueString)
+		if bad || n > len(b) {
+			bad = true
+			return ""
+		}
+		off := len(all) - len(b)
+		b = b[n:]
+		return all[off : off+n]
+	}
+	list := func(limit int) []string {
+		n := u(limit)
+		var out []string
+		if n > 0 && !bad {
+			out = make([]string, 0, min(n, len(b))) // each string takes a byte at least
+		}
+		for i := 0; i < n && !bad; i++ {
+			out = append(out, str())
+		}
+		return out
+	}
+	if u(valueTasks) != valueTasks || bad {
+		return Tasks{}, false
+	}
+	ts.Groups = list(maxGroups)
+	n := u(maxTasks)
+	if n > 0 && !bad {
+		ts.Tasks = make([]Task, 0, min(n, len(b)))
+	}
+	group, line := "", 0
+	for i := 0; i < n && !bad; i++ {
+		f := u(flagNewGroup<<1 - 1)
+		if f&flagNewGroup != 0 {
+			group = str()
+		}
+		t := Task{Done: f&flagDone != 0, Empty: f&flagEmpty != 0, Fenced: f&flagFenced != 0, Column0: f&flagColumn0 != 0, OtherMarker: f&flagOtherMarker != 0, Group: group}
+		t.Item, t.Num, t.Title = str(), str(), str()
+		t.GroupIx = u(len(ts.Groups)) - 1
+		t.Refs, t.Paths = list(maxTaskRefs), list(maxTaskPaths)
+		t.Line = u(1 << 30)
+		if t.Line <= line || (t.Fenced && t.GroupIx >= 0) {
+			bad = true
+		}
+		line = t.Line
+		ts.Tasks = append(ts.Tasks, t)
+	}
+	ts.Truncated = u(1) == 1
+	ts.UnclosedFence = u(1 << 30)
+	if bad || len(b) != 0 {
+		return Tasks{}, false
+	}
+	return ts, true
+}
+
+// encodeCounts is an archived change's value: done, total and its number
+// of boxes (what it draws from the scan's budget).
+func encodeCounts(done, total, boxes int) []byte {
+	b := binary.AppendUvarint(nil, valueCounts)
+	b = binary.AppendUvarint(b, uint64(done))
+	b = binary.AppendUvarint(b, uint64(total))
+	return binary.AppendUvarint(b, uint64(boxes))
+}
+
+// decodeCounts reads a value encodeCounts wrote; ok is false for anything
+// else or counts that cannot be (done > total > boxes > maxTasks).
+func decodeCounts(b []byte) (done, total, boxes int, ok bool) {
+	var v [4]uint64
+	for i := range v {
+		x, n := binary.Uvarint(b)
+		if n <= 0 || x > maxTasks {
+			return 0, 0, 0, false
+		}
+		v[i], b = x, b[n:]
+	}
+	if v[0] != valueCounts || len(b) != 0 || v[1] > v[2] || v[2] > v[3] {
+		return 0, 0, 0, false
+	}
+	return int(v[1]), int(v[2]), int(v[3]), true
+}
