@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 )
 
 // The tasks cache keeps each tasks.md's parse in the user's cache
@@ -16,15 +17,16 @@ import (
 // stat comes from the file's folder opened one component at a time
 // without following a symlink (source.Folders) and a no-follow stat of the
 // file; a file changed within source.StatCacheRacy of the scan's clock is
-// not stored. Only a parse that asked the file system nothing is stored
-// (its paths were all file-like or refused: it depends on the content
-// alone); a parse that looked a folder up is done again on every run. A
-// value that does not decode, or breaks a bound, is a miss. See
-// docs/SECURITY.md.
+// not stored. The value is the questions the parse asked of the file
+// system with their answers (source.Asked), then the parse (encodeTasks).
+// A stored parse is used only when each of its questions still has its
+// answer: the parse would ask the same and give the same; a parse that
+// asked more than source.MaxAsked is done again on every run. A value that
+// does not decode, or breaks a bound, is a miss. See docs/SECURITY.md.
 
 // tasksCacheKind is the tasks cache's table. Bump its Version on any change
 // of what ParseTasksIn gives for a text or of the value encoding.
-var tasksCacheKind = source.StatTableKind{Name: "kiro-tasks", Label: "orchestrate kiro tasks cache", Version: 1}
+var tasksCacheKind = source.StatTableKind{Name: "kiro-tasks", Label: "orchestrate kiro tasks cache", Version: 2}
 
 // tasksCache is one scan's use of the table. It is safe for concurrent use
 // by the scan's workers.
@@ -42,43 +44,47 @@ func openTasksCache(r *source.Repo) *tasksCache {
 	return &tasksCache{StatTable: t, folders: source.NewFolders(r.Root)}
 }
 
-// parseTasks gives the parse of tasks.md p and its modification time: from
-// the cache when its stat data is unchanged, else read (through its safely
-// opened folder, else with r.ReadWithTime, which reports any problem) and
-// parsed, and recorded when the parse asked exists nothing. c may be nil.
+// parseTasks gives the parse of tasks.md p (ParseTasksIn with a fresh
+// refpath.BoundedExists of exists) and its modification time: from the
+// cache when its stat data is unchanged and every question the stored
+// parse asked of the file system still has its answer
+// (source.AskedAgain), else read (through its safely opened folder, else
+// with r.ReadWithTime, which reports any problem) and parsed, and recorded
+// with its questions and answers (at most source.MaxAsked). c may be nil.
 func (c *tasksCache) parseTasks(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+	bounded := refpath.BoundedExists(exists, maxExistsLookups)
 	if c == nil {
-		return parseRead(r, p, exists)
+		return parseRead(r, p, bounded)
 	}
 	d, name := c.folders.Of(p)
 	if d == nil {
-		return parseRead(r, p, exists)
+		return parseRead(r, p, bounded)
 	}
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
-		if ts, ok := decodeTasks(v); ok {
-			c.AddHits(1)
-			// a parse from the cache draws its tasks from the scan's
-			// element budget (docs/SECURITY.md, "Counts")
-			if err := c.SpendN(p, 1+len(ts.Tasks)); err != nil {
-				return Tasks{}, time.Time{}, err
+		if rest, same := source.AskedAgain(v, bounded); same {
+			if ts, ok := decodeTasks(rest); ok {
+				c.AddHits(1)
+				// a parse from the cache draws its tasks from the scan's
+				// element budget (docs/SECURITY.md, "Counts")
+				if err := c.SpendN(p, 1+len(ts.Tasks)); err != nil {
+					return Tasks{}, fs.Mtime, err // as r.ReadWithTime refuses it
+				}
+				return ts, fs.Mtime, nil
 			}
-			return ts, fs.Mtime, nil
 		}
+		bounded = refpath.BoundedExists(exists, maxExistsLookups) // a miss: as if nothing was asked
 	}
 	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
-		return parseRead(r, p, exists)
+		return parseRead(r, p, bounded)
 	}
 	if err := c.Spend(p, data); err != nil { // read beside r.Read: draw from the scan's budget
-		return Tasks{}, time.Time{}, err
+		return Tasks{}, fs.Mtime, err // as r.ReadWithTime refuses it
 	}
-	asked := false
-	ts := ParseTasksIn(data, func(q string) bool {
-		asked = true
-		return exists(q)
-	})
-	if !asked && c.Storable(fs) {
-		c.Add(p, fs, encodeTasks(&ts), nil)
+	asked := source.NewAsked(bounded)
+	ts := ParseTasksIn(data, asked.Func())
+	if asked.Storable() && c.Storable(fs) {
+		c.Add(p, fs, append(asked.Append(nil), encodeTasks(&ts)...), nil)
 	}
 	return ts, fs.Mtime, nil
 }

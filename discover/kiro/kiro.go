@@ -23,7 +23,6 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/par"
-	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -293,7 +292,7 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 		switch doc {
 		case "tasks.md":
 			s.TasksPath = p
-			ts, mt, err := cache.parseTasks(r, p, refpath.BoundedExists(exists, maxExistsLookups))
+			ts, mt, err := cache.parseTasks(r, p, exists)
 			s.ModTime = mt
 			if err != nil {
 				s.Unread = true

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
@@ -17,14 +18,16 @@ import (
 // stat comes from the file's folder opened one component at a time
 // without following a symlink (source.Folders) and a no-follow stat of the
 // file; a file changed within source.StatCacheRacy of the scan's clock is
-// not stored. An active change's value is its whole parse (every field a
+// not stored. An active change's value is the questions its parse asked
+// of the file system with their answers (source.Asked), then its whole parse (every field a
 // candidate is built from: Build, note, phases, files and readChange's
 // findings read them); an archived change's is its done/total and its
-// number of boxes (all archiveFindings reads). Only a parse that asked the
-// file system nothing is stored (its paths were all file-like or refused:
-// it depends on the content alone); a parse that looked a folder up is
-// done again on every run, as Kiro's is. A value that does not decode, or
-// breaks a bound of the parser, is a miss. See docs/SECURITY.md.
+// number of boxes (all archiveFindings reads; its parse asks nothing). A
+// stored parse is used only when each of its questions still has its
+// answer: the parse would ask the same and give the same; a parse that
+// asked more than source.MaxAsked is done again on every run. A value that
+// does not decode, or breaks a bound of the parser, is a miss. See
+// docs/SECURITY.md.
 
 // tasksCacheKind is the tasks cache's table. Bump its Version on any change
 // of what ParseTasksIn or countTasks give for a text, or of the value
@@ -73,48 +76,51 @@ func (c *tasksCache) lookup(p string) (d *safefile.Dir, name string, v []byte, f
 }
 
 // parse gives the parse of an active change's tasks.md p (ParseTasksIn
-// with exists) and its modification time: from the cache when its stat
-// data is unchanged, else read (through its safely opened folder, else with
-// r.ReadWithTime, which reports any problem) and parsed, and recorded when
-// the parse asked exists nothing. c may be nil.
-func (c *tasksCache) parse(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+// with a fresh refpath.BoundedExists of exists) and its modification time,
+// with the bounded look-up the parse used (the change's files are looked
+// up through it after): from the cache when its stat data is unchanged and
+// every question the stored parse asked of the file system still has its
+// answer (source.AskedAgain), else read (through its safely opened folder,
+// else with r.ReadWithTime, which reports any problem) and parsed, and
+// recorded with its questions and answers (at most source.MaxAsked). c may
+// be nil.
+func (c *tasksCache) parse(r *source.Repo, p string, exists func(string) bool) (Tasks, func(string) bool, time.Time, error) {
+	bounded := refpath.BoundedExists(exists, maxExistsLookups)
 	if c == nil {
-		return parseRead(r, p, exists)
+		return parseRead(r, p, bounded)
 	}
 	d, name, v, fs, ok := c.lookup(p)
 	if d == nil {
-		return parseRead(r, p, exists)
+		return parseRead(r, p, bounded)
 	}
 	if ok {
-		if ts, ok := decodeTasks(v); ok {
-			c.AddHits(1)
-			// not read, but held: its boxes are drawn from the scan's budget
-			if err := c.SpendN(p, 1+len(ts.Tasks)); err != nil {
-				return Tasks{}, fs.Mtime, err
+		// asked through the bounded look-up: it then remembers what the
+		// parse's own questions would have left in it
+		if rest, same := source.AskedAgain(v, bounded); same {
+			if ts, ok := decodeTasks(rest); ok {
+				c.AddHits(1)
+				// not read, but held: its boxes are drawn from the scan's budget
+				if err := c.SpendN(p, 1+len(ts.Tasks)); err != nil {
+					return Tasks{}, bounded, fs.Mtime, err
+				}
+				return ts, bounded, fs.Mtime, nil
 			}
-			return ts, fs.Mtime, nil
 		}
+		bounded = refpath.BoundedExists(exists, maxExistsLookups) // a miss: as if nothing was asked
 	}
 	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
-		return parseRead(r, p, exists)
+		return parseRead(r, p, bounded)
 	}
 	if err := c.Spend(p, data); err != nil {
-		return Tasks{}, fs.Mtime, err
+		return Tasks{}, bounded, fs.Mtime, err
 	}
-	asked := false
-	var ask func(string) bool
-	if exists != nil {
-		ask = func(q string) bool {
-			asked = true
-			return exists(q)
-		}
+	asked := source.NewAsked(bounded)
+	ts := ParseTasksIn(data, asked.Func())
+	if asked.Storable() && c.Storable(fs) {
+		c.Add(p, fs, encodeTasks(asked.Append(nil), &ts), nil)
 	}
-	ts := ParseTasksIn(data, ask)
-	if !asked && c.Storable(fs) {
-		c.Add(p, fs, encodeTasks(nil, &ts), nil)
-	}
-	return ts, fs.Mtime, nil
+	return ts, bounded, fs.Mtime, nil
 }
 
 // counts gives done/total of an archived change's tasks.md p (countTasks,
@@ -152,13 +158,14 @@ func (c *tasksCache) counts(r *source.Repo, p string) (done, total int, mt time.
 	return done, total, fs.Mtime, nil
 }
 
-// parseRead reads p with r.ReadWithTime and parses it (no cache).
-func parseRead(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+// parseRead reads p with r.ReadWithTime and parses it with exists (no
+// cache).
+func parseRead(r *source.Repo, p string, exists func(string) bool) (Tasks, func(string) bool, time.Time, error) {
 	data, mt, err := r.ReadWithTime(p)
 	if err != nil {
-		return Tasks{}, mt, err
+		return Tasks{}, exists, mt, err
 	}
-	return ParseTasksIn(data, exists), mt, nil
+	return ParseTasksIn(data, exists), exists, mt, nil
 }
 
 // countRead reads p with r.ReadWithTime and counts its boxes (no cache).

@@ -3,6 +3,7 @@ package openspec
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,10 +74,10 @@ func cacheScan(t *testing.T, root string, c *diskcache.Cache) (out string, hits,
 	return string(data), hits, added
 }
 
-// The stored changes of cacheFiles: every tasks.md but those whose parse
-// asked the file system (asks: src/components; v1: /api/v2/preferences),
-// the archived one included.
-const cacheStored = 7
+// The stored changes of cacheFiles: every tasks.md, the archived one and
+// those whose parse asked the file system (asks: src/ for src/components;
+// v1: /api/v2/preferences) included.
+const cacheStored = 9
 
 // A scan with the cache off, a first one that fills it and a warm one give
 // the same candidates and findings; the warm scan reads every stored
@@ -155,6 +156,52 @@ func TestTasksCacheWarmEqualsCold(t *testing.T) {
 	}
 	if got, hits, _ := cacheScan(t, root, c); got != off || hits != cacheStored {
 		t.Fatalf("warm scan after the change: %d hits; same answers %v", hits, got == off)
+	}
+
+	// an answer the stored parse depends on changes (src/ is gone: `src/components`
+	// is no path any more): a miss, for that change only
+	if err := os.RemoveAll(filepath.Join(root, "src")); err != nil {
+		t.Fatal(err)
+	}
+	before := off
+	off, _, _ = cacheScan(t, root, nil)
+	if off == before {
+		t.Fatal("removing src/ changed nothing (the test proves nothing)")
+	}
+	got, hits, added = cacheScan(t, root, c)
+	if got != off || hits != cacheStored-1 || added != 1 {
+		t.Fatalf("a changed answer: %d hits, %d added (want %d, 1); same answers %v", hits, added, cacheStored-1, got == off)
+	}
+	if got, hits, _ := cacheScan(t, root, c); got != off || hits != cacheStored {
+		t.Fatalf("warm scan after the changed answer: %d hits; same answers %v", hits, got == off)
+	}
+}
+
+// A parse that asked more than source.MaxAsked questions is not stored;
+// one that asked up to it is, and gives the same answers warm.
+func TestTasksCacheManyQuestions(t *testing.T) {
+	root := t.TempDir()
+	task := func(n int) string {
+		var b strings.Builder
+		b.WriteString("## 1. Work\n\n- [x] 1.1 Done\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "- [ ] 1.%d Build `dir%d/pages`\n", i+2, i)
+		}
+		return b.String()
+	}
+	files := map[string]string{
+		"openspec/changes/few/tasks.md":  task(source.MaxAsked),
+		"openspec/changes/many/tasks.md": task(source.MaxAsked + 1),
+		"dir3/pages/x.ts":                "x\n",
+	}
+	sourcetest.Write(t, root, files)
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	off, _, _ := cacheScan(t, root, nil)
+	if got, hits, added := cacheScan(t, root, c); got != off || hits != 0 || added != 1 {
+		t.Fatalf("cold: %d hits, %d added (want 0, 1); same answers %v", hits, added, got == off)
+	}
+	if got, hits, added := cacheScan(t, root, c); got != off || hits != 1 || added != 0 {
+		t.Fatalf("warm: %d hits, %d added (want 1, 0); same answers %v", hits, added, got == off)
 	}
 }
 

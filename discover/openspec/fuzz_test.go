@@ -2,8 +2,8 @@ package openspec
 
 import (
 	"os"
-	"reflect"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 

@@ -378,9 +378,6 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 			}
 		}
 	}
-	if !archived {
-		c.exists = refpath.BoundedExists(r.Exists, maxExistsLookups)
-	}
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {
 		c.TasksPath = p
@@ -389,7 +386,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 		if archived {
 			c.archDone, c.archTotal, mt, err = cache.counts(r, p)
 		} else {
-			c.Tasks, mt, err = cache.parse(r, p, c.exists)
+			c.Tasks, c.exists, mt, err = cache.parse(r, p, r.Exists)
 		}
 		c.ModTime = mt
 		if err != nil {
@@ -399,6 +396,9 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 	}
 	if archived {
 		return c // only the boxes of an archived change matter
+	}
+	if c.exists == nil {
+		c.exists = refpath.BoundedExists(r.Exists, maxExistsLookups) // no tasks.md
 	}
 	if c.ModTime.IsZero() {
 		c.ModTime = r.ModTime(dir)
