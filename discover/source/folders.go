@@ -1,6 +1,7 @@
 package source
 
 import (
+	"path"
 	"strings"
 	"sync"
 
@@ -31,15 +32,39 @@ func (f *Folders) Of(p string) (*safefile.Dir, string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d, ok := f.dirs[dir]
-	if !ok {
-		var err error
-		if d, err = safefile.OpenDir(f.root, dir, false); err != nil {
-			d = nil
-		}
-		f.dirs[dir] = d
+	return f.dir(dir), name
+}
+
+// dir returns the folder dir, opening it once: inside its parent's open
+// folder when dir is a clean relative path (one open for every folder
+// below one already open: the specs of .kiro/specs/ are one open each, not
+// four), else from the root (safefile.OpenDir, which refuses what it
+// cannot clean). f.mu is held.
+//
+// Both ways open the same folder or refuse it: a clean path is opened
+// from the root one component at a time, without following a symlink,
+// which is what opening each component inside its parent does.
+func (f *Folders) dir(dir string) *safefile.Dir {
+	if d, ok := f.dirs[dir]; ok {
+		return d
 	}
-	return d, name
+	var d *safefile.Dir
+	i := strings.LastIndexByte(dir, '/')
+	if parentOpens(dir) {
+		parent, base := ".", dir
+		if i >= 0 {
+			parent, base = dir[:i], dir[i+1:]
+		}
+		if p := f.dir(parent); p != nil {
+			if sub, err := p.OpenSub(base); err == nil {
+				d = sub
+			}
+		}
+	} else if sub, err := safefile.OpenDir(f.root, dir, false); err == nil {
+		d = sub
+	}
+	f.dirs[dir] = d
+	return d
 }
 
 // Close closes every folder opened; Of must not be called after it.
@@ -52,4 +77,15 @@ func (f *Folders) Close() {
 		}
 	}
 	f.dirs = nil
+}
+
+// parentOpens reports whether dir may be opened inside its parent: a
+// clean relative path that safefile.OpenDir takes as it is (no "." or
+// ".." component, no control character, backslash or drive letter), not
+// the root itself.
+func parentOpens(dir string) bool {
+	if dir == "" || dir == "." || path.Clean(dir) != dir || strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, "\x00\n\r\\") || (len(dir) > 1 && dir[1] == ':') {
+		return false
+	}
+	return dir != ".." && !strings.HasPrefix(dir, "../")
 }
