@@ -302,21 +302,21 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 			s.Tasks = ts
 			s.Counts = s.Tasks.Count()
 		case ".config.kiro", "config.kiro":
-			if data, err := r.Read(p); err == nil {
-				s.Config = parseConfig(data)
+			if c, err := readDoc(cache, r, p, configCodec); err == nil {
+				s.Config = c
 			} else {
 				s.Config.Present = true
 			}
 		case "tasks.meta.json":
 			s.HasMeta = true
-			if data, err := r.Read(p); err == nil {
-				s.Meta = parseMeta(data)
+			if m, err := readDoc(cache, r, p, metaCodec); err == nil {
+				s.Meta = m
 			} else {
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 			}
 		case "spec.json":
-			if data, err := r.Read(p); err == nil {
-				s.SpecJSON = parseSpecJSON(data)
+			if j, err := readDoc(cache, r, p, specJSONCodec); err == nil {
+				s.SpecJSON = j
 			} else {
 				s.SpecJSON.Present = true
 			}
