@@ -22,7 +22,8 @@ import (
 // of the file system with their answers (source.Asked), then its whole parse (every field a
 // candidate is built from: Build, note, phases, files and readChange's
 // findings read them); an archived change's is its done/total and its
-// number of boxes (all archiveFindings reads; its parse asks nothing). A
+// number of boxes (all archiveFindings reads; its parse asks nothing); a
+// change's .openspec.yaml's is its created and schema (parseMeta). A
 // stored parse is used only when each of its questions still has its
 // answer: the parse would ask the same and give the same; a parse that
 // asked more than source.MaxAsked is done again on every run. A value that
@@ -34,10 +35,12 @@ import (
 // encoding (encodeTasks, encodeCounts).
 var tasksCacheKind = source.StatTableKind{Name: "openspec-tasks", Label: "orchestrate openspec tasks cache", Version: 1}
 
-// The kinds of value: an active change's parse, an archived one's counts.
+// The kinds of value: an active change's parse, an archived one's counts,
+// a change's .openspec.yaml (created and schema).
 const (
 	valueTasks  = 1
 	valueCounts = 2
+	valueMeta   = 3
 )
 
 // tasksCache is one scan's use of the table.
@@ -336,4 +339,72 @@ func decodeCounts(b []byte) (done, total, boxes int, ok bool) {
 		return 0, 0, 0, false
 	}
 	return int(v[1]), int(v[2]), int(v[3]), true
+}
+
+// meta gives created and schema of a change's .openspec.yaml p (parseMeta;
+// both "" when it cannot be read): from the cache when its stat data is
+// unchanged, else read and parsed as parse does, and recorded. c may be
+// nil.
+func (c *tasksCache) meta(r *source.Repo, p string) (created, schema string) {
+	if c == nil {
+		return readMeta(r, p)
+	}
+	d, name, v, fs, ok := c.lookup(p)
+	if d == nil {
+		return readMeta(r, p)
+	}
+	if ok {
+		if created, schema, ok := decodeMeta(v); ok {
+			c.AddHits(1)
+			// not read, but held: one entry drawn from the scan's budget
+			if c.SpendN(p, 1) != nil {
+				return "", "" // as r.Read refuses it
+			}
+			return created, schema
+		}
+	}
+	data, fs, ok := c.ReadRegular(d, name)
+	if !ok {
+		return readMeta(r, p)
+	}
+	if c.Spend(p, data) != nil {
+		return "", ""
+	}
+	created, schema = parseMeta(data)
+	if c.Storable(fs) {
+		c.Add(p, fs, encodeMeta(created, schema), nil)
+	}
+	return created, schema
+}
+
+// encodeMeta is a .openspec.yaml's value.
+func encodeMeta(created, schema string) []byte {
+	b := binary.AppendUvarint(nil, valueMeta)
+	for _, s := range []string{created, schema} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// decodeMeta reads a value encodeMeta wrote; ok is false for anything
+// else.
+func decodeMeta(b []byte) (created, schema string, ok bool) {
+	k, n := binary.Uvarint(b)
+	if n <= 0 || k != valueMeta {
+		return "", "", false
+	}
+	b = b[n:]
+	var out [2]string
+	for i := range out {
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > maxValueString || l > uint64(len(b)-n) {
+			return "", "", false
+		}
+		out[i], b = string(b[n:n+int(l)]), b[n+int(l):]
+	}
+	if len(b) != 0 {
+		return "", "", false
+	}
+	return out[0], out[1], true
 }

@@ -74,10 +74,11 @@ func cacheScan(t *testing.T, root string, c *diskcache.Cache) (out string, hits,
 	return string(data), hits, added
 }
 
-// The stored changes of cacheFiles: every tasks.md, the archived one and
+// The stored entries of cacheFiles: every tasks.md, the archived one and
 // those whose parse asked the file system (asks: src/ for src/components;
-// v1: /api/v2/preferences) included.
-const cacheStored = 9
+// v1: /api/v2/preferences) included, and the .openspec.yaml of the change
+// in flight (partial).
+const cacheStored = 10
 
 // A scan with the cache off, a first one that fills it and a warm one give
 // the same candidates and findings; the warm scan reads every stored
@@ -116,6 +117,7 @@ func TestTasksCacheWarmEqualsCold(t *testing.T) {
 		"openspec/changes/partial/tasks.md":                encodeCounts(1, 2, 2), // an archived change's value for an active one
 		"openspec/changes/done/tasks.md":                   {0xee, 1, 2},
 		"openspec/changes/archive/2026-01-01-old/tasks.md": encodeTasks(nil, &Tasks{}),
+		"openspec/changes/partial/.openspec.yaml":          append(encodeMeta("2026-01-02", ""), 0),
 	} {
 		dir, name := filepath.Split(p)
 		d, err := safefile.OpenDir(root, strings.TrimSuffix(dir, "/"), false)
@@ -134,8 +136,8 @@ func TestTasksCacheWarmEqualsCold(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, hits, added := cacheScan(t, root, c)
-	if got != off || hits != cacheStored-3 || added != 3 {
-		t.Fatalf("corrupt values: %d hits, %d added (want %d, 3); same answers %v", hits, added, cacheStored-3, got == off)
+	if got != off || hits != cacheStored-4 || added != 4 {
+		t.Fatalf("corrupt values: %d hits, %d added (want %d, 4); same answers %v", hits, added, cacheStored-4, got == off)
 	}
 
 	// a changed file is a miss; a symlinked tasks.md is read the usual way
@@ -330,6 +332,20 @@ func TestTasksEncoding(t *testing.T) {
 	} {
 		if _, ok := decodeTasks(encodeTasks(nil, &ts)); ok {
 			t.Errorf("%s: decodes", name)
+		}
+	}
+	for _, m := range [][2]string{{"", ""}, {"2026-01-02", "spec-driven"}} {
+		v := encodeMeta(m[0], m[1])
+		if c, s, ok := decodeMeta(v); !ok || c != m[0] || s != m[1] {
+			t.Errorf("meta %q: %v %q %q", m, ok, c, s)
+		}
+		for cut := 0; cut < len(v); cut++ {
+			if _, _, ok := decodeMeta(v[:cut]); ok {
+				t.Errorf("meta %q cut at %d decodes", m, cut)
+			}
+		}
+		if _, _, ok := decodeMeta(append(v, 0)); ok {
+			t.Errorf("meta %q: trailing bytes decode", m)
 		}
 	}
 	if _, _, _, ok := decodeCounts(encodeCounts(1, 2, 3)); !ok {

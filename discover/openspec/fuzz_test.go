@@ -52,5 +52,10 @@ func FuzzParseOpenSpec(f *testing.F) {
 		}
 		_, _ = decodeTasks(data) // arbitrary bytes as a cached value: no panic
 		_, _, _, _ = decodeCounts(data)
+		created, schema := parseMeta(data)
+		if c2, s2, ok := decodeMeta(encodeMeta(created, schema)); !ok || c2 != created || s2 != schema {
+			t.Fatalf("meta round trip: %v", ok)
+		}
+		_, _, _ = decodeMeta(data)
 	})
 }

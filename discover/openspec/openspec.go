@@ -298,10 +298,19 @@ func readConfig(r *source.Repo, dir string) (store, schema string) {
 	return store, schema
 }
 
-// readMeta reads a change's .openspec.yaml: created and schema.
+// readMeta reads a change's .openspec.yaml: created and schema (no cache).
 func readMeta(r *source.Repo, p string) (created, schema string) {
 	data, err := r.Read(p)
-	if err != nil || len(data) > maxSmallFile {
+	if err != nil {
+		return "", ""
+	}
+	return parseMeta(data)
+}
+
+// parseMeta reads created and schema from a change's .openspec.yaml, line
+// by line; nothing from a file over maxSmallFile.
+func parseMeta(data []byte) (created, schema string) {
+	if len(data) > maxSmallFile {
 		return "", ""
 	}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -428,7 +437,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 			Message: fmt.Sprintf("line %d: a code fence is never closed; the boxes after it are counted", c.Tasks.UnclosedFence)})
 	}
 	if has[".openspec.yaml"] && c.inFlight() {
-		c.Created, c.Schema = readMeta(r, dir+"/.openspec.yaml")
+		c.Created, c.Schema = cache.meta(r, dir+"/.openspec.yaml")
 	}
 	schema := c.Schema
 	if schema == "" {
