@@ -349,7 +349,7 @@ func (c *tasksCache) meta(r *source.Repo, p string) (created, schema string) {
 	if c == nil {
 		return readMeta(r, p)
 	}
-	d, name, v, fs, ok := c.lookup(p)
+	d, name, v, _, ok := c.lookup(p)
 	if d == nil {
 		return readMeta(r, p)
 	}
