@@ -2,10 +2,12 @@ package kiro
 
 import (
 	"encoding/binary"
+	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
 // The tasks cache keeps each tasks.md's parse in the user's cache
@@ -44,22 +46,32 @@ func openTasksCache(r *source.Repo) *tasksCache {
 	return &tasksCache{StatTable: t, folders: source.NewFolders(r.Root)}
 }
 
-// parseTasks gives the parse of tasks.md p (ParseTasksIn with a fresh
+// openDir opens the spec folder dir (source.Folders.Open: the caller
+// closes it); nil when c is nil or it cannot be opened that way (its files
+// are then read the usual way). The scan's workers call it concurrently.
+func (c *tasksCache) openDir(dir string) *safefile.Dir {
+	if c == nil {
+		return nil
+	}
+	return c.folders.Open(dir)
+}
+
+// baseName is the name of the file p in its folder.
+func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// parseTasks gives the parse of tasks.md p, in the spec folder d (ParseTasksIn with a fresh
 // refpath.BoundedExists of exists) and its modification time: from the
 // cache when its stat data is unchanged and every question the stored
 // parse asked of the file system still has its answer
 // (source.AskedAgain), else read (through its safely opened folder, else
 // with r.ReadWithTime, which reports any problem) and parsed, and recorded
 // with its questions and answers (at most source.MaxAsked). c may be nil.
-func (c *tasksCache) parseTasks(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+func (c *tasksCache) parseTasks(r *source.Repo, p string, d *safefile.Dir, exists func(string) bool) (Tasks, time.Time, error) {
 	bounded := refpath.BoundedExists(exists, maxExistsLookups)
-	if c == nil {
+	if c == nil || d == nil {
 		return parseRead(r, p, bounded)
 	}
-	d, name := c.folders.Of(p)
-	if d == nil {
-		return parseRead(r, p, bounded)
-	}
+	name := baseName(p)
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
 		if rest, same := source.AskedAgain(v, bounded); same {
 			if ts, ok := decodeTasks(rest); ok {

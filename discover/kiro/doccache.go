@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
 // A spec folder's other documents (.config.kiro, tasks.meta.json,
@@ -70,19 +71,16 @@ var (
 		}}
 )
 
-// readDoc gives the parse of the document p: from the cache when its stat
+// readDoc gives the parse of the document p, in the spec folder d: from the cache when its stat
 // data is unchanged, else read (through its safely opened folder, else
 // with r.Read, which reports any problem) and parsed, and recorded. err is
 // the read's (or the budget's) error. c may be nil.
-func readDoc[T any](c *tasksCache, r *source.Repo, p string, k docCodec[T]) (T, error) {
+func readDoc[T any](c *tasksCache, r *source.Repo, p string, d *safefile.Dir, k docCodec[T]) (T, error) {
 	var zero T
-	if c == nil {
+	if c == nil || d == nil {
 		return readDocUsual(r, p, k)
 	}
-	d, name := c.folders.Of(p)
-	if d == nil {
-		return readDocUsual(r, p, k)
-	}
+	name := baseName(p)
 	if v, _, ok := c.Lookup(d, name, p, nil); ok && len(v) > 0 && v[0] == k.kind {
 		dr := &docReader{b: v[1:]}
 		if doc := k.decode(dr); !dr.bad && len(dr.b) == 0 {

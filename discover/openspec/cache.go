@@ -2,6 +2,7 @@ package openspec
 
 import (
 	"encoding/binary"
+	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -67,16 +68,18 @@ func (c *tasksCache) save() {
 	c.Save()
 }
 
-// lookup gives the stored value of tasks.md p when its stat data is
-// unchanged; d is p's folder (nil: none, read the usual way).
-func (c *tasksCache) lookup(p string) (d *safefile.Dir, name string, v []byte, fs safefile.FileStat, ok bool) {
-	d, name = c.folders.Of(p)
-	if d == nil {
-		return nil, name, nil, fs, false
+// openDir opens the change folder dir (source.Folders.Open: the caller
+// closes it); nil when c is nil or it cannot be opened that way (its files
+// are then read the usual way).
+func (c *tasksCache) openDir(dir string) *safefile.Dir {
+	if c == nil {
+		return nil
 	}
-	v, fs, ok = c.Lookup(d, name, p, nil)
-	return d, name, v, fs, ok
+	return c.folders.Open(dir)
 }
+
+// baseName is the name of the file p in its folder.
+func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 // parse gives the parse of an active change's tasks.md p (ParseTasksIn
 // with a fresh refpath.BoundedExists of exists) and its modification time,
@@ -87,16 +90,13 @@ func (c *tasksCache) lookup(p string) (d *safefile.Dir, name string, v []byte, f
 // else with r.ReadWithTime, which reports any problem) and parsed, and
 // recorded with its questions and answers (at most source.MaxAsked). c may
 // be nil.
-func (c *tasksCache) parse(r *source.Repo, p string, exists func(string) bool) (Tasks, func(string) bool, time.Time, error) {
+func (c *tasksCache) parse(r *source.Repo, p string, d *safefile.Dir, exists func(string) bool) (Tasks, func(string) bool, time.Time, error) {
 	bounded := refpath.BoundedExists(exists, maxExistsLookups)
-	if c == nil {
+	if c == nil || d == nil {
 		return parseRead(r, p, bounded)
 	}
-	d, name, v, fs, ok := c.lookup(p)
-	if d == nil {
-		return parseRead(r, p, bounded)
-	}
-	if ok {
+	name := baseName(p)
+	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
 		// asked through the bounded look-up: it then remembers what the
 		// parse's own questions would have left in it
 		if rest, same := source.AskedAgain(v, bounded); same {
@@ -129,15 +129,12 @@ func (c *tasksCache) parse(r *source.Repo, p string, exists func(string) bool) (
 // counts gives done/total of an archived change's tasks.md p (countTasks,
 // orchestrate's rule) and its modification time, from the cache or read
 // and counted as parse does. c may be nil.
-func (c *tasksCache) counts(r *source.Repo, p string) (done, total int, mt time.Time, err error) {
-	if c == nil {
+func (c *tasksCache) counts(r *source.Repo, p string, d *safefile.Dir) (done, total int, mt time.Time, err error) {
+	if c == nil || d == nil {
 		return countRead(r, p)
 	}
-	d, name, v, fs, ok := c.lookup(p)
-	if d == nil {
-		return countRead(r, p)
-	}
-	if ok {
+	name := baseName(p)
+	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
 		if done, total, boxes, ok := decodeCounts(v); ok {
 			c.AddHits(1)
 			if err := c.SpendN(p, 1+boxes); err != nil {
@@ -345,15 +342,12 @@ func decodeCounts(b []byte) (done, total, boxes int, ok bool) {
 // both "" when it cannot be read): from the cache when its stat data is
 // unchanged, else read and parsed as parse does, and recorded. c may be
 // nil.
-func (c *tasksCache) meta(r *source.Repo, p string) (created, schema string) {
-	if c == nil {
+func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, schema string) {
+	if c == nil || d == nil {
 		return readMeta(r, p)
 	}
-	d, name, v, _, ok := c.lookup(p)
-	if d == nil {
-		return readMeta(r, p)
-	}
-	if ok {
+	name := baseName(p)
+	if v, _, ok := c.Lookup(d, name, p, nil); ok {
 		if created, schema, ok := decodeMeta(v); ok {
 			c.AddHits(1)
 			// not read, but held: one entry drawn from the scan's budget

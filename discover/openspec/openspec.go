@@ -387,15 +387,21 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 			}
 		}
 	}
+	// the folder its files are read through with the cache (the folder as
+	// listed: opened without following a symlink), closed when done
+	folder := cache.openDir(dir)
+	if folder != nil {
+		defer folder.Close()
+	}
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {
 		c.TasksPath = p
 		var mt time.Time
 		var err error
 		if archived {
-			c.archDone, c.archTotal, mt, err = cache.counts(r, p)
+			c.archDone, c.archTotal, mt, err = cache.counts(r, p, folder)
 		} else {
-			c.Tasks, c.exists, mt, err = cache.parse(r, p, r.Exists)
+			c.Tasks, c.exists, mt, err = cache.parse(r, p, folder, r.Exists)
 		}
 		c.ModTime = mt
 		if err != nil {
@@ -437,7 +443,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 			Message: fmt.Sprintf("line %d: a code fence is never closed; the boxes after it are counted", c.Tasks.UnclosedFence)})
 	}
 	if has[".openspec.yaml"] && c.inFlight() {
-		c.Created, c.Schema = cache.meta(r, dir+"/.openspec.yaml")
+		c.Created, c.Schema = cache.meta(r, dir+"/.openspec.yaml", folder)
 	}
 	schema := c.Schema
 	if schema == "" {

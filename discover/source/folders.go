@@ -67,7 +67,38 @@ func (f *Folders) dir(dir string) *safefile.Dir {
 	return d
 }
 
-// Close closes every folder opened; Of must not be called after it.
+// Open opens the folder dir as Of opens a file's, without keeping it: the
+// caller closes it (nil when it cannot be opened that way). Its parent is
+// kept: the change or spec folders of one folder cost one open each, and
+// no more of them are open at once than a scan's workers use, however
+// many there are.
+func (f *Folders) Open(dir string) *safefile.Dir {
+	if !parentOpens(dir) {
+		d, err := safefile.OpenDir(f.root, dir, false)
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	parent, base := ".", dir
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		parent, base = dir[:i], dir[i+1:]
+	}
+	f.mu.Lock()
+	p := f.dir(parent)
+	f.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	d, err := p.OpenSub(base) // only reads p: safe beside other callers
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// Close closes every folder opened; Of and Open must not be called after
+// it.
 func (f *Folders) Close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()

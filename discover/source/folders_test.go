@@ -8,7 +8,8 @@ import (
 
 // Folders opens a folder inside its open parent as safefile.OpenDir opens
 // it from the root: the same folder, and a symlinked or missing component
-// (at any depth, before or after its parent was opened) refused.
+// (at any depth, before or after its parent was opened) refused; Open, the
+// same without keeping it.
 func TestFoldersOf(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	for _, d := range []string{"a/b/c", "a/d", "x y/z"} {
@@ -57,6 +58,21 @@ func TestFoldersOf(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%s: read %q, want %q", c.p, got, c.want)
+		}
+		// Open gives the same folder (not kept: closed here)
+		dir := filepath.ToSlash(filepath.Dir(c.p))
+		o := f.Open(dir)
+		got = ""
+		if o != nil {
+			data, _, ok := o.ReadRegular(name, 0)
+			if !ok {
+				t.Fatalf("%s: the opened folder does not read", c.p)
+			}
+			got = string(data)
+			o.Close()
+		}
+		if got != c.want {
+			t.Errorf("Open(%s): read %q, want %q", dir, got, c.want)
 		}
 	}
 }
