@@ -360,7 +360,8 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active
 // readChange reads one change folder: one listing tells which documents
 // exist; tasks.md is read (an archived change's only for its boxes), the
 // other documents are referenced, not read (.openspec.yaml is read for the
-// changes in flight, by readMeta).
+// changes in flight). With the cache, the parses come from the user's
+// cache when the files are unchanged (cache.go).
 func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
