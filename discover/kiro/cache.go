@@ -1,127 +1,102 @@
 package kiro
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
 // The tasks cache keeps each tasks.md's parse in the user's cache
-// (internal/diskcache), keyed as the workflow-state cache keys its entries
-// (discover/wfstate/cache.go): a SHA-256 of the file's repository-relative
-// path, its stat data (device, inode, mode, size, modification and change
-// times) and tasksCacheSalt (tasksCacheVersion, the build). The stat comes
-// from the file's folder opened one component at a time without following
-// a symlink (safefile.OpenDir) and a no-follow stat of the file. Only a
-// parse that asked the file system nothing is stored (its paths were all
-// file-like or refused: it depends on the content alone); a parse that
-// looked a folder up is done again on every run. A value that does not
-// decode, or breaks a bound, is a miss. See docs/SECURITY.md.
+// (internal/diskcache), keyed as the story and workflow-state caches key
+// their entries (source.StatTable): a SHA-256 of the file's
+// repository-relative path, its stat data (device, inode, mode, size,
+// modification and change times) and what salts tasksCacheKind (its
+// version, the build; the parse depends on nothing else: no setting). The
+// stat comes from the file's folder opened one component at a time
+// without following a symlink (source.Folders) and a no-follow stat of the
+// file; a file changed within source.StatCacheRacy of the scan's clock is
+// not stored. The value is the questions the parse asked of the file
+// system with their answers (source.Asked), then the parse (encodeTasks).
+// A stored parse is used only when each of its questions still has its
+// answer: the parse would ask the same and give the same; a parse that
+// asked more than source.MaxAsked is done again on every run. A value that
+// does not decode, or breaks a bound, is a miss. See docs/SECURITY.md.
 
-// tasksCacheTable names the table; tasksCacheVersion is part of every key:
-// bump it on any change of what ParseTasksIn gives for a text or of the
-// value encoding.
-const (
-	tasksCacheTable   = "kiro-tasks"
-	tasksCacheVersion = 1
-)
-
-// tasksCacheNow is the scan's wall clock (a test moves it to store files it
-// has just written).
-var tasksCacheNow = time.Now
-
-// tasksCacheHits, when set (by a test), is called at the end of each scan
-// that used the cache with its number of hits and of new entries.
-var tasksCacheHits func(hits, added int)
+// tasksCacheKind is the tasks cache's table. Bump its Version on any change
+// of what ParseTasksIn gives for a text or of the value encoding.
+var tasksCacheKind = source.StatTableKind{Name: "kiro-tasks", Label: "orchestrate kiro tasks cache", Version: 2}
 
 // tasksCache is one scan's use of the table. It is safe for concurrent use
 // by the scan's workers.
 type tasksCache struct {
-	c    *diskcache.Cache
-	t    *diskcache.Table
-	salt [sha256.Size]byte
-	now  time.Time
-	root string
-	max  int64
-
-	mu      sync.Mutex
+	*source.StatTable
 	folders *source.Folders
-	added   *diskcache.Builder
-	hits    int
 }
 
 // openTasksCache opens r's table, or returns nil when r has no cache.
 func openTasksCache(r *source.Repo) *tasksCache {
-	if !r.Cache.Enabled() {
+	t := source.OpenStatTable(r, &tasksCacheKind)
+	if t == nil {
 		return nil
 	}
-	t, _ := r.Cache.Open(tasksCacheTable, sha256.Size) // a table it cannot use is empty
-	return &tasksCache{
-		c: r.Cache, t: t, salt: source.StatCacheSalt("orchestrate kiro tasks cache", tasksCacheVersion), now: tasksCacheNow(),
-		root: r.Root, max: r.Config.MaxFileSize, folders: source.NewFolders(r.Root),
-	}
+	return &tasksCache{StatTable: t, folders: source.NewFolders(r.Root)}
 }
 
-// folder returns p's folder and name (source.Folders).
-func (c *tasksCache) folder(p string) (*safefile.Dir, string) { return c.folders.Of(p) }
-
-// parseTasks gives the parse of tasks.md p and its modification time: from
-// the cache when its stat data is unchanged, else read (through its safely
-// opened folder, else with r.ReadWithTime, which reports any problem) and
-// parsed, and recorded when the parse asked exists nothing. c may be nil.
-func (c *tasksCache) parseTasks(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
+// openDir opens the spec folder dir (source.Folders.Open: the caller
+// closes it); nil when c is nil or it cannot be opened that way (its files
+// are then read the usual way). The scan's workers call it concurrently.
+func (c *tasksCache) openDir(dir string) *safefile.Dir {
 	if c == nil {
-		return parseRead(r, p, exists)
+		return nil
 	}
-	d, name := c.folder(p)
-	if d == nil {
-		return parseRead(r, p, exists)
+	return c.folders.Open(dir)
+}
+
+// baseName is the name of the file p in its folder.
+func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// parseTasks gives the parse of tasks.md p, in the spec folder d (ParseTasksIn with a fresh
+// refpath.BoundedExists of exists) and its modification time: from the
+// cache when its stat data is unchanged and every question the stored
+// parse asked of the file system still has its answer
+// (source.AskedAgain), else read (through its safely opened folder, else
+// with r.ReadWithTime, which reports any problem) and parsed, and recorded
+// with its questions and answers (at most source.MaxAsked). c may be nil.
+func (c *tasksCache) parseTasks(r *source.Repo, p string, d *safefile.Dir, exists func(string) bool) (Tasks, time.Time, error) {
+	bounded := refpath.BoundedExists(exists, maxExistsLookups)
+	if c == nil || d == nil {
+		return parseRead(r, p, bounded)
 	}
-	if c.t.Len() > 0 {
-		fs, err := d.StatNoFollow(name)
-		if err == nil && fs.Regular() && (c.max <= 0 || fs.Size <= c.max) {
-			k := source.StatCacheKey(c.salt, p, fs, nil)
-			if v, ok := c.t.Get(k[:]); ok {
-				if ts, ok := decodeTasks(v); ok {
-					// a parse from the cache draws its tasks from the scan's
-					// element budget (docs/SECURITY.md, "Counts")
-					if err := r.SpendN(p, 1+len(ts.Tasks)); err != nil {
-						return Tasks{}, time.Time{}, err
-					}
-					c.mu.Lock()
-					c.hits++
-					c.mu.Unlock()
-					return ts, fs.Mtime, nil
+	name := baseName(p)
+	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
+		if rest, same := source.AskedAgain(v, bounded); same {
+			if ts, ok := decodeTasks(rest); ok {
+				c.AddHits(1)
+				// a parse from the cache draws its tasks from the scan's
+				// element budget (docs/SECURITY.md, "Counts")
+				if err := c.SpendN(p, 1+len(ts.Tasks)); err != nil {
+					return Tasks{}, fs.Mtime, err // as r.ReadWithTime refuses it
 				}
+				return ts, fs.Mtime, nil
 			}
 		}
+		bounded = refpath.BoundedExists(exists, maxExistsLookups) // a miss: as if nothing was asked
 	}
-	data, fs, ok := d.ReadRegular(name, c.max)
+	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
-		return parseRead(r, p, exists)
+		return parseRead(r, p, bounded)
 	}
-	if err := r.Spend(p, data); err != nil { // read beside r.Read: draw from the scan's budget
-		return Tasks{}, time.Time{}, err
+	if err := c.Spend(p, data); err != nil { // read beside r.Read: draw from the scan's budget
+		return Tasks{}, fs.Mtime, err // as r.ReadWithTime refuses it
 	}
-	asked := false
-	ts := ParseTasksIn(data, func(q string) bool {
-		asked = true
-		return exists(q)
-	})
-	if !asked && source.StatCacheStorable(c.now, fs) {
-		k := source.StatCacheKey(c.salt, p, fs, nil)
-		v := encodeTasks(&ts)
-		c.mu.Lock()
-		if c.added == nil {
-			c.added = diskcache.NewBuilder(sha256.Size)
-		}
-		c.added.Add(k[:], v)
-		c.mu.Unlock()
+	asked := source.NewAsked(bounded)
+	ts := ParseTasksIn(data, asked.Func())
+	if asked.Storable() && c.Storable(fs) {
+		c.Add(p, fs, append(asked.Append(nil), encodeTasks(&ts)...), nil)
 	}
 	return ts, fs.Mtime, nil
 }
@@ -141,14 +116,7 @@ func (c *tasksCache) save() {
 		return
 	}
 	c.folders.Close()
-	if tasksCacheHits != nil {
-		tasksCacheHits(c.hits, c.added.Len())
-	}
-	if c.added.Len() == 0 {
-		return
-	}
-	_ = c.c.Write(tasksCacheTable, c.t, c.added) // a cache that cannot be written is skipped
-	c.added = nil
+	c.Save()
 }
 
 // encodeTasks writes a parse as a value: lengths and numbers as uvarints,

@@ -7,6 +7,7 @@ package kiro
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,22 +53,29 @@ func (s *spec) groups() ([]group, []int) {
 	for i := range s.Tasks.Tasks {
 		t := &s.Tasks.Tasks[i]
 		top := s.Tasks.Top(i)
+		tt := &s.Tasks.Tasks[top]
+		byTask := top != i || (t.ID != "" && !strings.Contains(t.ID, ".")) || t.Children > 0
 		var key, id, name string
-		switch tt := &s.Tasks.Tasks[top]; {
-		case top != i || (t.ID != "" && !strings.Contains(t.ID, ".")) || t.Children > 0:
-			key, id, name = fmt.Sprintf("task#%d", top), "task-"+storyid.Sanitize(strings.ToLower(tt.ID)), groupName(tt)
-			if tt.ID == "" {
-				id = phaseID(tt.Title)
-			}
-		default:
+		if byTask {
+			key = "task#" + strconv.Itoa(top)
+		} else {
 			name = t.Heading
 			if name == "" {
 				name = "Tasks"
 			}
-			key, id = "heading#"+name, phaseID(name)
+			key = "heading#" + name
 		}
 		g, ok := byKey[key]
 		if !ok {
+			// the group's id and name, made once for its first task
+			if byTask {
+				id, name = "task-"+storyid.Sanitize(strings.ToLower(tt.ID)), groupName(tt)
+				if tt.ID == "" {
+					id = phaseID(tt.Title)
+				}
+			} else {
+				id = phaseID(name)
+			}
 			used[id]++
 			if used[id] > 1 {
 				id = fmt.Sprintf("%s-%d", id, used[id])

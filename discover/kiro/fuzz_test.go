@@ -13,6 +13,7 @@ func FuzzParseKiro(f *testing.F) {
 		"- [-] 2. p\n- [x] 2.1 q `src/a.ts`\n  - _Requirements: 1.1_\n  - _Depends: 2_\n",
 		"## Task Dependency Graph\n```json\n{\"waves\":[{\"id\":0,\"tasks\":[\"1\"]}]}\n```\n",
 		"- [~] **3.1** x (P)\n- [/] 9 y\n<!--\n- [ ] z\n",
+		`{"executionHistory":{"1 a":[{"timestamp":1767225600000}]},"pbtResults":{"1 a":{"status":"passed"}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -46,5 +47,21 @@ func FuzzParseKiro(f *testing.F) {
 			}
 		}
 		_, _ = decodeTasks(data) // arbitrary bytes as a cached value: no panic
+		// the other documents' values: the parse back, and no panic on any bytes
+		m := parseMeta(data)
+		if back, _, ok := docRoundTrip(metaCodec, m); !ok || !reflect.DeepEqual(back, m) {
+			t.Fatalf("meta round trip: %v %+v %+v", ok, back, m)
+		}
+		cf := parseConfig(data)
+		if back, _, ok := docRoundTrip(configCodec, cf); !ok || !reflect.DeepEqual(back, cf) {
+			t.Fatalf("config round trip: %v", ok)
+		}
+		j := parseSpecJSON(data)
+		if back, _, ok := docRoundTrip(specJSONCodec, j); !ok || !reflect.DeepEqual(back, j) {
+			t.Fatalf("spec.json round trip: %v", ok)
+		}
+		metaCodec.decode(&docReader{b: data})
+		configCodec.decode(&docReader{b: data})
+		specJSONCodec.decode(&docReader{b: data})
 	})
 }

@@ -23,7 +23,6 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/par"
-	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -284,6 +283,12 @@ func isSpec(names map[string]bool) bool {
 // ever written.
 func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string) bool, cache *tasksCache) {
 	dir := s.Dir
+	// the folder its files are read through with the cache (opened without
+	// following a symlink), closed when done
+	folder := cache.openDir(dir)
+	if folder != nil {
+		defer folder.Close()
+	}
 	for _, doc := range append(append([]string(nil), specDocs...), otherDocs...) {
 		p := dir + "/" + doc
 		if !names[doc] {
@@ -293,7 +298,7 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 		switch doc {
 		case "tasks.md":
 			s.TasksPath = p
-			ts, mt, err := cache.parseTasks(r, p, refpath.BoundedExists(exists, maxExistsLookups))
+			ts, mt, err := cache.parseTasks(r, p, folder, exists)
 			s.ModTime = mt
 			if err != nil {
 				s.Unread = true
@@ -303,21 +308,21 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 			s.Tasks = ts
 			s.Counts = s.Tasks.Count()
 		case ".config.kiro", "config.kiro":
-			if data, err := r.Read(p); err == nil {
-				s.Config = parseConfig(data)
+			if c, err := readDoc(cache, r, p, folder, configCodec); err == nil {
+				s.Config = c
 			} else {
 				s.Config.Present = true
 			}
 		case "tasks.meta.json":
 			s.HasMeta = true
-			if data, err := r.Read(p); err == nil {
-				s.Meta = parseMeta(data)
+			if m, err := readDoc(cache, r, p, folder, metaCodec); err == nil {
+				s.Meta = m
 			} else {
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 			}
 		case "spec.json":
-			if data, err := r.Read(p); err == nil {
-				s.SpecJSON = parseSpecJSON(data)
+			if j, err := readDoc(cache, r, p, folder, specJSONCodec); err == nil {
+				s.SpecJSON = j
 			} else {
 				s.SpecJSON.Present = true
 			}

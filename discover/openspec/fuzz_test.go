@@ -3,6 +3,7 @@ package openspec
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -39,5 +40,22 @@ func FuzzParseOpenSpec(f *testing.F) {
 			t.Fatalf("first open is closed or fenced: %+v", first)
 		}
 		_ = ts.Holes()
+		// the cache's encoding gives the parse back (ParseTasks asks the
+		// file system nothing: every parse of it is storable)
+		if back, ok := decodeTasks(encodeTasks(nil, &ts)); !ok || !reflect.DeepEqual(back, ts) {
+			t.Fatalf("cache round trip: %v\n%+v\n%+v", ok, back, ts)
+		}
+		ct := countTasks(data)
+		cd2, ct2 := ct.Count()
+		if d2, t2, boxes, ok := decodeCounts(encodeCounts(cd2, ct2, len(ct.Tasks))); !ok || d2 != cd2 || t2 != ct2 || boxes != len(ct.Tasks) {
+			t.Fatalf("counts round trip: %v", ok)
+		}
+		_, _ = decodeTasks(data) // arbitrary bytes as a cached value: no panic
+		_, _, _, _ = decodeCounts(data)
+		created, schema := parseMeta(data)
+		if c2, s2, ok := decodeMeta(encodeMeta(created, schema)); !ok || c2 != created || s2 != schema {
+			t.Fatalf("meta round trip: %v", ok)
+		}
+		_, _, _ = decodeMeta(data)
 	})
 }

@@ -86,14 +86,16 @@ type change struct {
 	ID        string // add-auth (as written)
 	Archived  bool
 	TasksPath string // "" without tasks.md
-	Tasks     Tasks
-	Docs      []string // proposal.md, design.md, .openspec.yaml, delta specs
-	Created   string   // .openspec.yaml created (YYYY-MM-DD), as written
-	Schema    string   // .openspec.yaml schema
-	ModTime   time.Time
-	From      string // "git:<hash>" when dated from git
-	Findings  []workflow.Finding
-	current   bool
+	Tasks     Tasks  // an active change's (an archived one keeps only its counts)
+	// archDone and archTotal are an archived change's counts.
+	archDone, archTotal int
+	Docs                []string // proposal.md, design.md, .openspec.yaml, delta specs
+	Created             string   // .openspec.yaml created (YYYY-MM-DD), as written
+	Schema              string   // .openspec.yaml schema
+	ModTime             time.Time
+	From                string // "git:<hash>" when dated from git
+	Findings            []workflow.Finding
+	current             bool
 	// unread is set when tasks.md exists but could not be read (a
 	// finding says why).
 	unread bool
@@ -107,8 +109,14 @@ type change struct {
 	exists func(string) bool
 }
 
-// counts returns done/total by orchestrate's rule.
-func (c *change) counts() (int, int) { return c.Tasks.Count() }
+// counts returns done/total by orchestrate's rule (an archived change's
+// as read: only its boxes are counted, nothing else is kept).
+func (c *change) counts() (int, int) {
+	if c.Archived {
+		return c.archDone, c.archTotal
+	}
+	return c.Tasks.Count()
+}
 
 // status is the change's derived status (FORMATS-openspec-kiro Part A5 and
 // D.3): no tasks Draft; none done Ready (not started); some InProgress (in
@@ -145,6 +153,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	}
 	var all []*change
 	budget := maxScanChanges
+	cache := openTasksCache(r)
 	for _, d := range dirs {
 		if budget <= 0 {
 			findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: d,
@@ -157,7 +166,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		}
 		rt.Store, rt.Schema = readConfig(r, d)
 		rt.Layout = DetectLayout(r, d)
-		active, archived, fs := readChanges(r, rt, min(budget, maxChanges))
+		active, archived, fs := readChanges(r, rt, min(budget, maxChanges), cache)
 		budget -= len(active) + len(archived)
 		findings = append(findings, fs...)
 		if len(active) == 0 && len(archived) == 0 {
@@ -170,6 +179,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		findings = append(findings, archiveFindings(rt, active, archived)...)
 		all = append(all, active...)
 	}
+	cache.save()
 	pickCurrent(r, all)
 	findings = append(findings, uniqueKeys(all)...)
 	out := make([]workflow.Candidate, 0, len(all))
@@ -288,10 +298,19 @@ func readConfig(r *source.Repo, dir string) (store, schema string) {
 	return store, schema
 }
 
-// readMeta reads a change's .openspec.yaml: created and schema.
+// readMeta reads a change's .openspec.yaml: created and schema (no cache).
 func readMeta(r *source.Repo, p string) (created, schema string) {
 	data, err := r.Read(p)
-	if err != nil || len(data) > maxSmallFile {
+	if err != nil {
+		return "", ""
+	}
+	return parseMeta(data)
+}
+
+// parseMeta reads created and schema from a change's .openspec.yaml, line
+// by line; nothing from a file over maxSmallFile.
+func parseMeta(data []byte) (created, schema string) {
+	if len(data) > maxSmallFile {
 		return "", ""
 	}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -309,7 +328,7 @@ func readMeta(r *source.Repo, p string) (created, schema string) {
 // readChanges reads a root's change folders: every folder directly under
 // changes/ except archive (files there are not changes), and every folder
 // under changes/archive/.
-func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*change, findings []workflow.Finding) {
+func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active, archived []*change, findings []workflow.Finding) {
 	base := rt.Dir + "/changes"
 	dirs := r.Glob([]string{base + "/*"}, true)
 	arch := r.Glob([]string{base + "/archive/*"}, true)
@@ -326,14 +345,14 @@ func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*chang
 			break
 		}
 		n++
-		active = append(active, readChange(r, rt, d, false))
+		active = append(active, readChange(r, rt, d, false, cache))
 	}
 	for _, d := range arch {
 		if n >= limit {
 			break
 		}
 		n++
-		archived = append(archived, readChange(r, rt, d, true))
+		archived = append(archived, readChange(r, rt, d, true, cache))
 	}
 	return active, archived, findings
 }
@@ -341,8 +360,9 @@ func readChanges(r *source.Repo, rt *root, limit int) (active, archived []*chang
 // readChange reads one change folder: one listing tells which documents
 // exist; tasks.md is read (an archived change's only for its boxes), the
 // other documents are referenced, not read (.openspec.yaml is read for the
-// changes in flight, by readMeta).
-func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
+// changes in flight). With the cache, the parses come from the user's
+// cache when the files are unchanged (cache.go).
+func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
 	full := filepath.Join(r.Root, filepath.FromSlash(dir))
@@ -368,26 +388,33 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 			}
 		}
 	}
-	if !archived {
-		c.exists = refpath.BoundedExists(r.Exists, maxExistsLookups)
+	// the folder its files are read through with the cache (the folder as
+	// listed: opened without following a symlink), closed when done
+	folder := cache.openDir(dir)
+	if folder != nil {
+		defer folder.Close()
 	}
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {
 		c.TasksPath = p
-		data, mt, err := r.ReadWithTime(p)
+		var mt time.Time
+		var err error
+		if archived {
+			c.archDone, c.archTotal, mt, err = cache.counts(r, p, folder)
+		} else {
+			c.Tasks, c.exists, mt, err = cache.parse(r, p, folder, r.Exists)
+		}
 		c.ModTime = mt
-		switch {
-		case err != nil:
+		if err != nil {
 			c.unread = true
 			c.Findings = append(c.Findings, source.ReadFinding(p, err))
-		case archived:
-			c.Tasks = countTasks(data)
-		default:
-			c.Tasks = ParseTasksIn(data, c.exists)
 		}
 	}
 	if archived {
 		return c // only the boxes of an archived change matter
+	}
+	if c.exists == nil {
+		c.exists = refpath.BoundedExists(r.Exists, maxExistsLookups) // no tasks.md
 	}
 	if c.ModTime.IsZero() {
 		c.ModTime = r.ModTime(dir)
@@ -417,7 +444,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool) *change {
 			Message: fmt.Sprintf("line %d: a code fence is never closed; the boxes after it are counted", c.Tasks.UnclosedFence)})
 	}
 	if has[".openspec.yaml"] && c.inFlight() {
-		c.Created, c.Schema = readMeta(r, dir+"/.openspec.yaml")
+		c.Created, c.Schema = cache.meta(r, dir+"/.openspec.yaml", folder)
 	}
 	schema := c.Schema
 	if schema == "" {

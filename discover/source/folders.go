@@ -1,6 +1,7 @@
 package source
 
 import (
+	"path"
 	"strings"
 	"sync"
 
@@ -31,18 +32,73 @@ func (f *Folders) Of(p string) (*safefile.Dir, string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d, ok := f.dirs[dir]
-	if !ok {
-		var err error
-		if d, err = safefile.OpenDir(f.root, dir, false); err != nil {
-			d = nil
-		}
-		f.dirs[dir] = d
-	}
-	return d, name
+	return f.dir(dir), name
 }
 
-// Close closes every folder opened; Of must not be called after it.
+// dir returns the folder dir, opening it once: inside its parent's open
+// folder when dir is a clean relative path (one open for every folder
+// below one already open: the specs of .kiro/specs/ are one open each, not
+// four), else from the root (safefile.OpenDir, which refuses what it
+// cannot clean). f.mu is held.
+//
+// Both ways open the same folder or refuse it: a clean path is opened
+// from the root one component at a time, without following a symlink,
+// which is what opening each component inside its parent does.
+func (f *Folders) dir(dir string) *safefile.Dir {
+	if d, ok := f.dirs[dir]; ok {
+		return d
+	}
+	var d *safefile.Dir
+	i := strings.LastIndexByte(dir, '/')
+	if parentOpens(dir) {
+		parent, base := ".", dir
+		if i >= 0 {
+			parent, base = dir[:i], dir[i+1:]
+		}
+		if p := f.dir(parent); p != nil {
+			if sub, err := p.OpenSub(base); err == nil {
+				d = sub
+			}
+		}
+	} else if sub, err := safefile.OpenDir(f.root, dir, false); err == nil {
+		d = sub
+	}
+	f.dirs[dir] = d
+	return d
+}
+
+// Open opens the folder dir as Of opens a file's, without keeping it: the
+// caller closes it (nil when it cannot be opened that way). Its parent is
+// kept: the change or spec folders of one folder cost one open each, and
+// no more of them are open at once than a scan's workers use, however
+// many there are.
+func (f *Folders) Open(dir string) *safefile.Dir {
+	if !parentOpens(dir) {
+		d, err := safefile.OpenDir(f.root, dir, false)
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	parent, base := ".", dir
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		parent, base = dir[:i], dir[i+1:]
+	}
+	f.mu.Lock()
+	p := f.dir(parent)
+	f.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	d, err := p.OpenSub(base) // only reads p: safe beside other callers
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// Close closes every folder opened; Of and Open must not be called after
+// it.
 func (f *Folders) Close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -52,4 +108,15 @@ func (f *Folders) Close() {
 		}
 	}
 	f.dirs = nil
+}
+
+// parentOpens reports whether dir may be opened inside its parent: a
+// clean relative path that safefile.OpenDir takes as it is (no "." or
+// ".." component, no control character, backslash or drive letter), not
+// the root itself.
+func parentOpens(dir string) bool {
+	if dir == "" || dir == "." || path.Clean(dir) != dir || strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, "\x00\n\r\\") || (len(dir) > 1 && dir[1] == ':') {
+		return false
+	}
+	return dir != ".." && !strings.HasPrefix(dir, "../")
 }
