@@ -30,8 +30,9 @@ func changedAll(t *testing.T, r *Repo, h refHistory) []gitcache.ChangedAnswer {
 // the table: hits, nothing added), give the same answers; a commit that
 // became a shallow boundary since is answered as without the table.
 func TestChangedTableMatchesOff(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 3; seed++ {
-		h := buildRefHistory(t, seed)
+		h := copyRefHistory(t, seed) // made shallow below
 		want := changedAll(t, open(t, h.dir), h)
 		o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir()), walks: true}
 		cold := o.open(t)

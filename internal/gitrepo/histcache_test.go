@@ -61,9 +61,11 @@ func (o *cachedOpener) save(t *testing.T) (linkHits, linkMisses, pairHits, pairM
 // one cache folder: cold (the tables are written), then warm (every commit's
 // links and every tree pair come from the tables), with the same answers.
 func TestWalksMatchReferenceCached(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 2; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			h := buildRefHistory(t, seed)
+			t.Parallel()
+			h := sharedRefHistory(t, seed)
 			o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir())}
 			h.check(t, o.open)
 			if _, _, _, pairMisses := o.save(t); pairMisses != 0 {
@@ -103,6 +105,7 @@ func statAll(t *testing.T, names []string) []string {
 // tables (a repository that lies about an object cannot plant an entry
 // another one reads).
 func TestHistCachePerRepository(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
 		must(t, initRepoWithFile(d))
@@ -140,7 +143,8 @@ func initRepoWithFile(dir string) error {
 // descriptions that do not decode, at the top or nested) and a foreign
 // table: each is a miss, and the walks answer as without a cache.
 func TestHistCacheBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 4)
+	t.Parallel()
+	h := sharedRefHistory(t, 1)
 	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
 	r.UseCache(c)
@@ -240,6 +244,7 @@ var plantedPairValues = func() [][]byte {
 // diffIndexes on random pairs of trees, files and folders of one name
 // included.
 func TestDiffForCacheMatchesDiffIndexes(t *testing.T) {
+	t.Parallel()
 	names := []string{"a", "a-b", "a.c", "a0", "b", "foo", "foo.c", "foo-bar", "foo0", "z"}
 	modes := []string{"100644", "100755", "40000", "120000", "160000"}
 	rng := rand.New(rand.NewSource(1))
@@ -325,7 +330,8 @@ func pairSet(d *gitobj.PairDiff) map[string][2]gitobj.RawEntry {
 // cache (the boundary is never cached; a boundary commit's description of
 // its parent is not used).
 func TestHistCacheShallowLater(t *testing.T) {
-	h := buildRefHistory(t, 5)
+	t.Parallel()
+	h := copyRefHistory(t, 2) // made shallow below
 	o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir())}
 	h.check(t, o.open)
 	o.save(t)

@@ -39,7 +39,8 @@ func (h refHistory) lookups(t *testing.T, r *Repo) []string {
 // from the object table and every look-up from the path table, nothing
 // added, the tables not rewritten), and with the object table alone.
 func TestObjectTableSameAnswers(t *testing.T) {
-	h := buildRefHistory(t, 3)
+	t.Parallel()
+	h := sharedRefHistory(t, 3)
 	want := h.lookups(t, open(t, h.dir))
 
 	c := diskcache.New(t.TempDir())
@@ -94,7 +95,8 @@ func TestObjectTableSameAnswers(t *testing.T) {
 // or altered content, another blob's content — and checks that each is
 // refused (a miss) and the answers are those without a table.
 func TestObjectTableBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 5)
+	t.Parallel()
+	h := sharedRefHistory(t, 2)
 	want := h.lookups(t, open(t, h.dir))
 	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
@@ -157,7 +159,8 @@ func TestObjectTableBadValuesMiss(t *testing.T) {
 // values of another length than an entry's: each is a miss, and the
 // answers are those without a table.
 func TestPathTableBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 6)
+	t.Parallel()
+	h := sharedRefHistory(t, 3)
 	want := h.lookups(t, open(t, h.dir))
 	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
@@ -188,6 +191,7 @@ func TestPathTableBadValuesMiss(t *testing.T) {
 // TestObjectTablePerRepository checks that the object and path tables are
 // the repository's own, and that a Repo without a cache has none.
 func TestObjectTablePerRepository(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
 		must(t, initRepoWithFile(d))
@@ -214,6 +218,7 @@ func TestObjectTablePerRepository(t *testing.T) {
 
 // TestObjectHashIsGits checks objectHash against go-git's hasher.
 func TestObjectHashIsGits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		typ     plumbing.ObjectType
 		content string

@@ -32,9 +32,11 @@ func walkCounts(t *testing.T, o *cachedOpener) (hits, misses int, keys [][gitcac
 // walk table is written) then warm (every walk answered from it), with the
 // same answers.
 func TestWalkTableMatchesReference(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 2; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			h := buildRefHistory(t, seed)
+			t.Parallel()
+			h := sharedRefHistory(t, seed)
 			o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir()), walks: true}
 			h.check(t, o.open)
 			if hits, misses, keys := walkCounts(t, o); hits != 0 || misses == 0 || len(keys) == 0 {
@@ -52,7 +54,8 @@ func TestWalkTableMatchesReference(t *testing.T) {
 // repository became shallow are not used after: the boundary is in the
 // key.
 func TestWalkTableShallowLater(t *testing.T) {
-	h := buildRefHistory(t, 7)
+	t.Parallel()
+	h := copyRefHistory(t, 3) // made shallow below
 	o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir()), walks: true}
 	h.check(t, o.open)
 	o.save(t)
@@ -84,7 +87,8 @@ func TestWalkTableShallowLater(t *testing.T) {
 // up, values that do not decode or name a commit that is not there: each
 // is a miss, and the answers are the reference's.
 func TestWalkTableBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 8)
+	t.Parallel()
+	h := sharedRefHistory(t, 1)
 	c := diskcache.New(t.TempDir())
 	o := &cachedOpener{dir: h.dir, c: c, walks: true}
 	h.check(t, o.open)
@@ -103,6 +107,7 @@ func TestWalkTableBadValuesMiss(t *testing.T) {
 		append(append([]byte{0, 1}, missing...), 7),                                   // something left over
 	} {
 		t.Run(fmt.Sprint("value ", i), func(t *testing.T) {
+			t.Parallel()
 			bad := diskcache.New(t.TempDir())
 			b := diskcache.NewBuilder(gitcache.WalkKeySize)
 			for _, k := range keys {
