@@ -48,8 +48,10 @@ func buildRefHistory(t testing.TB, dir string, seed int64) refHistory {
 	chain := []string{first}
 	states := []map[string]string{copyState(state)}
 	for i := 1; i <= 30; i++ {
+		var touched []string // staged alone: the rest of the tree is as committed
 		for n := 1 + rng.Intn(6); n > 0; n-- {
 			f := files[rng.Intn(len(files))]
+			touched = append(touched, f)
 			if _, ok := state[f]; ok && rng.Intn(5) == 0 {
 				must(t, gitfixture.Remove(dir, f))
 				delete(state, f)
@@ -59,7 +61,7 @@ func buildRefHistory(t testing.TB, dir string, seed int64) refHistory {
 			must(t, gitfixture.WriteFile(dir, f, c))
 			state[f] = c
 		}
-		h, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", t0.Add(time.Duration(i)*time.Minute))
+		h, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", t0.Add(time.Duration(i)*time.Minute), touched...)
 		if err != nil {
 			continue // nothing changed
 		}

@@ -45,9 +45,11 @@ func buildMergeHistory(t testing.TB, dir string, seed int64) mergeHistory {
 	first, err := gitfixture.Commit(dir, "import", "A", "a@x", tick())
 	must(t, err)
 	h := mergeHistory{dir: dir, chain: []string{first}, asked: asked}
+	var touched []string // the paths to stage: the rest of the tree is as committed
 	edit := func(n int) {
 		for ; n > 0; n-- {
 			f := files[rng.Intn(len(files))]
+			touched = append(touched, f)
 			if rng.Intn(6) == 0 {
 				if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f))); err == nil {
 					must(t, gitfixture.Remove(dir, f))
@@ -60,7 +62,9 @@ func buildMergeHistory(t testing.TB, dir string, seed int64) mergeHistory {
 	for i := 1; i <= 40; i++ {
 		if rng.Intn(4) != 0 {
 			edit(1 + rng.Intn(4))
-			if c, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", tick()); err == nil {
+			c, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", tick(), touched...)
+			touched = touched[:0]
+			if err == nil {
 				h.chain = append(h.chain, c)
 			}
 			continue
@@ -70,7 +74,9 @@ func buildMergeHistory(t testing.TB, dir string, seed int64) mergeHistory {
 		var sideHead string
 		for k := 1 + rng.Intn(3); k > 0; k-- {
 			edit(1 + rng.Intn(3))
-			if c, err := gitfixture.Commit(dir, fmt.Sprint("side ", i, k), "B", "b@x", tick()); err == nil {
+			c, err := gitfixture.Commit(dir, fmt.Sprint("side ", i, k), "B", "b@x", tick(), touched...)
+			touched = touched[:0]
+			if err == nil {
 				sideHead = c
 				h.side = append(h.side, c)
 			}
@@ -81,6 +87,7 @@ func buildMergeHistory(t testing.TB, dir string, seed int64) mergeHistory {
 		must(t, gitfixture.ResetBranch(dir, head))
 		if rng.Intn(3) == 0 {
 			// the merge keeps the chain's files: restore them in the work tree
+			touched = append(touched, files...)
 			for _, f := range files {
 				if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f))); err == nil {
 					must(t, gitfixture.Remove(dir, f))
@@ -93,8 +100,9 @@ func buildMergeHistory(t testing.TB, dir string, seed int64) mergeHistory {
 				}
 			}
 		}
-		m, err := gitfixture.Merge(dir, fmt.Sprint("merge ", i), "A", "a@x", tick(), sideHead)
+		m, err := gitfixture.Merge(dir, fmt.Sprint("merge ", i), "A", "a@x", tick(), sideHead, touched...)
 		must(t, err)
+		touched = touched[:0]
 		h.chain = append(h.chain, m)
 	}
 	return h
