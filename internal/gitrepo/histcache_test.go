@@ -144,7 +144,7 @@ func initRepoWithFile(dir string) error {
 // table: each is a miss, and the walks answer as without a cache.
 func TestHistCacheBadValuesMiss(t *testing.T) {
 	t.Parallel()
-	h := sharedRefHistory(t, 1)
+	h := sharedRefHistory(t, 2)
 	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
 	r.UseCache(c)

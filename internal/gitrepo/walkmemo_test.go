@@ -88,7 +88,7 @@ func TestWalkTableShallowLater(t *testing.T) {
 // is a miss, and the answers are the reference's.
 func TestWalkTableBadValuesMiss(t *testing.T) {
 	t.Parallel()
-	h := sharedRefHistory(t, 1)
+	h := sharedRefHistory(t, 2)
 	c := diskcache.New(t.TempDir())
 	o := &cachedOpener{dir: h.dir, c: c, walks: true}
 	h.check(t, o.open)
