@@ -95,6 +95,9 @@ func TestSharedWalksEqualPlain(t *testing.T) {
 				}
 				chain = append(chain, h)
 			}
+			if seed != 1 {
+				must(t, repack(dir)) // read from a pack, as the shared histories (fixtures_test.go)
+			}
 			shared := open(t, dir)
 			for q := 0; q < 40; q++ {
 				base := chain[rng.Intn(len(chain))]
