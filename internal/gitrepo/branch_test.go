@@ -12,6 +12,7 @@ import (
 // worktree (its git folder inside the work tree or outside it), and no
 // branch for a detached HEAD, a HEAD naming no branch, or no HEAD.
 func TestReadBranch(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(outside, "HEAD"), []byte("ref: refs/heads/far\n"), 0o644))
 	tests := []struct {

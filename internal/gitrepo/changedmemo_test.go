@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 )
 
 // changedAll is ChangedPaths of every commit of h's chain with bounds 1, 3
 // and 200, through r.
-func changedAll(t *testing.T, r *Repo, h refHistory) []changedAnswer {
+func changedAll(t *testing.T, r *Repo, h refHistory) []gitcache.ChangedAnswer {
 	t.Helper()
-	var out []changedAnswer
+	var out []gitcache.ChangedAnswer
 	for _, c := range h.chain {
 		for _, max := range []int{1, 3, 200} {
 			paths, more, err := r.ChangedPaths(Commit{Hash: c}, max)
 			must(t, err)
-			out = append(out, changedAnswer{max: max, more: more, paths: paths})
+			out = append(out, gitcache.ChangedAnswer{Max: max, More: more, Paths: paths})
 		}
 	}
 	return out
@@ -29,8 +30,9 @@ func changedAll(t *testing.T, r *Repo, h refHistory) []changedAnswer {
 // the table: hits, nothing added), give the same answers; a commit that
 // became a shallow boundary since is answered as without the table.
 func TestChangedTableMatchesOff(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 3; seed++ {
-		h := buildRefHistory(t, seed)
+		h := copyRefHistory(t, seed) // made shallow below
 		want := changedAll(t, open(t, h.dir), h)
 		o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir()), walks: true}
 		cold := o.open(t)
@@ -61,53 +63,4 @@ func TestChangedTableMatchesOff(t *testing.T) {
 		o.save(t)
 		must(t, os.Remove(filepath.Join(h.dir, ".git", "shallow")))
 	}
-}
-
-// TestDecodeChanged: values round-trip, and malformed ones do not decode.
-func TestDecodeChanged(t *testing.T) {
-	for _, a := range []changedAnswer{
-		{max: 200},
-		{max: 1, more: true, paths: []string{"a"}},
-		{max: 3, paths: []string{"src/x/one.ts", "é/b", "a.txt"}},
-	} {
-		got, ok := decodeChanged(encodeChanged(nil, a))
-		if !ok || got.max != a.max || got.more != a.more || len(got.paths) != len(a.paths) ||
-			(len(a.paths) > 0 && !reflect.DeepEqual(got.paths, a.paths)) {
-			t.Errorf("round trip of %+v: %+v %v", a, got, ok)
-		}
-	}
-	good := encodeChanged(nil, changedAnswer{max: 2, paths: []string{"ab", "c"}})
-	bad := map[string][]byte{
-		"empty":          nil,
-		"version":        append([]byte{9}, good[1:]...),
-		"zero max":       {changedVersion, 0, 0, 0},
-		"more 2":         {changedVersion, 2, 2, 0},
-		"more than max":  encodeChanged(nil, changedAnswer{max: 1, paths: []string{"a", "b"}}),
-		"empty path":     {changedVersion, 2, 0, 1, 0},
-		"truncated":      good[:len(good)-1],
-		"left over":      append(append([]byte{}, good...), 'x'),
-		"length too big": {changedVersion, 2, 0, 1, 9, 'a'},
-	}
-	for name, v := range bad {
-		if _, ok := decodeChanged(v); ok {
-			t.Errorf("%s: decoded", name)
-		}
-	}
-}
-
-// FuzzChangedValue: any value decodes or not without panicking, and what
-// decodes encodes to a value that decodes to the same answer.
-func FuzzChangedValue(f *testing.F) {
-	f.Add(encodeChanged(nil, changedAnswer{max: 3, paths: []string{"src/x/one.ts", "a.txt"}}))
-	f.Add([]byte{changedVersion, 1, 1, 0})
-	f.Fuzz(func(t *testing.T, v []byte) {
-		a, ok := decodeChanged(v)
-		if !ok {
-			return
-		}
-		got, ok := decodeChanged(encodeChanged(nil, a))
-		if !ok || !reflect.DeepEqual(got, a) {
-			t.Fatalf("%x decodes to %+v, which encodes to a value that decodes to %+v (%v)", v, a, got, ok)
-		}
-	})
 }

@@ -61,6 +61,7 @@ func graphRepo(t *testing.T) (string, []plumbing.Hash) {
 // for every commit (root, merges, an octopus), and the walks give the same
 // answers with and without the graph.
 func TestCommitGraphMatchesCommits(t *testing.T) {
+	t.Parallel()
 	dir, all := graphRepo(t)
 	withGraph, without := open(t, dir), open(t, dir)
 	without.graphTried = true // as a repository with no graph
@@ -97,6 +98,7 @@ func TestCommitGraphMatchesCommits(t *testing.T) {
 // The walks take a commit's links from the graph, not from the commit: a
 // graph naming another tree for a commit is believed (as git believes it).
 func TestCommitGraphIsRead(t *testing.T) {
+	t.Parallel()
 	dir, all := graphRepo(t)
 	name := filepath.Join(dir, ".git", "objects", "info", "commit-graph")
 	b, err := os.ReadFile(name)

@@ -68,6 +68,7 @@ func indexRepoGoGit(t *testing.T, n int) (string, []string) {
 // restored modification time (same size) is still seen as changed, since
 // its change time no longer matches; too few paths do not read the index.
 func TestCompareUsesIndexStatData(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("stat data is only compared on Linux")
 	}
@@ -110,6 +111,7 @@ func TestCompareUsesIndexStatData(t *testing.T) {
 // A file whose stat data matches its entry takes the entry's hash without
 // being read; one whose stat data differs is hashed.
 func TestDiskHashKnown(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("stat data is only compared on Linux")
 	}

@@ -20,6 +20,7 @@ import (
 // CompareWith, given the run's lstats and an index read once for more
 // paths (or for others), answers as Compare does: for unchanged, edited and removed files.
 func TestCompareWithMatchesCompare(t *testing.T) {
+	t.Parallel()
 	dir, paths := indexRepo(t, gitobj.MinIndexPaths+10)
 	r := open(t, dir)
 	head, err := r.Head()
@@ -68,6 +69,7 @@ func TestCompareWithMatchesCompare(t *testing.T) {
 // command: a commit made since does not change what those Compares answer,
 // while a Compare without it resolves HEAD again.
 func TestIndexKeepsHead(t *testing.T) {
+	t.Parallel()
 	dir, paths := indexRepo(t, gitobj.MinIndexPaths+10)
 	r := open(t, dir)
 	base, err := r.Head()
@@ -103,6 +105,7 @@ func TestIndexKeepsHead(t *testing.T) {
 // committed, edited, removed, added, symbolic link, absent and folder
 // paths. A staged change (the cache-tree then no longer HEAD's) turns it off.
 func TestIndexHeadsMatchTrees(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

@@ -32,6 +32,7 @@ func lastCommitted(t *testing.T, dir string) map[string]string {
 // fresh clone and a linked worktree — and one with an uncommitted edit (or an
 // untracked file in a folder) is not dated.
 func TestLastCommitted(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	clone := filepath.Join(t.TempDir(), "clone")
 	must(t, gitfixture.Clone(h.dir, clone))
@@ -85,6 +86,7 @@ func TestLastCommitted(t *testing.T) {
 
 // TestRemoval names the commit that deleted or moved a path.
 func TestRemoval(t *testing.T) {
+	t.Parallel()
 	d := t.TempDir()
 	must(t, gitfixture.Init(d))
 	must(t, gitfixture.WriteFile(d, "docs/stories/epics/plan.yaml", "waves: [1, 2]\n"))
@@ -125,6 +127,7 @@ func TestRemoval(t *testing.T) {
 // ancestor (partial clone) is ErrHistoryMissing as well as ErrNoCommit; a
 // time before the first commit of a complete history is ErrNoCommit only.
 func TestHistoryMissing(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	if _, err := r.InterruptionCommit("", t0.Add(-time.Hour)); !errors.Is(err, ErrNoCommit) || errors.Is(err, ErrHistoryMissing) {

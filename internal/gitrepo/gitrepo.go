@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -42,8 +43,8 @@ const minAbbrev = 4
 // the history cache in the user's cache folder (see histcache.go), which
 // also describes the trees that differ between a commit and its parent;
 // there too are the answers of the walks (walkmemo.go), what look-ups by
-// path found in trees (pathmemo.go) and the small blobs ReadAt read
-// (objcache.go). The walks of a Repo all start from the HEAD its first walk
+// path found in trees and the small blobs ReadAt read (internal/gitcache's
+// paths.go and objects.go). The walks of a Repo all start from the HEAD its first walk
 // found (see walkHead). A Repo is not safe for concurrent use; Close
 // releases its open pack files.
 type Repo struct {
@@ -72,15 +73,17 @@ type Repo struct {
 	// histcache.go); histTried is set once they were looked for.
 	histc     *histCache
 	histTried bool
-	// objs is the object table of disk (see objcache.go); nil when off.
-	objs *objCache
-	// memo is the path table of disk (see pathmemo.go); nil when off.
-	memo *pathTable
+	// objs is the object table of disk (internal/gitcache's objects.go);
+	// nil when off.
+	objs *gitcache.Objects
+	// memo is the path table of disk (internal/gitcache's paths.go); nil
+	// when off.
+	memo *gitcache.Paths
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
-	wmemo *walkMemo
+	wmemo *gitcache.Walks
 	// cmemo is the changed-paths table of disk (see changedmemo.go); nil
 	// when off.
-	cmemo *changedMemo
+	cmemo *gitcache.Changed
 	// verify checks the objects read while the cache is on (see verify.go).
 	verify gitobj.Verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
@@ -95,16 +98,16 @@ type Repo struct {
 //
 // What look-ups by path (Compare, ReadAt) find in trees, the small blobs
 // ReadAt reads, and the answers of the walks are kept there too (see
-// pathmemo.go, objcache.go and walkmemo.go), and so are the answers of
+// internal/gitcache's paths.go and objects.go, and walkmemo.go), and so are the answers of
 // ChangedPaths (changedmemo.go).
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
 	r.objs, r.memo, r.wmemo, r.cmemo = nil, nil, nil, nil
 	if c.Enabled() && r.packs != nil && r.packs.FS != nil {
-		r.objs = newObjCache(c, r.packs.FS.Root())
-		r.memo = newPathTable(c, r.packs.FS.Root())
-		r.wmemo = newWalkMemo(c, r.packs.FS.Root())
-		r.cmemo = newChangedMemo(c, r.packs.FS.Root())
+		r.objs = gitcache.NewObjects(c, r.packs.FS.Root())
+		r.memo = gitcache.NewPaths(c, r.packs.FS.Root())
+		r.wmemo = gitcache.NewWalks(c, r.packs.FS.Root())
+		r.cmemo = gitcache.NewChanged(c, r.packs.FS.Root())
 	}
 	r.verify.On.Store(c.Enabled())
 	r.trees.Verify = &r.verify

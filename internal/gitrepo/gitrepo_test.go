@@ -112,6 +112,7 @@ func realPath(t testing.TB, p string) string {
 }
 
 func TestHeadAndCommitConversion(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	head, err := r.Head()
@@ -137,6 +138,7 @@ func TestHeadAndCommitConversion(t *testing.T) {
 }
 
 func TestCommitTimeIsCommitterTimeInUTC(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	must(t, gitfixture.WriteFile(dir, "a", "a"))
@@ -152,6 +154,7 @@ func TestCommitTimeIsCommitterTimeInUTC(t *testing.T) {
 }
 
 func TestInterruptionCommit(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	tests := []struct {
@@ -210,6 +213,7 @@ func unknownPrefix(h *history) string {
 }
 
 func TestInterruptionCommitFirstParentOnly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	must(t, gitfixture.WriteFile(dir, "main.txt", "1"))
@@ -256,6 +260,7 @@ func TestInterruptionCommitFirstParentOnly(t *testing.T) {
 }
 
 func TestInterruptionCommitAmbiguousPrefix(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	head, err := r.repo.CommitObject(plumbing.NewHash(h.c4))
@@ -298,6 +303,7 @@ func TestInterruptionCommitAmbiguousPrefix(t *testing.T) {
 }
 
 func TestInterruptionCommitPacked(t *testing.T) {
+	t.Parallel()
 	// 300 files make the fixture write a packfile: abbreviations are then
 	// resolved through the pack index.
 	dir := t.TempDir()
@@ -330,6 +336,7 @@ func TestInterruptionCommitPacked(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	base, err := r.InterruptionCommit("", t0.Add(30*time.Minute))
@@ -392,6 +399,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestCompareSymlinkAndExecutable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	must(t, gitfixture.WriteFile(dir, "target.txt", "t"))
@@ -414,6 +422,7 @@ func TestCompareSymlinkAndExecutable(t *testing.T) {
 }
 
 func TestCommitsTouching(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	base := Commit{Hash: h.c1}
@@ -460,6 +469,7 @@ func TestCommitsTouching(t *testing.T) {
 }
 
 func TestReadAt(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	c1 := Commit{Hash: h.c1, Short: h.c1[:7]}
@@ -491,6 +501,7 @@ func TestReadAt(t *testing.T) {
 }
 
 func TestReadAtRefusesLargeBlobs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	must(t, gitfixture.WriteFile(dir, "big", strings.Repeat("x", MaxReadSize+1)))
@@ -509,6 +520,7 @@ func TestReadAtRefusesLargeBlobs(t *testing.T) {
 }
 
 func TestLastChange(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, h.dir)
 	paths := []string{"README.md", "src/app/main.go", "src/app/util.go", "docs/new.md", "notes.txt", "src/lib/deep/x/y.go", "nope"}
@@ -539,6 +551,7 @@ func TestLastChange(t *testing.T) {
 }
 
 func TestOpenFromSubfolder(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	r := open(t, filepath.Join(h.dir, "src", "lib", "deep"))
 	if r.Root() != realPath(t, h.dir) {
@@ -552,6 +565,7 @@ func TestOpenFromSubfolder(t *testing.T) {
 }
 
 func TestOpenNotARepository(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
@@ -571,6 +585,7 @@ func TestOpenNotARepository(t *testing.T) {
 }
 
 func TestOpenBareRepository(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := git.PlainInit(dir, true); err != nil {
 		t.Fatal(err)
@@ -581,6 +596,7 @@ func TestOpenBareRepository(t *testing.T) {
 }
 
 func TestUnbornHead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	r := open(t, dir)
@@ -599,6 +615,7 @@ func TestUnbornHead(t *testing.T) {
 }
 
 func TestLinkedWorktree(t *testing.T) {
+	t.Parallel()
 	t.Run("by hand", func(t *testing.T) {
 		h := newHistory(t)
 		wt := filepath.Join(t.TempDir(), "wt")
@@ -656,6 +673,7 @@ func checkWorktree(t *testing.T, h *history, wt, head string) {
 }
 
 func TestShallow(t *testing.T) {
+	t.Parallel()
 	t.Run("simulated", func(t *testing.T) {
 		h := newHistory(t)
 		must(t, os.WriteFile(filepath.Join(h.dir, ".git", "shallow"), []byte(h.c2+"\n"), 0o644))
@@ -735,6 +753,7 @@ func count(r *Repo) *countingStorer {
 // commit walk whose commits change other folders reads about one root tree
 // per commit, whatever the size of the repository.
 func TestCostFollowsPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	for i := 0; i < 2000; i++ {
@@ -744,11 +763,14 @@ func TestCostFollowsPaths(t *testing.T) {
 	must(t, err)
 	const commits = 10
 	for i := 0; i < commits; i++ {
-		must(t, gitfixture.WriteFile(dir, fmt.Sprintf("other/o%d.txt", i), "x"))
-		if i == 0 { // the oldest commit changes one path: the walks go back to it
+		other := fmt.Sprintf("other/o%d.txt", i)
+		must(t, gitfixture.WriteFile(dir, other, "x"))
+		changed := []string{other} // staged alone, not the 2,000 files
+		if i == 0 {                // the oldest commit changes one path: the walks go back to it
 			must(t, gitfixture.WriteFile(dir, "pkg05/sub00/file0805.md", "changed"))
+			changed = append(changed, "pkg05/sub00/file0805.md")
 		}
-		_, err := gitfixture.Commit(dir, fmt.Sprintf("other %d", i), "B", "b@x", t0.Add(time.Duration(i+1)*time.Minute))
+		_, err := gitfixture.Commit(dir, fmt.Sprintf("other %d", i), "B", "b@x", t0.Add(time.Duration(i+1)*time.Minute), changed...)
 		must(t, err)
 	}
 	// Five paths in one folder, five in another, two edited on disk.
@@ -913,6 +935,7 @@ func BenchmarkCompare300(b *testing.B) {
 // change since base: it stops following a path at the first commit (walking
 // back) where the path is as in base.
 func TestCommitsTouchingNetChange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Minute) }

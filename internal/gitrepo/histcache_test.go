@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
@@ -60,9 +61,11 @@ func (o *cachedOpener) save(t *testing.T) (linkHits, linkMisses, pairHits, pairM
 // one cache folder: cold (the tables are written), then warm (every commit's
 // links and every tree pair come from the tables), with the same answers.
 func TestWalksMatchReferenceCached(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 2; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			h := buildRefHistory(t, seed)
+			t.Parallel()
+			h := sharedRefHistory(t, seed)
 			o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir())}
 			h.check(t, o.open)
 			if _, _, _, pairMisses := o.save(t); pairMisses != 0 {
@@ -102,6 +105,7 @@ func statAll(t *testing.T, names []string) []string {
 // tables (a repository that lies about an object cannot plant an entry
 // another one reads).
 func TestHistCachePerRepository(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
 		must(t, initRepoWithFile(d))
@@ -139,7 +143,8 @@ func initRepoWithFile(dir string) error {
 // descriptions that do not decode, at the top or nested) and a foreign
 // table: each is a miss, and the walks answer as without a cache.
 func TestHistCacheBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 4)
+	t.Parallel()
+	h := sharedRefHistory(t, 2)
 	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
 	r.UseCache(c)
@@ -147,10 +152,9 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 
 	badLinks := [][]byte{nil, make([]byte, 19), make([]byte, 21), make([]byte, 20), make([]byte, 40),
 		append(bytes.Repeat([]byte{1}, 20), make([]byte, 20)...), make([]byte, 39)}
-	// values that do not decode as one level (nest's is too deep only for
-	// decodePair, and a lie as a level: a walk never meets one it did not
-	// write)
-	bad := badPairValues[:len(badPairValues)-1]
+	// values that do not decode as one level (internal/gitcache's
+	// TestDecodePairRejects has these and more)
+	bad := plantedPairValues
 	b := diskcache.NewBuilder(20)
 	for i, ch := range h.chain {
 		hash := plumbing.NewHash(ch)
@@ -171,15 +175,15 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 			must(t, err)
 			tb, err := r.trees.Get(p.tree)
 			must(t, err)
-			node := &pairNode{d: gitobj.DiffForCache(ta, tb)}
-			node.subRaw = make([][]byte, len(node.d.Names))
-			for x := range node.subRaw {
-				node.subRaw[x] = bad[(i+x)%len(bad)]
-				if node.subRaw[x] == nil {
-					node.subRaw[x] = []byte{0x07}
+			node := &gitcache.Pair{D: gitobj.DiffForCache(ta, tb)}
+			node.SubRaw = make([][]byte, len(node.D.Names))
+			for x := range node.SubRaw {
+				node.SubRaw[x] = bad[(i+x)%len(bad)]
+				if node.SubRaw[x] == nil {
+					node.SubRaw[x] = []byte{0x07}
 				}
 			}
-			v = appendPair(v, node)
+			v = gitcache.AppendPair(v, node)
 		}
 		b.Add(hash[:], v)
 	}
@@ -215,98 +219,32 @@ func TestHistCacheBadValuesMiss(t *testing.T) {
 	o.save(t)
 }
 
-// badPairValues are descriptions that must not decode.
-var badPairValues = [][]byte{
-	nil,
-	{0x05},                         // five names, none there
-	{0x80},                         // a cut count
-	{0x01, 0x00},                   // an empty name
-	{0x01, 0x05, 'a', 'b'},         // a name cut short
-	{0x01, 0x01, '/', 0x00, 0x00},  // a name with '/'
-	{0x01, 0x01, 0x00, 0x00, 0x00}, // a name with NUL
-	{0x01, 0x01, 'a', 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00, 0x00},       // a mode past 32 bits
-	encodePair(onePair())[:len(encodePair(onePair()))-1],              // a hash cut short
-	{0x01, 0x01, 'a', 0x00, 0x00, 0x01, 0x00},                         // a nested description of files
-	{0x01, 0x01, 'a', 0x80, 0x80, 0x01, 0x80, 0x80, 0x01, 0x05, 0x00}, // a nested description past the end
-	append(encodePair(onePair()), 0),                                  // trailing bytes
-	encodePair(onePair())[:10],                                        // cut
-	nest(maxPairDepth + 2),                                            // nested too deep
-}
-
-// onePair is a description of one name, a folder in the first tree only.
-func onePair() *pairNode {
-	return &pairNode{d: &gitobj.PairDiff{Names: []string{"d0"}, A: []gitobj.RawEntry{{Mode: filemode.Dir, Hash: hashOf(1)}}, B: []gitobj.RawEntry{{}}}}
-}
-
-// dirPair is a description of one name, a folder in both trees.
-func dirPair() *pairNode {
-	return &pairNode{d: &gitobj.PairDiff{Names: []string{"d0"}, A: []gitobj.RawEntry{{Mode: filemode.Dir, Hash: hashOf(1)}}, B: []gitobj.RawEntry{{Mode: filemode.Dir, Hash: hashOf(2)}}}}
-}
-
-// nest is a description nested depth deep.
-func nest(depth int) []byte {
-	n := onePair()
-	for i := 0; i < depth; i++ {
-		up := dirPair()
-		up.setSub(0, n)
-		n = up
+// plantedPairValues are descriptions that do not decode as one level.
+var plantedPairValues = func() [][]byte {
+	one := gitcache.EncodePair(&gitcache.Pair{D: &gitobj.PairDiff{Names: []string{"d0"},
+		A: []gitobj.RawEntry{{Mode: filemode.Dir, Hash: hashOf(1)}}, B: []gitobj.RawEntry{{}}}})
+	return [][]byte{
+		nil,
+		{0x05},                         // five names, none there
+		{0x80},                         // a cut count
+		{0x01, 0x00},                   // an empty name
+		{0x01, 0x05, 'a', 'b'},         // a name cut short
+		{0x01, 0x01, '/', 0x00, 0x00},  // a name with '/'
+		{0x01, 0x01, 0x00, 0x00, 0x00}, // a name with NUL
+		{0x01, 0x01, 'a', 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00, 0x00}, // a mode past 32 bits
+		one[:len(one)-1], // a hash cut short
+		{0x01, 0x01, 'a', 0x00, 0x00, 0x01, 0x00},                         // a nested description of files
+		{0x01, 0x01, 'a', 0x80, 0x80, 0x01, 0x80, 0x80, 0x01, 0x05, 0x00}, // a nested description past the end
+		append(one, 0), // trailing bytes
+		one[:10],       // cut
 	}
-	return encodePair(n)
-}
-
-func TestDecodePairRejects(t *testing.T) {
-	for i, v := range badPairValues {
-		if d, err := decodePair(v); err == nil {
-			t.Errorf("value %d (%x) decoded: %+v", i, v, d)
-		}
-	}
-	good := (&pairNode{d: &gitobj.PairDiff{Names: []string{"a", "b.c", "sub"},
-		A: []gitobj.RawEntry{{Mode: filemode.Regular, Hash: hashOf(1)}, {}, {Mode: filemode.Dir, Hash: hashOf(3)}},
-		B: []gitobj.RawEntry{{Mode: filemode.Executable, Hash: hashOf(1)}, {Mode: filemode.Symlink, Hash: hashOf(2)}, {Mode: filemode.Dir, Hash: hashOf(4)}}}})
-	good.setSub(2, onePair())
-	d, err := decodePair(encodePair(good))
-	if err != nil || !bytes.Equal(encodePair(d), encodePair(good)) || !reflect.DeepEqual(d.sub[2].d, good.sub[2].d) {
-		t.Errorf("round trip: %+v, %v", d, err)
-	}
-	if _, err := decodePair(nest(maxPairDepth - 1)); err != nil {
-		t.Errorf("nested %d deep: %v", maxPairDepth-1, err)
-	}
-}
-
-func TestDecodeCommit(t *testing.T) {
-	c, tr, p := hashOf(1), hashOf(2), hashOf(3)
-	cat := func(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
-	tests := []struct {
-		name string
-		v    []byte
-		want links
-		ok   bool
-	}{
-		{"root commit", tr[:], links{hash: c, tree: tr}, true},
-		{"tree and parent", cat(tr[:], p[:]), links{hash: c, tree: tr, parent: p}, true},
-		{"with a description", cat(tr[:], p[:], []byte{0}), links{hash: c, tree: tr, parent: p}, true},
-		{"empty", nil, links{}, false},
-		{"short", tr[:19], links{}, false},
-		{"between", cat(tr[:], []byte{1}), links{}, false},
-		{"zero tree", make([]byte, 20), links{}, false},
-		{"zero parent", cat(tr[:], make([]byte, 20)), links{}, false},
-		{"zero tree, a parent", cat(make([]byte, 20), p[:]), links{}, false},
-	}
-	for _, tt := range tests {
-		l, diff, ok := decodeCommit(c, tt.v)
-		if ok != tt.ok || (ok && (l != tt.want || !bytes.Equal(diff, tt.v[min(40, len(tt.v)):]))) {
-			t.Errorf("%s: %+v %v", tt.name, l, ok)
-		}
-		if ok && len(tt.v) <= 40 && !bytes.Equal(encodeCommit(l, nil), tt.v) {
-			t.Errorf("%s: encodes as %x", tt.name, encodeCommit(l, nil))
-		}
-	}
-}
+}()
 
 // TestDiffForCacheMatchesDiffIndexes compares the cache's merge with
 // diffIndexes on random pairs of trees, files and folders of one name
 // included.
 func TestDiffForCacheMatchesDiffIndexes(t *testing.T) {
+	t.Parallel()
 	names := []string{"a", "a-b", "a.c", "a0", "b", "foo", "foo.c", "foo-bar", "foo0", "z"}
 	modes := []string{"100644", "100755", "40000", "120000", "160000"}
 	rng := rand.New(rand.NewSource(1))
@@ -387,75 +325,13 @@ func pairSet(d *gitobj.PairDiff) map[string][2]gitobj.RawEntry {
 	return out
 }
 
-func FuzzPairValue(f *testing.F) {
-	for _, v := range badPairValues {
-		f.Add(v)
-	}
-	good := dirPair()
-	good.setSub(0, onePair())
-	f.Add(encodePair(good))
-	f.Add(encodePair(dirPair()))
-	f.Fuzz(func(t *testing.T, v []byte) {
-		d, err := decodePair(v)
-		if err != nil {
-			return
-		}
-		again, err := decodePair(encodePair(d))
-		if err != nil || !bytes.Equal(encodePair(again), encodePair(d)) {
-			t.Fatalf("round trip of %x: %+v, %v", v, again, err)
-		}
-		// the walk's reader agrees with the decoder, level by level
-		lv, err := decodeLevel(v)
-		if err != nil || !reflect.DeepEqual(lv.d, d.d) {
-			t.Fatalf("level of %x: %+v, %v", v, lv, err)
-		}
-		rd := newPairReader(v)
-		k := 0
-		for {
-			name, ea, eb, sub, ok := rd.next()
-			if !ok {
-				break
-			}
-			if string(name) != d.d.Names[k] || ea != d.d.A[k] || eb != d.d.B[k] || (sub == nil) != (k >= len(d.sub) || d.sub[k] == nil) {
-				t.Fatalf("reader entry %d differs", k)
-			}
-			k++
-		}
-		if !rd.done() || k != len(d.d.Names) {
-			t.Fatalf("reader stopped at %d of %d", k, len(d.d.Names))
-		}
-	})
-}
-
-func FuzzCommitValue(f *testing.F) {
-	tr, p := hashOf(2), hashOf(3)
-	f.Add(tr[:])
-	f.Add(append(append([]byte{}, tr[:]...), p[:]...))
-	f.Add(append(append(append([]byte{}, tr[:]...), p[:]...), encodePair(onePair())...))
-	f.Add([]byte("x"))
-	f.Fuzz(func(t *testing.T, v []byte) {
-		l, diff, ok := decodeCommit(hashOf(1), v)
-		if !ok {
-			return
-		}
-		enc := append(encodeCommit(l, nil), diff...)
-		if !bytes.Equal(enc, v) {
-			t.Fatalf("round trip of %x: %x", v, enc)
-		}
-		if d, err := decodePair(diff); err == nil {
-			if !bytes.Equal(encodeCommit(l, d), append(encodeCommit(l, nil), encodePair(d)...)) {
-				t.Fatalf("encodeCommit of %x", v)
-			}
-		}
-	})
-}
-
 // TestHistCacheShallowLater warms the cache on a full history, then makes
 // the repository shallow: the walks stop at the boundary as without the
 // cache (the boundary is never cached; a boundary commit's description of
 // its parent is not used).
 func TestHistCacheShallowLater(t *testing.T) {
-	h := buildRefHistory(t, 5)
+	t.Parallel()
+	h := copyRefHistory(t, 2) // made shallow below
 	o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir())}
 	h.check(t, o.open)
 	o.save(t)

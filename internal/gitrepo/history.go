@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -49,7 +50,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		return nil, err
 	}
 	stop, hasStop := fullHash(base.Hash)
-	key, memo := r.walkAsked(walkTouching, c, stop, limit, paths)
+	key, memo := r.walkAsked(gitcache.WalkTouching, c, stop, limit, paths)
 	if memo {
 		if got, ok := r.walkAnswer(key, paths); ok {
 			return got, nil
@@ -220,7 +221,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 	if err != nil {
 		return out
 	}
-	key, memo := r.walkAsked(walkLast, c, plumbing.ZeroHash, maxCommits, paths)
+	key, memo := r.walkAsked(gitcache.WalkLast, c, plumbing.ZeroHash, maxCommits, paths)
 	if memo {
 		if got, ok := r.walkAnswer(key, paths); ok {
 			for p, cs := range got {
@@ -237,7 +238,7 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 
 // lastChange is LastChange's walk from c, its answer recorded under key
 // when memo is set and it ends on its own.
-func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [walkKeySize]byte, memo bool) map[string]Commit {
+func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [gitcache.WalkKeySize]byte, memo bool) map[string]Commit {
 	out := make(map[string]Commit)
 	trie := gitobj.NewTrie(paths)
 	live := len(trie.Paths) // paths without their commit yet
@@ -328,14 +329,14 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if !gitobj.IsBlob(e.Mode) {
 		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
 	}
-	if data, ok := r.objs.get(plumbing.BlobObject, e.Hash); ok {
+	if data, ok := r.objs.Get(plumbing.BlobObject, e.Hash); ok {
 		return bytes.Clone(data), nil // the table's bytes are not the caller's to change
 	}
 	data, err := r.readBlob(e.Hash)
 	if err != nil {
 		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
 	}
-	r.objs.add(plumbing.BlobObject, e.Hash, data)
+	r.objs.Add(plumbing.BlobObject, e.Hash, data)
 	return data, nil
 }
 

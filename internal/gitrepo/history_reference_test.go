@@ -15,18 +15,21 @@ import (
 // many paths, so that the walks drop paths and shrink their trie on the way
 // (see CommitsTouching), contents that come back to earlier ones, deletions.
 func TestWalksMatchReference(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			h := buildRefHistory(t, seed)
+			t.Parallel()
+			h := sharedRefHistory(t, seed)
 			h.check(t, func(t *testing.T) *Repo { return open(t, h.dir) })
 		})
 	}
 }
 
-// buildRefHistory commits a random history of seed: many paths, so that
-// the walks drop paths and shrink their trie on the way (see
-// CommitsTouching), contents that come back to earlier ones, deletions.
-func buildRefHistory(t *testing.T, seed int64) refHistory {
+// buildRefHistory commits a random history of seed in folder dir: many
+// paths, so that the walks drop paths and shrink their trie on the way
+// (see CommitsTouching), contents that come back to earlier ones,
+// deletions. Tests take it through sharedRefHistory or copyRefHistory.
+func buildRefHistory(t testing.TB, dir string, seed int64) refHistory {
 	t.Helper()
 	var files []string
 	for i := 0; i < 40; i++ {
@@ -34,7 +37,6 @@ func buildRefHistory(t *testing.T, seed int64) refHistory {
 	}
 	asked := append([]string{"never/there"}, files...)
 	rng := rand.New(rand.NewSource(seed))
-	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	state := map[string]string{} // path -> content; absent: not there
 	for _, f := range files {
@@ -46,8 +48,10 @@ func buildRefHistory(t *testing.T, seed int64) refHistory {
 	chain := []string{first}
 	states := []map[string]string{copyState(state)}
 	for i := 1; i <= 30; i++ {
+		var touched []string // staged alone: the rest of the tree is as committed
 		for n := 1 + rng.Intn(6); n > 0; n-- {
 			f := files[rng.Intn(len(files))]
+			touched = append(touched, f)
 			if _, ok := state[f]; ok && rng.Intn(5) == 0 {
 				must(t, gitfixture.Remove(dir, f))
 				delete(state, f)
@@ -57,7 +61,7 @@ func buildRefHistory(t *testing.T, seed int64) refHistory {
 			must(t, gitfixture.WriteFile(dir, f, c))
 			state[f] = c
 		}
-		h, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", t0.Add(time.Duration(i)*time.Minute))
+		h, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", t0.Add(time.Duration(i)*time.Minute), touched...)
 		if err != nil {
 			continue // nothing changed
 		}

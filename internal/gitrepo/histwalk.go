@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -43,11 +44,11 @@ func (c *treeCache) changedAt(l links, parentTree plumbing.Hash, hasParent bool,
 }
 
 // diffRec is diff with the history cache: raw, when not nil, is the
-// description of trees a and b read from it (encodePair). It returns the
+// description of trees a and b read from it (gitcache.EncodePair). It returns the
 // pair's description, and learned when it holds something raw did not (a
 // description where there was none, or one that did not decode, or a
 // folder described that was not): the caller records it.
-func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]string, raw []byte) (*pairNode, bool, error) {
+func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]string, raw []byte) (*gitcache.Pair, bool, error) {
 	if a == b {
 		return nil, false, nil
 	}
@@ -69,12 +70,12 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]strin
 	if err != nil {
 		return nil, false, err
 	}
-	var node *pairNode
+	var node *gitcache.Pair
 	if dp := c.derived; dp.a == sa && dp.b == sb && dp.d != nil {
-		node = &pairNode{d: dp.d} // what derive found (diffFromDerive)
+		node = &gitcache.Pair{D: dp.d} // what derive found (diffFromDerive)
 	} else if ia, ib := sa.Index(), sb.Index(); ia != nil && ib != nil {
 		if d := gitobj.DiffForCache(ia, ib); d != nil {
-			node = &pairNode{d: d}
+			node = &gitcache.Pair{D: d}
 		}
 	}
 	for i, name := range n.Names {
@@ -95,9 +96,9 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]strin
 				return nil, false, err
 			}
 			if learned && node != nil {
-				for x, dn := range node.d.Names {
+				for x, dn := range node.D.Names {
 					if dn == name {
-						node.setSub(x, sub)
+						node.SetSub(x, sub)
 						break
 					}
 				}
@@ -113,7 +114,7 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]strin
 // one. ok is false when raw's level does not decode (nothing was done).
 // node, when not nil, is raw's level decoded with what was learned below
 // it.
-func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte) (node *pairNode, ok bool, err error) {
+func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte) (node *gitcache.Pair, ok bool, err error) {
 	type hit struct {
 		child  *gitobj.TrieNode
 		i      int // the name's index in raw
@@ -122,9 +123,9 @@ func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte)
 	}
 	var buf [4]hit
 	hits := buf[:0]
-	rd := newPairReader(raw)
+	rd := gitcache.NewPairReader(raw)
 	for i := 0; ; i++ {
-		name, ea, eb, sub, ok := rd.next()
+		name, ea, eb, sub, ok := rd.Next()
 		if !ok {
 			break
 		}
@@ -132,7 +133,7 @@ func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte)
 			hits = append(hits, hit{child, i, ea, eb, sub})
 		}
 	}
-	if !rd.done() {
+	if !rd.Done() {
 		return nil, false, nil
 	}
 	c.hist.pairHits++
@@ -158,11 +159,11 @@ func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte)
 			}
 			if sub != nil {
 				if node == nil {
-					if node, err = decodeLevel(raw); err != nil {
+					if node, err = gitcache.DecodeLevel(raw); err != nil {
 						return nil, true, errStaleDescription // cannot happen: the level was just read whole
 					}
 				}
-				node.setSub(h.i, sub)
+				node.SetSub(h.i, sub)
 			}
 			continue
 		}
@@ -178,11 +179,11 @@ func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte)
 		}
 		if learned {
 			if node == nil {
-				if node, err = decodeLevel(raw); err != nil {
+				if node, err = gitcache.DecodeLevel(raw); err != nil {
 					return nil, true, errStaleDescription // cannot happen: the level was just read whole
 				}
 			}
-			node.setSub(h.i, sub)
+			node.SetSub(h.i, sub)
 		}
 	}
 	return node, true, nil

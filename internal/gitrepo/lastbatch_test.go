@@ -15,9 +15,11 @@ import (
 // and filled; questions that cannot be placed (an unknown commit, a path
 // not clean) are left unknown.
 func TestLastChangesAtMatchesLastChangeAt(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			h := buildRefHistory(t, seed)
+			t.Parallel()
+			h := sharedRefHistory(t, seed)
 			cache := diskcache.New(t.TempDir())
 			opens := map[string]func() *Repo{
 				"off": func() *Repo { return open(t, h.dir) },
@@ -41,6 +43,12 @@ func TestLastChangesAtMatchesLastChangeAt(t *testing.T) {
 					LastChangeQuestion{At: Commit{Hash: "0123456789012345678901234567890123456789"}, Paths: []string{h.asked[1]}},
 					LastChangeQuestion{At: Commit{Hash: h.chain[0]}, Paths: []string{"./" + h.asked[1]}})
 				limit := []int{0, 1, 3, 2000}[round%4]
+				// each question asked alone, of a Repo of its own, once for
+				// both batches (the last two are not placed)
+				wants := make([]map[string]Commit, len(qs)-2)
+				for i, q := range qs[:len(wants)] {
+					wants[i] = opens["off"]().LastChangeAt(q.At, q.Paths, limit)
+				}
 				for _, name := range []string{"off", "cache"} {
 					r := opens[name]()
 					answers, known := r.LastChangesAt(qs, limit)
@@ -50,9 +58,8 @@ func TestLastChangesAtMatchesLastChangeAt(t *testing.T) {
 							continue
 						}
 						placed++
-						want := opens["off"]().LastChangeAt(q.At, q.Paths, limit)
-						if !reflect.DeepEqual(answers[i], want) {
-							t.Fatalf("%s round %d question %d (%v, limit %d):\ngot  %v\nwant %v", name, round, i, q.Paths, limit, answers[i], want)
+						if i < len(wants) && !reflect.DeepEqual(answers[i], wants[i]) {
+							t.Fatalf("%s round %d question %d (%v, limit %d):\ngot  %v\nwant %v", name, round, i, q.Paths, limit, answers[i], wants[i])
 						}
 					}
 					if placed != len(qs)-2 || known[len(qs)-1] || known[len(qs)-2] {
@@ -69,7 +76,8 @@ func TestLastChangesAtMatchesLastChangeAt(t *testing.T) {
 
 // TestLastChangesAtEmpty: no questions, no paths, no commits.
 func TestLastChangesAtEmpty(t *testing.T) {
-	h := buildRefHistory(t, 1)
+	t.Parallel()
+	h := sharedRefHistory(t, 1)
 	r := open(t, h.dir)
 	a, k := r.LastChangesAt(nil, 10)
 	if len(a) != 0 || len(k) != 0 {

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -39,7 +39,8 @@ func (h refHistory) lookups(t *testing.T, r *Repo) []string {
 // from the object table and every look-up from the path table, nothing
 // added, the tables not rewritten), and with the object table alone.
 func TestObjectTableSameAnswers(t *testing.T) {
-	h := buildRefHistory(t, 3)
+	t.Parallel()
+	h := sharedRefHistory(t, 3)
 	want := h.lookups(t, open(t, h.dir))
 
 	c := diskcache.New(t.TempDir())
@@ -52,7 +53,7 @@ func TestObjectTableSameAnswers(t *testing.T) {
 		if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: answers differ from the run without a table", name)
 		}
-		o, m = r.objs.t.Stats(), r.memo.Stats()
+		o, m = r.objs.Table().Stats(), r.memo.Stats()
 		must(t, r.SaveCache())
 		return o, m
 	}
@@ -64,7 +65,7 @@ func TestObjectTableSameAnswers(t *testing.T) {
 	if cold.Hits != 0 || cold.Refused != 0 || cold.Misses == 0 {
 		t.Errorf("cold run: %d hits, %d misses, %d refused", cold.Hits, cold.Misses, cold.Refused)
 	}
-	if names := tables(); len(names) != 1 || !strings.Contains(names[0], objectsTable) {
+	if names := tables(); len(names) != 1 || !strings.Contains(names[0], "git-objects-") {
 		t.Fatalf("tables after the cold run: %v", names)
 	}
 	before := statAll(t, tables())
@@ -94,18 +95,19 @@ func TestObjectTableSameAnswers(t *testing.T) {
 // or altered content, another blob's content — and checks that each is
 // refused (a miss) and the answers are those without a table.
 func TestObjectTableBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 5)
+	t.Parallel()
+	h := sharedRefHistory(t, 2)
 	want := h.lookups(t, open(t, h.dir))
 	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
 	r.UseCache(c)
 	h.lookups(t, r)
 	keys := map[plumbing.Hash]bool{} // every object the run wrote
-	for _, k := range r.objs.t.Keys() {
+	for _, k := range r.objs.Table().Keys() {
 		keys[k] = true
 	}
 	must(t, r.SaveCache())
-	name := r.objs.t.Name()
+	name := r.objs.Table().Name()
 	good, _ := c.Open(name, 20)
 	if good.Len() < 2 || good.Len() != len(keys) {
 		t.Fatalf("the cold run wrote %d objects of %d", good.Len(), len(keys))
@@ -146,8 +148,8 @@ func TestObjectTableBadValuesMiss(t *testing.T) {
 			if got := h.lookups(t, r); !reflect.DeepEqual(got, want) {
 				t.Fatalf("answers differ with spoilt values")
 			}
-			if r.objs.t.Stats().Hits != 0 || r.objs.t.Stats().Refused == 0 {
-				t.Errorf("%d hits, %d refused", r.objs.t.Stats().Hits, r.objs.t.Stats().Refused)
+			if r.objs.Table().Stats().Hits != 0 || r.objs.Table().Stats().Refused == 0 {
+				t.Errorf("%d hits, %d refused", r.objs.Table().Stats().Hits, r.objs.Table().Stats().Refused)
 			}
 		})
 	}
@@ -157,7 +159,8 @@ func TestObjectTableBadValuesMiss(t *testing.T) {
 // values of another length than an entry's: each is a miss, and the
 // answers are those without a table.
 func TestPathTableBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 6)
+	t.Parallel()
+	h := sharedRefHistory(t, 3)
 	want := h.lookups(t, open(t, h.dir))
 	c := diskcache.New(t.TempDir())
 	r := open(t, h.dir)
@@ -166,9 +169,10 @@ func TestPathTableBadValuesMiss(t *testing.T) {
 	keys := r.memo.Keys()
 	name := r.memo.Name()
 	must(t, r.SaveCache())
-	for _, v := range [][]byte{{1}, make([]byte, entryValueSize-1), make([]byte, entryValueSize+1)} {
+	const pathValue = 4 + 20 // an entry found: its mode and hash
+	for _, v := range [][]byte{{1}, make([]byte, pathValue-1), make([]byte, pathValue+1)} {
 		bad := diskcache.New(t.TempDir())
-		b := diskcache.NewBuilder(pathKeySize)
+		b := diskcache.NewBuilder(gitcache.PathKeySize)
 		for _, k := range keys {
 			b.Add(k[:], v)
 		}
@@ -184,30 +188,10 @@ func TestPathTableBadValuesMiss(t *testing.T) {
 	}
 }
 
-// FuzzDecodeEntryValue checks that any value decodes without a panic, and
-// that encodeEntryValue's values decode back.
-func FuzzDecodeEntryValue(f *testing.F) {
-	f.Add([]byte{}, uint32(0o100644), []byte("aaaaaaaaaaaaaaaaaaaa"))
-	f.Add([]byte("\x00\x40\x00\x00aaaaaaaaaaaaaaaaaaaa"), uint32(0o40000), []byte{})
-	f.Fuzz(func(t *testing.T, v []byte, mode uint32, hash []byte) {
-		if e, ok := decodeEntryValue(v); ok && e.ok != (len(v) > 0) {
-			t.Fatalf("%q decoded as %+v", v, e)
-		}
-		var e memoEntry
-		if len(hash) > 0 {
-			e.ok, e.e.Mode = true, filemode.FileMode(mode)
-			copy(e.e.Hash[:], hash)
-		}
-		got, ok := decodeEntryValue(encodeEntryValue(nil, e))
-		if !ok || got != e {
-			t.Fatalf("round trip of %+v: %+v %v", e, got, ok)
-		}
-	})
-}
-
 // TestObjectTablePerRepository checks that the object and path tables are
 // the repository's own, and that a Repo without a cache has none.
 func TestObjectTablePerRepository(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
 		must(t, initRepoWithFile(d))
@@ -216,8 +200,8 @@ func TestObjectTablePerRepository(t *testing.T) {
 	ra, rb := open(t, a), open(t, b)
 	ra.UseCache(c)
 	rb.UseCache(c)
-	if ra.objs.t.Name() == "" || ra.objs.t.Name() == rb.objs.t.Name() {
-		t.Errorf("object tables %q and %q", ra.objs.t.Name(), rb.objs.t.Name())
+	if ra.objs.Table().Name() == "" || ra.objs.Table().Name() == rb.objs.Table().Name() {
+		t.Errorf("object tables %q and %q", ra.objs.Table().Name(), rb.objs.Table().Name())
 	}
 	if ra.memo.Name() == "" || ra.memo.Name() == rb.memo.Name() {
 		t.Errorf("path tables %q and %q", ra.memo.Name(), rb.memo.Name())
@@ -234,6 +218,7 @@ func TestObjectTablePerRepository(t *testing.T) {
 
 // TestObjectHashIsGits checks objectHash against go-git's hasher.
 func TestObjectHashIsGits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		typ     plumbing.ObjectType
 		content string
@@ -246,33 +231,4 @@ func TestObjectHashIsGits(t *testing.T) {
 			t.Errorf("%v %q: %s, want %s", tc.typ, tc.content, got, want)
 		}
 	}
-}
-
-// FuzzDecodeObject checks that any value decodes without a panic, and that
-// what encodeObject writes decodes back to the same content for its type
-// only.
-func FuzzDecodeObject(f *testing.F) {
-	f.Add([]byte{}, byte(plumbing.TreeObject))
-	f.Add([]byte("\x02100644 f\x00aaaaaaaaaaaaaaaaaaaa"), byte(plumbing.TreeObject))
-	f.Add([]byte("\x03x"), byte(plumbing.BlobObject))
-	f.Fuzz(func(t *testing.T, v []byte, typ byte) {
-		tt := plumbing.ObjectType(typ)
-		if c, ok := decodeObject(tt, v); ok && !bytes.Equal(c, v[1:]) {
-			t.Fatalf("decoded %q from %q", c, v)
-		}
-		if !tt.Valid() {
-			return
-		}
-		c, ok := decodeObject(tt, encodeObject(tt, v))
-		if !ok || !bytes.Equal(c, v) {
-			t.Fatalf("round trip of %q: %q %v", v, c, ok)
-		}
-		other := plumbing.BlobObject
-		if tt == other {
-			other = plumbing.TreeObject
-		}
-		if _, ok := decodeObject(other, encodeObject(tt, v)); ok {
-			t.Fatalf("a %v decoded as a %v", tt, other)
-		}
-	})
 }

@@ -12,6 +12,7 @@ import (
 // TestParseLinksPrefix checks that every prefix of a commit either asks for
 // the whole commit or gives what the whole commit gives.
 func TestParseLinksPrefix(t *testing.T) {
+	t.Parallel()
 	tree := "tree " + strings.Repeat("a", 40) + "\n"
 	p1 := "parent " + strings.Repeat("b", 40) + "\n"
 	p2 := "parent " + strings.Repeat("c", 40) + "\n"
@@ -54,6 +55,7 @@ func TestParseLinksPrefix(t *testing.T) {
 // (deltas included): the walks answer as on loose objects (the objects
 // themselves are checked against go-git's in gitobj).
 func TestPackedWalksMatchLoose(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git binary")
 	}

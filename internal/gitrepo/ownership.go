@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -48,7 +49,7 @@ func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err e
 	if ok {
 		parentTree = p.tree
 		if a, hit := r.changedHit(h, max); hit {
-			return a.paths, a.more, nil
+			return a.Paths, a.More, nil
 		}
 	}
 	d := pathsDiff{r: r, max: max}
@@ -56,7 +57,7 @@ func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err e
 		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
 	}
 	if ok && r.cmemo.Open() {
-		r.cmemo.Add(h, changedAnswer{max: max, more: d.more, paths: d.out})
+		r.cmemo.Add(h, gitcache.ChangedAnswer{Max: max, More: d.more, Paths: d.out})
 	}
 	return d.out, d.more, nil
 }
@@ -345,6 +346,6 @@ func (r *Repo) LastChangeAt(c Commit, paths []string, maxCommits int) map[string
 	if err != nil {
 		return map[string]Commit{}
 	}
-	var key [walkKeySize]byte
+	var key [gitcache.WalkKeySize]byte
 	return r.lastChange(l, paths, maxCommits, key, false)
 }

@@ -20,6 +20,7 @@ import (
 // twins (a file and a folder of one name), unsorted trees, unknown and
 // unusual modes, and missing subtrees.
 func TestChangedPathsPlainEqualsMaps(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 400; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		st := memory.NewStorage()

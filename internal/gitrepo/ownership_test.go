@@ -11,6 +11,7 @@ import (
 // TestChangedPaths: the files a commit changed against its first parent,
 // a root commit adding all it holds, capped at max with more set.
 func TestChangedPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	at := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	write := func(rel, s string) { t.Helper(); must(t, gitfixture.WriteFile(dir, rel, s)) }

@@ -24,6 +24,7 @@ func (f forbidStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plu
 // TestReadAtUsesThePackReader: reading a file as it was in a packed commit
 // goes through the pack reader only.
 func TestReadAtUsesThePackReader(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git binary")
 	}

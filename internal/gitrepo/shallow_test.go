@@ -36,6 +36,7 @@ func removeLoose(t *testing.T, dir string, h string) {
 // at a cut (LastChange) is dated there because the history ends, and the
 // walks of CommitsTouching to a base beyond the cut say ErrHistoryMissing.
 func TestHistoryCut(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	full := open(t, h.dir)
 	for _, rev := range []string{h.c1, h.c2, h.c3, h.c4, h.c3[:7], "", "zz", "0000000", h.c3 + "0"} {
@@ -102,6 +103,7 @@ func TestHistoryCut(t *testing.T) {
 // wrapping ErrHistoryMissing (never fetched); a path absent from the commit
 // is os.ErrNotExist, not missing history.
 func TestReadAtMissingBlob(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	dir := cloneOf(t, h)
 	removeLoose(t, dir, plumbing.ComputeHash(plumbing.BlobObject, []byte("package main // v2\n")).String())
@@ -121,6 +123,7 @@ func TestReadAtMissingBlob(t *testing.T) {
 // TestPromisor: the remote a partial clone's configuration names
 // (remote.<name>.promisor, or extensions.partialclone), "" otherwise.
 func TestPromisor(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	for _, tc := range []struct {
 		name, config, want string
@@ -148,6 +151,7 @@ func TestPromisor(t *testing.T) {
 // Promisor read as usual), while an extension that changes how objects are
 // read (objectFormat) is still refused.
 func TestExtensionTolerant(t *testing.T) {
+	t.Parallel()
 	h := newHistory(t)
 	for _, tc := range []struct {
 		name, config string

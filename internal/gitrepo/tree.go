@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -16,16 +17,16 @@ import (
 // paths asked for and remembering each folder it loaded.
 type pathTree struct {
 	s    *gitobj.TreeIndexCache
-	memo *pathTable // when not nil, the path table look-ups go through
+	memo *gitcache.Paths // when not nil, the path table look-ups go through
 	root plumbing.Hash
 	dirs map[string]*gitobj.TreeIndex // folder path → tree; nil when absent or not a folder
 	// known is the folders looked up through the path table (see
 	// entryKept)
-	known map[string]memoEntry
+	known map[string]gitcache.PathEntry
 }
 
 // pathTree returns the look-ups by path in tree root, through r's path
-// table when it has one (see pathmemo.go).
+// table when it has one (see internal/gitcache's paths.go).
 func (r *Repo) pathTree(root plumbing.Hash) *pathTree {
 	return &pathTree{s: r.trees, memo: r.memo, root: root, dirs: make(map[string]*gitobj.TreeIndex)}
 }
@@ -59,7 +60,7 @@ func (t *pathTree) dir(p string) (*gitobj.TreeIndex, error) {
 }
 
 // entry returns the tree entry at slash path p, or nil when there is none.
-// With a path table (see pathmemo.go) the answer comes from it when it has
+// With a path table (see internal/gitcache's paths.go) the answer comes from it when it has
 // one, and is recorded in it otherwise.
 func (t *pathTree) entry(p string) (*object.TreeEntry, error) {
 	return t.entryKept(p, false)
@@ -78,29 +79,29 @@ func (t *pathTree) entryKept(p string, keep bool) (*object.TreeEntry, error) {
 	}
 	me, ok := t.known[p]
 	if !ok {
-		k := pathKey(t.root, p)
+		k := gitcache.PathKey(t.root, p)
 		if me, _, ok = m.Get(k); !ok {
 			e, err := t.read(p)
 			if err != nil {
 				return nil, err
 			}
 			if e != nil {
-				me = memoEntry{gitobj.RawEntry{Mode: e.Mode, Hash: e.Hash}, true}
+				me = gitcache.PathEntry{E: gitobj.RawEntry{Mode: e.Mode, Hash: e.Hash}, OK: true}
 			}
 			m.Add(k, me)
 		}
 		if keep {
 			if t.known == nil {
-				t.known = map[string]memoEntry{}
+				t.known = map[string]gitcache.PathEntry{}
 			}
 			t.known[p] = me
 		}
 	}
-	if !me.ok {
+	if !me.OK {
 		return nil, nil
 	}
 	_, name := splitPath(p)
-	return &object.TreeEntry{Name: name, Mode: me.e.Mode, Hash: me.e.Hash}, nil
+	return &object.TreeEntry{Name: name, Mode: me.E.Mode, Hash: me.E.Hash}, nil
 }
 
 // read is entry for a clean path, from the trees.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 )
@@ -21,12 +22,13 @@ type mergeHistory struct {
 	asked       []string
 }
 
-// buildMergeHistory commits a random history of seed: commits on the
-// first-parent chain that edit, restore and delete files, and side
-// branches (commits off a chain commit that edit files) merged back, the
-// merge taking the side's files, or some of them, or none (a merge that
-// changes nothing on the first-parent chain).
-func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
+// buildMergeHistory commits a random history of seed in folder dir:
+// commits on the first-parent chain that edit, restore and delete files,
+// and side branches (commits off a chain commit that edit files) merged
+// back, the merge taking the side's files, or some of them, or none (a
+// merge that changes nothing on the first-parent chain). Tests take it
+// through sharedMergeHistory.
+func buildMergeHistory(t testing.TB, dir string, seed int64) mergeHistory {
 	t.Helper()
 	var files []string
 	for i := 0; i < 24; i++ {
@@ -34,7 +36,6 @@ func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
 	}
 	asked := append([]string{"never/there", "d0", "d1/s1", "d2/s3/f23/under"}, files...)
 	rng := rand.New(rand.NewSource(seed))
-	dir := t.TempDir()
 	must(t, gitfixture.Init(dir))
 	when := t0
 	tick := func() time.Time { when = when.Add(time.Minute); return when }
@@ -44,9 +45,11 @@ func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
 	first, err := gitfixture.Commit(dir, "import", "A", "a@x", tick())
 	must(t, err)
 	h := mergeHistory{dir: dir, chain: []string{first}, asked: asked}
+	var touched []string // the paths to stage: the rest of the tree is as committed
 	edit := func(n int) {
 		for ; n > 0; n-- {
 			f := files[rng.Intn(len(files))]
+			touched = append(touched, f)
 			if rng.Intn(6) == 0 {
 				if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f))); err == nil {
 					must(t, gitfixture.Remove(dir, f))
@@ -59,7 +62,9 @@ func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
 	for i := 1; i <= 40; i++ {
 		if rng.Intn(4) != 0 {
 			edit(1 + rng.Intn(4))
-			if c, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", tick()); err == nil {
+			c, err := gitfixture.Commit(dir, fmt.Sprint("step ", i), "A", "a@x", tick(), touched...)
+			touched = touched[:0]
+			if err == nil {
 				h.chain = append(h.chain, c)
 			}
 			continue
@@ -69,7 +74,9 @@ func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
 		var sideHead string
 		for k := 1 + rng.Intn(3); k > 0; k-- {
 			edit(1 + rng.Intn(3))
-			if c, err := gitfixture.Commit(dir, fmt.Sprint("side ", i, k), "B", "b@x", tick()); err == nil {
+			c, err := gitfixture.Commit(dir, fmt.Sprint("side ", i, k), "B", "b@x", tick(), touched...)
+			touched = touched[:0]
+			if err == nil {
 				sideHead = c
 				h.side = append(h.side, c)
 			}
@@ -80,6 +87,7 @@ func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
 		must(t, gitfixture.ResetBranch(dir, head))
 		if rng.Intn(3) == 0 {
 			// the merge keeps the chain's files: restore them in the work tree
+			touched = append(touched, files...)
 			for _, f := range files {
 				if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f))); err == nil {
 					must(t, gitfixture.Remove(dir, f))
@@ -92,8 +100,9 @@ func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
 				}
 			}
 		}
-		m, err := gitfixture.Merge(dir, fmt.Sprint("merge ", i), "A", "a@x", tick(), sideHead)
+		m, err := gitfixture.Merge(dir, fmt.Sprint("merge ", i), "A", "a@x", tick(), sideHead, touched...)
 		must(t, err)
+		touched = touched[:0]
 		h.chain = append(h.chain, m)
 	}
 	return h
@@ -106,9 +115,11 @@ func buildMergeHistory(t *testing.T, seed int64) mergeHistory {
 // without. Side-branch commits and unknown hashes are not covered; paths
 // not clean are not known.
 func TestHistoryMatchesWalks(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 4; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			h := buildMergeHistory(t, seed)
+			t.Parallel()
+			h := sharedMergeHistory(t, seed)
 			cache := diskcache.New(t.TempDir())
 			opens := map[string]func() *Repo{
 				"off": func() *Repo { return open(t, h.dir) },
@@ -132,6 +143,11 @@ func TestHistoryMatchesWalks(t *testing.T) {
 				}
 				bases = append(bases, Commit{Hash: "0123456789012345678901234567890123456789"}, Commit{Hash: "HEAD"})
 				paths := append([]string{"./" + h.asked[5], "d0/../d1"}, h.asked...)
+				// the answers asked alone, once for both Repos
+				wants := make([]historyWant, len(bases))
+				for i, b := range bases {
+					wants[i] = h.want(t, ref, b, rng)
+				}
 				for _, name := range []string{"off", "cache"} {
 					r := opens[name]()
 					hist := r.HistoryFor(bases, paths, 0)
@@ -143,50 +159,33 @@ func TestHistoryMatchesWalks(t *testing.T) {
 							t.Fatalf("%s: %q is known", name, p)
 						}
 					}
-					for _, b := range bases {
-						onChain := false
-						for _, c := range h.chain {
-							onChain = onChain || c == b.Hash
+					for i, b := range bases {
+						want := wants[i]
+						if hist.Covers(b) != want.onChain {
+							t.Fatalf("%s round %d: Covers(%.7s) = %v, on the chain %v", name, round, b.Hash, !want.onChain, want.onChain)
 						}
-						if hist.Covers(b) != onChain {
-							t.Fatalf("%s round %d: Covers(%.7s) = %v, on the chain %v", name, round, b.Hash, !onChain, onChain)
-						}
-						if !onChain {
+						if !want.onChain {
 							if _, ok := hist.CommitsTouching(b, h.asked[:2], 0); ok {
 								t.Fatalf("%s: answered for %.7s", name, b.Hash)
 							}
 							continue
 						}
-						tree, err := ref.treeOf(b.Hash)
-						must(t, err)
 						blobs := hist.blobsAt(b.Hash)
-						for _, p := range h.asked {
-							want, err := tree.blob(p)
-							must(t, err)
-							if got, ok := blobs.blob(p); !ok || got != want {
-								t.Fatalf("%s round %d: blob of %s at %.7s = %v %v, want %v", name, round, p, b.Hash, got, ok, want)
+						for k, p := range h.asked {
+							if got, ok := blobs.blob(p); !ok || got != want.blobs[k] {
+								t.Fatalf("%s round %d: blob of %s at %.7s = %v %v, want %v", name, round, p, b.Hash, got, ok, want.blobs[k])
 							}
 						}
-						for _, limit := range []int{0, 1, 2, 20} {
-							var asked []string
-							for _, p := range h.asked {
-								if rng.Intn(2) == 0 {
-									asked = append(asked, p)
-								}
-							}
-							got, ok := hist.CommitsTouching(b, asked, limit)
-							want, err := ref.CommitsTouching(b, asked, limit)
-							must(t, err)
-							if !ok || !reflect.DeepEqual(got, want) {
-								t.Fatalf("%s round %d base %.7s limit %d %v:\ngot  %v %v\nwant %v", name, round, b.Hash, limit, asked, ok, got, want)
+						for _, w := range want.touching {
+							got, ok := hist.CommitsTouching(b, w.asked, w.limit)
+							if !ok || !reflect.DeepEqual(got, w.commits) {
+								t.Fatalf("%s round %d base %.7s limit %d %v:\ngot  %v %v\nwant %v", name, round, b.Hash, w.limit, w.asked, ok, got, w.commits)
 							}
 						}
 						got, err := r.CompareWith(b, h.asked, CompareOptions{History: hist})
 						must(t, err)
-						want, err := ref.Compare(b, h.asked)
-						must(t, err)
-						if !reflect.DeepEqual(got, want) {
-							t.Fatalf("%s round %d: Compare at %.7s with the History:\ngot  %v\nwant %v", name, round, b.Hash, got, want)
+						if !reflect.DeepEqual(got, want.compare) {
+							t.Fatalf("%s round %d: Compare at %.7s with the History:\ngot  %v\nwant %v", name, round, b.Hash, got, want.compare)
 						}
 					}
 					if name == "cache" {
@@ -198,9 +197,61 @@ func TestHistoryMatchesWalks(t *testing.T) {
 	}
 }
 
+// historyWant is what a History must answer for one base: whether the
+// base is on the first-parent chain and, when it is, the blob of each
+// asked path there, CommitsTouching for random subsets of the paths and
+// limits 0, 1, 2 and 20, and Compare, each asked of ref alone.
+type historyWant struct {
+	onChain  bool
+	blobs    []plumbing.Hash
+	touching []touchingWant
+	compare  []PathState
+}
+
+// touchingWant is one CommitsTouching question and its answer.
+type touchingWant struct {
+	asked   []string
+	limit   int
+	commits map[string][]Commit
+}
+
+// want is what a History must answer for base b, asked of ref alone.
+func (h mergeHistory) want(t *testing.T, ref *Repo, b Commit, rng *rand.Rand) historyWant {
+	t.Helper()
+	var w historyWant
+	for _, c := range h.chain {
+		w.onChain = w.onChain || c == b.Hash
+	}
+	if !w.onChain {
+		return w
+	}
+	tree, err := ref.treeOf(b.Hash)
+	must(t, err)
+	for _, p := range h.asked {
+		blob, err := tree.blob(p)
+		must(t, err)
+		w.blobs = append(w.blobs, blob)
+	}
+	for _, limit := range []int{0, 1, 2, 20} {
+		var asked []string
+		for _, p := range h.asked {
+			if rng.Intn(2) == 0 {
+				asked = append(asked, p)
+			}
+		}
+		commits, err := ref.CommitsTouching(b, asked, limit)
+		must(t, err)
+		w.touching = append(w.touching, touchingWant{asked, limit, commits})
+	}
+	w.compare, err = ref.Compare(b, h.asked)
+	must(t, err)
+	return w
+}
+
 // TestHistoryForNothing: no base on the chain, no path, a nil History.
 func TestHistoryForNothing(t *testing.T) {
-	h := buildMergeHistory(t, 5)
+	t.Parallel()
+	h := sharedMergeHistory(t, 1)
 	r := open(t, h.dir)
 	if r.HistoryFor(nil, h.asked, 0) != nil || r.HistoryFor([]Commit{{Hash: h.chain[0]}}, nil, 0) != nil ||
 		r.HistoryFor([]Commit{{Hash: "0123456789012345678901234567890123456789"}}, h.asked, 0) != nil ||

@@ -1,10 +1,10 @@
 package gitrepo
 
 // Verification of what the caches keep. The history, path and walk tables
-// (histcache.go, pathmemo.go, walkmemo.go) key what a run derived from git
-// objects by those objects' hashes: a commit's tree and parent and what
-// differs from its parent's tree by the commit's hash, what a path names
-// in a tree by the tree's hash. Such an entry is true for every repository
+// (histcache.go, internal/gitcache's paths.go, walkmemo.go) key what a run
+// derived from git objects by those objects' hashes: a commit's tree and
+// parent and what differs from its parent's tree by the commit's hash,
+// what a path names in a tree by the tree's hash. Such an entry is true for every repository
 // that holds those objects only if the objects read had the content their
 // hashes name. The pack reader and go-git do not check that (a replaced
 // loose object, a rewritten pack, a commit-graph that says otherwise than

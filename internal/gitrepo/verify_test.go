@@ -130,6 +130,7 @@ func gitTables(t *testing.T, c *diskcache.Cache) []string {
 // warm — and the lying one must have left no table at all, so that no
 // identity of the repository, however shared, could read one.
 func TestALyingRepositoryLeavesNothingInTheCache(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "repo")
 	c1, _, _, tree1, tree2 := buildLyingHistory(t, dir)
 	genuineOff, err := run(t, dir, nil, c1)
@@ -172,6 +173,7 @@ func TestALyingRepositoryLeavesNothingInTheCache(t *testing.T) {
 // repository planting entries for another, does): B reads none of them,
 // and answers as with the cache off.
 func TestATableOfAnotherRepositoryIsNotRead(t *testing.T) {
+	t.Parallel()
 	a := filepath.Join(t.TempDir(), "a")
 	b := filepath.Join(t.TempDir(), "b")
 	c1, _, _, tree1, tree2 := buildLyingHistory(t, a)
@@ -241,6 +243,7 @@ func contains(list []string, s string) bool {
 // TestAFlippedTableIsAMiss flips one byte in each table a run wrote: the
 // next run reads none of them (no hit) and answers the same.
 func TestAFlippedTableIsAMiss(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "repo")
 	c1, _, _, _, _ := buildLyingHistory(t, dir)
 	want, err := run(t, dir, nil, c1)
@@ -274,6 +277,7 @@ func TestAFlippedTableIsAMiss(t *testing.T) {
 // TestVerifyLinks: links that are not the commit's (a commit-graph that
 // lies) mark the Repo unverified; the commit's own do not.
 func TestVerifyLinks(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "repo")
 	_, c2, _, tree1, _ := buildLyingHistory(t, dir)
 	r := open(t, dir)
@@ -302,6 +306,7 @@ func TestVerifyLinks(t *testing.T) {
 // trees are not the commits' (two swapped) is read as without the cache
 // (the same answers), and the run keeps nothing.
 func TestALyingCommitGraphLeavesNothingInTheCache(t *testing.T) {
+	t.Parallel()
 	dir, all := graphRepo(t)
 	path := filepath.Join(dir, ".git", "objects", "info", "commit-graph")
 	b, err := os.ReadFile(path)
@@ -352,6 +357,7 @@ func TestALyingCommitGraphLeavesNothingInTheCache(t *testing.T) {
 // commit-graph and without) the links read with the cache on are those
 // read without, and nothing is marked.
 func TestReadLinksVerifiedIsReadLinks(t *testing.T) {
+	t.Parallel()
 	dir, all := graphRepo(t)
 	must(t, os.Remove(filepath.Join(dir, ".git", "objects", "info", "commit-graph")))
 	withGraph, allG := graphRepo(t)

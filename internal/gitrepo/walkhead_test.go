@@ -11,6 +11,7 @@ import (
 // the HEAD its first walk found (a commit made since is not seen), and
 // that a Repo opened after the commit walks from it.
 func TestWalksKeepHead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, initRepoWithFile(dir))
 	r := open(t, dir)

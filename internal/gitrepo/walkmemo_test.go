@@ -9,13 +9,13 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 )
 
 // walkCounts returns the walk table's hits and misses of o's repositories
 // and the keys they added, then saves them.
-func walkCounts(t *testing.T, o *cachedOpener) (hits, misses int, keys [][walkKeySize]byte) {
+func walkCounts(t *testing.T, o *cachedOpener) (hits, misses int, keys [][gitcache.WalkKeySize]byte) {
 	t.Helper()
 	for _, r := range o.repos {
 		if m := r.wmemo; m != nil {
@@ -32,9 +32,11 @@ func walkCounts(t *testing.T, o *cachedOpener) (hits, misses int, keys [][walkKe
 // walk table is written) then warm (every walk answered from it), with the
 // same answers.
 func TestWalkTableMatchesReference(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 2; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			h := buildRefHistory(t, seed)
+			t.Parallel()
+			h := sharedRefHistory(t, seed)
 			o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir()), walks: true}
 			h.check(t, o.open)
 			if hits, misses, keys := walkCounts(t, o); hits != 0 || misses == 0 || len(keys) == 0 {
@@ -52,7 +54,8 @@ func TestWalkTableMatchesReference(t *testing.T) {
 // repository became shallow are not used after: the boundary is in the
 // key.
 func TestWalkTableShallowLater(t *testing.T) {
-	h := buildRefHistory(t, 7)
+	t.Parallel()
+	h := copyRefHistory(t, 3) // made shallow below
 	o := &cachedOpener{dir: h.dir, c: diskcache.New(t.TempDir()), walks: true}
 	h.check(t, o.open)
 	o.save(t)
@@ -84,7 +87,8 @@ func TestWalkTableShallowLater(t *testing.T) {
 // up, values that do not decode or name a commit that is not there: each
 // is a miss, and the answers are the reference's.
 func TestWalkTableBadValuesMiss(t *testing.T) {
-	h := buildRefHistory(t, 8)
+	t.Parallel()
+	h := sharedRefHistory(t, 2)
 	c := diskcache.New(t.TempDir())
 	o := &cachedOpener{dir: h.dir, c: c, walks: true}
 	h.check(t, o.open)
@@ -103,8 +107,9 @@ func TestWalkTableBadValuesMiss(t *testing.T) {
 		append(append([]byte{0, 1}, missing...), 7),                                   // something left over
 	} {
 		t.Run(fmt.Sprint("value ", i), func(t *testing.T) {
+			t.Parallel()
 			bad := diskcache.New(t.TempDir())
-			b := diskcache.NewBuilder(walkKeySize)
+			b := diskcache.NewBuilder(gitcache.WalkKeySize)
 			for _, k := range keys {
 				b.Add(k[:], v)
 			}
@@ -116,39 +121,4 @@ func TestWalkTableBadValuesMiss(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzDecodeWalk checks that any value decodes without a panic, and that
-// encodeWalk's values decode back.
-func FuzzDecodeWalk(f *testing.F) {
-	f.Add([]byte{}, uint8(3), uint8(2))
-	f.Add(append([]byte{0, 1}, bytes.Repeat([]byte{1}, 20)...), uint8(1), uint8(1))
-	f.Fuzz(func(t *testing.T, v []byte, npaths, ncommits uint8) {
-		paths := make([]string, int(npaths%16))
-		for i := range paths {
-			paths[i] = fmt.Sprint("p", i%5) // some duplicates
-		}
-		if out, ok := decodeWalk(v, paths); ok {
-			for p, hs := range out {
-				if len(hs) == 0 {
-					t.Fatalf("%q: no commit for %s", v, p)
-				}
-			}
-		}
-		want := map[string][]plumbing.Hash{}
-		for i, p := range paths {
-			if i%2 == 0 {
-				continue
-			}
-			for j := 0; j <= int(ncommits%4); j++ {
-				var h plumbing.Hash
-				h[0], h[1] = byte(i+1), byte(j)
-				want[p] = append(want[p], h)
-			}
-		}
-		got, ok := decodeWalk(encodeWalk(paths, want), paths)
-		if !ok || !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
-			t.Fatalf("round trip of %v: %v %v", want, got, ok)
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package gitrepo
+package gitcache
 
 // The object table: the content of the small blobs ReadAt reads (a story
 // as it was at a workflow's base, for validation), kept across runs in the
@@ -7,17 +7,17 @@ package gitrepo
 // them from a delta chain.
 //
 // One table, git-objects-<repo> (<repo> as for the history table, see
-// histcache.go: a digest of the git folder's absolute path, device and
-// inode), keyed by an object's hash (20 bytes). Its value is the object's
+// internal/gitrepo's histcache.go: a digest of the git folder's absolute
+// path, device and inode), keyed by an object's hash (20 bytes). Its value is the object's
 // type (one byte, plumbing.ObjectType) then its content: objects of at
 // most maxStoredObject bytes, at most maxStoredPerRun bytes of them per run.
 //
 // Trees are not in it. The trees of look-ups by path were, first: a warm
 // run then read 4 to 9 MiB of trees from it (the bases of 200 workflows,
 // or 5,000 paths under one base), checking each one's hash, and a cold run
-// wrote as much (+20 ms). The path table (pathmemo.go) keeps what those
+// wrote as much (+20 ms). The path table (paths.go) keeps what those
 // look-ups found instead, and a warm run reads no tree at all; the trees of
-// history walks are the history table's (histcache.go).
+// history walks are the history table's (commits.go).
 //
 // Why it is sound: an object's content is what git names by its hash. A
 // value is used only when its type is the one asked for and the git hash of
@@ -52,18 +52,21 @@ const (
 	maxObjectTable = 4 << 20
 )
 
-// objCache is a Repo's view of the object table, opened on first use. It
-// is safe for concurrent use (stories are dated while other sources scan).
-// Its values are this run's objects (type byte then content); checked is
-// the objects whose value was found true this run.
-type objCache struct {
+// Objects is a Repo's view of the object table, opened on first use. It
+// is safe for concurrent use (stories are dated while other sources scan);
+// nil is a table that is off. Its values are this run's objects (type byte
+// then content); checked is the objects whose value was found true this
+// run.
+type Objects struct {
 	t       *cachetable.Table[plumbing.Hash, []byte]
 	mu      sync.Mutex
 	checked map[plumbing.Hash]bool
 }
 
-func newObjCache(disk *diskcache.Cache, gitDir string) *objCache {
-	return &objCache{checked: map[plumbing.Hash]bool{}, t: cachetable.New(disk, gitDir, cachetable.Spec[plumbing.Hash, []byte]{
+// NewObjects returns the object table of the repository whose git folder
+// is gitDir in disk; it is read on first use.
+func NewObjects(disk *diskcache.Cache, gitDir string) *Objects {
+	return &Objects{checked: map[plumbing.Hash]bool{}, t: cachetable.New(disk, gitDir, cachetable.Spec[plumbing.Hash, []byte]{
 		Prefix: objectsTable, KeySize: len(plumbing.ZeroHash), Key: hashKey,
 		Encode:   func(dst, v []byte) []byte { return append(dst, v...) },
 		Decode:   func(v []byte) ([]byte, bool) { return v, true },
@@ -72,13 +75,19 @@ func newObjCache(disk *diskcache.Cache, gitDir string) *objCache {
 	})}
 }
 
-// hashKey is the key of an object's hash.
-func hashKey(h *plumbing.Hash) []byte { return h[:] }
+// Table is the table under c (its look-up counts, its name), nil when c
+// is.
+func (c *Objects) Table() *cachetable.Table[plumbing.Hash, []byte] {
+	if c == nil {
+		return nil
+	}
+	return c.t
+}
 
-// get returns the content of object h of type t when the table (or this
+// Get returns the content of object h of type t when the table (or this
 // run) holds it; the content points into the table: the caller must not
 // change it.
-func (c *objCache) get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
+func (c *Objects) Get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -105,9 +114,9 @@ func (c *objCache) get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
 	return content, true
 }
 
-// add records object h of type t, read from the repository, for SaveCache;
-// an object too big, or past this run's budget, is not kept.
-func (c *objCache) add(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
+// Add records object h of type t, read from the repository, for Save; an
+// object too big, or past this run's budget, is not kept.
+func (c *Objects) Add(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
 	if c == nil || len(content) > maxStoredObject {
 		return
 	}
@@ -118,16 +127,16 @@ func (c *objCache) add(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
 	}
 }
 
-// drop forgets this run's new entries unsaved (see verify.go).
-func (c *objCache) drop() {
+// Drop forgets this run's new entries unsaved.
+func (c *Objects) Drop() {
 	if c != nil {
 		c.t.Drop()
 	}
 }
 
-// save writes this run's objects with the table's (a table that would grow
+// Save writes this run's objects with the table's (a table that would grow
 // past maxObjectTable starts over); nothing when there is nothing new.
-func (c *objCache) save() error {
+func (c *Objects) Save() error {
 	if c == nil {
 		return nil
 	}
