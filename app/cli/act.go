@@ -7,6 +7,7 @@ import (
 	"os/user"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/failpoint"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -149,7 +150,7 @@ func (h *flowHost) Request() (handoff.Request, error) {
 		Approve: r.opts.Approve, TakeOverStale: r.opts.Force,
 		Again: r.opts.Again || r.rehandoff[r.selected.ID],
 		Env:   a.environ(), Stdin: a.stdinFile(), Stdout: stdout, Stderr: a.sys.IO.ErrOut,
-		Lock: a.lockInfo(), Failpoint: testFailpoint(),
+		Lock: a.lockInfo(), Failpoint: failpoint.Hook(),
 	})
 	if err := a.applyFoundSession(r, &req); err != nil {
 		return req, err

@@ -58,7 +58,7 @@ var layers = []layer{
 	// the use cases every command builds on
 	{"use case", []string{"app/loaded", "app/resumeflow"}},
 	// flags, wiring, rendering, exit codes
-	{"command", []string{"app/cli", "app/mcp"}},
+	{"command", []string{"app/cli", "app/cli/failpoint", "app/mcp"}},
 	// programs and whole-program tests
 	{"main", []string{"cmd/...", "internal/attacktest", "internal/crashtest", "internal/layering"}},
 }
