@@ -7,6 +7,7 @@ import (
 	"os/user"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/failpoint"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
@@ -47,9 +48,9 @@ func (a *app) prompter() modes.Prompter {
 func (a *app) cancelled(r *resumeRun, err error) error {
 	if resumeflow.Cancel(err) {
 		fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
-		return a.finishResume(r, "declined", ExitDeclined, nil)
+		return a.finishResume(r, "declined", cmdutil.ExitDeclined, nil)
 	}
-	return a.finishResume(r, "error", ExitError, err)
+	return a.finishResume(r, "error", cmdutil.ExitError, err)
 }
 
 // act carries out a resume that is not a dry run: the state machine of
@@ -259,7 +260,7 @@ func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 			return err
 		}
 	}
-	return silent(code)
+	return cmdutil.Silent(code)
 }
 
 // reasonAlreadyHandedOff is the --json "reason" of a resume handed off

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -95,7 +96,7 @@ func workSessionErr(err error) error {
 	var ce *worksession.CookieError
 	var me *worksession.MessageError
 	if errors.As(err, &ce) || errors.As(err, &me) {
-		return &ExitErr{Code: ExitUsage, Err: err}
+		return &cmdutil.ExitErr{Code: cmdutil.ExitUsage, Err: err}
 	}
 	return err
 }

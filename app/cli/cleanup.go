@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
@@ -93,7 +94,7 @@ func (a *app) newCleanupCmd() *cobra.Command {
 		Exit: `0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 16 a live resume holds its lock, 17 refused (nothing changed), 19 confirmation needed and
 no terminal (pass --yes).`,
-		Args: oneWorkflow(false),
+		Args: cmdutil.OneWorkflow(false),
 	}, &opts.Deps, func(a *app, args []string) error {
 		if len(args) == 0 {
 			// no WORKFLOW: name the ones it could act on (exit 2)
@@ -118,7 +119,7 @@ func (a *app) cleanupCandidates() error {
 	}
 	all := s.Resumable()
 	if len(all) == 0 {
-		return cmdLineError(errors.New("cleanup: name the WORKFLOW to clean up; no interrupted workflow was found (orchestrate status --all lists every saved state)"))
+		return cmdutil.CmdLineError(errors.New("cleanup: name the WORKFLOW to clean up; no interrupted workflow was found (orchestrate status --all lists every saved state)"))
 	}
 	lines := []string{"cleanup: name the WORKFLOW to clean up; the interrupted workflows are:"}
 	for _, c := range all {
@@ -132,16 +133,8 @@ func (a *app) cleanupCandidates() error {
 		lines = append(lines, line)
 	}
 	lines = append(lines, "For example: orchestrate cleanup "+templates.ShellWord(all[0].ID)+" --dry-run")
-	return cmdLineError(linesError(lines))
+	return cmdutil.CmdLineError(cmdutil.LinesError(lines))
 }
-
-// linesError is an error whose message spans lines (see safeErr).
-type linesError []string
-
-func (e linesError) Error() string { return strings.Join(e, "\n") }
-
-// MessageLines implements messageLines.
-func (e linesError) MessageLines() []string { return e }
 
 func (a *app) runCleanup(opts *CleanupOptions) error {
 	s, err := a.load()
@@ -151,13 +144,13 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	matches := discover.Lookup(s.Res.Candidates, opts.Workflow)
 	switch {
 	case len(matches) == 0:
-		return exitf(ExitNotFound, "no workflow matches %q (orchestrate status --all lists them)", opts.Workflow)
+		return cmdutil.Exitf(cmdutil.ExitNotFound, "no workflow matches %q (orchestrate status --all lists them)", opts.Workflow)
 	case len(matches) > 1:
 		var ids []string
 		for _, c := range matches {
 			ids = append(ids, c.ID)
 		}
-		return usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
+		return cmdutil.Usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
 	}
 	c := matches[0]
 	p := cleanup.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now)
@@ -167,7 +160,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	finish := func(outcome string, code int, err error) error {
 		doc.Outcome, doc.ExitCode = outcome, code
 		if err != nil {
-			msg := safeErr(err)
+			msg := cmdutil.SafeErr(err)
 			doc.Error = &msg
 		}
 		if opts.JSON {
@@ -176,10 +169,10 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 			}
 		}
 		if err != nil {
-			return &ExitErr{Code: code, Err: err}
+			return &cmdutil.ExitErr{Code: code, Err: err}
 		}
-		if code != ExitOK {
-			return silent(code)
+		if code != cmdutil.ExitOK {
+			return cmdutil.Silent(code)
 		}
 		return nil
 	}
@@ -207,7 +200,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		case resumeflow.CleanupCancelled:
 			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
 		case resumeflow.CleanupLogFailed:
-			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(ev.Err))
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(ev.Err))
 		case resumeflow.CleanupDone:
 			fmt.Fprintf(out, "\nCleaned up %s.", safe(c.ID))
 			if len(p.Archive) > 0 {

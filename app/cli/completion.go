@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -49,14 +50,14 @@ Exit codes: 0 printed, 2 usage (no shell, or one it does not know).`,
 		ValidArgs: shells,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("completion: want one shell (bash, zsh, fish or powershell), got %d arguments", len(args))
+				return cmdutil.Usagef("completion: want one shell (bash, zsh, fish or powershell), got %d arguments", len(args))
 			}
 			for _, s := range shells {
 				if args[0] == s {
 					return nil
 				}
 			}
-			return usagef("completion: unknown shell %q: want bash, zsh, fish or powershell", args[0])
+			return cmdutil.Usagef("completion: unknown shell %q: want bash, zsh, fish or powershell", args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, out := cmd.Root(), a.sys.IO.Out

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"runtime/debug"
 	"strings"
@@ -91,7 +92,7 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	a := &app{sys: System{}, v: newSettings()}
 	root := a.newRootCmd()
 	seen := map[string]bool{}
-	walk(root, func(c *cobra.Command) {
+	cmdutil.Walk(root, func(c *cobra.Command) {
 		seen[c.CommandPath()] = true
 		if strings.TrimSpace(c.Example) == "" {
 			t.Errorf("%s has no examples", c.CommandPath())

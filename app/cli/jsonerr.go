@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"io"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ func newErrorDoc(cmd *cobra.Command, code int, err error) errorDoc {
 	if cmd != nil && cmd.HasParent() {
 		name = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 	}
-	return errorDoc{Schema: Schema, Command: name, Outcome: "error", ExitCode: code, Error: safeErr(err)}
+	return errorDoc{Schema: Schema, Command: name, Outcome: "error", ExitCode: code, Error: cmdutil.SafeErr(err)}
 }
 
 // wantsJSON reports whether --json (or --json=<true>) appears among args

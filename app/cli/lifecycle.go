@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -31,7 +32,7 @@ type lifecycleJSON struct {
 func (a *app) handoffHistory(s *loadedRepo) map[string]handoff.Last {
 	h, err := resumeflow.History(s.Session)
 	if err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 	}
 	return h
 }

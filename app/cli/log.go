@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -49,7 +50,7 @@ func (a *app) newLogCmd() *cobra.Command {
 
 func (a *app) runLog(opts *LogOptions) error {
 	if opts.N < 0 {
-		return usagef("-n %d: want 0 or more", opts.N)
+		return cmdutil.Usagef("-n %d: want 0 or more", opts.N)
 	}
 	s, err := a.load()
 	if err != nil {

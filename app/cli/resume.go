@@ -3,12 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -62,8 +63,8 @@ A resume already handed off is not handed off again at the same phase unless --a
 given; autopilot skips a workflow handed off within resume.rehandoff_after (default 1h)
 and takes the next one. A handoff whose command never started is offered again.
 
-` + ExitCodesHelp,
-		Args: positional(1),
+` + cmdutil.ExitCodesHelp,
+		Args: cmdutil.Positional(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Workflow = args[0]
@@ -126,7 +127,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		a.v.Set("resume.mode", opts.Mode)
 	}
 	if opts.Restart && opts.FromPhase != "" {
-		return usagef("--restart and --from-phase cannot be used together")
+		return cmdutil.Usagef("--restart and --from-phase cannot be used together")
 	}
 	if err := checkPlanFlags(opts); err != nil {
 		return err
@@ -151,7 +152,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 		r.all = kept
 		if len(r.all) == 0 {
-			return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow was taken by another runner on the shared lifecycle (lifecycle.remote)"))
+			return a.finishResume(r, "none", cmdutil.ExitOK, errors.New("nothing to resume: every interrupted workflow was taken by another runner on the shared lifecycle (lifecycle.remote)"))
 		}
 	}
 
@@ -172,7 +173,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	r.shared = a.sharedLifecycle(s)
 	if r.shared.err != nil && !opts.DryRun {
 		r.reason = reasonSharedUnusable
-		return a.finishResume(r, "error", ExitShared, sharedUnusable(r.shared.err))
+		return a.finishResume(r, "error", cmdutil.ExitShared, sharedUnusable(r.shared.err))
 	}
 	if !r.shared.on() {
 		a.ciWarning(s, r.mode)
@@ -191,10 +192,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 	} else {
 		if len(r.all) == 0 {
-			return a.finishResume(r, "none", ExitOK, nil)
+			return a.finishResume(r, "none", cmdutil.ExitOK, nil)
 		}
 		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode, sharedView); len(r.all) == 0 {
-			return a.finishResume(r, "none", ExitOK, err)
+			return a.finishResume(r, "none", cmdutil.ExitOK, err)
 		}
 		idx, end, err := resumeflow.Pick(len(r.all), r.mode, opts.DryRun, a.sys.IO.CanPrompt(), func() (int, error) { return a.chooseCandidate(r) })
 		switch {
@@ -229,10 +230,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			Situation: r.situation, Code: exitcode.Code(r.code),
 		}))
 		outcome := "planned"
-		if code == ExitTerminal {
+		if code == cmdutil.ExitTerminal {
 			outcome = "terminal"
 		}
-		if code == ExitNoTTY {
+		if code == cmdutil.ExitNoTTY {
 			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: without a terminal the real run would stop to ask (exit 19); %s.\n", noTTYAnswer(r))
 		}
 		if opts.PlanOut != "" {
@@ -243,13 +244,13 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if r.shared.err != nil {
 			// the plan is printed; the real run would stop at the remote
 			r.reason = reasonSharedUnusable
-			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: dry run: %s\n", safeErr(sharedUnusable(r.shared.err)))
-			return a.finishResume(r, outcome, ExitShared, nil)
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: dry run: %s\n", cmdutil.SafeErr(sharedUnusable(r.shared.err)))
+			return a.finishResume(r, outcome, cmdutil.ExitShared, nil)
 		}
 		if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && opts.Workflow != "" {
-			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", safeErr(heldRemotely(r.selected.ID, l)))
+			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", cmdutil.SafeErr(heldRemotely(r.selected.ID, l)))
 			r.reason, r.holder = reasonHeldRemotely, toHolder(l)
-			return a.finishResume(r, "locked", ExitLocked, nil)
+			return a.finishResume(r, "locked", cmdutil.ExitLocked, nil)
 		}
 		return a.finishResume(r, outcome, code, nil)
 	}
@@ -322,7 +323,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	if err != nil {
 		var ue *plan.UsageError
 		if errors.As(err, &ue) {
-			return usagef("%v", err)
+			return cmdutil.Usagef("%v", err)
 		}
 		return err
 	}
@@ -340,35 +341,35 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 	if r.opts.JSON {
 		doc := a.resumeDoc(r)
 		if msg != nil {
-			doc.Error = safeErr(msg)
+			doc.Error = cmdutil.SafeErr(msg)
 			doc.Changed = changedDoc(msg)
 		}
 		if err := writeJSON(a.sys.IO.Out, doc); err != nil {
 			return err
 		}
 		if msg != nil {
-			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %s\n", safeErr(msg))
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %s\n", cmdutil.SafeErr(msg))
 		}
-		return silent(code)
+		return cmdutil.Silent(code)
 	}
 	if outcome == "declined" || r.selected == nil && msg == nil && outcome != "none" {
-		return silent(code)
+		return cmdutil.Silent(code)
 	}
 	if outcome == "none" && msg == nil {
 		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.Root)
 		return nil
 	}
 	if msg != nil {
-		if code == ExitOK {
-			fmt.Fprintln(a.sys.IO.Out, safeErr(msg))
+		if code == cmdutil.ExitOK {
+			fmt.Fprintln(a.sys.IO.Out, cmdutil.SafeErr(msg))
 			return nil
 		}
-		return &ExitErr{Code: code, Err: msg}
+		return &cmdutil.ExitErr{Code: code, Err: msg}
 	}
 	if err := a.printBlocks(a.sys.IO.Out, r); err != nil {
 		return err
 	}
-	return silent(code)
+	return cmdutil.Silent(code)
 }
 
 // resumeDoc builds the --json document.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -153,11 +154,11 @@ func Main(args []string, sys System) int {
 		a.loaded.SaveCaches() // what the command's git walks derived (a no-op when saved)
 	}
 	if err == nil {
-		return ExitOK
+		return cmdutil.ExitOK
 	}
-	err = unknownCommand(err)
-	code := codeOf(err)
-	var ee *ExitErr
+	err = cmdutil.UnknownCommand(err)
+	code := cmdutil.CodeOf(err)
+	var ee *cmdutil.ExitErr
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
@@ -165,9 +166,9 @@ func Main(args []string, sys System) int {
 		_ = writeJSON(out, newErrorDoc(cmd, code, err))
 	}
 	// an error can quote a file, git or the environment: redact and escape it
-	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %s\n", safeErr(err))
-	var ue *usageError
-	if errors.As(err, &ue) && ue.hint {
+	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %s\n", cmdutil.SafeErr(err))
+	var ue *cmdutil.UsageError
+	if errors.As(err, &ue) && ue.Hint() {
 		path := "orchestrate"
 		if cmd != nil {
 			path = cmd.CommandPath()
@@ -175,53 +176,6 @@ func Main(args []string, sys System) int {
 		fmt.Fprintf(sys.IO.ErrOut, "Run '%s --help' for usage.\n", templates.Safe(path))
 	}
 	return code
-}
-
-// unknownCommand turns cobra's "unknown command" error (a misspelt command,
-// or an argument to a command that takes none) into a usage error on one
-// line, its suggestions kept.
-func unknownCommand(err error) error {
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "unknown command ") {
-		return err
-	}
-	lines := strings.Split(msg, "\n")
-	var sugg []string
-	for _, l := range lines[1:] {
-		if strings.HasPrefix(l, "\t") {
-			sugg = append(sugg, strings.TrimSpace(l))
-		}
-	}
-	first := lines[0]
-	if len(sugg) > 0 {
-		first += "; did you mean " + strings.Join(sugg, " or ") + "?"
-	}
-	return cmdLineError(errors.New(first))
-}
-
-// safeErr is an error's message as it may be printed: redacted, with its
-// control characters escaped (templates.Safe). A message made of lines
-// (messageLines, e.g. a refused saved plan) keeps its line breaks: each
-// line is escaped on its own.
-func safeErr(err error) string {
-	var ml messageLines
-	if errors.As(err, &ml) {
-		lines := ml.MessageLines()
-		if strings.Join(lines, "\n") == err.Error() { // nothing wraps it with more words
-			out := make([]string, len(lines))
-			for i, l := range lines {
-				out[i] = templates.Safe(l)
-			}
-			return strings.Join(out, "\n")
-		}
-	}
-	return templates.Safe(err.Error())
-}
-
-// messageLines is an error whose message spans lines, given one by one.
-type messageLines interface {
-	error
-	MessageLines() []string
 }
 
 func (a *app) newRootCmd() *cobra.Command {
@@ -233,20 +187,20 @@ QA loops, workflow states, stories in progress or in review, spec pipelines), ch
 against the repository as it is now, works out where to pick up, and hands the work back
 to the orchestrator.
 
-` + ExitCodesHelp,
+` + cmdutil.ExitCodesHelp,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			l, err := logging.Human(a.sys.IO.ErrOut, a.global.LogLevel, a.color())
 			if err != nil {
-				return cmdLineError(err)
+				return cmdutil.CmdLineError(err)
 			}
 			a.log = l
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cmdLineError(plainFlagError(err)) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cmdutil.CmdLineError(cmdutil.PlainFlagError(err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.Repo, "repo", "", "repository to work on (default: the git top-level above the working directory)")
 	pf.StringVar(&a.global.Config, "config", "", "configuration file (default: .orchestrate.yaml at the repository root)")
@@ -279,11 +233,11 @@ to the orchestrator.
 // (completion.go) so shells never offer file names for workflow ids, modes
 // or phases.
 func (a *app) conventions(root *cobra.Command) {
-	walk(root, func(c *cobra.Command) {
+	cmdutil.Walk(root, func(c *cobra.Command) {
 		if args := c.Args; args != nil {
 			c.Args = func(cmd *cobra.Command, as []string) error {
 				if err := args(cmd, as); err != nil {
-					return cmdLineError(err)
+					return cmdutil.CmdLineError(err)
 				}
 				return nil
 			}
@@ -293,11 +247,11 @@ func (a *app) conventions(root *cobra.Command) {
 		}
 	})
 	for _, name := range []string{"resume", "cleanup", "unlock"} {
-		if c := subcommand(root, name); c != nil {
+		if c := cmdutil.Subcommand(root, name); c != nil {
 			c.ValidArgsFunction = a.completeWorkflows(name == "resume")
 		}
 	}
-	walk(root, func(c *cobra.Command) {
+	cmdutil.Walk(root, func(c *cobra.Command) {
 		if c.Flags().Lookup("mode") != nil {
 			_ = c.RegisterFlagCompletionFunc("mode", completeModes)
 		}
@@ -337,51 +291,13 @@ func (a *app) newHelpCmd(root *cobra.Command) *cobra.Command {
 						msg += "; did you mean " + strings.Join(sugg, " or ") + "?"
 					}
 				}
-				return cmdLineError(errors.New(msg))
+				return cmdutil.CmdLineError(errors.New(msg))
 			}
 			cmd.InitDefaultHelpFlag()
 			cmd.InitDefaultVersionFlag()
 			return cmd.Help()
 		},
 	}
-}
-
-// plainFlagError rewrites the parser's words in a bad flag value's error
-// ("strconv.ParseInt: parsing \"abc\": invalid syntax") as plain language.
-func plainFlagError(err error) error {
-	msg := err.Error()
-	i := strings.Index(msg, "strconv.Parse")
-	if i < 0 {
-		return err
-	}
-	what := "not a number"
-	switch {
-	case strings.Contains(msg[i:], "value out of range"):
-		what = "out of range"
-	case strings.HasPrefix(msg[i:], "strconv.ParseBool"):
-		what = "not true or false"
-	case strings.HasPrefix(msg[i:], "strconv.ParseInt"), strings.HasPrefix(msg[i:], "strconv.ParseUint"):
-		what = "not a whole number"
-	}
-	return errors.New(msg[:i] + what)
-}
-
-// walk calls f on c and every command below it.
-func walk(c *cobra.Command, f func(*cobra.Command)) {
-	f(c)
-	for _, sub := range c.Commands() {
-		walk(sub, f)
-	}
-}
-
-// subcommand is root's direct subcommand name, or nil.
-func subcommand(root *cobra.Command, name string) *cobra.Command {
-	for _, c := range root.Commands() {
-		if c.Name() == name {
-			return c
-		}
-	}
-	return nil
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
@@ -396,12 +312,4 @@ func (a *app) newVersionCmd() *cobra.Command {
 	}
 }
 
-// positional checks the number of arguments and reports a usage error.
-func positional(max int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) > max {
-			return usagef("%s: too many arguments (%d), at most %d", cmd.Name(), len(args), max)
-		}
-		return nil
-	}
-}
+//END

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -83,7 +84,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	hist := a.handoffHistory(s)
 	shared := a.sharedLifecycle(s)
 	if shared.err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: the shared handoff records (lifecycle.remote) could not be read; showing this checkout's only: %s\n", safeErr(sharedUnusable(shared.err)))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: the shared handoff records (lifecycle.remote) could not be read; showing this checkout's only: %s\n", cmdutil.SafeErr(sharedUnusable(shared.err)))
 	}
 	lifeOf := func(c workflow.Candidate) resumeflow.Lifecycle {
 		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/trust"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -46,7 +47,7 @@ func (a *app) newTrustCmd() *cobra.Command {
 
 func (a *app) runTrust(opts *TrustOptions) error {
 	if opts.Revoke && opts.Show {
-		return usagef("--revoke and --show cannot be used together")
+		return cmdutil.Usagef("--revoke and --show cannot be used together")
 	}
 	loc, err := a.locate()
 	root := loc.Root
@@ -231,7 +232,7 @@ func (a *app) requireRepoTrust(r *resumeRun) error {
 		}
 		fmt.Fprintf(errOut, "orchestrate: %s %s and would run %s: nothing was run or written.\n", rc.Rel, rc.StateWords(), strings.Join(cmds, " and "))
 		fmt.Fprintf(errOut, "Review it and run 'orchestrate trust' to trust it, or set %s=1 to trust it for one run (CI that runs the repository's code anyway).\n", config.EnvTrustRepoConfig)
-		return a.finishQuiet(r, "error", ExitNoTTY)
+		return a.finishQuiet(r, "error", cmdutil.ExitNoTTY)
 	}
 	fmt.Fprintf(errOut, "%s %s. It would make orchestrate:\n", rc.Rel, rc.StateWords())
 	if err := describeRepoConfig(errOut, rc); err != nil {
@@ -243,7 +244,7 @@ func (a *app) requireRepoTrust(r *resumeRun) error {
 	}
 	if err != nil || !ok {
 		fmt.Fprintln(errOut, "Not trusted: nothing was run or changed.")
-		return a.finishQuiet(r, "declined", ExitDeclined)
+		return a.finishQuiet(r, "declined", cmdutil.ExitDeclined)
 	}
 	store, err := trust.Open(a.sys.Getenv)
 	if err != nil {
