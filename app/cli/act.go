@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/failpoint"
+	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -40,7 +41,7 @@ func (a *app) prompter() modes.Prompter {
 	if a.sys.Prompter != nil {
 		return a.sys.Prompter
 	}
-	return newTerminalPrompter(a.sys.IO, a.color())
+	return iostreams.NewTerminalPrompter(a.sys.IO, a.color())
 }
 
 // cancelled ends a resume the user declined or interrupted: exit 10,

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -111,7 +112,7 @@ func (a *app) color() bool { return a.colorFor(a.sys.IO.ErrOut) }
 // colorFor reports whether output written to w may use colour: w is the
 // stdout or stderr of the streams and a terminal, and neither --no-color,
 // NO_COLOR, CLICOLOR=0 nor TERM=dumb turns it off; CLICOLOR_FORCE forces it
-// (colorEnabled).
+// (iostreams.ColorEnabled).
 func (a *app) colorFor(w io.Writer) bool {
 	tty := false
 	switch w {
@@ -120,7 +121,7 @@ func (a *app) colorFor(w io.Writer) bool {
 	case a.sys.IO.ErrOut:
 		tty = a.sys.IO.ErrTTY
 	}
-	return colorEnabled(a.global.NoColor, a.getenv, tty)
+	return iostreams.ColorEnabled(a.global.NoColor, a.getenv, tty)
 }
 
 // getenv reads the injected environment ("" when the System has none).
