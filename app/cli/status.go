@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/tablefit"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -149,7 +150,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 const minIDWidth = 12
 
 // fitStatus sets the column widths of data's table, cutting its cells so a
-// row fits width columns (fitTable; 0: nothing is cut).
+// row fits width columns (tablefit.Fit; 0: nothing is cut).
 func fitStatus(data *statusData, width int) {
 	n := len(data.Rows)
 	ids, types, pos, ages, vals, lives, srcs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -159,18 +160,18 @@ func fitStatus(data *statusData, width int) {
 			lives[i] = "-" // as the template shows it
 		}
 	}
-	cols := []tableCol{
-		{Header: "ID", Cells: ids, Flex: true, Min: max(uniqueWidth(ids), minIDWidth), Floor: uniqueWidth(ids)},
+	cols := []tablefit.Col{
+		{Header: "ID", Cells: ids, Flex: true, Min: max(tablefit.UniqueWidth(ids), minIDWidth), Floor: tablefit.UniqueWidth(ids)},
 		{Header: "TYPE", Cells: types, Floor: len("TYPE")}, // the id names the type too
 		{Header: "POSITION", Cells: pos, Flex: true},
 		{Header: "AGE", Cells: ages},
 		{Header: "VALIDATION", Cells: vals},
 	}
 	if data.Life {
-		cols = append(cols, tableCol{Header: "LIFECYCLE", Cells: lives, Flex: true})
+		cols = append(cols, tablefit.Col{Header: "LIFECYCLE", Cells: lives, Flex: true})
 	}
-	cols = append(cols, tableCol{Header: "SOURCE", Cells: srcs, Flex: true, KeepEnd: true})
-	ws := fitTable(cols, 2, width)
+	cols = append(cols, tablefit.Col{Header: "SOURCE", Cells: srcs, Flex: true, KeepEnd: true})
+	ws := tablefit.Fit(cols, 2, width)
 	data.W.ID, data.W.Type, data.W.Pos, data.W.Age, data.W.Val = ws[0], ws[1], ws[2], ws[3], ws[4]
 	if data.Life {
 		data.W.Life = ws[5]

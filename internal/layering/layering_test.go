@@ -58,7 +58,7 @@ var layers = []layer{
 	// the use cases every command builds on
 	{"use case", []string{"app/loaded", "app/resumeflow"}},
 	// flags, wiring, rendering, exit codes
-	{"command", []string{"app/cli", "app/cli/cmdutil", "app/cli/failpoint", "app/mcp"}},
+	{"command", []string{"app/cli", "app/cli/cmdutil", "app/cli/failpoint", "app/cli/iostreams", "app/cli/tablefit", "app/mcp"}},
 	// programs and whole-program tests
 	{"main", []string{"cmd/...", "internal/attacktest", "internal/crashtest", "internal/layering"}},
 }
