@@ -10,6 +10,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/failpoint"
 	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -181,7 +182,7 @@ func (h *flowHost) Failed(f resumeflow.Failure, err error) error {
 		r.reason = f.Reason
 	}
 	if c := f.Command; c != nil {
-		r.command = &commandJSON{Reason: c.Reason, ExitStatus: c.ExitStatus, Signal: c.Signal}
+		r.command = &jsondoc.Command{Reason: c.Reason, ExitStatus: c.ExitStatus, Signal: c.Signal}
 	}
 	view := struct{ Type, Reason, StateFile, Action string }{
 		Type: r.selected.Type.Label() + " (" + r.selected.ID + ")", Reason: err.Error(), StateFile: r.selected.Source.Path, Action: f.Action,
@@ -221,7 +222,7 @@ func (h *flowHost) Notify(ev resumeflow.Event) error {
 		fmt.Fprintln(errOut, "Lock left in place: nothing was changed.")
 	case resumeflow.EvDispatched:
 		a.gitignoreNotice(out, r)
-		r.handoff = &handoffJSON{Envelope: rel(r.s.Root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
+		r.handoff = &jsondoc.Handoff{Envelope: rel(r.s.Root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
 	case resumeflow.EvTookOverStale:
 		fmt.Fprintf(errOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, templates.Safe(res.TookOverStale.Host))
 	case resumeflow.EvHandingOffAgain:
@@ -257,7 +258,7 @@ func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 	r.outcome, r.exit = outcome, code
 	a.githubSummary(r)
 	if r.opts.JSON {
-		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
+		if err := jsondoc.Write(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
 			return err
 		}
 	}

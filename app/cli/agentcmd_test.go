@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
 )
 
@@ -99,7 +100,7 @@ func TestStatusJSONPreset(t *testing.T) {
 				t.Fatalf("exit %d\n%s", r.code, r.err.String())
 			}
 			var doc struct {
-				Candidates []candidateJSON `json:"candidates"`
+				Candidates []jsondoc.Candidate `json:"candidates"`
 			}
 			if err := json.Unmarshal(r.out.Bytes(), &doc); err != nil || len(doc.Candidates) != 1 {
 				t.Fatalf("decode: %v\n%s", err, r.out.String())

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -123,7 +124,7 @@ func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(a.sys.IO.Out, map[string]any{
+		return jsondoc.Write(a.sys.IO.Out, map[string]any{
 			"work_session": got.Session, "path": got.Path, "breadcrumb": got.Entry,
 		})
 	}
@@ -143,7 +144,7 @@ func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {
 		if raw == nil {
 			raw = []json.RawMessage{}
 		}
-		return writeJSON(a.sys.IO.Out, raw)
+		return jsondoc.Write(a.sys.IO.Out, raw)
 	}
 	if len(l.Lines) == 0 {
 		_, err := fmt.Fprintf(a.sys.IO.Out, "No breadcrumbs in %s.\n", templates.Safe(l.Session))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
@@ -23,58 +24,6 @@ type CleanupOptions struct {
 	DryRun   bool
 	Yes      bool
 	JSON     bool
-}
-
-// cleanupDoc is `cleanup --json`: what was (or would be) archived and
-// reset, the stories left alone and why, and a refusal or error. Outcome
-// is cleaned, planned (dry run), nothing, refused, declined, locked or
-// error.
-type cleanupDoc struct {
-	Schema   string                  `json:"schema"`
-	Command  string                  `json:"command"`
-	Outcome  string                  `json:"outcome"`
-	ExitCode int                     `json:"exit_code"`
-	DryRun   bool                    `json:"dry_run"`
-	Workflow string                  `json:"workflow"`
-	Archive  []cleanupMoveJSON       `json:"archive"`
-	Resets   []cleanupResetJSON      `json:"resets"`
-	Skipped  []cleanupSkipJSON       `json:"skipped"`
-	Refusal  *cleanup.CleanupRefusal `json:"refusal"`
-	Error    *string                 `json:"error"`
-}
-
-type cleanupMoveJSON struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
-
-type cleanupResetJSON struct {
-	Story string `json:"story"`
-	Path  string `json:"path"`
-	From  string `json:"from"`
-	To    string `json:"to"`
-}
-
-type cleanupSkipJSON struct {
-	Story string `json:"story"`
-	Path  string `json:"path"`
-	Why   string `json:"why"`
-}
-
-// newCleanupDoc is the --json document of plan p.
-func newCleanupDoc(p cleanup.CleanupPlan, dryRun bool) cleanupDoc {
-	d := cleanupDoc{Schema: Schema, Command: "cleanup", DryRun: dryRun, Workflow: p.Candidate.ID,
-		Archive: []cleanupMoveJSON{}, Resets: []cleanupResetJSON{}, Skipped: []cleanupSkipJSON{}, Refusal: p.Refusal}
-	for _, f := range p.Archive {
-		d.Archive = append(d.Archive, cleanupMoveJSON{From: f, To: p.ArchiveDir + "/" + f})
-	}
-	for _, r := range p.Resets {
-		d.Resets = append(d.Resets, cleanupResetJSON{Story: r.ID, Path: r.Path, From: r.From, To: r.To})
-	}
-	for _, k := range p.Skipped {
-		d.Skipped = append(d.Skipped, cleanupSkipJSON{Story: k.ID, Path: k.Path, Why: k.Why})
-	}
-	return d
 }
 
 // cleanupHelp is the help of `orchestrate cleanup`.
@@ -154,7 +103,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	}
 	c := matches[0]
 	p := cleanup.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now)
-	doc := newCleanupDoc(p, opts.DryRun)
+	doc := jsondoc.NewCleanup(p, opts.DryRun)
 	// finish ends the run with outcome and code: the --json document (with
 	// the error, if any) on stdout, the message on stderr
 	finish := func(outcome string, code int, err error) error {
@@ -164,7 +113,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 			doc.Error = &msg
 		}
 		if opts.JSON {
-			if jerr := writeJSON(a.sys.IO.Out, doc); jerr != nil {
+			if jerr := jsondoc.Write(a.sys.IO.Out, doc); jerr != nil {
 				return jerr
 			}
 		}

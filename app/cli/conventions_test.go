@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
-	"github.com/orchestrate-dev/orchestrate/templates"
 	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
 func TestVersionFrom(t *testing.T) {
@@ -36,24 +37,6 @@ func TestVersionFrom(t *testing.T) {
 				t.Errorf("versionFrom = %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestWantsJSON(t *testing.T) {
-	tests := []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"resume", "--json"}, true},
-		{[]string{"--json=true", "status"}, true},
-		{[]string{"status", "--json=false"}, false},
-		{[]string{"status"}, false},
-		{[]string{"resume", "--", "--json"}, false},
-	}
-	for _, tt := range tests {
-		if got := wantsJSON(tt.args); got != tt.want {
-			t.Errorf("wantsJSON(%q) = %v, want %v", tt.args, got, tt.want)
-		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -19,18 +20,6 @@ import (
 // most: the log is read from its end, so a huge (or endless) log costs no
 // more than this.
 const maxLogTail = 4 << 20
-
-// logDoc is `log --json`: the events, oldest first, under the schema every
-// command's document has.
-type logDoc struct {
-	Schema  string           `json:"schema"`
-	Command string           `json:"command"`
-	Events  []map[string]any `json:"events"`
-	// Skipped counts the log lines that are not JSON (not shown).
-	Skipped int `json:"skipped_lines"`
-	// Truncated is true when the log is larger than what is read of its end.
-	Truncated bool `json:"truncated"`
-}
 
 // LogOptions are the dependencies and flags of `orchestrate log`.
 type LogOptions struct {
@@ -60,7 +49,7 @@ func (a *app) runLog(opts *LogOptions) error {
 	data, truncated, err := logging.ReadLogTail(s.Root, path, maxLogTail)
 	if errors.Is(err, fs.ErrNotExist) {
 		if opts.JSON {
-			return writeJSON(a.sys.IO.Out, logDoc{Schema: Schema, Command: "log", Events: []map[string]any{}})
+			return jsondoc.Write(a.sys.IO.Out, jsondoc.Log{Schema: jsondoc.Schema, Command: "log", Events: []map[string]any{}})
 		}
 		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", templates.Safe(rel(s.Root, path)))
 		return nil
@@ -95,7 +84,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		if events == nil {
 			events = []map[string]any{}
 		}
-		return writeJSON(a.sys.IO.Out, logDoc{Schema: Schema, Command: "log", Events: events, Skipped: bad, Truncated: truncated})
+		return jsondoc.Write(a.sys.IO.Out, jsondoc.Log{Schema: jsondoc.Schema, Command: "log", Events: events, Skipped: bad, Truncated: truncated})
 	}
 	for _, ev := range events {
 		fmt.Fprintln(a.sys.IO.Out, templates.Safe(logLine(ev)))

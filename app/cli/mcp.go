@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/mcp"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
@@ -237,7 +238,7 @@ func refusal(command, workflow string, e *resumeflow.ClaimError) mcp.Doc {
 		extra["reason"] = e.Reason
 	}
 	if e.Holder != nil {
-		extra["holder"] = toHolder(*e.Holder)
+		extra["holder"] = jsondoc.NewHolder(*e.Holder)
 	}
 	if e.Plan != nil {
 		extra["plan"] = e.Plan
@@ -265,28 +266,6 @@ func (b *mcpBackend) Context(_ context.Context, workflow string) (*handoff.Envel
 	return &env, mcp.Doc{}
 }
 
-// claimHead opens the claim and release tools' documents.
-type claimHead struct {
-	Schema   string `json:"schema"`
-	Command  string `json:"command"`
-	Outcome  string `json:"outcome"`
-	ExitCode int    `json:"exit_code"`
-	Workflow string `json:"workflow"`
-	Holder   string `json:"holder"`
-}
-
-// claimDoc is the claim tool's document.
-type claimDoc struct {
-	claimHead
-	Agent          string          `json:"agent"`
-	Phase          string          `json:"phase"`
-	EnvelopePath   string          `json:"envelope_path"`
-	IdempotencyKey string          `json:"idempotency_key"`
-	Shared         string          `json:"shared_remote,omitempty"`
-	Unconfirmed    bool            `json:"unconfirmed,omitempty"`
-	Envelope       json.RawMessage `json:"envelope"`
-}
-
 // Claim implements mcp.Backend.
 func (b *mcpBackend) Claim(_ context.Context, in mcp.ClaimArgs) mcp.Doc {
 	holder, err := resumeflow.CleanHolder(in.Holder)
@@ -312,16 +291,10 @@ func (b *mcpBackend) Claim(_ context.Context, in mcp.ClaimArgs) mcp.Doc {
 	if err != nil || !json.Valid(raw) {
 		raw = []byte("null")
 	}
-	doc := claimDoc{claimHead: claimHead{Schema: Schema, Command: "claim", Outcome: "claimed", Workflow: cl.Workflow, Holder: cl.Holder},
+	doc := jsondoc.Claim{ClaimHead: jsondoc.ClaimHead{Schema: jsondoc.Schema, Command: "claim", Outcome: "claimed", Workflow: cl.Workflow, Holder: cl.Holder},
 		Agent: cl.Agent, Phase: cl.Phase, EnvelopePath: rel(s.Root, cl.EnvelopePath), IdempotencyKey: cl.IdempotencyKey,
 		Shared: cl.Shared, Unconfirmed: cl.Unconfirmed, Envelope: raw}
 	return jsonDoc(doc, cmdutil.ExitOK)
-}
-
-// releaseDoc is the release tool's document.
-type releaseDoc struct {
-	claimHead
-	Result string `json:"result"`
 }
 
 // Release implements mcp.Backend.
@@ -343,7 +316,7 @@ func (b *mcpBackend) Release(_ context.Context, in mcp.ReleaseArgs) mcp.Doc {
 	if err := cl.Release(outcome, in.Note, b.now()); err != nil {
 		return mcp.ErrorDoc("release", cmdutil.ExitError, cmdutil.SafeErr(err), map[string]any{"workflow": cl.Workflow})
 	}
-	return jsonDoc(releaseDoc{claimHead: claimHead{Schema: Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder}, Result: outcome}, cmdutil.ExitOK)
+	return jsonDoc(jsondoc.Release{ClaimHead: jsondoc.ClaimHead{Schema: jsondoc.Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder}, Result: outcome}, cmdutil.ExitOK)
 }
 
 // claimed is the claim name names: its id, or the one claim whose key
@@ -389,10 +362,10 @@ func (b *mcpBackend) now() time.Time {
 	return b.deps.Now()
 }
 
-// jsonDoc is v as a document, as writeJSON writes it (redacted, safe).
+// jsonDoc is v as a document, as jsondoc.Write writes it (redacted, safe).
 func jsonDoc(v any, code int) mcp.Doc {
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, v); err != nil {
+	if err := jsondoc.Write(&buf, v); err != nil {
 		return mcp.ErrorDoc("mcp", cmdutil.ExitError, err.Error(), nil)
 	}
 	return mcp.Doc{JSON: buf.Bytes(), ExitCode: code}

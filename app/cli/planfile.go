@@ -126,17 +126,3 @@ func (a *app) applyPlan(opts *ResumeOptions) error {
 	fmt.Fprintf(a.sys.IO.ErrOut, "Applying the plan %s (made %s): nothing it depends on has changed.\n", opts.Plan, saved.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
 	return a.flow(r).ApplySaved()
 }
-
-// changedDoc is the --json "changed" list of a refused saved plan (nil for
-// any other error): what moved, each string made safe to print.
-func changedDoc(err error) []changedJSON {
-	var rp *resumeflow.RefusedPlan
-	if !errors.As(err, &rp) || len(rp.Changes) == 0 {
-		return nil
-	}
-	out := make([]changedJSON, len(rp.Changes))
-	for i, c := range rp.Changes {
-		out[i] = changedJSON{Input: templates.Safe(c.Kind), Path: templates.Safe(c.Path), Old: templates.Safe(c.Saved), New: templates.Safe(c.Current), Message: templates.Safe(c.Message)}
-	}
-	return out
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -105,14 +106,14 @@ type resumeRun struct {
 	chosen    bool // the user chose the candidate at a prompt
 	forced    bool // the user chose to resume over conflicts
 	restarted bool // the user chose to restart from scratch
-	handoff   *handoffJSON
-	command   *commandJSON    // the command's own result, when it failed (exit 18)
-	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
-	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
-	restartOK bool            // a halt a restart from the first phase would get past
-	shared    *sharedState    // lifecycle.remote: the shared lifecycle as fetched once
-	holder    *holderJSON     // another runner's live lease (reason held_remotely)
-	ghDone    bool            // the GitHub Actions summary was written
+	handoff   *jsondoc.Handoff
+	command   *jsondoc.Command // the command's own result, when it failed (exit 18)
+	rehandoff map[string]bool  // handed off longer than resume.rehandoff_after ago (lifecycle.go)
+	reason    string           // why nothing was done (--json "reason"), e.g. already_handed_off
+	restartOK bool             // a halt a restart from the first phase would get past
+	shared    *sharedState     // lifecycle.remote: the shared lifecycle as fetched once
+	holder    *jsondoc.Holder  // another runner's live lease (reason held_remotely)
+	ghDone    bool             // the GitHub Actions summary was written
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -249,7 +250,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 		if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && opts.Workflow != "" {
 			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", cmdutil.SafeErr(heldRemotely(r.selected.ID, l)))
-			r.reason, r.holder = reasonHeldRemotely, toHolder(l)
+			r.reason, r.holder = reasonHeldRemotely, jsondoc.NewHolder(l)
 			return a.finishResume(r, "locked", cmdutil.ExitLocked, nil)
 		}
 		return a.finishResume(r, outcome, code, nil)
@@ -272,7 +273,7 @@ func (a *app) takeSelected(r *resumeRun, popts plan.Options) (stop bool, err err
 	}
 	if end, held, ok := resumeflow.TakeGate(s.Root, r.selected.ID, sharedView, s.Now, opts.DryRun); !ok {
 		if held != nil {
-			r.reason, r.holder = end.Reason, toHolder(*held)
+			r.reason, r.holder = end.Reason, jsondoc.NewHolder(*held)
 		}
 		return true, a.finishResume(r, end.Outcome, end.Code, end.Err)
 	}
@@ -342,9 +343,9 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 		doc := a.resumeDoc(r)
 		if msg != nil {
 			doc.Error = cmdutil.SafeErr(msg)
-			doc.Changed = changedDoc(msg)
+			doc.Changed = jsondoc.ChangedOf(msg)
 		}
-		if err := writeJSON(a.sys.IO.Out, doc); err != nil {
+		if err := jsondoc.Write(a.sys.IO.Out, doc); err != nil {
 			return err
 		}
 		if msg != nil {
@@ -373,9 +374,9 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 }
 
 // resumeDoc builds the --json document.
-func (a *app) resumeDoc(r *resumeRun) resumeDoc {
-	doc := resumeDoc{Schema: Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: string(r.mode), DryRun: r.opts.DryRun,
-		Candidates: []candidateJSON{}, Findings: []workflow.Finding{}}
+func (a *app) resumeDoc(r *resumeRun) jsondoc.Resume {
+	doc := jsondoc.Resume{Schema: jsondoc.Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: string(r.mode), DryRun: r.opts.DryRun,
+		Candidates: []jsondoc.Candidate{}, Findings: []workflow.Finding{}}
 	if doc.Mode == "" {
 		doc.Mode = "interactive"
 	}
@@ -385,7 +386,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 		if r.selected != nil && c.ID == r.selected.ID && r.report.Status != "" {
 			rep = &r.report
 		}
-		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.Now, false, ageClass))
+		doc.Candidates = append(doc.Candidates, jsondoc.NewCandidate(c, rep, r.s.Now, false, ageClass))
 	}
 	doc.Handoff = r.handoff
 	doc.Trust = trustDoc(r.s)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -139,9 +140,9 @@ func (a *app) getenv(k string) string {
 func Main(args []string, sys System) int {
 	// with --json, stdout carries one document (the orchestrator command's
 	// output goes to stderr): count it, to know whether one was written
-	var out *countingWriter
-	if wantsJSON(args) {
-		out = &countingWriter{w: sys.IO.Out}
+	var out *jsondoc.CountingWriter
+	if jsondoc.WantsJSON(args) {
+		out = jsondoc.NewCountingWriter(sys.IO.Out)
 		sys.IO.Out = out
 	}
 	a := &app{sys: sys, v: newSettings(), log: logging.Discard()}
@@ -163,8 +164,8 @@ func Main(args []string, sys System) int {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
-	if out != nil && out.n == 0 {
-		_ = writeJSON(out, newErrorDoc(cmd, code, err))
+	if out != nil && out.N() == 0 {
+		_ = jsondoc.Write(out, jsondoc.NewErrorDoc(cmd, code, err))
 	}
 	// an error can quote a file, git or the environment: redact and escape it
 	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %s\n", cmdutil.SafeErr(err))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
@@ -175,7 +176,7 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: held by %s on the shared lifecycle (lease until %s).\n", templates.Safe(c.ID), templates.Safe(held.Holder.Runner.String()), held.Holder.Expires.UTC().Format(time.RFC3339))
 		return nil, true, a.passOver(r)
 	case resumeflow.SharedHeld:
-		r.reason, r.holder = reasonHeldRemotely, toHolder(held.Holder)
+		r.reason, r.holder = reasonHeldRemotely, jsondoc.NewHolder(held.Holder)
 		return nil, true, a.finishResume(r, "locked", cmdutil.ExitLocked, fmt.Errorf("%w: not resuming it twice", held))
 	case resumeflow.SharedUnusable:
 		r.reason = reasonSharedUnusable
@@ -339,10 +340,4 @@ func (a *app) sharedCleanupLock(s *loadedRepo, id string) (func(), error) {
 			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 		}
 	}, nil
-}
-
-// toHolder is a shared lock for --json.
-func toHolder(l sharedlife.Lock) *holderJSON {
-	return &holderJSON{Runner: l.Runner.String(), Owner: l.Runner.Owner, Host: l.Runner.Host, CI: l.Runner.CI,
-		Acquired: l.Acquired.UTC().Format(time.RFC3339), Expires: l.Expires.UTC().Format(time.RFC3339)}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/cli/tablefit"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -95,17 +96,17 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	reports := s.ValidateAll(shown, false)
 	s.SaveCaches()
 	if opts.JSON {
-		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
+		doc := jsondoc.Status{Schema: jsondoc.Schema, Command: "status", Candidates: []jsondoc.Candidate{}, Trust: trustDoc(s)}
 		for i, c := range shown {
-			cj := toCandidateJSON(c, reports[i], s.Now, true, ageClass)
+			cj := jsondoc.NewCandidate(c, reports[i], s.Now, true, ageClass)
 			if reports[i] != nil {
 				v := resumeflow.ValidationWord(c, reports[i])
-				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(lifeOf(c), s.Now)
+				cj.Validation, cj.Lifecycle = &v, jsondoc.NewLifecycle(lifeOf(c), s.Now)
 			}
 			a.statusPresetJSON(s, c, &cj)
 			doc.Candidates = append(doc.Candidates, cj)
 		}
-		return writeJSON(a.sys.IO.Out, doc)
+		return jsondoc.Write(a.sys.IO.Out, doc)
 	}
 	data := statusData{Root: s.Root, Hidden: hidden}
 	for i, c := range shown {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/trust"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -161,42 +162,12 @@ func (a *app) loadConf(root string) (*config.Loaded, error) {
 	return cl, nil
 }
 
-// trustJSON is the "trust" object of status --json and resume --json: the
-// repository's config file, its trust, and the settings waiting for it.
-type trustJSON struct {
-	Config  string   `json:"config"`
-	State   string   `json:"state"`
-	ByEnv   bool     `json:"by_env,omitempty"`
-	Waiting []string `json:"waiting"`
-	// Ignored are the file's limits and thresholds looser than the
-	// default, ignored while it is not trusted (the warning on stderr).
-	Ignored []ignoredJSON `json:"ignored,omitempty"`
-}
-
-// ignoredJSON is one limit of an untrusted repository file that is ignored.
-type ignoredJSON struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-	Why   string `json:"why"` // "would loosen the 8 MiB read cap"
-}
-
-// trustDoc is the trust object of s, or nil when the repository's file sets
-// nothing privileged and loosens no limit (or there is none).
-func trustDoc(s *loadedRepo) *trustJSON {
-	if s == nil || s.conf == nil || s.conf.Repo == nil {
+// trustDoc is the trust object of s (jsondoc.NewTrust), or nil.
+func trustDoc(s *loadedRepo) *jsondoc.Trust {
+	if s == nil || s.conf == nil {
 		return nil
 	}
-	rc := s.conf.Repo
-	var ignored []ignoredJSON
-	if !rc.Trusted() {
-		for _, l := range rc.Loosened {
-			ignored = append(ignored, ignoredJSON{Key: l.Key, Value: l.Value, Why: l.Why})
-		}
-	}
-	if !rc.HasPrivileged() && len(ignored) == 0 {
-		return nil
-	}
-	return &trustJSON{Config: rc.Rel, State: rc.State.String(), ByEnv: rc.ByEnv, Waiting: rc.Waiting(), Ignored: ignored}
+	return jsondoc.NewTrust(s.conf.Repo)
 }
 
 // trustNotice says on stderr that a repository command waits for trust
