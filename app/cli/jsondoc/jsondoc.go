@@ -372,11 +372,14 @@ type Cleanup struct {
 	Error    *string                 `json:"error"`
 }
 
+// CleanupMove is a file cleanup archives: from where, to where.
 type CleanupMove struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 }
 
+// CleanupReset is a story cleanup resets: its file and its status before
+// and after.
 type CleanupReset struct {
 	Story string `json:"story"`
 	Path  string `json:"path"`
@@ -384,6 +387,7 @@ type CleanupReset struct {
 	To    string `json:"to"`
 }
 
+// CleanupSkip is a story cleanup leaves as it is, and why.
 type CleanupSkip struct {
 	Story string `json:"story"`
 	Path  string `json:"path"`
