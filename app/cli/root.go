@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/completion"
 	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
@@ -219,7 +220,7 @@ to the orchestrator.
 		a.newWorkCmd(),
 		a.newVersionCmd(),
 		a.newTrustCmd(),
-		a.newCompletionCmd(),
+		completion.NewCmd(a.sys.IO.Out),
 		a.newMCPCmd(),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (completion.go)
@@ -255,7 +256,7 @@ func (a *app) conventions(root *cobra.Command) {
 	}
 	cmdutil.Walk(root, func(c *cobra.Command) {
 		if c.Flags().Lookup("mode") != nil {
-			_ = c.RegisterFlagCompletionFunc("mode", completeModes)
+			_ = c.RegisterFlagCompletionFunc("mode", completion.Modes)
 		}
 		if c.Flags().Lookup("from-phase") != nil {
 			_ = c.RegisterFlagCompletionFunc("from-phase", a.completePhases)
