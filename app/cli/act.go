@@ -11,6 +11,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/app/cli/failpoint"
 	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -269,25 +270,18 @@ func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 // before (see resumeDoc.Reason; the others are resumeflow's Reason*).
 const reasonAlreadyHandedOff = resumeflow.ReasonAlreadyHandedOff
 
-type confirmationView struct {
-	Title, Story, Phase, Agent, Age, Validation, Envelope, Command string
-	Forced, Restart                                                bool
-	// Running: shown before the command runs (it is about to start).
-	Running bool
-}
-
 // confirmationView feeds the confirmation template; running is set when it
 // is shown before the orchestrator command runs.
-func (a *app) confirmationView(r *resumeRun, res handoff.Result, running bool) confirmationView {
+func (a *app) confirmationView(r *resumeRun, res handoff.Result, running bool) views.Confirmation {
 	c := r.selected
 	phase := r.plan.ResumeName
 	if phase == "" {
 		phase = r.plan.ResumeFrom.Phase
 	}
 	if r.plan.Position.Kind != "" {
-		phase = resumePointText(r.plan)
+		phase = views.ResumePoint(r.plan)
 	}
-	v := confirmationView{
+	v := views.Confirmation{
 		Title: a.summaryView(r).Title, Story: strings.Join(c.Stories, ", "),
 		Phase: phase,
 		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.Root, res.EnvelopePath), Command: res.Command,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
@@ -72,7 +73,7 @@ func (a *app) cleanupCandidates() error {
 	}
 	lines := []string{"cleanup: name the WORKFLOW to clean up; the interrupted workflows are:"}
 	for _, c := range all {
-		line := "  " + c.ID + "  " + candidateLabel(c)
+		line := "  " + c.ID + "  " + views.CandidateLabel(c)
 		if !c.UpdatedAt.IsZero() {
 			line += ", " + templates.Duration(s.Now.Sub(c.UpdatedAt)) + " ago"
 		}

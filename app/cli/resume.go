@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -292,7 +293,7 @@ func (a *app) chooseCandidate(r *resumeRun) (int, error) {
 	if err := a.renderTo(out, r.s, "multiple", a.multipleView(r, false, false)); err != nil {
 		return 0, err
 	}
-	i, err := modes.ChooseCandidate(a.prompter(), candidateLabels(a.multipleView(r, false, true)))
+	i, err := modes.ChooseCandidate(a.prompter(), views.CandidateLabels(a.multipleView(r, false, true)))
 	if err != nil {
 		return 0, err
 	}

@@ -58,14 +58,14 @@ var layers = []layer{
 	// the use cases every command builds on
 	{"use case", []string{"app/loaded", "app/resumeflow"}},
 	// flags, wiring, rendering, exit codes
-	{"command", []string{"app/cli", "app/cli/cmdutil", "app/cli/completion", "app/cli/failpoint", "app/cli/iostreams", "app/cli/jsondoc", "app/cli/tablefit", "app/mcp"}},
+	{"command", []string{"app/cli", "app/cli/cmdutil", "app/cli/completion", "app/cli/failpoint", "app/cli/iostreams", "app/cli/jsondoc", "app/cli/tablefit", "app/cli/views", "app/mcp"}},
 	// programs and whole-program tests
 	{"main", []string{"cmd/...", "internal/attacktest", "internal/crashtest", "internal/layering"}},
 }
 
 // printers are the only packages that may import templates: the layers that
 // print.
-var printers = []string{"app/cli", "app/cli/cmdutil", "app/cli/completion", "app/cli/jsondoc", "app/resumeflow"}
+var printers = []string{"app/cli", "app/cli/cmdutil", "app/cli/completion", "app/cli/jsondoc", "app/cli/views", "app/resumeflow"}
 
 // edge is one import, module-relative: from imports to.
 type edge struct{ from, to string }
