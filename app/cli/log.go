@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -87,46 +87,7 @@ func (a *app) runLog(opts *LogOptions) error {
 		return jsondoc.Write(a.sys.IO.Out, jsondoc.Log{Schema: jsondoc.Schema, Command: "log", Events: events, Skipped: bad, Truncated: truncated})
 	}
 	for _, ev := range events {
-		fmt.Fprintln(a.sys.IO.Out, templates.Safe(logLine(ev)))
+		fmt.Fprintln(a.sys.IO.Out, templates.Safe(views.LogLine(ev)))
 	}
 	return nil
-}
-
-// logLine renders one event: time, event, workflow, then the fields that
-// matter. The line is printed through templates.Safe (redacted, control
-// characters escaped): the log is a file anyone with the repository can edit.
-func logLine(ev map[string]any) string {
-	str := func(k string) string {
-		if v, ok := ev[k]; ok && v != nil {
-			return fmt.Sprint(v)
-		}
-		return ""
-	}
-	parts := []string{str("time"), str("event"), str("workflow")}
-	if rp := str("resume_point"); rp != "" {
-		parts = append(parts, "at "+rp)
-	}
-	for _, k := range []string{"mode", "validation", "decision"} {
-		if v := str(k); v != "" {
-			parts = append(parts, k+"="+v)
-		}
-	}
-	if str("forced") == "true" {
-		parts = append(parts, "forced")
-	}
-	if str("command_configured") == "false" {
-		parts = append(parts, "no-command")
-	} else if v := str("exit_status"); v != "" && v != "0" {
-		parts = append(parts, "exit="+v)
-	}
-	if m := str("msg"); m != "" {
-		parts = append(parts, "-- "+m)
-	}
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, "  ")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/trust"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -110,41 +111,9 @@ func (a *app) runTrust(opts *TrustOptions) error {
 }
 
 // describeRepoConfig writes what the repository's file makes orchestrate
-// run or write, one setting a line, values escaped for the terminal.
+// run or write (views.RepoConfig).
 func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (sha256 %s)\n", rc.Path, trust.Hash(rc.Data)[:16])
-	if len(rc.Values) == 0 && len(rc.Loosened) == 0 {
-		b.WriteString("  sets nothing that makes orchestrate run or write anything.\n")
-	}
-	for _, kv := range rc.Values {
-		what := ""
-		switch config.PrivilegeOf(kv.Key) {
-		case config.RunsProgram:
-			what = "runs this command (sh -c)"
-			if kv.Key == "handoff.agent" {
-				what = "runs this agent's CLI (a hand-off preset)"
-			}
-		case config.SteersProgram:
-			what = "steers the handoff command"
-		case config.PathSetting:
-			what = "a path orchestrate reads or writes"
-		case config.WritesRemote:
-			what = "pushes the shared lifecycle (refs/orchestrate/*: runner, host, times) to this git remote"
-		}
-		note := ""
-		switch {
-		case kv.Refused != "":
-			note = " [ignored even when trusted: " + kv.Refused + "]"
-		case kv.Overridden:
-			note = " [your config or environment overrides it]"
-		}
-		fmt.Fprintf(&b, "  %s: %s\n      %s%s\n", kv.Key, config.QuoteValue(kv.Value), what, note)
-	}
-	for _, l := range rc.Loosened {
-		fmt.Fprintf(&b, "  %s: %s\n      a limit looser than the default: it %s\n", l.Key, config.QuoteValue(l.Value), l.Why)
-	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, views.RepoConfig(rc))
 	return err
 }
 

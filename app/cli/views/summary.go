@@ -2,9 +2,11 @@
 // templates package's text/template files): the resume summary and its
 // parts (NewSummary), the multiple-workflows list (NewMultiple,
 // FitMultiple), the status table (Status, FitStatus), the confirmation and
-// rebuilt blocks, and the wordings they share (CandidateLabel,
-// ResumePoint, CannotWhy, DependencyChain). It builds views from the
-// domain values it is given and prints nothing.
+// rebuilt blocks, the wordings they share (CandidateLabel, ResumePoint,
+// CannotWhy, DependencyChain), a line of `orchestrate log` (LogLine) and
+// what a repository's configuration file makes orchestrate do
+// (RepoConfig). It builds views from the values it is given and prints
+// nothing.
 package views
 
 import (

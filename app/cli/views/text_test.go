@@ -1,8 +1,6 @@
-package cli
+package views
 
-import (
-	"testing"
-)
+import "testing"
 
 // The log's lines: a handoff without a command is said as such (never an
 // exit status), an unlock names its workflow and whether it was forced.
@@ -19,8 +17,8 @@ func TestLogLineMessages(t *testing.T) {
 			"T  unlock  w  forced  -- live lock removed with --force"},
 	}
 	for _, tt := range tests {
-		if got := logLine(tt.ev); got != tt.want {
-			t.Errorf("logLine = %q\nwant      %q", got, tt.want)
+		if got := LogLine(tt.ev); got != tt.want {
+			t.Errorf("LogLine = %q\nwant      %q", got, tt.want)
 		}
 	}
 }
