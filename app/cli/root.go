@@ -136,7 +136,7 @@ func (a *app) getenv(k string) string {
 
 // Main runs orchestrate with args and returns the exit code. A usage or
 // configuration error is printed on stderr; with --json anywhere in args it
-// is also an error document on stdout (jsonerr.go), unless the command
+// is also an error document on stdout (jsondoc.NewErrorDoc), unless the command
 // already wrote its own.
 func Main(args []string, sys System) int {
 	// with --json, stdout carries one document (the orchestrator command's
