@@ -223,7 +223,7 @@ to the orchestrator.
 		completion.NewCmd(a.sys.IO.Out),
 		a.newMCPCmd(),
 	)
-	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (completion.go)
+	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (app/cli/completion)
 	root.SetHelpCommand(a.newHelpCmd(root))
 	root.InitDefaultHelpCmd()
 	a.conventions(root)
