@@ -7,6 +7,11 @@ import (
 	"os/user"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/failpoint"
+	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -38,7 +43,7 @@ func (a *app) prompter() modes.Prompter {
 	if a.sys.Prompter != nil {
 		return a.sys.Prompter
 	}
-	return newTerminalPrompter(a.sys.IO, a.color())
+	return iostreams.NewTerminalPrompter(a.sys.IO, a.color())
 }
 
 // cancelled ends a resume the user declined or interrupted: exit 10,
@@ -46,9 +51,9 @@ func (a *app) prompter() modes.Prompter {
 func (a *app) cancelled(r *resumeRun, err error) error {
 	if resumeflow.Cancel(err) {
 		fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
-		return a.finishResume(r, "declined", ExitDeclined, nil)
+		return a.finishResume(r, "declined", cmdutil.ExitDeclined, nil)
 	}
-	return a.finishResume(r, "error", ExitError, err)
+	return a.finishResume(r, "error", cmdutil.ExitError, err)
 }
 
 // act carries out a resume that is not a dry run: the state machine of
@@ -149,7 +154,7 @@ func (h *flowHost) Request() (handoff.Request, error) {
 		Approve: r.opts.Approve, TakeOverStale: r.opts.Force,
 		Again: r.opts.Again || r.rehandoff[r.selected.ID],
 		Env:   a.environ(), Stdin: a.stdinFile(), Stdout: stdout, Stderr: a.sys.IO.ErrOut,
-		Lock: a.lockInfo(), Failpoint: testFailpoint(),
+		Lock: a.lockInfo(), Failpoint: failpoint.Hook(),
 	})
 	if err := a.applyFoundSession(r, &req); err != nil {
 		return req, err
@@ -178,7 +183,7 @@ func (h *flowHost) Failed(f resumeflow.Failure, err error) error {
 		r.reason = f.Reason
 	}
 	if c := f.Command; c != nil {
-		r.command = &commandJSON{Reason: c.Reason, ExitStatus: c.ExitStatus, Signal: c.Signal}
+		r.command = &jsondoc.Command{Reason: c.Reason, ExitStatus: c.ExitStatus, Signal: c.Signal}
 	}
 	view := struct{ Type, Reason, StateFile, Action string }{
 		Type: r.selected.Type.Label() + " (" + r.selected.ID + ")", Reason: err.Error(), StateFile: r.selected.Source.Path, Action: f.Action,
@@ -218,7 +223,7 @@ func (h *flowHost) Notify(ev resumeflow.Event) error {
 		fmt.Fprintln(errOut, "Lock left in place: nothing was changed.")
 	case resumeflow.EvDispatched:
 		a.gitignoreNotice(out, r)
-		r.handoff = &handoffJSON{Envelope: rel(r.s.Root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
+		r.handoff = &jsondoc.Handoff{Envelope: rel(r.s.Root, res.EnvelopePath), IdempotencyKey: res.IdempotencyKey, Command: res.Command, Agent: res.Agent}
 	case resumeflow.EvTookOverStale:
 		fmt.Fprintf(errOut, "Took over the stale lock of pid %d on %s.\n", res.TookOverStale.PID, templates.Safe(res.TookOverStale.Host))
 	case resumeflow.EvHandingOffAgain:
@@ -254,36 +259,29 @@ func (a *app) finishQuiet(r *resumeRun, outcome string, code int) error {
 	r.outcome, r.exit = outcome, code
 	a.githubSummary(r)
 	if r.opts.JSON {
-		if err := writeJSON(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
+		if err := jsondoc.Write(a.sys.IO.Out, a.resumeDoc(r)); err != nil {
 			return err
 		}
 	}
-	return silent(code)
+	return cmdutil.Silent(code)
 }
 
 // reasonAlreadyHandedOff is the --json "reason" of a resume handed off
 // before (see resumeDoc.Reason; the others are resumeflow's Reason*).
 const reasonAlreadyHandedOff = resumeflow.ReasonAlreadyHandedOff
 
-type confirmationView struct {
-	Title, Story, Phase, Agent, Age, Validation, Envelope, Command string
-	Forced, Restart                                                bool
-	// Running: shown before the command runs (it is about to start).
-	Running bool
-}
-
 // confirmationView feeds the confirmation template; running is set when it
 // is shown before the orchestrator command runs.
-func (a *app) confirmationView(r *resumeRun, res handoff.Result, running bool) confirmationView {
+func (a *app) confirmationView(r *resumeRun, res handoff.Result, running bool) views.Confirmation {
 	c := r.selected
 	phase := r.plan.ResumeName
 	if phase == "" {
 		phase = r.plan.ResumeFrom.Phase
 	}
 	if r.plan.Position.Kind != "" {
-		phase = resumePointText(r.plan)
+		phase = views.ResumePoint(r.plan)
 	}
-	v := confirmationView{
+	v := views.Confirmation{
 		Title: a.summaryView(r).Title, Story: strings.Join(c.Stories, ", "),
 		Phase: phase,
 		Agent: res.Agent, Validation: r.report.Status, Envelope: rel(r.s.Root, res.EnvelopePath), Command: res.Command,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/agentsession"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -74,7 +75,7 @@ func (a *app) printPresetCommand(w io.Writer, r *resumeRun) {
 
 // statusPresetJSON fills, in status --json, the hand-off preset's command
 // for a resumable candidate cj of c (what printStatusPresets prints).
-func (a *app) statusPresetJSON(s *loadedRepo, c workflow.Candidate, cj *candidateJSON) {
+func (a *app) statusPresetJSON(s *loadedRepo, c workflow.Candidate, cj *jsondoc.Candidate) {
 	name := preset(s)
 	if name == "" || !c.Resumable {
 		return

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
 )
 
@@ -56,7 +58,7 @@ func TestFindSessionConfirmed(t *testing.T) {
 		Prompter: p,
 	}
 	r.code = Main([]string{"resume", "--find-session", "sdc-1"}, sys)
-	if r.code != ExitOK {
+	if r.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.out.String(), r.err.String())
 	}
 	asked := strings.Join(p.Messages(), "\n")
@@ -94,11 +96,11 @@ func TestStatusJSONPreset(t *testing.T) {
 			}
 			dir := testRepo(t, files)
 			r := run(t, dir, map[string]string{"ORCHESTRATE_TRUST_REPO_CONFIG": "1"}, false, "status", "--json")
-			if r.code != ExitOK {
+			if r.code != cmdutil.ExitOK {
 				t.Fatalf("exit %d\n%s", r.code, r.err.String())
 			}
 			var doc struct {
-				Candidates []candidateJSON `json:"candidates"`
+				Candidates []jsondoc.Candidate `json:"candidates"`
 			}
 			if err := json.Unmarshal(r.out.Bytes(), &doc); err != nil || len(doc.Candidates) != 1 {
 				t.Fatalf("decode: %v\n%s", err, r.out.String())

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -95,7 +97,7 @@ func workSessionErr(err error) error {
 	var ce *worksession.CookieError
 	var me *worksession.MessageError
 	if errors.As(err, &ce) || errors.As(err, &me) {
-		return &ExitErr{Code: ExitUsage, Err: err}
+		return &cmdutil.ExitErr{Code: cmdutil.ExitUsage, Err: err}
 	}
 	return err
 }
@@ -122,7 +124,7 @@ func (a *app) runBreadcrumbAdd(opts *BreadcrumbOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(a.sys.IO.Out, map[string]any{
+		return jsondoc.Write(a.sys.IO.Out, map[string]any{
 			"work_session": got.Session, "path": got.Path, "breadcrumb": got.Entry,
 		})
 	}
@@ -142,7 +144,7 @@ func (a *app) runBreadcrumbList(opts *BreadcrumbOptions) error {
 		if raw == nil {
 			raw = []json.RawMessage{}
 		}
-		return writeJSON(a.sys.IO.Out, raw)
+		return jsondoc.Write(a.sys.IO.Out, raw)
 	}
 	if len(l.Lines) == 0 {
 		_, err := fmt.Fprintf(a.sys.IO.Out, "No breadcrumbs in %s.\n", templates.Safe(l.Session))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 )
 
 const (
@@ -48,7 +50,7 @@ func TestBreadcrumbCommands(t *testing.T) {
 	dir := testRepo(t, map[string]string{wsParentFile: wsParent, wsChildFile: wsChild})
 
 	r := run(t, dir, nil, false, "breadcrumb", "add", "--cookie", "wsession-parent-abc123", "--message", "Implemented X")
-	if r.code != ExitUsage || !strings.Contains(r.err.String(), "cookie wsession-parent-abc123 does not name the active work session; expected wsession-subtask-def456") {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.err.String(), "cookie wsession-parent-abc123 does not name the active work session; expected wsession-subtask-def456") {
 		t.Fatalf("exit %d: %s", r.code, r.err.String())
 	}
 	if readFile(t, dir, wsParentFile) != wsParent || readFile(t, dir, wsChildFile) != wsChild {
@@ -56,16 +58,16 @@ func TestBreadcrumbCommands(t *testing.T) {
 	}
 	for _, msg := range []string{"", "[1, 2]", "{bad", "7"} {
 		r = run(t, dir, nil, false, "breadcrumb", "add", "--cookie", "wsession-subtask-def456", "--message", msg)
-		if r.code != ExitUsage {
+		if r.code != cmdutil.ExitUsage {
 			t.Errorf("message %q: exit %d", msg, r.code)
 		}
 	}
 	r = run(t, dir, nil, false, "breadcrumb", "add", "--cookie", "wsession-subtask-def456")
-	if r.code != ExitUsage || !strings.Contains(r.err.String(), "the message is empty") {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.err.String(), "the message is empty") {
 		t.Errorf("no --message: exit %d %s", r.code, r.err.String())
 	}
 	r = run(t, dir, nil, false, "breadcrumb", "add", "--message", "x")
-	if r.code != ExitUsage || !strings.Contains(r.err.String(), "no --cookie given; expected wsession-subtask-def456") {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.err.String(), "no --cookie given; expected wsession-subtask-def456") {
 		t.Errorf("no --cookie: exit %d %s", r.code, r.err.String())
 	}
 	if readFile(t, dir, wsChildFile) != wsChild {
@@ -92,11 +94,11 @@ func TestBreadcrumbCommands(t *testing.T) {
 		t.Errorf("list --json: %v %s", err, r.out.String())
 	}
 	r = run(t, dir, nil, false, "breadcrumb", "list", "--cookie", "wsession-parent-abc123")
-	if r.code != ExitUsage {
+	if r.code != cmdutil.ExitUsage {
 		t.Errorf("list with the wrong cookie: exit %d", r.code)
 	}
 	r = run(t, dir, nil, false, "breadcrumb", "list", "--cookie", "wsession-parent-abc123", "extra")
-	if r.code != ExitUsage {
+	if r.code != cmdutil.ExitUsage {
 		t.Errorf("extra argument: exit %d", r.code)
 	}
 }
@@ -116,7 +118,7 @@ func TestBreadcrumbListEmpty(t *testing.T) {
 func TestBreadcrumbNoSessions(t *testing.T) {
 	dir := testRepo(t, map[string]string{"README.md": "x"})
 	r := run(t, dir, nil, false, "breadcrumb", "add", "--cookie", "w", "--message", "x")
-	if r.code != ExitUsage || !strings.Contains(r.err.String(), "no work session is active") {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.err.String(), "no work session is active") {
 		t.Errorf("exit %d: %s", r.code, r.err.String())
 	}
 }

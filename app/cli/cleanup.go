@@ -8,6 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff/cleanup"
@@ -22,58 +25,6 @@ type CleanupOptions struct {
 	DryRun   bool
 	Yes      bool
 	JSON     bool
-}
-
-// cleanupDoc is `cleanup --json`: what was (or would be) archived and
-// reset, the stories left alone and why, and a refusal or error. Outcome
-// is cleaned, planned (dry run), nothing, refused, declined, locked or
-// error.
-type cleanupDoc struct {
-	Schema   string                  `json:"schema"`
-	Command  string                  `json:"command"`
-	Outcome  string                  `json:"outcome"`
-	ExitCode int                     `json:"exit_code"`
-	DryRun   bool                    `json:"dry_run"`
-	Workflow string                  `json:"workflow"`
-	Archive  []cleanupMoveJSON       `json:"archive"`
-	Resets   []cleanupResetJSON      `json:"resets"`
-	Skipped  []cleanupSkipJSON       `json:"skipped"`
-	Refusal  *cleanup.CleanupRefusal `json:"refusal"`
-	Error    *string                 `json:"error"`
-}
-
-type cleanupMoveJSON struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
-
-type cleanupResetJSON struct {
-	Story string `json:"story"`
-	Path  string `json:"path"`
-	From  string `json:"from"`
-	To    string `json:"to"`
-}
-
-type cleanupSkipJSON struct {
-	Story string `json:"story"`
-	Path  string `json:"path"`
-	Why   string `json:"why"`
-}
-
-// newCleanupDoc is the --json document of plan p.
-func newCleanupDoc(p cleanup.CleanupPlan, dryRun bool) cleanupDoc {
-	d := cleanupDoc{Schema: Schema, Command: "cleanup", DryRun: dryRun, Workflow: p.Candidate.ID,
-		Archive: []cleanupMoveJSON{}, Resets: []cleanupResetJSON{}, Skipped: []cleanupSkipJSON{}, Refusal: p.Refusal}
-	for _, f := range p.Archive {
-		d.Archive = append(d.Archive, cleanupMoveJSON{From: f, To: p.ArchiveDir + "/" + f})
-	}
-	for _, r := range p.Resets {
-		d.Resets = append(d.Resets, cleanupResetJSON{Story: r.ID, Path: r.Path, From: r.From, To: r.To})
-	}
-	for _, k := range p.Skipped {
-		d.Skipped = append(d.Skipped, cleanupSkipJSON{Story: k.ID, Path: k.Path, Why: k.Why})
-	}
-	return d
 }
 
 // cleanupHelp is the help of `orchestrate cleanup`.
@@ -93,7 +44,7 @@ func (a *app) newCleanupCmd() *cobra.Command {
 		Exit: `0 done (or dry run), 2 usage, 10 declined, 14 no such workflow,
 16 a live resume holds its lock, 17 refused (nothing changed), 19 confirmation needed and
 no terminal (pass --yes).`,
-		Args: oneWorkflow(false),
+		Args: cmdutil.OneWorkflow(false),
 	}, &opts.Deps, func(a *app, args []string) error {
 		if len(args) == 0 {
 			// no WORKFLOW: name the ones it could act on (exit 2)
@@ -118,11 +69,11 @@ func (a *app) cleanupCandidates() error {
 	}
 	all := s.Resumable()
 	if len(all) == 0 {
-		return cmdLineError(errors.New("cleanup: name the WORKFLOW to clean up; no interrupted workflow was found (orchestrate status --all lists every saved state)"))
+		return cmdutil.CmdLineError(errors.New("cleanup: name the WORKFLOW to clean up; no interrupted workflow was found (orchestrate status --all lists every saved state)"))
 	}
 	lines := []string{"cleanup: name the WORKFLOW to clean up; the interrupted workflows are:"}
 	for _, c := range all {
-		line := "  " + c.ID + "  " + candidateLabel(c)
+		line := "  " + c.ID + "  " + views.CandidateLabel(c)
 		if !c.UpdatedAt.IsZero() {
 			line += ", " + templates.Duration(s.Now.Sub(c.UpdatedAt)) + " ago"
 		}
@@ -132,16 +83,8 @@ func (a *app) cleanupCandidates() error {
 		lines = append(lines, line)
 	}
 	lines = append(lines, "For example: orchestrate cleanup "+templates.ShellWord(all[0].ID)+" --dry-run")
-	return cmdLineError(linesError(lines))
+	return cmdutil.CmdLineError(cmdutil.LinesError(lines))
 }
-
-// linesError is an error whose message spans lines (see safeErr).
-type linesError []string
-
-func (e linesError) Error() string { return strings.Join(e, "\n") }
-
-// MessageLines implements messageLines.
-func (e linesError) MessageLines() []string { return e }
 
 func (a *app) runCleanup(opts *CleanupOptions) error {
 	s, err := a.load()
@@ -151,35 +94,35 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 	matches := discover.Lookup(s.Res.Candidates, opts.Workflow)
 	switch {
 	case len(matches) == 0:
-		return exitf(ExitNotFound, "no workflow matches %q (orchestrate status --all lists them)", opts.Workflow)
+		return cmdutil.Exitf(cmdutil.ExitNotFound, "no workflow matches %q (orchestrate status --all lists them)", opts.Workflow)
 	case len(matches) > 1:
 		var ids []string
 		for _, c := range matches {
 			ids = append(ids, c.ID)
 		}
-		return usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
+		return cmdutil.Usagef("%q is ambiguous: it matches %s", opts.Workflow, strings.Join(ids, ", "))
 	}
 	c := matches[0]
 	p := cleanup.PlanCleanupAmong(c, s.Res.Candidates, s.Res.Stories, s.Now)
-	doc := newCleanupDoc(p, opts.DryRun)
+	doc := jsondoc.NewCleanup(p, opts.DryRun)
 	// finish ends the run with outcome and code: the --json document (with
 	// the error, if any) on stdout, the message on stderr
 	finish := func(outcome string, code int, err error) error {
 		doc.Outcome, doc.ExitCode = outcome, code
 		if err != nil {
-			msg := safeErr(err)
+			msg := cmdutil.SafeErr(err)
 			doc.Error = &msg
 		}
 		if opts.JSON {
-			if jerr := writeJSON(a.sys.IO.Out, doc); jerr != nil {
+			if jerr := jsondoc.Write(a.sys.IO.Out, doc); jerr != nil {
 				return jerr
 			}
 		}
 		if err != nil {
-			return &ExitErr{Code: code, Err: err}
+			return &cmdutil.ExitErr{Code: code, Err: err}
 		}
-		if code != ExitOK {
-			return silent(code)
+		if code != cmdutil.ExitOK {
+			return cmdutil.Silent(code)
 		}
 		return nil
 	}
@@ -207,7 +150,7 @@ func (a *app) runCleanup(opts *CleanupOptions) error {
 		case resumeflow.CleanupCancelled:
 			fmt.Fprintln(a.sys.IO.ErrOut, "Cancelled: nothing was changed.")
 		case resumeflow.CleanupLogFailed:
-			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(ev.Err))
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(ev.Err))
 		case resumeflow.CleanupDone:
 			fmt.Fprintf(out, "\nCleaned up %s.", safe(c.ID))
 			if len(p.Archive) > 0 {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,9 +20,9 @@ func TestCleanupUnderLock(t *testing.T) {
 		want      int
 		wantMoved bool
 	}{
-		{name: "no lock", want: ExitOK, wantMoved: true},
-		{name: "live lock", owner: &handoff.LockInfo{PID: os.Getpid(), Host: host, StartedAt: time.Now()}, want: ExitLocked},
-		{name: "stale lock", owner: &handoff.LockInfo{PID: 1 << 22, Host: host, StartedAt: time.Now().Add(-time.Hour)}, want: ExitOK, wantMoved: true},
+		{name: "no lock", want: cmdutil.ExitOK, wantMoved: true},
+		{name: "live lock", owner: &handoff.LockInfo{PID: os.Getpid(), Host: host, StartedAt: time.Now()}, want: cmdutil.ExitLocked},
+		{name: "stale lock", owner: &handoff.LockInfo{PID: 1 << 22, Host: host, StartedAt: time.Now().Add(-time.Hour)}, want: cmdutil.ExitOK, wantMoved: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,7 +42,7 @@ func TestCleanupUnderLock(t *testing.T) {
 				t.Errorf("state moved = %v, want %v", moved, tc.wantMoved)
 			}
 			_, err = os.Stat(handoff.LockPath(dir, "workflow:sdc-1"))
-			if held := err == nil; held != (tc.want == ExitLocked) {
+			if held := err == nil; held != (tc.want == cmdutil.ExitLocked) {
 				t.Errorf("lock present = %v after exit %d", held, r.code)
 			}
 		})

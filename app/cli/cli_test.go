@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 )
 
 // testRepo writes files into a fresh folder and returns it.
@@ -122,7 +124,7 @@ func TestConfigFileSources(t *testing.T) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.out.String(), r.err.String())
 	}
 	bad := testRepo(t, map[string]string{".orchestrate.yaml": "sources: [unclosed\n"})
-	if r := run(t, bad, nil, false, "status"); r.code != ExitUsage || !strings.Contains(r.err.String(), ".orchestrate.yaml line 1: the YAML is malformed: a [ list ] is never closed") {
+	if r := run(t, bad, nil, false, "status"); r.code != cmdutil.ExitUsage || !strings.Contains(r.err.String(), ".orchestrate.yaml line 1: the YAML is malformed: a [ list ] is never closed") {
 		t.Errorf("bad config: exit %d, stderr %q", r.code, r.err.String())
 	}
 }
@@ -161,8 +163,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--repo", filepath.Join(dir, "nope"), "status"},
 	} {
 		r := run(t, dir, nil, false, args...)
-		if r.code != ExitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", args, r.code, ExitUsage, r.err.String())
+		if r.code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, r.code, cmdutil.ExitUsage, r.err.String())
 		}
 		if r.out.Len() != 0 {
 			t.Errorf("%v: wrote to stdout: %q", args, r.out.String())
@@ -177,11 +179,11 @@ func TestNoTerminalNamesTheFlag(t *testing.T) {
 		"docs/stories/4.2.s.md":             story42,
 	})
 	r := run(t, dir, nil, false, "resume")
-	if r.code != ExitNoTTY || !strings.Contains(r.err.String(), "--approve") {
+	if r.code != cmdutil.ExitNoTTY || !strings.Contains(r.err.String(), "--approve") {
 		t.Errorf("interactive: exit %d, stderr %q", r.code, r.err.String())
 	}
 	r = run(t, dir, nil, false, "resume", "--mode", "preflight")
-	if r.code != ExitNoTTY || !strings.Contains(r.err.String(), "--approve") {
+	if r.code != cmdutil.ExitNoTTY || !strings.Contains(r.err.String(), "--approve") {
 		t.Errorf("preflight: exit %d, stderr %q", r.code, r.err.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".orchestrate", "locks")); err == nil {

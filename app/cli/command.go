@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/spf13/cobra"
 )
 
@@ -12,7 +13,7 @@ type cmdSpec struct {
 	// Exit, when set, ends Long as its own paragraph: "Exit codes: " + Exit.
 	Exit string
 	// Args checks the positional arguments (a usage error otherwise; see
-	// conventions); nil takes none (positional(0)).
+	// conventions); nil takes none (cmdutil.Positional(0)).
 	Args cobra.PositionalArgs
 }
 
@@ -27,7 +28,7 @@ func (a *app) newCmd(spec cmdSpec, deps *Deps, run func(a *app, args []string) e
 		cmd.Long += "\n\nExit codes: " + spec.Exit
 	}
 	if cmd.Args == nil {
-		cmd.Args = positional(0)
+		cmd.Args = cmdutil.Positional(0)
 	}
 	if run != nil {
 		cmd.RunE = func(_ *cobra.Command, args []string) error {
@@ -38,13 +39,4 @@ func (a *app) newCmd(spec cmdSpec, deps *Deps, run func(a *app, args []string) e
 	return cmd
 }
 
-// oneWorkflow checks that the command is given one WORKFLOW (at most one
-// when it is not required).
-func oneWorkflow(required bool) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) > 1 || (required && len(args) != 1) {
-			return usagef("%s: want exactly one WORKFLOW, got %d", cmd.Name(), len(args))
-		}
-		return nil
-	}
-}
+//END

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
@@ -36,7 +37,7 @@ func (a *app) loadConfig(root string) (*config.Loaded, error) {
 func configErr(err error) error {
 	var ue *config.UsageError
 	if errors.As(err, &ue) {
-		return &ExitErr{Code: ExitUsage, Err: err}
+		return &cmdutil.ExitErr{Code: cmdutil.ExitUsage, Err: err}
 	}
 	return err
 }
@@ -50,7 +51,7 @@ func resumeMode(cl *config.Loaded, flag string) (modes.Mode, error) {
 	if flag != "" {
 		m, err := modes.ParseMode(flag)
 		if err != nil {
-			return "", usagef("--mode %q is not a mode (%s)", flag, config.ModeNames)
+			return "", cmdutil.Usagef("--mode %q is not a mode (%s)", flag, config.ModeNames)
 		}
 		return m, nil
 	}
@@ -64,7 +65,7 @@ func resumeMode(cl *config.Loaded, flag string) (modes.Mode, error) {
 		if o, ok := cl.Source("resume.mode"); ok {
 			where = o
 		}
-		return "", &ExitErr{Code: ExitUsage, Err: fmt.Errorf("%s: %q is not a mode (%s)", where, s, config.ModeNames)}
+		return "", &cmdutil.ExitErr{Code: cmdutil.ExitUsage, Err: fmt.Errorf("%s: %q is not a mode (%s)", where, s, config.ModeNames)}
 	}
 	return m, nil
 }

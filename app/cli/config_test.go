@@ -3,13 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/config/configtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/config/configtest"
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
@@ -56,8 +57,8 @@ func TestResumeModeSource(t *testing.T) {
 			}
 			m, err := resumeMode(cl, tc.flag)
 			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || codeOf(err) != ExitUsage {
-					t.Fatalf("error %v (exit %d), want exit 2 with %s", err, codeOf(err), tc.err)
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || cmdutil.CodeOf(err) != cmdutil.ExitUsage {
+					t.Fatalf("error %v (exit %d), want exit 2 with %s", err, cmdutil.CodeOf(err), tc.err)
 				}
 				return
 			}
@@ -96,7 +97,7 @@ func TestTrustCommand(t *testing.T) {
 	if r := run(t, dir, env, false, "trust"); r.code != 0 || !strings.Contains(r.out.String(), "nothing to trust") {
 		t.Errorf("no config: exit %d, %q %q", r.code, r.out.String(), r.err.String())
 	}
-	if r := run(t, dir, env, false, "trust", "--show", "--revoke"); r.code != ExitUsage {
+	if r := run(t, dir, env, false, "trust", "--show", "--revoke"); r.code != cmdutil.ExitUsage {
 		t.Errorf("--show --revoke: exit %d", r.code)
 	}
 	writeFile(t, filepath.Join(dir, config.RepoFileName), "handoff: {command: \"echo \\e[2J\"}\n")
@@ -107,7 +108,7 @@ func TestTrustCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".config", "orchestrate", "trusted.json")); err != nil {
 		t.Errorf("no store: %v", err)
 	}
-	if r := run(t, dir, nil, false, "trust"); r.code != ExitError || !strings.Contains(r.err.String(), "HOME") {
+	if r := run(t, dir, nil, false, "trust"); r.code != cmdutil.ExitError || !strings.Contains(r.err.String(), "HOME") {
 		t.Errorf("no home: exit %d, %q", r.code, r.err.String())
 	}
 }
@@ -129,12 +130,12 @@ func TestConfigErr(t *testing.T) {
 		err  error
 		want int
 	}{
-		{"nil", nil, ExitOK},
-		{"usage", &config.UsageError{Err: errors.New("bad")}, ExitUsage},
-		{"wrapped usage", fmt.Errorf("x: %w", &config.UsageError{Err: errors.New("bad")}), ExitUsage},
-		{"other", errors.New("disk"), ExitError},
+		{"nil", nil, cmdutil.ExitOK},
+		{"usage", &config.UsageError{Err: errors.New("bad")}, cmdutil.ExitUsage},
+		{"wrapped usage", fmt.Errorf("x: %w", &config.UsageError{Err: errors.New("bad")}), cmdutil.ExitUsage},
+		{"other", errors.New("disk"), cmdutil.ExitError},
 	} {
-		if got := codeOf(configErr(tc.err)); got != tc.want {
+		if got := cmdutil.CodeOf(configErr(tc.err)); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}

@@ -1,43 +1,15 @@
 package cli
 
 import (
-	"github.com/orchestrate-dev/orchestrate/templates"
 	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
-)
 
-func TestColorEnabled(t *testing.T) {
-	tests := []struct {
-		name    string
-		noColor bool
-		env     map[string]string
-		tty     bool
-		want    bool
-	}{
-		{name: "terminal", tty: true, want: true},
-		{name: "not a terminal", want: false},
-		{name: "--no-color", noColor: true, tty: true, want: false},
-		{name: "NO_COLOR", env: map[string]string{"NO_COLOR": "1"}, tty: true, want: false},
-		{name: "CLICOLOR=0", env: map[string]string{"CLICOLOR": "0"}, tty: true, want: false},
-		{name: "TERM=dumb", env: map[string]string{"TERM": "dumb"}, tty: true, want: false},
-		{name: "CLICOLOR_FORCE without terminal", env: map[string]string{"CLICOLOR_FORCE": "1"}, want: true},
-		{name: "CLICOLOR_FORCE over TERM=dumb", env: map[string]string{"CLICOLOR_FORCE": "1", "TERM": "dumb"}, want: true},
-		{name: "CLICOLOR_FORCE=0 forces nothing", env: map[string]string{"CLICOLOR_FORCE": "0"}, want: false},
-		{name: "NO_COLOR over CLICOLOR_FORCE", env: map[string]string{"CLICOLOR_FORCE": "1", "NO_COLOR": "1"}, tty: true, want: false},
-		{name: "--no-color over CLICOLOR_FORCE", noColor: true, env: map[string]string{"CLICOLOR_FORCE": "1"}, want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			getenv := func(k string) string { return tt.env[k] }
-			if got := colorEnabled(tt.noColor, getenv, tt.tty); got != tt.want {
-				t.Errorf("colorEnabled = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/templates"
+)
 
 func TestVersionFrom(t *testing.T) {
 	setting := func(kv ...string) []debug.BuildSetting {
@@ -68,30 +40,12 @@ func TestVersionFrom(t *testing.T) {
 	}
 }
 
-func TestWantsJSON(t *testing.T) {
-	tests := []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"resume", "--json"}, true},
-		{[]string{"--json=true", "status"}, true},
-		{[]string{"status", "--json=false"}, false},
-		{[]string{"status"}, false},
-		{[]string{"resume", "--", "--json"}, false},
-	}
-	for _, tt := range tests {
-		if got := wantsJSON(tt.args); got != tt.want {
-			t.Errorf("wantsJSON(%q) = %v, want %v", tt.args, got, tt.want)
-		}
-	}
-}
-
 // Every command's help has an Examples section, from the table.
 func TestEveryCommandHasExamples(t *testing.T) {
 	a := &app{sys: System{}, v: newSettings()}
 	root := a.newRootCmd()
 	seen := map[string]bool{}
-	walk(root, func(c *cobra.Command) {
+	cmdutil.Walk(root, func(c *cobra.Command) {
 		seen[c.CommandPath()] = true
 		if strings.TrimSpace(c.Example) == "" {
 			t.Errorf("%s has no examples", c.CommandPath())
@@ -100,27 +54,6 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	for path := range templates.Examples {
 		if !seen[path] {
 			t.Errorf("examples has %q, which is no command", path)
-		}
-	}
-}
-
-func TestCompletable(t *testing.T) {
-	tests := []struct {
-		word string
-		want bool
-	}{
-		{"workflow:sdc-1", true},
-		{"sdc:4.2", true},
-		{"", false},
-		{"a b", false},
-		{"a\tb", false},
-		{"a\nb", false},
-		{"a\u202eb", false},
-		{"$(rm)", false},
-	}
-	for _, tt := range tests {
-		if got := completable(tt.word); got != tt.want {
-			t.Errorf("completable(%q) = %v, want %v", tt.word, got, tt.want)
 		}
 	}
 }

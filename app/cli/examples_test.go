@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,10 +22,10 @@ var exampleExits = map[string]int{
 	// interactive and pre-flight ask first, and the tests have no
 	// terminal: exit 19, whose message names --approve (a dry run exits
 	// with the code the real run would)
-	"orchestrate resume":                                    ExitNoTTY,
-	"orchestrate resume sdc:4.2":                            ExitNoTTY,
-	"orchestrate resume sdc:4.2 --from-phase validate":      ExitNoTTY,
-	"orchestrate resume --dry-run --mode preflight sdc:4.2": ExitNoTTY,
+	"orchestrate resume":                                    cmdutil.ExitNoTTY,
+	"orchestrate resume sdc:4.2":                            cmdutil.ExitNoTTY,
+	"orchestrate resume sdc:4.2 --from-phase validate":      cmdutil.ExitNoTTY,
+	"orchestrate resume --dry-run --mode preflight sdc:4.2": cmdutil.ExitNoTTY,
 }
 
 // exampleWSID is the cookie of the active work session of the fixture
@@ -66,11 +67,11 @@ func TestHelpExamplesRun(t *testing.T) {
 				want, listed := exampleExits[key]
 				for i, args := range cmds {
 					r := run(t, dir, env, false, args[1:]...)
-					if r.code == ExitUsage {
+					if r.code == cmdutil.ExitUsage {
 						t.Fatalf("%q: usage error (exit 2):\n%s%s", strings.Join(args, " "), r.out.String(), r.err.String())
 					}
 					last := i == len(cmds)-1
-					if !last && r.code != ExitOK {
+					if !last && r.code != cmdutil.ExitOK {
 						t.Fatalf("%q (before && in %q): exit %d:\n%s%s", strings.Join(args, " "), line, r.code, r.out.String(), r.err.String())
 					}
 					if last && r.code != want {

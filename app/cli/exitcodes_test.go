@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
@@ -58,7 +59,7 @@ func TestExitCodes(t *testing.T) {
 		want  int
 		check func(t *testing.T, dir string, r *fakeRun)
 	}{
-		{name: "0 resumed", args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitOK,
+		{name: "0 resumed", args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: cmdutil.ExitOK,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				data, _ := os.ReadFile(filepath.Join(dir, ".orchestrate/workflows/sdc-1.yaml"))
 				if !bytes.Contains(data, []byte("status: active")) {
@@ -68,12 +69,12 @@ func TestExitCodes(t *testing.T) {
 		{name: "0 nothing to resume", setup: func(t *testing.T, dir string) {
 			os.RemoveAll(filepath.Join(dir, ".orchestrate"))
 			os.Remove(filepath.Join(dir, "docs/stories/4.2.s.md"))
-		}, args: []string{"resume"}, want: ExitOK},
+		}, args: []string{"resume"}, want: cmdutil.ExitOK},
 		{name: "1 io error", setup: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".orchestrate/handoffs"), []byte("not a folder"), 0o644)
-		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitError},
-		{name: "2 usage", args: []string{"resume", "--nope"}, want: ExitUsage},
-		{name: "2 unknown command", args: []string{"stauts"}, want: ExitUsage,
+		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: cmdutil.ExitError},
+		{name: "2 usage", args: []string{"resume", "--nope"}, want: cmdutil.ExitUsage},
+		{name: "2 unknown command", args: []string{"stauts"}, want: cmdutil.ExitUsage,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				for _, want := range []string{`unknown command "stauts" for "orchestrate"; did you mean status?`, "Run 'orchestrate --help' for usage."} {
 					if !strings.Contains(r.err.String(), want) {
@@ -81,15 +82,15 @@ func TestExitCodes(t *testing.T) {
 					}
 				}
 			}},
-		{name: "2 argument to a command without any", args: []string{"version", "extra"}, want: ExitUsage},
-		{name: "2 too many arguments", args: []string{"resume", "a", "b"}, want: ExitUsage},
-		{name: "2 unknown shell", args: []string{"completion", "tcsh"}, want: ExitUsage,
+		{name: "2 argument to a command without any", args: []string{"version", "extra"}, want: cmdutil.ExitUsage},
+		{name: "2 too many arguments", args: []string{"resume", "a", "b"}, want: cmdutil.ExitUsage},
+		{name: "2 unknown shell", args: []string{"completion", "tcsh"}, want: cmdutil.ExitUsage,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				if !strings.Contains(r.err.String(), "bash, zsh, fish or powershell") || r.out.Len() != 0 {
 					t.Errorf("stdout:\n%s\nstderr:\n%s", r.out.String(), r.err.String())
 				}
 			}},
-		{name: "2 unknown flag with --json", args: []string{"resume", "--json", "--nope"}, want: ExitUsage,
+		{name: "2 unknown flag with --json", args: []string{"resume", "--json", "--nope"}, want: cmdutil.ExitUsage,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				for _, want := range []string{`"schema": "orchestrate/v1"`, `"command": "resume"`, `"outcome": "error"`, `"exit_code": 2`, `"error": "unknown flag: --nope"`} {
 					if !strings.Contains(r.out.String(), want) {
@@ -99,7 +100,7 @@ func TestExitCodes(t *testing.T) {
 			}},
 		{name: "2 config error: no --help hint", setup: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".orchestrate.yaml"), []byte("resume:\n  mode: bogus\n"), 0o644)
-		}, args: []string{"resume", "--json", "sdc-1"}, want: ExitUsage,
+		}, args: []string{"resume", "--json", "sdc-1"}, want: cmdutil.ExitUsage,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				if strings.Contains(r.err.String(), "--help") {
 					t.Errorf("a config error got the --help hint:\n%s", r.err.String())
@@ -108,29 +109,29 @@ func TestExitCodes(t *testing.T) {
 					t.Errorf("--json printed no error document:\n%s", r.out.String())
 				}
 			}},
-		{name: "2 ambiguous", args: []string{"resume", "--dry-run", "workflow:"}, want: ExitUsage},
-		{name: "10 declined", p: prompttest.Answering("cancel"), args: []string{"resume", "sdc-1"}, want: ExitDeclined,
+		{name: "2 ambiguous", args: []string{"resume", "--dry-run", "workflow:"}, want: cmdutil.ExitUsage},
+		{name: "10 declined", p: prompttest.Answering("cancel"), args: []string{"resume", "sdc-1"}, want: cmdutil.ExitDeclined,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				if _, err := os.Stat(filepath.Join(dir, ".orchestrate/handoffs")); err == nil {
 					t.Error("declined resume wrote a handoff")
 				}
 			}},
-		{name: "10 ctrl-c", p: prompttest.Failing(modes.ErrInterrupted), args: []string{"resume", "sdc-1"}, want: ExitDeclined},
-		{name: "10 preflight not approved", p: prompttest.Answering("no"), args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitDeclined},
-		{name: "0 preflight proceed", p: prompttest.Answering("proceed"), args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: ExitOK},
-		{name: "0 interactive yes", p: prompttest.Answering("yes"), args: []string{"resume", "sdc-1"}, want: ExitOK},
-		{name: "14 not found", args: []string{"resume", "nope"}, want: ExitNotFound},
-		{name: "15 terminal", args: []string{"resume", "done-1"}, want: ExitTerminal},
+		{name: "10 ctrl-c", p: prompttest.Failing(modes.ErrInterrupted), args: []string{"resume", "sdc-1"}, want: cmdutil.ExitDeclined},
+		{name: "10 preflight not approved", p: prompttest.Answering("no"), args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: cmdutil.ExitDeclined},
+		{name: "0 preflight proceed", p: prompttest.Answering("proceed"), args: []string{"resume", "--mode", "preflight", "sdc-1"}, want: cmdutil.ExitOK},
+		{name: "0 interactive yes", p: prompttest.Answering("yes"), args: []string{"resume", "sdc-1"}, want: cmdutil.ExitOK},
+		{name: "14 not found", args: []string{"resume", "nope"}, want: cmdutil.ExitNotFound},
+		{name: "15 terminal", args: []string{"resume", "done-1"}, want: cmdutil.ExitTerminal},
 		{name: "16 locked", setup: func(t *testing.T, dir string) {
 			if _, err := handoff.Acquire(dir, "workflow:sdc-1", handoff.LockInfo{PID: os.Getpid(), Host: host, StartedAt: time.Now()}, false); err != nil {
 				t.Fatal(err)
 			}
-		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitLocked},
+		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: cmdutil.ExitLocked},
 		{name: "16 stale lock of a dead process", setup: func(t *testing.T, dir string) {
 			if _, err := handoff.Acquire(dir, "workflow:sdc-1", handoff.LockInfo{PID: deadPID(t), Host: host, StartedAt: time.Now()}, false); err != nil {
 				t.Fatal(err)
 			}
-		}, args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitLocked,
+		}, args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: cmdutil.ExitLocked,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				for _, want := range []string{`"outcome": "locked"`, `"reason": "stale_lock"`} {
 					if !strings.Contains(r.out.String(), want) {
@@ -141,9 +142,9 @@ func TestExitCodes(t *testing.T) {
 					t.Errorf("stderr does not say stale:\n%s", r.err.String())
 				}
 			}},
-		{name: "17 cannot resume", args: []string{"resume", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
-		{name: "17 dry run gate", args: []string{"resume", "--dry-run", "--mode", "autopilot", "broken-1"}, want: ExitCannot},
-		{name: "18 command failed", setup: withCommand("exit 16"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitCommand,
+		{name: "17 cannot resume", args: []string{"resume", "--mode", "autopilot", "broken-1"}, want: cmdutil.ExitCannot},
+		{name: "17 dry run gate", args: []string{"resume", "--dry-run", "--mode", "autopilot", "broken-1"}, want: cmdutil.ExitCannot},
+		{name: "18 command failed", setup: withCommand("exit 16"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: cmdutil.ExitCommand,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				for _, want := range []string{`"outcome": "error"`, `"reason": "command_failed"`, `"reason": "failed"`, `"exit_status": 16`} {
 					if !strings.Contains(r.out.String(), want) {
@@ -155,7 +156,7 @@ func TestExitCodes(t *testing.T) {
 				}
 				assertRolledBack(t, dir)
 			}},
-		{name: "18 timeout", setup: withCommand("sleep 20", "  timeout: 300ms\n"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: ExitCommand,
+		{name: "18 timeout", setup: withCommand("sleep 20", "  timeout: 300ms\n"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, want: cmdutil.ExitCommand,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				if !strings.Contains(r.out.String(), `"reason": "timeout"`) {
 					t.Errorf("--json:\n%s", r.out.String())
@@ -167,7 +168,7 @@ func TestExitCodes(t *testing.T) {
 			p := filepath.Join(dir, ".orchestrate/workflows/sdc-1.yaml")
 			data, _ := os.ReadFile(p)
 			os.WriteFile(p, append(data, "ai_session_id: \"--dangerously-skip-permissions\"\n"...), 0o644)
-		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: ExitCannot,
+		}, args: []string{"resume", "--mode", "autopilot", "sdc-1"}, want: cmdutil.ExitCannot,
 			check: func(t *testing.T, dir string, r *fakeRun) {
 				if !strings.Contains(r.err.String(), "refused") {
 					t.Errorf("stderr:\n%s", r.err.String())
@@ -177,17 +178,17 @@ func TestExitCodes(t *testing.T) {
 				}
 				assertRolledBack(t, dir)
 			}},
-		{name: "19 no terminal", args: []string{"resume", "sdc-1"}, want: ExitNoTTY},
-		{name: "19 dry run, interactive, no terminal", args: []string{"resume", "--dry-run", "sdc-1"}, want: ExitNoTTY},
-		{name: "19 dry run, pre-flight, no terminal", args: []string{"resume", "--dry-run", "--mode", "preflight", "sdc-1"}, want: ExitNoTTY},
-		{name: "0 dry run, interactive, --approve", args: []string{"resume", "--dry-run", "--approve", "sdc-1"}, want: ExitOK},
-		{name: "0 dry run, interactive, terminal", p: prompttest.Answering("yes"), args: []string{"resume", "--dry-run", "sdc-1"}, want: ExitOK},
+		{name: "19 no terminal", args: []string{"resume", "sdc-1"}, want: cmdutil.ExitNoTTY},
+		{name: "19 dry run, interactive, no terminal", args: []string{"resume", "--dry-run", "sdc-1"}, want: cmdutil.ExitNoTTY},
+		{name: "19 dry run, pre-flight, no terminal", args: []string{"resume", "--dry-run", "--mode", "preflight", "sdc-1"}, want: cmdutil.ExitNoTTY},
+		{name: "0 dry run, interactive, --approve", args: []string{"resume", "--dry-run", "--approve", "sdc-1"}, want: cmdutil.ExitOK},
+		{name: "0 dry run, interactive, terminal", p: prompttest.Answering("yes"), args: []string{"resume", "--dry-run", "sdc-1"}, want: cmdutil.ExitOK},
 		{name: "19 dry run, several and no terminal", setup: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".orchestrate/workflows/sdc-5.yaml"), []byte(strings.Replace(strings.Replace(sdcState, "%s", "interactive", 1), "sdc-1", "sdc-5", 1)), 0o644)
-		}, args: []string{"resume", "--dry-run"}, want: ExitNoTTY},
+		}, args: []string{"resume", "--dry-run"}, want: cmdutil.ExitNoTTY},
 		{name: "19 several and no terminal", setup: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".orchestrate/workflows/sdc-5.yaml"), []byte(strings.Replace(strings.Replace(sdcState, "%s", "interactive", 1), "sdc-1", "sdc-5", 1)), 0o644)
-		}, args: []string{"resume"}, want: ExitNoTTY},
+		}, args: []string{"resume"}, want: cmdutil.ExitNoTTY},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
@@ -67,7 +68,7 @@ func TestResumeTransitions(t *testing.T) {
 		}
 	}
 	handedOff := func(t *testing.T, dir string) {
-		if r := runEnv(t, dir, nil, nil, "resume", "--mode", "autopilot", "sdc-1"); r.code != ExitOK {
+		if r := runEnv(t, dir, nil, nil, "resume", "--mode", "autopilot", "sdc-1"); r.code != cmdutil.ExitOK {
 			t.Fatalf("first handoff: exit %d\n%s", r.code, r.err.String())
 		}
 	}
@@ -85,50 +86,50 @@ func TestResumeTransitions(t *testing.T) {
 		{name: "autopilot on conflicts switches to interactive; resumed anyway",
 			repo: conflictRepo, args: []string{"resume", "--mode", "autopilot"},
 			replies: []prompttest.Reply{{Index: 0}},
-			code:    ExitOK, stderr: []string{"Autopilot stopped (", "switching to interactive mode"},
+			code:    cmdutil.ExitOK, stderr: []string{"Autopilot stopped (", "switching to interactive mode"},
 			stdout: []string{"Handing off to @dev...", "forced, logged"}, asked: []string{modes.QuestionResume}},
 		{name: "interactive on conflicts: restart from scratch",
 			repo: conflictRepo, args: []string{"resume", "sdc-4.2"},
 			replies: []prompttest.Reply{{Index: 1}},
-			code:    ExitOK, stdout: []string{"Restarting from the first phase (existing artifacts are kept).", "Handing off to @sm..."}},
+			code:    cmdutil.ExitOK, stdout: []string{"Restarting from the first phase (existing artifacts are kept).", "Handing off to @sm..."}},
 		{name: "interactive on conflicts: cancel",
 			repo: conflictRepo, args: []string{"resume", "sdc-4.2"},
 			replies: []prompttest.Reply{{Index: 2}},
-			code:    ExitDeclined, stderr: []string{"Cancelled: nothing was changed."}},
+			code:    cmdutil.ExitDeclined, stderr: []string{"Cancelled: nothing was changed."}},
 		{name: "interactive on conflicts, --json: the question is asked, the document follows",
 			repo: conflictRepo, args: []string{"resume", "--json", "sdc-4.2"},
 			replies: []prompttest.Reply{{Err: modes.ErrInterrupted}},
-			code:    ExitDeclined, stdout: []string{`"outcome": "declined"`}, stderr: []string{"Cancelled"}},
+			code:    cmdutil.ExitDeclined, stdout: []string{`"outcome": "declined"`}, stderr: []string{"Cancelled"}},
 		{name: "several workflows: the pick list, then the question",
 			repo: multipleRepo, args: []string{"resume"},
 			replies: []prompttest.Reply{{Index: 0}, {Index: 2}},
-			code:    ExitDeclined, asked: []string{modes.QuestionCandidate, modes.QuestionResume}},
+			code:    cmdutil.ExitDeclined, asked: []string{modes.QuestionCandidate, modes.QuestionResume}},
 		{name: "several workflows: none chosen",
 			repo: multipleRepo, args: []string{"resume", "--json"},
 			replies: []prompttest.Reply{{Index: 3}},
-			code:    ExitDeclined, stdout: []string{`"outcome": "declined"`}, stderr: []string{"Cancelled: nothing was changed."}},
+			code:    cmdutil.ExitDeclined, stdout: []string{`"outcome": "declined"`}, stderr: []string{"Cancelled: nothing was changed."}},
 		{name: "a stale lock taken over at the prompt",
 			repo: exitRepo, setup: staleLock, args: []string{"resume", "sdc-1"},
 			replies: []prompttest.Reply{{Index: 0}, {Yes: true}},
-			code:    ExitOK, stderr: []string{"Took over the stale lock of pid"}},
+			code:    cmdutil.ExitOK, stderr: []string{"Took over the stale lock of pid"}},
 		{name: "a stale lock left in place",
 			repo: exitRepo, setup: staleLock, args: []string{"resume", "sdc-1"},
 			replies: []prompttest.Reply{{Index: 0}, {Yes: false}},
-			code:    ExitDeclined, stderr: []string{"Lock left in place: nothing was changed."}},
+			code:    cmdutil.ExitDeclined, stderr: []string{"Lock left in place: nothing was changed."}},
 		{name: "a stale lock without a terminal: exit 16, reason stale_lock",
 			repo: exitRepo, setup: staleLock, args: []string{"resume", "--approve", "--json", "sdc-1"},
-			code: ExitLocked, stdout: []string{`"reason": "stale_lock"`}, stderr: []string{"orchestrate unlock workflow:sdc-1"}},
+			code: cmdutil.ExitLocked, stdout: []string{`"reason": "stale_lock"`}, stderr: []string{"orchestrate unlock workflow:sdc-1"}},
 		{name: "already handed off: asked, handed off again",
 			repo: exitRepo, setup: handedOff, args: []string{"resume", "sdc-1"},
 			replies: []prompttest.Reply{{Index: 0}, {Yes: true}},
-			code:    ExitOK, stdout: []string{"Handing workflow:sdc-1 off again at the same phase (logged as again)."},
+			code:    cmdutil.ExitOK, stdout: []string{"Handing workflow:sdc-1 off again at the same phase (logged as again)."},
 			asked: []string{modes.QuestionResume, "workflow:sdc-1 was already handed off 0 seconds ago. " + modes.QuestionAgain}},
 		{name: "already handed off: not again",
 			repo: exitRepo, setup: handedOff, args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"},
-			code: ExitOK, stdout: []string{`"reason": "already_handed_off"`}, stderr: []string{"Already handed off", "--again"}},
+			code: cmdutil.ExitOK, stdout: []string{`"reason": "already_handed_off"`}, stderr: []string{"Already handed off", "--again"}},
 		{name: "the command fails: exit 18 with its result",
 			repo: exitRepo, setup: withCommand("exit 3"), args: []string{"resume", "--mode", "autopilot", "--json", "sdc-1"},
-			code: ExitCommand, stdout: []string{`"command_result"`, `"exit_status": 3`}, stderr: []string{"The orchestrator command failed"}},
+			code: cmdutil.ExitCommand, stdout: []string{`"command_result"`, `"exit_status": 3`}, stderr: []string{"The orchestrator command failed"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,9 +170,9 @@ func TestResumeOffersCleanupInstead(t *testing.T) {
 		code    int
 		stdout  []string
 	}{
-		{"cleaned up instead", []prompttest.Reply{{Index: 0}, {Yes: true}}, ExitOK, []string{"=== Cleanup: workflow:sdc-1", "Cleaned up workflow:sdc-1."}},
-		{"cancelled", []prompttest.Reply{{Index: 1}}, ExitDeclined, nil},
-		{"interrupted", []prompttest.Reply{{Err: modes.ErrInterrupted}}, ExitDeclined, nil},
+		{"cleaned up instead", []prompttest.Reply{{Index: 0}, {Yes: true}}, cmdutil.ExitOK, []string{"=== Cleanup: workflow:sdc-1", "Cleaned up workflow:sdc-1."}},
+		{"cancelled", []prompttest.Reply{{Index: 1}}, cmdutil.ExitDeclined, nil},
+		{"interrupted", []prompttest.Reply{{Err: modes.ErrInterrupted}}, cmdutil.ExitDeclined, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := testRepo(t, map[string]string{".orchestrate/workflows/sdc-1.yaml": state})
@@ -195,9 +196,9 @@ func TestRepoConfigTrust(t *testing.T) {
 		code    int
 		stderr  []string
 	}{
-		{name: "no terminal: exit 19 naming orchestrate trust", code: ExitNoTTY,
+		{name: "no terminal: exit 19 naming orchestrate trust", code: cmdutil.ExitNoTTY,
 			stderr: []string{"would run handoff.command", "orchestrate trust"}},
-		{name: "declined at the prompt", tty: true, replies: []prompttest.Reply{{Yes: false}}, code: ExitDeclined,
+		{name: "declined at the prompt", tty: true, replies: []prompttest.Reply{{Yes: false}}, code: cmdutil.ExitDeclined,
 			stderr: []string{"It would make orchestrate:", "Not trusted: nothing was run or changed."}},
 	}
 	for _, tc := range tests {
@@ -223,18 +224,18 @@ func TestCleanupCommand(t *testing.T) {
 		stdout  []string
 		stderr  []string
 	}{
-		{name: "no WORKFLOW lists the candidates", args: []string{"cleanup"}, code: ExitUsage,
+		{name: "no WORKFLOW lists the candidates", args: []string{"cleanup"}, code: cmdutil.ExitUsage,
 			stderr: []string{"the interrupted workflows are:", "workflow:sdc-1", "orchestrate cleanup workflow:sdc-1 --dry-run"}},
-		{name: "no such workflow", args: []string{"cleanup", "nope"}, code: ExitNotFound},
-		{name: "dry run", args: []string{"cleanup", "--dry-run", "sdc-1"}, code: ExitOK,
+		{name: "no such workflow", args: []string{"cleanup", "nope"}, code: cmdutil.ExitNotFound},
+		{name: "dry run", args: []string{"cleanup", "--dry-run", "sdc-1"}, code: cmdutil.ExitOK,
 			stdout: []string{"=== Cleanup: workflow:sdc-1", "Archive .orchestrate/workflows/sdc-1.yaml", "Dry run: nothing was changed."}},
-		{name: "dry run --json", args: []string{"cleanup", "--dry-run", "--json", "sdc-1"}, code: ExitOK,
+		{name: "dry run --json", args: []string{"cleanup", "--dry-run", "--json", "sdc-1"}, code: cmdutil.ExitOK,
 			stdout: []string{`"outcome": "planned"`, `"archive": [`}},
-		{name: "no terminal", args: []string{"cleanup", "--json", "sdc-1"}, code: ExitNoTTY,
+		{name: "no terminal", args: []string{"cleanup", "--json", "sdc-1"}, code: cmdutil.ExitNoTTY,
 			stdout: []string{`"error": "cleanup needs confirmation and there is no terminal: pass --yes"`}},
-		{name: "declined", args: []string{"cleanup", "sdc-1"}, replies: []prompttest.Reply{{Yes: false}}, code: ExitDeclined,
+		{name: "declined", args: []string{"cleanup", "sdc-1"}, replies: []prompttest.Reply{{Yes: false}}, code: cmdutil.ExitDeclined,
 			stderr: []string{"Cancelled: nothing was changed."}},
-		{name: "confirmed", args: []string{"cleanup", "sdc-1"}, replies: []prompttest.Reply{{Yes: true}}, code: ExitOK,
+		{name: "confirmed", args: []string{"cleanup", "sdc-1"}, replies: []prompttest.Reply{{Yes: true}}, code: cmdutil.ExitOK,
 			stdout: []string{"Cleaned up workflow:sdc-1. The state is kept in .orchestrate/archive/", "To start fresh, run your orchestrator's workflow again for story 4.2."}},
 	}
 	for _, tc := range tests {
@@ -262,13 +263,13 @@ func TestUnlockCommand(t *testing.T) {
 		stdout []string
 		log    string
 	}{
-		{name: "not locked", args: []string{"unlock", "sdc-1"}, code: ExitOK, stdout: []string{"workflow:sdc-1 is not locked."}},
-		{name: "no such workflow or lock", args: []string{"unlock", "nope"}, code: ExitNotFound},
-		{name: "a live lock stays", lock: &live, args: []string{"unlock", "sdc-1"}, code: ExitLocked},
-		{name: "a live lock forced", lock: &live, args: []string{"unlock", "--force", "sdc-1"}, code: ExitOK,
+		{name: "not locked", args: []string{"unlock", "sdc-1"}, code: cmdutil.ExitOK, stdout: []string{"workflow:sdc-1 is not locked."}},
+		{name: "no such workflow or lock", args: []string{"unlock", "nope"}, code: cmdutil.ExitNotFound},
+		{name: "a live lock stays", lock: &live, args: []string{"unlock", "sdc-1"}, code: cmdutil.ExitLocked},
+		{name: "a live lock forced", lock: &live, args: []string{"unlock", "--force", "sdc-1"}, code: cmdutil.ExitOK,
 			stdout: []string{"Removed the live (forced) lock of workflow:sdc-1"}, log: `"lock":"live"`},
-		{name: "an untrusted lock stays", raw: "not json", args: []string{"unlock", "sdc-1"}, code: ExitLocked},
-		{name: "an untrusted lock forced", raw: "not json", args: []string{"unlock", "--force", "sdc-1"}, code: ExitOK,
+		{name: "an untrusted lock stays", raw: "not json", args: []string{"unlock", "sdc-1"}, code: cmdutil.ExitLocked},
+		{name: "an untrusted lock forced", raw: "not json", args: []string{"unlock", "--force", "sdc-1"}, code: cmdutil.ExitOK,
 			log: `"lock":"untrusted"`},
 	}
 	for _, tc := range tests {
@@ -301,7 +302,7 @@ func TestDebugLogAndStepSummary(t *testing.T) {
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
 	r := runEnv(t, dir, env, nil, "--log-level", "debug", "resume", "--mode", "autopilot", "sdc-1")
-	check(t, r, ExitOK, nil, []string{"mode: autopilot"})
+	check(t, r, cmdutil.ExitOK, nil, []string{"mode: autopilot"})
 	data, err := os.ReadFile(summary)
 	if err != nil {
 		t.Fatal(err)
@@ -357,16 +358,16 @@ func TestSharedLifecycle(t *testing.T) {
 	on := map[string]string{"ORCHESTRATE_REMOTE": "origin"}
 	// autopilot hands the most recent off, under the shared lock
 	r := runEnv(t, job, on, nil, "resume", "--mode", "autopilot")
-	check(t, r, ExitOK, []string{"sdc-1.yaml", "Handing off to @dev"}, nil)
+	check(t, r, cmdutil.ExitOK, []string{"sdc-1.yaml", "Handing off to @dev"}, nil)
 	if refs := git(t, remote, "for-each-ref", "--format=%(refname)", "refs/orchestrate/"); !strings.Contains(refs, "records/workflow_3asdc-1") || strings.Contains(refs, "locks/") {
 		t.Errorf("remote refs after the handoff:\n%s", refs)
 	}
 	// named again: already handed off (the shared records)
 	r = runEnv(t, job, on, nil, "resume", "--mode", "autopilot", "--json", "sdc-1")
-	check(t, r, ExitOK, []string{`"reason": "already_handed_off"`}, nil)
+	check(t, r, cmdutil.ExitOK, []string{`"reason": "already_handed_off"`}, nil)
 	// --again hands it off once more
 	r = runEnv(t, job, on, nil, "resume", "--mode", "autopilot", "--again", "sdc-1")
-	check(t, r, ExitOK, []string{"Handing off to @dev"}, nil)
+	check(t, r, cmdutil.ExitOK, []string{"Handing off to @dev"}, nil)
 
 	// another runner's live lease on sdc-3
 	lock := `{"schema":"orchestrate/lock/v1","workflow":"workflow:sdc-3","runner":{"owner":"bob","host":"runner-7","ci":"gitlab-ci job 9"},"token":"x","acquired_at":"2026-11-20T11:50:00Z","expires_at":"2026-11-20T13:50:00Z"}`
@@ -374,18 +375,18 @@ func TestSharedLifecycle(t *testing.T) {
 	commit := git(t, job, "commit-tree", tree, "-m", lock)
 	git(t, job, "push", "-q", "origin", commit+":refs/orchestrate/locks/workflow_3asdc-3")
 	r = runEnv(t, job, on, nil, "resume", "--mode", "autopilot", "--json", "sdc-3")
-	check(t, r, ExitLocked, []string{`"reason": "held_remotely"`, `"ci": "gitlab-ci job 9"`}, []string{"held by another runner"})
+	check(t, r, cmdutil.ExitLocked, []string{`"reason": "held_remotely"`, `"ci": "gitlab-ci job 9"`}, []string{"held by another runner"})
 	r = runEnv(t, job, on, nil, "resume", "--mode", "autopilot", "--dry-run", "sdc-3")
-	check(t, r, ExitLocked, nil, []string{"Dry run: the real run would stop"})
+	check(t, r, cmdutil.ExitLocked, nil, []string{"Dry run: the real run would stop"})
 	r = runEnv(t, job, on, nil, "cleanup", "--yes", "sdc-3")
-	check(t, r, ExitLocked, nil, []string{"not cleaning it up"})
+	check(t, r, cmdutil.ExitLocked, nil, []string{"not cleaning it up"})
 	r = runEnv(t, job, on, nil, "unlock", "sdc-3")
-	check(t, r, ExitLocked, nil, []string{"pass --force"})
+	check(t, r, cmdutil.ExitLocked, nil, []string{"pass --force"})
 	r = runEnv(t, job, on, nil, "unlock", "--force", "sdc-3")
-	check(t, r, ExitOK, []string{"Removed the shared lock of workflow:sdc-3 on origin (live (forced))"}, nil)
+	check(t, r, cmdutil.ExitOK, []string{"Removed the shared lock of workflow:sdc-3 on origin (live (forced))"}, nil)
 	// cleanup under the shared lock, released after
 	r = runEnv(t, job, on, nil, "cleanup", "--yes", "sdc-2")
-	check(t, r, ExitOK, []string{"Cleaned up workflow:sdc-2"}, nil)
+	check(t, r, cmdutil.ExitOK, []string{"Cleaned up workflow:sdc-2"}, nil)
 	if refs := git(t, remote, "for-each-ref", "refs/orchestrate/locks/"); refs != "" {
 		t.Errorf("a lock left on the remote:\n%s", refs)
 	}
@@ -399,9 +400,9 @@ func TestSharedLifecycle(t *testing.T) {
 		{"unlock", "sdc-3"},
 	} {
 		r = runEnv(t, job, off, nil, args...)
-		check(t, r, ExitShared, nil, []string{`no remote named "upstream"`})
+		check(t, r, cmdutil.ExitShared, nil, []string{`no remote named "upstream"`})
 	}
 	// without the setting, autopilot in CI warns
 	r = runEnv(t, job, map[string]string{"CI": "true"}, nil, "resume", "--mode", "autopilot", "--dry-run", "sdc-3")
-	check(t, r, ExitOK, nil, []string{"warning: autopilot in CI"})
+	check(t, r, cmdutil.ExitOK, nil, []string{"warning: autopilot in CI"})
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/internal/ghactions"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -63,7 +64,7 @@ func (a *app) githubSummary(r *resumeRun) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: could not write the job summary: %s\n", safeErr(err))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: could not write the job summary: %s\n", cmdutil.SafeErr(err))
 		return
 	}
 	defer f.Close()
@@ -71,6 +72,6 @@ func (a *app) githubSummary(r *resumeRun) {
 		return
 	}
 	if _, err := f.WriteString(sum.Markdown()); err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: could not write the job summary: %s\n", safeErr(err))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: could not write the job summary: %s\n", cmdutil.SafeErr(err))
 	}
 }

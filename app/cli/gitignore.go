@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -22,7 +23,7 @@ func (a *app) gitignoreNotice(out io.Writer, r *resumeRun) {
 	wrote, err := handoff.EnsureGitignore(root)
 	switch {
 	case err != nil:
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 	case wrote:
 		fmt.Fprintf(out, "Wrote %s: git now ignores orchestrate's runtime files (locks/, handoffs/, log.jsonl, *.bak, *%s*); commit it.\n", handoff.GitignoreRel, handoff.CorruptSuffix)
 	}

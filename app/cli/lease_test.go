@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/mcp"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
@@ -184,13 +185,13 @@ func TestSharedLeaseRenewedWhileTheCommandRuns(t *testing.T) {
 
 	var out, errOut bytes.Buffer
 	code := Main([]string{"resume", "--mode", "autopilot", "--json", "sdc-1"}, realSystem(b, base, &out, &errOut))
-	if code != ExitLocked || !strings.Contains(out.String(), `"reason": "held_remotely"`) {
+	if code != cmdutil.ExitLocked || !strings.Contains(out.String(), `"reason": "held_remotely"`) {
 		t.Fatalf("another clone after the first lease ended: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
 
 	writeFile(t, filepath.Join(base, "go"), "")
 	<-ra.done
-	if ra.code != ExitOK || strings.Contains(ra.err.String(), "warning") {
+	if ra.code != cmdutil.ExitOK || strings.Contains(ra.err.String(), "warning") {
 		t.Fatalf("the long resume: exit %d\n%s", ra.code, ra.err.String())
 	}
 	if _, held := remoteLockOf(t, remote); held {
@@ -264,7 +265,7 @@ func TestMCPClaimLeaseRenewedThenTakenOver(t *testing.T) {
 	}
 	renewedPast(t, remote, first.Expires)
 	res = call(t, cb, "claim", map[string]any{"workflow": "sdc-1"})
-	if !res.IsError || exitOf(t, res) != ExitLocked || field(t, res)["reason"] != "held_remotely" {
+	if !res.IsError || exitOf(t, res) != cmdutil.ExitLocked || field(t, res)["reason"] != "held_remotely" {
 		t.Fatalf("claim in clone b after the first lease ended: %s", res.Text)
 	}
 

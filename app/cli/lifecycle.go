@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -12,50 +12,14 @@ import (
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// lifecycleJSON is the "lifecycle" object of a candidate in status --json.
-type lifecycleJSON struct {
-	State      string  `json:"state"`
-	At         *string `json:"at,omitempty"`
-	AgoSeconds *int64  `json:"ago_seconds,omitempty"`
-	Agent      string  `json:"agent,omitempty"`
-	PID        int     `json:"pid,omitempty"`
-	Host       string  `json:"host,omitempty"`
-	// By is the runner of a shared record or lease (lifecycle.remote).
-	By string `json:"by,omitempty"`
-	// Until is when another runner's shared lease ends.
-	Until *string `json:"until,omitempty"`
-}
-
 // handoffHistory reads the orchestration log's handoff history; a log that
 // cannot be read is warned about and treated as empty.
 func (a *app) handoffHistory(s *loadedRepo) map[string]handoff.Last {
 	h, err := resumeflow.History(s.Session)
 	if err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 	}
 	return h
-}
-
-// lifecycleDoc is the lifecycle for status --json; nil for a plain
-// interrupted one.
-func lifecycleDoc(l resumeflow.Lifecycle, now time.Time) *lifecycleJSON {
-	if l.State == resumeflow.LifeInterrupted || l.State == "" {
-		return nil
-	}
-	out := &lifecycleJSON{State: l.State, Agent: l.Agent, PID: l.PID, Host: l.Host, By: l.By}
-	if !l.Until.IsZero() {
-		u := l.Until.UTC().Format(time.RFC3339)
-		out.Until = &u
-	}
-	if !l.At.IsZero() {
-		at := l.At.UTC().Format(time.RFC3339)
-		ago := int64(now.Sub(l.At) / time.Second)
-		if ago < 0 {
-			ago = 0
-		}
-		out.At, out.AgoSeconds = &at, &ago
-	}
-	return out
 }
 
 // skipHandedOff is the autopilot filter of the candidates a resume may

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 )
@@ -29,7 +30,7 @@ func TestLifecycleText(t *testing.T) {
 		if got := tt.l.Text(now); got != tt.want {
 			t.Errorf("%+v: text = %q, want %q", tt.l, got, tt.want)
 		}
-		j := lifecycleDoc(tt.l, now)
+		j := jsondoc.NewLifecycle(tt.l, now)
 		if (j != nil) != tt.json {
 			t.Errorf("%+v: json = %+v", tt.l, j)
 		}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -18,18 +20,6 @@ import (
 // most: the log is read from its end, so a huge (or endless) log costs no
 // more than this.
 const maxLogTail = 4 << 20
-
-// logDoc is `log --json`: the events, oldest first, under the schema every
-// command's document has.
-type logDoc struct {
-	Schema  string           `json:"schema"`
-	Command string           `json:"command"`
-	Events  []map[string]any `json:"events"`
-	// Skipped counts the log lines that are not JSON (not shown).
-	Skipped int `json:"skipped_lines"`
-	// Truncated is true when the log is larger than what is read of its end.
-	Truncated bool `json:"truncated"`
-}
 
 // LogOptions are the dependencies and flags of `orchestrate log`.
 type LogOptions struct {
@@ -49,7 +39,7 @@ func (a *app) newLogCmd() *cobra.Command {
 
 func (a *app) runLog(opts *LogOptions) error {
 	if opts.N < 0 {
-		return usagef("-n %d: want 0 or more", opts.N)
+		return cmdutil.Usagef("-n %d: want 0 or more", opts.N)
 	}
 	s, err := a.load()
 	if err != nil {
@@ -59,7 +49,7 @@ func (a *app) runLog(opts *LogOptions) error {
 	data, truncated, err := logging.ReadLogTail(s.Root, path, maxLogTail)
 	if errors.Is(err, fs.ErrNotExist) {
 		if opts.JSON {
-			return writeJSON(a.sys.IO.Out, logDoc{Schema: Schema, Command: "log", Events: []map[string]any{}})
+			return jsondoc.Write(a.sys.IO.Out, jsondoc.Log{Schema: jsondoc.Schema, Command: "log", Events: []map[string]any{}})
 		}
 		fmt.Fprintf(a.sys.IO.Out, "The orchestration log is empty (%s does not exist yet).\n", templates.Safe(rel(s.Root, path)))
 		return nil
@@ -94,49 +84,10 @@ func (a *app) runLog(opts *LogOptions) error {
 		if events == nil {
 			events = []map[string]any{}
 		}
-		return writeJSON(a.sys.IO.Out, logDoc{Schema: Schema, Command: "log", Events: events, Skipped: bad, Truncated: truncated})
+		return jsondoc.Write(a.sys.IO.Out, jsondoc.Log{Schema: jsondoc.Schema, Command: "log", Events: events, Skipped: bad, Truncated: truncated})
 	}
 	for _, ev := range events {
-		fmt.Fprintln(a.sys.IO.Out, templates.Safe(logLine(ev)))
+		fmt.Fprintln(a.sys.IO.Out, templates.Safe(views.LogLine(ev)))
 	}
 	return nil
-}
-
-// logLine renders one event: time, event, workflow, then the fields that
-// matter. The line is printed through templates.Safe (redacted, control
-// characters escaped): the log is a file anyone with the repository can edit.
-func logLine(ev map[string]any) string {
-	str := func(k string) string {
-		if v, ok := ev[k]; ok && v != nil {
-			return fmt.Sprint(v)
-		}
-		return ""
-	}
-	parts := []string{str("time"), str("event"), str("workflow")}
-	if rp := str("resume_point"); rp != "" {
-		parts = append(parts, "at "+rp)
-	}
-	for _, k := range []string{"mode", "validation", "decision"} {
-		if v := str(k); v != "" {
-			parts = append(parts, k+"="+v)
-		}
-	}
-	if str("forced") == "true" {
-		parts = append(parts, "forced")
-	}
-	if str("command_configured") == "false" {
-		parts = append(parts, "no-command")
-	} else if v := str("exit_status"); v != "" && v != "0" {
-		parts = append(parts, "exit="+v)
-	}
-	if m := str("msg"); m != "" {
-		parts = append(parts, "-- "+m)
-	}
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, "  ")
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/mcp"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
@@ -45,7 +47,7 @@ Errors are tool results carrying "exit_code" and "error" as the CLI exits and pr
 Only protocol messages go to stdout; diagnostics go to stderr.
 
 Register it with an agent, e.g.: claude mcp add orchestrate -- orchestrate mcp`,
-		Args: positional(0),
+		Args: cmdutil.Positional(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Deps = a.deps()
 			return runMCP(cmd.Context(), opts)
@@ -137,7 +139,7 @@ func judged(d mcp.Doc) mcp.Doc {
 	switch {
 	case failedOutcomes[head.Outcome], head.Error != "":
 		d.Failed = true
-	case head.Outcome == "" && d.ExitCode != ExitOK:
+	case head.Outcome == "" && d.ExitCode != cmdutil.ExitOK:
 		d.Failed = true
 	}
 	return d
@@ -185,7 +187,7 @@ func (b *mcpBackend) session(command string) (*app, *loadedRepo, *mcp.Doc) {
 	a := d.app()
 	s, err := a.load()
 	if err != nil {
-		doc := mcp.ErrorDoc(command, codeOf(err), safeErr(err), nil)
+		doc := mcp.ErrorDoc(command, cmdutil.CodeOf(err), cmdutil.SafeErr(err), nil)
 		return nil, nil, &doc
 	}
 	return a, s, nil
@@ -207,7 +209,7 @@ func untrusted(command string, s *loadedRepo) *mcp.Doc {
 	}
 	msg := fmt.Sprintf("%s %s and would run %s: nothing was run or written. Review it and run 'orchestrate trust' to trust it, or set %s=1 to trust it for one run (CI that runs the repository's code anyway).",
 		rc.Rel, rc.StateWords(), strings.Join(cmds, " and "), config.EnvTrustRepoConfig)
-	doc := mcp.ErrorDoc(command, ExitNoTTY, safeErr(fmt.Errorf("%s", msg)), map[string]any{"trust": trustDoc(s)})
+	doc := mcp.ErrorDoc(command, cmdutil.ExitNoTTY, cmdutil.SafeErr(fmt.Errorf("%s", msg)), map[string]any{"trust": trustDoc(s)})
 	return &doc
 }
 
@@ -236,20 +238,20 @@ func refusal(command, workflow string, e *resumeflow.ClaimError) mcp.Doc {
 		extra["reason"] = e.Reason
 	}
 	if e.Holder != nil {
-		extra["holder"] = toHolder(*e.Holder)
+		extra["holder"] = jsondoc.NewHolder(*e.Holder)
 	}
 	if e.Plan != nil {
 		extra["plan"] = e.Plan
 		extra["findings"] = e.Findings
 	}
-	d := mcp.ErrorDoc(command, int(e.Code), safeErr(e.Err), extra)
+	d := mcp.ErrorDoc(command, int(e.Code), cmdutil.SafeErr(e.Err), extra)
 	return d
 }
 
 // Context implements mcp.Backend: the envelope a claim would hand over.
 func (b *mcpBackend) Context(_ context.Context, workflow string) (*handoff.Envelope, mcp.Doc) {
 	if strings.TrimSpace(workflow) == "" {
-		return nil, mcp.ErrorDoc("resume_context", ExitUsage, "resume_context: name the workflow (argument workflow)", nil)
+		return nil, mcp.ErrorDoc("resume_context", cmdutil.ExitUsage, "resume_context: name the workflow (argument workflow)", nil)
 	}
 	a, s, derr := b.session("resume_context")
 	if derr != nil {
@@ -264,36 +266,14 @@ func (b *mcpBackend) Context(_ context.Context, workflow string) (*handoff.Envel
 	return &env, mcp.Doc{}
 }
 
-// claimHead opens the claim and release tools' documents.
-type claimHead struct {
-	Schema   string `json:"schema"`
-	Command  string `json:"command"`
-	Outcome  string `json:"outcome"`
-	ExitCode int    `json:"exit_code"`
-	Workflow string `json:"workflow"`
-	Holder   string `json:"holder"`
-}
-
-// claimDoc is the claim tool's document.
-type claimDoc struct {
-	claimHead
-	Agent          string          `json:"agent"`
-	Phase          string          `json:"phase"`
-	EnvelopePath   string          `json:"envelope_path"`
-	IdempotencyKey string          `json:"idempotency_key"`
-	Shared         string          `json:"shared_remote,omitempty"`
-	Unconfirmed    bool            `json:"unconfirmed,omitempty"`
-	Envelope       json.RawMessage `json:"envelope"`
-}
-
 // Claim implements mcp.Backend.
 func (b *mcpBackend) Claim(_ context.Context, in mcp.ClaimArgs) mcp.Doc {
 	holder, err := resumeflow.CleanHolder(in.Holder)
 	if err != nil {
-		return mcp.ErrorDoc("claim", ExitUsage, safeErr(err), nil)
+		return mcp.ErrorDoc("claim", cmdutil.ExitUsage, cmdutil.SafeErr(err), nil)
 	}
 	if strings.TrimSpace(in.Workflow) == "" {
-		return mcp.ErrorDoc("claim", ExitUsage, "claim: name the workflow (argument workflow)", nil)
+		return mcp.ErrorDoc("claim", cmdutil.ExitUsage, "claim: name the workflow (argument workflow)", nil)
 	}
 	a, s, derr := b.session("claim")
 	if derr != nil {
@@ -311,23 +291,17 @@ func (b *mcpBackend) Claim(_ context.Context, in mcp.ClaimArgs) mcp.Doc {
 	if err != nil || !json.Valid(raw) {
 		raw = []byte("null")
 	}
-	doc := claimDoc{claimHead: claimHead{Schema: Schema, Command: "claim", Outcome: "claimed", Workflow: cl.Workflow, Holder: cl.Holder},
+	doc := jsondoc.Claim{ClaimHead: jsondoc.ClaimHead{Schema: jsondoc.Schema, Command: "claim", Outcome: "claimed", Workflow: cl.Workflow, Holder: cl.Holder},
 		Agent: cl.Agent, Phase: cl.Phase, EnvelopePath: rel(s.Root, cl.EnvelopePath), IdempotencyKey: cl.IdempotencyKey,
 		Shared: cl.Shared, Unconfirmed: cl.Unconfirmed, Envelope: raw}
-	return jsonDoc(doc, ExitOK)
-}
-
-// releaseDoc is the release tool's document.
-type releaseDoc struct {
-	claimHead
-	Result string `json:"result"`
+	return jsonDoc(doc, cmdutil.ExitOK)
 }
 
 // Release implements mcp.Backend.
 func (b *mcpBackend) Release(_ context.Context, in mcp.ReleaseArgs) mcp.Doc {
 	outcome, err := resumeflow.ParseOutcome(in.Outcome)
 	if err != nil {
-		return mcp.ErrorDoc("release", ExitUsage, safeErr(err), nil)
+		return mcp.ErrorDoc("release", cmdutil.ExitUsage, cmdutil.SafeErr(err), nil)
 	}
 	cl, ok := b.claimed(in.Workflow)
 	if !ok {
@@ -336,13 +310,13 @@ func (b *mcpBackend) Release(_ context.Context, in mcp.ReleaseArgs) mcp.Doc {
 			held = append(held, id)
 		}
 		sort.Strings(held)
-		return mcp.ErrorDoc("release", ExitUsage, safeErr(fmt.Errorf("no claim of %q is held by this server (held: %s)", in.Workflow, orDash(strings.Join(held, ", ")))), nil)
+		return mcp.ErrorDoc("release", cmdutil.ExitUsage, cmdutil.SafeErr(fmt.Errorf("no claim of %q is held by this server (held: %s)", in.Workflow, orDash(strings.Join(held, ", ")))), nil)
 	}
 	delete(b.claims, cl.Workflow)
 	if err := cl.Release(outcome, in.Note, b.now()); err != nil {
-		return mcp.ErrorDoc("release", ExitError, safeErr(err), map[string]any{"workflow": cl.Workflow})
+		return mcp.ErrorDoc("release", cmdutil.ExitError, cmdutil.SafeErr(err), map[string]any{"workflow": cl.Workflow})
 	}
-	return jsonDoc(releaseDoc{claimHead: claimHead{Schema: Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder}, Result: outcome}, ExitOK)
+	return jsonDoc(jsondoc.Release{ClaimHead: jsondoc.ClaimHead{Schema: jsondoc.Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder}, Result: outcome}, cmdutil.ExitOK)
 }
 
 // claimed is the claim name names: its id, or the one claim whose key
@@ -375,7 +349,7 @@ func (b *mcpBackend) Close() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		if err := b.claims[id].Release(resumeflow.OutcomeAbandoned, "the MCP session ended without a release", b.now()); err != nil {
-			fmt.Fprintf(b.stderr(), "orchestrate: warning: %s\n", safeErr(err))
+			fmt.Fprintf(b.stderr(), "orchestrate: warning: %s\n", cmdutil.SafeErr(err))
 		}
 		delete(b.claims, id)
 	}
@@ -388,11 +362,11 @@ func (b *mcpBackend) now() time.Time {
 	return b.deps.Now()
 }
 
-// jsonDoc is v as a document, as writeJSON writes it (redacted, safe).
+// jsonDoc is v as a document, as jsondoc.Write writes it (redacted, safe).
 func jsonDoc(v any, code int) mcp.Doc {
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, v); err != nil {
-		return mcp.ErrorDoc("mcp", ExitError, err.Error(), nil)
+	if err := jsondoc.Write(&buf, v); err != nil {
+		return mcp.ErrorDoc("mcp", cmdutil.ExitError, err.Error(), nil)
 	}
 	return mcp.Doc{JSON: buf.Bytes(), ExitCode: code}
 }

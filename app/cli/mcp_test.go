@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/mcp"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 )
@@ -146,15 +147,15 @@ func TestMCPErrorsAreToolErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"plan", map[string]any{"workflow": "nope-9"}, ExitNotFound, `no workflow matches "nope-9"`},
-		{"claim", map[string]any{"workflow": "nope-9"}, ExitNotFound, `no workflow matches "nope-9"`},
-		{"claim", map[string]any{"workflow": "done-1"}, ExitTerminal, "done-1 is completed"},
-		{"claim", map[string]any{"workflow": ""}, ExitUsage, "name the workflow"},
-		{"claim", map[string]any{"workflow": "sdc-1", "holder": "bad\x1b[31mname"}, ExitUsage, "control"},
-		{"release", map[string]any{"workflow": "sdc-1", "outcome": "done"}, ExitUsage, "no claim of"},
-		{"release", map[string]any{"workflow": "sdc-1", "outcome": "maybe"}, ExitUsage, "want done, failed or abandoned"},
-		{"log", map[string]any{"lines": -1}, ExitUsage, "want 0 or more"},
-		{"plan", map[string]any{"workflow": "sdc-1", "mode": "--force"}, ExitUsage, `"--force" is not a mode`},
+		{"plan", map[string]any{"workflow": "nope-9"}, cmdutil.ExitNotFound, `no workflow matches "nope-9"`},
+		{"claim", map[string]any{"workflow": "nope-9"}, cmdutil.ExitNotFound, `no workflow matches "nope-9"`},
+		{"claim", map[string]any{"workflow": "done-1"}, cmdutil.ExitTerminal, "done-1 is completed"},
+		{"claim", map[string]any{"workflow": ""}, cmdutil.ExitUsage, "name the workflow"},
+		{"claim", map[string]any{"workflow": "sdc-1", "holder": "bad\x1b[31mname"}, cmdutil.ExitUsage, "control"},
+		{"release", map[string]any{"workflow": "sdc-1", "outcome": "done"}, cmdutil.ExitUsage, "no claim of"},
+		{"release", map[string]any{"workflow": "sdc-1", "outcome": "maybe"}, cmdutil.ExitUsage, "want done, failed or abandoned"},
+		{"log", map[string]any{"lines": -1}, cmdutil.ExitUsage, "want 0 or more"},
+		{"plan", map[string]any{"workflow": "sdc-1", "mode": "--force"}, cmdutil.ExitUsage, `"--force" is not a mode`},
 	} {
 		res := call(t, c, tc.tool, tc.args)
 		if !res.IsError {
@@ -175,7 +176,7 @@ func TestMCPErrorsAreToolErrors(t *testing.T) {
 	empty := t.TempDir()
 	c2, _ := mcpClient(t, empty, nil, "test-agent")
 	res := call(t, c2, "workflows", nil)
-	if !res.IsError || exitOf(t, res) != ExitUsage {
+	if !res.IsError || exitOf(t, res) != cmdutil.ExitUsage {
 		t.Errorf("workflows outside a repository: %v %s", res.IsError, res.Text)
 	}
 }
@@ -219,10 +220,10 @@ func TestMCPClaimRelease(t *testing.T) {
 
 	// held: a second claim is refused as resume refuses it (16); the plan says locked
 	res = call(t, c, "claim", map[string]any{"workflow": "sdc-1", "holder": "other-agent"})
-	if !res.IsError || exitOf(t, res) != ExitLocked || !strings.Contains(res.Text, "claimed by test-agent") {
+	if !res.IsError || exitOf(t, res) != cmdutil.ExitLocked || !strings.Contains(res.Text, "claimed by test-agent") {
 		t.Errorf("second claim while held: %s", res.Text)
 	}
-	if r := run(t, dir, nil, false, "resume", "--mode", "autopilot", "--json", "sdc-1", "--repo", dir); r.code != ExitLocked {
+	if r := run(t, dir, nil, false, "resume", "--mode", "autopilot", "--json", "sdc-1", "--repo", dir); r.code != cmdutil.ExitLocked {
 		t.Errorf("resume while claimed: exit %d, want 16\n%s", r.code, r.err.String())
 	}
 
@@ -244,7 +245,7 @@ func TestMCPClaimRelease(t *testing.T) {
 
 	// the same phase again: refused as resume refuses it (already handed off, exit 0)
 	res = call(t, c, "claim", map[string]any{"workflow": "sdc-1"})
-	if !res.IsError || exitOf(t, res) != ExitOK || field(t, res)["reason"] != "already_handed_off" {
+	if !res.IsError || exitOf(t, res) != cmdutil.ExitOK || field(t, res)["reason"] != "already_handed_off" {
 		t.Errorf("claim after done: %s", res.Text)
 	}
 	// again: handed off once more; released abandoned, it is interrupted again
@@ -280,7 +281,7 @@ func TestMCPClaimGates(t *testing.T) {
 	dir := testRepo(t, map[string]string{".orchestrate/workflows/sdc-1.yaml": stale, "docs/stories/4.2.s.md": story42})
 	c, _ := mcpClient(t, dir, nil, "test-agent")
 	res := call(t, c, "claim", map[string]any{"workflow": "sdc-1"})
-	if !res.IsError || exitOf(t, res) != ExitCannot || field(t, res)["plan"] == nil {
+	if !res.IsError || exitOf(t, res) != cmdutil.ExitCannot || field(t, res)["plan"] == nil {
 		t.Errorf("claim of a stale workflow: %s", res.Text)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".orchestrate", "log.jsonl")); err == nil {
@@ -295,7 +296,7 @@ func TestMCPClaimGates(t *testing.T) {
 	env := map[string]string{"XDG_CONFIG_HOME": t.TempDir()}
 	c, _ = mcpClient(t, dir, env, "test-agent")
 	res = call(t, c, "claim", map[string]any{"workflow": "sdc-1"})
-	if !res.IsError || exitOf(t, res) != ExitNoTTY || !strings.Contains(res.Text, "orchestrate trust") {
+	if !res.IsError || exitOf(t, res) != cmdutil.ExitNoTTY || !strings.Contains(res.Text, "orchestrate trust") {
 		t.Errorf("claim in an untrusted repository: %s", res.Text)
 	}
 	if _, held, _ := handoff.ReadLock(dir, "workflow:sdc-1"); held {
@@ -397,7 +398,7 @@ func TestMCPClaimSharedRemote(t *testing.T) {
 		t.Fatalf("no shared lock or records on the remote:\n%s", refs)
 	}
 	res = call(t, cb, "claim", map[string]any{"workflow": "sdc-1"})
-	if !res.IsError || exitOf(t, res) != ExitLocked || field(t, res)["reason"] != "held_remotely" || !strings.Contains(res.Text, "agent-a") {
+	if !res.IsError || exitOf(t, res) != cmdutil.ExitLocked || field(t, res)["reason"] != "held_remotely" || !strings.Contains(res.Text, "agent-a") {
 		t.Errorf("claim in clone b while a holds it: %s\n%s", res.Text, errB)
 	}
 	if res = call(t, ca, "release", map[string]any{"workflow": "workflow:sdc-1", "outcome": "done"}); res.IsError {

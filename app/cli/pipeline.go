@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/loaded"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
@@ -34,14 +35,14 @@ func (a *app) locate() (loaded.Location, error) {
 	if err != nil {
 		var nf *loaded.NotFolderError
 		if errors.As(err, &nf) {
-			return loc, usagef("%v", err)
+			return loc, cmdutil.Usagef("%v", err)
 		}
 		return loc, err
 	}
 	c, err := cacheFor(loc.Root, a.sys.Getenv)
 	if err != nil && !a.cacheWarned {
 		a.cacheWarned = true
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 	}
 	loc.Cache, a.cacheOn = c, c != nil
 	return loc, nil
@@ -80,7 +81,7 @@ func notARepository(s *loadedRepo) error {
 			return nil
 		}
 	}
-	return usagef("%s is not in a git repository (nor in any folder above it), and no saved workflow state is there: run orchestrate inside your project's repository, or pass --repo DIR", s.Root)
+	return cmdutil.Usagef("%s is not in a git repository (nor in any folder above it), and no saved workflow state is there: run orchestrate inside your project's repository, or pass --repo DIR", s.Root)
 }
 
 // cacheFor returns the user's cache for the repository at root

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/internal/planfile"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -21,20 +22,20 @@ const planKeyEnv = "ORCHESTRATE_PLAN_KEY"
 // checkPlanFlags refuses the flag combinations a saved plan cannot take.
 func checkPlanFlags(opts *ResumeOptions) error {
 	if opts.PlanOut != "" && !opts.DryRun {
-		return usagef("--plan-out writes the plan of a dry run: add --dry-run")
+		return cmdutil.Usagef("--plan-out writes the plan of a dry run: add --dry-run")
 	}
 	if opts.Plan == "" {
 		return nil
 	}
 	switch {
 	case opts.PlanOut != "":
-		return usagef("--plan and --plan-out cannot be used together")
+		return cmdutil.Usagef("--plan and --plan-out cannot be used together")
 	case opts.DryRun:
-		return usagef("--plan applies a saved plan: it cannot be a dry run (run the plan's dry run again instead)")
+		return cmdutil.Usagef("--plan applies a saved plan: it cannot be a dry run (run the plan's dry run again instead)")
 	case opts.Workflow != "":
-		return usagef("--plan applies the workflow the plan names: drop the WORKFLOW argument %q", opts.Workflow)
+		return cmdutil.Usagef("--plan applies the workflow the plan names: drop the WORKFLOW argument %q", opts.Workflow)
 	case opts.Mode != "" || opts.Approve || opts.Force || opts.Restart || opts.FromPhase != "":
-		return usagef("--plan takes its mode, approval, --force, --restart and --from-phase from the plan: write a new plan to change them")
+		return cmdutil.Usagef("--plan takes its mode, approval, --force, --restart and --from-phase from the plan: write a new plan to change them")
 	}
 	return nil
 }
@@ -72,7 +73,7 @@ func (a *app) savePlan(r *resumeRun) error {
 	key := a.planKey()
 	f := resumeflow.PlanFile(a.evaluated(r))
 	if _, err := planfile.Save(path, f, key); err != nil {
-		return exitf(ExitError, "--plan-out %s: %w", path, err)
+		return cmdutil.Exitf(cmdutil.ExitError, "--plan-out %s: %w", path, err)
 	}
 	signed := "signed with " + planKeyEnv
 	if len(key) == 0 {
@@ -95,16 +96,16 @@ func (a *app) applyPlan(opts *ResumeOptions) error {
 	saved, err := planfile.Load(opts.Plan, key)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return usagef("--plan %s: no such file", opts.Plan)
+			return cmdutil.Usagef("--plan %s: no such file", opts.Plan)
 		}
-		return exitf(ExitCannot, "refusing the plan: %w", err)
+		return cmdutil.Exitf(cmdutil.ExitCannot, "refusing the plan: %w", err)
 	}
 	if !saved.Signed() {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Warning: the plan %s is not signed: its self-check detects accidental edits, not tampering (set %s when writing and applying plans).\n", opts.Plan, planKeyEnv)
 	}
 	mode, err := modes.ParseMode(saved.Mode)
 	if err != nil {
-		return exitf(ExitCannot, "refusing the plan %s: %w", opts.Plan, err)
+		return cmdutil.Exitf(cmdutil.ExitCannot, "refusing the plan %s: %w", opts.Plan, err)
 	}
 	s, err := a.load()
 	if err != nil {
@@ -114,28 +115,14 @@ func (a *app) applyPlan(opts *ResumeOptions) error {
 	opts.Approve, opts.Force, opts.Restart, opts.FromPhase = saved.Approved, saved.Forced, saved.Restart, saved.FromPhase
 	r := &resumeRun{opts: opts, s: s, all: s.Resumable(), mode: mode}
 	if r.selected = resumeflow.PlannedWorkflow(s.Res.Candidates, saved.WorkflowID); r.selected == nil {
-		return a.finishResume(r, "halted", ExitCannot, fmt.Errorf("cannot apply the plan %s: the workflow %s is gone (its state file %s was removed or rewritten); make a new plan", opts.Plan, saved.WorkflowID, saved.StateFile))
+		return a.finishResume(r, "halted", cmdutil.ExitCannot, fmt.Errorf("cannot apply the plan %s: the workflow %s is gone (its state file %s was removed or rewritten); make a new plan", opts.Plan, saved.WorkflowID, saved.StateFile))
 	}
 	if err := a.evaluate(r, plan.Options{Restart: saved.Restart, FromPhase: saved.FromPhase}); err != nil {
 		return err
 	}
 	if err := resumeflow.CheckSaved(opts.Plan, saved, a.evaluated(r)); err != nil {
-		return a.finishResume(r, "halted", ExitCannot, err)
+		return a.finishResume(r, "halted", cmdutil.ExitCannot, err)
 	}
 	fmt.Fprintf(a.sys.IO.ErrOut, "Applying the plan %s (made %s): nothing it depends on has changed.\n", opts.Plan, saved.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
 	return a.flow(r).ApplySaved()
-}
-
-// changedDoc is the --json "changed" list of a refused saved plan (nil for
-// any other error): what moved, each string made safe to print.
-func changedDoc(err error) []changedJSON {
-	var rp *resumeflow.RefusedPlan
-	if !errors.As(err, &rp) || len(rp.Changes) == 0 {
-		return nil
-	}
-	out := make([]changedJSON, len(rp.Changes))
-	for i, c := range rp.Changes {
-		out[i] = changedJSON{Input: templates.Safe(c.Kind), Path: templates.Safe(c.Path), Old: templates.Safe(c.Saved), New: templates.Safe(c.Current), Message: templates.Safe(c.Message)}
-	}
-	return out
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 )
 
 func TestCheckPlanFlags(t *testing.T) {
@@ -26,7 +28,7 @@ func TestCheckPlanFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := checkPlanFlags(&tt.opts)
-			var ue *usageError
+			var ue *cmdutil.UsageError
 			if got := errors.As(err, &ue); got != tt.usage || (err != nil) != tt.usage {
 				t.Fatalf("checkPlanFlags = %v, want usage error %v", err, tt.usage)
 			}

@@ -35,6 +35,7 @@ import (
 	"github.com/hinshun/vt10x"
 	"golang.org/x/sys/unix"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
 	"github.com/orchestrate-dev/orchestrate/internal/prompt"
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
@@ -587,7 +588,7 @@ func TestSurveyPrompter(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	r := newTerminal(t)
 	var stdout bytes.Buffer
-	p := newTerminalPrompter(IOStreams{In: r.c.Tty(), Out: &stdout, ErrOut: r.c.Tty(), InTTY: true, ErrTTY: true}, false)
+	p := iostreams.NewTerminalPrompter(IOStreams{In: r.c.Tty(), Out: &stdout, ErrOut: r.c.Tty(), InTTY: true, ErrTTY: true}, false)
 
 	type result struct {
 		what string
@@ -650,7 +651,7 @@ func TestSurveyPrompter(t *testing.T) {
 // Without files for stdin and stderr there is no terminal to ask on.
 func TestSurveyPrompterNeedsFiles(t *testing.T) {
 	var out bytes.Buffer
-	p := newTerminalPrompter(IOStreams{In: strings.NewReader("yes\n"), Out: &out, ErrOut: &out}, false)
+	p := iostreams.NewTerminalPrompter(IOStreams{In: strings.NewReader("yes\n"), Out: &out, ErrOut: &out}, false)
 	if _, err := p.Select("Pick?", []string{"a"}, 0); !errors.Is(err, prompt.ErrNoTerminal) {
 		t.Errorf("Select: %v, want errNoTerminal", err)
 	}
@@ -662,7 +663,7 @@ func TestSurveyPrompterNeedsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p = newTerminalPrompter(IOStreams{In: f, Out: &out, ErrOut: &out}, false)
+	p = iostreams.NewTerminalPrompter(IOStreams{In: f, Out: &out, ErrOut: &out}, false)
 	if _, err := p.Input("Name?", ""); !errors.Is(err, prompt.ErrNoTerminal) {
 		t.Errorf("Input with stderr a buffer: %v, want errNoTerminal", err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,7 +114,7 @@ func TestReadmeUsageComplete(t *testing.T) {
 	synopsis, _ := readmeUsage(t)
 	entries, global := synopsisEntries(t, root, synopsis)
 	flagRE := regexp.MustCompile(`(?:^|[\s\[|(])(--?[a-z][a-z-]*)`)
-	walk(root, func(c *cobra.Command) {
+	cmdutil.Walk(root, func(c *cobra.Command) {
 		if c.Hidden || c == root || (c.HasSubCommands() && !c.Runnable()) {
 			return
 		}

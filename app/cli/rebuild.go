@@ -3,24 +3,10 @@ package cli
 import (
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
-	"github.com/orchestrate-dev/orchestrate/discover/rebuild"
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
-
-// rebuiltView feeds templates/rebuilt.tmpl: the corruption (file, line,
-// reason) and, when the state could be rebuilt, what it says and where each
-// part came from; otherwise what was tried.
-type rebuiltView struct {
-	Path, Reason, Code string
-	Line               int
-	Rebuilt            bool
-	ID, Title, Story   string
-	Position, Next     string
-	Completed          []string
-	Parts              []rebuild.Provenance
-	Autopilot          bool
-}
 
 // rebuildIfCorrupt handles a selected state file that is corrupt
 // (resumeflow.RebuildCorrupt decides: rebuilt, or left corrupt so that the
@@ -37,7 +23,7 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 	if !ok {
 		return nil
 	}
-	view := rebuiltView{Path: rb.Path, Code: rb.Code, Line: rb.Line, Reason: rb.Reason, ID: r.selected.ID, Parts: rb.Parts}
+	view := views.Rebuilt{Path: rb.Path, Code: rb.Code, Line: rb.Line, Reason: rb.Reason, ID: r.selected.ID, Parts: rb.Parts}
 	if !rb.Rebuilt {
 		*r.selected = rb.Candidate
 		return a.renderTo(a.humanOut(r.opts), r.s, "rebuilt", view)
@@ -45,7 +31,7 @@ func (a *app) rebuildIfCorrupt(r *resumeRun) error {
 	r.mode = rb.Mode
 	c := rb.Candidate
 	view.Rebuilt, view.Autopilot = true, r.mode == modes.ModeAutopilot
-	view.Title = candidateLabel(c)
+	view.Title = views.CandidateLabel(c)
 	view.Story = strings.Join(c.Stories, ", ")
 	view.Position = c.Position.String()
 	view.Completed, view.Next = rb.Completed, rb.Next

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
 )
@@ -87,8 +88,8 @@ func TestRebuiltStateDeclined(t *testing.T) {
 	before := rbSnapshot(t, dir)
 	p := prompttest.Answering(modes.OptionCancel)
 	r := rbRun(t, dir, true, p, "resume", "workflow:sdc-1")
-	if r.code != ExitDeclined {
-		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, ExitDeclined, r.out.String(), r.err.String())
+	if r.code != cmdutil.ExitDeclined {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, cmdutil.ExitDeclined, r.out.String(), r.err.String())
 	}
 	out := r.out.String()
 	for _, want := range []string{
@@ -142,7 +143,7 @@ func TestRebuiltStateModes(t *testing.T) {
 
 	r := rbRun(t, dir, false, nil, "resume", "workflow:sdc-1", "--dry-run", "--json", "--mode", "autopilot")
 	d := rbJSON(t, r)
-	if r.code != ExitCannot || d.Plan.Decision != modes.DecisionHalt || len(d.Candidates) != 1 {
+	if r.code != cmdutil.ExitCannot || d.Plan.Decision != modes.DecisionHalt || len(d.Candidates) != 1 {
 		t.Fatalf("autopilot dry run: exit %d decision %s candidates %+v", r.code, d.Plan.Decision, d.Candidates)
 	}
 	var rebuilt bool
@@ -167,31 +168,31 @@ func TestRebuiltStateModes(t *testing.T) {
 		{"resume", "workflow:sdc-1", "--mode", "autopilot", "--force"},
 	} {
 		r = rbRun(t, dir, false, nil, args...)
-		if r.code != ExitCannot || !strings.Contains(r.out.String(), "autopilot never resumes a rebuilt state") {
+		if r.code != cmdutil.ExitCannot || !strings.Contains(r.out.String(), "autopilot never resumes a rebuilt state") {
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.out.String())
 		}
 	}
 	// with a terminal, autopilot falls back to interactive: a person
 	// confirms the rebuilt state (here: cancels, nothing changes)
 	r = rbRun(t, dir, true, prompttest.Answering(modes.OptionCancel), "resume", "workflow:sdc-1", "--mode", "autopilot")
-	if r.code != ExitDeclined || !strings.Contains(r.err.String(), "switching to interactive mode") {
+	if r.code != cmdutil.ExitDeclined || !strings.Contains(r.err.String(), "switching to interactive mode") {
 		t.Errorf("autopilot with a terminal: exit %d\n%s", r.code, r.err.String())
 	}
 
 	r = rbRun(t, dir, false, nil, "resume", "workflow:sdc-1", "--dry-run", "--json")
-	if d = rbJSON(t, r); r.code != ExitNoTTY || d.Plan.Decision != modes.DecisionAsk {
+	if d = rbJSON(t, r); r.code != cmdutil.ExitNoTTY || d.Plan.Decision != modes.DecisionAsk {
 		t.Errorf("interactive dry run without a terminal: exit %d (want 19, as the real run) decision %s", r.code, d.Plan.Decision)
 	}
 	r = rbRun(t, dir, false, nil, "resume", "workflow:sdc-1")
-	if r.code != ExitNoTTY || !strings.Contains(r.err.String(), "--approve") {
+	if r.code != cmdutil.ExitNoTTY || !strings.Contains(r.err.String(), "--approve") {
 		t.Errorf("interactive without a terminal: exit %d\n%s", r.code, r.err.String())
 	}
 	r = rbRun(t, dir, false, nil, "resume", "workflow:sdc-1", "--mode", "preflight")
-	if r.code != ExitNoTTY || !strings.Contains(r.out.String(), "Corrupt State File") {
+	if r.code != cmdutil.ExitNoTTY || !strings.Contains(r.out.String(), "Corrupt State File") {
 		t.Errorf("pre-flight without a terminal: exit %d\n%s", r.code, r.out.String())
 	}
 	r = rbRun(t, dir, true, prompttest.Answering("no"), "resume", "workflow:sdc-1", "--mode", "preflight")
-	if r.code != ExitDeclined {
+	if r.code != cmdutil.ExitDeclined {
 		t.Errorf("pre-flight not approved: exit %d", r.code)
 	}
 	rbSame(t, before, rbSnapshot(t, dir))
@@ -203,7 +204,7 @@ func TestCorruptStateNotRebuilt(t *testing.T) {
 	before := rbSnapshot(t, dir)
 	r := rbRun(t, dir, false, nil, "resume", "--dry-run")
 	out := r.out.String()
-	if r.code != ExitCannot {
+	if r.code != cmdutil.ExitCannot {
 		t.Fatalf("exit %d\n%s", r.code, out)
 	}
 	for _, want := range []string{
@@ -229,7 +230,7 @@ func TestRebuiltStateMode(t *testing.T) {
 			"docs/stories/4.2.s.md":                 story42,
 		})
 		r := rbRun(t, dir, false, nil, "resume", "workflow:sdc-1", "--dry-run", "--json")
-		if got := modeOf(t, r); got != want || r.code != ExitNoTTY { // as the real run: no terminal to ask on
+		if got := modeOf(t, r); got != want || r.code != cmdutil.ExitNoTTY { // as the real run: no terminal to ask on
 			t.Errorf("started in %s: mode %s exit %d, want %s", mode, got, r.code, want)
 		}
 	}

@@ -3,12 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -62,8 +65,8 @@ A resume already handed off is not handed off again at the same phase unless --a
 given; autopilot skips a workflow handed off within resume.rehandoff_after (default 1h)
 and takes the next one. A handoff whose command never started is offered again.
 
-` + ExitCodesHelp,
-		Args: positional(1),
+` + cmdutil.ExitCodesHelp,
+		Args: cmdutil.Positional(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Workflow = args[0]
@@ -104,14 +107,14 @@ type resumeRun struct {
 	chosen    bool // the user chose the candidate at a prompt
 	forced    bool // the user chose to resume over conflicts
 	restarted bool // the user chose to restart from scratch
-	handoff   *handoffJSON
-	command   *commandJSON    // the command's own result, when it failed (exit 18)
-	rehandoff map[string]bool // handed off longer than resume.rehandoff_after ago (lifecycle.go)
-	reason    string          // why nothing was done (--json "reason"), e.g. already_handed_off
-	restartOK bool            // a halt a restart from the first phase would get past
-	shared    *sharedState    // lifecycle.remote: the shared lifecycle as fetched once
-	holder    *holderJSON     // another runner's live lease (reason held_remotely)
-	ghDone    bool            // the GitHub Actions summary was written
+	handoff   *jsondoc.Handoff
+	command   *jsondoc.Command // the command's own result, when it failed (exit 18)
+	rehandoff map[string]bool  // handed off longer than resume.rehandoff_after ago (lifecycle.go)
+	reason    string           // why nothing was done (--json "reason"), e.g. already_handed_off
+	restartOK bool             // a halt a restart from the first phase would get past
+	shared    *sharedState     // lifecycle.remote: the shared lifecycle as fetched once
+	holder    *jsondoc.Holder  // another runner's live lease (reason held_remotely)
+	ghDone    bool             // the GitHub Actions summary was written
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the
@@ -126,7 +129,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		a.v.Set("resume.mode", opts.Mode)
 	}
 	if opts.Restart && opts.FromPhase != "" {
-		return usagef("--restart and --from-phase cannot be used together")
+		return cmdutil.Usagef("--restart and --from-phase cannot be used together")
 	}
 	if err := checkPlanFlags(opts); err != nil {
 		return err
@@ -151,7 +154,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 		r.all = kept
 		if len(r.all) == 0 {
-			return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow was taken by another runner on the shared lifecycle (lifecycle.remote)"))
+			return a.finishResume(r, "none", cmdutil.ExitOK, errors.New("nothing to resume: every interrupted workflow was taken by another runner on the shared lifecycle (lifecycle.remote)"))
 		}
 	}
 
@@ -172,7 +175,7 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	r.shared = a.sharedLifecycle(s)
 	if r.shared.err != nil && !opts.DryRun {
 		r.reason = reasonSharedUnusable
-		return a.finishResume(r, "error", ExitShared, sharedUnusable(r.shared.err))
+		return a.finishResume(r, "error", cmdutil.ExitShared, sharedUnusable(r.shared.err))
 	}
 	if !r.shared.on() {
 		a.ciWarning(s, r.mode)
@@ -191,10 +194,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		}
 	} else {
 		if len(r.all) == 0 {
-			return a.finishResume(r, "none", ExitOK, nil)
+			return a.finishResume(r, "none", cmdutil.ExitOK, nil)
 		}
 		if r.all, r.rehandoff, err = a.skipHandedOff(s, r.all, r.mode, sharedView); len(r.all) == 0 {
-			return a.finishResume(r, "none", ExitOK, err)
+			return a.finishResume(r, "none", cmdutil.ExitOK, err)
 		}
 		idx, end, err := resumeflow.Pick(len(r.all), r.mode, opts.DryRun, a.sys.IO.CanPrompt(), func() (int, error) { return a.chooseCandidate(r) })
 		switch {
@@ -229,10 +232,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 			Situation: r.situation, Code: exitcode.Code(r.code),
 		}))
 		outcome := "planned"
-		if code == ExitTerminal {
+		if code == cmdutil.ExitTerminal {
 			outcome = "terminal"
 		}
-		if code == ExitNoTTY {
+		if code == cmdutil.ExitNoTTY {
 			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: without a terminal the real run would stop to ask (exit 19); %s.\n", noTTYAnswer(r))
 		}
 		if opts.PlanOut != "" {
@@ -243,13 +246,13 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		if r.shared.err != nil {
 			// the plan is printed; the real run would stop at the remote
 			r.reason = reasonSharedUnusable
-			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: dry run: %s\n", safeErr(sharedUnusable(r.shared.err)))
-			return a.finishResume(r, outcome, ExitShared, nil)
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: dry run: %s\n", cmdutil.SafeErr(sharedUnusable(r.shared.err)))
+			return a.finishResume(r, outcome, cmdutil.ExitShared, nil)
 		}
 		if l, held := sharedView.HeldBy(r.selected.ID, s.Now); held && opts.Workflow != "" {
-			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", safeErr(heldRemotely(r.selected.ID, l)))
-			r.reason, r.holder = reasonHeldRemotely, toHolder(l)
-			return a.finishResume(r, "locked", ExitLocked, nil)
+			fmt.Fprintf(a.sys.IO.ErrOut, "Dry run: the real run would stop: %s (exit 16).\n", cmdutil.SafeErr(heldRemotely(r.selected.ID, l)))
+			r.reason, r.holder = reasonHeldRemotely, jsondoc.NewHolder(l)
+			return a.finishResume(r, "locked", cmdutil.ExitLocked, nil)
 		}
 		return a.finishResume(r, outcome, code, nil)
 	}
@@ -271,7 +274,7 @@ func (a *app) takeSelected(r *resumeRun, popts plan.Options) (stop bool, err err
 	}
 	if end, held, ok := resumeflow.TakeGate(s.Root, r.selected.ID, sharedView, s.Now, opts.DryRun); !ok {
 		if held != nil {
-			r.reason, r.holder = end.Reason, toHolder(*held)
+			r.reason, r.holder = end.Reason, jsondoc.NewHolder(*held)
 		}
 		return true, a.finishResume(r, end.Outcome, end.Code, end.Err)
 	}
@@ -290,7 +293,7 @@ func (a *app) chooseCandidate(r *resumeRun) (int, error) {
 	if err := a.renderTo(out, r.s, "multiple", a.multipleView(r, false, false)); err != nil {
 		return 0, err
 	}
-	i, err := modes.ChooseCandidate(a.prompter(), candidateLabels(a.multipleView(r, false, true)))
+	i, err := modes.ChooseCandidate(a.prompter(), views.CandidateLabels(a.multipleView(r, false, true)))
 	if err != nil {
 		return 0, err
 	}
@@ -322,7 +325,7 @@ func (a *app) evaluate(r *resumeRun, popts plan.Options) error {
 	if err != nil {
 		var ue *plan.UsageError
 		if errors.As(err, &ue) {
-			return usagef("%v", err)
+			return cmdutil.Usagef("%v", err)
 		}
 		return err
 	}
@@ -340,41 +343,41 @@ func (a *app) finishResume(r *resumeRun, outcome string, code int, msg error) er
 	if r.opts.JSON {
 		doc := a.resumeDoc(r)
 		if msg != nil {
-			doc.Error = safeErr(msg)
-			doc.Changed = changedDoc(msg)
+			doc.Error = cmdutil.SafeErr(msg)
+			doc.Changed = jsondoc.ChangedOf(msg)
 		}
-		if err := writeJSON(a.sys.IO.Out, doc); err != nil {
+		if err := jsondoc.Write(a.sys.IO.Out, doc); err != nil {
 			return err
 		}
 		if msg != nil {
-			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %s\n", safeErr(msg))
+			fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %s\n", cmdutil.SafeErr(msg))
 		}
-		return silent(code)
+		return cmdutil.Silent(code)
 	}
 	if outcome == "declined" || r.selected == nil && msg == nil && outcome != "none" {
-		return silent(code)
+		return cmdutil.Silent(code)
 	}
 	if outcome == "none" && msg == nil {
 		fmt.Fprintf(a.sys.IO.Out, "No interrupted workflows found in %s.\nNothing to resume: this is not a failure. Run 'orchestrate status --all' to see every saved state, or start a new workflow.\n", r.s.Root)
 		return nil
 	}
 	if msg != nil {
-		if code == ExitOK {
-			fmt.Fprintln(a.sys.IO.Out, safeErr(msg))
+		if code == cmdutil.ExitOK {
+			fmt.Fprintln(a.sys.IO.Out, cmdutil.SafeErr(msg))
 			return nil
 		}
-		return &ExitErr{Code: code, Err: msg}
+		return &cmdutil.ExitErr{Code: code, Err: msg}
 	}
 	if err := a.printBlocks(a.sys.IO.Out, r); err != nil {
 		return err
 	}
-	return silent(code)
+	return cmdutil.Silent(code)
 }
 
 // resumeDoc builds the --json document.
-func (a *app) resumeDoc(r *resumeRun) resumeDoc {
-	doc := resumeDoc{Schema: Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: string(r.mode), DryRun: r.opts.DryRun,
-		Candidates: []candidateJSON{}, Findings: []workflow.Finding{}}
+func (a *app) resumeDoc(r *resumeRun) jsondoc.Resume {
+	doc := jsondoc.Resume{Schema: jsondoc.Schema, Command: "resume", Outcome: r.outcome, ExitCode: r.exit, Mode: string(r.mode), DryRun: r.opts.DryRun,
+		Candidates: []jsondoc.Candidate{}, Findings: []workflow.Finding{}}
 	if doc.Mode == "" {
 		doc.Mode = "interactive"
 	}
@@ -384,7 +387,7 @@ func (a *app) resumeDoc(r *resumeRun) resumeDoc {
 		if r.selected != nil && c.ID == r.selected.ID && r.report.Status != "" {
 			rep = &r.report
 		}
-		doc.Candidates = append(doc.Candidates, toCandidateJSON(c, rep, r.s.Now, false, ageClass))
+		doc.Candidates = append(doc.Candidates, jsondoc.NewCandidate(c, rep, r.s.Now, false, ageClass))
 	}
 	doc.Handoff = r.handoff
 	doc.Trust = trustDoc(r.s)

@@ -14,6 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/completion"
+	"github.com/orchestrate-dev/orchestrate/app/cli/iostreams"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/internal/logging"
 	"github.com/orchestrate-dev/orchestrate/templates"
 )
@@ -110,7 +114,7 @@ func (a *app) color() bool { return a.colorFor(a.sys.IO.ErrOut) }
 // colorFor reports whether output written to w may use colour: w is the
 // stdout or stderr of the streams and a terminal, and neither --no-color,
 // NO_COLOR, CLICOLOR=0 nor TERM=dumb turns it off; CLICOLOR_FORCE forces it
-// (colorEnabled).
+// (iostreams.ColorEnabled).
 func (a *app) colorFor(w io.Writer) bool {
 	tty := false
 	switch w {
@@ -119,7 +123,7 @@ func (a *app) colorFor(w io.Writer) bool {
 	case a.sys.IO.ErrOut:
 		tty = a.sys.IO.ErrTTY
 	}
-	return colorEnabled(a.global.NoColor, a.getenv, tty)
+	return iostreams.ColorEnabled(a.global.NoColor, a.getenv, tty)
 }
 
 // getenv reads the injected environment ("" when the System has none).
@@ -132,14 +136,14 @@ func (a *app) getenv(k string) string {
 
 // Main runs orchestrate with args and returns the exit code. A usage or
 // configuration error is printed on stderr; with --json anywhere in args it
-// is also an error document on stdout (jsonerr.go), unless the command
+// is also an error document on stdout (jsondoc.NewErrorDoc), unless the command
 // already wrote its own.
 func Main(args []string, sys System) int {
 	// with --json, stdout carries one document (the orchestrator command's
 	// output goes to stderr): count it, to know whether one was written
-	var out *countingWriter
-	if wantsJSON(args) {
-		out = &countingWriter{w: sys.IO.Out}
+	var out *jsondoc.CountingWriter
+	if jsondoc.WantsJSON(args) {
+		out = jsondoc.NewCountingWriter(sys.IO.Out)
 		sys.IO.Out = out
 	}
 	a := &app{sys: sys, v: newSettings(), log: logging.Discard()}
@@ -153,21 +157,21 @@ func Main(args []string, sys System) int {
 		a.loaded.SaveCaches() // what the command's git walks derived (a no-op when saved)
 	}
 	if err == nil {
-		return ExitOK
+		return cmdutil.ExitOK
 	}
-	err = unknownCommand(err)
-	code := codeOf(err)
-	var ee *ExitErr
+	err = cmdutil.UnknownCommand(err)
+	code := cmdutil.CodeOf(err)
+	var ee *cmdutil.ExitErr
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
-	if out != nil && out.n == 0 {
-		_ = writeJSON(out, newErrorDoc(cmd, code, err))
+	if out != nil && out.N() == 0 {
+		_ = jsondoc.Write(out, jsondoc.NewErrorDoc(cmd, code, err))
 	}
 	// an error can quote a file, git or the environment: redact and escape it
-	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %s\n", safeErr(err))
-	var ue *usageError
-	if errors.As(err, &ue) && ue.hint {
+	fmt.Fprintf(sys.IO.ErrOut, "orchestrate: %s\n", cmdutil.SafeErr(err))
+	var ue *cmdutil.UsageError
+	if errors.As(err, &ue) && ue.Hint() {
 		path := "orchestrate"
 		if cmd != nil {
 			path = cmd.CommandPath()
@@ -175,53 +179,6 @@ func Main(args []string, sys System) int {
 		fmt.Fprintf(sys.IO.ErrOut, "Run '%s --help' for usage.\n", templates.Safe(path))
 	}
 	return code
-}
-
-// unknownCommand turns cobra's "unknown command" error (a misspelt command,
-// or an argument to a command that takes none) into a usage error on one
-// line, its suggestions kept.
-func unknownCommand(err error) error {
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "unknown command ") {
-		return err
-	}
-	lines := strings.Split(msg, "\n")
-	var sugg []string
-	for _, l := range lines[1:] {
-		if strings.HasPrefix(l, "\t") {
-			sugg = append(sugg, strings.TrimSpace(l))
-		}
-	}
-	first := lines[0]
-	if len(sugg) > 0 {
-		first += "; did you mean " + strings.Join(sugg, " or ") + "?"
-	}
-	return cmdLineError(errors.New(first))
-}
-
-// safeErr is an error's message as it may be printed: redacted, with its
-// control characters escaped (templates.Safe). A message made of lines
-// (messageLines, e.g. a refused saved plan) keeps its line breaks: each
-// line is escaped on its own.
-func safeErr(err error) string {
-	var ml messageLines
-	if errors.As(err, &ml) {
-		lines := ml.MessageLines()
-		if strings.Join(lines, "\n") == err.Error() { // nothing wraps it with more words
-			out := make([]string, len(lines))
-			for i, l := range lines {
-				out[i] = templates.Safe(l)
-			}
-			return strings.Join(out, "\n")
-		}
-	}
-	return templates.Safe(err.Error())
-}
-
-// messageLines is an error whose message spans lines, given one by one.
-type messageLines interface {
-	error
-	MessageLines() []string
 }
 
 func (a *app) newRootCmd() *cobra.Command {
@@ -233,20 +190,20 @@ QA loops, workflow states, stories in progress or in review, spec pipelines), ch
 against the repository as it is now, works out where to pick up, and hands the work back
 to the orchestrator.
 
-` + ExitCodesHelp,
+` + cmdutil.ExitCodesHelp,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			l, err := logging.Human(a.sys.IO.ErrOut, a.global.LogLevel, a.color())
 			if err != nil {
-				return cmdLineError(err)
+				return cmdutil.CmdLineError(err)
 			}
 			a.log = l
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cmdLineError(plainFlagError(err)) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cmdutil.CmdLineError(cmdutil.PlainFlagError(err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.Repo, "repo", "", "repository to work on (default: the git top-level above the working directory)")
 	pf.StringVar(&a.global.Config, "config", "", "configuration file (default: .orchestrate.yaml at the repository root)")
@@ -263,10 +220,10 @@ to the orchestrator.
 		a.newWorkCmd(),
 		a.newVersionCmd(),
 		a.newTrustCmd(),
-		a.newCompletionCmd(),
+		completion.NewCmd(a.sys.IO.Out),
 		a.newMCPCmd(),
 	)
-	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (completion.go)
+	root.CompletionOptions.DisableDefaultCmd = true // ours refuses unknown shells (app/cli/completion)
 	root.SetHelpCommand(a.newHelpCmd(root))
 	root.InitDefaultHelpCmd()
 	a.conventions(root)
@@ -279,11 +236,11 @@ to the orchestrator.
 // (completion.go) so shells never offer file names for workflow ids, modes
 // or phases.
 func (a *app) conventions(root *cobra.Command) {
-	walk(root, func(c *cobra.Command) {
+	cmdutil.Walk(root, func(c *cobra.Command) {
 		if args := c.Args; args != nil {
 			c.Args = func(cmd *cobra.Command, as []string) error {
 				if err := args(cmd, as); err != nil {
-					return cmdLineError(err)
+					return cmdutil.CmdLineError(err)
 				}
 				return nil
 			}
@@ -293,13 +250,13 @@ func (a *app) conventions(root *cobra.Command) {
 		}
 	})
 	for _, name := range []string{"resume", "cleanup", "unlock"} {
-		if c := subcommand(root, name); c != nil {
+		if c := cmdutil.Subcommand(root, name); c != nil {
 			c.ValidArgsFunction = a.completeWorkflows(name == "resume")
 		}
 	}
-	walk(root, func(c *cobra.Command) {
+	cmdutil.Walk(root, func(c *cobra.Command) {
 		if c.Flags().Lookup("mode") != nil {
-			_ = c.RegisterFlagCompletionFunc("mode", completeModes)
+			_ = c.RegisterFlagCompletionFunc("mode", completion.Modes)
 		}
 		if c.Flags().Lookup("from-phase") != nil {
 			_ = c.RegisterFlagCompletionFunc("from-phase", a.completePhases)
@@ -337,51 +294,13 @@ func (a *app) newHelpCmd(root *cobra.Command) *cobra.Command {
 						msg += "; did you mean " + strings.Join(sugg, " or ") + "?"
 					}
 				}
-				return cmdLineError(errors.New(msg))
+				return cmdutil.CmdLineError(errors.New(msg))
 			}
 			cmd.InitDefaultHelpFlag()
 			cmd.InitDefaultVersionFlag()
 			return cmd.Help()
 		},
 	}
-}
-
-// plainFlagError rewrites the parser's words in a bad flag value's error
-// ("strconv.ParseInt: parsing \"abc\": invalid syntax") as plain language.
-func plainFlagError(err error) error {
-	msg := err.Error()
-	i := strings.Index(msg, "strconv.Parse")
-	if i < 0 {
-		return err
-	}
-	what := "not a number"
-	switch {
-	case strings.Contains(msg[i:], "value out of range"):
-		what = "out of range"
-	case strings.HasPrefix(msg[i:], "strconv.ParseBool"):
-		what = "not true or false"
-	case strings.HasPrefix(msg[i:], "strconv.ParseInt"), strings.HasPrefix(msg[i:], "strconv.ParseUint"):
-		what = "not a whole number"
-	}
-	return errors.New(msg[:i] + what)
-}
-
-// walk calls f on c and every command below it.
-func walk(c *cobra.Command, f func(*cobra.Command)) {
-	f(c)
-	for _, sub := range c.Commands() {
-		walk(sub, f)
-	}
-}
-
-// subcommand is root's direct subcommand name, or nil.
-func subcommand(root *cobra.Command, name string) *cobra.Command {
-	for _, c := range root.Commands() {
-		if c.Name() == name {
-			return c
-		}
-	}
-	return nil
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
@@ -396,12 +315,4 @@ func (a *app) newVersionCmd() *cobra.Command {
 	}
 }
 
-// positional checks the number of arguments and reports a usage error.
-func positional(max int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) > max {
-			return usagef("%s: too many arguments (%d), at most %d", cmd.Name(), len(args), max)
-		}
-		return nil
-	}
-}
+//END

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/modes/prompttest"
 )
@@ -39,20 +40,20 @@ func TestRunResume(t *testing.T) {
 		asked    int  // questions the prompter must have been asked
 		resumed  bool // the state file is marked resumed
 	}{
-		{name: "dry run, autopilot", opts: ResumeOptions{Workflow: "sdc-1", Mode: "autopilot", DryRun: true}, want: ExitOK,
+		{name: "dry run, autopilot", opts: ResumeOptions{Workflow: "sdc-1", Mode: "autopilot", DryRun: true}, want: cmdutil.ExitOK,
 			stdout: []string{"sdc-1", "Implement"}},
-		{name: "dry run --json", opts: ResumeOptions{Workflow: "sdc-1", Mode: "autopilot", DryRun: true, JSON: true}, want: ExitOK,
+		{name: "dry run --json", opts: ResumeOptions{Workflow: "sdc-1", Mode: "autopilot", DryRun: true, JSON: true}, want: cmdutil.ExitOK,
 			stdout: []string{`"outcome": "planned"`, `"mode": "autopilot"`, `"selected": "workflow:sdc-1"`}},
-		{name: "autopilot resumes", opts: ResumeOptions{Workflow: "sdc-1", Mode: "autopilot"}, want: ExitOK, resumed: true},
-		{name: "interactive, yes", opts: ResumeOptions{Workflow: "sdc-1"}, prompter: prompttest.Answering(modes.OptionYes), want: ExitOK, asked: 1, resumed: true},
-		{name: "interactive, cancel", opts: ResumeOptions{Workflow: "sdc-1"}, prompter: prompttest.Answering(modes.OptionCancel), want: ExitDeclined, asked: 1},
-		{name: "interactive, no terminal", opts: ResumeOptions{Workflow: "sdc-1"}, want: ExitNoTTY},
-		{name: "interactive, --approve without a terminal", opts: ResumeOptions{Workflow: "sdc-1", Approve: true}, want: ExitOK, resumed: true},
-		{name: "pre-flight, proceed typed", opts: ResumeOptions{Workflow: "sdc-1", Mode: "preflight"}, prompter: prompttest.Answering("proceed"), want: ExitOK, asked: 1, resumed: true},
-		{name: "unknown workflow", opts: ResumeOptions{Workflow: "nope"}, want: ExitNotFound},
-		{name: "finished workflow", opts: ResumeOptions{Workflow: "done-1"}, want: ExitTerminal},
-		{name: "bad mode", opts: ResumeOptions{Workflow: "sdc-1", Mode: "turbo"}, want: ExitUsage},
-		{name: "--restart with --from-phase", opts: ResumeOptions{Workflow: "sdc-1", Restart: true, FromPhase: "create"}, want: ExitUsage},
+		{name: "autopilot resumes", opts: ResumeOptions{Workflow: "sdc-1", Mode: "autopilot"}, want: cmdutil.ExitOK, resumed: true},
+		{name: "interactive, yes", opts: ResumeOptions{Workflow: "sdc-1"}, prompter: prompttest.Answering(modes.OptionYes), want: cmdutil.ExitOK, asked: 1, resumed: true},
+		{name: "interactive, cancel", opts: ResumeOptions{Workflow: "sdc-1"}, prompter: prompttest.Answering(modes.OptionCancel), want: cmdutil.ExitDeclined, asked: 1},
+		{name: "interactive, no terminal", opts: ResumeOptions{Workflow: "sdc-1"}, want: cmdutil.ExitNoTTY},
+		{name: "interactive, --approve without a terminal", opts: ResumeOptions{Workflow: "sdc-1", Approve: true}, want: cmdutil.ExitOK, resumed: true},
+		{name: "pre-flight, proceed typed", opts: ResumeOptions{Workflow: "sdc-1", Mode: "preflight"}, prompter: prompttest.Answering("proceed"), want: cmdutil.ExitOK, asked: 1, resumed: true},
+		{name: "unknown workflow", opts: ResumeOptions{Workflow: "nope"}, want: cmdutil.ExitNotFound},
+		{name: "finished workflow", opts: ResumeOptions{Workflow: "done-1"}, want: cmdutil.ExitTerminal},
+		{name: "bad mode", opts: ResumeOptions{Workflow: "sdc-1", Mode: "turbo"}, want: cmdutil.ExitUsage},
+		{name: "--restart with --from-phase", opts: ResumeOptions{Workflow: "sdc-1", Restart: true, FromPhase: "create"}, want: cmdutil.ExitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,7 +65,7 @@ func TestRunResume(t *testing.T) {
 				p = tc.prompter
 			}
 			opts.Deps = fakeDeps(dir, p, &out, &errOut)
-			got := codeOf(runResume(&opts))
+			got := cmdutil.CodeOf(runResume(&opts))
 			if got != tc.want {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, tc.want, out.String(), errOut.String())
 			}

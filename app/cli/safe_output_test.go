@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -26,30 +24,5 @@ func TestErrorsPrintedSafely(t *testing.T) {
 		if !strings.Contains(got, `\x1b`) {
 			t.Errorf("%q: the escape is not shown: %q", args, got)
 		}
-	}
-}
-
-func TestWriteJSONRedactsAndEscapes(t *testing.T) {
-	var b bytes.Buffer
-	err := writeJSON(&b, map[string]any{
-		"message": "Authorization: Bearer T",
-		"nested":  map[string]any{"password": 42, "ok": "x\u202ey\x1b"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	if !json.Valid(b.Bytes()) {
-		t.Fatalf("not JSON: %s", out)
-	}
-	for _, bad := range []string{"Bearer T\"", "42", "\u202e", "\x1b"} {
-		if strings.Contains(out, bad) {
-			t.Errorf("%q in %s", bad, out)
-		}
-	}
-	var back map[string]any
-	_ = json.Unmarshal(b.Bytes(), &back)
-	if back["nested"].(map[string]any)["ok"] != "x\u202ey\x1b" {
-		t.Errorf("value changed: %v", back)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
@@ -157,12 +159,12 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	}
 	if st.err != nil || st.view == nil {
 		r.reason = reasonSharedUnusable
-		return nil, true, a.finishResume(r, "error", ExitShared, sharedUnusable(st.err))
+		return nil, true, a.finishResume(r, "error", cmdutil.ExitShared, sharedUnusable(st.err))
 	}
 	c := r.selected
 	key, err := handoff.KeyFor(r.s.Root, *c, r.plan.ResumeFrom.Phase)
 	if err != nil {
-		return nil, true, a.finishResume(r, "error", ExitError, err)
+		return nil, true, a.finishResume(r, "error", cmdutil.ExitError, err)
 	}
 	base := sharedlife.Record{Key: key, Phase: r.plan.ResumeFrom.Phase, Agent: r.plan.ResumeFrom.Agent, Mode: string(r.mode), Again: req.Again}
 	h, err := st.store.Begin(st.view.View, c.ID, "orchestrate resume", base)
@@ -174,11 +176,11 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 		fmt.Fprintf(a.sys.IO.ErrOut, "Skipping %s: held by %s on the shared lifecycle (lease until %s).\n", templates.Safe(c.ID), templates.Safe(held.Holder.Runner.String()), held.Holder.Expires.UTC().Format(time.RFC3339))
 		return nil, true, a.passOver(r)
 	case resumeflow.SharedHeld:
-		r.reason, r.holder = reasonHeldRemotely, toHolder(held.Holder)
-		return nil, true, a.finishResume(r, "locked", ExitLocked, fmt.Errorf("%w: not resuming it twice", held))
+		r.reason, r.holder = reasonHeldRemotely, jsondoc.NewHolder(held.Holder)
+		return nil, true, a.finishResume(r, "locked", cmdutil.ExitLocked, fmt.Errorf("%w: not resuming it twice", held))
 	case resumeflow.SharedUnusable:
 		r.reason = reasonSharedUnusable
-		return nil, true, a.finishResume(r, "error", ExitShared, sharedUnusable(err))
+		return nil, true, a.finishResume(r, "error", cmdutil.ExitShared, sharedUnusable(err))
 	}
 	sh = &sharedHandoff{a: a, h: h}
 	sh.catchSignals()
@@ -204,7 +206,7 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 			templates.Ago(r.s.Now.Sub(p.At)), templates.Safe(p.Runner.String()), templates.Safe(to), templates.Safe(c.ID), templates.Safe(st.view.Remote), templates.Safe(c.ID))
 		sh.end()
 		r.reason = reasonAlreadyHandedOff
-		return nil, true, a.finishQuiet(r, "none", ExitOK)
+		return nil, true, a.finishQuiet(r, "none", cmdutil.ExitOK)
 	}
 	if h.Unconfirmed() {
 		fmt.Fprintf(a.humanOut(r.opts), "The previous handoff of %s (by %s) was dispatched but its command never started (unconfirmed): handing it off again.\n", templates.Safe(c.ID), templates.Safe(h.Prior.Runner.String()))
@@ -212,12 +214,12 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	if err := h.Record(sharedlife.EventDispatched, ""); err != nil {
 		sh.end()
 		r.reason = reasonSharedUnusable
-		return nil, true, a.finishResume(r, "error", ExitShared, sharedUnusable(err))
+		return nil, true, a.finishResume(r, "error", cmdutil.ExitShared, sharedUnusable(err))
 	}
 	before := req.BeforeCommand
 	req.BeforeCommand = func(res handoff.Result) {
 		if err := h.Record(sharedlife.EventStarted, ""); err != nil {
-			fmt.Fprintf(a.sys.IO.ErrOut, "warning: could not record the command's start on the shared lifecycle: %s\n", safeErr(err))
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: could not record the command's start on the shared lifecycle: %s\n", cmdutil.SafeErr(err))
 		}
 		sh.inCommand.Store(true)
 		if before != nil {
@@ -239,7 +241,7 @@ func (sh *sharedHandoff) finish(err error) {
 		event, outcome = sharedlife.EventFailed, err.Error()
 	}
 	if rerr := sh.h.Record(event, outcome); rerr != nil {
-		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: could not record the outcome on the shared lifecycle: %s\n", safeErr(rerr))
+		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: could not record the outcome on the shared lifecycle: %s\n", cmdutil.SafeErr(rerr))
 	}
 	sh.end()
 }
@@ -254,7 +256,7 @@ func (sh *sharedHandoff) end() {
 	}
 	var lost *sharedlife.LostError
 	if err := sh.h.Release(); err != nil && !errors.As(err, &lost) {
-		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 	}
 	sh.lease.Flush()
 }
@@ -309,7 +311,7 @@ func (a *app) passOver(r *resumeRun) error {
 	}
 	opts.passed[r.selected.ID] = true
 	if len(opts.passed) > len(r.s.Res.Candidates) {
-		return a.finishResume(r, "none", ExitOK, errors.New("nothing to resume: every interrupted workflow is taken on the shared lifecycle"))
+		return a.finishResume(r, "none", cmdutil.ExitOK, errors.New("nothing to resume: every interrupted workflow is taken on the shared lifecycle"))
 	}
 	return a.runResume(&opts)
 }
@@ -323,25 +325,19 @@ func (a *app) sharedCleanupLock(s *loadedRepo, id string) (func(), error) {
 		return func() {}, nil
 	}
 	if st.err != nil {
-		return nil, exitf(ExitShared, "%v", sharedUnusable(st.err))
+		return nil, cmdutil.Exitf(cmdutil.ExitShared, "%v", sharedUnusable(st.err))
 	}
 	held, err := st.store.Acquire(st.view.View, id, "orchestrate cleanup")
 	var h *sharedlife.HeldError
 	switch {
 	case errors.As(err, &h):
-		return nil, exitf(ExitLocked, "%v: not cleaning it up", h)
+		return nil, cmdutil.Exitf(cmdutil.ExitLocked, "%v: not cleaning it up", h)
 	case err != nil:
-		return nil, exitf(ExitShared, "%v", sharedUnusable(err))
+		return nil, cmdutil.Exitf(cmdutil.ExitShared, "%v", sharedUnusable(err))
 	}
 	return func() {
 		if err := held.Release(); err != nil {
-			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+			fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 		}
 	}, nil
-}
-
-// toHolder is a shared lock for --json.
-func toHolder(l sharedlife.Lock) *holderJSON {
-	return &holderJSON{Runner: l.Runner.String(), Owner: l.Runner.Owner, Host: l.Runner.Host, CI: l.Runner.CI,
-		Acquired: l.Acquired.UTC().Format(time.RFC3339), Expires: l.Expires.UTC().Format(time.RFC3339)}
 }

@@ -7,6 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -42,21 +45,6 @@ func (a *app) newStatusCmd() *cobra.Command {
 	return cmd
 }
 
-type statusRow struct {
-	ID, Type, Position, Age, Validation, Source string
-	Life                                        string // lifecycle (lifecycle.go)
-}
-
-type statusData struct {
-	Root   string
-	Rows   []statusRow
-	Hidden int
-	// Life is set when some row has a lifecycle other than interrupted:
-	// the LIFECYCLE column is shown.
-	Life bool
-	W    struct{ ID, Type, Pos, Age, Val, Life int }
-}
-
 // runStatus runs `orchestrate status` with opts (no terminal needed: the
 // streams and clock are opts.Deps').
 func runStatus(opts *StatusOptions) error {
@@ -83,7 +71,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	hist := a.handoffHistory(s)
 	shared := a.sharedLifecycle(s)
 	if shared.err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: the shared handoff records (lifecycle.remote) could not be read; showing this checkout's only: %s\n", safeErr(sharedUnusable(shared.err)))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: the shared handoff records (lifecycle.remote) could not be read; showing this checkout's only: %s\n", cmdutil.SafeErr(sharedUnusable(shared.err)))
 	}
 	lifeOf := func(c workflow.Candidate) resumeflow.Lifecycle {
 		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)
@@ -93,22 +81,22 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	reports := s.ValidateAll(shown, false)
 	s.SaveCaches()
 	if opts.JSON {
-		doc := statusDoc{Schema: Schema, Command: "status", Candidates: []candidateJSON{}, Trust: trustDoc(s)}
+		doc := jsondoc.Status{Schema: jsondoc.Schema, Command: "status", Candidates: []jsondoc.Candidate{}, Trust: trustDoc(s)}
 		for i, c := range shown {
-			cj := toCandidateJSON(c, reports[i], s.Now, true, ageClass)
+			cj := jsondoc.NewCandidate(c, reports[i], s.Now, true, ageClass)
 			if reports[i] != nil {
 				v := resumeflow.ValidationWord(c, reports[i])
-				cj.Validation, cj.Lifecycle = &v, lifecycleDoc(lifeOf(c), s.Now)
+				cj.Validation, cj.Lifecycle = &v, jsondoc.NewLifecycle(lifeOf(c), s.Now)
 			}
 			a.statusPresetJSON(s, c, &cj)
 			doc.Candidates = append(doc.Candidates, cj)
 		}
-		return writeJSON(a.sys.IO.Out, doc)
+		return jsondoc.Write(a.sys.IO.Out, doc)
 	}
-	data := statusData{Root: s.Root, Hidden: hidden}
+	data := views.Status{Root: s.Root, Hidden: hidden}
 	for i, c := range shown {
-		row := statusRow{ID: c.ID, Type: string(c.Type), Position: c.Position.String(), Age: "-", Validation: "-", Source: c.Source.Path}
-		if at := interruptedAt(c, reports[i]); !at.IsZero() {
+		row := views.StatusRow{ID: c.ID, Type: string(c.Type), Position: c.Position.String(), Age: "-", Validation: "-", Source: c.Source.Path}
+		if at := views.InterruptedAt(c, reports[i]); !at.IsZero() {
 			row.Age = templates.Duration(s.Now.Sub(at))
 		}
 		if reports[i] != nil {
@@ -122,7 +110,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 				row.Life = resumeflow.LifeInterrupted
 			}
 		} else if !c.Resumable {
-			row.Validation = "(" + statusWord(c) + ")"
+			row.Validation = "(" + views.StatusWord(c) + ")"
 		}
 		// shown as Render will show them, so the widths fit what is printed
 		row.ID, row.Position, row.Validation, row.Source = templates.Safe(row.ID), templates.Safe(row.Position), templates.Safe(row.Validation), templates.Safe(row.Source)
@@ -132,7 +120,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	if opts.Wide {
 		width = 0
 	}
-	fitStatus(&data, width)
+	views.FitStatus(&data, width)
 	out, err := a.renderer(s, a.sys.IO.Out).Render("status", data)
 	if err != nil {
 		return err
@@ -140,55 +128,6 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	_, err = fmt.Fprint(a.sys.IO.Out, out)
 	a.printStatusPresets(a.sys.IO.Out, s, shown)
 	return err
-}
-
-// minIDWidth is the narrowest the ID column of status gets on a narrow
-// terminal before TYPE is cut (when the ids are unique that short; shorter
-// ids are whole); past that, ids keep what makes them unique.
-const minIDWidth = 12
-
-// fitStatus sets the column widths of data's table, cutting its cells so a
-// row fits width columns (fitTable; 0: nothing is cut).
-func fitStatus(data *statusData, width int) {
-	n := len(data.Rows)
-	ids, types, pos, ages, vals, lives, srcs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	for i, r := range data.Rows {
-		ids[i], types[i], pos[i], ages[i], vals[i], lives[i], srcs[i] = r.ID, r.Type, r.Position, r.Age, r.Validation, r.Life, r.Source
-		if lives[i] == "" {
-			lives[i] = "-" // as the template shows it
-		}
-	}
-	cols := []tableCol{
-		{Header: "ID", Cells: ids, Flex: true, Min: max(uniqueWidth(ids), minIDWidth), Floor: uniqueWidth(ids)},
-		{Header: "TYPE", Cells: types, Floor: len("TYPE")}, // the id names the type too
-		{Header: "POSITION", Cells: pos, Flex: true},
-		{Header: "AGE", Cells: ages},
-		{Header: "VALIDATION", Cells: vals},
-	}
-	if data.Life {
-		cols = append(cols, tableCol{Header: "LIFECYCLE", Cells: lives, Flex: true})
-	}
-	cols = append(cols, tableCol{Header: "SOURCE", Cells: srcs, Flex: true, KeepEnd: true})
-	ws := fitTable(cols, 2, width)
-	data.W.ID, data.W.Type, data.W.Pos, data.W.Age, data.W.Val = ws[0], ws[1], ws[2], ws[3], ws[4]
-	if data.Life {
-		data.W.Life = ws[5]
-	}
-	for i := range data.Rows {
-		r := &data.Rows[i]
-		r.ID, r.Type, r.Position, r.Source = ids[i], types[i], pos[i], srcs[i]
-		if data.Life {
-			r.Life = lives[i]
-		}
-	}
-}
-
-// statusWord is the short state of a candidate that is not resumable.
-func statusWord(c workflow.Candidate) string {
-	if c.Status == "" {
-		return "not resumable"
-	}
-	return c.Status
 }
 
 // renderer returns the template renderer for the session, with colour
@@ -213,14 +152,4 @@ func (a *app) reportGlobalFindings(s *loadedRepo) {
 		}
 		fmt.Fprintf(a.sys.IO.ErrOut, "%s: %s\n", f.Severity, templates.Safe(f.Error()))
 	}
-}
-
-// interruptedAt is when c was interrupted: the last activity on its own
-// files as its validation found it (validate.Report.InterruptedAt), else
-// the time of its state; status and the pre-flight report show the same.
-func interruptedAt(c workflow.Candidate, rep *validate.Report) time.Time {
-	if rep != nil && rep.InterruptedAt.After(c.UpdatedAt) {
-		return rep.InterruptedAt
-	}
-	return c.UpdatedAt
 }

@@ -10,6 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
+	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/trust"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -46,7 +49,7 @@ func (a *app) newTrustCmd() *cobra.Command {
 
 func (a *app) runTrust(opts *TrustOptions) error {
 	if opts.Revoke && opts.Show {
-		return usagef("--revoke and --show cannot be used together")
+		return cmdutil.Usagef("--revoke and --show cannot be used together")
 	}
 	loc, err := a.locate()
 	root := loc.Root
@@ -108,41 +111,9 @@ func (a *app) runTrust(opts *TrustOptions) error {
 }
 
 // describeRepoConfig writes what the repository's file makes orchestrate
-// run or write, one setting a line, values escaped for the terminal.
+// run or write (views.RepoConfig).
 func describeRepoConfig(w io.Writer, rc *config.RepoFile) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (sha256 %s)\n", rc.Path, trust.Hash(rc.Data)[:16])
-	if len(rc.Values) == 0 && len(rc.Loosened) == 0 {
-		b.WriteString("  sets nothing that makes orchestrate run or write anything.\n")
-	}
-	for _, kv := range rc.Values {
-		what := ""
-		switch config.PrivilegeOf(kv.Key) {
-		case config.RunsProgram:
-			what = "runs this command (sh -c)"
-			if kv.Key == "handoff.agent" {
-				what = "runs this agent's CLI (a hand-off preset)"
-			}
-		case config.SteersProgram:
-			what = "steers the handoff command"
-		case config.PathSetting:
-			what = "a path orchestrate reads or writes"
-		case config.WritesRemote:
-			what = "pushes the shared lifecycle (refs/orchestrate/*: runner, host, times) to this git remote"
-		}
-		note := ""
-		switch {
-		case kv.Refused != "":
-			note = " [ignored even when trusted: " + kv.Refused + "]"
-		case kv.Overridden:
-			note = " [your config or environment overrides it]"
-		}
-		fmt.Fprintf(&b, "  %s: %s\n      %s%s\n", kv.Key, config.QuoteValue(kv.Value), what, note)
-	}
-	for _, l := range rc.Loosened {
-		fmt.Fprintf(&b, "  %s: %s\n      a limit looser than the default: it %s\n", l.Key, config.QuoteValue(l.Value), l.Why)
-	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, views.RepoConfig(rc))
 	return err
 }
 
@@ -160,42 +131,12 @@ func (a *app) loadConf(root string) (*config.Loaded, error) {
 	return cl, nil
 }
 
-// trustJSON is the "trust" object of status --json and resume --json: the
-// repository's config file, its trust, and the settings waiting for it.
-type trustJSON struct {
-	Config  string   `json:"config"`
-	State   string   `json:"state"`
-	ByEnv   bool     `json:"by_env,omitempty"`
-	Waiting []string `json:"waiting"`
-	// Ignored are the file's limits and thresholds looser than the
-	// default, ignored while it is not trusted (the warning on stderr).
-	Ignored []ignoredJSON `json:"ignored,omitempty"`
-}
-
-// ignoredJSON is one limit of an untrusted repository file that is ignored.
-type ignoredJSON struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-	Why   string `json:"why"` // "would loosen the 8 MiB read cap"
-}
-
-// trustDoc is the trust object of s, or nil when the repository's file sets
-// nothing privileged and loosens no limit (or there is none).
-func trustDoc(s *loadedRepo) *trustJSON {
-	if s == nil || s.conf == nil || s.conf.Repo == nil {
+// trustDoc is the trust object of s (jsondoc.NewTrust), or nil.
+func trustDoc(s *loadedRepo) *jsondoc.Trust {
+	if s == nil || s.conf == nil {
 		return nil
 	}
-	rc := s.conf.Repo
-	var ignored []ignoredJSON
-	if !rc.Trusted() {
-		for _, l := range rc.Loosened {
-			ignored = append(ignored, ignoredJSON{Key: l.Key, Value: l.Value, Why: l.Why})
-		}
-	}
-	if !rc.HasPrivileged() && len(ignored) == 0 {
-		return nil
-	}
-	return &trustJSON{Config: rc.Rel, State: rc.State.String(), ByEnv: rc.ByEnv, Waiting: rc.Waiting(), Ignored: ignored}
+	return jsondoc.NewTrust(s.conf.Repo)
 }
 
 // trustNotice says on stderr that a repository command waits for trust
@@ -231,7 +172,7 @@ func (a *app) requireRepoTrust(r *resumeRun) error {
 		}
 		fmt.Fprintf(errOut, "orchestrate: %s %s and would run %s: nothing was run or written.\n", rc.Rel, rc.StateWords(), strings.Join(cmds, " and "))
 		fmt.Fprintf(errOut, "Review it and run 'orchestrate trust' to trust it, or set %s=1 to trust it for one run (CI that runs the repository's code anyway).\n", config.EnvTrustRepoConfig)
-		return a.finishQuiet(r, "error", ExitNoTTY)
+		return a.finishQuiet(r, "error", cmdutil.ExitNoTTY)
 	}
 	fmt.Fprintf(errOut, "%s %s. It would make orchestrate:\n", rc.Rel, rc.StateWords())
 	if err := describeRepoConfig(errOut, rc); err != nil {
@@ -243,7 +184,7 @@ func (a *app) requireRepoTrust(r *resumeRun) error {
 	}
 	if err != nil || !ok {
 		fmt.Fprintln(errOut, "Not trusted: nothing was run or changed.")
-		return a.finishQuiet(r, "declined", ExitDeclined)
+		return a.finishQuiet(r, "declined", cmdutil.ExitDeclined)
 	}
 	store, err := trust.Open(a.sys.Getenv)
 	if err != nil {

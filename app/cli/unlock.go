@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/handoff"
@@ -29,7 +30,7 @@ func (a *app) newUnlockCmd() *cobra.Command {
 	cmd := a.newCmd(cmdSpec{Use: "unlock WORKFLOW", Short: "Remove a stale resume lock", Long: unlockHelp,
 		Exit: `0 removed (or there was none), 2 usage, 14 no such workflow or lock,
 16 held by a live process (pass --force).`,
-		Args: oneWorkflow(true),
+		Args: cmdutil.OneWorkflow(true),
 	}, &opts.Deps, func(a *app, args []string) error {
 		opts.Workflow = args[0]
 		return a.runUnlock(opts)
@@ -47,7 +48,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	if m := discover.Lookup(s.Res.Candidates, opts.Workflow); len(m) == 1 {
 		id = m[0].ID
 	} else if len(m) > 1 {
-		return usagef("%q is ambiguous: %d workflows match", opts.Workflow, len(m))
+		return cmdutil.Usagef("%q is ambiguous: %d workflows match", opts.Workflow, len(m))
 	}
 	// lifecycle.remote: the shared lock first (never the local one alone)
 	removedShared, err := a.unlockShared(s, id, opts.Force)
@@ -60,7 +61,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	}
 	if !st.Exists {
 		if len(discover.Lookup(s.Res.Candidates, opts.Workflow)) == 0 {
-			return exitf(ExitNotFound, "no workflow or lock matches %q", opts.Workflow)
+			return cmdutil.Exitf(cmdutil.ExitNotFound, "no workflow or lock matches %q", opts.Workflow)
 		}
 		fmt.Fprintf(a.sys.IO.Out, "%s is not locked.\n", templates.Safe(id))
 		return nil
@@ -68,9 +69,9 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	owner := fmt.Sprintf("pid %d on %s (user %s, since %s)", st.Owner.PID, st.Owner.Host, st.Owner.User, st.Owner.StartedAt.Format(time.RFC3339))
 	switch resumeflow.UnlockLocal(st, opts.Force) {
 	case resumeflow.UnlockUntrusted:
-		return exitf(ExitLocked, "the lock of %s is not trusted (%s); it was left in place: check it, then pass --force to remove it", id, st.Reason)
+		return cmdutil.Exitf(cmdutil.ExitLocked, "the lock of %s is not trusted (%s); it was left in place: check it, then pass --force to remove it", id, st.Reason)
 	case resumeflow.UnlockLive:
-		return exitf(ExitLocked, "%s is locked by a live process: %s; pass --force to remove the lock anyway", id, owner)
+		return cmdutil.Exitf(cmdutil.ExitLocked, "%s is locked by a live process: %s; pass --force to remove the lock anyway", id, owner)
 	}
 	if err := handoff.Remove(s.Root, id, opts.Force); err != nil {
 		return err
@@ -78,7 +79,7 @@ func (a *app) runUnlock(opts *UnlockOptions) error {
 	fmt.Fprintf(a.sys.IO.Out, "Removed the %s lock of %s: %s.\n", templates.Safe(resumeflow.UnlockedWord(st)), templates.Safe(id), templates.Safe(owner))
 	// a log that cannot be written is a warning: the lock is gone either way
 	if err := resumeflow.LogUnlock(s.Root, s.LogPath(), id, st, opts.Force, a.lockInfo()); err != nil {
-		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", safeErr(err))
+		fmt.Fprintf(a.sys.IO.ErrOut, "warning: %s\n", cmdutil.SafeErr(err))
 	}
 	return nil
 }
@@ -92,17 +93,17 @@ func (a *app) unlockShared(s *loadedRepo, id string, force bool) (bool, error) {
 		return false, nil
 	}
 	if sh.err != nil {
-		return false, exitf(ExitShared, "%v", sharedUnusable(sh.err))
+		return false, cmdutil.Exitf(cmdutil.ExitShared, "%v", sharedUnusable(sh.err))
 	}
 	l, verdict := resumeflow.UnlockShared(sh.view, id, s.Now, force)
 	switch verdict {
 	case resumeflow.UnlockNone:
 		return false, nil
 	case resumeflow.UnlockLive:
-		return false, exitf(ExitLocked, "%v; pass --force to remove it anyway", &sharedlife.HeldError{Workflow: id, Holder: l})
+		return false, cmdutil.Exitf(cmdutil.ExitLocked, "%v; pass --force to remove it anyway", &sharedlife.HeldError{Workflow: id, Holder: l})
 	}
 	if _, err := sh.store.RemoveLock(sh.view.View, id); err != nil {
-		return false, exitf(ExitShared, "%v", sharedUnusable(err))
+		return false, cmdutil.Exitf(cmdutil.ExitShared, "%v", sharedUnusable(err))
 	}
 	state := "expired"
 	if l.Live(s.Now) {

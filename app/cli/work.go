@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/worksession"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -54,7 +55,7 @@ func (a *app) runWorkDone(opts *WorkDoneOptions) error {
 	case err != nil:
 		return err
 	case opts.JSON:
-		return writeJSON(a.sys.IO.Out, map[string]any{
+		return jsondoc.Write(a.sys.IO.Out, map[string]any{
 			"work_session": got.Session, "path": got.Path, "task_id": got.TaskID,
 			"status": "closed", "closed_at": got.ClosedAt,
 			"parent": got.Parent, "parent_path": got.ParentPath,

@@ -4,17 +4,19 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/app/cli/cmdutil"
 )
 
 func TestWorkDone(t *testing.T) {
 	dir := testRepo(t, map[string]string{wsParentFile: wsParent, wsChildFile: wsChild})
 
 	r := run(t, dir, nil, false, "work", "done", "--cookie", "wsession-parent-abc123", "--summary", "x")
-	if r.code != ExitUsage || !strings.Contains(r.err.String(), "expected wsession-subtask-def456") {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.err.String(), "expected wsession-subtask-def456") {
 		t.Fatalf("exit %d: %s", r.code, r.err.String())
 	}
 	r = run(t, dir, nil, false, "work", "done", "--cookie", "wsession-subtask-def456")
-	if r.code != ExitUsage || !strings.Contains(r.err.String(), "the summary is empty") {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.err.String(), "the summary is empty") {
 		t.Fatalf("exit %d: %s", r.code, r.err.String())
 	}
 	if readFile(t, dir, wsParentFile) != wsParent || readFile(t, dir, wsChildFile) != wsChild {

@@ -1,6 +1,6 @@
 //go:build failpoints
 
-package cli
+package failpoint
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/atomicfile"
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
 )
 
 // EnvFailpoint names the failpoints of a build with -tags failpoints (the
@@ -171,10 +172,10 @@ var (
 	failpointHook func(step string) error
 )
 
-// testFailpoint returns the failpoint hook for the handoff stage, built from
+// Hook returns the failpoint hook for the handoff stage, built from
 // ORCHESTRATE_FAILPOINT, and installs the same counters as
 // atomicfile.Failpoint. Without the variable there is no hook.
-func testFailpoint() func(step string) error {
+func Hook() func(step string) error {
 	failpointOnce.Do(func() {
 		spec := os.Getenv(EnvFailpoint)
 		if strings.TrimSpace(spec) == "" {
@@ -183,7 +184,7 @@ func testFailpoint() func(step string) error {
 		rules, err := parseFailpoints(spec)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "orchestrate: %s: %v\n", EnvFailpoint, err)
-			os.Exit(ExitUsage)
+			os.Exit(int(exitcode.Usage))
 		}
 		f := &failpoints{seen: map[string]int{}, rules: rules}
 		failpointHook = f.hit

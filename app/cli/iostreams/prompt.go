@@ -1,4 +1,4 @@
-package cli
+package iostreams
 
 import (
 	"errors"
@@ -7,11 +7,11 @@ import (
 	"github.com/orchestrate-dev/orchestrate/modes"
 )
 
-// newTerminalPrompter returns the Prompter that asks on the terminal of io
+// NewTerminalPrompter returns the Prompter that asks on the terminal of io
 // (internal/prompt, the one home of terminal prompts), with colour on or off
 // as told (the command layer decides it from the injected environment and
 // --no-color).
-func newTerminalPrompter(io IOStreams, color bool) modes.Prompter {
+func NewTerminalPrompter(io IOStreams, color bool) modes.Prompter {
 	return terminalPrompter{prompt.NewTerminal(io.In, io.ErrOut, color)}
 }
 

@@ -1,16 +1,19 @@
-package cli
+// Package tablefit fits a table to the terminal's width the way gh's table
+// printer does (Fit: the widest flexible column loses a column at a time,
+// cells cut with "…"), and finds the narrowest width at which ids cut still
+// name one id alone (UniqueWidth). Text is measured as the terminal shows it
+// (internal/termsafe).
+package tablefit
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
-	"github.com/orchestrate-dev/orchestrate/templates"
 )
 
-// tableCol is one column of a table fitted to the terminal (fitTable).
-type tableCol struct {
+// Col is one column of a table fitted to the terminal (Fit).
+type Col struct {
 	Header string
 	Cells  []string // already escaped (templates.Safe)
 	// Flex columns may be cut; the others are always shown whole.
@@ -26,7 +29,7 @@ type tableCol struct {
 	KeepEnd bool
 }
 
-// fitTable cuts the cells of cols so that a row — the cells joined by gap
+// Fit cuts the cells of cols so that a row — the cells joined by gap
 // spaces — fits width columns, the way gh's table printer does: while the
 // row is too wide, the widest flex column loses a column, never below its
 // Min (nor its header); when that is not enough, a second pass takes the
@@ -34,7 +37,7 @@ type tableCol struct {
 // after the cut; the cells are cut in place, with "…" where text was taken
 // away. A width of 0 or less cuts nothing. When even the floors do not
 // fit, the row stays wider than width.
-func fitTable(cols []tableCol, gap, width int) []int {
+func Fit(cols []Col, gap, width int) []int {
 	ws := make([]int, len(cols))
 	mins := make([]int, len(cols))
 	floors := make([]int, len(cols))
@@ -85,12 +88,12 @@ func fitTable(cols []tableCol, gap, width int) []int {
 	return ws
 }
 
-// uniqueWidth is the narrowest width at which every id, cut to it with a
+// UniqueWidth is the narrowest width at which every id, cut to it with a
 // trailing "…", still names one id alone: the text before the "…" is a
 // prefix of no other id (so it can be typed as a unique prefix). When no
 // width short of the widest id does, it is the widest id's width: ids are
 // then shown whole.
-func uniqueWidth(ids []string) int {
+func UniqueWidth(ids []string) int {
 	sorted := slices.Clone(ids)
 	slices.Sort(sorted)
 	full := 0
@@ -120,37 +123,4 @@ func cutsUnique(sorted []string, w int) bool {
 		}
 	}
 	return true
-}
-
-// fitMultiple cuts the items of the multiple-workflows block so that each
-// line fits width columns (0: nothing is cut): the position first (down to
-// 8 columns), then the label (down to 12). Text is measured escaped, as the
-// block prints it.
-func fitMultiple(d multipleData, width int) multipleData {
-	if width <= 0 {
-		return d
-	}
-	items := slices.Clone(d.Items)
-	for i := range items {
-		it := &items[i]
-		label, pos := templates.Safe(it.Label), templates.Safe(it.Position)
-		rest := termsafe.Width(fmt.Sprintf("  %d. ", it.N)) + termsafe.Width(label) + len(" -- Interrupted ") + termsafe.Width(templates.Safe(it.Ago)) + len(" -- ") + termsafe.Width(pos)
-		if it.Validation != "" {
-			rest += len(" -- ") + termsafe.Width(templates.Safe(it.Validation))
-		}
-		over := rest - width
-		if over <= 0 {
-			continue
-		}
-		if w := termsafe.Width(pos); w > 8 {
-			cut := min(over, w-8)
-			it.Position = termsafe.Truncate(pos, w-cut)
-			over -= cut
-		}
-		if w := termsafe.Width(label); over > 0 && w > 12 {
-			it.Label = termsafe.Truncate(label, w-min(over, w-12))
-		}
-	}
-	d.Items = items
-	return d
 }

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"reflect"
@@ -25,7 +25,7 @@ func TestPhaseDependencies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := phaseDependencies(tt.phases); !reflect.DeepEqual(got, tt.want) {
+			if got := PhaseDependencies(tt.phases); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

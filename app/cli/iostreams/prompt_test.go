@@ -1,4 +1,4 @@
-package cli
+package iostreams
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ func TestTerminalPrompterInterrupted(t *testing.T) {
 		}
 	}
 	// Without options the terminal prompter cancels without asking.
-	p := newTerminalPrompter(IOStreams{In: strings.NewReader(""), ErrOut: &strings.Builder{}}, false)
+	p := NewTerminalPrompter(IOStreams{In: strings.NewReader(""), ErrOut: &strings.Builder{}}, false)
 	if _, err := p.Select("Pick?", nil, 0); err != modes.ErrInterrupted {
 		t.Errorf("Select without options: %v, want modes.ErrInterrupted", err)
 	}

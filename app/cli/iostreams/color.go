@@ -1,13 +1,13 @@
-package cli
+package iostreams
 
-// colorEnabled decides whether output may use colour, from the --no-color
+// ColorEnabled decides whether output may use colour, from the --no-color
 // flag, the environment getenv reads (the injected one, never the
 // process's) and whether the output is a terminal. By the usual
 // conventions (no-color.org, bixense.com/clicolors): --no-color and
 // NO_COLOR always turn colour off; CLICOLOR_FORCE (set, not "0") forces it
 // on, even without a terminal; CLICOLOR=0 and TERM=dumb turn it off;
 // otherwise colour follows the terminal.
-func colorEnabled(noColor bool, getenv func(string) string, tty bool) bool {
+func ColorEnabled(noColor bool, getenv func(string) string, tty bool) bool {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}

@@ -1,4 +1,10 @@
-package cli
+// Package cmdutil holds what every command of app/cli shares and that needs
+// none of the command internals (the role of gh's pkg/cmdutil): the exit
+// codes and the errors that carry them (ExitErr, usage errors, CodeOf), the
+// one way an error's message is printed (SafeErr, LinesError), the rewording
+// of cobra's and pflag's errors, and the positional-argument checks and
+// command-tree walks.
+package cmdutil
 
 import (
 	"errors"
@@ -37,6 +43,7 @@ type ExitErr struct {
 	Err  error
 }
 
+// Error is the message of Err, or the bare exit code when there is none.
 func (e *ExitErr) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit %d", e.Code)
@@ -44,18 +51,19 @@ func (e *ExitErr) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns Err.
 func (e *ExitErr) Unwrap() error { return e.Err }
 
-// exitf returns an ExitErr with a formatted message.
-func exitf(code int, format string, args ...any) error {
+// Exitf returns an ExitErr with a formatted message.
+func Exitf(code int, format string, args ...any) error {
 	return &ExitErr{Code: code, Err: fmt.Errorf(format, args...)}
 }
 
-// silent returns an ExitErr whose message was already printed.
-func silent(code int) error { return &ExitErr{Code: code} }
+// Silent returns an ExitErr whose message was already printed.
+func Silent(code int) error { return &ExitErr{Code: code} }
 
-// codeOf maps an error to its exit code.
-func codeOf(err error) int {
+// CodeOf maps an error to its exit code.
+func CodeOf(err error) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -63,7 +71,7 @@ func codeOf(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	var ue *usageError
+	var ue *UsageError
 	var bare *loaded.BareRepoError
 	if errors.As(err, &ue) || errors.As(err, &bare) {
 		return ExitUsage
@@ -71,27 +79,35 @@ func codeOf(err error) int {
 	return ExitError
 }
 
-// usageError marks a usage error (exit 2). hint is set for a bad command
+// UsageError marks a usage error (exit 2). hint is set for a bad command
 // line (unknown command or flag, wrong arguments), where the command's
 // --help helps; a bad configuration value is a usage error without it.
-type usageError struct {
+type UsageError struct {
 	err  error
 	hint bool
 }
 
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
+// Error is the message.
+func (e *UsageError) Error() string { return e.err.Error() }
 
-func usagef(format string, args ...any) error {
-	return &usageError{err: fmt.Errorf(format, args...)}
+// Unwrap returns the error marked.
+func (e *UsageError) Unwrap() error { return e.err }
+
+// Hint reports whether the error is a bad command line, to be followed by
+// the hint to read the command's --help.
+func (e *UsageError) Hint() bool { return e.hint }
+
+// Usagef returns a usage error (exit 2) with a formatted message.
+func Usagef(format string, args ...any) error {
+	return &UsageError{err: fmt.Errorf(format, args...)}
 }
 
-// cmdLineError marks err as a bad command line: exit 2, followed by the
+// CmdLineError marks err as a bad command line: exit 2, followed by the
 // hint to read the command's --help.
-func cmdLineError(err error) error {
-	var ue *usageError
+func CmdLineError(err error) error {
+	var ue *UsageError
 	if errors.As(err, &ue) {
-		return &usageError{err: ue.err, hint: true}
+		return &UsageError{err: ue.err, hint: true}
 	}
-	return &usageError{err: err, hint: true}
+	return &UsageError{err: err, hint: true}
 }

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 
 // statusRows are rows shaped like the ones of the issue: long positions and
 // lifecycles, ids that share their beginning.
-func statusRows() []statusRow {
-	return []statusRow{
+func statusRows() []StatusRow {
+	return []StatusRow{
 		{ID: "workflow:sdc-4.2", Type: "sdc", Position: "Phase 3/4 (Implementation) -- 2/5 tasks done, at Add the search index to the catalogue service", Age: "1 hour", Validation: "clean", Source: ".orchestrate/workflows/sdc-4.2.yaml", Life: "handed off 2 hours ago to @dev (not confirmed; the session ended without a result)"},
 		{ID: "workflow:sdc-4.3", Type: "sdc", Position: "Phase 1/4 (Story Creation)", Age: "2 days", Validation: "warnings", Source: ".orchestrate/workflows/sdc-4.3.yaml", Life: "interrupted"},
 		{ID: "qa-loop:3.1", Type: "qa-loop", Position: "Iteration 4/5, phase 2/3 (Apply Fixes)", Age: "5 days", Validation: "conflicts", Source: "qa/3.1/loop-status.json", Life: "interrupted"},
@@ -19,7 +19,7 @@ func statusRows() []statusRow {
 }
 
 // renderStatusRows is the status table as the template prints it.
-func renderStatusRows(d statusData) []string {
+func renderStatusRows(d Status) []string {
 	pad := func(n int, s string) string { return s + strings.Repeat(" ", max(n-termsafe.Width(s), 0)) }
 	line := func(id, typ, pos, age, val, life, src string) string {
 		l := pad(d.W.ID, id) + "  " + pad(d.W.Type, typ) + "  " + pad(d.W.Pos, pos) + "  " + pad(d.W.Age, age) + "  " + pad(d.W.Val, val) + "  "
@@ -55,8 +55,8 @@ func TestFitStatus(t *testing.T) {
 		{width: 400, life: true, fits: true, whole: []string{"ID", "POSITION", "LIFECYCLE", "SOURCE"}},
 	} {
 		rows := statusRows()
-		d := statusData{Rows: rows, Life: tc.life}
-		fitStatus(&d, tc.width)
+		d := Status{Rows: rows, Life: tc.life}
+		FitStatus(&d, tc.width)
 		lines := renderStatusRows(d)
 		widest := 0
 		for _, l := range lines {
@@ -120,8 +120,8 @@ func TestFitStatus(t *testing.T) {
 // At width 0 (not a terminal, --wide) nothing changes and the widths are
 // the widest cells: the output of a pipe is what it always was.
 func TestFitStatusUncut(t *testing.T) {
-	d := statusData{Rows: statusRows(), Life: true}
-	fitStatus(&d, 0)
+	d := Status{Rows: statusRows(), Life: true}
+	FitStatus(&d, 0)
 	if got, want := d.W.Pos, termsafe.Width(statusRows()[0].Position); got != want {
 		t.Errorf("POSITION width %d, want %d", got, want)
 	}
@@ -129,48 +129,5 @@ func TestFitStatusUncut(t *testing.T) {
 		if r != statusRows()[i] {
 			t.Errorf("row %d changed: %+v", i, r)
 		}
-	}
-}
-
-func TestUniqueWidth(t *testing.T) {
-	for _, tc := range []struct {
-		ids  []string
-		want int
-	}{
-		{nil, 0},
-		{[]string{"workflow:sdc-4.2"}, 2},
-		{[]string{"workflow:sdc-4.2", "qa-loop:3.1"}, 2},
-		{[]string{"workflow:sdc-4.2", "workflow:sdc-4.3"}, 16}, // differ at the end only: whole
-		{[]string{"spec:login", "spec:logout", "qa-loop:3.1"}, 10},
-		{[]string{"feature:001-search", "feature:002-export"}, 12}, // "feature:00…" is not unique, "feature:001…" is
-		{[]string{"sdc:1", "sdc:1"}, 5},                            // the same id twice: whole
-		{[]string{"日本語のテキスト:1", "日本語のテキスト:2"}, 18},
-	} {
-		if got := uniqueWidth(tc.ids); got != tc.want {
-			t.Errorf("uniqueWidth(%q) = %d, want %d", tc.ids, got, tc.want)
-		}
-	}
-}
-
-func TestFitTableWidestFirst(t *testing.T) {
-	cols := []tableCol{
-		{Header: "A", Cells: []string{strings.Repeat("a", 30)}, Flex: true},
-		{Header: "B", Cells: []string{strings.Repeat("b", 10)}, Flex: true},
-		{Header: "C", Cells: []string{"fixed-text"}},
-	}
-	ws := fitTable(cols, 2, 40)
-	// 30+10+10+4 = 54: A alone gives 14 columns (30 -> 16)
-	if ws[0] != 16 || ws[1] != 10 || ws[2] != 10 {
-		t.Errorf("widths %v, want [16 10 10]", ws)
-	}
-	if cols[0].Cells[0] != strings.Repeat("a", 15)+"…" {
-		t.Errorf("A cut to %q", cols[0].Cells[0])
-	}
-	ws = fitTable([]tableCol{
-		{Header: "A", Cells: []string{strings.Repeat("a", 30)}, Flex: true},
-		{Header: "B", Cells: []string{strings.Repeat("b", 30)}, Flex: true},
-	}, 2, 22)
-	if ws[0] != 10 || ws[1] != 10 {
-		t.Errorf("widths %v, want [10 10]: equal columns shrink evenly", ws)
 	}
 }

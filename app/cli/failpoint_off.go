@@ -1,8 +1,0 @@
-//go:build !failpoints
-
-package cli
-
-// testFailpoint returns the failpoint hook handed to the handoff stage. In
-// normal builds there is none; builds with -tags failpoints (the crash-safety
-// tests) get one from failpoint_on.go.
-func testFailpoint() func(step string) error { return nil }
