@@ -138,6 +138,8 @@ func Scan(r *source.Repo, opts Options) Result {
 	// are refused (too-many), each by its source, and one warning says where
 	// it ran out (see docs/SECURITY.md, "Counts")
 	r.BeginBudget(opts.MaxElements)
+	r.BeginLater() // each source's cache save runs beside what follows it
+	defer r.EndLater()
 	for _, s := range sources {
 		w := 1
 		if ws, ok := s.(interface{ Weight() int }); ok {

@@ -210,13 +210,20 @@ func (t *StatTable) AddHits(n int) {
 
 // Save writes the scan's new entries (nothing when there are none; a cache
 // that cannot be written is skipped), after calling the kind's Hits hook.
+// The write itself may run beside the rest of the scan (Repo.Later): the
+// table takes no entry once its source's scan has ended.
 func (t *StatTable) Save() {
+	t.mu.Lock()
+	added, hits := t.added, t.hits
+	t.added = nil
+	t.mu.Unlock()
 	if t.kind.Hits != nil {
-		t.kind.Hits(t.hits, t.added.Len())
+		t.kind.Hits(hits, added.Len())
 	}
-	if t.added.Len() == 0 {
+	if added.Len() == 0 {
 		return
 	}
-	_ = t.c.Write(t.kind.Name, t.t, t.added) // a cache that cannot be written is skipped
-	t.added = nil
+	t.r.Later(func() {
+		_ = t.c.Write(t.kind.Name, t.t, added) // a cache that cannot be written is skipped
+	})
 }
