@@ -176,43 +176,15 @@ func encodeTasks(ts *Tasks) []byte {
 // allocation, not one per title, id and path (500 specs of 32 tasks were
 // 100,000 small strings live for the whole run).
 func decodeTasks(b []byte) (ts Tasks, ok bool) {
-	all := string(b)
-	bad := false
-	u := func(limit int) int {
-		v, n := binary.Uvarint(b)
-		if n <= 0 || v > uint64(limit) {
-			bad = true
-			return 0
-		}
-		b = b[n:]
-		return int(v)
-	}
-	str := func() string {
-		n := u(maxLineLen * 4)
-		if bad || n > len(b) {
-			bad = true
-			return ""
-		}
-		off := len(all) - len(b)
-		b = b[n:]
-		return all[off : off+n]
-	}
-	list := func(limit int) []string {
-		n := u(limit)
-		var out []string
-		if n > 0 && !bad {
-			out = make([]string, 0, min(n, len(b))) // each string takes a byte at least
-		}
-		for i := 0; i < n && !bad; i++ {
-			out = append(out, str())
-		}
-		return out
-	}
+	r := source.NewValueReader(b)
+	u := r.U
+	str := func() string { return r.Str(maxLineLen * 4) }
+	list := func(limit int) []string { return r.List(limit, maxLineLen*4) }
 	n := u(maxTasks)
 	if n > 0 {
 		ts.Tasks = make([]Task, 0, n)
 	}
-	for i := 0; i < n && !bad; i++ {
+	for i := 0; i < n && !r.Bad; i++ {
 		t := Task{ID: str(), Title: str(), State: rune(u(0x10FFFF)), Optional: u(1) == 1, Parallel: u(1) == 1}
 		t.Indent, t.Line = u(1<<20), u(1<<30)
 		t.Parent = u(i) - 1
@@ -223,22 +195,22 @@ func decodeTasks(b []byte) (ts Tasks, ok bool) {
 		t.Paths = list(maxTaskPaths)
 		ts.Tasks = append(ts.Tasks, t)
 	}
-	if k := u(maxUnparsed); k > 0 && !bad {
+	if k := u(maxUnparsed); k > 0 && !r.Bad {
 		ts.Unparsed = make([]int, 0, k)
-		for i := 0; i < k && !bad; i++ {
+		for i := 0; i < k && !r.Bad; i++ {
 			ts.Unparsed = append(ts.Unparsed, u(1<<30))
 		}
 	}
-	if k := u(maxWaves); k > 0 && !bad {
+	if k := u(maxWaves); k > 0 && !r.Bad {
 		ts.Waves = make([][]string, 0, k)
-		for i := 0; i < k && !bad; i++ {
+		for i := 0; i < k && !r.Bad; i++ {
 			ts.Waves = append(ts.Waves, list(maxWaveTasks))
 		}
 	}
 	ts.GraphBad = u(1) == 1
 	ts.Duplicates = list(maxTasks)
 	ts.Truncated = u(1) == 1
-	if bad || len(b) != 0 {
+	if r.Bad || r.Len() != 0 {
 		return Tasks{}, false
 	}
 	return ts, true

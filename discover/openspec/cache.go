@@ -247,48 +247,20 @@ const maxValueString = maxLineLen * 4
 // groups, a line before the previous task's). Its strings are substrings
 // of one copy of b.
 func decodeTasks(b []byte) (ts Tasks, ok bool) {
-	all := string(b)
-	bad := false
-	u := func(limit int) int {
-		v, n := binary.Uvarint(b)
-		if n <= 0 || v > uint64(limit) {
-			bad = true
-			return 0
-		}
-		b = b[n:]
-		return int(v)
-	}
-	str := func() string {
-		n := u(maxValueString)
-		if bad || n > len(b) {
-			bad = true
-			return ""
-		}
-		off := len(all) - len(b)
-		b = b[n:]
-		return all[off : off+n]
-	}
-	list := func(limit int) []string {
-		n := u(limit)
-		var out []string
-		if n > 0 && !bad {
-			out = make([]string, 0, min(n, len(b))) // each string takes a byte at least
-		}
-		for i := 0; i < n && !bad; i++ {
-			out = append(out, str())
-		}
-		return out
-	}
-	if u(valueTasks) != valueTasks || bad {
+	r := source.NewValueReader(b)
+	u := r.U
+	str := func() string { return r.Str(maxValueString) }
+	list := func(limit int) []string { return r.List(limit, maxValueString) }
+	if u(valueTasks) != valueTasks || r.Bad {
 		return Tasks{}, false
 	}
 	ts.Groups = list(maxGroups)
 	n := u(maxTasks)
-	if n > 0 && !bad {
-		ts.Tasks = make([]Task, 0, min(n, len(b)))
+	if n > 0 && !r.Bad {
+		ts.Tasks = make([]Task, 0, min(n, r.Len()))
 	}
 	group, line := "", 0
-	for i := 0; i < n && !bad; i++ {
+	for i := 0; i < n && !r.Bad; i++ {
 		f := u(flagNewGroup<<1 - 1)
 		if f&flagNewGroup != 0 {
 			group = str()
@@ -299,14 +271,14 @@ func decodeTasks(b []byte) (ts Tasks, ok bool) {
 		t.Refs, t.Paths = list(maxTaskRefs), list(maxTaskPaths)
 		t.Line = u(1 << 30)
 		if t.Line <= line || (t.Fenced && t.GroupIx >= 0) {
-			bad = true
+			r.Bad = true
 		}
 		line = t.Line
 		ts.Tasks = append(ts.Tasks, t)
 	}
 	ts.Truncated = u(1) == 1
 	ts.UnclosedFence = u(1 << 30)
-	if bad || len(b) != 0 {
+	if r.Bad || r.Len() != 0 {
 		return Tasks{}, false
 	}
 	return ts, true
