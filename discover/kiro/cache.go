@@ -2,7 +2,6 @@ package kiro
 
 import (
 	"encoding/binary"
-	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -33,31 +32,32 @@ var tasksCacheKind = source.StatTableKind{Name: "kiro-tasks", Label: "orchestrat
 // tasksCache is one scan's use of the table. It is safe for concurrent use
 // by the scan's workers.
 type tasksCache struct {
-	*source.StatTable
-	folders *source.Folders
+	*source.FolderTable
 }
 
 // openTasksCache opens r's table, or returns nil when r has no cache.
 func openTasksCache(r *source.Repo) *tasksCache {
-	t := source.OpenStatTable(r, &tasksCacheKind)
+	t := source.OpenFolderTable(r, &tasksCacheKind)
 	if t == nil {
 		return nil
 	}
-	return &tasksCache{StatTable: t, folders: source.NewFolders(r.Root)}
+	return &tasksCache{FolderTable: t}
 }
 
-// openDir opens the spec folder dir (source.Folders.Open: the caller
-// closes it); nil when c is nil or it cannot be opened that way (its files
-// are then read the usual way). The scan's workers call it concurrently.
+// openDir is OpenDir, nil when c is.
 func (c *tasksCache) openDir(dir string) *safefile.Dir {
 	if c == nil {
 		return nil
 	}
-	return c.folders.Open(dir)
+	return c.OpenDir(dir)
 }
 
-// baseName is the name of the file p in its folder.
-func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+// save is SaveAndClose, nothing when c is nil.
+func (c *tasksCache) save() {
+	if c != nil {
+		c.SaveAndClose()
+	}
+}
 
 // parseTasks gives the parse of tasks.md p, in the spec folder d (ParseTasksIn with a fresh
 // refpath.BoundedExists of exists) and its modification time: from the
@@ -71,7 +71,7 @@ func (c *tasksCache) parseTasks(r *source.Repo, p string, d *safefile.Dir, exist
 	if c == nil || d == nil {
 		return parseRead(r, p, bounded)
 	}
-	name := baseName(p)
+	name := source.BaseName(p)
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
 		if rest, same := source.AskedAgain(v, bounded); same {
 			if ts, ok := decodeTasks(rest); ok {
@@ -108,15 +108,6 @@ func parseRead(r *source.Repo, p string, exists func(string) bool) (Tasks, time.
 		return Tasks{}, mt, err
 	}
 	return ParseTasksIn(data, exists), mt, nil
-}
-
-// save closes the scan's folders and writes its new entries.
-func (c *tasksCache) save() {
-	if c == nil {
-		return
-	}
-	c.folders.Close()
-	c.Save()
 }
 
 // encodeTasks writes a parse as a value: lengths and numbers as uvarints,

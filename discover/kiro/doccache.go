@@ -80,7 +80,7 @@ func readDoc[T any](c *tasksCache, r *source.Repo, p string, d *safefile.Dir, k 
 	if c == nil || d == nil {
 		return readDocUsual(r, p, k)
 	}
-	name := baseName(p)
+	name := source.BaseName(p)
 	if v, _, ok := c.Lookup(d, name, p, nil); ok && len(v) > 0 && v[0] == k.kind {
 		dr := &docReader{b: v[1:]}
 		if doc := k.decode(dr); !dr.bad && len(dr.b) == 0 {

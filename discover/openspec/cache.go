@@ -2,7 +2,6 @@ package openspec
 
 import (
 	"encoding/binary"
-	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -46,40 +45,32 @@ const (
 
 // tasksCache is one scan's use of the table.
 type tasksCache struct {
-	*source.StatTable
-	folders *source.Folders
+	*source.FolderTable
 }
 
 // openTasksCache opens r's table, or returns nil when r has no cache.
 func openTasksCache(r *source.Repo) *tasksCache {
-	t := source.OpenStatTable(r, &tasksCacheKind)
+	t := source.OpenFolderTable(r, &tasksCacheKind)
 	if t == nil {
 		return nil
 	}
-	return &tasksCache{StatTable: t, folders: source.NewFolders(r.Root)}
+	return &tasksCache{FolderTable: t}
 }
 
-// save closes the scan's folders and writes its new entries.
-func (c *tasksCache) save() {
-	if c == nil {
-		return
-	}
-	c.folders.Close()
-	c.Save()
-}
-
-// openDir opens the change folder dir (source.Folders.Open: the caller
-// closes it); nil when c is nil or it cannot be opened that way (its files
-// are then read the usual way).
+// openDir is OpenDir, nil when c is.
 func (c *tasksCache) openDir(dir string) *safefile.Dir {
 	if c == nil {
 		return nil
 	}
-	return c.folders.Open(dir)
+	return c.OpenDir(dir)
 }
 
-// baseName is the name of the file p in its folder.
-func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+// save is SaveAndClose, nothing when c is nil.
+func (c *tasksCache) save() {
+	if c != nil {
+		c.SaveAndClose()
+	}
+}
 
 // parse gives the parse of an active change's tasks.md p (ParseTasksIn
 // with a fresh refpath.BoundedExists of exists) and its modification time,
@@ -95,7 +86,7 @@ func (c *tasksCache) parse(r *source.Repo, p string, d *safefile.Dir, exists fun
 	if c == nil || d == nil {
 		return parseRead(r, p, bounded)
 	}
-	name := baseName(p)
+	name := source.BaseName(p)
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
 		// asked through the bounded look-up: it then remembers what the
 		// parse's own questions would have left in it
@@ -133,7 +124,7 @@ func (c *tasksCache) counts(r *source.Repo, p string, d *safefile.Dir) (done, to
 	if c == nil || d == nil {
 		return countRead(r, p)
 	}
-	name := baseName(p)
+	name := source.BaseName(p)
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
 		if done, total, boxes, ok := decodeCounts(v); ok {
 			c.AddHits(1)
@@ -318,7 +309,7 @@ func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, s
 	if c == nil || d == nil {
 		return readMeta(r, p)
 	}
-	name := baseName(p)
+	name := source.BaseName(p)
 	if v, _, ok := c.Lookup(d, name, p, nil); ok {
 		if created, schema, ok := decodeMeta(v); ok {
 			c.AddHits(1)

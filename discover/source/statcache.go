@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -227,3 +228,45 @@ func (t *StatTable) Save() {
 		_ = t.c.Write(t.kind.Name, t.t, added) // a cache that cannot be written is skipped
 	})
 }
+
+// FolderTable is a StatTable whose files are read through the folders a
+// scan opens once (Folders: each folder opened inside its open parent,
+// without following a symlink): the OpenSpec and Kiro caches, which read a
+// few files of each change or spec folder.
+type FolderTable struct {
+	*StatTable
+	folders *Folders
+}
+
+// OpenFolderTable opens r's table of kind k (OpenStatTable), or returns nil
+// when r has no cache.
+func OpenFolderTable(r *Repo, k *StatTableKind, extra ...string) *FolderTable {
+	t := OpenStatTable(r, k, extra...)
+	if t == nil {
+		return nil
+	}
+	return &FolderTable{StatTable: t, folders: NewFolders(r.Root)}
+}
+
+// OpenDir opens the folder dir (Folders.Open: the caller closes it); nil
+// when c is nil or it cannot be opened that way (its files are then read
+// the usual way). A scan's workers may call it concurrently.
+func (c *FolderTable) OpenDir(dir string) *safefile.Dir {
+	if c == nil {
+		return nil
+	}
+	return c.folders.Open(dir)
+}
+
+// SaveAndClose closes the scan's folders and writes its new entries (Save);
+// nothing when c is nil.
+func (c *FolderTable) SaveAndClose() {
+	if c == nil {
+		return
+	}
+	c.folders.Close()
+	c.Save()
+}
+
+// BaseName is the name of the file at the slash path p in its folder.
+func BaseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
