@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -242,14 +241,14 @@ func Run(ctx context.Context, b Backend, opts Options, t sdk.Transport) error {
 type Transport = sdk.Transport
 
 // StreamTransport is the transport of `orchestrate mcp` over in and out:
-// newline-delimited JSON-RPC, the SDK's stdio transport when they are the
-// process's own stdin and stdout.
+// newline-delimited JSON-RPC, each line that is not a JSON-RPC message
+// answered with an error instead of ending the session (guardedTransport).
 func StreamTransport(in io.Reader, out io.Writer) Transport {
-	if in == os.Stdin && out == os.Stdout {
-		return &sdk.StdioTransport{}
-	}
-	return &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	return guardedTransport(in, out)
 }
+
+// sdkIOTransport is the SDK's transport over a reader and a writer.
+type sdkIOTransport = sdk.IOTransport
 
 type nopWriteCloser struct{ io.Writer }
 

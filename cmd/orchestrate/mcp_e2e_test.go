@@ -175,3 +175,69 @@ func TestMCPStdoutIsProtocolOnly(t *testing.T) {
 		t.Errorf("the trust notice did not go to stderr: %q", stderr.String())
 	}
 }
+
+// A line that is not a JSON-RPC message costs the client an error answer
+// (id null: -32700 for a line that is not JSON, -32600 for JSON that is not
+// a message), not its session: the requests after it are answered.
+func TestMCPBadLinesDoNotEndTheSession(t *testing.T) {
+	bin := orchestrateBinary(t)
+	dir, env := mcpRepo(t)
+	cmd := exec.Command(bin, "mcp", "--repo", dir)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`this is not json`,
+		`{"foo": 1}`,
+		``,
+		`[]`,
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}\r",
+	}, "\n") + "\n"
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var codes []float64
+	answered := map[float64]bool{}
+	for !answered[2] && sc.Scan() {
+		var msg map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil || msg["jsonrpc"] != "2.0" {
+			t.Fatalf("stdout carries a line that is not a JSON-RPC message: %q", sc.Text())
+		}
+		if id, ok := msg["id"].(float64); ok {
+			answered[id] = true
+			continue
+		}
+		e, _ := msg["error"].(map[string]any)
+		if _, hasID := msg["id"]; !hasID || msg["id"] != nil || e == nil {
+			t.Errorf("an answer to a bad line: %q", sc.Text())
+			continue
+		}
+		code, _ := e["code"].(float64)
+		codes = append(codes, code)
+	}
+	_ = stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("orchestrate mcp ended with %v (stderr: %s)", err, stderr.String())
+	}
+	if !answered[1] || !answered[2] {
+		t.Fatalf("answered %v: the session did not survive the bad lines (stderr: %s)", answered, stderr.String())
+	}
+	if want := []float64{-32700, -32600, -32600}; len(codes) != len(want) || codes[0] != want[0] || codes[1] != want[1] || codes[2] != want[2] {
+		t.Errorf("error codes %v, want %v", codes, want)
+	}
+}

@@ -1,0 +1,88 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// judgeLine passes JSON-RPC messages and batches of them, and names the
+// error of anything else.
+func TestJudgeLine(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		tooLong bool
+		code    int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, false, 0},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, false, 0},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, false, 0},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, false, 0},
+		{`not json`, false, -32700},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, false, -32700},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, true, -32700},
+		{`{"foo":1}`, false, -32600},
+		{`42`, false, -32600},
+		{`"x"`, false, -32600},
+		{`[]`, false, -32600},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},7]`, false, -32600},
+	} {
+		if code, _ := judgeLine([]byte(tc.line), tc.tooLong); code != tc.code {
+			t.Errorf("judgeLine(%q, %v) = %d, want %d", tc.line, tc.tooLong, code, tc.code)
+		}
+	}
+}
+
+// guardLines passes the good lines in order (without a CR, blank lines
+// dropped), answers each bad one with one error line, and ends its output
+// where its input ends; a line over the bound is dropped whole.
+func TestGuardLines(t *testing.T) {
+	good1 := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	good2 := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	long := `{"x":"` + strings.Repeat("a", 300) + `"}`
+	in := good1 + "\r\n\n" + "nope\n" + long + "\n" + good2 // no final newline
+	pr, pw := io.Pipe()
+	var answers bytes.Buffer
+	go func() {
+		r := bufio.NewReaderSize(strings.NewReader(in), 16)
+		for {
+			line, tooLong, err := readLine(r, 100)
+			if len(bytes.TrimSpace(line)) > 0 || tooLong {
+				if code, why := judgeLine(line, tooLong); code == 0 {
+					_, _ = pw.Write(append(line, '\n'))
+				} else {
+					answers.Write(errorLine(code, why))
+				}
+			}
+			if err != nil {
+				pw.Close()
+				return
+			}
+		}
+	}()
+	got, err := io.ReadAll(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := good1 + "\n" + good2 + "\n"; string(got) != want {
+		t.Errorf("passed %q, want %q", got, want)
+	}
+	lines := strings.Split(strings.TrimSuffix(answers.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"code":-32700`) || !strings.Contains(lines[0], `"id":null`) ||
+		!strings.Contains(lines[1], "over 16 MiB") {
+		t.Errorf("answers %q", lines)
+	}
+	// the guard itself, over a reader that ends: its output ends too
+	var out bytes.Buffer
+	pr2, pw2 := io.Pipe()
+	go guardLines(strings.NewReader(good1+"\nbad\n"), pw2, &lockedWriter{w: &out})
+	got, err = io.ReadAll(pr2)
+	if err != nil || string(got) != good1+"\n" {
+		t.Errorf("guardLines passed %q, %v", got, err)
+	}
+	if !strings.Contains(out.String(), `"code":-32700`) {
+		t.Errorf("guardLines answered %q", out.String())
+	}
+}
