@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,22 +125,7 @@ func TestMCPStdoutIsProtocolOnly(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"claim","arguments":{"workflow":"nope"}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"resume_context","arguments":{"workflow":"sdc-1"}}}`,
 	}, "\n") + "\n"
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stdin.Write([]byte(in)); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	stdin, stdout, sc := startRaw(t, cmd, in)
 	seen := map[float64]map[string]any{}
 	for len(seen) < 5 && sc.Scan() {
 		var msg map[string]any
@@ -176,6 +162,29 @@ func TestMCPStdoutIsProtocolOnly(t *testing.T) {
 	}
 }
 
+// startRaw starts cmd (an orchestrate mcp), writes in to its stdin, and
+// returns its stdin, its stdout and a scanner of its stdout's lines.
+func startRaw(t *testing.T, cmd *exec.Cmd, in string) (io.WriteCloser, io.Reader, *bufio.Scanner) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	return stdin, stdout, sc
+}
+
 // A line that is not a JSON-RPC message costs the client an error answer
 // (id null: -32700 for a line that is not JSON, -32600 for JSON that is not
 // a message), not its session: the requests after it are answered.
@@ -195,22 +204,7 @@ func TestMCPBadLinesDoNotEndTheSession(t *testing.T) {
 		`[]`,
 		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}\r",
 	}, "\n") + "\n"
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stdin.Write([]byte(in)); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	stdin, _, sc := startRaw(t, cmd, in)
 	var codes []float64
 	answered := map[float64]bool{}
 	for !answered[2] && sc.Scan() {
