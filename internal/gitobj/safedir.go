@@ -20,8 +20,12 @@ import (
 // the global files (GIT_CONFIG_GLOBAL, else $XDG_CONFIG_HOME/git/config and
 // ~/.gitconfig) and GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n. A
 // value is a path, "*" (every repository), a path ending in "/*" (every
-// repository below it), or empty (forget the values before it). include
-// directives are not followed.
+// repository below it), or empty (forget the values before it). A file's
+// include.path directives are followed where they stand, as git follows
+// them (a relative path from the including file's folder, ~/ from HOME, at
+// most maxIncludeDepth deep and maxIncludes in all); includeIf is not: the
+// conditions git can test this early (gitdir:, onbranch:) need the
+// repository, which is not read yet, so git does not take them either.
 
 // ErrDubiousOwnership is a repository owned by another user and not allowed
 // by safe.directory (see DubiousOwnershipError).
@@ -132,25 +136,87 @@ func safeDirectoryAllows(dir string, env ownerEnv) bool {
 			}
 		}
 	}
+	budget := maxIncludes
 	for _, f := range protectedConfigFiles(env) {
-		data, err := ReadGitFile(f, maxConfigFile)
-		if err != nil {
-			continue // missing or unreadable: as git, nothing from it
-		}
-		parseGitConfig(string(data), func(section, key, value string, isNull bool) {
-			if section == "safe" && key == "directory" {
-				visit(value, isNull)
-			}
-		})
+		visitSafeDirectories(f, 0, &budget, env, visit)
 	}
 	if n, err := strconv.Atoi(env.getenv("GIT_CONFIG_COUNT")); err == nil {
 		for i := 0; i < n && i < 1<<16; i++ {
-			if strings.EqualFold(env.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i)), "safe.directory") {
+			switch key := env.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i)); {
+			case strings.EqualFold(key, "safe.directory"):
 				visit(env.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)), false)
+			case strings.EqualFold(key, "include.path"):
+				// git refuses a relative include that comes from no file
+				if p := includePath("", env.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)), env); p != "" {
+					visitSafeDirectories(p, 1, &budget, env, visit)
+				}
 			}
 		}
 	}
 	return safe
+}
+
+// maxIncludeDepth is git's bound on nested include.path directives
+// (config.c's MAX_INCLUDE_DEPTH); git stops with an error past it, and no
+// file past it is read here.
+const maxIncludeDepth = 10
+
+// maxIncludes bounds the files one check reads through include.path, so
+// that files that include each other many times cannot make it read
+// without end (git has no such bound: it would read them all).
+const maxIncludes = 64
+
+// visitSafeDirectories calls visit for every safe.directory value of the
+// config file name, reading the files it includes where their include.path
+// stands (depth: how many includes led to name; budget: the files the check
+// may still read through includes). A file that is missing or cannot be
+// read gives nothing, as in git.
+func visitSafeDirectories(name string, depth int, budget *int, env ownerEnv, visit func(string, bool)) {
+	if depth > 0 {
+		if *budget <= 0 {
+			return
+		}
+		*budget--
+	}
+	data, err := ReadGitFile(name, maxConfigFile)
+	if err != nil {
+		return // missing or unreadable: as git, nothing from it
+	}
+	parseGitConfig(string(data), func(section, key, value string, isNull bool) {
+		switch {
+		case section == "safe" && key == "directory":
+			visit(value, isNull)
+		case section == "include" && key == "path" && !isNull && depth < maxIncludeDepth:
+			if p := includePath(name, value, env); p != "" {
+				visitSafeDirectories(p, depth+1, budget, env, visit)
+			}
+		}
+	})
+}
+
+// includePath is the file an include.path value v names in the config file
+// from ("" when it comes from the environment): ~/ is HOME, a relative path
+// is from from's folder. It is "" when v names nothing git would read (an
+// empty value, ~user, a relative path with no file to start from, ~/ with
+// no HOME).
+func includePath(from, v string, env ownerEnv) string {
+	switch {
+	case v == "":
+		return ""
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		home := env.getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, strings.TrimPrefix(v, "~"))
+	case strings.HasPrefix(v, "~"):
+		return "" // ~user: not followed
+	case filepath.IsAbs(v):
+		return v
+	case from == "":
+		return ""
+	}
+	return filepath.Join(filepath.Dir(from), v)
 }
 
 // safeDirectoryMatch reports whether the safe.directory value v allows dir.

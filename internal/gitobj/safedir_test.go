@@ -2,6 +2,7 @@ package gitobj
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -128,6 +129,82 @@ func TestCheckOwnership(t *testing.T) {
 				if want := "git config --global --add safe.directory " + root; !strings.Contains(err.Error(), want) {
 					t.Errorf("%q does not advise %q", err, want)
 				}
+			}
+		})
+	}
+}
+
+// TestSafeDirectoryIncludes follows include.path as git does: where the
+// directive stands, relative to the including file, ~/ from HOME, at most
+// maxIncludeDepth deep; never includeIf, and never without end.
+func TestSafeDirectoryIncludes(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "repo")
+	must(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
+	d := DotGit{Root: root, GitDir: filepath.Join(root, ".git")}
+	grant := "[safe]\n\tdirectory = " + root + "\n"
+	// chain(n) writes chain-1 … chain-n, each including the next, the last
+	// granting; it returns chain-1's path
+	chain := func(dir string, n int) string {
+		must(t, os.MkdirAll(dir, 0o755))
+		for i := 1; i <= n; i++ {
+			body := grant
+			if i < n {
+				body = fmt.Sprintf("[include]\n\tpath = chain-%d\n", i+1)
+			}
+			must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("chain-%d", i)), []byte(body), 0o644))
+		}
+		return filepath.Join(dir, "chain-1")
+	}
+	tests := []struct {
+		name   string
+		files  map[string]string // below base
+		global string            // the global file's text
+		env    map[string]string
+		ok     bool
+	}{
+		{name: "relative include", files: map[string]string{"inc/safe.conf": grant}, global: "[include]\n\tpath = inc/safe.conf\n", ok: true},
+		{name: "absolute include", files: map[string]string{"abs.conf": grant}, global: "[include]\npath = " + filepath.Join(base, "abs.conf") + "\n", ok: true},
+		{name: "home include", files: map[string]string{"home/.safe": grant}, global: "[include]\npath = ~/.safe\n", env: map[string]string{"HOME": filepath.Join(base, "home")}, ok: true},
+		{name: "nested, relative to the including file", files: map[string]string{"a/one.conf": "[include]\npath = ../b/two.conf\n", "b/two.conf": grant}, global: "[include]\npath = a/one.conf\n", ok: true},
+		{name: "reset by an include after", files: map[string]string{"reset.conf": "[safe]\ndirectory =\n"}, global: "[safe]\ndirectory = *\n[include]\npath = reset.conf\n", ok: false},
+		{name: "granted after an include that resets", files: map[string]string{"reset.conf": "[safe]\ndirectory =\n"}, global: "[include]\npath = reset.conf\n[safe]\ndirectory = *\n", ok: true},
+		{name: "missing include", global: "[include]\npath = nowhere.conf\n", ok: false},
+		{name: "includeIf is not followed", files: map[string]string{"if.conf": grant}, global: "[includeIf \"gitdir:" + root + "/\"]\npath = if.conf\n", ok: false},
+		{name: "include in a subsection is not an include", files: map[string]string{"sub.conf": grant}, global: "[include \"x\"]\npath = sub.conf\n", ok: false},
+		{name: "~user is not followed", files: map[string]string{"u.conf": grant}, global: "[include]\npath = ~nobody/u.conf\n", ok: false},
+		{name: "ten deep", global: "[include]\npath = " + chain(filepath.Join(base, "ten"), 10) + "\n", ok: true},
+		{name: "eleven deep is past git's bound", global: "[include]\npath = " + chain(filepath.Join(base, "eleven"), 11) + "\n", ok: false},
+		{name: "self include ends", files: map[string]string{"self.conf": "[include]\npath = self.conf\n"}, global: "[include]\npath = self.conf\n", ok: false},
+		{name: "fan-out ends", files: map[string]string{"fan.conf": strings.Repeat("[include]\npath = fan.conf\n", 40)}, global: "[include]\npath = fan.conf\n", ok: false},
+		{name: "environment include, absolute", files: map[string]string{"env.conf": grant}, env: map[string]string{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "include.path", "GIT_CONFIG_VALUE_0": filepath.Join(base, "env.conf")}, ok: true},
+		{name: "environment include, relative", files: map[string]string{"env.conf": grant}, env: map[string]string{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "include.path", "GIT_CONFIG_VALUE_0": "env.conf"}, ok: false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(base, fmt.Sprintf("case-%d", i))
+			for name, body := range tt.files {
+				p := filepath.Join(dir, name)
+				if strings.HasPrefix(name, "home/") || name == "abs.conf" || name == "env.conf" {
+					p = filepath.Join(base, name)
+				}
+				must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				must(t, os.WriteFile(p, []byte(body), 0o644))
+			}
+			must(t, os.MkdirAll(dir, 0o755))
+			global := filepath.Join(dir, "gitconfig")
+			must(t, os.WriteFile(global, []byte(tt.global), 0o644))
+			env := map[string]string{"GIT_CONFIG_NOSYSTEM": "1", "HOME": filepath.Join(base, "nohome"), "GIT_CONFIG_GLOBAL": global}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			e := ownerEnv{
+				euid:   func() int { return 1001 },
+				getenv: func(k string) string { return env[k] },
+				owner:  func(string) (int, error) { return 1000, nil },
+			}
+			if err := checkOwnership(d, e); (err == nil) != tt.ok {
+				t.Fatalf("err = %v, want ok %v", err, tt.ok)
 			}
 		})
 	}
