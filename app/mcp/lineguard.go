@@ -22,37 +22,133 @@ const maxLine = 16 << 20
 // answers any other one itself — a parse error (-32700) for a line that is
 // not JSON or is too long, an invalid request (-32600) for JSON that is not
 // a message — with id null, as JSON-RPC 2.0 says, so one bad line costs
-// the client one error, not its session. Its answers and the SDK's are
-// whole lines written under one lock.
+// the client one error, not its session. A batch, once the session's
+// protocol (2025-06-18 on) has none, is answered the same way (-32600): the
+// SDK would end the session on it. Its answers and the SDK's are whole
+// lines written under one lock.
 func guardedTransport(in io.Reader, out io.Writer) Transport {
-	w := &lockedWriter{w: out}
+	p := &protocol{}
+	w := &lockedWriter{w: out, p: p}
 	pr, pw := io.Pipe()
-	go guardLines(in, pw, w)
+	go guardLines(in, pw, w, p)
 	return &sdkIOTransport{Reader: pr, Writer: nopWriteCloser{w}}
 }
 
 // lockedWriter makes each Write whole against the others (the SDK writes a
-// message and its newline in one call).
+// message and its newline in one call), and shows each to p (nil: none).
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	p  *protocol
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	l.p.sawAnswer(b)
+	return l.w.Write(b)
+}
+
+// batchesGone is the first MCP protocol version without JSON-RPC batches
+// (the SDK's rule: a version that sorts at or after it).
+const batchesGone = "2025-06-18"
+
+// protocol is what the guard knows of the session's protocol version: the
+// id of the client's initialize request while it is unanswered, then the
+// version the server's answer gave. Safe for concurrent use; a nil
+// *protocol knows nothing.
+type protocol struct {
+	mu      sync.Mutex
+	initID  string // compact JSON of the initialize request's id, "" when none is in flight
+	version string
+}
+
+// sawRequest notes the id of an initialize request line (not a batch).
+func (p *protocol) sawRequest(line []byte) {
+	if p == nil || !bytes.Contains(line, []byte(`"initialize"`)) {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "initialize" || len(m.ID) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.initID = compactJSON(m.ID)
+}
+
+// sawAnswer takes the protocol version from the server's answer to the
+// initialize request in flight (b: one outbound message line).
+func (p *protocol) sawAnswer(b []byte) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.initID == "" || !bytes.Contains(b, []byte(`"id"`)) {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result *struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &m) != nil || compactJSON(m.ID) != p.initID {
+		return
+	}
+	if m.Result != nil {
+		p.version = m.Result.ProtocolVersion
+	}
+	p.initID = "" // answered, with a result or an error
+}
+
+// noBatches reports whether the session's protocol has no batches.
+func (p *protocol) noBatches() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.version >= batchesGone
+}
+
+// compactJSON is raw without insignificant spaces ("" when it is not JSON).
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// isBatch reports whether a JSON line is an array (a batch).
+func isBatch(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) > 0 && t[0] == '['
 }
 
 // guardLines copies the JSON-RPC lines of in to pw, answering the others on
-// w, until in ends (then pw ends too: the session's end).
-func guardLines(in io.Reader, pw *io.PipeWriter, w io.Writer) {
+// w, until in ends (then pw ends too: the session's end). p (nil: none)
+// learns the session's protocol version.
+func guardLines(in io.Reader, pw *io.PipeWriter, w io.Writer, p *protocol) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r, maxLine)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			switch code, why := judgeLine(line, tooLong); code {
+			code, why := judgeLine(line, tooLong)
+			if code == 0 && isBatch(line) && p.noBatches() {
+				code, why = jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP "+batchesGone+" and later"
+			}
+			switch code {
 			case 0:
+				if !isBatch(line) {
+					p.sawRequest(line)
+				}
 				if _, werr := pw.Write(append(line, '\n')); werr != nil {
 					return // the session ended
 				}
@@ -104,8 +200,8 @@ func judgeLine(line []byte, tooLong bool) (int, string) {
 		return jsonrpc.CodeParseError, "Parse error: the line is not JSON"
 	}
 	var batch []json.RawMessage
-	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
-		if json.Unmarshal(t, &batch) != nil || len(batch) == 0 {
+	if isBatch(line) {
+		if json.Unmarshal(line, &batch) != nil || len(batch) == 0 {
 			return jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch"
 		}
 	} else {

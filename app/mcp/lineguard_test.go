@@ -77,12 +77,55 @@ func TestGuardLines(t *testing.T) {
 	// the guard itself, over a reader that ends: its output ends too
 	var out bytes.Buffer
 	pr2, pw2 := io.Pipe()
-	go guardLines(strings.NewReader(good1+"\nbad\n"), pw2, &lockedWriter{w: &out})
+	go guardLines(strings.NewReader(good1+"\nbad\n"), pw2, &lockedWriter{w: &out}, nil)
 	got, err = io.ReadAll(pr2)
 	if err != nil || string(got) != good1+"\n" {
 		t.Errorf("guardLines passed %q, %v", got, err)
 	}
 	if !strings.Contains(out.String(), `"code":-32700`) {
 		t.Errorf("guardLines answered %q", out.String())
+	}
+}
+
+// protocol learns the session's version from the answer to the client's
+// initialize request, whatever the id's spelling, and from nothing else.
+func TestProtocolVersionSeen(t *testing.T) {
+	initReq := func(id string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	}
+	answer := func(id, version string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"protocolVersion":"` + version + `","capabilities":{}}}` + "\n")
+	}
+	for _, tc := range []struct {
+		name string
+		req  []byte
+		outs [][]byte
+		want bool // batches gone
+	}{
+		{"answered 2025-06-18", initReq("1"), [][]byte{answer("1", "2025-06-18")}, true},
+		{"answered later", initReq(`"a"`), [][]byte{answer(` "a" `, "2025-11-25")}, true},
+		{"answered 2025-03-26", initReq("1"), [][]byte{answer("1", "2025-03-26")}, false},
+		{"another id's answer", initReq("1"), [][]byte{answer("2", "2025-06-18")}, false},
+		{"unanswered", initReq("1"), nil, false},
+		{"an error answer", initReq("1"), [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}`), answer("1", "2025-06-18")}, false},
+		{"no initialize", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), [][]byte{answer("1", "2025-06-18")}, false},
+		{"the word in a value", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"initialize"}}`), [][]byte{answer("1", "2025-06-18")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &protocol{}
+			p.sawRequest(tc.req)
+			for _, o := range tc.outs {
+				p.sawAnswer(o)
+			}
+			if got := p.noBatches(); got != tc.want {
+				t.Errorf("noBatches = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	var none *protocol
+	none.sawRequest(initReq("1"))
+	none.sawAnswer(answer("1", "2025-06-18"))
+	if none.noBatches() {
+		t.Error("a nil protocol knows a version")
 	}
 }

@@ -235,3 +235,83 @@ func TestMCPBadLinesDoNotEndTheSession(t *testing.T) {
 		t.Errorf("error codes %v, want %v", codes, want)
 	}
 }
+
+// A batch costs a client of MCP 2025-06-18 or later one error answer
+// (-32600, id null), not its session, as a bad line does; a client of an
+// earlier version has its batch answered (an array of answers).
+func TestMCPBatchByProtocolVersion(t *testing.T) {
+	bin := orchestrateBinary(t)
+	dir, env := mcpRepo(t)
+	for _, tc := range []struct {
+		version   string
+		batchOK   bool
+		errorCode float64
+	}{
+		{version: "2025-03-26", batchOK: true},
+		{version: "2025-06-18", errorCode: -32600},
+		{version: "2025-11-25", errorCode: -32600},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			cmd := exec.Command(bin, "mcp", "--repo", dir)
+			cmd.Env = env
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			stdin, _, sc := startRaw(t, cmd, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+tc.version+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+			// a client waits for the answer to initialize before it goes on
+			if !sc.Scan() || !strings.Contains(sc.Text(), `"id":1`) {
+				t.Fatalf("no answer to initialize: %q (stderr: %s)", sc.Text(), stderr.String())
+			}
+			rest := strings.Join([]string{
+				`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+				`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`,
+				`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+			}, "\n") + "\n"
+			if _, err := stdin.Write([]byte(rest)); err != nil {
+				t.Fatal(err)
+			}
+			answered := map[float64]bool{}
+			var codes []float64
+			for !answered[4] && sc.Scan() {
+				line := sc.Bytes()
+				if len(line) > 0 && line[0] == '[' {
+					var batch []map[string]any
+					if err := json.Unmarshal(line, &batch); err != nil {
+						t.Fatalf("a batch answer that is not JSON: %q", line)
+					}
+					for _, m := range batch {
+						if id, ok := m["id"].(float64); ok && m["error"] == nil {
+							answered[id] = true
+						}
+					}
+					continue
+				}
+				var msg map[string]any
+				if err := json.Unmarshal(line, &msg); err != nil {
+					t.Fatalf("not JSON: %q", line)
+				}
+				if id, ok := msg["id"].(float64); ok {
+					answered[id] = true
+				} else if e, _ := msg["error"].(map[string]any); e != nil && msg["id"] == nil {
+					code, _ := e["code"].(float64)
+					codes = append(codes, code)
+				}
+			}
+			_ = stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("orchestrate mcp ended with %v (stderr: %s)", err, stderr.String())
+			}
+			if !answered[4] {
+				t.Fatalf("the request after the batch was not answered: the session ended (stderr: %s)", stderr.String())
+			}
+			if got := answered[2] && answered[3]; got != tc.batchOK {
+				t.Errorf("batch answered %v, want %v", got, tc.batchOK)
+			}
+			if tc.errorCode != 0 && (len(codes) != 1 || codes[0] != tc.errorCode) {
+				t.Errorf("error answers %v, want one %v", codes, tc.errorCode)
+			}
+			if tc.errorCode == 0 && len(codes) != 0 {
+				t.Errorf("error answers %v, want none", codes)
+			}
+		})
+	}
+}
