@@ -70,6 +70,9 @@ type Store struct {
 	// to it); alts are the alternate object folders (see loadAlternates).
 	ObjDir string
 	alts   []billy.Filesystem
+	// forked is set on a Fork: no go-git fallback, and Close closes
+	// nothing (the packs are its parent's).
+	forked bool
 }
 
 func NewStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *Store {
@@ -120,6 +123,9 @@ func (s *Store) SmallObject(t plumbing.ObjectType, h plumbing.Hash, max uint64) 
 // fromGoGit asks go-git's storage for h once the size it declares is at
 // most max.
 func (s *Store) fromGoGit(t plumbing.ObjectType, h plumbing.Hash, max uint64) (plumbing.EncodedObject, error) {
+	if s.forked || s.EncodedObjectStorer == nil {
+		return nil, plumbing.ErrObjectNotFound
+	}
 	if sz, ok := s.EncodedObjectStorer.(interface {
 		EncodedObjectSize(plumbing.Hash) (int64, error)
 	}); ok {
@@ -282,6 +288,10 @@ func (s *Store) loadAlternates() {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.forked {
+		s.packs = nil
+		return nil
+	}
 	var first error
 	for _, p := range s.packs {
 		if err := p.close(); err != nil && first == nil {

@@ -89,6 +89,10 @@ type Repo struct {
 	// head is the HEAD of history walks once headKnown (see walkHead).
 	head      links
 	headKnown bool
+	// ahead reads the first-parent chain ahead of the walks (see
+	// linkahead.go); nil when none runs. noAhead turns it off (tests).
+	ahead   *linkAhead
+	noAhead bool
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the
@@ -188,6 +192,8 @@ func (r *Repo) Close() error {
 	if r.storage == nil {
 		return nil
 	}
+	r.ahead.halt() // it reads the packs closed below
+	r.ahead = nil
 	err := r.storage.Close()
 	if gerr := r.graph.Close(); err == nil {
 		err = gerr

@@ -463,7 +463,7 @@ func (r *Repo) parentLinks(c links) (p links, ok bool, err error) {
 	if c.parent.IsZero() || r.shallow[c.hash] {
 		return links{}, false, nil
 	}
-	p, err = r.readLinks(c.parent)
+	p, err = r.readLinksOf(c.parent, true)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return links{}, false, nil
@@ -484,7 +484,12 @@ const maxCachedInfos = 1 << 12
 // readLinks returns the tree and first parent of commit h: remembered, in
 // the history cache, or read from the header lines (only the commit's first bytes when they hold
 // them). Only what was read without error is remembered.
-func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
+func (r *Repo) readLinks(h plumbing.Hash) (links, error) { return r.readLinksOf(h, false) }
+
+// readLinksOf is readLinks; chain says a walk reads h's first parent next
+// (parentLinks), so that a commit read from the packs starts reading the
+// chain ahead (see linkahead.go).
+func (r *Repo) readLinksOf(h plumbing.Hash, chain bool) (links, error) {
 	if l, ok := r.linkCache[h]; ok {
 		return l, nil
 	}
@@ -495,9 +500,12 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) {
 	}
 	if !ok {
 		var err error
-		if hc != nil && r.verify.Enabled() {
+		verified := hc != nil && r.verify.Enabled()
+		switch l, ok = r.aheadLinks(h, chain, verified); {
+		case ok:
+		case verified:
 			l, err = r.readLinksVerified(h)
-		} else {
+		default:
 			l, err = r.readLinksUncached(h)
 		}
 		if err != nil {
