@@ -240,7 +240,11 @@ func (sh *sharedHandoff) finish(err error) {
 	}
 	sh.inCommand.Store(false)
 	if rerr := resumeflow.RecordOutcome(sh.h, err); rerr != nil {
-		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: could not record the outcome on the shared lifecycle: %s\n", cmdutil.SafeErr(rerr))
+		why := ""
+		if sh.h.Lost() != nil {
+			why = " (the lock was taken over: the new holder's records, if any, are left as they are)"
+		}
+		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: could not record the outcome on the shared lifecycle%s: %s\n", why, cmdutil.SafeErr(rerr))
 	}
 	sh.end()
 }
