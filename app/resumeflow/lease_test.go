@@ -27,7 +27,8 @@ func leaseGit(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := osexec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+dir,
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -66,9 +67,10 @@ func until(t *testing.T, within time.Duration, what string, cond func() bool) {
 // group, then SIGKILL for what ignores it), rolls the state back, records
 // failed naming the lost lease, keeps shared.lease_lost in the log, says
 // so on stderr, and exits 16 (lease_lost, the new holder named); the new
-// holder's lock is left alone. The loss is made by a second runner whose
-// clock is past the first one's short lease (no fixed sleeps: every wait
-// is on a file or the remote).
+// holder's lock is left alone. The first runner's lease is short (300 ms,
+// renewed every 100 ms); the takeover is another runner's lock written
+// over it on the remote (no fixed sleeps: every wait is on a file or the
+// command's end).
 func TestLostLeaseStopsTheHandoff(t *testing.T) {
 	if _, err := osexec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
@@ -98,6 +100,7 @@ func TestLostLeaseStopsTheHandoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = h.Release() }) // stops the renewer whatever happens
 	var stderr, cmdOut bytes.Buffer
 	lease := KeepLease(h, s.Root, s.LogPath(), &stderr, time.Now)
 	if err := h.Record(sharedlife.EventDispatched, ""); err != nil {
@@ -133,21 +136,23 @@ func TestLostLeaseStopsTheHandoff(t *testing.T) {
 		return err == nil
 	})
 
-	// runner B, its clock past A's lease, takes the lock over (again when
-	// A's renewal moved it in between)
+	// runner B takes the lock over: its lock replaces A's on the remote
+	// whatever A's renewals wrote meanwhile (an update-ref in the bare
+	// repository, as a takeover after the lease or unlock --force would)
 	if err := os.MkdirAll(filepath.Join(base, "b"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b := leaseStore(t, filepath.Join(base, "b"), bare, "runner-9", time.Hour, func() time.Time { return time.Now().Add(time.Hour) })
-	var hb *sharedlife.Held
-	until(t, 20*time.Second, "the takeover", func() bool {
-		vb, err := b.Fetch()
-		if err != nil {
-			return false
-		}
-		hb, err = b.Acquire(vb, id, "orchestrate resume")
-		return err == nil
-	})
+	b := leaseStore(t, filepath.Join(base, "b"), bare, "runner-9", time.Hour, time.Now)
+	now := time.Now().UTC()
+	lockJSON := fmt.Sprintf(`{"schema":"orchestrate/lock/v1","workflow":%q,"runner":{"owner":"bob","host":"runner-9"},"token":"t9","acquired_at":%q,"expires_at":%q}`,
+		id, now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339))
+	tree := leaseGit(t, bare, "hash-object", "-t", "tree", "-w", "/dev/null")
+	taken := leaseGit(t, bare, "commit-tree", tree, "-m", lockJSON)
+	comp, err := gitremote.RefComponent(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaseGit(t, bare, "update-ref", "refs/orchestrate/locks/"+comp, taken)
 
 	var out result
 	select {
@@ -205,8 +210,8 @@ func TestLostLeaseStopsTheHandoff(t *testing.T) {
 	if r := chain.Records[0]; r.Event != sharedlife.EventFailed || r.Key != "k1" || !strings.Contains(r.Outcome, "taken over by bob@runner-9") {
 		t.Errorf("the last record: %+v, want failed naming the lost lease", r)
 	}
-	if l, ok := vb.Locks[id]; !ok || l.Commit != hb.Commit || l.Runner.Host != "runner-9" {
-		t.Errorf("the new holder's lock was touched: %+v, want %s", l, hb.Commit)
+	if l, ok := vb.Locks[id]; !ok || l.Commit != taken || l.Runner.Host != "runner-9" {
+		t.Errorf("the new holder's lock was touched: %+v, want %s", l, taken)
 	}
 	log := readFile(t, s.LogPath())
 	if n := strings.Count(log, `"event":"shared.lease_lost"`); n != 1 || !strings.Contains(log, `"taken_by":"bob@runner-9"`) || !strings.Contains(log, `"event":"resume.failed"`) {
@@ -214,9 +219,6 @@ func TestLostLeaseStopsTheHandoff(t *testing.T) {
 	}
 	if strings.Index(log, `"event":"shared.lease_lost"`) > strings.Index(log, `"event":"resume.failed"`) {
 		t.Errorf("the loss is logged after the failure it caused:\n%s", log)
-	}
-	if err := hb.Release(); err != nil {
-		t.Fatal(err)
 	}
 }
 
