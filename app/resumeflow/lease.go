@@ -33,6 +33,7 @@ type LeaseLostError struct {
 	Lost *sharedlife.LostError
 }
 
+// Error names the workflow, the new holder and when the loss was noticed.
 func (e *LeaseLostError) Error() string {
 	return fmt.Sprintf("the shared lock of %s was taken over by %s while this runner held it (noticed at %s)",
 		e.Lost.Workflow, Taker(e.Lost), e.Lost.At.UTC().Format(time.RFC3339))
