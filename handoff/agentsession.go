@@ -13,7 +13,6 @@ package handoff
 // keep their "ai_session"/AISessionID names: they are a contract.
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -105,7 +104,7 @@ func (req *Request) runOptions(stdout, stderr io.Writer) command.Options {
 // streaming its output and returning it (stdout and stderr together).
 func runCaptured(req *Request, name, tmpl string, data command.Data) (int, string, error) {
 	return captured(req, func(opts command.Options) (int, error) {
-		return command.RunNamed(context.Background(), name, tmpl, data, opts)
+		return command.RunNamed(req.stopContext(), name, tmpl, data, opts)
 	})
 }
 
@@ -207,14 +206,14 @@ func newSessionID(re *regexp.Regexp, output, old string) string {
 func runOrchestrator(req *Request, data command.Data, res *Result, backup *Backup) (int, error) {
 	c := req.Candidate
 	if !resumesAgentSession(req.Command) || strings.TrimSpace(c.AISessionID) == "" {
-		return command.Run(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
+		return command.Run(req.stopContext(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
 	}
 	gone, idRe, err := agentSessionConfig(req)
 	if err != nil {
 		return -1, err
 	}
 	if !gone.configured() {
-		return command.Run(context.Background(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
+		return command.Run(req.stopContext(), req.Command, data, req.runOptions(req.Stdout, req.Stderr))
 	}
 	status, output, err := runCaptured(req, "handoff.command", req.Command, data)
 	if err != nil || !gone.match(status, output) {

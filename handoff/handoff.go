@@ -16,6 +16,7 @@
 package handoff
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -122,8 +123,25 @@ type Request struct {
 	// Result.Held is it, for the caller to release (a claim held until its
 	// release).
 	KeepLock bool
+	// Context, when set, stops the orchestrator command once it is done,
+	// through the same path as a signal forwarded to it: SIGTERM to the
+	// command's process group, Grace, then SIGKILL; the handoff then fails
+	// and is rolled back (a *CommandError whose Cause is context.Cause). A
+	// context already done runs nothing. The shared lifecycle's lease
+	// renewal ends it when the shared lock was taken over (app/resumeflow
+	// KeepLease). Nil: never.
+	Context context.Context
 	// onStart is called once the orchestrator command's process started.
 	onStart func()
+}
+
+// stopContext is the context the request's commands run under
+// (Request.Context, or one never done).
+func (req *Request) stopContext() context.Context {
+	if req.Context == nil {
+		return context.Background()
+	}
+	return req.Context
 }
 
 // Result is what a handoff did.

@@ -8,7 +8,6 @@ package handoff
 // set, wins (docs/drafts/presets.md).
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +84,7 @@ func runPreset(req *Request, argv []string, data command.Data, res *Result, back
 	name := "handoff.agent " + req.Preset
 	runArgv := func(argv []string, d command.Data) func(command.Options) (int, error) {
 		return func(opts command.Options) (int, error) {
-			return command.RunArgv(context.Background(), name, argv, d, opts)
+			return command.RunArgv(req.stopContext(), name, argv, d, opts)
 		}
 	}
 	interactive := command.IsTerminal(req.Stdin)

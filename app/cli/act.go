@@ -185,6 +185,9 @@ func (h *flowHost) Failed(f resumeflow.Failure, err error) error {
 	if c := f.Command; c != nil {
 		r.command = &jsondoc.Command{Reason: c.Reason, ExitStatus: c.ExitStatus, Signal: c.Signal}
 	}
+	if f.Holder != nil {
+		r.holder = jsondoc.NewHolder(*f.Holder)
+	}
 	view := struct{ Type, Reason, StateFile, Action string }{
 		Type: r.selected.Type.Label() + " (" + r.selected.ID + ")", Reason: err.Error(), StateFile: r.selected.Source.Path, Action: f.Action,
 	}

@@ -200,35 +200,39 @@ func TestSharedLeaseRenewedWhileTheCommandRuns(t *testing.T) {
 	noRenewer(t)
 }
 
-// A renewal that finds the lock taken over while the command runs is
-// noticed: logged (shared.lease_lost) and warned about on stderr; the new
-// holder's lock is left alone.
+// A renewal that finds the lock taken over while the command runs stops
+// the handoff: logged (shared.lease_lost), said on stderr, the command
+// stopped (without the test letting it end), exit 16 with --json reason
+// lease_lost naming the new holder; the new holder's lock is left alone.
 func TestSharedLeaseTakeoverNoticed(t *testing.T) {
 	withShortLease(t)
 	base, a, _ := leaseRepo(t)
 	remote := filepath.Join(base, "remote.git")
 	writeFile(t, filepath.Join(a, ".orchestrate.yaml"), "handoff:\n  command: '"+waitCommand(base)+"'\n")
 
-	ra := startResume(a, base, "resume", "--mode", "autopilot", "sdc-1")
+	ra := startResume(a, base, "resume", "--mode", "autopilot", "--json", "sdc-1")
 	waitFor(t, 20*time.Second, "the command to start", func() bool {
 		_, err := os.Stat(filepath.Join(base, "started"))
 		return err == nil
 	})
 	taken := takeOver(t, a, remote)
-	logPath := filepath.Join(a, ".orchestrate", "log.jsonl")
-	waitFor(t, 15*time.Second, "the takeover in the log", func() bool {
-		data, _ := os.ReadFile(logPath)
-		return strings.Contains(string(data), `"event":"shared.lease_lost"`)
-	})
-	writeFile(t, filepath.Join(base, "go"), "")
-	<-ra.done
-	if !strings.Contains(ra.err.String(), "warning: the shared lock of workflow:sdc-1 was taken over while this runner held it (by eve@runner-9") {
-		t.Errorf("no warning of the takeover:\n%s\n---\n%s", ra.err.String(), ra.out.String())
+	select {
+	case <-ra.done:
+	case <-time.After(25 * time.Second):
+		writeFile(t, filepath.Join(base, "go"), "")
+		<-ra.done
+		t.Fatal("the command was not stopped after the takeover")
+	}
+	if ra.code != cmdutil.ExitLocked || !strings.Contains(ra.out.String(), `"reason": "lease_lost"`) || !strings.Contains(ra.out.String(), `"runner": "eve@runner-9"`) {
+		t.Errorf("exit %d, want 16 lease_lost naming the taker:\n%s", ra.code, ra.out.String())
+	}
+	if !strings.Contains(ra.err.String(), "the shared lock of workflow:sdc-1 was taken over by eve@runner-9 while this runner held it: stopping the orchestrator command") {
+		t.Errorf("no word of the takeover:\n%s\n---\n%s", ra.err.String(), ra.out.String())
 	}
 	if got := git(t, remote, "rev-parse", lockRef); got != taken {
 		t.Errorf("the new holder's lock was touched: %s, want %s", got, taken)
 	}
-	data, _ := os.ReadFile(logPath)
+	data, _ := os.ReadFile(filepath.Join(a, ".orchestrate", "log.jsonl"))
 	if n := strings.Count(string(data), `"event":"shared.lease_lost"`); n != 1 || !strings.Contains(string(data), `"taken_by":"eve@runner-9"`) {
 		t.Errorf("%d lease_lost records, want 1 naming the taker:\n%s", n, data)
 	}

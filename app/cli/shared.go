@@ -187,6 +187,9 @@ func (a *app) beginShared(r *resumeRun, req *handoff.Request) (sh *sharedHandoff
 	// held from here to finish (or end): the lease is renewed meanwhile, a
 	// takeover logged and warned about
 	sh.lease = resumeflow.KeepLease(h, r.s.Root, r.s.LogPath(), a.sys.IO.ErrOut, a.sys.Now)
+	// a takeover stops the handoff: the orchestrator command gets the
+	// stop path of a forwarded signal, the run exits 16 (lease_lost)
+	req.Context = sh.lease.StopOnLoss()
 	if t := h.Held.TookOver; t != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "Took over the shared lock of %s: its lease ended (%s).\n", templates.Safe(c.ID), templates.Safe(t.Runner.String()))
 	}
@@ -236,19 +239,20 @@ func (sh *sharedHandoff) finish(err error) {
 		return
 	}
 	sh.inCommand.Store(false)
-	event, outcome := sharedlife.EventHandedOff, ""
-	if err != nil {
-		event, outcome = sharedlife.EventFailed, err.Error()
-	}
-	if rerr := sh.h.Record(event, outcome); rerr != nil {
-		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: could not record the outcome on the shared lifecycle: %s\n", cmdutil.SafeErr(rerr))
+	if rerr := resumeflow.RecordOutcome(sh.h, err); rerr != nil {
+		why := ""
+		if sh.h.Lost() != nil {
+			why = " (the lock was taken over: the new holder's records, if any, are left as they are)"
+		}
+		fmt.Fprintf(sh.a.sys.IO.ErrOut, "warning: could not record the outcome on the shared lifecycle%s: %s\n", why, cmdutil.SafeErr(rerr))
 	}
 	sh.end()
 }
 
 // end releases the lock — stopping its lease's renewal first — and stops
 // catching signals (idempotent). A lock a renewal found taken over is left
-// to its new holder; that was warned about when it was found.
+// to its new holder; that was said when it was found (and the handoff
+// stopped: StopOnLoss).
 func (sh *sharedHandoff) end() {
 	if sh.stopSig != nil {
 		sh.stopSig()

@@ -19,8 +19,12 @@ type Failure struct {
 	Outcome string
 	Reason  string // --json "reason", "" when none applies
 	Action  string
-	// Command is set when the orchestrator command failed (exit 18).
+	// Command is set when the orchestrator command failed (exit 18), or
+	// was stopped because the shared lock was lost (exit 16).
 	Command *CommandResult
+	// Holder is the lock that took this runner's shared lock over
+	// (reason lease_lost), when it could be read.
+	Holder *sharedlife.Lock
 }
 
 // CommandResult is how the orchestrator command ended (--json
@@ -74,6 +78,9 @@ func FailureOf(err error, id string) Failure {
 	case errors.As(err, &valErr):
 		f.Code, f.Outcome = int(exitcode.Cannot), "halted"
 		f.Action = "A value from the workflow state is not safe for that spot of handoff.command; nothing was changed. Check the state file, or mark the spot {{unchecked ." + valErr.Field + "}} if the command takes any value there (see README, Handoff)."
+	}
+	if lf, ok := leaseLostFailure(err, id, f.Command); ok {
+		return lf
 	}
 	return f
 }

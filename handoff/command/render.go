@@ -5,6 +5,7 @@
 package command
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -83,6 +84,21 @@ type Error struct {
 	Timeout time.Duration
 	// Command is the command as shown to people (redacted).
 	Command string
+	// Cause is why the caller stopped it (ReasonInterrupted by the
+	// context given to Run: context.Cause), nil otherwise.
+	Cause error
+}
+
+// Unwrap is the Cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// stoppedBy is the Cause worth naming: one the caller gave, not a bare
+// cancellation.
+func (e *Error) stoppedBy() error {
+	if e.Cause == nil || errors.Is(e.Cause, context.Canceled) || errors.Is(e.Cause, context.DeadlineExceeded) {
+		return nil
+	}
+	return e.Cause
 }
 
 // Error implements error.
@@ -95,6 +111,9 @@ func (e *Error) Error() string {
 	case ReasonTimeout:
 		return fmt.Sprintf("the orchestrator command timed out after %s (handoff.timeout) and was stopped (status %d)%s", e.Timeout, e.Status, cmd)
 	case ReasonInterrupted:
+		if cause := e.stoppedBy(); cause != nil && e.Signal == "" {
+			return fmt.Sprintf("the orchestrator command was stopped (status %d): %s%s", e.Status, cause, cmd)
+		}
 		sig := e.Signal
 		if sig == "" {
 			sig = "a stop request"

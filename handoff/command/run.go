@@ -116,7 +116,7 @@ func runRendered(ctx context.Context, name string, rendered Rendered, opts Optio
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return -1, fmt.Errorf("the orchestrator command was not started: %w", err)
+		return -1, fmt.Errorf("the orchestrator command was not started: %w", context.Cause(ctx))
 	}
 	env := opts.Env
 	cmdEnv := make([]string, 0, len(env)+len(rendered.Env))
@@ -196,6 +196,7 @@ func runRendered(ctx context.Context, name string, rendered Rendered, opts Optio
 		deadline time.Time
 		killed   bool
 		werr     error
+		cause    error
 	)
 	ctxDone := ctx.Done()
 	stop := func(r string, s syscall.Signal) {
@@ -224,6 +225,9 @@ wait:
 			stop(ReasonTimeout, syscall.SIGTERM)
 		case <-ctxDone:
 			ctxDone = nil
+			if reason == "" {
+				cause = context.Cause(ctx)
+			}
 			stop(ReasonInterrupted, syscall.SIGTERM)
 		case <-graceC:
 			graceC, killed = nil, true
@@ -243,7 +247,7 @@ wait:
 	}
 	status := exitStatus(cmd, werr)
 	if reason != "" {
-		return status, &Error{Reason: reason, Status: status, Signal: sigName, Timeout: opts.Timeout, Command: rendered.Display}
+		return status, &Error{Reason: reason, Status: status, Signal: sigName, Timeout: opts.Timeout, Command: rendered.Display, Cause: cause}
 	}
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) && !errors.Is(werr, exec.ErrWaitDelay) {

@@ -317,3 +317,51 @@ while :; do sleep 0.05; done
 		t.Errorf("message: %s", ce.Error())
 	}
 }
+
+// A context that ends while the command runs stops it as a forwarded
+// signal would — SIGTERM to its group, the grace period, then SIGKILL for
+// what ignores it — and the *Error carries the context's cause (its
+// message names it; errors.As finds it).
+func TestRunCommandStoppedByContextCause(t *testing.T) {
+	root := t.TempDir()
+	cause := errors.New("the shared lock was taken over by eve@runner-9")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		for i := 0; i < 400; i++ {
+			if _, err := os.Stat(filepath.Join(root, "started")); err == nil {
+				cancel(cause)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	status, err := Run(ctx, `(trap '' TERM; sleep 30; touch late) & echo $! > child.pid; touch started; sleep 30`,
+		Data{Root: root}, Options{Root: root, Grace: 300 * time.Millisecond})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Reason != ReasonInterrupted || status != 128+int(syscall.SIGTERM) {
+		t.Fatalf("status %d, err %v; want stopped by the context", status, err)
+	}
+	if !errors.Is(err, cause) || !strings.Contains(err.Error(), "was stopped (status 143): the shared lock was taken over by eve@runner-9") {
+		t.Errorf("the cause is not carried: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s", d)
+	}
+	pid, _ := os.ReadFile(filepath.Join(root, "child.pid"))
+	var n int
+	for _, c := range strings.TrimSpace(string(pid)) {
+		n = n*10 + int(c-'0')
+	}
+	if n <= 0 || alive(n) {
+		t.Errorf("the child that ignores SIGTERM (%d) survived the grace period", n)
+	}
+	// a context that ended before: nothing runs, the cause is the error's
+	if _, err := Run(ctx, "touch ran", Data{Root: root}, Options{Root: root}); !errors.Is(err, cause) {
+		t.Errorf("a done context: %v, want its cause", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
+		t.Error("a command ran under a done context")
+	}
+}

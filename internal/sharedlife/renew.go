@@ -77,7 +77,18 @@ func (h *Held) renewLocked() error {
 		return unusable(err)
 	}
 	if commit == h.Commit {
-		return nil // the same second, the same value: nothing to move
+		// the same value (a clock pinned by ORCHESTRATE_NOW, two renewals
+		// in one second): no swap to push, so the remote is asked whether it
+		// still holds it — a takeover is noticed at this tick all the same
+		cur, err := h.s.Remote.RemoteValue(h.name)
+		if err != nil {
+			return unusable(err)
+		}
+		if cur != h.Commit {
+			h.lost = &LostError{Workflow: h.Workflow, By: h.current(), At: now}
+			return h.lost
+		}
+		return nil
 	}
 	err = h.s.Remote.Push(gitremote.Update{Name: h.name, Old: h.Commit, New: commit})
 	if errors.Is(err, gitremote.ErrRejected) {

@@ -228,3 +228,53 @@ func TestRenewRetriesTransientFailures(t *testing.T) {
 		t.Fatalf("locks left: %s", out)
 	}
 }
+
+// A holder whose clock is pinned (ORCHESTRATE_NOW) writes the same lock at
+// every renewal after the first, so there is no swap to push: the renewal
+// asks the remote instead, and a takeover after that first renewal is
+// still noticed (*LostError naming the taker) and left alone.
+func TestRenewWithAPinnedClockNoticesATakeover(t *testing.T) {
+	t.Parallel()
+	bare, clones := setup(t, 2)
+	pinned := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	a := store(t, clones[0], "pinned", 30*time.Second)
+	a.Now = func() time.Time { return pinned }
+	v, err := a.Fetch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := a.Acquire(v, "sdc:4.2", "orchestrate resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Renew(); err != nil { // the first renewal writes renewed_at
+		t.Fatal(err)
+	}
+	renewed := h.Commit
+	if err := h.Renew(); err != nil || h.Commit != renewed {
+		t.Fatalf("a renewal at the same instant: %v, commit %s → %s", err, renewed, h.Commit)
+	}
+	b := store(t, clones[1], "taker", time.Hour)
+	b.Now = func() time.Time { return pinned.Add(time.Minute) } // past a's lease
+	vb, err := b.Fetch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, err := b.Acquire(vb, "sdc:4.2", "orchestrate resume")
+	if err != nil || hb.TookOver == nil {
+		t.Fatalf("takeover: %v %+v", err, hb)
+	}
+	var rep reports
+	h.KeepAlive(20*time.Millisecond, rep.add)
+	eventually(t, 10*time.Second, "the takeover to be reported", func() bool { return len(rep.all()) > 0 })
+	var lost *LostError
+	if errs := rep.all(); len(errs) != 1 || !errors.As(errs[0], &lost) || lost.By == nil || lost.By.Runner.Host != "taker" {
+		t.Fatalf("reported %v, want one *LostError naming the taker", errs)
+	}
+	if err := h.Release(); !errors.As(err, &lost) {
+		t.Errorf("Release of a lost lock: %v", err)
+	}
+	if got := gitRun(t, bare, "rev-parse", "refs/orchestrate/locks/sdc_3a4.2"); got != hb.Commit {
+		t.Fatalf("the taker's lock was touched: %s, want %s", got, hb.Commit)
+	}
+}
