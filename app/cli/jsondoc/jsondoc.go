@@ -108,15 +108,17 @@ type Resume struct {
 	CommandResult *Command `json:"command_result,omitempty"`
 	// Reason refines the outcome without adding outcomes to the documented
 	// set: "already_handed_off" with "none" (resume --again hands it off once
-	// more), "stale_lock" with "locked" (exit 16: the owner is gone), and
-	// "command_failed" with "error" (exit 18: see command_result).
+	// more), "stale_lock" with "locked" (exit 16: the owner is gone),
+	// "lease_lost" with "locked" (exit 16: another runner took the shared
+	// lock over while the command ran; it was stopped, see command_result),
+	// and "command_failed" with "error" (exit 18: see command_result).
 	Reason string `json:"reason,omitempty"`
 	// Error is the message printed on stderr when the run ended on one (an
 	// unknown workflow, a lock, a failed command…), as every command's
 	// error document carries it.
 	Error string `json:"error,omitempty"`
 	// Holder is the runner holding the workflow on the shared lifecycle
-	// (reason "held_remotely", exit 16).
+	// (reason "held_remotely" or "lease_lost", exit 16).
 	Holder *Holder `json:"holder,omitempty"`
 	// Changed lists what moved when a saved plan is refused (resume --plan,
 	// exit 17): which input of the plan's digest, and its old and new value.
