@@ -51,7 +51,9 @@ var table = []entry{
 	{Terminal, []string{"the workflow is in a terminal state (completed, aborted, cancelled)"}},
 	{Locked, []string{
 		"locked by a live process; or a stale lock whose process is gone (the message",
-		"says stale, --json outcome locked, reason stale_lock: run orchestrate unlock, or --force)",
+		"says stale, --json outcome locked, reason stale_lock: run orchestrate unlock, or --force);",
+		"or another runner's live lease on the shared lifecycle (reason held_remotely), or taken",
+		"over by one while this runner held it: its command was stopped (reason lease_lost)",
 	}},
 	{Cannot, []string{"cannot resume: blocking findings, or autopilot halted on conflicts/staleness"}},
 	{Command, []string{

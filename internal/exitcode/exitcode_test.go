@@ -12,7 +12,7 @@ func TestMeaningAndHelp(t *testing.T) {
 	}{
 		{OK, "resumed, planned (dry run), or nothing to resume"},
 		{Usage, "usage error: unknown command or flag, bad arguments, ambiguous workflow name, bad configuration value, bare repository (no work tree)"},
-		{Locked, "locked by a live process; or a stale lock whose process is gone (the message says stale, --json outcome locked, reason stale_lock: run orchestrate unlock, or --force)"},
+		{Locked, "locked by a live process; or a stale lock whose process is gone (the message says stale, --json outcome locked, reason stale_lock: run orchestrate unlock, or --force); or another runner's live lease on the shared lifecycle (reason held_remotely), or taken over by one while this runner held it: its command was stopped (reason lease_lost)"},
 		{Command, "the orchestrator command failed, timed out or was interrupted; rolled back (its own exit status is in the message and in --json)"},
 		{NoTTY, "input needed but no terminal (the message names the flag to pass)"},
 		{Code(99), ""},
