@@ -108,13 +108,14 @@ type resumeRun struct {
 	forced    bool // the user chose to resume over conflicts
 	restarted bool // the user chose to restart from scratch
 	handoff   *jsondoc.Handoff
-	command   *jsondoc.Command // the command's own result, when it failed (exit 18)
-	rehandoff map[string]bool  // handed off longer than resume.rehandoff_after ago (lifecycle.go)
-	reason    string           // why nothing was done (--json "reason"), e.g. already_handed_off
-	restartOK bool             // a halt a restart from the first phase would get past
-	shared    *sharedState     // lifecycle.remote: the shared lifecycle as fetched once
-	holder    *jsondoc.Holder  // another runner's live lease (reason held_remotely)
-	ghDone    bool             // the GitHub Actions summary was written
+	command   *jsondoc.Command   // the command's own result, when it failed (exit 18)
+	rehandoff map[string]bool    // handed off longer than resume.rehandoff_after ago (lifecycle.go)
+	reason    string             // why nothing was done (--json "reason"), e.g. already_handed_off
+	restartOK bool               // a halt a restart from the first phase would get past
+	shared    *sharedState       // lifecycle.remote: the shared lifecycle as fetched once
+	holder    *jsondoc.Holder    // another runner's live lease (reason held_remotely)
+	ghDone    bool               // the GitHub Actions summary was written
+	listed    []*validate.Report // the validations of all, for the pick list's ages (multipleView)
 }
 
 // runResume runs `orchestrate resume` with opts (no terminal needed: the

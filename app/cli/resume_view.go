@@ -19,9 +19,13 @@ func (a *app) summaryView(r *resumeRun) views.Summary {
 }
 
 // multipleView feeds the multiple template with run r's candidates
-// (views.NewMultiple).
+// (views.NewMultiple), aged as status ages them: each is validated once,
+// all side by side, the first time the list is shown.
 func (a *app) multipleView(r *resumeRun, question, withItems bool) views.Multiple {
-	return views.NewMultiple(r.all, r.s.Now, question, withItems)
+	if r.listed == nil {
+		r.listed = r.s.ValidateAll(r.all, false)
+	}
+	return views.NewMultiple(r.all, r.listed, r.s.Now, question, withItems)
 }
 
 // printBlocks renders the human blocks of a resume to w.

@@ -7,18 +7,28 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 	"github.com/orchestrate-dev/orchestrate/templates"
+	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // NewMultiple feeds the multiple template with the candidates all, their
-// ages at now; withItems is false for the heading alone (the prompt then
-// lists the candidates, labelled by CandidateLabels).
-func NewMultiple(all []workflow.Candidate, now time.Time, question, withItems bool) Multiple {
+// ages at now — since the interruption their validations found (reports,
+// by index, nil where there is none: see InterruptedAt), as status shows
+// it; withItems is false for the heading alone (the prompt then lists the
+// candidates, labelled by CandidateLabels).
+func NewMultiple(all []workflow.Candidate, reports []*validate.Report, now time.Time, question, withItems bool) Multiple {
 	var list []MultipleItem
 	for i, c := range all {
+		var rep *validate.Report
+		if i < len(reports) {
+			rep = reports[i]
+		}
 		ago := "at an unknown time"
-		if !c.UpdatedAt.IsZero() {
-			ago = templates.Ago(now.Sub(c.UpdatedAt))
+		if at := InterruptedAt(c, rep); !at.IsZero() {
+			ago = templates.Ago(now.Sub(at))
+			if rep != nil && rep.AgeAtLeast {
+				ago = "at least " + ago
+			}
 		}
 		list = append(list, MultipleItem{N: i + 1, Label: CandidateLabel(c), Ago: ago, Position: c.Position.String()})
 	}
