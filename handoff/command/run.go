@@ -64,13 +64,35 @@ func foregroundTerminal(f *os.File) (terminal, bool) {
 
 // restore gives the terminal's foreground back. This process is in a
 // background group at that point, so SIGTTOU is ignored for the call.
-func (t terminal) restore() {
+func (t terminal) restore() { t.give(t.pgrp) }
+
+// give makes process group pgrp the terminal's foreground, SIGTTOU ignored
+// for the call.
+func (t terminal) give(pgrp int) {
 	ignored := signal.Ignored(syscall.SIGTTOU)
 	signal.Ignore(syscall.SIGTTOU)
-	_ = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, t.pgrp)
+	_ = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp)
 	if !ignored {
 		signal.Reset(syscall.SIGTTOU)
 	}
+}
+
+// suspend is what a shell's job does when the command it waits for stops
+// (Ctrl-Z at the agent, which has the terminal's foreground): the
+// terminal is taken back and orchestrate's own group (the user shell's job)
+// is stopped as Ctrl-Z would have stopped it, so the shell gets its prompt
+// back. Once continued (fg), the command's group gets the foreground again
+// when orchestrate has it, and is continued (bg: continued in the
+// background, where an agent reading the terminal stops again). In a group
+// no shell controls (orphaned), the kernel drops the stop and the command
+// goes on at once.
+func (t terminal) suspend(pgid int) {
+	t.restore()
+	_ = syscall.Kill(0, syscall.SIGTSTP)
+	if pg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP); err == nil && pg == t.pgrp {
+		t.give(pgid)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGCONT)
 }
 
 // Run renders tmpl with data (Render) and runs it with
@@ -91,8 +113,9 @@ func (t terminal) restore() {
 // terminal and orchestrate is in its foreground, the command's group is
 // given the foreground (and it is taken back afterwards): Ctrl-C at an
 // interactive agent then reaches the agent's group once, as if it had been
-// started by the shell, and not orchestrate. Ctrl-Z stops the agent's group
-// only; see docs/SECURITY.md.
+// started by the shell, and not orchestrate. Ctrl-Z stops the agent's group,
+// then orchestrate's as a shell's job stops (terminal.suspend; Linux), and
+// fg continues both.
 func Run(ctx context.Context, tmpl string, data Data, opts Options) (int, error) {
 	return RunNamed(ctx, "handoff.command", tmpl, data, opts)
 }
@@ -170,6 +193,12 @@ func runRendered(ctx context.Context, name string, rendered Rendered, opts Optio
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	var chld chan os.Signal // the command's stops, when it has the terminal
+	if fg && jobControl {
+		chld = make(chan os.Signal, 4)
+		signal.Notify(chld, syscall.SIGCHLD)
+		defer signal.Stop(chld)
+	}
 	if err := cmd.Start(); err != nil {
 		if fg {
 			term.restore()
@@ -204,6 +233,7 @@ func runRendered(ctx context.Context, name string, rendered Rendered, opts Optio
 			reason = r
 		}
 		_ = syscall.Kill(-pgid, s)
+		_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped group takes it now
 		if graceC == nil && !killed {
 			deadline = time.Now().Add(grace)
 			graceC = time.After(grace)
@@ -214,6 +244,10 @@ wait:
 		select {
 		case werr = <-done:
 			break wait
+		case <-chld:
+			if reason == "" && childStopped(pgid) {
+				term.suspend(pgid)
+			}
 		case s := <-sigs:
 			ss, _ := s.(syscall.Signal)
 			if sigName == "" {
