@@ -160,3 +160,37 @@ func texts(cs []sdk.Content) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Resources lists the server's resources' URIs, then its resource
+// templates' (as resources/list and resources/templates/list give them).
+func (c *Client) Resources(ctx context.Context) ([]string, error) {
+	res, err := c.cs.ListResources(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range res.Resources {
+		out = append(out, r.URI)
+	}
+	tres, err := c.cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tres.ResourceTemplates {
+		out = append(out, t.URITemplate)
+	}
+	return out, nil
+}
+
+// ReadResource reads the resource at uri: its text and MIME type.
+func (c *Client) ReadResource(ctx context.Context, uri string) (text, mime string, err error) {
+	res, err := c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+	if err != nil {
+		return "", "", err
+	}
+	for _, rc := range res.Contents {
+		text += rc.Text
+		mime = rc.MIMEType
+	}
+	return text, mime, nil
+}

@@ -127,8 +127,9 @@ func (s *serialized) Close() {
 	s.b.Close()
 }
 
-// NewServer builds the MCP server over b: the read-only tools, the
-// resume_context prompt, and claim/release, served one call at a time.
+// NewServer builds the MCP server over b: the read-only tools and their
+// resources (resources.go), the resume_context prompt, and claim/release,
+// served one call at a time.
 // Run and ConnectInMemory also close b when the session ends.
 func NewServer(b Backend, opts Options) *sdk.Server {
 	return newServer(&serialized{b: b}, opts)
@@ -196,6 +197,7 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 		}
 		return result(serial(func() Doc { return b.Release(ctx, in) })), nil, nil
 	})
+	addResources(s, b, serial)
 	s.AddPrompt(&sdk.Prompt{
 		Name:        PromptContext,
 		Title:       "Resume context",

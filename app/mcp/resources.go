@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+)
+
+// The resources: what the read-only tools answer, for a client that reads
+// context as resources rather than calling tools. Each is the same
+// document as its tool (redacted and terminal-safe), application/json.
+const (
+	// ResourceWorkflows is the workflows tool's document (status --json --all).
+	ResourceWorkflows = "orchestrate://workflows"
+	// ResourceLog is the log tool's document, its last 20 events.
+	ResourceLog = "orchestrate://log"
+	// ResourcePlan is the plan tool's document of the workflow its
+	// {workflow} names (percent-encoded as a URI path segment).
+	ResourcePlan = "orchestrate://plan/{workflow}"
+)
+
+// planPrefix is what a plan resource's URI starts with.
+const planPrefix = "orchestrate://plan/"
+
+// addResources adds the resources of the read-only tools to s, each read
+// through serial as the tools are.
+func addResources(s *sdk.Server, b Backend, serial func(func() Doc) Doc) {
+	s.AddResource(&sdk.Resource{
+		URI: ResourceWorkflows, Name: "workflows", Title: "Interrupted workflows", MIMEType: "application/json",
+		Description: "The workflows of the repository, as the workflows tool gives them (status --json --all).",
+	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return resourceOf(ResourceWorkflows, serial(func() Doc { return b.Workflows(ctx) })), nil
+	})
+	s.AddResource(&sdk.Resource{
+		URI: ResourceLog, Name: "log", Title: "Orchestration log", MIMEType: "application/json",
+		Description: "The last 20 events of the orchestration log, as the log tool gives them (log -n 20 --json).",
+	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		n := 20
+		return resourceOf(ResourceLog, serial(func() Doc { return b.Log(ctx, LogArgs{Lines: &n}) })), nil
+	})
+	s.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: ResourcePlan, Name: "plan", Title: "Resume plan", MIMEType: "application/json",
+		Description: "The resume plan of a workflow without changing anything, as the plan tool gives it (resume WORKFLOW --dry-run --json).",
+	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		uri := ""
+		if req != nil && req.Params != nil {
+			uri = req.Params.URI
+		}
+		wf, ok := planWorkflow(uri)
+		if !ok {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		if d := tooLong(ToolPlan, arg{"workflow", wf, maxArg}); d != nil {
+			return resourceOf(uri, *d), nil
+		}
+		d := serial(func() Doc { return b.Plan(ctx, PlanArgs{Workflow: wf}) })
+		if d.Failed && d.ExitCode == int(exitcode.NotFound) {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		return resourceOf(uri, d), nil
+	})
+}
+
+// planWorkflow is the workflow a plan resource's URI names: one
+// non-empty, percent-decoded path segment after planPrefix.
+func planWorkflow(uri string) (string, bool) {
+	rest, ok := strings.CutPrefix(uri, planPrefix)
+	if !ok || rest == "" || strings.ContainsAny(rest, "/?#") {
+		return "", false
+	}
+	wf, err := url.PathUnescape(rest)
+	if err != nil || wf == "" {
+		return "", false
+	}
+	return wf, true
+}
+
+// resourceOf is the resource contents of d at uri: its document, safe,
+// whether it is an answer or a refusal (which says why, with exit_code and
+// error, as a tool error does).
+func resourceOf(uri string, d Doc) *sdk.ReadResourceResult {
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(safeDoc(d))}}}
+}
