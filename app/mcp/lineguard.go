@@ -11,8 +11,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// maxLine bounds one inbound line (the SDK's own bound on a frame).
-const maxLine = 16 << 20
+// maxLine bounds one inbound line. Every request this server answers is a
+// few KiB at most (its string arguments are bounded: tooLong); a longer line
+// is read and dropped, never held whole, and answered as one that is not
+// JSON. (The SDK's own frame bound, 16 MiB, let a 12 MiB argument be
+// decoded and checked against the tool's schema for seconds before
+// tooLong refused it.)
+const maxLine = 1 << 20
 
 // guardedTransport is the transport of `orchestrate mcp` over in and out
 // with a line guard in front of the SDK: MCP's stdio transport is
@@ -195,7 +200,7 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 func judgeLine(line []byte, tooLong bool) (int, string) {
 	switch {
 	case tooLong:
-		return jsonrpc.CodeParseError, "Parse error: a line over 16 MiB"
+		return jsonrpc.CodeParseError, "Parse error: a line over 1 MiB"
 	case !json.Valid(line):
 		return jsonrpc.CodeParseError, "Parse error: the line is not JSON"
 	}

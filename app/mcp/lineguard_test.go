@@ -71,7 +71,7 @@ func TestGuardLines(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSuffix(answers.String(), "\n"), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], `"code":-32700`) || !strings.Contains(lines[0], `"id":null`) ||
-		!strings.Contains(lines[1], "over 16 MiB") {
+		!strings.Contains(lines[1], "over 1 MiB") {
 		t.Errorf("answers %q", lines)
 	}
 	// the guard itself, over a reader that ends: its output ends too

@@ -328,7 +328,7 @@ func TestAttackMCPMalformedInput(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"log","arguments":{"lines":-99999999999}}}`,
 		`{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"resume_context"}}`,
 		"\x1b]0;pwned\x07",
-		huge(12 << 20), // under the SDK's 16 MiB frame limit: answered
+		huge(12 << 20), // over the guard's 1 MiB line bound: an error answer, the session goes on
 		huge(32 << 20), // over it: the session ends
 		"",
 	} {
