@@ -3,6 +3,7 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -211,19 +212,11 @@ func (s *pathSet) withStories(stories []*storyState) []string {
 
 // gitDrift compares with the interruption commit base.
 func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
-	n := len(v.files) + len(stories)
-	set := pathSet{seen: make(map[string]bool, n), list: make([]string, 0, n)}
-	for _, f := range v.files {
-		if f.comparable() {
-			set.add(f.clean)
-		}
-	}
-	paths := set.withStories(stories)
+	paths := v.driftPaths(stories)
 	if len(paths) == 0 {
 		v.rep.GitMode = GitModeNone
 		return
 	}
-	sort.Strings(paths)
 	states, err := v.in.Git.Compare(base, paths)
 	if gitrepo.MissingHistory(err) {
 		// The interruption commit's trees are not here (a partial clone
@@ -240,40 +233,52 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 		return
 	}
 	v.rep.GitMode = GitModeGit
-	byPath := make(map[string]gitrepo.PathState, len(states))
-	for _, ps := range states {
-		byPath[ps.Path] = ps
-	}
+	st := newStateIndex(paths, states)
 
 	// Classify every path, then ask for the commits of the committed ones
-	// in one walk.
-	changes := make(map[string]change, n)
+	// in one walk. A file's change is kept in its refFile; a story's file
+	// that is not among them, in storyCh.
 	var committed []string
+	changedFiles := 0
 	for _, f := range v.files {
+		f.ch = change{}
 		if !f.comparable() {
 			continue
 		}
-		ps, ok := byPath[f.clean]
-		if !ok {
+		ps := st.file(f.clean)
+		if ps == nil {
 			continue
 		}
 		recorded := ""
 		if f.story == nil {
 			recorded = f.ref.Hash
 		}
-		ch := v.classify(ps, recorded, f.mtime)
-		changes[f.clean] = ch
-		if ch.committed {
+		f.ch = v.classify(*ps, recorded, f.mtime)
+		if f.ch.changed {
+			changedFiles++
+		}
+		if f.ch.committed {
 			committed = append(committed, f.clean)
 		}
 	}
+	var storyCh map[string]change
+	changeOf := func(p string) (change, bool) {
+		if f := v.byPath[p]; f != nil && f.ch.known {
+			return f.ch, true
+		}
+		ch, ok := storyCh[p]
+		return ch, ok
+	}
 	for _, s := range stories {
-		if _, done := changes[s.path]; done {
+		if _, done := changeOf(s.path); done {
 			continue
 		}
-		if ps, ok := byPath[s.path]; ok {
-			ch := v.classify(ps, "", v.mtimeOf(s.path))
-			changes[s.path] = ch
+		if ps := st.lookup(s.path); ps != nil {
+			ch := v.classify(*ps, "", v.mtimeOf(s.path))
+			if storyCh == nil {
+				storyCh = make(map[string]change, len(stories))
+			}
+			storyCh[s.path] = ch
 			if ch.committed {
 				committed = append(committed, s.path)
 			}
@@ -303,20 +308,109 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 		}
 	}
 
+	v.list.Grow(changedFiles) // about one finding per changed file
 	for _, f := range v.files {
 		if !f.comparable() {
 			continue
 		}
-		ch, ok := changes[f.clean]
-		if !ok {
+		if !f.ch.known {
 			f.report.State = FileUnknown
 			continue
 		}
-		v.fileChange(base, f, ch, commits[f.clean])
+		// only a committed or deleted file's change is told by its
+		// commits (see fileChange): the others' are not looked up
+		var by []gitrepo.Commit
+		if f.ch.committed || f.ch.deleted {
+			by = commits[f.clean]
+		}
+		v.fileChange(base, f, f.ch, by)
 	}
 	for _, s := range stories {
-		v.storyChange(base, s, changes[s.path], commits[s.path])
+		ch, _ := changeOf(s.path)
+		v.storyChange(base, s, ch, commits[s.path])
 	}
+}
+
+// driftPaths is the paths gitDrift compares, sorted, each once: the
+// comparable files' (distinct and sorted already: integrity keeps one file
+// per clean path, sorted by it), then the stories' files not among them.
+func (v *validator) driftPaths(stories []*storyState) []string {
+	paths := make([]string, 0, len(v.files)+len(stories))
+	for _, f := range v.files {
+		if f.comparable() {
+			paths = append(paths, f.clean)
+		}
+	}
+	var added map[string]bool
+	for _, st := range stories {
+		if f := v.byPath[st.path]; (f != nil && f.comparable()) || added[st.path] {
+			continue
+		}
+		if added == nil {
+			added = make(map[string]bool, len(stories))
+		}
+		added[st.path] = true
+		paths = append(paths, st.path)
+	}
+	if !slices.IsSorted(paths) {
+		sort.Strings(paths)
+	}
+	return paths
+}
+
+// stateIndex finds a compared path's state. When the states come in the
+// order of the paths (gitCache's answers do), a file's is found by walking
+// both lists, the files being asked in that order; else (a Git that
+// answers in another order) through a map by path, as before.
+type stateIndex struct {
+	paths  []string
+	states []gitrepo.PathState
+	// aligned: states[i] is paths[i]'s; next is the walk's position.
+	aligned bool
+	next    int
+	byPath  map[string]*gitrepo.PathState
+}
+
+func newStateIndex(paths []string, states []gitrepo.PathState) *stateIndex {
+	x := &stateIndex{paths: paths, states: states}
+	x.aligned = len(states) == len(paths)
+	for i := 0; x.aligned && i < len(states); i++ {
+		x.aligned = states[i].Path == paths[i]
+	}
+	if !x.aligned {
+		x.byPath = make(map[string]*gitrepo.PathState, len(states))
+		for i := range states {
+			x.byPath[states[i].Path] = &states[i] // the last one, as a map filled in order keeps
+		}
+	}
+	return x
+}
+
+// file is lookup for the comparable files' paths, asked in their sorted
+// order.
+func (x *stateIndex) file(p string) *gitrepo.PathState {
+	if !x.aligned {
+		return x.byPath[p]
+	}
+	for x.next < len(x.paths) && x.paths[x.next] < p {
+		x.next++
+	}
+	if x.next < len(x.paths) && x.paths[x.next] == p {
+		x.next++
+		return &x.states[x.next-1]
+	}
+	return nil
+}
+
+// lookup is the state of the compared path p, nil when there is none.
+func (x *stateIndex) lookup(p string) *gitrepo.PathState {
+	if !x.aligned {
+		return x.byPath[p]
+	}
+	if i, ok := slices.BinarySearch(x.paths, p); ok {
+		return &x.states[i]
+	}
+	return nil
 }
 
 // classify turns a git comparison into a change. A recorded hash (a git blob
@@ -431,7 +525,7 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 			f.report.Detail += " and an uncommitted edit"
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", path, rf.Phase,
-			path+" was changed since the interruption "+clause+also+rec+phaseNote(rf))
+			path+" was changed since the interruption "+clause+also+rec+v.phaseNote(rf))
 	default:
 		f.conflict = true
 		f.report.State = FileChangedUncommitted
@@ -461,23 +555,25 @@ func (v *validator) clause(by []gitrepo.Commit) (clause, detail string) {
 		clause = byClause(true, false, by)
 		return clause, "changed " + clause
 	}
-	var kb strings.Builder
+	// the key is made in the validator's buffer: a text made already is
+	// found without a string made for its key
+	kb := v.keyBuf[:0]
 	for _, c := range by {
-		kb.WriteString(c.Hash)
-		kb.WriteByte(0)
-		kb.WriteString(c.Short)
-		kb.WriteByte(0)
-		kb.WriteString(c.Author)
-		kb.WriteByte(0)
-		kb.WriteString(c.Email)
-		kb.WriteByte(0)
-		kb.WriteString(strconv.FormatInt(c.When.Unix(), 10))
-		kb.WriteByte(0)
+		kb = append(kb, c.Hash...)
+		kb = append(kb, 0)
+		kb = append(kb, c.Short...)
+		kb = append(kb, 0)
+		kb = append(kb, c.Author...)
+		kb = append(kb, 0)
+		kb = append(kb, c.Email...)
+		kb = append(kb, 0)
+		kb = strconv.AppendInt(kb, c.When.Unix(), 10)
+		kb = append(kb, 0)
 	}
-	key := kb.String()
+	v.keyBuf = kb
 	r.clauseMu.Lock()
 	defer r.clauseMu.Unlock()
-	if s, ok := r.clauses[key]; ok {
+	if s, ok := r.clauses[string(kb)]; ok {
 		return s[0], s[1]
 	}
 	clause = byClause(true, false, by)
@@ -485,7 +581,7 @@ func (v *validator) clause(by []gitrepo.Commit) (clause, detail string) {
 	if r.clauses == nil || len(r.clauses) >= maxClauses {
 		r.clauses = map[string][2]string{}
 	}
-	r.clauses[key] = [2]string{clause, detail}
+	r.clauses[string(kb)] = [2]string{clause, detail}
 	return clause, detail
 }
 

@@ -23,15 +23,20 @@ type refFile struct {
 	safe   bool
 	exists bool
 	isDir  bool // a folder: checked for existence only
-	mtime  time.Time
-	// stat is the path's lstat from the safety check when it stands for a
-	// stat (not a symlink), sparing checkFile one; nil otherwise.
-	stat fs.FileInfo
-	// probe is what the file system said of the path (see probeAll).
-	probe probe
+	// own is set, once ownFiles has run, for one of the workflow's own
+	// files (see isOwn).
+	own   bool
+	mtime time.Time
+	// probe is what the file system said of the path (see probeAll): an
+	// element of the validation's probes, not a copy; its lstat (the
+	// safety check's, when it stands for a stat) spares checkFile one.
+	probe *probe
 	// story is the involved story whose file this is, if any: its changes are
 	// judged by section (conflict b), not as a plain file (conflict c).
 	story *storyState
+	// ch is the file's change since the interruption (gitDrift); ch.known
+	// is unset when git did not compare it.
+	ch change
 	// conflict is set when the file changed in a way that invalidates the
 	// phase that needs it (ChangedPhases).
 	conflict bool
@@ -101,8 +106,7 @@ func (v *validator) integrity() {
 		return &states[len(states)-1]
 	}
 	for i, rf := range uniq {
-		p := probes[i]
-		clean, stat, err := p.clean, p.lstat, p.err
+		clean, err := probes[i].clean, probes[i].err
 		if err != nil {
 			f := newFile(refFile{ref: rf})
 			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
@@ -116,7 +120,7 @@ func (v *validator) integrity() {
 			f.ref = mergeRef(f.ref, rf)
 			continue
 		}
-		f := newFile(refFile{ref: rf, clean: clean, safe: true, stat: stat, probe: p})
+		f := newFile(refFile{ref: rf, clean: clean, safe: true, probe: &probes[i]})
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}

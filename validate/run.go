@@ -124,15 +124,19 @@ func (r *Run) lstat(clean string) (fs.FileInfo, bool) {
 // the validated repository).
 func (v *validator) record(f *refFile) {
 	r := v.in.Run
-	if r == nil || r.root != v.in.Root || !f.safe || (!f.exists && f.stat == nil) {
+	if r == nil || r.root != v.in.Root || !f.safe || f.probe == nil {
+		return
+	}
+	stat := f.probe.lstat
+	if !f.exists && stat == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sp := r.seen[f.clean]
 	sp.exists = sp.exists || f.exists
-	if f.stat != nil {
-		sp.lstat = f.stat
+	if stat != nil {
+		sp.lstat = stat
 	}
 	r.seen[f.clean] = sp
 }

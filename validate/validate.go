@@ -202,6 +202,13 @@ type validator struct {
 	// timeCut is the commit the candidate's time was dated from when the
 	// history is cut short there (see timeFromCut): the time is a bound.
 	timeCut string
+	// keyBuf is clause's key, reused.
+	keyBuf []byte
+	// note is the last phase note made (see validator.phaseNote).
+	note struct {
+		set, produced bool
+		phase, text   string
+	}
 }
 
 func newValidator(in Input) *validator {
@@ -274,7 +281,8 @@ func (v *validator) finish() Report {
 	slices.SortStableFunc(rep.Stories, func(a, b StoryReport) int { return strings.Compare(a.ID, b.ID) })
 	rep.ChangedPhases = sortedKeys(changed)
 	rep.MissingPhases = sortedKeys(missing)
-	rep.Findings = workflow.CapFindings(v.list.Sorted()) // a file's thousands of references: 500 and a count
+	// a file's thousands of references: 500 and a count
+	rep.Findings = workflow.CapSortedFindings(v.list.TakeSorted())
 	if rep.Findings == nil {
 		rep.Findings = []workflow.Finding{}
 	}
@@ -326,6 +334,19 @@ func phaseNote(rf workflow.RefFile) string {
 	default:
 		return " (needed by phase " + display(rf.Phase) + ")"
 	}
+}
+
+// phaseNote is phaseNote(rf), the last one made kept: a validation's
+// references mostly share a phase, so its note is made once, not once a
+// finding.
+func (v *validator) phaseNote(rf workflow.RefFile) string {
+	if rf.Phase == "" {
+		return ""
+	}
+	if !v.note.set || v.note.phase != rf.Phase || v.note.produced != rf.Produced {
+		v.note.set, v.note.phase, v.note.produced, v.note.text = true, rf.Phase, rf.Produced, phaseNote(rf)
+	}
+	return v.note.text
 }
 
 // stamp formats a time for messages.
