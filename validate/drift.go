@@ -274,7 +274,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 			continue
 		}
 		if ps := st.lookup(s.path); ps != nil {
-			ch := v.classify(*ps, "", v.mtimeOf(s.path))
+			ch := v.classify(*ps, "", func() time.Time { return v.mtimeOf(s.path) })
 			if storyCh == nil {
 				storyCh = make(map[string]change, len(stories))
 			}
@@ -314,7 +314,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 			continue
 		}
 		if !f.ch.known {
-			f.report.State = FileUnknown
+			f.state = FileUnknown
 			continue
 		}
 		// only a committed or deleted file's change is told by its
@@ -414,8 +414,9 @@ func (x *stateIndex) lookup(p string) *gitrepo.PathState {
 }
 
 // classify turns a git comparison into a change. A recorded hash (a git blob
-// hash the state saved for the file) replaces the base commit's.
-func (v *validator) classify(ps gitrepo.PathState, recorded string, mtime time.Time) change {
+// hash the state saved for the file) replaces the base commit's; mtime is
+// the file's modification time, asked only when the rule needs it.
+func (v *validator) classify(ps gitrepo.PathState, recorded string, mtime func() time.Time) change {
 	ch := change{known: true, added: ps.BaseHash == "" && ps.OnDisk}
 	if !ps.OnDisk {
 		ch.deleted = ps.BaseHash != ""
@@ -446,7 +447,7 @@ func (v *validator) classify(ps gitrepo.PathState, recorded string, mtime time.T
 	// An uncommitted edit from before the interruption is the workflow's own
 	// unfinished work — unless the state recorded the file's hash, which
 	// then says exactly what the workflow left.
-	if ch.changed && ch.uncommitted && !ch.committed && !ch.vsRecord && v.beforeInterruption(mtime) {
+	if ch.changed && ch.uncommitted && !ch.committed && !ch.vsRecord && v.beforeInterruption(mtime()) {
 		ch.own = true
 	}
 	return ch
@@ -470,27 +471,27 @@ func (v *validator) afterInterruption(mtime time.Time) bool {
 // workflow's own change is progress (see progress.go), anyone else's a
 // conflict.
 func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []gitrepo.Commit) {
-	if f.report.State == FileMissing {
+	if f.state == FileMissing {
 		if ch.deleted {
 			by = shown(by)
-			f.report.By = by
-			f.report.Detail = "deleted since the interruption"
+			f.by = by
+			f.detail = "deleted since the interruption"
 			if len(by) > 0 {
-				f.report.Detail += " by " + describeCommits(by)
+				f.detail += " by " + describeCommits(by)
 			}
 		}
 		return
 	}
 	if !ch.changed {
-		f.report.State = FileUnchanged
+		f.state = FileUnchanged
 		return
 	}
 	if f.story != nil {
 		// An involved story's file: storyChange reports it.
-		f.report.State = FileChangedUncommitted
+		f.state = FileChangedUncommitted
 		if ch.committed {
-			f.report.State = FileChangedCommitted
-			f.report.By = shown(by)
+			f.state = FileChangedCommitted
+			f.by = shown(by)
 		}
 		return
 	}
@@ -509,30 +510,30 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 	}
 	switch {
 	case ch.own:
-		f.report.State = FileChangedUncommitted
-		f.report.Detail = "own uncommitted work (modified before the interruption)"
+		f.state = FileChangedUncommitted
+		f.detail = "own uncommitted work (modified before the interruption)"
 		v.add(workflow.CheckConflict, workflow.Info, "own-uncommitted-work", path, rf.Phase,
 			path+" has uncommitted changes from before the interruption: the workflow's own unfinished work"+phaseNote(rf))
 	case ch.committed:
 		f.conflict = true
-		f.report.State = FileChangedCommitted
-		f.report.By = by
+		f.state = FileChangedCommitted
+		f.by = by
 		clause, detail := v.clause(by)
-		f.report.Detail = detail
+		f.detail = detail
 		also := ""
 		if ch.uncommitted {
 			also = "; it also has an uncommitted edit"
-			f.report.Detail += " and an uncommitted edit"
+			f.detail += " and an uncommitted edit"
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", path, rf.Phase,
 			path+" was changed since the interruption "+clause+also+rec+v.phaseNote(rf))
 	default:
 		f.conflict = true
-		f.report.State = FileChangedUncommitted
-		f.report.Detail = "uncommitted edit"
+		f.state = FileChangedUncommitted
+		f.detail = "uncommitted edit"
 		when := ""
-		if !f.mtime.IsZero() {
-			when = ", modified " + stamp(f.mtime)
+		if !f.mtime().IsZero() {
+			when = ", modified " + stamp(f.mtime())
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed-uncommitted", path, rf.Phase,
 			path+" has an uncommitted edit made after the interruption"+when+rec+phaseNote(rf))

@@ -25,8 +25,10 @@ type refFile struct {
 	isDir  bool // a folder: checked for existence only
 	// own is set, once ownFiles has run, for one of the workflow's own
 	// files (see isOwn).
-	own   bool
-	mtime time.Time
+	own bool
+	// conflict is set when the file changed in a way that invalidates the
+	// phase that needs it (ChangedPhases).
+	conflict bool
 	// probe is what the file system said of the path (see probeAll): an
 	// element of the validation's probes, not a copy; its lstat (the
 	// safety check's, when it stands for a stat) spares checkFile one.
@@ -37,10 +39,30 @@ type refFile struct {
 	// ch is the file's change since the interruption (gitDrift); ch.known
 	// is unset when git did not compare it.
 	ch change
-	// conflict is set when the file changed in a way that invalidates the
-	// phase that needs it (ChangedPhases).
-	conflict bool
-	report   FileReport
+	// state, by and detail are the file report's (see report); its path,
+	// phase and flags are the reference's.
+	state, detail string
+	by            []gitrepo.Commit
+}
+
+// mtime is the file's modification time (its probe's), zero when it does
+// not exist; read when a message or a rule needs it, not kept for every
+// file.
+func (f *refFile) mtime() time.Time {
+	if !f.exists || f.probe == nil || f.probe.fi == nil {
+		return time.Time{}
+	}
+	return f.probe.fi.ModTime()
+}
+
+// report is the file's FileReport.
+func (f *refFile) report() FileReport {
+	p := f.clean
+	if !f.safe {
+		p = f.ref.Path
+	}
+	return FileReport{Path: display(p), Phase: display(f.ref.Phase), Critical: f.ref.Critical, Produced: f.ref.Produced,
+		State: f.state, By: f.by, Detail: f.detail}
 }
 
 // mergeRef keeps the more critical of two references to one path, filling
@@ -109,8 +131,7 @@ func (v *validator) integrity() {
 		clean, err := probes[i].clean, probes[i].err
 		if err != nil {
 			f := newFile(refFile{ref: rf})
-			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
-				State: FileUnsafe, Detail: err.Error()}
+			f.state, f.detail = FileUnsafe, err.Error()
 			v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
 				fmt.Sprintf("unsafe referenced path, not read: %s%s", strings.TrimPrefix(err.Error(), safefile.ErrUnsafe.Error()+": "), phaseNote(rf)))
 			v.files = append(v.files, f)
@@ -145,18 +166,17 @@ func (f *refFile) displayPath() string {
 // check).
 func (v *validator) checkFile(f *refFile) {
 	rf := f.ref
-	f.report = FileReport{Path: display(f.clean), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced, State: FileUnknown}
+	f.state = FileUnknown
 	fi, err := f.probe.fi, f.probe.open
 	switch {
 	case err == nil:
 		f.exists = true
-		f.mtime = fi.ModTime()
 		if fi.IsDir() {
 			f.isDir = true
-			f.report.Detail = "a folder: not compared"
+			f.detail = "a folder: not compared"
 		}
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		f.report.State = FileMissing
+		f.state = FileMissing
 		if v.missingStoryPaths[f.clean] {
 			return // consistency reports the story as missing
 		}
@@ -174,7 +194,7 @@ func (v *validator) checkFile(f *refFile) {
 				fmt.Sprintf("referenced file %s is missing%s%s", f.clean, gone, phaseNote(rf)))
 		}
 	default:
-		f.report.Detail = "unreadable: " + err.Error()
+		f.detail = "unreadable: " + err.Error()
 		sev := workflow.Warning
 		if rf.Critical {
 			sev = workflow.Blocking
@@ -229,8 +249,8 @@ func (v *validator) goneBy(f *refFile) string {
 	if r.Commit.Subject != "" {
 		by += fmt.Sprintf(" %q", display(r.Commit.Subject))
 	}
-	f.report.By = []gitrepo.Commit{r.Commit}
-	f.report.Detail = what + " by " + by
+	f.by = []gitrepo.Commit{r.Commit}
+	f.detail = what + " by " + by
 	return ", " + what + " by " + by
 }
 

@@ -117,16 +117,22 @@ func (v *validator) ownFiles() *ownership {
 			o.record[s.path] = true
 		}
 	}
+	// what recordFroms and workFroms say of the last From looked up (a
+	// workflow's references mostly share one)
+	lastFrom, fromRecord, fromWork, looked := "", false, false, false
 	for _, f := range v.files {
 		if !f.safe {
 			continue
 		}
 		rf := f.ref
+		if !looked || rf.From != lastFrom {
+			lastFrom, fromRecord, fromWork, looked = rf.From, recordFroms[rf.From], workFroms[rf.From], true
+		}
 		switch {
-		case recordFroms[rf.From] || (rf.From == "feature" && path.Base(f.clean) == "tasks.md"):
+		case fromRecord || (rf.From == "feature" && path.Base(f.clean) == "tasks.md"):
 			o.record[f.clean] = true
 			f.own = true
-		case workFroms[rf.From] || rf.Produced || strings.HasPrefix(rf.From, "task ") || strings.HasPrefix(rf.From, "subtask "):
+		case fromWork || rf.Produced || strings.HasPrefix(rf.From, "task ") || strings.HasPrefix(rf.From, "subtask "):
 			f.own = true
 		}
 	}
@@ -395,21 +401,21 @@ func (v *validator) fileProgress(base gitrepo.Commit, f *refFile, ch change, by 
 		return false, others
 	}
 	rf, p := f.ref, f.clean
-	f.report.State = FileChangedUncommitted
+	f.state = FileChangedUncommitted
 	if ch.committed {
-		f.report.State = FileChangedCommitted
-		f.report.By = shown(by)
+		f.state = FileChangedCommitted
+		f.by = shown(by)
 	}
-	what := progressText(ch, by, f.mtime)
+	what := progressText(ch, by, f.mtime())
 	if !ch.added && v.rewritten(base, p) {
 		f.conflict = true
-		f.report.Detail = "rewritten wholesale by " + what
+		f.detail = "rewritten wholesale by " + what
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-rewritten", p, rf.Phase,
 			fmt.Sprintf("%s was rewritten wholesale since the interruption (fewer than a quarter of its lines are left) by %s%s", p, what, phaseNote(rf)))
 		return true, nil
 	}
-	v.activity(ch, by, f.mtime)
-	f.report.Detail = "work in progress: " + what
+	v.activity(ch, by, f.mtime())
+	f.detail = "work in progress: " + what
 	v.add(workflow.CheckConflict, workflow.Info, "progress", p, rf.Phase,
 		fmt.Sprintf("%s has the workflow's own work in progress since the interruption: %s%s", p, what, phaseNote(rf)))
 	return true, nil

@@ -41,7 +41,7 @@ type Run struct {
 	// checked, for the later questions about the same paths (Compare's
 	// lstat, the plan's existence checks); see record.
 	mu   sync.Mutex
-	seen map[string]seenPath
+	seen map[string]*seenPath
 
 	// order is every candidate in the caller's order (the order status
 	// validates them in), for prefetch.
@@ -85,7 +85,7 @@ func NewRun(root string, candidates []workflow.Candidate) *Run {
 	for i := range candidates {
 		order[i] = &candidates[i]
 	}
-	return &Run{root: root, sorted: sorted, order: order, paths: safefile.NewReader(root), seen: map[string]seenPath{},
+	return &Run{root: root, sorted: sorted, order: order, paths: safefile.NewReader(root), seen: map[string]*seenPath{},
 		probed: map[string]probe{}, validated: map[string]bool{}}
 }
 
@@ -99,7 +99,8 @@ func (r *Run) Exists(clean string) bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.seen[clean].exists
+	sp := r.seen[clean]
+	return sp != nil && sp.exists
 }
 
 // lstat returns the lstat an integrity check of this run made of the file
@@ -109,13 +110,12 @@ func (r *Run) Exists(clean string) bool {
 func (r *Run) lstat(clean string) (fs.FileInfo, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sp, ok := r.seen[clean]
-	if !ok || sp.lstat == nil {
+	sp := r.seen[clean]
+	if sp == nil || sp.lstat == nil {
 		return nil, false
 	}
 	fi := sp.lstat
 	sp.lstat = nil
-	r.seen[clean] = sp
 	return fi, true
 }
 
@@ -133,12 +133,15 @@ func (v *validator) record(f *refFile) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sp := r.seen[f.clean]
+	sp := r.seen[f.clean] // one look-up when the path was seen already
+	if sp == nil {
+		sp = &seenPath{}
+		r.seen[f.clean] = sp
+	}
 	sp.exists = sp.exists || f.exists
 	if stat != nil {
 		sp.lstat = stat
 	}
-	r.seen[f.clean] = sp
 }
 
 // resumable is how many of the run's candidates are resumable (each may be

@@ -257,16 +257,17 @@ func (v *validator) finish() Report {
 	}
 	for _, f := range v.files {
 		if lists {
-			rep.Files = append(rep.Files, f.report)
+			rep.Files = append(rep.Files, f.report())
 		}
-		if f.report.Phase == "" {
+		if f.ref.Phase == "" || (f.state != FileMissing && !f.conflict) {
 			continue
 		}
-		if f.report.State == FileMissing {
-			missing[f.report.Phase] = true
+		phase := display(f.ref.Phase) // as the file report shows it
+		if f.state == FileMissing {
+			missing[phase] = true
 		}
 		if f.conflict {
-			changed[f.report.Phase] = true
+			changed[phase] = true
 		}
 	}
 	slices.SortStableFunc(rep.Files, func(a, b FileReport) int { return strings.Compare(a.Path, b.Path) })
