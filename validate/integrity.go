@@ -29,9 +29,9 @@ type refFile struct {
 	// conflict is set when the file changed in a way that invalidates the
 	// phase that needs it (ChangedPhases).
 	conflict bool
-	// probe is what the file system said of the path (see probeAll): an
-	// element of the validation's probes, not a copy; its lstat (the
-	// safety check's, when it stands for a stat) spares checkFile one.
+	// probe is what the file system said of the path (see probeAll),
+	// shared with the Run; its lstat (the safety check's, when it stands
+	// for a stat) spares checkFile one.
 	probe *probe
 	// story is the involved story whose file this is, if any: its changes are
 	// judged by section (conflict b), not as a plain file (conflict c).
@@ -120,6 +120,9 @@ func (v *validator) integrity() {
 	if len(v.byPath) == 0 {
 		v.byPath = make(map[string]*refFile, len(uniq))
 	}
+	if v.files == nil {
+		v.files = make([]*refFile, 0, len(uniq))
+	}
 	// the files' states, in one allocation (at most one per reference: the
 	// pointers taken below stay valid)
 	states := make([]refFile, 0, len(uniq))
@@ -141,7 +144,7 @@ func (v *validator) integrity() {
 			f.ref = mergeRef(f.ref, rf)
 			continue
 		}
-		f := newFile(refFile{ref: rf, clean: clean, safe: true, probe: &probes[i]})
+		f := newFile(refFile{ref: rf, clean: clean, safe: true, probe: probes[i]})
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}

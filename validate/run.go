@@ -53,7 +53,7 @@ type Run struct {
 	// validations that asked (validated their ids), prefetched the paths
 	// probed ahead, prefetchDone is closed when the prefetch has ended.
 	probeMu      sync.Mutex
-	probed       map[string]probe
+	probed       map[string]*probe // shared, never changed once made
 	validations  int
 	validated    map[string]bool
 	prefetched   int
@@ -86,7 +86,7 @@ func NewRun(root string, candidates []workflow.Candidate) *Run {
 		order[i] = &candidates[i]
 	}
 	return &Run{root: root, sorted: sorted, order: order, paths: safefile.NewReader(root), seen: map[string]*seenPath{},
-		probed: map[string]probe{}, validated: map[string]bool{}}
+		probed: map[string]*probe{}, validated: map[string]bool{}}
 }
 
 // Exists reports whether a validation of this run found a file or folder

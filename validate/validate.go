@@ -316,8 +316,11 @@ func sortedKeys(m map[string]bool) []string {
 // display makes a path safe to print: a path holding control characters
 // (NUL, newline, …) is shown escaped, as a Go string literal without quotes.
 func display(p string) string {
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
+	// byte by byte: a control character is one byte below 0x80, never
+	// part of a multi-byte sequence (valid or not), so this is the test
+	// of every rune without decoding them
+	for i := 0; i < len(p); i++ {
+		if b := p[i]; b < 0x20 || b == 0x7f {
 			q := strconv.Quote(p)
 			return q[1 : len(q)-1]
 		}
