@@ -503,7 +503,7 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 		by = others
 	}
 	by = shown(by)
-	rf, path := f.ref, f.clean
+	rf, path := *f.ref, f.clean
 	rec := ""
 	if ch.vsRecord {
 		rec = " (it differs from the hash the state recorded)"

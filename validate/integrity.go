@@ -18,7 +18,9 @@ import (
 
 // refFile is one referenced file as validation sees it.
 type refFile struct {
-	ref    workflow.RefFile
+	// ref is the reference: the candidate's own (never written through),
+	// or a merge of the references to one path made for it
+	ref    *workflow.RefFile
 	clean  string // cleaned repository-relative path; "" when unsafe
 	safe   bool
 	exists bool
@@ -80,9 +82,38 @@ func mergeRef(a, b workflow.RefFile) workflow.RefFile {
 
 // integrity checks that every referenced file is safe, exists and can be
 // opened. Unsafe paths are never stat'ed or read.
+//
+// The references are de-duplicated on the path as written (merged, before
+// the cap), then on the cleaned path. A list within the cap whose cleaned
+// paths are all different (the common case: discovery de-duplicates) has no
+// repeat as written either, so it is first tried as it is, without the
+// first de-duplication's map; at the first repeat it is done again the long
+// way (the same answers: the probes are the Run's).
 func (v *validator) integrity() {
-	// De-duplicate on the path as written first: it is cheap and bounds the
-	// work before the cap.
+	if r := v.in.Run; r != nil && r.root == v.in.Root {
+		r.prefetch(v.c.ID, v.cfg.MaxRefFiles)
+	}
+	n := len(v.c.Files)
+	if n <= v.cfg.MaxRefFiles && tryDistinct {
+		refs := v.c.Files[:n:n]
+		if v.placeFiles(refs, v.probeAll(refs), true) {
+			v.checkFiles()
+			return
+		}
+	}
+	uniq := v.uniqueRefs()
+	v.placeFiles(uniq, v.probeAll(uniq), false)
+	v.checkFiles()
+}
+
+// tryDistinct says integrity tries a list as it is first (a test turns it
+// off to compare with the long way).
+var tryDistinct = true
+
+// uniqueRefs is the candidate's references de-duplicated on the path as
+// written (a repeat merged into the first), capped at MaxRefFiles
+// (critical ones first; too-many-refs).
+func (v *validator) uniqueRefs() []workflow.RefFile {
 	seen := make(map[string]int, len(v.c.Files))
 	var uniq []workflow.RefFile
 	copied := false
@@ -114,9 +145,15 @@ func (v *validator) integrity() {
 			fmt.Sprintf("%s references %d files; only %d were checked (max_ref_files)", display(v.c.ID), len(uniq), max))
 		uniq = uniq[:max]
 	}
+	return uniq
+}
 
-	// Check each path, then de-duplicate on the cleaned path.
-	probes := v.probeAll(uniq)
+// placeFiles makes the files of the references uniq from their probes,
+// de-duplicated on the cleaned path, in v.files (sorted) and v.byPath, and
+// reports the unsafe ones. With distinct set it gives up at the first
+// repeat (two safe references with one cleaned path, or two unsafe ones
+// with one path as written), reporting false and leaving nothing made.
+func (v *validator) placeFiles(uniq []workflow.RefFile, probes []*probe, distinct bool) bool {
 	if len(v.byPath) == 0 {
 		v.byPath = make(map[string]*refFile, len(uniq))
 	}
@@ -130,32 +167,60 @@ func (v *validator) integrity() {
 		states = append(states, f)
 		return &states[len(states)-1]
 	}
+	var unsafe []int               // the unsafe references, reported once all are placed
+	var unsafeSeen map[string]bool // with distinct, from the second unsafe one
 	for i, rf := range uniq {
 		clean, err := probes[i].clean, probes[i].err
 		if err != nil {
-			f := newFile(refFile{ref: rf})
+			if distinct && len(unsafe) > 0 {
+				if unsafeSeen == nil {
+					unsafeSeen = map[string]bool{uniq[unsafe[0]].Path: true}
+				}
+				if unsafeSeen[rf.Path] {
+					clear(v.byPath)
+					v.files = v.files[:0]
+					return false
+				}
+				unsafeSeen[rf.Path] = true
+			}
+			f := newFile(refFile{ref: &uniq[i]})
 			f.state, f.detail = FileUnsafe, err.Error()
-			v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
-				fmt.Sprintf("unsafe referenced path, not read: %s%s", strings.TrimPrefix(err.Error(), safefile.ErrUnsafe.Error()+": "), phaseNote(rf)))
+			unsafe = append(unsafe, i)
 			v.files = append(v.files, f)
 			continue
 		}
 		if f := v.byPath[clean]; f != nil {
-			f.ref = mergeRef(f.ref, rf)
+			if distinct {
+				clear(v.byPath)
+				v.files = v.files[:0]
+				return false
+			}
+			m := mergeRef(*f.ref, rf)
+			f.ref = &m
 			continue
 		}
-		f := newFile(refFile{ref: rf, clean: clean, safe: true, probe: probes[i]})
+		f := newFile(refFile{ref: &uniq[i], clean: clean, safe: true, probe: probes[i]})
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}
+	for _, i := range unsafe {
+		rf, err := uniq[i], probes[i].err
+		v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
+			fmt.Sprintf("unsafe referenced path, not read: %s%s", strings.TrimPrefix(err.Error(), safefile.ErrUnsafe.Error()+": "), phaseNote(rf)))
+	}
 	sort.SliceStable(v.files, func(i, j int) bool { return v.files[i].displayPath() < v.files[j].displayPath() })
+	return true
+}
 
+// checkFiles judges every safe file placed, and keeps what they found for
+// the Run.
+func (v *validator) checkFiles() {
 	for _, f := range v.files {
 		if f.safe {
 			v.checkFile(f)
-			v.record(f)
 		}
 	}
+	v.record(v.files)
 }
 
 func (f *refFile) displayPath() string {
@@ -168,7 +233,7 @@ func (f *refFile) displayPath() string {
 // checkFile judges one safe referenced file by its probe (stat and open
 // check).
 func (v *validator) checkFile(f *refFile) {
-	rf := f.ref
+	rf := *f.ref
 	f.state = FileUnknown
 	fi, err := f.probe.fi, f.probe.open
 	switch {

@@ -43,7 +43,7 @@ func (v *validator) mtimeDrift(stories []*storyState) {
 					f.state = FileChanged
 					f.detail = "differs from the hash the state recorded"
 					v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", f.clean, f.ref.Phase,
-						fmt.Sprintf("%s differs from the version the state recorded (no git history to say who changed it)%s", f.clean, phaseNote(f.ref)))
+						fmt.Sprintf("%s differs from the version the state recorded (no git history to say who changed it)%s", f.clean, phaseNote(*f.ref)))
 				}
 				continue
 			}
@@ -58,7 +58,7 @@ func (v *validator) mtimeDrift(stories []*storyState) {
 			continue // reported for the story below
 		}
 		v.add(workflow.CheckConflict, workflow.Warning, "changed-since", f.clean, f.ref.Phase,
-			fmt.Sprintf("%s was modified after the interruption (%s); without git history it cannot tell by whom%s", f.clean, stamp(f.mtime()), phaseNote(f.ref)))
+			fmt.Sprintf("%s was modified after the interruption (%s); without git history it cannot tell by whom%s", f.clean, stamp(f.mtime()), phaseNote(*f.ref)))
 	}
 	for _, s := range stories {
 		compared = true

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"math/rand"
 	"reflect"
 	"slices"
 	"strconv"
@@ -129,5 +130,56 @@ func TestDisplayBytesIsRunes(t *testing.T) {
 		if got := display(s); got != want {
 			t.Errorf("display(%q) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestIntegrityDistinctIsLongWay: a reference list tried as it is (no
+// repeat, within the cap) gives the report the long way (de-duplication
+// on the path as written first) gives, and a list with repeats — as
+// written, by another spelling of the cleaned path, unsafe ones — falls
+// back to it: random lists, with a Run and without, lists and no lists.
+func TestIntegrityDistinctIsLongWay(t *testing.T) {
+	r := newRepo(t)
+	for _, p := range []string{"a/b.md", "a/c.md", "d.md", "e/f/g.md"} {
+		r.write(p, "x\n", time.Time{})
+	}
+	spellings := []string{"a/b.md", "./a/b.md", "a//b.md", "a/c.md", "d.md", "e/f/g.md", "e/f/../f/g.md", "missing.md",
+		"gone/x.md", "../out.md", "/abs.md", "a/../../up.md", "e/f"}
+	rng := rand.New(rand.NewSource(11))
+	tried := map[bool]int{}
+	defer func() { tryDistinct = true }()
+	for round := 0; round < 300; round++ {
+		var refs []workflow.RefFile
+		for k := rng.Intn(8); k >= 0; k-- {
+			refs = append(refs, workflow.RefFile{
+				Path: spellings[rng.Intn(len(spellings))], Phase: []string{"", "plan", "implement"}[rng.Intn(3)],
+				Critical: rng.Intn(3) == 0, Hash: []string{"", "abc"}[rng.Intn(2)], From: []string{"", "file-list", "context"}[rng.Intn(3)],
+				Produced: rng.Intn(4) == 0,
+			})
+		}
+		c := sdc("4.1", refs...)
+		c.Files = refs // exactly these, in this order
+		withRun, noLists := rng.Intn(2) == 0, rng.Intn(2) == 0
+		report := func(try bool) Report {
+			tryDistinct = try
+			in := input(r, c)
+			in.NoLists = noLists
+			if withRun {
+				in.Run = NewRun(r.root, []workflow.Candidate{c})
+			}
+			return Validate(in)
+		}
+		long, first := report(false), report(true)
+		if !reflect.DeepEqual(first, long) {
+			t.Fatalf("round %d, refs %+v: tried as it is\n%+v\nthe long way\n%+v", round, refs, first, long)
+		}
+		paths := map[string]bool{}
+		for _, rf := range refs {
+			paths[rf.Path] = true
+		}
+		tried[len(paths) == len(refs)]++
+	}
+	if tried[true] == 0 || tried[false] == 0 {
+		t.Fatalf("lists without and with repeats: %v", tried)
 	}
 }

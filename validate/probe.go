@@ -75,7 +75,6 @@ func (v *validator) probeAll(refs []workflow.RefFile) []*probe {
 	var todo []int
 	r := v.in.Run
 	if r != nil && r.root == v.in.Root {
-		r.prefetch(v.c.ID, v.cfg.MaxRefFiles)
 		r.probeMu.Lock()
 		for i, rf := range refs {
 			if p, ok := r.probed[rf.Path]; ok {

@@ -400,7 +400,7 @@ func (v *validator) fileProgress(base gitrepo.Commit, f *refFile, ch change, by 
 	if !prog {
 		return false, others
 	}
-	rf, p := f.ref, f.clean
+	rf, p := *f.ref, f.clean
 	f.state = FileChangedUncommitted
 	if ch.committed {
 		f.state = FileChangedCommitted

@@ -119,28 +119,33 @@ func (r *Run) lstat(clean string) (fs.FileInfo, bool) {
 	return fi, true
 }
 
-// record keeps what the integrity check of f found, for the run's later
-// questions about the same path (the validator's Run only, when it is for
-// the validated repository).
-func (v *validator) record(f *refFile) {
+// record keeps what the integrity checks of files found, for the run's
+// later questions about the same paths (the validator's Run only, when it
+// is for the validated repository), under one lock.
+func (v *validator) record(files []*refFile) {
 	r := v.in.Run
-	if r == nil || r.root != v.in.Root || !f.safe || f.probe == nil {
-		return
-	}
-	stat := f.probe.lstat
-	if !f.exists && stat == nil {
+	if r == nil || r.root != v.in.Root {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sp := r.seen[f.clean] // one look-up when the path was seen already
-	if sp == nil {
-		sp = &seenPath{}
-		r.seen[f.clean] = sp
-	}
-	sp.exists = sp.exists || f.exists
-	if stat != nil {
-		sp.lstat = stat
+	for _, f := range files {
+		if !f.safe || f.probe == nil {
+			continue
+		}
+		stat := f.probe.lstat
+		if !f.exists && stat == nil {
+			continue
+		}
+		sp := r.seen[f.clean] // one look-up when the path was seen already
+		if sp == nil {
+			sp = &seenPath{}
+			r.seen[f.clean] = sp
+		}
+		sp.exists = sp.exists || f.exists
+		if stat != nil {
+			sp.lstat = stat
+		}
 	}
 }
 
