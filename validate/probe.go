@@ -23,6 +23,11 @@ type probe struct {
 	err   error       // the safety check's error (unsafe path)
 	fi    fs.FileInfo // the stat judged (lstat, else a stat); nil when it failed
 	open  error       // the stat's, not-a-file or open check's error
+	// seen is the Run's record of the cleaned path (Run.seen), once one
+	// validation recorded it: the others reach it without a look-up.
+	// Read and written under the Run's mu only (the rest of a probe never
+	// changes once made).
+	seen *seenPath
 }
 
 // Probing on workers: below minParallelProbes paths one goroutine is as

@@ -137,10 +137,13 @@ func (v *validator) record(files []*refFile) {
 		if !f.exists && stat == nil {
 			continue
 		}
-		sp := r.seen[f.clean] // one look-up when the path was seen already
+		sp := f.probe.seen // the path's record, when its probe has it
 		if sp == nil {
-			sp = &seenPath{}
-			r.seen[f.clean] = sp
+			if sp = r.seen[f.clean]; sp == nil {
+				sp = &seenPath{}
+				r.seen[f.clean] = sp
+			}
+			f.probe.seen = sp
 		}
 		sp.exists = sp.exists || f.exists
 		if stat != nil {
