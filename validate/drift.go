@@ -185,34 +185,9 @@ func (f *refFile) comparable() bool {
 	return f.safe && !f.isDir
 }
 
-// pathSet is a list of paths, each once, in the order first added.
-type pathSet struct {
-	seen map[string]bool
-	list []string
-}
-
-// add appends p unless it is in the set.
-func (s *pathSet) add(p string) {
-	if s.seen == nil {
-		s.seen = map[string]bool{}
-	}
-	if !s.seen[p] {
-		s.seen[p] = true
-		s.list = append(s.list, p)
-	}
-}
-
-// withStories adds the stories' files and returns the list.
-func (s *pathSet) withStories(stories []*storyState) []string {
-	for _, st := range stories {
-		s.add(st.path)
-	}
-	return s.list
-}
-
 // gitDrift compares with the interruption commit base.
 func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
-	paths := v.driftPaths(stories)
+	paths := v.pathsOf(stories, nil)
 	if len(paths) == 0 {
 		v.rep.GitMode = GitModeNone
 		return
@@ -233,11 +208,10 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 		return
 	}
 	v.rep.GitMode = GitModeGit
-	st := newStateIndex(paths, states)
+	stateOf := statesByPath(paths, states)
 
 	// Classify every path, then ask for the commits of the committed ones
-	// in one walk. A file's change is kept in its refFile; a story's file
-	// that is not among them, in storyCh.
+	// in one walk (a story's file not among the files: in storyCh).
 	var committed []string
 	changedFiles := 0
 	for _, f := range v.files {
@@ -245,7 +219,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 		if !f.comparable() {
 			continue
 		}
-		ps := st.file(f.clean)
+		ps := stateOf(f.clean)
 		if ps == nil {
 			continue
 		}
@@ -273,7 +247,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 		if _, done := changeOf(s.path); done {
 			continue
 		}
-		if ps := st.lookup(s.path); ps != nil {
+		if ps := stateOf(s.path); ps != nil {
 			ch := v.classify(*ps, "", func() time.Time { return v.mtimeOf(s.path) })
 			if storyCh == nil {
 				storyCh = make(map[string]change, len(stories))
@@ -317,9 +291,7 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 			f.state = FileUnknown
 			continue
 		}
-		// only a committed or deleted file's change is told by its
-		// commits (see fileChange): the others' are not looked up
-		var by []gitrepo.Commit
+		var by []gitrepo.Commit // only a committed or deleted file's are shown []gitrepo.Commit
 		if f.ch.committed || f.ch.deleted {
 			by = commits[f.clean]
 		}
@@ -331,19 +303,20 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 	}
 }
 
-// driftPaths is the paths gitDrift compares, sorted, each once: the
-// comparable files' (distinct and sorted already: integrity keeps one file
-// per clean path, sorted by it), then the stories' files not among them.
-func (v *validator) driftPaths(stories []*storyState) []string {
+// pathsOf is the cleaned paths of the comparable files keep keeps (nil:
+// all; distinct, sorted as the files are), then the stories' files not
+// among them: sorted, each once.
+func (v *validator) pathsOf(stories []*storyState, keep func(*refFile) bool) []string {
 	paths := make([]string, 0, len(v.files)+len(stories))
 	for _, f := range v.files {
-		if f.comparable() {
+		if f.comparable() && (keep == nil || keep(f)) {
 			paths = append(paths, f.clean)
 		}
 	}
+	n := len(paths)
 	var added map[string]bool
 	for _, st := range stories {
-		if f := v.byPath[st.path]; (f != nil && f.comparable()) || added[st.path] {
+		if _, found := slices.BinarySearch(paths[:n], st.path); found || added[st.path] {
 			continue
 		}
 		if added == nil {
@@ -358,59 +331,33 @@ func (v *validator) driftPaths(stories []*storyState) []string {
 	return paths
 }
 
-// stateIndex finds a compared path's state. When the states come in the
-// order of the paths (gitCache's answers do), a file's is found by walking
-// both lists, the files being asked in that order; else (a Git that
-// answers in another order) through a map by path, as before.
-type stateIndex struct {
-	paths  []string
-	states []gitrepo.PathState
-	// aligned: states[i] is paths[i]'s; next is the walk's position.
-	aligned bool
-	next    int
-	byPath  map[string]*gitrepo.PathState
-}
-
-func newStateIndex(paths []string, states []gitrepo.PathState) *stateIndex {
-	x := &stateIndex{paths: paths, states: states}
-	x.aligned = len(states) == len(paths)
-	for i := 0; x.aligned && i < len(states); i++ {
-		x.aligned = states[i].Path == paths[i]
+// statesByPath finds the state of a compared path. When Compare answered
+// in the order of paths (gitCache does) it is found by position — the next
+// one first, the files being asked in that order — else through a map.
+func statesByPath(paths []string, states []gitrepo.PathState) func(string) *gitrepo.PathState {
+	aligned := len(states) == len(paths)
+	for i := 0; aligned && i < len(states); i++ {
+		aligned = states[i].Path == paths[i]
 	}
-	if !x.aligned {
-		x.byPath = make(map[string]*gitrepo.PathState, len(states))
+	if !aligned {
+		byPath := make(map[string]*gitrepo.PathState, len(states))
 		for i := range states {
-			x.byPath[states[i].Path] = &states[i] // the last one, as a map filled in order keeps
+			byPath[states[i].Path] = &states[i] // the last one, as before
 		}
+		return func(p string) *gitrepo.PathState { return byPath[p] }
 	}
-	return x
-}
-
-// file is lookup for the comparable files' paths, asked in their sorted
-// order.
-func (x *stateIndex) file(p string) *gitrepo.PathState {
-	if !x.aligned {
-		return x.byPath[p]
+	next := 0
+	return func(p string) *gitrepo.PathState {
+		i, ok := next, next < len(paths) && paths[next] == p
+		if !ok {
+			i, ok = slices.BinarySearch(paths, p)
+		}
+		if !ok {
+			return nil
+		}
+		next = i + 1
+		return &states[i]
 	}
-	for x.next < len(x.paths) && x.paths[x.next] < p {
-		x.next++
-	}
-	if x.next < len(x.paths) && x.paths[x.next] == p {
-		x.next++
-		return &x.states[x.next-1]
-	}
-	return nil
-}
-
-// lookup is the state of the compared path p, nil when there is none.
-func (x *stateIndex) lookup(p string) *gitrepo.PathState {
-	if !x.aligned {
-		return x.byPath[p]
-	}
-	if i, ok := slices.BinarySearch(x.paths, p); ok {
-		return &x.states[i]
-	}
-	return nil
 }
 
 // classify turns a git comparison into a change. A recorded hash (a git blob
@@ -526,7 +473,7 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 			f.detail += " and an uncommitted edit"
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", path, rf.Phase,
-			path+" was changed since the interruption "+clause+also+rec+v.phaseNote(rf))
+			path+" was changed since the interruption "+clause+also+rec+phaseNote(rf))
 	default:
 		f.conflict = true
 		f.state = FileChangedUncommitted

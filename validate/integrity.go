@@ -18,38 +18,28 @@ import (
 
 // refFile is one referenced file as validation sees it.
 type refFile struct {
-	// ref is the reference: the candidate's own (never written through),
-	// or a merge of the references to one path made for it
-	ref    *workflow.RefFile
-	clean  string // cleaned repository-relative path; "" when unsafe
+	ref    *workflow.RefFile // the candidate's (never written through), or a merge
+	clean  string            // cleaned repository-relative path; "" when unsafe
 	safe   bool
 	exists bool
 	isDir  bool // a folder: checked for existence only
-	// own is set, once ownFiles has run, for one of the workflow's own
-	// files (see isOwn).
-	own bool
+	own    bool // one of the workflow's own files (set by ownFiles; see isOwn)
 	// conflict is set when the file changed in a way that invalidates the
 	// phase that needs it (ChangedPhases).
 	conflict bool
 	// probe is what the file system said of the path (see probeAll),
-	// shared with the Run; its lstat (the safety check's, when it stands
-	// for a stat) spares checkFile one.
+	// shared with the Run.
 	probe *probe
 	// story is the involved story whose file this is, if any: its changes are
 	// judged by section (conflict b), not as a plain file (conflict c).
 	story *storyState
-	// ch is the file's change since the interruption (gitDrift); ch.known
-	// is unset when git did not compare it.
-	ch change
-	// state, by and detail are the file report's (see report); its path,
-	// phase and flags are the reference's.
+	ch    change // the change since the interruption (gitDrift); unknown when not compared
+	// state, by and detail are the file report's (see report).
 	state, detail string
 	by            []gitrepo.Commit
 }
 
-// mtime is the file's modification time (its probe's), zero when it does
-// not exist; read when a message or a rule needs it, not kept for every
-// file.
+// mtime is the file's modification time (its probe's; zero when missing).
 func (f *refFile) mtime() time.Time {
 	if !f.exists || f.probe == nil || f.probe.fi == nil {
 		return time.Time{}
@@ -81,14 +71,11 @@ func mergeRef(a, b workflow.RefFile) workflow.RefFile {
 }
 
 // integrity checks that every referenced file is safe, exists and can be
-// opened. Unsafe paths are never stat'ed or read.
-//
-// The references are de-duplicated on the path as written (merged, before
-// the cap), then on the cleaned path. A list within the cap whose cleaned
-// paths are all different (the common case: discovery de-duplicates) has no
-// repeat as written either, so it is first tried as it is, without the
-// first de-duplication's map; at the first repeat it is done again the long
-// way (the same answers: the probes are the Run's).
+// opened. Unsafe paths are never stat'ed or read. The references are
+// de-duplicated on the path as written (before the cap), then on the
+// cleaned path; a list within the cap, all safe, whose cleaned paths differ
+// has no repeat as written either, so it is tried as it is first (the long
+// way at a repeat; the probes are the Run's).
 func (v *validator) integrity() {
 	if r := v.in.Run; r != nil && r.root == v.in.Root {
 		r.prefetch(v.c.ID, v.cfg.MaxRefFiles)
@@ -106,13 +93,11 @@ func (v *validator) integrity() {
 	v.checkFiles()
 }
 
-// tryDistinct says integrity tries a list as it is first (a test turns it
-// off to compare with the long way).
+// tryDistinct: integrity tries a list as it is first (off in a test).
 var tryDistinct = true
 
 // uniqueRefs is the candidate's references de-duplicated on the path as
-// written (a repeat merged into the first), capped at MaxRefFiles
-// (critical ones first; too-many-refs).
+// written, capped at MaxRefFiles (critical ones first; too-many-refs).
 func (v *validator) uniqueRefs() []workflow.RefFile {
 	seen := make(map[string]int, len(v.c.Files))
 	var uniq []workflow.RefFile
@@ -149,10 +134,9 @@ func (v *validator) uniqueRefs() []workflow.RefFile {
 }
 
 // placeFiles makes the files of the references uniq from their probes,
-// de-duplicated on the cleaned path, in v.files (sorted) and v.byPath, and
-// reports the unsafe ones. With distinct set it gives up at the first
-// repeat (two safe references with one cleaned path, or two unsafe ones
-// with one path as written), reporting false and leaving nothing made.
+// de-duplicated on the cleaned path, in v.files and v.byPath. With distinct
+// set it gives up (false, nothing made) at an unsafe path or a cleaned path
+// met twice: the long way's merges and findings are then needed.
 func (v *validator) placeFiles(uniq []workflow.RefFile, probes []*probe, distinct bool) bool {
 	if len(v.byPath) == 0 {
 		v.byPath = make(map[string]*refFile, len(uniq))
@@ -167,53 +151,36 @@ func (v *validator) placeFiles(uniq []workflow.RefFile, probes []*probe, distinc
 		states = append(states, f)
 		return &states[len(states)-1]
 	}
-	var unsafe []int               // the unsafe references, reported once all are placed
-	var unsafeSeen map[string]bool // with distinct, from the second unsafe one
 	for i, rf := range uniq {
 		clean, err := probes[i].clean, probes[i].err
+		f := v.byPath[clean]
+		if distinct && (err != nil || f != nil) {
+			clear(v.byPath)
+			v.files = v.files[:0]
+			return false
+		}
 		if err != nil {
-			if distinct && len(unsafe) > 0 {
-				if unsafeSeen == nil {
-					unsafeSeen = map[string]bool{uniq[unsafe[0]].Path: true}
-				}
-				if unsafeSeen[rf.Path] {
-					clear(v.byPath)
-					v.files = v.files[:0]
-					return false
-				}
-				unsafeSeen[rf.Path] = true
-			}
 			f := newFile(refFile{ref: &uniq[i]})
 			f.state, f.detail = FileUnsafe, err.Error()
-			unsafe = append(unsafe, i)
+			v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
+				fmt.Sprintf("unsafe referenced path, not read: %s%s", strings.TrimPrefix(err.Error(), safefile.ErrUnsafe.Error()+": "), phaseNote(rf)))
 			v.files = append(v.files, f)
 			continue
 		}
-		if f := v.byPath[clean]; f != nil {
-			if distinct {
-				clear(v.byPath)
-				v.files = v.files[:0]
-				return false
-			}
+		if f != nil {
 			m := mergeRef(*f.ref, rf)
 			f.ref = &m
 			continue
 		}
-		f := newFile(refFile{ref: &uniq[i], clean: clean, safe: true, probe: probes[i]})
+		f = newFile(refFile{ref: &uniq[i], clean: clean, safe: true, probe: probes[i]})
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
-	}
-	for _, i := range unsafe {
-		rf, err := uniq[i], probes[i].err
-		v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
-			fmt.Sprintf("unsafe referenced path, not read: %s%s", strings.TrimPrefix(err.Error(), safefile.ErrUnsafe.Error()+": "), phaseNote(rf)))
 	}
 	sort.SliceStable(v.files, func(i, j int) bool { return v.files[i].displayPath() < v.files[j].displayPath() })
 	return true
 }
 
-// checkFiles judges every safe file placed, and keeps what they found for
-// the Run.
+// checkFiles judges every safe file, and keeps what it found for the Run.
 func (v *validator) checkFiles() {
 	for _, f := range v.files {
 		if f.safe {

@@ -23,10 +23,8 @@ type probe struct {
 	err   error       // the safety check's error (unsafe path)
 	fi    fs.FileInfo // the stat judged (lstat, else a stat); nil when it failed
 	open  error       // the stat's, not-a-file or open check's error
-	// seen is the Run's record of the cleaned path (Run.seen), once one
-	// validation recorded it: the others reach it without a look-up.
-	// Read and written under the Run's mu only (the rest of a probe never
-	// changes once made).
+	// seen is the Run's record of the path once made (under the Run's mu
+	// only; the rest of a probe never changes once made).
 	seen *seenPath
 }
 
@@ -72,9 +70,7 @@ func probePath(root string, check func(rel string) (string, fs.FileInfo, error),
 // probeAll probes every path of refs, in parallel when there are many,
 // taking the answers the Run gathered already (its prefetch, the other
 // validations), and keeping its own for the run's other validations.
-//
-// The probes are pointers, shared with the Run: nobody changes a probe once
-// made.
+// The probes are shared with the Run.
 func (v *validator) probeAll(refs []workflow.RefFile) []*probe {
 	out := make([]*probe, len(refs))
 	var todo []int

@@ -67,9 +67,7 @@ type OwnershipGit interface {
 type ownership struct {
 	built bool
 	// record is the record files (state, sources, stories, tasks file);
-	// the work files (those its File List / tasks / phases name) are the
-	// referenced files marked own (refFile.own, set for the record ones
-	// too), looked up through validator.byPath.
+	// the work files (File List, tasks, phases) are marked refFile.own.
 	record  map[string]bool
 	authors map[string]bool // identities (see identity)
 	asked   bool            // authors looked up
@@ -117,8 +115,7 @@ func (v *validator) ownFiles() *ownership {
 			o.record[s.path] = true
 		}
 	}
-	// what recordFroms and workFroms say of the last From looked up (a
-	// workflow's references mostly share one)
+	// recordFroms' and workFroms' answers for the last From (mostly one)
 	lastFrom, fromRecord, fromWork, looked := "", false, false, false
 	for _, f := range v.files {
 		if !f.safe {
@@ -136,9 +133,7 @@ func (v *validator) ownFiles() *ownership {
 			f.own = true
 		}
 	}
-	// a referenced file that is a record file by another name (the source,
-	// a story's file) is own too: one look-up per record path, not one per
-	// referenced file
+	// a referenced file that is a record file otherwise named is own too
 	for p := range o.record {
 		if f := v.byPath[p]; f != nil {
 			f.own = true
@@ -155,13 +150,6 @@ func (v *validator) isOwn(p string) bool {
 	}
 	f := v.byPath[p]
 	return f != nil && f.own
-}
-
-// fileOwn is isOwn(f.clean) for a safe referenced file, without a look-up
-// by path.
-func (v *validator) fileOwn(f *refFile) bool {
-	v.ownFiles()
-	return f.own
 }
 
 // identity is how a commit's author is matched against the workflow's
@@ -265,8 +253,7 @@ func (v *validator) judgeOwn(base gitrepo.Commit, own bool, ch change, by []gitr
 	if len(by) == 0 || len(by) >= ownCommitLimit {
 		return false, by
 	}
-	// others is by itself while every commit so far is someone else's
-	// (the common case: no copy); a copy only once one is the workflow's
+	// others is by itself (no copy) unless one of them is the workflow's
 	kept := 0
 	for i, c := range by {
 		if v.commitNotOwn(base, c) == "" {
@@ -396,7 +383,8 @@ func (v *validator) fileProgress(base gitrepo.Commit, f *refFile, ch change, by 
 	if !ch.changed || ch.deleted {
 		return false, by
 	}
-	prog, others := v.judgeOwn(base, v.fileOwn(f), ch, by)
+	v.ownFiles() // sets f.own: isOwn(f.clean) without a look-up
+	prog, others := v.judgeOwn(base, f.own, ch, by)
 	if !prog {
 		return false, others
 	}

@@ -120,8 +120,7 @@ func (r *Run) lstat(clean string) (fs.FileInfo, bool) {
 }
 
 // record keeps what the integrity checks of files found, for the run's
-// later questions about the same paths (the validator's Run only, when it
-// is for the validated repository), under one lock.
+// later questions about the same paths (for the validated repository).
 func (v *validator) record(files []*refFile) {
 	r := v.in.Run
 	if r == nil || r.root != v.in.Root {

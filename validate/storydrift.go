@@ -162,30 +162,24 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 // that decisions treat them like conflicts (autopilot halts).
 func (v *validator) historyMissing(stories []*storyState, why string) {
 	v.rep.GitMode = GitModeHistoryMissing
-	var set pathSet
-	for _, f := range v.files {
-		if !f.comparable() {
-			continue
-		}
+	unknown := v.pathsOf(stories, func(f *refFile) bool {
 		if f.exists && f.story == nil && isHexHash(f.ref.Hash) {
 			if h, err := v.blobHash(f.clean); err == nil && strings.EqualFold(h, f.ref.Hash) {
 				f.state = FileUnchanged
-				continue
+				return false
 			}
 		}
 		if f.state != FileMissing {
 			f.state = FileUnknown
 			f.detail = "history missing: cannot tell whether it changed since the interruption"
 		}
-		set.add(f.clean)
-	}
-	unknown := set.withStories(stories)
+		return true
+	})
 	if len(unknown) == 0 {
 		v.add(workflow.CheckGit, workflow.Info, "history-missing", "", "",
 			"the git history does not reach the interruption ("+why+"), but no referenced file needed it")
 		return
 	}
-	sort.Strings(unknown)
 	noun := "file"
 	if len(unknown) > 1 {
 		noun = "files"

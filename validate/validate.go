@@ -202,13 +202,7 @@ type validator struct {
 	// timeCut is the commit the candidate's time was dated from when the
 	// history is cut short there (see timeFromCut): the time is a bound.
 	timeCut string
-	// keyBuf is clause's key, reused.
-	keyBuf []byte
-	// note is the last phase note made (see validator.phaseNote).
-	note struct {
-		set, produced bool
-		phase, text   string
-	}
+	keyBuf  []byte // clause's key, reused
 }
 
 func newValidator(in Input) *validator {
@@ -316,9 +310,8 @@ func sortedKeys(m map[string]bool) []string {
 // display makes a path safe to print: a path holding control characters
 // (NUL, newline, …) is shown escaped, as a Go string literal without quotes.
 func display(p string) string {
-	// byte by byte: a control character is one byte below 0x80, never
-	// part of a multi-byte sequence (valid or not), so this is the test
-	// of every rune without decoding them
+	// a control character is one byte below 0x80, never part of a
+	// multi-byte sequence (valid or not): bytes, not runes, are tested
 	for i := 0; i < len(p); i++ {
 		if b := p[i]; b < 0x20 || b == 0x7f {
 			q := strconv.Quote(p)
@@ -338,19 +331,6 @@ func phaseNote(rf workflow.RefFile) string {
 	default:
 		return " (needed by phase " + display(rf.Phase) + ")"
 	}
-}
-
-// phaseNote is phaseNote(rf), the last one made kept: a validation's
-// references mostly share a phase, so its note is made once, not once a
-// finding.
-func (v *validator) phaseNote(rf workflow.RefFile) string {
-	if rf.Phase == "" {
-		return ""
-	}
-	if !v.note.set || v.note.phase != rf.Phase || v.note.produced != rf.Produced {
-		v.note.set, v.note.phase, v.note.produced, v.note.text = true, rf.Phase, rf.Produced, phaseNote(rf)
-	}
-	return v.note.text
 }
 
 // stamp formats a time for messages.
