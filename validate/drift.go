@@ -3,6 +3,7 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,46 +185,13 @@ func (f *refFile) comparable() bool {
 	return f.safe && !f.isDir
 }
 
-// pathSet is a list of paths, each once, in the order first added.
-type pathSet struct {
-	seen map[string]bool
-	list []string
-}
-
-// add appends p unless it is in the set.
-func (s *pathSet) add(p string) {
-	if s.seen == nil {
-		s.seen = map[string]bool{}
-	}
-	if !s.seen[p] {
-		s.seen[p] = true
-		s.list = append(s.list, p)
-	}
-}
-
-// withStories adds the stories' files and returns the list.
-func (s *pathSet) withStories(stories []*storyState) []string {
-	for _, st := range stories {
-		s.add(st.path)
-	}
-	return s.list
-}
-
 // gitDrift compares with the interruption commit base.
 func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
-	n := len(v.files) + len(stories)
-	set := pathSet{seen: make(map[string]bool, n), list: make([]string, 0, n)}
-	for _, f := range v.files {
-		if f.comparable() {
-			set.add(f.clean)
-		}
-	}
-	paths := set.withStories(stories)
+	paths := v.pathsOf(stories, nil)
 	if len(paths) == 0 {
 		v.rep.GitMode = GitModeNone
 		return
 	}
-	sort.Strings(paths)
 	states, err := v.in.Git.Compare(base, paths)
 	if gitrepo.MissingHistory(err) {
 		// The interruption commit's trees are not here (a partial clone
@@ -240,40 +208,51 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 		return
 	}
 	v.rep.GitMode = GitModeGit
-	byPath := make(map[string]gitrepo.PathState, len(states))
-	for _, ps := range states {
-		byPath[ps.Path] = ps
-	}
+	stateOf := statesByPath(paths, states)
 
 	// Classify every path, then ask for the commits of the committed ones
-	// in one walk.
-	changes := make(map[string]change, n)
+	// in one walk (a story's file not among the files: in storyCh).
 	var committed []string
+	changedFiles := 0
 	for _, f := range v.files {
+		f.ch = change{}
 		if !f.comparable() {
 			continue
 		}
-		ps, ok := byPath[f.clean]
-		if !ok {
+		ps := stateOf(f.clean)
+		if ps == nil {
 			continue
 		}
 		recorded := ""
 		if f.story == nil {
 			recorded = f.ref.Hash
 		}
-		ch := v.classify(ps, recorded, f.mtime)
-		changes[f.clean] = ch
-		if ch.committed {
+		f.ch = v.classify(*ps, recorded, f.mtime)
+		if f.ch.changed {
+			changedFiles++
+		}
+		if f.ch.committed {
 			committed = append(committed, f.clean)
 		}
 	}
+	var storyCh map[string]change
+	changeOf := func(p string) (change, bool) {
+		if f := v.byPath[p]; f != nil && f.ch.known {
+			return f.ch, true
+		}
+		ch, ok := storyCh[p]
+		return ch, ok
+	}
 	for _, s := range stories {
-		if _, done := changes[s.path]; done {
+		if _, done := changeOf(s.path); done {
 			continue
 		}
-		if ps, ok := byPath[s.path]; ok {
-			ch := v.classify(ps, "", v.mtimeOf(s.path))
-			changes[s.path] = ch
+		if ps := stateOf(s.path); ps != nil {
+			ch := v.classify(*ps, "", func() time.Time { return v.mtimeOf(s.path) })
+			if storyCh == nil {
+				storyCh = make(map[string]change, len(stories))
+			}
+			storyCh[s.path] = ch
 			if ch.committed {
 				committed = append(committed, s.path)
 			}
@@ -303,25 +282,88 @@ func (v *validator) gitDrift(base gitrepo.Commit, stories []*storyState) {
 		}
 	}
 
+	v.list.Grow(changedFiles) // about one finding per changed file
 	for _, f := range v.files {
 		if !f.comparable() {
 			continue
 		}
-		ch, ok := changes[f.clean]
-		if !ok {
-			f.report.State = FileUnknown
+		if !f.ch.known {
+			f.state = FileUnknown
 			continue
 		}
-		v.fileChange(base, f, ch, commits[f.clean])
+		var by []gitrepo.Commit // only a committed or deleted file's are shown []gitrepo.Commit
+		if f.ch.committed || f.ch.deleted {
+			by = commits[f.clean]
+		}
+		v.fileChange(base, f, f.ch, by)
 	}
 	for _, s := range stories {
-		v.storyChange(base, s, changes[s.path], commits[s.path])
+		ch, _ := changeOf(s.path)
+		v.storyChange(base, s, ch, commits[s.path])
+	}
+}
+
+// pathsOf is the cleaned paths of the comparable files keep keeps (nil:
+// all; distinct, sorted as the files are), then the stories' files not
+// among them: sorted, each once.
+func (v *validator) pathsOf(stories []*storyState, keep func(*refFile) bool) []string {
+	paths := make([]string, 0, len(v.files)+len(stories))
+	for _, f := range v.files {
+		if f.comparable() && (keep == nil || keep(f)) {
+			paths = append(paths, f.clean)
+		}
+	}
+	n := len(paths)
+	var added map[string]bool
+	for _, st := range stories {
+		if _, found := slices.BinarySearch(paths[:n], st.path); found || added[st.path] {
+			continue
+		}
+		if added == nil {
+			added = make(map[string]bool, len(stories))
+		}
+		added[st.path] = true
+		paths = append(paths, st.path)
+	}
+	if !slices.IsSorted(paths) {
+		sort.Strings(paths)
+	}
+	return paths
+}
+
+// statesByPath finds the state of a compared path. When Compare answered
+// in the order of paths (gitCache does) it is found by position — the next
+// one first, the files being asked in that order — else through a map.
+func statesByPath(paths []string, states []gitrepo.PathState) func(string) *gitrepo.PathState {
+	aligned := len(states) == len(paths)
+	for i := 0; aligned && i < len(states); i++ {
+		aligned = states[i].Path == paths[i]
+	}
+	if !aligned {
+		byPath := make(map[string]*gitrepo.PathState, len(states))
+		for i := range states {
+			byPath[states[i].Path] = &states[i] // the last one, as before
+		}
+		return func(p string) *gitrepo.PathState { return byPath[p] }
+	}
+	next := 0
+	return func(p string) *gitrepo.PathState {
+		i, ok := next, next < len(paths) && paths[next] == p
+		if !ok {
+			i, ok = slices.BinarySearch(paths, p)
+		}
+		if !ok {
+			return nil
+		}
+		next = i + 1
+		return &states[i]
 	}
 }
 
 // classify turns a git comparison into a change. A recorded hash (a git blob
-// hash the state saved for the file) replaces the base commit's.
-func (v *validator) classify(ps gitrepo.PathState, recorded string, mtime time.Time) change {
+// hash the state saved for the file) replaces the base commit's; mtime is
+// the file's modification time, asked only when the rule needs it.
+func (v *validator) classify(ps gitrepo.PathState, recorded string, mtime func() time.Time) change {
 	ch := change{known: true, added: ps.BaseHash == "" && ps.OnDisk}
 	if !ps.OnDisk {
 		ch.deleted = ps.BaseHash != ""
@@ -352,7 +394,7 @@ func (v *validator) classify(ps gitrepo.PathState, recorded string, mtime time.T
 	// An uncommitted edit from before the interruption is the workflow's own
 	// unfinished work — unless the state recorded the file's hash, which
 	// then says exactly what the workflow left.
-	if ch.changed && ch.uncommitted && !ch.committed && !ch.vsRecord && v.beforeInterruption(mtime) {
+	if ch.changed && ch.uncommitted && !ch.committed && !ch.vsRecord && v.beforeInterruption(mtime()) {
 		ch.own = true
 	}
 	return ch
@@ -376,27 +418,27 @@ func (v *validator) afterInterruption(mtime time.Time) bool {
 // workflow's own change is progress (see progress.go), anyone else's a
 // conflict.
 func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []gitrepo.Commit) {
-	if f.report.State == FileMissing {
+	if f.state == FileMissing {
 		if ch.deleted {
 			by = shown(by)
-			f.report.By = by
-			f.report.Detail = "deleted since the interruption"
+			f.by = by
+			f.detail = "deleted since the interruption"
 			if len(by) > 0 {
-				f.report.Detail += " by " + describeCommits(by)
+				f.detail += " by " + describeCommits(by)
 			}
 		}
 		return
 	}
 	if !ch.changed {
-		f.report.State = FileUnchanged
+		f.state = FileUnchanged
 		return
 	}
 	if f.story != nil {
 		// An involved story's file: storyChange reports it.
-		f.report.State = FileChangedUncommitted
+		f.state = FileChangedUncommitted
 		if ch.committed {
-			f.report.State = FileChangedCommitted
-			f.report.By = shown(by)
+			f.state = FileChangedCommitted
+			f.by = shown(by)
 		}
 		return
 	}
@@ -408,37 +450,37 @@ func (v *validator) fileChange(base gitrepo.Commit, f *refFile, ch change, by []
 		by = others
 	}
 	by = shown(by)
-	rf, path := f.ref, f.clean
+	rf, path := *f.ref, f.clean
 	rec := ""
 	if ch.vsRecord {
 		rec = " (it differs from the hash the state recorded)"
 	}
 	switch {
 	case ch.own:
-		f.report.State = FileChangedUncommitted
-		f.report.Detail = "own uncommitted work (modified before the interruption)"
+		f.state = FileChangedUncommitted
+		f.detail = "own uncommitted work (modified before the interruption)"
 		v.add(workflow.CheckConflict, workflow.Info, "own-uncommitted-work", path, rf.Phase,
 			path+" has uncommitted changes from before the interruption: the workflow's own unfinished work"+phaseNote(rf))
 	case ch.committed:
 		f.conflict = true
-		f.report.State = FileChangedCommitted
-		f.report.By = by
+		f.state = FileChangedCommitted
+		f.by = by
 		clause, detail := v.clause(by)
-		f.report.Detail = detail
+		f.detail = detail
 		also := ""
 		if ch.uncommitted {
 			also = "; it also has an uncommitted edit"
-			f.report.Detail += " and an uncommitted edit"
+			f.detail += " and an uncommitted edit"
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", path, rf.Phase,
 			path+" was changed since the interruption "+clause+also+rec+phaseNote(rf))
 	default:
 		f.conflict = true
-		f.report.State = FileChangedUncommitted
-		f.report.Detail = "uncommitted edit"
+		f.state = FileChangedUncommitted
+		f.detail = "uncommitted edit"
 		when := ""
-		if !f.mtime.IsZero() {
-			when = ", modified " + stamp(f.mtime)
+		if !f.mtime().IsZero() {
+			when = ", modified " + stamp(f.mtime())
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-changed-uncommitted", path, rf.Phase,
 			path+" has an uncommitted edit made after the interruption"+when+rec+phaseNote(rf))
@@ -461,23 +503,25 @@ func (v *validator) clause(by []gitrepo.Commit) (clause, detail string) {
 		clause = byClause(true, false, by)
 		return clause, "changed " + clause
 	}
-	var kb strings.Builder
+	// the key is made in the validator's buffer: a text made already is
+	// found without a string made for its key
+	kb := v.keyBuf[:0]
 	for _, c := range by {
-		kb.WriteString(c.Hash)
-		kb.WriteByte(0)
-		kb.WriteString(c.Short)
-		kb.WriteByte(0)
-		kb.WriteString(c.Author)
-		kb.WriteByte(0)
-		kb.WriteString(c.Email)
-		kb.WriteByte(0)
-		kb.WriteString(strconv.FormatInt(c.When.Unix(), 10))
-		kb.WriteByte(0)
+		kb = append(kb, c.Hash...)
+		kb = append(kb, 0)
+		kb = append(kb, c.Short...)
+		kb = append(kb, 0)
+		kb = append(kb, c.Author...)
+		kb = append(kb, 0)
+		kb = append(kb, c.Email...)
+		kb = append(kb, 0)
+		kb = strconv.AppendInt(kb, c.When.Unix(), 10)
+		kb = append(kb, 0)
 	}
-	key := kb.String()
+	v.keyBuf = kb
 	r.clauseMu.Lock()
 	defer r.clauseMu.Unlock()
-	if s, ok := r.clauses[key]; ok {
+	if s, ok := r.clauses[string(kb)]; ok {
 		return s[0], s[1]
 	}
 	clause = byClause(true, false, by)
@@ -485,7 +529,7 @@ func (v *validator) clause(by []gitrepo.Commit) (clause, detail string) {
 	if r.clauses == nil || len(r.clauses) >= maxClauses {
 		r.clauses = map[string][2]string{}
 	}
-	r.clauses[key] = [2]string{clause, detail}
+	r.clauses[string(kb)] = [2]string{clause, detail}
 	return clause, detail
 }
 

@@ -18,24 +18,43 @@ import (
 
 // refFile is one referenced file as validation sees it.
 type refFile struct {
-	ref    workflow.RefFile
-	clean  string // cleaned repository-relative path; "" when unsafe
+	ref    *workflow.RefFile // the candidate's (never written through), or a merge
+	clean  string            // cleaned repository-relative path; "" when unsafe
 	safe   bool
 	exists bool
 	isDir  bool // a folder: checked for existence only
-	mtime  time.Time
-	// stat is the path's lstat from the safety check when it stands for a
-	// stat (not a symlink), sparing checkFile one; nil otherwise.
-	stat fs.FileInfo
-	// probe is what the file system said of the path (see probeAll).
-	probe probe
-	// story is the involved story whose file this is, if any: its changes are
-	// judged by section (conflict b), not as a plain file (conflict c).
-	story *storyState
+	own    bool // one of the workflow's own files (set by ownFiles; see isOwn)
 	// conflict is set when the file changed in a way that invalidates the
 	// phase that needs it (ChangedPhases).
 	conflict bool
-	report   FileReport
+	// probe is what the file system said of the path (see probeAll),
+	// shared with the Run.
+	probe *probe
+	// story is the involved story whose file this is, if any: its changes are
+	// judged by section (conflict b), not as a plain file (conflict c).
+	story *storyState
+	ch    change // the change since the interruption (gitDrift); unknown when not compared
+	// state, by and detail are the file report's (see report).
+	state, detail string
+	by            []gitrepo.Commit
+}
+
+// mtime is the file's modification time (its probe's; zero when missing).
+func (f *refFile) mtime() time.Time {
+	if !f.exists || f.probe == nil || f.probe.fi == nil {
+		return time.Time{}
+	}
+	return f.probe.fi.ModTime()
+}
+
+// report is the file's FileReport.
+func (f *refFile) report() FileReport {
+	p := f.clean
+	if !f.safe {
+		p = f.ref.Path
+	}
+	return FileReport{Path: display(p), Phase: display(f.ref.Phase), Critical: f.ref.Critical, Produced: f.ref.Produced,
+		State: f.state, By: f.by, Detail: f.detail}
 }
 
 // mergeRef keeps the more critical of two references to one path, filling
@@ -52,10 +71,34 @@ func mergeRef(a, b workflow.RefFile) workflow.RefFile {
 }
 
 // integrity checks that every referenced file is safe, exists and can be
-// opened. Unsafe paths are never stat'ed or read.
+// opened. Unsafe paths are never stat'ed or read. The references are
+// de-duplicated on the path as written (before the cap), then on the
+// cleaned path; a list within the cap, all safe, whose cleaned paths differ
+// has no repeat as written either, so it is tried as it is first (the long
+// way at a repeat; the probes are the Run's).
 func (v *validator) integrity() {
-	// De-duplicate on the path as written first: it is cheap and bounds the
-	// work before the cap.
+	if r := v.in.Run; r != nil && r.root == v.in.Root {
+		r.prefetch(v.c.ID, v.cfg.MaxRefFiles)
+	}
+	n := len(v.c.Files)
+	if n <= v.cfg.MaxRefFiles && tryDistinct {
+		refs := v.c.Files[:n:n]
+		if v.placeFiles(refs, v.probeAll(refs), true) {
+			v.checkFiles()
+			return
+		}
+	}
+	uniq := v.uniqueRefs()
+	v.placeFiles(uniq, v.probeAll(uniq), false)
+	v.checkFiles()
+}
+
+// tryDistinct: integrity tries a list as it is first (off in a test).
+var tryDistinct = true
+
+// uniqueRefs is the candidate's references de-duplicated on the path as
+// written, capped at MaxRefFiles (critical ones first; too-many-refs).
+func (v *validator) uniqueRefs() []workflow.RefFile {
 	seen := make(map[string]int, len(v.c.Files))
 	var uniq []workflow.RefFile
 	copied := false
@@ -87,11 +130,19 @@ func (v *validator) integrity() {
 			fmt.Sprintf("%s references %d files; only %d were checked (max_ref_files)", display(v.c.ID), len(uniq), max))
 		uniq = uniq[:max]
 	}
+	return uniq
+}
 
-	// Check each path, then de-duplicate on the cleaned path.
-	probes := v.probeAll(uniq)
+// placeFiles makes the files of the references uniq from their probes,
+// de-duplicated on the cleaned path, in v.files and v.byPath. With distinct
+// set it gives up (false, nothing made) at an unsafe path or a cleaned path
+// met twice: the long way's merges and findings are then needed.
+func (v *validator) placeFiles(uniq []workflow.RefFile, probes []*probe, distinct bool) bool {
 	if len(v.byPath) == 0 {
 		v.byPath = make(map[string]*refFile, len(uniq))
+	}
+	if v.files == nil {
+		v.files = make([]*refFile, 0, len(uniq))
 	}
 	// the files' states, in one allocation (at most one per reference: the
 	// pointers taken below stay valid)
@@ -101,33 +152,42 @@ func (v *validator) integrity() {
 		return &states[len(states)-1]
 	}
 	for i, rf := range uniq {
-		p := probes[i]
-		clean, stat, err := p.clean, p.lstat, p.err
+		clean, err := probes[i].clean, probes[i].err
+		f := v.byPath[clean]
+		if distinct && (err != nil || f != nil) {
+			clear(v.byPath)
+			v.files = v.files[:0]
+			return false
+		}
 		if err != nil {
-			f := newFile(refFile{ref: rf})
-			f.report = FileReport{Path: display(rf.Path), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced,
-				State: FileUnsafe, Detail: err.Error()}
+			f := newFile(refFile{ref: &uniq[i]})
+			f.state, f.detail = FileUnsafe, err.Error()
 			v.add(workflow.CheckIntegrity, workflow.Blocking, "unsafe-path", display(rf.Path), rf.Phase,
 				fmt.Sprintf("unsafe referenced path, not read: %s%s", strings.TrimPrefix(err.Error(), safefile.ErrUnsafe.Error()+": "), phaseNote(rf)))
 			v.files = append(v.files, f)
 			continue
 		}
-		if f := v.byPath[clean]; f != nil {
-			f.ref = mergeRef(f.ref, rf)
+		if f != nil {
+			m := mergeRef(*f.ref, rf)
+			f.ref = &m
 			continue
 		}
-		f := newFile(refFile{ref: rf, clean: clean, safe: true, stat: stat, probe: p})
+		f = newFile(refFile{ref: &uniq[i], clean: clean, safe: true, probe: probes[i]})
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}
 	sort.SliceStable(v.files, func(i, j int) bool { return v.files[i].displayPath() < v.files[j].displayPath() })
+	return true
+}
 
+// checkFiles judges every safe file, and keeps what it found for the Run.
+func (v *validator) checkFiles() {
 	for _, f := range v.files {
 		if f.safe {
 			v.checkFile(f)
-			v.record(f)
 		}
 	}
+	v.record(v.files)
 }
 
 func (f *refFile) displayPath() string {
@@ -140,19 +200,18 @@ func (f *refFile) displayPath() string {
 // checkFile judges one safe referenced file by its probe (stat and open
 // check).
 func (v *validator) checkFile(f *refFile) {
-	rf := f.ref
-	f.report = FileReport{Path: display(f.clean), Phase: display(rf.Phase), Critical: rf.Critical, Produced: rf.Produced, State: FileUnknown}
+	rf := *f.ref
+	f.state = FileUnknown
 	fi, err := f.probe.fi, f.probe.open
 	switch {
 	case err == nil:
 		f.exists = true
-		f.mtime = fi.ModTime()
 		if fi.IsDir() {
 			f.isDir = true
-			f.report.Detail = "a folder: not compared"
+			f.detail = "a folder: not compared"
 		}
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		f.report.State = FileMissing
+		f.state = FileMissing
 		if v.missingStoryPaths[f.clean] {
 			return // consistency reports the story as missing
 		}
@@ -170,7 +229,7 @@ func (v *validator) checkFile(f *refFile) {
 				fmt.Sprintf("referenced file %s is missing%s%s", f.clean, gone, phaseNote(rf)))
 		}
 	default:
-		f.report.Detail = "unreadable: " + err.Error()
+		f.detail = "unreadable: " + err.Error()
 		sev := workflow.Warning
 		if rf.Critical {
 			sev = workflow.Blocking
@@ -225,8 +284,8 @@ func (v *validator) goneBy(f *refFile) string {
 	if r.Commit.Subject != "" {
 		by += fmt.Sprintf(" %q", display(r.Commit.Subject))
 	}
-	f.report.By = []gitrepo.Commit{r.Commit}
-	f.report.Detail = what + " by " + by
+	f.by = []gitrepo.Commit{r.Commit}
+	f.detail = what + " by " + by
 	return ", " + what + " by " + by
 }
 

@@ -37,28 +37,28 @@ func (v *validator) mtimeDrift(stories []*storyState) {
 		if f.story == nil && isHexHash(f.ref.Hash) {
 			if h, err := v.blobHash(f.clean); err == nil {
 				if strings.EqualFold(h, f.ref.Hash) {
-					f.report.State = FileUnchanged
+					f.state = FileUnchanged
 				} else {
 					f.conflict = true
-					f.report.State = FileChanged
-					f.report.Detail = "differs from the hash the state recorded"
+					f.state = FileChanged
+					f.detail = "differs from the hash the state recorded"
 					v.add(workflow.CheckConflict, workflow.Blocking, "file-changed", f.clean, f.ref.Phase,
-						fmt.Sprintf("%s differs from the version the state recorded (no git history to say who changed it)%s", f.clean, phaseNote(f.ref)))
+						fmt.Sprintf("%s differs from the version the state recorded (no git history to say who changed it)%s", f.clean, phaseNote(*f.ref)))
 				}
 				continue
 			}
 		}
-		if !v.afterInterruption(f.mtime) {
-			f.report.State = FileUnchanged
+		if !v.afterInterruption(f.mtime()) {
+			f.state = FileUnchanged
 			continue
 		}
-		f.report.State = FileChanged
-		f.report.Detail = "modified " + stamp(f.mtime) + ", after the interruption"
+		f.state = FileChanged
+		f.detail = "modified " + stamp(f.mtime()) + ", after the interruption"
 		if f.story != nil {
 			continue // reported for the story below
 		}
 		v.add(workflow.CheckConflict, workflow.Warning, "changed-since", f.clean, f.ref.Phase,
-			fmt.Sprintf("%s was modified after the interruption (%s); without git history it cannot tell by whom%s", f.clean, stamp(f.mtime), phaseNote(f.ref)))
+			fmt.Sprintf("%s was modified after the interruption (%s); without git history it cannot tell by whom%s", f.clean, stamp(f.mtime()), phaseNote(*f.ref)))
 	}
 	for _, s := range stories {
 		compared = true
@@ -88,7 +88,7 @@ func (v *validator) existsSafe(path string) bool {
 // mtimeOf is the modification time of a safe path, zero when unknown.
 func (v *validator) mtimeOf(path string) time.Time {
 	if f := v.byPath[path]; f != nil && f.exists {
-		return f.mtime
+		return f.mtime()
 	}
 	fi, err := os.Stat(filepath.Join(v.in.Root, filepath.FromSlash(path)))
 	if err != nil {

@@ -23,6 +23,9 @@ type probe struct {
 	err   error       // the safety check's error (unsafe path)
 	fi    fs.FileInfo // the stat judged (lstat, else a stat); nil when it failed
 	open  error       // the stat's, not-a-file or open check's error
+	// seen is the Run's record of the path once made (under the Run's mu
+	// only; the rest of a probe never changes once made).
+	seen *seenPath
 }
 
 // Probing on workers: below minParallelProbes paths one goroutine is as
@@ -67,12 +70,12 @@ func probePath(root string, check func(rel string) (string, fs.FileInfo, error),
 // probeAll probes every path of refs, in parallel when there are many,
 // taking the answers the Run gathered already (its prefetch, the other
 // validations), and keeping its own for the run's other validations.
-func (v *validator) probeAll(refs []workflow.RefFile) []probe {
-	out := make([]probe, len(refs))
+// The probes are shared with the Run.
+func (v *validator) probeAll(refs []workflow.RefFile) []*probe {
+	out := make([]*probe, len(refs))
 	var todo []int
 	r := v.in.Run
 	if r != nil && r.root == v.in.Root {
-		r.prefetch(v.c.ID, v.cfg.MaxRefFiles)
 		r.probeMu.Lock()
 		for i, rf := range refs {
 			if p, ok := r.probed[rf.Path]; ok {
@@ -88,9 +91,11 @@ func (v *validator) probeAll(refs []workflow.RefFile) []probe {
 			todo[i] = i
 		}
 	}
+	fresh := make([]probe, len(todo))
 	parallel(len(todo), func(k int) {
 		i := todo[k]
-		out[i] = v.probePath(refs[i].Path)
+		fresh[k] = v.probePath(refs[i].Path)
+		out[i] = &fresh[k]
 	})
 	if r != nil && r.root == v.in.Root && len(todo) > 0 {
 		// every path is probed once per run: the workflows of a status
@@ -148,28 +153,33 @@ func (r *Run) prefetch(id string, limit int) {
 			_ = recover()
 		}()
 		seen := map[string]bool{}
-		var got []probe
 		var paths []string
 		for _, c := range todo {
-			distinct := make(map[string]bool, len(c.Files))
-			for _, rf := range c.Files {
-				distinct[rf.Path] = true
+			if len(c.Files) > limit { // else its distinct paths are within the cap
+				distinct := make(map[string]bool, len(c.Files))
+				for _, rf := range c.Files {
+					distinct[rf.Path] = true
+				}
+				if len(distinct) > limit {
+					continue
+				}
 			}
-			if len(distinct) > limit {
-				continue
-			}
-			got, paths = got[:0], paths[:0]
+			paths = paths[:0]
 			for _, rf := range c.Files {
 				if !seen[rf.Path] {
 					seen[rf.Path] = true
 					paths = append(paths, rf.Path)
-					got = append(got, probePath(r.root, r.paths.CheckPathStat, rf.Path))
 				}
+			}
+			// new for each candidate: the Run keeps pointers into it
+			got := make([]probe, len(paths))
+			for i, p := range paths {
+				got[i] = probePath(r.root, r.paths.CheckPathStat, p)
 			}
 			r.probeMu.Lock()
 			for i, p := range paths {
 				if _, ok := r.probed[p]; !ok && len(r.probed) < maxKeptProbes {
-					r.probed[p] = got[i]
+					r.probed[p] = &got[i]
 				}
 			}
 			r.prefetched += len(paths)

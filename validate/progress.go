@@ -65,9 +65,10 @@ type OwnershipGit interface {
 // ownership is what the validator knows of the workflow's own files and
 // authors, made on first use.
 type ownership struct {
-	built   bool
-	record  map[string]bool // state, sources, stories, tasks file
-	work    map[string]bool // the files its File List / tasks / phases name
+	built bool
+	// record is the record files (state, sources, stories, tasks file);
+	// the work files (File List, tasks, phases) are marked refFile.own.
+	record  map[string]bool
 	authors map[string]bool // identities (see identity)
 	asked   bool            // authors looked up
 	// verdicts are the commits judged, by hash: "" for the workflow's own,
@@ -95,7 +96,7 @@ func (v *validator) ownFiles() *ownership {
 		return o
 	}
 	o.built = true
-	o.record, o.work, o.verdicts = map[string]bool{}, map[string]bool{}, map[string]string{}
+	o.record, o.verdicts = map[string]bool{}, map[string]string{}
 	addClean := func(m map[string]bool, p string) {
 		if p == "" || strings.ContainsRune(p, 0) {
 			return
@@ -114,16 +115,28 @@ func (v *validator) ownFiles() *ownership {
 			o.record[s.path] = true
 		}
 	}
+	// recordFroms' and workFroms' answers for the last From (mostly one)
+	lastFrom, fromRecord, fromWork, looked := "", false, false, false
 	for _, f := range v.files {
 		if !f.safe {
 			continue
 		}
 		rf := f.ref
+		if !looked || rf.From != lastFrom {
+			lastFrom, fromRecord, fromWork, looked = rf.From, recordFroms[rf.From], workFroms[rf.From], true
+		}
 		switch {
-		case recordFroms[rf.From] || (rf.From == "feature" && path.Base(f.clean) == "tasks.md"):
+		case fromRecord || (rf.From == "feature" && path.Base(f.clean) == "tasks.md"):
 			o.record[f.clean] = true
-		case workFroms[rf.From] || rf.Produced || strings.HasPrefix(rf.From, "task ") || strings.HasPrefix(rf.From, "subtask "):
-			o.work[f.clean] = true
+			f.own = true
+		case fromWork || rf.Produced || strings.HasPrefix(rf.From, "task ") || strings.HasPrefix(rf.From, "subtask "):
+			f.own = true
+		}
+	}
+	// a referenced file that is a record file otherwise named is own too
+	for p := range o.record {
+		if f := v.byPath[p]; f != nil {
+			f.own = true
 		}
 	}
 	return o
@@ -132,7 +145,11 @@ func (v *validator) ownFiles() *ownership {
 // isOwn reports whether the clean path p is one of the workflow's own files.
 func (v *validator) isOwn(p string) bool {
 	o := v.ownFiles()
-	return o.record[p] || o.work[p]
+	if o.record[p] {
+		return true
+	}
+	f := v.byPath[p]
+	return f != nil && f.own
 }
 
 // identity is how a commit's author is matched against the workflow's
@@ -219,7 +236,15 @@ func (v *validator) judgeCommit(base, c gitrepo.Commit) string {
 // progress; when it is not, others are the commits that are not its own
 // (all of by when none is known to be).
 func (v *validator) judge(base gitrepo.Commit, p string, ch change, by []gitrepo.Commit) (progress bool, others []gitrepo.Commit) {
-	if !ch.changed || ch.deleted || !v.isOwn(p) {
+	if !ch.changed || ch.deleted {
+		return false, by
+	}
+	return v.judgeOwn(base, v.isOwn(p), ch, by)
+}
+
+// judgeOwn is judge for a path whose ownership (isOwn) is known already.
+func (v *validator) judgeOwn(base gitrepo.Commit, own bool, ch change, by []gitrepo.Commit) (progress bool, others []gitrepo.Commit) {
+	if !ch.changed || ch.deleted || !own {
 		return false, by
 	}
 	if !ch.committed {
@@ -228,15 +253,27 @@ func (v *validator) judge(base gitrepo.Commit, p string, ch change, by []gitrepo
 	if len(by) == 0 || len(by) >= ownCommitLimit {
 		return false, by
 	}
-	for _, c := range by {
-		if v.commitNotOwn(base, c) != "" {
+	// others is by itself (no copy) unless one of them is the workflow's
+	kept := 0
+	for i, c := range by {
+		if v.commitNotOwn(base, c) == "" {
+			if others == nil {
+				others = append(make([]gitrepo.Commit, 0, len(by)-1), by[:i]...)
+			}
+			continue
+		}
+		kept++
+		if others != nil {
 			others = append(others, c)
 		}
 	}
-	if len(others) > 0 {
-		return false, others
+	switch {
+	case kept == 0:
+		return true, nil
+	case others == nil:
+		return false, by // every one of them
 	}
-	return true, nil
+	return false, others
 }
 
 // progressText says what the workflow's own change was: its commits and/or
@@ -343,26 +380,30 @@ func lineSet(data []byte) map[string]bool {
 // wholesale. It reports false when the change is not the workflow's own
 // (the caller reports the conflict, naming others).
 func (v *validator) fileProgress(base gitrepo.Commit, f *refFile, ch change, by []gitrepo.Commit) (handled bool, others []gitrepo.Commit) {
-	prog, others := v.judge(base, f.clean, ch, by)
+	if !ch.changed || ch.deleted {
+		return false, by
+	}
+	v.ownFiles() // sets f.own: isOwn(f.clean) without a look-up
+	prog, others := v.judgeOwn(base, f.own, ch, by)
 	if !prog {
 		return false, others
 	}
-	rf, p := f.ref, f.clean
-	f.report.State = FileChangedUncommitted
+	rf, p := *f.ref, f.clean
+	f.state = FileChangedUncommitted
 	if ch.committed {
-		f.report.State = FileChangedCommitted
-		f.report.By = shown(by)
+		f.state = FileChangedCommitted
+		f.by = shown(by)
 	}
-	what := progressText(ch, by, f.mtime)
+	what := progressText(ch, by, f.mtime())
 	if !ch.added && v.rewritten(base, p) {
 		f.conflict = true
-		f.report.Detail = "rewritten wholesale by " + what
+		f.detail = "rewritten wholesale by " + what
 		v.add(workflow.CheckConflict, workflow.Blocking, "file-rewritten", p, rf.Phase,
 			fmt.Sprintf("%s was rewritten wholesale since the interruption (fewer than a quarter of its lines are left) by %s%s", p, what, phaseNote(rf)))
 		return true, nil
 	}
-	v.activity(ch, by, f.mtime)
-	f.report.Detail = "work in progress: " + what
+	v.activity(ch, by, f.mtime())
+	f.detail = "work in progress: " + what
 	v.add(workflow.CheckConflict, workflow.Info, "progress", p, rf.Phase,
 		fmt.Sprintf("%s has the workflow's own work in progress since the interruption: %s%s", p, what, phaseNote(rf)))
 	return true, nil

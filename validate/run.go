@@ -41,7 +41,7 @@ type Run struct {
 	// checked, for the later questions about the same paths (Compare's
 	// lstat, the plan's existence checks); see record.
 	mu   sync.Mutex
-	seen map[string]seenPath
+	seen map[string]*seenPath
 
 	// order is every candidate in the caller's order (the order status
 	// validates them in), for prefetch.
@@ -53,7 +53,7 @@ type Run struct {
 	// validations that asked (validated their ids), prefetched the paths
 	// probed ahead, prefetchDone is closed when the prefetch has ended.
 	probeMu      sync.Mutex
-	probed       map[string]probe
+	probed       map[string]*probe // shared, never changed once made
 	validations  int
 	validated    map[string]bool
 	prefetched   int
@@ -85,8 +85,8 @@ func NewRun(root string, candidates []workflow.Candidate) *Run {
 	for i := range candidates {
 		order[i] = &candidates[i]
 	}
-	return &Run{root: root, sorted: sorted, order: order, paths: safefile.NewReader(root), seen: map[string]seenPath{},
-		probed: map[string]probe{}, validated: map[string]bool{}}
+	return &Run{root: root, sorted: sorted, order: order, paths: safefile.NewReader(root), seen: map[string]*seenPath{},
+		probed: map[string]*probe{}, validated: map[string]bool{}}
 }
 
 // Exists reports whether a validation of this run found a file or folder
@@ -99,7 +99,8 @@ func (r *Run) Exists(clean string) bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.seen[clean].exists
+	sp := r.seen[clean]
+	return sp != nil && sp.exists
 }
 
 // lstat returns the lstat an integrity check of this run made of the file
@@ -109,32 +110,45 @@ func (r *Run) Exists(clean string) bool {
 func (r *Run) lstat(clean string) (fs.FileInfo, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sp, ok := r.seen[clean]
-	if !ok || sp.lstat == nil {
+	sp := r.seen[clean]
+	if sp == nil || sp.lstat == nil {
 		return nil, false
 	}
 	fi := sp.lstat
 	sp.lstat = nil
-	r.seen[clean] = sp
 	return fi, true
 }
 
-// record keeps what the integrity check of f found, for the run's later
-// questions about the same path (the validator's Run only, when it is for
-// the validated repository).
-func (v *validator) record(f *refFile) {
+// record keeps what the integrity checks of files found, for the run's
+// later questions about the same paths (for the validated repository).
+func (v *validator) record(files []*refFile) {
 	r := v.in.Run
-	if r == nil || r.root != v.in.Root || !f.safe || (!f.exists && f.stat == nil) {
+	if r == nil || r.root != v.in.Root {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sp := r.seen[f.clean]
-	sp.exists = sp.exists || f.exists
-	if f.stat != nil {
-		sp.lstat = f.stat
+	for _, f := range files {
+		if !f.safe || f.probe == nil {
+			continue
+		}
+		stat := f.probe.lstat
+		if !f.exists && stat == nil {
+			continue
+		}
+		sp := f.probe.seen // the path's record, when its probe has it
+		if sp == nil {
+			if sp = r.seen[f.clean]; sp == nil {
+				sp = &seenPath{}
+				r.seen[f.clean] = sp
+			}
+			f.probe.seen = sp
+		}
+		sp.exists = sp.exists || f.exists
+		if stat != nil {
+			sp.lstat = stat
+		}
 	}
-	r.seen[f.clean] = sp
 }
 
 // resumable is how many of the run's candidates are resumable (each may be

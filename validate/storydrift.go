@@ -27,7 +27,7 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 	}
 	if ch.own {
 		if f != nil {
-			f.report.Detail = "own uncommitted work (modified before the interruption)"
+			f.detail = "own uncommitted work (modified before the interruption)"
 		}
 		v.add(workflow.CheckConflict, workflow.Info, "own-uncommitted-work", s.path, phase,
 			fmt.Sprintf("story %s has uncommitted changes from before the interruption: the workflow's own unfinished work", id))
@@ -40,7 +40,7 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 		// The old version is not in this (partial) clone: whether the
 		// acceptance criteria changed cannot be told, never guessed.
 		if f != nil {
-			f.report.Detail = "story modified; its version at the interruption is missing (history missing)"
+			f.detail = "story modified; its version at the interruption is missing (history missing)"
 		}
 		v.add(workflow.CheckConflict, workflow.Blocking, "history-missing", s.path, phase,
 			fmt.Sprintf("story %s was modified since the interruption %s, and its version at the interruption commit %s is not in this %s: whether its Acceptance Criteria or Scope changed cannot be told; %s",
@@ -50,7 +50,7 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 	if !ok {
 		// The old version could not be compared section by section.
 		if f != nil {
-			f.report.Detail = "story modified"
+			f.detail = "story modified"
 		}
 		v.add(workflow.CheckConflict, workflow.Warning, "story-edited", s.path, phase,
 			fmt.Sprintf("story %s was modified since the interruption %s", id, who))
@@ -96,7 +96,7 @@ func (v *validator) storyChange(base gitrepo.Commit, s *storyState, ch change, b
 		}
 	}
 	if f != nil && len(details) > 0 {
-		f.report.Detail = strings.Join(details, "; ")
+		f.detail = strings.Join(details, "; ")
 		for _, key := range changed {
 			if key == workflow.SectionAcceptance || key == workflow.SectionScope {
 				f.conflict = true
@@ -162,30 +162,24 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 // that decisions treat them like conflicts (autopilot halts).
 func (v *validator) historyMissing(stories []*storyState, why string) {
 	v.rep.GitMode = GitModeHistoryMissing
-	var set pathSet
-	for _, f := range v.files {
-		if !f.comparable() {
-			continue
-		}
+	unknown := v.pathsOf(stories, func(f *refFile) bool {
 		if f.exists && f.story == nil && isHexHash(f.ref.Hash) {
 			if h, err := v.blobHash(f.clean); err == nil && strings.EqualFold(h, f.ref.Hash) {
-				f.report.State = FileUnchanged
-				continue
+				f.state = FileUnchanged
+				return false
 			}
 		}
-		if f.report.State != FileMissing {
-			f.report.State = FileUnknown
-			f.report.Detail = "history missing: cannot tell whether it changed since the interruption"
+		if f.state != FileMissing {
+			f.state = FileUnknown
+			f.detail = "history missing: cannot tell whether it changed since the interruption"
 		}
-		set.add(f.clean)
-	}
-	unknown := set.withStories(stories)
+		return true
+	})
 	if len(unknown) == 0 {
 		v.add(workflow.CheckGit, workflow.Info, "history-missing", "", "",
 			"the git history does not reach the interruption ("+why+"), but no referenced file needed it")
 		return
 	}
-	sort.Strings(unknown)
 	noun := "file"
 	if len(unknown) > 1 {
 		noun = "files"

@@ -202,6 +202,7 @@ type validator struct {
 	// timeCut is the commit the candidate's time was dated from when the
 	// history is cut short there (see timeFromCut): the time is a bound.
 	timeCut string
+	keyBuf  []byte // clause's key, reused
 }
 
 func newValidator(in Input) *validator {
@@ -250,16 +251,17 @@ func (v *validator) finish() Report {
 	}
 	for _, f := range v.files {
 		if lists {
-			rep.Files = append(rep.Files, f.report)
+			rep.Files = append(rep.Files, f.report())
 		}
-		if f.report.Phase == "" {
+		if f.ref.Phase == "" || (f.state != FileMissing && !f.conflict) {
 			continue
 		}
-		if f.report.State == FileMissing {
-			missing[f.report.Phase] = true
+		phase := display(f.ref.Phase) // as the file report shows it
+		if f.state == FileMissing {
+			missing[phase] = true
 		}
 		if f.conflict {
-			changed[f.report.Phase] = true
+			changed[phase] = true
 		}
 	}
 	slices.SortStableFunc(rep.Files, func(a, b FileReport) int { return strings.Compare(a.Path, b.Path) })
@@ -274,7 +276,8 @@ func (v *validator) finish() Report {
 	slices.SortStableFunc(rep.Stories, func(a, b StoryReport) int { return strings.Compare(a.ID, b.ID) })
 	rep.ChangedPhases = sortedKeys(changed)
 	rep.MissingPhases = sortedKeys(missing)
-	rep.Findings = workflow.CapFindings(v.list.Sorted()) // a file's thousands of references: 500 and a count
+	// a file's thousands of references: 500 and a count
+	rep.Findings = workflow.CapSortedFindings(v.list.TakeSorted())
 	if rep.Findings == nil {
 		rep.Findings = []workflow.Finding{}
 	}
@@ -307,8 +310,10 @@ func sortedKeys(m map[string]bool) []string {
 // display makes a path safe to print: a path holding control characters
 // (NUL, newline, …) is shown escaped, as a Go string literal without quotes.
 func display(p string) string {
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
+	// a control character is one byte below 0x80, never part of a
+	// multi-byte sequence (valid or not): bytes, not runes, are tested
+	for i := 0; i < len(p); i++ {
+		if b := p[i]; b < 0x20 || b == 0x7f {
 			q := strconv.Quote(p)
 			return q[1 : len(q)-1]
 		}

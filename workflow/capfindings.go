@@ -40,6 +40,39 @@ func CapFindings(fs []Finding) []Finding {
 	return capFindings(fs, MaxFindingsPerFile, MaxFindings)
 }
 
+// CapSortedFindings is CapFindings for findings in the order of
+// SortFindings (Findings.Sorted's), where each group CapFindings counts (a
+// path, check and severity) is one run of neighbours, as is each
+// severity: a list within the bounds, the common case, is told so in one
+// pass without CapFindings' maps and returned as it is; any other list is
+// CapFindings'. A list in another order must go to CapFindings.
+func CapSortedFindings(fs []Finding) []Finding {
+	if len(fs) <= MaxFindingsPerFile {
+		return fs
+	}
+	group, severity := 0, 0 // the lengths of the current runs
+	for i := range fs {
+		f := &fs[i]
+		if f.Code == CodeMoreFindings {
+			return CapFindings(fs)
+		}
+		if i > 0 && f.Severity == fs[i-1].Severity {
+			severity++
+			if f.Path == fs[i-1].Path && f.Check == fs[i-1].Check {
+				group++
+			} else {
+				group = 1
+			}
+		} else {
+			severity, group = 1, 1
+		}
+		if group > MaxFindingsPerFile || (f.Severity != Blocking && severity > MaxFindings) {
+			return CapFindings(fs)
+		}
+	}
+	return fs
+}
+
 // capGroup is the key of one group of CapFindings.
 type capGroup struct {
 	path, check string

@@ -1,5 +1,7 @@
 package workflow
 
+import "slices"
+
 // Findings collects the findings a stage finds: it never stops at the first
 // one, and reads them back sorted and de-duplicated. Findings stay values,
 // printed by the command layer and never returned as errors; see "Errors" in
@@ -13,6 +15,14 @@ type Findings struct {
 // Add appends findings to the list.
 func (l *Findings) Add(fs ...Finding) {
 	l.fs = append(l.fs, fs...)
+}
+
+// Grow makes room for n more findings, so that adding them does not
+// reallocate the list.
+func (l *Findings) Grow(n int) {
+	if n > 0 {
+		l.fs = slices.Grow(l.fs, n)
+	}
 }
 
 // Len is the number of findings added (duplicates included).
@@ -32,6 +42,26 @@ func (l *Findings) Sorted() []Finding {
 	out := append([]Finding(nil), l.fs...)
 	SortFindings(out)
 	return dedupSorted(out)
+}
+
+// TakeSorted is Sorted without the copy: it sorts and de-duplicates the
+// list's own findings in place and returns them; the list is empty
+// afterwards (for a caller that is done adding, such as the end of a
+// validation).
+func (l *Findings) TakeSorted() []Finding {
+	if l.Len() == 0 {
+		return nil
+	}
+	fs := l.fs
+	l.fs = nil
+	SortFindings(fs)
+	out := fs[:1]
+	for _, f := range fs[1:] {
+		if f != out[len(out)-1] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // dedupSorted removes adjacent exact duplicates from a sorted slice.

@@ -1,6 +1,10 @@
 package workflow
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // SeverityRank orders severities: blocking (0), warning (1), info (2), then
 // anything else (3).
@@ -22,7 +26,35 @@ func SeverityRank(s Severity) int {
 // order on the fields of Finding, so equal findings are exact duplicates and
 // the result never depends on the input order.
 func SortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool { return FindingLess(fs[i], fs[j]) })
+	slices.SortStableFunc(fs, CompareFindings)
+}
+
+// CompareFindings is the order of SortFindings as a comparison: negative
+// when a sorts before b (FindingLess), positive when after, 0 when they are
+// equal.
+func CompareFindings(a, b Finding) int {
+	if ra, rb := SeverityRank(a.Severity), SeverityRank(b.Severity); ra != rb {
+		return cmp.Compare(ra, rb)
+	}
+	if c := strings.Compare(string(a.Severity), string(b.Severity)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Check, b.Check); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Phase, b.Phase); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Code, b.Code); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Message, b.Message); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Line, b.Line)
 }
 
 // FindingLess reports whether a sorts before b in the order of SortFindings.
