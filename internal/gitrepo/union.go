@@ -5,6 +5,7 @@ import (
 
 	"path"
 	"sort"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -21,14 +22,16 @@ import (
 // distinct paths and the changes to them, not the workflows × paths.
 //
 // A nil *History answers nothing (every method reports it cannot).
+//
+// A History is read only once HistoryFor returns it, except for what
+// CompareWith keeps in it of the work tree (see disks), which mu guards:
+// several CompareWith calls may use one History at once.
 type History struct {
 	r     *Repo
 	pos   map[plumbing.Hash]int // the bases reached, by their position on the chain (0: HEAD)
 	paths map[string]*pathHistory
+	mu    sync.Mutex // guards each pathHistory's disk and diskSeen
 }
-
-// A History is not safe for concurrent use: CompareWith keeps what it
-// found on disk in it (see onDisk).
 
 // diskState is what CompareWith found in the work tree at a path.
 type diskState struct {
@@ -44,7 +47,8 @@ type pathHistory struct {
 	// disk is the path in the work tree, as the run's first Compare of
 	// it found it (disk.onDisk or disk.hash set), kept for the Compare
 	// calls of the other workflows: the work tree does not depend on the
-	// base, and a run assumes it does not change while it runs.
+	// base, and a run assumes it does not change while it runs. Guarded
+	// by History.mu.
 	disk     diskState
 	diskSeen bool
 }
@@ -290,26 +294,72 @@ func (h *History) Has(p string) bool {
 	return ok
 }
 
-// onDisk returns what a Compare of the run found on disk at p, ok false
-// when none did or h was not walked for p (h may be nil).
-func (h *History) onDisk(p string) (diskState, bool) {
-	if h == nil {
-		return diskState{}, false
-	}
-	ph, ok := h.paths[p]
-	if !ok || !ph.diskSeen {
-		return diskState{}, false
-	}
-	return ph.disk, true
+// diskView is what the run's Compares found on disk at the paths of one
+// CompareWith call, by the call's path index (see History.disks).
+type diskView struct {
+	phs  []*pathHistory // nil: the History was not walked for the path
+	seen []diskState    // valid where ok
+	ok   []bool
 }
 
-// keepOnDisk keeps what a Compare found on disk at p, when h was walked
-// for p (h may be nil).
-func (h *History) keepOnDisk(p, hash string, onDisk bool) {
+// diskFound is what a CompareWith call found on disk at a path, to be kept
+// in the History for the run's other Compares.
+type diskFound struct {
+	ph *pathHistory
+	d  diskState
+}
+
+// disks returns what the run's Compares found on disk at paths, taken
+// under h's lock once for the call (h may be nil: nothing is known).
+func (h *History) disks(paths []string) diskView {
 	if h == nil {
+		return diskView{}
+	}
+	v := diskView{phs: make([]*pathHistory, len(paths)), seen: make([]diskState, len(paths)), ok: make([]bool, len(paths))}
+	for i, p := range paths {
+		v.phs[i] = h.paths[p] // read only: not under the lock
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, ph := range v.phs {
+		if ph != nil && ph.diskSeen {
+			v.seen[i], v.ok[i] = ph.disk, true
+		}
+	}
+	return v
+}
+
+// at returns what a Compare of the run found on disk at the call's path i,
+// ok false when none did or the History was not walked for it.
+func (v diskView) at(i int) (diskState, bool) {
+	if v.ok == nil || !v.ok[i] {
+		return diskState{}, false
+	}
+	return v.seen[i], true
+}
+
+// found appends to to what the call found on disk at its path i, when the
+// History was walked for it.
+func (v diskView) found(to []diskFound, i int, hash string, onDisk bool) []diskFound {
+	if v.phs == nil || v.phs[i] == nil {
+		return to
+	}
+	return append(to, diskFound{v.phs[i], diskState{hash: hash, onDisk: onDisk}})
+}
+
+// keepDisks keeps what a CompareWith call found on disk, under h's lock
+// (h may be nil). A path another call kept meanwhile keeps that answer:
+// the work tree does not change while a run uses it, so both are the
+// same.
+func (h *History) keepDisks(found []diskFound) {
+	if h == nil || len(found) == 0 {
 		return
 	}
-	if ph, ok := h.paths[p]; ok {
-		ph.disk, ph.diskSeen = diskState{hash: hash, onDisk: onDisk}, true
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, f := range found {
+		if !f.ph.diskSeen {
+			f.ph.disk, f.ph.diskSeen = f.d, true
+		}
 	}
 }
