@@ -20,7 +20,9 @@ import (
 // against a base commit, the commits since a base that touched a path, and
 // the commit that removed a path. Validations of one command ask the same
 // questions for the files and stories their workflows share. ReadAt is
-// passed through (old story contents are read once per validation anyway).
+// asked each time (old story contents are read once per validation anyway),
+// with c.mu held like every question to the underlying Git but Compare's
+// (see compare).
 type gitCache struct {
 	Git
 	mu      sync.Mutex
@@ -418,6 +420,15 @@ func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit in
 		}
 	}
 	return out, nil
+}
+
+// ReadAt is the underlying answer, asked with c.mu held: validations run
+// concurrently and a *gitrepo.Repo is not safe for concurrent use (its
+// look-up of the commit's tree reads and fills the Repo's commit links).
+func (c *gitCache) ReadAt(cm gitrepo.Commit, path string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Git.ReadAt(cm, path)
 }
 
 // Removal is the underlying Git's answer (when it is a Remover), asked once
