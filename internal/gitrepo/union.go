@@ -78,6 +78,14 @@ type pathChange struct {
 // paths that did not change since an old base reads commits that the
 // look-ups it replaces did not, so the caller sizes it by those (status:
 // by the workflows' references).
+//
+// The walk itself stays on the caller's goroutine; the look-ups that do not
+// steer it — the paths' trie, their entries in HEAD, and each changed
+// path's entry in the parent of the commit that changed it — run beside it
+// on goroutines of their own, which only read objects (the tree index
+// cache, the pack reader, the path table: each safe for concurrent use)
+// and are done when HistoryFor returns. A parent whose entries cannot be
+// read cuts the History there, as an error of the walk does.
 func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *History {
 	if maxCommits <= 0 || maxCommits > maxBatchChain {
 		maxCommits = maxBatchChain
@@ -99,6 +107,8 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	if len(want) == 0 || len(union) == 0 {
 		return nil
 	}
+	triec := make(chan *gitobj.Trie, 1) // built while the bases are placed
+	go func() { triec <- gitobj.NewTrie(union) }()
 	// place the bases on HEAD's first-parent chain
 	c, err := r.walkHead()
 	if err != nil {
@@ -125,42 +135,86 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	if oldest < 0 {
 		return nil
 	}
-	heads, err := r.entriesOf(chain[0].tree, union)
-	if err != nil {
-		return nil
+	// HEAD's entries are looked up on a goroutine of their own while the
+	// chain is walked: both only read objects (through the tree index
+	// cache, the pack reader and the path table, each safe for concurrent
+	// use), and the walk does not need them. A cold look-up of 4,000 paths
+	// in a 100,000-file tree is a third of the walk's cost.
+	type headsAnswer struct {
+		e   map[string]gitobj.RawEntry
+		err error
 	}
+	headc := make(chan headsAnswer, 1)
+	go func() {
+		e, err := r.entriesOf(chain[0].tree, union)
+		headc <- headsAnswer{e, err}
+	}()
 	for _, p := range union {
-		h.paths[p] = &pathHistory{head: heads[p]}
+		h.paths[p] = &pathHistory{}
 	}
-	trie := gitobj.NewTrie(union)
+	// The entries of the paths a commit changed, in its parent, are looked
+	// up on another goroutine too, in the walk's order (newest first, as
+	// History needs each path's changes), while the walk goes on.
+	type parentsJob struct {
+		k            int
+		commit, tree plumbing.Hash
+		changed      []string
+	}
+	jobs := make(chan parentsJob, 64)
+	cutc := make(chan int, 1) // the first k whose parent's entries could not be read; -1: none
+	go func() {
+		cut := -1
+		for j := range jobs {
+			if cut >= 0 {
+				continue // past a cut nothing is kept: the bases there are dropped
+			}
+			pe, err := r.entriesOf(j.tree, j.changed)
+			if err != nil {
+				cut = j.k
+				continue
+			}
+			for _, path := range j.changed {
+				if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
+					ph.changes = append(ph.changes, pathChange{k: j.k, commit: j.commit, parent: pe[path]})
+				}
+			}
+		}
+		cutc <- cut
+	}()
+	trie := <-triec
 	cache := r.walkCache()
+	walkCut := -1
 	for k := 0; k < oldest; k++ {
 		cur := chain[k]
 		p := chain[k+1] // cur's first parent: the placing walk read it
 		changed, err := cache.changedAt(cur, p.tree, true, trie)
-		if err == nil && len(changed) > 0 {
-			var pe map[string]gitobj.RawEntry
-			if pe, err = r.entriesOf(p.tree, changed); err == nil {
-				for _, path := range changed {
-					if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
-						ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: pe[path]})
-					}
-				}
-			}
-		}
 		if err != nil {
-			// the bases past k are not covered: their answers are not all known
-			for b, at := range h.pos {
-				if at > k {
-					delete(h.pos, b)
-				}
-			}
+			walkCut = k
 			break
+		}
+		if len(changed) > 0 {
+			jobs <- parentsJob{k: k, commit: cur.hash, tree: p.tree, changed: changed}
 		}
 		cache.next()
 	}
-	if len(h.pos) == 0 {
+	close(jobs)
+	if cut := <-cutc; cut >= 0 && (walkCut < 0 || cut < walkCut) {
+		walkCut = cut
+	}
+	if walkCut >= 0 {
+		// the bases past the cut are not covered: their answers are not all known
+		for b, at := range h.pos {
+			if at > walkCut {
+				delete(h.pos, b)
+			}
+		}
+	}
+	heads := <-headc
+	if heads.err != nil || len(h.pos) == 0 {
 		return nil
+	}
+	for p, ph := range h.paths {
+		ph.head = heads.e[p]
 	}
 	return h
 }
