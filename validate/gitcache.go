@@ -20,7 +20,9 @@ import (
 // against a base commit, the commits since a base that touched a path, and
 // the commit that removed a path. Validations of one command ask the same
 // questions for the files and stories their workflows share. ReadAt is
-// passed through (old story contents are read once per validation anyway).
+// asked each time (old story contents are read once per validation anyway),
+// with c.mu held like every question to the underlying Git but Compare's
+// (see compare).
 type gitCache struct {
 	Git
 	mu      sync.Mutex
@@ -31,11 +33,14 @@ type gitCache struct {
 	// validations has asked (statesLeft counts those still to ask).
 	states     map[string]map[string]gitrepo.PathState
 	statesLeft map[string]int
-	commits    map[pathKey][]gitrepo.Commit // nil: no commit touched the path
-	removals   map[string]removalAnswer
-	cuts       map[string]bool           // HistoryCut's answers by rev
-	changed    map[pathKey]changedAnswer // ChangedPaths' answers by commit and bound
-	promisor   *string
+	// flying is the paths of those bases being compared without c.mu,
+	// by base and path (see compareShared).
+	flying   map[string]map[string]*flight
+	commits  map[pathKey][]gitrepo.Commit // nil: no commit touched the path
+	removals map[string]removalAnswer
+	cuts     map[string]bool           // HistoryCut's answers by rev
+	changed  map[pathKey]changedAnswer // ChangedPaths' answers by commit and bound
+	promisor *string
 	// last is what prefetchLast learnt: who last changed each record path
 	// at each interruption commit (see lastChangeAt); lastTried is set
 	// once it was asked.
@@ -51,6 +56,10 @@ type gitCache struct {
 	compared int  // and the paths they asked about
 	idx      *gitrepo.Index
 	idxDone  bool
+	// idxReady, when not nil, is closed once the index read at the first
+	// Compare (see indexEarly) is in idxRead.
+	idxReady chan struct{}
+	idxRead  *gitrepo.Index
 	// hist is the run's one walk for every resumable candidate (see
 	// history); histTried is set once it was tried.
 	hist      *gitrepo.History
@@ -131,43 +140,128 @@ func (c *gitCache) InterruptionCommit(recorded string, at time.Time) (gitrepo.Co
 // Compare asks the underlying Git only about the paths not compared with
 // base yet, and returns the states in the order of paths. Errors are not
 // remembered.
+//
+// The underlying *gitrepo.Repo answers without c.mu held (see compare), so
+// that the Compares of two validations run side by side; a path of a shared
+// base that another validation is asking about at the moment is waited for
+// (see flight), not asked again. The answers do not depend on who asks
+// first: each state is the Repo's answer for its base and path.
 func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
 	if base.Hash == "" {
 		return c.Git.Compare(base, paths)
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.countBases(); c.baseUses != nil && c.baseUses[base.Hash] <= 1 {
 		// no other workflow of the run asks about this base: its answers
 		// are not kept (200 workflows of 300 files, each its own base,
 		// kept 60,000 states to the end of the run), and the answer, one
 		// state per path in the order of paths, is Compare's own
+		c.mu.Unlock()
 		return c.compare(base, paths)
 	}
-	states := c.states[base.Hash]
+	defer c.mu.Unlock()
+	return c.compareShared(base, paths)
+}
+
+// flight is a Compare of some paths of a shared base being asked without
+// c.mu: done is closed once its answers are in c.states (or it failed:
+// the paths are then asked again by whoever needs them).
+type flight struct {
+	done chan struct{}
+}
+
+// compareShared is Compare for a base several validations ask about: the
+// answers are kept in c.states until each of them has asked. c.mu is held,
+// and released while the underlying Git is asked or another validation's
+// flight is waited for.
+func (c *gitCache) compareShared(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+	for {
+		states := c.statesOf(base.Hash)
+		var missing []string
+		var mine *flight
+		var waits []*flight
+		for _, p := range paths {
+			if _, ok := states[p]; ok {
+				continue
+			}
+			if f := c.flying[base.Hash][p]; f != nil {
+				if f != mine {
+					waits = append(waits, f)
+				}
+				continue
+			}
+			if mine == nil {
+				mine = &flight{done: make(chan struct{})}
+			}
+			c.fly(base.Hash, p, mine)
+			missing = append(missing, p)
+		}
+		if len(missing) == 0 && len(waits) == 0 {
+			return c.sharedAnswer(base.Hash, states, paths), nil
+		}
+		if mine != nil {
+			c.mu.Unlock()
+			got, err := c.compare(base, missing)
+			c.mu.Lock()
+			for _, p := range missing {
+				delete(c.flying[base.Hash], p)
+			}
+			if len(c.flying[base.Hash]) == 0 {
+				delete(c.flying, base.Hash)
+			}
+			if err == nil {
+				states := c.statesOf(base.Hash)
+				for _, ps := range got {
+					states[ps.Path] = ps
+				}
+			}
+			close(mine.done) // before waiting for others: two validations may wait for each other's
+			if err != nil {
+				return nil, err
+			}
+		}
+		if len(waits) > 0 {
+			c.mu.Unlock()
+			for _, f := range waits {
+				<-f.done
+			}
+			c.mu.Lock()
+		}
+	}
+}
+
+// statesOf returns the states kept for base, made when there are none.
+// c.mu is held.
+func (c *gitCache) statesOf(base string) map[string]gitrepo.PathState {
+	states := c.states[base]
 	if states == nil {
-		states = make(map[string]gitrepo.PathState, len(paths))
-		c.states[base.Hash] = states
+		states = map[string]gitrepo.PathState{}
+		c.states[base] = states
 		if c.statesLeft == nil {
 			c.statesLeft = map[string]int{}
 		}
-		c.statesLeft[base.Hash] = c.baseUses[base.Hash]
+		c.statesLeft[base] = c.baseUses[base]
 	}
-	var missing []string
-	for _, p := range paths {
-		if _, ok := states[p]; !ok {
-			missing = append(missing, p)
-		}
+	return states
+}
+
+// fly records that f asks about path p of base. c.mu is held.
+func (c *gitCache) fly(base, p string, f *flight) {
+	if c.flying == nil {
+		c.flying = map[string]map[string]*flight{}
 	}
-	if len(missing) > 0 {
-		got, err := c.compare(base, missing)
-		if err != nil {
-			return nil, err
-		}
-		for _, ps := range got {
-			states[ps.Path] = ps
-		}
+	m := c.flying[base]
+	if m == nil {
+		m = map[string]*flight{}
+		c.flying[base] = m
 	}
+	m[p] = f
+}
+
+// sharedAnswer is the states of paths kept for base, in the order of
+// paths, counting the question: after the last of the base's validations,
+// its states are dropped. c.mu is held.
+func (c *gitCache) sharedAnswer(base string, states map[string]gitrepo.PathState, paths []string) []gitrepo.PathState {
 	out := make([]gitrepo.PathState, 0, len(paths))
 	for _, p := range paths {
 		if ps, ok := states[p]; ok {
@@ -178,12 +272,12 @@ func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 		// each validation asks once (gitDrift): after the last of this
 		// base's, its answers are not kept to the end of the run (a later
 		// question would be asked again, with the same answer)
-		if c.statesLeft[base.Hash]--; c.statesLeft[base.Hash] <= 0 {
-			delete(c.states, base.Hash)
-			delete(c.statesLeft, base.Hash)
+		if c.statesLeft[base]--; c.statesLeft[base] <= 0 && len(c.flying[base]) == 0 {
+			delete(c.states, base)
+			delete(c.statesLeft, base)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // countBases counts, once, how many of the run's resumable candidates
@@ -217,18 +311,70 @@ func (c *gitCache) countBases() {
 // from those so far and the number of resumable workflows, compare enough
 // paths for it to pay. A single call (resume validates one workflow) reads
 // it as Compare always did.
+//
+// c.mu is not held: compare takes it for the run's bookkeeping and the
+// run's index and History, and a *gitrepo.Repo's CompareWith takes it
+// (CompareOptions.Serial) only while it reads what the Repo keeps between
+// calls; every other question to the Repo is asked with c.mu held. Any
+// other Git is asked with c.mu held.
 func (c *gitCache) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+	c.mu.Lock()
 	oc, ok := c.Git.(optionsComparer)
 	if !ok || c.run == nil {
+		defer c.mu.Unlock()
 		return c.Git.Compare(base, paths)
 	}
 	c.compares++
 	c.compared += len(paths)
+	c.indexEarly()
 	if c.compares > 1 && !c.idxDone {
 		c.idxDone = true
 		c.idx = oc.IndexFor(c.run.refPaths(), c.compared/c.compares*c.run.resumable())
 	}
-	return oc.CompareWith(base, paths, gitrepo.CompareOptions{Lstat: c.run.lstat, Index: c.idx, History: c.history()})
+	hist := c.history()
+	if ready := c.idxReady; ready != nil {
+		select {
+		case <-ready:
+		default:
+			c.mu.Unlock()
+			<-ready
+			c.mu.Lock()
+		}
+		c.idx = c.idxRead
+	}
+	o := gitrepo.CompareOptions{Lstat: c.run.lstat, Index: c.idx, History: hist, Serial: &c.mu}
+	c.mu.Unlock()
+	return oc.CompareWith(base, paths, o)
+}
+
+// indexLater is a Git (*gitrepo.Repo is) that can read the index on
+// another goroutine (see gitrepo.Repo.IndexLater).
+type indexLater interface {
+	IndexLater() func(paths []string, expected int) *gitrepo.Index
+}
+
+// indexEarly starts, at the run's first Compare, reading the index for
+// every path the run's resumable candidates reference on a goroutine of
+// its own, while the run's History is walked (see history): IndexFor's
+// answer, ready in c.idxRead once c.idxReady is closed, for this Compare
+// and the run's others. The estimate of the paths to compare is this
+// call's paths times the resumable candidates (IndexFor's, from the second
+// call on, is the mean of the calls so far); it decides only whether the
+// index is read. Nothing is started for a Git that cannot read it apart,
+// or with fewer than two resumable candidates. c.mu is held.
+func (c *gitCache) indexEarly() {
+	il, ok := c.Git.(indexLater)
+	if c.idxDone || !ok || c.compares != 1 || c.run.resumable() < 2 {
+		return
+	}
+	c.idxDone = true
+	read, run, expected := il.IndexLater(), c.run, c.compared*c.run.resumable()
+	ready := make(chan struct{})
+	c.idxReady = ready
+	go func() {
+		defer close(ready)
+		c.idxRead = read(run.refPaths(), expected) // the run's candidates are read only
+	}()
 }
 
 // CommitsTouching asks the underlying Git only about the paths not asked
@@ -274,6 +420,15 @@ func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit in
 		}
 	}
 	return out, nil
+}
+
+// ReadAt is the underlying answer, asked with c.mu held: validations run
+// concurrently and a *gitrepo.Repo is not safe for concurrent use (its
+// look-up of the commit's tree reads and fills the Repo's commit links).
+func (c *gitCache) ReadAt(cm gitrepo.Commit, path string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Git.ReadAt(cm, path)
 }
 
 // Removal is the underlying Git's answer (when it is a Remover), asked once

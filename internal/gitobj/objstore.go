@@ -51,7 +51,11 @@ type Store struct {
 	// mu serialises the pack reader: the packs' file offsets, the reused
 	// inflater and the cache are shared (discovery dates stories from git
 	// while other sources scan).
-	mu     sync.Mutex
+	mu sync.Mutex
+	// goGit serialises the look-ups sent on to go-git's storage, which is
+	// not safe for concurrent use (its maps of packs and indexes): two
+	// readers of one Repo may ask at once (see gitrepo's HistoryFor).
+	goGit  sync.Mutex
 	FS     billy.Filesystem
 	packs  []*packFile
 	loaded bool
@@ -126,6 +130,8 @@ func (s *Store) fromGoGit(t plumbing.ObjectType, h plumbing.Hash, max uint64) (p
 	if s.forked || s.EncodedObjectStorer == nil {
 		return nil, plumbing.ErrObjectNotFound
 	}
+	s.goGit.Lock()
+	defer s.goGit.Unlock()
 	if sz, ok := s.EncodedObjectStorer.(interface {
 		EncodedObjectSize(plumbing.Hash) (int64, error)
 	}); ok {

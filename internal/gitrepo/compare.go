@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -47,6 +48,37 @@ type CompareOptions struct {
 	// History, when not nil, gives the base's blobs of the paths it was
 	// walked for (see HistoryFor) instead of a look-up in the base's tree.
 	History *History
+	// Serial, when not nil, lets calls of CompareWith run side by side,
+	// with each other and with any other call on the Repo made while
+	// holding Serial (a Repo is otherwise not safe for concurrent use):
+	// CompareWith holds it while it reads or changes what the Repo keeps
+	// between calls — the base's and HEAD's commits, and the look-ups in
+	// their trees — and runs the rest without it: the answers taken from
+	// Index and History (read only once made; History guards what it keeps
+	// of the work tree), the work tree's stat data and hashing, the index
+	// read for paths Index was not read for. The answers are the same.
+	Serial sync.Locker
+}
+
+// serial holds a CompareOptions.Serial while a CompareWith uses the Repo's
+// unshared state; with no lock it does nothing.
+type serial struct {
+	l    sync.Locker
+	held bool
+}
+
+func (s *serial) lock() {
+	if s.l != nil && !s.held {
+		s.l.Lock()
+		s.held = true
+	}
+}
+
+func (s *serial) unlock() {
+	if s.held {
+		s.held = false
+		s.l.Unlock()
+	}
 }
 
 // Index is what Compare takes from the git index for a set of paths, read
@@ -79,12 +111,36 @@ func (r *Repo) IndexFor(paths []string, expected int) *Index {
 	if known == nil {
 		return nil
 	}
+	head, err := r.headLinks()
+	return newIndex(paths, known, heads, tree, dirs, head, err)
+}
+
+// IndexLater is IndexFor in two steps: it resolves HEAD now, and returns
+// read, which reads the index for paths and gives IndexFor's answer. read
+// uses nothing the Repo keeps between calls, so it may run on another
+// goroutine beside any other call on the Repo (a caller that serialises
+// its calls reads the index while the Repo walks the history).
+func (r *Repo) IndexLater() (read func(paths []string, expected int) *Index) {
+	head, herr := r.headLinks()
+	return func(paths []string, expected int) *Index {
+		heads := make(map[string]plumbing.Hash, len(paths))
+		known, tree, dirs := r.readIndex(paths, expected, heads)
+		if known == nil {
+			return nil
+		}
+		return newIndex(paths, known, heads, tree, dirs, head, herr)
+	}
+}
+
+// newIndex is the Index of paths read from the index (known, heads, and
+// the cache-tree's tree and dirs), with HEAD's links when herr is nil.
+func newIndex(paths []string, known map[string]gitobj.IndexEntry, heads map[string]plumbing.Hash, tree plumbing.Hash, dirs map[string]plumbing.Hash, head links, herr error) *Index {
 	want := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		want[p] = true
 	}
 	idx := &Index{want: want, entries: known}
-	if head, err := r.headLinks(); err == nil {
+	if herr == nil {
 		idx.head = head // else each Compare resolves HEAD (and reports why it cannot)
 		if !tree.IsZero() && tree == head.tree {
 			idx.heads, idx.dirs = heads, dirs
@@ -100,24 +156,34 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 	if len(paths) == 0 {
 		return out, nil
 	}
+	s := serial{l: o.Serial}
+	defer s.unlock()
+	s.lock()
 	baseTree, err := r.treeOf(base.Hash)
 	if err != nil {
 		return nil, err
 	}
+	s.unlock()
 	var headTree *pathTree // loaded on first need
 	var buf []byte         // made on the first file hashed
 	known := r.knownEntries(paths, o.Index)
 	fromHistory := o.History.blobsAt(base.Hash) // nil: look every path up
-	for _, p := range paths {
+	disk := o.History.disks(paths)              // what the run's other Compares found on disk
+	var found []diskFound                       // and what this one finds, kept for them
+	defer func() { o.History.keepDisks(found) }()
+	for i, p := range paths {
 		st := PathState{Path: p}
 		be, ok := fromHistory.blob(p)
 		if !ok {
-			if be, err = baseBlob(baseTree, p, o.Index); err != nil {
+			s.lock()
+			be, err = baseBlob(baseTree, p, o.Index)
+			s.unlock()
+			if err != nil {
 				return nil, err
 			}
 		}
 		st.BaseHash = hashString(be)
-		if d, ok := o.History.onDisk(p); ok {
+		if d, ok := disk.at(i); ok {
 			st.DiskHash, st.OnDisk = d.hash, d.onDisk
 		} else {
 			var fi fs.FileInfo
@@ -131,7 +197,7 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 				return nil, err
 			}
 			st.DiskHash, st.OnDisk = hashString(dh), onDisk
-			o.History.keepOnDisk(p, st.DiskHash, st.OnDisk)
+			found = disk.found(found, i, st.DiskHash, st.OnDisk)
 		}
 		st.Changed = st.BaseHash != st.DiskHash
 		if st.Changed && o.Index != nil && o.Index.heads != nil && o.Index.want[p] {
@@ -139,12 +205,9 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 			st.Committed = st.HeadHash != st.BaseHash
 			st.Uncommited = st.DiskHash != st.HeadHash
 		} else if st.Changed {
-			if headTree == nil {
-				if headTree, err = r.headTree(base.Hash, baseTree, o.Index); err != nil {
-					return nil, err
-				}
-			}
-			he, err := headTree.blob(p)
+			s.lock()
+			he, err := r.headBlob(&headTree, base.Hash, baseTree, o.Index, p)
+			s.unlock()
 			if err != nil {
 				return nil, err
 			}
@@ -155,6 +218,19 @@ func (r *Repo) CompareWith(base Commit, paths []string, o CompareOptions) ([]Pat
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// headBlob is p's blob in HEAD's tree, *headTree being loaded on first
+// need (see headTree).
+func (r *Repo) headBlob(headTree **pathTree, base string, baseTree *pathTree, idx *Index, p string) (plumbing.Hash, error) {
+	if *headTree == nil {
+		t, err := r.headTree(base, baseTree, idx)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		*headTree = t
+	}
+	return (*headTree).blob(p)
 }
 
 // baseBlob is t.blob(p), taken from idx when the base (t) has, at the root

@@ -1,0 +1,345 @@
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// parGit is a Git that takes the run's options (as *gitrepo.Repo does),
+// safe for concurrent use: each path's state is a function of its base and
+// path, and every (base, path) asked is counted. hook, when set, runs at
+// each CompareWith call (numbered from 1) before it answers, without the
+// fake's lock; an error it returns is the call's.
+type parGit struct {
+	mu     sync.Mutex
+	asked  map[string]int // "base path": how many times
+	calls  int
+	serial []bool // per CompareWith call: a Serial lock given
+	hook   func(call int, paths []string) error
+}
+
+func (g *parGit) Shallow() bool { return false }
+
+func (g *parGit) InterruptionCommit(recorded string, _ time.Time) (gitrepo.Commit, error) {
+	return gitrepo.Commit{Hash: recorded, Short: recorded[:7]}, nil
+}
+
+func (g *parGit) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+	return g.CompareWith(base, paths, gitrepo.CompareOptions{})
+}
+
+func (g *parGit) CompareWith(base gitrepo.Commit, paths []string, o gitrepo.CompareOptions) ([]gitrepo.PathState, error) {
+	g.mu.Lock()
+	g.calls++
+	call := g.calls
+	g.serial = append(g.serial, o.Serial != nil)
+	for _, p := range paths {
+		g.asked[base.Hash+" "+p]++
+	}
+	g.mu.Unlock()
+	if g.hook != nil {
+		if err := g.hook(call, paths); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]gitrepo.PathState, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, parState(base.Hash, p))
+	}
+	return out, nil
+}
+
+// parState is parGit's answer for path p against base.
+func parState(base, p string) gitrepo.PathState {
+	st := gitrepo.PathState{Path: p, BaseHash: base[:4] + p, DiskHash: p, OnDisk: true}
+	st.Changed = st.BaseHash != st.DiskHash
+	return st
+}
+
+func (g *parGit) IndexFor([]string, int) *gitrepo.Index { return nil }
+
+func (g *parGit) CommitsTouching(gitrepo.Commit, []string, int) (map[string][]gitrepo.Commit, error) {
+	return map[string][]gitrepo.Commit{}, nil
+}
+
+func (g *parGit) ReadAt(gitrepo.Commit, string) ([]byte, error) { return nil, os.ErrNotExist }
+
+// parRun is a Run of resumable candidates, one per base (a base given
+// several times is shared), with g as its cached Git.
+func parRun(t *testing.T, g *parGit, bases ...string) *gitCache {
+	t.Helper()
+	var cands []workflow.Candidate
+	for i, b := range bases {
+		cands = append(cands, workflow.Candidate{ID: fmt.Sprintf("workflow:w-%02d", i), Resumable: true, Commit: b})
+	}
+	run := NewRun(t.TempDir(), cands)
+	gc, ok := run.git(g).(*gitCache)
+	if !ok {
+		t.Fatal("the run does not cache its Git")
+	}
+	return gc
+}
+
+func parBase(n int) string { return fmt.Sprintf("%040x", n+0xabc) }
+
+// wantStates is parGit's answer for paths against base, in order.
+func wantStates(base string, paths []string) []gitrepo.PathState {
+	out := make([]gitrepo.PathState, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, parState(base, p))
+	}
+	return out
+}
+
+// Two validations of a shared base compare side by side: the second asks
+// the Git while the first's Compare is still running (gitCache's lock is
+// not held across it, and the Git is given that lock as Serial), asks only
+// the paths the first is not asking already, and waits for the first's
+// answer for the others, which it gets.
+func TestGitCacheComparesSideBySide(t *testing.T) {
+	x, y := parBase(1), parBase(2)
+	entered, release, second := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	g := &parGit{asked: map[string]int{}}
+	g.hook = func(call int, paths []string) error {
+		switch call {
+		case 1:
+			close(entered)
+			<-release
+		case 2:
+			close(second)
+		}
+		return nil
+	}
+	gc := parRun(t, g, x, x, x, y)
+	base := gitrepo.Commit{Hash: x, Short: x[:7]}
+	a := make(chan []gitrepo.PathState)
+	go func() {
+		got, err := gc.Compare(base, []string{"p1", "p2"})
+		if err != nil {
+			t.Error(err)
+		}
+		a <- got
+	}()
+	<-entered
+	b := make(chan []gitrepo.PathState)
+	go func() {
+		got, err := gc.Compare(base, []string{"p2", "p3"})
+		if err != nil {
+			t.Error(err)
+		}
+		b <- got
+	}()
+	<-second // the second Compare reached the Git while the first is in it
+	close(release)
+	if got, want := <-a, wantStates(x, []string{"p1", "p2"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("first: %+v, want %+v", got, want)
+	}
+	if got, want := <-b, wantStates(x, []string{"p2", "p3"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("second: %+v, want %+v", got, want)
+	}
+	if want := map[string]int{x + " p1": 1, x + " p2": 1, x + " p3": 1}; !reflect.DeepEqual(g.asked, want) {
+		t.Errorf("asked %v, want %v", g.asked, want)
+	}
+	if !reflect.DeepEqual(g.serial, []bool{true, true}) {
+		t.Errorf("Serial given %v", g.serial)
+	}
+	// the third validation of x takes the kept answers; then they are dropped
+	got, err := gc.Compare(base, []string{"p3", "p1"})
+	if err != nil || !reflect.DeepEqual(got, wantStates(x, []string{"p3", "p1"})) {
+		t.Errorf("third: %+v %v", got, err)
+	}
+	if g.calls != 2 {
+		t.Errorf("the third validation asked the Git (%d calls)", g.calls)
+	}
+	if len(gc.states) != 0 || len(gc.statesLeft) != 0 || len(gc.flying) != 0 {
+		t.Errorf("kept after the last validation: states %v, left %v, flying %v", gc.states, gc.statesLeft, gc.flying)
+	}
+}
+
+// A Compare that fails leaves the paths another validation waited for to
+// that validation, which asks them itself: an error is not shared.
+func TestGitCacheFailedFlightIsAskedAgain(t *testing.T) {
+	x := parBase(1)
+	entered, release, second := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	g := &parGit{asked: map[string]int{}}
+	errBroken := errors.New("broken")
+	g.hook = func(call int, paths []string) error {
+		switch call {
+		case 1:
+			close(entered)
+			<-release
+			return errBroken
+		case 2:
+			close(second)
+		}
+		return nil
+	}
+	gc := parRun(t, g, x, x)
+	base := gitrepo.Commit{Hash: x, Short: x[:7]}
+	a := make(chan error)
+	go func() {
+		_, err := gc.Compare(base, []string{"p1", "p2"})
+		a <- err
+	}()
+	<-entered
+	b := make(chan []gitrepo.PathState)
+	go func() {
+		got, err := gc.Compare(base, []string{"p2", "p3"})
+		if err != nil {
+			t.Error(err)
+		}
+		b <- got
+	}()
+	<-second
+	close(release)
+	if err := <-a; !errors.Is(err, errBroken) {
+		t.Errorf("first: %v, want %v", err, errBroken)
+	}
+	if got, want := <-b, wantStates(x, []string{"p2", "p3"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("second: %+v, want %+v", got, want)
+	}
+	if want := map[string]int{x + " p1": 1, x + " p2": 2, x + " p3": 1}; !reflect.DeepEqual(g.asked, want) {
+		t.Errorf("asked %v, want %v", g.asked, want)
+	}
+}
+
+// Many validations at once, over shared and unshared bases, each get the
+// Git's own answer whatever the order (run under -race in make test).
+func TestGitCacheConcurrentAnswers(t *testing.T) {
+	var bases []string
+	for i := 0; i < 12; i++ {
+		bases = append(bases, parBase(i%5)) // bases 0-1 thrice, 2-4 twice
+	}
+	bases = append(bases, parBase(7)) // one unshared
+	g := &parGit{asked: map[string]int{}}
+	g.hook = func(int, []string) error { return nil }
+	gc := parRun(t, g, bases...)
+	var paths []string
+	for i := 0; i < 24; i++ {
+		paths = append(paths, fmt.Sprintf("src/f%02d.go", i))
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(w)))
+			for k := 0; k < 40; k++ {
+				b := bases[rng.Intn(len(bases))]
+				var asked []string
+				for _, p := range paths {
+					if rng.Intn(3) == 0 {
+						asked = append(asked, p)
+					}
+				}
+				got, err := gc.Compare(gitrepo.Commit{Hash: b, Short: b[:7]}, asked)
+				if err != nil || !reflect.DeepEqual(got, wantStates(b, asked)) {
+					t.Errorf("Compare at %.7s: %+v %v", b, got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(gc.flying) != 0 {
+		t.Errorf("flights left: %v", gc.flying)
+	}
+}
+
+// Validations of one Run on a real repository, run side by side (as
+// status runs them), give the reports of validations each with a Repo of
+// its own: workflows sharing and not sharing interruption commits, with
+// committed and uncommitted changes and stories edited since (read at the
+// base: ReadAt beside the other questions). Run under -race in make test.
+func TestRunValidatesSideBySide(t *testing.T) {
+	r := newRepo(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(gitfixture.Init(r.root))
+	var files []string
+	for i := 0; i < 16; i++ {
+		files = append(files, fmt.Sprintf("src/m%d/f%02d.ts", i%3, i))
+	}
+	for _, f := range files {
+		r.write(f, "v0\n", time.Time{})
+	}
+	var stories []*workflow.Story
+	for i := 1; i <= 6; i++ {
+		stories = append(stories, r.story(fmt.Sprintf("3.%d", i), "InProgress", "AC", "notes", time.Time{}))
+	}
+	when := t0.Add(-5 * time.Hour)
+	_, err := gitfixture.Commit(r.root, "import", "Ana Lima", "ana@example.com", when)
+	must(err)
+	var chain []time.Time
+	for i := 0; i < 10; i++ {
+		when = when.Add(15 * time.Minute)
+		r.write(files[(i*5)%len(files)], fmt.Sprintf("v%d\n", i+1), when)
+		if i%3 == 0 {
+			st := stories[i%len(stories)]
+			r.write(st.Path, storyText(st.ID, "InProgress", "AC edited", "notes"), when)
+		}
+		_, err := gitfixture.Commit(r.root, fmt.Sprint("step ", i), "Bo Chen", "bo@example.com", when)
+		must(err)
+		chain = append(chain, when)
+	}
+	r.write(files[3], "on disk\n", time.Time{})
+	var all []workflow.Candidate
+	for i, st := range stories {
+		refs := []workflow.RefFile{{Path: st.Path, Phase: "implement", Critical: true, From: "story"}}
+		for k := 0; k < 8; k++ {
+			refs = append(refs, workflow.RefFile{Path: files[(i*3+k)%len(files)], Phase: "implement", From: "file-list"})
+		}
+		c := sdc(st.ID, refs...)
+		c.UpdatedAt = chain[(i/2)*3].Add(time.Minute) // two workflows per base
+		all = append(all, c)
+	}
+	var want []Report
+	for _, c := range all {
+		repo, err := gitrepo.Open(r.root)
+		must(err)
+		in := withOthers(input(r, c, stories...), all)
+		in.Git = repo
+		want = append(want, Validate(in))
+		must(repo.Close())
+	}
+	for round := 0; round < 3; round++ {
+		repo, err := gitrepo.Open(r.root)
+		must(err)
+		run := NewRun(r.root, all)
+		got := make([]Report, len(all))
+		var wg sync.WaitGroup
+		for w := 0; w < 3; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < len(all); i += 3 {
+					in := input(r, all[(i+round)%len(all)], stories...)
+					in.Git, in.Run = repo, run
+					got[(i+round)%len(all)] = Validate(in)
+				}
+			}()
+		}
+		wg.Wait()
+		run.waitPrefetch()
+		must(repo.Close())
+		for i := range all {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("round %d, %s side by side:\n%+v\nwant\n%+v", round, all[i].ID, got[i], want[i])
+			}
+		}
+	}
+}
