@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"sort"
 	"strings"
 
@@ -16,7 +17,7 @@ func (v *validator) otherWorkflows() {
 	open := map[string]string{} // normalised id -> id as this candidate spells it
 	for _, s := range v.stories {
 		if !s.complete() {
-			open[normID(s.id)] = s.id
+			open[storyid.Loose(s.id)] = s.id
 		}
 	}
 	if len(open) == 0 {
@@ -69,10 +70,10 @@ func rivalsOf(candidates []*workflow.Candidate) []rival {
 		}
 		ids := make([]string, 0, len(o.Stories)+len(o.StoryRefs))
 		for _, id := range o.Stories {
-			ids = append(ids, normID(id))
+			ids = append(ids, storyid.Loose(id))
 		}
 		for _, r := range o.StoryRefs {
-			ids = append(ids, normID(r.ID))
+			ids = append(ids, storyid.Loose(r.ID))
 		}
 		out = append(out, rival{c: o, ids: ids})
 	}
@@ -121,15 +122,15 @@ func (v *validator) epicStories() {
 	if v.c.Epic != nil && v.c.Epic.EpicID != "" {
 		epicID = v.c.Epic.EpicID
 	}
-	num := epicNumber(epicID)
+	num := storyid.EpicNumber(epicID)
 	listed := map[string]bool{}
 	for _, s := range v.stories {
-		listed[normID(s.id)] = true
+		listed[storyid.Loose(s.id)] = true
 	}
 	if v.c.Epic != nil {
 		for _, w := range v.c.Epic.Waves {
 			for _, r := range w.Stories {
-				listed[normID(r.ID)] = true
+				listed[storyid.Loose(r.ID)] = true
 			}
 		}
 	}
@@ -140,15 +141,15 @@ func (v *validator) epicStories() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		st := v.in.Stories[id]
-		if st == nil || listed[normID(id)] {
+		if st == nil || listed[storyid.Loose(id)] {
 			continue
 		}
-		byPrefix := num != "" && strings.HasPrefix(normID(id), num+".")
-		byField := st.Epic != "" && epicID != "" && sameEpic(st.Epic, epicID)
+		byPrefix := num != "" && strings.HasPrefix(storyid.Loose(id), num+".")
+		byField := st.Epic != "" && epicID != "" && storyid.SameEpic(st.Epic, epicID)
 		if !byPrefix && !byField {
 			continue
 		}
-		listed[normID(id)] = true
+		listed[storyid.Loose(id)] = true
 		path := v.cleanPath(st.Path)
 		if path == "" {
 			path = v.c.Source.Path
@@ -156,30 +157,4 @@ func (v *validator) epicStories() {
 		v.add(workflow.CheckConflict, workflow.Warning, "epic-stories-added", path, "",
 			fmt.Sprintf("story %s belongs to epic %s but the saved epic plan does not list it", display(id), display(epicID)))
 	}
-}
-
-// epicNumber is the number of an epic id ("3", "EPIC-3", "epic 3" → "3"),
-// or "" when the id holds no number.
-func epicNumber(id string) string {
-	s := strings.ToLower(strings.TrimSpace(id))
-	if t := strings.TrimPrefix(s, "epic"); t != s {
-		s = strings.TrimLeft(t, " -_:#")
-	}
-	if s == "" {
-		return ""
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return ""
-		}
-	}
-	return strings.TrimLeft(s, "0")
-}
-
-// sameEpic reports whether two epic ids name the same epic.
-func sameEpic(a, b string) bool {
-	if na, nb := epicNumber(a), epicNumber(b); na != "" || nb != "" {
-		return na == nb
-	}
-	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }

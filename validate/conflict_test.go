@@ -3,6 +3,7 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"strings"
 	"testing"
 	"time"
@@ -327,8 +328,8 @@ func TestConflictEpicStoriesAdded(t *testing.T) {
 		t.Errorf("epic-stories-added paths = %v, want %s", added, want)
 	}
 	// An epic id without a number only matches stories by their epic field.
-	if epicNumber("EPIC-ACT") != "" || epicNumber("epic 12") != "12" || epicNumber("3") != "3" {
-		t.Error("epicNumber")
+	if storyid.EpicNumber("EPIC-ACT") != "" || storyid.EpicNumber("epic 12") != "12" || storyid.EpicNumber("3") != "3" {
+		t.Error("storyid.EpicNumber")
 	}
 }
 

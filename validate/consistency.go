@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -91,7 +92,7 @@ func (v *validator) resolveStories() {
 		if ref.ID == "" {
 			return
 		}
-		key := normID(ref.ID)
+		key := storyid.Loose(ref.ID)
 		if s := byKey[key]; s != nil {
 			if s.ref.Status == "" {
 				s.ref.Status = ref.Status
@@ -168,16 +169,6 @@ func (v *validator) cleanPath(p string) string {
 	return clean
 }
 
-// normID is a story id for loose matching: lower case, without a "story"
-// prefix ("STORY-3.4", "story 3.4" and "3.4" match).
-func normID(id string) string {
-	s := strings.ToLower(strings.TrimSpace(id))
-	if t := strings.TrimPrefix(s, "story"); t != s {
-		s = strings.TrimLeft(t, " -_:#")
-	}
-	return s
-}
-
 // lookupStory finds a parsed story by id, exactly or loosely.
 func (v *validator) lookupStory(id string) *workflow.Story {
 	if st := v.in.Stories[id]; st != nil {
@@ -192,13 +183,13 @@ func (v *validator) lookupStory(id string) *workflow.Story {
 		sort.Strings(keys) // the first spelling wins, deterministically
 		for _, k := range keys {
 			if st := v.in.Stories[k]; st != nil {
-				if n := normID(k); v.storyIndex[n] == nil {
+				if n := storyid.Loose(k); v.storyIndex[n] == nil {
 					v.storyIndex[n] = st
 				}
 			}
 		}
 	}
-	return v.storyIndex[normID(id)]
+	return v.storyIndex[storyid.Loose(id)]
 }
 
 // readStory reads and parses a story file the state records but discovery

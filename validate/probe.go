@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/orchestrate-dev/orchestrate/internal/openprobe"
 	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -61,7 +62,7 @@ func probePath(root string, check func(rel string) (string, fs.FileInfo, error),
 		err = fmt.Errorf("%w: %s", safefile.ErrNotFile, clean)
 	}
 	if err == nil {
-		err = canOpen(full)
+		err = openprobe.CanOpen(full)
 	}
 	p.fi, p.open = fi, err
 	return p

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -35,7 +36,7 @@ func TestRivalsSharing(t *testing.T) {
 		open := map[string]string{}
 		for n := rng.Intn(4); n > 0; n-- {
 			id := fmt.Sprintf("%d.%d", 1+rng.Intn(3), rng.Intn(5))
-			open[normID(id)] = id
+			open[storyid.Loose(id)] = id
 		}
 		var want []*workflow.Candidate
 		for _, rv := range v.rivals() {

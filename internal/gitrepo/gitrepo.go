@@ -91,7 +91,7 @@ type Repo struct {
 	headKnown bool
 	// ahead reads the first-parent chain ahead of the walks (see
 	// linkahead.go); nil when none runs. noAhead turns it off (tests).
-	ahead   *linkAhead
+	ahead   *gitobj.ChainReader
 	noAhead bool
 }
 
@@ -192,7 +192,7 @@ func (r *Repo) Close() error {
 	if r.storage == nil {
 		return nil
 	}
-	r.ahead.halt() // it reads the packs closed below
+	r.ahead.Halt() // it reads the packs closed below
 	r.ahead = nil
 	err := r.storage.Close()
 	if gerr := r.graph.Close(); err == nil {

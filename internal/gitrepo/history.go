@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -531,7 +530,7 @@ func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
 	if l, ok := r.graphLinks(h); ok {
 		return l, nil
 	}
-	raw, whole, err := r.packs.CommitPrefix(h, commitPrefixLen)
+	raw, whole, err := r.packs.CommitPrefix(h, gitobj.CommitPrefixLen)
 	if err != nil {
 		return links{}, err
 	}
@@ -548,48 +547,11 @@ func (r *Repo) readLinksUncached(h plumbing.Hash) (links, error) {
 	return l, err
 }
 
-// commitPrefixLen is how much of a commit readLinks reads first: the tree
-// and parent lines take 94 bytes.
-const commitPrefixLen = 128
-
-// parseLinks parses the tree and first parent lines of commit h from raw,
-// all of the commit when whole is true, else its first bytes: done is false
-// when those end before the lines do (the caller reads the whole commit).
-func parseLinks(h plumbing.Hash, raw []byte, whole bool) (l links, done bool, err error) {
-	l = links{hash: h}
-	seenTree, ended := false, false
-	for len(raw) > 0 && !(seenTree && !l.parent.IsZero()) {
-		line := raw
-		if nl := bytes.IndexByte(raw, '\n'); nl >= 0 {
-			line, raw = raw[:nl], raw[nl+1:]
-		} else if !whole {
-			return links{}, false, nil // a cut line
-		} else {
-			raw = nil
-		}
-		if len(line) == 0 {
-			ended = true
-			break // the end of the header
-		}
-		switch {
-		case !seenTree && bytes.HasPrefix(line, []byte("tree ")):
-			if l.tree, err = parseHexHash(line[5:]); err != nil {
-				return links{}, true, fmt.Errorf("commit %s: tree: %w", h.String()[:7], err)
-			}
-			seenTree = true
-		case l.parent.IsZero() && bytes.HasPrefix(line, []byte("parent ")):
-			if l.parent, err = parseHexHash(line[7:]); err != nil {
-				return links{}, true, fmt.Errorf("commit %s: parent: %w", h.String()[:7], err)
-			}
-		}
-	}
-	if !whole && !ended && !(seenTree && !l.parent.IsZero()) {
-		return links{}, false, nil // the prefix ends inside the header
-	}
-	if !seenTree {
-		return links{}, true, fmt.Errorf("commit %s has no tree", h.String()[:7])
-	}
-	return l, true, nil
+// parseLinks parses the tree and first parent lines of commit h from raw
+// (see gitobj.ParseLinks).
+func parseLinks(h plumbing.Hash, raw []byte, whole bool) (links, bool, error) {
+	l, done, err := gitobj.ParseLinks(h, raw, whole)
+	return links{hash: l.Commit, tree: l.Tree, parent: l.Parent}, done, err
 }
 
 // commitInfo decodes commit h in full, once per Repo (up to
@@ -610,17 +572,6 @@ func (r *Repo) commitInfo(h plumbing.Hash) (Commit, error) {
 		r.infoCache[h] = info
 	}
 	return info, nil
-}
-
-func parseHexHash(b []byte) (plumbing.Hash, error) {
-	var h plumbing.Hash
-	if len(b) != 2*len(h) {
-		return h, fmt.Errorf("%q is not a full hash", b)
-	}
-	if _, err := hex.Decode(h[:], b); err != nil {
-		return h, fmt.Errorf("%q is not a full hash: %w", b, err)
-	}
-	return h, nil
 }
 
 // fullHash parses a full lower-case hex hash; ok is false for anything else.

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // linkChain commits n commits in a new repository (one file changed each,
@@ -99,7 +100,7 @@ func walkAnswers(t *testing.T, dir string, chain []string, ahead bool, cache *di
 // longer than the reader's lead.
 func TestLinkAheadSameAnswers(t *testing.T) {
 	t.Parallel()
-	dir, chain := linkChain(t, 3*linkAheadDepth)
+	dir, chain := linkChain(t, 3*gitobj.ChainAhead)
 	want := walkAnswers(t, dir, chain, false, nil)
 	if got := walkAnswers(t, dir, chain, true, nil); got != want {
 		t.Errorf("read ahead:\n%s\nwant:\n%s", got, want)
@@ -133,7 +134,7 @@ func TestLinkAheadStopsWhereTheWalkWould(t *testing.T) {
 // (a walk that stopped early), and waits for it.
 func TestLinkAheadClose(t *testing.T) {
 	t.Parallel()
-	dir, chain := linkChain(t, 2*linkAheadDepth)
+	dir, chain := linkChain(t, 2*gitobj.ChainAhead)
 	r, err := Open(dir)
 	must(t, err)
 	// one step of a walk from HEAD starts the reader
@@ -146,7 +147,7 @@ func TestLinkAheadClose(t *testing.T) {
 	}
 	must(t, r.Close())
 	select {
-	case <-a.done:
+	case <-a.Done():
 	default:
 		t.Fatal("Close returned before the reader ended")
 	}

@@ -40,7 +40,7 @@ var layers = []layer{
 		"internal/agentsession", "internal/atomicfile", "internal/cachetable", "internal/config", "internal/config/configtest",
 		"internal/diskcache", "internal/exitcode", "internal/ghactions",
 		"internal/gitcache", "internal/gitfixture", "internal/gitobj", "internal/gitremote", "internal/gitrepo", "internal/lazyre",
-		"internal/logging", "internal/par", "internal/pathglob", "internal/planfile",
+		"internal/logging", "internal/openprobe", "internal/par", "internal/pathglob", "internal/planfile",
 		"internal/prompt", "internal/redact", "internal/refpath", "internal/safefile",
 		"internal/sharedlife", "internal/statepatch", "internal/storyid",
 		"internal/termsafe", "internal/textfmt", "internal/tolerant", "internal/trust",

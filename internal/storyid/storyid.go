@@ -60,3 +60,39 @@ func FromRef(s string) (id, file string) {
 	}
 	return s, ""
 }
+
+// Loose is a story id for loose matching: lower case, without a "story"
+// prefix ("STORY-3.4", "story 3.4" and "3.4" match).
+func Loose(id string) string {
+	s := strings.ToLower(strings.TrimSpace(id))
+	if t := strings.TrimPrefix(s, "story"); t != s {
+		s = strings.TrimLeft(t, " -_:#")
+	}
+	return s
+}
+
+// EpicNumber is the number of an epic id ("3", "EPIC-3", "epic 3" → "3"),
+// or "" when the id holds no number.
+func EpicNumber(id string) string {
+	s := strings.ToLower(strings.TrimSpace(id))
+	if t := strings.TrimPrefix(s, "epic"); t != s {
+		s = strings.TrimLeft(t, " -_:#")
+	}
+	if s == "" {
+		return ""
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return ""
+		}
+	}
+	return strings.TrimLeft(s, "0")
+}
+
+// SameEpic reports whether two epic ids name the same epic.
+func SameEpic(a, b string) bool {
+	if na, nb := EpicNumber(a), EpicNumber(b); na != "" || nb != "" {
+		return na == nb
+	}
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}

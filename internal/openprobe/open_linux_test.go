@@ -1,4 +1,4 @@
-package validate
+package openprobe
 
 import (
 	"syscall"
@@ -7,7 +7,7 @@ import (
 
 // TestCanOpenWithoutFaccessat2: on a kernel without faccessat2 (ENOSYS,
 // remembered) or behind a filter refusing it (EPERM, asked each time),
-// canOpen opens the file instead and still answers as os.Open does.
+// CanOpen opens the file instead and still answers as os.Open does.
 func TestCanOpenWithoutFaccessat2(t *testing.T) {
 	if err := access2("/"); err != nil {
 		t.Logf("faccessat2(/) = %v: this kernel takes the fallback anyway", err)
@@ -20,7 +20,7 @@ func TestCanOpenWithoutFaccessat2(t *testing.T) {
 			t.Cleanup(func() { access2 = orig; noAccess2.Store(false) })
 			checkCanOpenMatchesOSOpen(t)
 			if calls == 0 {
-				t.Error("canOpen never tried faccessat2")
+				t.Error("CanOpen never tried faccessat2")
 			}
 			if got, want := noAccess2.Load(), errno == syscall.ENOSYS; got != want {
 				t.Errorf("noAccess2 = %v after %v, want %v", got, errno, want)
@@ -32,7 +32,7 @@ func TestCanOpenWithoutFaccessat2(t *testing.T) {
 	}
 }
 
-// TestCanOpenUsesFaccessat2: where the kernel has faccessat2, canOpen asks
+// TestCanOpenUsesFaccessat2: where the kernel has faccessat2, CanOpen asks
 // it and never falls back to opening.
 func TestCanOpenUsesFaccessat2(t *testing.T) {
 	if err := access2("/"); err != nil {
@@ -50,7 +50,7 @@ func TestCanOpenUsesFaccessat2(t *testing.T) {
 
 func BenchmarkCanOpen(b *testing.B) {
 	dir := b.TempDir()
-	for name, probe := range map[string]func(string) error{"faccessat2": canOpen, "open": openProbe} {
+	for name, probe := range map[string]func(string) error{"faccessat2": CanOpen, "open": openProbe} {
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if err := probe(dir); err != nil {

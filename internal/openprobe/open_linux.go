@@ -1,4 +1,4 @@
-package validate
+package openprobe
 
 import (
 	"io/fs"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// canOpen tells whether the file or folder at full can be opened for
+// CanOpen tells whether the file or folder at full can be opened for
 // reading, as os.Open would (same answer, same *fs.PathError), in one
 // system call that opens nothing: faccessat2(R_OK, AT_EACCESS) runs the
 // kernel's own permission check for the effective user, as open(2) does,
@@ -17,7 +17,7 @@ import (
 // (Linux before 5.8, or a seccomp filter refusing it) it opens the file
 // (openProbe): the C library's fallback, which guesses from permission
 // bits, would miss ACLs and capabilities.
-func canOpen(full string) error {
+func CanOpen(full string) error {
 	if !noAccess2.Load() {
 		err := access2(full)
 		switch err {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package validate
+package openprobe
 
 import (
 	"io/fs"

@@ -1,12 +1,12 @@
 //go:build !unix
 
-package validate
+package openprobe
 
 import "os"
 
-// canOpen tells whether the file or folder at full can be opened for
+// CanOpen tells whether the file or folder at full can be opened for
 // reading (os.Open's error when not).
-func canOpen(full string) error {
+func CanOpen(full string) error {
 	fh, err := os.Open(full)
 	if err == nil {
 		fh.Close()

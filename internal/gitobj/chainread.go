@@ -1,0 +1,117 @@
+package gitobj
+
+import "github.com/go-git/go-git/v5/plumbing"
+
+// ChainReader reads a first-parent chain of commits ahead of a history walk,
+// on a goroutine of its own with a Fork of the store: each commit's links
+// (ParseLinks over the commit's first bytes, or, verified, over the commit
+// read whole, which it hands over to be verified). It stops at the first
+// commit it cannot read or parse (the walk reads that one itself and meets
+// the same error), at a root, at a commit stop says ends the walk (a
+// shallow boundary), and never reads more than ChainAhead commits past what
+// was taken. Halt it (and wait for it) before the store's packs close.
+type ChainReader struct {
+	out  chan ChainItem
+	quit chan struct{}
+	done chan struct{}
+	// Next is the commit the next item is for (zero once nothing more
+	// comes); Verified says the items carry the commits read whole.
+	Next     plumbing.Hash
+	Verified bool
+}
+
+// ChainItem is a commit's links and, verified, the commit read whole.
+type ChainItem struct {
+	Links CommitLinks
+	Raw   []byte
+	ok    bool
+}
+
+// ChainAhead bounds the commits a ChainReader reads ahead of the walk.
+const ChainAhead = 128
+
+// CommitPrefixLen is how much of a commit a walk reads first: the tree and
+// parent lines take 94 bytes.
+const CommitPrefixLen = 128
+
+// StartChain starts reading the chain from commit h with s (a Fork); stop
+// reports a commit whose parent the walk does not go to. nil when s is nil.
+func StartChain(s *Store, h plumbing.Hash, verified bool, stop func(plumbing.Hash) bool) *ChainReader {
+	if s == nil {
+		return nil
+	}
+	c := &ChainReader{out: make(chan ChainItem, ChainAhead), quit: make(chan struct{}), done: make(chan struct{}), Next: h, Verified: verified}
+	go c.run(s, h, stop)
+	return c
+}
+
+func (c *ChainReader) run(s *Store, h plumbing.Hash, stop func(plumbing.Hash) bool) {
+	defer close(c.done)
+	defer close(c.out)
+	for {
+		it := readChainItem(s, h, c.Verified)
+		select {
+		case c.out <- it:
+		case <-c.quit:
+			return
+		}
+		if !it.ok || it.Links.Parent.IsZero() || stop(h) {
+			return
+		}
+		h = it.Links.Parent
+	}
+}
+
+// readChainItem reads commit h's links: its first bytes, more when the
+// header goes on (verified: the commit whole).
+func readChainItem(s *Store, h plumbing.Hash, verified bool) ChainItem {
+	if verified {
+		raw, _, err := s.CommitPrefix(h, 0)
+		if err != nil {
+			return ChainItem{}
+		}
+		l, _, err := ParseLinks(h, raw, true)
+		if err != nil {
+			return ChainItem{}
+		}
+		return ChainItem{Links: l, Raw: append([]byte(nil), raw...), ok: true}
+	}
+	for _, n := range []int{CommitPrefixLen, MaxCommitHeader} {
+		raw, whole, err := s.CommitPrefix(h, n)
+		if err != nil {
+			return ChainItem{}
+		}
+		l, done, err := ParseLinks(h, raw, whole)
+		if err != nil {
+			return ChainItem{}
+		}
+		if done {
+			return ChainItem{Links: l, ok: true}
+		}
+	}
+	return ChainItem{} // a header too long: the walk reads it and says so
+}
+
+// Take returns the next item (for Next); ok is false when the reader
+// stopped before it (the caller reads that commit itself).
+func (c *ChainReader) Take() (ChainItem, bool) {
+	it, open := <-c.out
+	if !open || !it.ok {
+		c.Next = plumbing.ZeroHash // nothing more comes
+		return ChainItem{}, false
+	}
+	c.Next = it.Links.Parent
+	return it, true
+}
+
+// Halt stops the reader and waits for it; a nil reader is none.
+func (c *ChainReader) Halt() {
+	if c == nil {
+		return
+	}
+	close(c.quit)
+	<-c.done
+}
+
+// Done is closed once the reader's goroutine has ended.
+func (c *ChainReader) Done() <-chan struct{} { return c.done }
