@@ -45,8 +45,9 @@ const minAbbrev = 4
 // there too are the answers of the walks (walkmemo.go), what look-ups by
 // path found in trees and the small blobs ReadAt read (internal/gitcache's
 // paths.go and objects.go). The walks of a Repo all start from the HEAD its first walk
-// found (see walkHead). A Repo is not safe for concurrent use; Close
-// releases its open pack files.
+// found (see walkHead). A Repo is not safe for concurrent use, except
+// CompareWith with CompareOptions.Serial and IndexLater's read (see there);
+// Close releases its open pack files.
 type Repo struct {
 	repo    *git.Repository
 	objects storer.EncodedObjectStorer
