@@ -35,7 +35,7 @@ const MaxFileCandidates = 1_000
 // capFileCandidates keeps at most MaxFileCandidates of cs per source file,
 // adding to fs a warning for each file cut.
 func capFileCandidates(cs []workflow.Candidate, fs []workflow.Finding) ([]workflow.Candidate, []workflow.Finding) {
-	if len(cs) <= MaxFileCandidates {
+	if len(cs) <= MaxFileCandidates || distinctSorted(cs) {
 		return cs, fs
 	}
 	perFile := map[string]int{}
@@ -65,6 +65,19 @@ func capFileCandidates(cs []workflow.Candidate, fs []workflow.Finding) ([]workfl
 		}
 	}
 	return out, fs
+}
+
+// distinctSorted reports whether the candidates' source paths are in
+// strictly increasing order, so each file gives one candidate: the story
+// source's 20,000 candidates, one per story file in path order, are then
+// not counted in a map of 20,000 paths.
+func distinctSorted(cs []workflow.Candidate) bool {
+	for i := 1; i < len(cs); i++ {
+		if cs[i-1].Source.Path >= cs[i].Source.Path {
+			return false
+		}
+	}
+	return true
 }
 
 // Stamp is when a file last changed according to git.
