@@ -214,6 +214,11 @@ func storyWalkMatch(pat, n string, typ os.FileMode) bool {
 	if typ&os.ModeSymlink == 0 && !typ.IsRegular() {
 		return false
 	}
+	if len(pat) > 1 && pat[0] == '*' && !hasGlobMeta(pat[1:]) {
+		// "*.md": a star matches any run of characters but '/', which no
+		// listed name holds
+		return strings.HasSuffix(n, pat[1:])
+	}
 	ok, err := path.Match(pat, n)
 	return err == nil && ok
 }

@@ -5,6 +5,7 @@ package story
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"syscall"
@@ -149,5 +150,25 @@ func TestStoryWalk(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestStoryWalkMatch: the suffix shortcut of "*LIT" agrees with path.Match.
+func TestStoryWalkMatch(t *testing.T) {
+	names := []string{"a.md", ".md", "md", "a.md.bak", "a.MD", "x.story.md", "", "*.md", "a\\.md", "日本.md"}
+	for _, pat := range []string{"*.md", "*md", "*.story.md", "*", "*.m?", "*[.]md", "a*.md"} {
+		for _, n := range names {
+			want, err := path.Match(pat, n)
+			want = want && err == nil
+			if got := storyWalkMatch(pat, n, 0); got != want {
+				t.Errorf("storyWalkMatch(%q, %q) = %v, path.Match says %v", pat, n, got, want)
+			}
+		}
+	}
+	if storyWalkMatch("*.md", "a.md", os.ModeNamedPipe) || storyWalkMatch("*.md", "a.md", os.ModeDir) {
+		t.Error("a FIFO or a folder matched")
+	}
+	if !storyWalkMatch("*.md", "a.md", os.ModeSymlink) {
+		t.Error("a symbolic link did not match")
 	}
 }
