@@ -346,12 +346,11 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 			}
 		}
 	}
-	type fileKey struct {
-		state int
-		path  string
-	}
-	var has map[fileKey]bool // files of the absorbing candidates, filled on first use
-	var seeded map[int]bool  // absorbing candidates whose own files are in has
+	// the files of the stories each absorbing candidate takes, added after
+	// its own in the stories' order, each path once: the absorbing
+	// candidates' own files (300 for each of 200 workflows) are only
+	// looked up in a set of the few story files, never put in a set
+	var absorbedBy map[int][]int // absorbing candidate -> the stories it takes, in order
 	absorbed := make([]bool, len(cs))
 	for i := range cs {
 		s := &cs[i]
@@ -368,24 +367,16 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 			continue
 		}
 		b := &cs[best]
-		if has == nil {
-			has, seeded = map[fileKey]bool{}, map[int]bool{}
-		}
-		if !seeded[best] {
-			seeded[best] = true
-			for _, f := range b.Files {
-				has[fileKey{best, f.Path}] = true
-			}
-		}
 		b.Evidence = append(b.Evidence, s.Source)
-		for _, f := range s.Files {
-			if k := (fileKey{best, f.Path}); !has[k] {
-				has[k] = true
-				b.Files = append(b.Files, f)
-			}
-		}
 		b.Findings = append(b.Findings, s.Findings...)
+		if absorbedBy == nil {
+			absorbedBy = map[int][]int{}
+		}
+		absorbedBy[best] = append(absorbedBy[best], i)
 		absorbed[i] = true
+	}
+	for best, stories := range absorbedBy {
+		addStoryFiles(&cs[best], cs, stories)
 	}
 	// keep the others, in place
 	out = cs[:0]
@@ -404,6 +395,31 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	}
 	clear(cs[len(out):]) // drop the references the absorbed ones held
 	return out
+}
+
+// addStoryFiles appends to b's files those of the candidates cs[i] for i
+// in stories, in that order, that b does not list yet (by path; the first
+// of a path wins).
+func addStoryFiles(b *workflow.Candidate, cs []workflow.Candidate, stories []int) {
+	has := map[string]bool{} // the stories' paths: whether b lists them
+	for _, i := range stories {
+		for _, f := range cs[i].Files {
+			has[f.Path] = false
+		}
+	}
+	for _, f := range b.Files {
+		if _, ok := has[f.Path]; ok {
+			has[f.Path] = true
+		}
+	}
+	for _, i := range stories {
+		for _, f := range cs[i].Files {
+			if !has[f.Path] {
+				has[f.Path] = true
+				b.Files = append(b.Files, f)
+			}
+		}
+	}
 }
 
 // moreSpecificKind reports whether a candidate of kind a describes the same
