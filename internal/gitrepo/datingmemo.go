@@ -120,7 +120,7 @@ func datingStorable(now time.Time, st fileKeyStat) bool {
 func (r *Repo) diskHashDating(p string, buf *[]byte) (h plumbing.Hash, onDisk bool, err error) {
 	t := r.wtHashes
 	if t == nil {
-		return r.diskHashStat(p, buf, nil, nil)
+		return r.diskHash(p, *buf)
 	}
 	fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(p)))
 	if err != nil {
