@@ -142,6 +142,8 @@ func Scan(r *source.Repo, opts Options) Result {
 	parts := make([][]workflow.Candidate, 0, len(sources))
 	var findings []workflow.Finding
 	var prefetch chan map[string]Stamp
+	var deferred chan deferredPart                 // the story source's candidates, being built
+	deferredAt := 0                                // their place in parts
 	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
 	r.Cache = opts.Cache
@@ -159,21 +161,40 @@ func Scan(r *source.Repo, opts Options) Result {
 			w = ws.Weight()
 		}
 		r.SetWeight(w)
-		cs, fs := s.Scan(r)
-		cs, fs = capFileCandidates(cs, fs)
-		for i := range cs {
-			cs[i].Findings = workflow.CapFindings(cs[i].Findings)
+		if d, ok := s.(deferredSource); ok && deferred == nil {
+			// the story source: its files are read now, its candidates
+			// (20,000 of them on the bench's stories shape) built beside
+			// the other sources' scans, into its place in parts
+			paths, build := d.ScanDeferred(r)
+			deferred, deferredAt = make(chan deferredPart, 1), len(parts)
+			go func() {
+				cs, fs := build()
+				deferred <- deferredPart{cs, fs}
+			}()
+			parts = append(parts, nil)
+			if opts.Times != nil {
+				prefetch = make(chan map[string]Stamp, 1)
+				go func() { prefetch <- opts.Times(paths) }()
+			}
+			continue
 		}
-		fs = workflow.CapFindings(fs)
+		cs, fs := s.Scan(r)
+		cs, fs = finishPart(cs, fs)
 		parts = append(parts, cs)
 		findings = append(findings, fs...)
-		if s.Kind() == workflow.KindStory && opts.Times != nil {
+		if s.Kind() == workflow.KindStory && opts.Times != nil && prefetch == nil {
 			// date the resumable stories from git while the other sources
 			// scan: the history walk and the state-file parsing overlap
 			paths := mtimePaths(cs, true)
 			prefetch = make(chan map[string]Stamp, 1)
 			go func() { prefetch <- opts.Times(paths) }()
 		}
+	}
+	if deferred != nil {
+		p := <-deferred
+		cs, fs := finishPart(p.cs, p.fs)
+		parts[deferredAt] = cs
+		findings = append(findings, fs...)
 	}
 	if f, spent := r.EndBudget(); spent {
 		findings = append(findings, f)
@@ -225,6 +246,32 @@ func Scan(r *source.Repo, opts Options) Result {
 	findings = workflow.CapFindings(findings)
 	workflow.SortFindings(findings)
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
+}
+
+// deferredSource is a source whose candidates Scan builds beside the
+// other sources' scans (the story source, story.StorySource): ScanDeferred
+// reads its files and fills what the other sources look up (Repo.Stories),
+// and returns the paths of its candidates to date from git (the resumable
+// stories, in order) and build, which makes its candidates and findings
+// without reading r.
+type deferredSource interface {
+	ScanDeferred(r *source.Repo) (dated []string, build func() ([]workflow.Candidate, []workflow.Finding))
+}
+
+// deferredPart is what a deferredSource's build gave.
+type deferredPart struct {
+	cs []workflow.Candidate
+	fs []workflow.Finding
+}
+
+// finishPart bounds one source's candidates and findings
+// (capFileCandidates, workflow.CapFindings).
+func finishPart(cs []workflow.Candidate, fs []workflow.Finding) ([]workflow.Candidate, []workflow.Finding) {
+	cs, fs = capFileCandidates(cs, fs)
+	for i := range cs {
+		cs[i].Findings = workflow.CapFindings(cs[i].Findings)
+	}
+	return cs, workflow.CapFindings(fs)
 }
 
 // concatCandidates joins the sources' lists in order. The first list (the
