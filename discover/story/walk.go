@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -71,49 +72,79 @@ type storyHit struct {
 }
 
 // storyWalkUnit is a share of the walk: files of the start folder (names),
-// or one of its folders (dir, its name) walked whole.
+// or one of its folders (dir, its slash path) walked whole.
 type storyWalkUnit struct {
 	files []string
 	dir   string
-	hits  []storyHit // what it found (a folder's: in path order)
+	hits  []storyHit // what it found, in path order
 }
 
-// storyWalkChunk is how many of the start folder's files make one unit,
-// and how many entries of it are listed at a time.
+// storyWalkChunk is how many of the start folder's files make one unit.
 const storyWalkChunk = 128
 
 // storyWalk finds and reads the stories of the pattern base/**/name
 // (storyWalkPattern) below r.Root: the paths in order, and for each the
 // story (nil: not a story) and whether it was readable, as storyGlob and
 // storyReadAll give them. The story cache arrives on sc (nil: none) and is
-// saved at the end. The start folder is listed a share at a time, each
-// share handed to the workers as it is listed: the stories are read while
-// the rest of a folder of 10,000 of them is listed.
+// saved at the end.
 func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths []string, out []*workflow.Story, readable []bool) {
 	start := r.Root
 	if base != "" {
 		start = filepath.Join(r.Root, filepath.FromSlash(base))
 	}
-	todo := make(chan *storyWalkUnit, 64)
+	var files, dirs []string
+	if fi, err := os.Lstat(start); err == nil && fi.IsDir() {
+		if f, err := os.Open(start); err == nil {
+			ents, _ := f.ReadDir(-1) // the start folder keeps what it listed
+			_ = f.Close()
+			for _, e := range ents {
+				n := e.Name()
+				switch {
+				case e.IsDir():
+					if n != ".git" && n != "spec" { // a spec folder's files are not stories (storyInSpecFolder)
+						dirs = append(dirs, n)
+					}
+				case storyWalkMatch(name, n, e.Type()):
+					files = append(files, n)
+				}
+			}
+		}
+	}
+	slices.Sort(files)
+	slices.SortFunc(dirs, func(a, b string) int { return compareFolders(a, b) })
+	units := make([]storyWalkUnit, 0, len(files)/storyWalkChunk+1+len(dirs))
+	// in path order: a folder's paths ("a/x") come after the files before
+	// "a/" and before the ones after it
+	fi := 0
+	flush := func(upTo int) {
+		for fi < upTo {
+			end := min(upTo, fi+storyWalkChunk)
+			units = append(units, storyWalkUnit{files: files[fi:end]})
+			fi = end
+		}
+	}
+	for _, d := range dirs {
+		flush(fi + sortSearch(files[fi:], d+"/"))
+		units = append(units, storyWalkUnit{dir: join(base, d)})
+	}
+	flush(len(files))
+
+	cache := <-sc
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	var cache *storyCache
-	cacheReady := make(chan struct{})
-	go func() { cache = <-sc; close(cacheReady) }()
-	for range runtime.GOMAXPROCS(0) {
+	workers := min(runtime.GOMAXPROCS(0), len(units))
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var rd *storyReader // made at the first unit, once the cache is open
-			defer func() {
-				if rd != nil {
-					rd.done()
+			rd := newStoryReader(r, cache)
+			defer rd.done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(units) {
+					return
 				}
-			}()
-			for u := range todo {
-				if rd == nil {
-					<-cacheReady
-					rd = newStoryReader(r, cache)
-				}
+				u := &units[i]
 				if u.dir == "" {
 					u.hits = make([]storyHit, len(u.files))
 					for k, n := range u.files {
@@ -123,91 +154,27 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 					}
 					continue
 				}
-				rel := join(base, u.dir)
-				u.hits = storyWalkDir(rd, filepath.Join(start, u.dir), rel, name, nil)
+				u.hits = storyWalkDir(rd, filepath.Join(r.Root, filepath.FromSlash(u.dir)), u.dir, name, u.hits)
 				slices.SortFunc(u.hits, func(a, b storyHit) int { return strings.Compare(a.p, b.p) })
 			}
 		}()
 	}
-	var fileUnits, dirUnits []*storyWalkUnit
-	if fi, err := os.Lstat(start); err == nil && fi.IsDir() {
-		if f, err := os.Open(start); err == nil {
-			var files []string
-			send := func() {
-				u := &storyWalkUnit{files: files}
-				fileUnits = append(fileUnits, u)
-				todo <- u
-				files = nil
-			}
-			for {
-				// the start folder keeps what it listed, as the glob's did
-				ents, err := f.ReadDir(storyWalkChunk)
-				for _, e := range ents {
-					n := e.Name()
-					switch {
-					case e.IsDir():
-						if n != ".git" && n != "spec" { // a spec folder's files are not stories (storyInSpecFolder)
-							u := &storyWalkUnit{dir: n}
-							dirUnits = append(dirUnits, u)
-							todo <- u
-						}
-					case storyWalkMatch(name, n, e.Type()):
-						files = append(files, n)
-						if len(files) == storyWalkChunk {
-							send()
-						}
-					}
-				}
-				if err != nil || len(ents) == 0 {
-					break
-				}
-			}
-			_ = f.Close()
-			if len(files) > 0 {
-				send()
-			}
-		}
-	}
-	close(todo)
 	wg.Wait()
-	<-cacheReady
 	cache.save()
-
-	// in path order: the start folder's stories sorted, a folder's paths
-	// ("a/x") after the stories before "a/" and before the ones after it
-	var own []storyHit
-	for _, u := range fileUnits {
-		own = append(own, u.hits...)
-	}
-	slices.SortFunc(own, func(a, b storyHit) int { return strings.Compare(a.p, b.p) })
-	slices.SortFunc(dirUnits, func(a, b *storyWalkUnit) int { return compareFolders(a.dir, b.dir) })
-	n := len(own)
-	for _, u := range dirUnits {
-		n += len(u.hits)
+	n := 0
+	for i := range units {
+		n += len(units[i].hits)
 	}
 	paths = make([]string, 0, n)
 	out = make([]*workflow.Story, 0, n)
 	readable = make([]bool, 0, n)
-	add := func(hits []storyHit) {
-		for _, h := range hits {
+	for i := range units {
+		for _, h := range units[i].hits {
 			paths = append(paths, h.p)
 			out = append(out, h.st)
 			readable = append(readable, h.readable)
 		}
 	}
-	for _, u := range dirUnits {
-		if len(u.hits) == 0 {
-			continue
-		}
-		k := 0
-		for k < len(own) && own[k].p < u.hits[0].p {
-			k++
-		}
-		add(own[:k])
-		own = own[k:]
-		add(u.hits)
-	}
-	add(own)
 	return paths, out, readable
 }
 
@@ -262,6 +229,12 @@ func join(rel, name string) string {
 		return name
 	}
 	return rel + "/" + name
+}
+
+// sortSearch is the index of the first of the sorted names not before s.
+func sortSearch(names []string, s string) int {
+	i, _ := slices.BinarySearch(names, s)
+	return i
 }
 
 // compareFolders compares a+"/" with b+"/" (the order of the paths below
