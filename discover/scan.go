@@ -35,7 +35,7 @@ const MaxFileCandidates = 1_000
 // capFileCandidates keeps at most MaxFileCandidates of cs per source file,
 // adding to fs a warning for each file cut.
 func capFileCandidates(cs []workflow.Candidate, fs []workflow.Finding) ([]workflow.Candidate, []workflow.Finding) {
-	if len(cs) <= MaxFileCandidates {
+	if len(cs) <= MaxFileCandidates || distinctSorted(cs) {
 		return cs, fs
 	}
 	perFile := map[string]int{}
@@ -65,6 +65,19 @@ func capFileCandidates(cs []workflow.Candidate, fs []workflow.Finding) ([]workfl
 		}
 	}
 	return out, fs
+}
+
+// distinctSorted reports whether the candidates' source paths are in
+// strictly increasing order, so each file gives one candidate: the story
+// source's 20,000 candidates, one per story file in path order, are then
+// not counted in a map of 20,000 paths.
+func distinctSorted(cs []workflow.Candidate) bool {
+	for i := 1; i < len(cs); i++ {
+		if cs[i-1].Source.Path >= cs[i].Source.Path {
+			return false
+		}
+	}
+	return true
 }
 
 // Stamp is when a file last changed according to git.
@@ -129,6 +142,8 @@ func Scan(r *source.Repo, opts Options) Result {
 	parts := make([][]workflow.Candidate, 0, len(sources))
 	var findings []workflow.Finding
 	var prefetch chan map[string]Stamp
+	var deferred chan deferredPart                 // the story source's candidates, being built
+	deferredAt := 0                                // their place in parts
 	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
 	r.Cache = opts.Cache
@@ -146,21 +161,40 @@ func Scan(r *source.Repo, opts Options) Result {
 			w = ws.Weight()
 		}
 		r.SetWeight(w)
-		cs, fs := s.Scan(r)
-		cs, fs = capFileCandidates(cs, fs)
-		for i := range cs {
-			cs[i].Findings = workflow.CapFindings(cs[i].Findings)
+		if d, ok := s.(deferredSource); ok && deferred == nil {
+			// the story source: its files are read now, its candidates
+			// (20,000 of them on the bench's stories shape) built beside
+			// the other sources' scans, into its place in parts
+			paths, build := d.ScanDeferred(r)
+			deferred, deferredAt = make(chan deferredPart, 1), len(parts)
+			go func() {
+				cs, fs := build()
+				deferred <- deferredPart{cs, fs}
+			}()
+			parts = append(parts, nil)
+			if opts.Times != nil {
+				prefetch = make(chan map[string]Stamp, 1)
+				go func() { prefetch <- opts.Times(paths) }()
+			}
+			continue
 		}
-		fs = workflow.CapFindings(fs)
+		cs, fs := s.Scan(r)
+		cs, fs = finishPart(cs, fs)
 		parts = append(parts, cs)
 		findings = append(findings, fs...)
-		if s.Kind() == workflow.KindStory && opts.Times != nil {
+		if s.Kind() == workflow.KindStory && opts.Times != nil && prefetch == nil {
 			// date the resumable stories from git while the other sources
 			// scan: the history walk and the state-file parsing overlap
 			paths := mtimePaths(cs, true)
 			prefetch = make(chan map[string]Stamp, 1)
 			go func() { prefetch <- opts.Times(paths) }()
 		}
+	}
+	if deferred != nil {
+		p := <-deferred
+		cs, fs := finishPart(p.cs, p.fs)
+		parts[deferredAt] = cs
+		findings = append(findings, fs...)
 	}
 	if f, spent := r.EndBudget(); spent {
 		findings = append(findings, f)
@@ -212,6 +246,32 @@ func Scan(r *source.Repo, opts Options) Result {
 	findings = workflow.CapFindings(findings)
 	workflow.SortFindings(findings)
 	return Result{Candidates: all, Stories: r.Stories, Definitions: defs, Findings: findings}
+}
+
+// deferredSource is a source whose candidates Scan builds beside the
+// other sources' scans (the story source, story.StorySource): ScanDeferred
+// reads its files and fills what the other sources look up (Repo.Stories),
+// and returns the paths of its candidates to date from git (the resumable
+// stories, in order) and build, which makes its candidates and findings
+// without reading r.
+type deferredSource interface {
+	ScanDeferred(r *source.Repo) (dated []string, build func() ([]workflow.Candidate, []workflow.Finding))
+}
+
+// deferredPart is what a deferredSource's build gave.
+type deferredPart struct {
+	cs []workflow.Candidate
+	fs []workflow.Finding
+}
+
+// finishPart bounds one source's candidates and findings
+// (capFileCandidates, workflow.CapFindings).
+func finishPart(cs []workflow.Candidate, fs []workflow.Finding) ([]workflow.Candidate, []workflow.Finding) {
+	cs, fs = capFileCandidates(cs, fs)
+	for i := range cs {
+		cs[i].Findings = workflow.CapFindings(cs[i].Findings)
+	}
+	return cs, workflow.CapFindings(fs)
 }
 
 // concatCandidates joins the sources' lists in order. The first list (the
@@ -333,12 +393,11 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 			}
 		}
 	}
-	type fileKey struct {
-		state int
-		path  string
-	}
-	var has map[fileKey]bool // files of the absorbing candidates, filled on first use
-	var seeded map[int]bool  // absorbing candidates whose own files are in has
+	// the files of the stories each absorbing candidate takes, added after
+	// its own in the stories' order, each path once: the absorbing
+	// candidates' own files (300 for each of 200 workflows) are only
+	// looked up in a set of the few story files, never put in a set
+	var absorbedBy map[int][]int // absorbing candidate -> the stories it takes, in order
 	absorbed := make([]bool, len(cs))
 	for i := range cs {
 		s := &cs[i]
@@ -355,24 +414,16 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 			continue
 		}
 		b := &cs[best]
-		if has == nil {
-			has, seeded = map[fileKey]bool{}, map[int]bool{}
-		}
-		if !seeded[best] {
-			seeded[best] = true
-			for _, f := range b.Files {
-				has[fileKey{best, f.Path}] = true
-			}
-		}
 		b.Evidence = append(b.Evidence, s.Source)
-		for _, f := range s.Files {
-			if k := (fileKey{best, f.Path}); !has[k] {
-				has[k] = true
-				b.Files = append(b.Files, f)
-			}
-		}
 		b.Findings = append(b.Findings, s.Findings...)
+		if absorbedBy == nil {
+			absorbedBy = map[int][]int{}
+		}
+		absorbedBy[best] = append(absorbedBy[best], i)
 		absorbed[i] = true
+	}
+	for best, stories := range absorbedBy {
+		addStoryFiles(&cs[best], cs, stories)
 	}
 	// keep the others, in place
 	out = cs[:0]
@@ -391,6 +442,31 @@ func Merge(cs []workflow.Candidate) []workflow.Candidate {
 	}
 	clear(cs[len(out):]) // drop the references the absorbed ones held
 	return out
+}
+
+// addStoryFiles appends to b's files those of the candidates cs[i] for i
+// in stories, in that order, that b does not list yet (by path; the first
+// of a path wins).
+func addStoryFiles(b *workflow.Candidate, cs []workflow.Candidate, stories []int) {
+	has := map[string]bool{} // the stories' paths: whether b lists them
+	for _, i := range stories {
+		for _, f := range cs[i].Files {
+			has[f.Path] = false
+		}
+	}
+	for _, f := range b.Files {
+		if _, ok := has[f.Path]; ok {
+			has[f.Path] = true
+		}
+	}
+	for _, i := range stories {
+		for _, f := range cs[i].Files {
+			if !has[f.Path] {
+				has[f.Path] = true
+				b.Files = append(b.Files, f)
+			}
+		}
+	}
 }
 
 // moreSpecificKind reports whether a candidate of kind a describes the same

@@ -27,6 +27,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -336,23 +337,35 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active
 		findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: base,
 			Message: fmt.Sprintf("%s holds %d change folders; only the first %d are read", base, len(dirs)+len(arch), limit)})
 	}
-	n := 0
+	var todo []string // the active changes, then the archived ones
 	for _, d := range dirs {
 		if path.Base(d) == "archive" {
 			continue
 		}
-		if n >= limit {
+		if len(todo) >= limit {
 			break
 		}
-		n++
-		active = append(active, readChange(r, rt, d, false, cache))
+		todo = append(todo, d)
 	}
+	nActive := len(todo)
 	for _, d := range arch {
-		if n >= limit {
+		if len(todo) >= limit {
 			break
 		}
-		n++
-		archived = append(archived, readChange(r, rt, d, true, cache))
+		todo = append(todo, d)
+	}
+	// the change folders are read on a few workers (mostly system calls
+	// and independent parses, as Kiro's spec folders); each touches only
+	// its change
+	read := make([]*change, len(todo))
+	par.For(len(todo), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
+		read[i] = readChange(r, rt, todo[i], i >= nActive, cache)
+	})
+	if nActive > 0 {
+		active = read[:nActive:nActive]
+	}
+	if len(read) > nActive {
+		archived = read[nActive:]
 	}
 	return active, archived, findings
 }

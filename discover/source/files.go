@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,15 +63,7 @@ func (s *FileSet) Add(f workflow.RefFile) {
 		return
 	}
 	if i, ok := s.index[f.Path]; ok {
-		e := &s.files[i]
-		e.Critical = e.Critical || f.Critical
-		e.Produced = e.Produced || f.Produced
-		if e.Hash == "" {
-			e.Hash = f.Hash
-		}
-		if e.Phase == "" {
-			e.Phase = f.Phase
-		}
+		mergeFile(&s.files[i], f)
 		return
 	}
 	if len(s.files) >= MaxFiles {
@@ -82,6 +75,69 @@ func (s *FileSet) Add(f workflow.RefFile) {
 		s.files = make([]workflow.RefFile, 0, s.hint)
 	}
 	s.files = append(s.files, f)
+}
+
+// WithFiles returns files with add added, as a set holding files then
+// add gives them (NewFileSet, Add, Sorted). When files is already such a
+// set's output — paths clean, non-empty and strictly increasing, at most
+// MaxFiles — each of the few added files is merged or inserted in place
+// (a binary search) instead of every file being cleaned and indexed again
+// (a workflow state's 300 files, for its one story). files is not
+// changed.
+func WithFiles(files, add []workflow.RefFile) []workflow.RefFile {
+	if len(files) == 0 || !cleanSorted(files) {
+		set := NewFileSet(files)
+		for _, f := range add {
+			set.Add(f)
+		}
+		return set.Sorted()
+	}
+	out := make([]workflow.RefFile, len(files), len(files)+len(add))
+	copy(out, files)
+	for _, f := range add {
+		f.Path = refpath.CleanPath(f.Path)
+		if f.Path == "" {
+			continue
+		}
+		i, found := slices.BinarySearchFunc(out, f.Path, func(e workflow.RefFile, p string) int { return strings.Compare(e.Path, p) })
+		if found {
+			mergeFile(&out[i], f)
+			continue
+		}
+		if len(out) >= MaxFiles {
+			continue // dropped, as Add drops it
+		}
+		out = slices.Insert(out, i, f)
+	}
+	return out
+}
+
+// cleanSorted reports whether files's paths are clean (refpath.CleanPath
+// leaves them as they are), non-empty and strictly increasing, and there
+// are at most MaxFiles of them.
+func cleanSorted(files []workflow.RefFile) bool {
+	if len(files) > MaxFiles {
+		return false
+	}
+	for i := range files {
+		p := files[i].Path
+		if p == "" || (i > 0 && files[i-1].Path >= p) || refpath.CleanPath(p) != p {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeFile merges f into e, an entry of the same path (see Add).
+func mergeFile(e *workflow.RefFile, f workflow.RefFile) {
+	e.Critical = e.Critical || f.Critical
+	e.Produced = e.Produced || f.Produced
+	if e.Hash == "" {
+		e.Hash = f.Hash
+	}
+	if e.Phase == "" {
+		e.Phase = f.Phase
+	}
 }
 
 // Sorted returns the files sorted by path.

@@ -280,49 +280,75 @@ func storyReadAll(r *source.Repo, paths []string, sc *storyCache) (out []*workfl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var state storyState // reused for every file of this worker
-			var cw *storyCacheWorker
-			if sc != nil {
-				cw = sc.worker()
-				defer cw.done()
-			}
+			rd := newStoryReader(r, sc)
+			defer rd.done()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(paths) {
 					return
 				}
-				p := paths[i]
-				if cw != nil {
-					// from the cache, or read and parsed and stored; else
-					// the usual read below, which reports why
-					if st, ok, done := cw.read(p, &state); done {
-						out[i], readable[i] = st, ok
-						continue
-					}
-				}
-				var st *workflow.Story
-				data, mtime, err := r.ReadWithTime(p)
-				if err != nil {
-					st = storyUnreadable(p, err)
-				} else {
-					parsed := state.parse(p, data, r.Config.Statuses, true) // a scan's, and data is this worker's own
-					if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
-						continue
-					}
-					st = parsed.story
-					readable[i] = true
-				}
-				if mtime.IsZero() {
-					mtime = r.ModTime(p)
-				}
-				st.ModTime = mtime
-				out[i] = st
+				out[i], readable[i] = rd.read(paths[i])
 			}
 		}()
 	}
 	wg.Wait()
 	sc.save()
 	return out, readable
+}
+
+// storyReader is one scan worker's reader of story files: its parser state
+// and its use of the story cache (nil: none).
+type storyReader struct {
+	r     *source.Repo
+	state storyState // reused for every file of this worker
+	cw    *storyCacheWorker
+}
+
+// newStoryReader is a worker's reader of r's stories with the cache sc
+// (nil: none); done ends its use of the cache.
+func newStoryReader(r *source.Repo, sc *storyCache) *storyReader {
+	rd := &storyReader{r: r}
+	if sc != nil {
+		rd.cw = sc.worker()
+	}
+	return rd
+}
+
+// done closes the reader's cache folders and counts its hits.
+func (rd *storyReader) done() {
+	if rd.cw != nil {
+		rd.cw.done()
+	}
+}
+
+// read reads and parses the story file at p (see storyReadAll): nil for a
+// file that is not a story; readable is false for one that could not be
+// read.
+func (rd *storyReader) read(p string) (st *workflow.Story, readable bool) {
+	if rd.cw != nil {
+		// from the cache, or read and parsed and stored; else the usual
+		// read below, which reports why
+		if st, ok, done := rd.cw.read(p, &rd.state); done {
+			return st, ok
+		}
+	}
+	r := rd.r
+	data, mtime, err := r.ReadWithTime(p)
+	if err != nil {
+		st = storyUnreadable(p, err)
+	} else {
+		parsed := rd.state.parse(p, data, r.Config.Statuses, true) // a scan's, and data is this worker's own
+		if !parsed.hasID && !parsed.hasStatus && !parsed.hasSections {
+			return nil, false
+		}
+		st = parsed.story
+		readable = true
+	}
+	if mtime.IsZero() {
+		mtime = r.ModTime(p)
+	}
+	st.ModTime = mtime
+	return st, readable
 }
 
 // storyPlain removes emphasis markers and extra whitespace.

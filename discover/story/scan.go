@@ -16,7 +16,25 @@ import (
 // becomes a candidate — an "sdc" one when InProgress, a "qa-review" one when
 // InReview, and a not resumable "story" one otherwise (listed by
 // status --all). It also fills Repo.Stories for the state-file sources.
-var StorySource source.Source = source.Format{FormatKind: workflow.KindStory, FormatPriority: workflow.PriorityInProgress, ScanFunc: scanStories}
+// discover's Scan takes its candidates in two steps (ScanDeferred).
+var StorySource source.Source = storySource{source.Format{FormatKind: workflow.KindStory, FormatPriority: workflow.PriorityInProgress, ScanFunc: scanStories}}
+
+// storySource is the story Format with ScanDeferred.
+type storySource struct{ source.Format }
+
+// Unwrap is the source without ScanDeferred: its candidates made at once
+// (a test compares the two).
+func (s storySource) Unwrap() source.Format { return s.Format }
+
+// ScanDeferred reads the stories and fills Repo.Stories as Scan does, and
+// returns the paths of the resumable stories (in the candidates' order) and
+// build, which makes the candidates Scan would have returned. build reads
+// nothing of r: it may run beside the other sources' scans (which only
+// read the stories).
+func (storySource) ScanDeferred(r *source.Repo) (resumable []string, build func() ([]workflow.Candidate, []workflow.Finding)) {
+	read := readStories(r)
+	return read.resumable(), read.build
+}
 
 // scanStories parses every story file matched by the configured globs (default
 // docs/stories/**/*.md), in path order. Files in a "spec" folder below a
@@ -26,6 +44,22 @@ var StorySource source.Source = source.Format{FormatKind: workflow.KindStory, Fo
 // later one gets a "duplicate-story-id" warning and "@<path>" appended to
 // its candidate id.
 func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
+	return readStories(r).build()
+}
+
+// storiesRead is what a scan read of the stories: the paths, each one's
+// story (nil: not a story), and, for a story whose id an earlier one took,
+// the earlier one's path (dupOf); and the builder of their candidates.
+type storiesRead struct {
+	paths  []string
+	parsed []*workflow.Story
+	dupOf  map[int]string
+	b      storyBuilder
+}
+
+// readStories reads the stories (see scanStories) and fills r.Stories: the
+// first story with an id is Repo.Stories[id] (when readable).
+func readStories(r *source.Repo) *storiesRead {
 	patterns := r.Config.Sources.Stories
 	if len(patterns) == 0 {
 		patterns = config.Default().Sources.Stories
@@ -35,8 +69,77 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	// glob walks the stories' own folder on one goroutine
 	sc := make(chan *storyCache, 1)
 	go func() { sc <- openStoryCache(r) }()
-	paths := storyGlob(r.Root, patterns)
-	parsed, readable := storyReadAll(r, paths, <-sc)
+	var paths []string
+	var parsed []*workflow.Story
+	var readable []bool
+	if base, name, ok := storyWalkPattern(patterns); ok {
+		// the usual one pattern: folders listed and stories read in one
+		// pass (walk.go)
+		paths, parsed, readable = storyWalk(r, base, name, sc)
+	} else {
+		paths = storyGlob(r.Root, patterns)
+		parsed, readable = storyReadAll(r, paths, <-sc)
+	}
+	n := 0
+	for _, st := range parsed {
+		if st != nil {
+			n++
+		}
+	}
+	// the path of each id's first story: Repo.Stories holds it when it was
+	// empty before (the usual case: no second map of 20,000 ids), firstPath
+	// the ones it does not (an unreadable first story; any id when
+	// Repo.Stories came filled)
+	fresh := len(r.Stories) == 0
+	if fresh {
+		r.Stories = make(map[string]*workflow.Story, n)
+	}
+	firstPath := map[string]string{}
+	firstOf := func(id string) (string, bool) {
+		if st, ok := r.Stories[id]; ok && fresh {
+			return st.Path, true
+		}
+		p, ok := firstPath[id]
+		return p, ok
+	}
+	read := &storiesRead{paths: paths, parsed: parsed, b: newStoryBuilder(r)}
+	for i, p := range paths {
+		st := parsed[i]
+		if st == nil {
+			continue // neither an id nor a status: not a story
+		}
+		if first, dup := firstOf(st.ID); dup {
+			if read.dupOf == nil {
+				read.dupOf = map[int]string{}
+			}
+			read.dupOf[i] = first
+			continue
+		}
+		if readable[i] {
+			r.Stories[st.ID] = st
+		}
+		if !fresh || !readable[i] {
+			firstPath[st.ID] = p
+		}
+	}
+	return read
+}
+
+// resumable lists the paths of the resumable stories (InProgress,
+// InReview), in path order: the candidates discovery dates from git.
+func (s *storiesRead) resumable() []string {
+	var out []string
+	for i, st := range s.parsed {
+		if st != nil && (st.Status == workflow.StatusInProgress || st.Status == workflow.StatusInReview) {
+			out = append(out, s.paths[i])
+		}
+	}
+	return out
+}
+
+// build makes the stories' candidates, in path order.
+func (s *storiesRead) build() ([]workflow.Candidate, []workflow.Finding) {
+	paths, parsed, b := s.paths, s.parsed, s.b
 	// the candidates are built into cands[i] on one goroutine: two workers
 	// writing neighbouring candidates were 2-3 times slower than one (20,000
 	// candidates: 40 ms against 13 on 2 cores)
@@ -51,11 +154,9 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	// rather than two one-element slices each (see storyBuilder.candidate)
 	ids := make([]string, len(paths))
 	refs := make([]workflow.StoryRef, len(paths))
-	b := newStoryBuilder(r)
-	n, nfiles, idLen := 0, 0, 0 // the stories, their candidates' files, their ids' bytes
+	nfiles, idLen := 0, 0 // the candidates' files, their ids' bytes
 	for _, st := range parsed {
 		if st != nil {
-			n++
 			nfiles += storyFilesLen(st)
 			idLen += len(storyCandidateType(st)) + 1 + len(st.ID)
 		}
@@ -86,22 +187,6 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		b.fill(&cands[i], st, ids[i:i+1:i+1], refs[i:i+1:i+1], files[:nf:nf], allIDs[:il])
 		files, allIDs = files[nf:], allIDs[il:]
 	}
-	// the path of each id's first story: Repo.Stories holds it when it was
-	// empty before (the usual case: no second map of 20,000 ids), firstPath
-	// the ones it does not (an unreadable first story; any id when
-	// Repo.Stories came filled)
-	fresh := len(r.Stories) == 0
-	if fresh {
-		r.Stories = make(map[string]*workflow.Story, n)
-	}
-	firstPath := map[string]string{}
-	firstOf := func(id string) (string, bool) {
-		if st, ok := r.Stories[id]; ok && fresh {
-			return st.Path, true
-		}
-		p, ok := firstPath[id]
-		return p, ok
-	}
 	// compacted in place: cands[k] is written after cands[i] is read, k <=
 	// i, and a candidate is only copied once a hole (a file that is not a
 	// story) was passed: the usual 20,000 stories move nothing
@@ -112,7 +197,7 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			continue // neither an id nor a status: not a story
 		}
 		c := &cands[i]
-		if first, dup := firstOf(st.ID); dup {
+		if first, dup := s.dupOf[i]; dup {
 			c.ID += "@" + p
 			c.Findings = append(c.Findings, workflow.Finding{
 				Check:    workflow.CheckDiscover,
@@ -121,13 +206,6 @@ func scanStories(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 				Message:  fmt.Sprintf("story id %s is used by both %s and %s; the first one is story %s, this one is listed as %s", st.ID, first, p, st.ID, c.ID),
 				Path:     p,
 			})
-		} else {
-			if readable[i] {
-				r.Stories[st.ID] = st
-			}
-			if !fresh || !readable[i] {
-				firstPath[st.ID] = p
-			}
 		}
 		if k != i {
 			cands[k] = *c

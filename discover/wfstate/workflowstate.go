@@ -122,7 +122,7 @@ func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
 		return
 	}
 	phase := source.CurrentPhaseID(c)
-	set := source.NewFileSet(c.Files)
+	var add []workflow.RefFile
 	for i := range c.StoryRefs {
 		ref := &c.StoryRefs[i]
 		st, ok := r.Stories[ref.ID]
@@ -133,9 +133,9 @@ func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
 			ref.Path = st.Path
 		}
 		done := ref.Status == "done" || ref.Status == "completed"
-		set.Add(workflow.RefFile{Path: st.Path, Phase: phase, Critical: !done, From: "story"})
+		add = append(add, workflow.RefFile{Path: st.Path, Phase: phase, Critical: !done, From: "story"})
 	}
-	c.Files = set.Sorted()
+	c.Files = source.WithFiles(c.Files, add)
 }
 
 func wfMatchesAny(patterns []string, file string) bool {

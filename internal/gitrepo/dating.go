@@ -59,7 +59,7 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 		var ok bool
 		switch {
 		case gitobj.IsBlob(e.Mode):
-			dh, onDisk, err := r.diskHash(p, buf)
+			dh, onDisk, err := r.diskHashDating(p, &buf)
 			ok = err == nil && onDisk && dh == e.Hash
 		case e.Mode == filemode.Dir:
 			ok = r.folderAsCommitted(p, e.Hash, buf)
@@ -139,7 +139,7 @@ func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf []byte) bool {
 			return errFolderDiffers // untracked (or ignored) file
 		}
 		seen++
-		dh, onDisk, err := r.diskHash(p+"/"+rel, buf)
+		dh, onDisk, err := r.diskHashDating(p+"/"+rel, &buf)
 		if err != nil || !onDisk || dh != wh {
 			return errFolderDiffers
 		}

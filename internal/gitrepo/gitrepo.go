@@ -85,6 +85,9 @@ type Repo struct {
 	// cmemo is the changed-paths table of disk (see changedmemo.go); nil
 	// when off.
 	cmemo *gitcache.Changed
+	// wtHashes is the work-tree hash table of disk (see datingmemo.go);
+	// nil when off.
+	wtHashes *worktreeHashes
 	// verify checks the objects read while the cache is on (see verify.go).
 	verify gitobj.Verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
@@ -108,6 +111,7 @@ type Repo struct {
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
 	r.objs, r.memo, r.wmemo, r.cmemo = nil, nil, nil, nil
+	r.wtHashes = newWorktreeHashes(c, r.root)
 	if c.Enabled() && r.packs != nil && r.packs.FS != nil {
 		r.objs = gitcache.NewObjects(c, r.packs.FS.Root())
 		r.memo = gitcache.NewPaths(c, r.packs.FS.Root())

@@ -106,6 +106,9 @@ func (r *Repo) SaveCache() error {
 	if err := r.cmemo.Save(); err != nil {
 		return fmt.Errorf("save the changed-paths cache: %w", err)
 	}
+	if err := r.wtHashes.Save(); err != nil {
+		return fmt.Errorf("save the work-tree hash cache: %w", err)
+	}
 	h := r.histc
 	if h == nil || h.t.Pending() == 0 {
 		return nil

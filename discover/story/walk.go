@@ -1,0 +1,261 @@
+package story
+
+import (
+	"cmp"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// The story walk lists the story folders and reads their stories in one
+// pass, for the usual story glob: one pattern "P/**/S" (a literal folder,
+// any folders below it, a file name pattern; the default
+// docs/stories/**/*.md). storyGlob then storyReadAll listed every folder
+// first and read the stories after: the start folder (10,000 stories in
+// the bench's stories shape) was listed and matched on one processor while
+// the other waited, and no story was read before the last folder was
+// listed. Here the start folder is listed, and its stories and its
+// folders are then shared out to the workers, each reading the stories of
+// the folders it lists as it lists them.
+//
+// What it finds is what pathglob.Expand finds for the pattern, with
+// storyGlob's "spec" folders left out, in the same order (TestStoryWalk
+// compares them): the same listings (os.Open and ReadDir of each folder, a
+// folder that cannot be listed has no matches but the start folder keeps
+// what it listed), folders entered by their listed type (a symbolic link is
+// never followed), .git never entered, regular files and symbolic links
+// matched by their name against S. Each story is read as storyReadAll reads
+// it.
+
+// storyWalkPattern reports whether patterns is one pattern the story walk
+// takes, and gives its literal folder (slash, "" for the root), the file
+// name pattern. Every folder the walk lists is below the literal ones, so
+// a "spec" folder it meets is one storyGlob leaves out (storyInSpecFolder).
+func storyWalkPattern(patterns []string) (base, name string, ok bool) {
+	if len(patterns) != 1 || strings.ContainsRune(patterns[0], '\\') {
+		return "", "", false
+	}
+	clean := strings.Trim(path.Clean("/"+patterns[0]), "/")
+	segs := strings.Split(clean, "/")
+	n := len(segs)
+	if n < 2 || segs[n-2] != "**" || !hasGlobMeta(segs[n-1]) || strings.Contains(segs[n-1], "**") {
+		return "", "", false
+	}
+	if _, err := path.Match(segs[n-1], ""); err != nil {
+		return "", "", false // a bad pattern matches nothing: left to the glob
+	}
+	for _, s := range segs[:n-2] {
+		if hasGlobMeta(s) {
+			return "", "", false
+		}
+	}
+	return strings.Join(segs[:n-2], "/"), segs[n-1], true
+}
+
+// hasGlobMeta reports whether a pattern segment has a wildcard (pathglob's
+// rule).
+func hasGlobMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// storyHit is one file the walk matched: its path and what reading it gave.
+type storyHit struct {
+	p        string
+	st       *workflow.Story
+	readable bool
+}
+
+// storyWalkUnit is a share of the walk: files of the start folder (names),
+// or one of its folders (dir, its slash path) walked whole.
+type storyWalkUnit struct {
+	files []string
+	dir   string
+	hits  []storyHit // what it found, in path order
+}
+
+// storyWalkChunk is how many of the start folder's files make one unit.
+const storyWalkChunk = 128
+
+// storyWalk finds and reads the stories of the pattern base/**/name
+// (storyWalkPattern) below r.Root: the paths in order, and for each the
+// story (nil: not a story) and whether it was readable, as storyGlob and
+// storyReadAll give them. The story cache arrives on sc (nil: none) and is
+// saved at the end.
+func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths []string, out []*workflow.Story, readable []bool) {
+	start := r.Root
+	if base != "" {
+		start = filepath.Join(r.Root, filepath.FromSlash(base))
+	}
+	var files, dirs []string
+	if fi, err := os.Lstat(start); err == nil && fi.IsDir() {
+		if f, err := os.Open(start); err == nil {
+			ents, _ := f.ReadDir(-1) // the start folder keeps what it listed
+			_ = f.Close()
+			for _, e := range ents {
+				n := e.Name()
+				switch {
+				case e.IsDir():
+					if n != ".git" && n != "spec" { // a spec folder's files are not stories (storyInSpecFolder)
+						dirs = append(dirs, n)
+					}
+				case storyWalkMatch(name, n, e.Type()):
+					files = append(files, n)
+				}
+			}
+		}
+	}
+	slices.Sort(files)
+	slices.SortFunc(dirs, func(a, b string) int { return compareFolders(a, b) })
+	units := make([]storyWalkUnit, 0, len(files)/storyWalkChunk+1+len(dirs))
+	// in path order: a folder's paths ("a/x") come after the files before
+	// "a/" and before the ones after it
+	fi := 0
+	flush := func(upTo int) {
+		for fi < upTo {
+			end := min(upTo, fi+storyWalkChunk)
+			units = append(units, storyWalkUnit{files: files[fi:end]})
+			fi = end
+		}
+	}
+	for _, d := range dirs {
+		flush(fi + sortSearch(files[fi:], d+"/"))
+		units = append(units, storyWalkUnit{dir: join(base, d)})
+	}
+	flush(len(files))
+
+	cache := <-sc
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(units))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rd := newStoryReader(r, cache)
+			defer rd.done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(units) {
+					return
+				}
+				u := &units[i]
+				if u.dir == "" {
+					u.hits = make([]storyHit, len(u.files))
+					for k, n := range u.files {
+						p := join(base, n)
+						st, ok := rd.read(p)
+						u.hits[k] = storyHit{p, st, ok}
+					}
+					continue
+				}
+				u.hits = storyWalkDir(rd, filepath.Join(r.Root, filepath.FromSlash(u.dir)), u.dir, name, u.hits)
+				slices.SortFunc(u.hits, func(a, b storyHit) int { return strings.Compare(a.p, b.p) })
+			}
+		}()
+	}
+	wg.Wait()
+	cache.save()
+	n := 0
+	for i := range units {
+		n += len(units[i].hits)
+	}
+	paths = make([]string, 0, n)
+	out = make([]*workflow.Story, 0, n)
+	readable = make([]bool, 0, n)
+	for i := range units {
+		for _, h := range units[i].hits {
+			paths = append(paths, h.p)
+			out = append(out, h.st)
+			readable = append(readable, h.readable)
+		}
+	}
+	return paths, out, readable
+}
+
+// storyWalkDir walks the folder full (at slash path rel) below the start
+// folder: its matching files read with rd and added to hits, its folders
+// walked in turn. A folder that cannot be listed has no matches.
+func storyWalkDir(rd *storyReader, full, rel, name string, hits []storyHit) []storyHit {
+	f, err := os.Open(full)
+	if err != nil {
+		return hits
+	}
+	ents, err := f.ReadDir(-1)
+	_ = f.Close()
+	if err != nil {
+		return hits
+	}
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case e.IsDir():
+			if n != ".git" && n != "spec" {
+				hits = storyWalkDir(rd, filepath.Join(full, n), rel+"/"+n, name, hits)
+			}
+		case storyWalkMatch(name, n, e.Type()):
+			p := rel + "/" + n
+			st, ok := rd.read(p)
+			hits = append(hits, storyHit{p, st, ok})
+		}
+	}
+	return hits
+}
+
+// storyWalkMatch reports whether a listed entry that is not a folder, of
+// type typ, is a match of the file name pattern pat: a regular file or a
+// symbolic link (the reader reports an unsafe one) whose name matches.
+func storyWalkMatch(pat, n string, typ os.FileMode) bool {
+	if typ&os.ModeSymlink == 0 && !typ.IsRegular() {
+		return false
+	}
+	if len(pat) > 1 && pat[0] == '*' && !hasGlobMeta(pat[1:]) {
+		// "*.md": a star matches any run of characters but '/', which no
+		// listed name holds
+		return strings.HasSuffix(n, pat[1:])
+	}
+	ok, err := path.Match(pat, n)
+	return err == nil && ok
+}
+
+// join is the slash path name below rel ("" is the root).
+func join(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
+
+// sortSearch is the index of the first of the sorted names not before s.
+func sortSearch(names []string, s string) int {
+	i, _ := slices.BinarySearch(names, s)
+	return i
+}
+
+// compareFolders compares a+"/" with b+"/" (the order of the paths below
+// two folders: "a-b/x" < "a/x" though "a" < "a-b") without building them.
+func compareFolders(a, b string) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	switch {
+	case len(a) == len(b):
+		return 0
+	case len(a) < len(b):
+		if c := cmp.Compare('/', b[n]); c != 0 {
+			return c
+		}
+		return -1
+	default:
+		if c := cmp.Compare(a[n], '/'); c != 0 {
+			return c
+		}
+		return 1
+	}
+}
