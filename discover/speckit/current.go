@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
-	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -203,8 +203,8 @@ func idLess(a, b string) bool {
 }
 
 // ReadBranch reads HEAD's branch name through the repository's safe reader
-// (see gitrepo.ReadBranch: git is read only through the git packages).
+// (see gitobj.ReadBranch: git is read only through the git packages).
 // hasGit reports a .git entry.
 func ReadBranch(r *source.Repo) (branch string, hasGit bool) {
-	return gitrepo.ReadBranch(r.Exists, r.Read)
+	return gitobj.ReadBranch(r.Exists, r.Read)
 }

@@ -339,3 +339,6 @@ func CheckHead(d DotGit) error {
 	}
 	return check(filepath.Join(common, "objects", "info", "alternates"), maxConfigFile)
 }
+
+// GitFile is the .git file d came from, "" when .git is a folder.
+func (d DotGit) GitFile() string { return d.gitfile }

@@ -21,6 +21,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/safedir"
 )
 
 // MaxReadSize is the largest blob ReadAt returns (8 MiB).
@@ -87,7 +88,7 @@ type Repo struct {
 	cmemo *gitcache.Changed
 	// wtHashes is the work-tree hash table of disk (see datingmemo.go);
 	// nil when off.
-	wtHashes *worktreeHashes
+	wtHashes *gitcache.WorktreeHashes
 	// verify checks the objects read while the cache is on (see verify.go).
 	verify gitobj.Verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
@@ -111,7 +112,7 @@ type Repo struct {
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
 	r.objs, r.memo, r.wmemo, r.cmemo = nil, nil, nil, nil
-	r.wtHashes = newWorktreeHashes(c, r.root)
+	r.wtHashes = gitcache.NewWorktreeHashes(c, r.root)
 	if c.Enabled() && r.packs != nil && r.packs.FS != nil {
 		r.objs = gitcache.NewObjects(c, r.packs.FS.Root())
 		r.memo = gitcache.NewPaths(c, r.packs.FS.Root())
@@ -127,7 +128,7 @@ func (r *Repo) UseCache(c *diskcache.Cache) {
 // into the main repository's .git/worktrees. A folder outside any repository
 // (or a bare repository, which has no work tree) gives an error wrapping
 // ErrNoGit. A repository another user owns, and git's safe.directory does
-// not allow, is refused with a *DubiousOwnershipError (see gitobj.CheckOwnership); a
+// not allow, is refused with a *DubiousOwnershipError (see safedir.CheckOwnership); a
 // file of .git that is not a regular file, or too large, with an error
 // wrapping ErrNotRegular or ErrGitFileTooLarge (see gitobj.FindDotGit).
 func Open(dir string) (*Repo, error) {
@@ -138,7 +139,7 @@ func Open(dir string) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
-	if err := gitobj.CheckOwnership(d); err != nil {
+	if err := safedir.CheckOwnership(safedir.Repo{Root: d.Root, GitFile: d.GitFile(), GitDir: d.GitDir}); err != nil {
 		return nil, err
 	}
 	if err := gitobj.CheckHead(d); err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // TestOpenRefusesOtherOwner chowns a repository to another user: Open
@@ -24,8 +23,8 @@ func TestOpenRefusesOtherOwner(t *testing.T) {
 	global := filepath.Join(t.TempDir(), "gitconfig")
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	_, err := Open(filepath.Join(dir))
-	if !errors.Is(err, gitobj.ErrDubiousOwnership) {
-		t.Fatalf("err = %v, want %v", err, gitobj.ErrDubiousOwnership)
+	if !errors.Is(err, ErrDubiousOwnership) {
+		t.Fatalf("err = %v, want %v", err, ErrDubiousOwnership)
 	}
 	real := realPath(t, dir)
 	if want := fmt.Sprintf("git config --global --add safe.directory %s", real); !strings.Contains(err.Error(), want) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/safedir"
 )
 
 // The errors of the format readers (internal/gitobj) this package's
@@ -22,7 +23,7 @@ var (
 	// ErrGitFileTooLarge is a file of a .git folder over its bound.
 	ErrGitFileTooLarge = gitobj.ErrGitFileTooLarge
 	// ErrDubiousOwnership is what a *DubiousOwnershipError wraps.
-	ErrDubiousOwnership = gitobj.ErrDubiousOwnership
+	ErrDubiousOwnership = safedir.ErrDubiousOwnership
 	// ErrObjectTooLarge is an object over the size asked for.
 	ErrObjectTooLarge = gitobj.ErrObjectTooLarge
 	// ErrDeltaWork is a delta chain too costly to rebuild.
@@ -30,8 +31,8 @@ var (
 )
 
 // DubiousOwnershipError is Open's refusal of a repository another user
-// owns (see gitobj.CheckOwnership).
-type DubiousOwnershipError = gitobj.DubiousOwnershipError
+// owns (see safedir.CheckOwnership).
+type DubiousOwnershipError = safedir.DubiousOwnershipError
 
 // ReadGitFile reads the file of a .git folder at full, at most max bytes,
 // as every .git file is read (see gitobj.ReadGitFile: never blocking on a

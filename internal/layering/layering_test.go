@@ -41,7 +41,7 @@ var layers = []layer{
 		"internal/diskcache", "internal/exitcode", "internal/ghactions",
 		"internal/gitcache", "internal/gitfixture", "internal/gitobj", "internal/gitremote", "internal/gitrepo", "internal/lazyre",
 		"internal/logging", "internal/openprobe", "internal/par", "internal/pathglob", "internal/planfile",
-		"internal/prompt", "internal/redact", "internal/refpath", "internal/safefile",
+		"internal/prompt", "internal/redact", "internal/refpath", "internal/safedir", "internal/safefile",
 		"internal/sharedlife", "internal/statepatch", "internal/storyid",
 		"internal/termsafe", "internal/textfmt", "internal/tolerant", "internal/trust",
 	}},

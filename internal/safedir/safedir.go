@@ -1,8 +1,12 @@
-package gitobj
+// Package safedir refuses a repository another user owns, as git does
+// (its ensure_valid_ownership), unless git's safe.directory settings allow
+// it; see docs/SECURITY.md.
+package safedir
 
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +30,9 @@ import (
 // most maxIncludeDepth deep and maxIncludes in all); includeIf is not: the
 // conditions git can test this early (gitdir:, onbranch:) need the
 // repository, which is not read yet, so git does not take them either.
+
+// maxConfigFile bounds a git config file read (as gitobj bounds config).
+const maxConfigFile = 4 << 20
 
 // ErrDubiousOwnership is a repository owned by another user and not allowed
 // by safe.directory (see DubiousOwnershipError).
@@ -80,12 +87,18 @@ func lstatOwner(path string) (int, error) {
 
 // CheckOwnership refuses a repository another user owns unless git's
 // safe.directory allows it (a *DubiousOwnershipError), as git does.
-func CheckOwnership(d DotGit) error { return checkOwnership(d, ownership) }
+func CheckOwnership(d Repo) error { return checkOwnership(d, ownership) }
+
+// Repo is what the check looks at: the work tree, the .git file ("" when
+// .git is a folder) and the git folder.
+type Repo struct {
+	Root, GitFile, GitDir string
+}
 
 // checkOwnership refuses d (a *DubiousOwnershipError) when another user
 // owns its work tree, .git file or git folder and safe.directory does not
 // allow its work tree.
-func checkOwnership(d DotGit, env ownerEnv) error {
+func checkOwnership(d Repo, env ownerEnv) error {
 	user := env.euid()
 	if user == 0 {
 		if s := env.getenv("SUDO_UID"); s != "" {
@@ -95,7 +108,7 @@ func checkOwnership(d DotGit, env ownerEnv) error {
 		}
 	}
 	var bad *DubiousOwnershipError
-	for _, p := range []struct{ path, what string }{{d.Root, "work tree"}, {d.gitfile, ".git file"}, {d.GitDir, "git folder"}} {
+	for _, p := range []struct{ path, what string }{{d.Root, "work tree"}, {d.GitFile, ".git file"}, {d.GitDir, "git folder"}} {
 		if p.path == "" {
 			continue
 		}
@@ -178,7 +191,7 @@ func visitSafeDirectories(name string, depth int, budget *int, env ownerEnv, vis
 		}
 		*budget--
 	}
-	data, err := ReadGitFile(name, maxConfigFile)
+	data, err := gitobj.ReadGitFile(name, maxConfigFile)
 	if err != nil {
 		return // missing or unreadable: as git, nothing from it
 	}

@@ -1,4 +1,4 @@
-package gitobj
+package safedir
 
 import (
 	"errors"
@@ -69,7 +69,7 @@ func TestCheckOwnership(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
 	other := filepath.Join(base, "other")
 	must(t, os.MkdirAll(other, 0o755))
-	d := DotGit{Root: root, GitDir: filepath.Join(root, ".git")}
+	d := Repo{Root: root, GitDir: filepath.Join(root, ".git")}
 	global := filepath.Join(base, "gitconfig")
 	tests := []struct {
 		name   string
@@ -141,7 +141,7 @@ func TestSafeDirectoryIncludes(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "repo")
 	must(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
-	d := DotGit{Root: root, GitDir: filepath.Join(root, ".git")}
+	d := Repo{Root: root, GitDir: filepath.Join(root, ".git")}
 	grant := "[safe]\n\tdirectory = " + root + "\n"
 	// chain(n) writes chain-1 … chain-n, each including the next, the last
 	// granting; it returns chain-1's path
@@ -207,5 +207,12 @@ func TestSafeDirectoryIncludes(t *testing.T) {
 				t.Fatalf("err = %v, want ok %v", err, tt.ok)
 			}
 		})
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
