@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // TestOpenRefusesOtherOwner chowns a repository to another user: Open
