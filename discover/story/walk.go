@@ -1,7 +1,6 @@
 package story
 
 import (
-	"cmp"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -111,7 +111,7 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 		}
 	}
 	slices.Sort(files)
-	slices.SortFunc(dirs, func(a, b string) int { return compareFolders(a, b) })
+	slices.SortFunc(dirs, pathglob.CompareDirs)
 	units := make([]storyWalkUnit, 0, len(files)/storyWalkChunk+1+len(dirs))
 	// in path order: a folder's paths ("a/x") come after the files before
 	// "a/" and before the ones after it
@@ -235,27 +235,4 @@ func join(rel, name string) string {
 func sortSearch(names []string, s string) int {
 	i, _ := slices.BinarySearch(names, s)
 	return i
-}
-
-// compareFolders compares a+"/" with b+"/" (the order of the paths below
-// two folders: "a-b/x" < "a/x" though "a" < "a-b") without building them.
-func compareFolders(a, b string) int {
-	n := min(len(a), len(b))
-	if c := strings.Compare(a[:n], b[:n]); c != 0 {
-		return c
-	}
-	switch {
-	case len(a) == len(b):
-		return 0
-	case len(a) < len(b):
-		if c := cmp.Compare('/', b[n]); c != 0 {
-			return c
-		}
-		return -1
-	default:
-		if c := cmp.Compare(a[n], '/'); c != 0 {
-			return c
-		}
-		return 1
-	}
 }

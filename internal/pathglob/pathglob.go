@@ -214,7 +214,7 @@ func (x *expander) walkAll(subs []dirRef, k int) {
 		}
 		return
 	}
-	slices.SortFunc(subs, func(a, b dirRef) int { return compareDirs(a.rel, b.rel) })
+	slices.SortFunc(subs, func(a, b dirRef) int { return CompareDirs(a.rel, b.rel) })
 	blocks := make([][]Entry, len(subs)) // the matches below subs[i], sorted
 	parts := make([]expander, workers)
 	var next atomic.Int64
@@ -259,9 +259,9 @@ func (x *expander) walkAll(subs []dirRef, k int) {
 // compareEntries orders entries by path.
 func compareEntries(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
 
-// compareDirs compares a+"/" with b+"/" (the order of the paths below two
+// CompareDirs compares a+"/" with b+"/" (the order of the paths below two
 // folders: "a-b/x" < "a/x" though "a" < "a-b") without building them.
-func compareDirs(a, b string) int {
+func CompareDirs(a, b string) int {
 	n := min(len(a), len(b))
 	if c := strings.Compare(a[:n], b[:n]); c != 0 {
 		return c

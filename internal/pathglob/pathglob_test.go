@@ -191,13 +191,13 @@ var globPatterns = []string{
 	"", ".", "/", "../docs/*", "docs/./stories/*", "docs//stories/*", "./docs/stories/**",
 }
 
-// TestCompareDirs checks compareDirs against comparing the built strings.
+// TestCompareDirs checks CompareDirs against comparing the built strings.
 func TestCompareDirs(t *testing.T) {
 	names := []string{"", "a", "a-b", "a.b", "a/b", "a0", "ab", "a~", "b", "é", "a/"}
 	for _, a := range names {
 		for _, b := range names {
-			if got, want := compareDirs(a, b), strings.Compare(a+"/", b+"/"); got != want {
-				t.Errorf("compareDirs(%q, %q) = %d, want %d", a, b, got, want)
+			if got, want := CompareDirs(a, b), strings.Compare(a+"/", b+"/"); got != want {
+				t.Errorf("CompareDirs(%q, %q) = %d, want %d", a, b, got, want)
 			}
 		}
 	}
