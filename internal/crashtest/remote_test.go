@@ -52,7 +52,10 @@ func TestMultiRunnerRace(t *testing.T) {
 	killed := 0
 	for i := 0; i < runners; i++ {
 		clone := filepath.Join(dir, fmt.Sprintf("r%d", i))
-		run(dir, "clone", "-q", bare, clone)
+		// --no-local: a pack over a pipe, not the object files copied one by
+		// one, which a runner started before (pushing its lock, the remote
+		// packing loose objects) may move under the copy
+		run(dir, "clone", "--no-local", "-q", bare, clone)
 		home := filepath.Join(dir, fmt.Sprintf("home%d", i))
 		if err := os.MkdirAll(home, 0o755); err != nil {
 			t.Fatal(err)
