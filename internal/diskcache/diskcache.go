@@ -353,9 +353,31 @@ func (t *Table) Get(key []byte) ([]byte, bool) {
 	}
 	lo, hi := int(t.fanout[key[0]]), int(t.fanout[int(key[0])+1])
 	ks := t.keySize
-	i := lo + sort.Search(hi-lo, func(i int) bool {
-		return bytes.Compare(t.keys[(lo+i)*ks:(lo+i+1)*ks], key) >= 0
-	})
+	i := lo
+	if ks >= 9 {
+		// the keys of a fan-out bucket share their first byte: compare the
+		// next eight as a number, and the rest only when those are equal
+		// (keys are hashes: almost never)
+		want := binary.BigEndian.Uint64(key[1:9])
+		for lo, hi := lo, hi; lo < hi; {
+			m := int(uint(lo+hi) >> 1)
+			k := t.keys[m*ks : (m+1)*ks]
+			c := cmp.Compare(binary.BigEndian.Uint64(k[1:9]), want)
+			if c == 0 {
+				c = bytes.Compare(k[9:], key[9:])
+			}
+			if c < 0 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+			i = lo
+		}
+	} else {
+		i += sort.Search(hi-lo, func(i int) bool {
+			return bytes.Compare(t.keys[(lo+i)*ks:(lo+i+1)*ks], key) >= 0
+		})
+	}
 	if i >= hi || !bytes.Equal(t.keys[i*ks:(i+1)*ks], key) {
 		return nil, false
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -312,5 +313,54 @@ func TestReadingAnOldTableMarksItUsed(t *testing.T) {
 	c.Open("t", 20)
 	if fi, _ := os.Stat(c.Path("t")); !fi.ModTime().Equal(recent) {
 		t.Fatalf("a table read an hour after its write was touched: %v", fi.ModTime())
+	}
+}
+
+// TestGetFindsEveryKey: Get finds each key of a table and no other, for
+// key sizes under and over the 9 bytes its number compare takes, and keys
+// that share their first 9 bytes (the compare of the rest decides).
+func TestGetFindsEveryKey(t *testing.T) {
+	c := New(filepath.Join(t.TempDir(), "cache"))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, ks := range []int{4, 8, 9, 10, 32} {
+		b := NewBuilder(ks)
+		in := map[string]bool{}
+		prefix := make([]byte, ks)
+		for i := 0; i < 3000; i++ {
+			k := make([]byte, ks)
+			for j := range k {
+				k[j] = byte(rng.IntN(4)) // few values: many shared prefixes
+			}
+			if i%3 == 0 { // a run of keys equal but for their last byte
+				copy(k, prefix)
+				k[ks-1] = byte(i)
+			} else if i%3 == 1 {
+				copy(prefix, k)
+			}
+			in[string(k)] = true
+			b.Add(k, k)
+		}
+		name := fmt.Sprint("keys", ks)
+		if err := c.Write(name, nil, b); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := c.Open(name, ks)
+		if err != nil || tab.Len() != len(in) {
+			t.Fatalf("size %d: %v, %d entries, want %d", ks, err, tab.Len(), len(in))
+		}
+		for k := range in {
+			if v, ok := tab.Get([]byte(k)); !ok || string(v) != k {
+				t.Fatalf("size %d: Get(%x) = %x %v", ks, k, v, ok)
+			}
+		}
+		for i := 0; i < 3000; i++ {
+			k := make([]byte, ks)
+			for j := range k {
+				k[j] = byte(rng.IntN(5))
+			}
+			if _, ok := tab.Get(k); ok != in[string(k)] {
+				t.Fatalf("size %d: Get(%x) found %v, in the table %v", ks, k, ok, in[string(k)])
+			}
+		}
 	}
 }
