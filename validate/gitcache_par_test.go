@@ -122,23 +122,9 @@ func TestGitCacheComparesSideBySide(t *testing.T) {
 	}
 	gc := parRun(t, g, x, x, x, y)
 	base := gitrepo.Commit{Hash: x, Short: x[:7]}
-	a := make(chan []gitrepo.PathState)
-	go func() {
-		got, err := gc.Compare(base, []string{"p1", "p2"})
-		if err != nil {
-			t.Error(err)
-		}
-		a <- got
-	}()
+	a := compareAsync(t, gc, base, []string{"p1", "p2"})
 	<-entered
-	b := make(chan []gitrepo.PathState)
-	go func() {
-		got, err := gc.Compare(base, []string{"p2", "p3"})
-		if err != nil {
-			t.Error(err)
-		}
-		b <- got
-	}()
+	b := compareAsync(t, gc, base, []string{"p2", "p3"})
 	<-second // the second Compare reached the Git while the first is in it
 	close(release)
 	if got, want := <-a, wantStates(x, []string{"p1", "p2"}); !reflect.DeepEqual(got, want) {
@@ -192,14 +178,7 @@ func TestGitCacheFailedFlightIsAskedAgain(t *testing.T) {
 		a <- err
 	}()
 	<-entered
-	b := make(chan []gitrepo.PathState)
-	go func() {
-		got, err := gc.Compare(base, []string{"p2", "p3"})
-		if err != nil {
-			t.Error(err)
-		}
-		b <- got
-	}()
+	b := compareAsync(t, gc, base, []string{"p2", "p3"})
 	<-second
 	close(release)
 	if err := <-a; !errors.Is(err, errBroken) {
@@ -342,4 +321,18 @@ func TestRunValidatesSideBySide(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compareAsync asks gc.Compare(base, paths) on a goroutine of its own; the
+// channel gets the states (an error fails the test).
+func compareAsync(t *testing.T, gc *gitCache, base gitrepo.Commit, paths []string) <-chan []gitrepo.PathState {
+	out := make(chan []gitrepo.PathState, 1)
+	go func() {
+		got, err := gc.Compare(base, paths)
+		if err != nil {
+			t.Error(err)
+		}
+		out <- got
+	}()
+	return out
 }

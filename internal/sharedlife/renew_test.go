@@ -142,16 +142,7 @@ func TestRenewAfterTakeoverIsNoticed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := store(t, clones[1], "taker", time.Hour)
-	b.Now = func() time.Time { return h.Expires().Add(time.Second) } // b's clock past a's lease
-	v, err = b.Fetch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hb, err := b.Acquire(v, "sdc:4.2", "orchestrate resume")
-	if err != nil || hb.TookOver == nil {
-		t.Fatalf("takeover: %v %+v", err, hb)
-	}
+	hb := takeOver(t, clones[1], h.Expires().Add(time.Second)) // b's clock past a's lease
 
 	var rep reports
 	h.KeepAlive(20*time.Millisecond, rep.add)
@@ -254,16 +245,7 @@ func TestRenewWithAPinnedClockNoticesATakeover(t *testing.T) {
 	if err := h.Renew(); err != nil || h.Commit != renewed {
 		t.Fatalf("a renewal at the same instant: %v, commit %s → %s", err, renewed, h.Commit)
 	}
-	b := store(t, clones[1], "taker", time.Hour)
-	b.Now = func() time.Time { return pinned.Add(time.Minute) } // past a's lease
-	vb, err := b.Fetch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hb, err := b.Acquire(vb, "sdc:4.2", "orchestrate resume")
-	if err != nil || hb.TookOver == nil {
-		t.Fatalf("takeover: %v %+v", err, hb)
-	}
+	hb := takeOver(t, clones[1], pinned.Add(time.Minute)) // past a's lease
 	var rep reports
 	h.KeepAlive(20*time.Millisecond, rep.add)
 	eventually(t, 10*time.Second, "the takeover to be reported", func() bool { return len(rep.all()) > 0 })
@@ -277,4 +259,21 @@ func TestRenewWithAPinnedClockNoticesATakeover(t *testing.T) {
 	if got := gitRun(t, bare, "rev-parse", "refs/orchestrate/locks/sdc_3a4.2"); got != hb.Commit {
 		t.Fatalf("the taker's lock was touched: %s, want %s", got, hb.Commit)
 	}
+}
+
+// takeOver has runner "taker", working in clone with its clock at now (past
+// the holder's lease), take the lock of sdc:4.2 over.
+func takeOver(t *testing.T, clone string, now time.Time) *Held {
+	t.Helper()
+	b := store(t, clone, "taker", time.Hour)
+	b.Now = func() time.Time { return now }
+	v, err := b.Fetch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, err := b.Acquire(v, "sdc:4.2", "orchestrate resume")
+	if err != nil || hb.TookOver == nil {
+		t.Fatalf("takeover: %v %+v", err, hb)
+	}
+	return hb
 }
