@@ -27,10 +27,12 @@ cross:
 	GOOS=freebsd GOARCH=amd64 $(GO) vet ./internal/safefile ./internal/gitobj ./internal/gitrepo ./internal/agentsession ./handoff/... ./validate
 
 ## unit: go vet (every analyzer), then the tests with -vet=off: go test's own vet is a subset
-## of the analyzers that just ran, and would run again for every changed package
+## of the analyzers that just ran, and would run again for every changed package; then the
+## failpoint grammar, which only a -tags failpoints build has
 unit:
 	$(GO) vet ./...
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -vet=off ./...
+	$(GO) test -count=1 -tags failpoints ./app/cli/failpoint
 
 fuzz-smoke:
 	FUZZMINTIME=200x scripts/fuzz.sh 3000x
