@@ -70,13 +70,3 @@ func resumeMode(cl *config.Loaded, flag string) (modes.Mode, error) {
 	return m, nil
 }
 
-// stateMode is the mode a workflow was started in, as its state file
-// records it: a name orchestrate does not know is no mode to run in, so
-// the default (interactive) asks; why is returned for --log-level debug.
-func stateMode(recorded, statePath string) (m modes.Mode, why string) {
-	m, err := modes.ParseMode(recorded)
-	if err != nil {
-		return modes.ModeInteractive, fmt.Sprintf("mode: in %s: %q is not a mode (%s): interactive instead", statePath, recorded, config.ModeNames)
-	}
-	return m, ""
-}

@@ -69,25 +69,6 @@ func TestResumeModeSource(t *testing.T) {
 	}
 }
 
-// A bad mode in a state file is no error: interactive, with the reason
-// naming the file for --log-level debug.
-func TestStateMode(t *testing.T) {
-	for _, tc := range []struct {
-		recorded string
-		want     modes.Mode
-		why      string
-	}{
-		{"autopilot", modes.ModeAutopilot, ""},
-		{"", modes.ModeInteractive, ""},
-		{"bogus", modes.ModeInteractive, `mode: in .orchestrate/workflows/x.yaml: "bogus" is not a mode (autopilot, interactive, preflight): interactive instead`},
-	} {
-		m, why := stateMode(tc.recorded, ".orchestrate/workflows/x.yaml")
-		if m != tc.want || why != tc.why {
-			t.Errorf("stateMode(%q) = %q, %q; want %q, %q", tc.recorded, m, why, tc.want, tc.why)
-		}
-	}
-}
-
 // `orchestrate trust` without a repository config, with clashing flags,
 // and without a home folder.
 func TestTrustCommand(t *testing.T) {

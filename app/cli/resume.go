@@ -163,12 +163,10 @@ func (a *app) runResume(opts *ResumeOptions) error {
 	if r.mode, err = resumeMode(s.conf, opts.Mode); err != nil {
 		return err
 	}
-	if r.mode == "" && opts.Workflow == "" && allStartedInAutopilot(r.all) {
-		// no mode given and every workflow was started in autopilot: the run
-		// is autopilot's (the most recent, no list, no question), so that a
-		// state recorded as autopilot is never resumed after a pick list
-		r.mode = modes.ModeAutopilot
-		a.debugf("mode: every interrupted workflow was started in autopilot: autopilot")
+	if r.mode == "" && opts.Workflow == "" {
+		if r.mode = resumeflow.RunMode(r.all); r.mode != "" {
+			a.debugf("mode: every interrupted workflow was started in autopilot: autopilot")
+		}
 	}
 
 	// The shared lifecycle (lifecycle.remote): one fetch. Unusable: exit
@@ -211,15 +209,13 @@ func (a *app) runResume(opts *ResumeOptions) error {
 		r.selected = &c
 	}
 	if r.mode == "" {
-		// The mode the workflow was started in (a bad one: interactive).
+		// The mode the workflow was started in (resumeflow.SelectedMode).
 		var why string
-		if r.mode, why = stateMode(r.selected.Mode, r.selected.Source.Path); why != "" {
+		var downgraded bool
+		if r.mode, why, downgraded = resumeflow.SelectedMode(*r.selected, r.chosen); why != "" {
 			a.debugf("%s", why)
 		}
-		if r.chosen && r.mode == modes.ModeAutopilot {
-			// a person chose it at a prompt: autopilot asks nothing, so
-			// taking it from a pick list would hand off unconfirmed
-			r.mode = modes.ModeInteractive
+		if downgraded {
 			fmt.Fprintf(a.sys.IO.ErrOut, "%s was started in autopilot; chosen from the list, it is resumed in interactive mode (orchestrate resume %s --mode autopilot resumes it without questions).\n", templates.Safe(r.selected.ID), templates.Safe(r.selected.ID))
 		}
 	}
@@ -300,17 +296,6 @@ func (a *app) chooseCandidate(r *resumeRun) (int, error) {
 	}
 	r.chosen = true
 	return i, nil
-}
-
-// allStartedInAutopilot reports whether every one of cands records
-// autopilot as the mode it was started in (false for none).
-func allStartedInAutopilot(cands []workflow.Candidate) bool {
-	for _, c := range cands {
-		if m, _ := stateMode(c.Mode, c.Source.Path); m != modes.ModeAutopilot {
-			return false
-		}
-	}
-	return len(cands) > 0
 }
 
 // evaluate validates the selected candidate, builds its plan and lets the
