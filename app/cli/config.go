@@ -69,4 +69,3 @@ func resumeMode(cl *config.Loaded, flag string) (modes.Mode, error) {
 	}
 	return m, nil
 }
-
