@@ -143,6 +143,9 @@ func storyKnownASCII(w string) (k string, known, ascii bool) {
 
 // headerField reads a "**Key:** value" line near the top.
 func (s *storyState) headerField(lineNo int, line string) {
+	if strings.IndexByte(line, ':') < 0 {
+		return // no field: storyField needs a ':'
+	}
 	key, val, ok := storyField(line)
 	if !ok {
 		return

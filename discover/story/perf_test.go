@@ -264,3 +264,33 @@ func wantScanned(st *workflow.Story) {
 		st.Sections = nil
 	}
 }
+
+// BenchmarkStoryParseSample is BenchmarkStoryParse over the bench's sample
+// of stories (testdata/benchsample: every status spelling and layout the
+// bench generates), one parse of each per iteration.
+func BenchmarkStoryParseSample(b *testing.B) {
+	files, err := filepath.Glob("testdata/benchsample/*.md")
+	if err != nil || len(files) == 0 {
+		b.Fatal(err, len(files))
+	}
+	var texts [][]byte
+	size := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, data)
+		size += len(data)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	var state storyState
+	buf := make([]byte, 0, 4096)
+	for i := 0; i < b.N; i++ {
+		for j, data := range texts {
+			buf = append(buf[:0], data...)
+			state.parse(files[j], buf, nil, true)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package story
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -207,7 +208,11 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 // statusHeading looks at a heading (after pushHeading) for the story's
 // status; name is storyHeadingName(htext).
 func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
-	val, ok := storyStatusHeading(htext, s.extra)
+	var val string
+	ok := false
+	if !storyNeverStatusHeading(htext) {
+		val, ok = storyStatusHeading(htext, s.extra)
+	}
 	s.inStatusSection = ok
 	if !ok {
 		if level >= 2 && !storyMetaSections[name] {
@@ -360,6 +365,39 @@ func storyStatusHeading(htext string, extra map[string][]string) (string, bool) 
 	return rest, true
 }
 
+// storyNeverStatusHeading reports, for most headings ("Acceptance
+// Criteria", "Dev Notes") without looking at their words, that
+// storyStatusHeading would refuse them: the heading is ASCII and its first
+// character that StripStatus keeps in a word ('*', '`', '~', '_', '^', a
+// control character and a leading "-+>#" are dropped) is not the first
+// letter of a status key, "story" or "current" (s, c, e, z). A heading
+// that is not ASCII is left to storyStatusHeading (FuzzStoryNeverStatusHeading).
+func storyNeverStatusHeading(htext string) bool {
+	first := byte(0)
+	for i := 0; i < len(htext); i++ {
+		c := htext[i]
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		if first != 0 {
+			continue
+		}
+		switch c {
+		case ' ', '\t', '*', '`', '~', '_', '^', '-', '+', '>', '#', 0x7f:
+			continue
+		}
+		if c < 0x20 {
+			continue
+		}
+		first = c
+	}
+	switch first | 0x20 {
+	case 's', 'c', 'e', 'z':
+		return false
+	}
+	return true
+}
+
 // storyNoKey is what storyFoldKnown returns for a word that is no known
 // name: it equals no key.
 const storyNoKey = "\x00"
@@ -427,26 +465,27 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 		s.depListLine(lineNo, line, false)
 		return
 	}
-	pieces := []string{t}
-	if strings.Contains(t, "|") {
-		pieces = strings.Split(t, "|")
-		if len(pieces) > MaxTableCells {
-			pieces = pieces[:MaxTableCells]
+	// the line, or its first MaxTableCells pieces between '|'s, as fields;
+	// a field needs a ':' (most lines have none)
+	bar := strings.IndexByte(t, '|') >= 0
+	if strings.IndexByte(t, ':') >= 0 {
+		rest := t
+		for n := 0; n < MaxTableCells; n++ {
+			p := rest
+			i := -1
+			if bar {
+				i = strings.IndexByte(rest, '|')
+			}
+			if i >= 0 {
+				p, rest = rest[:i], rest[i+1:]
+			}
+			s.fieldPiece(lineNo, p)
+			if i < 0 {
+				break
+			}
 		}
 	}
-	for _, p := range pieces {
-		key, val, ok := storyField(p)
-		if !ok {
-			continue
-		}
-		switch {
-		case storyStatusKeys[key]:
-			s.offerStatus(s.fieldRank(), lineNo, val)
-		case storyDependencyKeys[key]:
-			s.dependencyField(lineNo, val)
-		}
-	}
-	if len(pieces) == 1 && storyPlainHasPrefixFold(t, "depends on ") {
+	if !bar && storyPlainHasPrefixFold(t, "depends on ") {
 		plain := storyPlain(t)
 		if len(plain) > 11 && strings.EqualFold(plain[:11], "depends on ") {
 			s.dependencyField(lineNo, plain[11:])
@@ -454,6 +493,21 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 		}
 	}
 	s.depListLine(lineNo, line, false)
+}
+
+// fieldPiece looks at one piece of a body line (the line, or a piece
+// between '|'s) for a status or a dependencies field.
+func (s *storyState) fieldPiece(lineNo int, p string) {
+	key, val, ok := storyField(p)
+	if !ok {
+		return
+	}
+	switch {
+	case storyStatusKeys[key]:
+		s.offerStatus(s.fieldRank(), lineNo, val)
+	case storyDependencyKeys[key]:
+		s.dependencyField(lineNo, val)
+	}
 }
 
 // storyFoldKey folds a table cell or a field name the way storyField folds

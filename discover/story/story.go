@@ -125,16 +125,21 @@ type storyState struct {
 	titleSeen bool
 	titleText string
 
-	extra           map[string][]string // the configuration's status spellings
-	cand            storyStatusCand     // the best status candidate so far
-	statusPending   int                 // line of a Status heading whose value is still to come
-	record          storyStatusCand     // the Dev Agent Record's status (storyRankRecord)
-	recordPending   int                 // line of a Dev Agent Record Status heading whose value is still to come
-	ctx             []storyCtx          // the open headings, outermost first
-	bodyStarted     bool                // a section other than the status or metadata has begun
-	inStatusSection bool                // the innermost heading is a Status heading
-	front           int                 // YAML front matter: storyFrontNone, storyFrontIn, storyFrontDone
-	depList         *storyDepList       // a "**Dependencies:**" list being read
+	extra map[string][]string // the configuration's status spellings
+	cand  storyStatusCand     // the best status candidate so far
+	// candCanonStatus is CanonicalStatus of candCanonRaw, when candCanon
+	// (see candStatus)
+	candCanon       bool
+	candCanonRaw    string
+	candCanonStatus workflow.Status
+	statusPending   int             // line of a Status heading whose value is still to come
+	record          storyStatusCand // the Dev Agent Record's status (storyRankRecord)
+	recordPending   int             // line of a Dev Agent Record Status heading whose value is still to come
+	ctx             []storyCtx      // the open headings, outermost first
+	bodyStarted     bool            // a section other than the status or metadata has begun
+	inStatusSection bool            // the innermost heading is a Status heading
+	front           int             // YAML front matter: storyFrontNone, storyFrontIn, storyFrontDone
+	depList         *storyDepList   // a "**Dependencies:**" list being read
 
 	open         []storyOpen
 	seen         map[string]bool // sections already taken (the first one wins)
@@ -253,7 +258,7 @@ func (s *storyState) parse(path string, data []byte, extra map[string][]string, 
 	s.useRecord()
 	p := storyParsed{story: s.st, hasStatus: s.cand.found, hasSections: s.storySections()}
 	p.hasID = s.finishID()
-	s.finishStatus(extra)
+	s.finishStatus()
 	if s.scan {
 		s.st.SectionsTrimmed = storyTrimSections(s.st, &s.secs)
 	}
@@ -554,6 +559,9 @@ func (s *storyState) closeSections(level, end int) {
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
 		sec := workflow.Section{Name: o.key, Line: o.line}
 		switch {
+		case s.scan && !storyScanRaw[o.key] && s.settledNotInFlight():
+			// dropped by storyTrimSections at the end: no hash (the
+			// section is still set, so that the story says it trimmed one)
 		case s.scan && !storyScanRaw[o.key]:
 			// the hash alone; it trims every line's trailing "\r" as it
 			// would after the CRLF replacement below
@@ -573,6 +581,30 @@ func (s *storyState) closeSections(level, end int) {
 		}
 	}
 	s.open = kept
+}
+
+// settledNotInFlight reports whether the story's status is settled (a
+// candidate of the best rank with a value: no later line can replace it,
+// and the Dev Agent Record's is then never used) and is not a status in
+// flight: storyTrimSections will drop the sections kept only for their
+// hash, so a scan need not compute it.
+func (s *storyState) settledNotInFlight() bool {
+	c := &s.cand
+	if !c.found || c.pending || c.raw == "" || c.rank != storyRankOwn {
+		return false
+	}
+	st := s.candStatus()
+	return st != workflow.StatusInProgress && st != workflow.StatusInReview
+}
+
+// candStatus is CanonicalStatus of the status candidate's value, computed
+// once per value.
+func (s *storyState) candStatus() workflow.Status {
+	if !s.candCanon || s.candCanonRaw != s.cand.raw {
+		s.candCanonStatus, _ = workflow.CanonicalStatus(s.cand.raw, s.extra)
+		s.candCanon, s.candCanonRaw = true, s.cand.raw
+	}
+	return s.candCanonStatus
 }
 
 // finishID settles the story's id and title; it reports whether an id was
@@ -602,7 +634,7 @@ func (s *storyState) finishID() bool {
 }
 
 // finishStatus maps the status text found to a canonical status.
-func (s *storyState) finishStatus(extra map[string][]string) {
+func (s *storyState) finishStatus() {
 	if !s.cand.found {
 		s.info(0, "no-status", "no Status line or Status heading; the status is Unknown")
 		return
@@ -613,7 +645,7 @@ func (s *storyState) finishStatus(extra map[string][]string) {
 		s.info(s.cand.line, "no-status", "the status is empty; the status is Unknown")
 		return
 	}
-	st, _ := workflow.CanonicalStatus(s.cand.raw, extra)
+	st := s.candStatus()
 	s.st.Status = st
 	if st == workflow.StatusUnknown {
 		s.info(s.cand.line, "unknown-status", "status %q is not a known spelling; the status is Unknown (add it under statuses: in the configuration)", s.cand.raw)
