@@ -366,20 +366,22 @@ func storyStatusHeading(htext string, extra map[string][]string) (string, bool) 
 }
 
 // storyNeverStatusHeading reports, for most headings ("Acceptance
-// Criteria", "Dev Notes") without looking at their words, that
+// Criteria", "Scope", "Change Log") without looking at their words, that
 // storyStatusHeading would refuse them: the heading is ASCII and its first
-// character that StripStatus keeps in a word ('*', '`', '~', '_', '^', a
-// control character and a leading "-+>#" are dropped) is not the first
-// letter of a status key, "story" or "current" (s, c, e, z). A heading
-// that is not ASCII is left to storyStatusHeading (FuzzStoryNeverStatusHeading).
+// two characters that StripStatus keeps in a word ('*', '`', '~', '_', '^',
+// control characters and a leading "-+>#" are dropped; skipping them
+// anywhere only keeps more headings) do not start a status key, "story" or
+// "current" (st, cu, es, si, zu). A heading that is not ASCII is left to
+// storyStatusHeading (FuzzStoryNeverStatusHeading).
 func storyNeverStatusHeading(htext string) bool {
-	first := byte(0)
+	var first [2]byte
+	n := 0
 	for i := 0; i < len(htext); i++ {
 		c := htext[i]
 		if c >= utf8.RuneSelf {
 			return false
 		}
-		if first != 0 {
+		if n == len(first) {
 			continue
 		}
 		switch c {
@@ -389,10 +391,11 @@ func storyNeverStatusHeading(htext string) bool {
 		if c < 0x20 {
 			continue
 		}
-		first = c
+		first[n] = c | 0x20 // lower case for letters; no other byte becomes a letter
+		n++
 	}
-	switch first | 0x20 {
-	case 's', 'c', 'e', 'z':
+	switch string(first[:n]) {
+	case "st", "cu", "es", "si", "zu":
 		return false
 	}
 	return true

@@ -187,7 +187,7 @@ func TestParseStoryFileListIdentifiers(t *testing.T) {
 // refuses is one storyStatusHeading refuses too.
 func FuzzStoryNeverStatusHeading(f *testing.F) {
 	for _, h := range []string{"Status", "Acceptance Criteria", "**Status:**", "^Status", "-+> Statut", "3. Status", "_status_", "\x01Zustand",
-		"`Story` Status", "~~Current~~ status: Done", "## ##", "::", "📋 STORY STATUS", "Estado: Hecho", "Dev Notes", ""} {
+		"`Story` Status", "~~Current~~ status: Done", "## ##", "::", "📋 STORY STATUS", "Estado: Hecho", "Dev Notes", "", "Scope", "Change Log", "Story Status", "s t", "S_tatus", "Situacao", "zu", "Cu rrent status"} {
 		f.Add(h)
 	}
 	extra := map[string][]string{"Done": {"shipped"}}
