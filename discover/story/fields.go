@@ -9,10 +9,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -305,6 +307,7 @@ type storyReader struct {
 	r     *source.Repo
 	state storyState // reused for every file of this worker
 	cw    *storyCacheWorker
+	dirs  storyFolders // without the cache: the folders read by name
 }
 
 // newStoryReader is a worker's reader of r's stories with the cache sc
@@ -313,6 +316,8 @@ func newStoryReader(r *source.Repo, sc *storyCache) *storyReader {
 	rd := &storyReader{r: r}
 	if sc != nil {
 		rd.cw = sc.worker()
+	} else {
+		rd.dirs.openRoot = func() (*safefile.Dir, error) { return safefile.OpenDir(r.Root, ".", false) }
 	}
 	return rd
 }
@@ -322,6 +327,7 @@ func (rd *storyReader) done() {
 	if rd.cw != nil {
 		rd.cw.done()
 	}
+	rd.dirs.closeFrom(0)
 }
 
 // read reads and parses the story file at p (see storyReadAll): nil for a
@@ -336,7 +342,7 @@ func (rd *storyReader) read(p string) (st *workflow.Story, readable bool) {
 		}
 	}
 	r := rd.r
-	data, mtime, err := r.ReadWithTime(p)
+	data, mtime, err := rd.readFile(p)
 	if err != nil {
 		st = storyUnreadable(p, err)
 	} else {
@@ -352,6 +358,26 @@ func (rd *storyReader) read(p string) (st *workflow.Story, readable bool) {
 	}
 	st.ModTime = mtime
 	return st, readable
+}
+
+// readFile is rd.r.ReadWithTime(p) (the data drawn from the scan's
+// budget) for a scan without the cache: a regular file is read by its name
+// in its folder, opened once for all its files (storyFolders: no symlink
+// followed, no FIFO waited on, the size bounded, as safefile.Dir.ReadRegular
+// reads); anything else, and any file that read refuses, takes the usual
+// read, which reports why.
+func (rd *storyReader) readFile(p string) ([]byte, time.Time, error) {
+	if rd.cw == nil {
+		if d, name := rd.dirs.folder(p); d != nil {
+			if data, fs, ok := d.ReadRegular(name, rd.r.Config.MaxFileSize); ok {
+				if err := rd.r.Spend(p, data); err != nil {
+					return nil, fs.Mtime, err
+				}
+				return data, fs.Mtime, nil
+			}
+		}
+	}
+	return rd.r.ReadWithTime(p)
 }
 
 // storyPlain removes emphasis markers and extra whitespace.
