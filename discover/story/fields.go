@@ -148,7 +148,7 @@ func (s *storyState) headerField(lineNo int, line string) {
 	if strings.IndexByte(line, ':') < 0 {
 		return // no field: storyField needs a ':'
 	}
-	key, val, ok := storyField(line)
+	key, val, ok := s.lineField(lineNo, line)
 	if !ok {
 		return
 	}
@@ -166,6 +166,17 @@ func (s *storyState) headerField(lineNo int, line string) {
 			s.st.Epic = storyPlain(val)
 		}
 	}
+}
+
+// lineField is storyField of line number lineNo, computed once for the
+// line: a line near the top is read as a body line (trimmed: storyField
+// trims it anyway) and as a header field.
+func (s *storyState) lineField(lineNo int, line string) (string, string, bool) {
+	if s.fieldLineNo != lineNo {
+		s.fieldLineNo = lineNo
+		s.fieldKey, s.fieldVal, s.fieldOK = storyField(line)
+	}
+	return s.fieldKey, s.fieldVal, s.fieldOK
 }
 
 // storyField splits a "**Key:** value" line (also "Key: value",

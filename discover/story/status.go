@@ -471,7 +471,10 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 	// the line, or its first MaxTableCells pieces between '|'s, as fields;
 	// a field needs a ':' (most lines have none)
 	bar := strings.IndexByte(t, '|') >= 0
-	if strings.IndexByte(t, ':') >= 0 {
+	if !bar && strings.IndexByte(t, ':') >= 0 {
+		key, val, ok := s.lineField(lineNo, t)
+		s.fieldApply(lineNo, key, val, ok)
+	} else if bar && strings.IndexByte(t, ':') >= 0 {
 		rest := t
 		for n := 0; n < MaxTableCells; n++ {
 			p := rest
@@ -482,7 +485,8 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 			if i >= 0 {
 				p, rest = rest[:i], rest[i+1:]
 			}
-			s.fieldPiece(lineNo, p)
+			key, val, ok := storyField(p)
+			s.fieldApply(lineNo, key, val, ok)
 			if i < 0 {
 				break
 			}
@@ -498,10 +502,9 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 	s.depListLine(lineNo, line, false)
 }
 
-// fieldPiece looks at one piece of a body line (the line, or a piece
-// between '|'s) for a status or a dependencies field.
-func (s *storyState) fieldPiece(lineNo int, p string) {
-	key, val, ok := storyField(p)
+// fieldApply takes what storyField gave for a piece of a body line (the
+// line, or a piece between '|'s): a status or a dependencies field.
+func (s *storyState) fieldApply(lineNo int, key, val string, ok bool) {
 	if !ok {
 		return
 	}

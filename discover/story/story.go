@@ -146,6 +146,12 @@ type storyState struct {
 	inList       bool            // inside the File List section
 	storyHeading bool            // a "Story" or "User Story" heading was seen
 
+	// fieldKey, fieldVal, fieldOK are storyField of line fieldLineNo (see
+	// lineField)
+	fieldLineNo        int
+	fieldKey, fieldVal string
+	fieldOK            bool
+
 	table     storyTable
 	cells     [MaxTableCells]string // the table row being read (reused)
 	files     []string
