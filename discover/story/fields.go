@@ -69,10 +69,11 @@ func storySectionHash(raw string, scratch *[]byte) workflow.SectionHash {
 // storyHeadingName normalises a heading for matching section names:
 // emphasis, emoji, a trailing colon and a trailing parenthetical
 // ("Acceptance Criteria (MVP Scope)") removed, a leading number ("3. Scope")
-// dropped, lower case, single spaces.
-func storyHeadingName(htext string) string {
+// dropped, lower case, single spaces; with its entry in storyKnownNames
+// (nil: none).
+func storyHeadingName(htext string) (string, *storyName) {
 	if len(htext) > 160 {
-		return "" // no section name is that long
+		return "", nil // no section name is that long
 	}
 	// trimmed first, lowered last: the trimming is the same in any case,
 	// and lowering last lets a known name come back without a copy
@@ -91,23 +92,53 @@ func storyHeadingName(htext string) string {
 	if i > 0 && i < len(t) && t[i] == ' ' {
 		t = t[i+1:]
 	}
-	return storyLower(t)
+	return storyLowerName(t)
+}
+
+// storyName is a name the parser looks for (a heading name or a field
+// key, lower case) and the sets it is in, found with one look-up.
+type storyName struct {
+	name    string
+	section string // its canonical section (storySectionNames), "" for none
+	// in storyHistorySections, storyNotesSections, storyMetaSections,
+	// storyRecordExcluded; record: it is storyRecordSection
+	history, notes, meta, recordExcluded, record bool
 }
 
 // storyKnownNames are the lower-case heading names and field keys the
-// parser looks for, each mapped to itself: storyLower returns them without
-// allocating.
-var storyKnownNames = func() map[string]string {
-	m := map[string]string{"story": "story", "user story": "user story", "executor": "executor",
-		"qualitygate": "qualitygate", "epic": "epic", "status": "status",
-		"current": "current", "storystatus": "storystatus"}
-	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys, storyHistorySections, storyNotesSections, storyMetaSections} {
+// parser looks for: storyLower returns them without allocating, and a
+// heading's name comes with its sets (storyHeadingName).
+var storyKnownNames = func() map[string]*storyName {
+	m := map[string]*storyName{}
+	add := func(k string) *storyName {
+		if m[k] == nil {
+			m[k] = &storyName{name: k}
+		}
+		return m[k]
+	}
+	for _, k := range []string{"story", "user story", "executor", "qualitygate", "epic", "status", "current", "storystatus"} {
+		add(k)
+	}
+	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys} {
 		for k := range set {
-			m[k] = k
+			add(k)
 		}
 	}
-	for k := range storySectionNames {
-		m[k] = k
+	for k := range storyHistorySections {
+		add(k).history = true
+	}
+	for k := range storyNotesSections {
+		add(k).notes = true
+	}
+	for k := range storyMetaSections {
+		add(k).meta = true
+	}
+	for k := range storyRecordExcluded {
+		add(k).recordExcluded = true
+	}
+	add(storyRecordSection).record = true
+	for k, sec := range storySectionNames {
+		add(k).section = sec
 	}
 	return m
 }()
@@ -115,32 +146,53 @@ var storyKnownNames = func() map[string]string {
 // storyLower is strings.ToLower(t); a known name (storyKnownNames) in any
 // case comes back without allocating.
 func storyLower(t string) string {
-	if k, known, _ := storyKnownASCII(t); known {
-		return k
+	l, _ := storyLowerName(t)
+	return l
+}
+
+// storyLowerName is storyLower(t) with its entry in storyKnownNames (nil:
+// none).
+func storyLowerName(t string) (string, *storyName) {
+	n, ascii := storyKnownNameASCII(t)
+	switch {
+	case n != nil:
+		return n.name, n
+	case ascii:
+		return strings.ToLower(t), nil // looked up already: no known name
 	}
-	return strings.ToLower(t)
+	l := strings.ToLower(t) // "K" (the Kelvin sign) lowers to an ASCII "k"
+	return l, storyKnownNames[l]
 }
 
 // storyKnownASCII looks w up in storyKnownNames in any ASCII case, without
 // allocating: k is the name when known. ascii is false, and w not looked
 // up, when w is not ASCII or is over 64 bytes.
 func storyKnownASCII(w string) (k string, known, ascii bool) {
+	n, ascii := storyKnownNameASCII(w)
+	if n == nil {
+		return "", false, ascii
+	}
+	return n.name, true, true
+}
+
+// storyKnownNameASCII is storyKnownASCII giving the name's entry (nil:
+// unknown).
+func storyKnownNameASCII(w string) (n *storyName, ascii bool) {
 	var buf [64]byte
 	if len(w) > len(buf) {
-		return "", false, false
+		return nil, false
 	}
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if c >= utf8.RuneSelf {
-			return "", false, false
+			return nil, false
 		}
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		buf[i] = c
 	}
-	k, known = storyKnownNames[string(buf[:len(w)])]
-	return k, known, true
+	return storyKnownNames[string(buf[:len(w)])], true
 }
 
 // headerField reads a "**Key:** value" line near the top.
@@ -238,8 +290,8 @@ func storyFieldKey(keyRaw string) (string, bool) {
 			return "", false
 		}
 	}
-	if k, ok := storyKnownNames[string(buf[:n])]; ok {
-		return k, true
+	if k := storyKnownNames[string(buf[:n])]; k != nil {
+		return k.name, true
 	}
 	return string(buf[:n]), true
 }

@@ -95,12 +95,16 @@ var storyMetaSections = map[string]bool{
 	"story details": true, "details": true, "overview": true, "story overview": true,
 }
 
-// storyCtx is one open heading: its level and normalised name.
+// storyCtx is one open heading: its level, normalised name and the sets
+// the name is in (found once, at the heading; nil: none).
 type storyCtx struct {
-	level   int
-	name    string
-	history bool // name is in storyHistorySections (found once, at the heading)
+	level int
+	name  string
+	sets  *storyName
 }
+
+// storyNoName is the sets of a name in none.
+var storyNoName = &storyName{}
 
 // storyStatusCand is the best status candidate so far.
 type storyStatusCand struct {
@@ -111,34 +115,34 @@ type storyStatusCand struct {
 	pending bool // a Status heading whose value is on a later line
 }
 
-// pushHeading updates the open-heading stack for a heading.
-func (s *storyState) pushHeading(level int, name string) {
+// pushHeading updates the open-heading stack for a heading; sets is the
+// name's entry in storyKnownNames (nil: none).
+func (s *storyState) pushHeading(level int, name string, sets *storyName) {
 	for len(s.ctx) > 0 && s.ctx[len(s.ctx)-1].level >= level {
 		s.ctx = s.ctx[:len(s.ctx)-1]
 	}
-	s.ctx = append(s.ctx, storyCtx{level: level, name: name, history: storyHistorySections[name]})
+	if sets == nil {
+		sets = storyNoName
+	}
+	s.ctx = append(s.ctx, storyCtx{level: level, name: name, sets: sets})
 }
 
-// inHistory is inSections(storyHistorySections, false), asked of every body
-// line, without a map look-up per enclosing heading.
+// inHistory reports whether one of the enclosing headings is in
+// storyHistorySections; asked of every body line.
 func (s *storyState) inHistory() bool {
 	for _, c := range s.ctx {
-		if c.history {
+		if c.sets.history {
 			return true
 		}
 	}
 	return false
 }
 
-// inSections reports whether one of the enclosing headings (the innermost
-// one excluded when skipTop) is in set.
-func (s *storyState) inSections(set map[string]bool, skipTop bool) bool {
-	n := len(s.ctx)
-	if skipTop {
-		n--
-	}
-	for i := 0; i < n; i++ {
-		if set[s.ctx[i].name] {
+// inNotesAbove reports whether one of the enclosing headings but the
+// innermost is in storyNotesSections.
+func (s *storyState) inNotesAbove() bool {
+	for i := 0; i < len(s.ctx)-1; i++ {
+		if s.ctx[i].sets.notes {
 			return true
 		}
 	}
@@ -150,7 +154,7 @@ func (s *storyState) fieldRank() int {
 	if !s.bodyStarted || s.inStatusSection {
 		return storyRankOwn
 	}
-	if len(s.ctx) > 0 && storyMetaSections[s.ctx[len(s.ctx)-1].name] {
+	if len(s.ctx) > 0 && s.ctx[len(s.ctx)-1].sets.meta {
 		return storyRankOwn
 	}
 	return storyRankBody
@@ -206,8 +210,8 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 }
 
 // statusHeading looks at a heading (after pushHeading) for the story's
-// status; name is storyHeadingName(htext).
-func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
+// status; name and sets are storyHeadingName(htext).
+func (s *storyState) statusHeading(lineNo, level int, htext, name string, sets *storyName) {
 	var val string
 	ok := false
 	if !storyNeverStatusHeading(htext) {
@@ -215,7 +219,7 @@ func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
 	}
 	s.inStatusSection = ok
 	if !ok {
-		if level >= 2 && !storyMetaSections[name] {
+		if level >= 2 && (sets == nil || !sets.meta) {
 			s.bodyStarted = true
 		}
 		return
@@ -240,9 +244,9 @@ func (s *storyState) inRecord() bool {
 	rec := false
 	for _, c := range s.ctx {
 		switch {
-		case c.name == storyRecordSection:
+		case c.sets.record:
 			rec = true
-		case storyRecordExcluded[c.name]:
+		case c.sets.recordExcluded:
 			return false
 		}
 	}

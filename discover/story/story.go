@@ -533,14 +533,15 @@ func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 		s.titleSeen = true
 		s.titleText = workflow.Truncate(htext, storyMaxFieldLen)
 	}
-	name := storyHeadingName(htext)
-	s.pushHeading(level, name)
-	s.statusHeading(lineNo, level, htext, name)
+	name, sets := storyHeadingName(htext)
+	s.pushHeading(level, name, sets)
+	s.statusHeading(lineNo, level, htext, name, sets)
 	if name == "story" || name == "user story" {
 		s.storyHeading = true
 	}
-	if key, ok := storySectionNames[name]; ok && !s.seen[key] &&
-		!(key == workflow.SectionDependencies && s.inSections(storyNotesSections, true)) {
+	if sets != nil && sets.section != "" && !s.seen[sets.section] &&
+		!(sets.section == workflow.SectionDependencies && s.inNotesAbove()) {
+		key := sets.section
 		s.seen[key] = true
 		s.open = append(s.open, storyOpen{key: key, level: level, line: lineNo, start: next})
 		if key == workflow.SectionFileList {
