@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
@@ -31,6 +32,10 @@ func StorySectionHash(raw string) workflow.SectionHash {
 // grows as needed and leaves for the next call: a parser hashes every
 // section of a file with one buffer.
 func storySectionHash(raw string, scratch *[]byte) workflow.SectionHash {
+	if storySectionNormal(raw) {
+		// normalising changes nothing: the text itself, not a copy
+		return sha256.Sum256(unsafe.Slice(unsafe.StringData(raw), len(raw)))
+	}
 	// the normalised text in one buffer, hashed at once: no per-line copies
 	buf := (*scratch)[:0]
 	if cap(buf) < len(raw) {
@@ -64,6 +69,37 @@ func storySectionHash(raw string, scratch *[]byte) workflow.SectionHash {
 	}
 	*scratch = buf[:0]
 	return sha256.Sum256(buf)
+}
+
+// storySectionNormal reports whether raw is its own normalisation for
+// storySectionHash: not empty, no blank first or last line, no trailing
+// white space on any line (blank lines inside are kept as they are).
+func storySectionNormal(raw string) bool {
+	if raw == "" || raw[0] == '\n' || raw[len(raw)-1] == '\n' {
+		return false
+	}
+	for off := 0; ; {
+		end := strings.IndexByte(raw[off:], '\n')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += off
+		}
+		if end > off { // a line's last rune must not be white space
+			c := raw[end-1]
+			if c < utf8.RuneSelf {
+				if c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' {
+					return false
+				}
+			} else if r, _ := utf8.DecodeLastRuneInString(raw[off:end]); unicode.IsSpace(r) {
+				return false
+			}
+		}
+		if end == len(raw) {
+			return true
+		}
+		off = end + 1
+	}
 }
 
 // storyHeadingName normalises a heading for matching section names:

@@ -8,6 +8,7 @@ package story
 
 import (
 	"path"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -166,9 +167,17 @@ type storyState struct {
 	secs   workflow.Sections
 	secBuf [8]workflow.Section
 	// scan: a scan's story (see storyParse); kept are the sections whose
-	// Raw is a substring of text, for compact
-	scan bool
-	kept []storyKept
+	// Raw is a substring of text, for compact; trimmedEarly: a section
+	// storyTrimSections would drop was never set (see closeSections)
+	scan         bool
+	kept         []storyKept
+	trimmedEarly bool
+
+	// canon remembers CanonicalStatus of the status values seen with the
+	// spellings canonFor (the same few in most stories), across the files
+	// a reused state parses
+	canon    map[string]workflow.Status
+	canonFor map[string][]string
 }
 
 // storyScanRaw are the sections whose text a scanned story keeps (see
@@ -266,7 +275,7 @@ func (s *storyState) parse(path string, data []byte, extra map[string][]string, 
 	p.hasID = s.finishID()
 	s.finishStatus()
 	if s.scan {
-		s.st.SectionsTrimmed = storyTrimSections(s.st, &s.secs)
+		s.st.SectionsTrimmed = storyTrimSections(s.st, &s.secs) || s.trimmedEarly
 	}
 	if len(s.secs) > 0 {
 		s.st.Sections = append(make(workflow.Sections, 0, len(s.secs)), s.secs...)
@@ -293,6 +302,8 @@ func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
 		open:     reuseSlice(s.open),
 		kept:     reuseSlice(s.kept),
 		hashBuf:  s.hashBuf[:0],
+		canon:    s.canon,
+		canonFor: s.canonFor,
 	}
 	if cap(s.hashBuf) > storyReuseMax<<10 {
 		s.hashBuf = nil
@@ -565,10 +576,12 @@ func (s *storyState) closeSections(level, end int) {
 		}
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
 		sec := workflow.Section{Name: o.key, Line: o.line}
+		set := true
 		switch {
 		case s.scan && !storyScanRaw[o.key] && s.settledNotInFlight():
-			// dropped by storyTrimSections at the end: no hash (the
-			// section is still set, so that the story says it trimmed one)
+			// storyTrimSections would drop it at the end: neither hashed
+			// nor set, and trimmedEarly says the story lost one
+			s.trimmedEarly, set = true, false
 		case s.scan && !storyScanRaw[o.key]:
 			// the hash alone; it trims every line's trailing "\r" as it
 			// would after the CRLF replacement below
@@ -582,7 +595,9 @@ func (s *storyState) closeSections(level, end int) {
 			}
 			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
 		}
-		s.secs.Set(sec)
+		if set {
+			s.secs.Set(sec)
+		}
 		if o.key == workflow.SectionFileList {
 			s.inList = false
 		}
@@ -608,10 +623,32 @@ func (s *storyState) settledNotInFlight() bool {
 // once per value.
 func (s *storyState) candStatus() workflow.Status {
 	if !s.candCanon || s.candCanonRaw != s.cand.raw {
-		s.candCanonStatus, _ = workflow.CanonicalStatus(s.cand.raw, s.extra)
+		s.candCanonStatus = s.canonical(s.cand.raw)
 		s.candCanon, s.candCanonRaw = true, s.cand.raw
 	}
 	return s.candCanonStatus
+}
+
+// storyCanonMax bounds the status values a state remembers.
+const storyCanonMax = 64
+
+// canonical is workflow.CanonicalStatus(raw, s.extra), remembered for the
+// next files (copied: raw may point into the file's buffer).
+func (s *storyState) canonical(raw string) workflow.Status {
+	if s.canon == nil || !sameMap(s.canonFor, s.extra) || len(s.canon) >= storyCanonMax {
+		s.canon, s.canonFor = make(map[string]workflow.Status), s.extra
+	}
+	if st, ok := s.canon[raw]; ok {
+		return st
+	}
+	st, _ := workflow.CanonicalStatus(raw, s.extra)
+	s.canon[strings.Clone(raw)] = st
+	return st
+}
+
+// sameMap reports whether a and b are the same map (not merely equal).
+func sameMap(a, b map[string][]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // finishID settles the story's id and title; it reports whether an id was
