@@ -105,11 +105,12 @@ func storySectionNormal(raw string) bool {
 // storyHeadingName normalises a heading for matching section names:
 // emphasis, emoji, a trailing colon and a trailing parenthetical
 // ("Acceptance Criteria (MVP Scope)") removed, a leading number ("3. Scope")
-// dropped, lower case, single spaces; with its entry in storyKnownNames
-// (nil: none).
-func storyHeadingName(htext string) (string, *storyName) {
+// dropped, lower case, single spaces — and returns its entry in
+// storyKnownNames (nil: none), all the parser wants of the name: a name
+// that is no known one is never built.
+func storyHeadingName(htext string) *storyName {
 	if len(htext) > 160 {
-		return "", nil // no section name is that long
+		return nil // no section name is that long
 	}
 	// trimmed first, lowered last: the trimming is the same in any case,
 	// and lowering last lets a known name come back without a copy
@@ -128,7 +129,10 @@ func storyHeadingName(htext string) (string, *storyName) {
 	if i > 0 && i < len(t) && t[i] == ' ' {
 		t = t[i+1:]
 	}
-	return storyLowerName(t)
+	if n, ascii := storyKnownNameASCII(t); ascii {
+		return n
+	}
+	return storyKnownNames[strings.ToLower(t)] // "K" (the Kelvin sign) lowers to an ASCII "k"
 }
 
 // storyName is a name the parser looks for (a heading name or a field
@@ -142,8 +146,8 @@ type storyName struct {
 }
 
 // storyKnownNames are the lower-case heading names and field keys the
-// parser looks for: storyLower returns them without allocating, and a
-// heading's name comes with its sets (storyHeadingName).
+// parser looks for, with the sets each is in: a heading's name
+// (storyHeadingName) and a field key are found without allocating.
 var storyKnownNames = func() map[string]*storyName {
 	m := map[string]*storyName{}
 	add := func(k string) *storyName {
@@ -178,27 +182,6 @@ var storyKnownNames = func() map[string]*storyName {
 	}
 	return m
 }()
-
-// storyLower is strings.ToLower(t); a known name (storyKnownNames) in any
-// case comes back without allocating.
-func storyLower(t string) string {
-	l, _ := storyLowerName(t)
-	return l
-}
-
-// storyLowerName is storyLower(t) with its entry in storyKnownNames (nil:
-// none).
-func storyLowerName(t string) (string, *storyName) {
-	n, ascii := storyKnownNameASCII(t)
-	switch {
-	case n != nil:
-		return n.name, n
-	case ascii:
-		return strings.ToLower(t), nil // looked up already: no known name
-	}
-	l := strings.ToLower(t) // "K" (the Kelvin sign) lowers to an ASCII "k"
-	return l, storyKnownNames[l]
-}
 
 // storyKnownASCII looks w up in storyKnownNames in any ASCII case, without
 // allocating: k is the name when known. ascii is false, and w not looked

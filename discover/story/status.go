@@ -95,11 +95,10 @@ var storyMetaSections = map[string]bool{
 	"story details": true, "details": true, "overview": true, "story overview": true,
 }
 
-// storyCtx is one open heading: its level, normalised name and the sets
-// the name is in (found once, at the heading; nil: none).
+// storyCtx is one open heading: its level and the sets its normalised
+// name is in (found once, at the heading).
 type storyCtx struct {
 	level int
-	name  string
 	sets  *storyName
 }
 
@@ -115,16 +114,16 @@ type storyStatusCand struct {
 	pending bool // a Status heading whose value is on a later line
 }
 
-// pushHeading updates the open-heading stack for a heading; sets is the
+// pushHeading updates the open-heading stack for a heading; sets is its
 // name's entry in storyKnownNames (nil: none).
-func (s *storyState) pushHeading(level int, name string, sets *storyName) {
+func (s *storyState) pushHeading(level int, sets *storyName) {
 	for len(s.ctx) > 0 && s.ctx[len(s.ctx)-1].level >= level {
 		s.ctx = s.ctx[:len(s.ctx)-1]
 	}
 	if sets == nil {
 		sets = storyNoName
 	}
-	s.ctx = append(s.ctx, storyCtx{level: level, name: name, sets: sets})
+	s.ctx = append(s.ctx, storyCtx{level: level, sets: sets})
 }
 
 // inHistory reports whether one of the enclosing headings is in
@@ -210,8 +209,8 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 }
 
 // statusHeading looks at a heading (after pushHeading) for the story's
-// status; name and sets are storyHeadingName(htext).
-func (s *storyState) statusHeading(lineNo, level int, htext, name string, sets *storyName) {
+// status; sets is storyHeadingName(htext).
+func (s *storyState) statusHeading(lineNo, level int, htext string, sets *storyName) {
 	var val string
 	ok := false
 	if !storyNeverStatusHeading(htext) {

@@ -544,10 +544,10 @@ func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 		s.titleSeen = true
 		s.titleText = workflow.Truncate(htext, storyMaxFieldLen)
 	}
-	name, sets := storyHeadingName(htext)
-	s.pushHeading(level, name, sets)
-	s.statusHeading(lineNo, level, htext, name, sets)
-	if name == "story" || name == "user story" {
+	sets := storyHeadingName(htext)
+	s.pushHeading(level, sets)
+	s.statusHeading(lineNo, level, htext, sets)
+	if sets != nil && (sets.name == "story" || sets.name == "user story") {
 		s.storyHeading = true
 	}
 	if sets != nil && sets.section != "" && !s.seen[sets.section] &&
