@@ -256,11 +256,9 @@ func (s *storyState) lineField(lineNo int, line string) (string, string, bool) {
 // written, trimmed, at most workflow.MaxStatusLen bytes.
 func storyField(line string) (string, string, bool) {
 	t := strings.TrimSpace(line)
-	for _, p := range []string{"> ", "- ", "* ", "+ "} {
-		if strings.HasPrefix(t, p) && !strings.HasPrefix(t, "**") {
-			t = strings.TrimSpace(t[len(p):])
-			break
-		}
+	// one leading "> ", "- ", "* " or "+ " (never "**")
+	if len(t) >= 2 && t[1] == ' ' && (t[0] == '>' || t[0] == '-' || t[0] == '*' || t[0] == '+') {
+		t = strings.TrimSpace(t[2:])
 	}
 	head := workflow.Truncate(t, 64)
 	colon := strings.IndexByte(head, ':')
@@ -288,8 +286,9 @@ func storyField(line string) (string, string, bool) {
 
 // storyFieldKey folds a field name (lower case, accents removed, without
 // emphasis, spaces, '-' and '_'); ok is false when it holds anything but
-// letters and those. A known key in plain ASCII comes back without
-// allocating.
+// letters and those. A known key (storyKnownNames: every key the parser
+// looks for) in plain ASCII comes back without allocating, and any other
+// ASCII key as storyNoKey, which equals no key.
 func storyFieldKey(keyRaw string) (string, bool) {
 	var buf [64]byte
 	n := 0
@@ -312,7 +311,10 @@ func storyFieldKey(keyRaw string) (string, bool) {
 	if k := storyKnownNames[string(buf[:n])]; k != nil {
 		return k.name, true
 	}
-	return string(buf[:n]), true
+	if n == 0 {
+		return "", true
+	}
+	return storyNoKey, true // no key the parser looks for: not built
 }
 
 // storyFieldKeySlow is storyFieldKey for any text.

@@ -55,6 +55,9 @@ func TestStoryFieldKeyAndLower(t *testing.T) {
 	for _, k := range []string{"**Status", "Quality Gate", "quality_gate", "Depends-On", "Estado", "Statut de la story", "Zustand", "Abhängigkeiten", "Dépendances", "Step 1", "a:b", "", "`Epic`", "EPIC", "Custom Key"} {
 		gotK, gotOK := storyFieldKey(k)
 		wantK, wantOK := storyFieldKeySlow(k)
+		if isASCII(k) && wantK != "" && storyKnownNames[wantK] == nil {
+			wantK = storyNoKey // an unknown ASCII key is not built
+		}
 		if gotK != wantK || gotOK != wantOK {
 			t.Errorf("storyFieldKey(%q) = %q, %v; want %q, %v", k, gotK, gotOK, wantK, wantOK)
 		}
