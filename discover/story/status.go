@@ -508,7 +508,7 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 // fieldApply takes what storyField gave for a piece of a body line (the
 // line, or a piece between '|'s): a status or a dependencies field.
 func (s *storyState) fieldApply(lineNo int, key, val string, ok bool) {
-	if !ok {
+	if !ok || key == storyNoKey {
 		return
 	}
 	switch {

@@ -577,12 +577,13 @@ func (s *storyState) closeSections(level, end int) {
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
 		sec := workflow.Section{Name: o.key, Line: o.line}
 		set := true
+		hashOnly := s.scan && !storyScanRaw[o.key] // a scan keeps only its hash
 		switch {
-		case s.scan && !storyScanRaw[o.key] && s.settledNotInFlight():
+		case hashOnly && s.settledNotInFlight():
 			// storyTrimSections would drop it at the end: neither hashed
 			// nor set, and trimmedEarly says the story lost one
 			s.trimmedEarly, set = true, false
-		case s.scan && !storyScanRaw[o.key]:
+		case hashOnly:
 			// the hash alone; it trims every line's trailing "\r" as it
 			// would after the CRLF replacement below
 			sec.Hash = storySectionHash(raw, &s.hashBuf)
