@@ -84,6 +84,15 @@ var storyBuiltinTable = func() []storySpelling {
 	return out
 }()
 
+// storyBuiltinByByte is storyBuiltinTable by the first byte of a
+// spelling, each list in table order.
+var storyBuiltinByByte = func() (by [256][]storySpelling) {
+	for _, sp := range storyBuiltinTable {
+		by[sp.text[0]] = append(by[sp.text[0]], sp)
+	}
+	return by
+}()
+
 // CanonicalStatus maps a story's status text to its canonical status
 // and returns it with the stripped text: markdown emphasis
 // (**, __, *, _, backticks), emoji, pictographs and other symbols removed,
@@ -123,7 +132,9 @@ func CanonicalStatus(raw string, extra map[string][]string) (Status, string) {
 		}
 		best, bestLen, bestExtra = sp.status, len(n), sp.extra
 	}
-	for _, sp := range storyBuiltinTable {
+	// only the spellings starting with lower's first byte can be its
+	// prefix (in table order: the first of the longest still wins)
+	for _, sp := range storyBuiltinByByte[lower[0]] {
 		consider(sp)
 	}
 	for _, sp := range storyExtraTable(extra) {
@@ -254,16 +265,24 @@ func StripStatus(raw string) string {
 		}
 		return s
 	}
-	rs := []rune(raw) // invalid bytes become U+FFFD, a symbol, and are dropped
+	// rune by rune, as []rune(raw) would give them: an invalid byte is
+	// U+FFFD, a symbol, and is dropped
 	var b strings.Builder
 	b.Grow(len(raw))
-	for i, r := range rs {
+	prev := rune(-1) // the rune before r (-1: none)
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRuneInString(raw[i:])
+		before := prev
+		prev = r
+		i += size
 		switch {
 		case r == '*' || r == '`' || r == '~':
 			continue
 		case r == '_':
-			if i > 0 && i+1 < len(rs) && storyIsWordRune(rs[i-1]) && storyIsWordRune(rs[i+1]) {
-				b.WriteRune(r)
+			if before >= 0 && i < len(raw) && storyIsWordRune(before) {
+				if next, _ := utf8.DecodeRuneInString(raw[i:]); storyIsWordRune(next) {
+					b.WriteRune(r)
+				}
 			}
 			continue
 		case unicode.IsSpace(r) || unicode.IsControl(r):

@@ -3,6 +3,7 @@ package workflow
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -432,6 +433,81 @@ func FuzzCanonicalStatus(f *testing.F) {
 			}
 			if stripped == "" && st != StatusUnknown {
 				t.Fatalf("CanonicalStatus(%q) = %s from empty text", raw, st)
+			}
+		}
+	})
+}
+
+// stripStatusRef is StripStatus as it was before its rune-by-rune loop
+// (a []rune copy of the text), and canonicalRef CanonicalStatus before its
+// table by first byte: the references of FuzzStripStatusSame.
+func stripStatusRef(raw string) string {
+	raw = Truncate(raw, MaxStatusLen)
+	if storyPlainASCII(raw) {
+		return StripStatus(raw) // the ASCII path is unchanged
+	}
+	rs := []rune(raw)
+	var b strings.Builder
+	for i, r := range rs {
+		switch {
+		case r == '*' || r == '`' || r == '~':
+			continue
+		case r == '_':
+			if i > 0 && i+1 < len(rs) && storyIsWordRune(rs[i-1]) && storyIsWordRune(rs[i+1]) {
+				b.WriteRune(r)
+			}
+			continue
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			b.WriteByte(' ')
+		case storyIsInvisible(r):
+			continue
+		case storyIsSymbol(r):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	s := JoinFields(b.String())
+	for s != "" {
+		r, size := utf8.DecodeRuneInString(s)
+		if !strings.ContainsRune("-+>#•·", r) {
+			break
+		}
+		s = strings.TrimLeft(s[size:], " ")
+	}
+	return s
+}
+
+func canonicalRef(raw string, extra map[string][]string) Status {
+	lower := FoldStatus(stripStatusRef(raw))
+	if lower == "" {
+		return StatusUnknown
+	}
+	best, bestLen, bestExtra := StatusUnknown, -1, false
+	for _, sp := range append(append([]storySpelling(nil), storyBuiltinTable...), storyExtraTable(extra)...) {
+		n := sp.text
+		if len(n) < bestLen || (len(n) == bestLen && (bestExtra || !sp.extra)) {
+			continue
+		}
+		if strings.HasPrefix(lower, n) && storyCommentaryFollows(lower[len(n):]) {
+			best, bestLen, bestExtra = sp.status, len(n), sp.extra
+		}
+	}
+	return best
+}
+
+func FuzzStripStatusSame(f *testing.F) {
+	for _, s := range []string{"✅ **COMPLETED** - 2025-09-01", "in_progress", "_x_", "é_é", "\xff_a", "a_\xff", "__init__ ✅", "Terminé", "🚧 En cours_", "• Done", "\u200bReady for review"} {
+		f.Add(s)
+	}
+	extra := map[string][]string{"Done": {"shipped", "é"}, "in_progress": {"doing"}}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if got, want := StripStatus(raw), stripStatusRef(raw); got != want {
+			t.Fatalf("StripStatus(%q) = %q, want %q", raw, got, want)
+		}
+		for _, ex := range []map[string][]string{nil, extra} {
+			if got, _ := CanonicalStatus(raw, ex); got != canonicalRef(raw, ex) {
+				t.Fatalf("CanonicalStatus(%q) = %s, want %s", raw, got, canonicalRef(raw, ex))
 			}
 		}
 	})

@@ -3,7 +3,6 @@ package story
 import (
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
@@ -72,15 +71,7 @@ func (c *storyCache) save() {
 // has open, its scratch buffers, its count of hits.
 type storyCacheWorker struct {
 	c *storyCache
-	// dirs are the open folders from the root down to the current one:
-	// dirs[i+1] is names[i] inside dirs[i]; cur is the current folder (nil
-	// when it could not be opened without following a symlink), curRel its
-	// path
-	dirs    []*safefile.Dir
-	names   []string
-	cur     *safefile.Dir
-	curRel  string
-	opened  bool
+	storyFolders
 	scratch []byte
 	val     []byte // the value being encoded (reused)
 	arena   storyArena
@@ -88,63 +79,16 @@ type storyCacheWorker struct {
 }
 
 // worker returns a worker's view of c.
-func (c *storyCache) worker() *storyCacheWorker { return &storyCacheWorker{c: c} }
+func (c *storyCache) worker() *storyCacheWorker {
+	w := &storyCacheWorker{c: c}
+	w.openRoot = func() (*safefile.Dir, error) { return c.OpenDir(".") }
+	return w
+}
 
 // done closes w's folders and counts its hits.
 func (w *storyCacheWorker) done() {
 	w.closeFrom(0)
 	w.c.AddHits(w.hits)
-}
-
-// closeFrom closes dirs[i:].
-func (w *storyCacheWorker) closeFrom(i int) {
-	for _, d := range w.dirs[i:] {
-		d.Close()
-	}
-	clear(w.dirs[i:])
-	w.dirs = w.dirs[:i]
-}
-
-// folder returns p's folder, opened one component at a time without
-// following a symlink (safefile.OpenDir's confinement), and p's file name;
-// nil when it cannot be opened that way. The folders stay open for the
-// next path: from one folder to its sibling is one open.
-func (w *storyCacheWorker) folder(p string) (*safefile.Dir, string) {
-	dir, name := "", p
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		dir, name = p[:i], p[i+1:]
-	}
-	if w.opened && dir == w.curRel {
-		return w.cur, name
-	}
-	w.opened, w.curRel, w.cur = true, dir, nil
-	if len(w.dirs) == 0 {
-		root, err := w.c.OpenDir(".")
-		if err != nil {
-			return nil, name
-		}
-		w.dirs, w.names = append(w.dirs, root), w.names[:0]
-	}
-	var parts []string
-	if dir != "" {
-		parts = strings.Split(dir, "/")
-	}
-	k := 0 // the folders already open: dirs[:k+1]
-	for k < len(parts) && k < len(w.names) && k+1 < len(w.dirs) && parts[k] == w.names[k] {
-		k++
-	}
-	w.closeFrom(k + 1)
-	for _, part := range parts[k:] {
-		d, err := w.dirs[len(w.dirs)-1].OpenSub(part)
-		if err != nil {
-			w.names = parts[:len(w.dirs)-1]
-			return nil, name
-		}
-		w.dirs = append(w.dirs, d)
-	}
-	w.names = parts
-	w.cur = w.dirs[len(w.dirs)-1]
-	return w.cur, name
 }
 
 // read gives the story at p from the cache, or reads and parses it with

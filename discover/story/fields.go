@@ -9,10 +9,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -29,6 +32,10 @@ func StorySectionHash(raw string) workflow.SectionHash {
 // grows as needed and leaves for the next call: a parser hashes every
 // section of a file with one buffer.
 func storySectionHash(raw string, scratch *[]byte) workflow.SectionHash {
+	if storySectionNormal(raw) {
+		// normalising changes nothing: the text itself, not a copy
+		return sha256.Sum256(unsafe.Slice(unsafe.StringData(raw), len(raw)))
+	}
 	// the normalised text in one buffer, hashed at once: no per-line copies
 	buf := (*scratch)[:0]
 	if cap(buf) < len(raw) {
@@ -64,13 +71,46 @@ func storySectionHash(raw string, scratch *[]byte) workflow.SectionHash {
 	return sha256.Sum256(buf)
 }
 
+// storySectionNormal reports whether raw is its own normalisation for
+// storySectionHash: not empty, no blank first or last line, no trailing
+// white space on any line (blank lines inside are kept as they are).
+func storySectionNormal(raw string) bool {
+	if raw == "" || raw[0] == '\n' || raw[len(raw)-1] == '\n' {
+		return false
+	}
+	for off := 0; ; {
+		end := strings.IndexByte(raw[off:], '\n')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += off
+		}
+		if end > off { // a line's last rune must not be white space
+			c := raw[end-1]
+			if c < utf8.RuneSelf {
+				if c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' {
+					return false
+				}
+			} else if r, _ := utf8.DecodeLastRuneInString(raw[off:end]); unicode.IsSpace(r) {
+				return false
+			}
+		}
+		if end == len(raw) {
+			return true
+		}
+		off = end + 1
+	}
+}
+
 // storyHeadingName normalises a heading for matching section names:
 // emphasis, emoji, a trailing colon and a trailing parenthetical
 // ("Acceptance Criteria (MVP Scope)") removed, a leading number ("3. Scope")
-// dropped, lower case, single spaces.
-func storyHeadingName(htext string) string {
+// dropped, lower case, single spaces — and returns its entry in
+// storyKnownNames (nil: none), all the parser wants of the name: a name
+// that is no known one is never built.
+func storyHeadingName(htext string) *storyName {
 	if len(htext) > 160 {
-		return "" // no section name is that long
+		return nil // no section name is that long
 	}
 	// trimmed first, lowered last: the trimming is the same in any case,
 	// and lowering last lets a known name come back without a copy
@@ -89,61 +129,97 @@ func storyHeadingName(htext string) string {
 	if i > 0 && i < len(t) && t[i] == ' ' {
 		t = t[i+1:]
 	}
-	return storyLower(t)
+	if n, ascii := storyKnownNameASCII(t); ascii {
+		return n
+	}
+	return storyKnownNames[strings.ToLower(t)] // "K" (the Kelvin sign) lowers to an ASCII "k"
+}
+
+// storyName is a name the parser looks for (a heading name or a field
+// key, lower case) and the sets it is in, found with one look-up.
+type storyName struct {
+	name    string
+	section string // its canonical section (storySectionNames), "" for none
+	// in storyHistorySections, storyNotesSections, storyMetaSections,
+	// storyRecordExcluded; record: it is storyRecordSection
+	history, notes, meta, recordExcluded, record bool
 }
 
 // storyKnownNames are the lower-case heading names and field keys the
-// parser looks for, each mapped to itself: storyLower returns them without
-// allocating.
-var storyKnownNames = func() map[string]string {
-	m := map[string]string{"story": "story", "user story": "user story", "executor": "executor",
-		"qualitygate": "qualitygate", "epic": "epic", "status": "status",
-		"current": "current", "storystatus": "storystatus"}
-	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys, storyHistorySections, storyNotesSections, storyMetaSections} {
+// parser looks for, with the sets each is in: a heading's name
+// (storyHeadingName) and a field key are found without allocating.
+var storyKnownNames = func() map[string]*storyName {
+	m := map[string]*storyName{}
+	add := func(k string) *storyName {
+		if m[k] == nil {
+			m[k] = &storyName{name: k}
+		}
+		return m[k]
+	}
+	for _, k := range []string{"story", "user story", "executor", "qualitygate", "epic", "status", "current", "storystatus"} {
+		add(k)
+	}
+	for _, set := range []map[string]bool{storyStatusKeys, storyDependencyKeys} {
 		for k := range set {
-			m[k] = k
+			add(k)
 		}
 	}
-	for k := range storySectionNames {
-		m[k] = k
+	for k := range storyHistorySections {
+		add(k).history = true
+	}
+	for k := range storyNotesSections {
+		add(k).notes = true
+	}
+	for k := range storyMetaSections {
+		add(k).meta = true
+	}
+	for k := range storyRecordExcluded {
+		add(k).recordExcluded = true
+	}
+	add(storyRecordSection).record = true
+	for k, sec := range storySectionNames {
+		add(k).section = sec
 	}
 	return m
 }()
-
-// storyLower is strings.ToLower(t); a known name (storyKnownNames) in any
-// case comes back without allocating.
-func storyLower(t string) string {
-	if k, known, _ := storyKnownASCII(t); known {
-		return k
-	}
-	return strings.ToLower(t)
-}
 
 // storyKnownASCII looks w up in storyKnownNames in any ASCII case, without
 // allocating: k is the name when known. ascii is false, and w not looked
 // up, when w is not ASCII or is over 64 bytes.
 func storyKnownASCII(w string) (k string, known, ascii bool) {
+	n, ascii := storyKnownNameASCII(w)
+	if n == nil {
+		return "", false, ascii
+	}
+	return n.name, true, true
+}
+
+// storyKnownNameASCII is storyKnownASCII giving the name's entry (nil:
+// unknown).
+func storyKnownNameASCII(w string) (n *storyName, ascii bool) {
 	var buf [64]byte
 	if len(w) > len(buf) {
-		return "", false, false
+		return nil, false
 	}
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if c >= utf8.RuneSelf {
-			return "", false, false
+			return nil, false
 		}
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		buf[i] = c
 	}
-	k, known = storyKnownNames[string(buf[:len(w)])]
-	return k, known, true
+	return storyKnownNames[string(buf[:len(w)])], true
 }
 
 // headerField reads a "**Key:** value" line near the top.
 func (s *storyState) headerField(lineNo int, line string) {
-	key, val, ok := storyField(line)
+	if strings.IndexByte(line, ':') < 0 {
+		return // no field: storyField needs a ':'
+	}
+	key, val, ok := s.lineField(lineNo, line)
 	if !ok {
 		return
 	}
@@ -163,17 +239,26 @@ func (s *storyState) headerField(lineNo int, line string) {
 	}
 }
 
+// lineField is storyField of line number lineNo, computed once for the
+// line: a line near the top is read as a body line (trimmed: storyField
+// trims it anyway) and as a header field.
+func (s *storyState) lineField(lineNo int, line string) (string, string, bool) {
+	if s.fieldLineNo != lineNo {
+		s.fieldLineNo = lineNo
+		s.fieldKey, s.fieldVal, s.fieldOK = storyField(line)
+	}
+	return s.fieldKey, s.fieldVal, s.fieldOK
+}
+
 // storyField splits a "**Key:** value" line (also "Key: value",
 // "**Key**: value", "- **Key:** value", "> Key: value") into its folded key
 // (lower case, without emphasis, spaces, '-' and '_') and its value as
 // written, trimmed, at most workflow.MaxStatusLen bytes.
 func storyField(line string) (string, string, bool) {
 	t := strings.TrimSpace(line)
-	for _, p := range []string{"> ", "- ", "* ", "+ "} {
-		if strings.HasPrefix(t, p) && !strings.HasPrefix(t, "**") {
-			t = strings.TrimSpace(t[len(p):])
-			break
-		}
+	// one leading "> ", "- ", "* " or "+ " (never "**")
+	if len(t) >= 2 && t[1] == ' ' && (t[0] == '>' || t[0] == '-' || t[0] == '*' || t[0] == '+') {
+		t = strings.TrimSpace(t[2:])
 	}
 	head := workflow.Truncate(t, 64)
 	colon := strings.IndexByte(head, ':')
@@ -201,8 +286,9 @@ func storyField(line string) (string, string, bool) {
 
 // storyFieldKey folds a field name (lower case, accents removed, without
 // emphasis, spaces, '-' and '_'); ok is false when it holds anything but
-// letters and those. A known key in plain ASCII comes back without
-// allocating.
+// letters and those. A known key (storyKnownNames: every key the parser
+// looks for) in plain ASCII comes back without allocating, and any other
+// ASCII key as storyNoKey, which equals no key.
 func storyFieldKey(keyRaw string) (string, bool) {
 	var buf [64]byte
 	n := 0
@@ -222,10 +308,13 @@ func storyFieldKey(keyRaw string) (string, bool) {
 			return "", false
 		}
 	}
-	if k, ok := storyKnownNames[string(buf[:n])]; ok {
-		return k, true
+	if k := storyKnownNames[string(buf[:n])]; k != nil {
+		return k.name, true
 	}
-	return string(buf[:n]), true
+	if n == 0 {
+		return "", true
+	}
+	return storyNoKey, true // no key the parser looks for: not built
 }
 
 // storyFieldKeySlow is storyFieldKey for any text.
@@ -302,6 +391,7 @@ type storyReader struct {
 	r     *source.Repo
 	state storyState // reused for every file of this worker
 	cw    *storyCacheWorker
+	dirs  storyFolders // without the cache: the folders read by name
 }
 
 // newStoryReader is a worker's reader of r's stories with the cache sc
@@ -310,6 +400,8 @@ func newStoryReader(r *source.Repo, sc *storyCache) *storyReader {
 	rd := &storyReader{r: r}
 	if sc != nil {
 		rd.cw = sc.worker()
+	} else {
+		rd.dirs.openRoot = func() (*safefile.Dir, error) { return safefile.OpenDir(r.Root, ".", false) }
 	}
 	return rd
 }
@@ -319,6 +411,7 @@ func (rd *storyReader) done() {
 	if rd.cw != nil {
 		rd.cw.done()
 	}
+	rd.dirs.closeFrom(0)
 }
 
 // read reads and parses the story file at p (see storyReadAll): nil for a
@@ -333,7 +426,7 @@ func (rd *storyReader) read(p string) (st *workflow.Story, readable bool) {
 		}
 	}
 	r := rd.r
-	data, mtime, err := r.ReadWithTime(p)
+	data, mtime, err := rd.readFile(p)
 	if err != nil {
 		st = storyUnreadable(p, err)
 	} else {
@@ -349,6 +442,26 @@ func (rd *storyReader) read(p string) (st *workflow.Story, readable bool) {
 	}
 	st.ModTime = mtime
 	return st, readable
+}
+
+// readFile is rd.r.ReadWithTime(p) (the data drawn from the scan's
+// budget) for a scan without the cache: a regular file is read by its name
+// in its folder, opened once for all its files (storyFolders: no symlink
+// followed, no FIFO waited on, the size bounded, as safefile.Dir.ReadRegular
+// reads); anything else, and any file that read refuses, takes the usual
+// read, which reports why.
+func (rd *storyReader) readFile(p string) ([]byte, time.Time, error) {
+	if rd.cw == nil {
+		if d, name := rd.dirs.folder(p); d != nil {
+			if data, fs, ok := d.ReadRegular(name, rd.r.Config.MaxFileSize); ok {
+				if err := rd.r.Spend(p, data); err != nil {
+					return nil, fs.Mtime, err
+				}
+				return data, fs.Mtime, nil
+			}
+		}
+	}
+	return rd.r.ReadWithTime(p)
 }
 
 // storyPlain removes emphasis markers and extra whitespace.

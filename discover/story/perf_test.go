@@ -1,12 +1,14 @@
 package story
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
@@ -263,4 +265,79 @@ func wantScanned(st *workflow.Story) {
 	if st.Sections != nil && len(st.Sections) == 0 {
 		st.Sections = nil
 	}
+}
+
+// BenchmarkStoryParseSample is BenchmarkStoryParse over the bench's sample
+// of stories (testdata/benchsample: every status spelling and layout the
+// bench generates), one parse of each per iteration.
+func BenchmarkStoryParseSample(b *testing.B) {
+	files, err := filepath.Glob("testdata/benchsample/*.md")
+	if err != nil || len(files) == 0 {
+		b.Fatal(err, len(files))
+	}
+	var texts [][]byte
+	size := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, data)
+		size += len(data)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	var state storyState
+	buf := make([]byte, 0, 4096)
+	for i := 0; i < b.N; i++ {
+		for j, data := range texts {
+			buf = append(buf[:0], data...)
+			state.parse(files[j], buf, nil, true)
+		}
+	}
+}
+
+// storySectionHashRef is storySectionHash without its shortcut for text
+// that is its own normalisation: the reference of FuzzStorySectionHash.
+func storySectionHashRef(raw string) workflow.SectionHash {
+	var buf []byte
+	pendingBlank := 0
+	started := false
+	for off := 0; off <= len(raw); {
+		end := strings.IndexByte(raw[off:], '\n')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += off
+		}
+		line := strings.TrimRightFunc(raw[off:end], unicode.IsSpace)
+		off = end + 1
+		if line == "" {
+			if started {
+				pendingBlank++
+			}
+			continue
+		}
+		if started {
+			for ; pendingBlank > 0; pendingBlank-- {
+				buf = append(buf, '\n')
+			}
+			buf = append(buf, '\n')
+		}
+		started = true
+		buf = append(buf, line...)
+	}
+	return sha256.Sum256(buf)
+}
+
+func FuzzStorySectionHash(f *testing.F) {
+	for _, s := range []string{"", "a", "\na", "a\n", "a \nb", "a\n\n\nb", "a\u00a0\nb", "a\u2003", "x\r\ny", "\xff", "a\xc2", "  \n", "a\n \nb", "a\x85"} {
+		f.Add(s)
+	}
+	var scratch []byte
+	f.Fuzz(func(t *testing.T, raw string) {
+		if got, want := storySectionHash(raw, &scratch), storySectionHashRef(raw); got != want {
+			t.Fatalf("storySectionHash(%q) = %x, want %x", raw, got, want)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package story
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -94,12 +95,15 @@ var storyMetaSections = map[string]bool{
 	"story details": true, "details": true, "overview": true, "story overview": true,
 }
 
-// storyCtx is one open heading: its level and normalised name.
+// storyCtx is one open heading: its level and the sets its normalised
+// name is in (found once, at the heading).
 type storyCtx struct {
-	level   int
-	name    string
-	history bool // name is in storyHistorySections (found once, at the heading)
+	level int
+	sets  *storyName
 }
+
+// storyNoName is the sets of a name in none.
+var storyNoName = &storyName{}
 
 // storyStatusCand is the best status candidate so far.
 type storyStatusCand struct {
@@ -110,34 +114,34 @@ type storyStatusCand struct {
 	pending bool // a Status heading whose value is on a later line
 }
 
-// pushHeading updates the open-heading stack for a heading.
-func (s *storyState) pushHeading(level int, name string) {
+// pushHeading updates the open-heading stack for a heading; sets is its
+// name's entry in storyKnownNames (nil: none).
+func (s *storyState) pushHeading(level int, sets *storyName) {
 	for len(s.ctx) > 0 && s.ctx[len(s.ctx)-1].level >= level {
 		s.ctx = s.ctx[:len(s.ctx)-1]
 	}
-	s.ctx = append(s.ctx, storyCtx{level: level, name: name, history: storyHistorySections[name]})
+	if sets == nil {
+		sets = storyNoName
+	}
+	s.ctx = append(s.ctx, storyCtx{level: level, sets: sets})
 }
 
-// inHistory is inSections(storyHistorySections, false), asked of every body
-// line, without a map look-up per enclosing heading.
+// inHistory reports whether one of the enclosing headings is in
+// storyHistorySections; asked of every body line.
 func (s *storyState) inHistory() bool {
 	for _, c := range s.ctx {
-		if c.history {
+		if c.sets.history {
 			return true
 		}
 	}
 	return false
 }
 
-// inSections reports whether one of the enclosing headings (the innermost
-// one excluded when skipTop) is in set.
-func (s *storyState) inSections(set map[string]bool, skipTop bool) bool {
-	n := len(s.ctx)
-	if skipTop {
-		n--
-	}
-	for i := 0; i < n; i++ {
-		if set[s.ctx[i].name] {
+// inNotesAbove reports whether one of the enclosing headings but the
+// innermost is in storyNotesSections.
+func (s *storyState) inNotesAbove() bool {
+	for i := 0; i < len(s.ctx)-1; i++ {
+		if s.ctx[i].sets.notes {
 			return true
 		}
 	}
@@ -149,7 +153,7 @@ func (s *storyState) fieldRank() int {
 	if !s.bodyStarted || s.inStatusSection {
 		return storyRankOwn
 	}
-	if len(s.ctx) > 0 && storyMetaSections[s.ctx[len(s.ctx)-1].name] {
+	if len(s.ctx) > 0 && s.ctx[len(s.ctx)-1].sets.meta {
 		return storyRankOwn
 	}
 	return storyRankBody
@@ -205,12 +209,16 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 }
 
 // statusHeading looks at a heading (after pushHeading) for the story's
-// status; name is storyHeadingName(htext).
-func (s *storyState) statusHeading(lineNo, level int, htext, name string) {
-	val, ok := storyStatusHeading(htext, s.extra)
+// status; sets is storyHeadingName(htext).
+func (s *storyState) statusHeading(lineNo, level int, htext string, sets *storyName) {
+	var val string
+	ok := false
+	if !storyNeverStatusHeading(htext) {
+		val, ok = storyStatusHeading(htext, s.extra)
+	}
 	s.inStatusSection = ok
 	if !ok {
-		if level >= 2 && !storyMetaSections[name] {
+		if level >= 2 && (sets == nil || !sets.meta) {
 			s.bodyStarted = true
 		}
 		return
@@ -235,9 +243,9 @@ func (s *storyState) inRecord() bool {
 	rec := false
 	for _, c := range s.ctx {
 		switch {
-		case c.name == storyRecordSection:
+		case c.sets.record:
 			rec = true
-		case storyRecordExcluded[c.name]:
+		case c.sets.recordExcluded:
 			return false
 		}
 	}
@@ -360,6 +368,42 @@ func storyStatusHeading(htext string, extra map[string][]string) (string, bool) 
 	return rest, true
 }
 
+// storyNeverStatusHeading reports, for most headings ("Acceptance
+// Criteria", "Scope", "Change Log") without looking at their words, that
+// storyStatusHeading would refuse them: the heading is ASCII and its first
+// two characters that StripStatus keeps in a word ('*', '`', '~', '_', '^',
+// control characters and a leading "-+>#" are dropped; skipping them
+// anywhere only keeps more headings) do not start a status key, "story" or
+// "current" (st, cu, es, si, zu). A heading that is not ASCII is left to
+// storyStatusHeading (FuzzStoryNeverStatusHeading).
+func storyNeverStatusHeading(htext string) bool {
+	var first [2]byte
+	n := 0
+	for i := 0; i < len(htext); i++ {
+		c := htext[i]
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		if n == len(first) {
+			continue
+		}
+		switch c {
+		case ' ', '\t', '*', '`', '~', '_', '^', '-', '+', '>', '#', 0x7f:
+			continue
+		}
+		if c < 0x20 {
+			continue
+		}
+		first[n] = c | 0x20 // lower case for letters; no other byte becomes a letter
+		n++
+	}
+	switch string(first[:n]) {
+	case "st", "cu", "es", "si", "zu":
+		return false
+	}
+	return true
+}
+
 // storyNoKey is what storyFoldKnown returns for a word that is no known
 // name: it equals no key.
 const storyNoKey = "\x00"
@@ -427,26 +471,31 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 		s.depListLine(lineNo, line, false)
 		return
 	}
-	pieces := []string{t}
-	if strings.Contains(t, "|") {
-		pieces = strings.Split(t, "|")
-		if len(pieces) > MaxTableCells {
-			pieces = pieces[:MaxTableCells]
+	// the line, or its first MaxTableCells pieces between '|'s, as fields;
+	// a field needs a ':' (most lines have none)
+	bar := strings.IndexByte(t, '|') >= 0
+	if !bar && strings.IndexByte(t, ':') >= 0 {
+		key, val, ok := s.lineField(lineNo, t)
+		s.fieldApply(lineNo, key, val, ok)
+	} else if bar && strings.IndexByte(t, ':') >= 0 {
+		rest := t
+		for n := 0; n < MaxTableCells; n++ {
+			p := rest
+			i := -1
+			if bar {
+				i = strings.IndexByte(rest, '|')
+			}
+			if i >= 0 {
+				p, rest = rest[:i], rest[i+1:]
+			}
+			key, val, ok := storyField(p)
+			s.fieldApply(lineNo, key, val, ok)
+			if i < 0 {
+				break
+			}
 		}
 	}
-	for _, p := range pieces {
-		key, val, ok := storyField(p)
-		if !ok {
-			continue
-		}
-		switch {
-		case storyStatusKeys[key]:
-			s.offerStatus(s.fieldRank(), lineNo, val)
-		case storyDependencyKeys[key]:
-			s.dependencyField(lineNo, val)
-		}
-	}
-	if len(pieces) == 1 && storyPlainHasPrefixFold(t, "depends on ") {
+	if !bar && storyPlainHasPrefixFold(t, "depends on ") {
 		plain := storyPlain(t)
 		if len(plain) > 11 && strings.EqualFold(plain[:11], "depends on ") {
 			s.dependencyField(lineNo, plain[11:])
@@ -454,6 +503,20 @@ func (s *storyState) bodyLine(lineNo int, line string) {
 		}
 	}
 	s.depListLine(lineNo, line, false)
+}
+
+// fieldApply takes what storyField gave for a piece of a body line (the
+// line, or a piece between '|'s): a status or a dependencies field.
+func (s *storyState) fieldApply(lineNo int, key, val string, ok bool) {
+	if !ok || key == storyNoKey {
+		return
+	}
+	switch {
+	case storyStatusKeys[key]:
+		s.offerStatus(s.fieldRank(), lineNo, val)
+	case storyDependencyKeys[key]:
+		s.dependencyField(lineNo, val)
+	}
 }
 
 // storyFoldKey folds a table cell or a field name the way storyField folds

@@ -182,3 +182,21 @@ func TestParseStoryFileListIdentifiers(t *testing.T) {
 		t.Errorf("FileList = %q, want %q", st.FileList, want)
 	}
 }
+
+// FuzzStoryNeverStatusHeading checks the heading pre-filter: a heading it
+// refuses is one storyStatusHeading refuses too.
+func FuzzStoryNeverStatusHeading(f *testing.F) {
+	for _, h := range []string{"Status", "Acceptance Criteria", "**Status:**", "^Status", "-+> Statut", "3. Status", "_status_", "\x01Zustand",
+		"`Story` Status", "~~Current~~ status: Done", "## ##", "::", "📋 STORY STATUS", "Estado: Hecho", "Dev Notes", "", "Scope", "Change Log", "Story Status", "s t", "S_tatus", "Situacao", "zu", "Cu rrent status"} {
+		f.Add(h)
+	}
+	extra := map[string][]string{"Done": {"shipped"}}
+	f.Fuzz(func(t *testing.T, h string) {
+		if !storyNeverStatusHeading(h) {
+			return
+		}
+		if v, ok := storyStatusHeading(h, extra); ok {
+			t.Fatalf("storyNeverStatusHeading(%q) but storyStatusHeading = %q, true", h, v)
+		}
+	})
+}

@@ -8,6 +8,7 @@ package story
 
 import (
 	"path"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -125,21 +126,32 @@ type storyState struct {
 	titleSeen bool
 	titleText string
 
-	extra           map[string][]string // the configuration's status spellings
-	cand            storyStatusCand     // the best status candidate so far
-	statusPending   int                 // line of a Status heading whose value is still to come
-	record          storyStatusCand     // the Dev Agent Record's status (storyRankRecord)
-	recordPending   int                 // line of a Dev Agent Record Status heading whose value is still to come
-	ctx             []storyCtx          // the open headings, outermost first
-	bodyStarted     bool                // a section other than the status or metadata has begun
-	inStatusSection bool                // the innermost heading is a Status heading
-	front           int                 // YAML front matter: storyFrontNone, storyFrontIn, storyFrontDone
-	depList         *storyDepList       // a "**Dependencies:**" list being read
+	extra map[string][]string // the configuration's status spellings
+	cand  storyStatusCand     // the best status candidate so far
+	// candCanonStatus is CanonicalStatus of candCanonRaw, when candCanon
+	// (see candStatus)
+	candCanon       bool
+	candCanonRaw    string
+	candCanonStatus workflow.Status
+	statusPending   int             // line of a Status heading whose value is still to come
+	record          storyStatusCand // the Dev Agent Record's status (storyRankRecord)
+	recordPending   int             // line of a Dev Agent Record Status heading whose value is still to come
+	ctx             []storyCtx      // the open headings, outermost first
+	bodyStarted     bool            // a section other than the status or metadata has begun
+	inStatusSection bool            // the innermost heading is a Status heading
+	front           int             // YAML front matter: storyFrontNone, storyFrontIn, storyFrontDone
+	depList         *storyDepList   // a "**Dependencies:**" list being read
 
 	open         []storyOpen
 	seen         map[string]bool // sections already taken (the first one wins)
 	inList       bool            // inside the File List section
 	storyHeading bool            // a "Story" or "User Story" heading was seen
+
+	// fieldKey, fieldVal, fieldOK are storyField of line fieldLineNo (see
+	// lineField)
+	fieldLineNo        int
+	fieldKey, fieldVal string
+	fieldOK            bool
 
 	table     storyTable
 	cells     [MaxTableCells]string // the table row being read (reused)
@@ -155,9 +167,17 @@ type storyState struct {
 	secs   workflow.Sections
 	secBuf [8]workflow.Section
 	// scan: a scan's story (see storyParse); kept are the sections whose
-	// Raw is a substring of text, for compact
-	scan bool
-	kept []storyKept
+	// Raw is a substring of text, for compact; trimmedEarly: a section
+	// storyTrimSections would drop was never set (see closeSections)
+	scan         bool
+	kept         []storyKept
+	trimmedEarly bool
+
+	// canon remembers CanonicalStatus of the status values seen with the
+	// spellings canonFor (the same few in most stories), across the files
+	// a reused state parses
+	canon    map[string]workflow.Status
+	canonFor map[string][]string
 }
 
 // storyScanRaw are the sections whose text a scanned story keeps (see
@@ -253,9 +273,9 @@ func (s *storyState) parse(path string, data []byte, extra map[string][]string, 
 	s.useRecord()
 	p := storyParsed{story: s.st, hasStatus: s.cand.found, hasSections: s.storySections()}
 	p.hasID = s.finishID()
-	s.finishStatus(extra)
+	s.finishStatus()
 	if s.scan {
-		s.st.SectionsTrimmed = storyTrimSections(s.st, &s.secs)
+		s.st.SectionsTrimmed = storyTrimSections(s.st, &s.secs) || s.trimmedEarly
 	}
 	if len(s.secs) > 0 {
 		s.st.Sections = append(make(workflow.Sections, 0, len(s.secs)), s.secs...)
@@ -282,6 +302,8 @@ func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
 		open:     reuseSlice(s.open),
 		kept:     reuseSlice(s.kept),
 		hashBuf:  s.hashBuf[:0],
+		canon:    s.canon,
+		canonFor: s.canonFor,
 	}
 	if cap(s.hashBuf) > storyReuseMax<<10 {
 		s.hashBuf = nil
@@ -522,14 +544,15 @@ func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 		s.titleSeen = true
 		s.titleText = workflow.Truncate(htext, storyMaxFieldLen)
 	}
-	name := storyHeadingName(htext)
-	s.pushHeading(level, name)
-	s.statusHeading(lineNo, level, htext, name)
-	if name == "story" || name == "user story" {
+	sets := storyHeadingName(htext)
+	s.pushHeading(level, sets)
+	s.statusHeading(lineNo, level, htext, sets)
+	if sets != nil && (sets.name == "story" || sets.name == "user story") {
 		s.storyHeading = true
 	}
-	if key, ok := storySectionNames[name]; ok && !s.seen[key] &&
-		!(key == workflow.SectionDependencies && s.inSections(storyNotesSections, true)) {
+	if sets != nil && sets.section != "" && !s.seen[sets.section] &&
+		!(sets.section == workflow.SectionDependencies && s.inNotesAbove()) {
+		key := sets.section
 		s.seen[key] = true
 		s.open = append(s.open, storyOpen{key: key, level: level, line: lineNo, start: next})
 		if key == workflow.SectionFileList {
@@ -553,8 +576,14 @@ func (s *storyState) closeSections(level, end int) {
 		}
 		raw := strings.TrimSuffix(s.text[o.start:end], "\n")
 		sec := workflow.Section{Name: o.key, Line: o.line}
+		set := true
+		hashOnly := s.scan && !storyScanRaw[o.key] // a scan keeps only its hash
 		switch {
-		case s.scan && !storyScanRaw[o.key]:
+		case hashOnly && s.settledNotInFlight():
+			// storyTrimSections would drop it at the end: neither hashed
+			// nor set, and trimmedEarly says the story lost one
+			s.trimmedEarly, set = true, false
+		case hashOnly:
 			// the hash alone; it trims every line's trailing "\r" as it
 			// would after the CRLF replacement below
 			sec.Hash = storySectionHash(raw, &s.hashBuf)
@@ -567,12 +596,60 @@ func (s *storyState) closeSections(level, end int) {
 			}
 			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
 		}
-		s.secs.Set(sec)
+		if set {
+			s.secs.Set(sec)
+		}
 		if o.key == workflow.SectionFileList {
 			s.inList = false
 		}
 	}
 	s.open = kept
+}
+
+// settledNotInFlight reports whether the story's status is settled (a
+// candidate of the best rank with a value: no later line can replace it,
+// and the Dev Agent Record's is then never used) and is not a status in
+// flight: storyTrimSections will drop the sections kept only for their
+// hash, so a scan need not compute it.
+func (s *storyState) settledNotInFlight() bool {
+	c := &s.cand
+	if !c.found || c.pending || c.raw == "" || c.rank != storyRankOwn {
+		return false
+	}
+	st := s.candStatus()
+	return st != workflow.StatusInProgress && st != workflow.StatusInReview
+}
+
+// candStatus is CanonicalStatus of the status candidate's value, computed
+// once per value.
+func (s *storyState) candStatus() workflow.Status {
+	if !s.candCanon || s.candCanonRaw != s.cand.raw {
+		s.candCanonStatus = s.canonical(s.cand.raw)
+		s.candCanon, s.candCanonRaw = true, s.cand.raw
+	}
+	return s.candCanonStatus
+}
+
+// storyCanonMax bounds the status values a state remembers.
+const storyCanonMax = 64
+
+// canonical is workflow.CanonicalStatus(raw, s.extra), remembered for the
+// next files (copied: raw may point into the file's buffer).
+func (s *storyState) canonical(raw string) workflow.Status {
+	if s.canon == nil || !sameMap(s.canonFor, s.extra) || len(s.canon) >= storyCanonMax {
+		s.canon, s.canonFor = make(map[string]workflow.Status), s.extra
+	}
+	if st, ok := s.canon[raw]; ok {
+		return st
+	}
+	st, _ := workflow.CanonicalStatus(raw, s.extra)
+	s.canon[strings.Clone(raw)] = st
+	return st
+}
+
+// sameMap reports whether a and b are the same map (not merely equal).
+func sameMap(a, b map[string][]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // finishID settles the story's id and title; it reports whether an id was
@@ -602,7 +679,7 @@ func (s *storyState) finishID() bool {
 }
 
 // finishStatus maps the status text found to a canonical status.
-func (s *storyState) finishStatus(extra map[string][]string) {
+func (s *storyState) finishStatus() {
 	if !s.cand.found {
 		s.info(0, "no-status", "no Status line or Status heading; the status is Unknown")
 		return
@@ -613,7 +690,7 @@ func (s *storyState) finishStatus(extra map[string][]string) {
 		s.info(s.cand.line, "no-status", "the status is empty; the status is Unknown")
 		return
 	}
-	st, _ := workflow.CanonicalStatus(s.cand.raw, extra)
+	st := s.candStatus()
 	s.st.Status = st
 	if st == workflow.StatusUnknown {
 		s.info(s.cand.line, "unknown-status", "status %q is not a known spelling; the status is Unknown (add it under statuses: in the configuration)", s.cand.raw)
