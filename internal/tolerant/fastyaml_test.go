@@ -1,6 +1,7 @@
 package tolerant
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,12 +50,32 @@ var fastCases = []struct {
 	{"a:\n-\n- x\n-   y: 1\n    z: 2\n- # c\n  k: v\nb: 2\n", true},
 	{"  a: 1\n  b:\n    - x\n", true},
 	{"é: ü\nkey with spaces: value with spaces  \n", true},
-	{"a: 1\na: 2\n", false},           // duplicate key
-	{"a: 1\n'a': 2\n", false},         // duplicate key, quoted
-	{"a: &x 1\nb: *x\n", false},       // anchor, alias
-	{"a: !!str 1\n", false},           // tag
-	{"a: [1, 2]\n", false},            // flow
-	{"a: {b: 1}\n", false},            // flow
+	{"a: 1\na: 2\n", false},     // duplicate key
+	{"a: 1\n'a': 2\n", false},   // duplicate key, quoted
+	{"a: &x 1\nb: *x\n", false}, // anchor, alias
+	{"a: !!str 1\n", false},     // tag
+	{"a: [1, 2]\n", true},
+	{"a: {b: 1}\n", true},
+	{"a: []\nb: {}\nc: [ ]\nd: {  } # c\n- x\n", false},
+	{"a: []\nb: {}\nc: [ ]\nd: {  } # c\n", true},
+	{"p:\n  - {phase: create, agent: sm, output: docs/s/4.2.md}\n  - {n: 1.10, t: true, z: ~, at: 2026-11-08}\ns: [{id: \"3.1\", st: done}, [a, 'b c', \"d\"], {}]\n", true},
+	{"a: [b, c,]\n", false},                 // trailing comma
+	{"a: [b, , c]\n", false},                // empty entry
+	{"a: [b: 1]\n", false},                  // single-pair mapping
+	{"a: {b: 1, b: 2}\n", false},            // duplicate key
+	{"a: {b}\n", false},                     // key without a value
+	{"a: {b:1}\n", false},                   // no space after the colon
+	{"a: [http://x]\n", false},              // colon in a flow plain scalar
+	{"a: [b] c\n", false},                   // text after the collection
+	{"a: [b]#c\n", false},                   // "#" not after a space
+	{"a: [b] # c\n", true},                  // comment
+	{"a: [b,\n  c]\n", false},               // multi-line flow
+	{"a: {? b: 1}\n", false},                // complex key
+	{"a: [&x b, *x]\n", false},              // anchor
+	{"a: [!!str 1]\n", false},               // tag
+	{"{a: 1}\n", false},                     // flow at the top
+	{"a: [ b , c ]\nd: { e : 1 }\n", false}, // space before a flow key's colon
+	{"a: [ b , c ]\nd: { e: 1 , f: [ ] }\n", true},
 	{"a: |\n  text\n", false},         // block scalar
 	{"a: >\n  text\n", false},         // folded
 	{"a: one\n  two\n", false},        // multi-line plain
@@ -204,4 +225,54 @@ func FuzzFastYAML(f *testing.F) {
 			t.Fatalf("fast path gave %#v, yaml.v3 %#v, for %q", fast, slow, data)
 		}
 	})
+}
+
+// TestFastYAMLLimits: a document yaml.v3's path refuses for its size or
+// depth is declined, never decoded, and one within the fast path's own
+// limits decodes the same.
+func TestFastYAMLLimits(t *testing.T) {
+	nested := func(depth int) string {
+		var b strings.Builder
+		for i := 0; i < depth; i++ {
+			b.WriteString(strings.Repeat("  ", i) + "k:\n")
+		}
+		b.WriteString(strings.Repeat("  ", depth) + "k: v\n")
+		return b.String()
+	}
+	defer func(n int) { fastMaxNodes = n }(fastMaxNodes)
+	fastMaxNodes = 1000
+	for _, c := range []struct {
+		name   string
+		doc    string
+		accept bool
+		slowOK bool
+	}{
+		{"dense bound", "a: " + strings.Repeat(",", maxYAMLBound/6+10) + "\n", false, false},
+		{"shallow", nested(10), true, true},
+		{"deeper than the fast path", nested(fastMaxDepth + 2), false, true},
+		{"too deep", nested(MaxDepth + 2), false, false},
+		{"many nodes", manyKeys(fastMaxNodes/2 + 10), false, true},
+		{"fewer nodes", manyKeys(fastMaxNodes/2 - 20), true, true},
+	} {
+		_, err := decodeYAMLMapSlow([]byte(c.doc))
+		if (err == nil) != c.slowOK {
+			t.Errorf("%s: yaml.v3 error = %v, want ok %v", c.name, err, c.slowOK)
+		}
+		if got := checkFast(t, c.name, []byte(c.doc)); got != c.accept {
+			t.Errorf("%s: fast path accepted = %v, want %v", c.name, got, c.accept)
+		}
+	}
+}
+
+// manyKeys is a mapping of about n keys, in mappings of 100 (yaml.v3's
+// check for duplicate keys is quadratic in a mapping's size).
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i%100 == 0 {
+			fmt.Fprintf(&b, "m%d:\n", i)
+		}
+		fmt.Fprintf(&b, "  k%d: x\n", i%100)
+	}
+	return b.String()
 }
