@@ -53,12 +53,13 @@ type fastParser struct {
 // fastDecodeYAMLMap is the fast path: the document's mapping, or ok false
 // when it declines (the caller then uses yaml.v3).
 func fastDecodeYAMLMap(data []byte) (m map[string]any, ok bool) {
-	lines, ok := fastLines(data)
-	if !ok || len(lines) == 0 || isSeqEntry(lines[0].text) {
+	// before anything is allocated; every byte adds at most 6 to the
+	// bound: a short document is within it
+	if len(data) > maxYAMLBound/6-1 && yamlNodeBound(data) > maxYAMLBound {
 		return nil, false
 	}
-	// every byte adds at most 6 to the bound: a short document is within it
-	if len(data) > maxYAMLBound/6-1 && yamlNodeBound(data) > maxYAMLBound {
+	lines, ok := fastLines(data)
+	if !ok || len(lines) == 0 || isSeqEntry(lines[0].text) {
 		return nil, false
 	}
 	p := fastParser{lines: lines}
@@ -80,7 +81,8 @@ func fastLines(data []byte) ([]fastLine, bool) {
 		return nil, false
 	}
 	s := string(data)
-	lines := make([]fastLine, 0, strings.Count(s, "\n")+1)
+	// room for lines of 32 bytes: blank lines take none
+	lines := make([]fastLine, 0, len(s)/32+1)
 	for len(s) > 0 {
 		var line string
 		if j := strings.IndexByte(s, '\n'); j >= 0 {

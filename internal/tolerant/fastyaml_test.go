@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -275,4 +276,20 @@ func manyKeys(n int) string {
 		fmt.Fprintf(&b, "  k%d: x\n", i%100)
 	}
 	return b.String()
+}
+
+// TestFastYAMLBlankLinesCheap: a document of blank lines is declined (or
+// refused by the node bound) without room made for every line.
+func TestFastYAMLBlankLinesCheap(t *testing.T) {
+	for _, n := range []int{100_000, maxYAMLBound / 3} {
+		data := []byte("a: 1\n" + strings.Repeat("\n", n))
+		allocs := testing.AllocsPerRun(1, func() { fastDecodeYAMLMap(data) })
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		fastDecodeYAMLMap(data)
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > uint64(2*len(data)) {
+			t.Errorf("%d blank lines: allocated %d bytes (%v allocations) for a %d-byte document", n, grew, allocs, len(data))
+		}
+	}
 }
