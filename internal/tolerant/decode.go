@@ -142,7 +142,17 @@ func trimYAMLErr(s string) string {
 
 // DecodeYAMLMap parses data as a YAML mapping into plain Go values
 // (map[string]any, []any, string, int, float64, bool, time.Time …).
+// The block-YAML subset state files are written in is decoded by a fast
+// path (fastyaml.go) that gives the same values; anything else by yaml.v3.
 func DecodeYAMLMap(data []byte) (map[string]any, error) {
+	if m, ok := fastDecodeYAMLMap(data); ok {
+		return m, nil
+	}
+	return decodeYAMLMapSlow(data)
+}
+
+// decodeYAMLMapSlow is DecodeYAMLMap through yaml.v3 alone.
+func decodeYAMLMapSlow(data []byte) (map[string]any, error) {
 	node, err := DecodeYAMLNode(data)
 	if err != nil {
 		return nil, err
