@@ -53,7 +53,7 @@ func StartChain(s *Store, h plumbing.Hash, verified bool, stop func(plumbing.Has
 	c.want.Store(want)
 	links, read := make(chan ChainItem, ChainAhead), make(chan struct{})
 	go c.run(s, h, stop, links, read)
-	go c.trees(s.forkSized(treeForkCacheBytes, 4), links, read)
+	go c.trees(s.forkSized(treeForkCacheBytes, 2), links, read)
 	return c
 }
 
