@@ -57,6 +57,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	}
 	trie := gitobj.NewTrie(paths)
 	r.want = trie
+	defer func() { r.want = nil }()
 	following := trie.Paths
 	var cur, want map[string]gitobj.RawEntry // the paths' entries in c and in base
 	if hasStop && c.hash != stop {
@@ -243,6 +244,7 @@ func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [gitcache
 	out := make(map[string]Commit)
 	trie := gitobj.NewTrie(paths)
 	r.want = trie
+	defer func() { r.want = nil }()
 	live := len(trie.Paths) // paths without their commit yet
 	cache := r.walkCache()
 	ended := true // the walk ends on its own (see walkmemo.go)
