@@ -1,6 +1,10 @@
 package gitobj
 
-import "github.com/go-git/go-git/v5/plumbing"
+import (
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
 
 // ChainReader reads a first-parent chain of commits ahead of a history walk,
 // on a goroutine of its own with a Fork of the store: each commit's links
@@ -14,16 +18,19 @@ type ChainReader struct {
 	out  chan ChainItem
 	quit chan struct{}
 	done chan struct{}
+	want atomic.Pointer[Trie] // the walk's paths, whose trees it reads too (treeahead.go)
 	// Next is the commit the next item is for (zero once nothing more
 	// comes); Verified says the items carry the commits read whole.
 	Next     plumbing.Hash
 	Verified bool
 }
 
-// ChainItem is a commit's links and, verified, the commit read whole.
+// ChainItem is a commit's links and, verified, the commit read whole;
+// Trees are trees of it read ahead (see treeahead.go).
 type ChainItem struct {
 	Links CommitLinks
 	Raw   []byte
+	Trees []AheadTree
 	ok    bool
 }
 
@@ -35,23 +42,30 @@ const ChainAhead = 128
 const CommitPrefixLen = 128
 
 // StartChain starts reading the chain from commit h with s (a Fork); stop
-// reports a commit whose parent the walk does not go to. nil when s is nil.
-func StartChain(s *Store, h plumbing.Hash, verified bool, stop func(plumbing.Hash) bool) *ChainReader {
+// reports a commit whose parent the walk does not go to; want, when not
+// nil, is the walk's paths, whose trees a second goroutine reads, with a
+// fork of s of its own, as the commits come (see Want). nil when s is nil.
+func StartChain(s *Store, h plumbing.Hash, verified bool, stop func(plumbing.Hash) bool, want *Trie) *ChainReader {
 	if s == nil {
 		return nil
 	}
-	c := &ChainReader{out: make(chan ChainItem, ChainAhead), quit: make(chan struct{}), done: make(chan struct{}), Next: h, Verified: verified}
-	go c.run(s, h, stop)
+	c := &ChainReader{out: make(chan ChainItem, aheadItems), quit: make(chan struct{}), done: make(chan struct{}), Next: h, Verified: verified}
+	c.want.Store(want)
+	links, read := make(chan ChainItem, ChainAhead), make(chan struct{})
+	go c.run(s, h, stop, links, read)
+	go c.trees(s.forkSized(treeForkCacheBytes, 2), links, read)
 	return c
 }
 
-func (c *ChainReader) run(s *Store, h plumbing.Hash, stop func(plumbing.Hash) bool) {
-	defer close(c.done)
-	defer close(c.out)
+// run reads the commits of the chain from h into links, and closes read
+// once it reads no more.
+func (c *ChainReader) run(s *Store, h plumbing.Hash, stop func(plumbing.Hash) bool, links chan<- ChainItem, read chan<- struct{}) {
+	defer close(read)
+	defer close(links)
 	for {
 		it := readChainItem(s, h, c.Verified)
 		select {
-		case c.out <- it:
+		case links <- it:
 		case <-c.quit:
 			return
 		}
@@ -59,6 +73,25 @@ func (c *ChainReader) run(s *Store, h plumbing.Hash, stop func(plumbing.Hash) bo
 			return
 		}
 		h = it.Links.Parent
+	}
+}
+
+// trees hands the items of links over, each with its trees the walk
+// compares read ahead with s (see treeahead.go), and ends once run has.
+func (c *ChainReader) trees(s *Store, links <-chan ChainItem, read <-chan struct{}) {
+	defer close(c.done)
+	defer func() { <-read }() // run reads the packs too
+	defer close(c.out)
+	var ahead treeAhead
+	for it := range links {
+		if it.ok {
+			it.Trees = ahead.read(s, c.want.Load(), it.Links.Tree)
+		}
+		select {
+		case c.out <- it:
+		case <-c.quit:
+			return
+		}
 	}
 }
 
@@ -104,6 +137,14 @@ func (c *ChainReader) Take() (ChainItem, bool) {
 	return it, true
 }
 
+// Want sets the paths the walk follows (nil: none), whose trees the reader
+// reads ahead from the next commit it reads on; a nil reader is none.
+func (c *ChainReader) Want(t *Trie) {
+	if c != nil {
+		c.want.Store(t)
+	}
+}
+
 // Halt stops the reader and waits for it; a nil reader is none.
 func (c *ChainReader) Halt() {
 	if c == nil {
@@ -113,5 +154,5 @@ func (c *ChainReader) Halt() {
 	<-c.done
 }
 
-// Done is closed once the reader's goroutine has ended.
+// Done is closed once the reader's goroutines have ended.
 func (c *ChainReader) Done() <-chan struct{} { return c.done }

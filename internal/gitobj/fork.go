@@ -7,7 +7,11 @@ package gitobj
 // only go-git can read is reported missing (the caller reads it through
 // s). It shares s's open packs: it must not be used once s is closed, and
 // closing it closes nothing. nil when s has no packs to share.
-func (s *Store) Fork() *Store {
+func (s *Store) Fork() *Store { return s.forkSized(forkCacheBytes, 4) }
+
+// forkSized is Fork with a cache of rebuilt objects of cache bytes, that
+// drops the shared mappings past 1/touchDiv of the pages its parent does.
+func (s *Store) forkSized(cache, touchDiv int) *Store {
 	if s == nil {
 		return nil
 	}
@@ -17,9 +21,14 @@ func (s *Store) Fork() *Store {
 	if len(s.packs) == 0 {
 		return nil
 	}
-	return &Store{FS: s.FS, packs: s.packs, loaded: true, cache: newOffsetCache(forkCacheBytes), ObjDir: s.ObjDir, alts: s.alts, forked: true}
+	return &Store{FS: s.FS, packs: s.packs, loaded: true, cache: newOffsetCache(cache), ObjDir: s.ObjDir, alts: s.alts, forked: true, touchDiv: touchDiv}
 }
 
 // forkCacheBytes bounds a fork's cache of rebuilt objects: a fork reads
-// commits along a chain, which are seldom deltas of each other.
-const forkCacheBytes = 256 << 10
+// commits along a chain, which are seldom deltas of each other;
+// treeForkCacheBytes a chain reader's fork that reads the walk's trees,
+// deltas of each other (as the Repo's store's).
+const (
+	forkCacheBytes     = 256 << 10
+	treeForkCacheBytes = 2 << 20
+)

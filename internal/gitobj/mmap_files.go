@@ -50,8 +50,10 @@ func (s *Store) touch(n int) {
 	limit := maxTouchedPages
 	if s.forked {
 		// a fork shares its parent's mappings and drops them on its own
-		// count: a quarter, so that the two together stay near one bound
-		limit /= 4
+		// count: a quarter (a chain's commits), a half (the walk's trees,
+		// most of what a walk reads), so that together they stay near one
+		// bound
+		limit /= max(s.touchDiv, 1)
 	}
 	if s.touched < limit {
 		return

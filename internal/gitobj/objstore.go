@@ -75,8 +75,10 @@ type Store struct {
 	ObjDir string
 	alts   []billy.Filesystem
 	// forked is set on a Fork: no go-git fallback, and Close closes
-	// nothing (the packs are its parent's).
-	forked bool
+	// nothing (the packs are its parent's); a fork drops the mappings
+	// past touchDiv times fewer pages (see touch).
+	forked   bool
+	touchDiv int
 }
 
 func NewStore(s storer.EncodedObjectStorer, fs billy.Filesystem) *Store {

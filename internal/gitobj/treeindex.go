@@ -225,6 +225,7 @@ type TreeIndexCache struct {
 	max  int
 	// verify, when not nil, checks each tree read (see verify.go).
 	Verify *Verifier
+	ahead  []AheadTree // trees read ahead of a walk (see treeahead.go)
 }
 
 func NewTreeIndexCache(s storer.EncodedObjectStorer, max int) *TreeIndexCache {
@@ -255,17 +256,19 @@ func (c *TreeIndexCache) GetLazy(h plumbing.Hash) (*TreeIndex, error) {
 func (c *TreeIndexCache) Lookup(h plumbing.Hash) (*TreeIndex, []byte, error) {
 	c.mu.Lock()
 	t, ok := c.m[h]
+	raw, ahead := c.offered(h)
 	c.mu.Unlock()
 	if ok {
 		return t, nil, nil
 	}
-	obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	raw, err := ObjectBytes(obj)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
+	if !ahead {
+		obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
+		}
+		if raw, err = ObjectBytes(obj); err != nil {
+			return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
+		}
 	}
 	c.Verify.Check(plumbing.TreeObject, h, raw)
 	c.mu.Lock()

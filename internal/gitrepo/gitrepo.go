@@ -98,6 +98,7 @@ type Repo struct {
 	// linkahead.go); nil when none runs. noAhead turns it off (tests).
 	ahead   *gitobj.ChainReader
 	noAhead bool
+	want    *gitobj.Trie // the paths the running walk follows (nil between walks): the reader reads their trees too
 }
 
 // UseCache lets r keep what its history walks derive (commits' links, the

@@ -56,6 +56,8 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 		}
 	}
 	trie := gitobj.NewTrie(paths)
+	r.want = trie
+	defer func() { r.want = nil }()
 	following := trie.Paths
 	var cur, want map[string]gitobj.RawEntry // the paths' entries in c and in base
 	if hasStop && c.hash != stop {
@@ -91,6 +93,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 				}
 			}
 			trie = gitobj.NewTrie(rest)
+			r.want = trie
 		}
 	}
 	drop(following)
@@ -240,6 +243,8 @@ func (r *Repo) LastChange(paths []string, maxCommits int) map[string]Commit {
 func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [gitcache.WalkKeySize]byte, memo bool) map[string]Commit {
 	out := make(map[string]Commit)
 	trie := gitobj.NewTrie(paths)
+	r.want = trie
+	defer func() { r.want = nil }()
 	live := len(trie.Paths) // paths without their commit yet
 	cache := r.walkCache()
 	ended := true // the walk ends on its own (see walkmemo.go)
@@ -289,6 +294,7 @@ func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [gitcache
 					}
 				}
 				trie = gitobj.NewTrie(rest)
+				r.want = trie
 			}
 		}
 		if !ok {

@@ -39,15 +39,17 @@ func (r *Repo) aheadLinks(h plumbing.Hash, chain, verified bool) (links, bool) {
 			return links{}, false
 		}
 		a.Halt()
-		r.ahead = gitobj.StartChain(r.packs.Fork(), h, verified, func(c plumbing.Hash) bool { return r.shallow[c] })
+		r.ahead = gitobj.StartChain(r.packs.Fork(), h, verified, func(c plumbing.Hash) bool { return r.shallow[c] }, r.want)
 		if a = r.ahead; a == nil {
 			return links{}, false
 		}
 	}
+	a.Want(r.want)
 	it, ok := a.Take()
 	if !ok {
 		return links{}, false
 	}
+	r.trees.Offer(it.Trees) // the trees of h the walk compares next, read ahead
 	if verified {
 		r.verify.Check(plumbing.CommitObject, h, it.Raw)
 	}
