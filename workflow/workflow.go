@@ -350,12 +350,15 @@ func QANext(iter, max int, verdict string, fixed, escalated bool) (int, string) 
 }
 
 // RefFile is a file a candidate references.
+//
+// Its two flags stand together after the strings: 72 bytes, not 80 (a
+// status of 200 workflows holds 60,000 of them).
 type RefFile struct {
 	Path     string `json:"path"`               // slash-separated, as written in the source (cleaned)
 	Phase    string `json:"phase,omitempty"`    // the phase that needs or produced it
-	Critical bool   `json:"critical"`           // the next phase cannot run without it
 	Hash     string `json:"hash,omitempty"`     // git blob hash recorded by the state, if any
 	From     string `json:"from,omitempty"`     // where the reference came from (field name or "file-list")
+	Critical bool   `json:"critical"`           // the next phase cannot run without it
 	Produced bool   `json:"produced,omitempty"` // an output of a completed phase (vs an input)
 }
 

@@ -2,6 +2,7 @@ package kiro
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,9 @@ func FuzzParseKiro(f *testing.F) {
 		ts := ParseTasks(data)
 		if len(ts.Tasks) > maxTasks || len(ts.Unparsed) > maxUnparsed {
 			t.Fatalf("bounds: %d tasks", len(ts.Tasks))
+		}
+		if b := boxLines(strings.ToValidUTF8(string(data), "\uFFFD")); len(ts.Tasks) > b {
+			t.Fatalf("%d tasks, more than the %d box lines ParseTasksIn sized them for", len(ts.Tasks), b)
 		}
 		c := ts.Count()
 		if c.Done > c.Total || c.OptionalDone > c.OptionalTotal || c.Total+c.OptionalTotal > c.Boxes {

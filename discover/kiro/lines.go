@@ -246,3 +246,33 @@ func idShape(s string) bool {
 	}
 	return true
 }
+
+// boxLines counts the lines of text that may be task lines: a list marker
+// ("-", "*" or "+") after blanks, blanks, then "[" — at least every line
+// box matches, and little more. ParseTasksIn sizes its tasks with it.
+func boxLines(text string) int {
+	n := 0
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		i := 0
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i >= len(line) || (line[i] != '-' && line[i] != '*' && line[i] != '+') {
+			continue
+		}
+		j := i + 1
+		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+			j++
+		}
+		if j > i+1 && j < len(line) && line[j] == '[' {
+			n++
+		}
+	}
+	return n
+}

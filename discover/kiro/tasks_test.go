@@ -224,3 +224,32 @@ func TestGroupName(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxLines checks the estimate ParseTasksIn sizes its tasks with: every
+// line a task can stand on counts, prose does not, and it is never below
+// the tasks parsed.
+func TestBoxLines(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want int
+	}{
+		{"empty", "", 0},
+		{"prose", "# Tasks\nsome text [x]\n", 0},
+		{"boxes", "- [ ] 1. a\n  - [x] 1.1 b\n\t* [-] 2 c\n+ [ ] d", 4},
+		{"no blank after the marker", "-[ ] a\n", 0},
+		{"a marker and a link", "- [link](x)\n", 1}, // counted: an estimate, never below
+		{"crlf", "- [ ] a\r\n- [x] b\r\n", 2},
+		{"fenced boxes count too", "```\n- [ ] a\n```\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := boxLines(tt.text); got != tt.want {
+				t.Errorf("boxLines = %d, want %d", got, tt.want)
+			}
+			if n := len(ParseTasks([]byte(tt.text)).Tasks); n > boxLines(tt.text) {
+				t.Errorf("%d tasks, more than the estimate", n)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,9 @@ func FuzzParseOpenSpec(f *testing.F) {
 		ts := ParseTasks(data)
 		if len(ts.Tasks) > maxTasks {
 			t.Fatalf("bounds: %d tasks", len(ts.Tasks))
+		}
+		if b := boxLines(strings.ToValidUTF8(string(data), "\uFFFD")); len(ts.Tasks) > b {
+			t.Fatalf("%d tasks, more than the %d box lines parseTasks sized them for", len(ts.Tasks), b)
 		}
 		d, n := ts.Count()
 		cd, cn := ts.CLICount()

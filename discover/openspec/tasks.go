@@ -196,6 +196,11 @@ func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 	var cur *Task // the last task, for its indented sub-bullets
 	curIndent := 0
 	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	// the tasks made once at (about) their number: grown by appending, a
+	// change's tasks left twice their bytes behind for the collector
+	if boxes := min(boxLines(text), maxTasks); boxes > 0 {
+		out.Tasks = make([]Task, 0, boxes)
+	}
 	n := 0
 	for len(text) > 0 {
 		var line string
@@ -312,6 +317,9 @@ func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 		if out.Tasks[i].Fenced {
 			out.Tasks[i].GroupIx = -1
 		}
+	}
+	if len(out.Tasks) == 0 {
+		out.Tasks = nil // as without the estimate: no line was a task
 	}
 	return out
 }
@@ -657,4 +665,42 @@ func labelID(desc string) (id, rest string, ok bool) {
 		return "", desc, false
 	}
 	return desc[m[2]:m[3]], strings.TrimSpace(desc[m[1]:]), true
+}
+
+// boxLines counts the lines of text that may be task lines: those whose
+// start taskMatch accepts (blanks, a marker, blanks, "[") — at least every
+// line it matches, and little more. parseTasks sizes its tasks with it.
+func boxLines(text string) int {
+	n := 0
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		i := skipSpace(line, 0)
+		if i >= len(line) {
+			continue
+		}
+		switch c := line[i]; {
+		case c == '-' || c == '*' || c == '+':
+			i++
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && j-i < 10 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j-i > 9 || j >= len(line) || (line[j] != '.' && line[j] != ')') {
+				continue
+			}
+			i = j + 1
+		default:
+			continue
+		}
+		if i = skipSpace(line, i); i < len(line) && line[i] == '[' {
+			n++
+		}
+	}
+	return n
 }

@@ -251,3 +251,32 @@ func TestGroupID(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxLines checks the estimate parseTasks sizes its tasks with: every
+// line taskMatch may accept counts (ordered markers, no blank after the
+// marker, a no-break space), prose does not, and it is never below the
+// tasks parsed.
+func TestBoxLines(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want int
+	}{
+		{"empty", "", 0},
+		{"prose", "# Tasks\nsome text [x]\n10 [x]\n", 0},
+		{"markers", "- [ ] a\n* [x] b\n+ [ ] c\n1. [ ] d\n2) [x] e\n-[ ] f", 6},
+		{"no-break space", "\u00a0- [x] a\n", 1},
+		{"ten digits", "1234567890. [ ] a\n", 0},
+		{"crlf", "- [ ] a\r\n- [x] b\r\n", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := boxLines(tt.text); got != tt.want {
+				t.Errorf("boxLines = %d, want %d", got, tt.want)
+			}
+			if n := len(ParseTasks([]byte(tt.text)).Tasks); n > boxLines(tt.text) {
+				t.Errorf("%d tasks, more than the estimate", n)
+			}
+		})
+	}
+}

@@ -391,8 +391,10 @@ func (t *Table) value(i int) []byte {
 }
 
 // Builder collects the new entries of a table. Keys and values are copied
-// into chunks of builderChunk bytes (no allocation per entry, and no copy
-// of everything when the buffer grows).
+// into chunks (no allocation per entry, and no copy of everything when the
+// buffer grows): the first of builderFirstChunk bytes, each next one twice
+// the last up to builderChunk, so a table of a few entries (most of a
+// first run's tables) does not hold a whole builderChunk.
 type Builder struct {
 	keySize int
 	chunks  [][]byte     // keys and values, one after the other
@@ -400,7 +402,10 @@ type Builder struct {
 	sorted  bool
 }
 
-const builderChunk = 1 << 20
+const (
+	builderChunk      = 1 << 20
+	builderFirstChunk = 4 << 10
+)
 
 type builderEnt struct {
 	chunk int32 // which chunk
@@ -425,7 +430,11 @@ func (b *Builder) Add(key, value []byte) {
 	need := len(key) + len(value)
 	n := len(b.chunks)
 	if n == 0 || cap(b.chunks[n-1])-len(b.chunks[n-1]) < need {
-		b.chunks = append(b.chunks, make([]byte, 0, max(builderChunk, need)))
+		size := builderFirstChunk
+		if n > 0 {
+			size = min(2*cap(b.chunks[n-1]), builderChunk)
+		}
+		b.chunks = append(b.chunks, make([]byte, 0, max(size, need)))
 		n++
 	}
 	ch := b.chunks[n-1]

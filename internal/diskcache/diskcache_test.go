@@ -364,3 +364,59 @@ func TestGetFindsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderChunksGrow checks the builder's chunks: a small table holds one
+// small chunk (not a whole builderChunk), and entries of every size, across
+// chunks that double, one larger than builderChunk among them, all read back.
+func TestBuilderChunksGrow(t *testing.T) {
+	tests := []struct {
+		name      string
+		sizes     []int // value sizes, added in order
+		maxChunks int   // at most this many chunks
+		maxBytes  int   // at most this many bytes of chunks in all
+	}{
+		{"one entry", []int{10}, 1, builderFirstChunk},
+		{"a few entries", []int{10, 100, 1000}, 1, builderFirstChunk},
+		{"a value past the first chunk", []int{builderFirstChunk * 3}, 1, builderFirstChunk*3 + 20},
+		{"many entries", repeat(2000, 500), 12, 4 * builderChunk},
+		{"one value past builderChunk", append(repeat(50, 100), builderChunk+5, 7, 7), 5, 3 * builderChunk},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(filepath.Join(t.TempDir(), "cache"))
+			b := NewBuilder(20)
+			for i, n := range tt.sizes {
+				b.Add(key(fmt.Sprint(i)), bytes.Repeat([]byte{byte(i)}, n))
+			}
+			total := 0
+			for _, ch := range b.chunks {
+				total += cap(ch)
+			}
+			if len(b.chunks) > tt.maxChunks || total > tt.maxBytes {
+				t.Errorf("%d chunks of %d bytes in all, want at most %d chunks, %d bytes", len(b.chunks), total, tt.maxChunks, tt.maxBytes)
+			}
+			if err := c.Write("t", nil, b); err != nil {
+				t.Fatal(err)
+			}
+			tb, err := c.Open("t", 20)
+			if err != nil || tb.Len() != len(tt.sizes) {
+				t.Fatalf("reopen: %v, %d entries, want %d", err, tb.Len(), len(tt.sizes))
+			}
+			for i, n := range tt.sizes {
+				got, ok := tb.Get(key(fmt.Sprint(i)))
+				if !ok || !bytes.Equal(got, bytes.Repeat([]byte{byte(i)}, n)) {
+					t.Fatalf("entry %d (%d bytes): %v, %d bytes", i, n, ok, len(got))
+				}
+			}
+		})
+	}
+}
+
+// repeat is n values of size bytes.
+func repeat(n, size int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = size
+	}
+	return out
+}
