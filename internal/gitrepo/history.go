@@ -341,6 +341,7 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if err != nil {
 		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
 	}
+	r.verify.Check(plumbing.BlobObject, e.Hash, data) // what a run derives from it may be kept (Verified)
 	r.objs.Add(plumbing.BlobObject, e.Hash, data)
 	return data, nil
 }

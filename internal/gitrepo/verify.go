@@ -76,3 +76,10 @@ func (r *Repo) verifyLinks(l links) {
 		return err == nil && got == l
 	}, 512)
 }
+
+// Verified reports whether everything this run read of git was checked to
+// be what its name says: the cache is on (reads are checked only then) and
+// no check failed, waiting for the checks in flight. Only then may what a
+// run derived from its reads be kept beyond the git tables (the verdict
+// memo, app/verdict).
+func (r *Repo) Verified() bool { return r.verify.Enabled() && !r.verify.Failed() }

@@ -380,3 +380,40 @@ func TestReadLinksVerifiedIsReadLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifiedSeesALyingBlob: a blob read by ReadAt is checked too, so a
+// run that read a blob whose content is not its name is not Verified (what
+// it derived from the blob — an old story's sections — may not be kept); a
+// genuine run is, and a run without the cache never is (nothing is checked).
+func TestVerifiedSeesALyingBlob(t *testing.T) {
+	dir := t.TempDir()
+	_, c2, _, _, _ := buildLyingHistory(t, dir)
+	verified := func(cache *diskcache.Cache) (bool, string) {
+		r, err := Open(dir)
+		must(t, err)
+		defer r.Close()
+		r.UseCache(cache)
+		bc, err := r.commitByHash(c2)
+		must(t, err)
+		data, err := r.ReadAt(toCommit(bc), "a.txt")
+		must(t, err)
+		return r.Verified(), string(data)
+	}
+	if ok, data := verified(diskcache.New(t.TempDir())); !ok || data != "a2\n" {
+		t.Fatalf("genuine: Verified %v, a.txt %q; want true, a2", ok, data)
+	}
+	if ok, _ := verified(nil); ok {
+		t.Fatal("cache off: Verified is true, but nothing was checked")
+	}
+	// the blob "a2\n" now holds "a1\n"
+	a1 := plumbing.ComputeHash(plumbing.BlobObject, []byte("a1\n"))
+	a2 := plumbing.ComputeHash(plumbing.BlobObject, []byte("a2\n"))
+	data, err := os.ReadFile(looseObject(dir, a1))
+	must(t, err)
+	p := looseObject(dir, a2)
+	must(t, os.Chmod(p, 0o644))
+	must(t, os.WriteFile(p, data, 0o444))
+	if ok, data := verified(diskcache.New(t.TempDir())); ok || data != "a1\n" {
+		t.Fatalf("lying blob: Verified %v, a.txt %q; want false, a1 (read as the repository holds it)", ok, data)
+	}
+}
