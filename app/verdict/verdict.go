@@ -1,0 +1,630 @@
+// Package verdict is the per-workflow verdict memo: a validation's report
+// before its age step (validate.Unaged), kept in the user's cache under a
+// key holding every input it was computed from, and used by a later run
+// only while each of those inputs is unchanged. It is an optimisation
+// only: a memo that is missing, corrupt, foreign or no longer true is a
+// miss, and the workflow is validated afresh (DESIGN §13: cached data can
+// never change an answer).
+//
+// The key has two parts. The run's (Open): the build, the repository
+// root, HEAD's hash, the stat data of the git files that shape an answer
+// (the index, with its trailing checksum; the shallow file, the
+// alternates, the configuration, the commit-graph, the pack folder), the
+// configuration orchestrate read (thresholds, limits, statuses: its
+// canonical encoding), and the canonical encoding of every discovered
+// candidate (conflict (a) reads the others' ids, statuses, files and
+// stories) and of every parsed story. The candidate's (Get, Put): its
+// own canonical encoding, and its read set: each working-tree path its
+// report names (its referenced files, its stories, its state files) and
+// each folder above them, with their lstat data (device, inode, mode,
+// size, modification and change times in ns), checked again on every use.
+//
+// Nothing is kept of a run whose git objects were not all verified, of a
+// repository without git, shallow or partial, of a run where a lock file
+// exists, of a report whose time was kept from passing the clock, that
+// judged by modification times or could not read git, or whose read set
+// holds a symlink or a path changed within StatCacheRacy of the run's
+// start. The clock is never part of a memo: Aged runs the age step on every
+// use.
+package verdict
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// version salts every key: bump it on any change of what a memo holds or
+// of what validation reports for the same inputs outside a build change.
+const version = 1
+
+// Prefix starts the memo table's name (cachetable: the work tree's digest
+// follows).
+const Prefix = "verdict-"
+
+// Bounds: the entries one run adds, their bytes, and the table file.
+const (
+	maxNew   = 20000
+	maxBytes = 16 << 20
+	bound    = 24 << 20
+)
+
+// Git is what the memo asks of git; *gitrepo.Repo satisfies it.
+type Git interface {
+	Head() (gitrepo.Commit, error)
+	Shallow() bool
+	Promisor() string
+}
+
+// Facts is what a run's memo is keyed by and may keep.
+type Facts struct {
+	// Root is the repository root (absolute).
+	Root string
+	// Git is the repository's git; nil (no git) keeps no memo.
+	Git Git
+	// Verified reports, at Save, whether every git object the run read
+	// was what its hash names; nil keeps nothing.
+	Verified func() bool
+	// Candidates are every discovered candidate; Stories every parsed story.
+	Candidates []workflow.Candidate
+	Stories    map[string]*workflow.Story
+	// Config is the configuration the run validates with.
+	Config config.Config
+	// Clock is the wall clock the racy window counts from (nil: time.Now).
+	Clock func() time.Time
+}
+
+// Memo is one run's use of the verdict table. It is safe for concurrent
+// use; a nil Memo is off (every Get misses, Put keeps nothing).
+type Memo struct {
+	tab      *cachetable.Table[[32]byte, []byte]
+	root     string
+	run      [32]byte
+	start    time.Time
+	store    bool // the run's facts may be kept (none racy)
+	verified func() bool
+	// cands are the run's candidates, digests their digests, byID their
+	// indexes by id.
+	cands   []workflow.Candidate
+	digests [][32]byte
+	byID    map[string][]int
+
+	mu    sync.Mutex
+	stats map[string]stat // this run's lstat of a path, made once
+	hits  int
+}
+
+// Open returns the memo of a run described by f in disk, or nil when the
+// memo is off: no cache, no git, a shallow or partial clone, a lock file
+// present, or a fact that cannot be read or encoded.
+func Open(disk *diskcache.Cache, f Facts) *Memo {
+	if !disk.Enabled() || f.Git == nil || f.Git.Shallow() || f.Git.Promisor() != "" {
+		return nil
+	}
+	clock := f.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	m := &Memo{root: f.Root, start: clock(), verified: f.Verified, stats: map[string]stat{}, store: true}
+	if locked(f.Root) {
+		return nil
+	}
+	head, err := f.Git.Head()
+	if err != nil || head.Hash == "" {
+		return nil
+	}
+	salt := source.StatCacheSalt("orchestrate verdict memo", version)
+	b := append([]byte(nil), salt[:]...)
+	b = appendStr(b, f.Root)
+	b = appendStr(b, head.Hash)
+	var ok bool
+	if b, ok = m.gitFacts(b); !ok {
+		return nil
+	}
+	for _, v := range []any{f.Config, f.Stories} {
+		d, ok := digest(v)
+		if !ok {
+			return nil
+		}
+		b = append(b, d[:]...)
+	}
+	// each candidate's digest, kept for its key (see key)
+	m.cands = f.Candidates
+	m.digests = make([][32]byte, len(f.Candidates))
+	m.byID = make(map[string][]int, len(f.Candidates))
+	b = binary.AppendUvarint(b, uint64(len(f.Candidates)))
+	for i := range f.Candidates {
+		d, ok := digest(&f.Candidates[i])
+		if !ok {
+			return nil
+		}
+		m.digests[i] = d
+		m.byID[f.Candidates[i].ID] = append(m.byID[f.Candidates[i].ID], i)
+		b = append(b, d[:]...)
+	}
+	m.run = sha256.Sum256(b)
+	m.tab = cachetable.New(disk, f.Root, cachetable.Spec[[32]byte, []byte]{
+		Prefix:  Prefix,
+		KeySize: 32,
+		Key:     func(k *[32]byte) []byte { return k[:] },
+		Encode:  func(dst []byte, v []byte) []byte { return append(dst, v...) },
+		Decode:  func(v []byte) ([]byte, bool) { return v, true },
+		MaxNew:  maxNew, MaxBytes: maxBytes, Size: func(v []byte) int { return len(v) + 32 },
+		Bound: bound, Grow: func(n, valueBytes int) int64 { return int64(valueBytes) + int64(n)*16 },
+	})
+	if !m.tab.Open() {
+		return nil
+	}
+	return m
+}
+
+// locked reports whether the locks folder holds anything (or cannot be
+// read): a lock's liveness is never part of a memo.
+func locked(root string) bool {
+	ents, err := os.ReadDir(filepath.Join(root, ".orchestrate", "locks"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	return err != nil || len(ents) > 0
+}
+
+// gitFiles are the git folder's files (relative to it, or to the common
+// folder of a linked worktree) whose stat data is part of the run's key.
+var gitFiles = []string{"index", "shallow", "config", "commondir", "info/grafts",
+	"objects/info/alternates", "objects/info/commit-graph", "objects/info/commit-graphs",
+	"objects/info/commit-graphs/commit-graph-chain", "objects/pack", "HEAD"}
+
+// gitFacts appends the git files' stat data and the index's trailing
+// checksum to b; false when one cannot be told (or, through m.store, is racy).
+func (m *Memo) gitFacts(b []byte) ([]byte, bool) {
+	dg, err := gitobj.FindDotGit(m.root)
+	if err != nil {
+		return b, false
+	}
+	dirs := []string{dg.GitDir}
+	if dg.Common != "" {
+		dirs = append(dirs, dg.Common)
+	}
+	for _, d := range dirs {
+		b = appendStr(b, d)
+		for _, name := range gitFiles {
+			st := lstat(filepath.Join(d, filepath.FromSlash(name)))
+			if st.err {
+				return b, false
+			}
+			m.noteRacy(st)
+			b = st.append(b)
+		}
+	}
+	sum, ok := indexChecksum(filepath.Join(dg.GitDir, "index"))
+	if !ok {
+		return b, false
+	}
+	return append(b, sum...), true
+}
+
+// indexChecksum is the index file's trailing checksum (its last 32
+// bytes: the SHA-1's 20 and what precedes them), or nothing when there is
+// no index.
+func indexChecksum(p string) ([]byte, bool) {
+	f, fi, err := gitobj.OpenGitFile(p, 1<<40)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	n := min(fi.Size(), 32)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, fi.Size()-n); err != nil {
+		return nil, false
+	}
+	return buf, true
+}
+
+// stat is the lstat data of one path: absent, or device, inode, mode,
+// size and times; err when lstat failed otherwise.
+type stat struct {
+	absent, err  bool
+	dev, ino     uint64
+	mode         uint32
+	size         int64
+	mtime, ctime int64 // ns
+}
+
+func lstat(p string) stat {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return stat{absent: true}
+		}
+		return stat{err: true}
+	}
+	return stat{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size,
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+}
+
+func (s stat) append(b []byte) []byte {
+	if s.absent {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.LittleEndian.AppendUint64(b, s.dev)
+	b = binary.LittleEndian.AppendUint64(b, s.ino)
+	b = binary.LittleEndian.AppendUint32(b, s.mode)
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.size))
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.mtime))
+	return binary.LittleEndian.AppendUint64(b, uint64(s.ctime))
+}
+
+// racy reports whether s changed within the racy window of start (or
+// after it).
+func (s stat) racy(start time.Time) bool {
+	if s.absent {
+		return false
+	}
+	limit := start.Add(-source.StatCacheRacy).UnixNano()
+	return s.mtime > limit || s.ctime > limit
+}
+
+func (m *Memo) noteRacy(s stat) {
+	if s.racy(m.start) {
+		m.store = false
+	}
+}
+
+// statsOf is this run's lstat of each repository-relative path of ps
+// (each made once for all the run's workflows).
+func (m *Memo) statsOf(ps []string) []stat {
+	out := make([]stat, len(ps))
+	var todo []int
+	m.mu.Lock()
+	for i, p := range ps {
+		st, ok := m.stats[p]
+		if !ok {
+			todo = append(todo, i)
+		}
+		out[i] = st
+	}
+	m.mu.Unlock()
+	if len(todo) == 0 {
+		return out
+	}
+	for _, i := range todo {
+		out[i] = lstat(filepath.Join(m.root, filepath.FromSlash(ps[i])))
+	}
+	m.mu.Lock()
+	for _, i := range todo {
+		m.stats[ps[i]] = out[i]
+	}
+	m.mu.Unlock()
+	return out
+}
+
+// key is the memo key of candidate c: the run's part and c's digest
+// (the one Open made when c is one of the run's candidates, shallowly).
+func (m *Memo) key(c *workflow.Candidate) ([32]byte, bool) {
+	d, ok := [32]byte{}, false
+	cv := reflect.ValueOf(c).Elem()
+	for _, i := range m.byID[c.ID] {
+		if same(cv, reflect.ValueOf(&m.cands[i]).Elem(), 0) {
+			d, ok = m.digests[i], true
+			break
+		}
+	}
+	if !ok {
+		if d, ok = digest(c); !ok {
+			return [32]byte{}, false
+		}
+	}
+	return sha256.Sum256(append(append(make([]byte, 0, 64), m.run[:]...), d[:]...)), true
+}
+
+// Get returns the memo of candidate c's unaged report (validate.Unaged,
+// without its file and story lists) when one is kept under the run's and
+// c's key and every path of its read set has the stat data it had, and
+// the report's own activity is not after now.
+func (m *Memo) Get(c *workflow.Candidate, now time.Time) (validate.Report, bool) {
+	if m == nil {
+		return validate.Report{}, false
+	}
+	k, ok := m.key(c)
+	if !ok {
+		return validate.Report{}, false
+	}
+	raw, _, ok := m.tab.Get(k)
+	if !ok {
+		return validate.Report{}, false
+	}
+	e, ok := decode(raw)
+	if !ok || !e.sameNow(now) {
+		m.tab.Unhit()
+		return validate.Report{}, false
+	}
+	sts := m.statsOf(e.paths)
+	h := sha256.New()
+	var buf []byte
+	for i, p := range e.paths {
+		if sts[i].err {
+			m.tab.Refuse()
+			return validate.Report{}, false
+		}
+		buf = sts[i].append(appendStr(buf[:0], p))
+		h.Write(buf)
+	}
+	if !bytes.Equal(h.Sum(nil), e.sum[:]) {
+		m.tab.Refuse()
+		return validate.Report{}, false
+	}
+	m.mu.Lock()
+	m.hits++
+	m.mu.Unlock()
+	return e.rep, true
+}
+
+// Put keeps u, candidate c's unaged report made with its lists at now,
+// when it may be kept (see the package comment). The lists are not kept.
+func (m *Memo) Put(c *workflow.Candidate, u validate.Report, now time.Time) {
+	if m == nil || !m.store || !keepable(u, now) {
+		return
+	}
+	paths, ok := readSet(c, u)
+	if !ok {
+		return
+	}
+	k, ok := m.key(c)
+	if !ok {
+		return
+	}
+	sts := m.statsOf(paths)
+	h := sha256.New()
+	var buf []byte
+	for i, p := range paths {
+		st := sts[i]
+		if st.err || st.racy(m.start) || st.mode&unix.S_IFMT == unix.S_IFLNK {
+			return
+		}
+		buf = st.append(appendStr(buf[:0], p))
+		h.Write(buf)
+	}
+	var e entry
+	e.rep = u
+	if u.Activity.After(now) {
+		e.clamped = now // the report holds now: it is true at now only
+	}
+	e.rep.Files, e.rep.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	copy(e.sum[:], h.Sum(nil))
+	e.paths = paths
+	v, ok := encode(e)
+	if !ok {
+		return
+	}
+	m.tab.Add(k, v)
+}
+
+// keepable reports whether an unaged report may be kept: git judged it
+// (or nothing needed comparing), it read git without error, its history
+// was whole, it was made with a clock, and its findings were not capped
+// (Aged then sorts them with the age's as Validate does).
+func keepable(u validate.Report, now time.Time) bool {
+	if u.GitMode != validate.GitModeGit && u.GitMode != validate.GitModeNone {
+		return false
+	}
+	if u.TimeCut != "" || now.IsZero() {
+		return false
+	}
+	for _, f := range u.Findings {
+		switch f.Code {
+		case workflow.CodeMoreFindings, "git-error", "history-missing", "no-git", "git-fallback":
+			return false
+		}
+	}
+	return true
+}
+
+// readSet is every working-tree path c's report u read, and every folder
+// above each, sorted, each once: its files, its stories, its state files.
+// False when one is unsafe or cannot be named exactly (a path escaped for
+// display, absolute or leaving the repository).
+func readSet(c *workflow.Candidate, u validate.Report) ([]string, bool) {
+	set := map[string]bool{".": true}
+	ok := true
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		for i := 0; i < len(p); i++ {
+			if b := p[i]; b < 0x20 || b == 0x7f {
+				ok = false
+				return
+			}
+		}
+		cl := path.Clean(filepath.ToSlash(p))
+		if path.IsAbs(cl) || cl == ".." || strings.HasPrefix(cl, "../") {
+			ok = false
+			return
+		}
+		for ; cl != "." && !set[cl]; cl = path.Dir(cl) {
+			set[cl] = true
+		}
+	}
+	for _, f := range u.Files {
+		if f.State == validate.FileUnsafe {
+			return nil, false
+		}
+		add(f.Path)
+	}
+	for _, s := range u.Stories {
+		add(s.Path)
+	}
+	add(c.Source.Path)
+	for _, e := range c.Evidence {
+		add(e.Path)
+	}
+	add(c.BackupPath)
+	for _, r := range c.StoryRefs {
+		add(r.Path)
+	}
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out, true
+}
+
+// Save writes the memos this run added, when every git object the run
+// read was verified; else it drops them.
+func (m *Memo) Save() error {
+	if m == nil {
+		return nil
+	}
+	if m.verified == nil || !m.verified() {
+		m.tab.Drop()
+		return nil
+	}
+	return m.tab.Save()
+}
+
+// Hits is how many memos this run used.
+func (m *Memo) Hits() int {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.hits
+}
+
+// Pending is how many memos this run added for Save.
+func (m *Memo) Pending() int {
+	if m == nil {
+		return 0
+	}
+	return m.tab.Pending()
+}
+
+// entry is one memo: the unaged report (lists empty), the read set's
+// paths and the SHA-256 of their stat data.
+type entry struct {
+	rep   validate.Report
+	paths []string
+	sum   [32]byte
+	// clamped is the clock the report was made at when its own activity
+	// was after it (validation kept the time from passing the clock: the
+	// report is true at that clock alone); zero otherwise.
+	clamped time.Time
+}
+
+// sameNow reports whether e's report is the one a validation at now
+// makes: its activity is not after now, as it was not when it was made,
+// or it was made at now exactly.
+func (e *entry) sameNow(now time.Time) bool {
+	if !e.clamped.IsZero() {
+		return now.Equal(e.clamped)
+	}
+	return now.IsZero() || !e.rep.Activity.After(now)
+}
+
+// encode is an entry's value (see codec.go); false for a report that
+// holds what an unaged report never does (an age).
+func encode(e entry) ([]byte, bool) {
+	r := &e.rep
+	if r.Age != 0 || r.AgeClass != "" || r.AgeAtLeast {
+		return nil, false
+	}
+	w := writer{b: append(make([]byte, 0, 4096), e.sum[:]...), ok: true}
+	w.uint(uint64(len(e.paths)))
+	for _, p := range e.paths {
+		w.str(p)
+	}
+	w.time(e.clamped)
+	w.uint(uint64(len(r.Findings)))
+	for _, f := range r.Findings {
+		w.str(f.Check)
+		w.str(string(f.Severity))
+		w.str(f.Code)
+		w.str(f.Message)
+		w.str(f.Path)
+		w.str(f.Phase)
+		w.int(int64(f.Line))
+	}
+	w.str(r.Status)
+	w.time(r.InterruptedAt)
+	w.commit(r.Base)
+	w.str(r.GitMode)
+	w.strs(r.ChangedPhases)
+	w.strs(r.MissingPhases)
+	w.time(r.Activity)
+	w.str(r.TimeCut)
+	return w.b, w.ok
+}
+
+// decode reads a value as untrusted input; false when it does not decode
+// (never a panic).
+func decode(v []byte) (entry, bool) {
+	var e entry
+	if len(v) < 32 {
+		return e, false
+	}
+	copy(e.sum[:], v)
+	rd := reader{s: string(v[32:])} // one copy: every string is a slice of it
+	n := rd.count(1)
+	e.paths = make([]string, 0, n)
+	for range n {
+		e.paths = append(e.paths, rd.str())
+	}
+	e.clamped = rd.time()
+	r := &e.rep
+	n = rd.count(7)
+	r.Findings = make([]workflow.Finding, 0, n)
+	for range n {
+		f := workflow.Finding{Check: rd.str(), Severity: workflow.Severity(rd.str()), Code: rd.str(),
+			Message: rd.str(), Path: rd.str(), Phase: rd.str()}
+		f.Line = int(rd.int())
+		r.Findings = append(r.Findings, f)
+	}
+	r.Status = rd.str()
+	r.InterruptedAt = rd.time()
+	r.Base = rd.commit()
+	r.GitMode = rd.str()
+	r.ChangedPhases = rd.strs()
+	r.MissingPhases = rd.strs()
+	r.Activity = rd.time()
+	r.TimeCut = rd.str()
+	r.Files, r.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	if rd.bad || rd.s != "" {
+		return entry{}, false
+	}
+	return e, true
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
