@@ -229,19 +229,22 @@ func (s *Session) newRun() {
 		s.run = validate.NewRun(s.Root, s.Res.Candidates)
 		if s.Git != nil {
 			s.memo = verdict.Open(s.cache, verdict.Facts{Root: s.Root, Git: s.Git, Verified: verifiedOf(s.Git),
-				Candidates: s.Res.Candidates, Stories: s.Res.Stories, Config: s.Cfg})
+				Candidates: s.Res.Candidates, Stories: s.Res.Stories, Config: s.Cfg, Clock: memoClock})
 		}
 	}
 }
 
 // verifiedOf is g's report of whether every object it read was verified,
-// when g gives one; nil (nothing is kept) when it does not.
-func verifiedOf(g any) func() bool {
+// when g gives one; nil (nothing is kept) when it does not. A variable, and
+// memoClock the memo's wall clock, for the tests.
+var verifiedOf = func(g any) func() bool {
 	if v, ok := g.(interface{ Verified() bool }); ok {
 		return v.Verified
 	}
 	return nil
 }
+
+var memoClock = time.Now
 
 // validate is Validate once the run is made (safe for concurrent use),
 // without the file and story lists when noLists is set.
