@@ -270,15 +270,12 @@ func (s *Session) validate(c workflow.Candidate, noLists bool) validate.Report {
 		return validate.Validate(in)
 	}
 	// the verdict memo (app/verdict): its unaged report, else one made
-	// with the lists its read set is taken from; the age step on every use
+	// and kept; the age step on every use
 	if u, ok := s.memo.Get(&c, s.Now); ok {
 		return validate.Aged(u, in)
 	}
-	in.NoLists = false
 	u := validate.Unaged(in)
 	s.memo.Put(&c, u, s.Now)
-	in.NoLists = true
-	u.Files, u.Stories = []validate.FileReport{}, []validate.StoryReport{}
 	for _, f := range u.Findings {
 		if f.Code == workflow.CodeMoreFindings {
 			return validate.Validate(in) // capped: Aged would sort anew

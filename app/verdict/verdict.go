@@ -34,6 +34,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -51,6 +52,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -109,6 +111,8 @@ type Memo struct {
 	cands   []workflow.Candidate
 	digests [][32]byte
 	byID    map[string][]int
+	// storyPaths are the parsed stories' paths by loose id (storyid.Loose).
+	storyPaths map[string][]string
 
 	mu    sync.Mutex
 	stats map[string]stat // this run's lstat of a path, made once
@@ -148,6 +152,13 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 			return nil
 		}
 		b = append(b, d[:]...)
+	}
+	m.storyPaths = make(map[string][]string, len(f.Stories))
+	for id, st := range f.Stories {
+		if st != nil {
+			k := storyid.Loose(id)
+			m.storyPaths[k] = append(m.storyPaths[k], st.Path)
+		}
 	}
 	// each candidate's digest, kept for its key (see key)
 	m.cands = f.Candidates
@@ -295,13 +306,14 @@ func (m *Memo) noteRacy(s stat) {
 	}
 }
 
-// statsOf is this run's lstat of each repository-relative path of ps
-// (each made once for all the run's workflows).
-func (m *Memo) statsOf(ps []string) []stat {
+// statsOf is the lstat of each repository-relative path of ps: of the
+// first dirs (folders, shared by many workflows) this run's, made once;
+// of the others (files, most referenced by one workflow) made here.
+func (m *Memo) statsOf(ps []string, dirs int) []stat {
 	out := make([]stat, len(ps))
 	var todo []int
 	m.mu.Lock()
-	for i, p := range ps {
+	for i, p := range ps[:dirs] {
 		st, ok := m.stats[p]
 		if !ok {
 			todo = append(todo, i)
@@ -309,15 +321,19 @@ func (m *Memo) statsOf(ps []string) []stat {
 		out[i] = st
 	}
 	m.mu.Unlock()
-	if len(todo) == 0 {
-		return out
+	for i := dirs; i < len(ps); i++ {
+		todo = append(todo, i)
 	}
+	buf := make([]byte, 0, len(m.root)+256)
 	for _, i := range todo {
-		out[i] = lstat(filepath.Join(m.root, filepath.FromSlash(ps[i])))
+		buf = append(append(append(buf[:0], m.root...), '/'), ps[i]...)
+		out[i] = lstat(string(buf))
 	}
 	m.mu.Lock()
 	for _, i := range todo {
-		m.stats[ps[i]] = out[i]
+		if i < dirs {
+			m.stats[ps[i]] = out[i]
+		}
 	}
 	m.mu.Unlock()
 	return out
@@ -363,7 +379,7 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (validate.Report, bool)
 		m.tab.Unhit()
 		return validate.Report{}, false
 	}
-	sts := m.statsOf(e.paths)
+	sts := m.statsOf(e.paths, e.dirs)
 	h := sha256.New()
 	var buf []byte
 	for i, p := range e.paths {
@@ -384,13 +400,13 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (validate.Report, bool)
 	return e.rep, true
 }
 
-// Put keeps u, candidate c's unaged report made with its lists at now,
-// when it may be kept (see the package comment). The lists are not kept.
+// Put keeps u, candidate c's unaged report made at now, when it may be
+// kept (see the package comment). Its lists, if any, are not kept.
 func (m *Memo) Put(c *workflow.Candidate, u validate.Report, now time.Time) {
 	if m == nil || !m.store || !keepable(u, now) {
 		return
 	}
-	paths, ok := readSet(c, u)
+	paths, dirs, ok := m.readSet(c, u)
 	if !ok {
 		return
 	}
@@ -398,7 +414,7 @@ func (m *Memo) Put(c *workflow.Candidate, u validate.Report, now time.Time) {
 	if !ok {
 		return
 	}
-	sts := m.statsOf(paths)
+	sts := m.statsOf(paths, dirs)
 	h := sha256.New()
 	var buf []byte
 	for i, p := range paths {
@@ -416,7 +432,7 @@ func (m *Memo) Put(c *workflow.Candidate, u validate.Report, now time.Time) {
 	}
 	e.rep.Files, e.rep.Stories = []validate.FileReport{}, []validate.StoryReport{}
 	copy(e.sum[:], h.Sum(nil))
-	e.paths = paths
+	e.paths, e.dirs = paths, dirs
 	v, ok := encode(e)
 	if !ok {
 		return
@@ -444,16 +460,34 @@ func keepable(u validate.Report, now time.Time) bool {
 	return true
 }
 
-// readSet is every working-tree path c's report u read, and every folder
-// above each, sorted, each once: its files, its stories, its state files.
-// False when one is unsafe or cannot be named exactly (a path escaped for
-// display, absolute or leaving the repository).
-func readSet(c *workflow.Candidate, u validate.Report) ([]string, bool) {
-	set := map[string]bool{".": true}
-	ok := true
+// readSet is every working-tree path validation may read for candidate
+// c, and every folder above each: the folders first (dirs of them), then
+// the paths, each part sorted, each path once: its referenced files
+// (all of them, as the integrity check cleans them), its state files, and
+// its stories' files (recorded, and those of every parsed story whose id
+// matches loosely: a superset of the one validation picks). False when
+// one cannot be named exactly (absolute, leaving the repository, holding
+// a control character) or the report found a path unsafe.
+func (m *Memo) readSet(c *workflow.Candidate, u validate.Report) (paths []string, dirs int, ok bool) {
+	for _, f := range u.Findings {
+		if f.Code == "unsafe-path" {
+			return nil, 0, false
+		}
+	}
+	files := make([]string, 0, len(c.Files)+8)
+	folders := map[string]bool{".": true}
+	ok = true
 	add := func(p string) {
-		if p == "" {
+		if p == "" || !ok {
 			return
+		}
+		if filepath.IsAbs(p) {
+			rel, err := filepath.Rel(m.root, p)
+			if err != nil {
+				ok = false
+				return
+			}
+			p = rel
 		}
 		for i := 0; i < len(p); i++ {
 			if b := p[i]; b < 0x20 || b == 0x7f {
@@ -466,36 +500,38 @@ func readSet(c *workflow.Candidate, u validate.Report) ([]string, bool) {
 			ok = false
 			return
 		}
-		for ; cl != "." && !set[cl]; cl = path.Dir(cl) {
-			set[cl] = true
+		files = append(files, cl)
+		for d := path.Dir(cl); d != "." && !folders[d]; d = path.Dir(d) {
+			folders[d] = true
 		}
 	}
-	for _, f := range u.Files {
-		if f.State == validate.FileUnsafe {
-			return nil, false
-		}
-		add(f.Path)
-	}
-	for _, s := range u.Stories {
-		add(s.Path)
+	for i := range c.Files {
+		add(c.Files[i].Path)
 	}
 	add(c.Source.Path)
 	for _, e := range c.Evidence {
 		add(e.Path)
 	}
 	add(c.BackupPath)
+	story := func(id string) {
+		for _, p := range m.storyPaths[storyid.Loose(strings.TrimSpace(id))] {
+			add(p)
+		}
+	}
 	for _, r := range c.StoryRefs {
 		add(r.Path)
+		story(r.ID)
+	}
+	for _, id := range c.Stories {
+		story(id)
 	}
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out, true
+	paths = slices.Sorted(maps.Keys(folders))
+	dirs = len(paths)
+	slices.Sort(files)
+	return append(paths, slices.Compact(files)...), dirs, true
 }
 
 // Save writes the memos this run added, when every git object the run
@@ -533,7 +569,8 @@ func (m *Memo) Pending() int {
 // paths and the SHA-256 of their stat data.
 type entry struct {
 	rep   validate.Report
-	paths []string
+	paths []string // the read set: dirs folders, then the files
+	dirs  int
 	sum   [32]byte
 	// clamped is the clock the report was made at when its own activity
 	// was after it (validation kept the time from passing the clock: the
@@ -559,6 +596,7 @@ func encode(e entry) ([]byte, bool) {
 		return nil, false
 	}
 	w := writer{b: append(make([]byte, 0, 4096), e.sum[:]...), ok: true}
+	w.uint(uint64(e.dirs))
 	w.uint(uint64(len(e.paths)))
 	for _, p := range e.paths {
 		w.str(p)
@@ -594,7 +632,12 @@ func decode(v []byte) (entry, bool) {
 	}
 	copy(e.sum[:], v)
 	rd := reader{s: string(v[32:])} // one copy: every string is a slice of it
+	dirs := rd.uint()
 	n := rd.count(1)
+	if dirs > uint64(n) {
+		return entry{}, false
+	}
+	e.dirs = int(dirs)
 	e.paths = make([]string, 0, n)
 	for range n {
 		e.paths = append(e.paths, rd.str())
