@@ -306,14 +306,14 @@ func (m *Memo) noteRacy(s stat) {
 	}
 }
 
-// statsOf is the lstat of each repository-relative path of ps: of the
-// first dirs (folders, shared by many workflows) this run's, made once;
-// of the others (files, most referenced by one workflow) made here.
-func (m *Memo) statsOf(ps []string, dirs int) []stat {
+// statsOf is this run's lstat of each repository-relative path of ps,
+// made once for all the run's workflows (status's 200 workflows reference
+// 4,000 files 60,000 times).
+func (m *Memo) statsOf(ps []string) []stat {
 	out := make([]stat, len(ps))
 	var todo []int
 	m.mu.Lock()
-	for i, p := range ps[:dirs] {
+	for i, p := range ps {
 		st, ok := m.stats[p]
 		if !ok {
 			todo = append(todo, i)
@@ -321,8 +321,8 @@ func (m *Memo) statsOf(ps []string, dirs int) []stat {
 		out[i] = st
 	}
 	m.mu.Unlock()
-	for i := dirs; i < len(ps); i++ {
-		todo = append(todo, i)
+	if len(todo) == 0 {
+		return out
 	}
 	buf := make([]byte, 0, len(m.root)+256)
 	for _, i := range todo {
@@ -331,9 +331,7 @@ func (m *Memo) statsOf(ps []string, dirs int) []stat {
 	}
 	m.mu.Lock()
 	for _, i := range todo {
-		if i < dirs {
-			m.stats[ps[i]] = out[i]
-		}
+		m.stats[ps[i]] = out[i]
 	}
 	m.mu.Unlock()
 	return out
@@ -379,7 +377,7 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (validate.Report, bool)
 		m.tab.Unhit()
 		return validate.Report{}, false
 	}
-	sts := m.statsOf(e.paths, e.dirs)
+	sts := m.statsOf(e.paths)
 	h := sha256.New()
 	var buf []byte
 	for i, p := range e.paths {
@@ -414,7 +412,7 @@ func (m *Memo) Put(c *workflow.Candidate, u validate.Report, now time.Time) {
 	if !ok {
 		return
 	}
-	sts := m.statsOf(paths, dirs)
+	sts := m.statsOf(paths)
 	h := sha256.New()
 	var buf []byte
 	for i, p := range paths {
@@ -461,8 +459,8 @@ func keepable(u validate.Report, now time.Time) bool {
 }
 
 // readSet is every working-tree path validation may read for candidate
-// c, and every folder above each: the folders first (dirs of them), then
-// the paths, each part sorted, each path once: its referenced files
+// c, and every folder above each: the folders first (dirs of them,
+// sorted), then the paths in the candidate's order: its referenced files
 // (all of them, as the integrity check cleans them), its state files, and
 // its stories' files (recorded, and those of every parsed story whose id
 // matches loosely: a superset of the one validation picks). False when
@@ -528,10 +526,10 @@ func (m *Memo) readSet(c *workflow.Candidate, u validate.Report) (paths []string
 	if !ok {
 		return nil, 0, false
 	}
+	// the files in the candidate's order (a memo keeps its order: no sort)
 	paths = slices.Sorted(maps.Keys(folders))
 	dirs = len(paths)
-	slices.Sort(files)
-	return append(paths, slices.Compact(files)...), dirs, true
+	return append(paths, files...), dirs, true
 }
 
 // Save writes the memos this run added, when every git object the run
