@@ -56,7 +56,8 @@ func newMemoRepo(t *testing.T) *memoRepo {
 	r.commit("ann", all...)
 	for i := 1; i <= 4; i++ {
 		var refs []string
-		for k := 0; k < memoFiles-10; k++ { // enough paths for Compare to read the index
+		// enough paths for Compare to read the index
+		for k := 0; k < memoFiles-10; k++ {
 			refs = append(refs, "  - "+all[(i*2+k)%memoFiles])
 		}
 		r.write(r.state(i), fmt.Sprintf("execution_id: sdc-%02d\nworkflow: story-development-cycle\nstory: \"%d.1\"\nupdated_at: %s\ncurrent_phase: implement\nstatus: interrupted\nfiles:\n%s\n",

@@ -22,7 +22,7 @@ import (
 // value nested deeper than maxDepth): the caller then keeps no memo.
 func digest(v any) (sum [32]byte, ok bool) {
 	h := sha256.New()
-	e := encoder{b: make([]byte, 0, flushAt+1024), h: h}
+	e := encoder{b: make([]byte, 0, 1024), h: h}
 	e.value(reflect.ValueOf(v), 0)
 	h.Write(e.b)
 	copy(sum[:], h.Sum(nil))
@@ -228,50 +228,4 @@ func compareBytes(a, b []byte) int {
 		}
 	}
 	return len(a) - len(b)
-}
-
-// same reports whether a and b are the same value, shallowly: equal
-// scalars, and slices, maps and pointers holding the same memory (the
-// caller changes neither while the memo is used). False is only "not
-// known": the value is then encoded.
-func same(a, b reflect.Value, depth int) bool {
-	if a.Type() != b.Type() || depth > maxDepth {
-		return false
-	}
-	switch a.Kind() {
-	case reflect.Bool:
-		return a.Bool() == b.Bool()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return a.Int() == b.Int()
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return a.Uint() == b.Uint()
-	case reflect.Float32, reflect.Float64:
-		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
-	case reflect.String:
-		return a.String() == b.String()
-	case reflect.Slice:
-		return a.IsNil() == b.IsNil() && a.Len() == b.Len() && a.Pointer() == b.Pointer()
-	case reflect.Map, reflect.Pointer:
-		return a.Pointer() == b.Pointer()
-	case reflect.Interface:
-		if a.IsNil() || b.IsNil() {
-			return a.IsNil() == b.IsNil()
-		}
-		return same(a.Elem(), b.Elem(), depth+1)
-	case reflect.Array:
-		for i := range a.Len() {
-			if !same(a.Index(i), b.Index(i), depth+1) {
-				return false
-			}
-		}
-		return true
-	case reflect.Struct:
-		for i := range a.NumField() {
-			if !same(a.Field(i), b.Field(i), depth+1) {
-				return false
-			}
-		}
-		return true
-	}
-	return false // complex, func, chan, unsafe pointer: not told
 }

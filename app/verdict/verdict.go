@@ -11,13 +11,14 @@
 // (the index, with its trailing checksum; the shallow file, the
 // alternates, the configuration, the commit-graph, the pack folder), the
 // configuration orchestrate read (thresholds, limits, statuses: its
-// canonical encoding), and the canonical encoding of every discovered
-// candidate (conflict (a) reads the others' ids, statuses, files and
-// stories) and of every parsed story. The candidate's (Get, Put): its
-// own canonical encoding, and its read set: each working-tree path its
-// report names (its referenced files, its stories, its state files) and
-// each folder above them, with their lstat data (device, inode, mode,
-// size, modification and change times in ns), checked again on every use.
+// canonical encoding), what validation reads of every discovered
+// candidate (conflict (a) reads the others' ids, sources, stories and
+// times; their statuses too), and the canonical encoding of every parsed
+// story. The candidate's (Get, Put): its own canonical encoding, and its
+// read set: each working-tree path validation may read for it (its
+// referenced files, its state files, its stories' files) and each folder
+// above them, with their lstat data (device, inode, mode, size,
+// modification and change times in ns), checked again on every use.
 //
 // Nothing is kept of a run whose git objects were not all verified, of a
 // repository without git, shallow or partial, of a run where a lock file
@@ -38,7 +39,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -106,11 +106,6 @@ type Memo struct {
 	start    time.Time
 	store    bool // the run's facts may be kept (none racy)
 	verified func() bool
-	// cands are the run's candidates, digests their digests, byID their
-	// indexes by id.
-	cands   []workflow.Candidate
-	digests [][32]byte
-	byID    map[string][]int
 	// storyPaths are the parsed stories' paths by loose id (storyid.Loose).
 	storyPaths map[string][]string
 
@@ -120,10 +115,11 @@ type Memo struct {
 }
 
 // Open returns the memo of a run described by f in disk, or nil when the
-// memo is off: no cache, no git, a shallow or partial clone, a lock file
-// present, or a fact that cannot be read or encoded.
+// memo is off: no cache, no git, few references to validate (worth), a
+// shallow or partial clone, a lock file present, or a fact that cannot be
+// read or encoded.
 func Open(disk *diskcache.Cache, f Facts) *Memo {
-	if !disk.Enabled() || f.Git == nil || f.Git.Shallow() || f.Git.Promisor() != "" {
+	if !disk.Enabled() || f.Git == nil || !worth(f.Candidates, len(f.Stories)) || f.Git.Shallow() || f.Git.Promisor() != "" {
 		return nil
 	}
 	clock := f.Clock
@@ -160,20 +156,20 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 			m.storyPaths[k] = append(m.storyPaths[k], st.Path)
 		}
 	}
-	// each candidate's digest, kept for its key (see key)
-	m.cands = f.Candidates
-	m.digests = make([][32]byte, len(f.Candidates))
-	m.byID = make(map[string][]int, len(f.Candidates))
-	b = binary.AppendUvarint(b, uint64(len(f.Candidates)))
+	// what validation reads of the other candidates (conflict (a), see
+	// validate's rivalsOf and otherWorkflows), with their statuses; a
+	// candidate's own key holds all of it (see key)
+	others := make([]otherFacts, len(f.Candidates))
 	for i := range f.Candidates {
-		d, ok := digest(&f.Candidates[i])
-		if !ok {
-			return nil
-		}
-		m.digests[i] = d
-		m.byID[f.Candidates[i].ID] = append(m.byID[f.Candidates[i].ID], i)
-		b = append(b, d[:]...)
+		c := &f.Candidates[i]
+		others[i] = otherFacts{ID: c.ID, Status: c.Status, Resumable: c.Resumable, Source: c.Source,
+			Stories: c.Stories, StoryRefs: c.StoryRefs, UpdatedAt: c.UpdatedAt}
 	}
+	d, ok := digest(others)
+	if !ok {
+		return nil
+	}
+	b = append(b, d[:]...)
 	m.run = sha256.Sum256(b)
 	m.tab = cachetable.New(disk, f.Root, cachetable.Spec[[32]byte, []byte]{
 		Prefix:  Prefix,
@@ -188,6 +184,20 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		return nil
 	}
 	return m
+}
+
+// worth reports whether a memo may pay for its key: the resumable
+// candidates reference at least a quarter as many files as there are
+// candidates and stories to digest (20,000 stories and a few workflows:
+// validating costs less than the key).
+func worth(cs []workflow.Candidate, stories int) bool {
+	n := 0
+	for i := range cs {
+		if cs[i].Resumable {
+			n += len(cs[i].Files)
+		}
+	}
+	return n > 0 && 4*n >= len(cs)+stories
 }
 
 // locked reports whether the locks folder holds anything (or cannot be
@@ -337,23 +347,23 @@ func (m *Memo) statsOf(ps []string) []stat {
 	return out
 }
 
-// key is the memo key of candidate c: the run's part and c's digest
-// (the one Open made when c is one of the run's candidates, shallowly).
+// key is the memo key of candidate c: the run's part and c's digest.
 func (m *Memo) key(c *workflow.Candidate) ([32]byte, bool) {
-	d, ok := [32]byte{}, false
-	cv := reflect.ValueOf(c).Elem()
-	for _, i := range m.byID[c.ID] {
-		if same(cv, reflect.ValueOf(&m.cands[i]).Elem(), 0) {
-			d, ok = m.digests[i], true
-			break
-		}
-	}
+	d, ok := digest(c)
 	if !ok {
-		if d, ok = digest(c); !ok {
-			return [32]byte{}, false
-		}
+		return [32]byte{}, false
 	}
 	return sha256.Sum256(append(append(make([]byte, 0, 64), m.run[:]...), d[:]...)), true
+}
+
+// otherFacts is what validation reads of another candidate.
+type otherFacts struct {
+	ID, Status string
+	Resumable  bool
+	Source     workflow.SourceRef
+	Stories    []string
+	StoryRefs  []workflow.StoryRef
+	UpdatedAt  time.Time
 }
 
 // Get returns the memo of candidate c's unaged report (validate.Unaged,

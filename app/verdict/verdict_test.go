@@ -140,7 +140,7 @@ func TestRefFileFastPathCoversEveryField(t *testing.T) {
 
 // TestDigestTellsCandidatesApart: the candidate digest changes with any
 // field (a saved context's value included) and not with map order; a
-// func has no digest; same agrees with the digest.
+// func has no digest.
 func TestDigestTellsCandidatesApart(t *testing.T) {
 	c := workflow.Candidate{ID: "w", Status: "interrupted", Context: map[string]any{"a": 1.0, "b": []any{"x", map[string]any{"k": true}}},
 		UpdatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Epic: &workflow.Epic{}}
@@ -164,11 +164,5 @@ func TestDigestTellsCandidatesApart(t *testing.T) {
 	}
 	if _, ok := digest(map[string]any{"f": func() {}}); ok {
 		t.Error("a func was digested")
-	}
-	if !same(reflect.ValueOf(c), reflect.ValueOf(c), 0) {
-		t.Error("a candidate is not the same as itself")
-	}
-	if same(reflect.ValueOf(c), reflect.ValueOf(c3), 0) || same(reflect.ValueOf(c), reflect.ValueOf(c2), 0) {
-		t.Error("candidates that differ are the same")
 	}
 }
