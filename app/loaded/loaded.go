@@ -271,11 +271,12 @@ func (s *Session) validate(c workflow.Candidate, noLists bool) validate.Report {
 	}
 	// the verdict memo (app/verdict): its unaged report, else one made
 	// and kept; the age step on every use
-	if u, ok := s.memo.Get(&c, s.Now); ok {
+	u, k, ok := s.memo.Get(&c, s.Now)
+	if ok {
 		return validate.Aged(u, in)
 	}
-	u := validate.Unaged(in)
-	s.memo.Put(&c, u, s.Now)
+	u = validate.Unaged(in)
+	s.memo.Put(k, &c, u, s.Now)
 	for _, f := range u.Findings {
 		if f.Code == workflow.CodeMoreFindings {
 			return validate.Validate(in) // capped: Aged would sort anew

@@ -356,6 +356,12 @@ func (m *Memo) key(c *workflow.Candidate) ([32]byte, bool) {
 	return sha256.Sum256(append(append(make([]byte, 0, 64), m.run[:]...), d[:]...)), true
 }
 
+// Key is a candidate's memo key, from Get for Put.
+type Key struct {
+	k  [32]byte
+	ok bool
+}
+
 // otherFacts is what validation reads of another candidate.
 type otherFacts struct {
 	ID, Status string
@@ -370,22 +376,22 @@ type otherFacts struct {
 // without its file and story lists) when one is kept under the run's and
 // c's key and every path of its read set has the stat data it had, and
 // the report's own activity is not after now.
-func (m *Memo) Get(c *workflow.Candidate, now time.Time) (validate.Report, bool) {
+// On a miss, k is the key Put keeps the report made instead under.
+func (m *Memo) Get(c *workflow.Candidate, now time.Time) (_ validate.Report, k Key, _ bool) {
 	if m == nil {
-		return validate.Report{}, false
+		return validate.Report{}, k, false
 	}
-	k, ok := m.key(c)
-	if !ok {
-		return validate.Report{}, false
+	if k.k, k.ok = m.key(c); !k.ok {
+		return validate.Report{}, k, false
 	}
-	raw, _, ok := m.tab.Get(k)
+	raw, _, ok := m.tab.Get(k.k)
 	if !ok {
-		return validate.Report{}, false
+		return validate.Report{}, k, false
 	}
 	e, ok := decode(raw)
 	if !ok || !e.sameNow(now) {
 		m.tab.Unhit()
-		return validate.Report{}, false
+		return validate.Report{}, k, false
 	}
 	sts := m.statsOf(e.paths)
 	h := sha256.New()
@@ -393,32 +399,28 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (validate.Report, bool)
 	for i, p := range e.paths {
 		if sts[i].err {
 			m.tab.Refuse()
-			return validate.Report{}, false
+			return validate.Report{}, k, false
 		}
 		buf = sts[i].append(appendStr(buf[:0], p))
 		h.Write(buf)
 	}
 	if !bytes.Equal(h.Sum(nil), e.sum[:]) {
 		m.tab.Refuse()
-		return validate.Report{}, false
+		return validate.Report{}, k, false
 	}
 	m.mu.Lock()
 	m.hits++
 	m.mu.Unlock()
-	return e.rep, true
+	return e.rep, k, true
 }
 
-// Put keeps u, candidate c's unaged report made at now, when it may be
-// kept (see the package comment). Its lists, if any, are not kept.
-func (m *Memo) Put(c *workflow.Candidate, u validate.Report, now time.Time) {
-	if m == nil || !m.store || !keepable(u, now) {
+// Put keeps u, candidate c's unaged report made at now, under k (Get's),
+// when it may be kept (see the package comment). Its lists, if any, are not kept.
+func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Time) {
+	if m == nil || !k.ok || !m.store || !keepable(u, now) {
 		return
 	}
 	paths, dirs, ok := m.readSet(c, u)
-	if !ok {
-		return
-	}
-	k, ok := m.key(c)
 	if !ok {
 		return
 	}
@@ -445,7 +447,7 @@ func (m *Memo) Put(c *workflow.Candidate, u validate.Report, now time.Time) {
 	if !ok {
 		return
 	}
-	m.tab.Add(k, v)
+	m.tab.Add(k.k, v)
 }
 
 // keepable reports whether an unaged report may be kept: git judged it
