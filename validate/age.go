@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
@@ -14,15 +15,8 @@ import (
 // thresholds take the defaults.
 func ClassifyAge(d time.Duration, a config.Age) string {
 	def := config.Default().Age
-	if a.Fresh <= 0 {
-		a.Fresh = def.Fresh
-	}
-	if a.Recent <= 0 {
-		a.Recent = def.Recent
-	}
-	if a.Stale <= 0 {
-		a.Stale = def.Stale
-	}
+	a.Fresh, a.Recent = cmp.Or(max(a.Fresh, 0), def.Fresh), cmp.Or(max(a.Recent, 0), def.Recent)
+	a.Stale = cmp.Or(max(a.Stale, 0), def.Stale)
 	switch {
 	case d < a.Fresh:
 		return AgeFresh
@@ -53,7 +47,7 @@ func (v *validator) age() {
 	}
 	v.rep.Age = d
 	v.rep.AgeClass = ClassifyAge(d, v.cfg.Age)
-	if v.timeCut != "" {
+	if v.rep.TimeCut != "" {
 		v.ageAtLeast(d)
 		return
 	}
@@ -85,7 +79,7 @@ func (v *validator) ageAtLeast(d time.Duration) {
 			"interrupted "+ago+": resume with careful validation")
 	default:
 		v.add(workflow.CheckAge, workflow.Info, "age-unknown", v.c.Source.Path, "",
-			"interrupted "+ago+" (at or before "+display(v.timeCut)+", where the clone's history ends): the exact age of the state is unknown")
+			"interrupted "+ago+" (at or before "+display(v.rep.TimeCut)+", where the clone's history ends): the exact age of the state is unknown")
 	}
 	v.rep.AgeClass = AgeUnknown
 }

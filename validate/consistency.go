@@ -3,7 +3,9 @@ package validate
 import (
 	"fmt"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -176,12 +178,8 @@ func (v *validator) lookupStory(id string) *workflow.Story {
 	}
 	if v.storyIndex == nil {
 		v.storyIndex = map[string]*workflow.Story{}
-		keys := make([]string, 0, len(v.in.Stories))
-		for k := range v.in.Stories {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys) // the first spelling wins, deterministically
-		for _, k := range keys {
+		// the first spelling wins, deterministically
+		for _, k := range slices.Sorted(maps.Keys(v.in.Stories)) {
 			if st := v.in.Stories[k]; st != nil {
 				if n := storyid.Loose(k); v.storyIndex[n] == nil {
 					v.storyIndex[n] = st

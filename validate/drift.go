@@ -65,12 +65,12 @@ func (v *validator) drift() {
 		v.noBaseline()
 		return
 	}
-	v.timeCut = v.timeFromCut()
-	if v.timeCut != "" && v.c.Commit == "" {
+	v.rep.TimeCut = v.timeFromCut()
+	if v.rep.TimeCut != "" && v.c.Commit == "" {
 		// The time is a bound: the interruption commit could be any one
 		// at or before the cut, and the history before it is missing.
 		v.historyMissing(stories, fmt.Sprintf("at or before %s, the time of %s, where this %s's history ends",
-			stamp(at), display(v.timeCut), v.cloneKind()))
+			stamp(at), display(v.rep.TimeCut), v.cloneKind()))
 		return
 	}
 	base, err := v.in.Git.InterruptionCommit(v.c.Commit, at)

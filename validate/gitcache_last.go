@@ -6,9 +6,10 @@ package validate
 import (
 	"errors"
 	"iter"
+	"maps"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,12 +173,7 @@ func (v *validator) recordPathsOf(cand *workflow.Candidate) []string {
 			add(rf.Path)
 		}
 	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // resumableBases yields every resumable candidate of the run that has an

@@ -325,6 +325,9 @@ func (v *validator) activity(ch change, by []gitrepo.Commit, mtime time.Time) {
 	if latest.IsZero() {
 		return
 	}
+	if latest.After(v.rep.Activity) { // before now keeps it
+		v.rep.Activity = latest
+	}
 	if !v.in.Now.IsZero() && latest.After(v.in.Now) {
 		latest = v.in.Now
 	}

@@ -1,7 +1,3 @@
-// Package validate checks a discovered candidate against the repository as
-// it is now: integrity of referenced files, consistency of
-// statuses, conflicts with work done since the interruption (git drift
-// through internal/gitrepo), and age. It returns findings as values.
 package validate
 
 import (
@@ -92,6 +88,10 @@ type Report struct {
 	// commits' times, its uncommitted edits' modification times, never past
 	// Now). Age counts from it.
 	InterruptedAt time.Time `json:"interrupted_at"`
+	// Activity is the latest own activity, unbounded by Now (zero: none);
+	// TimeCut, where a cut history dated the candidate's time from, or "".
+	Activity time.Time `json:"-"`
+	TimeCut  string    `json:"-"`
 	// Base is the interruption commit, zero without git or when not found.
 	Base gitrepo.Commit `json:"base"`
 	// GitMode says how drift was found: "git", "mtime" (no git, or no commit

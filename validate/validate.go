@@ -100,8 +100,8 @@
 package validate
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -166,6 +166,28 @@ type Input struct {
 // panics on bad input, never writes, and gives the same report for the same
 // input.
 func Validate(in Input) Report {
+	v := unaged(in)
+	v.age()
+	return v.finish()
+}
+
+// Unaged is Validate without the age step (app/verdict keeps it): nothing
+// in it depends on in.Now unless Report.Activity is after in.Now.
+func Unaged(in Input) Report { return unaged(in).finish() }
+
+// Aged is Validate's report of in from u, Unaged's report of in: the age
+// step as of in.Now, its findings sorted and capped with u's.
+func Aged(u Report, in Input) Report {
+	v := newValidator(in)
+	v.rep = u
+	v.list.Add(u.Findings...)
+	v.age()
+	r := v.finish()
+	r.ChangedPhases, r.MissingPhases = u.ChangedPhases, u.MissingPhases
+	return r
+}
+
+func unaged(in Input) *validator {
 	v := newValidator(in)
 	v.list.Add(in.Candidate.Findings...)
 	v.resolveStories()
@@ -174,8 +196,7 @@ func Validate(in Input) Report {
 	v.otherWorkflows()
 	v.drift()
 	v.epicStories()
-	v.age()
-	return v.finish()
+	return v
 }
 
 // validator carries one validation run.
@@ -198,11 +219,8 @@ type validator struct {
 	removalLookups int
 	// own is what is known of the workflow's own files and authors (see
 	// progress.go), made on first use.
-	own ownership
-	// timeCut is the commit the candidate's time was dated from when the
-	// history is cut short there (see timeFromCut): the time is a bound.
-	timeCut string
-	keyBuf  []byte // clause's key, reused
+	own    ownership
+	keyBuf []byte // clause's key, reused
 }
 
 func newValidator(in Input) *validator {
@@ -295,17 +313,7 @@ func (v *validator) finish() Report {
 	return rep
 }
 
-func sortedKeys(m map[string]bool) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
 // display makes a path safe to print: a path holding control characters
 // (NUL, newline, …) is shown escaped, as a Go string literal without quotes.

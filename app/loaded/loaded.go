@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/app/verdict"
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/discover/story"
 	"github.com/orchestrate-dev/orchestrate/handoff"
@@ -43,7 +44,9 @@ type Session struct {
 	Repo   *discover.Repo
 	Res    discover.Result
 
-	run *validate.Run // shared by the session's validations, made on first use
+	run   *validate.Run // shared by the session's validations, made on first use
+	cache *diskcache.Cache
+	memo  *verdict.Memo // the verdict memo of ValidateAll's runs without lists, made with run
 }
 
 // Location is where a command runs: the repository root and its git access.
@@ -158,7 +161,7 @@ func Resolve(dir string) (Location, error) {
 // Load runs discovery in loc with configuration cfg at time now (kept in
 // UTC), dating story files from git when there is git.
 func Load(loc Location, cfg config.Config, now time.Time) *Session {
-	s := &Session{Root: loc.Root, Cfg: cfg, Git: loc.Git, GitErr: loc.GitErr, Now: now.UTC()}
+	s := &Session{Root: loc.Root, Cfg: cfg, Git: loc.Git, GitErr: loc.GitErr, Now: now.UTC(), cache: loc.Cache}
 	repo, defFindings := discover.NewRepo(loc.Root, cfg)
 	s.Repo = repo
 	opts := discover.Options{Cache: loc.Cache}
@@ -177,6 +180,7 @@ func Load(loc Location, cfg config.Config, now time.Time) *Session {
 func (s *Session) SaveCaches() {
 	if s != nil && s.Git != nil {
 		_ = s.Git.SaveCache()
+		_ = s.memo.Save() // after the git tables: verification has ended
 	}
 }
 
@@ -223,8 +227,24 @@ func (s *Session) ValidateAll(cs []workflow.Candidate, lists bool) []*validate.R
 func (s *Session) newRun() {
 	if s.run == nil {
 		s.run = validate.NewRun(s.Root, s.Res.Candidates)
+		if s.Git != nil {
+			s.memo = verdict.Open(s.cache, verdict.Facts{Root: s.Root, Git: s.Git, Verified: verifiedOf(s.Git),
+				Candidates: s.Res.Candidates, Stories: s.Res.Stories, Config: s.Cfg, Clock: memoClock})
+		}
 	}
 }
+
+// verifiedOf is g's report of whether every object it read was verified,
+// when g gives one; nil (nothing is kept) when it does not. A variable, and
+// memoClock the memo's wall clock, for the tests.
+var verifiedOf = func(g any) func() bool {
+	if v, ok := g.(interface{ Verified() bool }); ok {
+		return v.Verified
+	}
+	return nil
+}
+
+var memoClock = time.Now
 
 // validate is Validate once the run is made (safe for concurrent use),
 // without the file and story lists when noLists is set.
@@ -246,7 +266,23 @@ func (s *Session) validate(c workflow.Candidate, noLists bool) validate.Report {
 		in.Git = s.Git
 	}
 	in.LiveLock = func(id string) bool { return handoff.Inspect(s.Root, id).Live }
-	return validate.Validate(in)
+	if !noLists || s.memo == nil {
+		return validate.Validate(in)
+	}
+	// the verdict memo (app/verdict): its unaged report, else one made
+	// and kept; the age step on every use
+	u, k, ok := s.memo.Get(&c, s.Now)
+	if ok {
+		return validate.Aged(u, in)
+	}
+	u = validate.Unaged(in)
+	s.memo.Put(k, &c, u, s.Now)
+	for _, f := range u.Findings {
+		if f.Code == workflow.CodeMoreFindings {
+			return validate.Validate(in) // capped: Aged would sort anew
+		}
+	}
+	return validate.Aged(u, in)
 }
 
 // Exists reports whether the repository-relative path rel exists, as

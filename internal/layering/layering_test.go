@@ -56,7 +56,7 @@ var layers = []layer{
 	{"modes", []string{"modes/..."}},
 	{"handoff", []string{"handoff/..."}},
 	// the use cases every command builds on
-	{"use case", []string{"app/loaded", "app/resumeflow"}},
+	{"use case", []string{"app/loaded", "app/resumeflow", "app/verdict"}},
 	// flags, wiring, rendering, exit codes
 	{"command", []string{"app/cli", "app/cli/cmdutil", "app/cli/completion", "app/cli/failpoint", "app/cli/iostreams", "app/cli/jsondoc", "app/cli/tablefit", "app/cli/views", "app/mcp"}},
 	// programs and whole-program tests

@@ -1,0 +1,683 @@
+// Package verdict is the per-workflow verdict memo: a validation's report
+// before its age step (validate.Unaged), kept in the user's cache under a
+// key holding every input it was computed from, and used by a later run
+// only while each of those inputs is unchanged. It is an optimisation
+// only: a memo that is missing, corrupt, foreign or no longer true is a
+// miss, and the workflow is validated afresh (DESIGN §13: cached data can
+// never change an answer).
+//
+// The key has two parts. The run's (Open): the build, the repository
+// root, HEAD's hash, the stat data of the git files that shape an answer
+// (the index, with its trailing checksum; the shallow file, the
+// alternates, the configuration, the commit-graph, the pack folder), the
+// configuration orchestrate read (thresholds, limits, statuses: its
+// canonical encoding), what validation reads of every discovered
+// candidate (conflict (a) reads the others' ids, sources, stories and
+// times; their statuses too), and the canonical encoding of every parsed
+// story. The candidate's (Get, Put): its own canonical encoding, and its
+// read set: each working-tree path validation may read for it (its
+// referenced files, its state files, its stories' files) and each folder
+// above them, with their lstat data (device, inode, mode, size,
+// modification and change times in ns), checked again on every use.
+//
+// Nothing is kept of a run whose git objects were not all verified, of a
+// repository without git, shallow or partial, of a run where a lock file
+// exists, of a report whose time was kept from passing the clock, that
+// judged by modification times or could not read git, or whose read set
+// holds a symlink or a path changed within StatCacheRacy of the run's
+// start. The clock is never part of a memo: Aged runs the age step on every
+// use.
+package verdict
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/storyid"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+// version salts every key: bump it on any change of what a memo holds or
+// of what validation reports for the same inputs outside a build change.
+const version = 1
+
+// Prefix starts the memo table's name (cachetable: the work tree's digest
+// follows).
+const Prefix = "verdict-"
+
+// Bounds: the entries one run adds, their bytes, and the table file.
+const (
+	maxNew   = 20000
+	maxBytes = 16 << 20
+	bound    = 24 << 20
+)
+
+// Git is what the memo asks of git; *gitrepo.Repo satisfies it.
+type Git interface {
+	Head() (gitrepo.Commit, error)
+	Shallow() bool
+	Promisor() string
+}
+
+// Facts is what a run's memo is keyed by and may keep.
+type Facts struct {
+	// Root is the repository root (absolute).
+	Root string
+	// Git is the repository's git; nil (no git) keeps no memo.
+	Git Git
+	// Verified reports, at Save, whether every git object the run read
+	// was what its hash names; nil keeps nothing.
+	Verified func() bool
+	// Candidates are every discovered candidate; Stories every parsed story.
+	Candidates []workflow.Candidate
+	Stories    map[string]*workflow.Story
+	// Config is the configuration the run validates with.
+	Config config.Config
+	// Clock is the wall clock the racy window counts from (nil: time.Now).
+	Clock func() time.Time
+}
+
+// Memo is one run's use of the verdict table. It is safe for concurrent
+// use; a nil Memo is off (every Get misses, Put keeps nothing).
+type Memo struct {
+	tab      *cachetable.Table[[32]byte, []byte]
+	root     string
+	run      [32]byte
+	start    time.Time
+	store    bool // the run's facts may be kept (none racy)
+	verified func() bool
+	// storyPaths are the parsed stories' paths by loose id (storyid.Loose).
+	storyPaths map[string][]string
+
+	mu    sync.Mutex
+	stats map[string]stat // this run's lstat of a path, made once
+	hits  int
+}
+
+// Open returns the memo of a run described by f in disk, or nil when the
+// memo is off: no cache, no git, few references to validate (worth), a
+// shallow or partial clone, a lock file present, or a fact that cannot be
+// read or encoded.
+func Open(disk *diskcache.Cache, f Facts) *Memo {
+	if !disk.Enabled() || f.Git == nil || !worth(f.Candidates, len(f.Stories)) || f.Git.Shallow() || f.Git.Promisor() != "" {
+		return nil
+	}
+	clock := f.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	m := &Memo{root: f.Root, start: clock(), verified: f.Verified, stats: map[string]stat{}, store: true}
+	if locked(f.Root) {
+		return nil
+	}
+	head, err := f.Git.Head()
+	if err != nil || head.Hash == "" {
+		return nil
+	}
+	salt := source.StatCacheSalt("orchestrate verdict memo", version)
+	b := append([]byte(nil), salt[:]...)
+	b = appendStr(b, f.Root)
+	b = appendStr(b, head.Hash)
+	var ok bool
+	if b, ok = m.gitFacts(b); !ok {
+		return nil
+	}
+	for _, v := range []any{f.Config, f.Stories} {
+		d, ok := digest(v)
+		if !ok {
+			return nil
+		}
+		b = append(b, d[:]...)
+	}
+	m.storyPaths = make(map[string][]string, len(f.Stories))
+	for id, st := range f.Stories {
+		if st != nil {
+			k := storyid.Loose(id)
+			m.storyPaths[k] = append(m.storyPaths[k], st.Path)
+		}
+	}
+	// what validation reads of the other candidates (conflict (a), see
+	// validate's rivalsOf and otherWorkflows), with their statuses; a
+	// candidate's own key holds all of it (see key)
+	others := make([]otherFacts, len(f.Candidates))
+	for i := range f.Candidates {
+		c := &f.Candidates[i]
+		others[i] = otherFacts{ID: c.ID, Status: c.Status, Resumable: c.Resumable, Source: c.Source,
+			Stories: c.Stories, StoryRefs: c.StoryRefs, UpdatedAt: c.UpdatedAt}
+	}
+	d, ok := digest(others)
+	if !ok {
+		return nil
+	}
+	b = append(b, d[:]...)
+	m.run = sha256.Sum256(b)
+	m.tab = cachetable.New(disk, f.Root, cachetable.Spec[[32]byte, []byte]{
+		Prefix:  Prefix,
+		KeySize: 32,
+		Key:     func(k *[32]byte) []byte { return k[:] },
+		Encode:  func(dst []byte, v []byte) []byte { return append(dst, v...) },
+		Decode:  func(v []byte) ([]byte, bool) { return v, true },
+		MaxNew:  maxNew, MaxBytes: maxBytes, Size: func(v []byte) int { return len(v) + 32 },
+		Bound: bound, Grow: func(n, valueBytes int) int64 { return int64(valueBytes) + int64(n)*16 },
+	})
+	if !m.tab.Open() {
+		return nil
+	}
+	return m
+}
+
+// worth reports whether a memo may pay for its key: the resumable
+// candidates reference at least a quarter as many files as there are
+// candidates and stories to digest (20,000 stories and a few workflows:
+// validating costs less than the key).
+func worth(cs []workflow.Candidate, stories int) bool {
+	n := 0
+	for i := range cs {
+		if cs[i].Resumable {
+			n += len(cs[i].Files)
+		}
+	}
+	return n > 0 && 4*n >= len(cs)+stories
+}
+
+// locked reports whether the locks folder holds anything (or cannot be
+// read): a lock's liveness is never part of a memo.
+func locked(root string) bool {
+	ents, err := os.ReadDir(filepath.Join(root, ".orchestrate", "locks"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	return err != nil || len(ents) > 0
+}
+
+// gitFiles are the git folder's files (relative to it, or to the common
+// folder of a linked worktree) whose stat data is part of the run's key.
+var gitFiles = []string{"index", "shallow", "config", "commondir", "info/grafts",
+	"objects/info/alternates", "objects/info/commit-graph", "objects/info/commit-graphs",
+	"objects/info/commit-graphs/commit-graph-chain", "objects/pack", "HEAD"}
+
+// gitFacts appends the git files' stat data and the index's trailing
+// checksum to b; false when one cannot be told (or, through m.store, is racy).
+func (m *Memo) gitFacts(b []byte) ([]byte, bool) {
+	dg, err := gitobj.FindDotGit(m.root)
+	if err != nil {
+		return b, false
+	}
+	dirs := []string{dg.GitDir}
+	if dg.Common != "" {
+		dirs = append(dirs, dg.Common)
+	}
+	for _, d := range dirs {
+		b = appendStr(b, d)
+		for _, name := range gitFiles {
+			st := lstat(filepath.Join(d, filepath.FromSlash(name)))
+			if st.err {
+				return b, false
+			}
+			m.noteRacy(st)
+			b = st.append(b)
+		}
+	}
+	sum, ok := indexChecksum(filepath.Join(dg.GitDir, "index"))
+	if !ok {
+		return b, false
+	}
+	return append(b, sum...), true
+}
+
+// indexChecksum is the index file's trailing checksum (its last 32
+// bytes: the SHA-1's 20 and what precedes them), or nothing when there is
+// no index.
+func indexChecksum(p string) ([]byte, bool) {
+	f, fi, err := gitobj.OpenGitFile(p, 1<<40)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	n := min(fi.Size(), 32)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, fi.Size()-n); err != nil {
+		return nil, false
+	}
+	return buf, true
+}
+
+// stat is the lstat data of one path: absent, or device, inode, mode,
+// size and times; err when lstat failed otherwise.
+type stat struct {
+	absent, err  bool
+	dev, ino     uint64
+	mode         uint32
+	size         int64
+	mtime, ctime int64 // ns
+}
+
+func lstat(p string) stat {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return stat{absent: true}
+		}
+		return stat{err: true}
+	}
+	return stat{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size,
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+}
+
+func (s stat) append(b []byte) []byte {
+	if s.absent {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.LittleEndian.AppendUint64(b, s.dev)
+	b = binary.LittleEndian.AppendUint64(b, s.ino)
+	b = binary.LittleEndian.AppendUint32(b, s.mode)
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.size))
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.mtime))
+	return binary.LittleEndian.AppendUint64(b, uint64(s.ctime))
+}
+
+// racy reports whether s changed within the racy window of start (or
+// after it).
+func (s stat) racy(start time.Time) bool {
+	if s.absent {
+		return false
+	}
+	limit := start.Add(-source.StatCacheRacy).UnixNano()
+	return s.mtime > limit || s.ctime > limit
+}
+
+func (m *Memo) noteRacy(s stat) {
+	if s.racy(m.start) {
+		m.store = false
+	}
+}
+
+// statsOf is this run's lstat of each repository-relative path of ps,
+// made once for all the run's workflows (status's 200 workflows reference
+// 4,000 files 60,000 times).
+func (m *Memo) statsOf(ps []string) []stat {
+	out := make([]stat, len(ps))
+	var todo []int
+	m.mu.Lock()
+	for i, p := range ps {
+		st, ok := m.stats[p]
+		if !ok {
+			todo = append(todo, i)
+		}
+		out[i] = st
+	}
+	m.mu.Unlock()
+	if len(todo) == 0 {
+		return out
+	}
+	buf := make([]byte, 0, len(m.root)+256)
+	for _, i := range todo {
+		buf = append(append(append(buf[:0], m.root...), '/'), ps[i]...)
+		out[i] = lstat(string(buf))
+	}
+	m.mu.Lock()
+	for _, i := range todo {
+		m.stats[ps[i]] = out[i]
+	}
+	m.mu.Unlock()
+	return out
+}
+
+// key is the memo key of candidate c: the run's part and c's digest.
+func (m *Memo) key(c *workflow.Candidate) ([32]byte, bool) {
+	d, ok := digest(c)
+	if !ok {
+		return [32]byte{}, false
+	}
+	return sha256.Sum256(append(append(make([]byte, 0, 64), m.run[:]...), d[:]...)), true
+}
+
+// Key is a candidate's memo key, from Get for Put.
+type Key struct {
+	k  [32]byte
+	ok bool
+}
+
+// otherFacts is what validation reads of another candidate.
+type otherFacts struct {
+	ID, Status string
+	Resumable  bool
+	Source     workflow.SourceRef
+	Stories    []string
+	StoryRefs  []workflow.StoryRef
+	UpdatedAt  time.Time
+}
+
+// Get returns the memo of candidate c's unaged report (validate.Unaged,
+// without its file and story lists) when one is kept under the run's and
+// c's key and every path of its read set has the stat data it had, and
+// the report's own activity is not after now.
+// On a miss, k is the key Put keeps the report made instead under.
+func (m *Memo) Get(c *workflow.Candidate, now time.Time) (_ validate.Report, k Key, _ bool) {
+	if m == nil {
+		return validate.Report{}, k, false
+	}
+	if k.k, k.ok = m.key(c); !k.ok {
+		return validate.Report{}, k, false
+	}
+	raw, _, ok := m.tab.Get(k.k)
+	if !ok {
+		return validate.Report{}, k, false
+	}
+	e, ok := decode(raw)
+	if !ok || !e.sameNow(now) {
+		m.tab.Unhit()
+		return validate.Report{}, k, false
+	}
+	sts := m.statsOf(e.paths)
+	h := sha256.New()
+	var buf []byte
+	for i, p := range e.paths {
+		if sts[i].err {
+			m.tab.Refuse()
+			return validate.Report{}, k, false
+		}
+		buf = sts[i].append(appendStr(buf[:0], p))
+		h.Write(buf)
+	}
+	if !bytes.Equal(h.Sum(nil), e.sum[:]) {
+		m.tab.Refuse()
+		return validate.Report{}, k, false
+	}
+	m.mu.Lock()
+	m.hits++
+	m.mu.Unlock()
+	return e.rep, k, true
+}
+
+// Put keeps u, candidate c's unaged report made at now, under k (Get's),
+// when it may be kept (see the package comment). Its lists, if any, are not kept.
+func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Time) {
+	if m == nil || !k.ok || !m.store || !keepable(u, now) {
+		return
+	}
+	paths, dirs, ok := m.readSet(c, u)
+	if !ok {
+		return
+	}
+	sts := m.statsOf(paths)
+	h := sha256.New()
+	var buf []byte
+	for i, p := range paths {
+		st := sts[i]
+		if st.err || st.racy(m.start) || st.mode&unix.S_IFMT == unix.S_IFLNK {
+			return
+		}
+		buf = st.append(appendStr(buf[:0], p))
+		h.Write(buf)
+	}
+	var e entry
+	e.rep = u
+	if u.Activity.After(now) {
+		e.clamped = now // the report holds now: it is true at now only
+	}
+	e.rep.Files, e.rep.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	copy(e.sum[:], h.Sum(nil))
+	e.paths, e.dirs = paths, dirs
+	v, ok := encode(e)
+	if !ok {
+		return
+	}
+	m.tab.Add(k.k, v)
+}
+
+// keepable reports whether an unaged report may be kept: git judged it
+// (or nothing needed comparing), it read git without error, its history
+// was whole, it was made with a clock, and its findings were not capped
+// (Aged then sorts them with the age's as Validate does).
+func keepable(u validate.Report, now time.Time) bool {
+	if u.GitMode != validate.GitModeGit && u.GitMode != validate.GitModeNone {
+		return false
+	}
+	if u.TimeCut != "" || now.IsZero() {
+		return false
+	}
+	for _, f := range u.Findings {
+		switch f.Code {
+		case workflow.CodeMoreFindings, "git-error", "history-missing", "no-git", "git-fallback":
+			return false
+		}
+	}
+	return true
+}
+
+// readSet is every working-tree path validation may read for candidate
+// c, and every folder above each: the folders first (dirs of them,
+// sorted), then the paths in the candidate's order: its referenced files
+// (all of them, as the integrity check cleans them), its state files, and
+// its stories' files (recorded, and those of every parsed story whose id
+// matches loosely: a superset of the one validation picks). False when
+// one cannot be named exactly (absolute, leaving the repository, holding
+// a control character) or the report found a path unsafe.
+func (m *Memo) readSet(c *workflow.Candidate, u validate.Report) (paths []string, dirs int, ok bool) {
+	for _, f := range u.Findings {
+		if f.Code == "unsafe-path" {
+			return nil, 0, false
+		}
+	}
+	files := make([]string, 0, len(c.Files)+8)
+	folders := map[string]bool{".": true}
+	ok = true
+	add := func(p string) {
+		if p == "" || !ok {
+			return
+		}
+		if filepath.IsAbs(p) {
+			rel, err := filepath.Rel(m.root, p)
+			if err != nil {
+				ok = false
+				return
+			}
+			p = rel
+		}
+		for i := 0; i < len(p); i++ {
+			if b := p[i]; b < 0x20 || b == 0x7f {
+				ok = false
+				return
+			}
+		}
+		cl := path.Clean(filepath.ToSlash(p))
+		if path.IsAbs(cl) || cl == ".." || strings.HasPrefix(cl, "../") {
+			ok = false
+			return
+		}
+		files = append(files, cl)
+		for d := path.Dir(cl); d != "." && !folders[d]; d = path.Dir(d) {
+			folders[d] = true
+		}
+	}
+	for i := range c.Files {
+		add(c.Files[i].Path)
+	}
+	add(c.Source.Path)
+	for _, e := range c.Evidence {
+		add(e.Path)
+	}
+	add(c.BackupPath)
+	story := func(id string) {
+		for _, p := range m.storyPaths[storyid.Loose(strings.TrimSpace(id))] {
+			add(p)
+		}
+	}
+	for _, r := range c.StoryRefs {
+		add(r.Path)
+		story(r.ID)
+	}
+	for _, id := range c.Stories {
+		story(id)
+	}
+	if !ok {
+		return nil, 0, false
+	}
+	// the files in the candidate's order (a memo keeps its order: no sort)
+	paths = slices.Sorted(maps.Keys(folders))
+	dirs = len(paths)
+	return append(paths, files...), dirs, true
+}
+
+// Save writes the memos this run added, when every git object the run
+// read was verified; else it drops them.
+func (m *Memo) Save() error {
+	if m == nil {
+		return nil
+	}
+	if m.verified == nil || !m.verified() {
+		m.tab.Drop()
+		return nil
+	}
+	return m.tab.Save()
+}
+
+// Hits is how many memos this run used.
+func (m *Memo) Hits() int {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.hits
+}
+
+// Pending is how many memos this run added for Save.
+func (m *Memo) Pending() int {
+	if m == nil {
+		return 0
+	}
+	return m.tab.Pending()
+}
+
+// entry is one memo: the unaged report (lists empty), the read set's
+// paths and the SHA-256 of their stat data.
+type entry struct {
+	rep   validate.Report
+	paths []string // the read set: dirs folders, then the files
+	dirs  int
+	sum   [32]byte
+	// clamped is the clock the report was made at when its own activity
+	// was after it (validation kept the time from passing the clock: the
+	// report is true at that clock alone); zero otherwise.
+	clamped time.Time
+}
+
+// sameNow reports whether e's report is the one a validation at now
+// makes: its activity is not after now, as it was not when it was made,
+// or it was made at now exactly.
+func (e *entry) sameNow(now time.Time) bool {
+	if !e.clamped.IsZero() {
+		return now.Equal(e.clamped)
+	}
+	return now.IsZero() || !e.rep.Activity.After(now)
+}
+
+// encode is an entry's value (see codec.go); false for a report that
+// holds what an unaged report never does (an age).
+func encode(e entry) ([]byte, bool) {
+	r := &e.rep
+	if r.Age != 0 || r.AgeClass != "" || r.AgeAtLeast {
+		return nil, false
+	}
+	w := writer{b: append(make([]byte, 0, 4096), e.sum[:]...), ok: true}
+	w.uint(uint64(e.dirs))
+	w.uint(uint64(len(e.paths)))
+	for _, p := range e.paths {
+		w.str(p)
+	}
+	w.time(e.clamped)
+	w.uint(uint64(len(r.Findings)))
+	for _, f := range r.Findings {
+		w.str(f.Check)
+		w.str(string(f.Severity))
+		w.str(f.Code)
+		w.str(f.Message)
+		w.str(f.Path)
+		w.str(f.Phase)
+		w.int(int64(f.Line))
+	}
+	w.str(r.Status)
+	w.time(r.InterruptedAt)
+	w.commit(r.Base)
+	w.str(r.GitMode)
+	w.strs(r.ChangedPhases)
+	w.strs(r.MissingPhases)
+	w.time(r.Activity)
+	w.str(r.TimeCut)
+	return w.b, w.ok
+}
+
+// decode reads a value as untrusted input; false when it does not decode
+// (never a panic).
+func decode(v []byte) (entry, bool) {
+	var e entry
+	if len(v) < 32 {
+		return e, false
+	}
+	copy(e.sum[:], v)
+	rd := reader{s: string(v[32:])} // one copy: every string is a slice of it
+	dirs := rd.uint()
+	n := rd.count(1)
+	if dirs > uint64(n) {
+		return entry{}, false
+	}
+	e.dirs = int(dirs)
+	e.paths = make([]string, 0, n)
+	for range n {
+		e.paths = append(e.paths, rd.str())
+	}
+	e.clamped = rd.time()
+	r := &e.rep
+	n = rd.count(7)
+	r.Findings = make([]workflow.Finding, 0, n)
+	for range n {
+		f := workflow.Finding{Check: rd.str(), Severity: workflow.Severity(rd.str()), Code: rd.str(),
+			Message: rd.str(), Path: rd.str(), Phase: rd.str()}
+		f.Line = int(rd.int())
+		r.Findings = append(r.Findings, f)
+	}
+	r.Status = rd.str()
+	r.InterruptedAt = rd.time()
+	r.Base = rd.commit()
+	r.GitMode = rd.str()
+	r.ChangedPhases = rd.strs()
+	r.MissingPhases = rd.strs()
+	r.Activity = rd.time()
+	r.TimeCut = rd.str()
+	r.Files, r.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	if rd.bad || rd.s != "" {
+		return entry{}, false
+	}
+	return e, true
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
