@@ -226,10 +226,13 @@ func (s *storiesRead) build() ([]workflow.Candidate, []workflow.Finding) {
 }
 
 // storyCandidateSlack is the spare capacity of the story source's list of
-// n candidates (see scanStories): an eighth of them, at least 256. A repository
-// with 20,000 stories and 1,000 OpenSpec and Kiro specs (the bench's specs
-// shape) then joins its lists without a copy, for 1.4 MB of spare room.
-func storyCandidateSlack(n int) int { return max(256, n/8) }
+// n candidates (see scanStories): a sixteenth of them, at least 256. A
+// repository with 20,000 stories and 1,000 OpenSpec and Kiro specs (the
+// bench's specs shape) then joins its lists without a copy, for 0.7 MB of
+// spare room (an eighth was 1.5 MB, all of it live heap that raised the
+// garbage collector's limit). More other candidates than that cost one
+// copy of the list when Scan joins them (see discover.concatCandidates).
+func storyCandidateSlack(n int) int { return max(256, n/16) }
 
 // storyUnreadable is the story of a file that could not be read: its id
 // from the file name, status Unknown, the read finding.
