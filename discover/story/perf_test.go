@@ -214,8 +214,9 @@ func BenchmarkStoryParse(b *testing.B) {
 
 // TestStoryCandidatesSharedArrays checks that the candidates' Stories and
 // StoryRefs, carved from two shared arrays, are each the candidate's own:
-// the story's id and path, and an append to one candidate's never changes
-// another's (a README between stories leaves no hole).
+// the story's id and path (StoryRefs only for a story in flight), and an
+// append to one candidate's never changes another's (a README between
+// stories leaves no hole).
 func TestStoryCandidatesSharedArrays(t *testing.T) {
 	dir := t.TempDir()
 	storyWrite(t, dir, map[string]string{
@@ -231,14 +232,19 @@ func TestStoryCandidatesSharedArrays(t *testing.T) {
 	}
 	for _, c := range cands {
 		want := []workflow.StoryRef{{ID: c.Key, Path: c.Source.Path}}
+		if !c.Resumable {
+			want = nil
+		}
 		if !reflect.DeepEqual(c.Stories, []string{c.Key}) || !reflect.DeepEqual(c.StoryRefs, want) {
 			t.Errorf("%s: stories %v, refs %+v", c.ID, c.Stories, c.StoryRefs)
 		}
 	}
-	cands[0].Stories = append(cands[0].Stories, "9.9")
-	cands[0].StoryRefs = append(cands[0].StoryRefs, workflow.StoryRef{ID: "9.9"})
-	if cands[1].Stories[0] != cands[1].Key || cands[1].StoryRefs[0].ID != cands[1].Key {
-		t.Errorf("an append to %s changed %s: %v %+v", cands[0].ID, cands[1].ID, cands[1].Stories, cands[1].StoryRefs)
+	for _, i := range []int{0, 1} {
+		cands[i].Stories = append(cands[i].Stories, "9.9")
+		cands[i].StoryRefs = append(cands[i].StoryRefs, workflow.StoryRef{ID: "9.9"})
+	}
+	if cands[2].Stories[0] != cands[2].Key || cands[2].StoryRefs[0].ID != cands[2].Key || len(cands[2].StoryRefs) != 1 {
+		t.Errorf("an append to %s or %s changed %s: %v %+v", cands[0].ID, cands[1].ID, cands[2].ID, cands[2].Stories, cands[2].StoryRefs)
 	}
 }
 
@@ -340,4 +346,41 @@ func FuzzStorySectionHash(f *testing.F) {
 			t.Fatalf("storySectionHash(%q) = %x, want %x", raw, got, want)
 		}
 	})
+}
+
+// TestStoryNotInFlightFiles checks what a story candidate that is not
+// resumable keeps (see storyBuilder.fill): its File List's files but not
+// the story itself, no StoryRefs; a story in flight keeps both, and a story
+// that lists itself in its File List lists it once either way.
+func TestStoryNotInFlightFiles(t *testing.T) {
+	dir := t.TempDir()
+	list := "\n## Dev Agent Record\n\n### File List\n\n- src/a.go\n- src/b.go\n"
+	storyWrite(t, dir, map[string]string{
+		"docs/stories/1.1.a.md": "# Story 1.1: A\n\n**Status:** Done\n" + list,
+		"docs/stories/1.2.b.md": "# Story 1.2: B\n\n**Status:** InProgress\n" + list,
+		"docs/stories/1.3.c.md": "# Story 1.3: C\n\n**Status:** Ready\n" + list + "- docs/stories/1.3.c.md\n",
+		"docs/stories/1.4.d.md": "# Story 1.4: D\n\n**Status:** Draft\n",
+	})
+	r, _ := source.NewRepo(dir, config.Default())
+	cands, _ := scanStories(r)
+	got := map[string][]string{}
+	for _, c := range cands {
+		var files []string
+		for _, f := range c.Files {
+			files = append(files, f.From+":"+f.Path)
+		}
+		got[c.ID] = files
+		if (c.StoryRefs != nil) != c.Resumable {
+			t.Errorf("%s: resumable %v, refs %+v", c.ID, c.Resumable, c.StoryRefs)
+		}
+	}
+	want := map[string][]string{
+		"story:1.1": {"file-list:src/a.go", "file-list:src/b.go"},
+		"sdc:1.2":   {"story:docs/stories/1.2.b.md", "file-list:src/a.go", "file-list:src/b.go"},
+		"story:1.3": {"file-list:src/a.go", "file-list:src/b.go"},
+		"story:1.4": nil,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("files = %v\nwant %v", got, want)
+	}
 }

@@ -151,16 +151,20 @@ func (s *storiesRead) build() ([]workflow.Candidate, []workflow.Finding) {
 	// copy holds both lists (11 MB each for 20,000 candidates) at once
 	cands := make([]workflow.Candidate, len(paths), len(paths)+storyCandidateSlack(len(paths)))
 	// every candidate's one story, in two arrays shared by all of them
-	// rather than two one-element slices each (see storyBuilder.candidate)
+	// rather than two one-element slices each (see storyBuilder.candidate);
+	// only the stories in flight have StoryRefs (see storyBuilder.fill)
 	ids := make([]string, len(paths))
-	refs := make([]workflow.StoryRef, len(paths))
-	nfiles, idLen := 0, 0 // the candidates' files, their ids' bytes
+	nfiles, idLen, nrefs := 0, 0, 0 // the candidates' files, their ids' bytes, their refs
 	for _, st := range parsed {
 		if st != nil {
 			nfiles += storyFilesLen(st)
 			idLen += len(storyCandidateType(st)) + 1 + len(st.ID)
+			if storyInFlight(st) {
+				nrefs++
+			}
 		}
 	}
+	refs := make([]workflow.StoryRef, nrefs)
 	files := make([]workflow.RefFile, nfiles)
 	// the candidates' ids ("story:1.1", …) in one string rather than one
 	// allocation each
@@ -179,12 +183,17 @@ func (s *storiesRead) build() ([]workflow.Candidate, []workflow.Finding) {
 		if st == nil {
 			continue
 		}
-		ids[i], refs[i] = st.ID, workflow.StoryRef{ID: st.ID, Path: st.Path}
+		ids[i] = st.ID
 		// cap 1 (and each candidate's own files): appending to one
 		// candidate's stories or files never writes into the next one's
+		var ref []workflow.StoryRef
+		if storyInFlight(st) {
+			refs[0] = workflow.StoryRef{ID: st.ID, Path: st.Path}
+			ref, refs = refs[:1:1], refs[1:]
+		}
 		nf := storyFilesLen(st)
 		il := len(storyCandidateType(st)) + 1 + len(st.ID)
-		b.fill(&cands[i], st, ids[i:i+1:i+1], refs[i:i+1:i+1], files[:nf:nf], allIDs[:il])
+		b.fill(&cands[i], st, ids[i:i+1:i+1], ref, files[:nf:nf], allIDs[:il])
 		files, allIDs = files[nf:], allIDs[il:]
 	}
 	// compacted in place: cands[k] is written after cands[i] is read, k <=
@@ -217,10 +226,13 @@ func (s *storiesRead) build() ([]workflow.Candidate, []workflow.Finding) {
 }
 
 // storyCandidateSlack is the spare capacity of the story source's list of
-// n candidates (see scanStories): an eighth of them, at least 256. A repository
-// with 20,000 stories and 1,000 OpenSpec and Kiro specs (the bench's specs
-// shape) then joins its lists without a copy, for 1.4 MB of spare room.
-func storyCandidateSlack(n int) int { return max(256, n/8) }
+// n candidates (see scanStories): a sixteenth of them, at least 256. A
+// repository with 20,000 stories and 1,000 OpenSpec and Kiro specs (the
+// bench's specs shape) then joins its lists without a copy, for 0.7 MB of
+// spare room (an eighth was 1.5 MB, all of it live heap that raised the
+// garbage collector's limit). More other candidates than that cost one
+// copy of the list when Scan joins them (see discover.concatCandidates).
+func storyCandidateSlack(n int) int { return max(256, n/16) }
 
 // storyUnreadable is the story of a file that could not be read: its id
 // from the file name, status Unknown, the read finding.
@@ -342,8 +354,15 @@ func storyCandidateType(st *workflow.Story) workflow.Type {
 	return workflow.TypeStory
 }
 
-// storyFilesLen is how many files the candidate of st lists at most.
-func storyFilesLen(st *workflow.Story) int { return 1 + len(st.FileList) }
+// storyFilesLen is how many files the candidate of st lists at most: the
+// story itself (a story in flight only, see storyBuilder.fill) and its
+// File List.
+func storyFilesLen(st *workflow.Story) int {
+	if storyInFlight(st) {
+		return 1 + len(st.FileList)
+	}
+	return len(st.FileList)
+}
 
 // fill makes the zero candidate *c the candidate of st (see candidate),
 // in place: no 552-byte candidate copied. files, when not nil, is where
@@ -351,13 +370,26 @@ func storyFilesLen(st *workflow.Story) int { return 1 + len(st.FileList) }
 // scan's candidates: one allocation, not one per story); id, when not
 // "", is its id, storyCandidateType(st)+":"+st.ID (from a string shared by
 // the scan's candidates).
+//
+// A story not in flight (the candidate is not resumable: most of 20,000
+// stories are Done) gets no StoryRefs and its Files list only its File
+// List, not the story itself: no later stage reads them of a candidate
+// that is not resumable (validate checks, dates and conflicts only the
+// resumable ones; plan, resume and the hand-off refuse it; status and
+// --json show neither), and the one stage that does read every
+// candidate's files, cleanup's "which workflow reads this file", lists the
+// candidate's source path (the story) beside them. Its File List stays: a
+// cleanup refusal and a rebuild's hints read it. 20,000 stories: 2.8 MB.
 func (b storyBuilder) fill(c *workflow.Candidate, st *workflow.Story, ids []string, refs []workflow.StoryRef, files []workflow.RefFile, id string) {
 	if id == "" {
 		id = string(storyCandidateType(st)) + ":" + st.ID
 	}
 	c.Key = st.ID
 	c.Workflow = workflow.DefSDC
-	c.Stories, c.StoryRefs = ids, refs
+	c.Stories = ids
+	if storyInFlight(st) {
+		c.StoryRefs = refs
+	}
 	c.Status, c.StatusRaw = string(st.Status), st.StatusRaw
 	c.UpdatedAt, c.UpdatedFrom = st.ModTime, "mtime"
 	c.Findings = append([]workflow.Finding(nil), st.Findings...)
@@ -407,8 +439,13 @@ func (b storyBuilder) fill(c *workflow.Candidate, st *workflow.Story, ids []stri
 	if files == nil {
 		files = make([]workflow.RefFile, storyFilesLen(st))
 	}
+	if storyFilesLen(st) == 0 {
+		return // a story not in flight without a File List: no files
+	}
 	c.Files = files[:0:storyFilesLen(st)]
-	c.Files = append(c.Files, workflow.RefFile{Path: st.Path, Phase: phase, Critical: true, From: "story"})
+	if storyInFlight(st) {
+		c.Files = append(c.Files, workflow.RefFile{Path: st.Path, Phase: phase, Critical: true, From: "story"})
+	}
 	for _, f := range st.FileList {
 		if f == st.Path {
 			continue
