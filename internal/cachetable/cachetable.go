@@ -92,6 +92,15 @@ func (t *Table[K, V]) Open() bool {
 	return t.table != nil
 }
 
+// Len is how many entries the saved table holds (0 when it is off or
+// none was saved).
+func (t *Table[K, V]) Len() int {
+	if !t.Open() {
+		return 0
+	}
+	return t.table.Len()
+}
+
 // Name is the table's name ("" until opened, or when off).
 func (t *Table[K, V]) Name() string {
 	if !t.Open() {
