@@ -35,8 +35,45 @@ const (
 	MaxPad = 1000
 )
 
-// RenderTimeout is how long one rendering may take before it is given up.
+// RenderTimeout is how long one rendering of an override may take before
+// it is given up.
 var RenderTimeout = 2 * time.Second
+
+// The built-in templates are orchestrate's own: their output and steps
+// follow the data (a row per workflow, a line per finding), which the
+// discovery bounds already bound (tolerant.ScanBudget). `status --all`
+// over 20,000 stories renders 2–3 MiB in 100,000s of steps, which the
+// override limits above refused ("template output exceeds the limit").
+// They are still rendered within these limits — a net against a bug,
+// never met by data a scan can give — and only an override is held to the
+// tight ones (and replaced by the built-in template when over them).
+const (
+	// MaxBuiltinOutput is the most a built-in template may render.
+	MaxBuiltinOutput = 256 << 20
+	// MaxBuiltinSteps bounds a built-in template's range iterations and
+	// template calls.
+	MaxBuiltinSteps = 50_000_000
+)
+
+// BuiltinRenderTimeout is how long a built-in template's rendering may
+// take before it is given up.
+var BuiltinRenderTimeout = 60 * time.Second
+
+// renderLimits are the bounds of one rendering.
+type renderLimits struct {
+	output  int
+	steps   int64
+	timeout time.Duration
+}
+
+// limitsFor gives the bounds of a rendering of a template from src:
+// "embedded" (the built-in templates) or an override's path.
+func limitsFor(src string) renderLimits {
+	if src == "embedded" {
+		return renderLimits{output: MaxBuiltinOutput, steps: MaxBuiltinSteps, timeout: BuiltinRenderTimeout}
+	}
+	return renderLimits{output: MaxOutput, steps: MaxSteps, timeout: RenderTimeout}
+}
 
 // Errors of a bounded rendering, matched with errors.Is.
 var (
@@ -103,18 +140,20 @@ func inside(root, p string) (string, bool) {
 }
 
 // renderBounded parses text as template name (src names it in errors) and
-// executes it with data, within MaxOutput, MaxSteps and RenderTimeout. An
-// error matching ErrRangeTooLarge, ErrOutputTooLarge, ErrTooManySteps or
+// executes it with data, within the limits of its source (limitsFor:
+// MaxOutput, MaxSteps and RenderTimeout for an override). An error
+// matching ErrRangeTooLarge, ErrOutputTooLarge, ErrTooManySteps or
 // ErrTimeout is a limit; any other is the template's own error.
 func (r Renderer) renderBounded(name, text, src string, data any) (string, error) {
+	lim := limitsFor(src)
 	var steps atomic.Int64
 	var stop atomic.Bool
 	tick := func() (string, error) {
 		if stop.Load() {
 			return "", ErrTimeout
 		}
-		if steps.Add(1) > MaxSteps {
-			return "", fmt.Errorf("%w (%d)", ErrTooManySteps, MaxSteps)
+		if steps.Add(1) > lim.steps {
+			return "", fmt.Errorf("%w (%d)", ErrTooManySteps, lim.steps)
 		}
 		return "", nil
 	}
@@ -133,7 +172,7 @@ func (r Renderer) renderBounded(name, text, src string, data any) (string, error
 			return "", fmt.Errorf("template %s (%s): %w", name, src, err)
 		}
 	}
-	w := &cappedWriter{max: MaxOutput}
+	w := &cappedWriter{max: lim.output}
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -143,7 +182,7 @@ func (r Renderer) renderBounded(name, text, src string, data any) (string, error
 		}()
 		done <- t.Execute(w, data)
 	}()
-	timer := time.NewTimer(RenderTimeout)
+	timer := time.NewTimer(lim.timeout)
 	defer timer.Stop()
 	select {
 	case err := <-done:
@@ -153,7 +192,7 @@ func (r Renderer) renderBounded(name, text, src string, data any) (string, error
 		return w.buf.String(), nil
 	case <-timer.C:
 		stop.Store(true) // the next step of the abandoned rendering fails
-		return "", fmt.Errorf("template %s (%s): %w after %v", name, src, ErrTimeout, RenderTimeout)
+		return "", fmt.Errorf("template %s (%s): %w after %v", name, src, ErrTimeout, lim.timeout)
 	}
 }
 

@@ -155,3 +155,20 @@ func FuzzRenderTemplate(f *testing.F) {
 		}
 	})
 }
+
+// TestBuiltinTemplatesFollowTheData: the built-in templates render what the
+// data holds (2 MB here, over an override's MaxOutput), and are still
+// bounded; an override of the same text is held to the tight limits.
+func TestBuiltinTemplatesFollowTheData(t *testing.T) {
+	text := `{{range 10000}}{{printf "%0200d" 1}}{{end}}`
+	out, err := Renderer{}.renderBounded("t", text, "embedded", limitData)
+	if err != nil || len(out) != 10000*200 {
+		t.Fatalf("built-in: %d bytes, %v; want 2,000,000 bytes", len(out), err)
+	}
+	if _, err := (Renderer{}).renderBounded("t", text, ".orchestrate/templates/t.tmpl", limitData); !errors.Is(err, ErrOutputTooLarge) {
+		t.Fatalf("override: %v, want ErrOutputTooLarge", err)
+	}
+	if l := limitsFor("embedded"); l.output <= MaxOutput || l.steps <= MaxSteps || l.timeout <= RenderTimeout {
+		t.Fatalf("built-in limits %+v are not wider than an override's", l)
+	}
+}
