@@ -252,13 +252,7 @@ func idShape(s string) bool {
 // box matches, and little more. ParseTasksIn sizes its tasks with it.
 func boxLines(text string) int {
 	n := 0
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+	for line := range strings.Lines(text) {
 		i := 0
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++

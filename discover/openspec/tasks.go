@@ -672,13 +672,7 @@ func labelID(desc string) (id, rest string, ok bool) {
 // line it matches, and little more. parseTasks sizes its tasks with it.
 func boxLines(text string) int {
 	n := 0
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+	for line := range strings.Lines(text) {
 		i := skipSpace(line, 0)
 		if i >= len(line) {
 			continue
