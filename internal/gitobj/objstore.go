@@ -24,7 +24,7 @@ const (
 	maxDeltaDepth   = 4096     // the longest delta chain followed
 	cacheBytes      = 4 << 20  // the delta-base cache
 	maxCachedObject = 1 << 20  // the largest object the cache keeps
-	maxTouchedPages = 1024     // mapped pages read before they are dropped (4 MiB)
+	maxTouchedPages = 8192     // mapped pages read before they are dropped (32 MiB)
 	pageSize        = 4096     // what touched counts (an estimate is enough)
 	idxPagesPerFind = 1        // new index pages a look-up reads, roughly (the first probes share theirs)
 	idxHeaderLen    = 8 + 256*4
