@@ -1,6 +1,7 @@
 package gitobj
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -19,6 +20,7 @@ type ChainReader struct {
 	quit chan struct{}
 	done chan struct{}
 	want atomic.Pointer[Trie] // the walk's paths, whose trees it reads too (treeahead.go)
+	halt sync.Once
 	// Next is the commit the next item is for (zero once nothing more
 	// comes); Verified says the items carry the commits read whole.
 	Next     plumbing.Hash
@@ -145,13 +147,18 @@ func (c *ChainReader) Want(t *Trie) {
 	}
 }
 
-// Halt stops the reader and waits for it; a nil reader is none.
+// Halt stops the reader and waits for it, and drops what it read ahead
+// and was not taken (the trees read ahead hold memory until then); a nil
+// reader is none, and a reader halted stays halted (Take then reports
+// nothing more), so Halt may be called more than once.
 func (c *ChainReader) Halt() {
 	if c == nil {
 		return
 	}
-	close(c.quit)
+	c.halt.Do(func() { close(c.quit) })
 	<-c.done
+	for range c.out { // closed once done
+	}
 }
 
 // Done is closed once the reader's goroutines have ended.

@@ -17,9 +17,13 @@ import (
 // same trees, which are then read and indexed about once. Only a tree asked
 // for a second time is kept, so a single walk over a long history keeps
 // nothing but the hashes it has seen (at most maxSeenTrees, then it starts
-// over).
+// over). Past the budget the tree used least recently is dropped: what the
+// cache holds stays live to the end of the run (validation comes after the
+// walks), and each byte live costs about two of the process's memory (the
+// GC runs at twice the live heap), so the budget is what the walks of many
+// workflows need again soon, not every tree they ever met twice.
 const (
-	TreeIndexBudget = 12 << 20
+	TreeIndexBudget = 4 << 20
 	maxSeenTrees    = 1 << 12
 )
 
@@ -214,13 +218,18 @@ func nameEnd(s []byte, n int, dir bool) byte {
 }
 
 // TreeIndexCache reads and indexes trees, keeping those asked for twice
-// while its byte budget lasts (any other is indexed for the caller only).
-// It is safe for concurrent use.
+// within its byte budget, the least recently used dropped first (any other
+// is indexed for the caller only). A tree dropped is read again when next
+// asked for, and verified again then: the budget changes what is read,
+// never an answer. It is safe for concurrent use.
 type TreeIndexCache struct {
 	s    storer.EncodedObjectStorer
 	mu   sync.Mutex
-	m    map[plumbing.Hash]*TreeIndex
+	m    map[plumbing.Hash]*keptTree
 	seen map[plumbing.Hash]struct{} // trees read once, not kept
+	// lru is the ring of kept trees, most recently used first (lru.next);
+	// used is the bytes they hold (TreeIndex.size), at most max.
+	lru  keptTree
 	used int
 	max  int
 	// verify, when not nil, checks each tree read (see verify.go).
@@ -228,8 +237,19 @@ type TreeIndexCache struct {
 	ahead  []AheadTree // trees read ahead of a walk (see treeahead.go)
 }
 
+// keptTree is a kept tree in the cache's ring of recent use.
+type keptTree struct {
+	h          plumbing.Hash
+	t          *TreeIndex
+	prev, next *keptTree
+}
+
+// NewTreeIndexCache returns a cache reading trees from s that keeps at most
+// max bytes of them.
 func NewTreeIndexCache(s storer.EncodedObjectStorer, max int) *TreeIndexCache {
-	return &TreeIndexCache{s: s, m: map[plumbing.Hash]*TreeIndex{}, seen: map[plumbing.Hash]struct{}{}, max: max}
+	c := &TreeIndexCache{s: s, m: map[plumbing.Hash]*keptTree{}, seen: map[plumbing.Hash]struct{}{}, max: max}
+	c.lru.prev, c.lru.next = &c.lru, &c.lru
+	return c
 }
 
 // Get returns the index of tree h.
@@ -252,15 +272,19 @@ func (c *TreeIndexCache) GetLazy(h plumbing.Hash) (*TreeIndex, error) {
 }
 
 // Lookup returns the kept index of tree h, or else its raw content; a tree
-// looked up a second time is indexed and kept (while the budget lasts).
+// looked up a second time is indexed and kept (within the budget, the
+// least recently used dropped for it).
 func (c *TreeIndexCache) Lookup(h plumbing.Hash) (*TreeIndex, []byte, error) {
 	c.mu.Lock()
-	t, ok := c.m[h]
+	k, ok := c.m[h]
+	if ok {
+		c.unlink(k)
+		c.pushFront(k)
+		c.mu.Unlock()
+		return k.t, nil, nil
+	}
 	raw, ahead := c.offered(h)
 	c.mu.Unlock()
-	if ok {
-		return t, nil, nil
-	}
 	if !ahead {
 		obj, err := c.s.EncodedObject(plumbing.TreeObject, h)
 		if err != nil {
@@ -282,13 +306,45 @@ func (c *TreeIndexCache) Lookup(h plumbing.Hash) (*TreeIndex, []byte, error) {
 		c.seen[h] = struct{}{}
 		return nil, raw, nil
 	}
-	t = NewTreeIndex(raw)
-	if _, dup := c.m[h]; !dup && c.used+t.size() <= c.max {
-		c.m[h] = t
+	t := NewTreeIndex(raw)
+	if _, dup := c.m[h]; !dup && t.size() <= c.max {
+		for c.used+t.size() > c.max {
+			c.drop(c.lru.prev)
+		}
+		k := &keptTree{h: h, t: t}
+		c.m[h] = k
+		c.pushFront(k)
 		c.used += t.size()
 		delete(c.seen, h)
 	}
 	return t, nil, nil
+}
+
+// kept returns how many trees c keeps and the bytes they hold.
+func (c *TreeIndexCache) kept() (trees, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m), c.used
+}
+
+// pushFront puts k first in the ring (most recently used); c.mu is held.
+func (c *TreeIndexCache) pushFront(k *keptTree) {
+	k.prev, k.next = &c.lru, c.lru.next
+	c.lru.next.prev = k
+	c.lru.next = k
+}
+
+// unlink takes k out of the ring; c.mu is held.
+func (c *TreeIndexCache) unlink(k *keptTree) {
+	k.prev.next, k.next.prev = k.next, k.prev
+	k.prev, k.next = nil, nil
+}
+
+// drop forgets kept tree k; c.mu is held.
+func (c *TreeIndexCache) drop(k *keptTree) {
+	c.unlink(k)
+	delete(c.m, k.h)
+	c.used -= k.t.size()
 }
 
 // RawEntry is a tree entry: its mode and hash.

@@ -57,7 +57,7 @@ func (r *Repo) CommitsTouching(base Commit, paths []string, limit int) (map[stri
 	}
 	trie := gitobj.NewTrie(paths)
 	r.want = trie
-	defer func() { r.want = nil }()
+	defer func() { r.want = nil; r.ahead.Halt(); r.trees.Offer(nil) }() // what only the walk read
 	following := trie.Paths
 	var cur, want map[string]gitobj.RawEntry // the paths' entries in c and in base
 	if hasStop && c.hash != stop {
@@ -244,7 +244,7 @@ func (r *Repo) lastChange(c links, paths []string, maxCommits int, key [gitcache
 	out := make(map[string]Commit)
 	trie := gitobj.NewTrie(paths)
 	r.want = trie
-	defer func() { r.want = nil }()
+	defer func() { r.want = nil; r.ahead.Halt(); r.trees.Offer(nil) }()
 	live := len(trie.Paths) // paths without their commit yet
 	cache := r.walkCache()
 	ended := true // the walk ends on its own (see walkmemo.go)
