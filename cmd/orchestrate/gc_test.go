@@ -10,7 +10,8 @@ func TestGCLimit(t *testing.T) {
 		want int64
 	}{
 		{0, gcLimitFloor},
-		{40 << 20, gcLimitFloor},
+		{36 << 20, gcLimitFloor},
+		{40 << 20, 80 << 20},
 		{gcLimitFloor / 2, gcLimitFloor},
 		{64 << 20, 128 << 20},
 		{400 << 20, 800 << 20},
