@@ -3,7 +3,8 @@ package main
 import "testing"
 
 // TestGCLimit checks the soft memory limit: the floor for a small live
-// heap, room for it again for a large one.
+// heap, room over it for a middling one, room for it again for a large
+// one, and a limit that never falls as the live heap grows.
 func TestGCLimit(t *testing.T) {
 	for _, tc := range []struct {
 		live uint64
@@ -11,14 +12,26 @@ func TestGCLimit(t *testing.T) {
 	}{
 		{0, gcLimitFloor},
 		{36 << 20, gcLimitFloor},
-		{40 << 20, 80 << 20},
-		{gcLimitFloor / 2, gcLimitFloor},
+		{44 << 20, 72 << 20},
+		{48 << 20, 76 << 20},
+		{60 << 20, 90 << 20},
 		{64 << 20, 128 << 20},
 		{400 << 20, 800 << 20},
 		{1 << 63, gcLimitFloor}, // overflow: never a negative limit
 	} {
 		if got := gcLimit(tc.live); got != tc.want {
-			t.Errorf("gcLimit(%d) = %d, want %d", tc.live, got, tc.want)
+			t.Errorf("gcLimit(%d MiB) = %d MiB, want %d MiB", tc.live>>20, got>>20, tc.want>>20)
 		}
+	}
+	prev := int64(0)
+	for live := uint64(0); live < 1<<30; live += 1 << 20 {
+		l := gcLimit(live)
+		if l < prev {
+			t.Fatalf("gcLimit(%d MiB) = %d MiB falls below gcLimit of less (%d MiB)", live>>20, l>>20, prev>>20)
+		}
+		if l < int64(live)+gcRoomMin {
+			t.Fatalf("gcLimit(%d MiB) = %d MiB leaves less than %d MiB of room", live>>20, l>>20, gcRoomMin>>20)
+		}
+		prev = l
 	}
 }

@@ -31,12 +31,17 @@ func main() {
 const (
 	gcPercent = 200
 	// gcLimitFloor is the soft memory limit while the live heap is small.
-	// 76 MiB, not 88, since issue 25's fifth pass: with the live heap of
-	// the workflow shapes down to 30–40 MB it keeps their cache-off and
-	// first runs under 100 MiB (102 → 96 MiB on 200 × 300, 109 → 98 on
-	// 1,000 × 50) for one or two more collections (~+3 % CPU, within the
-	// noise of `make bench`); 72 MiB cost more, for 2–3 MiB less.
-	gcLimitFloor = 76 << 20
+	// 72 MiB since issue 25's sixth pass (76 before, 88 before that):
+	// about 20–26 MiB of a run's resident memory is not the Go heap (the
+	// binary's pages, the mapped pack index, the C library), so a limit
+	// much over 74 MiB cannot keep the process under DESIGN §13's 100 MiB.
+	gcLimitFloor = 72 << 20
+	// gcRoomMin is the least room for allocation over the live heap the
+	// limit leaves, and gcRoomLive the live heap up to which the limit
+	// leaves only that, or half the live heap again when that is more;
+	// past it the limit is twice the live heap (see gcLimit).
+	gcRoomMin  = 28 << 20
+	gcRoomLive = 64 << 20
 )
 
 // tuneGC sets the garbage collector's pace unless GOGC or GOMEMLIMIT say
@@ -51,16 +56,26 @@ func tuneGC() {
 	}
 }
 
-// gcLimit is the soft memory limit for a live heap of live bytes: the
-// floor, or room for the live heap again when that is more (at worst the
-// pace of GOGC=100, never a collector that cannot stop: 200 workflows with
-// a 70 MB live heap cost no more CPU than without a limit, and 40 % less
-// memory, where 1.75 times the live heap cost 7 % more CPU).
+// gcLimit is the soft memory limit for a live heap of live bytes, never
+// a collector that cannot stop:
+//   - the floor while the live heap is small;
+//   - up to gcRoomLive, the live heap and gcRoomMin (28 MiB) of room, or
+//     half the live heap again when that is more: the memo-writing run of
+//     the bench's workflow shapes (a 40–44 MB live heap) came to 103–107
+//     MiB under twice the live heap, 94–96 MiB so, for a few more
+//     collections of a heap that size (issue 25's sixth pass);
+//   - past it, twice the live heap (the pace of GOGC=100): a large live
+//     heap is marked at every collection, and 200 workflows with a 70 MB
+//     live heap cost no more CPU so than without a limit, and 40 % less
+//     memory, where 1.75 times the live heap cost 7 % more CPU.
 func gcLimit(live uint64) int64 {
-	if l := 2 * live; l > gcLimitFloor && l < 1<<62 {
-		return int64(l)
+	if live >= 1<<61 {
+		return gcLimitFloor // overflow: never a negative limit
 	}
-	return gcLimitFloor
+	if live >= gcRoomLive {
+		return int64(2 * live)
+	}
+	return int64(max(gcLimitFloor, live+gcRoomMin, live+live/2))
 }
 
 // raiseLimit raises the soft memory limit to gcLimit of the heap the last
