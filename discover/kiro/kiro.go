@@ -469,7 +469,9 @@ func (s *spec) settle(exists func(string) bool, cmds commands) {
 	}
 	nextFor(s, fw, cmds, first, rp)
 	c.Resume = rp
-	c.Files = files(exists, s, groups, groupOf)
+	// at its length: a set's list grows by doubling, and the candidate
+	// keeps it for the run
+	c.Files = slices.Clone(files(exists, s, groups, groupOf))
 	s.draft = c
 	s.detach()
 	s.Tasks = Tasks{}

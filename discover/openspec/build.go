@@ -65,7 +65,9 @@ func (c *change) settle() {
 		d.findings = append(d.findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "open-tasks-among-done", Path: c.TasksPath,
 			Message: "open tasks stand among ticked ones: " + strings.Join(capList(rp.Holes, 20), ", ")})
 	}
-	d.files = files(c)
+	// at its length: a set's list grows by doubling, and the candidate
+	// keeps it for the run
+	d.files = slices.Clone(files(c))
 	d.oldDone, d.oldTotal = c.Tasks.OldCount()
 	d.cliDone, d.cliTotal = c.Tasks.CLICount()
 	d.midDone, d.midTotal = c.Tasks.MidCount()
