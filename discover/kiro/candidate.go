@@ -195,10 +195,10 @@ func note(s *spec, cur *spec, isCur bool) string {
 	if cnt.OptionalTotal > 0 {
 		parts = append(parts, fmt.Sprintf("+%d optional (%d done)", cnt.OptionalTotal, cnt.OptionalDone))
 	}
-	if m := s.Tasks.Marked(InProgress); len(m) > 0 {
+	if m := s.marks.inProgress; len(m) > 0 {
 		parts = append(parts, "[-] on "+strings.Join(capList(m, 8), ", ")+" (set when a task starts; may be stale)")
 	}
-	if m := s.Tasks.Marked(Queued); len(m) > 0 {
+	if m := s.marks.queued; len(m) > 0 {
 		parts = append(parts, "[~] queued: "+strings.Join(capList(m, 8), ", ")+" (may outlive the IDE's queue)")
 	}
 	if !s.Meta.LastAt.IsZero() {

@@ -50,6 +50,19 @@ func FuzzParseKiro(f *testing.F) {
 				t.Fatalf("cache round trip of task %d: %+v != %+v", i, back.Tasks[i], ts.Tasks[i])
 			}
 		}
+		// a spec settled from any parse builds its candidate, its counts
+		// as the tasks gave them, without the tasks
+		for _, root := range []string{".kiro", "docs"} {
+			sp := &spec{Root: root, Dir: root + "/specs/f", Name: "f", ID: "kiro:f", TasksPath: root + "/specs/f/tasks.md", Docs: []string{root + "/specs/f/tasks.md"}}
+			sp.setTasks(ts)
+			sp.settle(func(string) bool { return true }, commands{impl: "/kiro:spec-impl"})
+			if sp.Tasks.Tasks != nil {
+				t.Fatal("tasks kept after settle")
+			}
+			if cand := build(sp, sp); cand.Resume == nil || cand.Resume.Done != c.Done || cand.Resume.Total != c.Total {
+				t.Fatalf("settled candidate: %+v", cand.Resume)
+			}
+		}
 		_, _ = decodeTasks(data) // arbitrary bytes as a cached value: no panic
 		// the other documents' values: the parse back, and no panic on any bytes
 		m := parseMeta(data)

@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,16 +69,23 @@ type spec struct {
 	ID        string // the candidate id
 	TasksPath string // "" without tasks.md
 	Unread    bool   // tasks.md is there but cannot be read (a finding says why)
-	Tasks     Tasks
-	Counts    Counts
-	Docs      []string
-	Config    kiroConfig
-	Meta      meta
-	SpecJSON  specJSON
-	HasMeta   bool
-	ModTime   time.Time
-	From      string // "git:<hash>" or "mtime"
-	Findings  []workflow.Finding
+	// Tasks is the parse of tasks.md until settle has drawn from it all
+	// the candidate needs (draft, marks) and dropped it: 500 specs do not
+	// hold every task, nor every tasks.md's text, for the whole scan.
+	Tasks  Tasks
+	Counts Counts
+	marks  marks
+	// draft is the candidate's part that the tasks make (see settle), nil
+	// before settle.
+	draft    *workflow.Candidate
+	Docs     []string
+	Config   kiroConfig
+	Meta     meta
+	SpecJSON specJSON
+	HasMeta  bool
+	ModTime  time.Time
+	From     string // "git:<hash>" or "mtime"
+	Findings []workflow.Finding
 }
 
 // ccsdd reports whether cc-sdd wrote the spec: a spec.json and no IDE
@@ -105,7 +113,22 @@ func (s *spec) bugfix() bool {
 // started reports evidence that work began with no box ticked: a [-] or
 // [~] marker, or a run in tasks.meta.json (Part D.3).
 func (s *spec) started() bool {
-	return len(s.Tasks.Marked(InProgress)) > 0 || len(s.Tasks.Marked(Queued)) > 0 || !s.Meta.LastAt.IsZero()
+	return len(s.marks.inProgress) > 0 || len(s.marks.queued) > 0 || !s.Meta.LastAt.IsZero()
+}
+
+// marks are what the status, the current spec's pick and the note read of
+// a spec's tasks once settle has dropped them: the labels of the tasks
+// marked [-] and [~], and whether a leaf is marked [-].
+type marks struct {
+	inProgress, queued []string
+	leafMarked         bool
+}
+
+// setTasks makes ts the spec's tasks, with their counts and marks.
+func (s *spec) setTasks(ts Tasks) {
+	s.Tasks = ts
+	s.Counts = ts.Count()
+	s.marks = marks{inProgress: ts.Marked(InProgress), queued: ts.Marked(Queued), leafMarked: ts.LeafMarked()}
 }
 
 // status is the spec's derived status: no tasks.md or no required task
@@ -134,17 +157,17 @@ func (s *spec) status() (workflow.Status, string) {
 func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	exists := memoExists(r.Exists)
 	cache := openTasksCache(r)
-	specs, findings := readSpecs(r, exists, cache)
+	cmds := detectCommands(r)
+	specs, findings := readSpecs(r, exists, cache, cmds)
 	cache.save()
 	if len(specs) == 0 {
 		return nil, findings
 	}
 	date(r, specs)
 	cur := current(specs)
-	cmds := detectCommands(r)
 	out := make([]workflow.Candidate, 0, len(specs))
 	for _, s := range specs {
-		out = append(out, build(exists, s, cur, cmds))
+		out = append(out, build(s, cur))
 	}
 	return out, findings
 }
@@ -166,8 +189,10 @@ func roots(r *source.Repo) []string {
 
 // readSpecs reads every spec folder (not below specs/<feature>/, Rule
 // B1.2), giving each its id: kiro:<feature>; a feature named twice (in
-// .kiro and a cc-sdd folder) keeps the folder in the second id.
-func readSpecs(r *source.Repo, exists func(string) bool, cache *tasksCache) ([]*spec, []workflow.Finding) {
+// .kiro and a cc-sdd folder) keeps the folder in the second id. Each spec
+// is settled as soon as it is read (see settle): only the few being read
+// hold their tasks.
+func readSpecs(r *source.Repo, exists func(string) bool, cache *tasksCache, cmds commands) ([]*spec, []workflow.Finding) {
 	var folders []map[string]bool // each spec's file names
 	var findings []workflow.Finding
 	var specs []*spec
@@ -210,6 +235,7 @@ roots:
 	// system calls and independent parses); each touches only its spec
 	par.For(len(specs), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
 		readSpec(r, specs[i], folders[i], exists, cache)
+		specs[i].settle(exists, cmds)
 	})
 	return specs, findings
 }
@@ -305,8 +331,7 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 				continue
 			}
-			s.Tasks = ts
-			s.Counts = s.Tasks.Count()
+			s.setTasks(ts)
 		case ".config.kiro", "config.kiro":
 			if c, err := readDoc(cache, r, p, folder, configCodec); err == nil {
 				s.Config = c
@@ -393,8 +418,8 @@ func newer(a, b *spec) bool {
 		return a.ModTime.After(b.ModTime)
 	case !a.Meta.LastAt.Equal(b.Meta.LastAt):
 		return a.Meta.LastAt.After(b.Meta.LastAt)
-	case a.Tasks.LeafMarked() != b.Tasks.LeafMarked():
-		return a.Tasks.LeafMarked()
+	case a.marks.leafMarked != b.marks.leafMarked:
+		return a.marks.leafMarked
 	}
 	return a.ID < b.ID
 }
@@ -412,8 +437,92 @@ func detectCommands(r *source.Repo) commands {
 	return commands{impl: "/kiro:spec-impl"}
 }
 
-// build turns a spec into its candidate.
-func build(exists func(string) bool, s *spec, cur *spec, cmds commands) workflow.Candidate {
+// settle draws from spec s's tasks what its candidate needs, and drops
+// them: the candidate's part that depends only on what the spec's folder
+// holds (its phases, position, resume point but its note, files and
+// findings) becomes s.draft, every string of it (and of s.marks) copied
+// out of the tasks.md text into one allocation of the spec's own, and
+// s.Tasks is emptied. What depends on the other specs (the time, the
+// current spec, the note naming it) is build's.
+func (s *spec) settle(exists func(string) bool, cmds commands) {
+	st, _ := s.status()
+	fw := FrameworkIDE
+	if s.ccsdd() {
+		fw = FrameworkCCSDD
+	}
+	c := &workflow.Candidate{Findings: append([]workflow.Finding(nil), s.Findings...)}
+	c.Findings = append(c.Findings, findings(s, st)...)
+	first := s.Tasks.FirstOpen()
+	groups, groupOf := s.groups()
+	c.Phases = phases(s, groups, groupOf, first)
+	cnt := s.Counts
+	c.Position = workflow.StepPosition(cnt.Done, cnt.Total, "")
+	rp := &workflow.ResumePoint{Done: cnt.Done, Total: cnt.Total, Holes: s.Tasks.Holes()}
+	if first != nil {
+		i := s.index(first)
+		rp.Item, rp.Title = s.Tasks.label(i), first.Title
+		rp.Section = s.section(i)
+		rp.Labels = labels(first)
+		rp.Files = slices.Clone(first.Paths)
+		c.Position.At = rp.Item
+		c.Position.Name = groups[groupOf[i]].Name
+	}
+	nextFor(s, fw, cmds, first, rp)
+	c.Resume = rp
+	// at its length: a set's list grows by doubling, and the candidate
+	// keeps it for the run
+	c.Files = slices.Clone(files(exists, s, groups, groupOf))
+	s.draft = c
+	s.detach()
+	s.Tasks = Tasks{}
+}
+
+// detach copies every string of s.draft and s.marks into one string of
+// their own: a string left pointing into the tasks.md text (a title, an
+// id, a path) would keep the whole text alive for the rest of the run.
+func (s *spec) detach() {
+	c, rp := s.draft, s.draft.Resume
+	var ps []*string
+	add := func(list []string) {
+		for i := range list {
+			ps = append(ps, &list[i])
+		}
+	}
+	for i := range c.Phases {
+		ps = append(ps, &c.Phases[i].ID, &c.Phases[i].Name)
+	}
+	ps = append(ps, &c.Position.At, &c.Position.Name, &c.Position.Last)
+	for i := range c.Files {
+		ps = append(ps, &c.Files[i].Path, &c.Files[i].Phase, &c.Files[i].From)
+	}
+	for i := range c.Findings {
+		ps = append(ps, &c.Findings[i].Message)
+	}
+	ps = append(ps, &rp.Item, &rp.Title, &rp.Section, &rp.FrameworkCommand, &rp.FrameworkNext, &rp.DiffersWhy)
+	add(rp.Labels)
+	add(rp.Files)
+	add(rp.Holes)
+	add(s.marks.inProgress)
+	add(s.marks.queued)
+	n := 0
+	for _, p := range ps {
+		n += len(*p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range ps {
+		b.WriteString(*p)
+	}
+	all := b.String()
+	for _, p := range ps {
+		*p, all = all[:len(*p)], all[len(*p):]
+	}
+}
+
+// build turns a settled spec into its candidate: s.draft with what
+// depends on the other specs (its time, whether it is the current spec
+// cur, the note that says so).
+func build(s *spec, cur *spec) workflow.Candidate {
 	st, raw := s.status()
 	key := strings.TrimPrefix(s.ID, "kiro:")
 	srcPath := s.TasksPath
@@ -429,6 +538,7 @@ func build(exists func(string) bool, s *spec, cur *spec, cmds commands) workflow
 	if s.ccsdd() {
 		fw = FrameworkCCSDD
 	}
+	d := s.draft
 	c := workflow.Candidate{
 		ID:          s.ID,
 		Type:        workflow.TypeKiroSpec,
@@ -442,33 +552,19 @@ func build(exists func(string) bool, s *spec, cur *spec, cmds commands) workflow
 		UpdatedFrom: s.From,
 		Agent:       Agent,
 		Framework:   fw,
-		Findings:    append([]workflow.Finding(nil), s.Findings...),
+		Findings:    d.Findings,
 		Resumable:   st == workflow.StatusInProgress,
+		Phases:      d.Phases,
+		Position:    d.Position,
+		Files:       d.Files,
 	}
 	if c.UpdatedAt.IsZero() {
 		c.UpdatedFrom = ""
 	} else if c.UpdatedFrom == "" {
 		c.UpdatedFrom = "mtime"
 	}
-	c.Findings = append(c.Findings, findings(s, st)...)
-	first := s.Tasks.FirstOpen()
-	groups, groupOf := s.groups()
-	c.Phases = phases(s, groups, groupOf, first)
-	cnt := s.Counts
-	c.Position = workflow.StepPosition(cnt.Done, cnt.Total, "")
-	rp := &workflow.ResumePoint{Done: cnt.Done, Total: cnt.Total, Holes: s.Tasks.Holes()}
-	if first != nil {
-		i := s.index(first)
-		rp.Item, rp.Title = s.Tasks.label(i), first.Title
-		rp.Section = s.section(i)
-		rp.Labels = labels(first)
-		rp.Files = first.Paths
-		c.Position.At = rp.Item
-		c.Position.Name = groups[groupOf[i]].Name
-	}
+	rp := d.Resume
 	rp.Note = note(s, cur, isCur)
-	nextFor(s, fw, cmds, first, rp)
 	c.Resume = rp
-	c.Files = files(exists, s, groups, groupOf)
 	return c
 }

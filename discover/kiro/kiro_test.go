@@ -181,7 +181,7 @@ func TestCurrent(t *testing.T) {
 	if current([]*spec{a, b}) != a {
 		t.Error("ties go to the first id")
 	}
-	b.Tasks = ParseTasks([]byte("- [x] 1. a\n- [-] 2. b\n"))
+	b.setTasks(ParseTasks([]byte("- [x] 1. a\n- [-] 2. b\n")))
 	if current([]*spec{a, b}) != b {
 		t.Error("a [-] leaf breaks the tie")
 	}

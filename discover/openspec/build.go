@@ -3,6 +3,7 @@ package openspec
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -13,8 +14,115 @@ import (
 // changes are what the candidates of every change share.
 var changes = workflow.Checklist{IDPrefix: "openspec:", Type: workflow.TypeChange, Kind: workflow.KindOpenSpec, Workflow: Workflow, Agent: Agent}
 
-// Build turns an active change into its candidate.
+// draft is what an active change's candidate takes of its tasks (see
+// settle): the counts, phases, position, resume point (but its command and
+// note), referenced files and findings, and the counts note shows beside.
+type draft struct {
+	done, total int
+	phases      []workflow.Phase
+	position    workflow.Position
+	resume      workflow.ResumePoint
+	files       []workflow.RefFile
+	findings    []workflow.Finding
+	// the other rules' counts (note)
+	oldDone, oldTotal, cliDone, cliTotal, midDone, midTotal, fenced int
+}
+
+// settle draws from active change c's tasks what its candidate needs
+// (c.d), every string of it copied out of the tasks.md text into one
+// allocation of the change's own, and drops the tasks and the file-system
+// look-ups they were read with: 500 changes do not hold every task, nor
+// every tasks.md's text, for the whole scan. What depends on the other
+// changes (the current one, the time, the note) is Build's.
+func (c *change) settle() {
+	if c.d != nil {
+		return
+	}
+	d := &draft{}
+	d.done, d.total = c.Tasks.Count()
+	first := c.Tasks.FirstOpen()
+	d.phases = phases(c, first)
+	d.position = workflow.StepPosition(d.done, d.total, "")
+	rp := &d.resume
+	rp.Done, rp.Total, rp.Holes = d.done, d.total, c.Tasks.Holes()
+	if first != nil {
+		rp.Item, rp.Title, rp.Section = first.Item, first.Title, first.Group
+		rp.Files = slices.Clone(first.Paths)
+		for _, ref := range first.Refs {
+			rp.Labels = append(rp.Labels, "[Requirements: "+ref+"]")
+		}
+		d.position.Name, d.position.At = first.Group, first.Item
+	}
+	frameworkNext(c, rp, first)
+	if c.TasksPath != "" && d.total == 0 && !c.unread {
+		msg := "tasks.md holds no checkbox (- [ ] …): OpenSpec shows the change as \"No tasks\" (a draft), not complete"
+		if n := c.Tasks.FencedCount(); n > 0 {
+			msg = fmt.Sprintf("tasks.md holds checkboxes only inside code fences (%d): orchestrate counts none, the openspec CLI counts them", n)
+		}
+		d.findings = append(d.findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-tasks", Path: c.TasksPath, Message: msg})
+	}
+	if len(rp.Holes) > 0 && c.inFlight() {
+		d.findings = append(d.findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "open-tasks-among-done", Path: c.TasksPath,
+			Message: "open tasks stand among ticked ones: " + strings.Join(capList(rp.Holes, 20), ", ")})
+	}
+	// at its length: a set's list grows by doubling, and the candidate
+	// keeps it for the run
+	d.files = slices.Clone(files(c))
+	d.oldDone, d.oldTotal = c.Tasks.OldCount()
+	d.cliDone, d.cliTotal = c.Tasks.CLICount()
+	d.midDone, d.midTotal = c.Tasks.MidCount()
+	d.fenced = c.Tasks.FencedCount()
+	d.detach()
+	c.d, c.Tasks, c.exists = d, Tasks{}, nil
+}
+
+// detach copies every string of d into one string of their own: a string
+// left pointing into the tasks.md text (a title, an item, a path) would
+// keep the whole text alive for the rest of the run.
+func (d *draft) detach() {
+	rp := &d.resume
+	var ps []*string
+	add := func(list []string) {
+		for i := range list {
+			ps = append(ps, &list[i])
+		}
+	}
+	for i := range d.phases {
+		ps = append(ps, &d.phases[i].ID, &d.phases[i].Name)
+		add(d.phases[i].Outputs)
+		add(d.phases[i].DependsOn)
+	}
+	ps = append(ps, &d.position.At, &d.position.Name, &d.position.Last)
+	for i := range d.files {
+		ps = append(ps, &d.files[i].Path, &d.files[i].Phase, &d.files[i].From)
+	}
+	for i := range d.findings {
+		ps = append(ps, &d.findings[i].Message)
+	}
+	ps = append(ps, &rp.Item, &rp.Title, &rp.Section, &rp.FrameworkNext, &rp.DiffersWhy)
+	add(rp.Labels)
+	add(rp.Files)
+	add(rp.Holes)
+	n := 0
+	for _, p := range ps {
+		n += len(*p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range ps {
+		b.WriteString(*p)
+	}
+	all := b.String()
+	for _, p := range ps {
+		*p, all = all[:len(*p)], all[len(*p):]
+	}
+}
+
+// Build turns an active change into its candidate (settled first, when
+// it is not yet).
 func Build(c *change) workflow.Candidate {
+	c.settle()
+	d := c.d
 	key := c.key
 	if key == "" {
 		key = Key(c.Root.Prefix, c.ID)
@@ -24,37 +132,17 @@ func Build(c *change) workflow.Candidate {
 	cand := changes.Candidate(workflow.ChecklistItem{Key: key, TasksPath: c.TasksPath, Dir: c.Dir, Current: c.current,
 		Status: st, StatusRaw: raw, ModTime: c.ModTime, From: c.From, Framework: lay.Framework(), Findings: c.Findings})
 	cand.Resumable = c.inFlight()
-	done, total := c.counts()
-	first := c.Tasks.FirstOpen()
-	cand.Phases = phases(c, first)
-	cand.Position = workflow.StepPosition(done, total, "")
-	rp := &workflow.ResumePoint{Done: done, Total: total, Holes: c.Tasks.Holes(), FrameworkCommand: lay.Apply(c.ID)}
-	if first != nil {
-		rp.Item, rp.Title, rp.Section = first.Item, first.Title, first.Group
-		rp.Files = first.Paths
-		for _, ref := range first.Refs {
-			rp.Labels = append(rp.Labels, "[Requirements: "+ref+"]")
-		}
-		cand.Position.Name, cand.Position.At = first.Group, first.Item
-	}
+	cand.Phases = d.phases
+	cand.Position = d.position
+	rp := d.resume
+	rp.FrameworkCommand = lay.Apply(c.ID)
 	if st == workflow.StatusDone {
 		rp.FrameworkCommand = lay.Archive(c.ID)
 	}
 	rp.Note = note(c, lay)
-	frameworkNext(c, rp, first)
-	cand.Resume = rp
-	if c.TasksPath != "" && total == 0 && !c.unread {
-		msg := "tasks.md holds no checkbox (- [ ] …): OpenSpec shows the change as \"No tasks\" (a draft), not complete"
-		if n := c.Tasks.FencedCount(); n > 0 {
-			msg = fmt.Sprintf("tasks.md holds checkboxes only inside code fences (%d): orchestrate counts none, the openspec CLI counts them", n)
-		}
-		cand.Findings = append(cand.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "no-tasks", Path: c.TasksPath, Message: msg})
-	}
-	if len(rp.Holes) > 0 && cand.Resumable {
-		cand.Findings = append(cand.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "open-tasks-among-done", Path: c.TasksPath,
-			Message: "open tasks stand among ticked ones: " + strings.Join(capList(rp.Holes, 20), ", ")})
-	}
-	cand.Files = files(c)
+	cand.Resume = &rp
+	cand.Findings = append(cand.Findings, d.findings...)
+	cand.Files = d.files
 	return cand
 }
 
@@ -80,9 +168,9 @@ func note(c *change, lay Layout) string {
 		parts = append(parts, "no tasks yet (a draft)")
 	}
 	done, total := c.counts()
-	od, ot := c.Tasks.OldCount()
-	cd, ct := c.Tasks.CLICount()
-	n := c.Tasks.FencedCount()
+	od, ot := c.d.oldDone, c.d.oldTotal
+	cd, ct := c.d.cliDone, c.d.cliTotal
+	n := c.d.fenced
 	switch {
 	case n > 0 && od == cd && ot == ct:
 		parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI (every version), which also counts the %d box(es) inside code fences", cd, ct, n))
@@ -94,7 +182,7 @@ func note(c *change, lay Layout) string {
 			parts = append(parts, fmt.Sprintf("%d/%d by the openspec CLI, which also counts the %d box(es) inside code fences", cd, ct, n))
 		}
 	}
-	if md, mt := c.Tasks.MidCount(); md != cd || mt != ct {
+	if md, mt := c.d.midDone, c.d.midTotal; md != cd || mt != ct {
 		parts = append(parts, fmt.Sprintf("%d/%d by OpenSpec 1.8 to 1.13.0 (- and * boxes only; + and numbered-list boxes count since 1.13.1)", md, mt))
 	}
 	if lay.Version == "0.x" && done == 0 && total > 0 {

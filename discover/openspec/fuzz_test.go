@@ -49,6 +49,19 @@ func FuzzParseOpenSpec(f *testing.F) {
 		if back, ok := decodeTasks(encodeTasks(nil, &ts)); !ok || !reflect.DeepEqual(back, ts) {
 			t.Fatalf("cache round trip: %v\n%+v\n%+v", ok, back, ts)
 		}
+		// a change settled from any parse builds its candidate, its counts
+		// as the tasks gave them, without the tasks
+		for _, v := range []string{"0.x", "1.x"} {
+			ch := &change{Root: &root{Dir: "openspec", Layout: Layout{Version: v}}, Dir: "openspec/changes/c", ID: "c", TasksPath: "openspec/changes/c/tasks.md", Tasks: ts,
+				exists: func(string) bool { return true }}
+			ch.settle()
+			if ch.Tasks.Tasks != nil || ch.exists != nil {
+				t.Fatal("tasks kept after settle")
+			}
+			if cand := Build(ch); cand.Resume == nil || cand.Resume.Done != d || cand.Resume.Total != n {
+				t.Fatalf("settled candidate: %+v", cand.Resume)
+			}
+		}
 		ct := countTasks(data)
 		cd2, ct2 := ct.Count()
 		if d2, t2, boxes, ok := decodeCounts(encodeCounts(cd2, ct2, len(ct.Tasks))); !ok || d2 != cd2 || t2 != ct2 || boxes != len(ct.Tasks) {

@@ -87,7 +87,10 @@ type change struct {
 	ID        string // add-auth (as written)
 	Archived  bool
 	TasksPath string // "" without tasks.md
-	Tasks     Tasks  // an active change's (an archived one keeps only its counts)
+	Tasks     Tasks  // an active change's until settle (an archived one keeps only its counts)
+	// d is what the candidate takes of Tasks, once settled (then Tasks is
+	// dropped).
+	d *draft
 	// archDone and archTotal are an archived change's counts.
 	archDone, archTotal int
 	Docs                []string // proposal.md, design.md, .openspec.yaml, delta specs
@@ -113,8 +116,11 @@ type change struct {
 // counts returns done/total by orchestrate's rule (an archived change's
 // as read: only its boxes are counted, nothing else is kept).
 func (c *change) counts() (int, int) {
-	if c.Archived {
+	switch {
+	case c.Archived:
 		return c.archDone, c.archTotal
+	case c.d != nil:
+		return c.d.done, c.d.total
 	}
 	return c.Tasks.Count()
 }
@@ -360,6 +366,9 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active
 	read := make([]*change, len(todo))
 	par.For(len(todo), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
 		read[i] = readChange(r, rt, todo[i], i >= nActive, cache)
+		if i < nActive {
+			read[i].settle() // its tasks dropped at once: only the few being read hold theirs
+		}
 	})
 	if nActive > 0 {
 		active = read[:nActive:nActive]
