@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // History is what one walk of HEAD's first-parent chain found for a set of
@@ -79,13 +80,14 @@ type pathChange struct {
 // look-ups it replaces did not, so the caller sizes it by those (status:
 // by the workflows' references).
 //
-// The walk itself stays on the caller's goroutine; the look-ups that do not
-// steer it — the paths' trie, their entries in HEAD, and each changed
-// path's entry in the parent of the commit that changed it — run beside it
-// on goroutines of their own, which only read objects (the tree index
-// cache, the pack reader, the path table: each safe for concurrent use)
-// and are done when HistoryFor returns. A parent whose entries cannot be
-// read cuts the History there, as an error of the walk does.
+// The walk itself stays on the caller's goroutine, and gives each changed
+// path's entry in the parent of the commit that changed it as it finds the
+// change (it holds the parent's entry then); the look-ups that do not
+// steer it — the paths' trie and their entries in HEAD — run beside it on
+// goroutines of their own, which only read objects (the tree index cache,
+// the pack reader, the path table: each safe for concurrent use) and are
+// done when HistoryFor returns. A parent whose entries cannot be read cuts
+// the History there, as an error of the walk does.
 func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *History {
 	if maxCommits <= 0 || maxCommits > maxBatchChain {
 		maxCommits = maxBatchChain
@@ -152,54 +154,32 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	for _, p := range union {
 		h.paths[p] = &pathHistory{}
 	}
-	// The entries of the paths a commit changed, in its parent, are looked
-	// up on another goroutine too, in the walk's order (newest first, as
-	// History needs each path's changes), while the walk goes on.
-	type parentsJob struct {
-		k            int
-		commit, tree plumbing.Hash
-		changed      []string
-	}
-	jobs := make(chan parentsJob, 64)
-	cutc := make(chan int, 1) // the first k whose parent's entries could not be read; -1: none
-	go func() {
-		cut := -1
-		for j := range jobs {
-			if cut >= 0 {
-				continue // past a cut nothing is kept: the bases there are dropped
-			}
-			pe, err := r.entriesOf(j.tree, j.changed)
-			if err != nil {
-				cut = j.k
-				continue
-			}
-			for _, path := range j.changed {
-				if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
-					ph.changes = append(ph.changes, pathChange{k: j.k, commit: j.commit, parent: pe[path]})
-				}
-			}
-		}
-		cutc <- cut
-	}()
+	// The walk hands over, with each path a commit changed, the path's
+	// entry in the commit's parent (see treeCache.parents): only a folder
+	// the history cache described without its hash is looked up.
 	trie := <-triec
 	cache := r.walkCache()
+	var parents []gitobj.RawEntry
+	cache.parents = &parents
 	walkCut := -1
 	for k := 0; k < oldest; k++ {
 		cur := chain[k]
 		p := chain[k+1] // cur's first parent: the placing walk read it
+		parents = parents[:0]
 		changed, err := cache.changedAt(cur, p.tree, true, trie)
+		if err == nil {
+			err = r.describedDirs(p.tree, changed, parents)
+		}
 		if err != nil {
 			walkCut = k
 			break
 		}
-		if len(changed) > 0 {
-			jobs <- parentsJob{k: k, commit: cur.hash, tree: p.tree, changed: changed}
+		for i, path := range changed {
+			if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
+				ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: parents[i]})
+			}
 		}
 		cache.next()
-	}
-	close(jobs)
-	if cut := <-cutc; cut >= 0 && (walkCut < 0 || cut < walkCut) {
-		walkCut = cut
 	}
 	if walkCut >= 0 {
 		// the bases past the cut are not covered: their answers are not all known
@@ -217,6 +197,28 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		ph.head = heads.e[p]
 	}
 	return h
+}
+
+// describedDirs fills in, in tree, the entries of the changed paths that
+// the walk knows only as folders (a history cache description keeps no
+// folder hash: see gitcache.PairReader.Next), by their index in changed.
+func (r *Repo) describedDirs(tree plumbing.Hash, changed []string, parents []gitobj.RawEntry) error {
+	var ask []string
+	for i, e := range parents {
+		if e.Mode == filemode.Dir && e.Hash.IsZero() {
+			ask = append(ask, changed[i])
+		}
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	pe, err := r.entriesOf(tree, ask)
+	for i, e := range parents {
+		if e.Mode == filemode.Dir && e.Hash.IsZero() {
+			parents[i] = pe[changed[i]]
+		}
+	}
+	return err
 }
 
 // cleanRel reports whether p is a clean relative slash path inside the
