@@ -142,22 +142,17 @@ func splitPath(p string) (dir, name string) {
 type treeCache struct {
 	s         *gitobj.TreeIndexCache
 	cur, prev map[treeKey]*gitobj.Scanned
-	// last is, by trie node, the tree the walk last scanned for it: a
-	// folder's tree in a commit is the one its last change left (the walk
-	// reaches a folder at each of its changes), read again otherwise
-	last    map[*gitobj.TrieNode]lastTree
-	moved   []int32     // derive's scratch
-	pairs   *pairCache  // when not nil, the differences of tree pairs, kept across walks
-	hist    *histCache  // when not nil, the history cache (see diffRec)
-	derived derivedPair // with hist, the last derive's differences
-	// parents, when not nil, gets with each changed path the walk gives
-	// the path's entry in the second tree (b: the parent's), as the
-	// history cache describes it (see changedPath)
-	parents *[]gitobj.RawEntry
+	last      map[*gitobj.TrieNode]lastTree // per node, the last tree scanned (see tree)
+	moved     []int32                       // derive's scratch
+	pairs     *pairCache                    // when not nil, the differences of tree pairs, kept across walks
+	hist      *histCache                    // when not nil, the history cache (see diffRec)
+	derived   derivedPair                   // with hist, the last derive's differences
+	parents   *[]gitobj.RawEntry            // when not nil, gets each changed path's entry in b (see changedPath)
 }
 
 // changedPath gives child's path as changed, eb its entry in the second
-// tree compared.
+// tree compared (b: the parent's), as far as a history cache description
+// keeps it (a folder's hash is not kept).
 func (c *treeCache) changedPath(out *[]string, child *gitobj.TrieNode, eb gitobj.RawEntry) {
 	*out = append(*out, child.Path)
 	if c.parents != nil {
@@ -207,6 +202,8 @@ func (c *treeCache) tree(h plumbing.Hash, n *gitobj.TrieNode, near *gitobj.Scann
 	}
 	t, ok := c.prev[k]
 	if l := c.last[n]; !ok && l.h == h {
+		// a folder's tree is the one its last change left: the walk
+		// reaches the folder at each of its changes
 		t, ok = l.t, true
 	}
 	if !ok {

@@ -80,14 +80,12 @@ type pathChange struct {
 // look-ups it replaces did not, so the caller sizes it by those (status:
 // by the workflows' references).
 //
-// The walk itself stays on the caller's goroutine, and gives each changed
-// path's entry in the parent of the commit that changed it as it finds the
-// change (it holds the parent's entry then); the look-ups that do not
+// The walk stays on the caller's goroutine and gives each changed path's
+// entry in the parent as it finds the change; the look-ups that do not
 // steer it — the paths' trie and their entries in HEAD — run beside it on
 // goroutines of their own, which only read objects (the tree index cache,
 // the pack reader, the path table: each safe for concurrent use) and are
-// done when HistoryFor returns. A parent whose entries cannot be read cuts
-// the History there, as an error of the walk does.
+// done when HistoryFor returns. An error of the walk cuts the History.
 func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *History {
 	if maxCommits <= 0 || maxCommits > maxBatchChain {
 		maxCommits = maxBatchChain
@@ -137,26 +135,18 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	if oldest < 0 {
 		return nil
 	}
-	// HEAD's entries are looked up on a goroutine of their own while the
-	// chain is walked: both only read objects (through the tree index
-	// cache, the pack reader and the path table, each safe for concurrent
-	// use), and the walk does not need them. A cold look-up of 4,000 paths
-	// in a 100,000-file tree is a third of the walk's cost.
-	type headsAnswer struct {
-		e   map[string]gitobj.RawEntry
-		err error
-	}
-	headc := make(chan headsAnswer, 1)
-	go func() {
-		e, err := r.entriesOf(chain[0].tree, union)
-		headc <- headsAnswer{e, err}
-	}()
+	// HEAD's entries, which the walk does not need, are looked up beside
+	// it: a cold look-up of 4,000 paths in a 100,000-file tree is a third
+	// of the walk's cost
+	var heads map[string]gitobj.RawEntry
+	var headsErr error
+	headsDone := make(chan struct{})
+	go func() { heads, headsErr = r.entriesOf(chain[0].tree, union); close(headsDone) }()
 	for _, p := range union {
 		h.paths[p] = &pathHistory{}
 	}
-	// The walk hands over, with each path a commit changed, the path's
-	// entry in the commit's parent (see treeCache.parents): only a folder
-	// the history cache described without its hash is looked up.
+	// the walk gives each changed path's entry in the parent (see
+	// treeCache.parents): only a folder a description keeps no hash of is read
 	trie := <-triec
 	cache := r.walkCache()
 	var parents []gitobj.RawEntry
@@ -167,8 +157,12 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		p := chain[k+1] // cur's first parent: the placing walk read it
 		parents = parents[:0]
 		changed, err := cache.changedAt(cur, p.tree, true, trie)
-		if err == nil {
-			err = r.describedDirs(p.tree, changed, parents)
+		for i := 0; err == nil && i < len(changed); i++ {
+			if e := parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
+				var pe map[string]gitobj.RawEntry
+				pe, err = r.entriesOf(p.tree, changed[i:i+1])
+				parents[i] = pe[changed[i]]
+			}
 		}
 		if err != nil {
 			walkCut = k
@@ -181,44 +175,19 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		}
 		cache.next()
 	}
-	if walkCut >= 0 {
-		// the bases past the cut are not covered: their answers are not all known
-		for b, at := range h.pos {
-			if at > walkCut {
-				delete(h.pos, b)
-			}
+	for b, at := range h.pos { // the bases past a cut are not covered: their answers are not all known
+		if walkCut >= 0 && at > walkCut {
+			delete(h.pos, b)
 		}
 	}
-	heads := <-headc
-	if heads.err != nil || len(h.pos) == 0 {
+	<-headsDone
+	if headsErr != nil || len(h.pos) == 0 {
 		return nil
 	}
 	for p, ph := range h.paths {
-		ph.head = heads.e[p]
+		ph.head = heads[p]
 	}
 	return h
-}
-
-// describedDirs fills in, in tree, the entries of the changed paths that
-// the walk knows only as folders (a history cache description keeps no
-// folder hash: see gitcache.PairReader.Next), by their index in changed.
-func (r *Repo) describedDirs(tree plumbing.Hash, changed []string, parents []gitobj.RawEntry) error {
-	var ask []string
-	for i, e := range parents {
-		if e.Mode == filemode.Dir && e.Hash.IsZero() {
-			ask = append(ask, changed[i])
-		}
-	}
-	if len(ask) == 0 {
-		return nil
-	}
-	pe, err := r.entriesOf(tree, ask)
-	for i, e := range parents {
-		if e.Mode == filemode.Dir && e.Hash.IsZero() {
-			parents[i] = pe[changed[i]]
-		}
-	}
-	return err
 }
 
 // cleanRel reports whether p is a clean relative slash path inside the
