@@ -157,14 +157,14 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		p := chain[k+1] // cur's first parent: the placing walk read it
 		parents = parents[:0]
 		changed, err := cache.changedAt(cur, p.tree, true, trie)
-		for i := 0; err == nil && i < len(changed); i++ {
+		for i := 0; err == nil && i < len(changed) && i < len(parents); i++ {
 			if e := parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
 				var pe map[string]gitobj.RawEntry
 				pe, err = r.entriesOf(p.tree, changed[i:i+1])
 				parents[i] = pe[changed[i]]
 			}
 		}
-		if err != nil {
+		if err != nil || len(parents) != len(changed) { // (in step by construction)
 			walkCut = k
 			break
 		}
