@@ -32,6 +32,9 @@ func (c *treeCache) changedAt(l links, parentTree plumbing.Hash, hasParent bool,
 		// trees, and what is learned replaces the value
 		h.pairMisses++
 		out = out[:0]
+		if c.parents != nil {
+			*c.parents = (*c.parents)[:0]
+		}
 		node, learned, err = c.diffRec(l.tree, parentTree, trie.Root, &out, nil)
 	}
 	if err != nil {
@@ -88,7 +91,7 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]strin
 			eb = sb.Ents[i]
 		}
 		if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
-			*out = append(*out, child.Path)
+			c.changedPath(out, child, eb)
 		}
 		if len(child.Names) > 0 {
 			sub, learned, err := c.diffRec(ea.Dir(), eb.Dir(), child, out, nil)
@@ -145,7 +148,7 @@ func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte)
 			// two different folder trees, described below: the path
 			// changed, and so may paths inside
 			if h.child.Leaf {
-				*out = append(*out, h.child.Path)
+				c.changedPath(out, h.child, h.eb) // a folder, its hash not kept
 			}
 			if len(h.child.Names) == 0 {
 				continue
@@ -168,7 +171,7 @@ func (c *treeCache) diffDescribed(n *gitobj.TrieNode, out *[]string, raw []byte)
 			continue
 		}
 		if h.child.Leaf && (h.ea.Blob() != h.eb.Blob() || h.ea.Dir() != h.eb.Dir()) {
-			*out = append(*out, h.child.Path)
+			c.changedPath(out, h.child, h.eb)
 		}
 		if len(h.child.Names) == 0 {
 			continue

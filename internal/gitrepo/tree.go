@@ -142,10 +142,22 @@ func splitPath(p string) (dir, name string) {
 type treeCache struct {
 	s         *gitobj.TreeIndexCache
 	cur, prev map[treeKey]*gitobj.Scanned
-	moved     []int32     // derive's scratch
-	pairs     *pairCache  // when not nil, the differences of tree pairs, kept across walks
-	hist      *histCache  // when not nil, the history cache (see diffRec)
-	derived   derivedPair // with hist, the last derive's differences
+	last      map[*gitobj.TrieNode]lastTree // per node, the last tree scanned (see tree)
+	moved     []int32                       // derive's scratch
+	pairs     *pairCache                    // when not nil, the differences of tree pairs, kept across walks
+	hist      *histCache                    // when not nil, the history cache (see diffRec)
+	derived   derivedPair                   // with hist, the last derive's differences
+	parents   *[]gitobj.RawEntry            // when not nil, gets each changed path's entry in b (see changedPath)
+}
+
+// changedPath gives child's path as changed, eb its entry in the second
+// tree compared (b: the parent's), as far as a history cache description
+// keeps it (a folder's hash is not kept).
+func (c *treeCache) changedPath(out *[]string, child *gitobj.TrieNode, eb gitobj.RawEntry) {
+	*out = append(*out, child.Path)
+	if c.parents != nil {
+		*c.parents = append(*c.parents, eb)
+	}
 }
 
 // derivedPair is what differs between the last tree derive gave (b) and
@@ -155,13 +167,18 @@ type derivedPair struct {
 	d    *gitobj.PairDiff
 }
 
+type lastTree struct {
+	h plumbing.Hash
+	t *gitobj.Scanned
+}
+
 type treeKey struct {
 	h plumbing.Hash
 	n *gitobj.TrieNode
 }
 
 func newTreeCache(s *gitobj.TreeIndexCache) *treeCache {
-	return &treeCache{s: s, cur: map[treeKey]*gitobj.Scanned{}, prev: map[treeKey]*gitobj.Scanned{}}
+	return &treeCache{s: s, cur: map[treeKey]*gitobj.Scanned{}, prev: map[treeKey]*gitobj.Scanned{}, last: map[*gitobj.TrieNode]lastTree{}}
 }
 
 // next moves the walk one commit back: the trees of the commit before are
@@ -184,6 +201,11 @@ func (c *treeCache) tree(h plumbing.Hash, n *gitobj.TrieNode, near *gitobj.Scann
 		return t, nil
 	}
 	t, ok := c.prev[k]
+	if l := c.last[n]; !ok && l.h == h {
+		// a folder's tree is the one its last change left: the walk
+		// reaches the folder at each of its changes
+		t, ok = l.t, true
+	}
 	if !ok {
 		idx, raw, err := c.s.Lookup(h)
 		if err != nil {
@@ -198,6 +220,7 @@ func (c *treeCache) tree(h plumbing.Hash, n *gitobj.TrieNode, near *gitobj.Scann
 		}
 	}
 	c.cur[k] = t
+	c.last[n] = lastTree{h, t}
 	return t, nil
 }
 
@@ -245,7 +268,7 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]string) 
 		// A wanted path changes when its file does, or — a folder — when
 		// anything inside it does (its tree hash).
 		if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
-			*out = append(*out, child.Path)
+			c.changedPath(out, child, eb)
 		}
 		if len(child.Names) > 0 {
 			if err := c.diff(ea.Dir(), eb.Dir(), child, out); err != nil {

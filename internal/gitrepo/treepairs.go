@@ -79,7 +79,7 @@ func (c *treeCache) diffPair(d *gitobj.PairDiff, n *gitobj.TrieNode, out *[]stri
 		child := n.Children[d.Names[i]]
 		ea, eb := d.A[i], d.B[i]
 		if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
-			*out = append(*out, child.Path)
+			c.changedPath(out, child, eb)
 		}
 		if len(child.Names) > 0 {
 			if err := c.diff(ea.Dir(), eb.Dir(), child, out); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // History is what one walk of HEAD's first-parent chain found for a set of
@@ -79,13 +80,12 @@ type pathChange struct {
 // look-ups it replaces did not, so the caller sizes it by those (status:
 // by the workflows' references).
 //
-// The walk itself stays on the caller's goroutine; the look-ups that do not
-// steer it — the paths' trie, their entries in HEAD, and each changed
-// path's entry in the parent of the commit that changed it — run beside it
-// on goroutines of their own, which only read objects (the tree index
-// cache, the pack reader, the path table: each safe for concurrent use)
-// and are done when HistoryFor returns. A parent whose entries cannot be
-// read cuts the History there, as an error of the walk does.
+// The walk stays on the caller's goroutine and gives each changed path's
+// entry in the parent as it finds the change; the look-ups that do not
+// steer it — the paths' trie and their entries in HEAD — run beside it on
+// goroutines of their own, which only read objects (the tree index cache,
+// the pack reader, the path table: each safe for concurrent use) and are
+// done when HistoryFor returns. An error of the walk cuts the History.
 func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *History {
 	if maxCommits <= 0 || maxCommits > maxBatchChain {
 		maxCommits = maxBatchChain
@@ -135,86 +135,57 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	if oldest < 0 {
 		return nil
 	}
-	// HEAD's entries are looked up on a goroutine of their own while the
-	// chain is walked: both only read objects (through the tree index
-	// cache, the pack reader and the path table, each safe for concurrent
-	// use), and the walk does not need them. A cold look-up of 4,000 paths
-	// in a 100,000-file tree is a third of the walk's cost.
-	type headsAnswer struct {
-		e   map[string]gitobj.RawEntry
-		err error
-	}
-	headc := make(chan headsAnswer, 1)
-	go func() {
-		e, err := r.entriesOf(chain[0].tree, union)
-		headc <- headsAnswer{e, err}
-	}()
+	// HEAD's entries, which the walk does not need, are looked up beside
+	// it: a cold look-up of 4,000 paths in a 100,000-file tree is a third
+	// of the walk's cost
+	var heads map[string]gitobj.RawEntry
+	var headsErr error
+	headsDone := make(chan struct{})
+	go func() { heads, headsErr = r.entriesOf(chain[0].tree, union); close(headsDone) }()
 	for _, p := range union {
 		h.paths[p] = &pathHistory{}
 	}
-	// The entries of the paths a commit changed, in its parent, are looked
-	// up on another goroutine too, in the walk's order (newest first, as
-	// History needs each path's changes), while the walk goes on.
-	type parentsJob struct {
-		k            int
-		commit, tree plumbing.Hash
-		changed      []string
-	}
-	jobs := make(chan parentsJob, 64)
-	cutc := make(chan int, 1) // the first k whose parent's entries could not be read; -1: none
-	go func() {
-		cut := -1
-		for j := range jobs {
-			if cut >= 0 {
-				continue // past a cut nothing is kept: the bases there are dropped
-			}
-			pe, err := r.entriesOf(j.tree, j.changed)
-			if err != nil {
-				cut = j.k
-				continue
-			}
-			for _, path := range j.changed {
-				if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
-					ph.changes = append(ph.changes, pathChange{k: j.k, commit: j.commit, parent: pe[path]})
-				}
-			}
-		}
-		cutc <- cut
-	}()
+	// the walk gives each changed path's entry in the parent (see
+	// treeCache.parents): only a folder a description keeps no hash of is read
 	trie := <-triec
 	cache := r.walkCache()
+	var parents []gitobj.RawEntry
+	cache.parents = &parents
 	walkCut := -1
 	for k := 0; k < oldest; k++ {
 		cur := chain[k]
 		p := chain[k+1] // cur's first parent: the placing walk read it
+		parents = parents[:0]
 		changed, err := cache.changedAt(cur, p.tree, true, trie)
-		if err != nil {
+		for i := 0; err == nil && i < len(changed) && i < len(parents); i++ {
+			if e := parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
+				var pe map[string]gitobj.RawEntry
+				pe, err = r.entriesOf(p.tree, changed[i:i+1])
+				parents[i] = pe[changed[i]]
+			}
+		}
+		if err != nil || len(parents) != len(changed) { // (in step by construction)
 			walkCut = k
 			break
 		}
-		if len(changed) > 0 {
-			jobs <- parentsJob{k: k, commit: cur.hash, tree: p.tree, changed: changed}
+		for i, path := range changed {
+			if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
+				ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: parents[i]})
+			}
 		}
 		cache.next()
 	}
-	close(jobs)
-	if cut := <-cutc; cut >= 0 && (walkCut < 0 || cut < walkCut) {
-		walkCut = cut
-	}
-	if walkCut >= 0 {
-		// the bases past the cut are not covered: their answers are not all known
-		for b, at := range h.pos {
-			if at > walkCut {
-				delete(h.pos, b)
-			}
+	for b, at := range h.pos { // the bases past a cut are not covered: their answers are not all known
+		if walkCut >= 0 && at > walkCut {
+			delete(h.pos, b)
 		}
 	}
-	heads := <-headc
-	if heads.err != nil || len(h.pos) == 0 {
+	<-headsDone
+	if headsErr != nil || len(h.pos) == 0 {
 		return nil
 	}
 	for p, ph := range h.paths {
-		ph.head = heads.e[p]
+		ph.head = heads[p]
 	}
 	return h
 }
