@@ -28,12 +28,7 @@ func candidateDigest(c *workflow.Candidate) (sum [32]byte, ok bool) {
 	bp := bufPool.Get().(*[]byte)
 	e := encoder{b: (*bp)[:0], hashed: true}
 	e.candidate(c)
-	if e.h == nil {
-		sum = sha256.Sum256(e.b)
-	} else {
-		e.h.Write(e.b)
-		copy(sum[:], e.h.Sum(nil))
-	}
+	sum = e.sum()
 	if cap(e.b) <= 1<<20 {
 		*bp = e.b[:0]
 		bufPool.Put(bp)
@@ -178,19 +173,7 @@ func (e *encoder) candidate(c *workflow.Candidate) {
 		}
 		e.str(sp.Verdict)
 	}
-	if e.present(c.Findings != nil) {
-		e.uint(uint64(len(c.Findings)))
-		for i := range c.Findings {
-			f := &c.Findings[i]
-			e.str(f.Check)
-			e.str(string(f.Severity))
-			e.str(f.Code)
-			e.str(f.Message)
-			e.str(f.Path)
-			e.str(f.Phase)
-			e.int(f.Line)
-		}
-	}
+	e.findings(c.Findings)
 	e.str(c.Framework)
 	if r := c.Resume; e.present(r != nil) {
 		e.str(r.Item)
@@ -296,4 +279,102 @@ func (e *encoder) iface(x any, depth int) {
 	default:
 		e.value(reflect.ValueOf(x), depth)
 	}
+}
+
+// sum is the SHA-256 of what e encoded (b, after what it flushed).
+func (e *encoder) sum() (sum [32]byte) {
+	if e.h == nil {
+		return sha256.Sum256(e.b)
+	}
+	e.h.Write(e.b)
+	copy(sum[:], e.h.Sum(nil))
+	return sum
+}
+
+// storiesDigest is digest(stories) (a run's key: 1,000 stories).
+func storiesDigest(stories map[string]*workflow.Story) ([32]byte, bool) {
+	e := encoder{b: make([]byte, 0, 64<<10), hashed: true}
+	if e.present(stories != nil) {
+		keys := make([]string, 0, len(stories))
+		for k := range stories {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		e.uint(uint64(len(keys)))
+		for _, k := range keys {
+			e.flush()
+			e.str(k)
+			e.story(stories[k])
+		}
+	}
+	return e.sum(), e.ok()
+}
+
+func (e *encoder) story(s *workflow.Story) {
+	if !e.present(s != nil) {
+		return
+	}
+	e.str(s.ID)
+	e.str(s.Title)
+	e.str(s.Path)
+	e.str(string(s.Status))
+	e.str(s.StatusRaw)
+	e.int(s.StatusLine)
+	if e.present(s.Sections != nil) {
+		e.uint(uint64(len(s.Sections)))
+		for i := range s.Sections {
+			sec := &s.Sections[i]
+			e.str(sec.Name)
+			e.str(sec.Raw)
+			e.uint(uint64(len(sec.Hash)))
+			for _, b := range sec.Hash {
+				e.uint(uint64(b))
+			}
+			e.int(sec.Line)
+		}
+	}
+	e.strList(s.FileList)
+	e.str(s.Executor)
+	e.str(s.QualityGate)
+	e.str(s.Epic)
+	e.timeOf(s.ModTime)
+	e.findings(s.Findings)
+	e.byte1(s.SectionsTrimmed)
+}
+
+func (e *encoder) findings(fs []workflow.Finding) {
+	if !e.present(fs != nil) {
+		return
+	}
+	e.uint(uint64(len(fs)))
+	for i := range fs {
+		f := &fs[i]
+		e.str(f.Check)
+		e.str(string(f.Severity))
+		e.str(f.Code)
+		e.str(f.Message)
+		e.str(f.Path)
+		e.str(f.Phase)
+		e.int(f.Line)
+	}
+}
+
+// othersDigest is digest(others).
+func othersDigest(others []otherFacts) ([32]byte, bool) {
+	e := encoder{b: make([]byte, 0, 64<<10), hashed: true}
+	if e.present(others != nil) {
+		e.uint(uint64(len(others)))
+		for i := range others {
+			e.flush()
+			o := &others[i]
+			e.str(o.ID)
+			e.str(o.Status)
+			e.byte1(o.Resumable)
+			e.sourceRef(&o.Source)
+			e.strList(o.Stories)
+			e.storyRefs(o.StoryRefs)
+			e.timeOf(o.UpdatedAt)
+		}
+	}
+	return e.sum(), e.ok()
 }

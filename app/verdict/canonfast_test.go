@@ -48,6 +48,14 @@ func (f *filler) fill(v reflect.Value, depth int) {
 		v.SetBool(f.r.IntN(2) == 0)
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		v.SetInt(f.r.Int64N(1<<20) - 1<<19)
+	case reflect.Uint8:
+		v.SetUint(uint64(f.r.IntN(256)))
+	case reflect.Uint, reflect.Uint32, reflect.Uint64:
+		v.SetUint(f.r.Uint64N(1 << 31))
+	case reflect.Array:
+		for i := range v.Len() {
+			f.fill(v.Index(i), depth+1)
+		}
 	case reflect.Struct:
 		for i := range v.NumField() {
 			f.fill(v.Field(i), depth+1)
@@ -169,6 +177,37 @@ func TestCandidateDigestIsDigest(t *testing.T) {
 		want, wok := digest(c)
 		if got, gok := candidateDigest(c); got != want || gok != wok {
 			t.Fatalf("%v: candidateDigest differs", c)
+		}
+	}
+}
+
+// TestStoriesAndOthersDigestIsDigest: storiesDigest and othersDigest
+// hash what digest hashes for a run's random stories and other
+// candidates, every field filled.
+func TestStoriesAndOthersDigestIsDigest(t *testing.T) {
+	f := filler{r: rand.New(rand.NewPCG(5, 6))}
+	for i := range 500 {
+		var stories map[string]*workflow.Story
+		var others []otherFacts
+		f.fill(reflect.ValueOf(&stories).Elem(), 0)
+		f.fill(reflect.ValueOf(&others).Elem(), 0)
+		if i%50 == 0 { // a large one: hashed in several writes
+			stories = map[string]*workflow.Story{}
+			for k := range 3000 {
+				var st workflow.Story
+				f.fill(reflect.ValueOf(&st).Elem(), 0)
+				stories[strings.Repeat("s", k%50)+string(rune(k))] = &st
+			}
+		}
+		want, wok := digest(stories)
+		got, gok := storiesDigest(stories)
+		if !wok || !gok || got != want {
+			t.Fatalf("stories %d: storiesDigest %x %v, digest %x %v", i, got, gok, want, wok)
+		}
+		want, wok = digest(others)
+		got, gok = othersDigest(others)
+		if !wok || !gok || got != want {
+			t.Fatalf("others %d: othersDigest %x %v, digest %x %v", i, got, gok, want, wok)
 		}
 	}
 }

@@ -154,13 +154,12 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 	if b, ok = m.gitFacts(b); !ok {
 		return nil
 	}
-	for _, v := range []any{f.Config, f.Stories} {
-		d, ok := digest(v)
-		if !ok {
-			return nil
-		}
-		b = append(b, d[:]...)
+	dc, okc := digest(f.Config)
+	ds, oks := storiesDigest(f.Stories)
+	if !okc || !oks {
+		return nil
 	}
+	b = append(append(b, dc[:]...), ds[:]...)
 	m.storyPaths = make(map[string][]string, len(f.Stories))
 	for id, st := range f.Stories {
 		if st != nil {
@@ -177,7 +176,7 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		others[i] = otherFacts{ID: c.ID, Status: c.Status, Resumable: c.Resumable, Source: c.Source,
 			Stories: c.Stories, StoryRefs: c.StoryRefs, UpdatedAt: c.UpdatedAt}
 	}
-	d, ok := digest(others)
+	d, ok := othersDigest(others)
 	if !ok {
 		return nil
 	}
