@@ -95,7 +95,9 @@ type Facts struct {
 	// Verified reports, at Save, whether every git object the run read
 	// was what its hash names; nil keeps nothing.
 	Verified func() bool
-	// Candidates are every discovered candidate; Stories every parsed story.
+	// Candidates are every discovered candidate; Stories every parsed
+	// story (kept, read by Put: the caller does not change it while the
+	// memo is used).
 	Candidates []workflow.Candidate
 	Stories    map[string]*workflow.Story
 	// Config is the configuration the run validates with.
@@ -116,8 +118,12 @@ type Memo struct {
 	// (see the package comment) and looks nothing up
 	seed     bool
 	verified func() bool
-	// storyPaths are the parsed stories' paths by loose id (storyid.Loose).
-	storyPaths map[string][]string
+	// storyPaths are the parsed stories' paths by loose id
+	// (storyid.Loose), made by the first Put (a run that only uses memos
+	// never needs them)
+	stories     map[string]*workflow.Story
+	storyPathsO sync.Once
+	storyPaths  map[string][]string
 
 	paths slots // this run's lstat of each path looked up, made once
 
@@ -160,13 +166,7 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		return nil
 	}
 	b = append(append(b, dc[:]...), ds[:]...)
-	m.storyPaths = make(map[string][]string, len(f.Stories))
-	for id, st := range f.Stories {
-		if st != nil {
-			k := storyid.Loose(id)
-			m.storyPaths[k] = append(m.storyPaths[k], st.Path)
-		}
-	}
+	m.stories = f.Stories
 	// what validation reads of the other candidates (conflict (a), see
 	// validate's rivalsOf and otherWorkflows), with their statuses; a
 	// candidate's own key holds all of it (see key)
@@ -450,8 +450,18 @@ func (m *Memo) readSet(c *workflow.Candidate, u validate.Report) (paths []string
 		add(e.Path)
 	}
 	add(c.BackupPath)
+	m.storyPathsO.Do(func() {
+		m.storyPaths = make(map[string][]string, len(m.stories))
+		for id, st := range m.stories {
+			if st != nil {
+				k := storyid.Loose(id)
+				m.storyPaths[k] = append(m.storyPaths[k], st.Path)
+			}
+		}
+	})
+	storyPaths := m.storyPaths
 	story := func(id string) {
-		for _, p := range m.storyPaths[storyid.Loose(strings.TrimSpace(id))] {
+		for _, p := range storyPaths[storyid.Loose(strings.TrimSpace(id))] {
 			add(p)
 		}
 	}
