@@ -132,6 +132,7 @@ type slots struct {
 type scratch struct {
 	slots []*slot
 	miss  []int32
+	fresh []int32
 	buf   []byte // what is hashed
 	raw   []byte // Put's paths encoded
 }
@@ -178,7 +179,10 @@ func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool
 		// the paths not looked up yet: their slots made, unless another
 		// validation made them meanwhile
 		t.mu.Lock()
-		rest, at := raw, 0
+		// their paths copied into one string (one allocation, and the
+		// paths one validation reads next to each other)
+		var names []byte
+		rest, at, fresh := raw, 0, sc.fresh[:0]
 		for i := 0; i < n && at < len(sc.miss); i++ {
 			l, k := uvarintOf(rest)
 			p := rest[k : k+int(l)]
@@ -187,18 +191,37 @@ func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool
 				continue
 			}
 			at++
-			s := t.byP[string(p)]
+			if s := t.byP[string(p)]; s != nil {
+				sc.slots[i] = s
+				continue
+			}
+			fresh = append(fresh, int32(i))
+			names = append(names, p...)
+		}
+		all := string(names)
+		rest, at = raw, 0
+		for i := 0; i < n && at < len(fresh); i++ {
+			l, k := uvarintOf(rest)
+			rest = rest[k+int(l):]
+			if int(fresh[at]) != i {
+				continue
+			}
+			at++
+			name := all[:l]
+			all = all[l:]
+			s := t.byP[name] // a path named twice in the read set
 			if s == nil {
 				if len(t.free) == 0 {
 					t.free = make([]slot, 256)
 				}
 				s = &t.free[0]
 				t.free = t.free[1:]
-				s.path = string(p)
-				t.byP[s.path] = s
+				s.path = name
+				t.byP[name] = s
 			}
 			sc.slots[i] = s
 		}
+		sc.fresh = fresh
 		t.mu.Unlock()
 	}
 	busy := sc.miss[:0]
