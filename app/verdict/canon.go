@@ -21,11 +21,13 @@ import (
 // them. ok is false for what has no such encoding (a func, a channel, a
 // value nested deeper than maxDepth): the caller then keeps no memo.
 func digest(v any) (sum [32]byte, ok bool) {
-	h := sha256.New()
-	e := encoder{b: make([]byte, 0, 1024), h: h}
+	e := encoder{b: make([]byte, 0, 1024), hashed: true}
 	e.value(reflect.ValueOf(v), 0)
-	h.Write(e.b)
-	copy(sum[:], h.Sum(nil))
+	if e.h == nil {
+		e.h = sha256.New()
+	}
+	e.h.Write(e.b)
+	copy(sum[:], e.h.Sum(nil))
 	return sum, e.ok()
 }
 
@@ -37,9 +39,22 @@ const flushAt = 32 << 10
 const maxDepth = 64
 
 type encoder struct {
-	b   []byte
-	h   hash.Hash // when not nil, b is written to it past flushAt bytes
-	bad bool
+	b []byte
+	// hashed: b is hashed, written to h (made then) past flushAt bytes
+	hashed bool
+	h      hash.Hash
+	bad    bool
+}
+
+// flush writes b to the hash when it holds more than flushAt bytes.
+func (e *encoder) flush() {
+	if e.hashed && len(e.b) > flushAt {
+		if e.h == nil {
+			e.h = sha256.New()
+		}
+		e.h.Write(e.b)
+		e.b = e.b[:0]
+	}
 }
 
 func (e *encoder) ok() bool { return !e.bad }
@@ -60,10 +75,7 @@ func (e *encoder) value(v reflect.Value, depth int) {
 	if e.bad {
 		return
 	}
-	if e.h != nil && len(e.b) > flushAt {
-		e.h.Write(e.b)
-		e.b = e.b[:0]
-	}
+	e.flush()
 	if depth > maxDepth {
 		e.bad = true
 		return

@@ -71,20 +71,30 @@ func (r *reader) uint() uint64 {
 	if r.bad {
 		return 0
 	}
+	u, n := uvarintOf(r.s)
+	if n == 0 {
+		r.bad = true
+		return 0
+	}
+	r.s = r.s[n:]
+	return u
+}
+
+// uvarintOf reads the unsigned varint s starts with: its value and its
+// length, 0 when s does not start with one (cut short, or past 64 bits).
+func uvarintOf[T ~string | ~[]byte](s T) (uint64, int) {
 	var u uint64
-	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
-		c := r.s[i]
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
 		if i == binary.MaxVarintLen64-1 && c > 1 {
 			break
 		}
 		u |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			r.s = r.s[i+1:]
-			return u
+			return u, i + 1
 		}
 	}
-	r.bad = true
-	return 0
+	return 0, 0
 }
 
 func (r *reader) int() int64 {

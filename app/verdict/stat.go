@@ -1,8 +1,11 @@
 package verdict
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,6 +26,9 @@ type stat struct {
 	mtime, ctime int64 // ns
 }
 
+// lstatPath is lstat, a variable for the tests (they count the calls).
+var lstatPath = lstat
+
 func lstat(p string) stat {
 	var st unix.Stat_t
 	if err := unix.Lstat(p, &st); err != nil {
@@ -34,6 +40,9 @@ func lstat(p string) stat {
 	return stat{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size,
 		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
+
+// statSize is the most stat.append writes.
+const statSize = 1 + 8 + 8 + 4 + 8 + 8 + 8
 
 func (s stat) append(b []byte) []byte {
 	if s.absent {
@@ -64,33 +73,187 @@ func (m *Memo) noteRacy(s stat) {
 	}
 }
 
-// statsOf is this run's lstat of each repository-relative path of ps,
-// made once for all the run's workflows (status's 200 workflows reference
-// 4,000 files 60,000 times).
-func (m *Memo) statsOf(ps []string) []stat {
-	out := make([]stat, len(ps))
-	var todo []int
-	m.mu.Lock()
-	for i, p := range ps {
-		st, ok := m.stats[p]
-		if !ok {
-			todo = append(todo, i)
+// slot is one repository-relative path's lstat in this run: made once, by
+// the first validation that needs it, and read by every other (status's
+// 1,000 workflows name 8,000 files and 4,500 folders 160,000 times).
+type slot struct {
+	path string
+	done atomic.Bool // st, enc and n are set
+	mu   sync.Mutex  // held while they are set
+	st   stat
+	enc  [statSize]byte // st.append
+	n    uint8          // of enc
+}
+
+// try makes s's lstat unless it is made or being made; false when another
+// validation is making it (the workers validate neighbouring workflows,
+// which share paths: one does not wait for the other's lstat while it has
+// lstats of its own to make).
+func (s *slot) try(root string) bool {
+	if s.done.Load() {
+		return true
+	}
+	if !s.mu.TryLock() {
+		return false
+	}
+	s.make(root)
+	s.mu.Unlock()
+	return true
+}
+
+// wait makes s's lstat, or waits until it is made.
+func (s *slot) wait(root string) {
+	if s.done.Load() {
+		return
+	}
+	s.mu.Lock()
+	s.make(root)
+	s.mu.Unlock()
+}
+
+// make sets s's stat data unless set; s.mu is held.
+func (s *slot) make(root string) {
+	if s.done.Load() {
+		return
+	}
+	s.st = lstatPath(root + "/" + s.path)
+	s.n = uint8(len(s.st.append(s.enc[:0])))
+	s.done.Store(true)
+}
+
+// slots is a run's slot of every path looked up, by path.
+type slots struct {
+	mu   sync.RWMutex
+	byP  map[string]*slot
+	free []slot // allocated in blocks
+}
+
+// scratch is what one look-up of a read set uses and gives back.
+type scratch struct {
+	slots []*slot
+	miss  []int32
+	fresh []int32
+	buf   []byte // what is hashed
+	raw   []byte // Put's paths encoded
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// release gives sc back to the pool, without the run's slots (and
+// without a buffer a large read set grew).
+func (sc *scratch) release() {
+	clear(sc.slots)
+	sc.slots = sc.slots[:0]
+	if cap(sc.buf) > 1<<20 {
+		sc.buf = nil
+	}
+	if cap(sc.raw) > 1<<20 {
+		sc.raw = nil
+	}
+	scratchPool.Put(sc)
+}
+
+// readSetSum looks up the slot of each of the n paths encoded in raw (as a
+// memo's value holds them: a varint length and the bytes, one after the
+// other; raw was checked to hold that) into sc.slots, each path lstat'ed
+// once a run, and returns the SHA-256 of the paths and their stat data,
+// in order (each path's encoding, then its stat data's: what a memo
+// keeps). ok is false when a path's lstat failed.
+func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool) {
+	sc.slots, sc.miss = sc.slots[:0], sc.miss[:0]
+	t := &m.paths
+	t.mu.RLock()
+	rest := raw
+	for i := 0; i < n; i++ {
+		l, k := uvarintOf(rest)
+		p := rest[k : k+int(l)]
+		rest = rest[k+int(l):]
+		s := t.byP[string(p)]
+		if s == nil {
+			sc.miss = append(sc.miss, int32(i))
 		}
-		out[i] = st
+		sc.slots = append(sc.slots, s)
 	}
-	m.mu.Unlock()
-	if len(todo) == 0 {
-		return out
+	t.mu.RUnlock()
+	if len(sc.miss) > 0 {
+		// the paths not looked up yet: their slots made, unless another
+		// validation made them meanwhile
+		t.mu.Lock()
+		// their paths copied into one string (one allocation, and the
+		// paths one validation reads next to each other)
+		var names []byte
+		rest, at, fresh := raw, 0, sc.fresh[:0]
+		for i := 0; i < n && at < len(sc.miss); i++ {
+			l, k := uvarintOf(rest)
+			p := rest[k : k+int(l)]
+			rest = rest[k+int(l):]
+			if int(sc.miss[at]) != i {
+				continue
+			}
+			at++
+			if s := t.byP[string(p)]; s != nil {
+				sc.slots[i] = s
+				continue
+			}
+			fresh = append(fresh, int32(i))
+			names = append(names, p...)
+		}
+		all := string(names)
+		rest, at = raw, 0
+		for i := 0; i < n && at < len(fresh); i++ {
+			l, k := uvarintOf(rest)
+			rest = rest[k+int(l):]
+			if int(fresh[at]) != i {
+				continue
+			}
+			at++
+			name := all[:l]
+			all = all[l:]
+			s := t.byP[name] // a path named twice in the read set
+			if s == nil {
+				if len(t.free) == 0 {
+					t.free = make([]slot, 256)
+				}
+				s = &t.free[0]
+				t.free = t.free[1:]
+				s.path = name
+				t.byP[name] = s
+			}
+			sc.slots[i] = s
+		}
+		sc.fresh = fresh
+		t.mu.Unlock()
 	}
-	buf := make([]byte, 0, len(m.root)+256)
-	for _, i := range todo {
-		buf = append(append(append(buf[:0], m.root...), '/'), ps[i]...)
-		out[i] = lstat(string(buf))
+	busy := sc.miss[:0]
+	for i, s := range sc.slots {
+		if !s.try(m.root) {
+			busy = append(busy, int32(i))
+		}
 	}
-	m.mu.Lock()
-	for _, i := range todo {
-		m.stats[ps[i]] = out[i]
+	for _, i := range busy {
+		sc.slots[i].wait(m.root)
 	}
-	m.mu.Unlock()
-	return out
+	sc.miss = busy
+	buf := sc.buf[:0]
+	rest = raw
+	for _, s := range sc.slots {
+		l, k := uvarintOf(rest)
+		buf = append(buf, rest[:k+int(l)]...)
+		rest = rest[k+int(l):]
+		if s.st.err {
+			sc.buf = buf
+			return sum, false
+		}
+		buf = append(buf, s.enc[:s.n]...)
+	}
+	sc.buf = buf
+	return sha256.Sum256(buf), true
+}
+
+// encodePaths is ps as a memo's value encodes them.
+func encodePaths(b []byte, ps []string) []byte {
+	for _, p := range ps {
+		b = appendStr(b, p)
+	}
+	return b
 }

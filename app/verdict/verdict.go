@@ -95,7 +95,9 @@ type Facts struct {
 	// Verified reports, at Save, whether every git object the run read
 	// was what its hash names; nil keeps nothing.
 	Verified func() bool
-	// Candidates are every discovered candidate; Stories every parsed story.
+	// Candidates are every discovered candidate; Stories every parsed
+	// story (kept, read by Put: the caller does not change it while the
+	// memo is used).
 	Candidates []workflow.Candidate
 	Stories    map[string]*workflow.Story
 	// Config is the configuration the run validates with.
@@ -116,12 +118,17 @@ type Memo struct {
 	// (see the package comment) and looks nothing up
 	seed     bool
 	verified func() bool
-	// storyPaths are the parsed stories' paths by loose id (storyid.Loose).
-	storyPaths map[string][]string
+	// storyPaths are the parsed stories' paths by loose id
+	// (storyid.Loose), made by the first Put (a run that only uses memos
+	// never needs them)
+	stories     map[string]*workflow.Story
+	storyPathsO sync.Once
+	storyPaths  map[string][]string
 
-	mu    sync.Mutex
-	stats map[string]stat // this run's lstat of a path, made once
-	hits  int
+	paths slots // this run's lstat of each path looked up, made once
+
+	mu   sync.Mutex
+	hits int
 }
 
 // Open returns the memo of a run described by f in disk, or nil when the
@@ -136,7 +143,8 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 	if clock == nil {
 		clock = time.Now
 	}
-	m := &Memo{root: f.Root, start: clock(), verified: f.Verified, stats: map[string]stat{}, store: true}
+	m := &Memo{root: f.Root, start: clock(), verified: f.Verified, store: true}
+	m.paths.byP = make(map[string]*slot, 1024)
 	if locked(f.Root) {
 		return nil
 	}
@@ -152,20 +160,13 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 	if b, ok = m.gitFacts(b); !ok {
 		return nil
 	}
-	for _, v := range []any{f.Config, f.Stories} {
-		d, ok := digest(v)
-		if !ok {
-			return nil
-		}
-		b = append(b, d[:]...)
+	dc, okc := digest(f.Config)
+	ds, oks := storiesDigest(f.Stories)
+	if !okc || !oks {
+		return nil
 	}
-	m.storyPaths = make(map[string][]string, len(f.Stories))
-	for id, st := range f.Stories {
-		if st != nil {
-			k := storyid.Loose(id)
-			m.storyPaths[k] = append(m.storyPaths[k], st.Path)
-		}
-	}
+	b = append(append(b, dc[:]...), ds[:]...)
+	m.stories = f.Stories
 	// what validation reads of the other candidates (conflict (a), see
 	// validate's rivalsOf and otherWorkflows), with their statuses; a
 	// candidate's own key holds all of it (see key)
@@ -175,7 +176,7 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		others[i] = otherFacts{ID: c.ID, Status: c.Status, Resumable: c.Resumable, Source: c.Source,
 			Stories: c.Stories, StoryRefs: c.StoryRefs, UpdatedAt: c.UpdatedAt}
 	}
-	d, ok := digest(others)
+	d, ok := othersDigest(others)
 	if !ok {
 		return nil
 	}
@@ -282,7 +283,7 @@ func indexChecksum(p string) ([]byte, bool) {
 
 // key is the memo key of candidate c: the run's part and c's digest.
 func (m *Memo) key(c *workflow.Candidate) ([32]byte, bool) {
-	d, ok := digest(c)
+	d, ok := candidateDigest(c)
 	if !ok {
 		return [32]byte{}, false
 	}
@@ -326,18 +327,10 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (_ validate.Report, k K
 		m.tab.Unhit()
 		return validate.Report{}, k, false
 	}
-	sts := m.statsOf(e.paths)
-	h := sha256.New()
-	var buf []byte
-	for i, p := range e.paths {
-		if sts[i].err {
-			m.tab.Refuse()
-			return validate.Report{}, k, false
-		}
-		buf = sts[i].append(appendStr(buf[:0], p))
-		h.Write(buf)
-	}
-	if !bytes.Equal(h.Sum(nil), e.sum[:]) {
+	sc := scratchPool.Get().(*scratch)
+	sum, ok := m.readSetSum(e.rawPaths, e.n, sc)
+	sc.release()
+	if !ok || sum != e.sum {
 		m.tab.Refuse()
 		return validate.Report{}, k, false
 	}
@@ -357,16 +350,17 @@ func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Tim
 	if !ok {
 		return
 	}
-	sts := m.statsOf(paths)
-	h := sha256.New()
-	var buf []byte
-	for i, p := range paths {
-		st := sts[i]
-		if st.err || st.racy(m.start) || st.mode&unix.S_IFMT == unix.S_IFLNK {
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	sc.raw = encodePaths(sc.raw[:0], paths)
+	sum, ok := m.readSetSum(sc.raw, len(paths), sc)
+	if !ok {
+		return
+	}
+	for _, s := range sc.slots {
+		if s.st.racy(m.start) || s.st.mode&unix.S_IFMT == unix.S_IFLNK {
 			return
 		}
-		buf = st.append(appendStr(buf[:0], p))
-		h.Write(buf)
 	}
 	var e entry
 	e.rep = u
@@ -374,7 +368,7 @@ func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Tim
 		e.clamped = now // the report holds now: it is true at now only
 	}
 	e.rep.Files, e.rep.Stories = []validate.FileReport{}, []validate.StoryReport{}
-	copy(e.sum[:], h.Sum(nil))
+	e.sum = sum
 	e.paths, e.dirs = paths, dirs
 	v, ok := encode(e)
 	if !ok {
@@ -456,8 +450,18 @@ func (m *Memo) readSet(c *workflow.Candidate, u validate.Report) (paths []string
 		add(e.Path)
 	}
 	add(c.BackupPath)
+	m.storyPathsO.Do(func() {
+		m.storyPaths = make(map[string][]string, len(m.stories))
+		for id, st := range m.stories {
+			if st != nil {
+				k := storyid.Loose(id)
+				m.storyPaths[k] = append(m.storyPaths[k], st.Path)
+			}
+		}
+	})
+	storyPaths := m.storyPaths
 	story := func(id string) {
-		for _, p := range m.storyPaths[storyid.Loose(strings.TrimSpace(id))] {
+		for _, p := range storyPaths[storyid.Loose(strings.TrimSpace(id))] {
 			add(p)
 		}
 	}
@@ -518,10 +522,29 @@ type entry struct {
 	paths []string // the read set: dirs folders, then the files
 	dirs  int
 	sum   [32]byte
+	// rawPaths are the read set as the value holds it (decode fills it,
+	// not paths): n varint lengths, each followed by its path's bytes
+	rawPaths []byte
+	n        int
 	// clamped is the clock the report was made at when its own activity
 	// was after it (validation kept the time from passing the clock: the
 	// report is true at that clock alone); zero otherwise.
 	clamped time.Time
+}
+
+// pathList is e's read set as a list (decode leaves it in rawPaths).
+func (e *entry) pathList() []string {
+	if e.paths != nil || e.rawPaths == nil {
+		return e.paths
+	}
+	out := make([]string, 0, e.n)
+	rest := e.rawPaths
+	for range e.n {
+		l, k := uvarintOf(rest)
+		out = append(out, string(rest[k:k+int(l)]))
+		rest = rest[k+int(l):]
+	}
+	return out
 }
 
 // sameNow reports whether e's report is the one a validation at now
@@ -583,22 +606,32 @@ func decode(v []byte) (entry, bool) {
 		return e, false
 	}
 	copy(e.sum[:], v)
-	rd := reader{s: string(v[32:])} // one copy: every string is a slice of it
-	dirs := rd.uint()
-	n := rd.count(1)
-	if dirs > uint64(n) {
+	// the read set is looked up in place (readSetSum): not a string of it
+	// made (1,000 memos of 160 paths a run)
+	rest := v[32:]
+	dirs, k1 := uvarintOf(rest)
+	rest = rest[k1:]
+	n, k := uvarintOf(rest)
+	rest = rest[k:]
+	if k1 == 0 || k == 0 || n > uint64(len(rest)) || dirs > n {
 		return entry{}, false
 	}
-	e.dirs = int(dirs)
-	e.paths = make([]string, 0, n)
+	from := len(v) - len(rest)
 	for range n {
-		e.paths = append(e.paths, rd.str())
+		l, k := uvarintOf(rest)
+		if k == 0 || l > uint64(len(rest)-k) {
+			return entry{}, false
+		}
+		rest = rest[k+int(l):]
 	}
+	e.dirs, e.n = int(dirs), int(n)
+	e.rawPaths = v[from : len(v)-len(rest) : len(v)-len(rest)]
+	rd := reader{s: string(rest)} // one copy: every string is a slice of it
 	e.clamped = rd.time()
 	r := &e.rep
-	n = rd.count(7)
-	r.Findings = make([]workflow.Finding, 0, n)
-	for range n {
+	nf := rd.count(7)
+	r.Findings = make([]workflow.Finding, 0, nf)
+	for range nf {
 		f := workflow.Finding{Check: rd.str(), Severity: workflow.Severity(rd.str()), Code: rd.str(),
 			Message: rd.str(), Path: rd.str(), Phase: rd.str()}
 		f.Line = int(rd.int())

@@ -52,6 +52,8 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			t.Fatalf("times differ: %+v\n%+v", got, e)
 		}
 		got.rep.InterruptedAt, got.clamped, got.rep.Activity, got.rep.Base.When = e.rep.InterruptedAt, e.clamped, e.rep.Activity, e.rep.Base.When
+		got.paths = got.pathList()
+		got.rawPaths, got.n = nil, 0
 		if !reflect.DeepEqual(got, e) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", got, e)
 		}
@@ -104,8 +106,9 @@ func FuzzDecode(f *testing.F) {
 		if !ok {
 			return
 		}
-		if e.dirs > len(e.paths) {
-			t.Fatalf("dirs %d > paths %d", e.dirs, len(e.paths))
+		e.paths = e.pathList()
+		if e.dirs > len(e.paths) || len(e.paths) != e.n {
+			t.Fatalf("dirs %d, paths %d of %d", e.dirs, len(e.paths), e.n)
 		}
 		w, ok := encode(e)
 		if !ok {

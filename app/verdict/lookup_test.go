@@ -1,0 +1,261 @@
+package verdict
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
+	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
+)
+
+type fakeGit struct{}
+
+func (fakeGit) Head() (gitrepo.Commit, error) { return gitrepo.Commit{Hash: "0123456789"}, nil }
+func (fakeGit) Shallow() bool                 { return false }
+func (fakeGit) Promisor() string              { return "" }
+
+// lookupRepo is a work tree whose candidates share files and folders, and
+// a cache holding their memos (keep).
+type lookupRepo struct {
+	t     *testing.T
+	root  string
+	disk  *diskcache.Cache
+	cands []workflow.Candidate
+	now   time.Time
+}
+
+func newLookupRepo(t *testing.T) *lookupRepo {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gitfixture.Init(root); err != nil {
+		t.Fatal(err)
+	}
+	r := &lookupRepo{t: t, root: root, disk: diskcache.New(t.TempDir()), now: time.Now()}
+	for i := range 4 {
+		c := workflow.Candidate{ID: fmt.Sprintf("w%d", i), Resumable: true, Status: "interrupted",
+			Source: workflow.SourceRef{Kind: "workflow-state", Path: fmt.Sprintf(".orchestrate/workflows/w%d.yaml", i)}}
+		r.write(c.Source.Path)
+		// own files in an own folder; w0 and w1 share src/a/s.go, w2 and
+		// w3 src/b/s.go; each names a path twice
+		for f := range 4 {
+			p := fmt.Sprintf("src/w%d/f%d.go", i, f)
+			r.write(p)
+			c.Files = append(c.Files, workflow.RefFile{Path: p, Phase: "implement"})
+		}
+		shared := "src/" + "ab"[i/2:i/2+1] + "/s.go"
+		r.write(shared)
+		c.Files = append(c.Files, workflow.RefFile{Path: shared}, c.Files[0], workflow.RefFile{Path: "src/missing.go"})
+		r.cands = append(r.cands, c)
+	}
+	return r
+}
+
+func (r *lookupRepo) write(rel string) {
+	r.t.Helper()
+	if err := gitfixture.WriteFile(r.root, rel, "package p // "+rel+"\n"); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *lookupRepo) abs(rel string) string { return filepath.Join(r.root, filepath.FromSlash(rel)) }
+
+// open is a run's memo; the racy window counts from a clock ahead of the
+// files just written.
+func (r *lookupRepo) open() *Memo {
+	r.t.Helper()
+	m := Open(r.disk, Facts{Root: r.root, Git: fakeGit{}, Verified: func() bool { return true }, Candidates: r.cands,
+		Config: config.Config{}, Clock: func() time.Time { return time.Now().Add(10 * time.Second) }})
+	if m == nil {
+		r.t.Fatal("no memo")
+	}
+	return m
+}
+
+func (r *lookupRepo) report(c *workflow.Candidate) validate.Report {
+	return validate.Report{Status: validate.StatusConflicts, GitMode: validate.GitModeGit,
+		Findings: []workflow.Finding{{Check: "conflict", Severity: workflow.Blocking, Code: "file-changed", Path: c.Files[0].Path}}}
+}
+
+// keep runs the seeding run and the run that keeps every candidate's memo.
+func (r *lookupRepo) keep() {
+	r.t.Helper()
+	if err := r.open().Save(); err != nil {
+		r.t.Fatal(err)
+	}
+	m := r.open()
+	for i := range r.cands {
+		c := &r.cands[i]
+		if _, k, ok := m.Get(c, r.now); ok {
+			r.t.Fatal("a memo before any was kept")
+		} else {
+			m.Put(k, c, r.report(c), r.now)
+		}
+	}
+	if m.Pending() != len(r.cands) {
+		r.t.Fatalf("%d memos kept, want %d", m.Pending(), len(r.cands))
+	}
+	if err := m.Save(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// hits reports which candidates m has a memo for, in order.
+func (r *lookupRepo) hits(m *Memo) []bool {
+	out := make([]bool, len(r.cands))
+	for i := range r.cands {
+		_, _, out[i] = m.Get(&r.cands[i], r.now)
+	}
+	return out
+}
+
+func countLstats(t *testing.T) map[string]int {
+	var mu sync.Mutex
+	n := map[string]int{}
+	old := lstatPath
+	lstatPath = func(p string) stat {
+		mu.Lock()
+		n[p]++
+		mu.Unlock()
+		return old(p)
+	}
+	t.Cleanup(func() { lstatPath = old })
+	return n
+}
+
+// TestLookupLstatsEachPathOnce: a run's look-ups, from many goroutines at
+// once, lstat each path once (a path two candidates share, or one names
+// twice, included), and every memo is used.
+func TestLookupLstatsEachPathOnce(t *testing.T) {
+	r := newLookupRepo(t)
+	r.keep()
+	n := countLstats(t)
+	m := r.open()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range r.cands {
+				if _, _, ok := m.Get(&r.cands[i], r.now); !ok {
+					t.Errorf("%s: no memo", r.cands[i].ID)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(n) == 0 {
+		t.Fatal("nothing lstat'ed")
+	}
+	for p, k := range n {
+		if k != 1 {
+			t.Errorf("%s lstat'ed %d times", p, k)
+		}
+	}
+	if m.Hits() != 8*len(r.cands) {
+		t.Errorf("%d memos used, want %d", m.Hits(), 8*len(r.cands))
+	}
+}
+
+// TestLookupSeesAChangeAfterOpen: a file changed after the run's memo
+// was opened (same size and modification time, a new change time) is
+// seen by the look-ups: the stat data is taken at the look-up, not
+// before; the candidates that do not read it keep their memos.
+func TestLookupSeesAChangeAfterOpen(t *testing.T) {
+	r := newLookupRepo(t)
+	r.keep()
+	m := r.open()
+	p := r.abs("src/w0/f0.go") // w0's alone
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("package q // src/w0/f0.go\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.hits(m); fmt.Sprint(got) != "[false true true true]" {
+		t.Fatalf("memos used: %v, want all but w0's", got)
+	}
+}
+
+// TestLookupSymlinkSwappedIn: a referenced file, or its folder, replaced
+// by a symlink to itself renamed (the same inode, size and times behind
+// it), and a folder swapped so with its parent's modification time put
+// back, are each seen: the memos of the candidates that read them are
+// not used, the others' are.
+func TestLookupSymlinkSwappedIn(t *testing.T) {
+	swap := func(t *testing.T, r *lookupRepo, rel string) {
+		t.Helper()
+		p := r.abs(rel)
+		if err := os.Rename(p, p+".old"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Base(p)+".old", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		swap func(t *testing.T, r *lookupRepo)
+		want string
+	}{
+		{"a file", func(t *testing.T, r *lookupRepo) { swap(t, r, "src/w1/f3.go") }, "[true false true true]"},
+		{"a shared file", func(t *testing.T, r *lookupRepo) { swap(t, r, "src/b/s.go") }, "[true true false false]"},
+		{"its folder", func(t *testing.T, r *lookupRepo) { swap(t, r, "src/w2") }, "[false false false false]"}, // src changed too
+		{"its folder, the parent's times put back", func(t *testing.T, r *lookupRepo) {
+			fi, err := os.Stat(r.abs("src"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			swap(t, r, "src/a")
+			if err := os.Chtimes(r.abs("src"), fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}, "[false false false false]"}, // src's change time too
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newLookupRepo(t)
+			r.keep()
+			if got := r.hits(r.open()); fmt.Sprint(got) != "[true true true true]" {
+				t.Fatalf("before: memos used %v", got)
+			}
+			tc.swap(t, r)
+			if got := r.hits(r.open()); fmt.Sprint(got) != tc.want {
+				t.Fatalf("memos used %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLookupAChangeBetweenCandidates: a path two candidates share,
+// changed after the first one's look-up, makes the second one's memo
+// unused in the next run (a run's look-ups share one lstat of a path,
+// taken at its first look-up: within the run the second candidate is
+// answered for the tree as that lstat saw it, as before).
+func TestLookupAChangeBetweenCandidates(t *testing.T) {
+	r := newLookupRepo(t)
+	r.keep()
+	m := r.open()
+	if _, _, ok := m.Get(&r.cands[2], r.now); !ok { // reads src/b/s.go, as w3 does
+		t.Fatal("w2: no memo")
+	}
+	if err := os.WriteFile(r.abs("src/b/s.go"), []byte("package q\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.hits(r.open()); fmt.Sprint(got) != "[true true false false]" {
+		t.Fatalf("next run: memos used %v, want w0's and w1's", got)
+	}
+}
