@@ -23,6 +23,8 @@ func (a *app) debugSession(s *loadedRepo) {
 		a.debugf("cache: off (%s or its key is inside the repository)", d)
 	case !a.cacheOn:
 		a.debugf("cache: off (%s, or its key, not usable)", d)
+	case s.Seeding():
+		a.debugf("cache: %s, this repository's first run with it: nothing read or kept there but a mark; the next run fills it (%s=off turns it off)", d, diskcache.EnvDir)
 	default:
 		a.debugf("cache: %s (%s=off turns it off)", d, diskcache.EnvDir)
 	}

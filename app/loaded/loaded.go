@@ -47,6 +47,11 @@ type Session struct {
 	run   *validate.Run // shared by the session's validations, made on first use
 	cache *diskcache.Cache
 	memo  *verdict.Memo // the verdict memo of ValidateAll's runs without lists, made with run
+	// seeding is the cache folder of a run that is the repository's first
+	// with it: nothing is read from it or kept in it but the mark
+	// SaveCaches writes (see seed.go).
+	seeding *diskcache.Cache
+	marked  bool // the mark is written
 }
 
 // Location is where a command runs: the repository root and its git access.
@@ -162,6 +167,11 @@ func Resolve(dir string) (Location, error) {
 // UTC), dating story files from git when there is git.
 func Load(loc Location, cfg config.Config, now time.Time) *Session {
 	s := &Session{Root: loc.Root, Cfg: cfg, Git: loc.Git, GitErr: loc.GitErr, Now: now.UTC(), cache: loc.Cache}
+	if firstSight(loc.Cache, loc.Root) {
+		// the repository's first run with this cache folder: as with the
+		// cache off, and a mark written (seed.go)
+		s.seeding, s.cache, loc.Cache = loc.Cache, nil, nil
+	}
 	repo, defFindings := discover.NewRepo(loc.Root, cfg)
 	s.Repo = repo
 	opts := discover.Options{Cache: loc.Cache}
@@ -178,11 +188,25 @@ func Load(loc Location, cfg config.Config, now time.Time) *Session {
 // did not hold yet (git walks); a cache that is off or cannot be written is
 // skipped. It may be called more than once.
 func (s *Session) SaveCaches() {
-	if s != nil && s.Git != nil {
+	if s == nil {
+		return
+	}
+	if s.seeding != nil {
+		if !s.marked {
+			s.marked = true
+			_ = markSeen(s.seeding, s.Root)
+		}
+		return
+	}
+	if s.Git != nil {
 		_ = s.Git.SaveCache()
 		_ = s.memo.Save() // after the git tables: verification has ended
 	}
 }
+
+// Seeding reports whether this run is the repository's first with the
+// cache folder: it reads and keeps nothing there but a mark (seed.go).
+func (s *Session) Seeding() bool { return s != nil && s.seeding != nil }
 
 // StoryTimes returns, for the candidates' files and folders (stories, state
 // files, spec pipeline folders) that are exactly as committed in HEAD,

@@ -256,7 +256,7 @@ func TestAWarmRunIsACacheOffRun(t *testing.T) {
 				r.write("docs/stories/1.1.story.md", strings.Replace(string(data), "In Progress", "Zapped", 1))
 			}
 			off, _ := r.status(nil, cfg, now)
-			// the first run seeds the table (verdict's package comment), the
+			// the first run only marks the cache folder (seed.go), the
 			// second keeps the memos
 			for _, run := range []string{"first", "second"} {
 				if got, hits := r.status(c, cfg, now); got != off || hits != 0 {
@@ -346,39 +346,5 @@ func indexStat(t *testing.T, root, rel string) {
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestTheFirstRunKeepsNoMemo: the first run with a cache (a fresh clone in
-// CI) writes only the marker, so that it costs no more than a run with the
-// cache off; the next run keeps the memos, the one after uses them.
-func TestTheFirstRunKeepsNoMemo(t *testing.T) {
-	useMemoClock(t)
-	r := newMemoRepo(t)
-	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
-	now := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
-	entries := func() int {
-		names, _ := filepath.Glob(filepath.Join(c.Dir(), "verdict-*"))
-		if len(names) != 1 {
-			t.Fatalf("memo tables: %v, want one", names)
-		}
-		tab, err := c.Open(filepath.Base(names[0]), 32)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tab.Len()
-	}
-	r.status(c, config.Default(), now)
-	if n := entries(); n != 1 {
-		t.Fatalf("after the first run the memo table holds %d entries, want the marker alone", n)
-	}
-	if _, hits := r.status(c, config.Default(), now); hits != 0 {
-		t.Fatalf("second run: %d memos used, want none (none was kept)", hits)
-	}
-	if n := entries(); n != 1+5 {
-		t.Fatalf("after the second run the memo table holds %d entries, want the marker and 5 memos", n)
-	}
-	if _, hits := r.status(c, config.Default(), now); hits != 5 {
-		t.Fatalf("third run: %d memos used, want 5", hits)
 	}
 }
