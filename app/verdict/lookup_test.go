@@ -87,8 +87,7 @@ func (r *lookupRepo) report(c *workflow.Candidate) validate.Report {
 		Findings: []workflow.Finding{{Check: "conflict", Severity: workflow.Blocking, Code: "file-changed", Path: c.Files[0].Path}}}
 }
 
-// keep runs a run that keeps nothing and the run that keeps every
-// candidate's memo.
+// keep runs the seeding run and the run that keeps every candidate's memo.
 func (r *lookupRepo) keep() {
 	r.t.Helper()
 	if err := r.open().Save(); err != nil {
