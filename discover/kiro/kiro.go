@@ -504,19 +504,7 @@ func (s *spec) detach() {
 	add(rp.Holes)
 	add(s.marks.inProgress)
 	add(s.marks.queued)
-	n := 0
-	for _, p := range ps {
-		n += len(*p)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, p := range ps {
-		b.WriteString(*p)
-	}
-	all := b.String()
-	for _, p := range ps {
-		*p, all = all[:len(*p)], all[len(*p):]
-	}
+	source.Detach(ps)
 }
 
 // build turns a settled spec into its candidate: s.draft with what

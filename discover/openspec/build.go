@@ -103,19 +103,7 @@ func (d *draft) detach() {
 	add(rp.Labels)
 	add(rp.Files)
 	add(rp.Holes)
-	n := 0
-	for _, p := range ps {
-		n += len(*p)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, p := range ps {
-		b.WriteString(*p)
-	}
-	all := b.String()
-	for _, p := range ps {
-		*p, all = all[:len(*p)], all[len(*p):]
-	}
+	source.Detach(ps)
 }
 
 // Build turns an active change into its candidate (settled first, when

@@ -219,3 +219,24 @@ func (s *FileSet) Finish(c *workflow.Candidate, file string) {
 	}
 	c.Files = s.Sorted()
 }
+
+// Detach copies the strings ps point to into one allocation of their own
+// and points each at its copy: a candidate kept for the run then holds
+// only its own text, never the whole file (or cached value) it was parsed
+// from, whose substrings they were (discover/kiro's and discover/openspec's
+// settle).
+func Detach(ps []*string) {
+	n := 0
+	for _, p := range ps {
+		n += len(*p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range ps {
+		b.WriteString(*p)
+	}
+	all := b.String()
+	for _, p := range ps {
+		*p, all = all[:len(*p)], all[len(*p):]
+	}
+}

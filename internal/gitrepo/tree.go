@@ -265,16 +265,23 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]string) 
 		if i < len(tb) {
 			eb = tb[i]
 		}
-		// A wanted path changes when its file does, or — a folder — when
-		// anything inside it does (its tree hash).
-		if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
-			c.changedPath(out, child, eb)
+		if err := c.visit(child, ea, eb, out); err != nil {
+			return err
 		}
-		if len(child.Names) > 0 {
-			if err := c.diff(ea.Dir(), eb.Dir(), child, out); err != nil {
-				return err
-			}
-		}
+	}
+	return nil
+}
+
+// visit is diff's step for one wanted name: child's path changed when its
+// entries ea (the commit's) and eb (the parent's) differ — a file, or, a
+// folder, anything inside it (its tree hash) — then the folders below it
+// compared.
+func (c *treeCache) visit(child *gitobj.TrieNode, ea, eb gitobj.RawEntry, out *[]string) error {
+	if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
+		c.changedPath(out, child, eb)
+	}
+	if len(child.Names) > 0 {
+		return c.diff(ea.Dir(), eb.Dir(), child, out)
 	}
 	return nil
 }

@@ -77,14 +77,8 @@ func (c *treeCache) diffPair(d *gitobj.PairDiff, n *gitobj.TrieNode, out *[]stri
 	sort.Slice(at, func(x, y int) bool { return n.Children[d.Names[at[x]]].Pos < n.Children[d.Names[at[y]]].Pos })
 	for _, i := range at {
 		child := n.Children[d.Names[i]]
-		ea, eb := d.A[i], d.B[i]
-		if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
-			c.changedPath(out, child, eb)
-		}
-		if len(child.Names) > 0 {
-			if err := c.diff(ea.Dir(), eb.Dir(), child, out); err != nil {
-				return err
-			}
+		if err := c.visit(child, d.A[i], d.B[i], out); err != nil {
+			return err
 		}
 	}
 	return nil
