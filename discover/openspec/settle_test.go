@@ -1,45 +1,10 @@
 package openspec
 
 import (
-	"reflect"
 	"testing"
-	"unsafe"
+
+	"github.com/orchestrate-dev/orchestrate/internal/strmem"
 )
-
-// stringsOf collects every non-empty string reachable from v (fields,
-// slices, pointers, maps, interfaces).
-func stringsOf(v reflect.Value, out *[]string) {
-	switch v.Kind() {
-	case reflect.String:
-		if v.Len() > 0 {
-			*out = append(*out, v.String())
-		}
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			stringsOf(v.Elem(), out)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			stringsOf(v.Field(i), out)
-		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			stringsOf(v.Index(i), out)
-		}
-	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			stringsOf(it.Key(), out)
-			stringsOf(it.Value(), out)
-		}
-	}
-}
-
-// overlaps reports whether a's bytes and b's share memory.
-func overlaps(a, b string) bool {
-	pa, pb := uintptr(unsafe.Pointer(unsafe.StringData(a))), uintptr(unsafe.Pointer(unsafe.StringData(b)))
-	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
-}
 
 // TestSettleDropsTasks checks that a settled change holds neither its
 // tasks nor its look-ups nor any string sharing memory with the tasks
@@ -63,12 +28,11 @@ func TestSettleDropsTasks(t *testing.T) {
 		if c.Tasks.Tasks != nil || c.Tasks.Groups != nil || c.exists != nil {
 			t.Errorf("%s: the tasks are kept after settle: %+v", name, c.Tasks)
 		}
-		var tasks, kept []string
-		stringsOf(reflect.ValueOf(ts), &tasks)
-		stringsOf(reflect.ValueOf(c.d), &kept)
+		tasks := strmem.Strings(ts)
+		kept := strmem.Strings(c.d)
 		for _, k := range kept {
 			for _, x := range tasks {
-				if overlaps(k, x) {
+				if strmem.Overlap(k, x) {
 					t.Errorf("%s: kept %q shares the tasks' memory (%q)", name, k, x)
 				}
 			}

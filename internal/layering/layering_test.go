@@ -42,7 +42,7 @@ var layers = []layer{
 		"internal/gitcache", "internal/gitfixture", "internal/gitobj", "internal/gitremote", "internal/gitrepo", "internal/lazyre",
 		"internal/logging", "internal/openprobe", "internal/par", "internal/pathglob", "internal/planfile",
 		"internal/prompt", "internal/redact", "internal/refpath", "internal/safedir", "internal/safefile",
-		"internal/sharedlife", "internal/statepatch", "internal/storyid",
+		"internal/sharedlife", "internal/statepatch", "internal/storyid", "internal/strmem",
 		"internal/termsafe", "internal/textfmt", "internal/tolerant", "internal/trust",
 	}},
 	// the domain values every stage shares
