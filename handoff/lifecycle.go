@@ -68,8 +68,10 @@ type LockStatus struct {
 
 // LockStateOf reports whether workflow id's lock is free, held by a live
 // process (or not trustworthy, which blocks the same way), or stale.
-func LockStateOf(root, id string) LockStatus {
-	st := Inspect(root, id)
+func LockStateOf(root, id string) LockStatus { return statusOf(Inspect(root, id)) }
+
+// statusOf is a lock's state in one word.
+func statusOf(st LockState) LockStatus {
 	switch {
 	case !st.Exists:
 		return LockStatus{State: LockFree}
@@ -128,8 +130,15 @@ func History(root, logPath string) (map[string]Last, error) {
 	if err := scanHistory(r, out); err != nil {
 		return out, fmt.Errorf("read the orchestration log: %w", err)
 	}
+	var locks *LockView // listed once, when a dispatch needs it
 	for id, l := range out {
-		if l.State == StateDispatched && LockStateOf(root, id).State != LockLive {
+		if l.State != StateDispatched {
+			continue
+		}
+		if locks == nil {
+			locks = ViewLocks(root)
+		}
+		if locks.StateOf(id).State != LockLive {
 			l.State = StateUnconfirmed
 			out[id] = l
 		}

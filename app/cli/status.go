@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/handoff"
 	"io"
 	"time"
 
@@ -73,8 +74,12 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	if shared.err != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "warning: the shared handoff records (lifecycle.remote) could not be read; showing this checkout's only: %s\n", cmdutil.SafeErr(sharedUnusable(shared.err)))
 	}
+	var locks *handoff.LockView // the locks folder listed once, when a row asks
 	lifeOf := func(c workflow.Candidate) resumeflow.Lifecycle {
-		return resumeflow.LifecycleShared(s.Root, hist, shared.view, s.Now, c)
+		if locks == nil {
+			locks = handoff.ViewLocks(s.Root)
+		}
+		return resumeflow.LifecycleShared(locks, hist, shared.view, s.Now, c)
 	}
 	// status shows each report's verdict, age and findings, never its
 	// file and story lists: they are not made

@@ -44,7 +44,8 @@ type Session struct {
 	Repo   *discover.Repo
 	Res    discover.Result
 
-	run   *validate.Run // shared by the session's validations, made on first use
+	run   *validate.Run     // shared by the session's validations, made on first use
+	locks *handoff.LockView // the locks folder as the run's validations see it, made with run
 	cache *diskcache.Cache
 	memo  *verdict.Memo // the verdict memo of ValidateAll's runs without lists, made with run
 	// seeding is the cache folder of a run that is the repository's first
@@ -251,6 +252,7 @@ func (s *Session) ValidateAll(cs []workflow.Candidate, lists bool) []*validate.R
 func (s *Session) newRun() {
 	if s.run == nil {
 		s.run = validate.NewRun(s.Root, s.Res.Candidates)
+		s.locks = handoff.ViewLocks(s.Root) // for the age step's rivals
 		if s.Git != nil {
 			s.memo = verdict.Open(s.cache, verdict.Facts{Root: s.Root, Git: s.Git, Verified: verifiedOf(s.Git),
 				Candidates: s.Res.Candidates, Stories: s.Res.Stories, Config: s.Cfg, Clock: memoClock})
@@ -289,7 +291,7 @@ func (s *Session) validate(c workflow.Candidate, noLists bool) validate.Report {
 	if s.Git != nil {
 		in.Git = s.Git
 	}
-	in.LiveLock = func(id string) bool { return handoff.Inspect(s.Root, id).Live }
+	in.LiveLock = func(id string) bool { return s.locks.Inspect(id).Live }
 	if !noLists || s.memo == nil {
 		return validate.Validate(in)
 	}

@@ -51,12 +51,12 @@ func History(s *loaded.Session) (map[string]handoff.Last, error) {
 // LifecycleOf is candidate c's lifecycle: its lock first, then its last
 // handoff — unless the state was updated after that handoff (a new
 // interruption).
-func LifecycleOf(root string, hist map[string]handoff.Last, c workflow.Candidate) Lifecycle {
+func LifecycleOf(locks *handoff.LockView, hist map[string]handoff.Last, c workflow.Candidate) Lifecycle {
 	last, seen := hist[c.ID]
 	if seen && !c.UpdatedAt.IsZero() && c.UpdatedAt.After(last.At.Add(2*time.Second)) {
 		seen = false
 	}
-	switch lk := handoff.LockStateOf(root, c.ID); lk.State {
+	switch lk := locks.StateOf(c.ID); lk.State {
 	case handoff.LockLive:
 		if seen && lk.Reason == "" && (last.State == handoff.StateStarted || last.State == handoff.StateDispatched) {
 			return Lifecycle{State: LifeActive, At: last.At, Agent: last.Agent, PID: lk.PID, Host: lk.Host}
@@ -157,8 +157,12 @@ type Filtered struct {
 // longer ago than that, marked Again. history is called at most once, when
 // a candidate runs in autopilot.
 func SkipHandedOff(s *loaded.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last) Filtered {
+	var locks *handoff.LockView // listed once per pass, when a candidate asks
 	return skipHandedOff(s, cands, mode, history, func(hist map[string]handoff.Last, c workflow.Candidate) Lifecycle {
-		return LifecycleOf(s.Root, hist, c)
+		if locks == nil {
+			locks = handoff.ViewLocks(s.Root)
+		}
+		return LifecycleOf(locks, hist, c)
 	})
 }
 

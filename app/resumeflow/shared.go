@@ -38,8 +38,8 @@ func (sh *Shared) HeldBy(id string, now time.Time) (sharedlife.Lock, bool) {
 // LifecycleShared is candidate c's lifecycle with the shared one: a live
 // lease of another runner first, then whichever of the local history and
 // the shared records is newer (the shared one naming its runner).
-func LifecycleShared(root string, hist map[string]handoff.Last, sh *Shared, now time.Time, c workflow.Candidate) Lifecycle {
-	local := LifecycleOf(root, hist, c)
+func LifecycleShared(locks *handoff.LockView, hist map[string]handoff.Last, sh *Shared, now time.Time, c workflow.Candidate) Lifecycle {
+	local := LifecycleOf(locks, hist, c)
 	if sh == nil {
 		return local
 	}
@@ -84,8 +84,12 @@ func LifecycleShared(root string, hist map[string]handoff.Last, sh *Shared, now 
 // autopilot a workflow another runner holds (a live lease) or handed off
 // recently (its records) is skipped like a live or recent local one.
 func SkipHandedOffShared(s *loaded.Session, cands []workflow.Candidate, mode modes.Mode, history func() map[string]handoff.Last, sh *Shared) Filtered {
+	var locks *handoff.LockView // listed once per pass, when a candidate asks
 	return skipHandedOff(s, cands, mode, history, func(hist map[string]handoff.Last, c workflow.Candidate) Lifecycle {
-		return LifecycleShared(s.Root, hist, sh, s.Now, c)
+		if locks == nil {
+			locks = handoff.ViewLocks(s.Root)
+		}
+		return LifecycleShared(locks, hist, sh, s.Now, c)
 	})
 }
 

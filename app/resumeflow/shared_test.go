@@ -59,7 +59,7 @@ func TestLifecycleShared(t *testing.T) {
 			if hist == nil {
 				hist = map[string]handoff.Last{}
 			}
-			l := LifecycleShared(root, hist, tt.sh, now, cand)
+			l := LifecycleShared(handoff.ViewLocks(root), hist, tt.sh, now, cand)
 			if l.State != tt.state {
 				t.Fatalf("state %q, want %q (%+v)", l.State, tt.state, l)
 			}
