@@ -71,6 +71,14 @@ func TestProfileOrchestrate(t *testing.T) {
 		cacheDir = filepath.Join(t.TempDir(), "cache")
 		t.Setenv("ORCHESTRATE_CACHE_DIR", cacheDir)
 	}
+	// BENCH_PROFILE_MEMRATE: the heap profiles' sampling rate in bytes
+	// (runtime.MemProfileRate; 512 KiB by default, too coarse to tell a
+	// few megabytes apart at the peak)
+	if v, err := strconv.Atoi(os.Getenv("BENCH_PROFILE_MEMRATE")); err == nil && v > 0 {
+		old := runtime.MemProfileRate
+		runtime.MemProfileRate = v
+		defer func() { runtime.MemProfileRate = old }()
+	}
 	// the lock contention of the runs (.mutex: go tool pprof -top)
 	runtime.SetMutexProfileFraction(5)
 	defer runtime.SetMutexProfileFraction(0)

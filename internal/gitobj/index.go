@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -63,7 +64,7 @@ func ReadIndex(fs billy.Filesystem, paths []string, compared int, heads map[stri
 		want[p] = true
 	}
 	mt := fi.ModTime()
-	sc := indexScratch{heads: heads}
+	sc := indexScratch{heads: heads, mapped: unmap != nil}
 	out, rest := parseIndexBytes(b, want, uint32(mt.Unix()), uint32(mt.Nanosecond()), &sc)
 	if out == nil || heads == nil || sc.noTree {
 		return out, plumbing.ZeroHash, nil
@@ -251,16 +252,27 @@ func parseIndexBytes(b []byte, want map[string]bool, sec, nsec uint32, sc *index
 	}
 	n := be.Uint32(b[8:])
 	out := make(map[string]IndexEntry, len(want)) // at most one entry per path wanted
-	off := 12
+	off, dropped := 12, 0
 	for i := uint32(0); i < n; i++ {
 		size := sc.entry(b[off:], version, want, sec, nsec, out)
 		if size == 0 {
 			return nil, nil
 		}
 		off += size
+		if sc.mapped && off-dropped >= indexDropEvery {
+			// the pages read so far leave the process's memory (a mapped
+			// index of 100,000 entries is 12 MiB of it while it is read)
+			end := off &^ (os.Getpagesize() - 1)
+			dropPages(b[dropped:end])
+			dropped = end
+		}
 	}
 	return out, b[off:]
 }
+
+// indexDropEvery is how many bytes of a mapped index are parsed between
+// two drops of the pages behind.
+const indexDropEvery = 1 << 20
 
 // indexScratch is what the entries of one index are read into.
 type indexScratch struct {
@@ -269,6 +281,9 @@ type indexScratch struct {
 	// index from being HEAD's tree (see readIndex).
 	heads  map[string]plumbing.Hash
 	noTree bool
+	// mapped is set when the entries are a read-only file mapping, whose
+	// pages are dropped once parsed (dropPages)
+	mapped bool
 }
 
 // indexEntryFixed is the size of an entry's stat data, mode, hash and flags.
