@@ -459,3 +459,27 @@ func FuzzRebuild(f *testing.F) {
 		}
 	})
 }
+
+// A story candidate refers to its own file whether or not its Files list it
+// (a story not in flight lists its File List only); another kind refers
+// only to the files it lists.
+func TestRbLinksOwnStoryFile(t *testing.T) {
+	const p = ".aiox/workflow-state.md"
+	cases := []struct {
+		name string
+		o    workflow.Candidate
+		want bool
+	}{
+		{"story not in flight", workflow.Candidate{Source: workflow.SourceRef{Kind: workflow.KindStory, Path: p}, Files: []workflow.RefFile{{Path: "src/a.go"}}}, true},
+		{"story in flight", workflow.Candidate{Source: workflow.SourceRef{Kind: workflow.KindStory, Path: p}, Files: []workflow.RefFile{{Path: p}}, Resumable: true}, true},
+		{"another story", workflow.Candidate{Source: workflow.SourceRef{Kind: workflow.KindStory, Path: "docs/stories/1.1.md"}}, false},
+		{"a state of another kind at that path", workflow.Candidate{Source: workflow.SourceRef{Kind: workflow.KindEpicState, Path: p}}, false},
+		{"a state listing it", workflow.Candidate{Source: workflow.SourceRef{Kind: workflow.KindEpicState, Path: "x.yaml"}, Files: []workflow.RefFile{{Path: p}}}, true},
+		{"evidence naming it", workflow.Candidate{Source: workflow.SourceRef{Kind: workflow.KindWorkflowState, Path: "y.yaml"}, Evidence: []workflow.SourceRef{{Path: p}}}, true},
+	}
+	for _, tc := range cases {
+		if got := rbLinks(tc.o, p); got != tc.want {
+			t.Errorf("%s: rbLinks = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

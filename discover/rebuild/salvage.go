@@ -186,8 +186,14 @@ func (b *rbBuilder) salvage() []rbHit {
 	return hits
 }
 
-// rbLinks reports whether candidate o refers to the state file p.
+// rbLinks reports whether candidate o refers to the state file p. A story
+// candidate refers to its own file, which a story not in flight no longer
+// lists in its Files (discover/story): a story glob configured over state
+// files reads the same as before that.
 func rbLinks(o workflow.Candidate, p string) bool {
+	if o.Source.Kind == workflow.KindStory && o.Source.Path == p {
+		return true
+	}
 	for _, f := range o.Files {
 		if f.Path == p {
 			return true
