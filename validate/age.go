@@ -14,7 +14,7 @@ import (
 // else stale. A negative age (a time in the future) is fresh; zero
 // thresholds take the defaults.
 func ClassifyAge(d time.Duration, a config.Age) string {
-	def := config.Default().Age
+	def := defaults.Age
 	a.Fresh, a.Recent = cmp.Or(max(a.Fresh, 0), def.Fresh), cmp.Or(max(a.Recent, 0), def.Recent)
 	a.Stale = cmp.Or(max(a.Stale, 0), def.Stale)
 	switch {
