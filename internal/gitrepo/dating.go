@@ -50,23 +50,19 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 		if !safeRel(p) {
 			continue
 		}
-		e, err := tree.entry(p)
-		if err != nil || e == nil {
-			continue
-		}
-		var ok bool
-		switch {
-		case gitobj.IsBlob(e.Mode):
-			dh, onDisk, err := r.diskHashDating(p, &buf)
-			ok = err == nil && onDisk && dh == e.Hash
-		case e.Mode == filemode.Dir:
-			ok = r.folderAsCommitted(p, e.Hash, buf)
-		}
-		if ok {
+		if e, err := tree.entry(p); err == nil && e != nil && (gitobj.IsBlob(e.Mode) && r.fileAsCommitted(p, e.Hash, &buf) ||
+			e.Mode == filemode.Dir && r.folderAsCommitted(p, e.Hash, &buf)) {
 			clean = append(clean, p)
 		}
 	}
 	return r.LastChange(clean, maxCommits)
+}
+
+// fileAsCommitted reports whether the file at slash path p on disk has the
+// content of blob h.
+func (r *Repo) fileAsCommitted(p string, h plumbing.Hash, buf *[]byte) bool {
+	dh, onDisk, err := r.diskHashDating(p, buf)
+	return err == nil && onDisk && dh == h
 }
 
 // safeRel reports whether p is a clean relative slash path inside the work
@@ -84,9 +80,9 @@ func safeRel(p string) bool {
 // content. Symbolic links are compared as git stores them and never
 // followed; a folder over maxFolderFiles files or with a submodule is not
 // compared (false).
-func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf []byte) bool {
+func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf *[]byte) bool {
 	want := map[string]plumbing.Hash{}
-	return r.folderFiles(h, "", want, 0) && r.folderOnDisk(filepath.Join(r.root, filepath.FromSlash(p)), p+"/", "", want, &buf) && len(want) == 0
+	return r.folderFiles(h, "", want, 0) && r.folderOnDisk(filepath.Join(r.root, filepath.FromSlash(p)), p+"/", "", want, buf) && len(want) == 0
 }
 
 // folderFiles adds to want every file of tree h, by its path under prefix;
@@ -137,12 +133,8 @@ func (r *Repo) folderOnDisk(abs, base, sub string, want map[string]plumbing.Hash
 			}
 			continue
 		}
-		wh, found := want[rel]
-		if !found {
-			return false // untracked (or ignored)
-		}
-		if dh, onDisk, err := r.diskHashDating(base+rel, buf); err != nil || !onDisk || dh != wh {
-			return false
+		if wh, found := want[rel]; !found || !r.fileAsCommitted(base+rel, wh, buf) {
+			return false // untracked (or ignored), or changed
 		}
 		delete(want, rel)
 	}

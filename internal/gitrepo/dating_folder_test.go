@@ -134,7 +134,8 @@ func TestFolderAsCommitted(t *testing.T) {
 		if err != nil || e == nil {
 			t.Fatalf("%s: %v %v", p, e, err)
 		}
-		got := r.folderAsCommitted(p, e.Hash, make([]byte, 32<<10))
+		buf := make([]byte, 32<<10)
+		got := r.folderAsCommitted(p, e.Hash, &buf)
 		if got != want[f] {
 			t.Errorf("%s: as committed %v, want %v", p, got, want[f])
 		}
@@ -166,7 +167,7 @@ func TestFolderAsCommitted(t *testing.T) {
 		if err != nil || e == nil {
 			t.Fatalf("f: %v %v", e, err)
 		}
-		if got, ref := r.folderAsCommitted("f", e.Hash, nil), r.folderAsCommittedRef("f", e.Hash); got || ref {
+		if got, ref := r.folderAsCommitted("f", e.Hash, new([]byte)), r.folderAsCommittedRef("f", e.Hash); got || ref {
 			t.Errorf("a folder holding a submodule: as committed %v (go-git walk %v), want false", got, ref)
 		}
 	})
