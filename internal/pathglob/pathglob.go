@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Match reports whether the slash-separated name matches pattern.
@@ -153,7 +154,9 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 		x.literal(full, rel, k)
 		return
 	}
-	f, err := os.Open(full)
+	// O_DIRECTORY: a folder is not offered to the poller (five system
+	// calls a folder, most of a listing's)
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return
 	}
