@@ -39,7 +39,7 @@ const minAbbrev = 4
 // demand (through go-git's object cache) and keeps no other state between
 // calls except the shallow boundary read at Open, a bounded cache of the
 // trees it has read (12 MiB; objects never change), bounded caches of the
-// commits' links and descriptions the history walks read, and what those
+// commits read (decoded, their links, their descriptions), and what those
 // walks found along HEAD's first-parent chain (see history; dropped when HEAD
 // moves). The walks take commits' trees and parents from the repository's
 // commit-graph when it has one (see commitGraph), and, with UseCache, from
