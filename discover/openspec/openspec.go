@@ -482,10 +482,11 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 }
 
 // readDir is os.ReadDir (the entries read, sorted by name) with the folder
-// opened as one: Go then does not offer it to the poller (five system calls
-// a folder, on each of hundreds of change folders).
+// opened as one (never a FIFO, which would block) and non-blocking: Go then
+// does not set and clear O_NONBLOCK around its try to poll it (four fcntl
+// on each of hundreds of change folders).
 func readDir(full string) ([]os.DirEntry, error) {
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

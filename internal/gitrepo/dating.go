@@ -115,9 +115,9 @@ func (r *Repo) folderFiles(h plumbing.Hash, prefix string, want map[string]plumb
 // under the folder compared, whose work-tree slash path is base) whose
 // content is as want holds it; false at the first file want lacks
 // (untracked or ignored) or holds with another content. Each folder is
-// listed once, unsorted, and opened without following a link.
+// listed once, unsorted, opened non-blocking without following a link.
 func (r *Repo) folderOnDisk(abs, base, sub string, want map[string]plumbing.Hash, buf *[]byte) bool {
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}

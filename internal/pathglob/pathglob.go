@@ -154,9 +154,10 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 		x.literal(full, rel, k)
 		return
 	}
-	// O_DIRECTORY: a folder is not offered to the poller (five system
-	// calls a folder, most of a listing's)
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	// O_DIRECTORY: never a FIFO put there since the listing (it would
+	// block); O_NONBLOCK: Go then does not set and clear it around its try
+	// to poll the folder (four fcntl a folder)
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return
 	}
