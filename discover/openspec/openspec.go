@@ -21,10 +21,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -217,7 +215,7 @@ func findRoots(r *source.Repo) (roots []string, cut bool) {
 	// list reads a folder's subfolders (no symlinks, hidden, dependency or
 	// build folders), adding an openspec/ among them as a root
 	list := func(rel string) []string {
-		ents, err := readDir(filepath.Join(r.Root, filepath.FromSlash(rel)))
+		ents, err := os.ReadDir(filepath.Join(r.Root, filepath.FromSlash(rel)))
 		if err != nil {
 			return nil
 		}
@@ -393,7 +391,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 	if fi, err := os.Lstat(full); err != nil || !fi.IsDir() {
 		return c // a symlink or a file: nothing is read through it
 	}
-	if ents, err := readDir(full); err == nil {
+	if ents, err := os.ReadDir(full); err == nil {
 		for _, e := range ents {
 			switch name := e.Name(); {
 			case e.Type().IsRegular():
@@ -479,21 +477,6 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 			Message: fmt.Sprintf("schema %q may track another file than tasks.md; orchestrate reads only tasks.md", schema)})
 	}
 	return c
-}
-
-// readDir is os.ReadDir (the entries read, sorted by name) with the folder
-// opened as one (never a FIFO, which would block) and non-blocking: Go then
-// does not set and clear O_NONBLOCK around its try to poll it (four fcntl
-// on each of hundreds of change folders).
-func readDir(full string) ([]os.DirEntry, error) {
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	ents, err := f.ReadDir(-1)
-	f.Close()
-	slices.SortFunc(ents, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return ents, err
 }
 
 // archiveFindings reports the archive's anomalies (Rule A6.3): a change
