@@ -1,14 +1,12 @@
 package gitrepo
 
 import (
-	"errors"
-	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -52,23 +50,19 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 		if !safeRel(p) {
 			continue
 		}
-		e, err := tree.entry(p)
-		if err != nil || e == nil {
-			continue
-		}
-		var ok bool
-		switch {
-		case gitobj.IsBlob(e.Mode):
-			dh, onDisk, err := r.diskHashDating(p, &buf)
-			ok = err == nil && onDisk && dh == e.Hash
-		case e.Mode == filemode.Dir:
-			ok = r.folderAsCommitted(p, e.Hash, buf)
-		}
-		if ok {
+		if e, err := tree.entry(p); err == nil && e != nil && (gitobj.IsBlob(e.Mode) && r.fileAsCommitted(p, e.Hash, &buf) ||
+			e.Mode == filemode.Dir && r.folderAsCommitted(p, e.Hash, &buf)) {
 			clean = append(clean, p)
 		}
 	}
 	return r.LastChange(clean, maxCommits)
+}
+
+// fileAsCommitted reports whether the file at slash path p on disk has the
+// content of blob h.
+func (r *Repo) fileAsCommitted(p string, h plumbing.Hash, buf *[]byte) bool {
+	dh, onDisk, err := r.diskHashDating(p, buf)
+	return err == nil && onDisk && dh == h
 }
 
 // safeRel reports whether p is a clean relative slash path inside the work
@@ -82,73 +76,70 @@ func safeRel(p string) bool {
 }
 
 // folderAsCommitted reports whether the folder at slash path p on disk holds
-// exactly the files of the tree h, with the same content. Symbolic links are
-// compared as git stores them and never followed; a folder over
-// maxFolderFiles files is not compared (false).
-func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf []byte) bool {
-	obj, err := r.objects.EncodedObject(plumbing.TreeObject, h)
-	if err != nil {
-		return false
-	}
-	t, err := object.DecodeTree(r.objects, obj)
-	if err != nil {
-		return false
-	}
+// exactly the files of the tree h (from r's tree cache), with the same
+// content. Symbolic links are compared as git stores them and never
+// followed; a folder over maxFolderFiles files or with a submodule is not
+// compared (false).
+func (r *Repo) folderAsCommitted(p string, h plumbing.Hash, buf *[]byte) bool {
 	want := map[string]plumbing.Hash{}
-	walker := object.NewTreeWalker(t, true, nil)
-	defer walker.Close()
-	for {
-		name, e, err := walker.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				return false
-			}
-			break
-		}
-		switch {
-		case e.Mode == filemode.Dir:
-			continue
-		case !gitobj.IsBlob(e.Mode):
-			return false // a submodule: its content is another repository's
-		}
-		want[name] = e.Hash
-		if len(want) > maxFolderFiles {
-			return false
-		}
-	}
-	base := filepath.Join(r.root, filepath.FromSlash(p))
-	fi, err := os.Lstat(base)
-	if err != nil || !fi.IsDir() {
-		return false
-	}
-	seen := 0
-	err = filepath.WalkDir(base, func(abs string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(base, abs)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		wh, found := want[rel]
-		if !found {
-			return errFolderDiffers // untracked (or ignored) file
-		}
-		seen++
-		dh, onDisk, err := r.diskHashDating(p+"/"+rel, &buf)
-		if err != nil || !onDisk || dh != wh {
-			return errFolderDiffers
-		}
-		return nil
-	})
-	return err == nil && seen == len(want)
+	return r.folderFiles(h, "", want, 0) && r.folderOnDisk(filepath.Join(r.root, filepath.FromSlash(p)), p+"/", "", want, buf) && len(want) == 0
 }
 
-var errFolderDiffers = errors.New("folder differs from HEAD")
+// folderFiles adds to want every file of tree h, by its path under prefix;
+// false on a submodule, an unreadable tree, past maxFolderFiles files or
+// 1024 folders deep (as go-git's tree walker).
+func (r *Repo) folderFiles(h plumbing.Hash, prefix string, want map[string]plumbing.Hash, depth int) bool {
+	t, err := r.trees.Get(h)
+	if err != nil || depth > 1024 {
+		return false
+	}
+	for i := range t.Offs {
+		mode, name, at := t.At(i)
+		switch e := gitobj.ParseEntry(mode, t.Raw[at:at+20]); {
+		case e.Mode == filemode.Dir:
+			if !r.folderFiles(e.Hash, prefix+string(name)+"/", want, depth+1) {
+				return false
+			}
+		case !gitobj.IsBlob(e.Mode):
+			return false // a submodule: its content is another repository's
+		default:
+			if want[prefix+string(name)] = e.Hash; len(want) > maxFolderFiles {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// folderOnDisk takes out of want each file under the folder abs (sub
+// under the folder compared, whose work-tree slash path is base) whose
+// content is as want holds it; false at the first file want lacks
+// (untracked or ignored) or holds with another content. Each folder is
+// listed once, unsorted, opened non-blocking without following a link.
+func (r *Repo) folderOnDisk(abs, base, sub string, want map[string]plumbing.Hash, buf *[]byte) bool {
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	ents, err := f.ReadDir(-1)
+	if f.Close(); err != nil {
+		return false
+	}
+	for _, d := range ents {
+		rel := sub + d.Name()
+		if d.IsDir() {
+			if !r.folderOnDisk(filepath.Join(abs, d.Name()), base, rel+"/", want, buf) {
+				return false
+			}
+			continue
+		}
+		if wh, found := want[rel]; !found || !r.fileAsCommitted(base+rel, wh, buf) {
+			return false // untracked (or ignored), or changed
+		}
+		delete(want, rel)
+	}
+	return true
+}
 
 // maxRemovalScan bounds the commits Removal walks back.
 const maxRemovalScan = 5000

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
@@ -37,7 +39,7 @@ const minAbbrev = 4
 // demand (through go-git's object cache) and keeps no other state between
 // calls except the shallow boundary read at Open, a bounded cache of the
 // trees it has read (12 MiB; objects never change), bounded caches of the
-// commits' links and descriptions the history walks read, and what those
+// commits read (decoded, their links, their descriptions), and what those
 // walks found along HEAD's first-parent chain (see history; dropped when HEAD
 // moves). The walks take commits' trees and parents from the repository's
 // commit-graph when it has one (see commitGraph), and, with UseCache, from
@@ -64,6 +66,8 @@ type Repo struct {
 
 	linkCache map[plumbing.Hash]links  // commits' tree and first parent (at most maxCachedLinks)
 	infoCache map[plumbing.Hash]Commit // commits decoded by commitInfo (at most maxCachedInfos)
+	commits   sync.Map                 // hash → *object.Commit readCommit decoded (at most maxCachedInfos, nCommits)
+	nCommits  atomic.Int64             // the commits kept in commits
 	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
 	walks     int                      // the history walks run so far
 	// plainTrees remembers which trees ChangedPaths may compare without
@@ -294,11 +298,19 @@ func (r *Repo) InterruptionCommit(recorded string, at time.Time) (Commit, error)
 
 // readCommit decodes commit h, its message cut after its first line (see
 // Store.readCommit).
-func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
-	if r.packs == nil {
-		return object.GetCommit(r.objects, h)
+func (r *Repo) readCommit(h plumbing.Hash) (c *object.Commit, err error) {
+	if c, ok := r.commits.Load(h); ok {
+		return c.(*object.Commit), nil
 	}
-	return r.packs.ReadCommit(h)
+	if r.packs == nil {
+		c, err = object.GetCommit(r.objects, h)
+	} else {
+		c, err = r.packs.ReadCommit(h)
+	}
+	if err == nil && r.nCommits.Add(1) <= maxCachedInfos {
+		r.commits.Store(h, c) // a commit never changes: read once (InterruptionCommit's walks from HEAD)
+	}
+	return c, err
 }
 
 // firstParent returns c's first parent; ok is false at the start of the

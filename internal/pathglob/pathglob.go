@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Match reports whether the slash-separated name matches pattern.
@@ -153,7 +154,10 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 		x.literal(full, rel, k)
 		return
 	}
-	f, err := os.Open(full)
+	// O_DIRECTORY: never a FIFO put there since the listing (it would
+	// block); O_NONBLOCK: Go then does not set and clear it around its try
+	// to poll the folder (four fcntl a folder)
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return
 	}
