@@ -223,18 +223,15 @@ type validator struct {
 	keyBuf []byte // clause's key, reused
 }
 
-// defaults is config.Default(), made once (a validation reads two of its
-// limits; 1,000 warm validations made it 1,000 times).
-var defaults = config.Default()
+var defaults = config.Default() // made once for every validation
 
 func newValidator(in Input) *validator {
 	cfg := in.Config
-	def := &defaults
 	if cfg.MaxRefFiles <= 0 {
-		cfg.MaxRefFiles = def.MaxRefFiles
+		cfg.MaxRefFiles = defaults.MaxRefFiles
 	}
 	if cfg.MaxFileSize <= 0 {
-		cfg.MaxFileSize = def.MaxFileSize
+		cfg.MaxFileSize = defaults.MaxFileSize
 	}
 	if in.Run != nil {
 		in.Git = in.Run.git(in.Git) // the run's shared answers
