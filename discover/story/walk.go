@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
@@ -94,7 +95,7 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 	}
 	var files, dirs []string
 	if fi, err := os.Lstat(start); err == nil && fi.IsDir() {
-		if f, err := os.Open(start); err == nil {
+		if f, err := openFolder(start); err == nil {
 			ents, _ := f.ReadDir(-1) // the start folder keeps what it listed
 			_ = f.Close()
 			for _, e := range ents {
@@ -182,7 +183,7 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 // folder: its matching files read with rd and added to hits, its folders
 // walked in turn. A folder that cannot be listed has no matches.
 func storyWalkDir(rd *storyReader, full, rel, name string, hits []storyHit) []storyHit {
-	f, err := os.Open(full)
+	f, err := openFolder(full)
 	if err != nil {
 		return hits
 	}
@@ -235,4 +236,12 @@ func join(rel, name string) string {
 func sortSearch(names []string, s string) int {
 	i, _ := slices.BinarySearch(names, s)
 	return i
+}
+
+// openFolder opens the folder full to list it: never through a symbolic
+// link put there since it was listed as a folder (O_NOFOLLOW), never a FIFO
+// (O_DIRECTORY), and without the poller's four fcntl calls around the open
+// (O_NONBLOCK: 500 folders a run on the specs shape).
+func openFolder(full string) (*os.File, error) {
+	return os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }
