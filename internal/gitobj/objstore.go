@@ -60,7 +60,7 @@ type Store struct {
 	packs  []*packFile
 	loaded bool
 	cache  *offsetCache
-	zr     io.ReadCloser
+	fr     io.ReadCloser // the reused deflate reader (see inflate)
 	br     *bufio.Reader
 	mr     bytes.Reader // over a mapped pack
 	// touched counts the pages of mapped files read since their pages were
