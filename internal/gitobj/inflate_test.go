@@ -93,6 +93,14 @@ func checkInflate(t *testing.T, s *Store, z []byte, size, seed int) {
 	if err == nil && gr.Len() != wr.Len() {
 		t.Fatalf("seed %d size %d: inflate left %d bytes, zlib %d", seed, size, gr.Len(), wr.Len())
 	}
+	// the mapped pack's way: the inflater, else compress/flate
+	got, _, err = s.inflateMapped(z, size)
+	if !bytes.Equal(got, wantOut) || (got == nil) != (wantOut == nil) {
+		t.Fatalf("seed %d size %d: inflateMapped gave %d bytes, zlib %d", seed, size, len(got), len(wantOut))
+	}
+	if (err == nil) != (want == nil) || err != nil && err.Error() != want.Error() {
+		t.Fatalf("seed %d size %d: inflateMapped: %v, zlib: %v", seed, size, err, want)
+	}
 }
 
 func TestZlibHeader(t *testing.T) {
@@ -142,6 +150,18 @@ func BenchmarkInflate(b *testing.B) {
 	for b.Loop() {
 		r.Reset(z)
 		if _, err := s.inflate(r, len(text)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkInflateMapped(b *testing.B) {
+	text := bytes.Repeat([]byte("100644 blob 4b825dc642cb6eb9a060e54bf8d69288fbee4904 file\x00"), 60)
+	z := zlibOf(b, text, zlib.DefaultCompression)
+	var s Store
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, _, err := s.inflateMapped(z, len(text)); err != nil {
 			b.Fatal(err)
 		}
 	}
