@@ -32,9 +32,10 @@ type Decoder struct {
 // sym<<8|len for a code of at most pbits bits, off<<8|0x80|sub for a longer
 // one (its sym<<8|len at t[off+(bits>>pbits)&(1<<sub-1)]), 0 for no code.
 type huffTable struct {
-	t     []uint32
-	pbits uint
-	min   uint // the fewest bits a symbol may take (see litMin)
+	t      []uint32
+	pbits  uint
+	min    uint        // the fewest bits a symbol may take
+	sorted [288]uint16 // the symbols by code (see build)
 }
 
 // Code lengths are sent in this order (RFC 1951, 3.2.7).
@@ -62,59 +63,101 @@ func (h *huffTable) build(lengths []uint8, maxP uint) bool {
 			lo, hi = min(lo, n), n
 		}
 	}
-	h.pbits = max(min(hi, maxP), 1)
-	h.t = append(h.t[:0], make([]uint32, 1<<h.pbits)...)
+	p := max(min(hi, maxP), 1)
+	h.pbits, h.min = p, lo
+	if cap(h.t) < 1<<p {
+		h.t = make([]uint32, 1<<p, 1<<maxP)
+	}
+	h.t = h.t[:1<<p]
 	if hi == 0 {
+		clear(h.t)
 		h.min = 0
 		return true
 	}
-	h.min = lo
-	var next [16]int
-	code := 0
+	var next, at [16]int
+	code, sorted := 0, 0
 	for n := lo; n <= hi; n++ {
 		code <<= 1
-		next[n] = code
+		next[n], at[n] = code, sorted
 		code += count[n]
+		sorted += count[n]
 	}
-	if code != 1<<hi && !(code == 1 && hi == 1) {
+	switch {
+	case code == 1 && hi == 1: // the single code of one bit: its other bit is no code
+		clear(h.t)
+		for sym, n := range lengths {
+			if n != 0 {
+				h.t[0] = uint32(sym)<<8 | 1
+			}
+		}
+		return true
+	case code != 1<<hi || lo > p || len(lengths) > len(h.sorted):
 		return false
 	}
-	p := h.pbits
-	sub := hi - min(hi, p)
-	for sym, n8 := range lengths {
-		n := uint(n8 & 15)
-		if n == 0 {
-			continue
+	// The symbols by code (by length, then by symbol: RFC 1951, 3.2.2).
+	for sym, n := range lengths {
+		if n != 0 {
+			h.sorted[at[n&15]] = uint16(sym)
+			at[n&15]++
 		}
-		rev := bits.Reverse16(uint16(next[n])) >> (16 - n)
-		next[n]++
-		e := uint32(sym)<<8 | uint32(n)
-		if n <= p {
-			for i := uint(rev); i < 1<<p; i += 1 << n {
-				h.t[i] = e
+	}
+	// The codes of at most p bits: at length n the table is 1<<n entries
+	// (a code's index is its bits reversed), doubled for the next length by
+	// a copy, which repeats every shorter code's entry; the entries no code
+	// of at most n bits takes are the first bits of longer ones, written
+	// later.
+	i := 0
+	for n := lo; n <= p; n++ {
+		for c := next[n]; c < next[n]+count[n]; c++ {
+			h.t[bits.Reverse16(uint16(c))>>(16-n)] = uint32(h.sorted[i])<<8 | uint32(n)
+			i++
+		}
+		if n < p {
+			copy(h.t[1<<n:], h.t[:1<<n])
+		}
+	}
+	if hi == p {
+		return true
+	}
+	// The longer codes: a second table (of hi-p bits) for each of their
+	// first p bits, linked from the first table.
+	sub := hi - p
+	for n := p + 1; n <= hi; n++ {
+		for c := next[n]; c < next[n]+count[n]; c++ {
+			h.t[uint(bits.Reverse16(uint16(c))>>(16-n))&(1<<p-1)] = 0
+		}
+	}
+	for n := p + 1; n <= hi; n++ {
+		for c := next[n]; c < next[n]+count[n]; c++ {
+			rev := uint(bits.Reverse16(uint16(c)) >> (16 - n))
+			link := h.t[rev&(1<<p-1)]
+			if link == 0 {
+				link = uint32(len(h.t))<<8 | 0x80 | uint32(sub)
+				h.t[rev&(1<<p-1)] = link
+				h.t = append(h.t, make([]uint32, 1<<sub)...)
 			}
-			continue
-		}
-		link := h.t[rev&(1<<p-1)]
-		if link == 0 {
-			link = uint32(len(h.t))<<8 | 0x80 | uint32(sub)
-			h.t[rev&(1<<p-1)] = link
-			h.t = append(h.t, make([]uint32, 1<<sub)...)
-		}
-		off := uint(link >> 8)
-		for i := uint(rev) >> p; i < 1<<sub; i += 1 << (n - p) {
-			h.t[off+i] = e
+			e := uint32(h.sorted[i])<<8 | uint32(n)
+			i++
+			for j, off := rev>>p, uint(link>>8); j < 1<<sub; j += 1 << (n - p) {
+				h.t[off+j] = e
+			}
 		}
 	}
 	return true
 }
 
-// refill loads bytes of in until at least 56 bits are loaded; past its end
-// zeros are loaded, counted in over.
+// refill loads bytes of in until at least 56 bits are loaded (unless 16
+// are); past its end zeros are loaded, counted in over.
 func (d *Decoder) refill() {
-	if d.nb >= 56 {
-		return
+	if d.nb < 16 {
+		d.load()
 	}
+}
+
+// load is refill's slow path, kept out of line so that refill is inlined.
+//
+//go:noinline
+func (d *Decoder) load() {
 	if d.pos+8 <= len(d.in) {
 		d.bits |= binary.LittleEndian.Uint64(d.in[d.pos:]) << d.nb
 		k := (63 - d.nb) >> 3
@@ -188,6 +231,9 @@ func (d *Decoder) decode(in, out []byte) bool {
 		switch d.take(2) {
 		case 0:
 			d.take(d.nb & 7)
+			if d.nb < 56 {
+				d.load()
+			}
 			if d.short(32) {
 				return false
 			}
