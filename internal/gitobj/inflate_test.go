@@ -166,3 +166,33 @@ func BenchmarkInflateMapped(b *testing.B) {
 		}
 	}
 }
+
+// TestApplyDeltaPieces: an object of more pieces than applyDeltaCut gathers
+// before joining them is built the same, whole and cut anywhere.
+func TestApplyDeltaPieces(t *testing.T) {
+	src := []byte("0123456789")
+	var ops, want []byte
+	for i := range 3 * maxDeltaPieces {
+		if i%2 == 0 {
+			ops = append(ops, 1, byte('a'+i%26)) // insert one byte
+			want = append(want, byte('a'+i%26))
+		} else {
+			ops = append(ops, 0x91, byte(i%10), 1) // copy one byte at i%10
+			want = append(want, src[i%10])
+		}
+	}
+	delta := deltaOf(len(src), len(want), ops...)
+	for _, cut := range []int{0, 1, maxDeltaPieces - 1, maxDeltaPieces, maxDeltaPieces + 1, 2*maxDeltaPieces + 5, len(want) - 1, len(want), len(want) + 1} {
+		got, whole, err := applyDeltaCut(src, delta, uint64(len(want)), cut)
+		exp := want
+		if cut > 0 && cut < len(want) {
+			exp = want[:cut]
+		}
+		if err != nil || !bytes.Equal(got, exp) || whole != (len(exp) == len(want)) || cap(got) != len(got) {
+			t.Errorf("cut %d: %q (cap %d), whole %v, %v; want %q", cut, got, cap(got), whole, err, exp)
+		}
+	}
+	if _, _, err := applyDeltaCut(src, deltaOf(len(src), len(want)+1, ops...), MaxPackedObject, 0); err == nil {
+		t.Error("a delta one byte short of its announced size applied")
+	}
+}

@@ -1,6 +1,7 @@
 package gitobj
 
 import (
+	"bytes"
 	"compress/flate"
 	"compress/zlib"
 	"encoding/binary"
@@ -189,8 +190,29 @@ func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool
 		return nil, false, tooLarge(dstSize, MaxPackedObject)
 	}
 	delta = delta[n:]
-	dst := make([]byte, 0, int(want))
-	for len(delta) > 0 && (whole || uint64(len(dst)) < want) {
+	// The pieces of the object (of its base, of the delta) are gathered
+	// first and joined in one allocation bytes.Join does not zero (a
+	// rebuilt tree is often tens of KiB); past maxDeltaPieces they are
+	// appended as they come.
+	var pieces [maxDeltaPieces][]byte
+	parts, built := pieces[:0], uint64(0)
+	var dst []byte
+	add := func(b []byte) {
+		built += uint64(len(b))
+		switch {
+		case dst != nil:
+			dst = append(dst, b...)
+		case len(parts) < maxDeltaPieces:
+			parts = append(parts, b)
+		default:
+			dst = make([]byte, 0, int(want))
+			for _, p := range parts {
+				dst = append(dst, p...)
+			}
+			dst = append(dst, b...)
+		}
+	}
+	for len(delta) > 0 && (whole || built < want) {
 		op := delta[0]
 		delta = delta[1:]
 		switch {
@@ -213,25 +235,32 @@ func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool
 			if size == 0 {
 				size = 0x10000
 			}
-			if off+size > uint64(len(src)) || uint64(len(dst))+size > dstSize {
+			if off+size > uint64(len(src)) || built+size > dstSize {
 				return nil, false, errors.New("delta copy out of bounds")
 			}
-			size = min(size, want-uint64(len(dst)))
-			dst = append(dst, src[off:off+size]...)
+			size = min(size, want-built)
+			add(src[off : off+size])
 		case op != 0: // insert literal bytes
 			size := int(op)
-			if size > len(delta) || uint64(len(dst)+size) > dstSize {
+			if size > len(delta) || built+uint64(size) > dstSize {
 				return nil, false, errors.New("delta insert out of bounds")
 			}
-			take := min(size, int(want)-len(dst))
-			dst = append(dst, delta[:take]...)
+			take := min(uint64(size), want-built)
+			add(delta[:take])
 			delta = delta[size:]
 		default:
 			return nil, false, errors.New("delta opcode 0")
 		}
 	}
-	if uint64(len(dst)) != want {
+	if built != want {
 		return nil, false, errors.New("delta builds a short object")
 	}
-	return dst, whole, nil
+	if dst == nil {
+		dst = bytes.Join(parts, nil)
+	}
+	return dst[:len(dst):len(dst)], whole, nil
 }
+
+// maxDeltaPieces is how many pieces of a delta's object applyDeltaCut
+// gathers before it joins them.
+const maxDeltaPieces = 64
