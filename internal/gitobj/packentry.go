@@ -3,13 +3,12 @@ package gitobj
 import (
 	"bytes"
 	"compress/flate"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
-	"hash/adler32"
 	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/inflate"
 )
 
 // The pieces of a pack entry objectStore reads (objstore.go): an entry's
@@ -68,9 +67,9 @@ func deltaOffset(b []byte) (int64, int, error) {
 // reused flate reader, with none of zlib's running checksum (the read stops
 // at the announced size, so zlib never checked it). The errors are
 // compress/zlib's, a stream shorter than announced included (see
-// zlibShort).
+// inflate.ZlibShort).
 func (s *Store) inflate(src flate.Reader, size int) ([]byte, error) {
-	if err := zlibHeader(src); err != nil {
+	if err := inflate.ZlibHeader(src); err != nil {
 		return nil, err
 	}
 	if s.fr == nil {
@@ -84,78 +83,14 @@ func (s *Store) inflate(src flate.Reader, size int) ([]byte, error) {
 		n += m
 		switch {
 		case err == io.EOF && n < size:
-			return nil, zlibShort(src, out[:n])
+			return nil, inflate.ZlibShort(src, out[:n])
 		case err == io.EOF:
-			zlibTrailer(src) // read as zlib reads it: the pages touched stay the same
+			inflate.ZlibTrailer(src) // read as zlib reads it: the pages touched stay the same
 		case err != nil && n < size:
 			return nil, err
 		}
 	}
 	return out, nil
-}
-
-// zlibHeader reads the two bytes of a zlib header (RFC 1950), and the
-// dictionary id that may follow, with compress/zlib's errors: only deflate
-// with a window of at most 32 KiB, and no preset dictionary (but the empty
-// one, whose id zlib takes).
-func zlibHeader(r io.ByteReader) error {
-	var h [2]byte
-	for i := range h {
-		c, err := r.ReadByte()
-		if err != nil {
-			return noEOF(err)
-		}
-		h[i] = c
-	}
-	if h[0]&0x0f != 8 || h[0]>>4 > 7 || binary.BigEndian.Uint16(h[:])%31 != 0 {
-		return zlib.ErrHeader
-	}
-	if h[1]&0x20 != 0 {
-		id, err := zlibTrailer(r)
-		if err != nil {
-			return err
-		}
-		if id != adler32.Checksum(nil) {
-			return zlib.ErrDictionary
-		}
-	}
-	return nil
-}
-
-// zlibTrailer reads the four big-endian bytes of a zlib checksum.
-func zlibTrailer(r io.ByteReader) (uint32, error) {
-	var v uint32
-	for range 4 {
-		c, err := r.ReadByte()
-		if err != nil {
-			return 0, noEOF(err)
-		}
-		v = v<<8 | uint32(c)
-	}
-	return v, nil
-}
-
-// zlibShort is the error io.ReadFull over compress/zlib gives for a
-// deflate stream that ends after data, short of its announced size: the
-// checksum that follows is read and checked first.
-func zlibShort(r io.ByteReader, data []byte) error {
-	sum, err := zlibTrailer(r)
-	switch {
-	case err != nil:
-		return err
-	case sum != adler32.Checksum(data):
-		return zlib.ErrChecksum
-	case len(data) == 0:
-		return io.EOF
-	}
-	return io.ErrUnexpectedEOF
-}
-
-func noEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
 }
 
 // applyDelta builds the object a git delta describes from its base, in one
