@@ -101,7 +101,6 @@ func checkInflate(t *testing.T, s *Store, z []byte, size, seed int) {
 	}
 }
 
-
 // FuzzInflate: inflate gives what io.ReadFull over compress/zlib gives (the
 // same bytes, the same error) and reads as far.
 func FuzzInflate(f *testing.F) {
