@@ -140,12 +140,12 @@ func BenchmarkInflateMapped(b *testing.B) {
 	}
 }
 
-// TestApplyDeltaPieces: an object of more pieces than applyDeltaCut gathers
-// before joining them is built the same, whole and cut anywhere.
+// TestApplyDeltaPieces: an object of a few hundred pieces (one-byte copies
+// and inserts) is built whole and cut anywhere, with no spare capacity.
 func TestApplyDeltaPieces(t *testing.T) {
 	src := []byte("0123456789")
 	var ops, want []byte
-	for i := range 3 * maxDeltaPieces {
+	for i := range 192 {
 		if i%2 == 0 {
 			ops = append(ops, 1, byte('a'+i%26)) // insert one byte
 			want = append(want, byte('a'+i%26))
@@ -155,7 +155,7 @@ func TestApplyDeltaPieces(t *testing.T) {
 		}
 	}
 	delta := deltaOf(len(src), len(want), ops...)
-	for _, cut := range []int{0, 1, maxDeltaPieces - 1, maxDeltaPieces, maxDeltaPieces + 1, 2*maxDeltaPieces + 5, len(want) - 1, len(want), len(want) + 1} {
+	for _, cut := range []int{0, 1, 63, 64, 65, 133, len(want) - 1, len(want), len(want) + 1} {
 		got, whole, err := applyDeltaCut(src, delta, uint64(len(want)), cut)
 		exp := want
 		if cut > 0 && cut < len(want) {

@@ -1,7 +1,6 @@
 package gitobj
 
 import (
-	"bytes"
 	"compress/flate"
 	"encoding/binary"
 	"errors"
@@ -125,29 +124,8 @@ func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool
 		return nil, false, tooLarge(dstSize, MaxPackedObject)
 	}
 	delta = delta[n:]
-	// The pieces of the object (of its base, of the delta) are gathered
-	// first and joined in one allocation bytes.Join does not zero (a
-	// rebuilt tree is often tens of KiB); past maxDeltaPieces they are
-	// appended as they come.
-	var pieces [maxDeltaPieces][]byte
-	parts, built := pieces[:0], uint64(0)
-	var dst []byte
-	add := func(b []byte) {
-		built += uint64(len(b))
-		switch {
-		case dst != nil:
-			dst = append(dst, b...)
-		case len(parts) < maxDeltaPieces:
-			parts = append(parts, b)
-		default:
-			dst = make([]byte, 0, int(want))
-			for _, p := range parts {
-				dst = append(dst, p...)
-			}
-			dst = append(dst, b...)
-		}
-	}
-	for len(delta) > 0 && (whole || built < want) {
+	dst := make([]byte, 0, int(want))
+	for len(delta) > 0 && (whole || uint64(len(dst)) < want) {
 		op := delta[0]
 		delta = delta[1:]
 		switch {
@@ -170,32 +148,25 @@ func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool
 			if size == 0 {
 				size = 0x10000
 			}
-			if off+size > uint64(len(src)) || built+size > dstSize {
+			if off+size > uint64(len(src)) || uint64(len(dst))+size > dstSize {
 				return nil, false, errors.New("delta copy out of bounds")
 			}
-			size = min(size, want-built)
-			add(src[off : off+size])
+			size = min(size, want-uint64(len(dst)))
+			dst = append(dst, src[off:off+size]...)
 		case op != 0: // insert literal bytes
 			size := int(op)
-			if size > len(delta) || built+uint64(size) > dstSize {
+			if size > len(delta) || uint64(len(dst)+size) > dstSize {
 				return nil, false, errors.New("delta insert out of bounds")
 			}
-			take := min(uint64(size), want-built)
-			add(delta[:take])
+			take := min(size, int(want)-len(dst))
+			dst = append(dst, delta[:take]...)
 			delta = delta[size:]
 		default:
 			return nil, false, errors.New("delta opcode 0")
 		}
 	}
-	if built != want {
+	if uint64(len(dst)) != want {
 		return nil, false, errors.New("delta builds a short object")
 	}
-	if dst == nil {
-		dst = bytes.Join(parts, nil)
-	}
-	return dst[:len(dst):len(dst)], whole, nil
+	return dst, whole, nil
 }
-
-// maxDeltaPieces is how many pieces of a delta's object applyDeltaCut
-// gathers before it joins them.
-const maxDeltaPieces = 64
