@@ -209,10 +209,12 @@ func (d *Decoder) sym(h *huffTable) int {
 // before out is full (its stream ending first included), and on whatever
 // Decode does not take.
 func (d *Decoder) Decode(in, out []byte) (used int, ok bool) {
-	if !d.decode(in, out) {
+	ok = d.decode(in, out)
+	used, d.in = d.used(), nil // keeps nothing of in (a mapping the caller may close)
+	if !ok {
 		return 0, false
 	}
-	return d.used(), true
+	return used, true
 }
 
 func (d *Decoder) decode(in, out []byte) bool {
