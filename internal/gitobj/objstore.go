@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/orchestrate-dev/orchestrate/internal/inflate"
 )
 
 // Limits of the pack reader.
@@ -60,7 +61,8 @@ type Store struct {
 	packs  []*packFile
 	loaded bool
 	cache  *offsetCache
-	zr     io.ReadCloser
+	fr     io.ReadCloser    // the reused deflate reader (see inflate)
+	inf    *inflate.Decoder // the reused in-memory inflater (see inflateFast)
 	br     *bufio.Reader
 	mr     bytes.Reader // over a mapped pack
 	// touched counts the pages of mapped files read since their pages were
@@ -619,10 +621,8 @@ func (s *Store) findPacked(p *packFile, h plumbing.Hash) (*packFile, int64) {
 // inflateAt inflates n bytes of the zlib stream at offset at of p.
 func (s *Store) inflateAt(p *packFile, at int64, n int) ([]byte, error) {
 	if p.data != nil {
-		s.mr.Reset(p.data[at : p.size-20])
-		data, err := s.inflate(&s.mr, n)
-		end := p.size - 20 - int64(s.mr.Len())
-		s.touch(int(end/pageSize - at/pageSize + 1)) // the pages the object spans
+		data, used, err := s.inflateMapped(p.data[at:p.size-20], n)
+		s.touch(int((at+int64(used))/pageSize - at/pageSize + 1)) // the pages the object spans
 		return data, err
 	}
 	sr := io.NewSectionReader(p.pack, at, p.size-20-at) // not the trailing checksum

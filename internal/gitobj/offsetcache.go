@@ -1,17 +1,18 @@
 package gitobj
 
 import (
-	"container/list"
-
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // offsetCache is a least-recently-used cache of rebuilt objects keyed by
-// their place in a pack, bounded in bytes.
+// their place in a pack, bounded in bytes. Its entries are the links of
+// their own list (one allocation an entry, none to move one).
 type offsetCache struct {
 	max, used int
-	order     *list.List
-	items     map[cacheKey]*list.Element
+	// head is the list's sentinel: head.next the most recently used entry,
+	// head.prev the least.
+	head  cacheEntry
+	items map[cacheKey]*cacheEntry
 	// big is the last delta base over maxCachedObject rebuilt, kept apart
 	// (git keeps its delta bases too): thousands of deltas over one large
 	// base inflate it once.
@@ -24,13 +25,16 @@ type cacheKey struct {
 }
 
 type cacheEntry struct {
-	k    cacheKey
-	t    plumbing.ObjectType
-	data []byte
+	k          cacheKey
+	t          plumbing.ObjectType
+	data       []byte
+	prev, next *cacheEntry
 }
 
 func newOffsetCache(max int) *offsetCache {
-	return &offsetCache{max: max, order: list.New(), items: map[cacheKey]*list.Element{}}
+	c := &offsetCache{max: max, items: map[cacheKey]*cacheEntry{}}
+	c.head.prev, c.head.next = &c.head, &c.head
+	return c
 }
 
 func (c *offsetCache) get(p *packFile, off int64) (*cacheEntry, bool) {
@@ -41,8 +45,9 @@ func (c *offsetCache) get(p *packFile, off int64) (*cacheEntry, bool) {
 		}
 		return nil, false
 	}
-	c.order.MoveToFront(e)
-	return e.Value.(*cacheEntry), true
+	c.unlink(e)
+	c.pushFront(e)
+	return e, true
 }
 
 // put keeps data, the object at off in p; one over maxCachedObject is kept
@@ -58,13 +63,23 @@ func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []
 	if _, ok := c.items[k]; ok {
 		return
 	}
-	c.items[k] = c.order.PushFront(&cacheEntry{k: k, t: t, data: data})
+	e := &cacheEntry{k: k, t: t, data: data}
+	c.items[k] = e
+	c.pushFront(e)
 	c.used += len(data)
 	for c.used > c.max {
-		last := c.order.Back()
-		e := last.Value.(*cacheEntry)
-		c.order.Remove(last)
-		delete(c.items, e.k)
-		c.used -= len(e.data)
+		last := c.head.prev
+		c.unlink(last)
+		delete(c.items, last.k)
+		c.used -= len(last.data)
 	}
+}
+
+func (c *offsetCache) unlink(e *cacheEntry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+}
+
+func (c *offsetCache) pushFront(e *cacheEntry) {
+	e.prev, e.next = &c.head, c.head.next
+	e.next.prev, c.head.next = e, e
 }

@@ -2,12 +2,12 @@ package gitobj
 
 import (
 	"compress/flate"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/inflate"
 )
 
 // The pieces of a pack entry objectStore reads (objstore.go): an entry's
@@ -61,20 +61,33 @@ func deltaOffset(b []byte) (int64, int, error) {
 	return rel, i, nil
 }
 
-// inflate reads size bytes of zlib data from src.
+// inflate reads size bytes of zlib data from src: the zlib header checked
+// as compress/zlib checks it, then the raw deflate stream inflated by a
+// reused flate reader, with none of zlib's running checksum (the read stops
+// at the announced size, so zlib never checked it). The errors are
+// compress/zlib's, a stream shorter than announced included (see
+// inflate.ZlibShort).
 func (s *Store) inflate(src flate.Reader, size int) ([]byte, error) {
-	var err error
-	if s.zr == nil {
-		s.zr, err = zlib.NewReader(src)
-	} else {
-		err = s.zr.(zlib.Resetter).Reset(src, nil)
+	if err := inflate.ZlibHeader(src); err != nil {
+		return nil, err
 	}
-	if err != nil {
+	if s.fr == nil {
+		s.fr = flate.NewReader(src)
+	} else if err := s.fr.(flate.Resetter).Reset(src, nil); err != nil {
 		return nil, err
 	}
 	out := make([]byte, size)
-	if _, err := io.ReadFull(s.zr, out); err != nil {
-		return nil, err
+	for n := 0; n < size; {
+		m, err := s.fr.Read(out[n:])
+		n += m
+		switch {
+		case err == io.EOF && n < size:
+			return nil, inflate.ZlibShort(src, out[:n])
+		case err == io.EOF:
+			inflate.ZlibTrailer(src) // read as zlib reads it: the pages touched stay the same
+		case err != nil && n < size:
+			return nil, err
+		}
 	}
 	return out, nil
 }

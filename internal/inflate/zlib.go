@@ -1,0 +1,76 @@
+package inflate
+
+import (
+	"compress/zlib"
+	"encoding/binary"
+	"hash/adler32"
+	"io"
+)
+
+// The zlib wrapping (RFC 1950) of a deflate stream, read as compress/zlib
+// reads it, with its errors, for a reader that inflates the raw stream
+// itself (internal/gitobj): its header, and the checksum that ends it.
+
+// ZlibHeader reads the two bytes of a zlib header (RFC 1950), and the
+// dictionary id that may follow, with compress/zlib's errors: only deflate
+// with a window of at most 32 KiB, and no preset dictionary (but the empty
+// one, whose id zlib takes).
+func ZlibHeader(r io.ByteReader) error {
+	var h [2]byte
+	for i := range h {
+		c, err := r.ReadByte()
+		if err != nil {
+			return noEOF(err)
+		}
+		h[i] = c
+	}
+	if h[0]&0x0f != 8 || h[0]>>4 > 7 || binary.BigEndian.Uint16(h[:])%31 != 0 {
+		return zlib.ErrHeader
+	}
+	if h[1]&0x20 != 0 {
+		id, err := ZlibTrailer(r)
+		if err != nil {
+			return err
+		}
+		if id != adler32.Checksum(nil) {
+			return zlib.ErrDictionary
+		}
+	}
+	return nil
+}
+
+// ZlibTrailer reads the four big-endian bytes of a zlib checksum.
+func ZlibTrailer(r io.ByteReader) (uint32, error) {
+	var v uint32
+	for range 4 {
+		c, err := r.ReadByte()
+		if err != nil {
+			return 0, noEOF(err)
+		}
+		v = v<<8 | uint32(c)
+	}
+	return v, nil
+}
+
+// ZlibShort is the error io.ReadFull over compress/zlib gives for a
+// deflate stream that ends after data, short of its announced size: the
+// checksum that follows is read and checked first.
+func ZlibShort(r io.ByteReader, data []byte) error {
+	sum, err := ZlibTrailer(r)
+	switch {
+	case err != nil:
+		return err
+	case sum != adler32.Checksum(data):
+		return zlib.ErrChecksum
+	case len(data) == 0:
+		return io.EOF
+	}
+	return io.ErrUnexpectedEOF
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
