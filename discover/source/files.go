@@ -137,6 +137,23 @@ func WithFiles(files, add []workflow.RefFile) []workflow.RefFile {
 	}
 	out := make([]workflow.RefFile, len(files), len(files)+len(add))
 	copy(out, files)
+	return mergeSorted(out, add)
+}
+
+// AddToSorted is WithFiles for files that are a set's output (Sorted,
+// Finish) and belong to the caller: that is not checked (WithFiles checks
+// every path), and files is changed: merged into, and inserted into when
+// its capacity allows.
+func AddToSorted(files, add []workflow.RefFile) []workflow.RefFile {
+	if len(files) == 0 {
+		return WithFiles(files, add)
+	}
+	return mergeSorted(files, add)
+}
+
+// mergeSorted merges or inserts each of add into out, whose paths are
+// clean, non-empty and strictly increasing (WithFiles).
+func mergeSorted(out, add []workflow.RefFile) []workflow.RefFile {
 	for _, f := range add {
 		f.Path = refpath.CleanPath(f.Path)
 		if f.Path == "" {

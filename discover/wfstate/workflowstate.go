@@ -84,6 +84,8 @@ func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Ca
 			c = Unreadable(file, source.DecodeFinding(file, terr))
 		} else {
 			c = Build(file, m, r.Definition)
+			finishScan(r, &c, file, true)
+			return c, true
 		}
 	}
 	FinishScan(r, &c, file)
@@ -110,6 +112,12 @@ func forEach(n int, fn func(i int)) {
 // FinishScan adds what depends on the repository: the file time when the
 // state records none, the .bak twin, and the story files of named stories.
 func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
+	finishScan(r, c, file, false)
+}
+
+// finishScan is FinishScan; built says c is Build's, just made: its files
+// are its set's output, its own (source.AddToSorted).
+func finishScan(r *source.Repo, c *workflow.Candidate, file string, built bool) {
 	if c.UpdatedAt.IsZero() {
 		if mt := r.ModTime(file); !mt.IsZero() {
 			c.UpdatedAt, c.UpdatedFrom = mt, "mtime"
@@ -135,7 +143,11 @@ func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
 		done := ref.Status == "done" || ref.Status == "completed"
 		add = append(add, workflow.RefFile{Path: st.Path, Phase: phase, Critical: !done, From: "story"})
 	}
-	c.Files = source.WithFiles(c.Files, add)
+	if built {
+		c.Files = source.AddToSorted(c.Files, add)
+	} else {
+		c.Files = source.WithFiles(c.Files, add)
+	}
 }
 
 func wfMatchesAny(patterns []string, file string) bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -571,6 +572,26 @@ func TestWorkflowStateSourceScan(t *testing.T) {
 	again, _ := src.Scan(r)
 	if !reflect.DeepEqual(cs, again) {
 		t.Errorf("scan is not deterministic")
+	}
+	// the scan adds the story files to what Build just made without
+	// checking its files (source.AddToSorted): as FinishScan, which checks
+	for _, c := range cs {
+		if c.Status == "unreadable" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, c.Source.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tolerant.DecodeYAMLMap(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := Build(c.Source.Path, m, r.Definition)
+		FinishScan(r, &checked, c.Source.Path)
+		if !reflect.DeepEqual(checked, c) {
+			t.Errorf("%s: FinishScan gives\n%+v\nthe scan\n%+v", c.Source.Path, checked, c)
+		}
 	}
 }
 
