@@ -212,3 +212,32 @@ func TestStateCacheForeignOrDamagedTable(t *testing.T) {
 		t.Fatalf("a damaged table: %d hits; same candidates %v", hits, reflect.DeepEqual(got, off))
 	}
 }
+
+// A state holding more entries than a state may is refused the same way
+// read (cold), from the cache (warm, where the entries are counted once for
+// the budget and the refusal) and without a cache.
+func TestStateCacheTooManyEntries(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString("execution_id: big-1\nstatus: running\n")
+	for _, k := range []string{"files", "files_changed", "artifacts", "changed_files", "filesChanged", "outputs"} {
+		b.WriteString(k + ":\n")
+		for range maxStateEntries / 5 {
+			b.WriteString("- a\n")
+		}
+	}
+	sourcetest.Write(t, root, map[string]string{".orchestrate/workflows/big.yaml": b.String()})
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	off, _, _ := stateCacheScan(t, root, nil)
+	if len(off) != 1 || off[0].Status != "unreadable" || !sourcetest.HasFinding(off[0].Findings, "too-many", workflow.Blocking) {
+		t.Fatalf("without a cache: %+v", off)
+	}
+	cold, _, added := stateCacheScan(t, root, c)
+	warm, hits, _ := stateCacheScan(t, root, c)
+	if added != 1 || hits != 1 {
+		t.Fatalf("cold added %d, warm hits %d: want 1, 1", added, hits)
+	}
+	if !reflect.DeepEqual(cold, off) || !reflect.DeepEqual(warm, off) {
+		t.Fatalf("cold or warm differ from no cache:\n%+v\n%+v\n%+v", cold, warm, off)
+	}
+}

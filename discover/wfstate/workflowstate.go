@@ -67,8 +67,9 @@ func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Ca
 	var c workflow.Candidate
 	var m map[string]any
 	var err, derr error
+	entries := -1 // not counted
 	if sc != nil {
-		m, err, derr = sc.decode(r, file)
+		m, entries, err, derr = sc.decode(r, file)
 	} else {
 		m, err, derr = decodeState(r, file)
 	}
@@ -80,7 +81,10 @@ func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Ca
 		if _, epic := m["epic_state"]; epic {
 			return workflow.Candidate{}, false // the epic source owns it
 		}
-		if terr := tooManyEntries(m); terr != nil {
+		if entries < 0 {
+			entries = tolerant.CountEntries(m, maxStateEntries)
+		}
+		if terr := tooManyEntriesN(entries); terr != nil {
 			c = Unreadable(file, source.DecodeFinding(file, terr))
 		} else {
 			c = Build(file, m, r.Definition)
@@ -187,7 +191,13 @@ const maxStateEntries = 5 * tolerant.MaxElements
 
 // tooManyEntries refuses a state holding more than maxStateEntries entries.
 func tooManyEntries(m map[string]any) error {
-	if n := tolerant.CountEntries(m, maxStateEntries); n > maxStateEntries {
+	return tooManyEntriesN(tolerant.CountEntries(m, maxStateEntries))
+}
+
+// tooManyEntriesN is tooManyEntries for a state that holds n entries
+// (tolerant.CountEntries(m, maxStateEntries)).
+func tooManyEntriesN(n int) error {
+	if n > maxStateEntries {
 		return &tolerant.DecodeError{Code: "too-many", Msg: fmt.Sprintf("more than the %s entries (stories, phases, outputs, fields) orchestrate reads in one state; the file is not read",
 			workflow.Thousands(maxStateEntries))}
 	}
