@@ -1,6 +1,9 @@
 package wfstate
 
 import (
+	"errors"
+	"io/fs"
+
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -82,6 +85,22 @@ func (c *stateCache) decode(r *source.Repo, p string) (m map[string]any, entries
 		}
 	}
 	return m, -1, nil, decodeErr
+}
+
+// missing reports whether nothing at all is named p in its folder: a
+// no-follow stat of p's name in the folder the scan holds open finds no
+// entry, so r.Exists(p), which stats the whole path, is false. false when
+// that cannot be told (no cache, no such open folder, any other error).
+func (c *stateCache) missing(p string) bool {
+	if c == nil {
+		return false
+	}
+	d, name := c.folder(p)
+	if d == nil {
+		return false
+	}
+	_, err := d.StatNoFollow(name)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // decodeState reads p with r.Read and decodes it (no cache).

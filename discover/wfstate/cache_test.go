@@ -2,6 +2,7 @@ package wfstate
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,5 +240,43 @@ func TestStateCacheTooManyEntries(t *testing.T) {
 	}
 	if !reflect.DeepEqual(cold, off) || !reflect.DeepEqual(warm, off) {
 		t.Fatalf("cold or warm differ from no cache:\n%+v\n%+v\n%+v", cold, warm, off)
+	}
+}
+
+// The .bak twin is found alike with the cache's open folder (which tells a
+// missing one) and without: a file, a symlink to one, a folder; not a
+// dangling symlink, nor nothing.
+func TestStateCacheBackupTwin(t *testing.T) {
+	root := t.TempDir()
+	state := "execution_id: %s\nstatus: running\n"
+	files := map[string]string{}
+	for _, n := range []string{"file", "link", "dangling", "folder", "none"} {
+		files[".orchestrate/workflows/"+n+".yaml"] = fmt.Sprintf(state, n)
+	}
+	files[".orchestrate/workflows/file.yaml.bak"] = "x: 1\n"
+	files[".orchestrate/workflows/folder.yaml.bak/inside"] = "x\n"
+	sourcetest.Write(t, root, files)
+	dir := filepath.Join(root, ".orchestrate/workflows")
+	if err := os.Symlink("file.yaml.bak", filepath.Join(dir, "link.yaml.bak")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("gone", filepath.Join(dir, "dangling.yaml.bak")); err != nil {
+		t.Fatal(err)
+	}
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	off, _, _ := stateCacheScan(t, root, nil)
+	baks := map[string]string{}
+	for _, cd := range off {
+		baks[cd.Key] = cd.BackupPath
+	}
+	want := map[string]string{"file": ".orchestrate/workflows/file.yaml.bak", "link": ".orchestrate/workflows/link.yaml.bak",
+		"folder": ".orchestrate/workflows/folder.yaml.bak", "dangling": "", "none": ""}
+	if !reflect.DeepEqual(baks, want) {
+		t.Fatalf("backups = %v, want %v", baks, want)
+	}
+	for i := range 2 {
+		if got, _, _ := stateCacheScan(t, root, c); !reflect.DeepEqual(got, off) {
+			t.Fatalf("scan %d with the cache differs from one without", i)
+		}
 	}
 }

@@ -88,11 +88,11 @@ func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Ca
 			c = Unreadable(file, source.DecodeFinding(file, terr))
 		} else {
 			c = Build(file, m, r.Definition)
-			finishScan(r, &c, file, true)
+			finishScan(r, sc, &c, file, true)
 			return c, true
 		}
 	}
-	FinishScan(r, &c, file)
+	finishScan(r, sc, &c, file, false)
 	return c, true
 }
 
@@ -116,18 +116,20 @@ func forEach(n int, fn func(i int)) {
 // FinishScan adds what depends on the repository: the file time when the
 // state records none, the .bak twin, and the story files of named stories.
 func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
-	finishScan(r, c, file, false)
+	finishScan(r, nil, c, file, false)
 }
 
 // finishScan is FinishScan; built says c is Build's, just made: its files
-// are its set's output, its own (source.AddToSorted).
-func finishScan(r *source.Repo, c *workflow.Candidate, file string, built bool) {
+// are its set's output, its own (source.AddToSorted). sc (nil: none) is
+// the scan's state cache, whose open folder tells a missing .bak twin
+// (stateCache.missing).
+func finishScan(r *source.Repo, sc *stateCache, c *workflow.Candidate, file string, built bool) {
 	if c.UpdatedAt.IsZero() {
 		if mt := r.ModTime(file); !mt.IsZero() {
 			c.UpdatedAt, c.UpdatedFrom = mt, "mtime"
 		}
 	}
-	if r.Exists(file + ".bak") {
+	if bak := file + ".bak"; !sc.missing(bak) && r.Exists(bak) {
 		c.BackupPath = file + ".bak"
 	}
 	if len(r.Stories) == 0 || len(c.StoryRefs) == 0 {
