@@ -41,7 +41,8 @@ func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Findin
 	if len(files) > 0 {
 		sc = openStateCache(r)
 	}
-	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, sc, files[i]) })
+	epics := epicPatterns(r.Config.Sources.Epic)
+	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, sc, epics, files[i]) })
 	sc.save()
 	n := 0
 	for i := range out {
@@ -59,9 +60,10 @@ func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Findin
 
 // scanWorkflowState reads one workflow-state file into its candidate;
 // false when the file is not this source's (a .bak twin, an epic's). sc
-// (nil: none) is the scan's state cache.
-func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Candidate, bool) {
-	if strings.HasSuffix(file, ".bak") || wfMatchesAny(r.Config.Sources.Epic, file) {
+// (nil: none) is the scan's state cache; epics the epic source's patterns
+// (epicPatterns).
+func scanWorkflowState(r *source.Repo, sc *stateCache, epics []string, file string) (workflow.Candidate, bool) {
+	if strings.HasSuffix(file, ".bak") || wfMatchesAny(epics, file) {
 		return workflow.Candidate{}, false
 	}
 	var c workflow.Candidate
@@ -156,9 +158,21 @@ func finishScan(r *source.Repo, sc *stateCache, c *workflow.Candidate, file stri
 	}
 }
 
+// epicPatterns is the epic source's patterns as wfMatchesAny matches them:
+// cleaned, without a leading "/" (made once a scan, not once a file).
+func epicPatterns(patterns []string) []string {
+	out := make([]string, len(patterns))
+	for i, p := range patterns {
+		out[i] = strings.TrimPrefix(path.Clean("/"+p), "/")
+	}
+	return out
+}
+
+// wfMatchesAny reports whether file matches one of patterns
+// (epicPatterns).
 func wfMatchesAny(patterns []string, file string) bool {
 	for _, p := range patterns {
-		if pathglob.Match(strings.TrimPrefix(path.Clean("/"+p), "/"), file) {
+		if pathglob.Match(p, file) {
 			return true
 		}
 	}

@@ -511,6 +511,7 @@ func TestWorkflowStateSourceScan(t *testing.T) {
 		".nexos/workflow-state/EPIC-3-state.yaml":          wfCheckpointPaused,
 		".nexos/workflow-state/bad.yaml":                   "status: \x00\x01binary",
 		".aiox/epic-ACT-state.yaml":                        "epic_state: {epic_id: ACT, status: active}\n",
+		".aiox/epic-B-state.yaml":                          "workflowId: development-cycle\nstatus: running\n", // the epic glob's, whatever it holds
 		".aiox/custom-state.yaml":                          "epic_state:\n  epic_id: X\n",
 		".aiox/dev-state.yaml":                             "workflowId: development-cycle\ncurrentPhase: 2_development\nstoryId: \"4.2\"\n",
 		"docs/stories/.session-state.yaml":                 wfSession,
