@@ -60,10 +60,9 @@ func (c *stateCache) decode(r *source.Repo, p string) (m map[string]any, entries
 		return m, -1, readErr, decodeErr
 	}
 	if v, _, ok := c.Lookup(d, name, p, nil); ok {
-		if m, ok := tolerant.DecodeMapValue(v); ok {
+		if m, n, ok := tolerant.DecodeMapValueCount(v, maxStateEntries); ok {
 			c.AddHits(1)
 			// not read, but held: its entries are drawn from the scan's budget
-			n := tolerant.CountEntries(m, maxStateEntries)
 			if err := c.SpendN(p, 1+n); err != nil {
 				return nil, -1, err, nil
 			}
