@@ -2,12 +2,16 @@ package workflow
 
 import "strings"
 
+// statusSeparators turns a status's separators into "_", made once (a
+// Replacer builds its tables on its first use).
+var statusSeparators = strings.NewReplacer("-", "_", " ", "_")
+
 // NormalizeStateStatus turns a state file's status into its lower-case
 // canonical spelling: "In Progress", "in-progress", "InProgress" and
 // "in_progress" all become "in_progress".
 func NormalizeStateStatus(raw string) string {
 	s := strings.ToLower(strings.TrimSpace(raw))
-	s = strings.NewReplacer("-", "_", " ", "_").Replace(s)
+	s = statusSeparators.Replace(s)
 	for strings.Contains(s, "__") {
 		s = strings.ReplaceAll(s, "__", "_")
 	}

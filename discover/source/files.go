@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
@@ -31,16 +30,27 @@ const MaxFiles = 20000
 // FileSet collects referenced files, one entry per cleaned path: a path
 // seen twice stays critical / produced if either reference says so. It holds
 // at most MaxFiles entries and counts the ones it drops.
+//
+// The lists state files write are usually in path order already: while
+// the files added keep that order (up to maxOrderedInserts placed in
+// between) the set stays sorted, looks a path up by binary search and
+// needs no index and no sort; past that it indexes its paths in a map
+// and sorts when asked.
 type FileSet struct {
 	files   []workflow.RefFile
-	index   map[string]int
-	hint    int // the room to make on the first Add
+	index   map[string]int // nil while files is sorted by path
+	inserts int            // the files placed in between while sorted
+	hint    int            // the room to make on the first Add
 	Dropped int
 }
 
+// maxOrderedInserts is how many files added out of order a sorted set
+// places in between (moving the ones after) before it indexes its paths.
+const maxOrderedInserts = 16
+
 // NewFileSet returns a set holding files.
 func NewFileSet(files []workflow.RefFile) *FileSet {
-	s := &FileSet{index: make(map[string]int, len(files)), hint: len(files)}
+	s := &FileSet{hint: len(files)}
 	for _, f := range files {
 		s.Add(f)
 	}
@@ -52,7 +62,7 @@ func NewFileSet(files []workflow.RefFile) *FileSet {
 // file at a time rehashed its index ten times for 300 files).
 func NewFileSetFor(n int) *FileSet {
 	n = min(max(n, 0), MaxFiles)
-	return &FileSet{index: make(map[string]int, n), hint: n}
+	return &FileSet{hint: n}
 }
 
 // Add adds f with its path cleaned (refpath.Clean); a path already in the
@@ -62,20 +72,53 @@ func (s *FileSet) Add(f workflow.RefFile) {
 	if f.Path == "" {
 		return
 	}
-	if i, ok := s.index[f.Path]; ok {
+	if s.index != nil {
+		if i, ok := s.index[f.Path]; ok {
+			mergeFile(&s.files[i], f)
+			return
+		}
+		if len(s.files) >= MaxFiles {
+			s.Dropped++
+			return
+		}
+		s.index[f.Path] = len(s.files)
+		s.files = append(s.files, f)
+		return
+	}
+	n := len(s.files)
+	i, found := n, false
+	if n > 0 && s.files[n-1].Path >= f.Path {
+		i, found = slices.BinarySearchFunc(s.files, f.Path, comparePath)
+	}
+	if found {
 		mergeFile(&s.files[i], f)
 		return
 	}
-	if len(s.files) >= MaxFiles {
+	if n >= MaxFiles {
 		s.Dropped++
 		return
 	}
-	s.index[f.Path] = len(s.files)
 	if s.files == nil && s.hint > 0 {
 		s.files = make([]workflow.RefFile, 0, s.hint)
 	}
-	s.files = append(s.files, f)
+	switch {
+	case i == n:
+		s.files = append(s.files, f)
+	case s.inserts < maxOrderedInserts:
+		s.inserts++
+		s.files = slices.Insert(s.files, i, f)
+	default: // out of order too often: index the paths, sort when asked
+		s.index = make(map[string]int, max(s.hint, n+1))
+		for j := range s.files {
+			s.index[s.files[j].Path] = j
+		}
+		s.index[f.Path] = n
+		s.files = append(s.files, f)
+	}
 }
+
+// comparePath orders a file by its path against the path p.
+func comparePath(e workflow.RefFile, p string) int { return strings.Compare(e.Path, p) }
 
 // WithFiles returns files with add added, as a set holding files then
 // add gives them (NewFileSet, Add, Sorted). When files is already such a
@@ -94,12 +137,29 @@ func WithFiles(files, add []workflow.RefFile) []workflow.RefFile {
 	}
 	out := make([]workflow.RefFile, len(files), len(files)+len(add))
 	copy(out, files)
+	return mergeSorted(out, add)
+}
+
+// AddToSorted is WithFiles for files that are a set's output (Sorted,
+// Finish) and belong to the caller: that is not checked (WithFiles checks
+// every path), and files is changed: merged into, and inserted into when
+// its capacity allows.
+func AddToSorted(files, add []workflow.RefFile) []workflow.RefFile {
+	if len(files) == 0 {
+		return WithFiles(files, add)
+	}
+	return mergeSorted(files, add)
+}
+
+// mergeSorted merges or inserts each of add into out, whose paths are
+// clean, non-empty and strictly increasing (WithFiles).
+func mergeSorted(out, add []workflow.RefFile) []workflow.RefFile {
 	for _, f := range add {
 		f.Path = refpath.CleanPath(f.Path)
 		if f.Path == "" {
 			continue
 		}
-		i, found := slices.BinarySearchFunc(out, f.Path, func(e workflow.RefFile, p string) int { return strings.Compare(e.Path, p) })
+		i, found := slices.BinarySearchFunc(out, f.Path, comparePath)
 		if found {
 			mergeFile(&out[i], f)
 			continue
@@ -142,13 +202,16 @@ func mergeFile(e *workflow.RefFile, f workflow.RefFile) {
 
 // Sorted returns the files sorted by path.
 func (s *FileSet) Sorted() []workflow.RefFile {
-	SortFiles(s.files)
+	if s.index != nil {
+		SortFiles(s.files) // the paths are distinct: any sort gives the one order
+		s.index = nil      // sorted again: found by binary search
+	}
 	return s.files
 }
 
 // SortFiles sorts files by path, keeping the order of equal paths.
 func SortFiles(files []workflow.RefFile) {
-	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	slices.SortStableFunc(files, func(a, b workflow.RefFile) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // FileList reads a list of referenced files into set: paths, {path,

@@ -45,6 +45,10 @@ func AliasDef(id string) string {
 // concurrent use).
 var normSeparators = strings.NewReplacer("-", "_", " ", "_", ".", "_")
 
+// modeSeparators drops the separators of a mode's spelling (Mode), made
+// once: a Replacer builds its tables on its first use.
+var modeSeparators = strings.NewReplacer("-", "", "_", "", " ", "")
+
 // Norm lower-cases and turns '-', ' ' and '.' into '_' for comparisons.
 func Norm(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
@@ -293,7 +297,7 @@ func Time(f *Fields, srcs []map[string]any, keys ...string) (time.Time, string) 
 // interactive or preflight (AIOS "yolo" is autopilot); others are kept
 // lower-cased.
 func Mode(s string) string {
-	m := strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(strings.TrimSpace(s)))
+	m := modeSeparators.Replace(strings.ToLower(strings.TrimSpace(s)))
 	switch m {
 	case "autopilot", "yolo", "auto":
 		return "autopilot"

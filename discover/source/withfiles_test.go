@@ -11,7 +11,8 @@ import (
 // TestWithFiles: WithFiles gives what a set holding the files, then the
 // added ones, gives (NewFileSet, Add, Sorted), on sets' own outputs (the
 // shortcut) and on lists that are not (unsorted, repeated, unclean, empty
-// paths), and never changes its input.
+// paths), and never changes its input; AddToSorted gives the same on sets'
+// outputs.
 func TestWithFiles(t *testing.T) {
 	paths := []string{"a.go", "b/c.go", "b/c.go ", "./b/d.go", "b//e.go", "z.md", "", "docs/stories/1.1.md", `src\x.go`, "../out.go", "a-b.go", "a/b.go"}
 	rnd := rand.New(rand.NewPCG(1, 2))
@@ -48,6 +49,11 @@ func TestWithFiles(t *testing.T) {
 		}
 		if !reflect.DeepEqual(files, before) {
 			t.Fatalf("WithFiles changed its input: %+v, was %+v", files, before)
+		}
+		if i%2 == 0 { // AddToSorted, on the set's output it owns: the same
+			if got := AddToSorted(files, add); !reflect.DeepEqual(got, exp) {
+				t.Fatalf("AddToSorted(%+v, %+v)\n = %+v\nwant %+v", before, add, got, exp)
+			}
 		}
 	}
 	if shortcut < 500 {

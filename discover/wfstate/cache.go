@@ -1,6 +1,9 @@
 package wfstate
 
 import (
+	"errors"
+	"io/fs"
+
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
@@ -47,28 +50,32 @@ func (c *stateCache) folder(p string) (*safefile.Dir, string) { return c.folders
 // when its stat data is unchanged, else read (through its safely opened
 // folder, else with r.Read, which reports any problem) and decoded, and
 // recorded when it decodes. readErr is r.Read's error, decodeErr
-// tolerant.DecodeYAMLMap's.
-func (c *stateCache) decode(r *source.Repo, p string) (m map[string]any, readErr, decodeErr error) {
+// tolerant.DecodeYAMLMap's; entries, when not -1, is what
+// tolerant.CountEntries(m, maxStateEntries) gives (counted for a cached
+// document, which draws them from the scan's budget).
+func (c *stateCache) decode(r *source.Repo, p string) (m map[string]any, entries int, readErr, decodeErr error) {
 	d, name := c.folder(p)
 	if d == nil {
-		return decodeState(r, p)
+		m, readErr, decodeErr = decodeState(r, p)
+		return m, -1, readErr, decodeErr
 	}
 	if v, _, ok := c.Lookup(d, name, p, nil); ok {
-		if m, ok := tolerant.DecodeMapValue(v); ok {
+		if m, n, ok := tolerant.DecodeMapValueCount(v, maxStateEntries); ok {
 			c.AddHits(1)
 			// not read, but held: its entries are drawn from the scan's budget
-			if err := c.SpendN(p, 1+tolerant.CountEntries(m, maxStateEntries)); err != nil {
-				return nil, err, nil
+			if err := c.SpendN(p, 1+n); err != nil {
+				return nil, -1, err, nil
 			}
-			return m, nil, nil
+			return m, n, nil, nil
 		}
 	}
 	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
-		return decodeState(r, p)
+		m, readErr, decodeErr = decodeState(r, p)
+		return m, -1, readErr, decodeErr
 	}
 	if err := c.Spend(p, data); err != nil {
-		return nil, err, nil
+		return nil, -1, err, nil
 	}
 	m, decodeErr = tolerant.DecodeYAMLMap(data)
 	if decodeErr == nil && c.Storable(fs) {
@@ -76,7 +83,23 @@ func (c *stateCache) decode(r *source.Repo, p string) (m map[string]any, readErr
 			c.Add(p, fs, v, nil)
 		}
 	}
-	return m, nil, decodeErr
+	return m, -1, nil, decodeErr
+}
+
+// missing reports whether nothing at all is named p in its folder: a
+// no-follow stat of p's name in the folder the scan holds open finds no
+// entry, so r.Exists(p), which stats the whole path, is false. false when
+// that cannot be told (no cache, no such open folder, any other error).
+func (c *stateCache) missing(p string) bool {
+	if c == nil {
+		return false
+	}
+	d, name := c.folder(p)
+	if d == nil {
+		return false
+	}
+	_, err := d.StatNoFollow(name)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // decodeState reads p with r.Read and decodes it (no cache).

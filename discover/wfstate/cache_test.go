@@ -2,6 +2,7 @@ package wfstate
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -210,5 +211,72 @@ func TestStateCacheForeignOrDamagedTable(t *testing.T) {
 	got, hits, _ = stateCacheScan(t, root, mine)
 	if !reflect.DeepEqual(got, off) || hits != 0 {
 		t.Fatalf("a damaged table: %d hits; same candidates %v", hits, reflect.DeepEqual(got, off))
+	}
+}
+
+// A state holding more entries than a state may is refused the same way
+// read (cold), from the cache (warm, where the entries are counted once for
+// the budget and the refusal) and without a cache.
+func TestStateCacheTooManyEntries(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString("execution_id: big-1\nstatus: running\n")
+	for _, k := range []string{"files", "files_changed", "artifacts", "changed_files", "filesChanged", "outputs"} {
+		b.WriteString(k + ":\n")
+		for range maxStateEntries / 5 {
+			b.WriteString("- a\n")
+		}
+	}
+	sourcetest.Write(t, root, map[string]string{".orchestrate/workflows/big.yaml": b.String()})
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	off, _, _ := stateCacheScan(t, root, nil)
+	if len(off) != 1 || off[0].Status != "unreadable" || !sourcetest.HasFinding(off[0].Findings, "too-many", workflow.Blocking) {
+		t.Fatalf("without a cache: %+v", off)
+	}
+	cold, _, added := stateCacheScan(t, root, c)
+	warm, hits, _ := stateCacheScan(t, root, c)
+	if added != 1 || hits != 1 {
+		t.Fatalf("cold added %d, warm hits %d: want 1, 1", added, hits)
+	}
+	if !reflect.DeepEqual(cold, off) || !reflect.DeepEqual(warm, off) {
+		t.Fatalf("cold or warm differ from no cache:\n%+v\n%+v\n%+v", cold, warm, off)
+	}
+}
+
+// The .bak twin is found alike with the cache's open folder (which tells a
+// missing one) and without: a file, a symlink to one, a folder; not a
+// dangling symlink, nor nothing.
+func TestStateCacheBackupTwin(t *testing.T) {
+	root := t.TempDir()
+	state := "execution_id: %s\nstatus: running\n"
+	files := map[string]string{}
+	for _, n := range []string{"file", "link", "dangling", "folder", "none"} {
+		files[".orchestrate/workflows/"+n+".yaml"] = fmt.Sprintf(state, n)
+	}
+	files[".orchestrate/workflows/file.yaml.bak"] = "x: 1\n"
+	files[".orchestrate/workflows/folder.yaml.bak/inside"] = "x\n"
+	sourcetest.Write(t, root, files)
+	dir := filepath.Join(root, ".orchestrate/workflows")
+	if err := os.Symlink("file.yaml.bak", filepath.Join(dir, "link.yaml.bak")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("gone", filepath.Join(dir, "dangling.yaml.bak")); err != nil {
+		t.Fatal(err)
+	}
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	off, _, _ := stateCacheScan(t, root, nil)
+	baks := map[string]string{}
+	for _, cd := range off {
+		baks[cd.Key] = cd.BackupPath
+	}
+	want := map[string]string{"file": ".orchestrate/workflows/file.yaml.bak", "link": ".orchestrate/workflows/link.yaml.bak",
+		"folder": ".orchestrate/workflows/folder.yaml.bak", "dangling": "", "none": ""}
+	if !reflect.DeepEqual(baks, want) {
+		t.Fatalf("backups = %v, want %v", baks, want)
+	}
+	for i := range 2 {
+		if got, _, _ := stateCacheScan(t, root, c); !reflect.DeepEqual(got, off) {
+			t.Fatalf("scan %d with the cache differs from one without", i)
+		}
 	}
 }

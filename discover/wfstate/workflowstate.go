@@ -41,7 +41,8 @@ func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Findin
 	if len(files) > 0 {
 		sc = openStateCache(r)
 	}
-	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, sc, files[i]) })
+	epics := epicPatterns(r.Config.Sources.Epic)
+	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, sc, epics, files[i]) })
 	sc.save()
 	n := 0
 	for i := range out {
@@ -59,16 +60,18 @@ func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Findin
 
 // scanWorkflowState reads one workflow-state file into its candidate;
 // false when the file is not this source's (a .bak twin, an epic's). sc
-// (nil: none) is the scan's state cache.
-func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Candidate, bool) {
-	if strings.HasSuffix(file, ".bak") || wfMatchesAny(r.Config.Sources.Epic, file) {
+// (nil: none) is the scan's state cache; epics the epic source's patterns
+// (epicPatterns).
+func scanWorkflowState(r *source.Repo, sc *stateCache, epics []string, file string) (workflow.Candidate, bool) {
+	if strings.HasSuffix(file, ".bak") || wfMatchesAny(epics, file) {
 		return workflow.Candidate{}, false
 	}
 	var c workflow.Candidate
 	var m map[string]any
 	var err, derr error
+	entries := -1 // not counted
 	if sc != nil {
-		m, err, derr = sc.decode(r, file)
+		m, entries, err, derr = sc.decode(r, file)
 	} else {
 		m, err, derr = decodeState(r, file)
 	}
@@ -80,13 +83,18 @@ func scanWorkflowState(r *source.Repo, sc *stateCache, file string) (workflow.Ca
 		if _, epic := m["epic_state"]; epic {
 			return workflow.Candidate{}, false // the epic source owns it
 		}
-		if terr := tooManyEntries(m); terr != nil {
+		if entries < 0 {
+			entries = tolerant.CountEntries(m, maxStateEntries)
+		}
+		if terr := tooManyEntriesN(entries); terr != nil {
 			c = Unreadable(file, source.DecodeFinding(file, terr))
 		} else {
 			c = Build(file, m, r.Definition)
+			finishScan(r, sc, &c, file, true)
+			return c, true
 		}
 	}
-	FinishScan(r, &c, file)
+	finishScan(r, sc, &c, file, false)
 	return c, true
 }
 
@@ -110,12 +118,20 @@ func forEach(n int, fn func(i int)) {
 // FinishScan adds what depends on the repository: the file time when the
 // state records none, the .bak twin, and the story files of named stories.
 func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
+	finishScan(r, nil, c, file, false)
+}
+
+// finishScan is FinishScan; built says c is Build's, just made: its files
+// are its set's output, its own (source.AddToSorted). sc (nil: none) is
+// the scan's state cache, whose open folder tells a missing .bak twin
+// (stateCache.missing).
+func finishScan(r *source.Repo, sc *stateCache, c *workflow.Candidate, file string, built bool) {
 	if c.UpdatedAt.IsZero() {
 		if mt := r.ModTime(file); !mt.IsZero() {
 			c.UpdatedAt, c.UpdatedFrom = mt, "mtime"
 		}
 	}
-	if r.Exists(file + ".bak") {
+	if bak := file + ".bak"; !sc.missing(bak) && r.Exists(bak) {
 		c.BackupPath = file + ".bak"
 	}
 	if len(r.Stories) == 0 || len(c.StoryRefs) == 0 {
@@ -135,12 +151,28 @@ func FinishScan(r *source.Repo, c *workflow.Candidate, file string) {
 		done := ref.Status == "done" || ref.Status == "completed"
 		add = append(add, workflow.RefFile{Path: st.Path, Phase: phase, Critical: !done, From: "story"})
 	}
-	c.Files = source.WithFiles(c.Files, add)
+	if built {
+		c.Files = source.AddToSorted(c.Files, add)
+	} else {
+		c.Files = source.WithFiles(c.Files, add)
+	}
 }
 
+// epicPatterns is the epic source's patterns as wfMatchesAny matches them:
+// cleaned, without a leading "/" (made once a scan, not once a file).
+func epicPatterns(patterns []string) []string {
+	out := make([]string, len(patterns))
+	for i, p := range patterns {
+		out[i] = strings.TrimPrefix(path.Clean("/"+p), "/")
+	}
+	return out
+}
+
+// wfMatchesAny reports whether file matches one of patterns
+// (epicPatterns).
 func wfMatchesAny(patterns []string, file string) bool {
 	for _, p := range patterns {
-		if pathglob.Match(strings.TrimPrefix(path.Clean("/"+p), "/"), file) {
+		if pathglob.Match(p, file) {
 			return true
 		}
 	}
@@ -175,7 +207,13 @@ const maxStateEntries = 5 * tolerant.MaxElements
 
 // tooManyEntries refuses a state holding more than maxStateEntries entries.
 func tooManyEntries(m map[string]any) error {
-	if n := tolerant.CountEntries(m, maxStateEntries); n > maxStateEntries {
+	return tooManyEntriesN(tolerant.CountEntries(m, maxStateEntries))
+}
+
+// tooManyEntriesN is tooManyEntries for a state that holds n entries
+// (tolerant.CountEntries(m, maxStateEntries)).
+func tooManyEntriesN(n int) error {
+	if n > maxStateEntries {
 		return &tolerant.DecodeError{Code: "too-many", Msg: fmt.Sprintf("more than the %s entries (stories, phases, outputs, fields) orchestrate reads in one state; the file is not read",
 			workflow.Thousands(maxStateEntries))}
 	}

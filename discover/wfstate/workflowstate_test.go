@@ -14,6 +14,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -510,6 +511,7 @@ func TestWorkflowStateSourceScan(t *testing.T) {
 		".nexos/workflow-state/EPIC-3-state.yaml":          wfCheckpointPaused,
 		".nexos/workflow-state/bad.yaml":                   "status: \x00\x01binary",
 		".aiox/epic-ACT-state.yaml":                        "epic_state: {epic_id: ACT, status: active}\n",
+		".aiox/epic-B-state.yaml":                          "workflowId: development-cycle\nstatus: running\n", // the epic glob's, whatever it holds
 		".aiox/custom-state.yaml":                          "epic_state:\n  epic_id: X\n",
 		".aiox/dev-state.yaml":                             "workflowId: development-cycle\ncurrentPhase: 2_development\nstoryId: \"4.2\"\n",
 		"docs/stories/.session-state.yaml":                 wfSession,
@@ -571,6 +573,26 @@ func TestWorkflowStateSourceScan(t *testing.T) {
 	again, _ := src.Scan(r)
 	if !reflect.DeepEqual(cs, again) {
 		t.Errorf("scan is not deterministic")
+	}
+	// the scan adds the story files to what Build just made without
+	// checking its files (source.AddToSorted): as FinishScan, which checks
+	for _, c := range cs {
+		if c.Status == "unreadable" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, c.Source.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tolerant.DecodeYAMLMap(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := Build(c.Source.Path, m, r.Definition)
+		FinishScan(r, &checked, c.Source.Path)
+		if !reflect.DeepEqual(checked, c) {
+			t.Errorf("%s: FinishScan gives\n%+v\nthe scan\n%+v", c.Source.Path, checked, c)
+		}
 	}
 }
 

@@ -22,9 +22,14 @@ import (
 // before calling Clean and ignores unsafe paths); epic and QA-loop states
 // show an unsafe path as written (KeepUnsafe).
 func Clean(p string) (clean string, safe bool) {
-	if !alreadyClean(p) {
-		p = cleanSlow(p)
+	switch cleanScan(p) {
+	case scanClean:
+		// alreadyClean rules out "..", "../" and "."; no control byte
+		return p, p[0] != '/' && (len(p) < 2 || p[1] != ':')
+	case scanCleanCtl:
+		return p, false // a NUL, CR or LF inside
 	}
+	p = cleanSlow(p)
 	if p == "." || p == "" {
 		return "", true
 	}
@@ -33,36 +38,84 @@ func Clean(p string) (clean string, safe bool) {
 	return p, !unsafe
 }
 
+// What cleanScan finds.
+const (
+	scanDirty    = iota // cleaning may change the path (or it is not ASCII)
+	scanClean           // cleaning leaves it as it is; no NUL, CR or LF
+	scanCleanCtl        // cleaning leaves it as it is; it holds a NUL, CR or LF
+)
+
+// cleanScan tells, in one pass and for ASCII paths only, whether cleaning
+// leaves p as it is (alreadyClean) and whether p holds one of the control
+// bytes Clean finds unsafe.
+func cleanScan(p string) int {
+	n := len(p)
+	if n == 0 || isSpaceByte(p[0]) || isSpaceByte(p[n-1]) || p[n-1] == '/' {
+		return scanDirty
+	}
+	// each segment is looked at from the "/" before it; the first from
+	// here (a leading "/" is the root's empty segment, the one allowed)
+	if dotSegment(p, 0) {
+		return scanDirty
+	}
+	ctl := false
+	for i := 0; i < n; i++ {
+		k := byteKind[p[i]]
+		if k == 0 {
+			continue
+		}
+		switch k {
+		case kindSlash: // p[i+1] exists: p does not end with "/"
+			if p[i+1] == '/' || dotSegment(p, i+1) {
+				return scanDirty
+			}
+		case kindCtl:
+			ctl = true
+		default:
+			return scanDirty
+		}
+	}
+	if ctl {
+		return scanCleanCtl
+	}
+	return scanClean
+}
+
+// dotSegment reports whether the segment of p starting at i is "." or "..".
+func dotSegment(p string, i int) bool {
+	if i >= len(p) || p[i] != '.' {
+		return false
+	}
+	if i+1 == len(p) || p[i+1] == '/' {
+		return true
+	}
+	return p[i+1] == '.' && (i+2 == len(p) || p[i+2] == '/')
+}
+
+// The kinds of byte cleanScan tells apart; 0 is any other.
+const (
+	kindSlash = 1 + iota // '/'
+	kindCtl              // NUL, CR, LF: clean, but unsafe
+	kindDirty            // a backslash or a non-ASCII byte: the slow way
+)
+
+// byteKind is each byte's kind for cleanScan.
+var byteKind = func() (t [256]uint8) {
+	t['/'] = kindSlash
+	t[0], t['\r'], t['\n'] = kindCtl, kindCtl, kindCtl
+	t['\\'] = kindDirty
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = kindDirty
+	}
+	return t
+}()
+
 // alreadyClean reports, in one pass and for ASCII paths only, whether
 // cleaning leaves p as it is: no space around it, no backslash, no empty,
 // "." or ".." segment, no trailing "/". Every path a state file lists
 // twice or a story's File List holds is usually so (60,000 references of
 // 200 workflows).
-func alreadyClean(p string) bool {
-	if p == "" || isSpaceByte(p[0]) || isSpaceByte(p[len(p)-1]) || p[len(p)-1] == '/' {
-		return false
-	}
-	seg := 0 // the start of the current segment
-	for i := 0; i <= len(p); i++ {
-		if i < len(p) {
-			c := p[i]
-			if c >= 0x80 || c == '\\' {
-				return false
-			}
-			if c != '/' {
-				continue
-			}
-		}
-		switch p[seg:i] {
-		case "", ".", "..":
-			if !(i == 0 && seg == 0 && len(p) > 0 && p[0] == '/') { // the root's empty segment
-				return false
-			}
-		}
-		seg = i + 1
-	}
-	return true
-}
+func alreadyClean(p string) bool { return cleanScan(p) != scanDirty }
 
 // isSpaceByte reports whether the ASCII byte c is white space
 // (strings.TrimSpace's ASCII set).

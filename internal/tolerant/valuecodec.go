@@ -142,9 +142,31 @@ func DecodeMapValue(data []byte) (map[string]any, bool) {
 	return m, ok && isMap
 }
 
+// DecodeMapValueCount is DecodeMapValue that also gives what
+// CountEntries(m, limit) gives, counted while decoding instead of by a walk
+// of the mapping after: the entries of its lists and mappings at every
+// depth CountEntries counts (at most 2 × MaxDepth). Past limit,
+// CountEntries stops wherever its walk is, so the count is then its own.
+func DecodeMapValueCount(data []byte, limit int) (m map[string]any, entries int, ok bool) {
+	d := valueDecoder{s: string(data)}
+	v, ok := d.value(0)
+	if !ok || d.off != len(d.s) {
+		return nil, 0, false
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return nil, 0, false
+	}
+	if d.entries > limit {
+		return m, CountEntries(m, limit), true
+	}
+	return m, d.entries, true
+}
+
 type valueDecoder struct {
-	s   string
-	off int
+	s       string
+	off     int
+	entries int // the list and mapping entries at depths CountEntries counts
 }
 
 func (d *valueDecoder) uvarint() (uint64, bool) {
@@ -246,6 +268,9 @@ func (d *valueDecoder) value(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
+		if depth <= 2*MaxDepth {
+			d.entries += n
+		}
 		out := make([]any, n)
 		for i := range out {
 			if out[i], ok = d.value(depth + 1); !ok {
@@ -257,6 +282,9 @@ func (d *valueDecoder) value(depth int) (any, bool) {
 		n, ok := d.count()
 		if !ok {
 			return nil, false
+		}
+		if depth <= 2*MaxDepth {
+			d.entries += n
 		}
 		out := make(map[string]any, n)
 		for i := 0; i < n; i++ {

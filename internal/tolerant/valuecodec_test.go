@@ -152,6 +152,14 @@ func FuzzDecodeValue(f *testing.F) {
 	f.Add([]byte{vtMap, 1, 1, 'k', vtFloat, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, ok := DecodeValue(data)
+		m, entries, mok := DecodeMapValueCount(data, 7)
+		if _, isMap := v.(map[string]any); mok != (ok && isMap) || (mok && !sameValue(m, v)) {
+			t.Fatalf("DecodeMapValueCount gives %#v (ok %v); DecodeValue %#v (ok %v)", m, mok, v, ok)
+		}
+		// past the limit CountEntries stops where its walk (in map order) is
+		if want := CountEntries(m, 7); mok && entries != want && (entries <= 7 || want <= 7) {
+			t.Fatalf("DecodeMapValueCount counts %d entries; CountEntries %d", entries, want)
+		}
 		if !ok {
 			return
 		}
@@ -194,6 +202,51 @@ files:
   - src/pkg189/sub02/file37856.go
   - src/pkg211/sub03/file42286.go
 `
+
+// TestDecodeMapValueCount: the count made while decoding is CountEntries'
+// under the limit and at it, past it one of its answers, and for nesting
+// deeper than CountEntries counts.
+func TestDecodeMapValueCount(t *testing.T) {
+	// lists down to depth 2 × MaxDepth + 1, whose entries CountEntries
+	// does not count, the deepest the encoding takes
+	var v any = []any{"x", "y"}
+	for i := 1; i < 2*MaxDepth+1; i++ {
+		v = []any{v, "z"}
+	}
+	deep := map[string]any{"k": v}
+	if CountEntries(deep, math.MaxInt) != 1+2*(2*MaxDepth) {
+		t.Fatalf("the deep value's lists are not where the test means them to be")
+	}
+	docs := []map[string]any{deep, {}}
+	for _, doc := range append(valueCodecDocs, benchStateDoc) {
+		m, err := DecodeYAMLMap([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, m)
+	}
+	for _, m := range docs {
+		enc := EncodeValue(nil, m)
+		if enc == nil {
+			t.Fatalf("%#v does not encode", m)
+		}
+		full := CountEntries(m, math.MaxInt)
+		for _, limit := range []int{0, 1, 3, full - 1, full, full + 1, math.MaxInt} {
+			got, n, ok := DecodeMapValueCount(enc, limit)
+			if !ok || !sameValue(got, m) {
+				t.Fatalf("does not decode back: %#v", m)
+			}
+			// past the limit CountEntries stops where its walk (in map
+			// order) is: any count past it is one of its answers
+			if want := CountEntries(got, limit); n != want && (n <= limit || want <= limit || n > full) {
+				t.Errorf("limit %d: counts %d, CountEntries %d (all: %d)", limit, n, want, full)
+			}
+		}
+	}
+	if _, _, ok := DecodeMapValueCount(EncodeValue(nil, []any{"a"}), 10); ok {
+		t.Error("a list is not a mapping")
+	}
+}
 
 // BenchmarkStateDecode compares decoding a state's text with decoding its
 // cached value (go test -bench StateDecode ./internal/tolerant).
