@@ -218,7 +218,7 @@ func printTable(paths []string, w io.Writer) (missed int, err error) {
 		fmt.Fprintf(w, "| %-36s | %-8s | %10.3fs | %11s | %6s | %13s | %13s | %10s | %10s | %-6s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
 			off, first, mib(peak), gitRSS, result)
 	}
-	fmt.Fprintf(w, "orchestrate runs with a private cache, empty before its warm-up run and filled by the two runs after it; \"cache off\" (median and ratio to git status) derives everything on every run; \"first run\" (median and ratio) runs with a cache folder emptied before each run, as on a fresh clone; peak RSS is the highest of the three\n")
+	fmt.Fprintf(w, "orchestrate runs with a private cache, empty before its warm-up run and filled by the two runs after it; \"cache off\" (median and ratio to git status) derives everything on every run; \"first run\" (median and ratio) runs with a cache folder emptied before each run, as on a fresh clone; peak RSS is the highest of every run (the fill runs included)\n")
 	fmt.Fprintf(w, "targets: orchestrate <= %.1f x git status (shapes, and >= %s files); peak RSS < %d MiB (< %d MiB at %s files)\n",
 		targetRatioGit, sizeLabel(ratioTargetFiles), targetRSSMiB, targetRSSMiBHuge, sizeLabel(hugeFiles))
 	return missed, nil
