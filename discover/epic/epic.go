@@ -46,8 +46,10 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			files = append(files, p)
 		}
 	}
+	pc := openPeekCache(r)
+	defer pc.close()
 	for _, p := range r.Glob(r.Config.Sources.WorkflowState, false) {
-		if source.IsBackup(p) || seen[p] {
+		if source.IsBackup(p) || seen[p] || pc.skip(p) {
 			continue
 		}
 		data, err := r.Peek(p) // the scan's budget is drawn from only to decode
