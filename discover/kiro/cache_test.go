@@ -146,7 +146,7 @@ func TestTasksCacheSaltAndTable(t *testing.T) {
 	if got, hits, added := cacheScan(t, root, mine); got != off || hits != 0 || added != cacheStored {
 		t.Fatalf("a table of another key: %d hits, %d added; same answers %v", hits, added, got == off)
 	}
-	p := mine.Path(tasksCacheKind.Name)
+	p := mine.Path(source.TableName(&tasksCacheKind, root))
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestDocCacheBadValues(t *testing.T) {
 	if _, _, added := cacheScan(t, root, c); added != cacheStored {
 		t.Fatalf("cold scan added %d", added)
 	}
-	tbl, _ := c.Open(tasksCacheKind.Name, sha256.Size)
+	tbl, _ := c.Open(source.TableName(&tasksCacheKind, root), sha256.Size)
 	b := diskcache.NewBuilder(sha256.Size)
 	salt := tasksCacheKind.Salt()
 	for p, v := range map[string][]byte{
@@ -290,7 +290,7 @@ func TestDocCacheBadValues(t *testing.T) {
 		k := source.StatCacheKey(salt, p, fs, nil)
 		b.Add(k[:], v)
 	}
-	if err := c.Write(tasksCacheKind.Name, tbl, b); err != nil {
+	if err := c.Write(source.TableName(&tasksCacheKind, root), tbl, b); err != nil {
 		t.Fatal(err)
 	}
 	got, hits, added := cacheScan(t, root, c)

@@ -110,7 +110,7 @@ func TestTasksCacheWarmEqualsCold(t *testing.T) {
 
 	// values that do not decode, or are of the other kind, are misses (and
 	// are replaced)
-	tbl, _ := c.Open(tasksCacheKind.Name, sha256.Size)
+	tbl, _ := c.Open(source.TableName(&tasksCacheKind, root), sha256.Size)
 	b := diskcache.NewBuilder(sha256.Size)
 	salt := tasksCacheKind.Salt()
 	for p, v := range map[string][]byte{
@@ -132,7 +132,7 @@ func TestTasksCacheWarmEqualsCold(t *testing.T) {
 		k := source.StatCacheKey(salt, p, fs, nil)
 		b.Add(k[:], v)
 	}
-	if err := c.Write(tasksCacheKind.Name, tbl, b); err != nil {
+	if err := c.Write(source.TableName(&tasksCacheKind, root), tbl, b); err != nil {
 		t.Fatal(err)
 	}
 	got, hits, added := cacheScan(t, root, c)
@@ -244,7 +244,7 @@ func TestTasksCacheSaltAndTable(t *testing.T) {
 	if _, hits, _ := cacheScan(t, root, mine); hits != cacheStored {
 		t.Fatalf("the table written again: %d hits", hits)
 	}
-	p := mine.Path(tasksCacheKind.Name)
+	p := mine.Path(source.TableName(&tasksCacheKind, root))
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
@@ -118,6 +119,7 @@ func (k *StatTableKind) Salt(extra ...string) [sha256.Size]byte {
 type StatTable struct {
 	kind *StatTableKind
 	c    *diskcache.Cache
+	name string // the table's name: the kind's and the work tree's (TableName)
 	t    *diskcache.Table
 	salt [sha256.Size]byte
 	now  time.Time // the scan's wall clock (not ORCHESTRATE_NOW: file times are real)
@@ -132,18 +134,39 @@ type StatTable struct {
 
 // OpenStatTable opens r's cache table of kind k, its keys salted with
 // k.Salt(extra...) (whatever else the parse depends on besides the
-// content); nil when r has no cache. A table it cannot read is used as an
-// empty one.
+// content); nil when r has no cache or its root cannot be named
+// (cachetable.Digest). A table it cannot read is used as an empty one.
+//
+// Each work tree has its own table (TableName): one table for every
+// repository a user runs in would be read whole by each run, however few
+// of its entries the run's repository has, and rewritten whole by each
+// run that adds one — up to diskcache.MaxTableSize (64 MiB) held in memory
+// in a repository of ten stories.
 func OpenStatTable(r *Repo, k *StatTableKind, extra ...string) *StatTable {
 	if !r.Cache.Enabled() {
+		return nil
+	}
+	name := TableName(k, r.Root)
+	if name == "" {
 		return nil
 	}
 	now := time.Now
 	if k.Now != nil {
 		now = k.Now
 	}
-	t, _ := r.Cache.Open(k.Name, sha256.Size) // a table it cannot use is empty
-	return &StatTable{kind: k, c: r.Cache, t: t, salt: k.Salt(extra...), now: now(), root: r.Root, max: r.Config.MaxFileSize, r: r}
+	t, _ := r.Cache.Open(name, sha256.Size) // a table it cannot use is empty
+	return &StatTable{kind: k, c: r.Cache, name: name, t: t, salt: k.Salt(extra...), now: now(), root: r.Root, max: r.Config.MaxFileSize, r: r}
+}
+
+// TableName is the name of the table of kind k for the work tree at root:
+// the kind's name, "-" and the folder's cachetable.Digest (its path,
+// device, inode and birth time); "" when the folder cannot be named.
+func TableName(k *StatTableKind, root string) string {
+	id := cachetable.Digest(root)
+	if id == "" {
+		return ""
+	}
+	return k.Name + "-" + id
 }
 
 // OpenDir opens the repository's folder dir ("." for the root) one
@@ -225,7 +248,7 @@ func (t *StatTable) Save() {
 		return
 	}
 	t.r.Later(func() {
-		_ = t.c.Write(t.kind.Name, t.t, added) // a cache that cannot be written is skipped
+		_ = t.c.Write(t.name, t.t, added) // a cache that cannot be written is skipped
 	})
 }
 

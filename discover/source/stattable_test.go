@@ -1,8 +1,10 @@
 package source_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +76,72 @@ func TestStatTableRoundTrip(t *testing.T) {
 	}
 	if got := scan(kind); got != "" || added != 0 {
 		t.Fatalf("a racy file: %q, %d added", got, added)
+	}
+}
+
+// TestStatTablePerWorkTree: each work tree has its own table, named for
+// the folder (TableName): a run in another repository neither reads nor
+// rewrites this one's table, whose file stays as this repository's runs
+// wrote it; a root that is not a folder has no table.
+func TestStatTablePerWorkTree(t *testing.T) {
+	cache := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	kind := &source.StatTableKind{Name: "t", Label: "test", Version: 1,
+		Now: func() time.Time { return time.Now().Add(time.Hour) }}
+	fill := func(dir string, n int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			if err := os.WriteFile(filepath.Join(dir, string(rune('a'+i))+".md"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	scan := func(dir string, n int) (found, added int, name string) {
+		t.Helper()
+		r, _ := source.NewRepo(dir, config.Default())
+		r.Cache = cache
+		d, err := safefile.OpenDir(dir, ".", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		kind.Hits = func(h, a int) { found, added = h, a }
+		tb := source.OpenStatTable(r, kind)
+		for i := 0; i < n; i++ {
+			name := string(rune('a'+i)) + ".md"
+			if _, _, ok := tb.Lookup(d, name, name, nil); ok {
+				tb.AddHits(1)
+			} else if _, fs, ok := tb.ReadRegular(d, name); ok && tb.Storable(fs) {
+				tb.Add(name, fs, []byte("v"), nil)
+			}
+		}
+		tb.Save()
+		return found, added, source.TableName(kind, dir)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	fill(a, 3)
+	fill(b, 2)
+	if _, added, _ := scan(a, 3); added != 3 {
+		t.Fatalf("a's cold scan added %d", added)
+	}
+	_, _, nameA := scan(a, 3)
+	before, err := os.ReadFile(cache.Path(nameA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, added, nameB := scan(b, 2)
+	if found != 0 || added != 2 || nameA == nameB || !strings.HasPrefix(nameA, "t-") || !strings.HasPrefix(nameB, "t-") {
+		t.Fatalf("b: %d found, %d added, tables %q and %q", found, added, nameA, nameB)
+	}
+	if after, err := os.ReadFile(cache.Path(nameA)); err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("a's table changed by b's run: %v", err)
+	}
+	if found, added, _ := scan(a, 3); found != 3 || added != 0 {
+		t.Fatalf("a warm: %d found, %d added", found, added)
+	}
+	if _, err := os.Stat(cache.Path("t")); err == nil {
+		t.Fatal("a table shared by every repository was written")
+	}
+	if n := source.TableName(kind, filepath.Join(a, "a.md")); n != "" {
+		t.Fatalf("a file's table name %q", n)
 	}
 }

@@ -244,7 +244,7 @@ func TestStoryCacheRacy(t *testing.T) {
 			t.Errorf("scan %d of a file just written: %d hits, %d added; want none", i, res.hits, res.added)
 		}
 	}
-	if _, err := os.Stat(c.Path(storyCacheKind.Name)); err == nil {
+	if _, err := os.Stat(c.Path(source.TableName(&storyCacheKind, dir))); err == nil {
 		t.Error("a table was written with nothing in it")
 	}
 	// an hour ahead, a file dated two hours ahead is still in the future
@@ -337,7 +337,7 @@ func TestStoryCacheHostile(t *testing.T) {
 	if st, _, done := w.read("docs/stories/1.1.plain.md", &state); !done || st == nil || st.ID != "1.1" {
 		t.Errorf("the cache did not read the plain story: %+v %v", st, done)
 	}
-	tbl, err := c.Open(storyCacheKind.Name, sha256.Size)
+	tbl, err := c.Open(source.TableName(&storyCacheKind, dir), sha256.Size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,7 +548,7 @@ func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
 		t.Fatalf("cold: %d added", cold.added)
 	}
 	// the same entries, written under another table's name
-	tbl, err := c.Open(storyCacheKind.Name, sha256.Size)
+	tbl, err := c.Open(source.TableName(&storyCacheKind, dir), sha256.Size)
 	if err != nil || tbl.Len() != 2 {
 		t.Fatalf("%v, %d entries", err, tbl.Len())
 	}
@@ -561,7 +561,7 @@ func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(c.Path(storyCacheKind.Name), data, 0o600); err != nil {
+	if err := os.WriteFile(c.Path(source.TableName(&storyCacheKind, dir)), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got := cacheScan(t, dir, c, 0)
@@ -572,12 +572,12 @@ func TestStoryCacheCopiedOrFlippedTable(t *testing.T) {
 	if warm := cacheScan(t, dir, c, 0); warm.hits != 2 {
 		t.Fatalf("rewritten: %d hits", warm.hits)
 	}
-	data, err = os.ReadFile(c.Path(storyCacheKind.Name))
+	data, err = os.ReadFile(c.Path(source.TableName(&storyCacheKind, dir)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data[len(data)-1] ^= 1
-	if err := os.WriteFile(c.Path(storyCacheKind.Name), data, 0o600); err != nil {
+	if err := os.WriteFile(c.Path(source.TableName(&storyCacheKind, dir)), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got = cacheScan(t, dir, c, 0)

@@ -94,7 +94,7 @@ func TestStateCacheWarmEqualsCold(t *testing.T) {
 	}
 
 	// values that do not decode are misses (and are replaced)
-	tbl, _ := c.Open(stateCacheKind.Name, sha256.Size)
+	tbl, _ := c.Open(source.TableName(&stateCacheKind, root), sha256.Size)
 	b := diskcache.NewBuilder(sha256.Size)
 	dir, err := safefile.OpenDir(root, ".orchestrate/workflows", false)
 	if err != nil {
@@ -110,7 +110,7 @@ func TestStateCacheWarmEqualsCold(t *testing.T) {
 		b.Add(k[:], []byte{0xee, 1, 2})
 	}
 	dir.Close()
-	if err := c.Write(stateCacheKind.Name, tbl, b); err != nil {
+	if err := c.Write(source.TableName(&stateCacheKind, root), tbl, b); err != nil {
 		t.Fatal(err)
 	}
 	got, hits, added := stateCacheScan(t, root, c)
@@ -199,7 +199,7 @@ func TestStateCacheForeignOrDamagedTable(t *testing.T) {
 	if _, hits, _ := stateCacheScan(t, root, mine); hits == 0 {
 		t.Fatal("the table written again is not read")
 	}
-	p := mine.Path(stateCacheKind.Name)
+	p := mine.Path(source.TableName(&stateCacheKind, root))
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
