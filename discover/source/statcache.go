@@ -248,7 +248,9 @@ func (t *StatTable) Save() {
 		return
 	}
 	t.r.Later(func() {
-		_ = t.c.Write(t.name, t.t, added) // a cache that cannot be written is skipped
+		if t.c.Write(t.name, t.t, added) == nil { // a cache that cannot be written is skipped
+			t.c.Forget(t.kind.Name) // the table of the older layout: one for every repository
+		}
 	})
 }
 
