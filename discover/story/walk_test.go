@@ -99,6 +99,11 @@ func TestStoryWalk(t *testing.T) {
 	if err := os.Symlink("docs/stories", filepath.Join(dir, "storylink")); err != nil {
 		t.Fatal(err)
 	}
+	// a symlink on the way to the start folder: listed by its path, its
+	// stories read the usual way (which follows it inside the repository)
+	if err := os.Symlink("docs", filepath.Join(dir, "docslink")); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Mkfifo(filepath.Join(stories, "fifo.md"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -127,10 +132,10 @@ func TestStoryWalk(t *testing.T) {
 		return res
 	}
 	for _, pat := range []string{"docs/stories/**/*.md", "**/*.md", "docs/stories/**/*.story.md", "docs/stories/**/[0-9]*.md",
-		"docs/missing/**/*.md", "storylink/**/*.md", "docs/stories/a.md/**/*.md"} {
+		"docs/missing/**/*.md", "storylink/**/*.md", "docs/stories/a.md/**/*.md", "docslink/stories/**/*.md"} {
 		want := scan(pat, nil, false)
-		if pat == "docs/stories/**/*.md" && len(want.paths) < 310 {
-			t.Fatalf("the glob found only %d paths", len(want.paths))
+		if (pat == "docs/stories/**/*.md" || pat == "docslink/stories/**/*.md") && len(want.paths) < 310 {
+			t.Fatalf("%s: the glob found only %d paths", pat, len(want.paths))
 		}
 		c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
 		for _, run := range []struct {
@@ -171,4 +176,35 @@ func TestStoryWalkMatch(t *testing.T) {
 	if !storyWalkMatch("*.md", "a.md", os.ModeSymlink) {
 		t.Error("a symbolic link did not match")
 	}
+}
+
+// TestStoryWalkSameAsGlobOn is TestStoryWalk's comparison (cache off) on
+// the repository named by STORY_WALK_DIFF_DIR (the bench's stories or
+// specs shape, say), with its configured story pattern; skipped without it.
+func TestStoryWalkSameAsGlobOn(t *testing.T) {
+	dir := os.Getenv("STORY_WALK_DIFF_DIR")
+	if dir == "" {
+		t.Skip("STORY_WALK_DIFF_DIR is not set")
+	}
+	pats := config.Default().Sources.Stories
+	base, name, ok := storyWalkPattern(pats)
+	if !ok {
+		t.Fatalf("%q: not a walk pattern", pats)
+	}
+	r, _ := source.NewRepo(dir, config.Default())
+	sc := make(chan *storyCache, 1)
+	sc <- nil
+	paths, out, readable := storyWalk(r, base, name, sc)
+	r2, _ := source.NewRepo(dir, config.Default())
+	wpaths := storyGlob(dir, pats)
+	wout, wreadable := storyReadAll(r2, wpaths, nil)
+	if !reflect.DeepEqual(paths, wpaths) || !reflect.DeepEqual(readable, wreadable) {
+		t.Fatalf("the walk found %d paths, the glob %d", len(paths), len(wpaths))
+	}
+	for i := range wout {
+		if !reflect.DeepEqual(out[i], wout[i]) {
+			t.Errorf("%s is\n%+v\nwant\n%+v", paths[i], out[i], wout[i])
+		}
+	}
+	t.Logf("%d paths, the same stories", len(paths))
 }

@@ -1,20 +1,17 @@
 package safefile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io/fs"
 	"os"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// readEntries is ReadEntries with getdents64 on d's descriptor: each
-// record is struct linux_dirent64 (d_ino at 0, d_off at 8, d_reclen at
-// 16, d_type at 18, the NUL-terminated name from 19). A record cut short
-// ends the listing without an error, as it ends ReadDir's.
+// readEntries is ReadEntries with getdents64 on d's descriptor
+// (direntRecords reads its records).
 func (d *Dir) readEntries(buf []byte, fn func(name []byte, typ fs.FileMode)) error {
-	const nameOff = 19
 	for {
 		var n int
 		err := retry(func() (e error) {
@@ -27,40 +24,62 @@ func (d *Dir) readEntries(buf []byte, fn func(name []byte, typ fs.FileMode)) err
 		if n <= 0 {
 			return nil
 		}
-		for b := buf[:n]; len(b) > 0; {
-			if len(b) < nameOff {
-				return nil
-			}
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < nameOff || reclen > len(b) {
-				return nil
-			}
-			rec := b[:reclen]
-			b = b[reclen:]
-			name := rec[nameOff:]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
-			}
-			if string(name) == "." || string(name) == ".." {
-				continue
-			}
-			typ, known := dtType(rec[18])
+		var lerr error
+		complete := direntRecords(buf[:n], func(name []byte, dtype byte) bool {
+			typ, known := dtType(dtype)
 			if !known {
-				t, gone, err := d.lstatType(unsafe.String(unsafe.SliceData(name), len(name)))
+				t, gone, err := d.lstatType(string(name))
 				if gone {
-					continue // gone between the listing and the lstat: as if it never was
+					return true // gone between the listing and the lstat: as if it never was
 				}
 				if err != nil {
-					return err
+					lerr = err
+					return false
 				}
 				typ = t
 			}
 			fn(name, typ)
+			return true
+		})
+		if lerr != nil {
+			return lerr
+		}
+		if !complete {
+			return nil
 		}
 	}
+}
+
+// direntRecords calls fn with the name and d_type of each linux_dirent64
+// record in b (d_ino at 0, d_off at 8, d_reclen at 16, d_type at 18, the
+// NUL-terminated name from 19) but "." and "..", until fn returns false;
+// it reports whether every record was whole and fn never said stop. A
+// record cut short or of an impossible length ends it (ReadDir ends its
+// listing there, without an error).
+func direntRecords(b []byte, fn func(name []byte, dtype byte) bool) bool {
+	const nameOff = 19
+	for len(b) > 0 {
+		if len(b) < nameOff {
+			return false
+		}
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < nameOff || reclen > len(b) {
+			return false
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		name := rec[nameOff:]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if string(name) == "." || string(name) == ".." {
+			continue
+		}
+		if !fn(name, rec[18]) {
+			return false
+		}
+	}
+	return true
 }
 
 // dtType is the type a getdents d_type says (os's dtToType); known is
