@@ -165,6 +165,13 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 			rd := newStoryReader(r, cache)
 			defer rd.done()
 			var l storyLister
+			sd := startDir // the start folder, on a descriptor of this worker's own
+			if sd != nil {
+				if own, err := sd.Reopen(); err == nil {
+					sd = own
+					defer own.Close()
+				}
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(units) {
@@ -177,8 +184,8 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 						p := join(base, n)
 						var st *workflow.Story
 						var ok bool
-						if startDir != nil {
-							st, ok = rd.readIn(startDir, n, p)
+						if sd != nil {
+							st, ok = rd.readIn(sd, n, p)
 						} else {
 							st, ok = rd.read(p)
 						}
@@ -186,8 +193,8 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 					}
 					continue
 				}
-				if startDir != nil {
-					u.hits = l.walk(rd, startDir, u.name, u.dir, name, u.hits)
+				if sd != nil {
+					u.hits = l.walk(rd, sd, u.name, u.dir, name, u.hits)
 				} else {
 					u.hits = storyWalkDir(rd, filepath.Join(r.Root, filepath.FromSlash(u.dir)), u.dir, name, u.hits)
 				}

@@ -57,3 +57,21 @@ func (d *Dir) lstatType(name string) (typ fs.FileMode, gone bool, err error) {
 	}
 	return 0, false, nil // a regular file, or a type os gives no bit either
 }
+
+// Reopen opens d's folder again (openat of "." through d's descriptor):
+// the same folder, with a descriptor and an open file of its own, for a
+// goroutine that opens and reads many files in it while others do too
+// (one open file shared by threads has its reference count bumped by
+// each system call on it, from both processors). List it anew with
+// ReadEntries. Close it when done.
+func (d *Dir) Reopen() (*Dir, error) {
+	var fd int
+	err := retry(func() (e error) {
+		fd, e = unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		return e
+	})
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: d.full("."), Err: err}
+	}
+	return &Dir{fd: fd, rel: d.rel, root: d.root}, nil
+}

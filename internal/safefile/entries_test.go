@@ -21,7 +21,7 @@ import (
 // folders, symlinks (to a file, a folder, nowhere: never followed), a
 // FIFO, a socket, long and odd names, and more entries than one buffer
 // holds. An empty folder calls fn never; a Dir listed a second time lists
-// nothing (it reads from the descriptor's offset).
+// nothing (it reads from the descriptor's offset); Reopen lists it whole.
 func TestReadEntries(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "d")
@@ -99,7 +99,18 @@ func TestReadEntries(t *testing.T) {
 		if err := d.ReadEntries(make([]byte, size), func([]byte, fs.FileMode) { again++ }); err != nil || again != 0 {
 			t.Errorf("buffer %d: a second listing gave %d entries, %v", size, again, err)
 		}
+		// the same folder again, on a descriptor of its own: listed whole,
+		// and open after d is closed
+		o, err := d.Reopen()
+		if err != nil {
+			t.Fatal(err)
+		}
 		d.Close()
+		var re []ent
+		if err := o.ReadEntries(make([]byte, size), func(name []byte, typ fs.FileMode) { re = append(re, ent{string(name), typ}) }); err != nil || !reflect.DeepEqual(re, w) || o.Rel() != "d" {
+			t.Errorf("buffer %d: the reopened folder %q listed %d entries, %v", size, o.Rel(), len(re), err)
+		}
+		o.Close()
 	}
 	types := map[string]fs.FileMode{}
 	for _, e := range w {
