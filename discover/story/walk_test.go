@@ -208,3 +208,26 @@ func TestStoryWalkSameAsGlobOn(t *testing.T) {
 	}
 	t.Logf("%d paths, the same stories", len(paths))
 }
+
+// BenchmarkStoryWalkOn measures the story walk (cache off) of the
+// repository named by STORY_WALK_DIFF_DIR (the bench's stories shape, say);
+// skipped without it. Run it with -cpu 1 for one processor's cost.
+func BenchmarkStoryWalkOn(b *testing.B) {
+	dir := os.Getenv("STORY_WALK_DIFF_DIR")
+	if dir == "" {
+		b.Skip("STORY_WALK_DIFF_DIR is not set")
+	}
+	base, name, ok := storyWalkPattern(config.Default().Sources.Stories)
+	if !ok {
+		b.Fatal("not a walk pattern")
+	}
+	for b.Loop() {
+		r, _ := source.NewRepo(dir, config.Default())
+		sc := make(chan *storyCache, 1)
+		sc <- nil
+		paths, _, _ := storyWalk(r, base, name, sc)
+		if len(paths) == 0 {
+			b.Fatal("no stories")
+		}
+	}
+}
