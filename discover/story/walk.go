@@ -259,6 +259,10 @@ type storyLister struct {
 	names []byte
 }
 
+// storyMaxPath is PATH_MAX on Linux: the length from which a path given
+// to open(2) is refused (ENAMETOOLONG), and the walk goes no deeper.
+const storyMaxPath = 4096
+
 // storyEnt is a listed entry the walk takes: its name (names[start:end]),
 // and whether it is a folder to walk (else a file to read).
 type storyEnt struct {
@@ -275,6 +279,13 @@ type storyEnt struct {
 // listing, same order, same matches as storyWalkDir; a folder that cannot
 // be opened or listed has no matches.
 func (l *storyLister) walk(rd *storyReader, parent *safefile.Dir, dirName, rel, pat string, hits []storyHit) []storyHit {
+	if len(rd.r.Root)+1+len(rel) >= storyMaxPath {
+		// storyWalkDir opens a folder by its full path, which the system
+		// refuses from PATH_MAX on: no deeper here either (an open through
+		// the parent has no such bound, and a tree made deep on purpose
+		// would hold a descriptor per level)
+		return hits
+	}
 	d, err := parent.OpenSub(dirName)
 	if err != nil {
 		return hits

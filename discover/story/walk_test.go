@@ -8,12 +8,14 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -229,5 +231,44 @@ func BenchmarkStoryWalkOn(b *testing.B) {
 		if len(paths) == 0 {
 			b.Fatal("no stories")
 		}
+	}
+}
+
+// TestStoryWalkPathMax: a folder whose path reaches PATH_MAX is not entered
+// by the walk, as the glob (which opens folders by their full path) cannot
+// enter it: a story just above that depth is found by both, one below it
+// by neither, and the walk ends.
+func TestStoryWalkPathMax(t *testing.T) {
+	dir := t.TempDir()
+	seg := strings.Repeat("d", 200)
+	rel := "docs/stories"
+	var near, deep string
+	for len(dir)+1+len(rel) < storyMaxPath+400 {
+		rel += "/" + seg
+		if len(dir)+1+len(rel)+len("/1.1.near.md") < storyMaxPath-200 {
+			near = rel
+		}
+	}
+	deep = rel
+	if err := safefile.MkdirAllConfined(dir, deep); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{near + "/1.1.near.md", deep + "/1.2.deep.md"} {
+		f, err := safefile.OpenConfined(dir, p, os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("# Story 1.1: Deep\n\n**Status:** InProgress\n"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	r, _ := source.NewRepo(dir, config.Default())
+	sc := make(chan *storyCache, 1)
+	sc <- nil
+	paths, _, _ := storyWalk(r, "docs/stories", "*.md", sc)
+	want := storyGlob(dir, []string{"docs/stories/**/*.md"})
+	if !reflect.DeepEqual(paths, want) || len(paths) != 1 || paths[0] != near+"/1.1.near.md" {
+		t.Errorf("the walk found %d paths, the glob %d; want the near story only", len(paths), len(want))
 	}
 }
