@@ -37,6 +37,13 @@ import (
 // never followed), .git never entered, regular files and symbolic links
 // matched by their name against S. Each story is read as storyReadAll reads
 // it.
+//
+// When the start folder is reached from the root without a symlink, each
+// folder is opened once, through its parent's descriptor, listed through
+// its own (safefile.Dir.ReadEntries: the same entries and types as ReadDir,
+// no os.File, no string or DirEntry per entry) and its stories are read
+// through it (storyLister.walk); else each folder is listed by its path
+// and its stories read through storyFolders (storyWalkDir), as before.
 
 // storyWalkPattern reports whether patterns is one pattern the story walk
 // takes, and gives its literal folder (slash, "" for the root), the file
