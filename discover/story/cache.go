@@ -102,6 +102,12 @@ func (w *storyCacheWorker) read(p string, state *storyState) (st *workflow.Story
 	if d == nil {
 		return nil, false, false
 	}
+	return w.readIn(d, name, p, state)
+}
+
+// readIn is read of the file name in its folder d (reached from the
+// repository's root without following a symlink), at path p.
+func (w *storyCacheWorker) readIn(d *safefile.Dir, name, p string, state *storyState) (st *workflow.Story, readable, done bool) {
 	c := w.c
 	if v, fs, ok := c.Lookup(d, name, p, &w.scratch); ok {
 		if st, isStory, ok := storyDecode(p, v, &w.arena); ok {

@@ -418,15 +418,30 @@ func (rd *storyReader) done() {
 // file that is not a story; readable is false for one that could not be
 // read.
 func (rd *storyReader) read(p string) (st *workflow.Story, readable bool) {
+	var d *safefile.Dir
+	name := p
 	if rd.cw != nil {
+		d, name = rd.cw.folder(p)
+	} else {
+		d, name = rd.dirs.folder(p)
+	}
+	return rd.readIn(d, name, p)
+}
+
+// readIn is read of the story file p, name in its folder d, reached one
+// component at a time from the repository's root without following a
+// symlink (storyFolders, or the story walk's own folders); d nil: a folder
+// that cannot be reached that way, whose files take the usual read.
+func (rd *storyReader) readIn(d *safefile.Dir, name, p string) (st *workflow.Story, readable bool) {
+	if rd.cw != nil && d != nil {
 		// from the cache, or read and parsed and stored; else the usual
 		// read below, which reports why
-		if st, ok, done := rd.cw.read(p, &rd.state); done {
+		if st, ok, done := rd.cw.readIn(d, name, p, &rd.state); done {
 			return st, ok
 		}
 	}
 	r := rd.r
-	data, mtime, err := rd.readFile(p)
+	data, mtime, err := rd.readFile(d, name, p)
 	if err != nil {
 		st = storyUnreadable(p, err)
 	} else {
@@ -446,19 +461,16 @@ func (rd *storyReader) read(p string) (st *workflow.Story, readable bool) {
 
 // readFile is rd.r.ReadWithTime(p) (the data drawn from the scan's
 // budget) for a scan without the cache: a regular file is read by its name
-// in its folder, opened once for all its files (storyFolders: no symlink
-// followed, no FIFO waited on, the size bounded, as safefile.Dir.ReadRegular
-// reads); anything else, and any file that read refuses, takes the usual
-// read, which reports why.
-func (rd *storyReader) readFile(p string) ([]byte, time.Time, error) {
-	if rd.cw == nil {
-		if d, name := rd.dirs.folder(p); d != nil {
-			if data, fs, ok := d.ReadRegular(name, rd.r.Config.MaxFileSize); ok {
-				if err := rd.r.Spend(p, data); err != nil {
-					return nil, fs.Mtime, err
-				}
-				return data, fs.Mtime, nil
+// in its folder d (no symlink followed, no FIFO waited on, the size
+// bounded, as safefile.Dir.ReadRegular reads); anything else, and any file
+// that read refuses, takes the usual read, which reports why.
+func (rd *storyReader) readFile(d *safefile.Dir, name, p string) ([]byte, time.Time, error) {
+	if rd.cw == nil && d != nil {
+		if data, fs, ok := d.ReadRegular(name, rd.r.Config.MaxFileSize); ok {
+			if err := rd.r.Spend(p, data); err != nil {
+				return nil, fs.Mtime, err
 			}
+			return data, fs.Mtime, nil
 		}
 	}
 	return rd.r.ReadWithTime(p)

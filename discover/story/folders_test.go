@@ -61,7 +61,8 @@ func TestStoryReadFileSameAsRepo(t *testing.T) {
 	rd := newStoryReader(r, nil)
 	defer rd.done()
 	for _, p := range paths {
-		data, mtime, err := rd.readFile(p)
+		d, name := rd.dirs.folder(p)
+		data, mtime, err := rd.readFile(d, name, p)
 		wdata, wmtime, werr := want.ReadWithTime(p)
 		if !bytes.Equal(data, wdata) || !mtime.Equal(wmtime) || fmt.Sprint(err) != fmt.Sprint(werr) {
 			t.Errorf("%s: read %q %v %v, want %q %v %v", p, data, mtime, err, wdata, wmtime, werr)

@@ -10,9 +10,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -35,6 +37,13 @@ import (
 // never followed), .git never entered, regular files and symbolic links
 // matched by their name against S. Each story is read as storyReadAll reads
 // it.
+//
+// When the start folder is reached from the root without a symlink, each
+// folder is opened once, through its parent's descriptor, listed through
+// its own (safefile.Dir.ReadEntries: the same entries and types as ReadDir,
+// no os.File, no string or DirEntry per entry) and its stories are read
+// through it (storyLister.walk); else each folder is listed by its path
+// and its stories read through storyFolders (storyWalkDir), as before.
 
 // storyWalkPattern reports whether patterns is one pattern the story walk
 // takes, and gives its literal folder (slash, "" for the root), the file
@@ -77,6 +86,7 @@ type storyHit struct {
 type storyWalkUnit struct {
 	files []string
 	dir   string
+	name  string     // dir's last element
 	hits  []storyHit // what it found, in path order
 }
 
@@ -94,8 +104,29 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 		start = filepath.Join(r.Root, filepath.FromSlash(base))
 	}
 	var files, dirs []string
+	// the start folder, when it is reached from the root one component at
+	// a time without a symlink (safefile.OpenDir): its folders and stories
+	// are then opened and read through it and the folders below
+	// (storyWalkIn); else (a symlink on the way, which the usual read
+	// follows inside the repository) by their paths, as before
+	var startDir *safefile.Dir
 	if fi, err := os.Lstat(start); err == nil && fi.IsDir() {
-		if f, err := openFolder(start); err == nil {
+		if d, err := safefile.OpenDir(r.Root, base, false); err == nil {
+			startDir = d
+			defer d.Close()
+			// the start folder keeps what it listed
+			_ = d.ReadEntries(make([]byte, safefile.EntryBufSize), func(nb []byte, typ os.FileMode) {
+				n := unsafe.String(unsafe.SliceData(nb), len(nb)) // only for the call
+				switch {
+				case typ.IsDir():
+					if n != ".git" && n != "spec" {
+						dirs = append(dirs, string(nb))
+					}
+				case storyWalkMatch(name, n, typ):
+					files = append(files, string(nb))
+				}
+			})
+		} else if f, err := openFolder(start); err == nil {
 			ents, _ := f.ReadDir(-1) // the start folder keeps what it listed
 			_ = f.Close()
 			for _, e := range ents {
@@ -126,7 +157,7 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 	}
 	for _, d := range dirs {
 		flush(fi + sortSearch(files[fi:], d+"/"))
-		units = append(units, storyWalkUnit{dir: join(base, d)})
+		units = append(units, storyWalkUnit{dir: join(base, d), name: d})
 	}
 	flush(len(files))
 
@@ -140,6 +171,14 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 			defer wg.Done()
 			rd := newStoryReader(r, cache)
 			defer rd.done()
+			var l storyLister
+			sd := startDir // the start folder, on a descriptor of this worker's own
+			if sd != nil {
+				if own, err := sd.Reopen(); err == nil {
+					sd = own
+					defer own.Close()
+				}
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(units) {
@@ -150,12 +189,22 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 					u.hits = make([]storyHit, len(u.files))
 					for k, n := range u.files {
 						p := join(base, n)
-						st, ok := rd.read(p)
+						var st *workflow.Story
+						var ok bool
+						if sd != nil {
+							st, ok = rd.readIn(sd, n, p)
+						} else {
+							st, ok = rd.read(p)
+						}
 						u.hits[k] = storyHit{p, st, ok}
 					}
 					continue
 				}
-				u.hits = storyWalkDir(rd, filepath.Join(r.Root, filepath.FromSlash(u.dir)), u.dir, name, u.hits)
+				if sd != nil {
+					u.hits = l.walk(rd, sd, u.name, u.dir, name, u.hits)
+				} else {
+					u.hits = storyWalkDir(rd, filepath.Join(r.Root, filepath.FromSlash(u.dir)), u.dir, name, u.hits)
+				}
 				slices.SortFunc(u.hits, func(a, b storyHit) int { return strings.Compare(a.p, b.p) })
 			}
 		}()
@@ -205,6 +254,84 @@ func storyWalkDir(rd *storyReader, full, rel, name string, hits []storyHit) []st
 			hits = append(hits, storyHit{p, st, ok})
 		}
 	}
+	return hits
+}
+
+// storyLister is one walk worker's listing state (storyWalkIn): the
+// getdents buffer, and the entries of the folders being walked, a stack
+// (a folder's entries above its parent's, their names in names).
+type storyLister struct {
+	buf   []byte
+	ents  []storyEnt
+	names []byte
+}
+
+// storyMaxPath is PATH_MAX on Linux: the length from which a path given
+// to open(2) is refused (ENAMETOOLONG), and the walk goes no deeper.
+const storyMaxPath = 4096
+
+// storyEnt is a listed entry the walk takes: its name (names[start:end]),
+// and whether it is a folder to walk (else a file to read).
+type storyEnt struct {
+	start, end int
+	dir        bool
+}
+
+// walk is storyWalkDir of the folder dirName inside parent (at slash path
+// rel below the root): the folder is opened through parent without
+// following a symlink (safefile.Dir.OpenSub) and listed through its own
+// descriptor (safefile.Dir.ReadEntries: no os.File, no string or DirEntry
+// per entry), its matching files read through it (storyReader.readIn: no
+// path resolved again for each), its folders walked in turn. Same
+// listing, same order, same matches as storyWalkDir; a folder that cannot
+// be opened or listed has no matches.
+func (l *storyLister) walk(rd *storyReader, parent *safefile.Dir, dirName, rel, pat string, hits []storyHit) []storyHit {
+	if len(rd.r.Root)+1+len(rel) >= storyMaxPath {
+		// storyWalkDir opens a folder by its full path, which the system
+		// refuses from PATH_MAX on: no deeper here either (an open through
+		// the parent has no such bound, and a tree made deep on purpose
+		// would hold a descriptor per level)
+		return hits
+	}
+	d, err := parent.OpenSub(dirName)
+	if err != nil {
+		return hits
+	}
+	defer d.Close()
+	if l.buf == nil {
+		l.buf = make([]byte, safefile.EntryBufSize)
+	}
+	e0, n0 := len(l.ents), len(l.names)
+	err = d.ReadEntries(l.buf, func(nb []byte, typ os.FileMode) {
+		n := unsafe.String(unsafe.SliceData(nb), len(nb)) // only for the call
+		var dir bool
+		switch {
+		case typ.IsDir():
+			if n == ".git" || n == "spec" {
+				return
+			}
+			dir = true
+		case !storyWalkMatch(pat, n, typ):
+			return
+		}
+		start := len(l.names)
+		l.names = append(l.names, nb...)
+		l.ents = append(l.ents, storyEnt{start, len(l.names), dir})
+	})
+	end := len(l.ents)
+	if err == nil {
+		for i := e0; i < end; i++ {
+			e := l.ents[i] // l.ents grows in the walk below: indexed anew
+			p := rel + "/" + string(l.names[e.start:e.end])
+			if e.dir {
+				hits = l.walk(rd, d, p[len(rel)+1:], p, pat, hits)
+				continue
+			}
+			st, ok := rd.readIn(d, p[len(rel)+1:], p)
+			hits = append(hits, storyHit{p, st, ok})
+		}
+	}
+	l.ents, l.names = l.ents[:e0], l.names[:n0]
 	return hits
 }
 

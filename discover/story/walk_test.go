@@ -8,12 +8,14 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -99,6 +101,11 @@ func TestStoryWalk(t *testing.T) {
 	if err := os.Symlink("docs/stories", filepath.Join(dir, "storylink")); err != nil {
 		t.Fatal(err)
 	}
+	// a symlink on the way to the start folder: listed by its path, its
+	// stories read the usual way (which follows it inside the repository)
+	if err := os.Symlink("docs", filepath.Join(dir, "docslink")); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Mkfifo(filepath.Join(stories, "fifo.md"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -127,10 +134,10 @@ func TestStoryWalk(t *testing.T) {
 		return res
 	}
 	for _, pat := range []string{"docs/stories/**/*.md", "**/*.md", "docs/stories/**/*.story.md", "docs/stories/**/[0-9]*.md",
-		"docs/missing/**/*.md", "storylink/**/*.md", "docs/stories/a.md/**/*.md"} {
+		"docs/missing/**/*.md", "storylink/**/*.md", "docs/stories/a.md/**/*.md", "docslink/stories/**/*.md"} {
 		want := scan(pat, nil, false)
-		if pat == "docs/stories/**/*.md" && len(want.paths) < 310 {
-			t.Fatalf("the glob found only %d paths", len(want.paths))
+		if (pat == "docs/stories/**/*.md" || pat == "docslink/stories/**/*.md") && len(want.paths) < 310 {
+			t.Fatalf("%s: the glob found only %d paths", pat, len(want.paths))
 		}
 		c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
 		for _, run := range []struct {
@@ -170,5 +177,98 @@ func TestStoryWalkMatch(t *testing.T) {
 	}
 	if !storyWalkMatch("*.md", "a.md", os.ModeSymlink) {
 		t.Error("a symbolic link did not match")
+	}
+}
+
+// TestStoryWalkSameAsGlobOn is TestStoryWalk's comparison (cache off) on
+// the repository named by STORY_WALK_DIFF_DIR (the bench's stories or
+// specs shape, say), with its configured story pattern; skipped without it.
+func TestStoryWalkSameAsGlobOn(t *testing.T) {
+	dir := os.Getenv("STORY_WALK_DIFF_DIR")
+	if dir == "" {
+		t.Skip("STORY_WALK_DIFF_DIR is not set")
+	}
+	pats := config.Default().Sources.Stories
+	base, name, ok := storyWalkPattern(pats)
+	if !ok {
+		t.Fatalf("%q: not a walk pattern", pats)
+	}
+	r, _ := source.NewRepo(dir, config.Default())
+	sc := make(chan *storyCache, 1)
+	sc <- nil
+	paths, out, readable := storyWalk(r, base, name, sc)
+	r2, _ := source.NewRepo(dir, config.Default())
+	wpaths := storyGlob(dir, pats)
+	wout, wreadable := storyReadAll(r2, wpaths, nil)
+	if !reflect.DeepEqual(paths, wpaths) || !reflect.DeepEqual(readable, wreadable) {
+		t.Fatalf("the walk found %d paths, the glob %d", len(paths), len(wpaths))
+	}
+	for i := range wout {
+		if !reflect.DeepEqual(out[i], wout[i]) {
+			t.Errorf("%s is\n%+v\nwant\n%+v", paths[i], out[i], wout[i])
+		}
+	}
+	t.Logf("%d paths, the same stories", len(paths))
+}
+
+// BenchmarkStoryWalkOn measures the story walk (cache off) of the
+// repository named by STORY_WALK_DIFF_DIR (the bench's stories shape, say);
+// skipped without it. Run it with -cpu 1 for one processor's cost.
+func BenchmarkStoryWalkOn(b *testing.B) {
+	dir := os.Getenv("STORY_WALK_DIFF_DIR")
+	if dir == "" {
+		b.Skip("STORY_WALK_DIFF_DIR is not set")
+	}
+	base, name, ok := storyWalkPattern(config.Default().Sources.Stories)
+	if !ok {
+		b.Fatal("not a walk pattern")
+	}
+	for b.Loop() {
+		r, _ := source.NewRepo(dir, config.Default())
+		sc := make(chan *storyCache, 1)
+		sc <- nil
+		paths, _, _ := storyWalk(r, base, name, sc)
+		if len(paths) == 0 {
+			b.Fatal("no stories")
+		}
+	}
+}
+
+// TestStoryWalkPathMax: a folder whose path reaches PATH_MAX is not entered
+// by the walk, as the glob (which opens folders by their full path) cannot
+// enter it: a story just above that depth is found by both, one below it
+// by neither, and the walk ends.
+func TestStoryWalkPathMax(t *testing.T) {
+	dir := t.TempDir()
+	seg := strings.Repeat("d", 200)
+	rel := "docs/stories"
+	var near, deep string
+	for len(dir)+1+len(rel) < storyMaxPath+400 {
+		rel += "/" + seg
+		if len(dir)+1+len(rel)+len("/1.1.near.md") < storyMaxPath-200 {
+			near = rel
+		}
+	}
+	deep = rel
+	if err := safefile.MkdirAllConfined(dir, deep); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{near + "/1.1.near.md", deep + "/1.2.deep.md"} {
+		f, err := safefile.OpenConfined(dir, p, os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("# Story 1.1: Deep\n\n**Status:** InProgress\n"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	r, _ := source.NewRepo(dir, config.Default())
+	sc := make(chan *storyCache, 1)
+	sc <- nil
+	paths, _, _ := storyWalk(r, "docs/stories", "*.md", sc)
+	want := storyGlob(dir, []string{"docs/stories/**/*.md"})
+	if !reflect.DeepEqual(paths, want) || len(paths) != 1 || paths[0] != near+"/1.1.near.md" {
+		t.Errorf("the walk found %d paths, the glob %d; want the near story only", len(paths), len(want))
 	}
 }
