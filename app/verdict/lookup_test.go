@@ -123,11 +123,11 @@ func countLstats(t *testing.T) map[string]int {
 	var mu sync.Mutex
 	n := map[string]int{}
 	old := lstatPath
-	lstatPath = func(p string) stat {
+	lstatPath = func(r *rootDir, p string) stat {
 		mu.Lock()
 		n[p]++
 		mu.Unlock()
-		return old(p)
+		return old(r, p)
 	}
 	t.Cleanup(func() { lstatPath = old })
 	return n

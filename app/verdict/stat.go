@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,12 +27,18 @@ type stat struct {
 	mtime, ctime int64 // ns
 }
 
-// lstatPath is lstat, a variable for the tests (they count the calls).
-var lstatPath = lstat
+// lstatPath is rootDir.lstat, a variable for the tests (they count the
+// calls).
+var lstatPath = (*rootDir).lstat
 
 func lstat(p string) stat {
 	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
+	return statOf(&st, unix.Lstat(p, &st))
+}
+
+// statOf is the stat data of st, filled by an lstat that returned err.
+func statOf(st *unix.Stat_t, err error) stat {
+	if err != nil {
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
 			return stat{absent: true}
 		}
@@ -39,6 +46,48 @@ func lstat(p string) stat {
 	}
 	return stat{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size,
 		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+}
+
+// rootDir is the repository root the read sets' paths are lstat'ed in: the
+// folder opened once (Open), each path lstat'ed relative to it without
+// following a symlink (fstatat, AT_SYMLINK_NOFOLLOW: the same stat as an
+// lstat of the absolute path, without the kernel walking the root's own
+// folders again for each of a run's 8,000 paths); fd is -1 when it could
+// not be opened, and each path is lstat'ed by its absolute path.
+type rootDir struct {
+	path string
+	fd   int
+}
+
+// openRoot opens root for the look-ups, when the folder opened is the one
+// root names now (same device and inode); else the absolute paths are
+// used.
+func openRoot(root string) *rootDir {
+	r := &rootDir{path: root, fd: -1}
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return r
+	}
+	var a, b unix.Stat_t
+	if unix.Fstat(fd, &a) != nil || unix.Stat(root, &b) != nil || a.Dev != b.Dev || a.Ino != b.Ino {
+		unix.Close(fd)
+		return r
+	}
+	r.fd = fd
+	// closed once the memo that holds it is gone (a run's memo lives
+	// until the process ends; the tests open many)
+	runtime.AddCleanup(r, func(fd int) { unix.Close(fd) }, fd)
+	return r
+}
+
+// lstat is the lstat data of rel, a clean repository-relative path ("."
+// the root itself).
+func (r *rootDir) lstat(rel string) stat {
+	if r.fd < 0 {
+		return lstat(r.path + "/" + rel)
+	}
+	var st unix.Stat_t
+	return statOf(&st, unix.Fstatat(r.fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW))
 }
 
 // statSize is the most stat.append writes.
@@ -89,7 +138,7 @@ type slot struct {
 // validation is making it (the workers validate neighbouring workflows,
 // which share paths: one does not wait for the other's lstat while it has
 // lstats of its own to make).
-func (s *slot) try(root string) bool {
+func (s *slot) try(root *rootDir) bool {
 	if s.done.Load() {
 		return true
 	}
@@ -102,7 +151,7 @@ func (s *slot) try(root string) bool {
 }
 
 // wait makes s's lstat, or waits until it is made.
-func (s *slot) wait(root string) {
+func (s *slot) wait(root *rootDir) {
 	if s.done.Load() {
 		return
 	}
@@ -112,11 +161,11 @@ func (s *slot) wait(root string) {
 }
 
 // make sets s's stat data unless set; s.mu is held.
-func (s *slot) make(root string) {
+func (s *slot) make(root *rootDir) {
 	if s.done.Load() {
 		return
 	}
-	s.st = lstatPath(root + "/" + s.path)
+	s.st = lstatPath(root, s.path)
 	s.n = uint8(len(s.st.append(s.enc[:0])))
 	s.done.Store(true)
 }
@@ -226,12 +275,12 @@ func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool
 	}
 	busy := sc.miss[:0]
 	for i, s := range sc.slots {
-		if !s.try(m.root) {
+		if !s.try(m.dir) {
 			busy = append(busy, int32(i))
 		}
 	}
 	for _, i := range busy {
-		sc.slots[i].wait(m.root)
+		sc.slots[i].wait(m.dir)
 	}
 	sc.miss = busy
 	buf := sc.buf[:0]

@@ -128,7 +128,8 @@ type Memo struct {
 	storyPathsO sync.Once
 	storyPaths  map[string][]string
 
-	paths slots // this run's lstat of each path looked up, made once
+	paths slots    // this run's lstat of each path looked up, made once
+	dir   *rootDir // the root they are lstat'ed in
 
 	mu   sync.Mutex
 	hits int
@@ -198,6 +199,7 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		return nil
 	}
 	m.seed = m.tab.Len() == 0
+	m.dir = openRoot(f.Root)
 	return m
 }
 
