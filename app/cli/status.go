@@ -53,7 +53,7 @@ func runStatus(opts *StatusOptions) error {
 }
 
 func (a *app) runStatus(opts *StatusOptions) error {
-	s, err := a.load()
+	s, err := a.loadValidating(true)
 	if err != nil {
 		return err
 	}
