@@ -127,11 +127,13 @@ func (m *Memo) noteRacy(s stat) {
 // 1,000 workflows name 8,000 files and 4,500 folders 160,000 times).
 type slot struct {
 	path string
-	done atomic.Bool // st, enc and n are set
+	done atomic.Bool // st and sum are set
 	mu   sync.Mutex  // held while they are set
 	st   stat
-	enc  [statSize]byte // st.append
-	n    uint8          // of enc
+	// sum is the SHA-256 of the path as a memo's value encodes it (a
+	// varint length and its bytes) and of its stat data (stat.append):
+	// what a read set's sum is made of, made once a run
+	sum [32]byte
 }
 
 // try makes s's lstat unless it is made or being made; false when another
@@ -166,7 +168,8 @@ func (s *slot) make(root *rootDir) {
 		return
 	}
 	s.st = lstatPath(root, s.path)
-	s.n = uint8(len(s.st.append(s.enc[:0])))
+	var b [binary.MaxVarintLen64 + 256 + statSize]byte
+	s.sum = sha256.Sum256(s.st.append(appendStr(b[:0], s.path)))
 	s.done.Store(true)
 }
 
@@ -206,8 +209,10 @@ func (sc *scratch) release() {
 // memo's value holds them: a varint length and the bytes, one after the
 // other; raw was checked to hold that) into sc.slots, each path lstat'ed
 // once a run, and returns the SHA-256 of the paths and their stat data,
-// in order (each path's encoding, then its stat data's: what a memo
-// keeps). ok is false when a path's lstat failed.
+// in order: of each path's slot sum (the SHA-256 of its encoding and its
+// stat data), one after the other (what a memo keeps; 32 bytes a path
+// hashed again by each read set that names it, not the path and its 45
+// bytes of stat data). ok is false when a path's lstat failed.
 func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool) {
 	sc.slots, sc.miss = sc.slots[:0], sc.miss[:0]
 	t := &m.paths
@@ -284,16 +289,12 @@ func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool
 	}
 	sc.miss = busy
 	buf := sc.buf[:0]
-	rest = raw
 	for _, s := range sc.slots {
-		l, k := uvarintOf(rest)
-		buf = append(buf, rest[:k+int(l)]...)
-		rest = rest[k+int(l):]
 		if s.st.err {
 			sc.buf = buf
 			return sum, false
 		}
-		buf = append(buf, s.enc[:s.n]...)
+		buf = append(buf, s.sum[:]...)
 	}
 	sc.buf = buf
 	return sha256.Sum256(buf), true

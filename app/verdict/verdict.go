@@ -70,7 +70,7 @@ import (
 
 // version salts every key: bump it on any change of what a memo holds or
 // of what validation reports for the same inputs outside a build change.
-const version = 1
+const version = 2 // 2: a read set's sum is of its paths' slot sums
 
 // Prefix starts the memo table's name (cachetable: the work tree's digest
 // follows).
