@@ -310,3 +310,26 @@ func TestPreloadIsTheTableOpenReads(t *testing.T) {
 		t.Fatal("a preload of another root was used")
 	}
 }
+
+// TestRootDirLstatIsTheAbsoluteLstat: a path lstat'ed relative to the
+// opened root has the stat data of root + "/" + path, for every path a
+// decoded value may name (the root, a file, a folder, a missing path, a
+// symlink not followed, an empty path, one starting with a slash).
+func TestRootDirLstatIsTheAbsoluteLstat(t *testing.T) {
+	r := newLookupRepo(t)
+	if err := os.Symlink("src", r.abs("link")); err != nil {
+		t.Fatal(err)
+	}
+	d := openRoot(r.root)
+	if d.fd < 0 {
+		t.Fatal("the root was not opened")
+	}
+	for _, p := range []string{".", "src", "src/w0/f0.go", "src/missing.go", "link", "link/w0", "", "/src", "//src/w0", "src/w0/f0.go/x"} {
+		if got, want := d.lstat(p), lstat(r.root+"/"+p); got != want {
+			t.Errorf("%q: %+v relative to the root, %+v by its absolute path", p, got, want)
+		}
+	}
+	if got := openRoot(filepath.Join(r.root, "missing")); got.fd >= 0 {
+		t.Error("a missing root was opened")
+	}
+}

@@ -81,9 +81,11 @@ func openRoot(root string) *rootDir {
 }
 
 // lstat is the lstat data of rel, a clean repository-relative path ("."
-// the root itself).
+// the root itself) as readSet makes them; a path of a decoded value that
+// is not one (empty, or starting with a slash, which fstatat would not
+// take relative to the root) is lstat'ed as before, by root + "/" + rel.
 func (r *rootDir) lstat(rel string) stat {
-	if r.fd < 0 {
+	if r.fd < 0 || rel == "" || rel[0] == '/' {
 		return lstat(r.path + "/" + rel)
 	}
 	var st unix.Stat_t
