@@ -102,3 +102,32 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
+
+// TestSafeMemoIsSafe: Safe's remembered answers are the ones it computes,
+// for a string seen once, twice, as its own output, as a slice of a larger
+// text, and past the length it remembers.
+func TestSafeMemoIsSafe(t *testing.T) {
+	long := strings.Repeat("x", safeMemoLen) + " password: hunter2"
+	text := "id sdc-1\x1b[2J token=abc tail"
+	for _, s := range []string{"", "-", "plain", "token=abc", "password: hunter2", "a\x1b]0;t\x07b",
+		"\u202eevil", long, text[3:22], `{"pass":"x"}`} {
+		want := safe(s)
+		for i := range 3 {
+			if got := Safe(s); got != want {
+				t.Fatalf("Safe(%q) call %d = %q, want %q", s, i, got, want)
+			}
+		}
+		if got, again := Safe(want), safe(want); got != again {
+			t.Fatalf("Safe(%q) = %q, want %q", want, got, again)
+		}
+	}
+	if want := "token=[REDACTED]"; Safe("token=abc") != want {
+		t.Fatalf("Safe(token=abc) = %q, want %q", Safe("token=abc"), want)
+	}
+	safeMemo.mu.Lock()
+	_, kept := safeMemo.m[long]
+	safeMemo.mu.Unlock()
+	if kept {
+		t.Fatal("a string longer than safeMemoLen was remembered")
+	}
+}

@@ -83,8 +83,20 @@ func Overridable(name string) bool { return !builtinOnly[name] }
 // more hide, clear or retitle than a value can. Only the colours of the
 // colour helpers (bold, red, green, yellow, dim) reach the terminal.
 func (r Renderer) Render(name string, data any) (string, error) {
+	return r.RenderNative(name, data, nil)
+}
+
+// RenderNative is Render, with native rendering template name's built-in
+// text when that is the one used (no override): native is given the data
+// as the template is (every string through Safe) and returns what the
+// built-in template renders of it, byte for byte, or false to have the
+// template render it (a width or a size near the built-in limits, whose
+// errors only the template gives). The output is escaped and the tail
+// rendered as Render does. status renders its table so (1,000 rows: the
+// template's reflection cost more than the rest of the rendering).
+func (r Renderer) RenderNative(name string, data any, native func(data any) (string, bool)) (string, error) {
 	data = sanitizeData(data)
-	out, err := r.render(name, data)
+	out, err := r.renderWith(name, data, native)
 	if err != nil {
 		return "", err
 	}
@@ -101,10 +113,21 @@ func (r Renderer) Render(name string, data any) (string, error) {
 // render renders one template (an override when allowed, else the
 // embedded one) and escapes its output.
 func (r Renderer) render(name string, data any) (string, error) {
+	return r.renderWith(name, data, nil)
+}
+
+// renderWith is render, with native instead of the embedded template when
+// it renders the data (RenderNative).
+func (r Renderer) renderWith(name string, data any, native func(data any) (string, bool)) (string, error) {
 	r.marks = newMarks(r.Color)
 	text, src, err := r.source(name)
 	if err != nil {
 		return "", err
+	}
+	if src == "embedded" && native != nil {
+		if out, ok := native(data); ok && len(out) <= MaxBuiltinOutput {
+			return r.marks.finish(out), nil
+		}
 	}
 	out, err := r.renderBounded(name, text, src, data)
 	if err != nil && src != "embedded" && isLimit(err) {

@@ -49,11 +49,17 @@ func (a *app) locate() (loaded.Location, error) {
 }
 
 // load resolves the repository, reads the configuration and runs discovery.
-func (a *app) load() (*loadedRepo, error) {
+func (a *app) load() (*loadedRepo, error) { return a.loadValidating(false) }
+
+// loadValidating is load; validatesAll says the command validates every
+// workflow (status), whose verdict memo is then read during the scan
+// (loaded.Location.ValidatesAll).
+func (a *app) loadValidating(validatesAll bool) (*loadedRepo, error) {
 	loc, err := a.locate()
 	if err != nil {
 		return nil, err
 	}
+	loc.ValidatesAll = validatesAll
 	conf, err := a.loadConf(loc.Root)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
+	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 	"github.com/orchestrate-dev/orchestrate/templates"
 	"github.com/orchestrate-dev/orchestrate/validate"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -53,7 +55,7 @@ func runStatus(opts *StatusOptions) error {
 }
 
 func (a *app) runStatus(opts *StatusOptions) error {
-	s, err := a.load()
+	s, err := a.loadValidating(true)
 	if err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 		width = 0
 	}
 	views.FitStatus(&data, width)
-	out, err := a.renderer(s, a.sys.IO.Out).Render("status", data)
+	out, err := a.renderer(s, a.sys.IO.Out).RenderNative("status", data, statusTable)
 	if err != nil {
 		return err
 	}
@@ -137,6 +139,66 @@ func (a *app) runStatus(opts *StatusOptions) error {
 
 // renderer returns the template renderer for the session, with colour
 // when w is a terminal (and colour is not turned off).
+// statusTable is what the built-in status template renders of data (a
+// views.Status, its strings made safe), byte for byte, without the
+// template's reflection (templates.RenderNative): the header and a line
+// a row, each cell padded to its column's width. false, for the template
+// to render it, when a width is over templates.MaxPad (the template's pad
+// fails) or the rows near templates.MaxBuiltinSteps.
+func statusTable(data any) (string, bool) {
+	d, ok := data.(views.Status)
+	if !ok || len(d.Rows) > templates.MaxBuiltinSteps/2 {
+		return "", false
+	}
+	if len(d.Rows) == 0 {
+		return "", true
+	}
+	w := d.W
+	for _, n := range []int{w.ID, w.Type, w.Pos, w.Age, w.Val} {
+		if n > templates.MaxPad {
+			return "", false
+		}
+	}
+	if d.Life && w.Life > templates.MaxPad {
+		return "", false
+	}
+	var b strings.Builder
+	line := func(id, typ, pos, age, val, life, src string) {
+		for _, c := range [...]struct {
+			n int
+			s string
+		}{{w.ID, id}, {w.Type, typ}, {w.Pos, pos}, {w.Age, age}, {w.Val, val}} {
+			pad(&b, c.n, c.s)
+		}
+		if d.Life {
+			pad(&b, w.Life, life)
+		}
+		b.WriteString(src)
+		b.WriteByte('\n')
+	}
+	line("ID", "TYPE", "POSITION", "AGE", "VALIDATION", "LIFECYCLE", "SOURCE")
+	for _, r := range d.Rows {
+		life := r.Life
+		if life == "" {
+			life = "-"
+		}
+		line(r.ID, r.Type, r.Position, r.Age, r.Validation, life, r.Source)
+	}
+	return b.String(), true
+}
+
+// pad writes s padded with spaces to n columns (the templates' pad), and
+// the two spaces between columns.
+func pad(b *strings.Builder, n int, s string) {
+	b.WriteString(s)
+	if w := termsafe.Width(s); w < n {
+		for range n - w {
+			b.WriteByte(' ')
+		}
+	}
+	b.WriteString("  ")
+}
+
 func (a *app) renderer(s *loadedRepo, w io.Writer) templates.Renderer {
 	dir := s.Cfg.TemplatesDir
 	if dir != "" && !filepathIsAbs(dir) {

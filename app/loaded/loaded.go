@@ -48,6 +48,8 @@ type Session struct {
 	locks *handoff.LockView // the locks folder as the run's validations see it, made with run
 	cache *diskcache.Cache
 	memo  *verdict.Memo // the verdict memo of ValidateAll's runs without lists, made with run
+	// preload is the verdict table read during the scan (Location.ValidatesAll)
+	preload *verdict.Preload
 	// seeding is the cache folder of a run that is the repository's first
 	// with it: nothing is read from it or kept in it but the mark
 	// SaveCaches writes (see seed.go).
@@ -63,6 +65,10 @@ type Location struct {
 	// Cache, when not nil, is the user's on-disk cache (internal/diskcache)
 	// git walks and story scans keep what they derive in.
 	Cache *diskcache.Cache
+	// ValidatesAll says the command will validate every workflow
+	// (ValidateAll, as status does): the verdict memo's table is then read
+	// while the scan runs (verdict.StartPreload).
+	ValidatesAll bool
 }
 
 // NotFolderError reports a --repo (or working directory) that is not a
@@ -173,6 +179,9 @@ func Load(loc Location, cfg config.Config, now time.Time) *Session {
 		// cache off, and a mark written (seed.go)
 		s.seeding, s.cache, loc.Cache = loc.Cache, nil, nil
 	}
+	if loc.ValidatesAll && loc.Cache != nil && loc.Git != nil {
+		s.preload = verdict.StartPreload(loc.Cache, loc.Root)
+	}
 	repo, defFindings := discover.NewRepo(loc.Root, cfg)
 	s.Repo = repo
 	opts := discover.Options{Cache: loc.Cache}
@@ -255,7 +264,7 @@ func (s *Session) newRun() {
 		s.locks = handoff.ViewLocks(s.Root) // for the age step's rivals
 		if s.Git != nil {
 			s.memo = verdict.Open(s.cache, verdict.Facts{Root: s.Root, Git: s.Git, Verified: verifiedOf(s.Git),
-				Candidates: s.Res.Candidates, Stories: s.Res.Stories, Config: s.Cfg, Clock: memoClock})
+				Candidates: s.Res.Candidates, Stories: s.Res.Stories, Config: s.Cfg, Clock: memoClock, Preload: s.preload})
 		}
 	}
 }

@@ -123,11 +123,11 @@ func countLstats(t *testing.T) map[string]int {
 	var mu sync.Mutex
 	n := map[string]int{}
 	old := lstatPath
-	lstatPath = func(p string) stat {
+	lstatPath = func(r *rootDir, p string) stat {
 		mu.Lock()
 		n[p]++
 		mu.Unlock()
-		return old(p)
+		return old(r, p)
 	}
 	t.Cleanup(func() { lstatPath = old })
 	return n
@@ -257,5 +257,79 @@ func TestLookupAChangeBetweenCandidates(t *testing.T) {
 	}
 	if got := r.hits(r.open()); fmt.Sprint(got) != "[true true false false]" {
 		t.Fatalf("next run: memos used %v, want w0's and w1's", got)
+	}
+}
+
+// openWith is open with a preloaded table.
+func (r *lookupRepo) openWith(p *Preload) *Memo {
+	r.t.Helper()
+	m := Open(r.disk, Facts{Root: r.root, Git: fakeGit{}, Verified: func() bool { return true }, Candidates: r.cands,
+		Config: config.Config{}, Clock: func() time.Time { return time.Now().Add(10 * time.Second) }, Preload: p})
+	if m == nil {
+		r.t.Fatal("no memo")
+	}
+	return m
+}
+
+// TestPreloadIsTheTableOpenReads: a table read ahead (StartPreload) gives
+// the memos Open reads itself, a change after the preload included (the
+// read set is checked at the look-up); a preload of another root or
+// cache is not used; a preload of a table not yet written finds none (a
+// seeding run).
+func TestPreloadIsTheTableOpenReads(t *testing.T) {
+	r := newLookupRepo(t)
+	if p := StartPreload(nil, r.root); p != nil {
+		t.Fatal("a preload with the cache off")
+	}
+	if m := r.openWith(StartPreload(r.disk, r.root)); !m.seed {
+		t.Fatal("a preload before any table was written found one")
+	}
+	r.keep()
+	p := StartPreload(r.disk, r.root)
+	m := r.openWith(p)
+	if m.tab != p.tab {
+		t.Fatal("the preloaded table was not used")
+	}
+	if got := r.hits(m); fmt.Sprint(got) != "[true true true true]" {
+		t.Fatalf("hits with a preload %v, want all", got)
+	}
+	p = StartPreload(r.disk, r.root)
+	// the preload may have read the table or not yet: either way
+	if err := os.WriteFile(r.abs("src/w2/f1.go"), []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.hits(r.openWith(p)); fmt.Sprint(got) != "[true true false true]" {
+		t.Fatalf("hits after a change %v, want w2's gone", got)
+	}
+	other := StartPreload(diskcache.New(t.TempDir()), r.root)
+	if m := r.openWith(other); m.tab == other.tab {
+		t.Fatal("a preload of another cache was used")
+	}
+	elsewhere := StartPreload(r.disk, t.TempDir())
+	if m := r.openWith(elsewhere); m.tab == elsewhere.tab {
+		t.Fatal("a preload of another root was used")
+	}
+}
+
+// TestRootDirLstatIsTheAbsoluteLstat: a path lstat'ed relative to the
+// opened root has the stat data of root + "/" + path, for every path a
+// decoded value may name (the root, a file, a folder, a missing path, a
+// symlink not followed, an empty path, one starting with a slash).
+func TestRootDirLstatIsTheAbsoluteLstat(t *testing.T) {
+	r := newLookupRepo(t)
+	if err := os.Symlink("src", r.abs("link")); err != nil {
+		t.Fatal(err)
+	}
+	d := openRoot(r.root)
+	if d.fd < 0 {
+		t.Fatal("the root was not opened")
+	}
+	for _, p := range []string{".", "src", "src/w0/f0.go", "src/missing.go", "link", "link/w0", "", "/src", "//src/w0", "src/w0/f0.go/x"} {
+		if got, want := d.lstat(p), lstat(r.root+"/"+p); got != want {
+			t.Errorf("%q: %+v relative to the root, %+v by its absolute path", p, got, want)
+		}
+	}
+	if got := openRoot(filepath.Join(r.root, "missing")); got.fd >= 0 {
+		t.Error("a missing root was opened")
 	}
 }

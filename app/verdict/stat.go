@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,12 +27,18 @@ type stat struct {
 	mtime, ctime int64 // ns
 }
 
-// lstatPath is lstat, a variable for the tests (they count the calls).
-var lstatPath = lstat
+// lstatPath is rootDir.lstat, a variable for the tests (they count the
+// calls).
+var lstatPath = (*rootDir).lstat
 
 func lstat(p string) stat {
 	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
+	return statOf(&st, unix.Lstat(p, &st))
+}
+
+// statOf is the stat data of st, filled by an lstat that returned err.
+func statOf(st *unix.Stat_t, err error) stat {
+	if err != nil {
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
 			return stat{absent: true}
 		}
@@ -39,6 +46,50 @@ func lstat(p string) stat {
 	}
 	return stat{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size,
 		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+}
+
+// rootDir is the repository root the read sets' paths are lstat'ed in: the
+// folder opened once (Open), each path lstat'ed relative to it without
+// following a symlink (fstatat, AT_SYMLINK_NOFOLLOW: the same stat as an
+// lstat of the absolute path, without the kernel walking the root's own
+// folders again for each of a run's 8,000 paths); fd is -1 when it could
+// not be opened, and each path is lstat'ed by its absolute path.
+type rootDir struct {
+	path string
+	fd   int
+}
+
+// openRoot opens root for the look-ups, when the folder opened is the one
+// root names now (same device and inode); else the absolute paths are
+// used.
+func openRoot(root string) *rootDir {
+	r := &rootDir{path: root, fd: -1}
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return r
+	}
+	var a, b unix.Stat_t
+	if unix.Fstat(fd, &a) != nil || unix.Stat(root, &b) != nil || a.Dev != b.Dev || a.Ino != b.Ino {
+		unix.Close(fd)
+		return r
+	}
+	r.fd = fd
+	// closed once the memo that holds it is gone (a run's memo lives
+	// until the process ends; the tests open many)
+	runtime.AddCleanup(r, func(fd int) { unix.Close(fd) }, fd)
+	return r
+}
+
+// lstat is the lstat data of rel, a clean repository-relative path ("."
+// the root itself) as readSet makes them; a path of a decoded value that
+// is not one (empty, or starting with a slash, which fstatat would not
+// take relative to the root) is lstat'ed as before, by root + "/" + rel.
+func (r *rootDir) lstat(rel string) stat {
+	if r.fd < 0 || rel == "" || rel[0] == '/' {
+		return lstat(r.path + "/" + rel)
+	}
+	var st unix.Stat_t
+	return statOf(&st, unix.Fstatat(r.fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW))
 }
 
 // statSize is the most stat.append writes.
@@ -78,18 +129,20 @@ func (m *Memo) noteRacy(s stat) {
 // 1,000 workflows name 8,000 files and 4,500 folders 160,000 times).
 type slot struct {
 	path string
-	done atomic.Bool // st, enc and n are set
+	done atomic.Bool // st and sum are set
 	mu   sync.Mutex  // held while they are set
 	st   stat
-	enc  [statSize]byte // st.append
-	n    uint8          // of enc
+	// sum is the SHA-256 of the path as a memo's value encodes it (a
+	// varint length and its bytes) and of its stat data (stat.append):
+	// what a read set's sum is made of, made once a run
+	sum [32]byte
 }
 
 // try makes s's lstat unless it is made or being made; false when another
 // validation is making it (the workers validate neighbouring workflows,
 // which share paths: one does not wait for the other's lstat while it has
 // lstats of its own to make).
-func (s *slot) try(root string) bool {
+func (s *slot) try(root *rootDir) bool {
 	if s.done.Load() {
 		return true
 	}
@@ -102,7 +155,7 @@ func (s *slot) try(root string) bool {
 }
 
 // wait makes s's lstat, or waits until it is made.
-func (s *slot) wait(root string) {
+func (s *slot) wait(root *rootDir) {
 	if s.done.Load() {
 		return
 	}
@@ -112,12 +165,13 @@ func (s *slot) wait(root string) {
 }
 
 // make sets s's stat data unless set; s.mu is held.
-func (s *slot) make(root string) {
+func (s *slot) make(root *rootDir) {
 	if s.done.Load() {
 		return
 	}
-	s.st = lstatPath(root + "/" + s.path)
-	s.n = uint8(len(s.st.append(s.enc[:0])))
+	s.st = lstatPath(root, s.path)
+	var b [binary.MaxVarintLen64 + 256 + statSize]byte
+	s.sum = sha256.Sum256(s.st.append(appendStr(b[:0], s.path)))
 	s.done.Store(true)
 }
 
@@ -157,8 +211,10 @@ func (sc *scratch) release() {
 // memo's value holds them: a varint length and the bytes, one after the
 // other; raw was checked to hold that) into sc.slots, each path lstat'ed
 // once a run, and returns the SHA-256 of the paths and their stat data,
-// in order (each path's encoding, then its stat data's: what a memo
-// keeps). ok is false when a path's lstat failed.
+// in order: of each path's slot sum (the SHA-256 of its encoding and its
+// stat data), one after the other (what a memo keeps; 32 bytes a path
+// hashed again by each read set that names it, not the path and its 45
+// bytes of stat data). ok is false when a path's lstat failed.
 func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool) {
 	sc.slots, sc.miss = sc.slots[:0], sc.miss[:0]
 	t := &m.paths
@@ -226,25 +282,21 @@ func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool
 	}
 	busy := sc.miss[:0]
 	for i, s := range sc.slots {
-		if !s.try(m.root) {
+		if !s.try(m.dir) {
 			busy = append(busy, int32(i))
 		}
 	}
 	for _, i := range busy {
-		sc.slots[i].wait(m.root)
+		sc.slots[i].wait(m.dir)
 	}
 	sc.miss = busy
 	buf := sc.buf[:0]
-	rest = raw
 	for _, s := range sc.slots {
-		l, k := uvarintOf(rest)
-		buf = append(buf, rest[:k+int(l)]...)
-		rest = rest[k+int(l):]
 		if s.st.err {
 			sc.buf = buf
 			return sum, false
 		}
-		buf = append(buf, s.enc[:s.n]...)
+		buf = append(buf, s.sum[:]...)
 	}
 	sc.buf = buf
 	return sha256.Sum256(buf), true
