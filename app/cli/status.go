@@ -137,8 +137,6 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	return err
 }
 
-// renderer returns the template renderer for the session, with colour
-// when w is a terminal (and colour is not turned off).
 // statusTable is what the built-in status template renders of data (a
 // views.Status, its strings made safe), byte for byte, without the
 // template's reflection (templates.RenderNative): the header and a line
@@ -199,6 +197,8 @@ func pad(b *strings.Builder, n int, s string) {
 	b.WriteString("  ")
 }
 
+// renderer returns the template renderer for the session, with colour
+// when w is a terminal (and colour is not turned off).
 func (a *app) renderer(s *loadedRepo, w io.Writer) templates.Renderer {
 	dir := s.Cfg.TemplatesDir
 	if dir != "" && !filepathIsAbs(dir) {
