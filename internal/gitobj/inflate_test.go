@@ -141,7 +141,9 @@ func BenchmarkInflateMapped(b *testing.B) {
 }
 
 // TestApplyDeltaPieces: an object of a few hundred pieces (one-byte copies
-// and inserts) is built whole and cut anywhere, with no spare capacity.
+// and inserts) is built whole and cut anywhere, with no spare capacity; in
+// a reused buffer (of any content) the same bytes, in that buffer when it
+// is large enough.
 func TestApplyDeltaPieces(t *testing.T) {
 	src := []byte("0123456789")
 	var ops, want []byte
@@ -156,7 +158,7 @@ func TestApplyDeltaPieces(t *testing.T) {
 	}
 	delta := deltaOf(len(src), len(want), ops...)
 	for _, cut := range []int{0, 1, 63, 64, 65, 133, len(want) - 1, len(want), len(want) + 1} {
-		got, whole, err := applyDeltaCut(src, delta, uint64(len(want)), cut)
+		got, whole, err := applyDeltaCut(src, delta, uint64(len(want)), cut, nil)
 		exp := want
 		if cut > 0 && cut < len(want) {
 			exp = want[:cut]
@@ -164,8 +166,21 @@ func TestApplyDeltaPieces(t *testing.T) {
 		if err != nil || !bytes.Equal(got, exp) || whole != (len(exp) == len(want)) || cap(got) != len(got) {
 			t.Errorf("cut %d: %q (cap %d), whole %v, %v; want %q", cut, got, cap(got), whole, err, exp)
 		}
+		for _, room := range []int{len(exp) - 1, len(exp), len(exp) + 7} {
+			if room < 0 {
+				continue
+			}
+			buf := bytes.Repeat([]byte{'#'}, room)
+			got, whole, err := applyDeltaCut(src, delta, uint64(len(want)), cut, buf)
+			if err != nil || !bytes.Equal(got, exp) || whole != (len(exp) == len(want)) {
+				t.Errorf("cut %d in %d bytes: %q, whole %v, %v; want %q", cut, room, got, whole, err, exp)
+			}
+			if inBuf := len(got) > 0 && room > 0 && &got[0] == &buf[0]; inBuf != (room >= len(exp) && len(exp) > 0) {
+				t.Errorf("cut %d in %d bytes: built in the buffer %v", cut, room, inBuf)
+			}
+		}
 	}
-	if _, _, err := applyDeltaCut(src, deltaOf(len(src), len(want)+1, ops...), MaxPackedObject, 0); err == nil {
+	if _, _, err := applyDeltaCut(src, deltaOf(len(src), len(want)+1, ops...), MaxPackedObject, 0, nil); err == nil {
 		t.Error("a delta one byte short of its announced size applied")
 	}
 }

@@ -412,6 +412,7 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 		s.work = 0
 	}
 	if e, ok := s.cache.get(p, off); ok {
+		e.lent = e.lent || depth == 0 // a reader's from now on
 		switch {
 		case cut > 0 && len(e.data) > cut:
 			return e.t, e.data[:cut:cut], false, nil
@@ -546,7 +547,7 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 			return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
 		}
 	}
-	data, whole, err := applyDeltaCut(base, delta, limit, cut)
+	data, whole, err := applyDeltaCut(base, delta, limit, cut, s.cache.buffer(int(want)))
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("apply delta at %d: %w", off, err)
 	}

@@ -97,13 +97,15 @@ func (s *Store) inflate(src flate.Reader, size int) ([]byte, error) {
 // its announced size is an error, one announcing more than max (or
 // MaxPackedObject) bytes an error wrapping ErrObjectTooLarge.
 func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
-	out, _, err := applyDeltaCut(src, delta, max, 0)
+	out, _, err := applyDeltaCut(src, delta, max, 0, nil)
 	return out, err
 }
 
 // applyDeltaCut is applyDelta that, with cut > 0, builds only the first cut
-// bytes of an object longer than that (whole false), whatever max is.
-func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool, _ error) {
+// bytes of an object longer than that (whole false), whatever max is. The
+// object is built in buf when its capacity is enough (buf's content does not
+// matter).
+func applyDeltaCut(src, delta []byte, max uint64, cut int, buf []byte) (_ []byte, whole bool, _ error) {
 	srcSize, n := binary.Uvarint(delta)
 	if n <= 0 || srcSize != uint64(len(src)) {
 		return nil, false, errors.New("delta does not match its base")
@@ -124,7 +126,12 @@ func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool
 		return nil, false, tooLarge(dstSize, MaxPackedObject)
 	}
 	delta = delta[n:]
-	dst := make([]byte, 0, int(want))
+	var dst []byte
+	if buf != nil && uint64(cap(buf)) >= want {
+		dst = buf[:0]
+	} else {
+		dst = make([]byte, 0, int(want))
+	}
 	for len(delta) > 0 && (whole || uint64(len(dst)) < want) {
 		op := delta[0]
 		delta = delta[1:]
