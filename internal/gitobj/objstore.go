@@ -16,18 +16,19 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/orchestrate-dev/orchestrate/internal/gitdelta"
 	"github.com/orchestrate-dev/orchestrate/internal/inflate"
 )
 
 // Limits of the pack reader.
 const (
-	MaxPackedObject = 64 << 20 // the largest object (or delta) inflated, whole
-	maxDeltaDepth   = 4096     // the longest delta chain followed
-	cacheBytes      = 4 << 20  // the delta-base cache
-	maxCachedObject = 1 << 20  // the largest object the cache keeps
-	maxTouchedPages = 8192     // mapped pages read before they are dropped (32 MiB)
-	pageSize        = 4096     // what touched counts (an estimate is enough)
-	idxPagesPerFind = 1        // new index pages a look-up reads, roughly (the first probes share theirs)
+	MaxPackedObject = gitdelta.MaxObject // the largest object (or delta) inflated, whole
+	maxDeltaDepth   = 4096               // the longest delta chain followed
+	cacheBytes      = 4 << 20            // the delta-base cache
+	maxCachedObject = 1 << 20            // the largest object the cache keeps
+	maxTouchedPages = 8192               // mapped pages read before they are dropped (32 MiB)
+	pageSize        = 4096               // what touched counts (an estimate is enough)
+	idxPagesPerFind = 1                  // new index pages a look-up reads, roughly (the first probes share theirs)
 	idxHeaderLen    = 8 + 256*4
 )
 
@@ -547,7 +548,7 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 			return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
 		}
 	}
-	data, whole, err := applyDeltaCut(base, delta, limit, cut, s.cache.buffer(int(want)))
+	data, whole, err := gitdelta.Apply(base, delta, limit, cut, s.cache.buffer(int(want)))
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("apply delta at %d: %w", off, err)
 	}
@@ -576,15 +577,13 @@ var maxStoreDeltaWork uint64 = 2 << 30
 
 // ErrObjectTooLarge is an object over the size a reader takes: it is never
 // inflated.
-var ErrObjectTooLarge = errors.New("object too large")
+var ErrObjectTooLarge = gitdelta.ErrObjectTooLarge
 
 // ErrDeltaWork is a delta chain that needs more work than maxDeltaWork to
 // rebuild.
 var ErrDeltaWork = errors.New("delta chain too costly to rebuild")
 
-func tooLarge(size, max uint64) error {
-	return fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrObjectTooLarge, size, max)
-}
+func tooLarge(size, max uint64) error { return gitdelta.TooLarge(size, max) }
 
 // charge counts n bytes of work of the current read, and, for a delta, a
 // delta's base or a large object (delta), of the store's work in all.
