@@ -92,7 +92,7 @@ func checkInflate(t *testing.T, s *Store, z []byte, size, seed int) {
 		t.Fatalf("seed %d size %d: inflate left %d bytes, zlib %d", seed, size, gr.Len(), wr.Len())
 	}
 	// the mapped pack's way: the inflater, else compress/flate
-	got, _, err = s.inflateMapped(z, size)
+	got, _, err = s.inflateMapped(z, size, nil)
 	if !bytes.Equal(got, wantOut) || (got == nil) != (wantOut == nil) {
 		t.Fatalf("seed %d size %d: inflateMapped gave %d bytes, zlib %d", seed, size, len(got), len(wantOut))
 	}
@@ -134,7 +134,7 @@ func BenchmarkInflateMapped(b *testing.B) {
 	var s Store
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		if _, _, err := s.inflateMapped(z, len(text)); err != nil {
+		if _, _, err := s.inflateMapped(z, len(text), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
