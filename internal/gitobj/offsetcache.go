@@ -24,6 +24,9 @@ type offsetCache struct {
 	free      [][]byte
 	freeBytes int
 	reused    int // buffers given out again (tests)
+	// spare are evicted entries, for put to fill again (no reader keeps
+	// an entry: read takes its fields at once).
+	spare []*cacheEntry
 }
 
 // maxFreeBytes bounds the evicted buffers an offsetCache keeps for reuse;
@@ -32,6 +35,8 @@ type offsetCache struct {
 const (
 	maxFreeBytes  = 512 << 10
 	minFreeBuffer = 1 << 10
+	// maxSpareEntries bounds the evicted entries kept for reuse.
+	maxSpareEntries = 64
 )
 
 type cacheKey struct {
@@ -81,7 +86,13 @@ func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []
 	if _, ok := c.items[k]; ok {
 		return
 	}
-	e := &cacheEntry{k: k, t: t, data: data, lent: !base}
+	var e *cacheEntry
+	if n := len(c.spare); n > 0 {
+		e, c.spare = c.spare[n-1], c.spare[:n-1]
+	} else {
+		e = new(cacheEntry)
+	}
+	*e = cacheEntry{k: k, t: t, data: data, lent: !base}
 	c.items[k] = e
 	c.pushFront(e)
 	c.used += len(data)
@@ -92,6 +103,10 @@ func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []
 		c.used -= len(last.data)
 		if last != e && !last.lent { // e is in use: its reader's, or its caller's base
 			c.release(last.data)
+		}
+		if last != e && len(c.spare) < maxSpareEntries {
+			*last = cacheEntry{}
+			c.spare = append(c.spare, last)
 		}
 	}
 }
