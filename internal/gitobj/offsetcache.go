@@ -29,12 +29,14 @@ type offsetCache struct {
 	spare []*cacheEntry
 }
 
-// maxFreeBytes bounds the evicted buffers an offsetCache keeps for reuse;
+// maxFreeBytes and maxFreeBuffers bound the evicted buffers an
+// offsetCache keeps for reuse (buffer looks through them all);
 // minFreeBuffer is the smallest kept (a smaller one costs little to
 // allocate).
 const (
-	maxFreeBytes  = 512 << 10
-	minFreeBuffer = 1 << 10
+	maxFreeBytes   = 512 << 10
+	maxFreeBuffers = 32
+	minFreeBuffer  = 1 << 10
 	// maxSpareEntries bounds the evicted entries kept for reuse.
 	maxSpareEntries = 64
 )
@@ -113,7 +115,7 @@ func (c *offsetCache) put(p *packFile, off int64, t plumbing.ObjectType, data []
 
 // release keeps b, a buffer no one holds, for buffer to give out again.
 func (c *offsetCache) release(b []byte) {
-	if cap(b) < minFreeBuffer || c.freeBytes+cap(b) > maxFreeBytes {
+	if cap(b) < minFreeBuffer || c.freeBytes+cap(b) > maxFreeBytes || len(c.free) >= maxFreeBuffers {
 		return
 	}
 	c.free = append(c.free, b[:0])

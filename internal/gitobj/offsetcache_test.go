@@ -137,10 +137,17 @@ func TestOffsetCacheReusesOnlyUnlentBuffers(t *testing.T) {
 			t.Errorf("buffer(%d) = %d bytes of capacity, want %d", tt.n, cap(got), tt.want)
 		}
 	}
-	for range 2 * maxFreeBytes / minFreeBuffer {
+	for range 2 * maxFreeBuffers {
 		c.release(make([]byte, minFreeBuffer))
 	}
-	if c.freeBytes > maxFreeBytes || c.freeBytes < maxFreeBytes-minFreeBuffer {
+	if len(c.free) != maxFreeBuffers {
+		t.Errorf("%d free buffers kept, bound %d", len(c.free), maxFreeBuffers)
+	}
+	c = newOffsetCache(0)
+	for range 2 * maxFreeBuffers {
+		c.release(make([]byte, 2*maxFreeBytes/maxFreeBuffers))
+	}
+	if c.freeBytes > maxFreeBytes || c.freeBytes < maxFreeBytes-2*maxFreeBytes/maxFreeBuffers {
 		t.Errorf("%d free bytes kept, bound %d", c.freeBytes, maxFreeBytes)
 	}
 }
