@@ -2,6 +2,7 @@ package gitobj
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/gitdelta"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,4 +138,10 @@ func graphRepo(t *testing.T) (string, []plumbing.Hash) {
 		all = append(all, plumbing.NewHash(l))
 	}
 	return dir, all
+}
+
+// applyDelta is gitdelta.Apply of a whole object.
+func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
+	out, _, err := gitdelta.Apply(src, delta, max, 0, nil)
+	return out, err
 }

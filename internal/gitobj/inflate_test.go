@@ -92,7 +92,7 @@ func checkInflate(t *testing.T, s *Store, z []byte, size, seed int) {
 		t.Fatalf("seed %d size %d: inflate left %d bytes, zlib %d", seed, size, gr.Len(), wr.Len())
 	}
 	// the mapped pack's way: the inflater, else compress/flate
-	got, _, err = s.inflateMapped(z, size)
+	got, _, err = s.inflateMapped(z, size, nil)
 	if !bytes.Equal(got, wantOut) || (got == nil) != (wantOut == nil) {
 		t.Fatalf("seed %d size %d: inflateMapped gave %d bytes, zlib %d", seed, size, len(got), len(wantOut))
 	}
@@ -134,38 +134,8 @@ func BenchmarkInflateMapped(b *testing.B) {
 	var s Store
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		if _, _, err := s.inflateMapped(z, len(text)); err != nil {
+		if _, _, err := s.inflateMapped(z, len(text), nil); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// TestApplyDeltaPieces: an object of a few hundred pieces (one-byte copies
-// and inserts) is built whole and cut anywhere, with no spare capacity.
-func TestApplyDeltaPieces(t *testing.T) {
-	src := []byte("0123456789")
-	var ops, want []byte
-	for i := range 192 {
-		if i%2 == 0 {
-			ops = append(ops, 1, byte('a'+i%26)) // insert one byte
-			want = append(want, byte('a'+i%26))
-		} else {
-			ops = append(ops, 0x91, byte(i%10), 1) // copy one byte at i%10
-			want = append(want, src[i%10])
-		}
-	}
-	delta := deltaOf(len(src), len(want), ops...)
-	for _, cut := range []int{0, 1, 63, 64, 65, 133, len(want) - 1, len(want), len(want) + 1} {
-		got, whole, err := applyDeltaCut(src, delta, uint64(len(want)), cut)
-		exp := want
-		if cut > 0 && cut < len(want) {
-			exp = want[:cut]
-		}
-		if err != nil || !bytes.Equal(got, exp) || whole != (len(exp) == len(want)) || cap(got) != len(got) {
-			t.Errorf("cut %d: %q (cap %d), whole %v, %v; want %q", cut, got, cap(got), whole, err, exp)
-		}
-	}
-	if _, _, err := applyDeltaCut(src, deltaOf(len(src), len(want)+1, ops...), MaxPackedObject, 0); err == nil {
-		t.Error("a delta one byte short of its announced size applied")
 	}
 }

@@ -16,18 +16,19 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/orchestrate-dev/orchestrate/internal/gitdelta"
 	"github.com/orchestrate-dev/orchestrate/internal/inflate"
 )
 
 // Limits of the pack reader.
 const (
-	MaxPackedObject = 64 << 20 // the largest object (or delta) inflated, whole
-	maxDeltaDepth   = 4096     // the longest delta chain followed
-	cacheBytes      = 4 << 20  // the delta-base cache
-	maxCachedObject = 1 << 20  // the largest object the cache keeps
-	maxTouchedPages = 8192     // mapped pages read before they are dropped (32 MiB)
-	pageSize        = 4096     // what touched counts (an estimate is enough)
-	idxPagesPerFind = 1        // new index pages a look-up reads, roughly (the first probes share theirs)
+	MaxPackedObject = gitdelta.MaxObject // the largest object (or delta) inflated, whole
+	maxDeltaDepth   = 4096               // the longest delta chain followed
+	cacheBytes      = 4 << 20            // the delta-base cache
+	maxCachedObject = 1 << 20            // the largest object the cache keeps
+	maxTouchedPages = 8192               // mapped pages read before they are dropped (32 MiB)
+	pageSize        = 4096               // what touched counts (an estimate is enough)
+	idxPagesPerFind = 1                  // new index pages a look-up reads, roughly (the first probes share theirs)
 	idxHeaderLen    = 8 + 256*4
 )
 
@@ -64,7 +65,10 @@ type Store struct {
 	fr     io.ReadCloser    // the reused deflate reader (see inflate)
 	inf    *inflate.Decoder // the reused in-memory inflater (see inflateFast)
 	br     *bufio.Reader
-	mr     bytes.Reader // over a mapped pack
+	// scratch holds the buffers deltas were inflated in, per depth of the
+	// chain (see keepScratch).
+	scratch [][]byte
+	mr      bytes.Reader // over a mapped pack
 	// touched counts the pages of mapped files read since their pages were
 	// last dropped from the process's memory (see dropMapped).
 	touched int
@@ -412,6 +416,7 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 		s.work = 0
 	}
 	if e, ok := s.cache.get(p, off); ok {
+		e.lent = e.lent || depth == 0 // a reader's from now on
 		switch {
 		case cut > 0 && len(e.data) > cut:
 			return e.t, e.data[:cut:cut], false, nil
@@ -481,7 +486,11 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 		if err := s.charge(n, off, depth > 0 || n > maxCachedObject); err != nil {
 			return 0, nil, false, err
 		}
-		data, err := s.inflateAt(p, at, int(n))
+		var buf []byte
+		if depth > 0 && whole {
+			buf = s.cache.buffer(int(n)) // a base: kept by the cache alone
+		}
+		data, err := s.inflateAt(p, at, int(n), buf)
 		if err != nil {
 			return 0, nil, false, fmt.Errorf("inflate object at %d: %w", off, err)
 		}
@@ -499,10 +508,10 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 	// larger one only its header now and whole once its base is built.
 	var head, held []byte
 	if size <= maxHeldDelta {
-		held, err = s.inflateAt(p, at, int(size))
+		held, err = s.inflateAt(p, at, int(size), s.scratchFor(depth))
 		head = held
 	} else {
-		head, err = s.inflateAt(p, at, int(min(size, 2*binary.MaxVarintLen64)))
+		head, err = s.inflateAt(p, at, int(min(size, 2*binary.MaxVarintLen64)), nil)
 	}
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
@@ -542,11 +551,12 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 	}
 	delta := held
 	if delta == nil {
-		if delta, err = s.inflateAt(p, at, int(dn)); err != nil {
+		if delta, err = s.inflateAt(p, at, int(dn), s.scratchFor(depth)); err != nil {
 			return 0, nil, false, fmt.Errorf("inflate delta at %d: %w", off, err)
 		}
 	}
-	data, whole, err := applyDeltaCut(base, delta, limit, cut)
+	data, whole, err := gitdelta.Apply(base, delta, limit, cut, s.cache.buffer(int(want)))
+	s.keepScratch(depth, delta) // its bytes were copied: the buffer is free again
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("apply delta at %d: %w", off, err)
 	}
@@ -555,6 +565,36 @@ func (s *Store) read(p *packFile, off int64, depth int, limit uint64, cut int) (
 	}
 	return baseType, data, whole, nil
 }
+
+// scratchFor returns the buffer a delta at depth of a chain may be inflated
+// in (nil: none yet): a delta is read only to build its object, and the
+// depths below it are rebuilt while it is held, each with its own.
+func (s *Store) scratchFor(depth int) []byte {
+	if depth < len(s.scratch) {
+		return s.scratch[depth]
+	}
+	return nil
+}
+
+// keepScratch keeps b, a delta read at depth and no longer needed, for the
+// next delta read there; up to maxScratchDepth depths and maxScratch bytes
+// each.
+func (s *Store) keepScratch(depth int, b []byte) {
+	if depth >= maxScratchDepth || cap(b) > maxScratch {
+		return
+	}
+	for len(s.scratch) <= depth {
+		s.scratch = append(s.scratch, nil)
+	}
+	s.scratch[depth] = b[:0]
+}
+
+// maxScratchDepth and maxScratch bound the delta buffers a Store keeps
+// (see keepScratch): 64 KiB at each of the first 64 depths at most.
+const (
+	maxScratchDepth = 64
+	maxScratch      = 64 << 10
+)
 
 // maxDeltaWork bounds the work of one read: the bytes inflated and rebuilt
 // along a delta chain (a small pack of deltas over a large base would
@@ -575,15 +615,13 @@ var maxStoreDeltaWork uint64 = 2 << 30
 
 // ErrObjectTooLarge is an object over the size a reader takes: it is never
 // inflated.
-var ErrObjectTooLarge = errors.New("object too large")
+var ErrObjectTooLarge = gitdelta.ErrObjectTooLarge
 
 // ErrDeltaWork is a delta chain that needs more work than maxDeltaWork to
 // rebuild.
 var ErrDeltaWork = errors.New("delta chain too costly to rebuild")
 
-func tooLarge(size, max uint64) error {
-	return fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrObjectTooLarge, size, max)
-}
+func tooLarge(size, max uint64) error { return gitdelta.TooLarge(size, max) }
 
 // charge counts n bytes of work of the current read, and, for a delta, a
 // delta's base or a large object (delta), of the store's work in all.
@@ -618,10 +656,11 @@ func (s *Store) findPacked(p *packFile, h plumbing.Hash) (*packFile, int64) {
 	return nil, -1
 }
 
-// inflateAt inflates n bytes of the zlib stream at offset at of p.
-func (s *Store) inflateAt(p *packFile, at int64, n int) ([]byte, error) {
+// inflateAt inflates n bytes of the zlib stream at offset at of p, into buf
+// when it can (see inflateFast).
+func (s *Store) inflateAt(p *packFile, at int64, n int, buf []byte) ([]byte, error) {
 	if p.data != nil {
-		data, used, err := s.inflateMapped(p.data[at:p.size-20], n)
+		data, used, err := s.inflateMapped(p.data[at:p.size-20], n, buf)
 		s.touch(int((at+int64(used))/pageSize - at/pageSize + 1)) // the pages the object spans
 		return data, err
 	}

@@ -215,3 +215,83 @@ func TestMappedPackHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestPackFindSkewed: hashes far from uniform (clustered at one end of
+// their fan-out byte, or sharing their first 8 bytes) are all found, as a
+// binary search alone finds them; in an index out of order a look-up ends
+// (found or not) and never reads outside the index.
+func TestPackFindSkewed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	build := func(hashes []plumbing.Hash, sorted bool) *packFile {
+		if sorted {
+			sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
+		}
+		n := len(hashes)
+		idx := make([]byte, idxHeaderLen+n*28+40)
+		p := &packFile{idx: idx, n: n, off32: idxHeaderLen + n*24}
+		for i, h := range hashes {
+			copy(idx[idxHeaderLen+i*20:], h[:])
+			binary.BigEndian.PutUint32(idx[p.off32+4*i:], uint32(1000+i))
+			for b := int(h[0]); b < 256; b++ {
+				p.fanout[b]++
+			}
+		}
+		return p
+	}
+	shapes := map[string]func(i int) plumbing.Hash{
+		"clustered low": func(i int) plumbing.Hash {
+			var h plumbing.Hash
+			h[0], h[7], h[8] = 0x42, byte(i), byte(i>>8)
+			binary.BigEndian.PutUint32(h[12:], rng.Uint32())
+			return h
+		},
+		"clustered high": func(i int) plumbing.Hash {
+			var h plumbing.Hash
+			for j := 1; j < 7; j++ {
+				h[j] = 0xff
+			}
+			h[0], h[7] = 0x42, byte(i)
+			binary.BigEndian.PutUint32(h[16:], uint32(i))
+			return h
+		},
+		"two ends": func(i int) plumbing.Hash {
+			var h plumbing.Hash
+			h[0] = 0x99
+			if i%2 == 1 {
+				h[1] = 0xff
+			}
+			binary.BigEndian.PutUint32(h[4:], uint32(i))
+			return h
+		},
+		"same first 8 bytes": func(i int) plumbing.Hash {
+			var h plumbing.Hash
+			h[0], h[3] = 0x10, 0x80
+			binary.BigEndian.PutUint32(h[10:], uint32(i))
+			return h
+		},
+	}
+	for name, gen := range shapes {
+		hashes := make([]plumbing.Hash, 3000)
+		for i := range hashes {
+			hashes[i] = gen(i)
+		}
+		p := build(hashes, true)
+		for i, h := range hashes {
+			if off, ok := p.find(h); !ok || off != int64(1000+i) {
+				t.Fatalf("%s: find %s = %d, %v; want %d", name, h, off, ok, 1000+i)
+			}
+			miss := h
+			miss[19] ^= 0x55
+			miss[9] ^= 0x33
+			j := sort.Search(len(hashes), func(k int) bool { return bytes.Compare(hashes[k][:], miss[:]) >= 0 })
+			if _, ok := p.find(miss); ok != (j < len(hashes) && hashes[j] == miss) {
+				t.Fatalf("%s: find %s found %v", name, miss, ok)
+			}
+		}
+		rng.Shuffle(len(hashes), func(i, j int) { hashes[i], hashes[j] = hashes[j], hashes[i] })
+		p = build(hashes, false) // hostile: out of order
+		for _, h := range hashes {
+			p.find(h) // ends, and in bounds
+		}
+	}
+}

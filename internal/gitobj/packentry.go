@@ -2,7 +2,6 @@ package gitobj
 
 import (
 	"compress/flate"
-	"encoding/binary"
 	"errors"
 	"io"
 
@@ -11,8 +10,8 @@ import (
 )
 
 // The pieces of a pack entry objectStore reads (objstore.go): an entry's
-// header, an offset delta's base, zlib inflation within a bound, and git's
-// delta format, each bounded by the size it announces.
+// header, an offset delta's base and zlib inflation within a bound, each
+// bounded by the size it announces (git's delta format is gitdelta's).
 
 // objectHeader parses the type and size that start an object in a pack, and
 // returns how many bytes of b they take.
@@ -90,83 +89,4 @@ func (s *Store) inflate(src flate.Reader, size int) ([]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-// applyDelta builds the object a git delta describes from its base, in one
-// allocation of the announced size; a delta that does not fit its base or
-// its announced size is an error, one announcing more than max (or
-// MaxPackedObject) bytes an error wrapping ErrObjectTooLarge.
-func applyDelta(src, delta []byte, max uint64) ([]byte, error) {
-	out, _, err := applyDeltaCut(src, delta, max, 0)
-	return out, err
-}
-
-// applyDeltaCut is applyDelta that, with cut > 0, builds only the first cut
-// bytes of an object longer than that (whole false), whatever max is.
-func applyDeltaCut(src, delta []byte, max uint64, cut int) (_ []byte, whole bool, _ error) {
-	srcSize, n := binary.Uvarint(delta)
-	if n <= 0 || srcSize != uint64(len(src)) {
-		return nil, false, errors.New("delta does not match its base")
-	}
-	delta = delta[n:]
-	dstSize, n := binary.Uvarint(delta)
-	if n <= 0 {
-		return nil, false, errors.New("truncated delta header")
-	}
-	want, whole := dstSize, true
-	switch {
-	case cut > 0 && dstSize > uint64(cut):
-		want, whole = uint64(cut), false
-	case dstSize > max:
-		return nil, false, tooLarge(dstSize, max)
-	}
-	if dstSize > MaxPackedObject && whole {
-		return nil, false, tooLarge(dstSize, MaxPackedObject)
-	}
-	delta = delta[n:]
-	dst := make([]byte, 0, int(want))
-	for len(delta) > 0 && (whole || uint64(len(dst)) < want) {
-		op := delta[0]
-		delta = delta[1:]
-		switch {
-		case op&0x80 != 0: // copy from the base
-			var off, size uint64
-			for i := 0; i < 7; i++ {
-				if op&(1<<i) == 0 {
-					continue
-				}
-				if len(delta) == 0 {
-					return nil, false, errors.New("truncated delta copy")
-				}
-				if i < 4 {
-					off |= uint64(delta[0]) << (8 * i)
-				} else {
-					size |= uint64(delta[0]) << (8 * (i - 4))
-				}
-				delta = delta[1:]
-			}
-			if size == 0 {
-				size = 0x10000
-			}
-			if off+size > uint64(len(src)) || uint64(len(dst))+size > dstSize {
-				return nil, false, errors.New("delta copy out of bounds")
-			}
-			size = min(size, want-uint64(len(dst)))
-			dst = append(dst, src[off:off+size]...)
-		case op != 0: // insert literal bytes
-			size := int(op)
-			if size > len(delta) || uint64(len(dst)+size) > dstSize {
-				return nil, false, errors.New("delta insert out of bounds")
-			}
-			take := min(size, int(want)-len(dst))
-			dst = append(dst, delta[:take]...)
-			delta = delta[size:]
-		default:
-			return nil, false, errors.New("delta opcode 0")
-		}
-	}
-	if uint64(len(dst)) != want {
-		return nil, false, errors.New("delta builds a short object")
-	}
-	return dst, whole, nil
 }

@@ -97,25 +97,24 @@ func (p *packFile) find(h plumbing.Hash) (int64, bool) {
 	}
 	hi := int(p.fanout[h[0]])
 	key := binary.BigEndian.Uint64(h[:8])
-	// Hashes are uniform: a few probes by interpolation on the bytes after
-	// the first narrow the range (a hostile index only costs the probes),
-	// then the binary search ends it.
-	for probes := 0; lo < hi && probes < 3 && hi-lo > 16; probes++ {
-		first := binary.BigEndian.Uint64(p.idx[idxHeaderLen+lo*20:]) << 8
-		last := binary.BigEndian.Uint64(p.idx[idxHeaderLen+(hi-1)*20:]) << 8
-		k := key << 8
-		if k <= first || k >= last {
-			break
-		}
-		// m = lo + (k-first)*(hi-1-lo)/(last-first), in 128-bit arithmetic
-		up, low := bits.Mul64(k-first, uint64(hi-1-lo))
-		q, _ := bits.Div64(up, low, last-first)
+	// Hashes are uniform: a few probes by interpolation narrow the range
+	// (a hostile index only costs the probes), then the binary search ends
+	// it. The entries of [lo, hi) are taken to lie between vlo and vhi: at
+	// first those of the fan-out's byte, then the keys probed, so that a
+	// probe reads one entry (one cache miss), not the range's ends too.
+	vlo := uint64(h[0]) << 56
+	vhi := vlo | (1<<56 - 1)
+	for probes := 0; probes < 3 && hi-lo > 16; probes++ {
+		// m = lo + (key-vlo)*(hi-lo)/(vhi-vlo+1), in 128-bit arithmetic:
+		// vlo <= key <= vhi holds, so the quotient is under hi-lo
+		up, low := bits.Mul64(key-vlo, uint64(hi-lo))
+		q, _ := bits.Div64(up, low, vhi-vlo+1)
 		m := lo + int(q)
 		switch v := binary.BigEndian.Uint64(p.idx[idxHeaderLen+m*20:]); {
 		case v < key:
-			lo = m + 1
+			lo, vlo = m+1, v
 		case v > key:
-			hi = m
+			hi, vhi = m, v
 		default:
 			probes = 3 // equal first 8 bytes: the binary search decides
 		}
