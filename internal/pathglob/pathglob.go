@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 )
 
 // Match reports whether the slash-separated name matches pattern.
@@ -154,27 +153,19 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 		x.literal(full, rel, k)
 		return
 	}
-	// O_DIRECTORY: never a FIFO put there since the listing (it would
-	// block); O_NONBLOCK: Go then does not set and clear it around its try
-	// to poll the folder (four fcntl a folder)
-	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return
-	}
-	ents, err := f.ReadDir(-1) // unsorted: Expand sorts its matches
-	_ = f.Close()
-	if err != nil && !start {
+	ents, err := listDir(full) // unsorted: Expand sorts its matches
+	if err != nil && (!start || ents == nil) {
 		return
 	}
 	last := k == len(x.segs)-1
 	var subs []dirRef // the start folder's folders to walk, shared out at the end
 	for _, e := range ents {
-		name := e.Name()
+		name := e.name
 		if !x.recursive && !matchSeg(x.segs[k], name) {
 			continue
 		}
 		childRel := join(rel, name)
-		if e.IsDir() {
+		if e.typ.IsDir() {
 			if name == ".git" {
 				continue
 			}
@@ -194,11 +185,18 @@ func (x *expander) walk(full, rel string, k int, start bool) {
 		if x.dirs || (!x.recursive && !last) || (x.recursive && !matchFrom(x.segs, childRel, true)) {
 			continue
 		}
-		x.file(e.Type(), childRel)
+		x.file(e.typ, childRel)
 	}
 	if start {
 		x.walkAll(subs, k+1)
 	}
+}
+
+// dirEntry is one entry of a folder's listing: its name and type bits
+// (fs.FileMode.Type), never following a symlink.
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
 }
 
 // dirRef is a folder to walk: its path and its slash path below the root.
