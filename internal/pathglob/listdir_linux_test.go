@@ -3,8 +3,8 @@
 package pathglob
 
 import (
-	"fmt"
 	"encoding/binary"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
