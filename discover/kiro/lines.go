@@ -28,6 +28,18 @@ func indent(s string) int {
 // oneLine bounds text for a title (textfmt.Title).
 func oneLine(s string) string { return textfmt.Title(s, maxTitleLen) }
 
+// clipCut is where textfmt.Clip(s, n) cuts s: len(s) when it fits, else
+// the last rune start at or before n.
+func clipCut(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
 // clip is textfmt.Clip.
 func clip(s string, n int) string { return textfmt.Clip(s, n) }
 
@@ -51,7 +63,7 @@ func descPaths(desc string, out []string, exists func(string) bool) []string {
 		if len(out) >= maxTaskPaths {
 			break
 		}
-		tok := strings.TrimRight(strings.TrimLeft(w, "(\"'["), ".,;:)\"']")
+		tok := trimRightSet(trimLeftSet(w, "(\"'["), ".,;:)\"']")
 		if !strings.Contains(tok, "/") || path.Ext(tok) == "" {
 			continue
 		}
@@ -88,12 +100,123 @@ func fence(trim string) string {
 	return ""
 }
 
-// heading matches a heading line; trim is the line without indentation.
-func heading(trim, line string) []string {
+// heading reads a heading line (trim is the line without indentation):
+// its text, and whether it is one. It is the regular expression
+// `^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$` read by hand (\s being RE2's
+// [\t\n\f\r ]): at most three blanks, one to six "#", at least one
+// blank, then the text without the closing "#"s and the blanks around
+// them.
+func heading(trim, line string) (string, bool) {
 	if !strings.HasPrefix(trim, "#") {
-		return nil
+		return "", false
 	}
-	return headingRe().FindStringSubmatch(line)
+	i := 0
+	for i < len(line) && i < 4 && isSpaceRE(line[i]) {
+		i++
+	}
+	if i > 3 {
+		return "", false
+	}
+	h := i
+	for i < len(line) && line[i] == '#' {
+		i++
+	}
+	if n := i - h; n < 1 || n > 6 || i >= len(line) || !isSpaceRE(line[i]) {
+		return "", false
+	}
+	for i < len(line) && isSpaceRE(line[i]) {
+		i++
+	}
+	rest := line[i:]
+	e := len(rest)
+	for e > 0 && isSpaceRE(rest[e-1]) {
+		e--
+	}
+	for e > 0 && rest[e-1] == '#' {
+		e--
+	}
+	for e > 0 && isSpaceRE(rest[e-1]) {
+		e--
+	}
+	return rest[:e], true
+}
+
+// isSpaceRE reports whether c is in RE2's \s: [\t\n\f\r ].
+func isSpaceRE(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// isRefID reports whether s is a numbered task or requirement id: the
+// regular expression `^\d+(?:\.\d+)*$` (ASCII digits) read by hand.
+func isRefID(s string) bool {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && digits > 0 && i+1 < len(s):
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// hasFoldPrefix is strings.HasPrefix(strings.ToLower(s), word) for a
+// lower-case ASCII word, without the copy when the start of s is ASCII
+// (two other characters lower-case to ASCII letters: U+0130 to i, the
+// Kelvin sign to k; those starts go through strings.ToLower).
+func hasFoldPrefix(s, word string) bool {
+	for i := 0; i < len(word); i++ {
+		if i >= len(s) {
+			return false
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.HasPrefix(strings.ToLower(s), word)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// trimLeftSet is strings.TrimLeft for a cutset of ASCII characters,
+// without building the set on every call.
+func trimLeftSet(s, set string) string {
+	i := 0
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return s[i:]
+}
+
+// trimRightSet is strings.TrimRight for a cutset of ASCII characters.
+func trimRightSet(s, set string) string {
+	i := len(s)
+	for i > 0 && strings.IndexByte(set, s[i-1]) >= 0 {
+		i--
+	}
+	return s[:i]
+}
+
+// colonIndex is strings.IndexAny(s, ":：") for valid UTF-8 s: the first
+// ASCII or full-width colon, -1 for none.
+func colonIndex(s string) int {
+	i := strings.IndexByte(s, ':')
+	limit := s
+	if i >= 0 {
+		limit = s[:i]
+	}
+	if j := strings.Index(limit, "："); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // parallelLoc finds cc-sdd's (P) marker in a task's text.
@@ -143,12 +266,13 @@ func box(line string) []string {
 
 // firstToken splits off the first blank-separated token of s.
 func firstToken(s string) (tok, rest string) {
-	s = strings.TrimLeft(s, " \t")
-	i := strings.IndexAny(s, " \t")
-	if i < 0 {
-		return s, ""
+	s = trimLeftSet(s, " \t")
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '\t' {
+			return s[:i], s[i:]
+		}
 	}
-	return s[:i], s[i:]
+	return s, ""
 }
 
 // backticks returns the backticked spans of s (at most maxTaskPaths, each

@@ -236,12 +236,12 @@ func (ts *Tasks) label(i int) string {
 }
 
 var (
-	headingRe  = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
 	inlineRe   = lazyre.New(`(?i)_(requirements?|depends|blocked|boundary)\s*[:：]\s*([^_]*)_`)
 	parallelRe = lazyre.New(`\s*\(P\)\s*`)
 	fileLineRe = lazyre.New(`(?i)^\**(?:files?|paths?)\**\s*[:：]\s*(.*)$`)
-	refIDRe    = lazyre.New(`^\d+(?:\.\d+)*$`)
 	graphHead  = lazyre.New(`(?i)task\s+dependency\s+graph`)
+	// headingMarks takes bold and code marks off a heading's text
+	headingMarks = strings.NewReplacer("**", "", "`", "")
 )
 
 // ParseTasks reads a tasks.md without a repository at hand: only
@@ -312,7 +312,7 @@ func (p *parser) line(n int, line string) bool {
 		p.cur = -1
 		p.started = true
 	}
-	trim := strings.TrimLeft(line, " \t")
+	trim := trimLeftSet(line, " \t")
 	if m := fence(trim); m != "" {
 		switch {
 		case p.fence == "":
@@ -345,8 +345,8 @@ func (p *parser) line(n int, line string) bool {
 		p.comment = !strings.Contains(trim, "-->")
 		return true
 	}
-	if m := heading(trim, line); m != nil {
-		p.heading = oneLine(strings.NewReplacer("**", "", "`", "").Replace(m[2]))
+	if text, ok := heading(trim, line); ok {
+		p.heading = oneLine(headingMarks.Replace(text))
 		p.inGraph = graphHead().MatchString(p.heading)
 		p.cur, p.stack = -1, p.stack[:0]
 		return true
@@ -432,7 +432,7 @@ func (p *parser) task(n int, m []string) bool {
 // parentOf finds a task's parent (Rule B3.3): by id first (2.3 stands
 // under the nearest task 2 above it), else by indentation.
 func (p *parser) parentOf(t *Task) int {
-	if t.ID != "" && refIDRe().MatchString(t.ID) {
+	if t.ID != "" && isRefID(t.ID) {
 		if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
 			if j, ok := p.lastByID[t.ID[:k]]; ok {
 				return j
@@ -463,8 +463,8 @@ func (p *parser) inline(t *Task, s string) string {
 // bullet naming files.
 func (p *parser) detail(s string) {
 	t := &p.out.Tasks[p.cur]
-	s = strings.TrimSpace(strings.TrimLeft(s, "-*+ \t"))
-	if strings.ContainsAny(s, ":：") {
+	s = strings.TrimSpace(trimLeftSet(s, "-*+ \t"))
+	if colonIndex(s) >= 0 {
 		if p.annotation(t, s) {
 			return
 		}
@@ -472,13 +472,15 @@ func (p *parser) detail(s string) {
 	if strings.Contains(s, "Validates:") || strings.Contains(s, "Property ") || strings.Contains(s, "_Boundary") {
 		return
 	}
-	if low := strings.ToLower(strings.TrimLeft(clip(s, 8), "*")); strings.HasPrefix(low, "file") || strings.HasPrefix(low, "path") {
+	// the first 8 bytes (clipped at a rune) without their leading stars
+	// start with "file" or "path" in any case
+	if low := strings.TrimLeft(s[:clipCut(s, 8)], "*"); hasFoldPrefix(low, "file") || hasFoldPrefix(low, "path") {
 		if m := fileLineRe().FindStringSubmatch(s); m != nil {
 			t.Paths = addPaths(t.Paths, filesPaths(m[1], p.exists)...)
 			return
 		}
 	}
-	if !strings.ContainsAny(s, "/`") {
+	if strings.IndexByte(s, '/') < 0 && strings.IndexByte(s, '`') < 0 {
 		return // no path without a folder or backticks
 	}
 	if strings.Contains(s, "_") {
@@ -491,33 +493,58 @@ func (p *parser) detail(s string) {
 // `**Requirements**: …`, `Requirements：…`, `_Depends: 1.2_`, `_Depends on:
 // …_`, `_Blocked: why_`) into t and reports whether it was one.
 func (p *parser) annotation(t *Task, s string) bool {
-	head := strings.TrimLeft(s, "_* \t")
-	colon := strings.IndexAny(head, ":：")
+	head := trimLeftSet(s, "_* \t")
+	colon := colonIndex(head)
 	if colon <= 0 || colon > 20 {
 		return false
 	}
-	word := strings.ToLower(strings.TrimRight(head[:colon], "_* \t"))
-	var kind string
-	switch word {
-	case "requirement", "requirements":
-		kind = "requirements"
-	case "depends", "depends on":
-		kind = "depends"
-	case "blocked":
-		kind = "blocked"
-	default:
+	kind := annotationKind(trimRightSet(head[:colon], "_* \t"))
+	if kind == "" {
 		return false
 	}
 	val := head[colon:]
 	_, size := utf8.DecodeRuneInString(val)
-	val = strings.TrimRight(strings.TrimSpace(val[size:]), "_* \t")
+	val = trimRightSet(strings.TrimSpace(val[size:]), "_* \t")
 	annotate(t, kind, val)
 	return true
 }
 
+// annotationKind is the kind of annotation the word before an
+// annotation's colon names, in any case ("" for none): an ASCII word is
+// lower-cased in place, any other by strings.ToLower (the Kelvin sign
+// lower-cases to k).
+func annotationKind(word string) string {
+	var buf [24]byte
+	low := buf[:0]
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if c >= utf8.RuneSelf || len(low) == len(buf) {
+			return kindOf(strings.ToLower(word))
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low = append(low, c)
+	}
+	return kindOf(string(low))
+}
+
+// kindOf is the kind of annotation a lower-case word names, "" for none.
+func kindOf(word string) string {
+	switch word {
+	case "requirement", "requirements":
+		return "requirements"
+	case "depends", "depends on":
+		return "depends"
+	case "blocked":
+		return "blocked"
+	}
+	return ""
+}
+
 // annotate records one annotation on t.
 func annotate(t *Task, kind, val string) {
-	val = strings.TrimSpace(strings.Trim(strings.TrimSpace(val), "_*"))
+	val = strings.TrimSpace(trimRightSet(trimLeftSet(strings.TrimSpace(val), "_*"), "_*"))
 	switch kind {
 	case "requirement", "requirements":
 		t.Requirements = addRefs(t.Requirements, val)
@@ -539,7 +566,7 @@ func addRefs(list []string, val string) []string {
 	parts := strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == '、' || r == ';' || r == '，' })
 	ids := true
 	for _, x := range parts {
-		if !refIDRe().MatchString(strings.TrimSpace(x)) {
+		if !isRefID(strings.TrimSpace(x)) {
 			ids = false
 			break
 		}
