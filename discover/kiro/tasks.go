@@ -255,7 +255,10 @@ func ParseTasks(data []byte) Tasks { return ParseTasksIn(data, nil) }
 // for the repository: a route, URL, glob or version never becomes a path.
 func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 	var out Tasks
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	text := string(data)
+	if !utf8.ValidString(text) { // (ToValidUTF8 decodes every rune to find out)
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
 	// the tasks and their id maps are made once at (about) their size:
 	// grown by appending, a spec's tasks left three times their bytes
 	// behind for the collector (the bench's specs shape: 9 of its 160 MB
@@ -264,7 +267,7 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 	if boxes > 0 {
 		out.Tasks = make([]Task, 0, boxes)
 	}
-	p := parser{out: &out, exists: exists, lastByID: make(map[string]int, boxes), seen: make(map[string]int, boxes)}
+	p := parser{out: &out, exists: exists, ids: make(map[string]idSeen, boxes)}
 	// line by line as strings.Split would cut them (a last, empty line
 	// after a final newline included), without the slice of every line
 	for n := 1; ; n++ {
@@ -291,20 +294,23 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 
 // parser is ParseTasksIn's state between lines.
 type parser struct {
-	out      *Tasks
-	exists   func(string) bool
-	heading  string
-	inGraph  bool // under the Task Dependency Graph heading
-	fence    string
-	graph    strings.Builder
-	inFence  bool // the fence being read is the graph's
-	comment  bool
-	cur      int   // the last task (for its detail bullets), -1 none
-	stack    []int // tasks by indentation, for parents without ids
-	lastByID map[string]int
-	seen     map[string]int
-	started  bool
+	out     *Tasks
+	exists  func(string) bool
+	heading string
+	inGraph bool // under the Task Dependency Graph heading
+	fence   string
+	graph   strings.Builder
+	inFence bool // the fence being read is the graph's
+	comment bool
+	cur     int               // the last task (for its detail bullets), -1 none
+	stack   []int             // tasks by indentation, for parents without ids
+	ids     map[string]idSeen // the task ids written so far
+	started bool
 }
+
+// idSeen is what the parse knows of a task id: how many task lines
+// wrote it, and the index of the last one.
+type idSeen struct{ times, last int }
 
 // line reads one line; false stops the parse (too many tasks).
 func (p *parser) line(n int, line string) bool {
@@ -412,11 +418,11 @@ func (p *parser) task(n int, m []string) bool {
 		p.out.Tasks[t.Parent].Children++
 	}
 	if t.ID != "" {
-		if p.seen[t.ID] == 1 {
+		seen := p.ids[t.ID]
+		if seen.times == 1 {
 			p.out.Duplicates = append(p.out.Duplicates, t.ID)
 		}
-		p.seen[t.ID]++
-		p.lastByID[t.ID] = i
+		p.ids[t.ID] = idSeen{times: seen.times + 1, last: i}
 	}
 	p.out.Tasks = append(p.out.Tasks, t)
 	for len(p.stack) > 0 && p.out.Tasks[p.stack[len(p.stack)-1]].Indent >= t.Indent {
@@ -434,8 +440,8 @@ func (p *parser) task(n int, m []string) bool {
 func (p *parser) parentOf(t *Task) int {
 	if t.ID != "" && isRefID(t.ID) {
 		if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
-			if j, ok := p.lastByID[t.ID[:k]]; ok {
-				return j
+			if seen, ok := p.ids[t.ID[:k]]; ok {
+				return seen.last
 			}
 		}
 	}
