@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 )
 
@@ -101,49 +102,13 @@ func fence(trim string) string {
 }
 
 // heading reads a heading line (trim is the line without indentation):
-// its text, and whether it is one. It is the regular expression
-// `^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$` read by hand (\s being RE2's
-// [\t\n\f\r ]): at most three blanks, one to six "#", at least one
-// blank, then the text without the closing "#"s and the blanks around
-// them.
+// its text, and whether it is one (source.Heading).
 func heading(trim, line string) (string, bool) {
 	if !strings.HasPrefix(trim, "#") {
 		return "", false
 	}
-	i := 0
-	for i < len(line) && i < 4 && isSpaceRE(line[i]) {
-		i++
-	}
-	if i > 3 {
-		return "", false
-	}
-	h := i
-	for i < len(line) && line[i] == '#' {
-		i++
-	}
-	if n := i - h; n < 1 || n > 6 || i >= len(line) || !isSpaceRE(line[i]) {
-		return "", false
-	}
-	for i < len(line) && isSpaceRE(line[i]) {
-		i++
-	}
-	rest := line[i:]
-	e := len(rest)
-	for e > 0 && isSpaceRE(rest[e-1]) {
-		e--
-	}
-	for e > 0 && rest[e-1] == '#' {
-		e--
-	}
-	for e > 0 && isSpaceRE(rest[e-1]) {
-		e--
-	}
-	return rest[:e], true
-}
-
-// isSpaceRE reports whether c is in RE2's \s: [\t\n\f\r ].
-func isSpaceRE(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+	_, text, ok := source.Heading(line)
+	return text, ok
 }
 
 // isRefID reports whether s is a numbered task or requirement id: the
