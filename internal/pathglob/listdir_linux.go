@@ -15,7 +15,8 @@ import (
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // listDir lists the folder full without sorting, as (*os.File).ReadDir
-// does on Linux, with fewer system calls: the folder is opened with
+// does on Linux (with noFollow, a symlink there is not followed: an error),
+// with fewer system calls: the folder is opened with
 // O_DIRECTORY (a FIFO put there since it was listed never blocks) and
 // read with getdents64 directly, never handed to Go's poller (whose try
 // to register a folder fails, one epoll_ctl a folder). Each entry's type
@@ -23,11 +24,15 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // does not fill it in (DT_UNKNOWN) the entry is lstat'ed, and one gone
 // since the listing is skipped, as os does. On an error the entries read
 // so far are returned with it.
-func listDir(full string) ([]dirEntry, error) {
+func listDir(full string, noFollow bool) ([]DirEntry, error) {
+	flags := syscall.O_RDONLY | syscall.O_DIRECTORY | syscall.O_CLOEXEC
+	if noFollow {
+		flags |= syscall.O_NOFOLLOW
+	}
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(full, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Open(full, flags, 0)
 		if err != syscall.EINTR {
 			break
 		}
@@ -39,7 +44,7 @@ func listDir(full string) ([]dirEntry, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
-	var out []dirEntry
+	var out []DirEntry
 	for {
 		n, err := syscall.ReadDirent(fd, buf)
 		if err == syscall.EINTR {
@@ -69,7 +74,7 @@ const (
 
 // parseDirents appends the entries of one getdents64 buffer to out,
 // skipping "." and "..". A malformed record ends the buffer.
-func parseDirents(full string, buf []byte, out []dirEntry) ([]dirEntry, error) {
+func parseDirents(full string, buf []byte, out []DirEntry) ([]DirEntry, error) {
 	for len(buf) >= direntName {
 		reclen := int(binary.NativeEndian.Uint16(buf[direntReclen:]))
 		if reclen < direntName || reclen > len(buf) {
@@ -87,31 +92,31 @@ func parseDirents(full string, buf []byte, out []dirEntry) ([]dirEntry, error) {
 		if len(name) == 0 || string(name) == "." || string(name) == ".." {
 			continue
 		}
-		e := dirEntry{name: string(name)}
+		e := DirEntry{Name: string(name)}
 		switch rec[direntType] {
 		case syscall.DT_DIR:
-			e.typ = fs.ModeDir
+			e.Type = fs.ModeDir
 		case syscall.DT_REG:
-			e.typ = 0
+			e.Type = 0
 		case syscall.DT_LNK:
-			e.typ = fs.ModeSymlink
+			e.Type = fs.ModeSymlink
 		case syscall.DT_FIFO:
-			e.typ = fs.ModeNamedPipe
+			e.Type = fs.ModeNamedPipe
 		case syscall.DT_SOCK:
-			e.typ = fs.ModeSocket
+			e.Type = fs.ModeSocket
 		case syscall.DT_CHR:
-			e.typ = fs.ModeDevice | fs.ModeCharDevice
+			e.Type = fs.ModeDevice | fs.ModeCharDevice
 		case syscall.DT_BLK:
-			e.typ = fs.ModeDevice
+			e.Type = fs.ModeDevice
 		default: // DT_UNKNOWN (or a type this code does not know): ask
-			fi, err := os.Lstat(filepath.Join(full, e.name))
+			fi, err := os.Lstat(filepath.Join(full, e.Name))
 			if os.IsNotExist(err) {
 				continue // gone since the listing
 			}
 			if err != nil {
 				return out, err
 			}
-			e.typ = fi.Mode().Type()
+			e.Type = fi.Mode().Type()
 		}
 		out = append(out, e)
 	}

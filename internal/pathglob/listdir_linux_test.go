@@ -36,7 +36,7 @@ func TestListDirMatchesReadDir(t *testing.T) {
 	if err := mkfifo(filepath.Join(dir, "fifo")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := listDir(dir)
+	got, err := listDir(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,17 +44,17 @@ func TestListDirMatchesReadDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(got, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(got, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	if len(got) != len(want) {
 		t.Fatalf("listDir gives %d entries, ReadDir %d", len(got), len(want))
 	}
 	for i := range want {
-		if got[i].name != want[i].Name() || got[i].typ != want[i].Type() {
-			t.Errorf("entry %d = %q %v, ReadDir gives %q %v", i, got[i].name, got[i].typ, want[i].Name(), want[i].Type())
+		if got[i].Name != want[i].Name() || got[i].Type != want[i].Type() {
+			t.Errorf("entry %d = %q %v, ReadDir gives %q %v", i, got[i].Name, got[i].Type, want[i].Name(), want[i].Type())
 		}
 	}
 	for _, p := range []string{filepath.Join(dir, "fifo"), filepath.Join(dir, "missing"), filepath.Join(dir, "sub", "..", "fifo")} {
-		if ents, err := listDir(p); err == nil || ents != nil {
+		if ents, err := listDir(p, false); err == nil || ents != nil {
 			t.Errorf("listDir(%s) = %v, %v; want an error and no entries", p, ents, err)
 		}
 	}
@@ -93,7 +93,7 @@ func TestParseDirents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []dirEntry{{"d", fs.ModeDir}, {"l", fs.ModeSymlink}, {"f", 0}, {"s", fs.ModeSocket}, {"c", fs.ModeDevice | fs.ModeCharDevice}, {"b", fs.ModeDevice}}
+	want := []DirEntry{{"d", fs.ModeDir}, {"l", fs.ModeSymlink}, {"f", 0}, {"s", fs.ModeSocket}, {"c", fs.ModeDevice | fs.ModeCharDevice}, {"b", fs.ModeDevice}}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseDirents = %v, want %v", got, want)
 	}
@@ -116,9 +116,35 @@ func FuzzParseDirents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, buf []byte) {
 		ents, _ := parseDirents(dir, buf, nil)
 		for _, e := range ents {
-			if e.name == "" || e.name == "." || e.name == ".." || strings.IndexByte(e.name, 0) >= 0 {
-				t.Fatalf("entry %q", e.name)
+			if e.Name == "" || e.Name == "." || e.Name == ".." || strings.IndexByte(e.Name, 0) >= 0 {
+				t.Fatalf("entry %q", e.Name)
 			}
 		}
 	})
+}
+
+// TestListNoFollow: a symlink to a folder is not listed through (an error,
+// no entries), a folder is, and a listing follows no symlink inside.
+func TestListNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d", "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d", filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := ListNoFollow(filepath.Join(dir, "l")); err == nil || ents != nil {
+		t.Errorf("ListNoFollow(symlink) = %v, %v; want an error", ents, err)
+	}
+	if ents, err := listDir(filepath.Join(dir, "l"), false); err != nil || len(ents) != 1 {
+		t.Errorf("listDir(symlink, follow) = %v, %v; want the folder's one entry", ents, err)
+	}
+	ents, err := ListNoFollow(dir)
+	slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	if want := []DirEntry{{"d", fs.ModeDir}, {"l", fs.ModeSymlink}}; err != nil || !slices.Equal(ents, want) {
+		t.Errorf("ListNoFollow = %v, %v; want %v", ents, err, want)
+	}
 }
