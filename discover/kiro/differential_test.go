@@ -74,7 +74,7 @@ func FuzzParseTasksDifferential(f *testing.F) {
 func FuzzLineReaders(f *testing.F) {
 	headingRef := regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
 	refIDRef := regexp.MustCompile(`^\d+(?:\.\d+)*$`)
-	for _, s := range []string{"## a ##", "   ###### b # #  ", "#\f\r", "1.2.3", "1.", ".1", "1..2", "", "Requirements：1", "K", "BLOC\u212aED", "********file", "Fİle", "path: x"} {
+	for _, s := range []string{"## a ##", "   ###### b # #  ", "#\f\r", "1.2.3", "1.", ".1", "1..2", "", "Requirements：1", "K", "BLOC\u212aED", "********file", "Fİle", "path: x", "a (P) b (P)", " \t(P)\f ", "(P", "x(P)(P)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -106,6 +106,9 @@ func FuzzLineReaders(f *testing.F) {
 			if hasFoldPrefix(low, w) != strings.HasPrefix(oldLow, w) {
 				t.Fatalf("%q starts with %s: %v", s, w, hasFoldPrefix(low, w))
 			}
+		}
+		if got, want := parallelLoc(s), oldParallelLoc(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("parallelLoc(%q) = %v, want %v", s, got, want)
 		}
 		tok, rest := firstToken(s)
 		if oldTok, oldRest := oldFirstToken(s); tok != oldTok || rest != oldRest {

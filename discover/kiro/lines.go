@@ -184,12 +184,28 @@ func colonIndex(s string) int {
 	return i
 }
 
-// parallelLoc finds cc-sdd's (P) marker in a task's text.
+// parallelLoc finds cc-sdd's (P) marker in a task's text: where the
+// regular expression `\s*\(P\)\s*` (RE2's \s: [\t\n\f\r ]) first matches,
+// read by hand: the first "(P)" with the blanks on both sides of it; nil
+// for none.
 func parallelLoc(s string) []int {
-	if !strings.Contains(s, "(P)") {
+	j := strings.Index(s, "(P)")
+	if j < 0 {
 		return nil
 	}
-	return parallelRe().FindStringIndex(s)
+	start, end := j, j+len("(P)")
+	for start > 0 && isSpaceRE(s[start-1]) {
+		start--
+	}
+	for end < len(s) && isSpaceRE(s[end]) {
+		end++
+	}
+	return []int{start, end}
+}
+
+// isSpaceRE reports whether c is in RE2's \s: [\t\n\f\r ].
+func isSpaceRE(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // box reads a checkbox list item by hand (the grammar of Rule B3.1 before

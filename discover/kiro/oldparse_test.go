@@ -172,7 +172,7 @@ func (p *oldParser) task(n int, m []string) bool {
 		}
 	}
 	rest = p.inline(&t, strings.TrimSpace(rest))
-	if loc := parallelLoc(rest); loc != nil && (loc[1] == len(rest) || strings.HasSuffix(strings.TrimSpace(rest[:loc[1]]), "(P)")) {
+	if loc := oldParallelLoc(rest); loc != nil && (loc[1] == len(rest) || strings.HasSuffix(strings.TrimSpace(rest[:loc[1]]), "(P)")) {
 		t.Parallel = true
 		rest = strings.TrimSpace(rest[:loc[0]] + " " + rest[loc[1]:])
 	}
@@ -423,4 +423,12 @@ func oldFirstToken(s string) (tok, rest string) {
 		return s, ""
 	}
 	return s[:i], s[i:]
+}
+
+// oldParallelLoc finds cc-sdd's (P) marker in a task's text.
+func oldParallelLoc(s string) []int {
+	if !strings.Contains(s, "(P)") {
+		return nil
+	}
+	return oldParallelRe().FindStringIndex(s)
 }

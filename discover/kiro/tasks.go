@@ -237,7 +237,6 @@ func (ts *Tasks) label(i int) string {
 
 var (
 	inlineRe   = lazyre.New(`(?i)_(requirements?|depends|blocked|boundary)\s*[:：]\s*([^_]*)_`)
-	parallelRe = lazyre.New(`\s*\(P\)\s*`)
 	fileLineRe = lazyre.New(`(?i)^\**(?:files?|paths?)\**\s*[:：]\s*(.*)$`)
 	graphHead  = lazyre.New(`(?i)task\s+dependency\s+graph`)
 	// headingMarks takes bold and code marks off a heading's text
