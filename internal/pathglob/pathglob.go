@@ -227,19 +227,26 @@ func (x *expander) walkAll(subs []dirRef, k int) {
 	blocks := make([][]Entry, len(subs)) // the matches below subs[i], sorted
 	parts := make([]expander, workers)
 	var next atomic.Int64
+	work := func(e *expander) {
+		for i := int(next.Add(1) - 1); i < len(subs); i = int(next.Add(1) - 1) {
+			from := len(e.out)
+			e.walk(subs[i].full, subs[i].rel, k, false)
+			// a later append may move e.out: the block keeps the old array
+			blocks[i] = e.out[from:len(e.out):len(e.out)]
+			slices.SortFunc(blocks[i], compareEntries)
+		}
+	}
 	var wg sync.WaitGroup
 	for w := range parts {
 		parts[w] = expander{segs: x.segs, dirs: x.dirs, recursive: x.recursive}
+		if workers == 1 {
+			work(&parts[w]) // one folder (an OpenSpec change's specs/*): no goroutine
+			continue
+		}
 		wg.Add(1)
 		go func(e *expander) {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(subs); i = int(next.Add(1) - 1) {
-				from := len(e.out)
-				e.walk(subs[i].full, subs[i].rel, k, false)
-				// a later append may move e.out: the block keeps the old array
-				blocks[i] = e.out[from:len(e.out):len(e.out)]
-				slices.SortFunc(blocks[i], compareEntries)
-			}
+			work(e)
 		}(&parts[w])
 	}
 	wg.Wait()
