@@ -74,7 +74,7 @@ func FuzzParseTasksDifferential(f *testing.F) {
 func FuzzLineReaders(f *testing.F) {
 	headingRef := regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
 	refIDRef := regexp.MustCompile(`^\d+(?:\.\d+)*$`)
-	for _, s := range []string{"## a ##", "   ###### b # #  ", "#\f\r", "1.2.3", "1.", ".1", "1..2", "", "Requirements：1", "K", "BLOC\u212aED", "********file", "Fİle", "path: x", "a (P) b (P)", " \t(P)\f ", "(P", "x(P)(P)"} {
+	for _, s := range []string{"## a ##", "   ###### b # #  ", "#\f\r", "1.2.3", "1.", ".1", "1..2", "", "Requirements：1", "K", "BLOC\u212aED", "********file", "Fİle", "path: x", "a (P) b (P)", " \t(P)\f ", "(P", "x(P)(P)", "a/b `c/d` e", "`a` b/`", "``/`x`", "`/`/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -109,6 +109,10 @@ func FuzzLineReaders(f *testing.F) {
 		}
 		if got, want := parallelLoc(s), oldParallelLoc(s); !reflect.DeepEqual(got, want) {
 			t.Fatalf("parallelLoc(%q) = %v, want %v", s, got, want)
+		}
+		spans, slash := backtickSpans(s)
+		if oldSpans, plain := backticks(s); !reflect.DeepEqual(spans, oldSpans) || slash != strings.Contains(plain, "/") {
+			t.Fatalf("backtickSpans(%q) = %q %v, backticks gives %q %q", s, spans, slash, oldSpans, plain)
 		}
 		tok, rest := firstToken(s)
 		if oldTok, oldRest := oldFirstToken(s); tok != oldTok || rest != oldRest {

@@ -48,14 +48,17 @@ func clip(s string, n int) string { return textfmt.Clip(s, n) }
 // paths, and bare tokens holding a folder and a known extension.
 func descPaths(desc string, out []string, exists func(string) bool) []string {
 	plain := desc
-	if strings.Contains(desc, "`") {
-		var spans []string
-		spans, plain = backticks(desc)
+	if strings.IndexByte(desc, '`') >= 0 {
+		spans, slash := backtickSpans(desc)
 		for _, sp := range spans {
 			if p, ok := pathToken(sp, exists); ok {
 				out = addPaths(out, p)
 			}
 		}
+		if !slash {
+			return out // no folder outside the spans: no bare path
+		}
+		_, plain = backticks(desc)
 	}
 	if !strings.Contains(plain, "/") {
 		return out
@@ -283,6 +286,31 @@ func backticks(s string) ([]string, string) {
 	}
 	b.WriteString(s)
 	return spans, b.String()
+}
+
+// backtickSpans is backticks without building the text outside the
+// spans: the spans, and whether that text holds a "/".
+func backtickSpans(s string) (spans []string, slash bool) {
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if sp := s[i+1 : i+1+j]; j > 0 && j <= 512 {
+			if len(spans) < maxTaskPaths {
+				spans = append(spans, sp)
+			}
+			slash = slash || strings.IndexByte(s[:i], '/') >= 0
+		} else {
+			slash = slash || strings.IndexByte(s[:i+1+j+1], '/') >= 0
+		}
+		s = s[i+1+j+1:]
+	}
+	return spans, slash || strings.IndexByte(s, '/') >= 0
 }
 
 // taskID reads a task id token (Rule B3.1): 2, 2.1, 0.V, M24-T002, bold
