@@ -93,7 +93,7 @@ func oldParseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 				t.GroupIx = groupIx
 				if detail {
 					t.Refs = oldAddRefs(nil, desc)
-					t.Paths = descPaths(desc, nil, exists)
+					t.Paths = oldDescPaths(desc, nil, exists)
 				}
 			}
 			out.Tasks = append(out.Tasks, t)
@@ -134,7 +134,7 @@ func oldParseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 				t.GroupIx = groupIndex(&out, t.Group)
 				if detail {
 					t.Refs = oldAddRefs(nil, t.Title)
-					t.Paths = descPaths(t.Title, nil, exists)
+					t.Paths = oldDescPaths(t.Title, nil, exists)
 				}
 			}
 		}
@@ -189,4 +189,35 @@ func oldCleanText(s string) string {
 		return unicode.IsSpace(r) || unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r == '\uFE0F' || r == '\u200D'
 	})
 	return oneLine(s)
+}
+
+// oldDescPaths finds the paths a task's text names: backticked tokens that
+// are paths, and bare tokens holding a folder that are paths (a markdown
+// link's target included).
+func oldDescPaths(desc string, out []string, exists func(string) bool) []string {
+	if !strings.Contains(desc, "/") && !strings.Contains(desc, "`") {
+		return out
+	}
+	quoted, plain := backticks(desc)
+	for _, q := range quoted {
+		if p, ok := pathToken(q, exists); ok {
+			out = addPath(out, p)
+		}
+	}
+	for _, w := range strings.Fields(plain) {
+		if len(out) >= maxTaskPaths {
+			break
+		}
+		if i := strings.Index(w, "]("); i >= 0 {
+			w = w[i+2:]
+		}
+		tok := strings.TrimRight(strings.TrimLeft(w, "([{\"'*_"), ".,;:!?)]}\"'*_")
+		if !strings.Contains(tok, "/") {
+			continue
+		}
+		if p, ok := pathToken(tok, exists); ok {
+			out = addPath(out, p)
+		}
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package openspec
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -35,4 +37,19 @@ func checkRefMatch(t *testing.T, s string) {
 	if ok != (m != nil) || ok && got != m[1] {
 		t.Fatalf("refMatch(%q) = %q %v, the expression gives %q", s, got, ok, m)
 	}
+}
+
+// FuzzBacktickSpans: backtickSpans gives backticks' spans, and whether
+// the text outside them holds a "/".
+func FuzzBacktickSpans(f *testing.F) {
+	for _, s := range []string{"a/b `c/d` e", "`a` b/`", "``/`x`", "`/`/", "no ticks/", "``", "`` `a/b` c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		spans, slash := backtickSpans(s)
+		old, plain := backticks(s)
+		if !reflect.DeepEqual(spans, old) || slash != strings.Contains(plain, "/") {
+			t.Fatalf("backtickSpans(%q) = %q %v, backticks gives %q %q", s, spans, slash, old, plain)
+		}
+	})
 }

@@ -417,12 +417,16 @@ func descPaths(desc string, out []string, exists func(string) bool) []string {
 	if !strings.Contains(desc, "/") && !strings.Contains(desc, "`") {
 		return out
 	}
-	quoted, plain := backticks(desc)
+	quoted, slash := backtickSpans(desc)
 	for _, q := range quoted {
 		if p, ok := pathToken(q, exists); ok {
 			out = addPath(out, p)
 		}
 	}
+	if !slash {
+		return out // no folder outside the spans: no bare path
+	}
+	_, plain := backticks(desc)
 	for _, w := range strings.Fields(plain) {
 		if len(out) >= maxTaskPaths {
 			break
@@ -476,6 +480,37 @@ func backticks(text string) (quoted []string, plain string) {
 		rest = rest[i+2+j:]
 	}
 	return quoted, b.String()
+}
+
+// backtickSpans is backticks without building the text outside the
+// spans: the spans, and whether that text holds a "/".
+func backtickSpans(text string) (quoted []string, slash bool) {
+	if !strings.Contains(text, "`") {
+		return nil, strings.IndexByte(text, '/') >= 0
+	}
+	rest := text
+	for {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		span := rest[i+1 : i+1+j]
+		if j == 0 || j > 512 {
+			slash = slash || strings.IndexByte(rest[:i+1], '/') >= 0
+			rest = rest[i+1:]
+			continue
+		}
+		slash = slash || strings.IndexByte(rest[:i], '/') >= 0
+		if len(quoted) < maxTaskPaths {
+			quoted = append(quoted, span)
+		}
+		rest = rest[i+2+j:]
+	}
+	return quoted, slash || strings.IndexByte(rest, '/') >= 0
 }
 
 // filesPaths reads a "Files: a, b" sub-bullet (refpath.Listed) into out.
