@@ -105,7 +105,7 @@ func groupName(t *Task) string {
 	switch {
 	case t.ID == "":
 		return title
-	case refIDRe().MatchString(t.ID) && !strings.Contains(t.ID, "."):
+	case isRefID(t.ID) && !strings.Contains(t.ID, "."):
 		return t.ID + ". " + title
 	}
 	return t.ID + " " + title

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 )
 
@@ -28,6 +29,18 @@ func indent(s string) int {
 // oneLine bounds text for a title (textfmt.Title).
 func oneLine(s string) string { return textfmt.Title(s, maxTitleLen) }
 
+// clipCut is where textfmt.Clip(s, n) cuts s: len(s) when it fits, else
+// the last rune start at or before n.
+func clipCut(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
 // clip is textfmt.Clip.
 func clip(s string, n int) string { return textfmt.Clip(s, n) }
 
@@ -35,14 +48,17 @@ func clip(s string, n int) string { return textfmt.Clip(s, n) }
 // paths, and bare tokens holding a folder and a known extension.
 func descPaths(desc string, out []string, exists func(string) bool) []string {
 	plain := desc
-	if strings.Contains(desc, "`") {
-		var spans []string
-		spans, plain = backticks(desc)
+	if strings.IndexByte(desc, '`') >= 0 {
+		spans, slash := backtickSpans(desc)
 		for _, sp := range spans {
 			if p, ok := pathToken(sp, exists); ok {
 				out = addPaths(out, p)
 			}
 		}
+		if !slash {
+			return out // no folder outside the spans: no bare path
+		}
+		_, plain = backticks(desc)
 	}
 	if !strings.Contains(plain, "/") {
 		return out
@@ -51,7 +67,7 @@ func descPaths(desc string, out []string, exists func(string) bool) []string {
 		if len(out) >= maxTaskPaths {
 			break
 		}
-		tok := strings.TrimRight(strings.TrimLeft(w, "(\"'["), ".,;:)\"']")
+		tok := trimRightSet(trimLeftSet(w, "(\"'["), ".,;:)\"']")
 		if !strings.Contains(tok, "/") || path.Ext(tok) == "" {
 			continue
 		}
@@ -88,20 +104,111 @@ func fence(trim string) string {
 	return ""
 }
 
-// heading matches a heading line; trim is the line without indentation.
-func heading(trim, line string) []string {
+// heading reads a heading line (trim is the line without indentation):
+// its text, and whether it is one (source.Heading).
+func heading(trim, line string) (string, bool) {
 	if !strings.HasPrefix(trim, "#") {
-		return nil
+		return "", false
 	}
-	return headingRe().FindStringSubmatch(line)
+	_, text, ok := source.Heading(line)
+	return text, ok
 }
 
-// parallelLoc finds cc-sdd's (P) marker in a task's text.
+// isRefID reports whether s is a numbered task or requirement id: the
+// regular expression `^\d+(?:\.\d+)*$` (ASCII digits) read by hand.
+func isRefID(s string) bool {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && digits > 0 && i+1 < len(s):
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// hasFoldPrefix is strings.HasPrefix(strings.ToLower(s), word) for a
+// lower-case ASCII word, without the copy when the start of s is ASCII
+// (two other characters lower-case to ASCII letters: U+0130 to i, the
+// Kelvin sign to k; those starts go through strings.ToLower).
+func hasFoldPrefix(s, word string) bool {
+	for i := 0; i < len(word); i++ {
+		if i >= len(s) {
+			return false
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.HasPrefix(strings.ToLower(s), word)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// trimLeftSet is strings.TrimLeft for a cutset of ASCII characters,
+// without building the set on every call.
+func trimLeftSet(s, set string) string {
+	i := 0
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return s[i:]
+}
+
+// trimRightSet is strings.TrimRight for a cutset of ASCII characters.
+func trimRightSet(s, set string) string {
+	i := len(s)
+	for i > 0 && strings.IndexByte(set, s[i-1]) >= 0 {
+		i--
+	}
+	return s[:i]
+}
+
+// colonIndex is strings.IndexAny(s, ":：") for valid UTF-8 s: the first
+// ASCII or full-width colon, -1 for none.
+func colonIndex(s string) int {
+	i := strings.IndexByte(s, ':')
+	limit := s
+	if i >= 0 {
+		limit = s[:i]
+	}
+	if j := strings.Index(limit, "："); j >= 0 {
+		return j
+	}
+	return i
+}
+
+// parallelLoc finds cc-sdd's (P) marker in a task's text: where the
+// regular expression `\s*\(P\)\s*` (RE2's \s: [\t\n\f\r ]) first matches,
+// read by hand: the first "(P)" with the blanks on both sides of it; nil
+// for none.
 func parallelLoc(s string) []int {
-	if !strings.Contains(s, "(P)") {
+	j := strings.Index(s, "(P)")
+	if j < 0 {
 		return nil
 	}
-	return parallelRe().FindStringIndex(s)
+	start, end := j, j+len("(P)")
+	for start > 0 && isSpaceRE(s[start-1]) {
+		start--
+	}
+	for end < len(s) && isSpaceRE(s[end]) {
+		end++
+	}
+	return []int{start, end}
+}
+
+// isSpaceRE reports whether c is in RE2's \s: [\t\n\f\r ].
+func isSpaceRE(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // box reads a checkbox list item by hand (the grammar of Rule B3.1 before
@@ -143,12 +250,13 @@ func box(line string) []string {
 
 // firstToken splits off the first blank-separated token of s.
 func firstToken(s string) (tok, rest string) {
-	s = strings.TrimLeft(s, " \t")
-	i := strings.IndexAny(s, " \t")
-	if i < 0 {
-		return s, ""
+	s = trimLeftSet(s, " \t")
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '\t' {
+			return s[:i], s[i:]
+		}
 	}
-	return s[:i], s[i:]
+	return s, ""
 }
 
 // backticks returns the backticked spans of s (at most maxTaskPaths, each
@@ -178,6 +286,31 @@ func backticks(s string) ([]string, string) {
 	}
 	b.WriteString(s)
 	return spans, b.String()
+}
+
+// backtickSpans is backticks without building the text outside the
+// spans: the spans, and whether that text holds a "/".
+func backtickSpans(s string) (spans []string, slash bool) {
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if sp := s[i+1 : i+1+j]; j > 0 && j <= 512 {
+			if len(spans) < maxTaskPaths {
+				spans = append(spans, sp)
+			}
+			slash = slash || strings.IndexByte(s[:i], '/') >= 0
+		} else {
+			slash = slash || strings.IndexByte(s[:i+1+j+1], '/') >= 0
+		}
+		s = s[i+1+j+1:]
+	}
+	return spans, slash || strings.IndexByte(s, '/') >= 0
 }
 
 // taskID reads a task id token (Rule B3.1): 2, 2.1, 0.V, M24-T002, bold

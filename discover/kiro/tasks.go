@@ -236,12 +236,11 @@ func (ts *Tasks) label(i int) string {
 }
 
 var (
-	headingRe  = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
 	inlineRe   = lazyre.New(`(?i)_(requirements?|depends|blocked|boundary)\s*[:：]\s*([^_]*)_`)
-	parallelRe = lazyre.New(`\s*\(P\)\s*`)
 	fileLineRe = lazyre.New(`(?i)^\**(?:files?|paths?)\**\s*[:：]\s*(.*)$`)
-	refIDRe    = lazyre.New(`^\d+(?:\.\d+)*$`)
 	graphHead  = lazyre.New(`(?i)task\s+dependency\s+graph`)
+	// headingMarks takes bold and code marks off a heading's text
+	headingMarks = strings.NewReplacer("**", "", "`", "")
 )
 
 // ParseTasks reads a tasks.md without a repository at hand: only
@@ -255,7 +254,10 @@ func ParseTasks(data []byte) Tasks { return ParseTasksIn(data, nil) }
 // for the repository: a route, URL, glob or version never becomes a path.
 func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 	var out Tasks
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	text := string(data)
+	if !utf8.ValidString(text) { // (ToValidUTF8 decodes every rune to find out)
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
 	// the tasks and their id maps are made once at (about) their size:
 	// grown by appending, a spec's tasks left three times their bytes
 	// behind for the collector (the bench's specs shape: 9 of its 160 MB
@@ -264,7 +266,7 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 	if boxes > 0 {
 		out.Tasks = make([]Task, 0, boxes)
 	}
-	p := parser{out: &out, exists: exists, lastByID: make(map[string]int, boxes), seen: make(map[string]int, boxes)}
+	p := parser{out: &out, exists: exists, ids: make(map[string]idSeen, boxes)}
 	// line by line as strings.Split would cut them (a last, empty line
 	// after a final newline included), without the slice of every line
 	for n := 1; ; n++ {
@@ -291,20 +293,23 @@ func ParseTasksIn(data []byte, exists func(string) bool) Tasks {
 
 // parser is ParseTasksIn's state between lines.
 type parser struct {
-	out      *Tasks
-	exists   func(string) bool
-	heading  string
-	inGraph  bool // under the Task Dependency Graph heading
-	fence    string
-	graph    strings.Builder
-	inFence  bool // the fence being read is the graph's
-	comment  bool
-	cur      int   // the last task (for its detail bullets), -1 none
-	stack    []int // tasks by indentation, for parents without ids
-	lastByID map[string]int
-	seen     map[string]int
-	started  bool
+	out     *Tasks
+	exists  func(string) bool
+	heading string
+	inGraph bool // under the Task Dependency Graph heading
+	fence   string
+	graph   strings.Builder
+	inFence bool // the fence being read is the graph's
+	comment bool
+	cur     int               // the last task (for its detail bullets), -1 none
+	stack   []int             // tasks by indentation, for parents without ids
+	ids     map[string]idSeen // the task ids written so far
+	started bool
 }
+
+// idSeen is what the parse knows of a task id: how many task lines
+// wrote it, and the index of the last one.
+type idSeen struct{ times, last int }
 
 // line reads one line; false stops the parse (too many tasks).
 func (p *parser) line(n int, line string) bool {
@@ -312,7 +317,7 @@ func (p *parser) line(n int, line string) bool {
 		p.cur = -1
 		p.started = true
 	}
-	trim := strings.TrimLeft(line, " \t")
+	trim := trimLeftSet(line, " \t")
 	if m := fence(trim); m != "" {
 		switch {
 		case p.fence == "":
@@ -345,8 +350,8 @@ func (p *parser) line(n int, line string) bool {
 		p.comment = !strings.Contains(trim, "-->")
 		return true
 	}
-	if m := heading(trim, line); m != nil {
-		p.heading = oneLine(strings.NewReplacer("**", "", "`", "").Replace(m[2]))
+	if text, ok := heading(trim, line); ok {
+		p.heading = oneLine(headingMarks.Replace(text))
 		p.inGraph = graphHead().MatchString(p.heading)
 		p.cur, p.stack = -1, p.stack[:0]
 		return true
@@ -412,11 +417,11 @@ func (p *parser) task(n int, m []string) bool {
 		p.out.Tasks[t.Parent].Children++
 	}
 	if t.ID != "" {
-		if p.seen[t.ID] == 1 {
+		seen := p.ids[t.ID]
+		if seen.times == 1 {
 			p.out.Duplicates = append(p.out.Duplicates, t.ID)
 		}
-		p.seen[t.ID]++
-		p.lastByID[t.ID] = i
+		p.ids[t.ID] = idSeen{times: seen.times + 1, last: i}
 	}
 	p.out.Tasks = append(p.out.Tasks, t)
 	for len(p.stack) > 0 && p.out.Tasks[p.stack[len(p.stack)-1]].Indent >= t.Indent {
@@ -432,10 +437,10 @@ func (p *parser) task(n int, m []string) bool {
 // parentOf finds a task's parent (Rule B3.3): by id first (2.3 stands
 // under the nearest task 2 above it), else by indentation.
 func (p *parser) parentOf(t *Task) int {
-	if t.ID != "" && refIDRe().MatchString(t.ID) {
+	if t.ID != "" && isRefID(t.ID) {
 		if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
-			if j, ok := p.lastByID[t.ID[:k]]; ok {
-				return j
+			if seen, ok := p.ids[t.ID[:k]]; ok {
+				return seen.last
 			}
 		}
 	}
@@ -463,8 +468,8 @@ func (p *parser) inline(t *Task, s string) string {
 // bullet naming files.
 func (p *parser) detail(s string) {
 	t := &p.out.Tasks[p.cur]
-	s = strings.TrimSpace(strings.TrimLeft(s, "-*+ \t"))
-	if strings.ContainsAny(s, ":：") {
+	s = strings.TrimSpace(trimLeftSet(s, "-*+ \t"))
+	if colonIndex(s) >= 0 {
 		if p.annotation(t, s) {
 			return
 		}
@@ -472,13 +477,15 @@ func (p *parser) detail(s string) {
 	if strings.Contains(s, "Validates:") || strings.Contains(s, "Property ") || strings.Contains(s, "_Boundary") {
 		return
 	}
-	if low := strings.ToLower(strings.TrimLeft(clip(s, 8), "*")); strings.HasPrefix(low, "file") || strings.HasPrefix(low, "path") {
+	// the first 8 bytes (clipped at a rune) without their leading stars
+	// start with "file" or "path" in any case
+	if low := strings.TrimLeft(s[:clipCut(s, 8)], "*"); hasFoldPrefix(low, "file") || hasFoldPrefix(low, "path") {
 		if m := fileLineRe().FindStringSubmatch(s); m != nil {
 			t.Paths = addPaths(t.Paths, filesPaths(m[1], p.exists)...)
 			return
 		}
 	}
-	if !strings.ContainsAny(s, "/`") {
+	if strings.IndexByte(s, '/') < 0 && strings.IndexByte(s, '`') < 0 {
 		return // no path without a folder or backticks
 	}
 	if strings.Contains(s, "_") {
@@ -491,33 +498,58 @@ func (p *parser) detail(s string) {
 // `**Requirements**: …`, `Requirements：…`, `_Depends: 1.2_`, `_Depends on:
 // …_`, `_Blocked: why_`) into t and reports whether it was one.
 func (p *parser) annotation(t *Task, s string) bool {
-	head := strings.TrimLeft(s, "_* \t")
-	colon := strings.IndexAny(head, ":：")
+	head := trimLeftSet(s, "_* \t")
+	colon := colonIndex(head)
 	if colon <= 0 || colon > 20 {
 		return false
 	}
-	word := strings.ToLower(strings.TrimRight(head[:colon], "_* \t"))
-	var kind string
-	switch word {
-	case "requirement", "requirements":
-		kind = "requirements"
-	case "depends", "depends on":
-		kind = "depends"
-	case "blocked":
-		kind = "blocked"
-	default:
+	kind := annotationKind(trimRightSet(head[:colon], "_* \t"))
+	if kind == "" {
 		return false
 	}
 	val := head[colon:]
 	_, size := utf8.DecodeRuneInString(val)
-	val = strings.TrimRight(strings.TrimSpace(val[size:]), "_* \t")
+	val = trimRightSet(strings.TrimSpace(val[size:]), "_* \t")
 	annotate(t, kind, val)
 	return true
 }
 
+// annotationKind is the kind of annotation the word before an
+// annotation's colon names, in any case ("" for none): an ASCII word is
+// lower-cased in place, any other by strings.ToLower (the Kelvin sign
+// lower-cases to k).
+func annotationKind(word string) string {
+	var buf [24]byte
+	low := buf[:0]
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if c >= utf8.RuneSelf || len(low) == len(buf) {
+			return kindOf(strings.ToLower(word))
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low = append(low, c)
+	}
+	return kindOf(string(low))
+}
+
+// kindOf is the kind of annotation a lower-case word names, "" for none.
+func kindOf(word string) string {
+	switch word {
+	case "requirement", "requirements":
+		return "requirements"
+	case "depends", "depends on":
+		return "depends"
+	case "blocked":
+		return "blocked"
+	}
+	return ""
+}
+
 // annotate records one annotation on t.
 func annotate(t *Task, kind, val string) {
-	val = strings.TrimSpace(strings.Trim(strings.TrimSpace(val), "_*"))
+	val = strings.TrimSpace(trimRightSet(trimLeftSet(strings.TrimSpace(val), "_*"), "_*"))
 	switch kind {
 	case "requirement", "requirements":
 		t.Requirements = addRefs(t.Requirements, val)
@@ -539,7 +571,7 @@ func addRefs(list []string, val string) []string {
 	parts := strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == '、' || r == ';' || r == '，' })
 	ids := true
 	for _, x := range parts {
-		if !refIDRe().MatchString(strings.TrimSpace(x)) {
+		if !isRefID(strings.TrimSpace(x)) {
 			ids = false
 			break
 		}

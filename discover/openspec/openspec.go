@@ -17,17 +17,22 @@ package openspec
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/par"
+	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -388,13 +393,14 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
 	full := filepath.Join(r.Root, filepath.FromSlash(dir))
-	if fi, err := os.Lstat(full); err != nil || !fi.IsDir() {
+	ents, listed, ok := listChange(full)
+	if !ok {
 		return c // a symlink or a file: nothing is read through it
 	}
-	if ents, err := os.ReadDir(full); err == nil {
+	if listed {
 		for _, e := range ents {
-			switch name := e.Name(); {
-			case e.Type().IsRegular():
+			switch name := e.Name; {
+			case e.Type.IsRegular():
 				has[name] = true
 			case name == "tasks.md":
 				// a symlink, FIFO, device, socket or folder: the safe reader
@@ -402,9 +408,9 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 				// FIFO"; it never opens one blocking), so the change is never a
 				// silent "No tasks"
 				has[name] = true
-			case e.IsDir() && name == "specs":
+			case e.Type.IsDir() && name == "specs":
 				has["specs/"] = true
-			case e.IsDir() && archived && len(c.copies) < 5 && r.Exists(dir+"/"+name+"/tasks.md"):
+			case e.Type.IsDir() && archived && len(c.copies) < 5 && r.Exists(dir+"/"+name+"/tasks.md"):
 				// a change folder copied inside its archive folder
 				c.copies = append(c.copies, dir+"/"+name)
 			}
@@ -477,6 +483,30 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 			Message: fmt.Sprintf("schema %q may track another file than tasks.md; orchestrate reads only tasks.md", schema)})
 	}
 	return c
+}
+
+// listChange lists a change folder, sorted by name, as os.Lstat then
+// os.ReadDir did with one open fewer: ok is false when full is no folder
+// (missing, a file, or a symlink, never followed); listed is false when
+// the folder is there but could not be listed (its entries then unknown).
+func listChange(full string) (ents []pathglob.DirEntry, listed, ok bool) {
+	ents, err := pathglob.ListNoFollow(full)
+	var pe *fs.PathError
+	if err != nil && errors.As(err, &pe) && pe.Op == "open" {
+		// ENOENT, ENOTDIR, ELOOP (a symlink): no folder; anything else
+		// (a folder that cannot be read) as lstat says
+		switch {
+		case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ELOOP):
+			return nil, false, false
+		}
+		fi, lerr := os.Lstat(full)
+		return nil, false, lerr == nil && fi.IsDir()
+	}
+	if err != nil {
+		return nil, false, true // listed in part: as os.ReadDir's error, no entries
+	}
+	slices.SortFunc(ents, func(a, b pathglob.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return ents, true, true
 }
 
 // archiveFindings reports the archive's anomalies (Rule A6.3): a change

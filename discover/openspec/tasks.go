@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
 )
@@ -160,10 +161,9 @@ func (t *Tasks) FencedCount() int {
 }
 
 var (
-	headingRe = lazyre.New(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	fenceRe   = lazyre.New("^\\s*(`{3,}|~{3,})")
-	refRe     = lazyre.New(`(?i)(?:^|[\s(\[])(?:requirements?|reqs?|validates|spec)\s*[:：]\s*(.+?)\s*[)\]]?\s*$`)
-	filesRe   = lazyre.New(`(?i)^(?:files?|paths?)\s*[:：]\s*(.*)$`)
+	fenceRe = lazyre.New("^\\s*(`{3,}|~{3,})")
+	refRe   = lazyre.New(`(?i)(?:^|[\s(\[])(?:requirements?|reqs?|validates|spec)\s*[:：]\s*(.+?)\s*[)\]]?\s*$`)
+	filesRe = lazyre.New(`(?i)^(?:files?|paths?)\s*[:：]\s*(.*)$`)
 )
 
 // emphasis removes bold markers; plainText also backticks.
@@ -171,6 +171,23 @@ var (
 	emphasis  = strings.NewReplacer("**", "", "__", "")
 	plainText = strings.NewReplacer("**", "", "__", "", "`", "")
 )
+
+// unEmphasis is emphasis.Replace(s), s itself when it holds no marker
+// (the replacer copies every string it is given).
+func unEmphasis(s string) string {
+	if !strings.Contains(s, "**") && !strings.Contains(s, "__") {
+		return s
+	}
+	return emphasis.Replace(s)
+}
+
+// toPlain is plainText.Replace(s), s itself when it holds no marker.
+func toPlain(s string) string {
+	if strings.IndexByte(s, '`') < 0 && !strings.Contains(s, "**") && !strings.Contains(s, "__") {
+		return s
+	}
+	return plainText.Replace(s)
+}
 
 // ParseTasks reads a tasks.md without a repository at hand: only file-like
 // tokens are paths (see ParseTasksIn).
@@ -195,7 +212,10 @@ func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 	fence, fenceLen, fenceAt := byte(0), 0, 0
 	var cur *Task // the last task, for its indented sub-bullets
 	curIndent := 0
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	text := string(data)
+	if !utf8.ValidString(text) { // (ToValidUTF8 decodes every rune to find out)
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
 	// the tasks made once at (about) their number: grown by appending, a
 	// change's tasks left twice their bytes behind for the collector
 	if boxes := min(boxLines(text), maxTasks); boxes > 0 {
@@ -226,13 +246,13 @@ func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 			}
 		}
 		if fence == 0 && strings.HasPrefix(strings.TrimLeft(line, " "), "#") {
-			if m := headingRe().FindStringSubmatch(line); m != nil {
+			if level, text, ok := source.Heading(line); ok {
 				cur = nil
-				if len(m[1]) == 1 {
+				if level == 1 {
 					group, groupIx = "", -1
 					continue
 				}
-				group, groupIx = cleanText(m[2]), -1
+				group, groupIx = cleanText(text), -1
 				continue
 			}
 		}
@@ -286,7 +306,7 @@ func parseTasks(data []byte, exists func(string) bool, detail bool) Tasks {
 		case indentOf(line) > curIndent:
 			// a sub-bullet of the task: requirement references and files
 			sub := strings.TrimSpace(strings.TrimLeft(trimmed, "-*+"))
-			plain := emphasis.Replace(sub)
+			plain := unEmphasis(sub)
 			plain = strings.Trim(plain, "_ ")
 			if fm := filesMatch(plain); fm != nil {
 				cur.Paths = filesPaths(fm[1], cur.Paths, exists)
@@ -367,13 +387,13 @@ func addRefs(refs []string, text string) []string {
 	if !mayRef(text) {
 		return refs
 	}
-	plain := plainText.Replace(text)
+	plain := toPlain(text)
 	plain = strings.Trim(plain, "_ ")
-	m := refRe().FindStringSubmatch(plain)
-	if m == nil {
+	m, ok := refMatch(plain)
+	if !ok {
 		return refs
 	}
-	v := strings.Trim(strings.TrimSpace(m[1]), "_*. ")
+	v := strings.Trim(strings.TrimSpace(m), "_*. ")
 	v = strings.TrimPrefix(strings.TrimPrefix(v, "Requirements "), "Requirement ")
 	if v == "" {
 		return refs
@@ -397,12 +417,16 @@ func descPaths(desc string, out []string, exists func(string) bool) []string {
 	if !strings.Contains(desc, "/") && !strings.Contains(desc, "`") {
 		return out
 	}
-	quoted, plain := backticks(desc)
+	quoted, slash := backtickSpans(desc)
 	for _, q := range quoted {
 		if p, ok := pathToken(q, exists); ok {
 			out = addPath(out, p)
 		}
 	}
+	if !slash {
+		return out // no folder outside the spans: no bare path
+	}
+	_, plain := backticks(desc)
 	for _, w := range strings.Fields(plain) {
 		if len(out) >= maxTaskPaths {
 			break
@@ -458,6 +482,37 @@ func backticks(text string) (quoted []string, plain string) {
 	return quoted, b.String()
 }
 
+// backtickSpans is backticks without building the text outside the
+// spans: the spans, and whether that text holds a "/".
+func backtickSpans(text string) (quoted []string, slash bool) {
+	if !strings.Contains(text, "`") {
+		return nil, strings.IndexByte(text, '/') >= 0
+	}
+	rest := text
+	for {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		span := rest[i+1 : i+1+j]
+		if j == 0 || j > 512 {
+			slash = slash || strings.IndexByte(rest[:i+1], '/') >= 0
+			rest = rest[i+1:]
+			continue
+		}
+		slash = slash || strings.IndexByte(rest[:i], '/') >= 0
+		if len(quoted) < maxTaskPaths {
+			quoted = append(quoted, span)
+		}
+		rest = rest[i+2+j:]
+	}
+	return quoted, slash || strings.IndexByte(rest, '/') >= 0
+}
+
 // filesPaths reads a "Files: a, b" sub-bullet (refpath.Listed) into out.
 func filesPaths(rest string, out []string, exists func(string) bool) []string {
 	quoted, _ := backticks(rest)
@@ -472,7 +527,7 @@ func addPath(list []string, p string) []string { return refpath.AppendNew(list, 
 
 // cleanText strips emphasis and decorations from a heading.
 func cleanText(s string) string {
-	s = plainText.Replace(s)
+	s = toPlain(s)
 	s = strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r == '\uFE0F' || r == '\u200D'
 	})
@@ -602,6 +657,133 @@ func mayRef(text string) bool {
 		}
 	}
 	return false
+}
+
+// refWords are refRe's words, in its order; each may end in an optional
+// "s" (requirements?, reqs?) or not.
+var refWords = [...]struct {
+	word string
+	optS bool
+}{{"requirement", true}, {"req", true}, {"validates", false}, {"spec", false}}
+
+// refMatch is refRe's first group in text, and whether it matched: the
+// expression read by hand (its lazy group backtracked on every sub-bullet
+// that names a requirement). A word may start the text or follow one of
+// [\t\n\f\r (\[] (RE2's \s, a parenthesis, a bracket); it matches in any
+// case, "s" also as U+017F (RE2's case folding), then blanks and a colon
+// (ASCII or full-width). The group is the rest after the blanks, without
+// the blanks, one closing parenthesis or bracket and the blanks that end
+// the text; at least one character. A text holding a newline (never a
+// line's) goes to the expression.
+func refMatch(text string) (string, bool) {
+	if strings.IndexByte(text, '\n') >= 0 {
+		m := refRe().FindStringSubmatch(text)
+		if m == nil {
+			return "", false
+		}
+		return m[1], true
+	}
+	for at := 0; at < len(text); at++ {
+		if at > 0 && !isRefStart(text[at-1]) {
+			continue
+		}
+		for _, w := range refWords {
+			end, ok := foldWord(text, at, w.word)
+			if !ok {
+				continue
+			}
+			// s? is greedy: with the "s" first, then without it
+			ends := [2]int{-1, end}
+			if w.optS {
+				if e, ok := foldWord(text, end, "s"); ok {
+					ends[0] = e
+				}
+			}
+			for _, e := range ends {
+				if e < 0 {
+					continue
+				}
+				if group, ok := refGroup(text, e); ok {
+					return group, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// refGroup matches `\s*[:：]\s*(.+?)\s*[)\]]?\s*$` at text[i:]: the group,
+// and whether it matched.
+func refGroup(text string, i int) (string, bool) {
+	for i < len(text) && isSpaceRE(text[i]) {
+		i++
+	}
+	switch {
+	case strings.HasPrefix(text[i:], ":"):
+		i++
+	case strings.HasPrefix(text[i:], "："):
+		i += len("：")
+	default:
+		return "", false
+	}
+	r := text[i:]
+	w := 0
+	for w < len(r) && isSpaceRE(r[w]) {
+		w++
+	}
+	if w == len(r) {
+		if w == 0 {
+			return "", false // (.+?) needs a character
+		}
+		return r[w-1:], true // \s* gives back its last blank
+	}
+	s := r[w:]
+	e := len(s)
+	for e > 0 && isSpaceRE(s[e-1]) {
+		e--
+	}
+	if e > 0 && (s[e-1] == ')' || s[e-1] == ']') {
+		e--
+		for e > 0 && isSpaceRE(s[e-1]) {
+			e--
+		}
+	}
+	if e == 0 {
+		_, e = utf8.DecodeRuneInString(s) // at least one character
+	}
+	return s[:e], true
+}
+
+// foldWord matches the lower-case ASCII word at text[i:] in any case ("s"
+// also as U+017F): the end of the match, and whether it matched.
+func foldWord(text string, i int, word string) (int, bool) {
+	for k := 0; k < len(word); k++ {
+		if i >= len(text) {
+			return 0, false
+		}
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		switch {
+		case c == word[k]:
+			i++
+		case word[k] == 's' && strings.HasPrefix(text[i:], "\u017f"):
+			i += len("\u017f")
+		default:
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// isRefStart reports whether c may stand before refRe's word: RE2's \s,
+// "(" or "[".
+func isRefStart(c byte) bool { return isSpaceRE(c) || c == '(' || c == '[' }
+
+// isSpaceRE reports whether c is in RE2's \s: [\t\n\f\r ].
+func isSpaceRE(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // leadingNumber takes a task's leading number off its text ("2.3 Do x",
