@@ -3,12 +3,13 @@
 package pathglob
 
 import (
-	"encoding/binary"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/orchestrate-dev/orchestrate/internal/dirent"
 )
 
 // direntBufs are listDir's getdents buffers, shared by the walks.
@@ -64,61 +65,29 @@ func listDir(full string, noFollow bool) ([]DirEntry, error) {
 	}
 }
 
-// linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1),
-// d_name (NUL-terminated), the same on every Linux architecture.
-const (
-	direntReclen = 16
-	direntType   = 18
-	direntName   = 19
-)
-
-// parseDirents appends the entries of one getdents64 buffer to out,
-// skipping "." and "..". A malformed record ends the buffer.
+// parseDirents appends the entries of one getdents64 buffer to out
+// (internal/dirent reads the records: "." and ".." skipped, a malformed
+// record ends the buffer), their types from d_type or, when the file
+// system does not say, an lstat of the entry (one gone since is skipped).
 func parseDirents(full string, buf []byte, out []DirEntry) ([]DirEntry, error) {
-	for len(buf) >= direntName {
-		reclen := int(binary.NativeEndian.Uint16(buf[direntReclen:]))
-		if reclen < direntName || reclen > len(buf) {
-			break
-		}
-		rec := buf[:reclen]
-		buf = buf[reclen:]
-		name := rec[direntName:]
-		for i, c := range name {
-			if c == 0 {
-				name = name[:i]
-				break
-			}
-		}
-		if len(name) == 0 || string(name) == "." || string(name) == ".." {
-			continue
-		}
+	var err error
+	dirent.Records(buf, func(name []byte, dtype byte) bool {
 		e := DirEntry{Name: string(name)}
-		switch rec[direntType] {
-		case syscall.DT_DIR:
-			e.Type = fs.ModeDir
-		case syscall.DT_REG:
-			e.Type = 0
-		case syscall.DT_LNK:
-			e.Type = fs.ModeSymlink
-		case syscall.DT_FIFO:
-			e.Type = fs.ModeNamedPipe
-		case syscall.DT_SOCK:
-			e.Type = fs.ModeSocket
-		case syscall.DT_CHR:
-			e.Type = fs.ModeDevice | fs.ModeCharDevice
-		case syscall.DT_BLK:
-			e.Type = fs.ModeDevice
-		default: // DT_UNKNOWN (or a type this code does not know): ask
-			fi, err := os.Lstat(filepath.Join(full, e.Name))
-			if os.IsNotExist(err) {
-				continue // gone since the listing
+		typ, known := dirent.Type(dtype)
+		if !known {
+			fi, lerr := os.Lstat(filepath.Join(full, e.Name))
+			if os.IsNotExist(lerr) {
+				return true // gone since the listing
 			}
-			if err != nil {
-				return out, err
+			if lerr != nil {
+				err = lerr
+				return false
 			}
-			e.Type = fi.Mode().Type()
+			typ = fi.Mode().Type()
 		}
+		e.Type = typ
 		out = append(out, e)
-	}
-	return out, nil
+		return true
+	})
+	return out, err
 }

@@ -60,6 +60,13 @@ func TestListDirMatchesReadDir(t *testing.T) {
 	}
 }
 
+// linux_dirent64's offsets: d_reclen, d_type, d_name.
+const (
+	direntReclen = 16
+	direntType   = 18
+	direntName   = 19
+)
+
 // record builds one linux_dirent64 record.
 func record(name string, typ byte) []byte {
 	n := (direntName + len(name) + 1 + 7) &^ 7

@@ -1,7 +1,11 @@
-package safefile
+//go:build linux
+
+package dirent
 
 import (
 	"encoding/binary"
+	"io/fs"
+	"syscall"
 	"testing"
 )
 
@@ -17,16 +21,16 @@ func dirent(name string, dtype byte) []byte {
 	return rec
 }
 
-// TestDirentRecords: whole records give their names and types but "." and
-// ".."; a record cut short, or of a length below the header or past the
+// TestRecords: whole records give their names and types but "." and
+// ".." (nor an empty name); a record cut short, or of a length below the header or past the
 // buffer, ends the listing with no entry made of it.
-func TestDirentRecords(t *testing.T) {
+func TestRecords(t *testing.T) {
 	var buf []byte
-	for _, n := range []string{".", "a.md", "..", "sub", "x"} {
+	for _, n := range []string{".", "a.md", "..", "", "sub", "x"} {
 		buf = append(buf, dirent(n, 8)...)
 	}
 	var got []string
-	ok := direntRecords(buf, func(name []byte, dtype byte) bool {
+	ok := Records(buf, func(name []byte, dtype byte) bool {
 		got = append(got, string(name))
 		return dtype == 8
 	})
@@ -40,31 +44,31 @@ func TestDirentRecords(t *testing.T) {
 		func() []byte { b := dirent("a", 8); binary.NativeEndian.PutUint16(b[16:], 200); return b }(),
 	} {
 		n := 0
-		if direntRecords(bad, func([]byte, byte) bool { n++; return true }) {
+		if Records(bad, func([]byte, byte) bool { n++; return true }) {
 			t.Errorf("%x: taken as whole", bad)
 		}
 	}
 	stop := 0
-	if direntRecords(buf, func([]byte, byte) bool { stop++; return false }) || stop != 1 {
+	if Records(buf, func([]byte, byte) bool { stop++; return false }) || stop != 1 {
 		t.Errorf("fn's stop: %d calls", stop)
 	}
 }
 
-// FuzzDirentRecords: any bytes give names inside the buffer, without a NUL,
+// FuzzRecords: any bytes give names inside the buffer, without a NUL,
 // never "." or "..", and never loop or panic.
-func FuzzDirentRecords(f *testing.F) {
+func FuzzRecords(f *testing.F) {
 	f.Add(append(dirent("a.md", 8), dirent("..", 4)...))
 	f.Add(dirent("x", 0)[:10])
 	f.Fuzz(func(t *testing.T, b []byte) {
 		total := 0
-		direntRecords(b, func(name []byte, _ byte) bool {
+		Records(b, func(name []byte, _ byte) bool {
 			total += len(name)
 			for _, c := range name {
 				if c == 0 {
 					t.Fatalf("a name with a NUL: %q", name)
 				}
 			}
-			if string(name) == "." || string(name) == ".." {
+			if len(name) == 0 || string(name) == "." || string(name) == ".." {
 				t.Fatalf("gave %q", name)
 			}
 			return true
@@ -73,4 +77,28 @@ func FuzzDirentRecords(f *testing.F) {
 			t.Fatalf("names of %d bytes from %d", total, len(b))
 		}
 	})
+}
+
+// TestType: each d_type is the type os gives; DT_UNKNOWN and an unknown
+// value are not known (the caller lstat's the entry).
+func TestType(t *testing.T) {
+	for _, c := range []struct {
+		dtype byte
+		typ   fs.FileMode
+		known bool
+	}{
+		{syscall.DT_REG, 0, true},
+		{syscall.DT_DIR, fs.ModeDir, true},
+		{syscall.DT_LNK, fs.ModeSymlink, true},
+		{syscall.DT_FIFO, fs.ModeNamedPipe, true},
+		{syscall.DT_SOCK, fs.ModeSocket, true},
+		{syscall.DT_CHR, fs.ModeDevice | fs.ModeCharDevice, true},
+		{syscall.DT_BLK, fs.ModeDevice, true},
+		{syscall.DT_UNKNOWN, 0, false},
+		{99, 0, false},
+	} {
+		if typ, known := Type(c.dtype); typ != c.typ || known != c.known {
+			t.Errorf("Type(%d) = %v, %v; want %v, %v", c.dtype, typ, known, c.typ, c.known)
+		}
+	}
 }
