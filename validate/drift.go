@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate/gitmemo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -94,12 +95,9 @@ func (v *validator) drift() {
 }
 
 // HistoryCutter is implemented by a Git (*gitrepo.Repo does) that can tell
-// where its history is cut short (see gitrepo.Repo.HistoryCut) and whether
-// it is a partial clone (gitrepo.Repo.Promisor).
-type HistoryCutter interface {
-	HistoryCut(rev string) bool
-	Promisor() string
-}
+// where its history is cut short and whether it is a partial clone (see
+// gitmemo.HistoryCutter).
+type HistoryCutter = gitmemo.HistoryCutter
 
 // timeFromCut returns the commit (as the candidate names it) its time was
 // dated from when that commit is where the clone's history is cut short
