@@ -330,7 +330,7 @@ func (v *validator) pathsOf(stories []*storyState, keep func(*refFile) bool) []s
 }
 
 // statesByPath finds the state of a compared path. When Compare answered
-// in the order of paths (gitCache does) it is found by position — the next
+// in the order of paths (gitmemo.Memo does) it is found by position — the next
 // one first, the files being asked in that order — else through a map.
 func statesByPath(paths []string, states []gitrepo.PathState) func(string) *gitrepo.PathState {
 	aligned := len(states) == len(paths)

@@ -262,3 +262,33 @@ func compareAsync(t *testing.T, gc *Memo, base gitrepo.Commit, paths []string) <
 	}()
 	return out
 }
+
+// A Memo without a Run asks nothing ahead: each path of a base is asked
+// once, the answers in the order asked, and LastChangeAtFor is
+// LastChangeAt (no candidate's record paths are asked for).
+func TestMemoWithoutRun(t *testing.T) {
+	x := parBase(3)
+	g := &parGit{asked: map[string]int{}}
+	m := New(g, nil)
+	base := gitrepo.Commit{Hash: x, Short: x[:7]}
+	for _, paths := range [][]string{{"b", "a"}, {"a", "c", "b"}} {
+		got, err := m.Compare(base, paths)
+		if err != nil || !reflect.DeepEqual(got, wantStates(x, paths)) {
+			t.Errorf("Compare %v: %+v %v", paths, got, err)
+		}
+	}
+	if want := map[string]int{x + " a": 1, x + " b": 1, x + " c": 1}; !reflect.DeepEqual(g.asked, want) {
+		t.Errorf("asked %v, want %v", g.asked, want)
+	}
+	if !reflect.DeepEqual(g.serial, []bool{false, false}) {
+		t.Errorf("Serial given %v without a Run", g.serial)
+	}
+	asked := false
+	got := m.LastChangeAtFor(func(*workflow.Candidate) []string { asked = true; return nil }, base, []string{"a"}, 10)
+	if asked || len(got) != 0 {
+		t.Errorf("LastChangeAtFor without a Run: %v, record paths asked %v", got, asked)
+	}
+	if m.Walked() != nil {
+		t.Error("a History walked without a Run")
+	}
+}
