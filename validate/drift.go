@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate/gitmemo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -94,12 +95,9 @@ func (v *validator) drift() {
 }
 
 // HistoryCutter is implemented by a Git (*gitrepo.Repo does) that can tell
-// where its history is cut short (see gitrepo.Repo.HistoryCut) and whether
-// it is a partial clone (gitrepo.Repo.Promisor).
-type HistoryCutter interface {
-	HistoryCut(rev string) bool
-	Promisor() string
-}
+// where its history is cut short and whether it is a partial clone (see
+// gitmemo.HistoryCutter).
+type HistoryCutter = gitmemo.HistoryCutter
 
 // timeFromCut returns the commit (as the candidate names it) its time was
 // dated from when that commit is where the clone's history is cut short
@@ -332,7 +330,7 @@ func (v *validator) pathsOf(stories []*storyState, keep func(*refFile) bool) []s
 }
 
 // statesByPath finds the state of a compared path. When Compare answered
-// in the order of paths (gitCache does) it is found by position — the next
+// in the order of paths (gitmemo.Memo does) it is found by position — the next
 // one first, the files being asked in that order — else through a map.
 func statesByPath(paths []string, states []gitrepo.PathState) func(string) *gitrepo.PathState {
 	aligned := len(states) == len(paths)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/validate/gitmemo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -250,11 +251,8 @@ func cause(err error) error {
 }
 
 // Remover is implemented by a Git (*gitrepo.Repo does) that can name the
-// commit that removed a path; validation uses it to say why a referenced
-// file is missing.
-type Remover interface {
-	Removal(path string) (gitrepo.Removal, bool)
-}
+// commit that removed a path (see gitmemo.Remover).
+type Remover = gitmemo.Remover
 
 // maxRemovalLookups bounds the history walks one validation spends naming
 // the commits that removed missing files.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/validate/gitmemo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -52,15 +53,9 @@ const maxOwnChangedPaths = 200
 const rewriteMinLines = 8
 
 // OwnershipGit is implemented by a Git (*gitrepo.Repo does) that can tell
-// which files a commit changed and who last changed a path at a commit:
-// what the progress rule needs to tell the workflow's own commits from
-// someone else's. Without it no commit is the workflow's own.
-type OwnershipGit interface {
-	// ChangedPaths is gitrepo.Repo.ChangedPaths.
-	ChangedPaths(c gitrepo.Commit, max int) ([]string, bool, error)
-	// LastChangeAt is gitrepo.Repo.LastChangeAt.
-	LastChangeAt(c gitrepo.Commit, paths []string, maxCommits int) map[string]gitrepo.Commit
-}
+// which files a commit changed and who last changed a path at a commit
+// (see gitmemo.OwnershipGit). Without it no commit is the workflow's own.
+type OwnershipGit = gitmemo.OwnershipGit
 
 // ownership is what the validator knows of the workflow's own files and
 // authors, made on first use.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/validate/gitmemo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
@@ -34,8 +35,8 @@ type Run struct {
 	byStory map[string][]int
 
 	gitOnce  sync.Once
-	gitFor   Git       // the Git whose answers gitCache keeps
-	gitCache *gitCache // see git
+	gitFor   Git           // the Git whose answers gitCache keeps
+	gitCache *gitmemo.Memo // see git
 
 	// seen is what the integrity checks learnt of the cleaned paths they
 	// checked, for the later questions about the same paths (Compare's
@@ -169,7 +170,7 @@ func (r *Run) resumable() int {
 // index's look-up tables are sized by them). Candidates that are not
 // resumable are never validated by the run that reads the index once
 // (status): 20,000 stories, most of them done, had it keep 50,000 entries. It only says which index entries to
-// read (see gitCache.compare): a path that is not safe, or is missing
+// read (see gitmemo.Memo's compare): a path that is not safe, or is missing
 // here, costs nothing but a hashed file.
 func (r *Run) refPaths() []string {
 	seen := map[string]bool{}

@@ -15,7 +15,7 @@ import (
 // TestHistoryRunEqualsAlone: workflows interrupted at different commits of
 // a real repository (one of them on a merged side branch), validated
 // through one Run (one walk of the history for all of them, see
-// gitCache.history) give the reports of validations each with a Repo of
+// gitmemo.Memo's history) give the reports of validations each with a Repo of
 // its own and no Run.
 func TestHistoryRunEqualsAlone(t *testing.T) {
 	r := newRepo(t)
@@ -105,17 +105,17 @@ func TestHistoryRunEqualsAlone(t *testing.T) {
 		}
 	}
 	gc := run.gitCache
-	if gc == nil || gc.hist == nil {
+	if gc == nil || gc.Walked() == nil {
 		t.Fatal("the Run walked no History")
 	}
 	covered := 0
 	for _, rep := range want {
-		if gc.hist.Covers(rep.Base) {
+		if gc.Walked().Covers(rep.Base) {
 			covered++
 		}
 	}
-	if covered != len(all)-1 || gc.hist.Covers(gitrepo.Commit{Hash: side}) {
-		t.Errorf("the History covers %d bases (side %v), want %d and not the side commit", covered, gc.hist.Covers(gitrepo.Commit{Hash: side}), len(all)-1)
+	if covered != len(all)-1 || gc.Walked().Covers(gitrepo.Commit{Hash: side}) {
+		t.Errorf("the History covers %d bases (side %v), want %d and not the side commit", covered, gc.Walked().Covers(gitrepo.Commit{Hash: side}), len(all)-1)
 	}
 	committed := 0
 	for _, rep := range want {

@@ -108,25 +108,13 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate/gitmemo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// Git is what validation needs of git; *gitrepo.Repo satisfies it.
-type Git interface {
-	// Shallow reports whether the repository is a shallow clone.
-	Shallow() bool
-	// InterruptionCommit returns the recorded commit when it exists, else the
-	// newest first-parent commit at or before at; gitrepo.ErrNoCommit when
-	// there is none.
-	InterruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error)
-	// Compare compares paths between base, HEAD and the working tree.
-	Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error)
-	// CommitsTouching returns, per path, up to limit first-parent commits
-	// since base that changed it, newest first.
-	CommitsTouching(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error)
-	// ReadAt returns the content of path in commit c.
-	ReadAt(c gitrepo.Commit, path string) ([]byte, error)
-}
+// Git is what validation needs of git; *gitrepo.Repo satisfies it (see
+// gitmemo.Git, which the Run answers each question of once).
+type Git = gitmemo.Git
 
 // Input is everything Validate looks at. It is read, never modified.
 type Input struct {

@@ -51,7 +51,7 @@ var layers = []layer{
 	{"templates", []string{"templates"}},
 	// the stages, in data-flow order
 	{"discover", []string{"discover/..."}},
-	{"validate", []string{"validate"}},
+	{"validate", []string{"validate", "validate/gitmemo"}},
 	{"plan", []string{"plan"}},
 	{"modes", []string{"modes/..."}},
 	{"handoff", []string{"handoff/..."}},

@@ -1,8 +1,9 @@
-package validate
+package gitmemo
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"reflect"
@@ -10,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/gitfixture"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -74,20 +74,34 @@ func (g *parGit) CommitsTouching(gitrepo.Commit, []string, int) (map[string][]gi
 
 func (g *parGit) ReadAt(gitrepo.Commit, string) ([]byte, error) { return nil, os.ErrNotExist }
 
-// parRun is a Run of resumable candidates, one per base (a base given
-// several times is shared), with g as its cached Git.
-func parRun(t *testing.T, g *parGit, bases ...string) *gitCache {
+// fakeRun is a Run of candidates, without lstats.
+type fakeRun struct{ cands []*workflow.Candidate }
+
+func (r *fakeRun) Candidates() []*workflow.Candidate { return r.cands }
+
+func (r *fakeRun) Resumable() int {
+	n := 0
+	for _, c := range r.cands {
+		if c.Resumable {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *fakeRun) RefPaths() []string { return nil }
+
+func (r *fakeRun) Lstat(string) (fs.FileInfo, bool) { return nil, false }
+
+// parRun is a Memo of g for a Run of resumable candidates, one per base (a
+// base given several times is shared).
+func parRun(t *testing.T, g *parGit, bases ...string) *Memo {
 	t.Helper()
-	var cands []workflow.Candidate
+	run := &fakeRun{}
 	for i, b := range bases {
-		cands = append(cands, workflow.Candidate{ID: fmt.Sprintf("workflow:w-%02d", i), Resumable: true, Commit: b})
+		run.cands = append(run.cands, &workflow.Candidate{ID: fmt.Sprintf("workflow:w-%02d", i), Resumable: true, Commit: b})
 	}
-	run := NewRun(t.TempDir(), cands)
-	gc, ok := run.git(g).(*gitCache)
-	if !ok {
-		t.Fatal("the run does not cache its Git")
-	}
-	return gc
+	return New(g, run)
 }
 
 func parBase(n int) string { return fmt.Sprintf("%040x", n+0xabc) }
@@ -102,7 +116,7 @@ func wantStates(base string, paths []string) []gitrepo.PathState {
 }
 
 // Two validations of a shared base compare side by side: the second asks
-// the Git while the first's Compare is still running (gitCache's lock is
+// the Git while the first's Compare is still running (the Memo's lock is
 // not held across it, and the Git is given that lock as Serial), asks only
 // the paths the first is not asking already, and waits for the first's
 // answer for the others, which it gets.
@@ -235,97 +249,9 @@ func TestGitCacheConcurrentAnswers(t *testing.T) {
 	}
 }
 
-// Validations of one Run on a real repository, run side by side (as
-// status runs them), give the reports of validations each with a Repo of
-// its own: workflows sharing and not sharing interruption commits, with
-// committed and uncommitted changes and stories edited since (read at the
-// base: ReadAt beside the other questions). Run under -race in make test.
-func TestRunValidatesSideBySide(t *testing.T) {
-	r := newRepo(t)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(gitfixture.Init(r.root))
-	var files []string
-	for i := 0; i < 16; i++ {
-		files = append(files, fmt.Sprintf("src/m%d/f%02d.ts", i%3, i))
-	}
-	for _, f := range files {
-		r.write(f, "v0\n", time.Time{})
-	}
-	var stories []*workflow.Story
-	for i := 1; i <= 6; i++ {
-		stories = append(stories, r.story(fmt.Sprintf("3.%d", i), "InProgress", "AC", "notes", time.Time{}))
-	}
-	when := t0.Add(-5 * time.Hour)
-	_, err := gitfixture.Commit(r.root, "import", "Ana Lima", "ana@example.com", when)
-	must(err)
-	var chain []time.Time
-	for i := 0; i < 10; i++ {
-		when = when.Add(15 * time.Minute)
-		r.write(files[(i*5)%len(files)], fmt.Sprintf("v%d\n", i+1), when)
-		if i%3 == 0 {
-			st := stories[i%len(stories)]
-			r.write(st.Path, storyText(st.ID, "InProgress", "AC edited", "notes"), when)
-		}
-		_, err := gitfixture.Commit(r.root, fmt.Sprint("step ", i), "Bo Chen", "bo@example.com", when)
-		must(err)
-		chain = append(chain, when)
-	}
-	r.write(files[3], "on disk\n", time.Time{})
-	var all []workflow.Candidate
-	for i, st := range stories {
-		refs := []workflow.RefFile{{Path: st.Path, Phase: "implement", Critical: true, From: "story"}}
-		for k := 0; k < 8; k++ {
-			refs = append(refs, workflow.RefFile{Path: files[(i*3+k)%len(files)], Phase: "implement", From: "file-list"})
-		}
-		c := sdc(st.ID, refs...)
-		c.UpdatedAt = chain[(i/2)*3].Add(time.Minute) // two workflows per base
-		all = append(all, c)
-	}
-	var want []Report
-	for _, c := range all {
-		repo, err := gitrepo.Open(r.root)
-		must(err)
-		in := withOthers(input(r, c, stories...), all)
-		in.Git = repo
-		want = append(want, Validate(in))
-		must(repo.Close())
-	}
-	for round := 0; round < 3; round++ {
-		repo, err := gitrepo.Open(r.root)
-		must(err)
-		run := NewRun(r.root, all)
-		got := make([]Report, len(all))
-		var wg sync.WaitGroup
-		for w := 0; w < 3; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; i < len(all); i += 3 {
-					in := input(r, all[(i+round)%len(all)], stories...)
-					in.Git, in.Run = repo, run
-					got[(i+round)%len(all)] = Validate(in)
-				}
-			}()
-		}
-		wg.Wait()
-		run.waitPrefetch()
-		must(repo.Close())
-		for i := range all {
-			if !reflect.DeepEqual(got[i], want[i]) {
-				t.Errorf("round %d, %s side by side:\n%+v\nwant\n%+v", round, all[i].ID, got[i], want[i])
-			}
-		}
-	}
-}
-
 // compareAsync asks gc.Compare(base, paths) on a goroutine of its own; the
 // channel gets the states (an error fails the test).
-func compareAsync(t *testing.T, gc *gitCache, base gitrepo.Commit, paths []string) <-chan []gitrepo.PathState {
+func compareAsync(t *testing.T, gc *Memo, base gitrepo.Commit, paths []string) <-chan []gitrepo.PathState {
 	out := make(chan []gitrepo.PathState, 1)
 	go func() {
 		got, err := gc.Compare(base, paths)
@@ -335,4 +261,34 @@ func compareAsync(t *testing.T, gc *gitCache, base gitrepo.Commit, paths []strin
 		out <- got
 	}()
 	return out
+}
+
+// A Memo without a Run asks nothing ahead: each path of a base is asked
+// once, the answers in the order asked, and LastChangeAtFor is
+// LastChangeAt (no candidate's record paths are asked for).
+func TestMemoWithoutRun(t *testing.T) {
+	x := parBase(3)
+	g := &parGit{asked: map[string]int{}}
+	m := New(g, nil)
+	base := gitrepo.Commit{Hash: x, Short: x[:7]}
+	for _, paths := range [][]string{{"b", "a"}, {"a", "c", "b"}} {
+		got, err := m.Compare(base, paths)
+		if err != nil || !reflect.DeepEqual(got, wantStates(x, paths)) {
+			t.Errorf("Compare %v: %+v %v", paths, got, err)
+		}
+	}
+	if want := map[string]int{x + " a": 1, x + " b": 1, x + " c": 1}; !reflect.DeepEqual(g.asked, want) {
+		t.Errorf("asked %v, want %v", g.asked, want)
+	}
+	if !reflect.DeepEqual(g.serial, []bool{false, false}) {
+		t.Errorf("Serial given %v without a Run", g.serial)
+	}
+	asked := false
+	got := m.LastChangeAtFor(func(*workflow.Candidate) []string { asked = true; return nil }, base, []string{"a"}, 10)
+	if asked || len(got) != 0 {
+		t.Errorf("LastChangeAtFor without a Run: %v, record paths asked %v", got, asked)
+	}
+	if m.Walked() != nil {
+		t.Error("a History walked without a Run")
+	}
 }

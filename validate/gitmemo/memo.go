@@ -1,14 +1,85 @@
-package validate
+// Package gitmemo answers each git question of a run of validations once:
+// validate's Git behind a Memo that keeps the interruption commit of a
+// recorded hash and time, the state of a path against a base commit, the
+// commits since a base that touched a path, the commit that removed a path,
+// and asks the questions every resumable workflow of the run shares in one
+// go (the index read once, one history walk, one batch of last changes).
+// What it needs of the run is the small Run interface; validate owns the
+// run and hands a Memo its Git.
+package gitmemo
 
 import (
-	"reflect"
+	"io/fs"
 	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
-// gitCache is a Git that answers each question once per Run: the
+// Git is what validation needs of git; *gitrepo.Repo satisfies it.
+type Git interface {
+	// Shallow reports whether the repository is a shallow clone.
+	Shallow() bool
+	// InterruptionCommit returns the recorded commit when it exists, else the
+	// newest first-parent commit at or before at; gitrepo.ErrNoCommit when
+	// there is none.
+	InterruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error)
+	// Compare compares paths between base, HEAD and the working tree.
+	Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error)
+	// CommitsTouching returns, per path, up to limit first-parent commits
+	// since base that changed it, newest first.
+	CommitsTouching(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error)
+	// ReadAt returns the content of path in commit c.
+	ReadAt(c gitrepo.Commit, path string) ([]byte, error)
+}
+
+// HistoryCutter is implemented by a Git (*gitrepo.Repo does) that can tell
+// where its history is cut short (see gitrepo.Repo.HistoryCut) and whether
+// it is a partial clone (gitrepo.Repo.Promisor).
+type HistoryCutter interface {
+	HistoryCut(rev string) bool
+	Promisor() string
+}
+
+// Remover is implemented by a Git (*gitrepo.Repo does) that can name the
+// commit that removed a path; validation uses it to say why a referenced
+// file is missing.
+type Remover interface {
+	Removal(path string) (gitrepo.Removal, bool)
+}
+
+// OwnershipGit is implemented by a Git (*gitrepo.Repo does) that can tell
+// which files a commit changed and who last changed a path at a commit:
+// what the progress rule needs to tell the workflow's own commits from
+// someone else's. Without it no commit is the workflow's own.
+type OwnershipGit interface {
+	// ChangedPaths is gitrepo.Repo.ChangedPaths.
+	ChangedPaths(c gitrepo.Commit, max int) ([]string, bool, error)
+	// LastChangeAt is gitrepo.Repo.LastChangeAt.
+	LastChangeAt(c gitrepo.Commit, paths []string, maxCommits int) map[string]gitrepo.Commit
+}
+
+// Run is what a Memo needs of the run of validations it answers for
+// (validate.Run): its candidates and what its integrity checks learnt.
+// The candidates must not change while the Memo is used.
+type Run interface {
+	// Candidates is every candidate of the run, in the order the run
+	// validates them.
+	Candidates() []*workflow.Candidate
+	// Resumable is how many of the candidates are resumable (each may be
+	// validated).
+	Resumable() int
+	// RefPaths is every path the resumable candidates reference, cleaned
+	// lexically, each once: which index entries to read.
+	RefPaths() []string
+	// Lstat is the lstat an integrity check of the run made of the file at
+	// the cleaned path clean, if any (gitrepo.CompareOptions.Lstat), and
+	// forgets it.
+	Lstat(clean string) (fs.FileInfo, bool)
+}
+
+// Memo is a Git that answers each question once per Run: the
 // interruption commit of a recorded hash and time, the state of a path
 // against a base commit, the commits since a base that touched a path, and
 // the commit that removed a path. Validations of one command ask the same
@@ -16,7 +87,7 @@ import (
 // asked each time (old story contents are read once per validation anyway),
 // with c.mu held like every question to the underlying Git but Compare's
 // (see compare).
-type gitCache struct {
+type Memo struct {
 	Git
 	mu      sync.Mutex
 	shallow *bool
@@ -44,9 +115,9 @@ type gitCache struct {
 	baseUses     map[string]int
 	basesCounted bool
 
-	run      *Run // what the run's integrity checks found (lstats); nil in tests
-	compares int  // Compare calls that asked the underlying Git
-	compared int  // and the paths they asked about
+	run      Run // the run's candidates and lstats; nil when there is none
+	compares int // Compare calls that asked the underlying Git
+	compared int // and the paths they asked about
 	idx      *gitrepo.Index
 	idxDone  bool
 	// idxReady, when not nil, is closed once the index read at the first
@@ -89,30 +160,23 @@ type removalAnswer struct {
 	found bool
 }
 
-func newGitCache(g Git) *gitCache {
-	return &gitCache{Git: g, bases: map[baseKey]baseAnswer{}, states: map[string]map[string]gitrepo.PathState{},
+// New returns g answered through a Memo for run (nil: a Memo that asks
+// nothing ahead, knowing no candidate).
+func New(g Git, run Run) *Memo {
+	return &Memo{Git: g, run: run, bases: map[baseKey]baseAnswer{}, states: map[string]map[string]gitrepo.PathState{},
 		commits: map[pathKey][]gitrepo.Commit{}, removals: map[string]removalAnswer{}}
 }
 
-// git returns g answered through the Run's cache: the first Git the Run
-// sees is cached, any other one (a test's fake, another repository) is
-// used as it is.
-func (r *Run) git(g Git) Git {
-	if g == nil || !reflect.TypeOf(g).Comparable() {
-		return g
-	}
-	r.gitOnce.Do(func() {
-		r.gitFor, r.gitCache = g, newGitCache(g)
-		r.gitCache.run = r
-	})
-	if r.gitFor != g {
-		return g
-	}
-	return r.gitCache
+// Walked is the run's History once walked (see history), nil before or
+// when there is none.
+func (c *Memo) Walked() *gitrepo.History {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hist
 }
 
 // Shallow is the underlying answer, asked once.
-func (c *gitCache) Shallow() bool {
+func (c *Memo) Shallow() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.shallow == nil {
@@ -124,7 +188,7 @@ func (c *gitCache) Shallow() bool {
 
 // InterruptionCommit is the underlying answer, asked once per recorded hash
 // and time.
-func (c *gitCache) InterruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error) {
+func (c *Memo) InterruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.interruptionCommit(recorded, at)
@@ -139,7 +203,7 @@ func (c *gitCache) InterruptionCommit(recorded string, at time.Time) (gitrepo.Co
 // base that another validation is asking about at the moment is waited for
 // (see flight), not asked again. The answers do not depend on who asks
 // first: each state is the Repo's answer for its base and path.
-func (c *gitCache) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+func (c *Memo) Compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
 	if base.Hash == "" {
 		return c.Git.Compare(base, paths)
 	}
@@ -167,7 +231,7 @@ type flight struct {
 // answers are kept in c.states until each of them has asked. c.mu is held,
 // and released while the underlying Git is asked or another validation's
 // flight is waited for.
-func (c *gitCache) compareShared(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+func (c *Memo) compareShared(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
 	for {
 		states := c.statesOf(base.Hash)
 		var missing []string
@@ -225,7 +289,7 @@ func (c *gitCache) compareShared(base gitrepo.Commit, paths []string) ([]gitrepo
 
 // statesOf returns the states kept for base, made when there are none.
 // c.mu is held.
-func (c *gitCache) statesOf(base string) map[string]gitrepo.PathState {
+func (c *Memo) statesOf(base string) map[string]gitrepo.PathState {
 	states := c.states[base]
 	if states == nil {
 		states = map[string]gitrepo.PathState{}
@@ -239,7 +303,7 @@ func (c *gitCache) statesOf(base string) map[string]gitrepo.PathState {
 }
 
 // fly records that f asks about path p of base. c.mu is held.
-func (c *gitCache) fly(base, p string, f *flight) {
+func (c *Memo) fly(base, p string, f *flight) {
 	if c.flying == nil {
 		c.flying = map[string]map[string]*flight{}
 	}
@@ -254,7 +318,7 @@ func (c *gitCache) fly(base, p string, f *flight) {
 // sharedAnswer is the states of paths kept for base, in the order of
 // paths, counting the question: after the last of the base's validations,
 // its states are dropped. c.mu is held.
-func (c *gitCache) sharedAnswer(base string, states map[string]gitrepo.PathState, paths []string) []gitrepo.PathState {
+func (c *Memo) sharedAnswer(base string, states map[string]gitrepo.PathState, paths []string) []gitrepo.PathState {
 	out := make([]gitrepo.PathState, 0, len(paths))
 	for _, p := range paths {
 		if ps, ok := states[p]; ok {
@@ -277,16 +341,16 @@ func (c *gitCache) sharedAnswer(base string, states map[string]gitrepo.PathState
 // have each interruption commit (baseUses), when the run validates
 // several with a Git that takes the run's index (*gitrepo.Repo); the
 // answers are those the validations ask for anyway. c.mu is held.
-func (c *gitCache) countBases() {
+func (c *Memo) countBases() {
 	if c.basesCounted || c.run == nil {
 		return
 	}
 	c.basesCounted = true
-	if _, ok := c.Git.(optionsComparer); !ok || c.run.resumable() < 2 {
+	if _, ok := c.Git.(optionsComparer); !ok || c.run.Resumable() < 2 {
 		return
 	}
 	uses := map[string]int{}
-	for _, cand := range c.run.order {
+	for _, cand := range c.run.Candidates() {
 		if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
 			continue
 		}
@@ -310,7 +374,7 @@ func (c *gitCache) countBases() {
 // (CompareOptions.Serial) only while it reads what the Repo keeps between
 // calls; every other question to the Repo is asked with c.mu held. Any
 // other Git is asked with c.mu held.
-func (c *gitCache) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
+func (c *Memo) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState, error) {
 	c.mu.Lock()
 	oc, ok := c.Git.(optionsComparer)
 	if !ok || c.run == nil {
@@ -322,7 +386,7 @@ func (c *gitCache) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 	c.indexEarly()
 	if c.compares > 1 && !c.idxDone {
 		c.idxDone = true
-		c.idx = oc.IndexFor(c.run.refPaths(), c.compared/c.compares*c.run.resumable())
+		c.idx = oc.IndexFor(c.run.RefPaths(), c.compared/c.compares*c.run.Resumable())
 	}
 	hist := c.history()
 	if ready := c.idxReady; ready != nil {
@@ -335,7 +399,7 @@ func (c *gitCache) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathS
 		}
 		c.idx = c.idxRead
 	}
-	o := gitrepo.CompareOptions{Lstat: c.run.lstat, Index: c.idx, History: hist, Serial: &c.mu}
+	o := gitrepo.CompareOptions{Lstat: c.run.Lstat, Index: c.idx, History: hist, Serial: &c.mu}
 	c.mu.Unlock()
 	return oc.CompareWith(base, paths, o)
 }
@@ -355,18 +419,18 @@ type indexLater interface {
 // call on, is the mean of the calls so far); it decides only whether the
 // index is read. Nothing is started for a Git that cannot read it apart,
 // or with fewer than two resumable candidates. c.mu is held.
-func (c *gitCache) indexEarly() {
+func (c *Memo) indexEarly() {
 	il, ok := c.Git.(indexLater)
-	if c.idxDone || !ok || c.compares != 1 || c.run.resumable() < 2 {
+	if c.idxDone || !ok || c.compares != 1 || c.run.Resumable() < 2 {
 		return
 	}
 	c.idxDone = true
-	read, run, expected := il.IndexLater(), c.run, c.compared*c.run.resumable()
+	read, run, expected := il.IndexLater(), c.run, c.compared*c.run.Resumable()
 	ready := make(chan struct{})
 	c.idxReady = ready
 	go func() {
 		defer close(ready)
-		c.idxRead = read(run.refPaths(), expected) // the run's candidates are read only
+		c.idxRead = read(run.RefPaths(), expected) // the run's candidates are read only
 	}()
 }
 
@@ -374,7 +438,7 @@ func (c *gitCache) indexEarly() {
 // about with base and limit yet. A returned list may be shared with other
 // callers: it is read only, and its capacity is its length (an append
 // copies it). Errors are not remembered.
-func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
+func (c *Memo) CommitsTouching(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
 	if base.Hash == "" {
 		return c.Git.CommitsTouching(base, paths, limit)
 	}
@@ -418,7 +482,7 @@ func (c *gitCache) CommitsTouching(base gitrepo.Commit, paths []string, limit in
 // ReadAt is the underlying answer, asked with c.mu held: validations run
 // concurrently and a *gitrepo.Repo is not safe for concurrent use (its
 // look-up of the commit's tree reads and fills the Repo's commit links).
-func (c *gitCache) ReadAt(cm gitrepo.Commit, path string) ([]byte, error) {
+func (c *Memo) ReadAt(cm gitrepo.Commit, path string) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.Git.ReadAt(cm, path)
@@ -426,7 +490,7 @@ func (c *gitCache) ReadAt(cm gitrepo.Commit, path string) ([]byte, error) {
 
 // Removal is the underlying Git's answer (when it is a Remover), asked once
 // per path.
-func (c *gitCache) Removal(path string) (gitrepo.Removal, bool) {
+func (c *Memo) Removal(path string) (gitrepo.Removal, bool) {
 	rm, ok := c.Git.(Remover)
 	if !ok {
 		return gitrepo.Removal{}, false
@@ -443,7 +507,7 @@ func (c *gitCache) Removal(path string) (gitrepo.Removal, bool) {
 
 // HistoryCut is the underlying Git's answer (when it is a HistoryCutter),
 // asked once per rev.
-func (c *gitCache) HistoryCut(rev string) bool {
+func (c *Memo) HistoryCut(rev string) bool {
 	hc, ok := c.Git.(HistoryCutter)
 	if !ok {
 		return false
@@ -463,7 +527,7 @@ func (c *gitCache) HistoryCut(rev string) bool {
 
 // Promisor is the underlying Git's answer (when it is a HistoryCutter),
 // asked once.
-func (c *gitCache) Promisor() string {
+func (c *Memo) Promisor() string {
 	hc, ok := c.Git.(HistoryCutter)
 	if !ok {
 		return ""
@@ -486,7 +550,7 @@ type changedAnswer struct {
 
 // ChangedPaths is the underlying Git's answer (when it is an
 // OwnershipGit), asked once per commit and bound.
-func (c *gitCache) ChangedPaths(cm gitrepo.Commit, max int) ([]string, bool, error) {
+func (c *Memo) ChangedPaths(cm gitrepo.Commit, max int) ([]string, bool, error) {
 	og, ok := c.Git.(OwnershipGit)
 	if !ok {
 		return nil, false, errNoOwnership
@@ -507,7 +571,7 @@ func (c *gitCache) ChangedPaths(cm gitrepo.Commit, max int) ([]string, bool, err
 
 // LastChangeAt is the underlying Git's answer (when it is an
 // OwnershipGit), asked through the cache's lock.
-func (c *gitCache) LastChangeAt(cm gitrepo.Commit, paths []string, maxCommits int) map[string]gitrepo.Commit {
+func (c *Memo) LastChangeAt(cm gitrepo.Commit, paths []string, maxCommits int) map[string]gitrepo.Commit {
 	og, ok := c.Git.(OwnershipGit)
 	if !ok {
 		return map[string]gitrepo.Commit{}

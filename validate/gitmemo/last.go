@@ -1,16 +1,11 @@
-package validate
+package gitmemo
 
 // Who last changed a workflow's record files, asked for every resumable
-// candidate in one batch (prefetchLast), and the record paths it asks about.
+// candidate in one batch (prefetchLast).
 
 import (
 	"errors"
 	"iter"
-	"maps"
-	"path"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
@@ -33,21 +28,18 @@ type lastAnswer struct {
 	found bool
 }
 
-// lastChangeAt is og.LastChangeAt(base, paths, max) (who last changed the
-// workflow's record files at its interruption commit). In a run that
-// validates several workflows (status), the first call asks the question of
-// every resumable candidate of the run at once (prefetchLast): one walk of
-// the history for all of them instead of one each. A path's answer does not
-// depend on the paths asked beside it, so the answers are the same.
-func (v *validator) lastChangeAt(og OwnershipGit, base gitrepo.Commit, paths []string, max int) map[string]gitrepo.Commit {
-	gc, ok := og.(*gitCache)
-	if !ok || v.in.Run == nil || gc.run != v.in.Run || base.Hash == "" {
-		return og.LastChangeAt(base, paths, max)
+// LastChangeAtFor is LastChangeAt(base, paths, max) (who last changed a
+// workflow's record files at its interruption commit), recordPaths being a
+// superset of the record files of a candidate of the run, cleaned. The
+// first call asks the question of every resumable candidate of the run at
+// once (prefetchLast): one walk of the history for all of them instead of
+// one each. A path's answer does not depend on the paths asked beside it,
+// so the answers are the same. Without a run, or without a base commit,
+// it is LastChangeAt.
+func (c *Memo) LastChangeAtFor(recordPaths func(*workflow.Candidate) []string, base gitrepo.Commit, paths []string, max int) map[string]gitrepo.Commit {
+	if c.run == nil || base.Hash == "" {
+		return c.LastChangeAt(base, paths, max)
 	}
-	return gc.lastChangeAt(v, base, paths, max)
-}
-
-func (c *gitCache) lastChangeAt(v *validator, base gitrepo.Commit, paths []string, max int) map[string]gitrepo.Commit {
 	og, ok := c.Git.(OwnershipGit)
 	if !ok {
 		return map[string]gitrepo.Commit{}
@@ -56,7 +48,7 @@ func (c *gitCache) lastChangeAt(v *validator, base gitrepo.Commit, paths []strin
 	defer c.mu.Unlock()
 	if !c.lastTried {
 		c.lastTried = true
-		c.prefetchLast(v, max)
+		c.prefetchLast(recordPaths, max)
 	}
 	out := map[string]gitrepo.Commit{}
 	var missing []string
@@ -82,19 +74,19 @@ func (c *gitCache) lastChangeAt(v *validator, base gitrepo.Commit, paths []strin
 
 // prefetchLast asks, in one batch, who last changed the record files of
 // every resumable candidate of the run at its interruption commit, and
-// keeps the answers for lastChangeAt. The paths are a superset of what
+// keeps the answers for LastChangeAtFor. The paths are a superset of what
 // each validation asks (cleaned as written; the stories as the story
 // index names them): a path a validation asks that is not among them is
 // asked then. Nothing is asked with fewer than two resumable candidates,
 // or of a Git that cannot batch.
-func (c *gitCache) prefetchLast(v *validator, max int) {
+func (c *Memo) prefetchLast(recordPaths func(*workflow.Candidate) []string, max int) {
 	lb, ok := c.Git.(lastBatcher)
-	if !ok || c.run.resumable() < 2 {
+	if !ok || c.run.Resumable() < 2 {
 		return
 	}
 	var qs []gitrepo.LastChangeQuestion
 	for cand, base := range c.resumableBases() {
-		if paths := v.recordPathsOf(cand); len(paths) > 0 {
+		if paths := recordPaths(cand); len(paths) > 0 {
 			qs = append(qs, gitrepo.LastChangeQuestion{At: base, Paths: paths})
 		}
 	}
@@ -115,7 +107,7 @@ func (c *gitCache) prefetchLast(v *validator, max int) {
 }
 
 // interruptionCommit is InterruptionCommit with c.mu held.
-func (c *gitCache) interruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error) {
+func (c *Memo) interruptionCommit(recorded string, at time.Time) (gitrepo.Commit, error) {
 	k := baseKey{recorded: recorded, zero: at.IsZero()}
 	if !k.zero {
 		k.at = at.UnixNano()
@@ -128,61 +120,13 @@ func (c *gitCache) interruptionCommit(recorded string, at time.Time) (gitrepo.Co
 	return got, err
 }
 
-// recordPathsOf is a superset of the record files ownFiles finds for
-// candidate cand (its sources, its stories' files, the files it references
-// as its record), cleaned lexically; sorted, without repeats.
-func (v *validator) recordPathsOf(cand *workflow.Candidate) []string {
-	set := map[string]bool{}
-	add := func(p string) {
-		if p == "" || strings.ContainsRune(p, 0) {
-			return
-		}
-		if filepath.IsAbs(p) && v.in.Root != "" {
-			rel, err := filepath.Rel(v.in.Root, p)
-			if err != nil {
-				return
-			}
-			p = rel
-		}
-		cl := path.Clean(filepath.ToSlash(p))
-		if cl != "." && cl != ".." && !strings.HasPrefix(cl, "../") && !path.IsAbs(cl) {
-			set[cl] = true
-		}
-	}
-	add(cand.Source.Path)
-	for _, e := range cand.Evidence {
-		add(e.Path)
-	}
-	story := func(id, recorded string) {
-		add(recorded)
-		if id = strings.TrimSpace(id); id != "" {
-			if st := v.lookupStory(id); st != nil {
-				add(st.Path)
-			}
-		}
-	}
-	for _, r := range cand.StoryRefs {
-		story(r.ID, r.Path)
-	}
-	for _, id := range cand.Stories {
-		story(id, "")
-	}
-	for _, rf := range cand.Files {
-		cl := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rf.Path)))
-		if recordFroms[rf.From] || (rf.From == "feature" && path.Base(cl) == "tasks.md") {
-			add(rf.Path)
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
-}
-
 // resumableBases yields every resumable candidate of the run that has an
 // interruption commit, in the run's order, with that commit: the
 // candidates a run's shared answers (the batched last changes, the one
 // history walk) are asked for.
-func (c *gitCache) resumableBases() iter.Seq2[*workflow.Candidate, gitrepo.Commit] {
+func (c *Memo) resumableBases() iter.Seq2[*workflow.Candidate, gitrepo.Commit] {
 	return func(yield func(*workflow.Candidate, gitrepo.Commit) bool) {
-		for _, cand := range c.run.order {
+		for _, cand := range c.run.Candidates() {
 			if !cand.Resumable || (cand.UpdatedAt.IsZero() && cand.Commit == "") {
 				continue
 			}

@@ -1,4 +1,4 @@
-package validate
+package gitmemo
 
 import (
 	"path/filepath"
@@ -28,13 +28,13 @@ const minHistoryWalk = 1024
 // workflow and path in each base's tree and one walk per workflow; what it
 // does not cover (a base off the chain, a path not referenced, a story's
 // file) is asked as before. nil when there is none. c.mu is held.
-func (c *gitCache) history() *gitrepo.History {
+func (c *Memo) history() *gitrepo.History {
 	if c.histTried || c.run == nil {
 		return c.hist
 	}
 	c.histTried = true
 	hg, ok := c.Git.(historian)
-	if !ok || c.run.resumable() < 2 {
+	if !ok || c.run.Resumable() < 2 {
 		return nil
 	}
 	var bases []gitrepo.Commit
@@ -61,7 +61,7 @@ func (c *gitCache) history() *gitrepo.History {
 // commitsFromHistory answers CommitsTouching(base, paths, limit) for the
 // paths the run's History covers; rest is the paths it does not (all of
 // them when it does not cover base). c.mu is held.
-func (c *gitCache) commitsFromHistory(base gitrepo.Commit, paths []string, limit int) (got map[string][]gitrepo.Commit, rest []string) {
+func (c *Memo) commitsFromHistory(base gitrepo.Commit, paths []string, limit int) (got map[string][]gitrepo.Commit, rest []string) {
 	h := c.history()
 	if !h.Covers(base) {
 		return nil, paths
@@ -88,7 +88,7 @@ func (c *gitCache) commitsFromHistory(base gitrepo.Commit, paths []string, limit
 // workflow of the run asks about: from the History for the paths it
 // covers, from the underlying Git for the rest, nothing kept. c.mu is
 // held.
-func (c *gitCache) commitsOnce(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
+func (c *Memo) commitsOnce(base gitrepo.Commit, paths []string, limit int) (map[string][]gitrepo.Commit, error) {
 	known, rest := c.commitsFromHistory(base, paths, limit)
 	out := make(map[string][]gitrepo.Commit, len(known))
 	for p, cs := range known {
