@@ -22,6 +22,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitchanged"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"github.com/orchestrate-dev/orchestrate/internal/safedir"
 )
@@ -71,8 +72,8 @@ type Repo struct {
 	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
 	walks     int                      // the history walks run so far
 	// plainTrees remembers which trees ChangedPaths may compare without
-	// maps (see plainTree; at most maxPlainTrees).
-	plainTrees map[plumbing.Hash]bool
+	// maps (see gitchanged.Plain).
+	plainTrees gitchanged.Plain
 	// disk, when not nil, keeps what walks derive across runs (UseCache).
 	disk *diskcache.Cache
 	// histc is the history tables of disk, read at the first walk (see
