@@ -141,7 +141,7 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	var heads map[string]gitobj.RawEntry
 	var headsErr error
 	headsDone := make(chan struct{})
-	go func() { heads, headsErr = r.entriesOf(chain[0].tree, union); close(headsDone) }()
+	go func() { heads, headsErr = r.headEntries(chain[0].tree, union); close(headsDone) }()
 	for _, p := range union {
 		h.paths[p] = &pathHistory{}
 	}
