@@ -74,6 +74,9 @@ type Repo struct {
 	// plainTrees remembers which trees ChangedPaths may compare without
 	// maps (see gitchanged.Plain).
 	plainTrees gitchanged.Plain
+	// lastIndex is the index read IndexLater's read started last (see
+	// headEntries: HistoryFor takes HEAD's entries from it).
+	lastIndex atomic.Pointer[indexRead]
 	// disk, when not nil, keeps what walks derive across runs (UseCache).
 	disk *diskcache.Cache
 	// histc is the history tables of disk, read at the first walk (see

@@ -188,3 +188,79 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	must(t, err)
 	return strings.TrimSpace(string(out))
 }
+
+// TestHeadEntriesFromIndexLater: headEntries takes HEAD's entries from the
+// index read IndexLater's read made (for every path asked, holding HEAD's
+// tree by its cache-tree), and from nothing else: not a read for fewer
+// paths, not a read of another HEAD's tree (a commit since), not a read
+// that found no cache-tree of HEAD's tree (staged changes).
+func TestHeadEntriesFromIndexLater(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	lie := plumbing.NewHash("00000000000000000000000000000000000000aa")
+	for _, tc := range []struct {
+		name     string
+		readFor  []string                       // the paths IndexLater's read is asked for
+		before   func(t *testing.T, dir string) // before the read
+		after    func(t *testing.T, dir string) // after it
+		wantUsed bool
+	}{
+		{"every path, HEAD's tree", headEntsPaths, nil, nil, true},
+		{"more paths", append([]string{"other/w.txt"}, headEntsPaths...), nil, nil, true},
+		{"fewer paths", headEntsPaths[1:], nil, nil, false},
+		{"a commit since", headEntsPaths, nil, func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "top.txt"), []byte("later\n"), 0o644))
+			runGit(t, dir, "add", "top.txt")
+			commit(t, dir, "two")
+		}, false},
+		{"staged change", headEntsPaths, func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "top.txt"), []byte("staged\n"), 0o644))
+			runGit(t, dir, "add", "top.txt")
+		}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := headEntsRepo(t)
+			if tc.before != nil {
+				tc.before(t, dir)
+			}
+			r := open(t, dir)
+			read := r.IndexLater()
+			idx := read(tc.readFor, 10_000)
+			if idx == nil {
+				t.Fatal("the index was not read")
+			}
+			if tc.after != nil {
+				tc.after(t, dir)
+				r = reopenSharing(t, dir, r)
+			}
+			head, err := r.headLinks()
+			must(t, err)
+			want, err := r.entriesOf(head.tree, headEntsPaths)
+			must(t, err)
+			got, err := r.headEntries(head.tree, headEntsPaths)
+			must(t, err)
+			if d := entriesDiff(got, want); d != "" {
+				t.Fatalf("headEntries differs from the trees: %s", d)
+			}
+			// a read's heads that lie show whether headEntries took them
+			if idx.heads != nil {
+				idx.heads["top.txt"] = lie
+			}
+			got, err = r.headEntries(head.tree, headEntsPaths)
+			must(t, err)
+			if used := got["top.txt"].Hash == lie; used != tc.wantUsed {
+				t.Fatalf("IndexLater's read used %v, want %v", used, tc.wantUsed)
+			}
+		})
+	}
+}
+
+// reopenSharing is a new Repo on dir (HEAD read afresh) that keeps r's last
+// index read, as a Repo that outlived a commit would.
+func reopenSharing(t *testing.T, dir string, r *Repo) *Repo {
+	t.Helper()
+	n := open(t, dir)
+	n.lastIndex.Store(r.lastIndex.Load())
+	return n
+}
