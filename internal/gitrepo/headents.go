@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"sync/atomic"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
@@ -26,17 +28,18 @@ const indexWeight = 8
 // entry (its cache-tree is then not taken), or its cache-tree's root is not
 // tree (staged changes, another HEAD); and when a look-up from a folder
 // the cache-tree gives fails (a cache-tree naming a tree not in the
-// repository). The index read that IndexLater's read started last is taken
-// rather than a read of its own (once done) when it was read for every one
-// of paths and holds, by its cache-tree, the very tree: its heads and dirs
-// are facts about that tree, which a later change to the index does not
-// make untrue. A file's entry has the mode Regular (a symbolic link in
+// repository). The first read of the last IndexLater is taken rather than
+// a read of its own when it was read for every one of paths and holds, by
+// its cache-tree, the very tree (its heads and dirs are facts about that
+// tree, which a later change to the index does not make untrue); it is
+// waited for until it is done or giveUp is closed (HistoryFor: its walk
+// ended), whichever comes first (then the index is read here). A file's entry has the mode Regular (a symbolic link in
 // HEAD too): History only asks an entry its blob and its folder tree.
-func (r *Repo) headEntries(tree plumbing.Hash, paths []string) (map[string]gitobj.RawEntry, error) {
+func (r *Repo) headEntries(tree plumbing.Hash, paths []string, giveUp <-chan struct{}) (map[string]gitobj.RawEntry, error) {
 	if r.storage == nil || tree.IsZero() || len(paths) == 0 {
 		return r.entriesOf(tree, paths)
 	}
-	if idx := r.lastIndex.Load().index(); idx != nil && idx.heads != nil && idx.head.tree == tree && idx.wants(paths) {
+	if idx := r.lastIndex.Load().index(giveUp); idx != nil && idx.heads != nil && idx.head.tree == tree && idx.wants(paths) {
 		if out, err := r.indexedEntries(tree, paths, idx.heads, idx.dirs); err == nil {
 			return out, nil
 		}
@@ -93,21 +96,26 @@ func (r *Repo) indexedEntries(tree plumbing.Hash, paths []string, blobs, dirs ma
 	return out, nil
 }
 
-// indexRead is one index read of IndexLater's read: idx once done is
-// closed (nil when the index was not read).
+// indexRead is the first read of one IndexLater: idx once done is closed
+// (nil when the index was not read); claimed is set when it starts.
 type indexRead struct {
-	done chan struct{}
-	idx  *Index
+	claimed atomic.Bool
+	done    chan struct{}
+	idx     *Index
 }
 
-// index waits for the read to end and returns its Index (rd may be nil:
-// none).
-func (rd *indexRead) index() *Index {
+// index waits for the read to end and returns its Index; nil when giveUp
+// is closed first (or rd is nil: no read).
+func (rd *indexRead) index(giveUp <-chan struct{}) *Index {
 	if rd == nil {
 		return nil
 	}
-	<-rd.done
-	return rd.idx
+	select {
+	case <-rd.done:
+		return rd.idx
+	case <-giveUp:
+		return nil
+	}
 }
 
 // wants reports whether idx was read for every one of paths.

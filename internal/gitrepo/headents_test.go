@@ -128,7 +128,7 @@ func TestHeadEntriesFromIndex(t *testing.T) {
 			must(t, err)
 			want, err := r.entriesOf(head.tree, headEntsPaths)
 			must(t, err)
-			got, err := r.headEntries(head.tree, headEntsPaths)
+			got, err := r.headEntries(head.tree, headEntsPaths, nil)
 			must(t, err)
 			if d := entriesDiff(got, want); d != "" {
 				t.Fatalf("headEntries differs from the trees: %s", d)
@@ -238,7 +238,7 @@ func TestHeadEntriesFromIndexLater(t *testing.T) {
 			must(t, err)
 			want, err := r.entriesOf(head.tree, headEntsPaths)
 			must(t, err)
-			got, err := r.headEntries(head.tree, headEntsPaths)
+			got, err := r.headEntries(head.tree, headEntsPaths, nil)
 			must(t, err)
 			if d := entriesDiff(got, want); d != "" {
 				t.Fatalf("headEntries differs from the trees: %s", d)
@@ -247,7 +247,7 @@ func TestHeadEntriesFromIndexLater(t *testing.T) {
 			if idx.heads != nil {
 				idx.heads["top.txt"] = lie
 			}
-			got, err = r.headEntries(head.tree, headEntsPaths)
+			got, err = r.headEntries(head.tree, headEntsPaths, nil)
 			must(t, err)
 			if used := got["top.txt"].Hash == lie; used != tc.wantUsed {
 				t.Fatalf("IndexLater's read used %v, want %v", used, tc.wantUsed)
@@ -263,4 +263,29 @@ func reopenSharing(t *testing.T, dir string, r *Repo) *Repo {
 	n := open(t, dir)
 	n.lastIndex.Store(r.lastIndex.Load())
 	return n
+}
+
+// TestHeadEntriesIndexLaterNeverRead: an IndexLater whose read is never
+// called does not hold headEntries up past giveUp (HistoryFor's walk), nor
+// change its answer.
+func TestHeadEntriesIndexLaterNeverRead(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	r := open(t, headEntsRepo(t))
+	_ = r.IndexLater() // never read
+	head, err := r.headLinks()
+	must(t, err)
+	want, err := r.entriesOf(head.tree, headEntsPaths)
+	must(t, err)
+	giveUp := make(chan struct{})
+	close(giveUp)
+	got, err := r.headEntries(head.tree, headEntsPaths, giveUp)
+	must(t, err)
+	if d := entriesDiff(got, want); d != "" {
+		t.Fatalf("headEntries differs from the trees: %s", d)
+	}
+	if h := r.HistoryFor([]Commit{{Hash: head.hash.String()}}, headEntsPaths, 0); h == nil {
+		t.Fatal("no History")
+	}
 }
