@@ -16,7 +16,7 @@ package gitrepo
 // Why it is sound: the answer is a function of the commit's tree and of
 // its first parent's tree, which git names by the commit's hash (the
 // commit names its tree and parent, the parent its tree), of max (in the
-// value: another bound is a miss) and of maxChangedTrees (the format
+// value: another bound is a miss) and of gitchanged.MaxTrees (the format
 // version). Only answers computed against a parent that was read are
 // recorded, and the table is only asked when the parent can be read now
 // (not a root, not a shallow boundary, not missing): a commit that later

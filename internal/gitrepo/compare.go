@@ -119,16 +119,28 @@ func (r *Repo) IndexFor(paths []string, expected int) *Index {
 // read, which reads the index for paths and gives IndexFor's answer. read
 // uses nothing the Repo keeps between calls, so it may run on another
 // goroutine beside any other call on the Repo (a caller that serialises
-// its calls reads the index while the Repo walks the history).
+// its calls reads the index while the Repo walks the history). HistoryFor
+// takes HEAD's entries from the first read of the last IndexLater (see
+// headEntries), waiting for it while it walks.
 func (r *Repo) IndexLater() (read func(paths []string, expected int) *Index) {
 	head, herr := r.headLinks()
+	rd := &indexRead{done: make(chan struct{})}
+	r.lastIndex.Store(rd)
 	return func(paths []string, expected int) *Index {
+		first := rd.claimed.CompareAndSwap(false, true)
+		if first {
+			defer close(rd.done)
+		}
 		heads := make(map[string]plumbing.Hash, len(paths))
 		known, tree, dirs := r.readIndex(paths, expected, heads)
 		if known == nil {
 			return nil
 		}
-		return newIndex(paths, known, heads, tree, dirs, head, herr)
+		idx := newIndex(paths, known, heads, tree, dirs, head, herr)
+		if first {
+			rd.idx = idx
+		}
+		return idx
 	}
 }
 

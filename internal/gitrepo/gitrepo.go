@@ -22,6 +22,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
+	"github.com/orchestrate-dev/orchestrate/internal/gitchanged"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 	"github.com/orchestrate-dev/orchestrate/internal/safedir"
 )
@@ -71,8 +72,11 @@ type Repo struct {
 	pairs     pairCache                // tree pairs the walks compared (at most maxCachedPairs)
 	walks     int                      // the history walks run so far
 	// plainTrees remembers which trees ChangedPaths may compare without
-	// maps (see plainTree; at most maxPlainTrees).
-	plainTrees map[plumbing.Hash]bool
+	// maps (see gitchanged.Plain).
+	plainTrees gitchanged.Plain
+	// lastIndex is the index read IndexLater's read started last (see
+	// headEntries: HistoryFor takes HEAD's entries from it).
+	lastIndex atomic.Pointer[indexRead]
 	// disk, when not nil, keeps what walks derive across runs (UseCache).
 	disk *diskcache.Cache
 	// histc is the history tables of disk, read at the first walk (see

@@ -141,7 +141,8 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	var heads map[string]gitobj.RawEntry
 	var headsErr error
 	headsDone := make(chan struct{})
-	go func() { heads, headsErr = r.entriesOf(chain[0].tree, union); close(headsDone) }()
+	walkDone := make(chan struct{}) // the heads stop waiting for IndexLater's read (see headEntries)
+	go func() { heads, headsErr = r.headEntries(chain[0].tree, union, walkDone); close(headsDone) }()
 	for _, p := range union {
 		h.paths[p] = &pathHistory{}
 	}
@@ -180,6 +181,7 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 			delete(h.pos, b)
 		}
 	}
+	close(walkDone)
 	<-headsDone
 	if headsErr != nil || len(h.pos) == 0 {
 		return nil

@@ -1,4 +1,4 @@
-package gitrepo
+package gitchanged
 
 import (
 	"fmt"
@@ -13,13 +13,13 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
-// TestChangedPathsPlainEqualsMaps: diffPlain (binary search over plain
+// TestDiffPlainEqualsMaps: diffPlain (binary search over plain
 // trees) gives the paths, the order, the cut (max, the tree bound) and the
 // errors of the map comparison, on random tree pairs: names that sort
 // around '/' and '.', files turned into folders, symlinks, submodules,
 // twins (a file and a folder of one name), unsorted trees, unknown and
 // unusual modes, and missing subtrees.
-func TestChangedPathsPlainEqualsMaps(t *testing.T) {
+func TestDiffPlainEqualsMaps(t *testing.T) {
 	t.Parallel()
 	for seed := int64(1); seed <= 400; seed++ {
 		rng := rand.New(rand.NewSource(seed))
@@ -27,16 +27,21 @@ func TestChangedPathsPlainEqualsMaps(t *testing.T) {
 		g := treeGen{rng: rng, st: st, t: t}
 		a := g.tree(3)
 		b := g.mutate(a, 3)
-		r := &Repo{trees: gitobj.NewTreeIndexCache(st, gitobj.TreeIndexBudget)}
+		src := gitobj.NewTreeIndexCache(st, gitobj.TreeIndexBudget)
+		var plain Plain
 		for _, max := range []int{1, 3, 1000} {
 			for _, pair := range [][2]plumbing.Hash{{a, b}, {b, a}, {plumbing.ZeroHash, b}, {a, plumbing.ZeroHash}} {
-				ref := pathsDiff{r: r, max: max, mapsOnly: true}
+				ref := pathsDiff{src: src, max: max, mapsOnly: true}
 				refErr := ref.diff(pair[0], pair[1], "")
-				got := pathsDiff{r: r, max: max}
+				got := pathsDiff{src: src, plain: &plain, max: max}
 				gotErr := got.diff(pair[0], pair[1], "")
 				if (refErr == nil) != (gotErr == nil) || !reflect.DeepEqual(got.out, ref.out) || got.more != ref.more || got.trees != ref.trees {
 					t.Fatalf("seed %d max %d: plain %v more %v trees %d err %v; maps %v more %v trees %d err %v",
 						seed, max, got.out, got.more, got.trees, gotErr, ref.out, ref.more, ref.trees, refErr)
+				}
+				out, more, err := Diff(src, nil, pair[0], pair[1], max)
+				if (err == nil) != (gotErr == nil) || !reflect.DeepEqual(out, got.out) || more != got.more {
+					t.Fatalf("seed %d max %d: Diff %v more %v err %v; walk %v more %v err %v", seed, max, out, more, err, got.out, got.more, gotErr)
 				}
 			}
 		}
@@ -168,4 +173,11 @@ func (g *treeGen) read(h plumbing.Hash) []genEntry {
 		es = append(es, genEntry{string(mode), string(name), hh})
 	}
 	return es
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
