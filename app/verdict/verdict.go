@@ -154,6 +154,17 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		clock = time.Now
 	}
 	m := &Memo{root: f.Root, start: clock(), verified: f.Verified, store: true}
+	// the stories' digest (2,000 stories' sections: the most of Open) made
+	// beside the rest of the run's key, which waits for it
+	type storiesSum struct {
+		d  [32]byte
+		ok bool
+	}
+	dsc := make(chan storiesSum, 1)
+	go func() {
+		d, ok := storiesDigest(f.Stories)
+		dsc <- storiesSum{d, ok}
+	}()
 	if locked(f.Root) {
 		return nil
 	}
@@ -170,11 +181,10 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		return nil
 	}
 	dc, okc := digest(f.Config)
-	ds, oks := storiesDigest(f.Stories)
-	if !okc || !oks {
+	if !okc {
 		return nil
 	}
-	b = append(append(b, dc[:]...), ds[:]...)
+	b = append(b, dc[:]...)
 	m.stories = f.Stories
 	// what validation reads of the other candidates (conflict (a), see
 	// validate's rivalsOf and otherWorkflows), with their statuses; a
@@ -190,6 +200,11 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		return nil
 	}
 	b = append(b, d[:]...)
+	ds := <-dsc
+	if !ds.ok {
+		return nil
+	}
+	b = append(b, ds.d[:]...) // after the others' digest now: the key's order is version 3's
 	m.run = sha256.Sum256(b)
 	if p := f.Preload; p != nil && p.disk == disk && p.root == f.Root {
 		m.tab = p.tab // read, or being read (Open waits for it)
