@@ -18,7 +18,9 @@
 // read set: each working-tree path validation may read for it (its
 // referenced files, its state files, its stories' files) and each folder
 // above them, with their lstat data (device, inode, mode, size,
-// modification and change times in ns), checked again on every use.
+// modification and change times in ns), checked again on every use. A
+// memo names its read set's paths by their indexes in one path table kept
+// in the same table (pathtable.go), each path kept once.
 //
 // Nothing is kept of a run whose git objects were not all verified, of a
 // repository without git, shallow or partial, of a run where a lock file
