@@ -156,6 +156,9 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		clock = time.Now
 	}
 	m := &Memo{root: f.Root, start: clock(), verified: f.Verified, store: true}
+	if locked(f.Root) {
+		return nil
+	}
 	// the stories' digest (2,000 stories' sections: the most of Open) made
 	// beside the rest of the run's key, which waits for it
 	type storiesSum struct {
@@ -167,9 +170,6 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		d, ok := storiesDigest(f.Stories)
 		dsc <- storiesSum{d, ok}
 	}()
-	if locked(f.Root) {
-		return nil
-	}
 	head, err := f.Git.Head()
 	if err != nil || head.Hash == "" {
 		return nil
