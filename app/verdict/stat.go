@@ -175,20 +175,12 @@ func (s *slot) make(root *rootDir) {
 	s.done.Store(true)
 }
 
-// slots is a run's slot of every path looked up, by path.
-type slots struct {
-	mu   sync.RWMutex
-	byP  map[string]*slot
-	free []slot // allocated in blocks
-}
-
 // scratch is what one look-up of a read set uses and gives back.
 type scratch struct {
+	idx   []uint32
 	slots []*slot
-	miss  []int32
-	fresh []int32
+	busy  []int32
 	buf   []byte // what is hashed
-	raw   []byte // Put's paths encoded
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -201,95 +193,35 @@ func (sc *scratch) release() {
 	if cap(sc.buf) > 1<<20 {
 		sc.buf = nil
 	}
-	if cap(sc.raw) > 1<<20 {
-		sc.raw = nil
+	if cap(sc.idx) > 1<<18 {
+		sc.idx = nil
 	}
 	scratchPool.Put(sc)
 }
 
-// readSetSum looks up the slot of each of the n paths encoded in raw (as a
-// memo's value holds them: a varint length and the bytes, one after the
-// other; raw was checked to hold that) into sc.slots, each path lstat'ed
-// once a run, and returns the SHA-256 of the paths and their stat data,
-// in order: of each path's slot sum (the SHA-256 of its encoding and its
-// stat data), one after the other (what a memo keeps; 32 bytes a path
-// hashed again by each read set that names it, not the path and its 45
-// bytes of stat data). ok is false when a path's lstat failed.
-func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool) {
-	sc.slots, sc.miss = sc.slots[:0], sc.miss[:0]
-	t := &m.paths
-	t.mu.RLock()
-	rest := raw
-	for i := 0; i < n; i++ {
-		l, k := uvarintOf(rest)
-		p := rest[k : k+int(l)]
-		rest = rest[k+int(l):]
-		s := t.byP[string(p)]
+// readSetSum looks up the slot of each path index of idx in the run's path
+// table (each path lstat'ed once a run) and returns the SHA-256 of the
+// paths and their stat data, in order: of each path's slot sum (the
+// SHA-256 of its encoding and its stat data), one after the other (what a
+// memo keeps; 32 bytes a path hashed again by each read set that names
+// it, not the path and its 45 bytes of stat data). ok is false when an
+// index names no path of the table or a path's lstat failed.
+func (m *Memo) readSetSum(idx []uint32, sc *scratch) (sum [32]byte, ok bool) {
+	pt := &m.pt
+	sc.slots, sc.busy = sc.slots[:0], sc.busy[:0]
+	for i, x := range idx {
+		s := pt.slotAt(uint64(x))
 		if s == nil {
-			sc.miss = append(sc.miss, int32(i))
+			return sum, false
 		}
 		sc.slots = append(sc.slots, s)
-	}
-	t.mu.RUnlock()
-	if len(sc.miss) > 0 {
-		// the paths not looked up yet: their slots made, unless another
-		// validation made them meanwhile
-		t.mu.Lock()
-		// their paths copied into one string (one allocation, and the
-		// paths one validation reads next to each other)
-		var names []byte
-		rest, at, fresh := raw, 0, sc.fresh[:0]
-		for i := 0; i < n && at < len(sc.miss); i++ {
-			l, k := uvarintOf(rest)
-			p := rest[k : k+int(l)]
-			rest = rest[k+int(l):]
-			if int(sc.miss[at]) != i {
-				continue
-			}
-			at++
-			if s := t.byP[string(p)]; s != nil {
-				sc.slots[i] = s
-				continue
-			}
-			fresh = append(fresh, int32(i))
-			names = append(names, p...)
-		}
-		all := string(names)
-		rest, at = raw, 0
-		for i := 0; i < n && at < len(fresh); i++ {
-			l, k := uvarintOf(rest)
-			rest = rest[k+int(l):]
-			if int(fresh[at]) != i {
-				continue
-			}
-			at++
-			name := all[:l]
-			all = all[l:]
-			s := t.byP[name] // a path named twice in the read set
-			if s == nil {
-				if len(t.free) == 0 {
-					t.free = make([]slot, 256)
-				}
-				s = &t.free[0]
-				t.free = t.free[1:]
-				s.path = name
-				t.byP[name] = s
-			}
-			sc.slots[i] = s
-		}
-		sc.fresh = fresh
-		t.mu.Unlock()
-	}
-	busy := sc.miss[:0]
-	for i, s := range sc.slots {
 		if !s.try(m.dir) {
-			busy = append(busy, int32(i))
+			sc.busy = append(sc.busy, int32(i))
 		}
 	}
-	for _, i := range busy {
+	for _, i := range sc.busy {
 		sc.slots[i].wait(m.dir)
 	}
-	sc.miss = busy
 	buf := sc.buf[:0]
 	for _, s := range sc.slots {
 		if s.st.err {
@@ -300,12 +232,4 @@ func (m *Memo) readSetSum(raw []byte, n int, sc *scratch) (sum [32]byte, ok bool
 	}
 	sc.buf = buf
 	return sha256.Sum256(buf), true
-}
-
-// encodePaths is ps as a memo's value encodes them.
-func encodePaths(b []byte, ps []string) []byte {
-	for _, p := range ps {
-		b = appendStr(b, p)
-	}
-	return b
 }

@@ -18,7 +18,9 @@
 // read set: each working-tree path validation may read for it (its
 // referenced files, its state files, its stories' files) and each folder
 // above them, with their lstat data (device, inode, mode, size,
-// modification and change times in ns), checked again on every use.
+// modification and change times in ns), checked again on every use. A
+// memo names its read set's paths by their indexes in one path table kept
+// in the same table (pathtable.go), each path kept once.
 //
 // Nothing is kept of a run whose git objects were not all verified, of a
 // repository without git, shallow or partial, of a run where a lock file
@@ -70,7 +72,7 @@ import (
 
 // version salts every key: bump it on any change of what a memo holds or
 // of what validation reports for the same inputs outside a build change.
-const version = 2 // 2: a read set's sum is of its paths' slot sums
+const version = 3 // 2: a read set's sum is of its paths' slot sums; 3: a read set is indexes into the path table
 
 // Prefix starts the memo table's name (cachetable: the work tree's digest
 // follows).
@@ -132,11 +134,13 @@ type Memo struct {
 	storyPathsO sync.Once
 	storyPaths  map[string][]string
 
-	paths slots    // this run's lstat of each path looked up, made once
-	dir   *rootDir // the root they are lstat'ed in
+	pt  pathTable // the path table, with this run's lstat of each path looked up (pathtable.go)
+	dir *rootDir  // the root they are lstat'ed in
 
-	mu   sync.Mutex
-	hits int
+	mu         sync.Mutex
+	hits       int
+	added      int // memos Put added, and their bytes (the bounds of maxNew, maxBytes)
+	addedBytes int
 }
 
 // Open returns the memo of a run described by f in disk, or nil when the
@@ -152,10 +156,20 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		clock = time.Now
 	}
 	m := &Memo{root: f.Root, start: clock(), verified: f.Verified, store: true}
-	m.paths.byP = make(map[string]*slot, 1024)
 	if locked(f.Root) {
 		return nil
 	}
+	// the stories' digest (2,000 stories' sections: the most of Open) made
+	// beside the rest of the run's key, which waits for it
+	type storiesSum struct {
+		d  [32]byte
+		ok bool
+	}
+	dsc := make(chan storiesSum, 1)
+	go func() {
+		d, ok := storiesDigest(f.Stories)
+		dsc <- storiesSum{d, ok}
+	}()
 	head, err := f.Git.Head()
 	if err != nil || head.Hash == "" {
 		return nil
@@ -169,11 +183,10 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		return nil
 	}
 	dc, okc := digest(f.Config)
-	ds, oks := storiesDigest(f.Stories)
-	if !okc || !oks {
+	if !okc {
 		return nil
 	}
-	b = append(append(b, dc[:]...), ds[:]...)
+	b = append(b, dc[:]...)
 	m.stories = f.Stories
 	// what validation reads of the other candidates (conflict (a), see
 	// validate's rivalsOf and otherWorkflows), with their statuses; a
@@ -189,6 +202,11 @@ func Open(disk *diskcache.Cache, f Facts) *Memo {
 		return nil
 	}
 	b = append(b, d[:]...)
+	ds := <-dsc
+	if !ds.ok {
+		return nil
+	}
+	b = append(b, ds.d[:]...) // after the others' digest now: the key's order is version 3's
 	m.run = sha256.Sum256(b)
 	if p := f.Preload; p != nil && p.disk == disk && p.root == f.Root {
 		m.tab = p.tab // read, or being read (Open waits for it)
@@ -212,7 +230,8 @@ func newTable(disk *diskcache.Cache, root string) *cachetable.Table[[32]byte, []
 		Key:     func(k *[32]byte) []byte { return k[:] },
 		Encode:  func(dst []byte, v []byte) []byte { return append(dst, v...) },
 		Decode:  func(v []byte) ([]byte, bool) { return v, true },
-		MaxNew:  maxNew, MaxBytes: maxBytes, Size: func(v []byte) int { return len(v) + 32 },
+		// the memos' bounds (Put) and room for the path table
+		MaxNew: maxNew + 1, MaxBytes: maxBytes + maxPathBytes + 32, Size: func(v []byte) int { return len(v) + 32 },
 		Bound: bound, Grow: func(n, valueBytes int) int64 { return int64(valueBytes) + int64(n)*16 },
 	})
 }
@@ -367,12 +386,13 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (_ validate.Report, k K
 		return validate.Report{}, k, false
 	}
 	e, ok := decode(raw)
-	if !ok || !e.sameNow(now) {
+	if !ok || !e.sameNow(now) || e.gen != m.load().gen {
 		m.tab.Unhit()
 		return validate.Report{}, k, false
 	}
 	sc := scratchPool.Get().(*scratch)
-	sum, ok := m.readSetSum(e.rawPaths, e.n, sc)
+	sc.idx = e.indexes(sc.idx[:0])
+	sum, ok := m.readSetSum(sc.idx, sc)
 	sc.release()
 	if !ok || sum != e.sum {
 		m.tab.Refuse()
@@ -394,10 +414,16 @@ func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Tim
 	if !ok {
 		return
 	}
+	pt := m.load()
+	if pt.gen == ([genSize]byte{}) {
+		return
+	}
 	sc := scratchPool.Get().(*scratch)
 	defer sc.release()
-	sc.raw = encodePaths(sc.raw[:0], paths)
-	sum, ok := m.readSetSum(sc.raw, len(paths), sc)
+	if sc.idx, ok = pt.indexes(sc.idx[:0], paths); !ok {
+		return
+	}
+	sum, ok := m.readSetSum(sc.idx, sc)
 	if !ok {
 		return
 	}
@@ -412,13 +438,24 @@ func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Tim
 		e.clamped = now // the report holds now: it is true at now only
 	}
 	e.rep.Files, e.rep.Stories = []validate.FileReport{}, []validate.StoryReport{}
-	e.sum = sum
-	e.paths, e.dirs = paths, dirs
+	e.sum, e.gen = sum, pt.gen
+	e.idx, e.dirs = sc.idx, dirs
 	v, ok := encode(e)
 	if !ok {
 		return
 	}
-	m.tab.Add(k.k, v)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.added >= maxNew || m.addedBytes+len(v)+32 > maxBytes {
+		return
+	}
+	if m.tab.Add(k.k, v) {
+		m.added++
+		m.addedBytes += len(v) + 32
+		pt.mu.Lock()
+		pt.used = true
+		pt.mu.Unlock()
+	}
 }
 
 // keepable reports whether an unaged report may be kept: git judged it
@@ -538,6 +575,12 @@ func (m *Memo) Save() error {
 	if m.seed {
 		m.tab.Add(marker, []byte{})
 	}
+	// the memos kept name paths by their index in the path table: it is
+	// written with them, or none of them is
+	if v, used, fits := m.pt.value(); used && (!fits || !m.tab.Put(pathsKey, v)) {
+		m.tab.Drop()
+		return nil
+	}
 	return m.tab.Save()
 }
 
@@ -560,35 +603,37 @@ func (m *Memo) Pending() int {
 }
 
 // entry is one memo: the unaged report (lists empty), the read set's
-// paths and the SHA-256 of their stat data.
+// paths (their indexes in the path table of generation gen) and the
+// SHA-256 of their stat data.
 type entry struct {
-	rep   validate.Report
-	paths []string // the read set: dirs folders, then the files
-	dirs  int
-	sum   [32]byte
-	// rawPaths are the read set as the value holds it (decode fills it,
-	// not paths): n varint lengths, each followed by its path's bytes
-	rawPaths []byte
-	n        int
+	rep  validate.Report
+	gen  [genSize]byte
+	idx  []uint32 // the read set (encode's): dirs folders, then the files
+	dirs int
+	sum  [32]byte
+	// rawIdx is the read set as the value holds it (decode fills it, not
+	// idx): n varint indexes
+	rawIdx []byte
+	n      int
 	// clamped is the clock the report was made at when its own activity
 	// was after it (validation kept the time from passing the clock: the
 	// report is true at that clock alone); zero otherwise.
 	clamped time.Time
 }
 
-// pathList is e's read set as a list (decode leaves it in rawPaths).
-func (e *entry) pathList() []string {
-	if e.paths != nil || e.rawPaths == nil {
-		return e.paths
+// indexes appends e's read set's indexes to dst (decode leaves them in
+// rawIdx, checked to hold n varints).
+func (e *entry) indexes(dst []uint32) []uint32 {
+	if e.rawIdx == nil {
+		return append(dst, e.idx...)
 	}
-	out := make([]string, 0, e.n)
-	rest := e.rawPaths
+	rest := e.rawIdx
 	for range e.n {
-		l, k := uvarintOf(rest)
-		out = append(out, string(rest[k:k+int(l)]))
-		rest = rest[k+int(l):]
+		x, k := uvarintOf(rest)
+		dst = append(dst, uint32(x))
+		rest = rest[k:]
 	}
-	return out
+	return dst
 }
 
 // sameNow reports whether e's report is the one a validation at now
@@ -608,11 +653,11 @@ func encode(e entry) ([]byte, bool) {
 	if r.Age != 0 || r.AgeClass != "" || r.AgeAtLeast {
 		return nil, false
 	}
-	w := writer{b: append(make([]byte, 0, 4096), e.sum[:]...), ok: true}
+	w := writer{b: append(append(make([]byte, 0, 4096), e.sum[:]...), e.gen[:]...), ok: true}
 	w.uint(uint64(e.dirs))
-	w.uint(uint64(len(e.paths)))
-	for _, p := range e.paths {
-		w.str(p)
+	w.uint(uint64(len(e.idx)))
+	for _, x := range e.idx {
+		w.uint(uint64(x))
 	}
 	w.time(e.clamped)
 	w.uint(uint64(len(r.Findings)))
@@ -647,13 +692,13 @@ func encode(e entry) ([]byte, bool) {
 // written again.
 func decode(v []byte) (entry, bool) {
 	var e entry
-	if len(v) < 32 {
+	if len(v) < 32+genSize {
 		return e, false
 	}
 	copy(e.sum[:], v)
-	// the read set is looked up in place (readSetSum): not a string of it
-	// made (1,000 memos of 160 paths a run)
-	rest := v[32:]
+	copy(e.gen[:], v[32:])
+	// the read set's indexes are read where they are (entry.indexes)
+	rest := v[32+genSize:]
 	dirs, k1 := uvarintOf(rest)
 	rest = rest[k1:]
 	n, k := uvarintOf(rest)
@@ -663,14 +708,14 @@ func decode(v []byte) (entry, bool) {
 	}
 	from := len(v) - len(rest)
 	for range n {
-		l, k := uvarintOf(rest)
-		if k == 0 || l > uint64(len(rest)-k) {
+		x, k := uvarintOf(rest)
+		if k == 0 || x > 1<<32-1 {
 			return entry{}, false
 		}
-		rest = rest[k+int(l):]
+		rest = rest[k:]
 	}
 	e.dirs, e.n = int(dirs), int(n)
-	e.rawPaths = v[from : len(v)-len(rest) : len(v)-len(rest)]
+	e.rawIdx = v[from : len(v)-len(rest) : len(v)-len(rest)]
 	// the report's strings are views of v, not a copy of it: v is the
 	// table's (read once, never written, and held by the memo until the
 	// run ends) or Put's own value, so a view keeps alive nothing that was

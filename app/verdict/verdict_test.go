@@ -28,7 +28,8 @@ func sampleEntry() entry {
 			ChangedPhases: []string{"implement"},
 			Activity:      when.Add(time.Hour),
 		},
-		paths:   []string{".", "src", "src/a.go"},
+		gen:     [genSize]byte{9, 8, 7},
+		idx:     []uint32{0, 1, 300, 1 << 31},
 		dirs:    2,
 		sum:     [32]byte{1, 2, 3},
 		clamped: when,
@@ -37,7 +38,7 @@ func sampleEntry() entry {
 
 // TestEncodeDecodeRoundTrip: what encode writes, decode reads back.
 func TestEncodeDecodeRoundTrip(t *testing.T) {
-	for _, e := range []entry{sampleEntry(), {paths: []string{}, rep: validate.Report{Findings: []workflow.Finding{}, Files: []validate.FileReport{}, Stories: []validate.StoryReport{}}}} {
+	for _, e := range []entry{sampleEntry(), {idx: []uint32{}, rep: validate.Report{Findings: []workflow.Finding{}, Files: []validate.FileReport{}, Stories: []validate.StoryReport{}}}} {
 		v, ok := encode(e)
 		if !ok {
 			t.Fatal("encode failed")
@@ -52,8 +53,8 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			t.Fatalf("times differ: %+v\n%+v", got, e)
 		}
 		got.rep.InterruptedAt, got.clamped, got.rep.Activity, got.rep.Base.When = e.rep.InterruptedAt, e.clamped, e.rep.Activity, e.rep.Base.When
-		got.paths = got.pathList()
-		got.rawPaths, got.n = nil, 0
+		got.idx = got.indexes([]uint32{})
+		got.rawIdx, got.n = nil, 0
 		if !reflect.DeepEqual(got, e) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", got, e)
 		}
@@ -82,7 +83,7 @@ func TestDecodeRefusesDamagedValues(t *testing.T) {
 	if _, ok := decode(append(bytes.Clone(v), 0)); ok {
 		t.Error("a value with a trailing byte decoded")
 	}
-	for i := 32; i < len(v); i++ {
+	for i := 32 + genSize; i < len(v); i++ {
 		for _, b := range []byte{0, 0x7f, 0x80, 0xff} {
 			w := bytes.Clone(v)
 			w[i] = b
@@ -90,7 +91,7 @@ func TestDecodeRefusesDamagedValues(t *testing.T) {
 		}
 	}
 	// counts that claim more than the value holds
-	huge := append(make([]byte, 32), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01)
+	huge := append(make([]byte, 32+genSize), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01)
 	if _, ok := decode(huge); ok {
 		t.Error("a value claiming 2^64 paths decoded")
 	}
@@ -106,9 +107,10 @@ func FuzzDecode(f *testing.F) {
 		if !ok {
 			return
 		}
-		e.paths = e.pathList()
-		if e.dirs > len(e.paths) || len(e.paths) != e.n {
-			t.Fatalf("dirs %d, paths %d of %d", e.dirs, len(e.paths), e.n)
+		e.idx = e.indexes(nil)
+		e.rawIdx = nil
+		if e.dirs > len(e.idx) || len(e.idx) != e.n {
+			t.Fatalf("dirs %d, paths %d of %d", e.dirs, len(e.idx), e.n)
 		}
 		w, ok := encode(e)
 		if !ok {
