@@ -65,6 +65,10 @@ type Run struct {
 	// workflows whose files the same commits changed, made once.
 	clauseMu sync.Mutex
 	clauses  map[string][2]string // the clause and the report's detail
+
+	// atBase is what the validations read of files at base commits (a
+	// story's sections, a rewrite), once per run.
+	atBase atBase
 }
 
 // seenPath is what an integrity check found at a path: it exists (a
