@@ -107,3 +107,35 @@ func TestAtBaseShared(t *testing.T) {
 		t.Errorf("reads at base through a Run: %v, want each once: %v", g.reads, wantReads)
 	}
 }
+
+// TestSortedByID: sorted by id, stable (equal ids keep their order),
+// whether the input is sorted already or not.
+func TestSortedByID(t *testing.T) {
+	cases := []struct {
+		name string
+		ids  []string // "id/n": n tells equal ids apart
+		want []string
+	}{
+		{"sorted", []string{"a/1", "b/1", "c/1"}, []string{"a/1", "b/1", "c/1"}},
+		{"reversed", []string{"c/1", "b/1", "a/1"}, []string{"a/1", "b/1", "c/1"}},
+		{"equal ids keep their order", []string{"b/1", "a/1", "b/2", "a/2"}, []string{"a/1", "a/2", "b/1", "b/2"}},
+		{"sorted with equal ids", []string{"a/2", "a/1", "b/1"}, []string{"a/2", "a/1", "b/1"}},
+		{"empty", nil, []string{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cands := make([]workflow.Candidate, len(tc.ids))
+			for i, s := range tc.ids {
+				id, n, _ := strings.Cut(s, "/")
+				cands[i] = workflow.Candidate{ID: id, Key: n}
+			}
+			got := []string{}
+			for _, c := range sortedByID(cands) {
+				got = append(got, c.ID+"/"+c.Key)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("sortedByID(%q) = %q, want %q", tc.ids, got, tc.want)
+			}
+		})
+	}
+}

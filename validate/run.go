@@ -3,7 +3,8 @@ package validate
 import (
 	"io/fs"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
@@ -209,7 +210,10 @@ func sortedByID(candidates []workflow.Candidate) []*workflow.Candidate {
 	for i := range candidates {
 		out[i] = &candidates[i]
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	byID := func(a, b *workflow.Candidate) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(out, byID) { // discovery lists them mostly sorted
+		slices.SortStableFunc(out, byID)
+	}
 	return out
 }
 
