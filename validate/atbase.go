@@ -32,8 +32,32 @@ type oldSections struct {
 // atBase is the Run's answers about files at base commits.
 type atBase struct {
 	mu        sync.Mutex
-	sections  map[atBaseKey]oldSections
-	rewritten map[atBaseKey]bool
+	sections  map[atBaseKey]*onceAnswer[oldSections]
+	rewritten map[atBaseKey]*onceAnswer[bool]
+}
+
+// onceAnswer is one answer of the run, made once: the validations that ask
+// while it is being made wait for it.
+type onceAnswer[T any] struct {
+	once sync.Once
+	v    T
+}
+
+// sharedAnswer is m's answer for k, made with answer on first ask (mu guards
+// m, not the making).
+func sharedAnswer[T any](mu *sync.Mutex, m *map[atBaseKey]*onceAnswer[T], k atBaseKey, answer func() T) T {
+	mu.Lock()
+	if *m == nil {
+		*m = map[atBaseKey]*onceAnswer[T]{}
+	}
+	a := (*m)[k]
+	if a == nil {
+		a = &onceAnswer[T]{}
+		(*m)[k] = a
+	}
+	mu.Unlock()
+	a.once.Do(func() { a.v = answer() })
+	return a.v
 }
 
 // atBaseRun returns the Run whose answers at base commits this validation
@@ -55,20 +79,7 @@ func (v *validator) storyAtBase(base gitrepo.Commit, p string) oldSections {
 		return v.readStoryAt(base, p)
 	}
 	k := atBaseKey{base: base.Hash, path: p, max: v.cfg.MaxFileSize}
-	r.atBase.mu.Lock()
-	got, ok := r.atBase.sections[k]
-	r.atBase.mu.Unlock()
-	if ok {
-		return got
-	}
-	got = v.readStoryAt(base, p)
-	r.atBase.mu.Lock()
-	if r.atBase.sections == nil {
-		r.atBase.sections = map[atBaseKey]oldSections{}
-	}
-	r.atBase.sections[k] = got
-	r.atBase.mu.Unlock()
-	return got
+	return sharedAnswer(&r.atBase.mu, &r.atBase.sections, k, func() oldSections { return v.readStoryAt(base, p) })
 }
 
 // readStoryAt reads and parses the story at the clean path p in commit
@@ -101,18 +112,5 @@ func (v *validator) rewritten(base gitrepo.Commit, p string) bool {
 		return v.rewrittenSince(base, p)
 	}
 	k := atBaseKey{base: base.Hash, path: p, max: v.cfg.MaxFileSize}
-	r.atBase.mu.Lock()
-	got, ok := r.atBase.rewritten[k]
-	r.atBase.mu.Unlock()
-	if ok {
-		return got
-	}
-	got = v.rewrittenSince(base, p)
-	r.atBase.mu.Lock()
-	if r.atBase.rewritten == nil {
-		r.atBase.rewritten = map[atBaseKey]bool{}
-	}
-	r.atBase.rewritten[k] = got
-	r.atBase.mu.Unlock()
-	return got
+	return sharedAnswer(&r.atBase.mu, &r.atBase.rewritten, k, func() bool { return v.rewrittenSince(base, p) })
 }

@@ -92,19 +92,32 @@ func TestAtBaseShared(t *testing.T) {
 		t.Fatalf("%s: %v, want neither acceptance-changed nor file-rewritten", all[2].ID, codes(want[2]))
 	}
 
-	g := newGit()
-	run := NewRun(r.root, all)
-	t.Cleanup(run.waitPrefetch)
-	for i, c := range all {
-		in := input(r, c, st)
-		in.Git, in.Run = g, run
-		if got := Validate(in); !reflect.DeepEqual(got, want[i]) {
-			t.Errorf("%s through a Run:\n%+v\nwant\n%+v", c.ID, got, want[i])
-		}
-	}
 	wantReads := map[string]int{"0123456 " + storyP: 1, "0123456 " + login: 1, "fedcba9 " + storyP: 1, "fedcba9 " + login: 1}
-	if !reflect.DeepEqual(g.reads, wantReads) {
-		t.Errorf("reads at base through a Run: %v, want each once: %v", g.reads, wantReads)
+	for _, concurrent := range []bool{false, true} {
+		g := newGit()
+		run := NewRun(r.root, all)
+		t.Cleanup(run.waitPrefetch)
+		got := make([]Report, len(all))
+		var wg sync.WaitGroup
+		for i, c := range all {
+			in := input(r, c, st)
+			in.Git, in.Run = g, run
+			if !concurrent {
+				got[i] = Validate(in)
+				continue
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); got[i] = Validate(in) }()
+		}
+		wg.Wait()
+		for i, c := range all {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("%s through a Run (concurrent %v):\n%+v\nwant\n%+v", c.ID, concurrent, got[i], want[i])
+			}
+		}
+		if !reflect.DeepEqual(g.reads, wantReads) {
+			t.Errorf("reads at base through a Run (concurrent %v): %v, want each once: %v", concurrent, g.reads, wantReads)
+		}
 	}
 }
 
