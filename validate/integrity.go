@@ -177,7 +177,10 @@ func (v *validator) placeFiles(uniq []workflow.RefFile, probes []*probe, distinc
 		v.byPath[clean] = f
 		v.files = append(v.files, f)
 	}
-	sort.SliceStable(v.files, func(i, j int) bool { return v.files[i].displayPath() < v.files[j].displayPath() })
+	byDisplay := func(a, b *refFile) int { return strings.Compare(a.displayPath(), b.displayPath()) }
+	if !slices.IsSortedFunc(v.files, byDisplay) { // references are mostly listed sorted
+		slices.SortStableFunc(v.files, byDisplay)
+	}
 	return true
 }
 

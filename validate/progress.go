@@ -332,10 +332,10 @@ func (v *validator) activity(ch change, by []gitrepo.Commit, mtime time.Time) {
 	}
 }
 
-// rewritten reports whether the file at the clean path p was rewritten
-// wholesale since base: it held at least rewriteMinLines distinct
+// rewrittenSince reports whether the file at the clean path p was
+// rewritten wholesale since base: it held at least rewriteMinLines distinct
 // non-blank lines there and fewer than a quarter of them are left.
-func (v *validator) rewritten(base gitrepo.Commit, p string) bool {
+func (v *validator) rewrittenSince(base gitrepo.Commit, p string) bool {
 	old, err := v.in.Git.ReadAt(base, p)
 	if err != nil || int64(len(old)) > v.cfg.MaxFileSize {
 		return false

@@ -3,7 +3,8 @@ package validate
 import (
 	"io/fs"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
@@ -65,6 +66,10 @@ type Run struct {
 	// workflows whose files the same commits changed, made once.
 	clauseMu sync.Mutex
 	clauses  map[string][2]string // the clause and the report's detail
+
+	// atBase is what the validations read of files at base commits (a
+	// story's sections, a rewrite), once per run.
+	atBase atBase
 }
 
 // seenPath is what an integrity check found at a path: it exists (a
@@ -205,7 +210,10 @@ func sortedByID(candidates []workflow.Candidate) []*workflow.Candidate {
 	for i := range candidates {
 		out[i] = &candidates[i]
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	byID := func(a, b *workflow.Candidate) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(out, byID) { // discovery lists them mostly sorted
+		slices.SortStableFunc(out, byID)
+	}
 	return out
 }
 

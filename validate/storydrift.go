@@ -113,16 +113,9 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 	if v.in.ParseStory == nil {
 		return nil, false, false
 	}
-	data, err := v.in.Git.ReadAt(base, s.path)
-	if gitrepo.MissingHistory(err) {
-		return nil, false, true
-	}
-	if err != nil || int64(len(data)) > v.cfg.MaxFileSize {
-		return nil, false, false
-	}
-	old := v.in.ParseStory(s.path, data)
-	if old == nil {
-		return nil, false, false
+	old := v.storyAtBase(base, s.path) // once per run for workflows sharing it
+	if !old.ok {
+		return nil, false, old.missing
 	}
 	cur := s.story.Sections
 	if len(cur) == 0 || s.story.SectionsTrimmed {
@@ -139,13 +132,13 @@ func (v *validator) changedSections(base gitrepo.Commit, s *storyState) (keys []
 		}
 		cur = now.Sections
 	}
-	for _, a := range old.Sections {
+	for _, a := range old.sections {
 		if b, ok := cur.Get(a.Name); (!ok || a.Hash != b.Hash) && a.Name != "status" {
 			keys = append(keys, a.Name) // changed or gone; the status is the consistency check's business
 		}
 	}
 	for _, b := range cur {
-		if _, ok := old.Sections.Get(b.Name); !ok && b.Name != "status" {
+		if _, ok := old.sections.Get(b.Name); !ok && b.Name != "status" {
 			keys = append(keys, b.Name) // new
 		}
 	}
