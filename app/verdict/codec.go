@@ -1,10 +1,14 @@
 package verdict
 
 import (
+	"bytes"
 	"encoding/binary"
 	"time"
+	"unsafe"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/validate"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // The value encoding of a memo: unsigned varints, zig-zag varints,
@@ -158,4 +162,156 @@ func (r *reader) time() time.Time {
 
 func (r *reader) commit() gitrepo.Commit {
 	return gitrepo.Commit{Hash: r.str(), Short: r.str(), Author: r.str(), Email: r.str(), When: r.time(), Subject: r.str()}
+}
+
+// entry is one memo: the unaged report (lists empty), the read set's
+// paths (their indexes in the path table of generation gen) and the
+// SHA-256 of their stat data.
+type entry struct {
+	rep  validate.Report
+	gen  [genSize]byte
+	idx  []uint32 // the read set (encode's): dirs folders, then the files
+	dirs int
+	sum  [32]byte
+	// rawIdx is the read set as the value holds it (decode fills it, not
+	// idx): n varint indexes
+	rawIdx []byte
+	n      int
+	// clamped is the clock the report was made at when its own activity
+	// was after it (validation kept the time from passing the clock: the
+	// report is true at that clock alone); zero otherwise.
+	clamped time.Time
+}
+
+// indexes appends e's read set's indexes to dst (decode leaves them in
+// rawIdx, checked to hold n varints).
+func (e *entry) indexes(dst []uint32) []uint32 {
+	if e.rawIdx == nil {
+		return append(dst, e.idx...)
+	}
+	rest := e.rawIdx
+	for range e.n {
+		x, k := uvarintOf(rest)
+		dst = append(dst, uint32(x))
+		rest = rest[k:]
+	}
+	return dst
+}
+
+// sameNow reports whether e's report is the one a validation at now
+// makes: its activity is not after now, as it was not when it was made,
+// or it was made at now exactly.
+func (e *entry) sameNow(now time.Time) bool {
+	if !e.clamped.IsZero() {
+		return now.Equal(e.clamped)
+	}
+	return now.IsZero() || !e.rep.Activity.After(now)
+}
+
+// encode is an entry's value (see codec.go); false for a report that
+// holds what an unaged report never does (an age).
+func encode(e entry) ([]byte, bool) {
+	r := &e.rep
+	if r.Age != 0 || r.AgeClass != "" || r.AgeAtLeast {
+		return nil, false
+	}
+	w := writer{b: append(append(make([]byte, 0, 4096), e.sum[:]...), e.gen[:]...), ok: true}
+	w.uint(uint64(e.dirs))
+	w.uint(uint64(len(e.idx)))
+	for _, x := range e.idx {
+		w.uint(uint64(x))
+	}
+	w.time(e.clamped)
+	w.uint(uint64(len(r.Findings)))
+	for _, f := range r.Findings {
+		w.str(f.Check)
+		w.str(string(f.Severity))
+		w.str(f.Code)
+		w.str(f.Message)
+		w.str(f.Path)
+		w.str(f.Phase)
+		w.int(int64(f.Line))
+	}
+	w.str(r.Status)
+	w.time(r.InterruptedAt)
+	w.commit(r.Base)
+	w.str(r.GitMode)
+	w.strs(r.ChangedPhases)
+	w.strs(r.MissingPhases)
+	w.time(r.Activity)
+	w.str(r.TimeCut)
+	if !w.ok {
+		return nil, false
+	}
+	// the value is kept until the table is written, with every other of
+	// the run: not with the spare room of the appends that built it (up to
+	// as much again: 8 of the 1,000 × 50 shape's 40 MB in use)
+	return bytes.Clone(w.b), true
+}
+
+// decode reads a value as untrusted input; false when it does not decode
+// (never a panic). The entry's strings share v's memory: v must never be
+// written again.
+func decode(v []byte) (entry, bool) {
+	var e entry
+	if len(v) < 32+genSize {
+		return e, false
+	}
+	copy(e.sum[:], v)
+	copy(e.gen[:], v[32:])
+	// the read set's indexes are read where they are (entry.indexes)
+	rest := v[32+genSize:]
+	dirs, k1 := uvarintOf(rest)
+	rest = rest[k1:]
+	n, k := uvarintOf(rest)
+	rest = rest[k:]
+	if k1 == 0 || k == 0 || n > uint64(len(rest)) || dirs > n {
+		return entry{}, false
+	}
+	from := len(v) - len(rest)
+	for range n {
+		x, k := uvarintOf(rest)
+		if k == 0 || x > 1<<32-1 {
+			return entry{}, false
+		}
+		rest = rest[k:]
+	}
+	e.dirs, e.n = int(dirs), int(n)
+	e.rawIdx = v[from : len(v)-len(rest) : len(v)-len(rest)]
+	// the report's strings are views of v, not a copy of it: v is the
+	// table's (read once, never written, and held by the memo until the
+	// run ends) or Put's own value, so a view keeps alive nothing that was
+	// not kept anyway (1,000 memos' 6 MB of findings copied a run before)
+	var rd reader
+	if len(rest) > 0 {
+		rd.s = unsafe.String(&rest[0], len(rest))
+	}
+	e.clamped = rd.time()
+	r := &e.rep
+	nf := rd.count(7)
+	r.Findings = make([]workflow.Finding, 0, nf)
+	for range nf {
+		f := workflow.Finding{Check: rd.str(), Severity: workflow.Severity(rd.str()), Code: rd.str(),
+			Message: rd.str(), Path: rd.str(), Phase: rd.str()}
+		f.Line = int(rd.int())
+		r.Findings = append(r.Findings, f)
+	}
+	r.Status = rd.str()
+	r.InterruptedAt = rd.time()
+	r.Base = rd.commit()
+	r.GitMode = rd.str()
+	r.ChangedPhases = rd.strs()
+	r.MissingPhases = rd.strs()
+	r.Activity = rd.time()
+	r.TimeCut = rd.str()
+	r.Files, r.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	if rd.bad || rd.s != "" {
+		return entry{}, false
+	}
+	return e, true
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }
