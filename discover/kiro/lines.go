@@ -264,33 +264,31 @@ func firstToken(s string) (tok, rest string) {
 func backticks(s string) ([]string, string) {
 	var spans []string
 	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '`')
-		if i < 0 {
-			break
+	backtickScan(s, func(t string) { b.WriteString(t) }, func(sp string) {
+		if len(spans) < maxTaskPaths {
+			spans = append(spans, sp)
 		}
-		j := strings.IndexByte(s[i+1:], '`')
-		if j < 0 {
-			break
-		}
-		if sp := s[i+1 : i+1+j]; j > 0 && j <= 512 {
-			if len(spans) < maxTaskPaths {
-				spans = append(spans, sp)
-			}
-			b.WriteString(s[:i])
-			b.WriteByte(' ')
-		} else {
-			b.WriteString(s[:i+1+j+1])
-		}
-		s = s[i+1+j+1:]
-	}
-	b.WriteString(s)
+		b.WriteByte(' ')
+	})
 	return spans, b.String()
 }
 
 // backtickSpans is backticks without building the text outside the
 // spans: the spans, and whether that text holds a "/".
 func backtickSpans(s string) (spans []string, slash bool) {
+	backtickScan(s, func(t string) { slash = slash || strings.IndexByte(t, '/') >= 0 }, func(sp string) {
+		if len(spans) < maxTaskPaths {
+			spans = append(spans, sp)
+		}
+	})
+	return spans, slash
+}
+
+// backtickScan reads s as backticks does, the one rule of both: text gets
+// each piece of s outside the spans in order, span each span (1…512
+// bytes between two backticks; an empty or longer pair is text, both
+// backticks included), after the text before it.
+func backtickScan(s string, text, span func(string)) {
 	for {
 		i := strings.IndexByte(s, '`')
 		if i < 0 {
@@ -301,16 +299,14 @@ func backtickSpans(s string) (spans []string, slash bool) {
 			break
 		}
 		if sp := s[i+1 : i+1+j]; j > 0 && j <= 512 {
-			if len(spans) < maxTaskPaths {
-				spans = append(spans, sp)
-			}
-			slash = slash || strings.IndexByte(s[:i], '/') >= 0
+			text(s[:i])
+			span(sp)
 		} else {
-			slash = slash || strings.IndexByte(s[:i+1+j+1], '/') >= 0
+			text(s[:i+1+j+1])
 		}
 		s = s[i+1+j+1:]
 	}
-	return spans, slash || strings.IndexByte(s, '/') >= 0
+	text(s)
 }
 
 // taskID reads a task id token (Rule B3.1): 2, 2.1, 0.V, M24-T002, bold

@@ -453,32 +453,12 @@ func backticks(text string) (quoted []string, plain string) {
 		return nil, text
 	}
 	var b strings.Builder
-	rest := text
-	for {
-		i := strings.IndexByte(rest, '`')
-		if i < 0 {
-			b.WriteString(rest)
-			break
-		}
-		j := strings.IndexByte(rest[i+1:], '`')
-		if j < 0 {
-			b.WriteString(rest)
-			break
-		}
-		span := rest[i+1 : i+1+j]
-		if j == 0 || j > 512 {
-			// no span here: keep the first backtick as text, go on after it
-			b.WriteString(rest[:i+1])
-			rest = rest[i+1:]
-			continue
-		}
-		b.WriteString(rest[:i])
+	backtickScan(text, func(t string) { b.WriteString(t) }, func(span string) {
 		b.WriteByte(' ')
 		if len(quoted) < maxTaskPaths {
 			quoted = append(quoted, span)
 		}
-		rest = rest[i+2+j:]
-	}
+	})
 	return quoted, b.String()
 }
 
@@ -488,29 +468,39 @@ func backtickSpans(text string) (quoted []string, slash bool) {
 	if !strings.Contains(text, "`") {
 		return nil, strings.IndexByte(text, '/') >= 0
 	}
-	rest := text
-	for {
-		i := strings.IndexByte(rest, '`')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(rest[i+1:], '`')
-		if j < 0 {
-			break
-		}
-		span := rest[i+1 : i+1+j]
-		if j == 0 || j > 512 {
-			slash = slash || strings.IndexByte(rest[:i+1], '/') >= 0
-			rest = rest[i+1:]
-			continue
-		}
-		slash = slash || strings.IndexByte(rest[:i], '/') >= 0
+	backtickScan(text, func(t string) { slash = slash || strings.IndexByte(t, '/') >= 0 }, func(span string) {
 		if len(quoted) < maxTaskPaths {
 			quoted = append(quoted, span)
 		}
-		rest = rest[i+2+j:]
+	})
+	return quoted, slash
+}
+
+// backtickScan reads text as "`([^`]{1,512})`" finds its spans, the one
+// rule of backticks and backtickSpans: text gets each piece outside the
+// spans in order, span each span, after the text before it. A backtick
+// that opens no span (the next one right after it, more than 512 bytes
+// on, or none) is text, and the search goes on after it.
+func backtickScan(s string, text, span func(string)) {
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if j == 0 || j > 512 {
+			text(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		text(s[:i])
+		span(s[i+1 : i+1+j])
+		s = s[i+2+j:]
 	}
-	return quoted, slash || strings.IndexByte(rest, '/') >= 0
+	text(s)
 }
 
 // filesPaths reads a "Files: a, b" sub-bullet (refpath.Listed) into out.
