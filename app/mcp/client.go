@@ -19,6 +19,37 @@ type Client struct {
 	done  chan error // the in-memory server's end, nil over a command
 	once  sync.Once
 	close error
+
+	mu       sync.Mutex
+	progress []Progress    // every notifications/progress received, in order
+	heard    chan struct{} // closed and replaced at each one
+}
+
+// Progress is one notifications/progress the client received.
+type Progress struct {
+	Token    any
+	Progress float64
+	Total    float64
+	Message  string
+}
+
+// newClient is a Client named name whose SDK client records progress
+// notifications.
+func newClient(name string) (*Client, *sdk.Client) {
+	c := &Client{heard: make(chan struct{})}
+	sc := sdk.NewClient(&sdk.Implementation{Name: name, Version: "test"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			if req == nil || req.Params == nil {
+				return
+			}
+			c.mu.Lock()
+			c.progress = append(c.progress, Progress{Token: req.Params.ProgressToken, Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+			close(c.heard)
+			c.heard = make(chan struct{})
+			c.mu.Unlock()
+		},
+	})
+	return c, sc
 }
 
 // ToolResult is a tools/call result: the text content, the structured
@@ -52,22 +83,26 @@ func ConnectInMemory(ctx context.Context, b Backend, opts Options, clientName st
 		sb.Close()
 		done <- err
 	}()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "test"}, nil).Connect(ctx, ct, nil)
+	c, sc := newClient(clientName)
+	cs, err := sc.Connect(ctx, ct, nil)
 	if err != nil {
 		_ = ss.Close()
 		return nil, fmt.Errorf("mcp: connect in memory: %w", err)
 	}
-	return &Client{cs: cs, done: done}, nil
+	c.cs, c.done = cs, done
+	return c, nil
 }
 
 // ConnectCommand starts cmd (an `orchestrate mcp`) and connects a client
 // named clientName to it over its stdin and stdout.
 func ConnectCommand(ctx context.Context, cmd *exec.Cmd, clientName string) (*Client, error) {
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "test"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	c, sc := newClient(clientName)
+	cs, err := sc.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: connect to %s: %w", cmd.Path, err)
 	}
-	return &Client{cs: cs}, nil
+	c.cs = cs
+	return c, nil
 }
 
 // ServerName is the server's name and version from its initialize result.
@@ -122,6 +157,54 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any) (To
 		out.Structured, _ = json.Marshal(res.StructuredContent)
 	}
 	return out, nil
+}
+
+// CallWithProgress is Call asking for progress under token: the server's
+// notifications/progress for it are then in ProgressOf(token).
+func (c *Client) CallWithProgress(ctx context.Context, name string, args map[string]any, token string) (ToolResult, error) {
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	params.SetProgressToken(token)
+	res, err := c.cs.CallTool(ctx, params)
+	if err != nil {
+		return ToolResult{}, err
+	}
+	out := ToolResult{IsError: res.IsError, Text: texts(res.Content)}
+	if res.StructuredContent != nil {
+		out.Structured, _ = json.Marshal(res.StructuredContent)
+	}
+	return out, nil
+}
+
+// ProgressOf is every progress notification received so far for token
+// (all of them when token is nil), in the order received.
+func (c *Client) ProgressOf(token any) []Progress {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Progress
+	for _, p := range c.progress {
+		if token == nil || p.Token == token {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// WaitProgress waits until ok holds of ProgressOf(token), or ctx ends
+// (its error).
+func (c *Client) WaitProgress(ctx context.Context, token any, ok func([]Progress) bool) error {
+	for {
+		c.mu.Lock()
+		heard := c.heard
+		c.mu.Unlock()
+		if ok(c.ProgressOf(token)) {
+			return nil
+		}
+		select {
+		case <-heard:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // Prompt gets prompt name with args: its description and its messages'

@@ -16,6 +16,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -88,6 +89,9 @@ type Backend interface {
 type Options struct {
 	// Version is orchestrate's version, announced in serverInfo.
 	Version string
+	// ProgressEvery is how often a call that asked for progress hears it
+	// is still running (progress.go); zero: DefaultProgressEvery.
+	ProgressEvery time.Duration
 }
 
 // Names of the tools and the prompt.
@@ -137,7 +141,14 @@ func NewServer(b Backend, opts Options) *sdk.Server {
 
 func newServer(sb *serialized, opts Options) *sdk.Server {
 	b := sb.b
-	serial := sb.do
+	// call runs f through the queue, with progress when the request asks
+	// for it (progress.go)
+	call := func(ctx context.Context, req *sdk.CallToolRequest, name string, f func() Doc) Doc {
+		if req == nil || req.Params == nil {
+			return sb.do(f)
+		}
+		return withProgress(ctx, sb, req.Session, req.Params.GetProgressToken(), name, opts.ProgressEvery, f)
+	}
 	version := opts.Version
 	if version == "" {
 		version = "dev"
@@ -152,25 +163,25 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 		Name:        ToolWorkflows,
 		Description: "The workflows of the repository: candidates with ids, types, statuses, positions, ages, validation, findings and lifecycle — the document of `orchestrate status --json --all`.",
 		Annotations: readOnly("Interrupted workflows"),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
-		return result(serial(func() Doc { return b.Workflows(ctx) })), nil, nil
+	}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		return result(call(ctx, req, ToolWorkflows, func() Doc { return b.Workflows(ctx) })), nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        ToolPlan,
 		Description: "The resume plan of a workflow without changing anything — the document of `orchestrate resume WORKFLOW --dry-run --json`: selected candidate, findings, plan (last completed phase, resume point, remaining phases, decision and reason) and exit_code (what the real run would exit with: 17 when it would halt).",
 		Annotations: readOnly("Resume plan"),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in PlanArgs) (*sdk.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in PlanArgs) (*sdk.CallToolResult, any, error) {
 		if d := tooLong(ToolPlan, arg{"workflow", in.Workflow, maxArg}, arg{"mode", in.Mode, maxArg}, arg{"from_phase", in.FromPhase, maxArg}); d != nil {
 			return result(*d), nil, nil
 		}
-		return result(serial(func() Doc { return b.Plan(ctx, in) })), nil, nil
+		return result(call(ctx, req, ToolPlan, func() Doc { return b.Plan(ctx, in) })), nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        ToolLog,
 		Description: "The orchestration log, oldest first — the document of `orchestrate log --json`.",
 		Annotations: readOnly("Orchestration log"),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in LogArgs) (*sdk.CallToolResult, any, error) {
-		return result(serial(func() Doc { return b.Log(ctx, in) })), nil, nil
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in LogArgs) (*sdk.CallToolResult, any, error) {
+		return result(call(ctx, req, ToolLog, func() Doc { return b.Log(ctx, in) })), nil, nil
 	})
 	notDestructive, closed := false, false
 	sdk.AddTool(s, &sdk.Tool{
@@ -185,19 +196,19 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 		if strings.TrimSpace(in.Holder) == "" {
 			in.Holder = clientName(req)
 		}
-		return result(serial(func() Doc { return b.Claim(ctx, in) })), nil, nil
+		return result(call(ctx, req, ToolClaim, func() Doc { return b.Claim(ctx, in) })), nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        ToolRelease,
 		Description: "Release a workflow you claimed, recording the outcome: done (the handoff stands), failed or abandoned (the workflow is interrupted again and can be handed off anew). Frees the lock.",
 		Annotations: &sdk.ToolAnnotations{Title: "Release a claim", DestructiveHint: &notDestructive, OpenWorldHint: &closed},
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in ReleaseArgs) (*sdk.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in ReleaseArgs) (*sdk.CallToolResult, any, error) {
 		if d := tooLong(ToolRelease, arg{"workflow", in.Workflow, maxArg}, arg{"outcome", in.Outcome, maxArg}, arg{"note", in.Note, maxNote}); d != nil {
 			return result(*d), nil, nil
 		}
-		return result(serial(func() Doc { return b.Release(ctx, in) })), nil, nil
+		return result(call(ctx, req, ToolRelease, func() Doc { return b.Release(ctx, in) })), nil, nil
 	})
-	addResources(s, b, serial)
+	addResources(s, b, sb, opts.ProgressEvery)
 	s.AddPrompt(&sdk.Prompt{
 		Name:        PromptContext,
 		Title:       "Resume context",
@@ -213,7 +224,12 @@ func newServer(sb *serialized, opts Options) *sdk.Server {
 			return &sdk.GetPromptResult{Description: "refused", Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
 		}
 		var env *handoff.Envelope
-		d := serial(func() Doc {
+		var ss *sdk.ServerSession
+		var token any
+		if req.Params != nil {
+			ss, token = req.Session, req.Params.GetProgressToken()
+		}
+		d := withProgress(ctx, sb, ss, token, PromptContext, opts.ProgressEvery, func() Doc {
 			e, refusal := b.Context(ctx, wf)
 			env = e
 			return refusal

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,20 +28,26 @@ const (
 const planPrefix = "orchestrate://plan/"
 
 // addResources adds the resources of the read-only tools to s, each read
-// through serial as the tools are.
-func addResources(s *sdk.Server, b Backend, serial func(func() Doc) Doc) {
+// through the queue, with progress when asked, as the tools are.
+func addResources(s *sdk.Server, b Backend, sb *serialized, every time.Duration) {
+	serial := func(ctx context.Context, req *sdk.ReadResourceRequest, name string, f func() Doc) Doc {
+		if req == nil || req.Params == nil {
+			return sb.do(f)
+		}
+		return withProgress(ctx, sb, req.Session, req.Params.GetProgressToken(), name, every, f)
+	}
 	s.AddResource(&sdk.Resource{
 		URI: ResourceWorkflows, Name: "workflows", Title: "Interrupted workflows", MIMEType: "application/json",
 		Description: "The workflows of the repository, as the workflows tool gives them (status --json --all).",
 	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-		return resourceOf(ResourceWorkflows, serial(func() Doc { return b.Workflows(ctx) })), nil
+		return resourceOf(ResourceWorkflows, serial(ctx, req, ResourceWorkflows, func() Doc { return b.Workflows(ctx) })), nil
 	})
 	s.AddResource(&sdk.Resource{
 		URI: ResourceLog, Name: "log", Title: "Orchestration log", MIMEType: "application/json",
 		Description: "The last 20 events of the orchestration log, as the log tool gives them (log -n 20 --json).",
 	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		n := 20
-		return resourceOf(ResourceLog, serial(func() Doc { return b.Log(ctx, LogArgs{Lines: &n}) })), nil
+		return resourceOf(ResourceLog, serial(ctx, req, ResourceLog, func() Doc { return b.Log(ctx, LogArgs{Lines: &n}) })), nil
 	})
 	s.AddResourceTemplate(&sdk.ResourceTemplate{
 		URITemplate: ResourcePlan, Name: "plan", Title: "Resume plan", MIMEType: "application/json",
@@ -57,7 +64,7 @@ func addResources(s *sdk.Server, b Backend, serial func(func() Doc) Doc) {
 		if d := tooLong(ToolPlan, arg{"workflow", wf, maxArg}); d != nil {
 			return resourceOf(uri, *d), nil
 		}
-		d := serial(func() Doc { return b.Plan(ctx, PlanArgs{Workflow: wf}) })
+		d := serial(ctx, req, ToolPlan, func() Doc { return b.Plan(ctx, PlanArgs{Workflow: wf}) })
 		if d.Failed && d.ExitCode == int(exitcode.NotFound) {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
