@@ -119,7 +119,6 @@ func deriveReference(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *
 	return t
 }
 
-
 // sameDerived reports whether two answers of Derive are the same: both
 // nil, or the same entries, offsets, places, parsed and gone entries over
 // the same raw tree.
