@@ -1,6 +1,7 @@
 // Package gitdelta is git's delta format (the instructions a pack's delta
 // entries hold): building an object from its base and a delta, bounded by
-// the sizes the delta announces, never past its base or its input.
+// the sizes the delta announces, never past its base or its input; and the
+// header of a pack entry (its type and size, an offset delta's base).
 package gitdelta
 
 import (
