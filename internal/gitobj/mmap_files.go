@@ -45,7 +45,7 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 // mapped packs and indexes leave the process's memory (they stay in the page
 // cache, and a later read maps them again), so that a walk over a whole pack
 // does not count the pack in the process's resident memory. A fork leaves
-// an index of at most maxKeptIndex bytes mapped: the index is shared by the
+// indexes of at most maxKeptIndex bytes in all mapped: an index is shared by the
 // walk and its readers, every look-up of each reads it at random places,
 // and a fork that dropped it (every thousand commits or so of a cold walk)
 // made all of them fault its pages in again (about 2,500 of the 17,000
@@ -64,11 +64,14 @@ func (s *Store) touch(n int) {
 		return
 	}
 	s.touched = 0
+	kept := 0 // the bytes of the indexes a fork leaves mapped
 	for _, p := range s.packs {
 		if p.data != nil {
 			dropPages(p.data)
 		}
-		if p.unmap != nil && !(s.forked && len(p.idx) <= maxKeptIndex) {
+		if s.forked && p.unmap != nil && kept+len(p.idx) <= maxKeptIndex {
+			kept += len(p.idx)
+		} else if p.unmap != nil {
 			dropPages(p.idx)
 		}
 	}
