@@ -1,6 +1,7 @@
 // Package gitdelta is git's delta format (the instructions a pack's delta
 // entries hold): building an object from its base and a delta, bounded by
-// the sizes the delta announces, never past its base or its input.
+// the sizes the delta announces, never past its base or its input; and the
+// header of a pack entry (its type and size, an offset delta's base).
 package gitdelta
 
 import (
@@ -50,10 +51,21 @@ func Apply(src, delta []byte, max uint64, cut int, buf []byte) (_ []byte, whole 
 		return nil, false, TooLarge(dstSize, MaxObject)
 	}
 	delta = delta[n:]
+	// A new object is built over a copy of its base's first bytes rather
+	// than over zeros: a copy instruction that puts base bytes at their own
+	// offset (most of a tree's delta over the same folder's tree in the
+	// commit before: the same names, a few hashes replaced) then has
+	// nothing to move. In buf (not zeroed), or when longer than its base, it
+	// is built as it comes.
+	pre := 0 // dst[:pre] holds src[:pre] until written over
 	var dst []byte
-	if buf != nil && uint64(cap(buf)) >= want {
+	switch {
+	case buf != nil && uint64(cap(buf)) >= want:
 		dst = buf[:0]
-	} else {
+	case want <= uint64(len(src)) && want > 0:
+		pre = int(want)
+		dst = append([]byte(nil), src[:pre]...)[:0:pre] // not zeroed first
+	default:
 		dst = make([]byte, 0, int(want))
 	}
 	for len(delta) > 0 && (whole || uint64(len(dst)) < want) {
@@ -83,7 +95,11 @@ func Apply(src, delta []byte, max uint64, cut int, buf []byte) (_ []byte, whole 
 				return nil, false, errors.New("delta copy out of bounds")
 			}
 			size = min(size, want-uint64(len(dst)))
-			dst = append(dst, src[off:off+size]...)
+			if at := uint64(len(dst)); off == at && off+size <= uint64(pre) {
+				dst = dst[:at+size] // the base's bytes at their own place: there already
+			} else {
+				dst = append(dst, src[off:off+size]...)
+			}
 		case op != 0: // insert literal bytes
 			size := int(op)
 			if size > len(delta) || uint64(len(dst)+size) > dstSize {

@@ -91,3 +91,62 @@ func TestApplyErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyOverItsBase: a delta is built over a copy of its base's first
+// bytes (the copies that put base bytes at their own offset move nothing),
+// and what it builds is what a plain rebuild gives, whatever the mix of
+// copies in place, copies moved, inserts over the base's bytes, a target
+// longer or shorter than its base, a buffer of junk, a cut.
+func TestApplyOverItsBase(t *testing.T) {
+	src := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
+	type op struct {
+		copy      bool
+		off, size int
+		lit       string
+	}
+	cases := []struct {
+		name string
+		ops  []op
+	}{
+		{"the base whole, in place", []op{{copy: true, off: 0, size: 36}}},
+		{"a hash replaced", []op{{copy: true, off: 0, size: 10}, {lit: "ABCDE"}, {copy: true, off: 15, size: 21}}},
+		{"an entry inserted: the rest moved", []op{{copy: true, off: 0, size: 10}, {lit: "NEW"}, {copy: true, off: 10, size: 26}}},
+		{"an entry removed: the rest moved back", []op{{copy: true, off: 0, size: 5}, {copy: true, off: 10, size: 26}}},
+		{"in place after a move back", []op{{copy: true, off: 5, size: 5}, {copy: true, off: 5, size: 5}, {copy: true, off: 10, size: 4}}},
+		{"inserts only", []op{{lit: "only new bytes"}}},
+		{"longer than the base", []op{{copy: true, off: 0, size: 36}, {copy: true, off: 0, size: 36}, {lit: "tail"}}},
+		{"in place past an insert of the same length", []op{{lit: "01234"}, {copy: true, off: 5, size: 31}}},
+	}
+	for _, c := range cases {
+		var ops, want []byte
+		for _, o := range c.ops {
+			if o.copy {
+				ops = append(ops, 0x80|0x01|0x10, byte(o.off), byte(o.size))
+				want = append(want, src[o.off:o.off+o.size]...)
+			} else {
+				ops = append(ops, byte(len(o.lit)))
+				ops = append(ops, o.lit...)
+				want = append(want, o.lit...)
+			}
+		}
+		delta := deltaOf(len(src), len(want), ops...)
+		for _, cut := range []int{0, 1, 7, 12, len(want) - 1, len(want)} {
+			exp := want
+			if cut > 0 && cut < len(want) {
+				exp = want[:cut]
+			}
+			for _, buf := range [][]byte{nil, bytes.Repeat([]byte{'#'}, len(exp)), bytes.Repeat([]byte{'#'}, 100)} {
+				got, whole, err := Apply(src, delta, MaxObject, cut, buf)
+				if err != nil || !bytes.Equal(got, exp) || whole != (len(exp) == len(want)) {
+					t.Errorf("%s, cut %d, buffer %d: %q, whole %v, %v; want %q", c.name, cut, len(buf), got, whole, err, exp)
+				}
+				if buf == nil && cap(got) != len(got) {
+					t.Errorf("%s, cut %d: capacity %d for %d bytes", c.name, cut, cap(got), len(got))
+				}
+				if len(got) > 0 && &got[0] == &src[0] {
+					t.Errorf("%s, cut %d: built in its base", c.name, cut)
+				}
+			}
+		}
+	}
+}

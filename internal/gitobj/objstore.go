@@ -29,6 +29,7 @@ const (
 	maxTouchedPages = 8192               // mapped pages read before they are dropped (32 MiB)
 	pageSize        = 4096               // what touched counts (an estimate is enough)
 	idxPagesPerFind = 1                  // new index pages a look-up reads, roughly (the first probes share theirs)
+	maxKeptIndex    = 16 << 20           // the pack index bytes a fork leaves mapped, at most (see touch)
 	idxHeaderLen    = 8 + 256*4
 )
 

@@ -179,7 +179,11 @@ func scanTree(raw []byte, n *TrieNode, t []RawEntry, offs *[]uint32, at *[]int32
 // Derive returns the wanted entries of the raw tree from near's, when near
 // was derivable: runs of entries equal in both are skipped in chunks (one
 // byte comparison each), and only the entries that differ are parsed. It
-// returns nil when it cannot tell (the caller scans instead).
+// returns nil when it cannot tell (the caller scans instead). The runs
+// skipped are recorded as runs (in scratch), not entry by entry, and the
+// tree's entry offsets are near's own (shared, read-only) for as long as
+// they are the same: a folder whose files changed in place (the same
+// names, other hashes: most commits) costs no copy of them.
 func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
 	if near == nil || near.offs == nil || len(raw) >= 1<<31 {
 		return nil
@@ -191,20 +195,14 @@ func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
 		}
 		return len(a)
 	}
-	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), raw: raw, at: make([]int32, len(n.Names)),
-		offs: make([]uint32, 0, len(offs)+4)}
+	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), raw: raw, at: make([]int32, len(n.Names))}
 	for i := range t.at {
 		t.at[i] = -1
 	}
-	if cap(*scratch) < len(offs) {
-		*scratch = make([]int32, len(offs))
-	}
-	moved := (*scratch)[:len(offs)] // the index in raw of each entry of a, or -1
-	for i := range moved {
-		moved[i] = -1
-	}
-	var parsed []int32 // indexes in raw of the entries parsed
-	var gone []int32   // indexes in a of the entries not found in raw
+	o := offsBuilder{near: offs}
+	runs := (*scratch)[:0] // triples: a's first entry of a run found in raw, its index in o, the run's length
+	var parsed []int32     // indexes in raw of the entries parsed
+	var gone []int32       // indexes in a of the entries not found in raw
 	prevParsed := false
 	i, x := 0, 0 // the next entry of a, the next offset in raw
 	for i < len(offs) || x < len(raw) {
@@ -217,13 +215,16 @@ func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
 				k /= 2
 				continue
 			}
-			if prevParsed && len(t.offs) > 0 && !inOrder(raw, int(t.offs[len(t.offs)-1]), x) {
+			if prevParsed && o.len() > 0 && !inOrder(raw, int(o.last()), x) {
+				*scratch = runs
 				return nil
 			}
-			for j := i; j < i+k; j++ {
-				moved[j] = int32(len(t.offs))
-				t.offs = append(t.offs, uint32(int(offs[j])-s+x))
+			if r := len(runs); r > 0 && int(runs[r-3]+runs[r-1]) == i && int(runs[r-2]+runs[r-1]) == o.len() {
+				runs[r-1] += int32(k) // goes on from the run before
+			} else {
+				runs = append(runs, int32(i), int32(o.len()), int32(k))
 			}
+			o.addRun(offs[i:i+k], x-s)
 			i, x, prevParsed = i+k, x+e-s, false
 		}
 		if x >= len(raw) {
@@ -233,9 +234,11 @@ func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
 		e := raw[x:]
 		sp, nul := entryBounds(e)
 		if sp < 0 {
+			*scratch = runs
 			return nil
 		}
-		if len(t.offs) > 0 && !inOrder(raw, int(t.offs[len(t.offs)-1]), x) {
+		if o.len() > 0 && !inOrder(raw, int(o.last()), x) {
+			*scratch = runs
 			return nil
 		}
 		name, dir := e[sp+1:sp+1+nul], IsDirMode(e[:sp])
@@ -253,17 +256,24 @@ func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
 				break
 			}
 		}
-		parsed = append(parsed, int32(len(t.offs)))
-		t.offs = append(t.offs, uint32(x))
+		parsed = append(parsed, int32(o.len()))
+		o.add(uint32(x))
 		x += sp + 1 + nul + 21
 		prevParsed = true
 	}
 	for ; i < len(offs); i++ {
 		gone = append(gone, int32(i))
 	}
+	*scratch = runs
+	t.offs = o.slice()
 	for pos, ia := range near.at {
-		if ia >= 0 && moved[ia] >= 0 {
-			t.Ents[pos], t.at[pos] = near.Ents[pos], moved[ia]
+		if ia < 0 {
+			continue
+		}
+		// the run holding a's entry ia, if any: the last one starting at or before it
+		r := sort.Search(len(runs)/3, func(r int) bool { return runs[3*r] > ia }) - 1
+		if r >= 0 && ia < runs[3*r]+runs[3*r+2] {
+			t.Ents[pos], t.at[pos] = near.Ents[pos], runs[3*r+1]+ia-runs[3*r]
 		}
 	}
 	t.parsed, t.gone = parsed, gone
@@ -282,6 +292,68 @@ func Derive(near *Scanned, raw []byte, n *TrieNode, scratch *[]int32) *Scanned {
 		t.at[child.Pos] = bi
 	}
 	return t
+}
+
+// offsBuilder builds the entry offsets of a tree Derive gives: while they
+// are near's (the same entries at the same places) it only counts them,
+// and copies them out at the first that is not.
+type offsBuilder struct {
+	near []uint32 // the neighbour's offsets, read only
+	n    int      // how many of near's are the tree's, while out is nil
+	out  []uint32 // the tree's, once they are not near's
+}
+
+func (o *offsBuilder) len() int {
+	if o.out == nil {
+		return o.n
+	}
+	return len(o.out)
+}
+
+// last returns the last offset added (there is one).
+func (o *offsBuilder) last() uint32 {
+	if o.out == nil {
+		return o.near[o.n-1]
+	}
+	return o.out[len(o.out)-1]
+}
+
+// add adds the offset of one entry.
+func (o *offsBuilder) add(v uint32) {
+	if o.out == nil && o.n < len(o.near) && o.near[o.n] == v {
+		o.n++
+		return
+	}
+	o.own()
+	o.out = append(o.out, v)
+}
+
+// addRun adds the offsets of a's entries run, moved by shift bytes.
+func (o *offsBuilder) addRun(run []uint32, shift int) {
+	if o.out == nil && shift == 0 && o.n+len(run) <= len(o.near) && len(run) > 0 && &o.near[o.n] == &run[0] {
+		o.n += len(run)
+		return
+	}
+	o.own()
+	for _, v := range run {
+		o.out = append(o.out, uint32(int(v)+shift))
+	}
+}
+
+// own copies the offsets out of near.
+func (o *offsBuilder) own() {
+	if o.out == nil {
+		o.out = append(make([]uint32, 0, len(o.near)+4), o.near[:o.n]...)
+	}
+}
+
+// slice returns the offsets: near's own (capacity cut, so that nothing
+// is ever appended to them) while they are the same.
+func (o *offsBuilder) slice() []uint32 {
+	if o.out == nil {
+		return o.near[:o.n:o.n]
+	}
+	return o.out
 }
 
 // inOrder reports whether the entry of raw at offset p sorts strictly

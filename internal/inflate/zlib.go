@@ -1,6 +1,7 @@
 package inflate
 
 import (
+	"compress/flate"
 	"compress/zlib"
 	"encoding/binary"
 	"hash/adler32"
@@ -73,4 +74,35 @@ func noEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// ReadZlib reads size bytes of zlib data from src: the zlib header checked
+// as compress/zlib checks it, then the raw deflate stream inflated by *fr
+// (a compress/flate reader, made on first use and reset after), with none
+// of zlib's running checksum (the read stops at the announced size, so
+// zlib never checked it). The errors are compress/zlib's, a stream shorter
+// than announced included (see ZlibShort).
+func ReadZlib(src flate.Reader, size int, fr *io.ReadCloser) ([]byte, error) {
+	if err := ZlibHeader(src); err != nil {
+		return nil, err
+	}
+	if *fr == nil {
+		*fr = flate.NewReader(src)
+	} else if err := (*fr).(flate.Resetter).Reset(src, nil); err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	for n := 0; n < size; {
+		m, err := (*fr).Read(out[n:])
+		n += m
+		switch {
+		case err == io.EOF && n < size:
+			return nil, ZlibShort(src, out[:n])
+		case err == io.EOF:
+			ZlibTrailer(src) // read as zlib reads it: the pages touched stay the same
+		case err != nil && n < size:
+			return nil, err
+		}
+	}
+	return out, nil
 }
