@@ -51,7 +51,7 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 			continue
 		}
 		if e, err := tree.entry(p); err == nil && e != nil && (gitobj.IsBlob(e.Mode) && r.fileAsCommitted(p, e.Hash, &buf) ||
-			e.Mode == filemode.Dir && r.folderAsCommitted(p, e.Hash, &buf)) {
+			e.Mode == filemode.Dir && r.folderAsCommittedMemo(p, e.Hash, &buf)) {
 			clean = append(clean, p)
 		}
 	}
