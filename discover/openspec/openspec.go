@@ -35,6 +35,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -395,8 +396,20 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache, exists 
 func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache, exists func(string) bool) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
-	full := filepath.Join(r.Root, filepath.FromSlash(dir))
-	ents, listed, ok := listChange(full)
+	// the folder its files are read through with the cache (opened one
+	// component at a time without following a symlink), closed when done;
+	// it is listed through the same descriptor (one open, not two)
+	folder := cache.openDir(dir)
+	if folder != nil {
+		defer folder.Close()
+	}
+	var ents []pathglob.DirEntry
+	var listed, ok bool
+	if folder != nil {
+		ents, listed, ok = listFolder(folder)
+	} else {
+		ents, listed, ok = listChange(filepath.Join(r.Root, filepath.FromSlash(dir)))
+	}
 	if !ok {
 		return c // a symlink or a file: nothing is read through it
 	}
@@ -418,12 +431,6 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 				c.copies = append(c.copies, dir+"/"+name)
 			}
 		}
-	}
-	// the folder its files are read through with the cache (the folder as
-	// listed: opened without following a symlink), closed when done
-	folder := cache.openDir(dir)
-	if folder != nil {
-		defer folder.Close()
 	}
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {
@@ -507,6 +514,27 @@ func listChange(full string) (ents []pathglob.DirEntry, listed, ok bool) {
 	}
 	if err != nil {
 		return nil, false, true // listed in part: as os.ReadDir's error, no entries
+	}
+	slices.SortFunc(ents, func(a, b pathglob.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return ents, true, true
+}
+
+// entryBufs are listFolder's getdents buffers (a change folder holds a
+// few names: one small buffer each, reused).
+var entryBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
+
+// listFolder is listChange for a change folder already opened (a
+// safefile.Dir is a folder, never a symlink: ok is true), listed through
+// its descriptor: listed is false when the listing fails (its entries
+// then unknown, as listChange says).
+func listFolder(d *safefile.Dir) (ents []pathglob.DirEntry, listed, ok bool) {
+	bp := entryBufs.Get().(*[]byte)
+	defer entryBufs.Put(bp)
+	err := d.ReadEntries(*bp, func(name []byte, typ fs.FileMode) {
+		ents = append(ents, pathglob.DirEntry{Name: string(name), Type: typ})
+	})
+	if err != nil {
+		return nil, false, true
 	}
 	slices.SortFunc(ents, func(a, b pathglob.DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	return ents, true, true
