@@ -35,11 +35,11 @@ import (
 // folderFiles's bounds (a submodule, over maxFolderFiles files): the
 // folder is then compared, and not stored.
 func (r *Repo) folderKey(p string, h plumbing.Hash) (gitcache.HashKey, bool) {
-	abs := filepath.Join(r.root, filepath.FromSlash(p))
-	var stats []gitcache.FolderStat
+	abs := filepath.Join(r.root, filepath.FromSlash(p)) + string(filepath.Separator)
+	stats := make([]gitcache.FolderStat, 0, 8)
 	files, now := 0, datingNow()
 	stat := func(rel string, dir bool) bool {
-		fi, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(rel)))
+		fi, err := os.Lstat(abs + filepath.FromSlash(rel))
 		if err != nil || fi.IsDir() != dir {
 			return false
 		}
@@ -56,6 +56,8 @@ func (r *Repo) folderKey(p string, h plumbing.Hash) (gitcache.HashKey, bool) {
 		for i := range t.Offs {
 			mode, name, at := t.At(i)
 			switch e := gitobj.ParseEntry(mode, t.Raw[at:at+20]); {
+			case !plainName(name): // a hostile tree's name: never stat'ed, never as committed
+				return false
 			case e.Mode == filemode.Dir:
 				if !walk(e.Hash, prefix+string(name)+"/", depth+1) {
 					return false
@@ -97,4 +99,12 @@ func (r *Repo) folderAsCommittedMemo(p string, h plumbing.Hash, buf *[]byte) boo
 		t.Add(k, h)
 	}
 	return true
+}
+
+// plainName reports a tree entry name that is one path element: not
+// empty, ".", "..", nor holding a slash, a backslash or a NUL (such a
+// folder is compared as without the table).
+func plainName(name []byte) bool {
+	n := string(name)
+	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, "/\\\x00")
 }

@@ -150,3 +150,13 @@ func TestFolderVerdicts(t *testing.T) {
 		t.Errorf("a folder changed within the racy window was stored: %+v", r.wtHashes.Stats())
 	}
 }
+
+// TestPlainName: only a name that is one path element is stat'ed for a
+// folder's key.
+func TestPlainName(t *testing.T) {
+	for name, want := range map[string]bool{"a.txt": true, ".hidden": true, "...": true, "": false, ".": false, "..": false, "a/b": false, `a\b`: false, "a\x00": false} {
+		if got := plainName([]byte(name)); got != want {
+			t.Errorf("plainName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
