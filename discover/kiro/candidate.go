@@ -7,7 +7,6 @@ package kiro
 import (
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,7 +46,8 @@ type group struct {
 // group index of every task.
 func (s *spec) groups() ([]group, []int) {
 	var out []group
-	byKey := map[string]int{}
+	// a group is keyed by its top-level task, or by its heading
+	byTop, byHeading := map[int]int{}, map[string]int{}
 	used := map[string]int{}
 	of := make([]int, len(s.Tasks.Tasks))
 	for i := range s.Tasks.Tasks {
@@ -55,17 +55,18 @@ func (s *spec) groups() ([]group, []int) {
 		top := s.Tasks.Top(i)
 		tt := &s.Tasks.Tasks[top]
 		byTask := top != i || (t.ID != "" && !strings.Contains(t.ID, ".")) || t.Children > 0
-		var key, id, name string
+		var id, name string
+		var g int
+		var ok bool
 		if byTask {
-			key = "task#" + strconv.Itoa(top)
+			g, ok = byTop[top]
 		} else {
 			name = t.Heading
 			if name == "" {
 				name = "Tasks"
 			}
-			key = "heading#" + name
+			g, ok = byHeading[name]
 		}
-		g, ok := byKey[key]
 		if !ok {
 			// the group's id and name, made once for its first task
 			if byTask {
@@ -81,7 +82,11 @@ func (s *spec) groups() ([]group, []int) {
 				id = fmt.Sprintf("%s-%d", id, used[id])
 			}
 			g = len(out)
-			byKey[key] = g
+			if byTask {
+				byTop[top] = g
+			} else {
+				byHeading[name] = g
+			}
 			out = append(out, group{ID: id, Name: name})
 		}
 		of[i] = g

@@ -17,13 +17,18 @@ package kiro
 import (
 	"crypto/sha256"
 	"fmt"
+	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/par"
+	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -45,14 +50,15 @@ const (
 )
 
 const (
-	// maxSpecs bounds the spec folders looked at.
-	maxSpecs = 2000
 	// maxExistsLookups bounds the file-system lookups one tasks.md's paths
 	// cost (refpath.BoundedExists).
 	maxExistsLookups = 1000
 	// maxRoots bounds the cc-sdd folders honoured besides .kiro.
 	maxRoots = 8
 )
+
+// maxSpecs bounds the spec folders read (a variable for the tests).
+var maxSpecs = 2000
 
 // specDocs are the files that make a folder a spec (Rule B1.1), in the
 // order a task run reads them, then the other files of a spec folder.
@@ -189,55 +195,101 @@ func roots(r *source.Repo) []string {
 
 // readSpecs reads every spec folder (not below specs/<feature>/, Rule
 // B1.2), giving each its id: kiro:<feature>; a feature named twice (in
-// .kiro and a cc-sdd folder) keeps the folder in the second id. Each spec
-// is settled as soon as it is read (see settle): only the few being read
-// hold their tasks.
+// .kiro and a cc-sdd folder) keeps the folder in the second id. The
+// folders are read on a few workers, in batches of at most the specs still
+// allowed (maxSpecs): each is opened once (with the cache, one component at
+// a time without following a symlink), listed, and when a spec, read
+// through the same descriptor and settled at once (see settle): only the
+// few being read hold their tasks.
 func readSpecs(r *source.Repo, exists func(string) bool, cache *tasksCache, cmds commands) ([]*spec, []workflow.Finding) {
-	var folders []map[string]bool // each spec's file names
 	var findings []workflow.Finding
 	var specs []*spec
 roots:
 	for _, root := range roots(r) {
-		// one listing of every spec folder's files, not a look-up per name
-		names := map[string]map[string]bool{}
-		for _, f := range r.Glob([]string{root + "/specs/*/*"}, false) {
-			d, base := path.Split(f)
-			d = strings.TrimSuffix(d, "/")
-			if names[d] == nil {
-				names[d] = map[string]bool{}
-			}
-			names[d][base] = true
-		}
-		for _, d := range r.Glob([]string{root + "/specs/*"}, true) {
+		dirs := r.Glob([]string{root + "/specs/*"}, true)
+		for len(dirs) > 0 {
 			if len(specs) >= maxSpecs {
 				findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "kiro-too-many-specs", Path: root + "/specs",
 					Message: fmt.Sprintf("more than %d spec folders; the rest are not read", maxSpecs)})
 				break roots
 			}
-			if !names[d]["tasks.md"] && r.Exists(d+"/tasks.md") {
-				// a tasks.md the file listing leaves out (a FIFO, a device, a
-				// folder): the safe reader refuses it with a finding, never a
-				// silent "no tasks.md"
-				if names[d] == nil {
-					names[d] = map[string]bool{}
+			batch := dirs[:min(len(dirs), maxSpecs-len(specs))]
+			dirs = dirs[len(batch):]
+			got := make([]*spec, len(batch))
+			par.For(len(batch), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
+				got[i] = readFolder(r, root, batch[i], exists, cache, cmds)
+			})
+			for _, s := range got {
+				if s != nil {
+					specs = append(specs, s)
 				}
-				names[d]["tasks.md"] = true
 			}
-			if !isSpec(names[d]) {
-				continue
-			}
-			specs = append(specs, &spec{Root: root, Dir: d, Name: path.Base(d)})
-			folders = append(folders, names[d])
 		}
 	}
 	findings = append(findings, assignIDs(specs)...)
-	// the folders' files are read and parsed on a few workers (mostly
-	// system calls and independent parses); each touches only its spec
-	par.For(len(specs), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
-		readSpec(r, specs[i], folders[i], exists, cache)
-		specs[i].settle(exists, cmds)
-	})
 	return specs, findings
+}
+
+// readFolder reads the folder dir under root: nil when it is no spec (it
+// holds none of specDocs), else the spec, read and settled. Its files are
+// the regular files and symlinks its listing names; a tasks.md of another
+// kind (a FIFO, a device, a folder), or any when the folder cannot be
+// listed, is asked of r.Exists: the safe reader then refuses it with a
+// finding, never a silent "no tasks.md".
+func readFolder(r *source.Repo, root, dir string, exists func(string) bool, cache *tasksCache, cmds commands) *spec {
+	folder := cache.openDir(dir)
+	if folder != nil {
+		defer folder.Close()
+	}
+	names, other, listed := listFolder(r, dir, folder)
+	if !names["tasks.md"] && (other || !listed) && r.Exists(dir+"/tasks.md") {
+		names["tasks.md"] = true
+	}
+	if !isSpec(names) {
+		return nil
+	}
+	s := &spec{Root: root, Dir: dir, Name: path.Base(dir)}
+	readSpec(r, s, names, folder, exists, cache)
+	s.settle(exists, cmds)
+	return s
+}
+
+// entryBufs are listFolder's getdents buffers (a spec folder holds a few
+// names: one small buffer each, reused).
+var entryBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
+
+// listFolder lists spec folder dir as the pattern <dir>/* lists its files
+// (r.Glob): the regular files and symlinks, never following one; through
+// folder's descriptor when it is opened, else by its path. other reports
+// a tasks.md of another kind; listed is false when the folder could not be
+// listed (names is then empty).
+func listFolder(r *source.Repo, dir string, folder *safefile.Dir) (names map[string]bool, other, listed bool) {
+	names = map[string]bool{}
+	add := func(name string, typ fs.FileMode) {
+		switch {
+		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
+			names[name] = true
+		case name == "tasks.md":
+			other = true
+		}
+	}
+	if folder != nil {
+		bp := entryBufs.Get().(*[]byte)
+		defer entryBufs.Put(bp)
+		err := folder.ReadEntries(*bp, func(name []byte, typ fs.FileMode) { add(string(name), typ) })
+		if err != nil {
+			return map[string]bool{}, false, false
+		}
+		return names, other, true
+	}
+	ents, err := pathglob.ListNoFollow(filepath.Join(r.Root, filepath.FromSlash(dir)))
+	if err != nil {
+		return map[string]bool{}, false, false
+	}
+	for _, e := range ents {
+		add(e.Name, e.Type)
+	}
+	return names, other, true
 }
 
 // assignIDs gives every spec its id, unique over the scan: kiro:<feature>.
@@ -305,16 +357,11 @@ func isSpec(names map[string]bool) bool {
 	return false
 }
 
-// readSpec reads spec s's folder, whose files are names. Nothing in it is
-// ever written.
-func readSpec(r *source.Repo, s *spec, names map[string]bool, exists func(string) bool, cache *tasksCache) {
+// readSpec reads spec s's folder, whose files are names, through folder
+// (the folder opened for the cache; nil without). Nothing in it is ever
+// written.
+func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.Dir, exists func(string) bool, cache *tasksCache) {
 	dir := s.Dir
-	// the folder its files are read through with the cache (opened without
-	// following a symlink), closed when done
-	folder := cache.openDir(dir)
-	if folder != nil {
-		defer folder.Close()
-	}
 	for _, doc := range append(append([]string(nil), specDocs...), otherDocs...) {
 		p := dir + "/" + doc
 		if !names[doc] {

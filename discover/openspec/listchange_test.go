@@ -3,7 +3,10 @@ package openspec
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
 // TestListChange: listChange answers as os.Lstat then os.ReadDir did: no
@@ -53,5 +56,38 @@ func TestListChange(t *testing.T) {
 	_, rerr := os.ReadDir(locked)
 	if ents, listed, ok := listChange(locked); !ok || listed != (rerr == nil) || rerr != nil && ents != nil {
 		t.Errorf("listChange(unreadable) = %v %v %v, ReadDir's error %v", ents, listed, ok, rerr)
+	}
+}
+
+// TestListFolder: a change folder listed through its opened descriptor
+// (listFolder, with the cache) gives listChange's answer: the same
+// entries, sorted, with the same types (a symlink not followed, a
+// subfolder a folder).
+func TestListFolder(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"c/specs/a", "c/.hidden", "empty"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"c/tasks.md", "c/proposal.md", "c/.openspec.yaml", "c/zz"} {
+		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("tasks.md", filepath.Join(root, "c", "b-link")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	for _, dir := range []string{"c", "empty"} {
+		d, err := safefile.OpenDir(root, dir, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, listed, ok := listFolder(d)
+		d.Close()
+		want, wlisted, wok := listChange(filepath.Join(root, dir))
+		if !ok || !listed || !wok || !wlisted || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: listFolder = %v %v %v, listChange %v %v %v", dir, got, listed, ok, want, wlisted, wok)
+		}
 	}
 }

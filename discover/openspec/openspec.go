@@ -26,6 +26,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,6 +35,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -166,6 +168,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var all []*change
 	budget := maxScanChanges
 	cache := openTasksCache(r)
+	exists := memoExists(r.Exists) // changes name the same files
 	for _, d := range dirs {
 		if budget <= 0 {
 			findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: d,
@@ -178,7 +181,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 		}
 		rt.Store, rt.Schema = readConfig(r, d)
 		rt.Layout = DetectLayout(r, d)
-		active, archived, fs := readChanges(r, rt, min(budget, maxChanges), cache)
+		active, archived, fs := readChanges(r, rt, min(budget, maxChanges), cache, exists)
 		budget -= len(active) + len(archived)
 		findings = append(findings, fs...)
 		if len(active) == 0 && len(archived) == 0 {
@@ -339,8 +342,8 @@ func parseMeta(data []byte) (created, schema string) {
 
 // readChanges reads a root's change folders: every folder directly under
 // changes/ except archive (files there are not changes), and every folder
-// under changes/archive/.
-func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active, archived []*change, findings []workflow.Finding) {
+// under changes/archive/. exists is the scan's look-up (memoExists).
+func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache, exists func(string) bool) (active, archived []*change, findings []workflow.Finding) {
 	base := rt.Dir + "/changes"
 	dirs := r.Glob([]string{base + "/*"}, true)
 	arch := r.Glob([]string{base + "/archive/*"}, true)
@@ -370,7 +373,7 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active
 	// its change
 	read := make([]*change, len(todo))
 	par.For(len(todo), par.Options{Workers: 4, Chunk: 8, Min: 16}, func(i int) {
-		read[i] = readChange(r, rt, todo[i], i >= nActive, cache)
+		read[i] = readChange(r, rt, todo[i], i >= nActive, cache, exists)
 		if i < nActive {
 			read[i].settle() // its tasks dropped at once: only the few being read hold theirs
 		}
@@ -388,12 +391,25 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache) (active
 // exist; tasks.md is read (an archived change's only for its boxes), the
 // other documents are referenced, not read (.openspec.yaml is read for the
 // changes in flight). With the cache, the parses come from the user's
-// cache when the files are unchanged (cache.go).
-func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache) *change {
+// cache when the files are unchanged (cache.go). exists answers for the
+// repository's files (r.Exists, remembered for the scan).
+func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache, exists func(string) bool) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
-	full := filepath.Join(r.Root, filepath.FromSlash(dir))
-	ents, listed, ok := listChange(full)
+	// the folder its files are read through with the cache (opened one
+	// component at a time without following a symlink), closed when done;
+	// it is listed through the same descriptor (one open, not two)
+	folder := cache.openDir(dir)
+	if folder != nil {
+		defer folder.Close()
+	}
+	var ents []pathglob.DirEntry
+	var listed, ok bool
+	if folder != nil {
+		ents, listed, ok = listFolder(folder)
+	} else {
+		ents, listed, ok = listChange(filepath.Join(r.Root, filepath.FromSlash(dir)))
+	}
 	if !ok {
 		return c // a symlink or a file: nothing is read through it
 	}
@@ -410,17 +426,11 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 				has[name] = true
 			case e.Type.IsDir() && name == "specs":
 				has["specs/"] = true
-			case e.Type.IsDir() && archived && len(c.copies) < 5 && r.Exists(dir+"/"+name+"/tasks.md"):
+			case e.Type.IsDir() && archived && len(c.copies) < 5 && exists(dir+"/"+name+"/tasks.md"):
 				// a change folder copied inside its archive folder
 				c.copies = append(c.copies, dir+"/"+name)
 			}
 		}
-	}
-	// the folder its files are read through with the cache (the folder as
-	// listed: opened without following a symlink), closed when done
-	folder := cache.openDir(dir)
-	if folder != nil {
-		defer folder.Close()
 	}
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {
@@ -430,7 +440,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 		if archived {
 			c.archDone, c.archTotal, mt, err = cache.counts(r, p, folder)
 		} else {
-			c.Tasks, c.exists, mt, err = cache.parse(r, p, folder, r.Exists)
+			c.Tasks, c.exists, mt, err = cache.parse(r, p, folder, exists)
 		}
 		c.ModTime = mt
 		if err != nil {
@@ -442,7 +452,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 		return c // only the boxes of an archived change matter
 	}
 	if c.exists == nil {
-		c.exists = refpath.BoundedExists(r.Exists, maxExistsLookups) // no tasks.md
+		c.exists = refpath.BoundedExists(exists, maxExistsLookups) // no tasks.md
 	}
 	if c.ModTime.IsZero() {
 		c.ModTime = r.ModTime(dir)
@@ -504,6 +514,27 @@ func listChange(full string) (ents []pathglob.DirEntry, listed, ok bool) {
 	}
 	if err != nil {
 		return nil, false, true // listed in part: as os.ReadDir's error, no entries
+	}
+	slices.SortFunc(ents, func(a, b pathglob.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return ents, true, true
+}
+
+// entryBufs are listFolder's getdents buffers (a change folder holds a
+// few names: one small buffer each, reused).
+var entryBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
+
+// listFolder is listChange for a change folder already opened (a
+// safefile.Dir is a folder, never a symlink: ok is true), listed through
+// its descriptor: listed is false when the listing fails (its entries
+// then unknown, as listChange says).
+func listFolder(d *safefile.Dir) (ents []pathglob.DirEntry, listed, ok bool) {
+	bp := entryBufs.Get().(*[]byte)
+	defer entryBufs.Put(bp)
+	err := d.ReadEntries(*bp, func(name []byte, typ fs.FileMode) {
+		ents = append(ents, pathglob.DirEntry{Name: string(name), Type: typ})
+	})
+	if err != nil {
+		return nil, false, true
 	}
 	slices.SortFunc(ents, func(a, b pathglob.DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	return ents, true, true
@@ -684,6 +715,33 @@ func uniqueKeys(all []*change) []workflow.Finding {
 			Message: fmt.Sprintf("change folders %s all make the id openspec:%s; only a folder named exactly %s keeps it, the others get a suffix", strings.Join(capList(dirs, 5), ", "), k, path.Base(k))})
 	}
 	return out
+}
+
+// maxMemo bounds the answers memoExists keeps for a scan.
+const maxMemo = 50_000
+
+// memoExists remembers exists's answers for the whole scan (changes name
+// the same files: 500 changes on the bench's specs shape asked ~2,000
+// times after ~100 files), up to maxMemo of them; past it, it asks again.
+// It is safe for concurrent use (the changes are read on a few workers).
+func memoExists(exists func(string) bool) func(string) bool {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(p string) bool {
+		mu.Lock()
+		v, ok := seen[p]
+		mu.Unlock()
+		if ok {
+			return v
+		}
+		v = exists(p)
+		mu.Lock()
+		if len(seen) < maxMemo {
+			seen[p] = v
+		}
+		mu.Unlock()
+		return v
+	}
 }
 
 // capList keeps the first n items and counts the rest.

@@ -1,18 +1,17 @@
 package gitrepo
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 )
 
 // maxFolderFiles bounds the files compared to date one folder: a bigger
@@ -51,7 +50,7 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 			continue
 		}
 		if e, err := tree.entry(p); err == nil && e != nil && (gitobj.IsBlob(e.Mode) && r.fileAsCommitted(p, e.Hash, &buf) ||
-			e.Mode == filemode.Dir && r.folderAsCommitted(p, e.Hash, &buf)) {
+			e.Mode == filemode.Dir && r.folderAsCommittedMemo(p, e.Hash, &buf)) {
 			clean = append(clean, p)
 		}
 	}
@@ -115,20 +114,18 @@ func (r *Repo) folderFiles(h plumbing.Hash, prefix string, want map[string]plumb
 // under the folder compared, whose work-tree slash path is base) whose
 // content is as want holds it; false at the first file want lacks
 // (untracked or ignored) or holds with another content. Each folder is
-// listed once, unsorted, opened non-blocking without following a link.
+// listed once, unsorted, without following a link (pathglob.ListNoFollow:
+// opened as a folder, never handed to Go's poller, whose try to register a
+// folder fails: one epoll_ctl a folder).
 func (r *Repo) folderOnDisk(abs, base, sub string, want map[string]plumbing.Hash, buf *[]byte) bool {
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	ents, err := pathglob.ListNoFollow(abs)
 	if err != nil {
 		return false
 	}
-	ents, err := f.ReadDir(-1)
-	if f.Close(); err != nil {
-		return false
-	}
 	for _, d := range ents {
-		rel := sub + d.Name()
-		if d.IsDir() {
-			if !r.folderOnDisk(filepath.Join(abs, d.Name()), base, rel+"/", want, buf) {
+		rel := sub + d.Name
+		if d.Type.IsDir() {
+			if !r.folderOnDisk(filepath.Join(abs, d.Name), base, rel+"/", want, buf) {
 				return false
 			}
 			continue
