@@ -127,17 +127,6 @@ func storyEncode(b []byte, st *workflow.Story) []byte {
 	return b
 }
 
-// storyScanKeptOnly reports whether secs are only sections whose text a
-// scan keeps (storyScanRaw).
-func storyScanKeptOnly(secs workflow.Sections) bool {
-	for _, sec := range secs {
-		if !storyScanRaw[sec.Name] {
-			return false
-		}
-	}
-	return true
-}
-
 // storyCacheKeptMask has the bits (1 << index in storyCacheSections) of
 // the sections a scan keeps of a story not in flight (storyScanRaw).
 var storyCacheKeptMask = func() (m uint8) {
@@ -195,8 +184,8 @@ func storyDecodeIn(p string, v []byte, a *storyArena, view bool) (st *workflow.S
 	d.walk(st)
 	// a trimmed story is one not in flight, and every story not in flight
 	// has only the sections a scan keeps of it (a value that says
-	// otherwise was not written by storyEncode); d.raw says which sections
-	// hold text (storyScanKeptOnly, without a look-up by name)
+	// otherwise was not written by storyEncode); d.raw has the sections
+	// the value holds, storyCacheKeptMask the ones a scan keeps
 	st.SectionsTrimmed = v[0] == storyValStoryTrimmed
 	if inFlight := storyInFlight(st); st.SectionsTrimmed && inFlight || !inFlight && d.raw&^storyCacheKeptMask != 0 {
 		d.bad = true
@@ -292,7 +281,7 @@ type storyDec struct {
 	bad  bool
 	a    *storyArena
 	view bool  // strings are views into b (storyDecodeView)
-	raw  uint8 // the indexes in storyCacheSections of the sections read
+	raw  uint8 // the sections read: bit 1 << their index in storyCacheSections
 }
 
 // num reads a uvarint of at most max.
