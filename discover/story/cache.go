@@ -127,10 +127,10 @@ const storyAheadMax = 64
 // lookAhead looks up the files names (at paths ps) of folder d as readIn
 // does, into ahead (one each): every file stat'ed first, then every stat
 // looked up in the table, then the first byte of every value found read.
-// The table (9 MB for 20,000 stories) is then searched back to back, its
-// look-ups no longer each after a system call that took the processor's
-// caches, and the values' first misses overlap. What each file is found
-// to be is what readIn finds (TestStoryLookAheadIsReadIn).
+// The table (6 MB for the bench's 20,000 stories) is then searched back to
+// back, its look-ups no longer each after a system call that took the
+// processor's caches, and the values' first misses overlap. What each file
+// is found to be is what readIn finds (TestStoryLookAheadIsReadIn).
 func (w *storyCacheWorker) lookAhead(d *safefile.Dir, names, ps []string, ahead []storyAhead) {
 	c := w.c
 	for i, name := range names {
