@@ -195,16 +195,37 @@ func (t *StatTable) SpendN(p string, n int) error { return t.r.SpendN(p, n) }
 // regular file within the size limit) has a key in the table, with that
 // stat data. scratch is as for StatCacheKey.
 func (t *StatTable) Lookup(d *safefile.Dir, name, p string, scratch *[]byte) (v []byte, fs safefile.FileStat, ok bool) {
-	if t.t.Len() == 0 {
+	fs, ok = t.StatFile(d, name)
+	if !ok {
 		return nil, fs, false
+	}
+	v, ok = t.Find(p, fs, scratch)
+	return v, fs, ok
+}
+
+// StatFile is Lookup's stat: the no-follow stat of the file name in folder
+// d, ok only when the table has entries and it is a regular file within
+// the size limit (a file Find may then look up). A scan that stats a
+// folder's files first and looks them up after (StatFile for each, then
+// Find for each) finds what Lookup finds, with the table's look-ups back to
+// back rather than each after a system call.
+func (t *StatTable) StatFile(d *safefile.Dir, name string) (fs safefile.FileStat, ok bool) {
+	if t.t.Len() == 0 {
+		return fs, false
 	}
 	fs, err := d.StatNoFollow(name)
 	if err != nil || !fs.Regular() || (t.max > 0 && fs.Size > t.max) {
-		return nil, fs, false
+		return fs, false
 	}
+	return fs, true
+}
+
+// Find is Lookup's look-up: the stored value of the file at the
+// repository-relative path p whose stat data, by StatFile, is fs. The value
+// points into the table, which is only ever read: it must not be changed.
+func (t *StatTable) Find(p string, fs safefile.FileStat, scratch *[]byte) (v []byte, ok bool) {
 	k := StatCacheKey(t.salt, p, fs, scratch)
-	v, ok = t.t.Get(k[:])
-	return v, fs, ok
+	return t.t.Get(k[:])
 }
 
 // Storable reports whether a file of stat data fs may be stored

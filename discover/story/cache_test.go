@@ -95,8 +95,9 @@ func TestStoryCacheRoundTrip(t *testing.T) {
 }
 
 // FuzzStoryCacheDecode feeds the decoder arbitrary values: it must never
-// panic, and a value it accepts must encode back to a value that decodes
-// to the same story.
+// panic, a value it accepts must encode back to a value that decodes to
+// the same story, and the scan's decode into views (storyDecodeView) must
+// give what the copying decode gives.
 func FuzzStoryCacheDecode(f *testing.F) {
 	var state storyState
 	for name, text := range storyCacheInputs(f) {
@@ -105,6 +106,7 @@ func FuzzStoryCacheDecode(f *testing.F) {
 	f.Add([]byte{storyValNotStory})
 	a := new(storyArena)
 	f.Fuzz(func(t *testing.T, v []byte) {
+		sameDecode(t, "docs/stories/1.1.x.md", v)
 		st, isStory, ok := storyDecode("docs/stories/1.1.x.md", v, a)
 		if !ok || !isStory {
 			return

@@ -127,16 +127,16 @@ func storyEncode(b []byte, st *workflow.Story) []byte {
 	return b
 }
 
-// storyScanKeptOnly reports whether secs are only sections whose text a
-// scan keeps (storyScanRaw).
-func storyScanKeptOnly(secs workflow.Sections) bool {
-	for _, sec := range secs {
-		if !storyScanRaw[sec.Name] {
-			return false
+// storyCacheKeptMask has the bits (1 << index in storyCacheSections) of
+// the sections a scan keeps of a story not in flight (storyScanRaw).
+var storyCacheKeptMask = func() (m uint8) {
+	for i, name := range storyCacheSections {
+		if storyScanRaw[name] {
+			m |= 1 << i
 		}
 	}
-	return true
-}
+	return m
+}()
 
 // storyCacheSectionIndex is name's index in storyCacheSections, or -1.
 func storyCacheSectionIndex(name string) int {
@@ -148,6 +148,23 @@ func storyCacheSectionIndex(name string) int {
 // (a miss). The story, its sections and its strings are carved from a (a
 // worker's arena; nil: one of its own): nothing points into v.
 func storyDecode(p string, v []byte, a *storyArena) (st *workflow.Story, isStory, ok bool) {
+	return storyDecodeIn(p, v, a, false)
+}
+
+// storyDecodeView is storyDecode whose strings are views into v rather
+// than copies: v must never be written again and lives as long as the
+// story does (a value in a table read from the cache, diskcache.Table.Get:
+// the table's bytes are read once and only ever read). The story, its
+// sections and its File List's slice are still carved from a; only the
+// bytes of its strings stay in v. It decodes exactly what storyDecode
+// decodes (TestStoryCacheViewIsCopy, FuzzStoryCacheDecode).
+func storyDecodeView(p string, v []byte, a *storyArena) (st *workflow.Story, isStory, ok bool) {
+	return storyDecodeIn(p, v, a, true)
+}
+
+// storyDecodeIn is storyDecode, with the strings views into v when view
+// is set (storyDecodeView).
+func storyDecodeIn(p string, v []byte, a *storyArena, view bool) (st *workflow.Story, isStory, ok bool) {
 	if len(v) == 0 {
 		return nil, false, false
 	}
@@ -161,15 +178,16 @@ func storyDecode(p string, v []byte, a *storyArena) (st *workflow.Story, isStory
 	if a == nil {
 		a = new(storyArena)
 	}
-	d := storyDec{b: v, pos: 1, a: a}
+	d := storyDec{b: v, pos: 1, a: a, view: view}
 	st = a.story() // decoded in place: no copy of the story
 	st.Path = p
 	d.walk(st)
 	// a trimmed story is one not in flight, and every story not in flight
 	// has only the sections a scan keeps of it (a value that says
-	// otherwise was not written by storyEncode)
+	// otherwise was not written by storyEncode); d.raw has the sections
+	// the value holds, storyCacheKeptMask the ones a scan keeps
 	st.SectionsTrimmed = v[0] == storyValStoryTrimmed
-	if st.SectionsTrimmed && storyInFlight(st) || !storyInFlight(st) && !storyScanKeptOnly(st.Sections) {
+	if inFlight := storyInFlight(st); st.SectionsTrimmed && inFlight || !inFlight && d.raw&^storyCacheKeptMask != 0 {
 		d.bad = true
 	}
 	if d.bad || d.pos != len(v) {
@@ -258,10 +276,12 @@ func (a *storyArena) unstory(st *workflow.Story) {
 // storyDec reads a value; bad is set (and every later read gives zero
 // values) at the first thing that does not fit.
 type storyDec struct {
-	b   []byte
-	pos int
-	bad bool
-	a   *storyArena
+	b    []byte
+	pos  int
+	bad  bool
+	a    *storyArena
+	view bool  // strings are views into b (storyDecodeView)
+	raw  uint8 // the sections read: bit 1 << their index in storyCacheSections
 }
 
 // num reads a uvarint of at most max.
@@ -296,6 +316,11 @@ func (d *storyDec) str() string {
 	}
 	src := d.b[d.pos : d.pos+l]
 	d.pos += l
+	if d.view && l > 0 {
+		// never written again and as long-lived as the story
+		// (storyDecodeView)
+		return unsafe.String(&src[0], l)
+	}
 	return d.a.str(src)
 }
 
@@ -336,6 +361,7 @@ func (d *storyDec) walk(st *workflow.Story) {
 				break
 			}
 			last = k
+			d.raw |= 1 << k
 			sec := &secs[i] // decoded in place
 			sec.Name = storyCacheSections[k]
 			sec.Line = d.num(storyCacheMaxInt)

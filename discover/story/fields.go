@@ -440,6 +440,42 @@ func (rd *storyReader) readIn(d *safefile.Dir, name, p string) (st *workflow.Sto
 			return st, ok
 		}
 	}
+	return rd.readUsual(d, name, p)
+}
+
+// readAllIn appends to hits what readIn gives for each of the files names
+// of folder d (not nil), at paths ps, in that order. With the cache, the
+// files are looked up in the table ahead, storyAheadMax at a time
+// (storyCacheWorker.lookAhead).
+func (rd *storyReader) readAllIn(d *safefile.Dir, names, ps []string, hits []storyHit) []storyHit {
+	if rd.cw == nil {
+		for i, name := range names {
+			st, ok := rd.readIn(d, name, ps[i])
+			hits = append(hits, storyHit{ps[i], st, ok})
+		}
+		return hits
+	}
+	var ahead [storyAheadMax]storyAhead
+	for len(names) > 0 {
+		n := min(len(names), storyAheadMax)
+		clear(ahead[:n])
+		rd.cw.lookAhead(d, names[:n], ps[:n], ahead[:n])
+		for i, name := range names[:n] {
+			p := ps[i]
+			st, ok, done := rd.cw.readFound(d, name, p, &rd.state, ahead[i])
+			if !done {
+				st, ok = rd.readUsual(d, name, p)
+			}
+			hits = append(hits, storyHit{p, st, ok})
+		}
+		names, ps = names[n:], ps[n:]
+	}
+	return hits
+}
+
+// readUsual is readIn of a file the cache did not give (or without the
+// cache).
+func (rd *storyReader) readUsual(d *safefile.Dir, name, p string) (st *workflow.Story, readable bool) {
 	r := rd.r
 	data, mtime, err := rd.readFile(d, name, p)
 	if err != nil {

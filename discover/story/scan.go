@@ -55,6 +55,10 @@ type storiesRead struct {
 	parsed []*workflow.Story
 	dupOf  map[int]string
 	b      storyBuilder
+	// filled gives the candidates, filled in on another goroutine while
+	// readStories fills Repo.Stories (fillAhead); build settles their
+	// duplicates
+	filled chan []workflow.Candidate
 }
 
 // readStories reads the stories (see scanStories) and fills r.Stories: the
@@ -103,6 +107,7 @@ func readStories(r *source.Repo) *storiesRead {
 		return p, ok
 	}
 	read := &storiesRead{paths: paths, parsed: parsed, b: newStoryBuilder(r)}
+	read.fillAhead()
 	for i, p := range paths {
 		st := parsed[i]
 		if st == nil {
@@ -137,8 +142,59 @@ func (s *storiesRead) resumable() []string {
 	return out
 }
 
+// fillAhead fills the stories' candidates (fill) on another goroutine,
+// for build: they depend on the stories alone, not on which of them an
+// earlier one's id took (dupOf, which build reads after), so they are
+// made while readStories fills Repo.Stories, on the processor the walk's
+// end left idle. Both only read the stories.
+func (s *storiesRead) fillAhead() {
+	s.filled = make(chan []workflow.Candidate, 1)
+	go func() { s.filled <- s.fill() }()
+}
+
 // build makes the stories' candidates, in path order.
 func (s *storiesRead) build() ([]workflow.Candidate, []workflow.Finding) {
+	var cands []workflow.Candidate
+	if s.filled != nil {
+		cands = <-s.filled
+		s.filled = nil
+	} else {
+		cands = s.fill()
+	}
+	paths, parsed := s.paths, s.parsed
+	// compacted in place: cands[k] is written after cands[i] is read, k <=
+	// i, and a candidate is only copied once a hole (a file that is not a
+	// story) was passed: the usual 20,000 stories move nothing
+	k := 0
+	for i, p := range paths {
+		st := parsed[i]
+		if st == nil {
+			continue // neither an id nor a status: not a story
+		}
+		c := &cands[i]
+		if first, dup := s.dupOf[i]; dup {
+			c.ID += "@" + p
+			c.Findings = append(c.Findings, workflow.Finding{
+				Check:    workflow.CheckDiscover,
+				Severity: workflow.Warning,
+				Code:     "duplicate-story-id",
+				Message:  fmt.Sprintf("story id %s is used by both %s and %s; the first one is story %s, this one is listed as %s", st.ID, first, p, st.ID, c.ID),
+				Path:     p,
+			})
+		}
+		if k != i {
+			cands[k] = *c
+		}
+		k++
+	}
+	clear(cands[k:]) // the moved candidates' old copies
+	return cands[:k], nil
+}
+
+// fill makes the candidate of each story, at its index in the paths (the
+// zero candidate for a file that is not a story): build's candidates
+// before their duplicates are settled.
+func (s *storiesRead) fill() []workflow.Candidate {
 	paths, parsed, b := s.paths, s.parsed, s.b
 	// the candidates are built into cands[i] on one goroutine: two workers
 	// writing neighbouring candidates were 2-3 times slower than one (20,000
@@ -196,33 +252,7 @@ func (s *storiesRead) build() ([]workflow.Candidate, []workflow.Finding) {
 		b.fill(&cands[i], st, ids[i:i+1:i+1], ref, files[:nf:nf], allIDs[:il])
 		files, allIDs = files[nf:], allIDs[il:]
 	}
-	// compacted in place: cands[k] is written after cands[i] is read, k <=
-	// i, and a candidate is only copied once a hole (a file that is not a
-	// story) was passed: the usual 20,000 stories move nothing
-	k := 0
-	for i, p := range paths {
-		st := parsed[i]
-		if st == nil {
-			continue // neither an id nor a status: not a story
-		}
-		c := &cands[i]
-		if first, dup := s.dupOf[i]; dup {
-			c.ID += "@" + p
-			c.Findings = append(c.Findings, workflow.Finding{
-				Check:    workflow.CheckDiscover,
-				Severity: workflow.Warning,
-				Code:     "duplicate-story-id",
-				Message:  fmt.Sprintf("story id %s is used by both %s and %s; the first one is story %s, this one is listed as %s", st.ID, first, p, st.ID, c.ID),
-				Path:     p,
-			})
-		}
-		if k != i {
-			cands[k] = *c
-		}
-		k++
-	}
-	clear(cands[k:]) // the moved candidates' old copies
-	return cands[:k], nil
+	return cands
 }
 
 // storyCandidateSlack is the spare capacity of the story source's list of

@@ -186,17 +186,18 @@ func storyWalk(r *source.Repo, base, name string, sc <-chan *storyCache) (paths 
 				}
 				u := &units[i]
 				if u.dir == "" {
-					u.hits = make([]storyHit, len(u.files))
+					ps := make([]string, len(u.files))
 					for k, n := range u.files {
-						p := join(base, n)
-						var st *workflow.Story
-						var ok bool
-						if sd != nil {
-							st, ok = rd.readIn(sd, n, p)
-						} else {
-							st, ok = rd.read(p)
-						}
-						u.hits[k] = storyHit{p, st, ok}
+						ps[k] = join(base, n)
+					}
+					u.hits = make([]storyHit, 0, len(u.files))
+					if sd != nil {
+						u.hits = rd.readAllIn(sd, u.files, ps, u.hits)
+						continue
+					}
+					for _, p := range ps {
+						st, ok := rd.read(p)
+						u.hits = append(u.hits, storyHit{p, st, ok})
 					}
 					continue
 				}
@@ -264,6 +265,10 @@ type storyLister struct {
 	buf   []byte
 	ents  []storyEnt
 	names []byte
+	// files are the paths of the files of the folders being walked not
+	// read yet (a stack, as ents), fnames the names of the run being read
+	files  []string
+	fnames []string
 }
 
 // storyMaxPath is PATH_MAX on Linux: the length from which a path given
@@ -320,16 +325,31 @@ func (l *storyLister) walk(rd *storyReader, parent *safefile.Dir, dirName, rel, 
 	})
 	end := len(l.ents)
 	if err == nil {
+		// the files are read in runs between the folders (readAllIn: with
+		// the cache, looked up ahead), in the listing's order
+		f0 := len(l.files)
+		flush := func() {
+			if run := l.files[f0:]; len(run) > 0 {
+				l.fnames = l.fnames[:0]
+				for _, p := range run {
+					l.fnames = append(l.fnames, p[len(rel)+1:])
+				}
+				hits = rd.readAllIn(d, l.fnames, run, hits)
+				clear(run)
+				l.files = l.files[:f0]
+			}
+		}
 		for i := e0; i < end; i++ {
 			e := l.ents[i] // l.ents grows in the walk below: indexed anew
 			p := rel + "/" + string(l.names[e.start:e.end])
 			if e.dir {
+				flush()
 				hits = l.walk(rd, d, p[len(rel)+1:], p, pat, hits)
 				continue
 			}
-			st, ok := rd.readIn(d, p[len(rel)+1:], p)
-			hits = append(hits, storyHit{p, st, ok})
+			l.files = append(l.files, p)
 		}
+		flush()
 	}
 	l.ents, l.names = l.ents[:e0], l.names[:n0]
 	return hits
