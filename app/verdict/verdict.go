@@ -69,7 +69,7 @@ import (
 
 // version salts every key: bump it on any change of what a memo holds or
 // of what validation reports for the same inputs outside a build change.
-const version = 3 // 2: a read set's sum is of its paths' slot sums; 3: a read set is indexes into the path table
+const version = 4 // 2: a read set's sum is of its paths' slot sums; 3: a read set is indexes into the path table; 4: findings' strings written once (codec.go)
 
 // Prefix starts the memo table's name (cachetable: the work tree's digest
 // follows).
