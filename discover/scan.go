@@ -147,7 +147,6 @@ func Scan(r *source.Repo, opts Options) Result {
 	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
 	r.Times = opts.Times
 	r.Cache = opts.Cache
-	wfstate.PrefetchTable(r)
 	r.PrefetchGlobs() // the state-file folders are listed while the stories are read
 	defer r.EndPrefetch()
 	// one budget of elements read for every source: past it, the files

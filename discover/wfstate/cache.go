@@ -95,20 +95,6 @@ func folderOf(p string) string {
 	return "."
 }
 
-// PrefetchTable starts reading r's state table (diskcache.Cache.Prefetch)
-// at the start of a scan: the workflow-state source opens it after the
-// sources before it, and the read and check of 1,000 states' table (2.4
-// MB, authenticated whole) then runs beside the stories' reading instead
-// of on the scan's way. Nothing when r has no cache.
-func PrefetchTable(r *source.Repo) {
-	if !r.Cache.Enabled() {
-		return
-	}
-	if name := source.TableName(&stateCacheKind, r.Root); name != "" {
-		r.Cache.Prefetch(name, sha256.Size)
-	}
-}
-
 // folder returns p's folder and name (source.Folders).
 func (c *stateCache) folder(p string) (*safefile.Dir, string) { return c.folders.Of(p) }
 

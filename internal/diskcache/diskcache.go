@@ -45,7 +45,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -94,38 +93,6 @@ type Cache struct {
 	anchor string      // the existing folder dir may be created under ("": its parent)
 	key    []byte      // the MAC key (keySize bytes)
 	marked atomic.Bool // dir was found (or made) orchestrate's (see checkDir)
-	// pre holds the tables Prefetch is reading, by name (*prefetched)
-	pre sync.Map
-}
-
-// prefetched is a table Prefetch reads: Open of the same name and key
-// size takes it.
-type prefetched struct {
-	keySize int
-	done    chan struct{}
-	t       *Table
-	err     error
-}
-
-// Prefetch starts reading table name of key size keySize, as Open reads
-// it, on a goroutine of its own, for a run that will open it later and
-// has a processor to spare now (the workflow-state table of 1,000 states,
-// 2.4 MB read and authenticated, is read while the stories are): the next
-// Open of that name and key size waits for that read and gives its table,
-// and is then as if it had read the file itself at the time Prefetch did.
-// Nothing when c is off or the name is already being prefetched.
-func (c *Cache) Prefetch(name string, keySize int) {
-	if !c.Enabled() {
-		return
-	}
-	p := &prefetched{keySize: keySize, done: make(chan struct{})}
-	if _, busy := c.pre.LoadOrStore(name, p); busy {
-		return
-	}
-	go func() {
-		defer close(p.done)
-		p.t, p.err = c.open(name, keySize)
-	}()
 }
 
 // New returns the cache in dir ("" for a cache that is off) with a key
@@ -194,20 +161,6 @@ type Table struct {
 // written with another key); the error, when not nil, says why the file
 // was not used (for a debug log) and may be ignored.
 func (c *Cache) Open(name string, keySize int) (*Table, error) {
-	if c.Enabled() {
-		if v, ok := c.pre.LoadAndDelete(name); ok {
-			p := v.(*prefetched)
-			<-p.done
-			if p.keySize == keySize {
-				return p.t, p.err
-			}
-		}
-	}
-	return c.open(name, keySize)
-}
-
-// open is Open without a prefetched table.
-func (c *Cache) open(name string, keySize int) (*Table, error) {
 	empty := &Table{keySize: keySize}
 	if !c.Enabled() {
 		return empty, nil
@@ -547,7 +500,6 @@ func (c *Cache) Write(name string, old *Table, b *Builder) error {
 	if !c.Enabled() || b == nil || len(b.ents) == 0 {
 		return nil
 	}
-	c.pre.Delete(name) // a table read before this write is not opened after it
 	if !validName(name) {
 		return fmt.Errorf("cache table %q: invalid name", name)
 	}
