@@ -3,6 +3,7 @@ package verdict
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -13,7 +14,12 @@ import (
 
 // The value encoding of a memo: unsigned varints, zig-zag varints,
 // strings as a varint length and their bytes, times as
-// time.MarshalBinary (instant and zone offset) behind a length.
+// time.MarshalBinary (instant and zone offset) behind a length. A
+// finding's check, severity, code and phase are written as writer.again
+// writes them (a zero when the previous finding's), and its path, when
+// its message starts with it, as its length in the message (version 4:
+// 1,000 memos of 27 changed files each came to 7 MB, read and
+// authenticated on every run, most of it these strings again).
 
 // writer appends the encoding; ok is false once a value cannot be encoded.
 type writer struct {
@@ -27,6 +33,19 @@ func (w *writer) int(i int64) { w.b = binary.AppendVarint(w.b, i) }
 
 func (w *writer) str(s string) {
 	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+
+// again writes s, or a zero when it is prev (the previous finding's: a
+// report's findings are sorted, and neighbours share their check,
+// severity, code and phase): a string is then its length plus one and its
+// bytes.
+func (w *writer) again(s, prev string) {
+	if s == prev {
+		w.b = append(w.b, 0)
+		return
+	}
+	w.uint(uint64(len(s)) + 1)
 	w.b = append(w.b, s...)
 }
 
@@ -132,6 +151,21 @@ func (r *reader) str() string {
 	return s
 }
 
+// again reads what writer.again wrote: prev, or a string.
+func (r *reader) again(prev string) string {
+	n := r.uint()
+	if n == 0 || r.bad {
+		return prev
+	}
+	if n-1 > uint64(len(r.s)) {
+		r.bad = true
+		return ""
+	}
+	s := r.s[:n-1]
+	r.s = r.s[n-1:]
+	return s
+}
+
 func (r *reader) strs() []string {
 	n := r.uint()
 	if n == 0 || r.bad {
@@ -223,14 +257,24 @@ func encode(e entry) ([]byte, bool) {
 	}
 	w.time(e.clamped)
 	w.uint(uint64(len(r.Findings)))
+	var prev workflow.Finding
 	for _, f := range r.Findings {
-		w.str(f.Check)
-		w.str(string(f.Severity))
-		w.str(f.Code)
-		w.str(f.Message)
-		w.str(f.Path)
-		w.str(f.Phase)
+		w.again(f.Check, prev.Check)
+		w.again(string(f.Severity), string(prev.Severity))
+		w.again(f.Code, prev.Code)
+		// the path, when the message starts with it (a changed file's
+		// finding), as its length in the message
+		if f.Path != "" && strings.HasPrefix(f.Message, f.Path) {
+			w.uint(uint64(len(f.Path)) + 1)
+			w.str(f.Message)
+		} else {
+			w.uint(0)
+			w.str(f.Message)
+			w.str(f.Path)
+		}
+		w.again(f.Phase, prev.Phase)
 		w.int(int64(f.Line))
+		prev = f
 	}
 	w.str(r.Status)
 	w.time(r.InterruptedAt)
@@ -290,11 +334,21 @@ func decode(v []byte) (entry, bool) {
 	r := &e.rep
 	nf := rd.count(7)
 	r.Findings = make([]workflow.Finding, 0, nf)
+	var prev workflow.Finding
 	for range nf {
-		f := workflow.Finding{Check: rd.str(), Severity: workflow.Severity(rd.str()), Code: rd.str(),
-			Message: rd.str(), Path: rd.str(), Phase: rd.str()}
+		f := workflow.Finding{Check: rd.again(prev.Check), Severity: workflow.Severity(rd.again(string(prev.Severity))),
+			Code: rd.again(prev.Code)}
+		if n := rd.uint(); n == 0 {
+			f.Message, f.Path = rd.str(), rd.str()
+		} else if f.Message = rd.str(); n-1 <= uint64(len(f.Message)) {
+			f.Path = f.Message[:n-1]
+		} else {
+			rd.bad = true
+		}
+		f.Phase = rd.again(prev.Phase)
 		f.Line = int(rd.int())
 		r.Findings = append(r.Findings, f)
+		prev = f
 	}
 	r.Status = rd.str()
 	r.InterruptedAt = rd.time()

@@ -333,3 +333,55 @@ func TestRootDirLstatIsTheAbsoluteLstat(t *testing.T) {
 		t.Error("a missing root was opened")
 	}
 }
+
+// TestLookupLeafFolders: a folder that holds only files of the read sets
+// (src/w0) is not lstat'ed, the folders above another folder are (the
+// root, src, .orchestrate); a file added there that no memo reads leaves
+// every memo used; that folder replaced (by a symlink to itself renamed,
+// as TestLookupSymlinkSwappedIn, or by another folder with the same
+// files' names) is seen through its parent's lstat.
+func TestLookupLeafFolders(t *testing.T) {
+	r := newLookupRepo(t)
+	r.keep()
+	n := countLstats(t)
+	if got := r.hits(r.open()); fmt.Sprint(got) != "[true true true true]" {
+		t.Fatalf("memos used %v", got)
+	}
+	for _, p := range []string{".", "src", ".orchestrate"} {
+		if n[p] != 1 {
+			t.Errorf("%s lstat'ed %d times, want 1", p, n[p])
+		}
+	}
+	for _, p := range []string{"src/w0", "src/a", ".orchestrate/workflows"} {
+		if n[p] != 0 {
+			t.Errorf("%s (holding files only) lstat'ed %d times", p, n[p])
+		}
+	}
+	r.write("src/w0/new.go")
+	if got := r.hits(r.open()); fmt.Sprint(got) != "[true true true true]" {
+		t.Fatalf("a file no memo reads added: memos used %v", got)
+	}
+	// src/w1 replaced by a copy of itself (the same names, new files)
+	old, tmp := r.abs("src/w1"), r.abs("src/w1.new")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f := range 4 {
+		data, err := os.ReadFile(filepath.Join(old, fmt.Sprintf("f%d.go", f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, fmt.Sprintf("f%d.go", f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(old, r.abs("src/w1.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.hits(r.open()); fmt.Sprint(got) != "[false false false false]" { // src changed
+		t.Fatalf("a folder replaced: memos used %v", got)
+	}
+}

@@ -17,6 +17,11 @@ func sampleEntry() entry {
 		rep: validate.Report{
 			Findings: []workflow.Finding{
 				{Check: "conflict", Severity: workflow.Blocking, Code: "file-changed", Message: "m\x00", Path: "src/a.go", Phase: "implement", Line: 3},
+				// the path starting the message, the check, severity, code
+				// and phase the previous one's (codec.go)
+				{Check: "conflict", Severity: workflow.Blocking, Code: "file-changed", Message: "src/b.go was changed", Path: "src/b.go", Phase: "implement"},
+				{Check: "conflict", Severity: workflow.Blocking, Code: "file-changed", Message: "src/c.go", Path: "src/c.go", Phase: "review", Line: -1},
+				{Check: "conflict", Severity: workflow.Warning, Code: "file-changed", Message: "src/c.go", Path: "", Phase: "review"},
 				{Check: "git", Severity: workflow.Info, Code: "x", Message: "", Path: "", Phase: ""},
 			},
 			Status:        validate.StatusConflicts,

@@ -1,12 +1,18 @@
 package wfstate
 
 import (
+	"crypto/sha256"
 	"errors"
 	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/tolerant"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // The state cache keeps each workflow-state file's decoded document in the
@@ -23,8 +29,11 @@ import (
 // which reports why. See docs/SECURITY.md.
 
 // stateCacheKind is the state cache's table. Bump its Version on any change of
-// what tolerant.DecodeYAMLMap gives for a text or of the value encoding.
-var stateCacheKind = source.StatTableKind{Name: "wfstates", Label: "orchestrate workflow-state cache", Version: 2}
+// what tolerant.DecodeYAMLMap gives for a text, of what Build gives for a
+// document, or of the value encoding. 3: a state Build turned into a
+// candidate keeps the candidate (candcodec.go), the keys salted with the
+// workflow definitions (definitionsSalt).
+var stateCacheKind = source.StatTableKind{Name: "wfstates", Label: "orchestrate workflow-state cache", Version: 3}
 
 // stateCache is one scan's use of the state table. It is safe for
 // concurrent use by the scan's workers.
@@ -32,58 +41,187 @@ type stateCache struct {
 	*source.StatTable
 
 	folders *source.Folders
+	// lists are the folders holding at least listFolderMin of the scan's
+	// state files, by folder: each listed once, by the first missing that
+	// asks (set when the cache is opened, then only read)
+	lists map[string]*folderNames
 }
 
-// openStateCache opens r's state table, or returns nil when r has no cache.
-func openStateCache(r *source.Repo) *stateCache {
-	t := source.OpenStatTable(r, &stateCacheKind)
+// folderNames is the listing of one folder of state files (missing).
+type folderNames struct {
+	once  sync.Once
+	names map[string]struct{}
+	ok    bool // listed (else missing stats each name)
+}
+
+// listFolderMin is how many state files a folder holds for missing to
+// list it once rather than stat a name of it for each (a variable for the
+// tests): 1,000 states' .bak twins were 1,000 stats, each a system call;
+// a listing of their folder is a few.
+var listFolderMin = 32
+
+// openStateCache opens r's state table for the state files files, or
+// returns nil when r has no cache. Its keys are salted with r's workflow
+// definitions, which the candidates it keeps were built with.
+func openStateCache(r *source.Repo, files []string) *stateCache {
+	t := source.OpenStatTable(r, &stateCacheKind, definitionsSalt(r.Definitions))
 	if t == nil {
 		return nil
 	}
-	return &stateCache{StatTable: t, folders: source.NewFolders(r.Root)}
+	c := &stateCache{StatTable: t, folders: source.NewFolders(r.Root)}
+	if len(files) >= listFolderMin {
+		n := map[string]int{}
+		for _, f := range files {
+			n[folderOf(f)]++
+		}
+		for dir, k := range n {
+			if k >= listFolderMin {
+				if c.lists == nil {
+					c.lists = map[string]*folderNames{}
+				}
+				c.lists[dir] = &folderNames{}
+			}
+		}
+	}
+	return c
+}
+
+// folderOf is the folder of the slash path p, as source.Folders names it
+// ("." for none).
+func folderOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return "."
 }
 
 // folder returns p's folder and name (source.Folders).
 func (c *stateCache) folder(p string) (*safefile.Dir, string) { return c.folders.Of(p) }
 
-// decode gives the decoded document of the state file p: from the cache
-// when its stat data is unchanged, else read (through its safely opened
-// folder, else with r.Read, which reports any problem) and decoded, and
-// recorded when it decodes. readErr is r.Read's error, decodeErr
-// tolerant.DecodeYAMLMap's; entries, when not -1, is what
-// tolerant.CountEntries(m, maxStateEntries) gives (counted for a cached
-// document, which draws them from the scan's budget).
-func (c *stateCache) decode(r *source.Repo, p string) (m map[string]any, entries int, readErr, decodeErr error) {
+// stateRead is what the scan has of one state file: its decoded document
+// (m, with entries the count tolerant.CountEntries(m, maxStateEntries)
+// gives when not -1), or the candidate Build made of it, kept in the cache
+// (built: its entries drawn from the scan's budget already); readErr is
+// r.Read's error, decodeErr tolerant.DecodeYAMLMap's. A document read now
+// (not from the cache) that may be kept has keep set, with its stat data.
+type stateRead struct {
+	m                  map[string]any
+	entries            int
+	built              bool
+	cand               workflow.Candidate
+	readErr, decodeErr error
+	keep               bool
+	fs                 safefile.FileStat
+}
+
+// decode gives what the scan has of the state file p: from the cache when
+// its stat data is unchanged (a built candidate, or a decoded document),
+// else read (through its safely opened folder, else with r.Read, which
+// reports any problem) and decoded; keep (stateCache.keep) records it.
+func (c *stateCache) decode(r *source.Repo, p string) (st stateRead) {
+	st.entries = -1
 	d, name := c.folder(p)
 	if d == nil {
-		m, readErr, decodeErr = decodeState(r, p)
-		return m, -1, readErr, decodeErr
+		st.m, st.readErr, st.decodeErr = decodeState(r, p)
+		return st
 	}
-	if v, _, ok := c.Lookup(d, name, p, nil); ok {
-		if m, n, ok := tolerant.DecodeMapValueCount(v, maxStateEntries); ok {
+	if v, _, ok := c.Lookup(d, name, p, nil); ok && len(v) > 0 {
+		var n int
+		switch v[0] {
+		case tagBuilt:
+			st.cand, n, st.built = decodeBuilt(v)
+			ok = st.built
+		case tagDoc:
+			st.m, n, ok = tolerant.DecodeMapValueCount(v[1:], maxStateEntries)
+		default:
+			ok = false
+		}
+		if ok {
 			c.AddHits(1)
 			// not read, but held: its entries are drawn from the scan's budget
 			if err := c.SpendN(p, 1+n); err != nil {
-				return nil, -1, err, nil
+				return stateRead{entries: -1, readErr: err}
 			}
-			return m, n, nil, nil
+			st.entries = n
+			return st
 		}
+		st = stateRead{entries: -1}
 	}
 	data, fs, ok := c.ReadRegular(d, name)
 	if !ok {
-		m, readErr, decodeErr = decodeState(r, p)
-		return m, -1, readErr, decodeErr
+		st.m, st.readErr, st.decodeErr = decodeState(r, p)
+		return st
 	}
 	if err := c.Spend(p, data); err != nil {
-		return nil, -1, err, nil
+		st.readErr = err
+		return st
 	}
-	m, decodeErr = tolerant.DecodeYAMLMap(data)
-	if decodeErr == nil && c.Storable(fs) {
-		if v := tolerant.EncodeValue(nil, m); v != nil {
-			c.Add(p, fs, v, nil)
+	st.m, st.decodeErr = tolerant.DecodeYAMLMap(data)
+	st.keep, st.fs = st.decodeErr == nil && c.Storable(fs), fs
+	return st
+}
+
+// keep records the state file p as st read it: cand, when not nil, is the
+// candidate Build made of st's document (before the scan adds to it), kept
+// when it round-trips exactly (encodeBuilt); else the document. Nothing
+// is kept of a document the value codec refuses (a time in another zone
+// than UTC, whose value depends on the environment): a candidate built
+// from it could too.
+func (c *stateCache) keep(p string, st *stateRead, cand *workflow.Candidate) {
+	if c == nil || !st.keep {
+		return
+	}
+	v := encodeDoc(st.m)
+	if v == nil {
+		return
+	}
+	if cand != nil {
+		if b := encodeBuilt(cand, st.entries); b != nil {
+			v = b
 		}
 	}
-	return m, -1, nil, decodeErr
+	c.Add(p, st.fs, v, nil)
+}
+
+// definitionsSalt is what salts the state table's keys besides the build:
+// the SHA-256 of every workflow definition a state may be built with (the
+// repository's, defs, and the built-in ones), each canonically encoded in
+// the order of its id.
+func definitionsSalt(defs map[string]workflow.Definition) string {
+	var w candWriter
+	for _, set := range []map[string]workflow.Definition{defs, source.BuiltinDefinitions()} {
+		ids := slices.Sorted(maps.Keys(set))
+		w.count(len(ids))
+		for _, id := range ids {
+			d := set[id]
+			w.str(id)
+			w.str(d.ID)
+			w.str(d.Name)
+			w.str(d.Source)
+			w.int(d.MaxIterations)
+			if w.present(d.Phases != nil) {
+				w.count(len(d.Phases))
+				for _, ph := range d.Phases {
+					w.str(ph.ID)
+					w.str(ph.Name)
+					w.str(ph.Agent)
+					w.str(ph.Task)
+					w.str(ph.Next)
+					w.str(ph.SkipIf)
+					if w.present(ph.Decision != nil) {
+						keys := slices.Sorted(maps.Keys(ph.Decision))
+						w.count(len(keys))
+						for _, k := range keys {
+							w.str(k)
+							w.str(ph.Decision[k])
+						}
+					}
+				}
+			}
+		}
+	}
+	sum := sha256.Sum256(w.b)
+	return string(sum[:])
 }
 
 // missing reports whether nothing at all is named p in its folder: a
@@ -97,6 +235,25 @@ func (c *stateCache) missing(p string) bool {
 	d, name := c.folder(p)
 	if d == nil {
 		return false
+	}
+	if l := c.lists[folderOf(p)]; l != nil {
+		// the folder as listed once (the same folder, opened the same way):
+		// a name it does not hold is missing, as its stat would say
+		l.once.Do(func() {
+			names, err := d.Names()
+			if err != nil {
+				return
+			}
+			l.names = make(map[string]struct{}, len(names))
+			for _, n := range names {
+				l.names[n] = struct{}{}
+			}
+			l.ok = true
+		})
+		if l.ok {
+			_, listed := l.names[name]
+			return !listed
+		}
 	}
 	_, err := d.StatNoFollow(name)
 	return errors.Is(err, fs.ErrNotExist)

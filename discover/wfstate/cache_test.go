@@ -100,7 +100,8 @@ func TestStateCacheWarmEqualsCold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	salt := stateCacheKind.Salt()
+	repo, _ := source.NewRepo(root, config.Default())
+	salt := stateCacheKind.Salt(definitionsSalt(repo.Definitions))
 	for _, name := range []string{"ours.yaml", "aios.yaml"} {
 		fs, err := dir.StatNoFollow(name)
 		if err != nil {
@@ -244,7 +245,7 @@ func TestStateCacheTooManyEntries(t *testing.T) {
 }
 
 // The .bak twin is found alike with the cache's open folder (which tells a
-// missing one) and without: a file, a symlink to one, a folder; not a
+// missing one, by a stat or from the folder's listing) and without: a file, a symlink to one, a folder; not a
 // dangling symlink, nor nothing.
 func TestStateCacheBackupTwin(t *testing.T) {
 	root := t.TempDir()
@@ -277,6 +278,15 @@ func TestStateCacheBackupTwin(t *testing.T) {
 	for i := range 2 {
 		if got, _, _ := stateCacheScan(t, root, c); !reflect.DeepEqual(got, off) {
 			t.Fatalf("scan %d with the cache differs from one without", i)
+		}
+	}
+	// and with the folder listed once (a folder of many states)
+	old := listFolderMin
+	listFolderMin = 1
+	t.Cleanup(func() { listFolderMin = old })
+	for i := range 2 {
+		if got, _, _ := stateCacheScan(t, root, c); !reflect.DeepEqual(got, off) {
+			t.Fatalf("scan %d with the folder listed differs from one without the cache", i)
 		}
 	}
 }

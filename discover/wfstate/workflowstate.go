@@ -39,7 +39,7 @@ func scanWorkflowStates(r *source.Repo) ([]workflow.Candidate, []workflow.Findin
 	keep := make([]bool, len(files))
 	var sc *stateCache
 	if len(files) > 0 {
-		sc = openStateCache(r)
+		sc = openStateCache(r, files)
 	}
 	epics := epicPatterns(r.Config.Sources.Epic)
 	forEach(len(files), func(i int) { out[i], keep[i] = scanWorkflowState(r, sc, epics, files[i]) })
@@ -67,29 +67,36 @@ func scanWorkflowState(r *source.Repo, sc *stateCache, epics []string, file stri
 		return workflow.Candidate{}, false
 	}
 	var c workflow.Candidate
-	var m map[string]any
-	var err, derr error
-	entries := -1 // not counted
+	var st stateRead
 	if sc != nil {
-		m, entries, err, derr = sc.decode(r, file)
+		st = sc.decode(r, file)
 	} else {
-		m, err, derr = decodeState(r, file)
+		st.entries = -1
+		st.m, st.readErr, st.decodeErr = decodeState(r, file)
 	}
-	if err != nil {
-		c = Unreadable(file, source.ReadFinding(file, err))
-	} else if derr != nil {
-		c = Unreadable(file, source.DecodeFinding(file, derr))
-	} else {
-		if _, epic := m["epic_state"]; epic {
+	switch {
+	case st.built:
+		c = st.cand
+		finishScan(r, sc, &c, file, true)
+		return c, true
+	case st.readErr != nil:
+		c = Unreadable(file, source.ReadFinding(file, st.readErr))
+	case st.decodeErr != nil:
+		c = Unreadable(file, source.DecodeFinding(file, st.decodeErr))
+	default:
+		if _, epic := st.m["epic_state"]; epic {
+			sc.keep(file, &st, nil)
 			return workflow.Candidate{}, false // the epic source owns it
 		}
-		if entries < 0 {
-			entries = tolerant.CountEntries(m, maxStateEntries)
+		if st.entries < 0 {
+			st.entries = tolerant.CountEntries(st.m, maxStateEntries)
 		}
-		if terr := tooManyEntriesN(entries); terr != nil {
+		if terr := tooManyEntriesN(st.entries); terr != nil {
+			sc.keep(file, &st, nil)
 			c = Unreadable(file, source.DecodeFinding(file, terr))
 		} else {
-			c = Build(file, m, r.Definition)
+			c = Build(file, st.m, r.Definition)
+			sc.keep(file, &st, &c) // before the scan adds to it
 			finishScan(r, sc, &c, file, true)
 			return c, true
 		}

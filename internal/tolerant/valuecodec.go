@@ -163,6 +163,20 @@ func DecodeMapValueCount(data []byte, limit int) (m map[string]any, entries int,
 	return m, d.entries, true
 }
 
+// DecodeMapValuePrefix decodes the mapping EncodeValue wrote at the start
+// of s, as untrusted input (as DecodeValue, but what follows it is left to
+// the caller): the mapping and how many bytes of s it took; false when s
+// does not start with one well-formed mapping. The strings are views of s.
+func DecodeMapValuePrefix(s string) (m map[string]any, n int, ok bool) {
+	d := valueDecoder{s: s}
+	v, ok := d.value(0)
+	m, isMap := v.(map[string]any)
+	if !ok || !isMap {
+		return nil, 0, false
+	}
+	return m, d.off, true
+}
+
 type valueDecoder struct {
 	s       string
 	off     int
