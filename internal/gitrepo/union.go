@@ -1,14 +1,17 @@
 package gitrepo
 
 import (
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
-
+	"bytes"
+	"fmt"
+	"os"
 	"path"
 	"sort"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // History is what one walk of HEAD's first-parent chain found for a set of
@@ -310,6 +313,48 @@ func (h *History) CommitsTouching(base Commit, paths []string, limit int) (map[s
 		}
 	}
 	return out, true
+}
+
+// ReadAt is Repo.ReadAt(c, p) answered with p's entry in c's tree as the
+// History knows it, instead of a look-up by path in the tree (a story read
+// at each workflow's interruption commit: the folders on its path, often
+// large, are not read again for each commit); ok false when the History
+// does not cover c or was not walked for p (h may be nil): ask
+// Repo.ReadAt then. The answer is Repo.ReadAt's: the blob's content, or
+// an error when there is no file at p in c (an absent entry, or one that
+// is not a blob) or the blob cannot be read.
+func (h *History) ReadAt(c Commit, p string) (data []byte, ok bool, err error) {
+	k, covered := h.position(c.Hash)
+	if !covered {
+		return nil, false, nil
+	}
+	ph, walked := h.paths[p]
+	if !walked {
+		return nil, false, nil
+	}
+	data, err = h.r.readEntry(c, p, ph.entryAt(k))
+	return data, true, err
+}
+
+// readEntry is the end of Repo.ReadAt for the entry e found at p in c's
+// tree (the zero entry: none).
+func (r *Repo) readEntry(c Commit, p string, e gitobj.RawEntry) ([]byte, error) {
+	if e == (gitobj.RawEntry{}) {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, os.ErrNotExist)
+	}
+	if !gitobj.IsBlob(e.Mode) {
+		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
+	}
+	if data, ok := r.objs.Get(plumbing.BlobObject, e.Hash); ok {
+		return bytes.Clone(data), nil // the table's bytes are not the caller's to change
+	}
+	data, err := r.readBlob(e.Hash)
+	if err != nil {
+		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
+	}
+	r.verify.Check(plumbing.BlobObject, e.Hash, data) // what a run derives from it may be kept (Verified)
+	r.objs.Add(plumbing.BlobObject, e.Hash, data)
+	return data, nil
 }
 
 // Has reports whether the History was walked for p (h may be nil).

@@ -482,9 +482,19 @@ func (c *Memo) CommitsTouching(base gitrepo.Commit, paths []string, limit int) (
 // ReadAt is the underlying answer, asked with c.mu held: validations run
 // concurrently and a *gitrepo.Repo is not safe for concurrent use (its
 // look-up of the commit's tree reads and fills the Repo's commit links).
+//
+// Once the run's History is walked, a file it knows at a commit it covers
+// (a story or a referenced file at a workflow's interruption commit) is
+// read by its entry there (gitrepo.History.ReadAt: the same answer),
+// without a look-up by path in the commit's tree.
 func (c *Memo) ReadAt(cm gitrepo.Commit, path string) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.hist != nil {
+		if data, ok, err := c.hist.ReadAt(cm, path); ok {
+			return data, err
+		}
+	}
 	return c.Git.ReadAt(cm, path)
 }
 
