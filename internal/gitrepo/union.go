@@ -34,6 +34,10 @@ type History struct {
 	r     *Repo
 	pos   map[plumbing.Hash]int // the bases reached, by their position on the chain (0: HEAD)
 	paths map[string]*pathHistory
+	// known is how many commits of the chain, from HEAD, the walk
+	// compared with their first parent: every change to the paths in
+	// those commits is in paths (see LastChangesWith)
+	known int
 	mu    sync.Mutex // guards each pathHistory's disk and diskSeen
 }
 
@@ -178,6 +182,10 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 			}
 		}
 		cache.next()
+	}
+	h.known = oldest
+	if walkCut >= 0 {
+		h.known = walkCut
 	}
 	for b, at := range h.pos { // the bases past a cut are not covered: their answers are not all known
 		if walkCut >= 0 && at > walkCut {
