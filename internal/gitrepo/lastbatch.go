@@ -1,7 +1,7 @@
 package gitrepo
 
 import (
-	"path"
+	"slices"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -47,16 +47,11 @@ func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers [
 	return r.lastChangesAt(qs, maxCommits, nil)
 }
 
-// LastChangesWith is LastChangesAt taking what the History h (walked by
-// r for the run's referenced files, see HistoryFor; nil: nothing) knows
-// already: the changes to the paths it was walked for in the newest
-// commits of the chain, which its walk compared with their parents. A
-// question's path the History knows is answered from it within those
-// commits (the newest change at or after the question's commit, within
-// the bound), and the walk compares them only for the paths it does not
-// know, then, past them, for every path still asked; the answers are
-// LastChangesAt's (a path's answer does not depend on the paths asked
-// beside it, and the History's changes are the walk's own).
+// LastChangesWith is LastChangesAt taking the changes History h (walked by
+// r, see HistoryFor; nil: none) knows in the chain's newest commits: there
+// a path it knows is answered from them, and the walk compares the other
+// paths only; past them, every path still asked. The answers are
+// LastChangesAt's: a path's does not depend on the paths beside it.
 func (r *Repo) LastChangesWith(qs []LastChangeQuestion, maxCommits int, h *History) (answers []map[string]Commit, known []bool) {
 	if h == nil || h.r != r {
 		h = nil
@@ -74,19 +69,12 @@ func (r *Repo) lastChangesAt(qs []LastChangeQuestion, maxCommits int, h *History
 		if !ok || len(q.Paths) == 0 {
 			continue
 		}
-		clean := true
-		for _, p := range q.Paths {
-			if c := path.Clean(p); c != p || c == "." || c == ".." || path.IsAbs(c) || (len(c) > 2 && c[:3] == "../") {
-				clean = false
-				break
-			}
-		}
-		if !clean {
+		if slices.ContainsFunc(q.Paths, func(p string) bool { return !cleanRel(p) }) {
 			continue
 		}
 		paths := append([]string(nil), q.Paths...)
 		sort.Strings(paths)
-		paths = compactStrings(paths)
+		paths = slices.Compact(paths)
 		byHash[h] = append(byHash[h], &lastQuestion{i: i, pos: -1, paths: paths, left: len(paths)})
 	}
 	if len(byHash) == 0 {
@@ -261,13 +249,11 @@ func (r *Repo) lastChangesAt(qs []LastChangeQuestion, maxCommits int, h *History
 	return answers, known
 }
 
-// lastFromHistory answers the pending questions' paths that h knows from
-// its changes in the chain's first hk commits (h.known at most): a path's
-// answer is its newest change at or after the question's commit, if that
-// is within the question's bound; a path without one there is left to
-// the walk past hk. It returns the paths of union h does not know (the
-// walk compares those in the first hk commits); ok is false when a
-// commit cannot be read.
+// lastFromHistory answers from h the pending questions' paths h knows in
+// the chain's first hk commits: the newest change at or after the
+// question's commit, within its bound (none: the walk goes on past hk).
+// rest is the paths of union h does not know; ok false: a commit cannot be
+// read.
 func (r *Repo) lastFromHistory(h *History, hk int, pending []*lastQuestion, answers []map[string]Commit, union []string, maxCommits int) (rest []string, ok bool) {
 	for _, p := range union {
 		if !h.Has(p) {
@@ -303,12 +289,4 @@ func (r *Repo) lastFromHistory(h *History, hk int, pending []*lastQuestion, answ
 }
 
 // compactStrings drops the repeats of sorted s.
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func compactStrings(s []string) []string { return slices.Compact(s) }

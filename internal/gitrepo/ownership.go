@@ -23,80 +23,38 @@ import (
 // answer needs is not in this clone. With the cache on (UseCache), an
 // answer against a parent that was read is kept (changedmemo.go).
 func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err error) {
-	return r.changedPaths(c, max, false)
+	paths, more, _, err = r.changed(c, max, max, false)
+	return paths, more, err
 }
 
-// changedPaths is ChangedPaths; with upgrade, an answer kept in the table
-// replaces a cut one this run kept under a smaller bound (see
-// ChangedPathsFirst), where ChangedPaths keeps the first bound asked.
-func (r *Repo) changedPaths(c Commit, max int, upgrade bool) (paths []string, more bool, err error) {
-	if max <= 0 {
-		max = 100
-	}
-	h, ok := fullHash(c.Hash)
-	if !ok {
-		return nil, false, fmt.Errorf("changed paths: %q is not a full commit hash", c.Hash)
-	}
-	l, err := r.readLinks(h)
-	if err != nil {
-		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
-	}
-	parentTree := plumbing.ZeroHash
-	p, ok, err := r.parentLinks(l)
-	if err != nil {
-		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
-	}
-	if ok {
-		parentTree = p.tree
-		if a, hit := r.changedHit(h, max); hit {
-			return a.Paths, a.More, nil
-		}
-	}
-	out, more, err := gitchanged.Diff(r.trees, &r.plainTrees, parentTree, l.tree, max)
-	if err != nil {
-		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], missingObject(err))
-	}
-	if ok && r.cmemo.Open() {
-		a := gitcache.ChangedAnswer{Max: max, More: more, Paths: out}
-		if !r.cmemo.Add(h, a) && upgrade {
-			if kept, fresh, _ := r.cmemo.Get(h); fresh && kept.More && kept.Max < max && len(kept.Paths) == kept.Max {
-				r.cmemo.Put(h, a) // this run's cut answer: the full one says more
-			}
-		}
-	}
-	return out, more, nil
-}
-
-// ChangedPathsFirst is ChangedPaths(c, max) asked for its first few paths:
-// paths and more are ChangedPaths(c, first)'s answer (first < max), which
-// reads only the trees on the way to those paths; full is set when that is
-// ChangedPaths(c, max)'s answer as well — the commit changed at most first
-// files (more not set), or an error stopped the difference (ChangedPaths(c,
-// max) stops at the same tree, its answer the same). Otherwise paths, in
-// order, are the first of ChangedPaths(c, max)'s own paths (the difference
-// walks the trees in the same order whatever its bound, only stopping
-// sooner), and there are more: a caller that needs no more than a path
-// among the first (validate: one file that is not the workflow's own)
-// asks nothing else. first >= max (or first <= 0) is ChangedPaths(c, max)
-// (full), which then replaces in the table a cut answer this run kept.
-//
-// With the cache on, a full answer is read from and kept in the
-// changed-paths table as ChangedPaths keeps it (bound max), and a cut one
-// under the bound first with more set (what ChangedPaths(c, first) would
-// keep): the table holds one answer per commit, the full one replacing a
-// cut one.
+// ChangedPathsFirst is ChangedPaths(c, max) asked for its first paths:
+// paths and more are ChangedPaths(c, first)'s answer, which reads only the
+// trees on the way to them; full is set when that is ChangedPaths(c,
+// max)'s answer too (at most first files changed, or an error: the
+// difference stops at the same tree whatever its bound). Otherwise paths
+// are the first of ChangedPaths(c, max)'s (the difference walks the trees
+// in one order whatever its bound), more following: a caller that needs
+// only a path among them (validate: one not the workflow's own) reads no
+// more. first >= max (or <= 0) is ChangedPaths(c, max), its answer
+// replacing in the table a cut one of the run. With the cache on, a cut
+// answer is kept in the changed-paths table under bound first, more set
+// (ChangedPaths(c, first)'s), a full one under max.
 func (r *Repo) ChangedPathsFirst(c Commit, max, first int) (paths []string, more, full bool, err error) {
+	return r.changed(c, max, first, true)
+}
+
+// changed is ChangedPathsFirst; without upgrade (ChangedPaths), a full
+// answer does not replace in the table a cut one of the run.
+func (r *Repo) changed(c Commit, max, first int, upgrade bool) (paths []string, more, full bool, err error) {
 	if max <= 0 {
 		max = 100
 	}
-	if first <= 0 || first >= max {
-		paths, more, err = r.changedPaths(c, max, true)
-		return paths, more, true, err
+	if first <= 0 || first > max {
+		first = max
 	}
 	h, ok := fullHash(c.Hash)
 	if !ok {
-		paths, more, err = r.ChangedPaths(c, max) // its error
-		return paths, more, true, err
+		return nil, false, true, fmt.Errorf("changed paths: %q is not a full commit hash", c.Hash)
 	}
 	l, err := r.readLinks(h)
 	if err != nil {
@@ -109,7 +67,14 @@ func (r *Repo) ChangedPathsFirst(c Commit, max, first int) (paths []string, more
 	}
 	if ok {
 		parentTree = p.tree
-		if a, hit := r.changedFirstHit(h, max, first); hit {
+		hit := false
+		var a gitcache.ChangedAnswer
+		if first == max {
+			a, hit = r.changedHit(h, max)
+		} else {
+			a, hit = r.changedFirstHit(h, max, first)
+		}
+		if hit {
 			return a.Paths, a.More, a.Max == max, nil
 		}
 	}
@@ -117,13 +82,17 @@ func (r *Repo) ChangedPathsFirst(c Commit, max, first int) (paths []string, more
 	if err != nil {
 		return nil, false, true, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], missingObject(err))
 	}
-	full = !more // at most first paths, none left out: ChangedPaths(c, max)'s own answer
+	full = first == max || !more // none left out past first: ChangedPaths(c, max)'s own answer
 	if ok && r.cmemo.Open() {
-		bound := first
+		a := gitcache.ChangedAnswer{Max: first, More: more, Paths: out}
 		if full {
-			bound = max
+			a.Max = max
 		}
-		r.cmemo.Add(h, gitcache.ChangedAnswer{Max: bound, More: more, Paths: out})
+		if !r.cmemo.Add(h, a) && upgrade && full {
+			if kept, fresh, _ := r.cmemo.Get(h); fresh && kept.More && kept.Max < max && len(kept.Paths) == kept.Max {
+				r.cmemo.Put(h, a) // the run's cut answer: the full one says more
+			}
+		}
 	}
 	return out, more, full, nil
 }

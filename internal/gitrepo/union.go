@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"sync"
 
@@ -110,7 +111,7 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		}
 	}
 	sort.Strings(union)
-	union = compactStrings(union)
+	union = slices.Compact(union)
 	if len(want) == 0 || len(union) == 0 {
 		return nil
 	}
@@ -323,14 +324,10 @@ func (h *History) CommitsTouching(base Commit, paths []string, limit int) (map[s
 	return out, true
 }
 
-// ReadAt is Repo.ReadAt(c, p) answered with p's entry in c's tree as the
-// History knows it, instead of a look-up by path in the tree (a story read
-// at each workflow's interruption commit: the folders on its path, often
-// large, are not read again for each commit); ok false when the History
-// does not cover c or was not walked for p (h may be nil): ask
-// Repo.ReadAt then. The answer is Repo.ReadAt's: the blob's content, or
-// an error when there is no file at p in c (an absent entry, or one that
-// is not a blob) or the blob cannot be read.
+// ReadAt is Repo.ReadAt(c, p), the same answer, taking p's entry in c
+// from the History instead of a look-up by path in c's tree (the folders
+// of a story read at each workflow's base are not read again); ok false
+// when it does not cover c or p (h may be nil): ask Repo.ReadAt.
 func (h *History) ReadAt(c Commit, p string) (data []byte, ok bool, err error) {
 	k, covered := h.position(c.Hash)
 	if !covered {
