@@ -294,13 +294,11 @@ func TestMemoWithoutRun(t *testing.T) {
 }
 
 // changeGit is a parGit that lists the files a commit changed (an
-// OwnershipGit), and the first of them alone when first is set (as
-// gitrepo.Repo.ChangedPathsFirst does), counting what it is asked.
+// OwnershipGit), counting what it is asked.
 type changeGit struct {
 	*parGit
 	changed map[string][]string // by commit hash; more when over max
-	first   bool
-	asked   map[string]int // "hash max first"
+	asked   map[string]int      // "hash max" (ChangedPaths), "hash max first"
 }
 
 func (g *changeGit) ChangedPaths(c gitrepo.Commit, max int) ([]string, bool, error) {
@@ -316,7 +314,8 @@ func (g *changeGit) LastChangeAt(gitrepo.Commit, []string, int) map[string]gitre
 	return map[string]gitrepo.Commit{}
 }
 
-// firstChangeGit is a changeGit that can list the first files alone.
+// firstChangeGit is a changeGit that can list the first files alone, as
+// gitrepo.Repo.ChangedPathsFirst does.
 type firstChangeGit struct{ *changeGit }
 
 func (g firstChangeGit) ChangedPathsFirst(c gitrepo.Commit, max, first int) ([]string, bool, bool, error) {
