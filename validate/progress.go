@@ -211,7 +211,7 @@ func (v *validator) judgeCommit(base, c gitrepo.Commit) string {
 	if !authors[identity(c)] {
 		return "by another author"
 	}
-	paths, more, err := og.ChangedPaths(c, maxOwnChangedPaths)
+	paths, more, err := v.changedPaths(og, c)
 	if err != nil {
 		return "its changes cannot be read"
 	}
@@ -224,6 +224,39 @@ func (v *validator) judgeCommit(base, c gitrepo.Commit) string {
 		}
 	}
 	return ""
+}
+
+// ownFirstPaths is how many of a commit's changed files are read first
+// (see changedPaths): most commits judged are someone else's, and one of
+// their first files says so.
+const ownFirstPaths = 4
+
+// firstChanger is a Git (gitmemo.Memo is) that lists the first files a
+// commit changed without the rest (see gitrepo.Repo.ChangedPathsFirst).
+type firstChanger interface {
+	ChangedPathsFirst(c gitrepo.Commit, max, first int) (paths []string, more, full bool, err error)
+}
+
+// changedPaths is og.ChangedPaths(c, maxOwnChangedPaths) as judgeCommit
+// reads it: when the first ownFirstPaths files of the answer name a file
+// not the workflow's own, those files, more not set (the rest is not read:
+// the commit is not the workflow's own whatever it holds, and the first
+// file not its own is the same), else the whole answer.
+func (v *validator) changedPaths(og OwnershipGit, c gitrepo.Commit) (paths []string, more bool, err error) {
+	fc, ok := v.in.Git.(firstChanger)
+	if !ok {
+		return og.ChangedPaths(c, maxOwnChangedPaths)
+	}
+	paths, more, full, err := fc.ChangedPathsFirst(c, maxOwnChangedPaths, ownFirstPaths)
+	if full {
+		return paths, more, err
+	}
+	for _, p := range paths {
+		if !v.isOwn(p) {
+			return paths, false, nil
+		}
+	}
+	return og.ChangedPaths(c, maxOwnChangedPaths)
 }
 
 // judge tells whether the change ch of the clean path p, made by the

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -285,5 +286,93 @@ func TestProgressThroughRun(t *testing.T) {
 				t.Errorf("ChangedPaths asked %d times for two validations, want 1", og.asked)
 			}
 		})
+	}
+}
+
+// firstGit is an ownGit that lists the first files of a commit alone, as
+// gitrepo.Repo.ChangedPathsFirst does: ChangedPaths(c, first), full when
+// that holds every file.
+type firstGit struct {
+	*ownGit
+	firsts int // ChangedPathsFirst calls
+}
+
+func (g *firstGit) ChangedPathsFirst(c gitrepo.Commit, max, first int) ([]string, bool, bool, error) {
+	g.firsts++
+	ps, ok := g.changed[c.Hash]
+	if !ok {
+		return nil, false, true, fmt.Errorf("no commit %s", c.Short)
+	}
+	if first >= max || len(ps) <= first {
+		return ps, g.more[c.Hash], true, nil
+	}
+	return ps[:first], true, false, nil
+}
+
+// TestJudgeByFirstPaths: a commit judged by its first changed files
+// (validator.changedPaths through ChangedPathsFirst) is the workflow's
+// own exactly when it is judged by all of them, for random commits of own
+// and other files, some too large to tell, some unreadable.
+func TestJudgeByFirstPaths(t *testing.T) {
+	r := newRepo(t)
+	own := []string{"src/a.ts", "src/b.ts", "src/c.ts", "docs/stories/2.1.story.md"}
+	others := []string{"README.md", "src/other.ts", ".orchestrate/workflows/x.yaml"}
+	for _, p := range append(append([]string(nil), own...), others...) {
+		r.write(p, "x\n", time.Time{})
+	}
+	st := r.story("2.1", "InProgress", "AC", "notes", time.Time{})
+	c := sdc("2.1",
+		workflow.RefFile{Path: "docs/stories/2.1.story.md", From: "story"},
+		workflow.RefFile{Path: "src/a.ts", From: "file-list"},
+		workflow.RefFile{Path: "src/b.ts", From: "file-list"},
+		workflow.RefFile{Path: "src/c.ts", From: "file-list"},
+		workflow.RefFile{Path: "README.md", From: "context"})
+	rng := rand.New(rand.NewSource(5))
+	changed, more := map[string][]string{}, map[string]bool{}
+	var commits []gitrepo.Commit
+	for i := 0; i < 300; i++ {
+		cm := commitBy(fmt.Sprintf("%02x", i%256)+fmt.Sprint(i), "Ana Lima", "ana@example.com", time.Minute)
+		commits = append(commits, cm)
+		if rng.Intn(10) == 0 {
+			continue // unreadable
+		}
+		var ps []string
+		for n := rng.Intn(8); n >= 0; n-- {
+			if rng.Intn(4) == 0 {
+				ps = append(ps, others[rng.Intn(len(others))])
+			} else {
+				ps = append(ps, own[rng.Intn(len(own))])
+			}
+		}
+		changed[cm.Hash], more[cm.Hash] = ps, rng.Intn(8) == 0
+	}
+	last := map[string]gitrepo.Commit{"docs/stories/2.1.story.md": commitBy("aa", "Ana Lima", "ana@example.com", -time.Hour)}
+	judge := func(g Git) []bool {
+		in := input(r, c, st)
+		in.Git = g
+		v := newValidator(in)
+		v.resolveStories()
+		v.integrity()
+		out := make([]bool, len(commits))
+		for i, cm := range commits {
+			out[i] = v.judgeCommit(baseCommit, cm) == ""
+		}
+		return out
+	}
+	all := &ownGit{fakeGit: &fakeGit{base: baseCommit}, changed: changed, more: more, last: last}
+	want := judge(all)
+	fg := &firstGit{ownGit: &ownGit{fakeGit: &fakeGit{base: baseCommit}, changed: changed, more: more, last: last}}
+	got := judge(fg)
+	owned := 0
+	for i := range commits {
+		if got[i] != want[i] {
+			t.Fatalf("commit %d %v (more %v): own %v by its first files, %v by all", i, changed[commits[i].Hash], more[commits[i].Hash], got[i], want[i])
+		}
+		if want[i] {
+			owned++
+		}
+	}
+	if owned == 0 || owned == len(commits) || fg.firsts != len(commits) || fg.asked >= all.asked {
+		t.Fatalf("own %d of %d; first files asked %d times, all files %d times (without: %d)", owned, len(commits), fg.firsts, fg.asked, all.asked)
 	}
 }

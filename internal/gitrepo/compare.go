@@ -1,21 +1,17 @@
 package gitrepo
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitblob"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -349,91 +345,16 @@ func (r *Repo) commitByHash(h string) (*object.Commit, error) {
 	return c, nil
 }
 
-// diskHash returns the git blob hash of the file at the slash path p in the
-// work tree; onDisk is false when there is no file (or a folder) there. A
-// symbolic link hashes as its target, as git stores it.
+// diskHash is the git blob hash of the file at the slash path p in the
+// work tree (see gitblob.Hash).
 func (r *Repo) diskHash(p string, buf []byte) (h plumbing.Hash, onDisk bool, err error) {
-	return r.diskHashKnown(p, buf, nil)
+	return gitblob.Hash(r.root, p, &buf, nil, nil)
 }
 
-// diskHashKnown is diskHash where a regular file whose stat data matches its
-// entry in known (see indexEntries) takes the entry's hash unread.
-func (r *Repo) diskHashKnown(p string, buf []byte, known map[string]gitobj.IndexEntry) (h plumbing.Hash, onDisk bool, err error) {
-	return r.diskHashStat(p, &buf, known, nil)
-}
-
-// diskHashStat is diskHashKnown with the file's lstat fi when the caller
-// has it (nil: it is made here); *buf is made when a file is read and is
-// nil.
+// diskHashStat is gitblob.Hash in r's work tree.
 func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]gitobj.IndexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
-	abs := filepath.Join(r.root, filepath.FromSlash(p))
-	if fi == nil {
-		if fi, err = os.Lstat(abs); err != nil {
-			if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				return plumbing.ZeroHash, false, nil
-			}
-			return plumbing.ZeroHash, false, fmt.Errorf("stat %s: %w", p, err)
-		}
-	}
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		target, err := os.Readlink(abs)
-		if err != nil {
-			return plumbing.ZeroHash, false, fmt.Errorf("read link %s: %w", p, err)
-		}
-		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))), true, nil
-	case fi.Mode().IsRegular():
-		if e, ok := known[p]; ok {
-			if st, ok := gitobj.StatOf(fi); ok && st == e.Stat {
-				return e.Hash, true, nil
-			}
-		}
-		if fi.Size() > gitobj.MaxPackedObject {
-			// no blob this large is ever read from the repository
-			// (ErrObjectTooLarge), so the file cannot be shown equal to one:
-			// it is "changed", without reading gigabytes of a file a hostile
-			// checkout made sparse (docs/SECURITY.md, counts)
-			return tooLargeHash, true, nil
-		}
-		if *buf == nil {
-			*buf = make([]byte, 32<<10)
-		}
-		h, err := hashFile(abs, *buf)
-		if err != nil {
-			return plumbing.ZeroHash, false, fmt.Errorf("hash %s: %w", p, err)
-		}
-		return h, true, nil
-	default:
-		return plumbing.ZeroHash, false, nil
-	}
+	return gitblob.Hash(r.root, p, buf, known, fi)
 }
 
-// tooLargeHash stands for a work-tree file larger than any object read
-// (maxPackedObject): it is no blob's hash, so such a file always reads as
-// changed.
-var tooLargeHash = plumbing.NewHash("ffffffffffffffffffffffffffffffffffffffff")
-
-// hashFile streams the file at abs through a git blob hasher, using buf.
-func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
-	// non-blocking: a file replaced by a FIFO since it was seen is refused
-	// (openGitFile checks it is regular) instead of hanging the open
-	f, fi, err := gitobj.OpenGitFile(abs, 0)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-	}()
-	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
-	// Hide the file's WriterTo, which would bring its own buffer.
-	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if n != fi.Size() {
-		return plumbing.ZeroHash, fmt.Errorf("file changed while hashing (%d of %d bytes)", n, fi.Size())
-	}
-	return h.Sum(), nil
-}
+// tooLargeHash is gitblob.TooLarge.
+var tooLargeHash = gitblob.TooLarge

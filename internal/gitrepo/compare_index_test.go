@@ -137,7 +137,7 @@ func TestDiskHashKnown(t *testing.T) {
 		{"different stat data", map[string]gitobj.IndexEntry{"a": {Stat: other, Hash: fake}}, contentHash("a\n")},
 		{"no entry", nil, contentHash("a\n")},
 	} {
-		h, onDisk, err := r.diskHashKnown("a", buf, tc.known)
+		h, onDisk, err := r.diskHashStat("a", &buf, tc.known, nil)
 		if err != nil || !onDisk || h.String() != tc.want {
 			t.Errorf("%s: %s, %v, %v; want %s", tc.name, h, onDisk, err, tc.want)
 		}

@@ -1,7 +1,7 @@
 package gitrepo
 
 import (
-	"path"
+	"slices"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -22,6 +22,15 @@ type LastChangeQuestion struct {
 	Paths []string
 }
 
+// lastQuestion is a question of LastChangesAt being answered: its index,
+// its commit's position on the chain (-1 until placed), its paths (sorted,
+// each once) and how many of them have no commit yet (-1: finished).
+type lastQuestion struct {
+	i, pos int
+	paths  []string
+	left   int
+}
+
 // LastChangesAt answers many LastChangeAt questions (status asks one per
 // workflow: who last wrote its record files at its interruption commit) in
 // one walk of HEAD's first-parent chain, comparing each commit with its
@@ -35,33 +44,38 @@ type LastChangeQuestion struct {
 // treeCache.diff), so a path's answer does not change with the paths asked
 // beside it.
 func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers []map[string]Commit, known []bool) {
-	answers, known = make([]map[string]Commit, len(qs)), make([]bool, len(qs))
-	type question struct {
-		i, pos int
-		paths  []string
-		left   int // paths without their commit yet
+	return r.lastChangesAt(qs, maxCommits, nil)
+}
+
+// LastChangesWith is LastChangesAt taking the changes History h (walked by
+// r, see HistoryFor; nil: none) knows in the chain's newest commits: there
+// a path it knows is answered from them, and the walk compares the other
+// paths only; past them, every path still asked. The answers are
+// LastChangesAt's: a path's does not depend on the paths beside it.
+func (r *Repo) LastChangesWith(qs []LastChangeQuestion, maxCommits int, h *History) (answers []map[string]Commit, known []bool) {
+	if h == nil || h.r != r {
+		h = nil
 	}
-	var pending []*question
-	byHash := map[plumbing.Hash][]*question{}
+	return r.lastChangesAt(qs, maxCommits, h)
+}
+
+// lastChangesAt is LastChangesWith (h nil: LastChangesAt).
+func (r *Repo) lastChangesAt(qs []LastChangeQuestion, maxCommits int, h *History) (answers []map[string]Commit, known []bool) {
+	answers, known = make([]map[string]Commit, len(qs)), make([]bool, len(qs))
+	var pending []*lastQuestion
+	byHash := map[plumbing.Hash][]*lastQuestion{}
 	for i, q := range qs {
 		h, ok := fullHash(q.At.Hash)
 		if !ok || len(q.Paths) == 0 {
 			continue
 		}
-		clean := true
-		for _, p := range q.Paths {
-			if c := path.Clean(p); c != p || c == "." || c == ".." || path.IsAbs(c) || (len(c) > 2 && c[:3] == "../") {
-				clean = false
-				break
-			}
-		}
-		if !clean {
+		if slices.ContainsFunc(q.Paths, func(p string) bool { return !cleanRel(p) }) {
 			continue
 		}
 		paths := append([]string(nil), q.Paths...)
 		sort.Strings(paths)
-		paths = compactStrings(paths)
-		byHash[h] = append(byHash[h], &question{i: i, pos: -1, paths: paths, left: len(paths)})
+		paths = slices.Compact(paths)
+		byHash[h] = append(byHash[h], &lastQuestion{i: i, pos: -1, paths: paths, left: len(paths)})
 	}
 	if len(byHash) == 0 {
 		return answers, known
@@ -99,7 +113,7 @@ func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers [
 		answers[q.i] = map[string]Commit{}
 	}
 	// the questions asking each path, and the union of the paths
-	asking := map[string][]*question{}
+	asking := map[string][]*lastQuestion{}
 	for _, q := range pending {
 		for _, p := range q.paths {
 			asking[p] = append(asking[p], q)
@@ -110,23 +124,46 @@ func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers [
 		union = append(union, p)
 	}
 	sort.Strings(union)
-	trie := gitobj.NewTrie(union)
 	start := pending[0].pos
 	for _, q := range pending {
 		start = min(start, q.pos)
 	}
+	// the History's commits: its paths' answers there are its changes,
+	// and the walk compares them only for the other paths (rest)
+	hk := 0
+	var rest []string
+	if h != nil {
+		hk = min(h.known, len(chain)-1) // the walk goes on from chain[hk]
+	}
+	if hk > start {
+		ok := true
+		if rest, ok = r.lastFromHistory(h, hk, pending, answers, union, maxCommits); !ok {
+			return r.lastChangesAt(qs, maxCommits, nil) // a commit that cannot be read: the walk's own way
+		}
+	} else {
+		hk = 0
+	}
+	trie := gitobj.NewTrie(union)
+	if hk > 0 {
+		trie = gitobj.NewTrie(rest)
+	}
 	// open: the questions not finished (some path without its commit, and
 	// within the bound)
 	open := len(pending)
-	finish := func(q *question) {
+	finish := func(q *lastQuestion) {
 		if q.left >= 0 {
 			q.left = -1
 			known[q.i] = true
 			open--
 		}
 	}
-	inRange := func(q *question, k int) bool {
+	inRange := func(q *lastQuestion, k int) bool {
 		return k >= q.pos && (maxCommits <= 0 || k-q.pos < maxCommits)
+	}
+	for _, q := range pending {
+		if q.left == 0 { // every path answered from the History
+			finish(q)
+		}
 	}
 	cache := r.walkCache()
 	for k := start; open > 0; k++ {
@@ -138,6 +175,13 @@ func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers [
 		}
 		if open == 0 {
 			break
+		}
+		if k == hk && hk > 0 {
+			// past the History's commits: every path still asked
+			trie, cache = gitobj.NewTrie(union), r.walkCache()
+		}
+		if k < hk && len(rest) == 0 {
+			continue // the History answered every path there
 		}
 		cur := chain[k] // the placing walk's, else appended below
 		p, ok, err := r.parentLinks(cur)
@@ -205,13 +249,44 @@ func (r *Repo) LastChangesAt(qs []LastChangeQuestion, maxCommits int) (answers [
 	return answers, known
 }
 
-// compactStrings drops the repeats of sorted s.
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
+// lastFromHistory answers from h the pending questions' paths h knows in
+// the chain's first hk commits: the newest change at or after the
+// question's commit, within its bound (none: the walk goes on past hk).
+// rest is the paths of union h does not know; ok false: a commit cannot be
+// read.
+func (r *Repo) lastFromHistory(h *History, hk int, pending []*lastQuestion, answers []map[string]Commit, union []string, maxCommits int) (rest []string, ok bool) {
+	for _, p := range union {
+		if !h.Has(p) {
+			rest = append(rest, p)
 		}
 	}
-	return out
+	for _, q := range pending {
+		if q.pos >= hk {
+			continue
+		}
+		for _, p := range q.paths {
+			ph := h.paths[p]
+			if ph == nil {
+				continue
+			}
+			for _, ch := range ph.changes { // newest first
+				if ch.k < q.pos {
+					continue
+				}
+				if ch.k < hk && (maxCommits <= 0 || ch.k-q.pos < maxCommits) {
+					info, err := r.commitInfo(ch.commit)
+					if err != nil {
+						return nil, false
+					}
+					answers[q.i][p] = info
+					q.left--
+				}
+				break
+			}
+		}
+	}
+	return rest, true
 }
+
+// compactStrings drops the repeats of sorted s.
+func compactStrings(s []string) []string { return slices.Compact(s) }

@@ -23,36 +23,95 @@ import (
 // answer needs is not in this clone. With the cache on (UseCache), an
 // answer against a parent that was read is kept (changedmemo.go).
 func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err error) {
+	paths, more, _, err = r.changed(c, max, max, false)
+	return paths, more, err
+}
+
+// ChangedPathsFirst is ChangedPaths(c, max) asked for its first paths:
+// paths and more are ChangedPaths(c, first)'s answer, which reads only the
+// trees on the way to them; full is set when that is ChangedPaths(c,
+// max)'s answer too (at most first files changed, or an error: the
+// difference stops at the same tree whatever its bound). Otherwise paths
+// are the first of ChangedPaths(c, max)'s (the difference walks the trees
+// in one order whatever its bound), more following: a caller that needs
+// only a path among them (validate: one not the workflow's own) reads no
+// more. first >= max (or <= 0) is ChangedPaths(c, max), its answer
+// replacing in the table a cut one of the run. With the cache on, a cut
+// answer is kept in the changed-paths table under bound first, more set
+// (ChangedPaths(c, first)'s), a full one under max.
+func (r *Repo) ChangedPathsFirst(c Commit, max, first int) (paths []string, more, full bool, err error) {
+	return r.changed(c, max, first, true)
+}
+
+// changed is ChangedPathsFirst; without upgrade (ChangedPaths), a full
+// answer does not replace in the table a cut one of the run.
+func (r *Repo) changed(c Commit, max, first int, upgrade bool) (paths []string, more, full bool, err error) {
 	if max <= 0 {
 		max = 100
 	}
+	if first <= 0 || first > max {
+		first = max
+	}
 	h, ok := fullHash(c.Hash)
 	if !ok {
-		return nil, false, fmt.Errorf("changed paths: %q is not a full commit hash", c.Hash)
+		return nil, false, true, fmt.Errorf("changed paths: %q is not a full commit hash", c.Hash)
 	}
 	l, err := r.readLinks(h)
 	if err != nil {
-		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
+		return nil, false, true, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
 	}
 	parentTree := plumbing.ZeroHash
 	p, ok, err := r.parentLinks(l)
 	if err != nil {
-		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
+		return nil, false, true, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], err)
 	}
 	if ok {
 		parentTree = p.tree
-		if a, hit := r.changedHit(h, max); hit {
-			return a.Paths, a.More, nil
+		hit := false
+		var a gitcache.ChangedAnswer
+		if first == max {
+			a, hit = r.changedHit(h, max)
+		} else {
+			a, hit = r.changedFirstHit(h, max, first)
+		}
+		if hit {
+			return a.Paths, a.More, a.Max == max, nil
 		}
 	}
-	out, more, err := gitchanged.Diff(r.trees, &r.plainTrees, parentTree, l.tree, max)
+	out, more, err := gitchanged.Diff(r.trees, &r.plainTrees, parentTree, l.tree, first)
 	if err != nil {
-		return nil, false, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], missingObject(err))
+		return nil, false, true, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], missingObject(err))
 	}
+	full = first == max || !more // none left out past first: ChangedPaths(c, max)'s own answer
 	if ok && r.cmemo.Open() {
-		r.cmemo.Add(h, gitcache.ChangedAnswer{Max: max, More: more, Paths: out})
+		a := gitcache.ChangedAnswer{Max: first, More: more, Paths: out}
+		if full {
+			a.Max = max
+		}
+		if !r.cmemo.Add(h, a) && upgrade && full {
+			if kept, fresh, _ := r.cmemo.Get(h); fresh && kept.More && kept.Max < max && len(kept.Paths) == kept.Max {
+				r.cmemo.Put(h, a) // the run's cut answer: the full one says more
+			}
+		}
 	}
-	return out, more, nil
+	return out, more, full, nil
+}
+
+// changedFirstHit is changedHit for ChangedPathsFirst: the table's answer
+// for commit h when it was asked with bound max (a full answer) or with
+// bound first and cut (more set: its first paths); ok is false on a miss.
+func (r *Repo) changedFirstHit(h plumbing.Hash, max, first int) (gitcache.ChangedAnswer, bool) {
+	if !r.cmemo.Open() {
+		return gitcache.ChangedAnswer{}, false
+	}
+	a, fresh, ok := r.cmemo.Get(h)
+	if ok && a.Max != max && (a.Max != first || !a.More || len(a.Paths) != first) {
+		if !fresh {
+			r.cmemo.Unhit() // asked with another bound: a miss
+		}
+		return gitcache.ChangedAnswer{}, false
+	}
+	return a, ok
 }
 
 // LastChangeAt is LastChange walking back from commit c instead of HEAD:

@@ -1,14 +1,18 @@
 package gitrepo
 
 import (
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
-
+	"bytes"
+	"fmt"
+	"os"
 	"path"
+	"slices"
 	"sort"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // History is what one walk of HEAD's first-parent chain found for a set of
@@ -31,6 +35,10 @@ type History struct {
 	r     *Repo
 	pos   map[plumbing.Hash]int // the bases reached, by their position on the chain (0: HEAD)
 	paths map[string]*pathHistory
+	// known is how many commits of the chain, from HEAD, the walk
+	// compared with their first parent: every change to the paths in
+	// those commits is in paths (see LastChangesWith)
+	known int
 	mu    sync.Mutex // guards each pathHistory's disk and diskSeen
 }
 
@@ -103,7 +111,7 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		}
 	}
 	sort.Strings(union)
-	union = compactStrings(union)
+	union = slices.Compact(union)
 	if len(want) == 0 || len(union) == 0 {
 		return nil
 	}
@@ -175,6 +183,10 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 			}
 		}
 		cache.next()
+	}
+	h.known = oldest
+	if walkCut >= 0 {
+		h.known = walkCut
 	}
 	for b, at := range h.pos { // the bases past a cut are not covered: their answers are not all known
 		if walkCut >= 0 && at > walkCut {
@@ -310,6 +322,44 @@ func (h *History) CommitsTouching(base Commit, paths []string, limit int) (map[s
 		}
 	}
 	return out, true
+}
+
+// ReadAt is Repo.ReadAt(c, p), the same answer, taking p's entry in c
+// from the History instead of a look-up by path in c's tree (the folders
+// of a story read at each workflow's base are not read again); ok false
+// when it does not cover c or p (h may be nil): ask Repo.ReadAt.
+func (h *History) ReadAt(c Commit, p string) (data []byte, ok bool, err error) {
+	k, covered := h.position(c.Hash)
+	if !covered {
+		return nil, false, nil
+	}
+	ph, walked := h.paths[p]
+	if !walked {
+		return nil, false, nil
+	}
+	data, err = h.r.readEntry(c, p, ph.entryAt(k))
+	return data, true, err
+}
+
+// readEntry is the end of Repo.ReadAt for the entry e found at p in c's
+// tree (the zero entry: none).
+func (r *Repo) readEntry(c Commit, p string, e gitobj.RawEntry) ([]byte, error) {
+	if e == (gitobj.RawEntry{}) {
+		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, os.ErrNotExist)
+	}
+	if !gitobj.IsBlob(e.Mode) {
+		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
+	}
+	if data, ok := r.objs.Get(plumbing.BlobObject, e.Hash); ok {
+		return bytes.Clone(data), nil // the table's bytes are not the caller's to change
+	}
+	data, err := r.readBlob(e.Hash)
+	if err != nil {
+		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
+	}
+	r.verify.Check(plumbing.BlobObject, e.Hash, data) // what a run derives from it may be kept (Verified)
+	r.objs.Add(plumbing.BlobObject, e.Hash, data)
+	return data, nil
 }
 
 // Has reports whether the History was walked for p (h may be nil).

@@ -168,7 +168,19 @@ func TestHistoryMatchesWalks(t *testing.T) {
 							if _, ok := hist.CommitsTouching(b, h.asked[:2], 0); ok {
 								t.Fatalf("%s: answered for %.7s", name, b.Hash)
 							}
+							if _, ok, _ := hist.ReadAt(b, h.asked[5]); ok {
+								t.Fatalf("%s: read at %.7s", name, b.Hash)
+							}
 							continue
+						}
+						for k, p := range h.asked {
+							data, ok, err := hist.ReadAt(b, p)
+							if got := (readWant{string(data), err != nil, MissingHistory(err)}); !ok || got != want.reads[k] {
+								t.Fatalf("%s round %d: ReadAt(%.7s, %s) = %+v %v, want %+v", name, round, b.Hash, p, got, ok, want.reads[k])
+							}
+						}
+						if _, ok, _ := hist.ReadAt(b, "d0/../d1"); ok {
+							t.Fatalf("%s: read a path the History was not walked for", name)
 						}
 						blobs := hist.blobsAt(b.Hash)
 						for k, p := range h.asked {
@@ -206,6 +218,14 @@ type historyWant struct {
 	blobs    []plumbing.Hash
 	touching []touchingWant
 	compare  []PathState
+	reads    []readWant // ReadAt of each asked path
+}
+
+// readWant is a ReadAt answer: the content, whether there was an error,
+// and whether it was one of missing history.
+type readWant struct {
+	data         string
+	err, missing bool
 }
 
 // touchingWant is one CommitsTouching question and its answer.
@@ -242,6 +262,10 @@ func (h mergeHistory) want(t *testing.T, ref *Repo, b Commit, rng *rand.Rand) hi
 		commits, err := ref.CommitsTouching(b, asked, limit)
 		must(t, err)
 		w.touching = append(w.touching, touchingWant{asked, limit, commits})
+	}
+	for _, p := range h.asked {
+		data, err := ref.ReadAt(b, p)
+		w.reads = append(w.reads, readWant{string(data), err != nil, MissingHistory(err)})
 	}
 	w.compare, err = ref.Compare(b, h.asked)
 	must(t, err)

@@ -22,6 +22,12 @@ type lastBatcher interface {
 	LastChangesAt(qs []gitrepo.LastChangeQuestion, maxCommits int) ([]map[string]gitrepo.Commit, []bool)
 }
 
+// historyBatcher is a lastBatcher (*gitrepo.Repo is) that takes what the
+// run's History knows already (see gitrepo.Repo.LastChangesWith).
+type historyBatcher interface {
+	LastChangesWith(qs []gitrepo.LastChangeQuestion, maxCommits int, h *gitrepo.History) ([]map[string]gitrepo.Commit, []bool)
+}
+
 // lastAnswer is one path's LastChangeAt answer at a commit.
 type lastAnswer struct {
 	c     gitrepo.Commit
@@ -78,7 +84,10 @@ func (c *Memo) LastChangeAtFor(recordPaths func(*workflow.Candidate) []string, b
 // each validation asks (cleaned as written; the stories as the story
 // index names them): a path a validation asks that is not among them is
 // asked then. Nothing is asked with fewer than two resumable candidates,
-// or of a Git that cannot batch.
+// or of a Git that cannot batch. The run's History, once walked, is
+// handed to the batch (gitrepo.Repo.LastChangesWith): a story is both a
+// record file and a referenced one, and the History knows its changes in
+// the newest commits already.
 func (c *Memo) prefetchLast(recordPaths func(*workflow.Candidate) []string, max int) {
 	lb, ok := c.Git.(lastBatcher)
 	if !ok || c.run.Resumable() < 2 {
@@ -93,7 +102,16 @@ func (c *Memo) prefetchLast(recordPaths func(*workflow.Candidate) []string, max 
 	if len(qs) < 2 {
 		return
 	}
-	answers, known := lb.LastChangesAt(qs, max)
+	var answers []map[string]gitrepo.Commit
+	var known []bool
+	if hb, ok := c.Git.(historyBatcher); ok && c.hist != nil {
+		// the run's History knows the changes to the files it was walked
+		// for (a story is a record file and a referenced one) in the
+		// newest commits: the batch does not compare them again
+		answers, known = hb.LastChangesWith(qs, max, c.hist)
+	} else {
+		answers, known = lb.LastChangesAt(qs, max)
+	}
 	c.last = map[pathKey]lastAnswer{}
 	for i, q := range qs {
 		if !known[i] {

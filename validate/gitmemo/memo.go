@@ -482,9 +482,19 @@ func (c *Memo) CommitsTouching(base gitrepo.Commit, paths []string, limit int) (
 // ReadAt is the underlying answer, asked with c.mu held: validations run
 // concurrently and a *gitrepo.Repo is not safe for concurrent use (its
 // look-up of the commit's tree reads and fills the Repo's commit links).
+//
+// Once the run's History is walked, a file it knows at a commit it covers
+// (a story or a referenced file at a workflow's interruption commit) is
+// read by its entry there (gitrepo.History.ReadAt: the same answer),
+// without a look-up by path in the commit's tree.
 func (c *Memo) ReadAt(cm gitrepo.Commit, path string) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.hist != nil {
+		if data, ok, err := c.hist.ReadAt(cm, path); ok {
+			return data, err
+		}
+	}
 	return c.Git.ReadAt(cm, path)
 }
 
@@ -557,16 +567,72 @@ func (c *Memo) ChangedPaths(cm gitrepo.Commit, max int) ([]string, bool, error) 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := pathKey{base: cm.Hash, limit: max}
+	a := c.changedFull(og, cm, max)
+	return a.paths, a.more, a.err
+}
+
+// firstChanger is a Git (*gitrepo.Repo is) that can list the first files
+// a commit changed without the rest (see gitrepo.Repo.ChangedPathsFirst).
+type firstChanger interface {
+	ChangedPathsFirst(c gitrepo.Commit, max, first int) (paths []string, more, full bool, err error)
+}
+
+// ChangedPathsFirst is gitrepo.Repo.ChangedPathsFirst: the first files
+// commit cm changed (ChangedPaths(cm, first)), full when that is
+// ChangedPaths(cm, max)'s answer as well, else the first paths of that
+// answer, more following. Each answer is asked once per commit and
+// bounds, and a full one is ChangedPaths(cm, max)'s for the run. A Git
+// that cannot list the first files alone is asked ChangedPaths(cm, max).
+func (c *Memo) ChangedPathsFirst(cm gitrepo.Commit, max, first int) (paths []string, more, full bool, err error) {
+	og, ok := c.Git.(OwnershipGit)
+	if !ok {
+		return nil, false, true, errNoOwnership
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.changed[pathKey{base: cm.Hash, limit: max}]; ok {
+		return a.paths, a.more, true, a.err
+	}
+	fc, ok := c.Git.(firstChanger)
+	if !ok {
+		a := c.changedFull(og, cm, max)
+		return a.paths, a.more, true, a.err
+	}
+	k := pathKey{base: cm.Hash, path: "\x00first", limit: first} // no path is "\x00first"
 	if a, ok := c.changed[k]; ok {
-		return a.paths, a.more, a.err
+		return a.paths, a.more, false, a.err
 	}
 	if c.changed == nil {
 		c.changed = map[pathKey]changedAnswer{}
 	}
-	paths, more, err := og.ChangedPaths(cm, max)
-	c.changed[k] = changedAnswer{paths, more, err}
-	return paths, more, err
+	paths, more, full, err = fc.ChangedPathsFirst(cm, max, first)
+	if full {
+		c.changed[pathKey{base: cm.Hash, limit: max}] = changedAnswer{paths, more, err}
+	} else {
+		c.changed[k] = changedAnswer{paths, more, err}
+	}
+	return paths, more, full, err
+}
+
+// changedFull is ChangedPaths(cm, max), asked once; a Git that lists the
+// first files alone is asked through ChangedPathsFirst (first >= max: the
+// full answer, replacing in its table a cut one of the run). c.mu is held.
+func (c *Memo) changedFull(og OwnershipGit, cm gitrepo.Commit, max int) changedAnswer {
+	k := pathKey{base: cm.Hash, limit: max}
+	if a, ok := c.changed[k]; ok {
+		return a
+	}
+	if c.changed == nil {
+		c.changed = map[pathKey]changedAnswer{}
+	}
+	var a changedAnswer
+	if fc, ok := c.Git.(firstChanger); ok {
+		a.paths, a.more, _, a.err = fc.ChangedPathsFirst(cm, max, max)
+	} else {
+		a.paths, a.more, a.err = og.ChangedPaths(cm, max)
+	}
+	c.changed[k] = a
+	return a
 }
 
 // LastChangeAt is the underlying Git's answer (when it is an

@@ -292,3 +292,104 @@ func TestMemoWithoutRun(t *testing.T) {
 		t.Error("a History walked without a Run")
 	}
 }
+
+// changeGit is a parGit that lists the files a commit changed (an
+// OwnershipGit), counting what it is asked.
+type changeGit struct {
+	*parGit
+	changed map[string][]string // by commit hash; more when over max
+	asked   map[string]int      // "hash max" (ChangedPaths), "hash max first"
+}
+
+func (g *changeGit) ChangedPaths(c gitrepo.Commit, max int) ([]string, bool, error) {
+	g.asked[fmt.Sprint(c.Hash, " ", max)]++
+	ps := g.changed[c.Hash]
+	if len(ps) > max {
+		return ps[:max], true, nil
+	}
+	return ps, false, nil
+}
+
+func (g *changeGit) LastChangeAt(gitrepo.Commit, []string, int) map[string]gitrepo.Commit {
+	return map[string]gitrepo.Commit{}
+}
+
+// firstChangeGit is a changeGit that can list the first files alone, as
+// gitrepo.Repo.ChangedPathsFirst does.
+type firstChangeGit struct{ *changeGit }
+
+func (g firstChangeGit) ChangedPathsFirst(c gitrepo.Commit, max, first int) ([]string, bool, bool, error) {
+	g.asked[fmt.Sprint(c.Hash, " ", max, " ", first)]++
+	ps := g.changed[c.Hash]
+	if first >= max || len(ps) <= first {
+		paths, more, err := g.ChangedPaths(c, max)
+		return paths, more, true, err
+	}
+	return ps[:first], true, false, nil
+}
+
+// TestChangedPathsFirstKept: the Memo keeps a commit's first files apart
+// from its whole answer: asked in either order, ChangedPaths is the whole
+// answer and ChangedPathsFirst a cut one only until the whole is known;
+// each is asked of the Git once; a Git that cannot list the first files
+// alone gives the whole answer.
+func TestChangedPathsFirstKept(t *testing.T) {
+	c1 := gitrepo.Commit{Hash: parBase(1), Short: parBase(1)[:7]}
+	c2 := gitrepo.Commit{Hash: parBase(2), Short: parBase(2)[:7]}
+	changed := map[string][]string{c1.Hash: {"a", "b", "c", "d"}, c2.Hash: {"x", "y", "z"}}
+	g := &changeGit{parGit: &parGit{asked: map[string]int{}}, changed: changed, asked: map[string]int{}}
+	m := New(firstChangeGit{g}, nil)
+	check := func(what string, paths []string, more, full bool, wantPaths []string, wantMore, wantFull bool) {
+		t.Helper()
+		if !reflect.DeepEqual(paths, wantPaths) || more != wantMore || full != wantFull {
+			t.Fatalf("%s: %v more %v full %v, want %v more %v full %v", what, paths, more, full, wantPaths, wantMore, wantFull)
+		}
+	}
+	// the first files, then the whole answer, then the first files again
+	for i := 0; i < 2; i++ {
+		p, more, full, err := m.ChangedPathsFirst(c1, 200, 2)
+		must(t, err)
+		check("c1 first 2", p, more, full, []string{"a", "b"}, true, false)
+	}
+	p, more, full, err := m.ChangedPathsFirst(c1, 200, 3) // another bound: its own answer
+	must(t, err)
+	check("c1 first 3", p, more, full, []string{"a", "b", "c"}, true, false)
+	p, more, err = m.ChangedPaths(c1, 200)
+	must(t, err)
+	check("c1 all", p, more, true, changed[c1.Hash], false, true)
+	p, more, full, err = m.ChangedPathsFirst(c1, 200, 2)
+	must(t, err)
+	check("c1 first 2 once all is known", p, more, full, changed[c1.Hash], false, true)
+	// the whole answer first
+	p, more, err = m.ChangedPaths(c2, 200)
+	must(t, err)
+	check("c2 all", p, more, true, changed[c2.Hash], false, true)
+	p, more, full, err = m.ChangedPathsFirst(c2, 200, 1)
+	must(t, err)
+	check("c2 first 1", p, more, full, changed[c2.Hash], false, true)
+	want := map[string]int{
+		c1.Hash + " 200 2": 1, c1.Hash + " 200 3": 1, c1.Hash + " 200 200": 1, c1.Hash + " 200": 1,
+		c2.Hash + " 200 200": 1, c2.Hash + " 200": 1,
+	}
+	if !reflect.DeepEqual(g.asked, want) {
+		t.Fatalf("asked %v, want %v", g.asked, want)
+	}
+	// a Git without ChangedPathsFirst: the whole answer, asked once
+	g2 := &changeGit{parGit: &parGit{asked: map[string]int{}}, changed: changed, asked: map[string]int{}}
+	m2 := New(g2, nil)
+	for i := 0; i < 2; i++ {
+		p, more, full, err = m2.ChangedPathsFirst(c1, 200, 2)
+		must(t, err)
+		check("without first files", p, more, full, changed[c1.Hash], false, true)
+	}
+	if !reflect.DeepEqual(g2.asked, map[string]int{c1.Hash + " 200": 1}) {
+		t.Fatalf("asked %v", g2.asked)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
