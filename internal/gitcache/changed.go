@@ -124,3 +124,47 @@ func decodeChanged(v []byte) (ChangedAnswer, bool) {
 	}
 	return a, true
 }
+
+// ChangedHit returns t's answer for commit h asked with bound max; ok is
+// false on a miss (no table, none, another bound, or a value that does not
+// decode).
+func ChangedHit(t *Changed, h plumbing.Hash, max int) (ChangedAnswer, bool) {
+	return ChangedFirstHit(t, h, max, max)
+}
+
+// ChangedFirstHit is ChangedHit for an answer asked for its first paths
+// (gitrepo's ChangedPathsFirst): t's answer for commit h when it was asked
+// with bound max (a full answer) or with bound first and cut (more set:
+// its first paths); ok is false on a miss.
+func ChangedFirstHit(t *Changed, h plumbing.Hash, max, first int) (ChangedAnswer, bool) {
+	if !t.Open() {
+		return ChangedAnswer{}, false
+	}
+	a, fresh, ok := t.Get(h)
+	if ok && a.Max != max && (first == max || a.Max != first || !a.More || len(a.Paths) != first) {
+		if !fresh {
+			t.Unhit() // asked with another bound: a miss
+		}
+		return ChangedAnswer{}, false
+	}
+	return a, ok
+}
+
+// ChangedRecord keeps in t the answer paths, more of commit h asked with
+// bound max for its first paths: under bound max when full (the answer
+// is ChangedPaths(h, max)'s), else under first, cut. With upgrade, a full
+// answer replaces a cut one this run added.
+func ChangedRecord(t *Changed, h plumbing.Hash, paths []string, more bool, max, first int, full, upgrade bool) {
+	if !t.Open() {
+		return
+	}
+	a := ChangedAnswer{Max: first, More: more, Paths: paths}
+	if full {
+		a.Max = max
+	}
+	if !t.Add(h, a) && upgrade && full {
+		if kept, fresh, _ := t.Get(h); fresh && kept.More && kept.Max < max && len(kept.Paths) == kept.Max {
+			t.Put(h, a) // the run's cut answer: the full one says more
+		}
+	}
+}

@@ -3,8 +3,16 @@ package gitcache
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // A folder verdict is an entry of the work-tree hash table that says
@@ -50,4 +58,65 @@ func FolderKey(p string, h plumbing.Hash, stats []FolderStat) HashKey {
 		b = binary.LittleEndian.AppendUint32(b, uint32(s.St.Ctime.Nanosecond()))
 	}
 	return sha256.Sum256(b)
+}
+
+// FolderKeyOf is the verdict key of folder p (a slash path below the work
+// tree root) as tree h, from the stat data its paths have now: p itself and
+// every folder and file h holds below it, each lstat'ed (no link
+// followed), trees read by tree. ok is false when a path is missing or of
+// another kind than h says, changed within WorktreeRacy of now, a name in
+// h is not one plain path element (a hostile tree's "..", "a/b" or NUL:
+// never joined into a path, never stat'ed), h holds a submodule, holds
+// more than maxFiles files or nests deeper than 1,024: the folder is then
+// compared, and its verdict not stored.
+func FolderKeyOf(root, p string, h plumbing.Hash, tree func(plumbing.Hash) (*gitobj.TreeIndex, error), maxFiles int, now time.Time) (HashKey, bool) {
+	abs := filepath.Join(root, filepath.FromSlash(p)) + string(filepath.Separator)
+	stats := make([]FolderStat, 0, 8)
+	files := 0
+	stat := func(rel string, dir bool) bool {
+		fi, err := os.Lstat(abs + filepath.FromSlash(rel))
+		if err != nil || fi.IsDir() != dir {
+			return false
+		}
+		st, ok := FileStatOf(fi)
+		stats = append(stats, FolderStat{Rel: rel, St: st})
+		return ok && Storable(now, st)
+	}
+	var walk func(h plumbing.Hash, prefix string, depth int) bool
+	walk = func(h plumbing.Hash, prefix string, depth int) bool {
+		t, err := tree(h)
+		if err != nil || depth > 1024 || !stat(prefix, true) {
+			return false
+		}
+		for i := range t.Offs {
+			mode, name, at := t.At(i)
+			switch e := gitobj.ParseEntry(mode, t.Raw[at:at+20]); {
+			case !PlainName(name):
+				return false
+			case e.Mode == filemode.Dir:
+				if !walk(e.Hash, prefix+string(name)+"/", depth+1) {
+					return false
+				}
+			case !gitobj.IsBlob(e.Mode): // a submodule: never as committed
+				return false
+			default:
+				if files++; files > maxFiles || !stat(prefix+string(name), false) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !walk(h, "", 0) {
+		return HashKey{}, false
+	}
+	slices.SortFunc(stats, func(a, b FolderStat) int { return strings.Compare(a.Rel, b.Rel) })
+	return FolderKey(p, h, stats), true
+}
+
+// PlainName reports a tree entry name that is one path element: not
+// empty, ".", "..", nor holding a slash, a backslash or a NUL.
+func PlainName(name []byte) bool {
+	n := string(name)
+	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, "/\\\x00")
 }

@@ -25,26 +25,6 @@ package gitrepo
 // checked against its hash (a run that met a lie saves nothing, see
 // verify.go), the table is bound to the repository (cachetable), and a
 // value that does not decode is a miss.
-
-import (
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
-)
-
-// changedHit returns the table's answer for commit h asked with bound max;
-// ok is false on a miss (none, another bound, or a value that does not
-// decode).
-func (r *Repo) changedHit(h plumbing.Hash, max int) (gitcache.ChangedAnswer, bool) {
-	if !r.cmemo.Open() {
-		return gitcache.ChangedAnswer{}, false
-	}
-	a, fresh, ok := r.cmemo.Get(h)
-	if ok && a.Max != max {
-		if !fresh {
-			r.cmemo.Unhit() // asked with another bound: a miss
-		}
-		return gitcache.ChangedAnswer{}, false
-	}
-	return a, ok
-}
+//
+// The look-ups and the recording are gitcache.ChangedFirstHit and
+// gitcache.ChangedRecord (ownership.go asks them).

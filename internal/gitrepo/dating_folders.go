@@ -1,16 +1,9 @@
 package gitrepo
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // The folder verdicts. Without them LastCommitted lists every dated folder
@@ -30,53 +23,10 @@ import (
 // asked of the walk (LastChange). See docs/SECURITY.md.
 
 // folderKey is the verdict key of folder p, HEAD's tree h, from the stat
-// data its paths have now; ok is false when a path is missing or of
-// another kind than h says, changed within the racy window, or h is past
-// folderFiles's bounds (a submodule, over maxFolderFiles files): the
-// folder is then compared, and not stored.
+// data its paths have now (gitcache.FolderKeyOf; ok false: compare, do not
+// store).
 func (r *Repo) folderKey(p string, h plumbing.Hash) (gitcache.HashKey, bool) {
-	abs := filepath.Join(r.root, filepath.FromSlash(p)) + string(filepath.Separator)
-	stats := make([]gitcache.FolderStat, 0, 8)
-	files, now := 0, datingNow()
-	stat := func(rel string, dir bool) bool {
-		fi, err := os.Lstat(abs + filepath.FromSlash(rel))
-		if err != nil || fi.IsDir() != dir {
-			return false
-		}
-		st, ok := gitcache.FileStatOf(fi)
-		stats = append(stats, gitcache.FolderStat{Rel: rel, St: st})
-		return ok && gitcache.Storable(now, st)
-	}
-	var walk func(h plumbing.Hash, prefix string, depth int) bool
-	walk = func(h plumbing.Hash, prefix string, depth int) bool {
-		t, err := r.trees.Get(h)
-		if err != nil || depth > 1024 || !stat(prefix, true) {
-			return false
-		}
-		for i := range t.Offs {
-			mode, name, at := t.At(i)
-			switch e := gitobj.ParseEntry(mode, t.Raw[at:at+20]); {
-			case !plainName(name): // a hostile tree's name: never stat'ed, never as committed
-				return false
-			case e.Mode == filemode.Dir:
-				if !walk(e.Hash, prefix+string(name)+"/", depth+1) {
-					return false
-				}
-			case !gitobj.IsBlob(e.Mode): // a submodule: never as committed
-				return false
-			default:
-				if files++; files > maxFolderFiles || !stat(prefix+string(name), false) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	if !walk(h, "", 0) {
-		return gitcache.HashKey{}, false
-	}
-	slices.SortFunc(stats, func(a, b gitcache.FolderStat) int { return strings.Compare(a.Rel, b.Rel) })
-	return gitcache.FolderKey(p, h, stats), true
+	return gitcache.FolderKeyOf(r.root, p, h, r.trees.Get, maxFolderFiles, datingNow())
 }
 
 // folderAsCommittedMemo is folderAsCommitted through the folder verdicts
@@ -99,12 +49,4 @@ func (r *Repo) folderAsCommittedMemo(p string, h plumbing.Hash, buf *[]byte) boo
 		t.Add(k, h)
 	}
 	return true
-}
-
-// plainName reports a tree entry name that is one path element: not
-// empty, ".", "..", nor holding a slash, a backslash or a NUL (such a
-// folder is compared as without the table).
-func plainName(name []byte) bool {
-	n := string(name)
-	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, "/\\\x00")
 }

@@ -3,6 +3,8 @@
 package gitrepo
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
+
 	"os"
 	"path/filepath"
 	"reflect"
@@ -155,8 +157,8 @@ func TestFolderVerdicts(t *testing.T) {
 // folder's key.
 func TestPlainName(t *testing.T) {
 	for name, want := range map[string]bool{"a.txt": true, ".hidden": true, "...": true, "": false, ".": false, "..": false, "a/b": false, `a\b`: false, "a\x00": false} {
-		if got := plainName([]byte(name)); got != want {
-			t.Errorf("plainName(%q) = %v, want %v", name, got, want)
+		if got := gitcache.PlainName([]byte(name)); got != want {
+			t.Errorf("gitcache.PlainName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

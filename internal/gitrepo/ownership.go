@@ -67,14 +67,7 @@ func (r *Repo) changed(c Commit, max, first int, upgrade bool) (paths []string, 
 	}
 	if ok {
 		parentTree = p.tree
-		hit := false
-		var a gitcache.ChangedAnswer
-		if first == max {
-			a, hit = r.changedHit(h, max)
-		} else {
-			a, hit = r.changedFirstHit(h, max, first)
-		}
-		if hit {
+		if a, hit := gitcache.ChangedFirstHit(r.cmemo, h, max, first); hit {
 			return a.Paths, a.More, a.Max == max, nil
 		}
 	}
@@ -83,35 +76,10 @@ func (r *Repo) changed(c Commit, max, first int, upgrade bool) (paths []string, 
 		return nil, false, true, fmt.Errorf("changed paths of %s: %w", c.Hash[:7], missingObject(err))
 	}
 	full = first == max || !more // none left out past first: ChangedPaths(c, max)'s own answer
-	if ok && r.cmemo.Open() {
-		a := gitcache.ChangedAnswer{Max: first, More: more, Paths: out}
-		if full {
-			a.Max = max
-		}
-		if !r.cmemo.Add(h, a) && upgrade && full {
-			if kept, fresh, _ := r.cmemo.Get(h); fresh && kept.More && kept.Max < max && len(kept.Paths) == kept.Max {
-				r.cmemo.Put(h, a) // the run's cut answer: the full one says more
-			}
-		}
+	if ok {
+		gitcache.ChangedRecord(r.cmemo, h, out, more, max, first, full, upgrade)
 	}
 	return out, more, full, nil
-}
-
-// changedFirstHit is changedHit for ChangedPathsFirst: the table's answer
-// for commit h when it was asked with bound max (a full answer) or with
-// bound first and cut (more set: its first paths); ok is false on a miss.
-func (r *Repo) changedFirstHit(h plumbing.Hash, max, first int) (gitcache.ChangedAnswer, bool) {
-	if !r.cmemo.Open() {
-		return gitcache.ChangedAnswer{}, false
-	}
-	a, fresh, ok := r.cmemo.Get(h)
-	if ok && a.Max != max && (a.Max != first || !a.More || len(a.Paths) != first) {
-		if !fresh {
-			r.cmemo.Unhit() // asked with another bound: a miss
-		}
-		return gitcache.ChangedAnswer{}, false
-	}
-	return a, ok
 }
 
 // LastChangeAt is LastChange walking back from commit c instead of HEAD:
