@@ -346,7 +346,12 @@ func (t *Table) KeySize() int {
 }
 
 // Get returns the value of key, and whether t holds it. The value points
-// into t: the caller must not change it.
+// into t: the caller must not change it. t's bytes are read once when the
+// table is opened, into a buffer of its own that nothing writes again
+// (saving merges into a new one), and callers keep views into a value for
+// the whole run (the story, wfstates and verdict decoders: strings that
+// point into it): a table that were ever mapped or its buffer reused must
+// keep that contract.
 func (t *Table) Get(key []byte) ([]byte, bool) {
 	if t == nil || len(key) != t.keySize || len(t.keys) == 0 {
 		return nil, false
