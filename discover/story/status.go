@@ -209,13 +209,8 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 }
 
 // statusHeading looks at a heading (after pushHeading) for the story's
-// status; sets is storyHeadingName(htext).
-func (s *storyState) statusHeading(lineNo, level int, htext string, sets *storyName) {
-	var val string
-	ok := false
-	if !storyNeverStatusHeading(htext) {
-		val, ok = storyStatusHeading(htext, s.extra)
-	}
+// status; sets, val and ok are its headingInfo.
+func (s *storyState) statusHeading(lineNo, level int, val string, ok bool, sets *storyName) {
 	s.inStatusSection = ok
 	if !ok {
 		if level >= 2 && (sets == nil || !sets.meta) {
