@@ -182,6 +182,8 @@ type storyState struct {
 	// spellings headsFor, across the files a reused state parses
 	heads    map[string]*storyName
 	headsFor map[string][]string
+	// views is compact's scratch list (reused)
+	views []*string
 }
 
 // storyTable tracks the table being read in the File List.
@@ -263,6 +265,7 @@ func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
 		canonFor: s.canonFor,
 		heads:    s.heads,
 		headsFor: s.headsFor,
+		views:    s.views,
 	}
 	if cap(s.hashBuf) > storyReuseMax<<10 {
 		s.hashBuf = nil
@@ -300,55 +303,52 @@ func reuseSlice[T any](x []T) []T {
 func (s *storyState) compact() {
 	lo := uintptr(unsafe.Pointer(unsafe.StringData(s.text)))
 	hi := lo + uintptr(len(s.text))
+	views := s.views[:0] // the strings pointing into the text
 	n := 0
-	s.eachString(func(x *string) {
-		if p := uintptr(unsafe.Pointer(unsafe.StringData(*x))); len(*x) > 0 && p >= lo && p < hi {
-			n += len(*x)
-		}
-	})
-	var all string
-	if n > 0 {
-		var b strings.Builder
-		b.Grow(n)
-		s.eachString(func(x *string) {
-			if p := uintptr(unsafe.Pointer(unsafe.StringData(*x))); len(*x) > 0 && p >= lo && p < hi {
-				b.WriteString(*x)
-			}
-		})
-		all = b.String()
-	}
-	off := 0
-	s.eachString(func(x *string) {
+	add := func(x *string) {
 		switch p := uintptr(unsafe.Pointer(unsafe.StringData(*x))); {
 		case len(*x) == 0:
 			*x = ""
 		case p >= lo && p < hi:
-			*x, off = all[off:off+len(*x)], off+len(*x)
+			views = append(views, x)
+			n += len(*x)
 		}
-	})
-}
-
-// eachString calls f with every string of the parsed story.
-func (s *storyState) eachString(f func(*string)) {
+	}
 	st := s.st
 	for _, x := range [...]*string{&st.ID, &st.Title, &st.Path, &st.StatusRaw, &st.Executor, &st.QualityGate, &st.Epic} {
-		f(x)
+		add(x)
 	}
 	for i := range st.FileList {
-		f(&st.FileList[i])
+		add(&st.FileList[i])
 	}
 	for i := range st.Sections {
-		f(&st.Sections[i].Name)
-		f(&st.Sections[i].Raw)
+		add(&st.Sections[i].Name)
+		add(&st.Sections[i].Raw)
 	}
 	for i := range st.Findings {
 		fd := &st.Findings[i]
-		f(&fd.Check)
-		f(&fd.Code)
-		f(&fd.Message)
-		f(&fd.Path)
-		f(&fd.Phase)
+		add(&fd.Check)
+		add(&fd.Code)
+		add(&fd.Message)
+		add(&fd.Path)
+		add(&fd.Phase)
 	}
+	if n > 0 {
+		b := make([]byte, 0, n)
+		for _, x := range views {
+			b = append(b, *x...)
+		}
+		all := unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+		off := 0
+		for _, x := range views {
+			*x, off = all[off:off+len(*x)], off+len(*x)
+		}
+	}
+	clear(views) // they point into the story: not kept past the parse
+	if cap(views) > storyReuseMax {
+		views = nil
+	}
+	s.views = views[:0]
 }
 
 // walk visits every line once.
