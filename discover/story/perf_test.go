@@ -407,3 +407,34 @@ func TestStoryNotInFlightFiles(t *testing.T) {
 		t.Errorf("files = %v\nwant %v", got, want)
 	}
 }
+
+// TestStoryHeadingMemo checks that the headings a reused state remembers
+// (headingInfo) give what a fresh parse gives: for another file, with other
+// status spellings (a heading that is a status heading only with them), and
+// past the bound of remembered headings.
+func TestStoryHeadingMemo(t *testing.T) {
+	text := "# Story 1.1: A\n\n## Story\n\nx\n\n## Status Shipped\n\n## Acceptance Criteria (MVP)\n\n1. y\n\n## Change Log\n\n- z\n"
+	shipped := map[string][]string{"Done": {"shipped"}}
+	var state storyState
+	var many strings.Builder
+	for i := 0; i < storyHeadsMax+10; i++ {
+		fmt.Fprintf(&many, "## Heading %d\n\nx\n\n", i)
+	}
+	for i, c := range []struct {
+		text  string
+		extra map[string][]string
+	}{{text, nil}, {text, shipped}, {text, nil}, {many.String() + text, shipped}, {text, shipped}} {
+		p := "docs/stories/1.1.a.md"
+		want := storyParse(p, []byte(c.text), c.extra, true)
+		got := state.parse(p, []byte(c.text), c.extra, true)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("parse %d: a reused state gives\n %+v\nwant %+v", i, got.story, want.story)
+		}
+	}
+	if len(state.heads) > storyHeadsMax {
+		t.Errorf("%d headings remembered, more than %d", len(state.heads), storyHeadsMax)
+	}
+	if st := storyParse("docs/stories/1.1.a.md", []byte(text), shipped, true).story; st.Status != workflow.StatusDone {
+		t.Errorf("status %q with the spelling shipped, want Done", st.Status)
+	}
+}
