@@ -438,3 +438,29 @@ func TestStoryHeadingMemo(t *testing.T) {
 		t.Errorf("status %q with the spelling shipped, want Done", st.Status)
 	}
 }
+
+// TestStorySeenHoldsEverySection checks that storySeen has room for every
+// canonical section the parser takes (storySectionNames' and the
+// Dependencies field's), so that none is ever left out of it.
+func TestStorySeenHoldsEverySection(t *testing.T) {
+	var ss storySeen
+	all := map[string]bool{workflow.SectionDependencies: true}
+	for _, sec := range storySectionNames {
+		all[sec] = true
+	}
+	if len(all) > len(ss.names) {
+		t.Fatalf("%d canonical sections, storySeen holds %d", len(all), len(ss.names))
+	}
+	for sec := range all {
+		ss.add(sec)
+		ss.add(sec)
+	}
+	for sec := range all {
+		if !ss.has(sec) {
+			t.Errorf("%s not in the set", sec)
+		}
+	}
+	if ss.n != len(all) || ss.has("readme") {
+		t.Errorf("set of %d, want %d: %v", ss.n, len(all), ss.names)
+	}
+}

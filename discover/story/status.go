@@ -536,10 +536,10 @@ func storyFoldKey(k string) string {
 // as its Dependencies section, unless the story has one already. An empty
 // value introduces a list: the list items that follow are the section.
 func (s *storyState) dependencyField(lineNo int, val string) {
-	if s.seen[workflow.SectionDependencies] {
+	if s.seen.has(workflow.SectionDependencies) {
 		return
 	}
-	s.seen[workflow.SectionDependencies] = true
+	s.seen.add(workflow.SectionDependencies)
 	v := storyPlain(val)
 	if v == "" {
 		s.depList = &storyDepList{line: lineNo}

@@ -143,7 +143,7 @@ type storyState struct {
 	depList         *storyDepList   // a "**Dependencies:**" list being read
 
 	open         []storyOpen
-	seen         map[string]bool // sections already taken (the first one wins)
+	seen         storySeen // sections already taken (the first one wins)
 	inList       bool            // inside the File List section
 	storyHeading bool            // a "Story" or "User Story" heading was seen
 
@@ -256,7 +256,6 @@ func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
 		scan:     scan,
 		extra:    extra,
 		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown},
-		seen:     reuseMap(s.seen),
 		fileSeen: reuseMap(s.fileSeen),
 		ctx:      reuseSlice(s.ctx),
 		open:     reuseSlice(s.open),
@@ -271,6 +270,32 @@ func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
 		s.hashBuf = nil
 	}
 	s.secs = s.secBuf[:0]
+}
+
+// storySeen is a set of canonical section names (there are fewer than
+// its length): looked up by comparing a few short strings, no map.
+type storySeen struct {
+	names [8]string
+	n     int
+}
+
+// has reports whether name is in the set.
+func (ss *storySeen) has(name string) bool {
+	for _, k := range ss.names[:ss.n] {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
+// add puts name in the set (a canonical section name: never more than
+// its length).
+func (ss *storySeen) add(name string) {
+	if !ss.has(name) && ss.n < len(ss.names) {
+		ss.names[ss.n] = name
+		ss.n++
+	}
 }
 
 // reuseMap is m emptied, or a new map when m is nil or was large.
@@ -444,8 +469,8 @@ func (s *storyState) storySections() bool {
 	case "readme", "index":
 		return false
 	}
-	return s.seen[workflow.SectionAcceptance] || s.seen[workflow.SectionTasks] ||
-		s.seen[workflow.SectionDevNotes] || s.storyHeading
+	return s.seen.has(workflow.SectionAcceptance) || s.seen.has(workflow.SectionTasks) ||
+		s.seen.has(workflow.SectionDevNotes) || s.storyHeading
 }
 
 // fenceLine tracks fenced code blocks; it reports whether line opens or
@@ -522,10 +547,10 @@ func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 	if sets != nil && (sets.name == "story" || sets.name == "user story") {
 		s.storyHeading = true
 	}
-	if sets != nil && sets.section != "" && !s.seen[sets.section] &&
+	if sets != nil && sets.section != "" && !s.seen.has(sets.section) &&
 		!(sets.section == workflow.SectionDependencies && s.inNotesAbove()) {
 		key := sets.section
-		s.seen[key] = true
+		s.seen.add(key)
 		s.open = append(s.open, storyOpen{key: key, level: level, line: lineNo, start: next})
 		if key == workflow.SectionFileList {
 			s.inList = true
