@@ -144,8 +144,8 @@ type storyState struct {
 
 	open         []storyOpen
 	seen         storySeen // sections already taken (the first one wins)
-	inList       bool            // inside the File List section
-	storyHeading bool            // a "Story" or "User Story" heading was seen
+	inList       bool      // inside the File List section
+	storyHeading bool      // a "Story" or "User Story" heading was seen
 
 	// fieldKey, fieldVal, fieldOK are storyField of line fieldLineNo (see
 	// lineField)
