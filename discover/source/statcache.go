@@ -181,6 +181,12 @@ func (t *StatTable) ReadRegular(d *safefile.Dir, name string) (data []byte, fs s
 	return d.ReadRegular(name, t.max)
 }
 
+// ReadRegularInto is ReadRegular reading into buf when the file fits
+// (safefile.Dir.ReadRegularInto): data may share buf's array.
+func (t *StatTable) ReadRegularInto(d *safefile.Dir, name string, buf []byte) (data []byte, fs safefile.FileStat, ok bool) {
+	return d.ReadRegularInto(name, t.max, buf)
+}
+
 // Spend draws the elements of data, read by ReadRegular from the
 // repository file p, from the scan's budget (Repo.Spend): a caller reports
 // the error instead of parsing data.

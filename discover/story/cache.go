@@ -74,6 +74,7 @@ type storyCacheWorker struct {
 	storyFolders
 	scratch []byte
 	val     []byte // the value being encoded (reused)
+	buf     storyBuf
 	arena   storyArena
 	hits    int
 	touched byte // lookAhead's loads (kept so that they are made)
@@ -167,16 +168,17 @@ func (w *storyCacheWorker) readFound(d *safefile.Dir, name, p string, state *sto
 			return st, st != nil, true
 		}
 	}
-	data, fs, ok := c.ReadRegular(d, name)
+	data, fs, ok := c.ReadRegularInto(d, name, w.buf.get())
 	if !ok {
 		return nil, false, false
 	}
+	w.buf.keep(data) // written again with the next file: compact copies out what the story keeps
 	if err := c.Spend(p, data); err != nil {
 		st = storyUnreadable(p, err)
 		st.ModTime = fs.Mtime
 		return st, false, true
 	}
-	parsed := state.parse(p, data, c.extra, true) // a scan's, and data is this read's own
+	parsed := state.parse(p, data, c.extra, true) // a scan's, and data is this worker's buffer
 	if parsed.hasID || parsed.hasStatus || parsed.hasSections {
 		st = parsed.story
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"unicode"
@@ -90,15 +91,19 @@ func TestStoryAgent(t *testing.T) {
 	}
 }
 
-// TestStoryParseScanCompact checks that a scan's parse of its own buffer
-// gives the story ParseStory gives, except that only the sections of
+// TestStoryParseScanCompact checks that a scan's parse of a buffer gives
+// the story ParseStory gives, except that only the sections of
 // storyScanRaw keep their text (every section keeps its hash and line), and
-// that the story no longer depends on the buffer.
+// that the story no longer depends on the buffer: the buffer is written
+// over after each parse (as a worker's reused read buffer is with the next
+// file) and every story parsed so far must be unchanged.
 func TestStoryParseScanCompact(t *testing.T) {
 	files, err := filepath.Glob("testdata/realworld/*/docs/stories/*.md")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no story files: %v", err)
 	}
+	sample, _ := filepath.Glob("testdata/benchsample/*.md")
+	files = append(files, sample...)
 	inputs := map[string]string{
 		"sections.md":  "# Story 1.2: A title\n\n**Status:** InProgress\n**Executor:** @dev\n\n" + strings.Repeat("intro line\n", 20) + "## Acceptance Criteria\n\n1. works\n\n## File List\n\n- `src/a.go`\n- src/b.go\n",
 		"crlf.md":      "# Story 1.3: CRLF\r\n\r\n## Status\r\n\r\nDone\r\n\r\n## Tasks\r\n\r\n- [x] a\r\n",
@@ -108,6 +113,10 @@ func TestStoryParseScanCompact(t *testing.T) {
 			"## Change Log\n\n| Date | Change |\n|---|---|\n| 2026-01-01 | created |\n\n## Dev Notes\n\nnone\n",
 		"kept-crlf.md": "# Story 1.5: Kept\r\n\r\n## Scope  \r\n\r\nall  \r\nof it\r\n\r\n## Change Log\r\n\r\n- created\r\n",
 		"invalid.md":   "# Story 1.6: Bad \xff\n\n**Status:** Done\n\n## Change Log\n\n- x\n\n## Tasks\n\n- [ ] y\n",
+		// a lone "\r" in a kept section: no "\r\n" to replace, the text as it is
+		"lone-cr.md": "# Story 1.7: Lone\n\n**Status:** InProgress\n\n## Change Log\n\n- a\rb\n\n## Dependencies\n\n- Story 1.1 \r x\n\n## Tasks\n\n- [ ] y\r\n",
+		"fields.md": "---\nstatus: InReview\n---\n# 2.1: Front\n\n**Epic:** **E-7**\n**Executor:** @dev (Dex)\n**Quality Gate:** @qa\n\n## Status\n\nIn Review\n\n" +
+			"## File List\n\n| File | Change |\n|---|---|\n| `src/x.go` | new |\n| /abs/y.go | edit |\n- ../escape.go\n\n## Dev Agent Record\n\n### Status\n\nDone\n",
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -116,23 +125,37 @@ func TestStoryParseScanCompact(t *testing.T) {
 		}
 		inputs[f] = string(data)
 	}
-	for name, text := range inputs {
+	names := make([]string, 0, len(inputs))
+	for name := range inputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	type parsed struct {
+		name string
+		got  storyParsed
+		want storyParsed
+	}
+	var all []parsed
+	var state storyState // reused, as a worker's
+	buf := make([]byte, 0, 1<<16)
+	for _, name := range names {
+		text := inputs[name]
 		path := "docs/stories/" + filepath.Base(name)
 		want := storyParse(path, []byte(text), nil, false)
 		wantScanned(want.story)
-		buf := []byte(text)
-		got := storyParse(path, buf, nil, true)
+		buf = append(buf[:0], text...)
+		got := state.parse(path, buf, nil, true)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: a scan's parse differs from ParseStory's:\n got %+v\nwant %+v", name, got.story, want.story)
 		}
-		if name != "sections.md" && name != "kept.md" {
-			continue
+		all = append(all, parsed{name, got, want})
+		for i := range buf[:cap(buf)] {
+			buf[:cap(buf)][i] = 'X' // only in a test: a story still pointing into buf changes
 		}
-		for i := range buf {
-			buf[i] = 'X' // only in a test: a story still pointing into buf changes
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: the story still points into its overwritten buffer:\n got %+v\nwant %+v", name, got.story, want.story)
+	}
+	for _, p := range all {
+		if !reflect.DeepEqual(p.got, p.want) {
+			t.Errorf("%s: the story still points into its overwritten buffer:\n got %+v\nwant %+v", p.name, p.got.story, p.want.story)
 		}
 	}
 }
@@ -382,5 +405,62 @@ func TestStoryNotInFlightFiles(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("files = %v\nwant %v", got, want)
+	}
+}
+
+// TestStoryHeadingMemo checks that the headings a reused state remembers
+// (headingInfo) give what a fresh parse gives: for another file, with other
+// status spellings (a heading that is a status heading only with them), and
+// past the bound of remembered headings.
+func TestStoryHeadingMemo(t *testing.T) {
+	text := "# Story 1.1: A\n\n## Story\n\nx\n\n## Status Shipped\n\n## Acceptance Criteria (MVP)\n\n1. y\n\n## Change Log\n\n- z\n"
+	shipped := map[string][]string{"Done": {"shipped"}}
+	var state storyState
+	var many strings.Builder
+	for i := 0; i < storyHeadsMax+10; i++ {
+		fmt.Fprintf(&many, "## Heading %d\n\nx\n\n", i)
+	}
+	for i, c := range []struct {
+		text  string
+		extra map[string][]string
+	}{{text, nil}, {text, shipped}, {text, nil}, {many.String() + text, shipped}, {text, shipped}} {
+		p := "docs/stories/1.1.a.md"
+		want := storyParse(p, []byte(c.text), c.extra, true)
+		got := state.parse(p, []byte(c.text), c.extra, true)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("parse %d: a reused state gives\n %+v\nwant %+v", i, got.story, want.story)
+		}
+	}
+	if len(state.heads) > storyHeadsMax {
+		t.Errorf("%d headings remembered, more than %d", len(state.heads), storyHeadsMax)
+	}
+	if st := storyParse("docs/stories/1.1.a.md", []byte(text), shipped, true).story; st.Status != workflow.StatusDone {
+		t.Errorf("status %q with the spelling shipped, want Done", st.Status)
+	}
+}
+
+// TestStorySeenHoldsEverySection checks that storySeen has room for every
+// canonical section the parser takes (storySectionNames' and the
+// Dependencies field's), so that none is ever left out of it.
+func TestStorySeenHoldsEverySection(t *testing.T) {
+	var ss storySeen
+	all := map[string]bool{workflow.SectionDependencies: true}
+	for _, sec := range storySectionNames {
+		all[sec] = true
+	}
+	if len(all) > len(ss.names) {
+		t.Fatalf("%d canonical sections, storySeen holds %d", len(all), len(ss.names))
+	}
+	for sec := range all {
+		ss.add(sec)
+		ss.add(sec)
+	}
+	for sec := range all {
+		if !ss.has(sec) {
+			t.Errorf("%s not in the set", sec)
+		}
+	}
+	if ss.n != len(all) || ss.has("readme") {
+		t.Errorf("set of %d, want %d: %v", ss.n, len(all), ss.names)
 	}
 }

@@ -209,13 +209,8 @@ func (s *storyState) pendingValue(lineNo int, line string) {
 }
 
 // statusHeading looks at a heading (after pushHeading) for the story's
-// status; sets is storyHeadingName(htext).
-func (s *storyState) statusHeading(lineNo, level int, htext string, sets *storyName) {
-	var val string
-	ok := false
-	if !storyNeverStatusHeading(htext) {
-		val, ok = storyStatusHeading(htext, s.extra)
-	}
+// status; sets, val and ok are its headingInfo.
+func (s *storyState) statusHeading(lineNo, level int, val string, ok bool, sets *storyName) {
 	s.inStatusSection = ok
 	if !ok {
 		if level >= 2 && (sets == nil || !sets.meta) {
@@ -541,10 +536,10 @@ func storyFoldKey(k string) string {
 // as its Dependencies section, unless the story has one already. An empty
 // value introduces a list: the list items that follow are the section.
 func (s *storyState) dependencyField(lineNo int, val string) {
-	if s.seen[workflow.SectionDependencies] {
+	if s.seen.has(workflow.SectionDependencies) {
 		return
 	}
-	s.seen[workflow.SectionDependencies] = true
+	s.seen.add(workflow.SectionDependencies)
 	v := storyPlain(val)
 	if v == "" {
 		s.depList = &storyDepList{line: lineNo}

@@ -143,9 +143,9 @@ type storyState struct {
 	depList         *storyDepList   // a "**Dependencies:**" list being read
 
 	open         []storyOpen
-	seen         map[string]bool // sections already taken (the first one wins)
-	inList       bool            // inside the File List section
-	storyHeading bool            // a "Story" or "User Story" heading was seen
+	seen         storySeen // sections already taken (the first one wins)
+	inList       bool      // inside the File List section
+	storyHeading bool      // a "Story" or "User Story" heading was seen
 
 	// fieldKey, fieldVal, fieldOK are storyField of line fieldLineNo (see
 	// lineField)
@@ -166,11 +166,9 @@ type storyState struct {
 	// exactly sized copy
 	secs   workflow.Sections
 	secBuf [8]workflow.Section
-	// scan: a scan's story (see storyParse); kept are the sections whose
-	// Raw is a substring of text, for compact; trimmedEarly: a section
+	// scan: a scan's story (see storyParse); trimmedEarly: a section
 	// storyTrimSections would drop was never set (see closeSections)
 	scan         bool
-	kept         []storyKept
 	trimmedEarly bool
 
 	// canon remembers CanonicalStatus of the status values seen with the
@@ -178,12 +176,14 @@ type storyState struct {
 	// a reused state parses
 	canon    map[string]workflow.Status
 	canonFor map[string][]string
-}
-
-// storyKept is a section whose Raw is text[start:end].
-type storyKept struct {
-	key        string
-	start, end int
+	// heads remembers, for the headings of level 2 and deeper seen first
+	// (the same few in most stories: "Story", "Acceptance Criteria", ...),
+	// storyHeadingName of each and that it is no status heading with the
+	// spellings headsFor, across the files a reused state parses
+	heads    map[string]*storyName
+	headsFor map[string][]string
+	// views is compact's scratch list (reused)
+	views []*string
 }
 
 // storyTable tracks the table being read in the File List.
@@ -193,12 +193,13 @@ type storyTable struct {
 }
 
 // storyParse is ParseStory, also saying whether an id and a status were found.
-// scan says the story is a scan's, kept for the whole run, and data is the
-// scan's own fresh buffer that nothing writes to again (a file just read):
-// the parser then uses it as its text without a copy, and the story keeps
-// the text of only the sections read after a scan (storyScanRaw; the
-// others have an empty Raw, with the same Hash and Line), copied out of
-// the buffer by compact, so that 20,000 stories do not keep 20,000 files.
+// scan says the story is a scan's, kept for the whole run, and data is a
+// buffer nobody writes to during the parse (a file just read, into a
+// worker's reused buffer): the parser then uses it as its text without a
+// copy, and the story keeps the text of only the sections read after a
+// scan (storyScanRaw; the others have an empty Raw, with the same Hash and
+// Line), copied out of the buffer by compact, so that the buffer can take
+// the next file and 20,000 stories do not keep 20,000 files.
 func storyParse(path string, data []byte, extra map[string][]string, scan bool) storyParsed {
 	return new(storyState).parse(path, data, extra, scan)
 }
@@ -218,7 +219,7 @@ func (s *storyState) parse(path string, data []byte, extra map[string][]string, 
 	s.reset(path, extra, scan)
 	switch {
 	case scan && len(data) > 0 && utf8.Valid(data):
-		// no copy of the whole file: data is never written again (see scan)
+		// no copy of the whole file: compact copies out what the story keeps (see scan)
 		s.text = unsafe.String(unsafe.SliceData(data), len(data))
 	case utf8.Valid(data):
 		s.text = string(data)
@@ -255,19 +256,46 @@ func (s *storyState) reset(path string, extra map[string][]string, scan bool) {
 		scan:     scan,
 		extra:    extra,
 		st:       &workflow.Story{Path: path, Status: workflow.StatusUnknown},
-		seen:     reuseMap(s.seen),
 		fileSeen: reuseMap(s.fileSeen),
 		ctx:      reuseSlice(s.ctx),
 		open:     reuseSlice(s.open),
-		kept:     reuseSlice(s.kept),
 		hashBuf:  s.hashBuf[:0],
 		canon:    s.canon,
 		canonFor: s.canonFor,
+		heads:    s.heads,
+		headsFor: s.headsFor,
+		views:    s.views,
 	}
 	if cap(s.hashBuf) > storyReuseMax<<10 {
 		s.hashBuf = nil
 	}
 	s.secs = s.secBuf[:0]
+}
+
+// storySeen is a set of canonical section names (there are fewer than
+// its length): looked up by comparing a few short strings, no map.
+type storySeen struct {
+	names [8]string
+	n     int
+}
+
+// has reports whether name is in the set.
+func (ss *storySeen) has(name string) bool {
+	for _, k := range ss.names[:ss.n] {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
+// add puts name in the set (a canonical section name: never more than
+// its length).
+func (ss *storySeen) add(name string) {
+	if !ss.has(name) && ss.n < len(ss.names) {
+		ss.names[ss.n] = name
+		ss.n++
+	}
 }
 
 // reuseMap is m emptied, or a new map when m is nil or was large.
@@ -289,53 +317,63 @@ func reuseSlice[T any](x []T) []T {
 	return x[:0]
 }
 
-// compact moves what the story keeps of a scan's file buffer (the text of
-// the sections in storyScanRaw, the short fields, the File List) into one
-// string of its own, so that the buffer (headings, the title block, the
-// other sections) is released when the parse ends rather than pinned by the
-// story for the whole run. A string it misses keeps pointing into the
-// buffer, which only keeps the buffer alive.
+// compact moves every string of the story that points into the file's
+// text (the text of the sections in storyScanRaw, the short fields, the
+// File List, anything else a parse took from the text: each string is
+// looked at, not a list of the ones known to be views) into one string of
+// its own. The text is a worker's read buffer, written again with the next
+// file (storyReader.buf): nothing of the story may point into it after the
+// parse (TestStoryParseScanCompact overwrites the buffer). Empty strings
+// become "" (no view of the buffer at all).
 func (s *storyState) compact() {
-	st := s.st
-	fields := [...]*string{&st.ID, &st.Title, &st.StatusRaw, &st.Executor, &st.QualityGate, &st.Epic}
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(s.text)))
+	hi := lo + uintptr(len(s.text))
+	views := s.views[:0] // the strings pointing into the text
 	n := 0
-	for _, k := range s.kept {
-		n += k.end - k.start
-	}
-	for _, f := range fields {
-		n += len(*f)
-	}
-	for _, f := range st.FileList {
-		n += len(f)
-	}
-	if n >= len(s.text) {
-		return // no smaller than the buffer: keep it
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, k := range s.kept {
-		b.WriteString(s.text[k.start:k.end])
-	}
-	for _, f := range fields {
-		b.WriteString(*f)
-	}
-	for _, f := range st.FileList {
-		b.WriteString(f)
-	}
-	all := b.String()
-	off := 0
-	for _, k := range s.kept {
-		if i := st.Sections.Index(k.key); i >= 0 {
-			st.Sections[i].Raw = all[off : off+k.end-k.start]
+	add := func(x *string) {
+		switch p := uintptr(unsafe.Pointer(unsafe.StringData(*x))); {
+		case len(*x) == 0:
+			*x = ""
+		case p >= lo && p < hi:
+			views = append(views, x)
+			n += len(*x)
 		}
-		off += k.end - k.start
 	}
-	for _, f := range fields {
-		*f, off = all[off:off+len(*f)], off+len(*f)
+	st := s.st
+	for _, x := range [...]*string{&st.ID, &st.Title, &st.Path, &st.StatusRaw, &st.Executor, &st.QualityGate, &st.Epic} {
+		add(x)
 	}
-	for i, f := range st.FileList {
-		st.FileList[i], off = all[off:off+len(f)], off+len(f)
+	for i := range st.FileList {
+		add(&st.FileList[i])
 	}
+	for i := range st.Sections {
+		add(&st.Sections[i].Name)
+		add(&st.Sections[i].Raw)
+	}
+	for i := range st.Findings {
+		fd := &st.Findings[i]
+		add(&fd.Check)
+		add(&fd.Code)
+		add(&fd.Message)
+		add(&fd.Path)
+		add(&fd.Phase)
+	}
+	if n > 0 {
+		b := make([]byte, 0, n)
+		for _, x := range views {
+			b = append(b, *x...)
+		}
+		all := unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+		off := 0
+		for _, x := range views {
+			*x, off = all[off:off+len(*x)], off+len(*x)
+		}
+	}
+	clear(views) // they point into the story: not kept past the parse
+	if cap(views) > storyReuseMax {
+		views = nil
+	}
+	s.views = views[:0]
 }
 
 // walk visits every line once.
@@ -431,8 +469,8 @@ func (s *storyState) storySections() bool {
 	case "readme", "index":
 		return false
 	}
-	return s.seen[workflow.SectionAcceptance] || s.seen[workflow.SectionTasks] ||
-		s.seen[workflow.SectionDevNotes] || s.storyHeading
+	return s.seen.has(workflow.SectionAcceptance) || s.seen.has(workflow.SectionTasks) ||
+		s.seen.has(workflow.SectionDevNotes) || s.storyHeading
 }
 
 // fenceLine tracks fenced code blocks; it reports whether line opens or
@@ -503,22 +541,56 @@ func (s *storyState) heading(lineNo, level int, htext string, start, next int) {
 		s.titleSeen = true
 		s.titleText = workflow.Truncate(htext, storyMaxFieldLen)
 	}
-	sets := storyHeadingName(htext)
+	sets, val, isStatus := s.headingInfo(level, htext)
 	s.pushHeading(level, sets)
-	s.statusHeading(lineNo, level, htext, sets)
+	s.statusHeading(lineNo, level, val, isStatus, sets)
 	if sets != nil && (sets.name == "story" || sets.name == "user story") {
 		s.storyHeading = true
 	}
-	if sets != nil && sets.section != "" && !s.seen[sets.section] &&
+	if sets != nil && sets.section != "" && !s.seen.has(sets.section) &&
 		!(sets.section == workflow.SectionDependencies && s.inNotesAbove()) {
 		key := sets.section
-		s.seen[key] = true
+		s.seen.add(key)
 		s.open = append(s.open, storyOpen{key: key, level: level, line: lineNo, start: next})
 		if key == workflow.SectionFileList {
 			s.inList = true
 			s.table = storyTable{}
 		}
 	}
+}
+
+// storyHeadsMax bounds the headings a state remembers (headingInfo): the
+// first ones seen are kept, the later ones computed each time.
+const storyHeadsMax = 256
+
+// storyHeadMemoLen bounds the length of a heading headingInfo remembers.
+const storyHeadMemoLen = 64
+
+// headingInfo is storyHeadingName(htext) and storyStatusHeading(htext,
+// s.extra) (val, isStatus) of a heading of level, remembered in s.heads
+// for a heading of level 2 or deeper that is no status heading (a title is
+// each file's own: never remembered; a status heading's value is a view
+// into htext: computed each time).
+func (s *storyState) headingInfo(level int, htext string) (sets *storyName, val string, isStatus bool) {
+	memo := level >= 2 && len(htext) <= storyHeadMemoLen
+	if memo && s.heads != nil && sameMap(s.headsFor, s.extra) {
+		if n, ok := s.heads[htext]; ok {
+			return n, "", false
+		}
+	}
+	sets = storyHeadingName(htext)
+	if !storyNeverStatusHeading(htext) {
+		val, isStatus = storyStatusHeading(htext, s.extra)
+	}
+	if memo && !isStatus {
+		if s.heads == nil || !sameMap(s.headsFor, s.extra) {
+			s.heads, s.headsFor = make(map[string]*storyName), s.extra
+		}
+		if len(s.heads) < storyHeadsMax {
+			s.heads[strings.Clone(htext)] = sets // htext may point into the file's buffer
+		}
+	}
+	return sets, val, isStatus
 }
 
 // closeSections ends the open sections of level or deeper (all of them when
@@ -550,9 +622,6 @@ func (s *storyState) closeSections(level, end int) {
 			raw = strings.ReplaceAll(raw, "\r\n", "\n")
 			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
 		default:
-			if s.scan {
-				s.kept = append(s.kept, storyKept{key: o.key, start: o.start, end: o.start + len(raw)})
-			}
 			sec.Raw, sec.Hash = raw, storySectionHash(raw, &s.hashBuf)
 		}
 		if set {

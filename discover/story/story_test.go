@@ -587,5 +587,17 @@ func FuzzParseStory(f *testing.F) {
 		if !reflect.DeepEqual(scan, st2) {
 			t.Fatalf("a scan's parse differs from ParseStory's:\n got %+v\nwant %+v", scan, st2)
 		}
+		// a worker's: its state has parsed data before (the headings it
+		// remembers), its buffer is written over with the next file
+		var state storyState
+		extra := map[string][]string{"Done": {"shipped"}}
+		state.parse(p, append([]byte(nil), data...), extra, true)
+		reused := state.parse(p, buf, extra, true).story
+		for i := range buf {
+			buf[i] = 'X'
+		}
+		if !reflect.DeepEqual(reused, st2) || !reflect.DeepEqual(scan, st2) {
+			t.Fatalf("a worker's parse differs, or points into its overwritten buffer:\n got %+v\nwant %+v", reused, st2)
+		}
 	})
 }

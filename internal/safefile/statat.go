@@ -58,6 +58,14 @@ func (d *Dir) StatNoFollow(name string) (FileStat, error) {
 // then reads the file its usual, fully checked way, which reports why.
 // The data is a fresh buffer of its own.
 func (d *Dir) ReadRegular(name string, max int64) (data []byte, fs FileStat, ok bool) {
+	return d.ReadRegularInto(name, max, nil)
+}
+
+// ReadRegularInto is ReadRegular reading into buf when the file fits in
+// its capacity (size+1 bytes: the read that hears the end), else into a
+// fresh buffer: data then shares buf's array, and the caller must not keep
+// views into data past its next use of buf (a reader's reused buffer).
+func (d *Dir) ReadRegularInto(name string, max int64, buf []byte) (data []byte, fs FileStat, ok bool) {
 	if checkName(name) != nil {
 		return nil, FileStat{}, false
 	}
@@ -78,7 +86,7 @@ func (d *Dir) ReadRegular(name string, max int64) (data []byte, fs FileStat, ok 
 	if !fs.Regular() || fs.Size < 0 || (max > 0 && fs.Size > max) {
 		return nil, FileStat{}, false
 	}
-	data, ok = readSized(fd, fs.Size)
+	data, ok = readSizedInto(fd, fs.Size, buf)
 	// a file that shrank while read: the stat is not the content's
 	if !ok || int64(len(data)) != fs.Size || looksBinary(data) {
 		return nil, FileStat{}, false
@@ -92,7 +100,18 @@ func (d *Dir) ReadRegular(name string, max int64) (data []byte, fs FileStat, ok 
 // ok is false on a read error and for a file that grew while read; one that
 // shrank gives fewer bytes.
 func readSized(fd int, size int64) (data []byte, ok bool) {
-	buf := make([]byte, size+1)
+	return readSizedInto(fd, size, nil)
+}
+
+// readSizedInto is readSized reading into into when it has room for
+// size+1 bytes.
+func readSizedInto(fd int, size int64, into []byte) (data []byte, ok bool) {
+	var buf []byte
+	if int64(cap(into)) > size {
+		buf = into[:size+1]
+	} else {
+		buf = make([]byte, size+1)
+	}
 	n := 0
 	for {
 		m, err := unix.Read(fd, buf[n:])

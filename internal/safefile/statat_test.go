@@ -114,3 +114,42 @@ func TestOpenSub(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRegularInto checks that ReadRegularInto reads into the buffer
+// given when the file fits (size+1 bytes), into a fresh one otherwise, and
+// refuses what ReadRegular refuses, whatever the buffer holds.
+func TestReadRegularInto(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{"a.md": "hello\n", "b.md": strings.Repeat("y", 40), "bin.md": "a\x00b", "empty.md": ""} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := OpenDir(root, ".", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	buf := make([]byte, 3, 16)
+	copy(buf, "old")
+	same := func(a, b []byte) bool { return cap(a) > 0 && cap(b) > 0 && &a[:cap(a)][0] == &b[:cap(b)][0] }
+	data, fs, ok := d.ReadRegularInto("a.md", 1024, buf)
+	if !ok || string(data) != "hello\n" || fs.Size != 6 || !same(data, buf) {
+		t.Errorf("ReadRegularInto(a.md) = %q, %v, in the buffer %v", data, ok, same(data, buf))
+	}
+	data, _, ok = d.ReadRegularInto("b.md", 1024, buf) // 41 bytes: no room
+	if !ok || string(data) != strings.Repeat("y", 40) || same(data, buf) || string(buf[:6]) != "hello\n" {
+		t.Errorf("ReadRegularInto(b.md) = %q, %v, in the buffer %v (buffer %q)", data, ok, same(data, buf), buf[:6])
+	}
+	if data, _, ok := d.ReadRegularInto("empty.md", 0, buf); !ok || len(data) != 0 {
+		t.Errorf("ReadRegularInto(empty.md) = %q, %v", data, ok)
+	}
+	for _, name := range []string{"bin.md", "missing.md", "../a.md"} {
+		if data, _, ok := d.ReadRegularInto(name, 1024, buf); ok {
+			t.Errorf("ReadRegularInto(%q) = %q, read it", name, data)
+		}
+	}
+	if _, _, ok := d.ReadRegularInto("b.md", 10, buf); ok {
+		t.Error("ReadRegularInto(b.md) read a file over the limit")
+	}
+}
