@@ -8,6 +8,7 @@ package gitobj
 
 import (
 	"bytes"
+	"math/bits"
 	"path"
 	"sort"
 	"strings"
@@ -23,8 +24,9 @@ type Trie struct {
 type TrieNode struct {
 	Names    []string // children, sorted
 	Children map[string]*TrieNode
-	keys     []trieKey // each child name as a file and as a folder, in git's tree order
-	Path     string    // the full path when a wanted path ends here
+	Kids     []*TrieNode // Children in the order of Names (Kids[i] is Children[Names[i]])
+	keys     []trieKey   // each child name as a file and as a folder, in git's tree order
+	Path     string      // the full path when a wanted path ends here
 	Leaf     bool
 	Pos      int // the index of its name in its parent's names
 }
@@ -68,8 +70,10 @@ func NewTrie(paths []string) *Trie {
 	sortNames = func(n *TrieNode) {
 		sort.Strings(n.Names)
 		n.keys = make([]trieKey, 0, 2*len(n.Names))
+		n.Kids = make([]*TrieNode, len(n.Names))
 		for i, name := range n.Names {
-			n.Children[name].Pos = i
+			n.Kids[i] = n.Children[name]
+			n.Kids[i].Pos = i
 			n.keys = append(n.keys, trieKey{[]byte(name), false, i}, trieKey{[]byte(name), true, i})
 		}
 		sort.Slice(n.keys, func(i, j int) bool {
@@ -101,15 +105,55 @@ type Scanned struct {
 	parsed, gone []int32
 }
 
-// ScanIndex looks the names n wants up in the indexed tree idx.
+// ScanIndex looks the names n wants up in the indexed tree idx. A
+// well-formed tree with many names wanted in it is merged with them (both
+// in git's order) rather than searched once per name, and the result then
+// records where each entry starts and which entry each wanted name is, as
+// ScanFull's does: its parent's tree is derived from it (Derive) rather
+// than scanned whole.
 func ScanIndex(idx *TreeIndex, n *TrieNode) *Scanned {
 	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), idx: idx}
-	for i, name := range n.Names {
-		if e, ok := idx.Find(name); ok {
-			t.Ents[i] = e
+	if idx.lazy || len(idx.Raw) >= 1<<31 || !mergeBeats(len(idx.Offs), len(n.Names)) || !idx.WellFormed() {
+		for i, name := range n.Names {
+			if e, ok := idx.Find(name); ok {
+				t.Ents[i] = e
+			}
+		}
+		return t
+	}
+	at := make([]int32, len(n.Names))
+	for i := range at {
+		at[i] = -1
+	}
+	once := true // each wanted name met once (not as a file and a folder)
+	keys := n.keys
+	for i := 0; i < len(idx.Offs) && len(keys) > 0; i++ {
+		mode, name, h := idx.At(i)
+		dir := IsDirMode(mode)
+		for len(keys) > 0 && CompareNames(keys[0].name, keys[0].dir, name, dir) < 0 {
+			keys = keys[1:]
+		}
+		if len(keys) > 0 && keys[0].dir == dir && bytes.Equal(keys[0].name, name) {
+			// a folder sorts after a file of its name: it is the one
+			// kept when both are there, as Find gives it
+			p := keys[0].Pos
+			t.Ents[p] = ParseEntry(mode, idx.Raw[h:h+20])
+			once = once && at[p] < 0
+			at[p] = int32(i)
+			keys = keys[1:]
 		}
 	}
+	if once {
+		t.raw, t.offs, t.at = idx.Raw, idx.Offs[:len(idx.Offs):len(idx.Offs)], at
+	}
 	return t
+}
+
+// mergeBeats reports whether merging a tree of entries entries with the
+// names wanted in it costs less than a binary search per name (two per
+// name: as a folder and as a file).
+func mergeBeats(entries, names int) bool {
+	return entries <= 2*names*bits.Len(uint(entries))
 }
 
 // ScanFull scans every entry of raw for the names n wants.
