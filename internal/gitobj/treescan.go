@@ -106,54 +106,23 @@ type Scanned struct {
 }
 
 // ScanIndex looks the names n wants up in the indexed tree idx. A
-// well-formed tree with many names wanted in it is merged with them (both
-// in git's order) rather than searched once per name, and the result then
-// records where each entry starts and which entry each wanted name is, as
-// ScanFull's does: its parent's tree is derived from it (Derive) rather
-// than scanned whole.
+// well-formed tree with many names wanted in it is scanned as ScanFull
+// scans (a merge with them, both in git's order; in such a tree the one
+// entry a look-up finds) rather than searched once per name: the result
+// then records what Derive needs to derive its parent's tree from it.
 func ScanIndex(idx *TreeIndex, n *TrieNode) *Scanned {
-	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), idx: idx}
-	if idx.lazy || len(idx.Raw) >= 1<<31 || !mergeBeats(len(idx.Offs), len(n.Names)) || !idx.WellFormed() {
-		for i, name := range n.Names {
-			if e, ok := idx.Find(name); ok {
-				t.Ents[i] = e
-			}
-		}
+	if !idx.lazy && len(idx.Offs) <= 2*len(n.Names)*bits.Len(uint(len(idx.Offs))) && idx.WellFormed() {
+		t := ScanFull(idx.Raw, n)
+		t.idx = idx
 		return t
 	}
-	at := make([]int32, len(n.Names))
-	for i := range at {
-		at[i] = -1
-	}
-	once := true // each wanted name met once (not as a file and a folder)
-	keys := n.keys
-	for i := 0; i < len(idx.Offs) && len(keys) > 0; i++ {
-		mode, name, h := idx.At(i)
-		dir := IsDirMode(mode)
-		for len(keys) > 0 && CompareNames(keys[0].name, keys[0].dir, name, dir) < 0 {
-			keys = keys[1:]
+	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), idx: idx}
+	for i, name := range n.Names {
+		if e, ok := idx.Find(name); ok {
+			t.Ents[i] = e
 		}
-		if len(keys) > 0 && keys[0].dir == dir && bytes.Equal(keys[0].name, name) {
-			// a folder sorts after a file of its name: it is the one
-			// kept when both are there, as Find gives it
-			p := keys[0].Pos
-			t.Ents[p] = ParseEntry(mode, idx.Raw[h:h+20])
-			once = once && at[p] < 0
-			at[p] = int32(i)
-			keys = keys[1:]
-		}
-	}
-	if once {
-		t.raw, t.offs, t.at = idx.Raw, idx.Offs[:len(idx.Offs):len(idx.Offs)], at
 	}
 	return t
-}
-
-// mergeBeats reports whether merging a tree of entries entries with the
-// names wanted in it costs less than a binary search per name (two per
-// name: as a folder and as a file).
-func mergeBeats(entries, names int) bool {
-	return entries <= 2*names*bits.Len(uint(entries))
 }
 
 // ScanFull scans every entry of raw for the names n wants.
