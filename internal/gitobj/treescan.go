@@ -8,6 +8,7 @@ package gitobj
 
 import (
 	"bytes"
+	"math/bits"
 	"path"
 	"sort"
 	"strings"
@@ -23,8 +24,9 @@ type Trie struct {
 type TrieNode struct {
 	Names    []string // children, sorted
 	Children map[string]*TrieNode
-	keys     []trieKey // each child name as a file and as a folder, in git's tree order
-	Path     string    // the full path when a wanted path ends here
+	Kids     []*TrieNode // Children in the order of Names (Kids[i] is Children[Names[i]])
+	keys     []trieKey   // each child name as a file and as a folder, in git's tree order
+	Path     string      // the full path when a wanted path ends here
 	Leaf     bool
 	Pos      int // the index of its name in its parent's names
 }
@@ -68,8 +70,10 @@ func NewTrie(paths []string) *Trie {
 	sortNames = func(n *TrieNode) {
 		sort.Strings(n.Names)
 		n.keys = make([]trieKey, 0, 2*len(n.Names))
+		n.Kids = make([]*TrieNode, len(n.Names))
 		for i, name := range n.Names {
-			n.Children[name].Pos = i
+			n.Kids[i] = n.Children[name]
+			n.Kids[i].Pos = i
 			n.keys = append(n.keys, trieKey{[]byte(name), false, i}, trieKey{[]byte(name), true, i})
 		}
 		sort.Slice(n.keys, func(i, j int) bool {
@@ -101,8 +105,17 @@ type Scanned struct {
 	parsed, gone []int32
 }
 
-// ScanIndex looks the names n wants up in the indexed tree idx.
+// ScanIndex looks the names n wants up in the indexed tree idx. A
+// well-formed tree with many names wanted in it is scanned as ScanFull
+// scans (a merge with them, both in git's order; in such a tree the one
+// entry a look-up finds) rather than searched once per name: the result
+// then records what Derive needs to derive its parent's tree from it.
 func ScanIndex(idx *TreeIndex, n *TrieNode) *Scanned {
+	if !idx.lazy && len(idx.Offs) <= 2*len(n.Names)*bits.Len(uint(len(idx.Offs))) && idx.WellFormed() {
+		t := ScanFull(idx.Raw, n)
+		t.idx = idx
+		return t
+	}
 	t := &Scanned{Ents: make([]RawEntry, len(n.Names)), idx: idx}
 	for i, name := range n.Names {
 		if e, ok := idx.Find(name); ok {

@@ -81,8 +81,7 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]strin
 			node = &gitcache.Pair{D: d}
 		}
 	}
-	for i, name := range n.Names {
-		child := n.Children[name]
+	for i, child := range n.Kids {
 		var ea, eb gitobj.RawEntry // absent: filemode.Empty, neither blob nor folder
 		if i < len(sa.Ents) {
 			ea = sa.Ents[i]
@@ -90,6 +89,10 @@ func (c *treeCache) diffRec(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]strin
 		if i < len(sb.Ents) {
 			eb = sb.Ents[i]
 		}
+		if ea == eb {
+			continue // neither changed nor a folder pair to compare (diffRec of equal hashes learns nothing)
+		}
+		name := n.Names[i]
 		if child.Leaf && (ea.Blob() != eb.Blob() || ea.Dir() != eb.Dir()) {
 			c.changedPath(out, child, eb)
 		}

@@ -256,14 +256,16 @@ func (c *treeCache) diff(a, b plumbing.Hash, n *gitobj.TrieNode, out *[]string) 
 	if sb != nil {
 		tb = sb.Ents
 	}
-	for i, name := range n.Names {
-		child := n.Children[name]
+	for i, child := range n.Kids {
 		var ea, eb gitobj.RawEntry // absent: filemode.Empty, neither blob nor folder
 		if i < len(ta) {
 			ea = ta[i]
 		}
 		if i < len(tb) {
 			eb = tb[i]
+		}
+		if ea == eb {
+			continue // visit finds nothing: neither changed nor a folder to compare
 		}
 		if err := c.visit(child, ea, eb, out); err != nil {
 			return err
