@@ -202,7 +202,7 @@ func decodeSubdirs(v []byte) (names []string, ok bool) {
 		return nil, false
 	}
 	v = v[1:]
-	n, k := binary.Uvarint(v)
+	n, k := pathglob.Uvarint(v)
 	if k <= 0 || n > maxListing || n > uint64(len(v)) {
 		return nil, false
 	}

@@ -40,7 +40,7 @@ func DecodeListing(v []byte) (ents []DirEntry, ok bool) {
 		return nil, false
 	}
 	v = v[1:]
-	n, k := binary.Uvarint(v)
+	n, k := Uvarint(v)
 	if k <= 0 || n > MaxListing || n > uint64(len(v)) {
 		return nil, false
 	}
@@ -51,7 +51,7 @@ func DecodeListing(v []byte) (ents []DirEntry, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		typ, k := binary.Uvarint(rest)
+		typ, k := Uvarint(rest)
 		if k <= 0 || typ != uint64(fs.FileMode(typ).Type()) {
 			return nil, false
 		}
@@ -70,7 +70,7 @@ func DecodeListing(v []byte) (ents []DirEntry, ok bool) {
 // DecodeName reads one length-prefixed plain name (not empty, ".", "..",
 // nor holding a slash or a NUL) off v.
 func DecodeName(v []byte) (name string, rest []byte, ok bool) {
-	l, k := binary.Uvarint(v)
+	l, k := Uvarint(v)
 	if k <= 0 || l == 0 || l > uint64(len(v)-k) {
 		return "", nil, false
 	}
@@ -84,4 +84,14 @@ func DecodeName(v []byte) (name string, rest []byte, ok bool) {
 // SortListing sorts a listing by name, as EncodeListing wants it.
 func SortListing(ents []DirEntry) {
 	slices.SortFunc(ents, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// Uvarint is binary.Uvarint taking only the shortest encoding (the one
+// binary.AppendUvarint writes): k <= 0 otherwise.
+func Uvarint(v []byte) (uint64, int) {
+	n, k := binary.Uvarint(v)
+	if k > 1 && v[k-1] == 0 {
+		return 0, 0
+	}
+	return n, k
 }
