@@ -9,7 +9,6 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover/internal/sourcetest"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
-	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 )
 
 // folderScan is cacheScan with the folder cache storing what was just
@@ -146,7 +145,7 @@ func TestDecodeSubdirs(t *testing.T) {
 	}
 	for name, v := range map[string][]byte{
 		"empty":     nil,
-		"kind":      append([]byte{pathglob.MaxListing & 0}, good[1:]...),
+		"kind":      append([]byte{valueSpecDoc}, good[1:]...),
 		"unsorted":  encodeSubdirs([]string{"b", "a"}),
 		"repeated":  encodeSubdirs([]string{"a", "a"}),
 		"git":       encodeSubdirs([]string{".git"}),
