@@ -33,6 +33,7 @@ var tasksCacheKind = source.StatTableKind{Name: "kiro-tasks", Label: "orchestrat
 // by the scan's workers.
 type tasksCache struct {
 	*source.FolderTable
+	folders *source.StatTable // the folder cache (foldercache.go)
 }
 
 // openTasksCache opens r's table, or returns nil when r has no cache.
@@ -41,7 +42,7 @@ func openTasksCache(r *source.Repo) *tasksCache {
 	if t == nil {
 		return nil
 	}
-	return &tasksCache{FolderTable: t}
+	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind)}
 }
 
 // openDir is OpenDir, nil when c is.
@@ -56,6 +57,9 @@ func (c *tasksCache) openDir(dir string) *safefile.Dir {
 func (c *tasksCache) save() {
 	if c != nil {
 		c.SaveAndClose()
+		if c.folders != nil {
+			c.folders.Save()
+		}
 	}
 }
 

@@ -241,7 +241,7 @@ func readFolder(r *source.Repo, root, dir string, exists func(string) bool, cach
 	if folder != nil {
 		defer folder.Close()
 	}
-	names, other, listed := listFolder(r, dir, folder)
+	names, other, listed := listFolder(r, dir, folder, cache)
 	if !names["tasks.md"] && (other || !listed) && r.Exists(dir+"/tasks.md") {
 		names["tasks.md"] = true
 	}
@@ -263,7 +263,7 @@ var entryBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b 
 // folder's descriptor when it is opened, else by its path. other reports
 // a tasks.md of another kind; listed is false when the folder could not be
 // listed (names is then empty).
-func listFolder(r *source.Repo, dir string, folder *safefile.Dir) (names map[string]bool, other, listed bool) {
+func listFolder(r *source.Repo, dir string, folder *safefile.Dir, cache *tasksCache) (names map[string]bool, other, listed bool) {
 	names = map[string]bool{}
 	add := func(name string, typ fs.FileMode) {
 		switch {
@@ -274,11 +274,12 @@ func listFolder(r *source.Repo, dir string, folder *safefile.Dir) (names map[str
 		}
 	}
 	if folder != nil {
-		bp := entryBufs.Get().(*[]byte)
-		defer entryBufs.Put(bp)
-		err := folder.ReadEntries(*bp, func(name []byte, typ fs.FileMode) { add(string(name), typ) })
-		if err != nil {
+		ents, ok := listCached(cache.folderTable(), folder, dir)
+		if !ok {
 			return map[string]bool{}, false, false
+		}
+		for _, e := range ents {
+			add(e.Name, e.Type)
 		}
 		return names, other, true
 	}

@@ -46,6 +46,7 @@ const (
 // tasksCache is one scan's use of the table.
 type tasksCache struct {
 	*source.FolderTable
+	folders *source.StatTable // the folder cache (foldercache.go)
 }
 
 // openTasksCache opens r's table, or returns nil when r has no cache.
@@ -54,7 +55,15 @@ func openTasksCache(r *source.Repo) *tasksCache {
 	if t == nil {
 		return nil
 	}
-	return &tasksCache{FolderTable: t}
+	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind)}
+}
+
+// folderTable is the folder cache's table, nil when c is nil.
+func (c *tasksCache) folderTable() *source.StatTable {
+	if c == nil {
+		return nil
+	}
+	return c.folders
 }
 
 // openDir is OpenDir, nil when c is.
@@ -69,6 +78,9 @@ func (c *tasksCache) openDir(dir string) *safefile.Dir {
 func (c *tasksCache) save() {
 	if c != nil {
 		c.SaveAndClose()
+		if c.folders != nil {
+			c.folders.Save()
+		}
 	}
 }
 

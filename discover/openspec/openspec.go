@@ -406,7 +406,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 	var ents []pathglob.DirEntry
 	var listed, ok bool
 	if folder != nil {
-		ents, listed, ok = listFolder(folder)
+		ents, listed, ok = listCached(cache.folderTable(), folder, dir)
 	} else {
 		ents, listed, ok = listChange(filepath.Join(r.Root, filepath.FromSlash(dir)))
 	}
@@ -463,7 +463,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 		}
 	}
 	if has["specs/"] {
-		specs := r.Glob([]string{dir + "/specs/*/spec.md"}, false)
+		specs := specDocs(r, cache.folderTable(), folder, dir)
 		if len(specs) > source.MaxFiles {
 			specs = specs[:source.MaxFiles]
 		}
