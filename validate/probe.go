@@ -41,7 +41,24 @@ var (
 // probePath checks rel as integrity does: safe, then stat'ed (the safety
 // check's lstat when it stands for one) and checked to open.
 func (v *validator) probePath(rel string) probe {
+	if r := v.in.Run; r != nil && r.root == v.in.Root {
+		return probeWith(r.root, r.paths, rel)
+	}
 	return probePath(v.in.Root, v.checkPathStat, rel)
+}
+
+// probeWith is probePath with the Reader's checks, taking its fast way
+// (safefile.Reader.ProbeFast: no symlink on the way, an existing path)
+// when it answers: the same probe, in fewer system calls.
+func probeWith(root string, paths *safefile.Reader, rel string) probe {
+	if clean, fi, ok := paths.ProbeFast(rel); ok {
+		p := probe{clean: clean, lstat: fi, fi: fi}
+		if !fi.Mode().IsRegular() && !fi.IsDir() {
+			p.open = fmt.Errorf("%w: %s", safefile.ErrNotFile, clean)
+		}
+		return p
+	}
+	return probePath(root, paths.CheckPathStat, rel)
 }
 
 // probePath is the probe of rel in the repository at root, check being its
@@ -175,7 +192,7 @@ func (r *Run) prefetch(id string, limit int) {
 			// new for each candidate: the Run keeps pointers into it
 			got := make([]probe, len(paths))
 			for i, p := range paths {
-				got[i] = probePath(r.root, r.paths.CheckPathStat, p)
+				got[i] = probeWith(r.root, r.paths, p)
 			}
 			r.probeMu.Lock()
 			for i, p := range paths {
