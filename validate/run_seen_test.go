@@ -110,4 +110,3 @@ func TestRunSharesIntegrityFindings(t *testing.T) {
 		t.Errorf("CompareWith given an index %v", g.indexed)
 	}
 }
-
