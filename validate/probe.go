@@ -27,6 +27,31 @@ type probe struct {
 	// seen is the Run's record of the path once made (under the Run's mu
 	// only; the rest of a probe never changes once made).
 	seen *seenPath
+	// ready, for a probe the Run shares before it is made (claimed by a
+	// validation or the prefetch), is closed once it is made, or once its
+	// maker gave up (failed: the waiter probes the path itself); nil for
+	// a probe made before it was shared.
+	ready  chan struct{}
+	failed bool
+}
+
+// make makes the claimed probe p with f, then closes its ready; when f
+// panics, p is given up (failed: its waiters probe the path themselves)
+// and the panic goes on.
+func (p *probe) make(f func() probe) {
+	made := false
+	defer func() {
+		p.failed = !made
+		close(p.ready)
+	}()
+	p.set(f())
+	made = true
+}
+
+// set makes p the probe got, leaving its sharing fields alone (a waiter
+// reads ready meanwhile).
+func (p *probe) set(got probe) {
+	p.clean, p.lstat, p.err, p.fi, p.open = got.clean, got.lstat, got.err, got.fi, got.open
 }
 
 // Probing on workers: below minParallelProbes paths one goroutine is as
@@ -41,7 +66,27 @@ var (
 // probePath checks rel as integrity does: safe, then stat'ed (the safety
 // check's lstat when it stands for one) and checked to open.
 func (v *validator) probePath(rel string) probe {
+	if r := v.in.Run; r != nil && r.root == v.in.Root {
+		return probeFn(r.root, r.paths, rel)
+	}
 	return probePath(v.in.Root, v.checkPathStat, rel)
+}
+
+// probeFn is probeWith (a variable for the tests that count the probes).
+var probeFn = probeWith
+
+// probeWith is probePath with the Reader's checks, taking its fast way
+// (safefile.Reader.ProbeFast: no symlink on the way, an existing path)
+// when it answers: the same probe, in fewer system calls.
+func probeWith(root string, paths *safefile.Reader, rel string) probe {
+	if clean, fi, ok := paths.ProbeFast(rel); ok {
+		p := probe{clean: clean, lstat: fi, fi: fi}
+		if !fi.Mode().IsRegular() && !fi.IsDir() {
+			p.open = fmt.Errorf("%w: %s", safefile.ErrNotFile, clean)
+		}
+		return p
+	}
+	return probePath(root, paths.CheckPathStat, rel)
 }
 
 // probePath is the probe of rel in the repository at root, check being its
@@ -71,47 +116,61 @@ func probePath(root string, check func(rel string) (string, fs.FileInfo, error),
 // probeAll probes every path of refs, in parallel when there are many,
 // taking the answers the Run gathered already (its prefetch, the other
 // validations), and keeping its own for the run's other validations.
-// The probes are shared with the Run.
+// The probes are shared with the Run. A path another validation or the
+// prefetch is probing (claimed, not made yet) is waited for, not probed
+// again: every distinct path is probed once per run (up to maxKeptProbes),
+// however the validations and the prefetch interleave.
 func (v *validator) probeAll(refs []workflow.RefFile) []*probe {
 	out := make([]*probe, len(refs))
-	var todo []int
 	r := v.in.Run
-	if r != nil && r.root == v.in.Root {
-		r.probeMu.Lock()
-		for i, rf := range refs {
-			if p, ok := r.probed[rf.Path]; ok {
-				out[i] = p // kept for the run's other workflows that reference it
-			} else {
-				todo = append(todo, i)
-			}
-		}
-		r.probeMu.Unlock()
-	} else {
-		todo = make([]int, len(refs))
-		for i := range todo {
-			todo[i] = i
+	if r == nil || r.root != v.in.Root {
+		fresh := make([]probe, len(refs))
+		parallel(len(refs), func(i int) {
+			fresh[i] = v.probePath(refs[i].Path)
+			out[i] = &fresh[i]
+		})
+		return out
+	}
+	var todo, borrowed []int
+	r.probeMu.Lock()
+	n := 0
+	for _, rf := range refs {
+		if _, ok := r.probed[rf.Path]; !ok {
+			n++ // at most the paths to claim (a path twice counts twice)
 		}
 	}
-	fresh := make([]probe, len(todo))
+	fresh := make([]probe, n)
+	for i, rf := range refs {
+		if p, ok := r.probed[rf.Path]; ok {
+			out[i] = p // made, or being made by another (or by this one: a repeat)
+			if p.ready != nil {
+				borrowed = append(borrowed, i)
+			}
+			continue
+		}
+		p := &fresh[len(todo)]
+		p.ready = make(chan struct{})
+		if len(r.probed) < maxKeptProbes {
+			// every path is probed once per run: the workflows of a
+			// status that share files (200 x 300 references of 4,000
+			// files) share the probes, as many as the distinct paths
+			r.probed[rf.Path] = p
+		}
+		out[i] = p
+		todo = append(todo, i)
+	}
+	r.probeMu.Unlock()
 	parallel(len(todo), func(k int) {
 		i := todo[k]
-		fresh[k] = v.probePath(refs[i].Path)
-		out[i] = &fresh[k]
+		out[i].make(func() probe { return v.probePath(refs[i].Path) })
 	})
-	if r != nil && r.root == v.in.Root && len(todo) > 0 {
-		// every path is probed once per run: the workflows of a status
-		// that share files (200 x 300 references of 4,000 files) share
-		// the probes, as many as the distinct paths, up to maxKeptProbes
-		r.probeMu.Lock()
-		for _, i := range todo {
-			if len(r.probed) >= maxKeptProbes {
-				break
-			}
-			if _, ok := r.probed[refs[i].Path]; !ok {
-				r.probed[refs[i].Path] = out[i]
-			}
+	for _, i := range borrowed {
+		p := out[i]
+		<-p.ready
+		if p.failed {
+			own := v.probePath(refs[i].Path)
+			out[i] = &own
 		}
-		r.probeMu.Unlock()
 	}
 	return out
 }
@@ -148,10 +207,17 @@ func (r *Run) prefetch(id string, limit int) {
 	r.prefetchDone = done
 	go func() {
 		defer close(done)
+		var claimed []*probe // claimed by the prefetch, not made yet
 		defer func() {
 			// a probe that panics here panics again, as before, when the
-			// validation that needs it probes the path itself
+			// validation that needs it probes the path itself: the
+			// paths claimed and not probed are given up
+			// (failed, for their waiters to probe them themselves)
 			_ = recover()
+			for _, q := range claimed {
+				q.failed = true
+				close(q.ready)
+			}
 		}()
 		seen := map[string]bool{}
 		var paths []string
@@ -172,19 +238,34 @@ func (r *Run) prefetch(id string, limit int) {
 					paths = append(paths, rf.Path)
 				}
 			}
-			// new for each candidate: the Run keeps pointers into it
-			got := make([]probe, len(paths))
-			for i, p := range paths {
-				got[i] = probePath(r.root, r.paths.CheckPathStat, p)
-			}
+			// claim the paths nobody probed or is probing, in a new array
+			// for each candidate: the Run keeps pointers into it
 			r.probeMu.Lock()
-			for i, p := range paths {
-				if _, ok := r.probed[p]; !ok && len(r.probed) < maxKeptProbes {
-					r.probed[p] = &got[i]
+			n := 0
+			for _, p := range paths {
+				if _, ok := r.probed[p]; !ok {
+					n++
 				}
+			}
+			got := make([]probe, n)
+			mine := make([]string, 0, n)
+			for _, p := range paths {
+				if _, ok := r.probed[p]; ok || len(r.probed) >= maxKeptProbes {
+					continue // probed, being probed, or not to be kept
+				}
+				q := &got[len(mine)]
+				q.ready = make(chan struct{})
+				r.probed[p] = q
+				claimed = append(claimed, q)
+				mine = append(mine, p)
 			}
 			r.prefetched += len(paths)
 			r.probeMu.Unlock()
+			for k, p := range mine {
+				got[k].set(probeFn(r.root, r.paths, p))
+				claimed = claimed[1:]
+				close(got[k].ready)
+			}
 		}
 	}()
 }

@@ -36,7 +36,7 @@ func (g *optionsGit) CompareWith(base gitrepo.Commit, paths []string, o gitrepo.
 		}
 		if fi, ok := o.Lstat(p); ok {
 			want, err := os.Lstat(filepath.Join(g.root, p))
-			if err != nil || !os.SameFile(fi, want) {
+			if err != nil || !sameStat(fi, want) {
 				g.t.Errorf("lstat of %s: %v, not the file's (%v)", p, fi, err)
 			}
 			g.lstats[p] = true

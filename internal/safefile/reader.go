@@ -25,6 +25,8 @@ type Reader struct {
 	// every folder above it is (a symlink inside the root is fine but never
 	// cached, nor is anything below it)
 	dirs sync.Map
+	// probe is the root's descriptor ProbeFast looks paths up from
+	probe probeRoot
 }
 
 // NewReader returns a Reader for root.
