@@ -53,8 +53,8 @@ func (r *Reader) rootFD() int {
 // ProbeFast or CheckPathStat walked): there CheckPathStat's one lstat and
 // CanOpen's one call cost less than openat2, fstat, faccessat2 and close.
 //
-// One openat2(RESOLVE_NO_SYMLINKS) from the root's descriptor walks the
-// path in the kernel and refuses any symlink on the way, where
+// One openat2(RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH) from the root's descriptor walks the
+// path in the kernel and refuses any symlink or escape on the way, where
 // CheckPathStat lstats each folder not seen before and the path; the stat
 // and the read check are then made on the descriptor (O_PATH: nothing is
 // opened for reading, so a FIFO or device is never opened), so a folder
@@ -80,7 +80,7 @@ func (r *Reader) ProbeFast(rel string) (clean string, fi fs.FileInfo, ok bool) {
 		return "", nil, false
 	}
 	defer runtime.KeepAlive(r) // the root's descriptor stays open meanwhile
-	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH}
 	var fd int
 	for {
 		fd, err = unix.Openat2(root, clean, &how)
