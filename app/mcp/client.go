@@ -148,7 +148,12 @@ func (c *Client) Prompts(ctx context.Context) ([]string, error) {
 // Call calls tool name with args; a protocol failure is an error, a tool
 // error is a result with IsError.
 func (c *Client) Call(ctx context.Context, name string, args map[string]any) (ToolResult, error) {
-	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	return c.call(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+}
+
+// call sends params and converts the result.
+func (c *Client) call(ctx context.Context, params *sdk.CallToolParams) (ToolResult, error) {
+	res, err := c.cs.CallTool(ctx, params)
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -164,15 +169,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any) (To
 func (c *Client) CallWithProgress(ctx context.Context, name string, args map[string]any, token string) (ToolResult, error) {
 	params := &sdk.CallToolParams{Name: name, Arguments: args}
 	params.SetProgressToken(token)
-	res, err := c.cs.CallTool(ctx, params)
-	if err != nil {
-		return ToolResult{}, err
-	}
-	out := ToolResult{IsError: res.IsError, Text: texts(res.Content)}
-	if res.StructuredContent != nil {
-		out.Structured, _ = json.Marshal(res.StructuredContent)
-	}
-	return out, nil
+	return c.call(ctx, params)
 }
 
 // ProgressOf is every progress notification received so far for token

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/source"
@@ -445,32 +444,6 @@ func files(exists func(string) bool, s *spec, groups []group, of []int) []workfl
 		}
 	}
 	return set.Sorted()
-}
-
-// maxMemo bounds the answers memoExists keeps for a scan.
-const maxMemo = 50_000
-
-// memoExists remembers exists's answers for the whole scan (specs name the
-// same files), up to maxMemo of them; past it, it asks again. It is safe
-// for the scan's workers.
-func memoExists(exists func(string) bool) func(string) bool {
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	return func(p string) bool {
-		mu.Lock()
-		v, ok := seen[p]
-		mu.Unlock()
-		if ok {
-			return v
-		}
-		v = exists(p)
-		mu.Lock()
-		if len(seen) < maxMemo {
-			seen[p] = v
-		}
-		mu.Unlock()
-		return v
-	}
 }
 
 // capList keeps the first n items and counts the rest.

@@ -161,7 +161,7 @@ func (s *spec) status() (workflow.Status, string) {
 
 // scan finds every spec folder and builds its candidate.
 func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
-	exists := memoExists(r.Exists)
+	exists := source.MemoExists(r.Exists)
 	cache := openTasksCache(r)
 	cmds := detectCommands(r)
 	specs, findings := readSpecs(r, exists, cache, cmds)

@@ -168,7 +168,7 @@ func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	var all []*change
 	budget := maxScanChanges
 	cache := openTasksCache(r)
-	exists := memoExists(r.Exists) // changes name the same files
+	exists := source.MemoExists(r.Exists) // changes name the same files
 	for _, d := range dirs {
 		if budget <= 0 {
 			findings = append(findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Warning, Code: "too-many-changes", Path: d,
@@ -342,7 +342,7 @@ func parseMeta(data []byte) (created, schema string) {
 
 // readChanges reads a root's change folders: every folder directly under
 // changes/ except archive (files there are not changes), and every folder
-// under changes/archive/. exists is the scan's look-up (memoExists).
+// under changes/archive/. exists is the scan's look-up (source.MemoExists).
 func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache, exists func(string) bool) (active, archived []*change, findings []workflow.Finding) {
 	base := rt.Dir + "/changes"
 	dirs := r.Glob([]string{base + "/*"}, true)
@@ -715,33 +715,6 @@ func uniqueKeys(all []*change) []workflow.Finding {
 			Message: fmt.Sprintf("change folders %s all make the id openspec:%s; only a folder named exactly %s keeps it, the others get a suffix", strings.Join(capList(dirs, 5), ", "), k, path.Base(k))})
 	}
 	return out
-}
-
-// maxMemo bounds the answers memoExists keeps for a scan.
-const maxMemo = 50_000
-
-// memoExists remembers exists's answers for the whole scan (changes name
-// the same files: 500 changes on the bench's specs shape asked ~2,000
-// times after ~100 files), up to maxMemo of them; past it, it asks again.
-// It is safe for concurrent use (the changes are read on a few workers).
-func memoExists(exists func(string) bool) func(string) bool {
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	return func(p string) bool {
-		mu.Lock()
-		v, ok := seen[p]
-		mu.Unlock()
-		if ok {
-			return v
-		}
-		v = exists(p)
-		mu.Lock()
-		if len(seen) < maxMemo {
-			seen[p] = v
-		}
-		mu.Unlock()
-		return v
-	}
 }
 
 // capList keeps the first n items and counts the rest.
