@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
@@ -331,18 +332,25 @@ func (r *Repo) ReadAt(c Commit, p string) ([]byte, error) {
 	if e == nil {
 		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, os.ErrNotExist)
 	}
-	if !gitobj.IsBlob(e.Mode) {
-		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
+	return r.readFileEntry(c, p, e.Mode, e.Hash)
+}
+
+// readFileEntry is the end of ReadAt (and of History.ReadAt) for the entry
+// of mode and hash found at p in c's tree: a file's bytes, from the blob
+// table or read and verified.
+func (r *Repo) readFileEntry(c Commit, p string, mode filemode.FileMode, hash plumbing.Hash) ([]byte, error) {
+	if !gitobj.IsBlob(mode) {
+		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, mode)
 	}
-	if data, ok := r.objs.Get(plumbing.BlobObject, e.Hash); ok {
+	if data, ok := r.objs.Get(plumbing.BlobObject, hash); ok {
 		return bytes.Clone(data), nil // the table's bytes are not the caller's to change
 	}
-	data, err := r.readBlob(e.Hash)
+	data, err := r.readBlob(hash)
 	if err != nil {
 		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
 	}
-	r.verify.Check(plumbing.BlobObject, e.Hash, data) // what a run derives from it may be kept (Verified)
-	r.objs.Add(plumbing.BlobObject, e.Hash, data)
+	r.verify.Check(plumbing.BlobObject, hash, data) // what a run derives from it may be kept (Verified)
+	r.objs.Add(plumbing.BlobObject, hash, data)
 	return data, nil
 }
 

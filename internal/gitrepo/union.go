@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path"
@@ -347,19 +346,7 @@ func (r *Repo) readEntry(c Commit, p string, e gitobj.RawEntry) ([]byte, error) 
 	if e == (gitobj.RawEntry{}) {
 		return nil, fmt.Errorf("read %s at %s: %w", p, c.Short, os.ErrNotExist)
 	}
-	if !gitobj.IsBlob(e.Mode) {
-		return nil, fmt.Errorf("read %s at %s: not a file (mode %s)", p, c.Short, e.Mode)
-	}
-	if data, ok := r.objs.Get(plumbing.BlobObject, e.Hash); ok {
-		return bytes.Clone(data), nil // the table's bytes are not the caller's to change
-	}
-	data, err := r.readBlob(e.Hash)
-	if err != nil {
-		return nil, missingObject(fmt.Errorf("read %s at %s: %w", p, c.Short, err))
-	}
-	r.verify.Check(plumbing.BlobObject, e.Hash, data) // what a run derives from it may be kept (Verified)
-	r.objs.Add(plumbing.BlobObject, e.Hash, data)
-	return data, nil
+	return r.readFileEntry(c, p, e.Mode, e.Hash)
 }
 
 // Has reports whether the History was walked for p (h may be nil).
