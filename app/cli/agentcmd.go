@@ -64,8 +64,10 @@ func (a *app) printPresetCommand(w io.Writer, r *resumeRun) {
 	if name == "" || r.selected == nil {
 		return
 	}
-	c := *r.selected
-	note := ""
+	c, note := handoff.PresetSession(a.sys.Getenv, r.s.Root, name, *r.selected)
+	if note != "" {
+		note = " (" + note + ")"
+	}
 	if found, ok := a.findSession(r, c); ok {
 		c.AISessionID = found.ID
 		note = fmt.Sprintf(" (%s session found by find-session)", found.Agent)
@@ -81,6 +83,7 @@ func (a *app) statusPresetJSON(s *loadedRepo, c workflow.Candidate, cj *jsondoc.
 		return
 	}
 	cj.HandoffAgent = name
+	c, _ = handoff.PresetSession(a.sys.Getenv, s.Root, name, c)
 	line, err := handoff.PresetCommand(s.Root, c, statusPresetPlan(c), name, a.sys.IO.InTTY)
 	if err != nil {
 		cj.HandoffRefused = templates.Safe(err.Error())
@@ -110,7 +113,11 @@ func (a *app) printStatusPresets(w io.Writer, s *loadedRepo, shown []workflow.Ca
 		if !c.Resumable {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %s  %s", templates.Safe(c.ID), a.presetLine(s, name, c, statusPresetPlan(c))))
+		own, note := handoff.PresetSession(a.sys.Getenv, s.Root, name, c)
+		if note != "" {
+			note = "  (" + note + ")"
+		}
+		lines = append(lines, fmt.Sprintf("  %s  %s%s", templates.Safe(c.ID), a.presetLine(s, name, own, statusPresetPlan(c)), note))
 	}
 	if len(lines) == 0 {
 		return
@@ -144,22 +151,23 @@ func (a *app) findSession(r *resumeRun, c workflow.Candidate) (agentsession.Sess
 	if !findSessionOn(r) || strings.TrimSpace(c.AISessionID) != "" {
 		return agentsession.Session{}, false
 	}
-	getenv := a.sys.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	found, ok, err := agentsession.Find(preset(r.s), agentsession.Query{Getenv: getenv, Root: r.s.Root, Files: workflowFiles(c)})
+	found, ok, err := agentsession.Find(preset(r.s), agentsession.Query{Getenv: a.sys.Getenv, Root: r.s.Root, Files: workflowFiles(c)})
 	if err != nil {
 		fmt.Fprintf(a.sys.IO.ErrOut, "warning: find-session: %s\n", templates.Safe(err.Error()))
 	}
 	return found, ok
 }
 
-// applyFoundSession sets the request's AI session to the one found for a
-// workflow whose state names none: on a terminal (not autopilot) the user
-// confirms it; otherwise it is used and stderr says so. A prompt that was
-// interrupted is the error.
+// applyFoundSession first drops the request's AI session when it is
+// another agent's than the preset's (handoff.PresetSession; stderr says
+// so), then sets it to the one found for a workflow whose state names
+// none: on a terminal (not autopilot) the user confirms it; otherwise it
+// is used and stderr says so. A prompt that was interrupted is the error.
 func (a *app) applyFoundSession(r *resumeRun, req *handoff.Request) error {
+	if c, note := handoff.PresetSession(a.sys.Getenv, r.s.Root, preset(r.s), req.Candidate); note != "" {
+		req.Candidate = c
+		fmt.Fprintf(a.sys.IO.ErrOut, "orchestrate: %s\n", note)
+	}
 	found, ok := a.findSession(r, req.Candidate)
 	if !ok {
 		return nil

@@ -124,17 +124,9 @@ func Find(agent string, q Query) (Session, bool, error) {
 	defer opened.closeAll()
 	switch agent {
 	case Claude:
-		base := getenv("CLAUDE_CONFIG_DIR")
-		if base == "" {
-			base = homeDir(getenv, ".claude")
-		}
-		cands, err = claudeTranscripts(opened, base, root)
+		cands, err = claudeTranscripts(opened, agentBase(getenv, "CLAUDE_CONFIG_DIR", ".claude"), root)
 	case Codex:
-		base := getenv("CODEX_HOME")
-		if base == "" {
-			base = homeDir(getenv, ".codex")
-		}
-		cands, err = codexTranscripts(opened, base)
+		cands, err = codexTranscripts(opened, agentBase(getenv, "CODEX_HOME", ".codex"))
 	default:
 		return Session{}, false, nil
 	}
