@@ -22,3 +22,23 @@ func FuzzTranscript(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRolloutID: any file name; an id read back is the name's tail after a
+// well-formed rollout time, and never holds a "/".
+func FuzzRolloutID(f *testing.F) {
+	f.Add("rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl")
+	f.Add("rollout-2025-05-07T17-24-21-.jsonl")
+	f.Add("rollout-")
+	f.Fuzz(func(t *testing.T, name string) {
+		id := rolloutID(name)
+		if id == "" {
+			return
+		}
+		if !strings.HasPrefix(name, "rollout-") || !strings.Contains(name, "-"+id) || (strings.ContainsRune(id, '/') && !strings.ContainsRune(name, '/')) {
+			t.Fatalf("rolloutID(%q) = %q", name, id)
+		}
+		if rolloutID("rollout-2000-01-01T00-00-00-"+id+".jsonl") != id {
+			t.Fatalf("not read back: %q", id)
+		}
+	})
+}
