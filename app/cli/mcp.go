@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -83,11 +82,11 @@ func isEOF(err error) bool {
 // session loaded as every command loads it.
 type mcpBackend struct {
 	deps   Deps
-	claims map[string]*resumeflow.Claim
+	claims *resumeflow.Claims
 }
 
 func newMCPBackend(d Deps) *mcpBackend {
-	return &mcpBackend{deps: d, claims: map[string]*resumeflow.Claim{}}
+	return &mcpBackend{deps: d, claims: resumeflow.NewClaims()}
 }
 
 // globals are the global flags the server was started with, for each
@@ -286,11 +285,11 @@ func (b *mcpBackend) Claim(_ context.Context, in mcp.ClaimArgs) mcp.Doc {
 	if cerr != nil {
 		return refusal("claim", in.Workflow, cerr)
 	}
-	b.claims[cl.Workflow] = cl
 	raw, err := safefile.Read(s.Root, rel(s.Root, cl.EnvelopePath), 16<<20)
 	if err != nil || !json.Valid(raw) {
 		raw = []byte("null")
 	}
+	b.claims.Add(cl, raw)
 	doc := jsondoc.Claim{ClaimHead: jsondoc.ClaimHead{Schema: jsondoc.Schema, Command: "claim", Outcome: "claimed", Workflow: cl.Workflow, Holder: cl.Holder},
 		Agent: cl.Agent, Phase: cl.Phase, EnvelopePath: rel(s.Root, cl.EnvelopePath), IdempotencyKey: cl.IdempotencyKey,
 		Shared: cl.Shared, Unconfirmed: cl.Unconfirmed, Envelope: raw}
@@ -303,55 +302,43 @@ func (b *mcpBackend) Release(_ context.Context, in mcp.ReleaseArgs) mcp.Doc {
 	if err != nil {
 		return mcp.ErrorDoc("release", cmdutil.ExitUsage, cmdutil.SafeErr(err), nil)
 	}
-	cl, ok := b.claimed(in.Workflow)
+	cl, _, ok := b.claims.Named(in.Workflow)
 	if !ok {
-		held := make([]string, 0, len(b.claims))
-		for id := range b.claims {
-			held = append(held, id)
-		}
-		sort.Strings(held)
-		return mcp.ErrorDoc("release", cmdutil.ExitUsage, cmdutil.SafeErr(fmt.Errorf("no claim of %q is held by this server (held: %s)", in.Workflow, orDash(strings.Join(held, ", ")))), nil)
+		return b.notHeld("release", cmdutil.ExitUsage, in.Workflow)
 	}
-	delete(b.claims, cl.Workflow)
+	b.claims.Remove(cl.Workflow)
 	if err := cl.Release(outcome, in.Note, b.now()); err != nil {
 		return mcp.ErrorDoc("release", cmdutil.ExitError, cmdutil.SafeErr(err), map[string]any{"workflow": cl.Workflow})
 	}
 	return jsonDoc(jsondoc.Release{ClaimHead: jsondoc.ClaimHead{Schema: jsondoc.Schema, Command: "release", Outcome: "released", Workflow: cl.Workflow, Holder: cl.Holder}, Result: outcome}, cmdutil.ExitOK)
 }
 
-// claimed is the claim name names: its id, or the one claim whose key
-// (the id after its type) or id starts with name — the names claim took.
-func (b *mcpBackend) claimed(name string) (*resumeflow.Claim, bool) {
-	if cl, ok := b.claims[name]; ok {
-		return cl, true
+// Envelope implements mcp.Backend: the envelope a claim held here wrote,
+// as the claim returned it.
+func (b *mcpBackend) Envelope(_ context.Context, workflow string) mcp.Doc {
+	_, env, ok := b.claims.Named(workflow)
+	if !ok {
+		return b.notHeld("envelope", cmdutil.ExitNotFound, workflow)
 	}
-	name = strings.TrimSpace(name)
-	var found *resumeflow.Claim
-	for id, cl := range b.claims {
-		_, key, _ := strings.Cut(id, ":")
-		if name != "" && (strings.HasPrefix(id, name) || strings.HasPrefix(key, name)) {
-			if found != nil {
-				return nil, false // ambiguous
-			}
-			found = cl
-		}
-	}
-	return found, found != nil
+	return mcp.Doc{JSON: env}
+}
+
+// notHeld is the error document of command naming a workflow this server
+// holds no claim of, with the claims it holds.
+func (b *mcpBackend) notHeld(command string, code int, workflow string) mcp.Doc {
+	err := fmt.Errorf("no claim of %q is held by this server (held: %s)", workflow, orDash(strings.Join(b.claims.IDs(), ", ")))
+	return mcp.ErrorDoc(command, code, cmdutil.SafeErr(err), nil)
 }
 
 // Close implements mcp.Backend: what is still claimed when the session
 // ends is released as abandoned.
 func (b *mcpBackend) Close() {
-	ids := make([]string, 0, len(b.claims))
-	for id := range b.claims {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		if err := b.claims[id].Release(resumeflow.OutcomeAbandoned, "the MCP session ended without a release", b.now()); err != nil {
+	for _, id := range b.claims.IDs() {
+		cl, _, _ := b.claims.Named(id)
+		if err := cl.Release(resumeflow.OutcomeAbandoned, "the MCP session ended without a release", b.now()); err != nil {
 			fmt.Fprintf(b.stderr(), "orchestrate: warning: %s\n", cmdutil.SafeErr(err))
 		}
-		delete(b.claims, id)
+		b.claims.Remove(id)
 	}
 }
 

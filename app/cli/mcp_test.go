@@ -218,6 +218,16 @@ func TestMCPClaimRelease(t *testing.T) {
 		t.Errorf("the state is not marked resumed:\n%s", state)
 	}
 
+	// the envelope is a resource while the claim is held: the one returned
+	text, _, err := c.ReadResource(context.Background(), "orchestrate://envelope/sdc-1")
+	var fromResource map[string]any
+	if err != nil || json.Unmarshal([]byte(text), &fromResource) != nil || fromResource["idempotency_key"] != env["idempotency_key"] {
+		t.Errorf("envelope resource: %q, %v", text, err)
+	}
+	if _, _, err := c.ReadResource(context.Background(), "orchestrate://envelope/done-1"); err == nil {
+		t.Error("the envelope of a workflow not claimed here is found")
+	}
+
 	// held: a second claim is refused as resume refuses it (16); the plan says locked
 	res = call(t, c, "claim", map[string]any{"workflow": "sdc-1", "holder": "other-agent"})
 	if !res.IsError || exitOf(t, res) != cmdutil.ExitLocked || !strings.Contains(res.Text, "claimed by test-agent") {
@@ -241,6 +251,9 @@ func TestMCPClaimRelease(t *testing.T) {
 	}
 	if strings.Contains(string(logText), "ghp_abcdefghij") {
 		t.Error("a secret in the release note reached the log in clear")
+	}
+	if _, _, err := c.ReadResource(context.Background(), "orchestrate://envelope/sdc-1"); err == nil {
+		t.Error("the envelope is still a resource after the release")
 	}
 
 	// the same phase again: refused as resume refuses it (already handed off, exit 0)

@@ -81,6 +81,10 @@ type Backend interface {
 	Claim(ctx context.Context, args ClaimArgs) Doc
 	// Release releases a claim with its outcome.
 	Release(ctx context.Context, args ReleaseArgs) Doc
+	// Envelope is the handoff envelope of a claim this server holds, the
+	// workflow named as Release takes it; a workflow not claimed here is
+	// refused with exit code 14 (not found).
+	Envelope(ctx context.Context, workflow string) Doc
 	// Close releases what is still claimed (the session ended): abandoned.
 	Close()
 }
@@ -107,7 +111,7 @@ const (
 // instructions tell the client what the server is for.
 const instructions = `orchestrate knows where interrupted AI-agent workflows in this repository stopped, whether it is safe to continue, and whether someone already picked them up.
 Read-only: "workflows" lists them (status --json --all), "plan" shows where one resumes and what blocks it (resume --dry-run --json), "log" the orchestration log; the "resume_context" prompt gives the restored context.
-To take one over yourself, call "claim" (the same gates, lock and exactly-once record as orchestrate resume): you get the handoff envelope. When done, call "release" with the outcome (done, failed or abandoned).
+To take one over yourself, call "claim" (the same gates, lock and exactly-once record as orchestrate resume): you get the handoff envelope (while you hold the claim, also the resource orchestrate://envelope/{workflow}). When done, call "release" with the outcome (done, failed or abandoned).
 Errors are tool results with "exit_code" and "error", as the CLI exits and prints them.`
 
 // serialized is a Backend whose calls run one at a time, Close included:

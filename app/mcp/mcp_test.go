@@ -53,6 +53,13 @@ func (f *fake) Claim(_ context.Context, a ClaimArgs) Doc {
 
 func (f *fake) Release(context.Context, ReleaseArgs) Doc { return Doc{} }
 
+func (f *fake) Envelope(_ context.Context, wf string) Doc {
+	if wf != "sdc-1" {
+		return ErrorDoc("envelope", 14, "no claim of \""+wf+"\" is held by this server", nil)
+	}
+	return Doc{JSON: []byte(`{"workflow":{"id":"workflow:sdc-1\u001b]0;x\u0007"},"note":"token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}`)}
+}
+
 func (f *fake) Close() { f.closed++ }
 
 func connect(t *testing.T, b Backend, name string) *Client {

@@ -22,10 +22,18 @@ const (
 	// ResourcePlan is the plan tool's document of the workflow its
 	// {workflow} names (percent-encoded as a URI path segment).
 	ResourcePlan = "orchestrate://plan/{workflow}"
+	// ResourceEnvelope is the handoff envelope of a claim this server
+	// holds, as the claim wrote it (its {workflow} named as release takes
+	// it, percent-encoded): an agent re-reads what it was handed without
+	// claiming again.
+	ResourceEnvelope = "orchestrate://envelope/{workflow}"
 )
 
-// planPrefix is what a plan resource's URI starts with.
-const planPrefix = "orchestrate://plan/"
+// What a plan and an envelope resource's URIs start with.
+const (
+	planPrefix     = "orchestrate://plan/"
+	envelopePrefix = "orchestrate://envelope/"
+)
 
 // addResources adds the resources of the read-only tools to s, each read
 // through the queue, with progress when asked, as the tools are.
@@ -50,6 +58,27 @@ func addResources(s *sdk.Server, b Backend, sb *serialized, every time.Duration)
 		return resourceOf(ResourceLog, serial(ctx, req, ResourceLog, func() Doc { return b.Log(ctx, LogArgs{Lines: &n}) })), nil
 	})
 	s.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: ResourceEnvelope, Name: "envelope", Title: "Handoff envelope of a claim", MIMEType: "application/json",
+		Description: "The handoff envelope a claim held by this server wrote (the plan, the completed phases and the restored context), as the claim returned it; a workflow not claimed here is not found.",
+	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		uri := ""
+		if req != nil && req.Params != nil {
+			uri = req.Params.URI
+		}
+		wf, ok := uriWorkflow(uri, envelopePrefix)
+		if !ok {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		if d := tooLong("envelope", arg{"workflow", wf, maxArg}); d != nil {
+			return resourceOf(uri, *d), nil
+		}
+		d := serial(ctx, req, "envelope", func() Doc { return b.Envelope(ctx, wf) })
+		if d.Failed && d.ExitCode == int(exitcode.NotFound) {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		return resourceOf(uri, d), nil
+	})
+	s.AddResourceTemplate(&sdk.ResourceTemplate{
 		URITemplate: ResourcePlan, Name: "plan", Title: "Resume plan", MIMEType: "application/json",
 		Description: "The resume plan of a workflow without changing anything, as the plan tool gives it (resume WORKFLOW --dry-run --json).",
 	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
@@ -57,7 +86,7 @@ func addResources(s *sdk.Server, b Backend, sb *serialized, every time.Duration)
 		if req != nil && req.Params != nil {
 			uri = req.Params.URI
 		}
-		wf, ok := planWorkflow(uri)
+		wf, ok := uriWorkflow(uri, planPrefix)
 		if !ok {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
@@ -72,10 +101,10 @@ func addResources(s *sdk.Server, b Backend, sb *serialized, every time.Duration)
 	})
 }
 
-// planWorkflow is the workflow a plan resource's URI names: one
-// non-empty, percent-decoded path segment after planPrefix.
-func planWorkflow(uri string) (string, bool) {
-	rest, ok := strings.CutPrefix(uri, planPrefix)
+// uriWorkflow is the workflow a plan or envelope resource's URI names: one
+// non-empty, percent-decoded path segment after prefix.
+func uriWorkflow(uri, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(uri, prefix)
 	if !ok || rest == "" || strings.ContainsAny(rest, "/?#") {
 		return "", false
 	}

@@ -28,7 +28,7 @@ func TestResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{ResourceLog, ResourceWorkflows, ResourcePlan}; !reflect.DeepEqual(sorted2(got), sorted2(want)) {
+	if want := []string{ResourceLog, ResourceWorkflows, ResourcePlan, ResourceEnvelope}; !reflect.DeepEqual(sorted2(got), sorted2(want)) {
 		t.Errorf("resources %v, want %v", got, want)
 	}
 	for _, tc := range []struct{ uri, tool string }{{ResourceWorkflows, ToolWorkflows}, {ResourceLog, ToolLog}} {
@@ -56,6 +56,17 @@ func TestResources(t *testing.T) {
 		t.Errorf("plan of sdc:4.2: %q, %v", text, err)
 	}
 	for _, uri := range []string{"orchestrate://plan/nope", "orchestrate://plan/", "orchestrate://plan/a/b", "orchestrate://plan/%zz", "orchestrate://nothing"} {
+		if text, _, err := c.ReadResource(ctx, uri); err == nil {
+			t.Errorf("%s: %q, want an error", uri, text)
+		}
+	}
+	// the envelope of a claim held: its document, safe; another workflow's,
+	// or a bad URI, not found
+	text, mime, err := c.ReadResource(ctx, "orchestrate://envelope/sdc-1")
+	if err != nil || mime != "application/json" || !strings.Contains(text, "workflow:sdc-1") || strings.Contains(text, "ghp_") || strings.Contains(text, "\x1b") {
+		t.Errorf("envelope of sdc-1: %q (%s), %v", text, mime, err)
+	}
+	for _, uri := range []string{"orchestrate://envelope/nope", "orchestrate://envelope/", "orchestrate://envelope/a/b", "orchestrate://envelope/%zz"} {
 		if text, _, err := c.ReadResource(ctx, uri); err == nil {
 			t.Errorf("%s: %q, want an error", uri, text)
 		}
