@@ -57,48 +57,37 @@ func addResources(s *sdk.Server, b Backend, sb *serialized, every time.Duration)
 		n := 20
 		return resourceOf(ResourceLog, serial(ctx, req, ResourceLog, func() Doc { return b.Log(ctx, LogArgs{Lines: &n}) })), nil
 	})
-	s.AddResourceTemplate(&sdk.ResourceTemplate{
-		URITemplate: ResourceEnvelope, Name: "envelope", Title: "Handoff envelope of a claim", MIMEType: "application/json",
-		Description: "The handoff envelope a claim held by this server wrote (the plan, the completed phases and the restored context), as the claim returned it; a workflow not claimed here is not found.",
-	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-		uri := ""
-		if req != nil && req.Params != nil {
-			uri = req.Params.URI
+	// a resource of one workflow: its URI's one path segment, the
+	// document name's Backend call gives for it; not found when that says
+	// not found
+	perWorkflow := func(prefix, name string, call func(ctx context.Context, wf string) Doc) sdk.ResourceHandler {
+		return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			uri := ""
+			if req != nil && req.Params != nil {
+				uri = req.Params.URI
+			}
+			wf, ok := uriWorkflow(uri, prefix)
+			if !ok {
+				return nil, sdk.ResourceNotFoundError(uri)
+			}
+			if d := tooLong(name, arg{"workflow", wf, maxArg}); d != nil {
+				return resourceOf(uri, *d), nil
+			}
+			d := serial(ctx, req, name, func() Doc { return call(ctx, wf) })
+			if d.Failed && d.ExitCode == int(exitcode.NotFound) {
+				return nil, sdk.ResourceNotFoundError(uri)
+			}
+			return resourceOf(uri, d), nil
 		}
-		wf, ok := uriWorkflow(uri, envelopePrefix)
-		if !ok {
-			return nil, sdk.ResourceNotFoundError(uri)
-		}
-		if d := tooLong("envelope", arg{"workflow", wf, maxArg}); d != nil {
-			return resourceOf(uri, *d), nil
-		}
-		d := serial(ctx, req, "envelope", func() Doc { return b.Envelope(ctx, wf) })
-		if d.Failed && d.ExitCode == int(exitcode.NotFound) {
-			return nil, sdk.ResourceNotFoundError(uri)
-		}
-		return resourceOf(uri, d), nil
-	})
+	}
 	s.AddResourceTemplate(&sdk.ResourceTemplate{
 		URITemplate: ResourcePlan, Name: "plan", Title: "Resume plan", MIMEType: "application/json",
 		Description: "The resume plan of a workflow without changing anything, as the plan tool gives it (resume WORKFLOW --dry-run --json).",
-	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-		uri := ""
-		if req != nil && req.Params != nil {
-			uri = req.Params.URI
-		}
-		wf, ok := uriWorkflow(uri, planPrefix)
-		if !ok {
-			return nil, sdk.ResourceNotFoundError(uri)
-		}
-		if d := tooLong(ToolPlan, arg{"workflow", wf, maxArg}); d != nil {
-			return resourceOf(uri, *d), nil
-		}
-		d := serial(ctx, req, ToolPlan, func() Doc { return b.Plan(ctx, PlanArgs{Workflow: wf}) })
-		if d.Failed && d.ExitCode == int(exitcode.NotFound) {
-			return nil, sdk.ResourceNotFoundError(uri)
-		}
-		return resourceOf(uri, d), nil
-	})
+	}, perWorkflow(planPrefix, ToolPlan, func(ctx context.Context, wf string) Doc { return b.Plan(ctx, PlanArgs{Workflow: wf}) }))
+	s.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: ResourceEnvelope, Name: "envelope", Title: "Handoff envelope of a claim", MIMEType: "application/json",
+		Description: "The handoff envelope a claim held by this server wrote (the plan, the completed phases and the restored context), as the claim returned it; a workflow not claimed here is not found.",
+	}, perWorkflow(envelopePrefix, "envelope", b.Envelope))
 }
 
 // uriWorkflow is the workflow a plan or envelope resource's URI names: one
