@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/orchestrate-dev/orchestrate/discover/bmad6"
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
@@ -142,9 +143,9 @@ func Scan(r *source.Repo, opts Options) Result {
 	parts := make([][]workflow.Candidate, 0, len(sources))
 	var findings []workflow.Finding
 	var prefetch chan map[string]Stamp
-	var deferred chan deferredPart                 // the story source's candidates, being built
-	deferredAt := 0                                // their place in parts
-	opts.Times = source.SerializeTimes(opts.Times) // the formats and the prefetch share it
+	var deferred chan deferredPart    // the story source's candidates, being built
+	deferredAt := 0                   // their place in parts
+	opts.Times = dateOnce(opts.Times) // the formats and the prefetch share it: each path asked once
 	r.Times = opts.Times
 	r.Cache = opts.Cache
 	r.PrefetchGlobs() // the state-file folders are listed while the stories are read
@@ -202,35 +203,17 @@ func Scan(r *source.Repo, opts Options) Result {
 	all := concatCandidates(parts)
 	// date the state files first (Merge compares their times), then only the
 	// story candidates Merge left standing
-	// opts.Times (a git repository) is not safe for concurrent use: the
-	// prefetch ends before the state files are dated
-	var got map[string]Stamp
+	// the prefetch ends before the state files are dated (its answers are
+	// then dateOnce's: the stories' refinement asks only what it lacks)
 	if prefetch != nil {
-		got = <-prefetch
+		<-prefetch
 	}
 	if opts.Times != nil {
 		refineTimes(all, opts.Times, false)
 	}
 	all = Merge(all)
 	if opts.Times != nil {
-		times := opts.Times
-		if prefetch != nil {
-			times = func(paths []string) map[string]Stamp {
-				var missing []string
-				for _, p := range paths {
-					if _, ok := got[p]; !ok {
-						missing = append(missing, p)
-					}
-				}
-				if len(missing) > 0 {
-					for p, st := range opts.Times(missing) {
-						got[p] = st
-					}
-				}
-				return got
-			}
-		}
-		refineTimes(all, times, true)
+		refineTimes(all, opts.Times, true)
 	}
 	Order(all)
 	defs := map[string]workflow.Definition{}
@@ -302,6 +285,47 @@ func concatCandidates(parts [][]workflow.Candidate) []workflow.Candidate {
 		all = append(all, p...)
 	}
 	return all
+}
+
+// dateOnce wraps a Times function for one scan: calls from several
+// goroutines take turns (the git reader behind it is not safe for
+// concurrent use: the story prefetch runs beside the formats' scans), and
+// each path is asked of times at most once. A path asked again (a story
+// the prefetch found with an uncommitted edit, asked again by the stories'
+// refinement after Merge) takes the first answer, or its absence, without
+// a second stat, hash or history walk: one scan takes one view of each
+// file's time, as it takes one view of its content. Nil stays nil.
+func dateOnce(times func(paths []string) map[string]Stamp) func(paths []string) map[string]Stamp {
+	if times == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	asked := map[string]Stamp{} // every path asked; the zero Stamp: no answer
+	return func(paths []string) map[string]Stamp {
+		mu.Lock()
+		defer mu.Unlock()
+		var missing []string
+		for _, p := range paths {
+			if _, ok := asked[p]; !ok {
+				asked[p] = Stamp{}
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) > 0 {
+			for p, st := range times(missing) {
+				if _, ok := asked[p]; ok { // only what was asked
+					asked[p] = st
+				}
+			}
+		}
+		out := make(map[string]Stamp, len(paths))
+		for _, p := range paths {
+			if st := asked[p]; !st.When.IsZero() || st.From != "" {
+				out[p] = st
+			}
+		}
+		return out
+	}
 }
 
 // refineTimes replaces the file modification time of candidates (stories,
