@@ -159,9 +159,12 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	// treeCache.parents): only a folder a description keeps no hash of is read
 	trie := <-triec
 	cache := r.walkCache()
-	steps := r.walkSteps(cache, chain[:oldest+1], trie)
-	walkCut := -1
-	for k, st := range steps {
+	segs := 1 // nothing learnt in chain order unless pairs are kept: a segment (32+ commits) per processor
+	if cache.pairs == nil {
+		segs = max(1, min(runtime.GOMAXPROCS(0), oldest/32))
+	}
+	h.known = oldest
+	for k, st := range r.walkSegments(cache, chain[:oldest+1], trie, segs) {
 		err := st.err
 		for i := 0; err == nil && i < len(st.changed) && i < len(st.parents); i++ {
 			if e := st.parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
@@ -171,7 +174,7 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 			}
 		}
 		if err != nil || len(st.parents) != len(st.changed) { // (in step by construction)
-			walkCut = k
+			h.known = k
 			break
 		}
 		for i, path := range st.changed {
@@ -180,12 +183,8 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 			}
 		}
 	}
-	h.known = oldest
-	if walkCut >= 0 {
-		h.known = walkCut
-	}
 	for b, at := range h.pos { // the bases past a cut are not covered: their answers are not all known
-		if walkCut >= 0 && at > walkCut {
+		if at > h.known {
 			delete(h.pos, b)
 		}
 	}
@@ -200,40 +199,29 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	return h
 }
 
-// walkStep is what the walk found comparing a commit of the chain with its
-// first parent: the trie's paths that changed, each one's entry in the
-// parent, or the error that cuts the walk there.
+// walkStep is a commit of the chain compared with its first parent: the
+// trie's paths changed, each one's entry in the parent; or the walk's cut.
 type walkStep struct {
 	changed []string
 	parents []gitobj.RawEntry
 	err     error
 }
 
-// minWalkSegment is the fewest commits a goroutine of the walk compares.
-const minWalkSegment = 32
-
-// walkSteps compares each commit of chain but the last with the next one
-// (its first parent). Each pair's answer depends on its two trees only: with
-// nothing to learn in chain order (no history cache, no pairs kept across
-// walks) the chain is cut into a segment per processor, each compared by a
-// tree cache of its own over the Repo's tree index cache (safe for
-// concurrent use), and the walk of 300 commits takes half the wall time.
-// A segment stops at its first error, whose step the History is cut at.
-func (r *Repo) walkSteps(cache *treeCache, chain []links, trie *gitobj.Trie) []walkStep {
-	segs := 1
-	if cache.hist == nil && cache.pairs == nil {
-		segs = max(1, min(runtime.GOMAXPROCS(0), (len(chain)-1)/minWalkSegment))
-	}
-	return r.walkSegments(cache, chain, trie, segs)
-}
-
-// walkSegments is walkSteps in segs segments, the first by cache.
+// walkSegments compares each commit of chain but the last with the next one
+// (its first parent), the chain cut into segs segments compared side by
+// side, the first with cache, each other with a tree cache of its own over
+// the Repo's tree index cache and history table (each safe for concurrent
+// use): each pair's answer, and description, depends on its two trees
+// only. A segment stops at its first error.
 func (r *Repo) walkSegments(cache *treeCache, chain []links, trie *gitobj.Trie, segs int) []walkStep {
-	steps := make([]walkStep, len(chain)-1)
+	steps, hists := make([]walkStep, len(chain)-1), make([]histCache, segs)
 	par.For(segs, par.Options{Workers: segs, Chunk: 1, Min: 2}, func(s int) {
 		c := cache
 		if s > 0 {
 			c = newTreeCache(r.trees)
+			if cache.hist != nil {
+				hists[s].t, c.hist = cache.hist.t, &hists[s]
+			}
 		}
 		for k := s * len(steps) / segs; k < (s+1)*len(steps)/segs; k++ {
 			st := &steps[k]
@@ -244,6 +232,9 @@ func (r *Repo) walkSegments(cache *treeCache, chain []links, trie *gitobj.Trie, 
 			c.next()
 		}
 	})
+	for i := 1; cache.hist != nil && i < segs; i++ {
+		cache.hist.pairHits, cache.hist.pairMisses = cache.hist.pairHits+hists[i].pairHits, cache.hist.pairMisses+hists[i].pairMisses
+	}
 	return steps
 }
 
