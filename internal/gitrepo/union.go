@@ -159,9 +159,9 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	// treeCache.parents): only a folder a description keeps no hash of is read
 	trie := <-triec
 	cache := r.walkCache()
-	segs := 1 // nothing learnt in chain order unless pairs are kept: a segment (32+ commits) per processor
+	segs := 1 // nothing learnt in chain order unless pairs are kept: 4 segments (32+ commits) a processor
 	if cache.pairs == nil {
-		segs = max(1, min(runtime.GOMAXPROCS(0), oldest/32))
+		segs = max(1, min(4*runtime.GOMAXPROCS(0), oldest/32))
 	}
 	h.known = oldest
 	for k, st := range r.walkSegments(cache, chain[:oldest+1], trie, segs) {
@@ -208,14 +208,14 @@ type walkStep struct {
 }
 
 // walkSegments compares each commit of chain but the last with the next one
-// (its first parent), the chain cut into segs segments compared side by
-// side, the first with cache, each other with a tree cache of its own over
-// the Repo's tree index cache and history table (each safe for concurrent
-// use): each pair's answer, and description, depends on its two trees
-// only. A segment stops at its first error.
+// (its first parent), the chain cut into segs segments taken in turn by a
+// goroutine a processor, the first with cache, each other with a tree cache
+// of its own over the Repo's tree index cache and history table (each safe
+// for concurrent use): a pair's answer, and description, depends on its two
+// trees only. A segment stops at its first error.
 func (r *Repo) walkSegments(cache *treeCache, chain []links, trie *gitobj.Trie, segs int) []walkStep {
 	steps, hists := make([]walkStep, len(chain)-1), make([]histCache, segs)
-	par.For(segs, par.Options{Workers: segs, Chunk: 1, Min: 2}, func(s int) {
+	par.For(segs, par.Options{Workers: runtime.GOMAXPROCS(0), Chunk: 1, Min: 2}, func(s int) {
 		c := cache
 		if s > 0 {
 			c = newTreeCache(r.trees)
