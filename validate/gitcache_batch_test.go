@@ -2,6 +2,7 @@ package validate
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,17 +77,31 @@ func TestLastChangesPrefetched(t *testing.T) {
 	if find(t, want[0], "progress").Path != login || find(t, want[1], "file-changed").Path != signup {
 		t.Fatal("the fixture does not tell own progress from another's change")
 	}
-	for _, unknown := range []bool{false, true} {
+	for _, tc := range []struct{ unknown, sideBySide bool }{{false, false}, {true, false}, {false, true}} {
+		unknown := tc.unknown
 		g := &batchGit{ownGit: newGit(), unknown: unknown}
 		run := NewRun(r.root, all)
 		t.Cleanup(run.waitPrefetch)
+		// side by side: the first to ask gathers the record paths without
+		// the Memo's lock, the other waits for the batch (never asks alone)
+		var wg sync.WaitGroup
 		for i, c := range all {
 			in := input(r, c, stories...)
 			in.Git, in.Run = g, run
-			if got := Validate(in); !reflect.DeepEqual(got, want[i]) {
-				t.Errorf("%s through a Run (batch unknown %v):\n%+v\nwant\n%+v", c.ID, unknown, got, want[i])
+			check := func() {
+				defer wg.Done()
+				if got := Validate(in); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("%s through a Run (batch unknown %v, side by side %v):\n%+v\nwant\n%+v", c.ID, unknown, tc.sideBySide, got, want[i])
+				}
+			}
+			wg.Add(1)
+			if tc.sideBySide {
+				go check()
+			} else {
+				check()
 			}
 		}
+		wg.Wait()
 		wantSingle := 0
 		if unknown {
 			wantSingle = 2

@@ -1,9 +1,27 @@
 package gitcache
 
-// The changed-paths table, git-changed-<repo>: ChangedPaths' answers, keyed
-// by the commit's hash. Its value (encodeChanged) is a format version, the
-// bound asked (max), whether the answer was cut (more) and the paths in
-// order; a value that does not decode (decodeChanged) is a miss.
+// The changed-paths table, git-changed-<repo>: internal/gitrepo's
+// ChangedPaths' answers (the files a commit changed against its first
+// parent, for validate's "whose change" rule), kept across runs, so that a
+// status of 200 workflows asking about the same 300 commits reads no tree
+// for them when warm (each answer is a full difference of a commit with its
+// parent: the trees of every folder it changed). Keyed by the commit's
+// hash; its value (encodeChanged) is a format version, the bound asked
+// (max), whether the answer was cut (more) and the paths in order; a value
+// that does not decode (decodeChanged) is a miss.
+//
+// Why it is sound: the answer is a function of the commit's tree and of
+// its first parent's tree, which git names by the commit's hash (the
+// commit names its tree and parent, the parent its tree), of max (in the
+// value: another bound is a miss) and of gitchanged.MaxTrees (the format
+// version). Only answers computed against a parent that was read are
+// recorded (ChangedRecord), and the table is only asked (ChangedFirstHit,
+// both from gitrepo's ownership.go) when the parent can be read now (not a
+// root, not a shallow boundary, not missing): a commit that later becomes
+// a shallow boundary is answered as without the table. As for the other
+// git tables, every commit and tree read while the cache is on is checked
+// against its hash (a run that met a lie saves nothing, gitrepo's
+// verify.go), the table is bound to the repository (cachetable).
 
 import (
 	"encoding/binary"

@@ -17,8 +17,8 @@
 // whole (or, for a description, one level at a time as a walk reads it)
 // and one that does not decode is a miss, never a panic. When an answer
 // may be used, and why that is sound, is internal/gitrepo's (the headers
-// of its histcache.go, walkmemo.go and changedmemo.go; for the path and
-// object tables, the headers of paths.go and objects.go here).
+// of its histcache.go and walkmemo.go; for the changed-paths, path and
+// object tables, the headers of changed.go, paths.go and objects.go here).
 package gitcache
 
 import "github.com/go-git/go-git/v5/plumbing"

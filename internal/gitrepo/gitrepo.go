@@ -91,7 +91,7 @@ type Repo struct {
 	memo *gitcache.Paths
 	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
 	wmemo *gitcache.Walks
-	// cmemo is the changed-paths table of disk (see changedmemo.go); nil
+	// cmemo is the changed-paths table of disk (see gitcache's changed.go); nil
 	// when off.
 	cmemo *gitcache.Changed
 	// wtHashes is the work-tree hash table of disk (see datingmemo.go);
@@ -117,7 +117,7 @@ type Repo struct {
 // What look-ups by path (Compare, ReadAt) find in trees, the small blobs
 // ReadAt reads, and the answers of the walks are kept there too (see
 // internal/gitcache's paths.go and objects.go, and walkmemo.go), and so are the answers of
-// ChangedPaths (changedmemo.go).
+// ChangedPaths (gitcache's changed.go).
 func (r *Repo) UseCache(c *diskcache.Cache) {
 	r.disk = c
 	r.objs, r.memo, r.wmemo, r.cmemo = nil, nil, nil, nil

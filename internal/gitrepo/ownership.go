@@ -21,7 +21,7 @@ import (
 // (validate's progress rule); an error wrapping ErrHistoryMissing or
 // plumbing.ErrObjectNotFound (see MissingHistory) means an object the
 // answer needs is not in this clone. With the cache on (UseCache), an
-// answer against a parent that was read is kept (changedmemo.go).
+// answer against a parent that was read is kept (internal/gitcache's changed.go).
 func (r *Repo) ChangedPaths(c Commit, max int) (paths []string, more bool, err error) {
 	paths, more, _, err = r.changed(c, max, max, false)
 	return paths, more, err

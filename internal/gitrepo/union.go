@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 )
 
 // History is what one walk of HEAD's first-parent chain found for a set of
@@ -157,38 +159,32 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 	// treeCache.parents): only a folder a description keeps no hash of is read
 	trie := <-triec
 	cache := r.walkCache()
-	var parents []gitobj.RawEntry
-	cache.parents = &parents
-	walkCut := -1
-	for k := 0; k < oldest; k++ {
-		cur := chain[k]
-		p := chain[k+1] // cur's first parent: the placing walk read it
-		parents = parents[:0]
-		changed, err := cache.changedAt(cur, p.tree, true, trie)
-		for i := 0; err == nil && i < len(changed) && i < len(parents); i++ {
-			if e := parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
-				var pe map[string]gitobj.RawEntry
-				pe, err = r.entriesOf(p.tree, changed[i:i+1])
-				parents[i] = pe[changed[i]]
-			}
-		}
-		if err != nil || len(parents) != len(changed) { // (in step by construction)
-			walkCut = k
-			break
-		}
-		for i, path := range changed {
-			if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
-				ph.changes = append(ph.changes, pathChange{k: k, commit: cur.hash, parent: parents[i]})
-			}
-		}
-		cache.next()
+	segs := 1 // nothing learnt in chain order unless pairs are kept: 4 segments (32+ commits) a processor
+	if cache.pairs == nil {
+		segs = max(1, min(4*runtime.GOMAXPROCS(0), oldest/32))
 	}
 	h.known = oldest
-	if walkCut >= 0 {
-		h.known = walkCut
+	for k, st := range r.walkSegments(cache, chain[:oldest+1], trie, segs) {
+		err := st.err
+		for i := 0; err == nil && i < len(st.changed) && i < len(st.parents); i++ {
+			if e := st.parents[i]; e.Mode == filemode.Dir && e.Hash.IsZero() {
+				var pe map[string]gitobj.RawEntry
+				pe, err = r.entriesOf(chain[k+1].tree, st.changed[i:i+1])
+				st.parents[i] = pe[st.changed[i]]
+			}
+		}
+		if err != nil || len(st.parents) != len(st.changed) { // (in step by construction)
+			h.known = k
+			break
+		}
+		for i, path := range st.changed {
+			if ph := h.paths[path]; ph != nil { // the trie's paths are the union's
+				ph.changes = append(ph.changes, pathChange{k: k, commit: chain[k].hash, parent: st.parents[i]})
+			}
+		}
 	}
 	for b, at := range h.pos { // the bases past a cut are not covered: their answers are not all known
-		if walkCut >= 0 && at > walkCut {
+		if at > h.known {
 			delete(h.pos, b)
 		}
 	}
@@ -201,6 +197,45 @@ func (r *Repo) HistoryFor(bases []Commit, paths []string, maxCommits int) *Histo
 		ph.head = heads[p]
 	}
 	return h
+}
+
+// walkStep is a commit of the chain compared with its first parent: the
+// trie's paths changed, each one's entry in the parent; or the walk's cut.
+type walkStep struct {
+	changed []string
+	parents []gitobj.RawEntry
+	err     error
+}
+
+// walkSegments compares each commit of chain but the last with the next one
+// (its first parent), the chain cut into segs segments taken in turn by a
+// goroutine a processor, the first with cache, each other with a tree cache
+// of its own over the Repo's tree index cache and history table (each safe
+// for concurrent use): a pair's answer, and description, depends on its two
+// trees only. A segment stops at its first error.
+func (r *Repo) walkSegments(cache *treeCache, chain []links, trie *gitobj.Trie, segs int) []walkStep {
+	steps, hists := make([]walkStep, len(chain)-1), make([]histCache, segs)
+	par.For(segs, par.Options{Workers: runtime.GOMAXPROCS(0), Chunk: 1, Min: 2}, func(s int) {
+		c := cache
+		if s > 0 {
+			c = newTreeCache(r.trees)
+			if cache.hist != nil {
+				hists[s].t, c.hist = cache.hist.t, &hists[s]
+			}
+		}
+		for k := s * len(steps) / segs; k < (s+1)*len(steps)/segs; k++ {
+			st := &steps[k]
+			c.parents = &st.parents
+			if st.changed, st.err = c.changedAt(chain[k], chain[k+1].tree, true, trie); st.err != nil {
+				return
+			}
+			c.next()
+		}
+	})
+	for i := 1; cache.hist != nil && i < segs; i++ {
+		cache.hist.pairHits, cache.hist.pairMisses = cache.hist.pairHits+hists[i].pairHits, cache.hist.pairMisses+hists[i].pairMisses
+	}
+	return steps
 }
 
 // cleanRel reports whether p is a clean relative slash path inside the

@@ -76,7 +76,7 @@ func answers(t *testing.T, r *Repo, base string) string {
 		e, err := r.ReadAt(toCommit(bc), p)
 		b.WriteString("at base " + p + " " + string(e) + " " + errString(err) + "\n")
 	}
-	// the changed-paths table (changedmemo.go): every commit touching, and the base
+	// the changed-paths table (gitcache's changed.go): every commit touching, and the base
 	for _, c := range append(append([]Commit{toCommit(bc)}, got["a.txt"]...), got["b.txt"]...) {
 		paths, more, err := r.ChangedPaths(c, 0)
 		b.WriteString(fmt.Sprintf("changed %s %q %v %s\n", c.Hash, paths, more, errString(err)))

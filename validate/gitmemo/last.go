@@ -54,7 +54,23 @@ func (c *Memo) LastChangeAtFor(recordPaths func(*workflow.Candidate) []string, b
 	defer c.mu.Unlock()
 	if !c.lastTried {
 		c.lastTried = true
-		c.prefetchLast(recordPaths, max)
+		c.lastReady = make(chan struct{})
+		// the record paths of every candidate are gathered without c.mu
+		// (the run's candidates are read only): the other validations go
+		// on meanwhile, and those that need the batch wait for it
+		var pre map[*workflow.Candidate][]string
+		if _, ok := c.Git.(lastBatcher); ok {
+			c.mu.Unlock()
+			pre = recordPathsAll(c.run, recordPaths)
+			c.mu.Lock()
+		}
+		c.prefetchLast(pre, max)
+		close(c.lastReady)
+		c.lastReady = nil
+	} else if ready := c.lastReady; ready != nil {
+		c.mu.Unlock()
+		<-ready
+		c.mu.Lock()
 	}
 	out := map[string]gitrepo.Commit{}
 	var missing []string
@@ -80,7 +96,8 @@ func (c *Memo) LastChangeAtFor(recordPaths func(*workflow.Candidate) []string, b
 
 // prefetchLast asks, in one batch, who last changed the record files of
 // every resumable candidate of the run at its interruption commit, and
-// keeps the answers for LastChangeAtFor. The paths are a superset of what
+// keeps the answers for LastChangeAtFor, recordPaths being each
+// candidate's record paths (recordPathsAll). The paths are a superset of what
 // each validation asks (cleaned as written; the stories as the story
 // index names them): a path a validation asks that is not among them is
 // asked then. Nothing is asked with fewer than two resumable candidates,
@@ -88,14 +105,14 @@ func (c *Memo) LastChangeAtFor(recordPaths func(*workflow.Candidate) []string, b
 // handed to the batch (gitrepo.Repo.LastChangesWith): a story is both a
 // record file and a referenced one, and the History knows its changes in
 // the newest commits already.
-func (c *Memo) prefetchLast(recordPaths func(*workflow.Candidate) []string, max int) {
+func (c *Memo) prefetchLast(recordPaths map[*workflow.Candidate][]string, max int) {
 	lb, ok := c.Git.(lastBatcher)
 	if !ok || c.run.Resumable() < 2 {
 		return
 	}
 	var qs []gitrepo.LastChangeQuestion
 	for cand, base := range c.resumableBases() {
-		if paths := recordPaths(cand); len(paths) > 0 {
+		if paths := recordPaths[cand]; len(paths) > 0 {
 			qs = append(qs, gitrepo.LastChangeQuestion{At: base, Paths: paths})
 		}
 	}
@@ -122,6 +139,22 @@ func (c *Memo) prefetchLast(recordPaths func(*workflow.Candidate) []string, max 
 			c.last[pathKey{q.At.Hash, p, max}] = lastAnswer{cm, found}
 		}
 	}
+}
+
+// recordPathsAll is recordPaths of each candidate of run that
+// resumableBases may yield (resumable, with a commit or a time), when the
+// run has two resumable candidates or more (else none is asked).
+func recordPathsAll(run Run, recordPaths func(*workflow.Candidate) []string) map[*workflow.Candidate][]string {
+	if run.Resumable() < 2 {
+		return nil
+	}
+	out := map[*workflow.Candidate][]string{}
+	for _, cand := range run.Candidates() {
+		if cand.Resumable && (!cand.UpdatedAt.IsZero() || cand.Commit != "") {
+			out[cand] = recordPaths(cand)
+		}
+	}
+	return out
 }
 
 // interruptionCommit is InterruptionCommit with c.mu held.

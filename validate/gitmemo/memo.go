@@ -110,6 +110,9 @@ type Memo struct {
 	// once it was asked.
 	last      map[pathKey]lastAnswer
 	lastTried bool
+	// lastReady, once the batch is asked, is closed when c.last holds its
+	// answers (the first asker gathers the paths without c.mu)
+	lastReady chan struct{}
 	// baseUses counts the run's resumable candidates by interruption
 	// commit (see countBases); nil when not counted.
 	baseUses     map[string]int
