@@ -30,6 +30,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -307,8 +308,20 @@ func readConfig(r *source.Repo, dir string) (store, schema string) {
 	return store, schema
 }
 
-// readMeta reads a change's .openspec.yaml: created and schema (no cache).
-func readMeta(r *source.Repo, p string) (created, schema string) {
+// readMeta reads a change's .openspec.yaml: created and schema (no
+// cache), through its folder d when source.ReadRegularIn can, else with
+// r.Read.
+func readMeta(r *source.Repo, p string, d *safefile.Dir) (created, schema string) {
+	if d != nil {
+		bp := source.GetReadBuf()
+		defer source.PutReadBuf(bp)
+		if data, _, done, err := source.ReadRegularIn(r, d, p, bp); done {
+			if err != nil {
+				return "", ""
+			}
+			return parseMeta(data)
+		}
+	}
 	data, err := r.Read(p)
 	if err != nil {
 		return "", ""
