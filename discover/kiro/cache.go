@@ -38,16 +38,20 @@ var tasksCacheKind = source.StatTableKind{Name: "kiro-tasks", Label: "orchestrat
 type tasksCache struct {
 	*source.FolderTable                   // nil without the cache
 	folders             *source.StatTable // the folder cache (foldercache.go)
+	drafts              *source.StatTable // the draft cache (draftcache.go)
 	cold                *source.Folders   // the folders opened without the cache
 }
 
-// openTasksCache opens r's table; without the cache it only opens folders.
-func openTasksCache(r *source.Repo) *tasksCache {
+// openTasksCache opens r's tables (the draft cache's salted with how
+// cmds spells the implementation command); without the cache it only
+// opens folders.
+func openTasksCache(r *source.Repo, cmds commands) *tasksCache {
 	t := source.OpenFolderTable(r, &tasksCacheKind)
 	if t == nil {
 		return &tasksCache{cold: source.NewFolders(r.Root)}
 	}
-	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind)}
+	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind),
+		drafts: source.OpenStatTable(r, &draftCacheKind, cmds.impl)}
 }
 
 // off reports a scan without the cache (c nil, or only its folders).
@@ -76,6 +80,9 @@ func (c *tasksCache) save() {
 		c.SaveAndClose()
 		if c.folders != nil {
 			c.folders.Save()
+		}
+		if c.drafts != nil {
+			c.drafts.Save()
 		}
 	}
 }

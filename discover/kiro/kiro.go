@@ -162,8 +162,8 @@ func (s *spec) status() (workflow.Status, string) {
 // scan finds every spec folder and builds its candidate.
 func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	exists := source.MemoExists(r.Exists)
-	cache := openTasksCache(r)
 	cmds := detectCommands(r)
+	cache := openTasksCache(r, cmds)
 	specs, findings := readSpecs(r, exists, cache, cmds)
 	cache.save()
 	if len(specs) == 0 {
@@ -249,8 +249,27 @@ func readFolder(r *source.Repo, root, dir string, exists func(string) bool, cach
 		return nil
 	}
 	s := &spec{Root: root, Dir: dir, Name: path.Base(dir)}
-	readSpec(r, s, names, folder, exists, cache)
+	// a spec whose folder was listed in full and whose documents are
+	// regular files is taken whole from the draft cache when unchanged
+	// (draftcache.go), else read, settled and stored
+	k, keyed := draftKey{}, false
+	if listed && !other {
+		k, keyed = cache.draftKeyOf(folder, root, dir, names)
+	}
+	if keyed && cache.draftHit(s, k, names, exists) {
+		return s
+	}
+	var asked *source.Asked
+	if keyed {
+		asked = source.NewAsked(exists)
+		exists = asked.Func()
+	}
+	clean := readSpec(r, s, names, folder, exists, cache)
+	ntasks := len(s.Tasks.Tasks)
 	s.settle(exists, cmds)
+	if keyed && clean {
+		cache.storeDraft(s, k, asked, ntasks)
+	}
 	return s
 }
 
@@ -359,9 +378,10 @@ func isSpec(names map[string]bool) bool {
 }
 
 // readSpec reads spec s's folder, whose files are names, through folder
-// (the folder opened for the cache; nil without). Nothing in it is ever
-// written.
-func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.Dir, exists func(string) bool, cache *tasksCache) {
+// (nil when it could not be opened). Nothing in it is ever written. clean
+// reports that every document read gave no error.
+func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.Dir, exists func(string) bool, cache *tasksCache) (clean bool) {
+	clean = true
 	dir := s.Dir
 	for _, doc := range append(append([]string(nil), specDocs...), otherDocs...) {
 		p := dir + "/" + doc
@@ -375,7 +395,7 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.D
 			ts, mt, err := cache.parseTasks(r, p, folder, exists)
 			s.ModTime = mt
 			if err != nil {
-				s.Unread = true
+				s.Unread, clean = true, false
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 				continue
 			}
@@ -384,23 +404,25 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.D
 			if c, err := readDoc(cache, r, p, folder, configCodec); err == nil {
 				s.Config = c
 			} else {
-				s.Config.Present = true
+				s.Config.Present, clean = true, false
 			}
 		case "tasks.meta.json":
 			s.HasMeta = true
 			if m, err := readDoc(cache, r, p, folder, metaCodec); err == nil {
 				s.Meta = m
 			} else {
+				clean = false
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 			}
 		case "spec.json":
 			if j, err := readDoc(cache, r, p, folder, specJSONCodec); err == nil {
 				s.SpecJSON = j
 			} else {
-				s.SpecJSON.Present = true
+				s.SpecJSON.Present, clean = true, false
 			}
 		}
 	}
+	return clean
 }
 
 // date dates every spec in flight by the last commit touching its folder's

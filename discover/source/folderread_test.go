@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
+	"github.com/orchestrate-dev/orchestrate/internal/config"
 )
 
 // TestReadParseInAsReadWithTime: a file read through its folder's
