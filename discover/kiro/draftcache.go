@@ -1,9 +1,6 @@
 package kiro
 
 import (
-	"encoding/binary"
-	"strconv"
-
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/workflow"
@@ -81,13 +78,7 @@ func (c *tasksCache) draftKeyOf(folder *safefile.Dir, root, dir string, names ma
 		k.storable = k.storable && c.drafts.Storable(fs)
 		b = append(b, 0)
 		b = append(b, name...)
-		b = binary.LittleEndian.AppendUint64(b, fs.Dev)
-		b = binary.LittleEndian.AppendUint64(b, fs.Ino)
-		b = binary.LittleEndian.AppendUint32(b, fs.Mode)
-		b = binary.LittleEndian.AppendUint64(b, uint64(fs.Size))
-		b = strconv.AppendInt(b, fs.Mtime.UnixNano(), 16)
-		b = append(b, '.')
-		b = strconv.AppendInt(b, fs.Ctime.UnixNano(), 16)
+		b = source.AppendStat(b, fs)
 	}
 	k.p = string(b)
 	return k, true
@@ -145,132 +136,44 @@ func (c *tasksCache) storeDraft(s *spec, k draftKey, asked *source.Asked, ntasks
 	c.drafts.Add(k.p, k.folder, encodeDraft(asked.Append(nil), s, ntasks), nil)
 }
 
-// Bounds of a draft value (a value past one is a miss).
-const (
-	maxDraftString = 64 << 10
-	maxDraftList   = 1 << 16
-	maxDraftNumber = 1 << 31
-)
-
 // encodeDraft appends settled spec s (its tasks.md of ntasks tasks) as a
-// value: numbers as uvarints, strings as their length and bytes, a list
-// as its length plus one (0: nil), a flag as 0 or 1.
+// value (source.ValueWriter).
 func encodeDraft(b []byte, s *spec, ntasks int) []byte {
-	u := func(n int) { b = binary.AppendUvarint(b, uint64(n)) }
-	str := func(v string) { u(len(v)); b = append(b, v...) }
-	flag := func(v bool) {
-		if v {
-			u(1)
-		} else {
-			u(0)
-		}
-	}
-	list := func(l []string) {
-		if l == nil {
-			u(0)
-			return
-		}
-		u(len(l) + 1)
-		for _, v := range l {
-			str(v)
-		}
-	}
-	u(ntasks)
+	w := &source.ValueWriter{B: b}
+	w.U(ntasks)
 	cn := s.Counts
 	for _, n := range []int{cn.Done, cn.Total, cn.OptionalDone, cn.OptionalTotal, cn.BoxesDone, cn.Boxes} {
-		u(n)
+		w.U(n)
 	}
-	list(s.marks.inProgress)
-	list(s.marks.queued)
-	flag(s.marks.leafMarked)
-	flag(s.Config.Present)
-	str(s.Config.GenerationMode)
-	str(s.Config.SpecID)
-	str(s.Config.WorkflowType)
-	str(s.Config.SpecType)
-	str(s.Meta.LastTask)
-	str(s.Meta.LastID)
-	str(s.Meta.PBT)
-	flag(s.Meta.Bad)
+	w.Strs(s.marks.inProgress)
+	w.Strs(s.marks.queued)
+	w.Flag(s.marks.leafMarked)
+	w.Flag(s.Config.Present)
+	w.Str(s.Config.GenerationMode)
+	w.Str(s.Config.SpecID)
+	w.Str(s.Config.WorkflowType)
+	w.Str(s.Config.SpecType)
+	w.Str(s.Meta.LastTask)
+	w.Str(s.Meta.LastID)
+	w.Str(s.Meta.PBT)
+	w.Flag(s.Meta.Bad)
 	at, _ := s.Meta.LastAt.MarshalBinary()
-	str(string(at))
-	flag(s.SpecJSON.Present)
-	str(s.SpecJSON.Phase)
-	flag(s.SpecJSON.TasksApproved)
-	flag(s.SpecJSON.Known)
+	w.Str(string(at))
+	w.Flag(s.SpecJSON.Present)
+	w.Str(s.SpecJSON.Phase)
+	w.Flag(s.SpecJSON.TasksApproved)
+	w.Flag(s.SpecJSON.Known)
 	d := s.draft
-	findings := func(fs []workflow.Finding) {
-		if fs == nil {
-			u(0)
-			return
-		}
-		u(len(fs) + 1)
-		for _, f := range fs {
-			str(f.Check)
-			str(string(f.Severity))
-			str(f.Code)
-			str(f.Message)
-			str(f.Path)
-			str(f.Phase)
-			u(f.Line)
-		}
+	w.Findings(s.Findings)
+	w.Findings(d.Findings)
+	w.Phases(d.Phases)
+	w.Position(d.Position)
+	w.Files(d.Files)
+	w.Flag(d.Resume != nil)
+	if d.Resume != nil {
+		w.Resume(d.Resume)
 	}
-	findings(s.Findings)
-	findings(d.Findings)
-	if d.Phases == nil {
-		u(0)
-	} else {
-		u(len(d.Phases) + 1)
-		for _, p := range d.Phases {
-			str(p.ID)
-			str(p.Name)
-			str(p.Agent)
-			str(p.Status)
-			list(p.Outputs)
-			list(p.DependsOn)
-		}
-	}
-	p := d.Position
-	str(p.Kind)
-	u(p.Done)
-	u(p.Total)
-	str(p.At)
-	str(p.Last)
-	u(p.Index)
-	str(p.Name)
-	u(p.Phase)
-	u(p.Phases)
-	if d.Files == nil {
-		u(0)
-	} else {
-		u(len(d.Files) + 1)
-		for _, f := range d.Files {
-			str(f.Path)
-			str(f.Phase)
-			str(f.Hash)
-			str(f.From)
-			flag(f.Critical)
-			flag(f.Produced)
-		}
-	}
-	rp := d.Resume
-	flag(rp != nil)
-	if rp != nil {
-		str(rp.Item)
-		str(rp.Title)
-		str(rp.Section)
-		list(rp.Labels)
-		list(rp.Files)
-		u(rp.Done)
-		u(rp.Total)
-		list(rp.Holes)
-		str(rp.Note)
-		str(rp.FrameworkCommand)
-		str(rp.FrameworkNext)
-		flag(rp.Differs)
-		str(rp.DiffersWhy)
-	}
-	return b
+	return w.B
 }
 
 // decodeDraft reads a value encodeDraft wrote into s (its counts, marks,
@@ -278,64 +181,22 @@ func encodeDraft(b []byte, s *spec, ntasks int) []byte {
 // gives the number of tasks of its tasks.md; ok is false for anything else.
 func decodeDraft(v []byte, s *spec) (ntasks int, ok bool) {
 	r := source.NewValueReader(v)
-	u := func() int { return r.U(maxDraftNumber) }
-	str := func() string { return r.Str(maxDraftString) }
-	flag := func() bool { return r.U(1) == 1 }
-	n := func() (int, bool) { // a list's length, false for nil
-		k := r.U(maxDraftList)
-		return k - 1, k > 0 && !r.Bad
-	}
-	list := func() []string {
-		k, ok := n()
-		if !ok {
-			return nil
-		}
-		out := make([]string, 0, min(k, r.Len()))
-		for i := 0; i < k && !r.Bad; i++ {
-			out = append(out, str())
-		}
-		return out
-	}
 	ntasks = r.U(maxTasks)
-	s.Counts = Counts{Done: u(), Total: u(), OptionalDone: u(), OptionalTotal: u(), BoxesDone: u(), Boxes: u()}
-	s.marks.inProgress = list()
-	s.marks.queued = list()
-	s.marks.leafMarked = flag()
-	s.Config = kiroConfig{Present: flag(), GenerationMode: str(), SpecID: str(), WorkflowType: str(), SpecType: str()}
-	s.Meta = meta{LastTask: str(), LastID: str(), PBT: str(), Bad: flag()}
-	if err := s.Meta.LastAt.UnmarshalBinary([]byte(str())); err != nil {
+	s.Counts = Counts{Done: r.N(), Total: r.N(), OptionalDone: r.N(), OptionalTotal: r.N(), BoxesDone: r.N(), Boxes: r.N()}
+	s.marks.inProgress = r.Strs()
+	s.marks.queued = r.Strs()
+	s.marks.leafMarked = r.Flag()
+	s.Config = kiroConfig{Present: r.Flag(), GenerationMode: r.S(), SpecID: r.S(), WorkflowType: r.S(), SpecType: r.S()}
+	s.Meta = meta{LastTask: r.S(), LastID: r.S(), PBT: r.S(), Bad: r.Flag()}
+	if err := s.Meta.LastAt.UnmarshalBinary([]byte(r.S())); err != nil {
 		r.Bad = true
 	}
-	s.SpecJSON = specJSON{Present: flag(), Phase: str(), TasksApproved: flag(), Known: flag()}
-	findings := func() []workflow.Finding {
-		k, ok := n()
-		if !ok {
-			return nil
-		}
-		out := make([]workflow.Finding, 0, min(k, r.Len()))
-		for i := 0; i < k && !r.Bad; i++ {
-			out = append(out, workflow.Finding{Check: str(), Severity: workflow.Severity(str()), Code: str(), Message: str(), Path: str(), Phase: str(), Line: u()})
-		}
-		return out
-	}
-	s.Findings = findings()
-	d := &workflow.Candidate{Findings: findings()}
-	if k, ok := n(); ok {
-		d.Phases = make([]workflow.Phase, 0, min(k, r.Len()))
-		for i := 0; i < k && !r.Bad; i++ {
-			d.Phases = append(d.Phases, workflow.Phase{ID: str(), Name: str(), Agent: str(), Status: str(), Outputs: list(), DependsOn: list()})
-		}
-	}
-	d.Position = workflow.Position{Kind: str(), Done: u(), Total: u(), At: str(), Last: str(), Index: u(), Name: str(), Phase: u(), Phases: u()}
-	if k, ok := n(); ok {
-		d.Files = make([]workflow.RefFile, 0, min(k, r.Len()))
-		for i := 0; i < k && !r.Bad; i++ {
-			d.Files = append(d.Files, workflow.RefFile{Path: str(), Phase: str(), Hash: str(), From: str(), Critical: flag(), Produced: flag()})
-		}
-	}
-	if flag() {
-		d.Resume = &workflow.ResumePoint{Item: str(), Title: str(), Section: str(), Labels: list(), Files: list(), Done: u(), Total: u(),
-			Holes: list(), Note: str(), FrameworkCommand: str(), FrameworkNext: str(), Differs: flag(), DiffersWhy: str()}
+	s.SpecJSON = specJSON{Present: r.Flag(), Phase: r.S(), TasksApproved: r.Flag(), Known: r.Flag()}
+	s.Findings = r.Findings()
+	d := &workflow.Candidate{Findings: r.Findings(), Phases: r.Phases(), Position: r.Position(), Files: r.Files()}
+	if r.Flag() {
+		rp := r.Resume()
+		d.Resume = &rp
 	}
 	if r.Bad || r.Len() != 0 || d.Resume == nil {
 		return 0, false

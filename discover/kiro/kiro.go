@@ -197,10 +197,11 @@ func roots(r *source.Repo) []string {
 // B1.2), giving each its id: kiro:<feature>; a feature named twice (in
 // .kiro and a cc-sdd folder) keeps the folder in the second id. The
 // folders are read on a few workers, in batches of at most the specs still
-// allowed (maxSpecs): each is opened once (with the cache, one component at
-// a time without following a symlink), listed, and when a spec, read
-// through the same descriptor and settled at once (see settle): only the
-// few being read hold their tasks.
+// allowed (maxSpecs): each is opened once (with the cache or without, inside
+// its open parent without following a symlink: source.Folders), listed,
+// and when a spec, read through the same descriptor and settled at once
+// (see settle), or taken whole from the draft cache (draftcache.go): only
+// the few being read hold their tasks.
 func readSpecs(r *source.Repo, exists func(string) bool, cache *tasksCache, cmds commands) ([]*spec, []workflow.Finding) {
 	var findings []workflow.Finding
 	var specs []*spec

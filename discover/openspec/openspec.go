@@ -403,9 +403,10 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache, exists 
 func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache, exists func(string) bool) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
-	// the folder its files are read through with the cache (opened one
-	// component at a time without following a symlink), closed when done;
-	// it is listed through the same descriptor (one open, not two)
+	// the folder its files are read through, with the cache or without
+	// (opened inside its open parent without following a symlink), closed
+	// when done; it is listed through the same descriptor (one open, not
+	// two)
 	folder := cache.openDir(dir)
 	if folder != nil {
 		defer folder.Close()

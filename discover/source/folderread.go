@@ -1,6 +1,7 @@
 package source
 
 import (
+	"encoding/binary"
 	"sync"
 	"time"
 
@@ -93,4 +94,16 @@ func (f *Folders) OpenFolder(dir string) *safefile.Dir {
 		return nil
 	}
 	return f.Open(dir)
+}
+
+// AppendStat appends the stat data a stat-keyed entry depends on (device,
+// inode, mode, size, modification and change times to the nanosecond) to
+// b: a draft cache's key names each document it read by these.
+func AppendStat(b []byte, fs safefile.FileStat) []byte {
+	b = binary.LittleEndian.AppendUint64(b, fs.Dev)
+	b = binary.LittleEndian.AppendUint64(b, fs.Ino)
+	b = binary.LittleEndian.AppendUint32(b, fs.Mode)
+	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Size))
+	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Mtime.UnixNano()))
+	return binary.LittleEndian.AppendUint64(b, uint64(fs.Ctime.UnixNano()))
 }
