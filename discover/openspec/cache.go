@@ -51,6 +51,7 @@ const (
 type tasksCache struct {
 	*source.FolderTable                   // nil without the cache
 	folders             *source.StatTable // the folder cache (foldercache.go)
+	drafts              *source.StatTable // the draft cache (draftcache.go)
 	cold                *source.Folders   // the folders opened without the cache
 }
 
@@ -60,7 +61,7 @@ func openTasksCache(r *source.Repo) *tasksCache {
 	if t == nil {
 		return &tasksCache{cold: source.NewFolders(r.Root)}
 	}
-	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind)}
+	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind), drafts: source.OpenStatTable(r, &draftCacheKind)}
 }
 
 // off reports a scan without the cache (c nil, or only its folders).
@@ -97,6 +98,9 @@ func (c *tasksCache) save() {
 		c.SaveAndClose()
 		if c.folders != nil {
 			c.folders.Save()
+		}
+		if c.drafts != nil {
+			c.drafts.Save()
 		}
 	}
 }
@@ -333,9 +337,10 @@ func decodeCounts(b []byte) (done, total, boxes int, ok bool) {
 
 // meta gives created and schema of a change's .openspec.yaml p (parseMeta;
 // both "" when it cannot be read): from the cache when its stat data is
-// unchanged, else read and parsed as parse does, and recorded. c may be
-// nil.
-func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, schema string) {
+// unchanged, else read and parsed as parse does, and recorded. read is
+// false when the file could not be read (or the budget refused it). c may
+// be nil.
+func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, schema string, read bool) {
 	if c.off() || d == nil {
 		return readMeta(r, p, d)
 	}
@@ -345,9 +350,9 @@ func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, s
 			c.AddHits(1)
 			// not read, but held: one entry drawn from the scan's budget
 			if c.SpendN(p, 1) != nil {
-				return "", "" // as r.Read refuses it
+				return "", "", false // as r.Read refuses it
 			}
-			return created, schema
+			return created, schema, true
 		}
 	}
 	bp := source.GetReadBuf()
@@ -357,13 +362,13 @@ func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, s
 	case !done:
 		return readMeta(r, p, nil)
 	case err != nil:
-		return "", ""
+		return "", "", false
 	}
 	created, schema = parseMeta(data)
 	if c.Storable(fs) {
 		c.Add(p, fs, encodeMeta(created, schema), nil)
 	}
-	return created, schema
+	return created, schema, true
 }
 
 // encodeMeta is a .openspec.yaml's value.
