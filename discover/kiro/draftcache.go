@@ -12,8 +12,10 @@ import (
 // spec whole instead of decoding its tasks and settling them again. An
 // entry is keyed (source.StatTable) on the folder's own stat (an fstat of
 // its descriptor, opened one component at a time without following a
-// symlink; its times move whenever a name is added, removed or renamed in
-// it) and a path naming the folder, its kiro root and the stat (device,
+// symlink, taken before the folder is listed, as the folder cache takes it;
+// its times move whenever a name is added, removed or renamed in it; each
+// document is stat'ed before it is read: a change meanwhile leaves an entry
+// under a stat no longer there, a miss) and a path naming the folder, its kiro root and the stat (device,
 // inode, mode, size, modification and change times, a no-follow fstatat) of
 // every document the spec reads (tasks.md, .config.kiro, config.kiro,
 // tasks.meta.json, spec.json), salted with the table's version, the build
@@ -49,13 +51,13 @@ type draftKey struct {
 // draftKeyOf makes the key of the spec folder dir (under root, opened as
 // folder, listed as names): ok is false when the spec cannot be kept (no
 // table, no descriptor, a document that is no regular file or cannot be
-// stat'ed).
-func (c *tasksCache) draftKeyOf(folder *safefile.Dir, root, dir string, names map[string]bool) (k draftKey, ok bool) {
+// stat'ed). ds is the folder's stat when the listing took it.
+func (c *tasksCache) draftKeyOf(folder *safefile.Dir, ds *source.DirStat, root, dir string, names map[string]bool) (k draftKey, ok bool) {
 	if c.off() || c.drafts == nil || folder == nil {
 		return k, false
 	}
-	st, err := folder.Stat()
-	if err != nil {
+	st, ok := ds.Get() // taken before the folder was listed
+	if !ok {
 		return k, false
 	}
 	k.folder = st

@@ -242,7 +242,8 @@ func readFolder(r *source.Repo, root, dir string, exists func(string) bool, cach
 	if folder != nil {
 		defer folder.Close()
 	}
-	names, other, listed := listFolder(r, dir, folder, cache)
+	var ds source.DirStat // the folder's, once taken
+	names, other, listed := listFolder(r, dir, folder, cache, &ds)
 	if !names["tasks.md"] && (other || !listed) && r.Exists(dir+"/tasks.md") {
 		names["tasks.md"] = true
 	}
@@ -255,7 +256,7 @@ func readFolder(r *source.Repo, root, dir string, exists func(string) bool, cach
 	// (draftcache.go), else read, settled and stored
 	k, keyed := draftKey{}, false
 	if listed && !other {
-		k, keyed = cache.draftKeyOf(folder, root, dir, names)
+		k, keyed = cache.draftKeyOf(folder, &ds, root, dir, names)
 	}
 	if keyed && cache.draftHit(s, k, names, exists) {
 		return s
@@ -283,7 +284,7 @@ var entryBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b 
 // folder's descriptor when it is opened, else by its path. other reports
 // a tasks.md of another kind; listed is false when the folder could not be
 // listed (names is then empty).
-func listFolder(r *source.Repo, dir string, folder *safefile.Dir, cache *tasksCache) (names map[string]bool, other, listed bool) {
+func listFolder(r *source.Repo, dir string, folder *safefile.Dir, cache *tasksCache, ds *source.DirStat) (names map[string]bool, other, listed bool) {
 	names = map[string]bool{}
 	add := func(name string, typ fs.FileMode) {
 		switch {
@@ -294,7 +295,7 @@ func listFolder(r *source.Repo, dir string, folder *safefile.Dir, cache *tasksCa
 		}
 	}
 	if folder != nil {
-		ents, ok := listCached(cache.folderTable(), folder, dir)
+		ents, ok := listCached(cache.folderTable(), folder, dir, ds)
 		if !ok {
 			return map[string]bool{}, false, false
 		}

@@ -11,8 +11,11 @@ import (
 // candidate is built from), so that a warm run takes a change whole instead
 // of decoding its tasks and settling them again. An entry is keyed
 // (source.StatTable) on the change folder's own stat (an fstat of its
-// descriptor, opened one component at a time without following a symlink:
-// its times move whenever a name is added, removed or renamed in it) and a
+// descriptor, opened one component at a time without following a symlink,
+// taken before the folder is listed: its times move whenever a name is
+// added, removed or renamed in it; each document is stat'ed before it is
+// read: a change meanwhile leaves an entry under a stat no longer there, a
+// miss) and a
 // path naming the folder, its root's layout version and schema, the stat
 // (device, inode, mode, size, modification and change times, a no-follow
 // fstatat) of its tasks.md and .openspec.yaml, and its delta specs as
@@ -46,8 +49,8 @@ type draftKey struct {
 // readActiveKept reads active change c (its folder's files has, listed in
 // full when listed, opened as folder) and settles it: taken whole from the
 // draft cache when unchanged, else read (readActive), settled and stored.
-func readActiveKept(r *source.Repo, rt *root, c *change, has map[string]bool, listed bool, folder *safefile.Dir, cache *tasksCache, exists func(string) bool) *change {
-	k, keyed := cache.draftKeyOf(r, rt, c.Dir, has, listed, folder)
+func readActiveKept(r *source.Repo, rt *root, c *change, has map[string]bool, listed bool, folder *safefile.Dir, ds *source.DirStat, cache *tasksCache, exists func(string) bool) *change {
+	k, keyed := cache.draftKeyOf(r, rt, c.Dir, has, listed, folder, ds)
 	if keyed && cache.draftHit(c, k, has, exists) {
 		return c
 	}
@@ -68,12 +71,12 @@ func readActiveKept(r *source.Repo, rt *root, c *change, has map[string]bool, li
 // draftKeyOf makes the key of the active change folder dir; ok is false
 // when it cannot be kept (no table, no descriptor, a folder not listed in
 // full, no tasks.md or one, or a .openspec.yaml, that is no regular file).
-func (c *tasksCache) draftKeyOf(r *source.Repo, rt *root, dir string, has map[string]bool, listed bool, folder *safefile.Dir) (k draftKey, ok bool) {
+func (c *tasksCache) draftKeyOf(r *source.Repo, rt *root, dir string, has map[string]bool, listed bool, folder *safefile.Dir, ds *source.DirStat) (k draftKey, ok bool) {
 	if c.off() || c.drafts == nil || folder == nil || !listed || !has["tasks.md"] {
 		return k, false
 	}
-	st, err := folder.Stat()
-	if err != nil {
+	st, ok := ds.Get() // taken before the folder was listed
+	if !ok {
 		return k, false
 	}
 	k.folder = st

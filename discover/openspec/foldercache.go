@@ -46,8 +46,9 @@ const (
 const maxListing = pathglob.MaxListing
 
 // listCached is listFolder for the change folder dir, opened as folder,
-// through the folder cache t (nil: listFolder itself).
-func listCached(t *source.StatTable, folder *safefile.Dir, dir string) (ents []pathglob.DirEntry, listed, ok bool) {
+// through the folder cache t (nil: listFolder itself); the folder's stat,
+// when taken, is left in ds (the draft cache's key reads it).
+func listCached(t *source.StatTable, folder *safefile.Dir, dir string, ds *source.DirStat) (ents []pathglob.DirEntry, listed, ok bool) {
 	if t == nil {
 		return listFolder(folder)
 	}
@@ -55,6 +56,7 @@ func listCached(t *source.StatTable, folder *safefile.Dir, dir string) (ents []p
 	if err != nil {
 		return listFolder(folder)
 	}
+	ds.Set(st)
 	p := dir + "/"
 	if v, hit := t.Find(p, st, nil); hit {
 		if ents, ok := pathglob.DecodeListing(v); ok {

@@ -413,9 +413,10 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 		defer folder.Close()
 	}
 	var ents []pathglob.DirEntry
+	var ds source.DirStat // the folder's, once taken
 	var listed, ok bool
 	if folder != nil {
-		ents, listed, ok = listCached(cache.folderTable(), folder, dir)
+		ents, listed, ok = listCached(cache.folderTable(), folder, dir, &ds)
 	} else {
 		ents, listed, ok = listChange(filepath.Join(r.Root, filepath.FromSlash(dir)))
 	}
@@ -442,7 +443,7 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 		}
 	}
 	if !archived {
-		return readActiveKept(r, rt, c, has, listed, folder, cache, exists)
+		return readActiveKept(r, rt, c, has, listed, folder, &ds, cache, exists)
 	}
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {

@@ -107,3 +107,18 @@ func AppendStat(b []byte, fs safefile.FileStat) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(fs.Mtime.UnixNano()))
 	return binary.LittleEndian.AppendUint64(b, uint64(fs.Ctime.UnixNano()))
 }
+
+// DirStat is a folder's stat, taken once for the few caches that key on
+// it (a listing's and a draft's): its zero value holds none.
+type DirStat struct {
+	st  safefile.FileStat
+	set bool
+}
+
+// Set records the folder's stat.
+func (d *DirStat) Set(st safefile.FileStat) { d.st, d.set = st, true }
+
+// Get is the recorded stat; ok is false when none was: a stat taken after
+// the folder was listed may already describe another listing (a cache
+// keyed on it could then give a wrong hit), so a caller takes none then.
+func (d *DirStat) Get() (st safefile.FileStat, ok bool) { return d.st, d.set }
