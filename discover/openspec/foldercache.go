@@ -72,11 +72,12 @@ func listCached(t *source.StatTable, folder *safefile.Dir, dir string, ds *sourc
 }
 
 // specDocs is Repo.Glob of dir+"/specs/*/spec.md" for the change folder
-// dir (opened as folder), answered through its descriptor and the folder
-// cache t (nil: without the cache) when it can be (specsCached), else by
-// the glob itself.
+// dir (opened as folder), answered through the folder cache t when it can
+// be (specsCached), else by the glob itself (without the cache the glob is
+// the cheaper: a listing and an lstat a folder, where specsCached opens
+// each folder).
 func specDocs(r *source.Repo, t *source.StatTable, folder *safefile.Dir, dir string) []string {
-	if folder != nil {
+	if t != nil && folder != nil {
 		if out, ok := specsCached(t, folder, dir); ok {
 			return out
 		}
