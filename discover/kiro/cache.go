@@ -29,36 +29,60 @@ import (
 // of what ParseTasksIn gives for a text or of the value encoding.
 var tasksCacheKind = source.StatTableKind{Name: "kiro-tasks", Label: "orchestrate kiro tasks cache", Version: 2}
 
-// tasksCache is one scan's use of the table. It is safe for concurrent use
-// by the scan's workers.
+// tasksCache is one scan's use of the table, or without the cache (the
+// table nil) the folders the scan opens: with the cache or without, each
+// spec folder is opened once (source.Folders: inside its open parent,
+// without following a symlink), listed through its descriptor and its few
+// files read through it (source.ReadRegularIn). It is safe for concurrent
+// use by the scan's workers.
 type tasksCache struct {
-	*source.FolderTable
-	folders *source.StatTable // the folder cache (foldercache.go)
+	*source.FolderTable                   // nil without the cache
+	folders             *source.StatTable // the folder cache (foldercache.go)
+	drafts              *source.StatTable // the draft cache (draftcache.go)
+	cold                *source.Folders   // the folders opened without the cache
 }
 
-// openTasksCache opens r's table, or returns nil when r has no cache.
-func openTasksCache(r *source.Repo) *tasksCache {
+// openTasksCache opens r's tables (the draft cache's salted with how
+// cmds spells the implementation command); without the cache it only
+// opens folders.
+func openTasksCache(r *source.Repo, cmds commands) *tasksCache {
 	t := source.OpenFolderTable(r, &tasksCacheKind)
 	if t == nil {
-		return nil
+		return &tasksCache{cold: source.NewFolders(r.Root)}
 	}
-	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind)}
+	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind),
+		drafts: source.OpenStatTable(r, &draftCacheKind, cmds.impl)}
 }
 
-// openDir is OpenDir, nil when c is.
+// off reports a scan without the cache (c nil, or only its folders).
+func (c *tasksCache) off() bool { return c == nil || c.FolderTable == nil }
+
+// openDir opens the spec folder dir (the caller closes it), nil when it
+// cannot be opened that way (its files are then read by path).
 func (c *tasksCache) openDir(dir string) *safefile.Dir {
-	if c == nil {
+	switch {
+	case c == nil:
 		return nil
+	case c.FolderTable == nil:
+		return c.cold.OpenFolder(dir)
 	}
 	return c.OpenDir(dir)
 }
 
-// save is SaveAndClose, nothing when c is nil.
+// save is SaveAndClose (without the cache: closes the folders opened),
+// nothing when c is nil.
 func (c *tasksCache) save() {
-	if c != nil {
+	switch {
+	case c == nil:
+	case c.FolderTable == nil:
+		c.cold.Close()
+	default:
 		c.SaveAndClose()
 		if c.folders != nil {
 			c.folders.Save()
+		}
+		if c.drafts != nil {
+			c.drafts.Save()
 		}
 	}
 }
@@ -72,8 +96,8 @@ func (c *tasksCache) save() {
 // with its questions and answers (at most source.MaxAsked). c may be nil.
 func (c *tasksCache) parseTasks(r *source.Repo, p string, d *safefile.Dir, exists func(string) bool) (Tasks, time.Time, error) {
 	bounded := refpath.BoundedExists(exists, maxExistsLookups)
-	if c == nil || d == nil {
-		return parseRead(r, p, bounded)
+	if c.off() || d == nil {
+		return parseRead(r, p, d, bounded)
 	}
 	name := source.BaseName(p)
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
@@ -90,11 +114,13 @@ func (c *tasksCache) parseTasks(r *source.Repo, p string, d *safefile.Dir, exist
 		}
 		bounded = refpath.BoundedExists(exists, maxExistsLookups) // a miss: as if nothing was asked
 	}
-	data, fs, ok := c.ReadRegular(d, name)
-	if !ok {
-		return parseRead(r, p, bounded)
-	}
-	if err := c.Spend(p, data); err != nil { // read beside r.Read: draw from the scan's budget
+	bp := source.GetReadBuf()
+	defer source.PutReadBuf(bp) // ParseTasksIn copies the text it keeps
+	data, fs, done, err := source.ReadRegularIn(r, d, p, bp)
+	switch {
+	case !done:
+		return parseRead(r, p, nil, bounded)
+	case err != nil: // read beside r.Read: drawn from the scan's budget
 		return Tasks{}, fs.Mtime, err // as r.ReadWithTime refuses it
 	}
 	asked := source.NewAsked(bounded)
@@ -105,13 +131,10 @@ func (c *tasksCache) parseTasks(r *source.Repo, p string, d *safefile.Dir, exist
 	return ts, fs.Mtime, nil
 }
 
-// parseRead reads p with r.ReadWithTime and parses it (no cache).
-func parseRead(r *source.Repo, p string, exists func(string) bool) (Tasks, time.Time, error) {
-	data, mt, err := r.ReadWithTime(p)
-	if err != nil {
-		return Tasks{}, mt, err
-	}
-	return ParseTasksIn(data, exists), mt, nil
+// parseRead reads p (through its folder d when it can, else with
+// r.ReadWithTime: source.ReadParseIn) and parses it (no cache).
+func parseRead(r *source.Repo, p string, d *safefile.Dir, exists func(string) bool) (Tasks, time.Time, error) {
+	return source.ReadParseIn(r, d, p, func(data []byte) Tasks { return ParseTasksIn(data, exists) })
 }
 
 // encodeTasks writes a parse as a value: lengths and numbers as uvarints,

@@ -77,8 +77,8 @@ var (
 // the read's (or the budget's) error. c may be nil.
 func readDoc[T any](c *tasksCache, r *source.Repo, p string, d *safefile.Dir, k docCodec[T]) (T, error) {
 	var zero T
-	if c == nil || d == nil {
-		return readDocUsual(r, p, k)
+	if c.off() || d == nil {
+		return readDocUsual(r, p, d, k)
 	}
 	name := source.BaseName(p)
 	if v, _, ok := c.Lookup(d, name, p, nil); ok && len(v) > 0 && v[0] == k.kind {
@@ -92,11 +92,13 @@ func readDoc[T any](c *tasksCache, r *source.Repo, p string, d *safefile.Dir, k 
 			return doc, nil
 		}
 	}
-	data, fs, ok := c.ReadRegular(d, name)
-	if !ok {
-		return readDocUsual(r, p, k)
-	}
-	if err := c.Spend(p, data); err != nil {
+	bp := source.GetReadBuf()
+	defer source.PutReadBuf(bp) // the parsers copy what they keep
+	data, fs, done, err := source.ReadRegularIn(r, d, p, bp)
+	switch {
+	case !done:
+		return readDocUsual(r, p, nil, k)
+	case err != nil:
 		return zero, err
 	}
 	doc := k.parse(data)
@@ -106,8 +108,21 @@ func readDoc[T any](c *tasksCache, r *source.Repo, p string, d *safefile.Dir, k 
 	return doc, nil
 }
 
-// readDocUsual reads p with r.Read and parses it (no cache).
-func readDocUsual[T any](r *source.Repo, p string, k docCodec[T]) (T, error) {
+// readDocUsual reads p (through its folder d when source.ReadRegularIn
+// can, else with r.Read, which reports any problem) and parses it (no
+// cache).
+func readDocUsual[T any](r *source.Repo, p string, d *safefile.Dir, k docCodec[T]) (T, error) {
+	if d != nil {
+		bp := source.GetReadBuf()
+		defer source.PutReadBuf(bp)
+		if data, _, done, err := source.ReadRegularIn(r, d, p, bp); done {
+			if err != nil {
+				var zero T
+				return zero, err
+			}
+			return k.parse(data), nil
+		}
+	}
 	data, err := r.Read(p)
 	if err != nil {
 		var zero T

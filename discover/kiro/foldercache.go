@@ -36,14 +36,16 @@ func (c *tasksCache) folderTable() *source.StatTable {
 
 // listCached lists the spec folder dir, opened as folder, through its
 // descriptor (read once), through the folder cache t when it holds the
-// folder's stat (nil t: listed). ok is false when it cannot be listed.
-func listCached(t *source.StatTable, folder *safefile.Dir, dir string) (ents []pathglob.DirEntry, ok bool) {
+// folder's stat (nil t: listed). ok is false when it cannot be listed. The
+// folder's stat, when taken, is left in ds (the draft cache's key reads it).
+func listCached(t *source.StatTable, folder *safefile.Dir, dir string, ds *source.DirStat) (ents []pathglob.DirEntry, ok bool) {
 	var st safefile.FileStat
 	keyed := false
 	if t != nil {
 		var err error
 		if st, err = folder.Stat(); err == nil {
 			keyed = true
+			ds.Set(st)
 			if v, hit := t.Find(dir+"/", st, nil); hit {
 				if ents, ok := pathglob.DecodeListing(v); ok {
 					t.AddHits(1)

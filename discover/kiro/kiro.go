@@ -162,8 +162,8 @@ func (s *spec) status() (workflow.Status, string) {
 // scan finds every spec folder and builds its candidate.
 func scan(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 	exists := source.MemoExists(r.Exists)
-	cache := openTasksCache(r)
 	cmds := detectCommands(r)
+	cache := openTasksCache(r, cmds)
 	specs, findings := readSpecs(r, exists, cache, cmds)
 	cache.save()
 	if len(specs) == 0 {
@@ -197,10 +197,11 @@ func roots(r *source.Repo) []string {
 // B1.2), giving each its id: kiro:<feature>; a feature named twice (in
 // .kiro and a cc-sdd folder) keeps the folder in the second id. The
 // folders are read on a few workers, in batches of at most the specs still
-// allowed (maxSpecs): each is opened once (with the cache, one component at
-// a time without following a symlink), listed, and when a spec, read
-// through the same descriptor and settled at once (see settle): only the
-// few being read hold their tasks.
+// allowed (maxSpecs): each is opened once (with the cache or without, inside
+// its open parent without following a symlink: source.Folders), listed,
+// and when a spec, read through the same descriptor and settled at once
+// (see settle), or taken whole from the draft cache (draftcache.go): only
+// the few being read hold their tasks.
 func readSpecs(r *source.Repo, exists func(string) bool, cache *tasksCache, cmds commands) ([]*spec, []workflow.Finding) {
 	var findings []workflow.Finding
 	var specs []*spec
@@ -241,7 +242,8 @@ func readFolder(r *source.Repo, root, dir string, exists func(string) bool, cach
 	if folder != nil {
 		defer folder.Close()
 	}
-	names, other, listed := listFolder(r, dir, folder, cache)
+	var ds source.DirStat // the folder's, once taken
+	names, other, listed := listFolder(r, dir, folder, cache, &ds)
 	if !names["tasks.md"] && (other || !listed) && r.Exists(dir+"/tasks.md") {
 		names["tasks.md"] = true
 	}
@@ -249,8 +251,27 @@ func readFolder(r *source.Repo, root, dir string, exists func(string) bool, cach
 		return nil
 	}
 	s := &spec{Root: root, Dir: dir, Name: path.Base(dir)}
-	readSpec(r, s, names, folder, exists, cache)
+	// a spec whose folder was listed in full and whose documents are
+	// regular files is taken whole from the draft cache when unchanged
+	// (draftcache.go), else read, settled and stored
+	k, keyed := draftKey{}, false
+	if listed && !other {
+		k, keyed = cache.draftKeyOf(folder, &ds, root, dir, names)
+	}
+	if keyed && cache.draftHit(s, k, names, exists) {
+		return s
+	}
+	var asked *source.Asked
+	if keyed {
+		asked = source.NewAsked(exists)
+		exists = asked.Func()
+	}
+	clean := readSpec(r, s, names, folder, exists, cache)
+	ntasks := len(s.Tasks.Tasks)
 	s.settle(exists, cmds)
+	if keyed && clean {
+		cache.storeDraft(s, k, asked, ntasks)
+	}
 	return s
 }
 
@@ -263,7 +284,7 @@ var entryBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b 
 // folder's descriptor when it is opened, else by its path. other reports
 // a tasks.md of another kind; listed is false when the folder could not be
 // listed (names is then empty).
-func listFolder(r *source.Repo, dir string, folder *safefile.Dir, cache *tasksCache) (names map[string]bool, other, listed bool) {
+func listFolder(r *source.Repo, dir string, folder *safefile.Dir, cache *tasksCache, ds *source.DirStat) (names map[string]bool, other, listed bool) {
 	names = map[string]bool{}
 	add := func(name string, typ fs.FileMode) {
 		switch {
@@ -274,7 +295,7 @@ func listFolder(r *source.Repo, dir string, folder *safefile.Dir, cache *tasksCa
 		}
 	}
 	if folder != nil {
-		ents, ok := listCached(cache.folderTable(), folder, dir)
+		ents, ok := listCached(cache.folderTable(), folder, dir, ds)
 		if !ok {
 			return map[string]bool{}, false, false
 		}
@@ -359,9 +380,10 @@ func isSpec(names map[string]bool) bool {
 }
 
 // readSpec reads spec s's folder, whose files are names, through folder
-// (the folder opened for the cache; nil without). Nothing in it is ever
-// written.
-func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.Dir, exists func(string) bool, cache *tasksCache) {
+// (nil when it could not be opened). Nothing in it is ever written. clean
+// reports that every document read gave no error.
+func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.Dir, exists func(string) bool, cache *tasksCache) (clean bool) {
+	clean = true
 	dir := s.Dir
 	for _, doc := range append(append([]string(nil), specDocs...), otherDocs...) {
 		p := dir + "/" + doc
@@ -375,7 +397,7 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.D
 			ts, mt, err := cache.parseTasks(r, p, folder, exists)
 			s.ModTime = mt
 			if err != nil {
-				s.Unread = true
+				s.Unread, clean = true, false
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 				continue
 			}
@@ -384,23 +406,25 @@ func readSpec(r *source.Repo, s *spec, names map[string]bool, folder *safefile.D
 			if c, err := readDoc(cache, r, p, folder, configCodec); err == nil {
 				s.Config = c
 			} else {
-				s.Config.Present = true
+				s.Config.Present, clean = true, false
 			}
 		case "tasks.meta.json":
 			s.HasMeta = true
 			if m, err := readDoc(cache, r, p, folder, metaCodec); err == nil {
 				s.Meta = m
 			} else {
+				clean = false
 				s.Findings = append(s.Findings, source.ReadFinding(p, err))
 			}
 		case "spec.json":
 			if j, err := readDoc(cache, r, p, folder, specJSONCodec); err == nil {
 				s.SpecJSON = j
 			} else {
-				s.SpecJSON.Present = true
+				s.SpecJSON.Present, clean = true, false
 			}
 		}
 	}
+	return clean
 }
 
 // date dates every spec in flight by the last commit touching its folder's

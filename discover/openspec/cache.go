@@ -43,22 +43,31 @@ const (
 	valueMeta   = 3
 )
 
-// tasksCache is one scan's use of the table.
+// tasksCache is one scan's use of the table, or without the cache (the
+// table nil) the folders the scan opens: with the cache or without, each
+// change folder is opened once (source.Folders: inside its open parent,
+// without following a symlink), listed through its descriptor and its few
+// files read through it (source.ReadRegularIn).
 type tasksCache struct {
-	*source.FolderTable
-	folders *source.StatTable // the folder cache (foldercache.go)
+	*source.FolderTable                   // nil without the cache
+	folders             *source.StatTable // the folder cache (foldercache.go)
+	drafts              *source.StatTable // the draft cache (draftcache.go)
+	cold                *source.Folders   // the folders opened without the cache
 }
 
-// openTasksCache opens r's table, or returns nil when r has no cache.
+// openTasksCache opens r's table; without the cache it only opens folders.
 func openTasksCache(r *source.Repo) *tasksCache {
 	t := source.OpenFolderTable(r, &tasksCacheKind)
 	if t == nil {
-		return nil
+		return &tasksCache{cold: source.NewFolders(r.Root)}
 	}
-	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind)}
+	return &tasksCache{FolderTable: t, folders: source.OpenStatTable(r, &folderCacheKind), drafts: source.OpenStatTable(r, &draftCacheKind)}
 }
 
-// folderTable is the folder cache's table, nil when c is nil.
+// off reports a scan without the cache (c nil, or only its folders).
+func (c *tasksCache) off() bool { return c == nil || c.FolderTable == nil }
+
+// folderTable is the folder cache's table, nil when c is nil or off.
 func (c *tasksCache) folderTable() *source.StatTable {
 	if c == nil {
 		return nil
@@ -66,20 +75,32 @@ func (c *tasksCache) folderTable() *source.StatTable {
 	return c.folders
 }
 
-// openDir is OpenDir, nil when c is.
+// openDir opens the change folder dir (the caller closes it), nil when it
+// cannot be opened that way (its files are then read by path).
 func (c *tasksCache) openDir(dir string) *safefile.Dir {
-	if c == nil {
+	switch {
+	case c == nil:
 		return nil
+	case c.FolderTable == nil:
+		return c.cold.OpenFolder(dir)
 	}
 	return c.OpenDir(dir)
 }
 
-// save is SaveAndClose, nothing when c is nil.
+// save is SaveAndClose (without the cache: closes the folders opened),
+// nothing when c is nil.
 func (c *tasksCache) save() {
-	if c != nil {
+	switch {
+	case c == nil:
+	case c.FolderTable == nil:
+		c.cold.Close()
+	default:
 		c.SaveAndClose()
 		if c.folders != nil {
 			c.folders.Save()
+		}
+		if c.drafts != nil {
+			c.drafts.Save()
 		}
 	}
 }
@@ -95,8 +116,8 @@ func (c *tasksCache) save() {
 // be nil.
 func (c *tasksCache) parse(r *source.Repo, p string, d *safefile.Dir, exists func(string) bool) (Tasks, func(string) bool, time.Time, error) {
 	bounded := refpath.BoundedExists(exists, maxExistsLookups)
-	if c == nil || d == nil {
-		return parseRead(r, p, bounded)
+	if c.off() || d == nil {
+		return parseRead(r, p, d, bounded)
 	}
 	name := source.BaseName(p)
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
@@ -114,11 +135,13 @@ func (c *tasksCache) parse(r *source.Repo, p string, d *safefile.Dir, exists fun
 		}
 		bounded = refpath.BoundedExists(exists, maxExistsLookups) // a miss: as if nothing was asked
 	}
-	data, fs, ok := c.ReadRegular(d, name)
-	if !ok {
-		return parseRead(r, p, bounded)
-	}
-	if err := c.Spend(p, data); err != nil {
+	bp := source.GetReadBuf()
+	defer source.PutReadBuf(bp) // ParseTasksIn copies the text it keeps
+	data, fs, done, err := source.ReadRegularIn(r, d, p, bp)
+	switch {
+	case !done:
+		return parseRead(r, p, nil, bounded)
+	case err != nil:
 		return Tasks{}, bounded, fs.Mtime, err
 	}
 	asked := source.NewAsked(bounded)
@@ -133,8 +156,8 @@ func (c *tasksCache) parse(r *source.Repo, p string, d *safefile.Dir, exists fun
 // orchestrate's rule) and its modification time, from the cache or read
 // and counted as parse does. c may be nil.
 func (c *tasksCache) counts(r *source.Repo, p string, d *safefile.Dir) (done, total int, mt time.Time, err error) {
-	if c == nil || d == nil {
-		return countRead(r, p)
+	if c.off() || d == nil {
+		return countRead(r, p, d)
 	}
 	name := source.BaseName(p)
 	if v, fs, ok := c.Lookup(d, name, p, nil); ok {
@@ -146,11 +169,13 @@ func (c *tasksCache) counts(r *source.Repo, p string, d *safefile.Dir) (done, to
 			return done, total, fs.Mtime, nil
 		}
 	}
-	data, fs, ok := c.ReadRegular(d, name)
-	if !ok {
-		return countRead(r, p)
-	}
-	if err := c.Spend(p, data); err != nil {
+	bp := source.GetReadBuf()
+	defer source.PutReadBuf(bp)
+	data, fs, read, err := source.ReadRegularIn(r, d, p, bp)
+	switch {
+	case !read:
+		return countRead(r, p, nil)
+	case err != nil:
 		return 0, 0, fs.Mtime, err
 	}
 	ts := countTasks(data)
@@ -161,23 +186,20 @@ func (c *tasksCache) counts(r *source.Repo, p string, d *safefile.Dir) (done, to
 	return done, total, fs.Mtime, nil
 }
 
-// parseRead reads p with r.ReadWithTime and parses it with exists (no
+// parseRead reads p (through its folder d when it can, else with
+// r.ReadWithTime: source.ReadParseIn) and parses it with exists (no
 // cache).
-func parseRead(r *source.Repo, p string, exists func(string) bool) (Tasks, func(string) bool, time.Time, error) {
-	data, mt, err := r.ReadWithTime(p)
-	if err != nil {
-		return Tasks{}, exists, mt, err
-	}
-	return ParseTasksIn(data, exists), exists, mt, nil
+func parseRead(r *source.Repo, p string, d *safefile.Dir, exists func(string) bool) (Tasks, func(string) bool, time.Time, error) {
+	ts, mt, err := source.ReadParseIn(r, d, p, func(data []byte) Tasks { return ParseTasksIn(data, exists) })
+	return ts, exists, mt, err
 }
 
-// countRead reads p with r.ReadWithTime and counts its boxes (no cache).
-func countRead(r *source.Repo, p string) (done, total int, mt time.Time, err error) {
-	data, mt, err := r.ReadWithTime(p)
+// countRead reads p as parseRead does and counts its boxes (no cache).
+func countRead(r *source.Repo, p string, d *safefile.Dir) (done, total int, mt time.Time, err error) {
+	ts, mt, err := source.ReadParseIn(r, d, p, countTasks)
 	if err != nil {
 		return 0, 0, mt, err
 	}
-	ts := countTasks(data)
 	done, total = ts.Count()
 	return done, total, mt, nil
 }
@@ -315,11 +337,12 @@ func decodeCounts(b []byte) (done, total, boxes int, ok bool) {
 
 // meta gives created and schema of a change's .openspec.yaml p (parseMeta;
 // both "" when it cannot be read): from the cache when its stat data is
-// unchanged, else read and parsed as parse does, and recorded. c may be
-// nil.
-func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, schema string) {
-	if c == nil || d == nil {
-		return readMeta(r, p)
+// unchanged, else read and parsed as parse does, and recorded. read is
+// false when the file could not be read (or the budget refused it). c may
+// be nil.
+func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, schema string, read bool) {
+	if c.off() || d == nil {
+		return readMeta(r, p, d)
 	}
 	name := source.BaseName(p)
 	if v, _, ok := c.Lookup(d, name, p, nil); ok {
@@ -327,23 +350,25 @@ func (c *tasksCache) meta(r *source.Repo, p string, d *safefile.Dir) (created, s
 			c.AddHits(1)
 			// not read, but held: one entry drawn from the scan's budget
 			if c.SpendN(p, 1) != nil {
-				return "", "" // as r.Read refuses it
+				return "", "", false // as r.Read refuses it
 			}
-			return created, schema
+			return created, schema, true
 		}
 	}
-	data, fs, ok := c.ReadRegular(d, name)
-	if !ok {
-		return readMeta(r, p)
-	}
-	if c.Spend(p, data) != nil {
-		return "", ""
+	bp := source.GetReadBuf()
+	defer source.PutReadBuf(bp)
+	data, fs, done, err := source.ReadRegularIn(r, d, p, bp)
+	switch {
+	case !done:
+		return readMeta(r, p, nil)
+	case err != nil:
+		return "", "", false
 	}
 	created, schema = parseMeta(data)
 	if c.Storable(fs) {
 		c.Add(p, fs, encodeMeta(created, schema), nil)
 	}
-	return created, schema
+	return created, schema, true
 }
 
 // encodeMeta is a .openspec.yaml's value.

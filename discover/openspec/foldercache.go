@@ -46,8 +46,9 @@ const (
 const maxListing = pathglob.MaxListing
 
 // listCached is listFolder for the change folder dir, opened as folder,
-// through the folder cache t (nil: listFolder itself).
-func listCached(t *source.StatTable, folder *safefile.Dir, dir string) (ents []pathglob.DirEntry, listed, ok bool) {
+// through the folder cache t (nil: listFolder itself); the folder's stat,
+// when taken, is left in ds (the draft cache's key reads it).
+func listCached(t *source.StatTable, folder *safefile.Dir, dir string, ds *source.DirStat) (ents []pathglob.DirEntry, listed, ok bool) {
 	if t == nil {
 		return listFolder(folder)
 	}
@@ -55,6 +56,7 @@ func listCached(t *source.StatTable, folder *safefile.Dir, dir string) (ents []p
 	if err != nil {
 		return listFolder(folder)
 	}
+	ds.Set(st)
 	p := dir + "/"
 	if v, hit := t.Find(p, st, nil); hit {
 		if ents, ok := pathglob.DecodeListing(v); ok {
@@ -71,7 +73,9 @@ func listCached(t *source.StatTable, folder *safefile.Dir, dir string) (ents []p
 
 // specDocs is Repo.Glob of dir+"/specs/*/spec.md" for the change folder
 // dir (opened as folder), answered through the folder cache t when it can
-// be (specsCached), else by the glob itself.
+// be (specsCached), else by the glob itself (without the cache the glob is
+// the cheaper: a listing and an lstat a folder, where specsCached opens
+// each folder).
 func specDocs(r *source.Repo, t *source.StatTable, folder *safefile.Dir, dir string) []string {
 	if t != nil && folder != nil {
 		if out, ok := specsCached(t, folder, dir); ok {
@@ -87,23 +91,28 @@ func specDocs(r *source.Repo, t *source.StatTable, folder *safefile.Dir, dir str
 // cache when its stat is unchanged, else listed; each is stat'ed without
 // following a link, and whether it holds a spec.md the glob matches is
 // taken from the cache when that stat is unchanged, else asked (a no-follow
-// stat inside it). ok is false on anything unexpected (a listing or stat
-// error, a folder no longer one): the caller globs.
+// stat inside it). t nil: nothing is taken from a cache or stored. ok is
+// false on anything unexpected (a listing or stat error, a folder no longer
+// one): the caller globs.
 func specsCached(t *source.StatTable, folder *safefile.Dir, dir string) (out []string, ok bool) {
 	sd, err := folder.OpenSub("specs")
 	if err != nil {
 		return nil, false
 	}
 	defer sd.Close()
-	st, err := sd.Stat()
-	if err != nil {
-		return nil, false
+	var st safefile.FileStat
+	if t != nil {
+		if st, err = sd.Stat(); err != nil {
+			return nil, false
+		}
 	}
 	base := dir + "/specs/"
 	var names []string
 	hit := false
-	if v, found := t.Find(base, st, nil); found {
-		names, hit = decodeSubdirs(v)
+	if t != nil {
+		if v, found := t.Find(base, st, nil); found {
+			names, hit = decodeSubdirs(v)
+		}
 	}
 	if hit {
 		t.AddHits(1)
@@ -112,7 +121,7 @@ func specsCached(t *source.StatTable, folder *safefile.Dir, dir string) (out []s
 		if !ok {
 			return nil, false
 		}
-		if len(names) <= maxListing && t.Storable(st) {
+		if t != nil && len(names) <= maxListing && t.Storable(st) {
 			t.Add(base, st, encodeSubdirs(names), nil)
 		}
 	}
@@ -123,14 +132,19 @@ func specsCached(t *source.StatTable, folder *safefile.Dir, dir string) (out []s
 		}
 		p := base + x + "/"
 		var match bool
-		if v, found := t.Find(p, xs, nil); found && len(v) == 2 && v[0] == valueSpecDoc && v[1] <= 1 {
+		var v []byte
+		found := false
+		if t != nil {
+			v, found = t.Find(p, xs, nil)
+		}
+		if found && len(v) == 2 && v[0] == valueSpecDoc && v[1] <= 1 {
 			t.AddHits(1)
 			match = v[1] == 1
 		} else {
 			if match, ok = specDocIn(sd, x); !ok {
 				return nil, false
 			}
-			if t.Storable(xs) {
+			if t != nil && t.Storable(xs) {
 				b := []byte{valueSpecDoc, 0}
 				if match {
 					b[1] = 1

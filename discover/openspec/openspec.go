@@ -29,7 +29,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
-	"github.com/orchestrate-dev/orchestrate/internal/refpath"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/internal/storyid"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -307,13 +307,27 @@ func readConfig(r *source.Repo, dir string) (store, schema string) {
 	return store, schema
 }
 
-// readMeta reads a change's .openspec.yaml: created and schema (no cache).
-func readMeta(r *source.Repo, p string) (created, schema string) {
+// readMeta reads a change's .openspec.yaml: created and schema (no
+// cache), through its folder d when source.ReadRegularIn can, else with
+// r.Read; read is false when it cannot be read.
+func readMeta(r *source.Repo, p string, d *safefile.Dir) (created, schema string, read bool) {
+	if d != nil {
+		bp := source.GetReadBuf()
+		defer source.PutReadBuf(bp)
+		if data, _, done, err := source.ReadRegularIn(r, d, p, bp); done {
+			if err != nil {
+				return "", "", false
+			}
+			created, schema = parseMeta(data)
+			return created, schema, true
+		}
+	}
 	data, err := r.Read(p)
 	if err != nil {
-		return "", ""
+		return "", "", false
 	}
-	return parseMeta(data)
+	created, schema = parseMeta(data)
+	return created, schema, true
 }
 
 // parseMeta reads created and schema from a change's .openspec.yaml, line
@@ -390,17 +404,19 @@ func readChanges(r *source.Repo, rt *root, limit int, cache *tasksCache, exists 
 func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *tasksCache, exists func(string) bool) *change {
 	c := &change{Root: rt, Dir: dir, ID: path.Base(dir), Archived: archived}
 	has := map[string]bool{}
-	// the folder its files are read through with the cache (opened one
-	// component at a time without following a symlink), closed when done;
-	// it is listed through the same descriptor (one open, not two)
+	// the folder its files are read through, with the cache or without
+	// (opened inside its open parent without following a symlink), closed
+	// when done; it is listed through the same descriptor (one open, not
+	// two)
 	folder := cache.openDir(dir)
 	if folder != nil {
 		defer folder.Close()
 	}
 	var ents []pathglob.DirEntry
+	var ds source.DirStat // the folder's, once taken
 	var listed, ok bool
 	if folder != nil {
-		ents, listed, ok = listCached(cache.folderTable(), folder, dir)
+		ents, listed, ok = listCached(cache.folderTable(), folder, dir, &ds)
 	} else {
 		ents, listed, ok = listChange(filepath.Join(r.Root, filepath.FromSlash(dir)))
 	}
@@ -426,67 +442,22 @@ func readChange(r *source.Repo, rt *root, dir string, archived bool, cache *task
 			}
 		}
 	}
+	if !archived {
+		return readActiveKept(r, rt, c, has, listed, folder, &ds, cache, exists)
+	}
 	p := dir + "/tasks.md"
 	if has["tasks.md"] {
 		c.TasksPath = p
 		var mt time.Time
 		var err error
-		if archived {
-			c.archDone, c.archTotal, mt, err = cache.counts(r, p, folder)
-		} else {
-			c.Tasks, c.exists, mt, err = cache.parse(r, p, folder, exists)
-		}
+		c.archDone, c.archTotal, mt, err = cache.counts(r, p, folder)
 		c.ModTime = mt
 		if err != nil {
 			c.unread = true
 			c.Findings = append(c.Findings, source.ReadFinding(p, err))
 		}
 	}
-	if archived {
-		return c // only the boxes of an archived change matter
-	}
-	if c.exists == nil {
-		c.exists = refpath.BoundedExists(exists, maxExistsLookups) // no tasks.md
-	}
-	if c.ModTime.IsZero() {
-		c.ModTime = r.ModTime(dir)
-	}
-	for _, doc := range []string{"proposal.md", "design.md", ".openspec.yaml"} {
-		if has[doc] {
-			c.Docs = append(c.Docs, dir+"/"+doc)
-		}
-	}
-	if has["specs/"] {
-		specs := specDocs(r, cache.folderTable(), folder, dir)
-		if len(specs) > source.MaxFiles {
-			specs = specs[:source.MaxFiles]
-		}
-		c.Docs = append(c.Docs, specs...)
-	}
-	if c.TasksPath == "" && has["task.md"] {
-		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-task-md", Path: dir + "/task.md",
-			Message: "task.md is not read by OpenSpec (it tracks tasks.md): the change shows as \"No tasks\""})
-	}
-	if c.Tasks.Truncated {
-		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Warning, Code: "too-many-tasks", Path: p,
-			Message: fmt.Sprintf("more than %d task lines; the rest are not read", maxTasks)})
-	}
-	if c.Tasks.UnclosedFence > 0 {
-		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckParse, Severity: workflow.Info, Code: "unclosed-code-fence", Path: p, Line: c.Tasks.UnclosedFence,
-			Message: fmt.Sprintf("line %d: a code fence is never closed; the boxes after it are counted", c.Tasks.UnclosedFence)})
-	}
-	if has[".openspec.yaml"] && c.inFlight() {
-		c.Created, c.Schema = cache.meta(r, dir+"/.openspec.yaml", folder)
-	}
-	schema := c.Schema
-	if schema == "" {
-		schema = rt.Schema
-	}
-	if schema != "" && schema != "spec-driven" {
-		c.Findings = append(c.Findings, workflow.Finding{Check: workflow.CheckDiscover, Severity: workflow.Info, Code: "openspec-custom-schema", Path: dir,
-			Message: fmt.Sprintf("schema %q may track another file than tasks.md; orchestrate reads only tasks.md", schema)})
-	}
-	return c
+	return c // only the boxes of an archived change matter
 }
 
 // archiveFindings reports the archive's anomalies (Rule A6.3): a change
