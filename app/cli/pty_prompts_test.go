@@ -40,6 +40,9 @@ func TestPTYPromptsCancel(t *testing.T) {
 			{"proceed then ctrl-d", []string{"proceed", keyCtrlD}},
 		} {
 			t.Run(p.name+"/"+keys.name, func(t *testing.T) {
+				// each case its own repository and terminal: while one
+				// waits on its child's output, another's child runs
+				t.Parallel()
 				dir := p.repo(t)
 				before := snapshot(t, dir)
 				r := startPTY(t, dir, p.args...)

@@ -105,6 +105,15 @@ func (a *app) sharedLifecycle(s *loadedRepo) *sharedState {
 // (sharedlife.LeaseFor; tests shorten it below sharedlife.MinLease).
 var leaseFor = sharedlife.LeaseFor
 
+// SetLeaseForTests makes every shared lock this process takes a lease of d,
+// below sharedlife.MinLease if need be (its renewals a third of it apart on
+// the real clock): only the end-to-end scripts' test binary calls it
+// (cmd/orchestrate's TestMain, when a script sets ORCHESTRATE_TEST_LEASE,
+// which only that test binary reads); the orchestrate command never does.
+func SetLeaseForTests(d time.Duration) {
+	leaseFor = func(time.Duration, time.Duration) time.Duration { return d }
+}
+
 // sharedUnusable is the message of exit 20.
 func sharedUnusable(err error) error {
 	msg := err.Error()

@@ -22,7 +22,21 @@ var update = flag.Bool("update", false, "rewrite the golden files of the testscr
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"orchestrate": func() { os.Exit(cli.Main(os.Args[1:], cli.OSSystem())) },
+		"orchestrate": func() {
+			// ORCHESTRATE_TEST_LEASE: a script's shared locks take leases
+			// shorter than a configuration may set (sharedlife.MinLease),
+			// so that a renewal, a third of the lease apart on the real
+			// clock, comes within a second (lifecycle_remote_lease_lost)
+			if v := os.Getenv("ORCHESTRATE_TEST_LEASE"); v != "" {
+				d, err := time.ParseDuration(v)
+				if err != nil || d <= 0 {
+					fmt.Fprintf(os.Stderr, "ORCHESTRATE_TEST_LEASE=%q: not a positive duration\n", v)
+					os.Exit(2)
+				}
+				cli.SetLeaseForTests(d)
+			}
+			os.Exit(cli.Main(os.Args[1:], cli.OSSystem()))
+		},
 	})
 }
 

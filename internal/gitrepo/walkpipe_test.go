@@ -147,10 +147,20 @@ func pipeAnswers(t *testing.T, dir string, chain, sets [][]string, ahead bool) s
 // commit missing mid-chain, the walks with the chain and its trees read
 // ahead on their own goroutines answer as the walk that reads everything
 // itself, errors included; every reader has ended once its walk returns,
-// and none is left running once the Repo is closed.
+// and none is left running once the Repo is closed. The histories and path
+// sets are drawn one after the other from one seeded source (the same ones
+// on every run); the four variants' walks then run as parallel subtests
+// (their Repos share nothing), all ended before the goroutines are counted.
 func TestPipelinedWalkRandomHistories(t *testing.T) {
 	before := runtime.NumGoroutine()
 	rng := rand.New(rand.NewPCG(25, 25))
+	type variantCase struct {
+		name   string
+		dir    string
+		starts [][]string
+		sets   [][]string
+	}
+	var cases []variantCase
 	for _, variant := range []string{"plain", "shallow", "missing commit", "missing tree"} {
 		dir, chain, paths := randomHistory(t, rng, 180+rng.IntN(80))
 		cut := len(chain)/3 + rng.IntN(len(chain)/3)
@@ -177,14 +187,22 @@ func TestPipelinedWalkRandomHistories(t *testing.T) {
 		for i, h := range chain {
 			starts[i] = []string{h}
 		}
-		want := pipeAnswers(t, dir, starts, sets, false)
-		if strings.Count(want, "\n") < 50 {
-			t.Fatalf("%s: too little to compare:\n%s", variant, want)
-		}
-		if got := pipeAnswers(t, dir, starts, sets, true); got != want {
-			t.Errorf("%s: read ahead:\n%s\nwant:\n%s", variant, got, want)
-		}
+		cases = append(cases, variantCase{variant, dir, starts, sets})
 	}
+	t.Run("variants", func(t *testing.T) {
+		for _, vc := range cases {
+			t.Run(vc.name, func(t *testing.T) {
+				t.Parallel()
+				want := pipeAnswers(t, vc.dir, vc.starts, vc.sets, false)
+				if strings.Count(want, "\n") < 50 {
+					t.Fatalf("%s: too little to compare:\n%s", vc.name, want)
+				}
+				if got := pipeAnswers(t, vc.dir, vc.starts, vc.sets, true); got != want {
+					t.Errorf("%s: read ahead:\n%s\nwant:\n%s", vc.name, got, want)
+				}
+			})
+		}
+	})
 	// no goroutine of the readers is left (polled: others of the runtime
 	// may take a moment to end)
 	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
