@@ -25,6 +25,7 @@ type ChainReader struct {
 	// comes); Verified says the items carry the commits read whole.
 	Next     plumbing.Hash
 	Verified bool
+	Taken    int // the items Take returned
 }
 
 // ChainItem is a commit's links and, verified, the commit read whole;
@@ -136,6 +137,7 @@ func (c *ChainReader) Take() (ChainItem, bool) {
 		return ChainItem{}, false
 	}
 	c.Next = it.Links.Parent
+	c.Taken++
 	return it, true
 }
 
