@@ -25,6 +25,7 @@ type ChainReader struct {
 	// comes); Verified says the items carry the commits read whole.
 	Next     plumbing.Hash
 	Verified bool
+	Taken    int // the items Take returned
 }
 
 // ChainItem is a commit's links and, verified, the commit read whole;
@@ -34,6 +35,7 @@ type ChainItem struct {
 	Raw   []byte
 	Trees []AheadTree
 	ok    bool
+	root  []byte // the commit's root tree, read by run (see treeahead.go)
 }
 
 // ChainAhead bounds the commits a ChainReader reads ahead of the walk.
@@ -64,8 +66,13 @@ func StartChain(s *Store, h plumbing.Hash, verified bool, stop func(plumbing.Has
 func (c *ChainReader) run(s *Store, h plumbing.Hash, stop func(plumbing.Hash) bool, links chan<- ChainItem, read chan<- struct{}) {
 	defer close(read)
 	defer close(links)
+	var root plumbing.Hash // the root tree of the commit before
 	for {
 		it := readChainItem(s, h, c.Verified)
+		if it.ok && it.Links.Tree != root && c.want.Load() != nil {
+			root = it.Links.Tree
+			it.root, _ = readTreeRaw(s, root)
+		}
 		select {
 		case links <- it:
 		case <-c.quit:
@@ -87,7 +94,8 @@ func (c *ChainReader) trees(s *Store, links <-chan ChainItem, read <-chan struct
 	var ahead treeAhead
 	for it := range links {
 		if it.ok {
-			it.Trees = ahead.read(s, c.want.Load(), it.Links.Tree)
+			it.Trees = ahead.read(s, c.want.Load(), it.Links.Tree, it.root)
+			it.root = nil
 		}
 		select {
 		case c.out <- it:
@@ -136,6 +144,7 @@ func (c *ChainReader) Take() (ChainItem, bool) {
 		return ChainItem{}, false
 	}
 	c.Next = it.Links.Parent
+	c.Taken++
 	return it, true
 }
 

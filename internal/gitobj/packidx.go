@@ -25,9 +25,7 @@ func SearchIdx(fs billy.Filesystem, name, prefix string) (_ []plumbing.Hash, err
 			err = fmt.Errorf("close pack index %s: %w", name, cerr)
 		}
 	}()
-	const hashLen = 20
-	const fanoutAt = 8
-	const namesAt = fanoutAt + 256*4
+	const hashLen, fanoutAt, namesAt = 20, 8, 8 + 256*4
 	var header [8]byte
 	if _, err := f.ReadAt(header[:], 0); err != nil {
 		return nil, fmt.Errorf("read pack index %s: %w", name, err)
@@ -39,29 +37,25 @@ func SearchIdx(fs billy.Filesystem, name, prefix string) (_ []plumbing.Hash, err
 	if err != nil {
 		return nil, fmt.Errorf("prefix %q: %w", prefix, err)
 	}
-	readU32 := func(off int64) (uint32, error) {
-		var b [4]byte
-		if _, err := f.ReadAt(b[:], off); err != nil {
-			return 0, fmt.Errorf("read pack index %s: %w", name, err)
+	readAt := func(b []byte, off int64) error {
+		if _, err := f.ReadAt(b, off); err != nil {
+			return fmt.Errorf("read pack index %s: %w", name, err)
 		}
-		return binary.BigEndian.Uint32(b[:]), nil
+		return nil
 	}
-	lo := uint32(0)
+	var fan [2][4]byte // the fan-out's counts before first[0] and at it
 	if first[0] > 0 {
-		if lo, err = readU32(fanoutAt + int64(first[0]-1)*4); err != nil {
+		if err := readAt(fan[0][:], fanoutAt+int64(first[0]-1)*4); err != nil {
 			return nil, err
 		}
 	}
-	hi, err := readU32(fanoutAt + int64(first[0])*4)
-	if err != nil {
+	if err := readAt(fan[1][:], fanoutAt+int64(first[0])*4); err != nil {
 		return nil, err
 	}
-	readHash := func(i uint32) (plumbing.Hash, error) {
-		var h plumbing.Hash
-		if _, err := f.ReadAt(h[:], namesAt+int64(i)*hashLen); err != nil {
-			return h, fmt.Errorf("read pack index %s: %w", name, err)
-		}
-		return h, nil
+	lo, hi := binary.BigEndian.Uint32(fan[0][:]), binary.BigEndian.Uint32(fan[1][:])
+	readHash := func(i uint32) (h plumbing.Hash, err error) {
+		err = readAt(h[:], namesAt+int64(i)*hashLen)
+		return h, err
 	}
 	var searchErr error
 	i := sort.Search(int(hi-lo), func(k int) bool {

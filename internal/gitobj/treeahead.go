@@ -3,23 +3,20 @@ package gitobj
 import "github.com/go-git/go-git/v5/plumbing"
 
 // A history walk without a commit-graph compares each commit's trees with
-// its parent's along the paths it follows (its Trie), reading on its own
-// goroutine, one after the other, the trees that differ: on 20,000
-// commits most of a cold walk. A ChainReader given the walk's trie
-// (StartChain, Want) reads those trees too, ahead of the walk, with its
-// fork of the store: for each commit, its root tree and, below a tree small
-// enough to scan (aheadScanMax), the folders of the trie whose tree is not
-// the one met at that place in the commit before. The walk takes them with
-// the commit's links (ChainItem.Trees) and hands them to its
-// TreeIndexCache (Offer), which gives them rather than read them again;
-// the walk still parses and compares every tree itself, as before.
+// its parent's along the paths it follows (its Trie): on 20,000 commits
+// most of a cold walk. A ChainReader given the walk's trie (StartChain,
+// Want) reads those trees ahead of the walk with its fork of the store: for
+// each commit its root tree (read by the commit reader, the less busy one)
+// and, below a tree small enough to scan (aheadScanMax), the trie's folders
+// whose tree is not the one met there in the commit before. The walk hands
+// them to its TreeIndexCache (Offer), which gives them rather than read
+// them again; the walk still parses and compares every tree itself.
 //
 // Why the answers are the same: a tree read ahead is read by the same
 // reader from the same packs, under the hash the walk asks for, and a
-// Lookup verifies it as one it read itself would be (the cache on). What
-// the reader cannot read (an error, an object only go-git reads) it does
-// not hand over: the walk reads it and meets what it would have met. A tree
-// read ahead and not asked for is dropped with the next commit's.
+// Lookup verifies it as one it read itself (the cache on). What the reader
+// cannot read it does not hand over: the walk reads it and meets what it
+// would have met. A tree read ahead and not asked for is dropped.
 
 // AheadTree is a tree read ahead of a walk: its hash and raw content.
 type AheadTree struct {
@@ -48,10 +45,23 @@ type treeAhead struct {
 	known map[*TrieNode]plumbing.Hash
 }
 
+// readTreeRaw reads tree h with s; ok is false when it cannot (the walk
+// then reads it, and meets the error itself).
+func readTreeRaw(s *Store, h plumbing.Hash) ([]byte, bool) {
+	obj, err := s.EncodedObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, false
+	}
+	raw, err := ObjectBytes(obj)
+	return raw, err == nil
+}
+
 // read reads, with s, the trees of the commit whose root tree is root that
 // a walk along trie compares with its child commit's (the one read
-// before): those not met at their place then. nil when there is no trie.
-func (t *treeAhead) read(s *Store, trie *Trie, root plumbing.Hash) []AheadTree {
+// before): those not met at their place then; rootRaw, when not nil, is
+// root's content, read by the chain's commit reader (the tree reader is the
+// busier one). nil when there is no trie.
+func (t *treeAhead) read(s *Store, trie *Trie, root plumbing.Hash, rootRaw []byte) []AheadTree {
 	if s == nil || trie == nil || trie.Root == nil || root.IsZero() {
 		return nil
 	}
@@ -66,13 +76,11 @@ func (t *treeAhead) read(s *Store, trie *Trie, root plumbing.Hash) []AheadTree {
 			return // the same tree as the child commit's: the walk does not read it
 		}
 		t.known[n] = h
-		obj, err := s.EncodedObject(plumbing.TreeObject, h)
-		if err != nil {
-			return // the walk reads it, and meets the error itself
-		}
-		raw, err := ObjectBytes(obj)
-		if err != nil {
-			return
+		raw, ok := rootRaw, rootRaw != nil && n == trie.Root
+		if !ok {
+			if raw, ok = readTreeRaw(s, h); !ok {
+				return
+			}
 		}
 		out = append(out, AheadTree{Hash: h, Raw: raw})
 		size += len(raw)

@@ -124,19 +124,19 @@ func TestTreeAheadWant(t *testing.T) {
 	root := func(c string) plumbing.Hash {
 		return plumbing.NewHash(strings.TrimSpace(gitStdin(t, dir, "", "rev-parse", c+"^{tree}")))
 	}
-	if got := ta.read(s, nil, root(chain[9])); got != nil {
+	if got := ta.read(s, nil, root(chain[9]), nil); got != nil {
 		t.Fatalf("no trie: %d trees", len(got))
 	}
-	if got := ta.read(s, NewTrie([]string{"b/g"}), root(chain[9])); len(got) != 2 {
+	if got := ta.read(s, NewTrie([]string{"b/g"}), root(chain[9]), nil); len(got) != 2 {
 		t.Fatalf("first commit: %d trees, want the root and b", len(got))
 	}
-	if got := ta.read(s, ta.trie, root(chain[9])); len(got) != 0 {
+	if got := ta.read(s, ta.trie, root(chain[9]), nil); len(got) != 0 {
 		t.Fatalf("the same commit again: %d trees", len(got))
 	}
-	if got := ta.read(s, NewTrie([]string{"a/x/f"}), root(chain[9])); len(got) != 3 {
+	if got := ta.read(s, NewTrie([]string{"a/x/f"}), root(chain[9]), nil); len(got) != 3 {
 		t.Fatalf("another trie: %d trees, want the root, a and a/x", len(got))
 	}
-	if got := ta.read(nil, ta.trie, root(chain[8])); got != nil {
+	if got := ta.read(nil, ta.trie, root(chain[8]), nil); got != nil {
 		t.Fatalf("no store: %d trees", len(got))
 	}
 }
@@ -150,7 +150,7 @@ func TestTreeAheadSkipsWhatItCannotRead(t *testing.T) {
 	s := openStore(t, dir)
 	var ta treeAhead
 	missing := plumbing.NewHash(strings.Repeat("ab", 20))
-	if got := ta.read(s, NewTrie([]string{"a/x/f"}), missing); len(got) != 0 {
+	if got := ta.read(s, NewTrie([]string{"a/x/f"}), missing, nil); len(got) != 0 {
 		t.Fatalf("a missing root: %d trees", len(got))
 	}
 	// a root of many entries: handed, nothing below it read
@@ -161,7 +161,7 @@ func TestTreeAheadSkipsWhatItCannotRead(t *testing.T) {
 	}
 	big := plumbing.NewHash(strings.TrimSpace(gitStdin(t, dir, string(raw), "hash-object", "-t", "tree", "-w", "--literally", "--stdin")))
 	ta = treeAhead{}
-	got := ta.read(openStore(t, dir), NewTrie([]string{"d00001/f"}), big)
+	got := ta.read(openStore(t, dir), NewTrie([]string{"d00001/f"}), big, nil)
 	if len(got) != 1 || got[0].Hash != big || len(got[0].Raw) != len(raw) {
 		t.Fatalf("a large root: %d trees", len(got))
 	}
@@ -209,5 +209,39 @@ func TestOfferedTreesAreVerified(t *testing.T) {
 	c3.Offer(nil)
 	if _, got, err := c3.Lookup(h); err != nil || string(got) != string(raw) {
 		t.Fatalf("after another Offer: %q %v", got, err)
+	}
+}
+
+// A root tree the commit reader read (readTreeRaw) is the one handed, not
+// read again; the folders below it are read from it. Without it (nil: the
+// commit reader could not read it) the tree reader reads the root itself.
+// The chain reader's items carry the same trees either way.
+func TestTreeAheadRootReadBefore(t *testing.T) {
+	t.Parallel()
+	dir, chain := aheadChain(t, 6)
+	s := openStore(t, dir)
+	h := plumbing.NewHash(strings.TrimSpace(gitStdin(t, dir, "", "rev-parse", chain[5]+"^{tree}")))
+	raw, ok := readTreeRaw(s, h)
+	if !ok || len(raw) == 0 {
+		t.Fatal("the root not read")
+	}
+	if _, ok := readTreeRaw(s, plumbing.NewHash(strings.Repeat("ab", 20))); ok {
+		t.Fatal("a missing tree read")
+	}
+	own := append([]byte(nil), raw...)
+	var ta treeAhead
+	got := ta.read(s, NewTrie([]string{"a/x/f"}), h, own)
+	if len(got) != 3 || got[0].Hash != h || &got[0].Raw[0] != &own[0] {
+		t.Fatalf("root read before: %d trees, the root's not the one given", len(got))
+	}
+	var tb treeAhead
+	again := tb.read(s, NewTrie([]string{"a/x/f"}), h, nil)
+	if len(again) != len(got) {
+		t.Fatalf("root read by the tree reader: %d trees, want %d", len(again), len(got))
+	}
+	for i := range got {
+		if got[i].Hash != again[i].Hash || string(got[i].Raw) != string(again[i].Raw) {
+			t.Errorf("tree %d: %s, want %s", i, got[i].Hash, again[i].Hash)
+		}
 	}
 }

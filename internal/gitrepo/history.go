@@ -505,6 +505,9 @@ func (r *Repo) readLinks(h plumbing.Hash) (links, error) { return r.readLinksOf(
 // chain ahead (see linkahead.go).
 func (r *Repo) readLinksOf(h plumbing.Hash, chain bool) (links, error) {
 	if l, ok := r.linkCache[h]; ok {
+		if chain && r.want != nil { // for the trees read ahead (aheadItem)
+			r.aheadItem(h, true, r.hist() != nil && r.verify.Enabled())
+		}
 		return l, nil
 	}
 	hc := r.hist()

@@ -30,28 +30,41 @@ import (
 // the caller must read h itself: a commit-graph answers (cheaply), no
 // reader is at h, or the reader stopped.
 func (r *Repo) aheadLinks(h plumbing.Hash, chain, verified bool) (links, bool) {
-	if r.packs == nil || r.noAhead || r.commitGraph() != nil {
+	it, ok := r.aheadItem(h, chain, verified)
+	if !ok {
 		return links{}, false
+	}
+	if verified {
+		r.verify.Check(plumbing.CommitObject, h, it.Raw)
+	}
+	return links{hash: it.Links.Commit, tree: it.Links.Tree, parent: it.Links.Parent}, true
+}
+
+// aheadItem is aheadLinks's item of h, its trees offered to the walk. A
+// walk takes a commit whose links it remembers (read, and verified, once
+// already) from the reader too (readLinksOf): the reader then reads its
+// trees ahead, and stays in step past it. The answers are the same: the
+// walk takes the links it remembers, and the trees as above.
+func (r *Repo) aheadItem(h plumbing.Hash, chain, verified bool) (gitobj.ChainItem, bool) {
+	if r.packs == nil || r.noAhead || r.commitGraph() != nil {
+		return gitobj.ChainItem{}, false
 	}
 	a := r.ahead
 	if a == nil || a.Next != h || a.Verified != verified {
 		if !chain {
-			return links{}, false
+			return gitobj.ChainItem{}, false
 		}
 		a.Halt()
 		r.ahead = gitobj.StartChain(r.packs.Fork(), h, verified, func(c plumbing.Hash) bool { return r.shallow[c] }, r.want)
 		if a = r.ahead; a == nil {
-			return links{}, false
+			return gitobj.ChainItem{}, false
 		}
 	}
 	a.Want(r.want)
 	it, ok := a.Take()
 	if !ok {
-		return links{}, false
+		return gitobj.ChainItem{}, false
 	}
 	r.trees.Offer(it.Trees) // the trees of h the walk compares next, read ahead
-	if verified {
-		r.verify.Check(plumbing.CommitObject, h, it.Raw)
-	}
-	return links{hash: it.Links.Commit, tree: it.Links.Tree, parent: it.Links.Parent}, true
+	return it, true
 }

@@ -213,3 +213,38 @@ func TestLinkAheadVerifiesWhatItReads(t *testing.T) {
 		t.Fatalf("a lying commit left tables: %v", names)
 	}
 }
+
+// A walk that reaches commits an earlier walk of the Repo read (their links
+// remembered) still takes them from the chain reader, which then reads
+// their trees ahead: one reader for the whole walk, started at HEAD's
+// parent, not one started again past the remembered commits (the walk
+// reading the trees of those itself meanwhile). The answers are those of
+// the walk without a reader.
+func TestLinkAheadRememberedCommits(t *testing.T) {
+	t.Parallel()
+	dir, chain := linkChain(t, 60)
+	answers := func(ahead bool) (string, *Repo) {
+		r := open(t, dir)
+		r.noAhead = !ahead
+		var b strings.Builder
+		last := r.LastChange([]string{"b/g"}, 0) // walks to commit 50: ten commits remembered
+		fmt.Fprintf(&b, "last %s\n", last["b/g"].Hash)
+		got, err := r.CommitsTouching(Commit{Hash: chain[0]}, []string{"a/f", "b/g"}, 0)
+		fmt.Fprintf(&b, "%v %d %d\n", err, len(got["a/f"]), len(got["b/g"]))
+		for _, c := range got["a/f"] {
+			b.WriteString(c.Hash[:10] + " ")
+		}
+		return b.String(), r
+	}
+	want, _ := answers(false)
+	got, r := answers(true)
+	if got != want {
+		t.Errorf("read ahead:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(want, "last "+chain[50]) || !strings.Contains(want, "<nil> 59 5") {
+		t.Fatalf("unexpected answers: %s", want)
+	}
+	if n := r.ahead.Taken; n != len(chain)-1 {
+		t.Errorf("the last walk's reader gave %d commits, want %d (every parent from HEAD's)", n, len(chain)-1)
+	}
+}

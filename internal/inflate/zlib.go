@@ -12,6 +12,28 @@ import (
 // reads it, with its errors, for a reader that inflates the raw stream
 // itself (internal/gitobj): its header, and the checksum that ends it.
 
+// DecodeZlib decodes the zlib stream z (RFC 1950: its header, then the
+// deflate stream) into n bytes (n > 0), in buf when its capacity is enough
+// (Decode writes all of it, and reads only what it wrote), and tells how
+// many bytes of z it read; false when it cannot and compress/flate must (a
+// header that is not deflate's, a preset dictionary's, whatever Decode
+// does not take).
+func (d *Decoder) DecodeZlib(z []byte, n int, buf []byte) ([]byte, int, bool) {
+	if n == 0 || len(z) < 2 || z[0]&0x0f != 8 || z[0]>>4 > 7 || binary.BigEndian.Uint16(z)%31 != 0 || z[1]&0x20 != 0 {
+		return nil, 0, false
+	}
+	out := buf[:cap(buf)]
+	if len(out) < n {
+		out = make([]byte, n)
+	}
+	out = out[:n]
+	used, ok := d.Decode(z[2:], out)
+	if !ok {
+		return nil, 0, false
+	}
+	return out, 2 + used, true
+}
+
 // ZlibHeader reads the two bytes of a zlib header (RFC 1950), and the
 // dictionary id that may follow, with compress/zlib's errors: only deflate
 // with a window of at most 32 KiB, and no preset dictionary (but the empty
