@@ -90,12 +90,8 @@ func (c *tasksCache) draftKeyOf(folder *safefile.Dir, ds *source.DirStat, root, 
 // every question it asked has its answer again and the budget takes what
 // it draws; false: read the spec the usual way.
 func (c *tasksCache) draftHit(s *spec, k draftKey, names map[string]bool, exists func(string) bool) bool {
-	v, ok := c.drafts.Find(k.p, k.folder, nil)
+	rest, ok := c.drafts.FindAsked(k.p, k.folder, exists)
 	if !ok {
-		return false
-	}
-	rest, same := source.AskedAgain(v, exists)
-	if !same {
 		return false
 	}
 	var d spec

@@ -121,14 +121,10 @@ func (c *tasksCache) draftKeyOf(r *source.Repo, rt *root, dir string, has map[st
 // it asked has its answer again and the budget takes what it draws; false:
 // read the change the usual way.
 func (c *tasksCache) draftHit(ch *change, k draftKey, has map[string]bool, exists func(string) bool) bool {
-	v, ok := c.drafts.Find(k.p, k.folder, nil)
-	if !ok {
-		return false
-	}
 	// the questions were asked through the parse's bounded look-up; asked
 	// again directly, each has the answer it had, or the entry is not used
-	rest, same := source.AskedAgain(v, exists)
-	if !same {
+	rest, ok := c.drafts.FindAsked(k.p, k.folder, exists)
+	if !ok {
 		return false
 	}
 	got := change{Root: ch.Root, Dir: ch.Dir, ID: ch.ID}

@@ -1,6 +1,10 @@
 package source
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+)
 
 // MaxAsked bounds the file-system questions a parse kept in a stat-keyed
 // cache may depend on: a parse that asked more is not stored.
@@ -111,4 +115,15 @@ func AskedAgain(v []byte, exists func(string) bool) (rest []byte, ok bool) {
 		}
 	}
 	return v, true
+}
+
+// FindAsked is t's value for the file p with stat fs, past its recorded
+// questions, when every one still has its answer (AskedAgain): what a
+// draft kept whole is decoded from. False: read the usual way.
+func (t *StatTable) FindAsked(p string, fs safefile.FileStat, exists func(string) bool) ([]byte, bool) {
+	v, ok := t.Find(p, fs, nil)
+	if !ok {
+		return nil, false
+	}
+	return AskedAgain(v, exists)
 }
