@@ -66,22 +66,12 @@ func (c *tasksCache) draftKeyOf(folder *safefile.Dir, ds *source.DirStat, root, 
 	b = append(b, dir...)
 	b = append(b, 0)
 	b = append(b, root...)
-	for _, name := range readDocs {
-		if !names[name] {
-			continue
-		}
-		fs, err := folder.StatNoFollow(name)
-		if err != nil || !fs.Regular() {
-			return k, false // a symlink, a FIFO, a folder: read the usual way
-		}
-		if name == "tasks.md" {
-			k.tasks = fs
-		}
-		k.storable = k.storable && c.drafts.Storable(fs)
-		b = append(b, 0)
-		b = append(b, name...)
-		b = source.AppendStat(b, fs)
+	var docsStorable, docsOK bool
+	b, k.tasks, docsStorable, docsOK = c.drafts.AppendDocStats(b, folder, readDocs, names)
+	if !docsOK {
+		return k, false // a symlink, a FIFO, a folder: read the usual way
 	}
+	k.storable = k.storable && docsStorable
 	k.p = string(b)
 	return k, true
 }

@@ -87,22 +87,12 @@ func (c *tasksCache) draftKeyOf(r *source.Repo, rt *root, dir string, has map[st
 	b = append(b, rt.Layout.Version...)
 	b = append(b, 0)
 	b = append(b, rt.Schema...)
-	for _, name := range []string{"tasks.md", ".openspec.yaml"} {
-		if !has[name] {
-			continue
-		}
-		fs, err := folder.StatNoFollow(name)
-		if err != nil || !fs.Regular() {
-			return k, false // a symlink, a FIFO, a folder: read the usual way
-		}
-		if name == "tasks.md" {
-			k.tasks = fs
-		}
-		k.storable = k.storable && c.drafts.Storable(fs)
-		b = append(b, 0)
-		b = append(b, name...)
-		b = source.AppendStat(b, fs)
+	var docsStorable, docsOK bool
+	b, k.tasks, docsStorable, docsOK = c.drafts.AppendDocStats(b, folder, []string{"tasks.md", ".openspec.yaml"}, has)
+	if !docsOK {
+		return k, false // a symlink, a FIFO, a folder: read the usual way
 	}
+	k.storable = k.storable && docsStorable
 	if has["specs/"] {
 		k.specs = deltaSpecs(r, c, folder, dir)
 		if k.specs == nil {

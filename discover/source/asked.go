@@ -127,3 +127,30 @@ func (t *StatTable) FindAsked(p string, fs safefile.FileStat, exists func(string
 	}
 	return AskedAgain(v, exists)
 }
+
+// AppendDocStats appends to the key b, for each of docs that has names, a
+// NUL, its name and its no-follow stat in folder (AppendStat), taken
+// before the document is read: what a draft kept whole depends on. tasks
+// is tasks.md's stat; storable says whether t may store under every stat
+// taken (Storable). False when one is no regular file (a symlink, a FIFO,
+// a folder, gone): the caller reads the usual way.
+func (t *StatTable) AppendDocStats(b []byte, folder *safefile.Dir, docs []string, has map[string]bool) (out []byte, tasks safefile.FileStat, storable, ok bool) {
+	storable = true
+	for _, name := range docs {
+		if !has[name] {
+			continue
+		}
+		fs, err := folder.StatNoFollow(name)
+		if err != nil || !fs.Regular() {
+			return b, tasks, false, false
+		}
+		if name == "tasks.md" {
+			tasks = fs
+		}
+		storable = storable && t.Storable(fs)
+		b = append(b, 0)
+		b = append(b, name...)
+		b = AppendStat(b, fs)
+	}
+	return b, tasks, storable, true
+}
