@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orchestrate-dev/orchestrate/handoff/agent"
 	"github.com/orchestrate-dev/orchestrate/internal/agentsession"
 	"github.com/orchestrate-dev/orchestrate/workflow"
 )
@@ -22,8 +23,8 @@ import (
 func PresetSession(getenv func(string) string, root, preset string, c workflow.Candidate) (workflow.Candidate, string) {
 	preset = strings.TrimSpace(preset)
 	id := strings.TrimSpace(c.AISessionID)
-	if id == "" || preset == "" {
-		return c, ""
+	if id == "" || !slices.Contains(agent.Names, preset) {
+		return c, "" // no preset, or one refused before it runs (its name is not shown here)
 	}
 	owners := agentsession.Owners(id, agentsession.Query{Getenv: getenv, Root: root})
 	if len(owners) == 0 || slices.Contains(owners, preset) {

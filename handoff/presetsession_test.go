@@ -29,6 +29,7 @@ func TestPresetSession(t *testing.T) {
 		{" codex ", "c1", "", "claude"},     // as configured, spaces and all
 		{"codex", "unknown", "unknown", ""}, // owner not known: handed over as recorded
 		{"", "c1", "c1", ""},                // no preset (handoff.command): the template decides
+		{"\x1b]0;x\x07", "c1", "c1", ""},    // an unknown preset (refused before it runs): no note naming it
 		{"codex", "", "", ""},
 	} {
 		c, note := PresetSession(getenv, root, tc.preset, workflow.Candidate{ID: "w", AISessionID: tc.id})
