@@ -25,6 +25,7 @@ import (
 type mcpSession struct {
 	e      *env
 	cmd    *exec.Cmd
+	report string // rsswrap's usage report (see wrapped)
 	stdin  io.WriteCloser
 	lines  chan string
 	stderr *bytes.Buffer
@@ -40,7 +41,7 @@ type mcpSession struct {
 func (e *env) mcpStart(clientName string, more ...string) *mcpSession {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), *flagTimeout)
-	cmd := exec.CommandContext(ctx, e.bin, "mcp")
+	cmd, report := wrapped(ctx, e.bin, "mcp")
 	cmd.Dir = e.repo
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -49,7 +50,7 @@ func (e *env) mcpStart(clientName string, more ...string) *mcpSession {
 		"HOME="+e.home, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"), "XDG_CACHE_HOME="+filepath.Join(e.home, ".cache"),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 	cmd.Env = append(append(envv, e.extra...), more...)
-	s := &mcpSession{e: e, cmd: cmd, lines: make(chan string, 64), stderr: &bytes.Buffer{}, cancel: cancel, next: 100}
+	s := &mcpSession{e: e, cmd: cmd, report: report, lines: make(chan string, 64), stderr: &bytes.Buffer{}, cancel: cancel, next: 100}
 	cmd.Stderr = s.stderr
 	var err error
 	if s.stdin, err = cmd.StdinPipe(); err != nil {
@@ -59,7 +60,6 @@ func (e *env) mcpStart(clientName string, more ...string) *mcpSession {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	resetPeakRSS()
 	s.start = time.Now()
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
@@ -204,12 +204,7 @@ func (s *mcpSession) end(mayFail bool) string {
 	}
 	err := s.cmd.Wait()
 	s.cancel()
-	var maxRSS int64
-	if s.cmd.ProcessState != nil {
-		if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			maxRSS = ru.Maxrss << 10
-		}
-	}
+	maxRSS, _ := usage(s.report)
 	s.e.t.Logf("orchestrate mcp: %v in %v, peak RSS %d MiB", err, time.Since(s.start).Round(time.Millisecond), maxRSS>>20)
 	if err != nil && (!mayFail || s.cmd.ProcessState == nil || s.cmd.ProcessState.ExitCode() <= 0) {
 		s.e.t.Errorf("orchestrate mcp ended with %v (stderr: %s)", err, tail(s.stderr.String()))

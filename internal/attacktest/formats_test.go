@@ -15,8 +15,7 @@ const bombSize = 8_000_000
 
 // A bomb is head, then unit(i) for i = 0, 1, … joined by sep, then foot,
 // as long as the whole stays within bombSize. It is written straight to its
-// file: the test process stays small (its peak would show in the child's
-// Maxrss, see resetPeakRSS).
+// file: the test process stays small.
 type bomb struct {
 	head      string
 	unit      func(i int) string

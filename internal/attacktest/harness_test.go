@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -45,10 +46,12 @@ const now = "2026-11-20T12:00:00Z"
 var commitTime = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
 var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
+	binOnce  sync.Once
+	binPath  string
+	wrapPath string // rsswrap, which every run goes through (see wrapped)
+	binErr   error
+	binDir   string
+	reports  atomic.Int64 // the last rsswrap report file's number
 )
 
 func TestMain(m *testing.M) {
@@ -79,9 +82,13 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "orchestrate")
-		cmd := exec.Command(gobin, "build", "-o", binPath, "github.com/orchestrate-dev/orchestrate/cmd/orchestrate")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		wrapPath = filepath.Join(binDir, "rsswrap")
+		for pkg, out := range map[string]string{"cmd/orchestrate": binPath, "internal/attacktest/rsswrap": wrapPath} {
+			cmd := exec.Command(gobin, "build", "-o", out, "github.com/orchestrate-dev/orchestrate/"+pkg)
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				binErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
+				return
+			}
 		}
 	})
 	if binErr != nil {
@@ -258,7 +265,7 @@ func (e *env) runEnv(more []string, args ...string) result {
 	// time, not work); a run that outlives the wall-clock bound is a hang
 	ctx, cancel := context.WithTimeout(context.Background(), *flagHang)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.bin, args...)
+	cmd, report := wrapped(ctx, e.bin, args...)
 	cmd.Dir = e.repo
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -270,16 +277,12 @@ func (e *env) runEnv(more []string, args ...string) result {
 	cmd.Env = append(envv, more...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	resetPeakRSS()
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: args, elapsed: time.Since(start), stdout: out.String(), stderr: errb.String(), code: -1}
 	if cmd.ProcessState != nil {
 		r.code = cmd.ProcessState.ExitCode()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.maxRSS = ru.Maxrss << 10 // KiB on Linux
-			r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		}
+		r.maxRSS, r.cpu = usage(report)
 	}
 	e.t.Log(r)
 	if ctx.Err() != nil {
@@ -301,13 +304,31 @@ func (e *env) runEnv(more []string, args ...string) result {
 	return r
 }
 
-// resetPeakRSS resets the test process's own peak resident size (Linux
-// clear_refs 5). The child is started with vfork semantics and, at exec,
-// the kernel records the parent's peak as the child's starting maxrss: a
-// test that once held a big buffer would otherwise show in every later
-// child's Maxrss.
-func resetPeakRSS() {
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+// wrapped is the command that runs bin ARGS through rsswrap, and the file
+// rsswrap reports the run's own peak memory and CPU time into (read it with
+// usage once the command has ended). Started straight from this process, a
+// child's peak memory would start at this process's own peak (see
+// rsswrap's doc): the race detector's test process is often past the bound
+// on its own.
+func wrapped(ctx context.Context, bin string, args ...string) (*exec.Cmd, string) {
+	report := filepath.Join(binDir, fmt.Sprintf("usage-%d", reports.Add(1)))
+	return exec.CommandContext(ctx, wrapPath, append([]string{report, bin}, args...)...), report
+}
+
+// usage is the peak resident memory (bytes) and CPU time (user and system)
+// that rsswrap reported for a run that has ended; zero when it reported
+// nothing (it was killed with the run).
+func usage(report string) (maxRSS int64, cpu time.Duration) {
+	b, err := os.ReadFile(report)
+	_ = os.Remove(report)
+	if err != nil {
+		return 0, 0
+	}
+	var kib, user, sys int64
+	if _, err := fmt.Sscanf(string(b), "%d %d %d", &kib, &user, &sys); err != nil {
+		return 0, 0
+	}
+	return kib << 10, time.Duration(user + sys) // KiB on Linux
 }
 
 // tail is the end of a long output, for failure messages.
