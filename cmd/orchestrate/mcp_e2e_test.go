@@ -271,7 +271,19 @@ func TestMCPBatchByProtocolVersion(t *testing.T) {
 			}
 			answered := map[float64]bool{}
 			var codes []float64
-			for !answered[4] && sc.Scan() {
+			// the server answers requests concurrently: the answer to 4 may
+			// come before the batch's (or its error), so read until every
+			// answer expected is in; a missing one ends the session after a
+			// while (stdin closed), never a hang
+			done := func() bool {
+				if tc.batchOK {
+					return answered[2] && answered[3] && answered[4]
+				}
+				return answered[4] && len(codes) > 0
+			}
+			giveUp := time.AfterFunc(20*time.Second, func() { _ = stdin.Close() })
+			defer giveUp.Stop()
+			for !done() && sc.Scan() {
 				line := sc.Bytes()
 				if len(line) > 0 && line[0] == '[' {
 					var batch []map[string]any
