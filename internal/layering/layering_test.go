@@ -60,7 +60,7 @@ var layers = []layer{
 	// flags, wiring, rendering, exit codes
 	{"command", []string{"app/cli", "app/cli/cmdutil", "app/cli/completion", "app/cli/failpoint", "app/cli/iostreams", "app/cli/jsondoc", "app/cli/tablefit", "app/cli/views", "app/mcp"}},
 	// programs and whole-program tests
-	{"main", []string{"cmd/...", "internal/attacktest", "internal/crashtest", "internal/layering"}},
+	{"main", []string{"cmd/...", "internal/attacktest", "internal/attacktest/rsswrap", "internal/crashtest", "internal/layering"}},
 }
 
 // printers are the only packages that may import templates: the layers that
