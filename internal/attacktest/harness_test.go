@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -413,5 +414,24 @@ func sameFiles(t *testing.T, what string, before, after map[string]string) {
 	sort.Strings(diffs)
 	if len(diffs) > 0 {
 		t.Errorf("%s: files changed: %s", what, strings.Join(diffs, ", "))
+	}
+}
+
+// TestRunMeasuresTheRunAlone: a run's peak memory is its own, whatever the
+// test process holds when it starts the run (see wrapped). The test process
+// first holds and touches 384 MiB; a `--version` run, a few MiB of its own,
+// must still measure under 128 MiB (started straight from this process, it
+// measured over 384).
+func TestRunMeasuresTheRunAlone(t *testing.T) {
+	e := newEnv(t)
+	held := make([]byte, 384<<20)
+	for i := 0; i < len(held); i += 4096 {
+		held[i] = 1
+	}
+	r := e.run("--version")
+	runtime.KeepAlive(held)
+	wantCode(t, r, 0)
+	if r.maxRSS == 0 || r.maxRSS > 128<<20 {
+		t.Errorf("%s: want a peak of the run's own (over 0, under 128 MiB)", r)
 	}
 }
