@@ -196,8 +196,9 @@ func parseIndexBytes(b []byte, want map[string]bool, sec, nsec uint32, sc *index
 	n := be.Uint32(b[8:])
 	out := make(map[string]IndexEntry, len(want)) // at most one entry per path wanted
 	off, dropped := 12, 0
+	ws := newWantSet(want)
 	for i := uint32(0); i < n; i++ {
-		size := sc.entry(b[off:], version, want, sec, nsec, out)
+		size := sc.entry(b[off:], version, &ws, sec, nsec, out)
 		if size == 0 {
 			return nil, nil
 		}
@@ -235,7 +236,7 @@ const indexEntryFixed = 62
 // entry reads the entry at the start of e, adds it to out when it is
 // wanted and can stand for the file on disk, and returns its size (0 when
 // it is malformed or cut off).
-func (sc *indexScratch) entry(e []byte, version uint32, want map[string]bool, sec, nsec uint32, out map[string]IndexEntry) int {
+func (sc *indexScratch) entry(e []byte, version uint32, want *wantSet, sec, nsec uint32, out map[string]IndexEntry) int {
 	const fixed = indexEntryFixed
 	if len(e) < fixed {
 		return 0
@@ -259,7 +260,7 @@ func (sc *indexScratch) entry(e []byte, version uint32, want map[string]bool, se
 		return 0
 	}
 	mode := be.Uint32(e[24:]) & 0o170000
-	wanted := want[string(name)]
+	wanted := want.has(name)
 	if sc.heads != nil {
 		switch {
 		case flags&0x3000 != 0 || ext&0x6000 != 0 || mode == 0o040000:
