@@ -1,10 +1,8 @@
 package gitobj
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -81,25 +79,6 @@ func ReadIndex(fs billy.Filesystem, paths []string, compared int, heads map[stri
 	return out, root, dirs
 }
 
-// rootCacheTree reads the index extensions after the entries up to the
-// cache-tree ("TREE") and returns the tree of its root when it is valid
-// (zero when there is none, it is invalid, or the index is split).
-func rootCacheTree(rd *bufio.Reader) plumbing.Hash {
-	root, _ := readCacheTree(rd, nil)
-	return root
-}
-
-// readCacheTree is rootCacheTree that also returns the tree of each valid
-// folder of the cache-tree that wantDirs names. It reads rd to its end and
-// parses what it read with cacheTreeBytes.
-func readCacheTree(rd *bufio.Reader, wantDirs map[string]bool) (plumbing.Hash, map[string]plumbing.Hash) {
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return plumbing.ZeroHash, nil
-	}
-	return cacheTreeBytes(b, wantDirs)
-}
-
 // cacheTreeBytes is readCacheTree over b, the bytes after the entries.
 func cacheTreeBytes(b []byte, wantDirs map[string]bool) (plumbing.Hash, map[string]plumbing.Hash) {
 	for {
@@ -118,16 +97,6 @@ func cacheTreeBytes(b []byte, wantDirs map[string]bool) (plumbing.Hash, map[stri
 		}
 		b = b[8+size:]
 	}
-}
-
-// parseCacheTree reads a cache-tree extension of size bytes from rd (to
-// its end) and parses it with parseCacheTreeBytes.
-func parseCacheTree(rd *bufio.Reader, size int, wantDirs map[string]bool) (root plumbing.Hash, dirs map[string]plumbing.Hash) {
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return plumbing.ZeroHash, nil
-	}
-	return parseCacheTreeBytes(b, size, wantDirs)
 }
 
 // parseCacheTreeBytes parses a cache-tree extension of size bytes at the
@@ -212,32 +181,6 @@ func parseCacheTreeBytes(b []byte, size int, wantDirs map[string]bool) (root plu
 	return root, dirs
 }
 
-// parseIndex reads the entries of a version 2 or 3 git index b whose paths
-// are in want, keeping those indexEntries describes; the index was last
-// written at (sec, nsec). A malformed index gives nil.
-func parseIndex(b []byte, want map[string]bool, sec, nsec uint32) map[string]IndexEntry {
-	out, _ := parseIndexBytes(b, want, sec, nsec, &indexScratch{})
-	return out
-}
-
-// parseIndexFrom is parseIndex reading the index from rd.
-func parseIndexFrom(rd *bufio.Reader, want map[string]bool, sec, nsec uint32) map[string]IndexEntry {
-	return parseIndexWith(rd, want, sec, nsec, &indexScratch{})
-}
-
-// parseIndexWith is parseIndexFrom reading into sc (see indexScratch.heads):
-// it reads rd to its end, parses that with parseIndexBytes, and leaves rd
-// reading what follows the entries.
-func parseIndexWith(rd *bufio.Reader, want map[string]bool, sec, nsec uint32, sc *indexScratch) map[string]IndexEntry {
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return nil
-	}
-	out, rest := parseIndexBytes(b, want, sec, nsec, sc)
-	rd.Reset(bytes.NewReader(rest))
-	return out
-}
-
 // parseIndexBytes is parseIndex reading into sc (see indexScratch.heads);
 // it also returns the bytes after the entries (the extensions and the
 // checksum). It parses b in place: an entry is copied only when kept.
@@ -253,8 +196,9 @@ func parseIndexBytes(b []byte, want map[string]bool, sec, nsec uint32, sc *index
 	n := be.Uint32(b[8:])
 	out := make(map[string]IndexEntry, len(want)) // at most one entry per path wanted
 	off, dropped := 12, 0
+	ws := newWantSet(want)
 	for i := uint32(0); i < n; i++ {
-		size := sc.entry(b[off:], version, want, sec, nsec, out)
+		size := sc.entry(b[off:], version, &ws, sec, nsec, out)
 		if size == 0 {
 			return nil, nil
 		}
@@ -292,7 +236,7 @@ const indexEntryFixed = 62
 // entry reads the entry at the start of e, adds it to out when it is
 // wanted and can stand for the file on disk, and returns its size (0 when
 // it is malformed or cut off).
-func (sc *indexScratch) entry(e []byte, version uint32, want map[string]bool, sec, nsec uint32, out map[string]IndexEntry) int {
+func (sc *indexScratch) entry(e []byte, version uint32, want *wantSet, sec, nsec uint32, out map[string]IndexEntry) int {
 	const fixed = indexEntryFixed
 	if len(e) < fixed {
 		return 0
@@ -316,7 +260,7 @@ func (sc *indexScratch) entry(e []byte, version uint32, want map[string]bool, se
 		return 0
 	}
 	mode := be.Uint32(e[24:]) & 0o170000
-	wanted := want[string(name)]
+	wanted := want.has(name)
 	if sc.heads != nil {
 		switch {
 		case flags&0x3000 != 0 || ext&0x6000 != 0 || mode == 0o040000:

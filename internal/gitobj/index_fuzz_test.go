@@ -122,8 +122,12 @@ func FuzzParseIndex(f *testing.F) {
 			}
 		}
 		dirSet := map[string]bool{}
+		ws := newWantSet(wantSet) // the merge answers as the map, whatever the order asked in
 		for _, d := range strings.Split(wantDirs, ",") {
 			dirSet[d] = true
+			if got := ws.has([]byte(d)); got != wantSet[d] {
+				t.Fatalf("wanted %q: merged %v, the map %v", d, got, wantSet[d])
+			}
 		}
 		cacheTree := func(dirs map[string]bool) (plumbing.Hash, map[string]plumbing.Hash) {
 			rd := bufio.NewReader(bytes.NewReader(b))

@@ -32,9 +32,11 @@ const indexWeight = 8
 // a read of its own when it was read for every one of paths and holds, by
 // its cache-tree, the very tree (its heads and dirs are facts about that
 // tree, which a later change to the index does not make untrue); it is
-// waited for until it is done or giveUp is closed (HistoryFor: its walk
-// ended), whichever comes first (then the index is read here). A file's entry has the mode Regular (a symbolic link in
-// HEAD too): History only asks an entry its blob and its folder tree.
+// waited for until it is done, or until giveUp is closed (HistoryFor: its
+// walk ended) if not started by then (the index is then read here; a read
+// started ends: a bounded read, never blocking on a FIFO). A file's entry
+// has the mode Regular (a symbolic link in HEAD too): History only asks an
+// entry its blob and its folder tree.
 func (r *Repo) headEntries(tree plumbing.Hash, paths []string, giveUp <-chan struct{}) (map[string]gitobj.RawEntry, error) {
 	if r.storage == nil || tree.IsZero() || len(paths) == 0 {
 		return r.entriesOf(tree, paths)
@@ -105,17 +107,22 @@ type indexRead struct {
 }
 
 // index waits for the read to end and returns its Index; nil when giveUp
-// is closed first (or rd is nil: no read).
+// is closed before the read has started (or rd is nil: no read). A read
+// started by then is waited for: it ends sooner than a second parse of
+// the index beside it (a warm run whose walk ended first).
 func (rd *indexRead) index(giveUp <-chan struct{}) *Index {
 	if rd == nil {
 		return nil
 	}
 	select {
 	case <-rd.done:
-		return rd.idx
 	case <-giveUp:
-		return nil
+		if !rd.claimed.Load() {
+			return nil
+		}
+		<-rd.done
 	}
+	return rd.idx
 }
 
 // wants reports whether idx was read for every one of paths.

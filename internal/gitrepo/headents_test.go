@@ -289,3 +289,37 @@ func TestHeadEntriesIndexLaterNeverRead(t *testing.T) {
 		t.Fatal("no History")
 	}
 }
+
+// TestHeadEntriesIndexLaterUnderWay: an IndexLater read started before
+// giveUp is closed (a warm run's walk that ended first) is waited for and
+// taken, not read a second time beside it; one not started is not waited
+// for (TestHeadEntriesIndexLaterNeverRead).
+func TestHeadEntriesIndexLaterUnderWay(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	lie := plumbing.NewHash("00000000000000000000000000000000000000aa")
+	r := open(t, headEntsRepo(t))
+	idx := r.IndexFor(headEntsPaths, 10_000)
+	if idx == nil || idx.heads == nil {
+		t.Fatal("the index was not read, or holds no HEAD's tree")
+	}
+	idx.heads["top.txt"] = lie // shows whether headEntries took this read
+	_ = r.IndexLater()
+	rd := r.lastIndex.Load()
+	rd.claimed.Store(true) // the read under way ends after giveUp
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		rd.idx = idx
+		close(rd.done)
+	}()
+	giveUp := make(chan struct{})
+	close(giveUp)
+	head, err := r.headLinks()
+	must(t, err)
+	got, err := r.headEntries(head.tree, headEntsPaths, giveUp)
+	must(t, err)
+	if got["top.txt"].Hash != lie {
+		t.Fatalf("headEntries read the index again (top.txt %s) instead of taking the read under way", got["top.txt"].Hash)
+	}
+}
