@@ -36,6 +36,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/redact"
 	"github.com/orchestrate-dev/orchestrate/internal/termsafe"
 )
@@ -102,7 +103,9 @@ type Session struct {
 
 // idRe is what a session id may look like: it goes on the agent's command
 // line (a leading "-" could be read as an option).
-var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+// Compiled on first use (lazyre): its {0,127} alone cost every run of
+// every command 2 ms at start.
+var idRe = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
 // Find returns the most recent session of agent for the repository whose
 // transcript names one of q.Files; false when there is none (or the agent's
@@ -165,7 +168,7 @@ func Find(agent string, q Query) (Session, bool, error) {
 			}
 			s.ID = id
 		}
-		if !idRe.MatchString(s.ID) {
+		if !idRe().MatchString(s.ID) {
 			continue
 		}
 		touched := ""
@@ -268,8 +271,8 @@ func claudeTranscripts(t *tracker, base, root string) ([]transcript, error) {
 }
 
 var (
-	yearRe = regexp.MustCompile(`^[0-9]{4}$`)
-	twoRe  = regexp.MustCompile(`^[0-9]{2}$`)
+	yearRe = lazyre.New(`^[0-9]{4}$`)
+	twoRe  = lazyre.New(`^[0-9]{2}$`)
 )
 
 func codexTranscripts(t *tracker, base string) ([]transcript, error) {
@@ -286,17 +289,17 @@ func codexTranscripts(t *tracker, base string) ([]transcript, error) {
 	var out []transcript
 	days := 0
 	rollout := func(n string) bool { return strings.HasPrefix(n, "rollout-") && strings.HasSuffix(n, ".jsonl") }
-	for _, yn := range sessions.subdirNames(yearRe) {
+	for _, yn := range sessions.subdirNames(yearRe()) {
 		y, err := t.sub(sessions, yn)
 		if err != nil {
 			continue
 		}
-		for _, mn := range y.subdirNames(twoRe) {
+		for _, mn := range y.subdirNames(twoRe()) {
 			m, err := t.sub(y, mn)
 			if err != nil {
 				continue
 			}
-			for _, dn := range m.subdirNames(twoRe) {
+			for _, dn := range m.subdirNames(twoRe()) {
 				if days >= maxDays {
 					return out, nil
 				}

@@ -25,7 +25,7 @@ func Owners(id string, q Query) []string {
 		getenv = func(string) string { return "" }
 	}
 	root := filepath.Clean(q.Root)
-	if !idRe.MatchString(id) || !filepath.IsAbs(root) {
+	if !idRe().MatchString(id) || !filepath.IsAbs(root) {
 		return nil
 	}
 	opened := &tracker{}

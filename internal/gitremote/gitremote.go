@@ -16,11 +16,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	"github.com/orchestrate-dev/orchestrate/internal/redact"
 )
 
@@ -75,14 +75,15 @@ type Remote struct {
 }
 
 // remoteName is what a remote name may look like here: it is passed to git
-// as an argument and used in a local ref name.
-var remoteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+// as an argument and used in a local ref name. Compiled on first use
+// (lazyre): its {0,99} cost every run of every command a millisecond.
+var remoteName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 
 // Open checks that git is on the PATH of env (the injected environment)
 // and that the repository at dir has a remote called name, and returns it.
 // Each problem is an *Error naming the cause.
 func Open(dir, name string, env []string, timeout time.Duration) (*Remote, error) {
-	if !remoteName.MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+	if !remoteName().MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
 		return nil, &Error{Op: "lifecycle.remote", Err: fmt.Errorf("%q is not a remote name", name)}
 	}
 	git, err := lookGit(env)

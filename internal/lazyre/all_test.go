@@ -5,6 +5,8 @@ import (
 
 	_ "github.com/orchestrate-dev/orchestrate/discover"
 	_ "github.com/orchestrate-dev/orchestrate/discover/rebuild"
+	_ "github.com/orchestrate-dev/orchestrate/internal/agentsession"
+	_ "github.com/orchestrate-dev/orchestrate/internal/gitremote"
 	"github.com/orchestrate-dev/orchestrate/internal/lazyre"
 	_ "github.com/orchestrate-dev/orchestrate/internal/redact"
 )
