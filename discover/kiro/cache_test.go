@@ -17,10 +17,21 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
-// cacheScan scans root's Kiro specs with cache c (nil: off), returning
+// cacheScan is scanCounting with the draft table keeping nothing (its
+// clock before every file): a draft hit would answer for the tasks cache,
+// and whether a draft is stored would otherwise depend on how long the
+// test took (the racy window is on the real clock).
+func cacheScan(t *testing.T, root string, c *diskcache.Cache) (out string, hits, added int) {
+	t.Helper()
+	draftCacheKind.Now = func() time.Time { return time.Time{} }
+	t.Cleanup(func() { draftCacheKind.Now = nil })
+	return scanCounting(t, root, c)
+}
+
+// scanCounting scans root's Kiro specs with cache c (nil: off), returning
 // every field of the candidates and the findings as JSON, and the scan's
 // hits and new entries.
-func cacheScan(t *testing.T, root string, c *diskcache.Cache) (out string, hits, added int) {
+func scanCounting(t *testing.T, root string, c *diskcache.Cache) (out string, hits, added int) {
 	t.Helper()
 	hits, added = -1, -1
 	tasksCacheKind.Hits = func(h, a int) { hits, added = h, a }
@@ -159,11 +170,14 @@ func TestTasksCacheSaltAndTable(t *testing.T) {
 		t.Fatalf("a flipped table: %d hits; same answers %v", hits, got == off)
 	}
 
-	// racy: the scan's own clock, files written just now
+	// racy: files written just now, by the scan's clock (pinned to the
+	// newest file's time: a loaded machine may take longer than the racy
+	// window between the writes and the scan)
 	r, _ := source.NewRepo(root, config.Default())
 	r.Cache = diskcache.New(filepath.Join(t.TempDir(), "fresh"))
 	added = -1
-	tasksCacheKind.Hits, tasksCacheKind.Now = func(_, a int) { added = a }, nil
+	newest := sourcetest.Newest(t, root)
+	tasksCacheKind.Hits, tasksCacheKind.Now = func(_, a int) { added = a }, func() time.Time { return newest }
 	KiroSource.Scan(r)
 	if added != 0 {
 		t.Fatalf("files written just now were stored (%d entries)", added)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchestrate-dev/orchestrate/discover/internal/sourcetest"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
@@ -27,10 +28,12 @@ func draftScan(t *testing.T, root string, c *diskcache.Cache, racy bool) (string
 	draftCacheKind.Hits = func(h, a int) { n.drafts, n.draftsAdded = h, a }
 	draftCacheKind.Now = func() time.Time { return time.Now().Add(time.Hour) }
 	if racy {
-		draftCacheKind.Now = nil
+		// the files' own time: written just now, however long the test took
+		newest := sourcetest.Newest(t, root)
+		draftCacheKind.Now = func() time.Time { return newest }
 	}
 	t.Cleanup(func() { draftCacheKind.Hits, draftCacheKind.Now = nil, nil })
-	out, hits, _ := cacheScan(t, root, c)
+	out, hits, _ := scanCounting(t, root, c)
 	n.tasks = hits
 	return out, n
 }

@@ -51,10 +51,21 @@ func cacheFiles(t *testing.T) map[string]string {
 	}
 }
 
-// cacheScan scans root's OpenSpec changes with cache c (nil: off),
+// cacheScan is scanCounting with the draft table keeping nothing (its
+// clock before every file): a draft hit would answer for the tasks cache,
+// and whether a draft is stored would otherwise depend on how long the
+// test took (the racy window is on the real clock).
+func cacheScan(t *testing.T, root string, c *diskcache.Cache) (out string, hits, added int) {
+	t.Helper()
+	draftCacheKind.Now = func() time.Time { return time.Time{} }
+	t.Cleanup(func() { draftCacheKind.Now = nil })
+	return scanCounting(t, root, c)
+}
+
+// scanCounting scans root's OpenSpec changes with cache c (nil: off),
 // returning every field of the candidates and the findings as JSON, and
 // the scan's hits and new entries.
-func cacheScan(t *testing.T, root string, c *diskcache.Cache) (out string, hits, added int) {
+func scanCounting(t *testing.T, root string, c *diskcache.Cache) (out string, hits, added int) {
 	t.Helper()
 	r, _ := source.NewRepo(root, config.Default())
 	r.Cache = c
@@ -266,8 +277,9 @@ func TestTasksCacheRacy(t *testing.T) {
 	r, _ := source.NewRepo(root, config.Default())
 	r.Cache = diskcache.New(filepath.Join(t.TempDir(), "cache"))
 	added := -1
-	tasksCacheKind.Hits = func(_, a int) { added = a }
-	t.Cleanup(func() { tasksCacheKind.Hits = nil })
+	newest := sourcetest.Newest(t, root) // the scan's clock: just after the write, however long it took
+	tasksCacheKind.Hits, tasksCacheKind.Now = func(_, a int) { added = a }, func() time.Time { return newest }
+	t.Cleanup(func() { tasksCacheKind.Hits, tasksCacheKind.Now = nil, nil })
 	OpenSpecSource.Scan(r)
 	if added != 0 {
 		t.Fatalf("a file written just now was stored (%d entries)", added)

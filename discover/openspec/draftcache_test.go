@@ -22,10 +22,12 @@ func draftScan(t *testing.T, root string, c *diskcache.Cache, racy bool) (out st
 	draftCacheKind.Hits = func(h, a int) { hits, added = h, a }
 	draftCacheKind.Now = func() time.Time { return time.Now().Add(time.Hour) }
 	if racy {
-		draftCacheKind.Now = nil
+		// the files' own time: written just now, however long the test took
+		newest := sourcetest.Newest(t, root)
+		draftCacheKind.Now = func() time.Time { return newest }
 	}
 	t.Cleanup(func() { draftCacheKind.Hits, draftCacheKind.Now = nil, nil })
-	out, _, _ = cacheScan(t, root, c)
+	out, _, _ = scanCounting(t, root, c)
 	return out, hits, added
 }
 

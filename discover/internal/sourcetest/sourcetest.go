@@ -53,6 +53,28 @@ func Write(t *testing.T, root string, files map[string]string) {
 	}
 }
 
+// Newest is the latest modification time of the regular files below root:
+// a scan clock pinned to it sees every file as written just now (within
+// source.StatCacheRacy), however long the test took since writing them.
+func Newest(t *testing.T, root string) time.Time {
+	t.Helper()
+	var newest time.Time
+	err := filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil && fi.ModTime().After(newest) {
+			newest = fi.ModTime()
+		}
+		return err
+	})
+	if err != nil || newest.IsZero() {
+		t.Fatalf("no file's time below %s: %v", root, err)
+	}
+	return newest
+}
+
 // EpicCheckCandidate asserts the invariants every parsed state candidate
 // keeps, whatever the input: an id, sorted unique stories, bounded output.
 func EpicCheckCandidate(t *testing.T, c workflow.Candidate, fs []workflow.Finding, inputLen int, typ workflow.Type, prefix string) {
