@@ -145,8 +145,9 @@ func TestStateCacheRacy(t *testing.T) {
 	r, _ := source.NewRepo(root, config.Default())
 	r.Cache = c
 	added := -1
-	stateCacheKind.Hits = func(_, a int) { added = a }
-	t.Cleanup(func() { stateCacheKind.Hits = nil })
+	newest := sourcetest.Newest(t, root) // the scan's clock: just after the write, however long it took
+	stateCacheKind.Hits, stateCacheKind.Now = func(_, a int) { added = a }, func() time.Time { return newest }
+	t.Cleanup(func() { stateCacheKind.Hits, stateCacheKind.Now = nil, nil })
 	WorkflowStateSource.Scan(r)
 	if added != 0 {
 		t.Fatalf("a file written just now was stored (%d entries)", added)
