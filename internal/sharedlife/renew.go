@@ -61,6 +61,14 @@ func (h *Held) Renew() error {
 	return h.renewLocked()
 }
 
+// holds reports whether the lock is still this runner's: not released,
+// not found lost, and renewed just now.
+func (h *Held) holds() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.released && h.lost == nil && h.renewLocked() == nil
+}
+
 func (h *Held) renewLocked() error {
 	if h.released {
 		return nil

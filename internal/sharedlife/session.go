@@ -1,6 +1,7 @@
 package sharedlife
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -54,11 +55,27 @@ func (s *Store) Begin(v View, id, command string, base Record) (*Handoff, error)
 	return h, nil
 }
 
-// Record appends event (with outcome, for a failure) to the records.
+// Record appends event (with outcome, for a failure) to the records. When
+// another runner appended meanwhile and this runner still holds the lock
+// (renewed just now, a compare-and-swap), the records are read again and
+// event appended after theirs, once: a runner whose lease this one took
+// over records how its handoff ended when it notices (RecordOutcome), and
+// that late record must not make the lock's holder fail. A runner that no
+// longer holds the lock is refused, as before.
 func (h *Handoff) Record(event, outcome string) error {
 	r := h.base
 	r.Event, r.Outcome, r.At = event, outcome, h.s.Now().UTC()
 	r.Runner = Runner{}
+	err := h.s.Append(h.Chain, r)
+	var moved *recordsMovedError
+	if !errors.As(err, &moved) || !h.Held.holds() {
+		return err
+	}
+	chain, cerr := h.s.Chain(View{}, h.Chain.Workflow)
+	if cerr != nil {
+		return err
+	}
+	h.Chain = chain
 	return h.s.Append(h.Chain, r)
 }
 

@@ -482,13 +482,21 @@ func (s *Store) Append(c *Chain, rec Record) error {
 	}
 	if err := s.Remote.Push(gitremote.Update{Name: c.name, Old: c.Tip, New: commit}); err != nil {
 		if errors.Is(err, gitremote.ErrRejected) {
-			return unusable(fmt.Errorf("the records of %s changed on the remote while this runner held the lock (a runner whose lease had ended?)", c.Workflow))
+			return unusable(&recordsMovedError{workflow: c.Workflow})
 		}
 		return unusable(err)
 	}
 	c.Tip = commit
 	c.Records = append([]Record{rec}, c.Records...)
 	return nil
+}
+
+// recordsMovedError is an append refused because the records' tip moved
+// since this runner read it (Handoff.Record may append again).
+type recordsMovedError struct{ workflow string }
+
+func (e *recordsMovedError) Error() string {
+	return fmt.Sprintf("the records of %s changed on the remote while this runner held the lock (a runner whose lease had ended?)", e.workflow)
 }
 
 // RemoveLock deletes workflow id's lock on the remote whatever it holds,

@@ -1,6 +1,7 @@
 package sharedlife
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -326,4 +327,71 @@ func TestAcquireAfterTheLockWentAway(t *testing.T) {
 	if err := h.Release(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestLateRecordOfALostLease: a runner whose lease ended records how its
+// handoff ended only when it notices, which may fall between the new
+// holder's reading of the records and its first append. The new holder
+// appends after that late record (it still holds the lock); the former
+// holder, once the new one has appended, is refused.
+func TestLateRecordOfALostLease(t *testing.T) {
+	t.Parallel()
+	bare, clones := setup(t, 2)
+	late := store(t, clones[0], "late", time.Minute)
+	v, err := late.Fetch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := late.Begin(v, "sdc:4.2", "orchestrate resume", Record{Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Record(EventDispatched, ""); err != nil {
+		t.Fatal(err)
+	}
+	next := store(t, clones[1], "next", time.Hour)
+	next.Now = func() time.Time { return h.Held.Expires().Add(time.Second) } // the lease has ended
+	if v, err = next.Fetch(); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := next.Begin(v, "sdc:4.2", "", Record{Key: "k"})
+	if err != nil {
+		t.Fatalf("takeover: %v", err)
+	}
+	// the former holder notices only now, and records its failure
+	if err := h.Record(EventFailed, "stopped: the lease was taken over"); err != nil {
+		t.Fatalf("the late record (nothing appended since): %v", err)
+	}
+	if err := h2.Record(EventDispatched, ""); err != nil {
+		t.Fatalf("the holder's append after a late record: %v", err)
+	}
+	if err := h2.Record(EventStarted, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Record(EventFailed, "again"); err == nil {
+		t.Fatal("the former holder appended after the new holder's records")
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(gitRun(t, bare, "log", "--format=%s", "refs/orchestrate/records/"+mustComp(t, "sdc:4.2"))), "\n") {
+		var r Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("record %q: %v", line, err)
+		}
+		got = append(got, r.Runner.Host+":"+r.Event)
+	}
+	if want := "next:started next:dispatched late:failed late:dispatched"; strings.Join(got, " ") != want {
+		t.Errorf("records %v, want %s", got, want)
+	}
+	if err := h2.Release(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustComp(t *testing.T, id string) string {
+	t.Helper()
+	c, err := gitremote.RefComponent(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
