@@ -175,7 +175,7 @@ func (c *Cache) Open(name string, keySize int) (*Table, error) {
 		return empty, err
 	}
 	path := filepath.Join(c.dir, name)
-	data, err := readPrivate(path)
+	data, unmap, err := readPrivate(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return empty, nil
@@ -184,6 +184,9 @@ func (c *Cache) Open(name string, keySize int) (*Table, error) {
 	}
 	t, err := parse(data, keySize, c.mac(name))
 	if err != nil {
+		if unmap != nil {
+			unmap() // nothing points into it
+		}
 		return empty, fmt.Errorf("cache table %s: %w", path, err)
 	}
 	return t, nil
@@ -216,22 +219,23 @@ func openPrivate(path string) (*os.File, os.FileInfo, error) {
 }
 
 // readPrivate reads a regular file of at most MaxTableSize bytes that the
-// user owns, without following a symlink or blocking on a FIFO.
-func readPrivate(path string) ([]byte, error) {
+// user owns, without following a symlink or blocking on a FIFO; unmap is
+// readTable's.
+func readPrivate(path string) (data []byte, unmap func(), err error) {
 	f, fi, err := openPrivate(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	if fi.Size() > MaxTableSize {
-		return nil, fmt.Errorf("%d bytes, more than %d", fi.Size(), MaxTableSize)
+		return nil, nil, fmt.Errorf("%d bytes, more than %d", fi.Size(), MaxTableSize)
 	}
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, err
+	data, unmap, err = readTable(f, fi.Size())
+	if err != nil {
+		return nil, nil, err
 	}
 	markUsed(f, fi.ModTime())
-	return data, nil
+	return data, unmap, nil
 }
 
 // usedAfter is how old a table's modification time may get before a read
@@ -347,11 +351,11 @@ func (t *Table) KeySize() int {
 
 // Get returns the value of key, and whether t holds it. The value points
 // into t: the caller must not change it. t's bytes are read once when the
-// table is opened, into a buffer of its own that nothing writes again
-// (saving merges into a new one), and callers keep views into a value for
+// table is opened (mapped, or into a buffer of its own) and nothing writes
+// them again (saving merges into a new one), and callers keep views into a value for
 // the whole run (the story, wfstates and verdict decoders: strings that
-// point into it): a table that were ever mapped or its buffer reused must
-// keep that contract.
+// point into it). A table of mapMin bytes or more is mapped read-only
+// (mapread.go): a value changed in place ends the process.
 func (t *Table) Get(key []byte) ([]byte, bool) {
 	if t == nil || len(key) != t.keySize || len(t.keys) == 0 {
 		return nil, false
