@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -35,33 +36,35 @@ var StatusOrder = []Status{
 // feminine forms too ("Approuvée", "Terminée": a story is "une story"), its
 // "to be planned" and "ready for review/production" idioms, and "validé"
 // (accepted after review) is Done.
-var storyBuiltinSpellings = map[Status][]string{
-	StatusDraft: {"draft", "backlog", "planned", "proposed", "to do", "todo",
-		"brouillon", "planifié", "planifiée", "proposé", "proposée", "à planifier", "à faire", "à venir", "borrador", "planificado", "propuesto",
-		"rascunho", "planejado", "proposto", "entwurf", "geplant", "vorgeschlagen"},
-	StatusReady: {"ready", "approved", "ready for development", "ready to start", "backlog - ready for development",
-		"ready for execution", "ready for dev", "ready-for-dev", "ready_for_dev", "ready for implementation",
-		"prêt", "prêt pour développement", "prêt pour le développement", "approuvé",
-		"prête", "prête pour développement", "prête pour le développement", "approuvée", "prêt pour dev", "prête pour dev",
-		"listo", "listo para desarrollo", "aprobado", "pronto", "pronto para desenvolvimento", "aprovado",
-		"bereit", "bereit zur entwicklung", "bereit für die entwicklung", "genehmigt"},
-	StatusInProgress: {"inprogress", "in progress", "in_progress", "in-progress", "started",
-		"in development", "in dev", "in-development", "wip",
-		"en cours", "en cours de développement", "en développement", "en cours de réalisation", "en progreso", "en curso", "en desarrollo",
-		"em andamento", "em progresso", "em desenvolvimento", "in bearbeitung", "in arbeit", "in entwicklung"},
-	StatusInReview: {"inreview", "in review", "review", "ready for review", "ready for done", "in_review",
-		"ready for qa", "ready for qa validation", "ready for qa review", "in qa", "qa review", "under review",
-		"awaiting review", "pending review", "dev-complete", "dev complete", "dev_complete", "development complete",
-		"en revue", "en révision", "en cours de revue", "prêt pour revue", "prête pour revue",
-		"prêt pour la revue", "prête pour la revue", "en attente de revue", "à valider", "en validation", "en recette", "en revisión", "em revisão",
-		"in prüfung"},
-	StatusDone: {"done", "completed", "complete", "verified", "closed", "fully complete", "fully completed",
-		"finished", "validated", "completed and validated",
-		"terminé", "terminée", "fait", "faite", "achevé", "achevée", "validé", "validée", "livré", "livrée",
-		"prêt pour production", "prête pour production", "prêt pour la production", "prête pour la production", "hecho", "completado", "terminado", "finalizado",
-		"concluído", "concluida", "feito", "completo", "erledigt", "fertig", "abgeschlossen"},
-	StatusBlocked: {"blocked", "on hold", "on-hold", "on_hold", "bloqué", "bloquée", "en pause",
-		"bloqueado", "pausado", "blockiert", "pausiert", "angehalten"},
+func storyBuiltinSpellings() map[Status][]string {
+	return map[Status][]string{
+		StatusDraft: {"draft", "backlog", "planned", "proposed", "to do", "todo",
+			"brouillon", "planifié", "planifiée", "proposé", "proposée", "à planifier", "à faire", "à venir", "borrador", "planificado", "propuesto",
+			"rascunho", "planejado", "proposto", "entwurf", "geplant", "vorgeschlagen"},
+		StatusReady: {"ready", "approved", "ready for development", "ready to start", "backlog - ready for development",
+			"ready for execution", "ready for dev", "ready-for-dev", "ready_for_dev", "ready for implementation",
+			"prêt", "prêt pour développement", "prêt pour le développement", "approuvé",
+			"prête", "prête pour développement", "prête pour le développement", "approuvée", "prêt pour dev", "prête pour dev",
+			"listo", "listo para desarrollo", "aprobado", "pronto", "pronto para desenvolvimento", "aprovado",
+			"bereit", "bereit zur entwicklung", "bereit für die entwicklung", "genehmigt"},
+		StatusInProgress: {"inprogress", "in progress", "in_progress", "in-progress", "started",
+			"in development", "in dev", "in-development", "wip",
+			"en cours", "en cours de développement", "en développement", "en cours de réalisation", "en progreso", "en curso", "en desarrollo",
+			"em andamento", "em progresso", "em desenvolvimento", "in bearbeitung", "in arbeit", "in entwicklung"},
+		StatusInReview: {"inreview", "in review", "review", "ready for review", "ready for done", "in_review",
+			"ready for qa", "ready for qa validation", "ready for qa review", "in qa", "qa review", "under review",
+			"awaiting review", "pending review", "dev-complete", "dev complete", "dev_complete", "development complete",
+			"en revue", "en révision", "en cours de revue", "prêt pour revue", "prête pour revue",
+			"prêt pour la revue", "prête pour la revue", "en attente de revue", "à valider", "en validation", "en recette", "en revisión", "em revisão",
+			"in prüfung"},
+		StatusDone: {"done", "completed", "complete", "verified", "closed", "fully complete", "fully completed",
+			"finished", "validated", "completed and validated",
+			"terminé", "terminée", "fait", "faite", "achevé", "achevée", "validé", "validée", "livré", "livrée",
+			"prêt pour production", "prête pour production", "prêt pour la production", "prête pour la production", "hecho", "completado", "terminado", "finalizado",
+			"concluído", "concluida", "feito", "completo", "erledigt", "fertig", "abgeschlossen"},
+		StatusBlocked: {"blocked", "on hold", "on-hold", "on_hold", "bloqué", "bloquée", "en pause",
+			"bloqueado", "pausado", "blockiert", "pausiert", "angehalten"},
+	}
 }
 
 // storySpelling is one normalised spelling and the status it means.
@@ -71,27 +74,30 @@ type storySpelling struct {
 	extra  bool // from the configuration
 }
 
-// storyBuiltinTable holds the built-in spellings, normalised once.
-var storyBuiltinTable = func() []storySpelling {
-	var out []storySpelling
+// storyBuiltinTables are the built-in spellings normalised (table) and the
+// same by their first byte, each list in table order (byByte).
+type storyBuiltinTables struct {
+	table  []storySpelling
+	byByte [256][]storySpelling
+}
+
+// storyBuiltin makes the tables on first use rather than at every
+// process start (~50 KB of a start's allocations, paid by every command).
+var storyBuiltin = sync.OnceValue(func() *storyBuiltinTables {
+	t := &storyBuiltinTables{}
+	spellings := storyBuiltinSpellings()
 	for _, st := range StatusOrder {
-		for _, s := range storyBuiltinSpellings[st] {
+		for _, s := range spellings[st] {
 			if n := storyNormSpelling(s); n != "" {
-				out = append(out, storySpelling{text: n, status: st})
+				t.table = append(t.table, storySpelling{text: n, status: st})
 			}
 		}
 	}
-	return out
-}()
-
-// storyBuiltinByByte is storyBuiltinTable by the first byte of a
-// spelling, each list in table order.
-var storyBuiltinByByte = func() (by [256][]storySpelling) {
-	for _, sp := range storyBuiltinTable {
-		by[sp.text[0]] = append(by[sp.text[0]], sp)
+	for _, sp := range t.table {
+		t.byByte[sp.text[0]] = append(t.byByte[sp.text[0]], sp)
 	}
-	return by
-}()
+	return t
+})
 
 // CanonicalStatus maps a story's status text to its canonical status
 // and returns it with the stripped text: markdown emphasis
@@ -134,7 +140,7 @@ func CanonicalStatus(raw string, extra map[string][]string) (Status, string) {
 	}
 	// only the spellings starting with lower's first byte can be its
 	// prefix (in table order: the first of the longest still wins)
-	for _, sp := range storyBuiltinByByte[lower[0]] {
+	for _, sp := range storyBuiltin().byByte[lower[0]] {
 		consider(sp)
 	}
 	for _, sp := range storyExtraTable(extra) {
@@ -203,7 +209,7 @@ func FoldStatus(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range strings.ToLower(s) {
-		if f, ok := storyAccentFold[r]; ok {
+		if f, ok := storyFold()[r]; ok {
 			b.WriteString(f)
 			continue
 		}
@@ -212,9 +218,12 @@ func FoldStatus(s string) string {
 	return b.String()
 }
 
+// storyFold is storyAccentFold's map, made on first use.
+var storyFold = sync.OnceValue(storyAccentFold)
+
 // storyAccentFold maps the accented lower-case Latin letters of the
 // supported languages to their base letters.
-var storyAccentFold = func() map[rune]string {
+func storyAccentFold() map[rune]string {
 	m := map[rune]string{'ß': "ss", 'æ': "ae", 'œ': "oe"}
 	for base, accented := range map[string]string{
 		"a": "àáâãäåā", "c": "çćč", "e": "èéêëēę", "i": "ìíîïī", "n": "ñń",
@@ -225,7 +234,7 @@ var storyAccentFold = func() map[rune]string {
 		}
 	}
 	return m
-}()
+}
 
 // storyCommentaryFollows reports whether rest (the lower-cased text after a
 // spelling) is empty or starts with a separator of trailing commentary.

@@ -209,7 +209,7 @@ func TestCanonicalStatusTable(t *testing.T) {
 		{"angehalten", StatusBlocked},
 	}
 	n := 0
-	for _, sp := range storyBuiltinSpellings {
+	for _, sp := range storyBuiltinSpellings() {
 		n += len(sp)
 	}
 	if n != len(tests)-2 { // the two "done - …" rows have no entry of their own
@@ -484,7 +484,7 @@ func canonicalRef(raw string, extra map[string][]string) Status {
 		return StatusUnknown
 	}
 	best, bestLen, bestExtra := StatusUnknown, -1, false
-	for _, sp := range append(append([]storySpelling(nil), storyBuiltinTable...), storyExtraTable(extra)...) {
+	for _, sp := range append(append([]storySpelling(nil), storyBuiltin().table...), storyExtraTable(extra)...) {
 		n := sp.text
 		if len(n) < bestLen || (len(n) == bestLen && (bestExtra || !sp.extra)) {
 			continue
