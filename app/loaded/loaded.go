@@ -301,12 +301,13 @@ func (s *Session) validate(c workflow.Candidate, noLists bool) validate.Report {
 		in.Git = s.Git
 	}
 	in.LiveLock = func(id string) bool { return s.locks.Inspect(id).Live }
-	if !noLists || s.memo == nil {
+	if s.memo == nil {
 		return validate.Validate(in)
 	}
-	// the verdict memo (app/verdict): its unaged report, else one made
-	// and kept; the age step on every use
-	u, k, ok := s.memo.Get(&c, s.Now)
+	// the verdict memo (app/verdict): its unaged report (with its lists
+	// when they are asked for), else one made and kept; the age step on
+	// every use
+	u, k, ok := s.memo.Get(&c, s.Now, !noLists)
 	if ok {
 		return validate.Aged(u, in)
 	}

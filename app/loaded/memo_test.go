@@ -27,6 +27,9 @@ type memoRepo struct {
 	root   string
 	t0     time.Time
 	hashes []string // the commits made, oldest first
+	// lists has status validate with the file and story lists, as resume
+	// does (their memos are kept under keys of their own)
+	lists bool
 }
 
 // memoFiles is how many source files a memoRepo holds.
@@ -117,7 +120,7 @@ func (r *memoRepo) status(c *diskcache.Cache, cfg config.Config, now time.Time) 
 	if s.Git == nil {
 		r.t.Fatalf("no git: %v", s.GitErr)
 	}
-	reps := s.ValidateAll(s.Res.Candidates, false)
+	reps := s.ValidateAll(s.Res.Candidates, r.lists)
 	s.SaveCaches()
 	var b strings.Builder
 	for i, rep := range reps {
@@ -245,46 +248,57 @@ func TestAWarmRunIsACacheOffRun(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r := newMemoRepo(t)
-			c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
-			cfg := config.Default()
-			cfg.Statuses = map[string][]string{"done": {"Zapped"}}
-			if strings.HasPrefix(tc.name, "trust") {
-				// the story says Finished: read as Done only with the statuses
-				data, _ := os.ReadFile(r.abs("docs/stories/1.1.story.md"))
-				r.write("docs/stories/1.1.story.md", strings.Replace(string(data), "In Progress", "Zapped", 1))
+		for _, lists := range []bool{false, true} {
+			name := tc.name
+			if lists {
+				name += " (with lists)"
 			}
-			off, _ := r.status(nil, cfg, now)
-			// the first run only marks the cache folder (seed.go), the
-			// second fills git's tables and seeds the memo's, the third
-			// keeps the memos
-			for _, run := range []string{"first", "second", "third"} {
-				if got, hits := r.status(c, cfg, now); got != off || hits != 0 {
-					t.Fatalf("%s run: %d memos used, reports equal to off: %v", run, hits, got == off)
-				}
-			}
-			warm, hits := r.status(c, cfg, now)
-			if warm != off || hits != 5 {
-				t.Fatalf("warm run: %d memos used (want 5), reports equal to off: %v\n%s\n%s", hits, warm == off, warm, off)
-			}
-			n := now
-			tc.change(r, &cfg, &n)
-			off2, _ := r.status(nil, cfg, n)
-			got, hits := r.status(c, cfg, n)
-			if got != off2 {
-				t.Fatalf("after the change the memo's reports differ from off's:\nmemo:\n%s\noff:\n%s", got, off2)
-			}
-			if tc.memo != 0 && hits != tc.memo {
-				t.Errorf("after the change %d memos used, want %d", hits, tc.memo)
-			}
-			if !tc.same && off2 == off {
-				t.Fatalf("the change changed no report: the case proves nothing")
-			}
-			if again, _ := r.status(c, cfg, n); again != off2 {
-				t.Fatalf("the run after: the memo's reports differ from off's:\n%s\n%s", again, off2)
-			}
-		})
+			t.Run(name, func(t *testing.T) { warmIsOff(t, tc.name, lists, tc.change, tc.same, tc.memo, now) })
+		}
+	}
+}
+
+// warmIsOff is one case of TestAWarmRunIsACacheOffRun: name, its change,
+// whether the reports stay the same (same) and the memos still used after
+// it (memo, 0: not checked), validating with the lists or without.
+func warmIsOff(t *testing.T, name string, lists bool, change func(r *memoRepo, cfg *config.Config, now *time.Time), same bool, memo int, now time.Time) {
+	r := newMemoRepo(t)
+	r.lists = lists
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	cfg := config.Default()
+	cfg.Statuses = map[string][]string{"done": {"Zapped"}}
+	if strings.HasPrefix(name, "trust") {
+		// the story says Finished: read as Done only with the statuses
+		data, _ := os.ReadFile(r.abs("docs/stories/1.1.story.md"))
+		r.write("docs/stories/1.1.story.md", strings.Replace(string(data), "In Progress", "Zapped", 1))
+	}
+	off, _ := r.status(nil, cfg, now)
+	// the first run only marks the cache folder (seed.go), the second
+	// fills git's tables and seeds the memo's, the third keeps the memos
+	for _, run := range []string{"first", "second", "third"} {
+		if got, hits := r.status(c, cfg, now); got != off || hits != 0 {
+			t.Fatalf("%s run: %d memos used, reports equal to off: %v", run, hits, got == off)
+		}
+	}
+	warm, hits := r.status(c, cfg, now)
+	if warm != off || hits != 5 {
+		t.Fatalf("warm run: %d memos used (want 5), reports equal to off: %v\n%s\n%s", hits, warm == off, warm, off)
+	}
+	n := now
+	change(r, &cfg, &n)
+	off2, _ := r.status(nil, cfg, n)
+	got, hits := r.status(c, cfg, n)
+	if got != off2 {
+		t.Fatalf("after the change the memo's reports differ from off's:\nmemo:\n%s\noff:\n%s", got, off2)
+	}
+	if memo != 0 && hits != memo {
+		t.Errorf("after the change %d memos used, want %d", hits, memo)
+	}
+	if !same && off2 == off {
+		t.Fatalf("the change changed no report: the case proves nothing")
+	}
+	if again, _ := r.status(c, cfg, n); again != off2 {
+		t.Fatalf("the run after: the memo's reports differ from off's:\n%s\n%s", again, off2)
 	}
 }
 

@@ -215,6 +215,8 @@ type entry struct {
 	// was after it (validation kept the time from passing the clock: the
 	// report is true at that clock alone); zero otherwise.
 	clamped time.Time
+	// lists is set for a report with its file and story lists (lists.go).
+	lists bool
 }
 
 // indexes appends e's read set's indexes to dst (decode leaves them in
@@ -284,6 +286,10 @@ func encode(e entry) ([]byte, bool) {
 	w.strs(r.MissingPhases)
 	w.time(r.Activity)
 	w.str(r.TimeCut)
+	w.uint(flags(e.lists, false))
+	if e.lists {
+		w.lists(r)
+	}
 	if !w.ok {
 		return nil, false
 	}
@@ -358,7 +364,15 @@ func decode(v []byte) (entry, bool) {
 	r.MissingPhases = rd.strs()
 	r.Activity = rd.time()
 	r.TimeCut = rd.str()
-	r.Files, r.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	switch rd.uint() {
+	case 1:
+		e.lists = true
+		rd.lists(r)
+	case 0:
+		r.Files, r.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	default:
+		rd.bad = true
+	}
 	if rd.bad || rd.s != "" {
 		return entry{}, false
 	}

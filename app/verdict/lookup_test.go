@@ -96,7 +96,7 @@ func (r *lookupRepo) keep() {
 	m := r.open()
 	for i := range r.cands {
 		c := &r.cands[i]
-		if _, k, ok := m.Get(c, r.now); ok {
+		if _, k, ok := m.Get(c, r.now, false); ok {
 			r.t.Fatal("a memo before any was kept")
 		} else {
 			m.Put(k, c, r.report(c), r.now)
@@ -114,7 +114,7 @@ func (r *lookupRepo) keep() {
 func (r *lookupRepo) hits(m *Memo) []bool {
 	out := make([]bool, len(r.cands))
 	for i := range r.cands {
-		_, _, out[i] = m.Get(&r.cands[i], r.now)
+		_, _, out[i] = m.Get(&r.cands[i], r.now, false)
 	}
 	return out
 }
@@ -147,7 +147,7 @@ func TestLookupLstatsEachPathOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range r.cands {
-				if _, _, ok := m.Get(&r.cands[i], r.now); !ok {
+				if _, _, ok := m.Get(&r.cands[i], r.now, false); !ok {
 					t.Errorf("%s: no memo", r.cands[i].ID)
 				}
 			}
@@ -249,7 +249,7 @@ func TestLookupAChangeBetweenCandidates(t *testing.T) {
 	r := newLookupRepo(t)
 	r.keep()
 	m := r.open()
-	if _, _, ok := m.Get(&r.cands[2], r.now); !ok { // reads src/b/s.go, as w3 does
+	if _, _, ok := m.Get(&r.cands[2], r.now, false); !ok { // reads src/b/s.go, as w3 does
 		t.Fatal("w2: no memo")
 	}
 	if err := os.WriteFile(r.abs("src/b/s.go"), []byte("package q\n"), 0o644); err != nil {

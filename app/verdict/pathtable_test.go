@@ -12,7 +12,7 @@ func (r *lookupRepo) putAll(m *Memo, which ...int) {
 	r.t.Helper()
 	for _, i := range which {
 		c := &r.cands[i]
-		_, k, ok := m.Get(c, r.now)
+		_, k, ok := m.Get(c, r.now, false)
 		if ok {
 			r.t.Fatalf("%s: a memo before any was kept", c.ID)
 		}

@@ -84,7 +84,7 @@ import (
 
 // version salts every key: bump it on any change of what a memo holds or
 // of what validation reports for the same inputs outside a build change.
-const version = 4 // 2: a read set's sum is of its paths' slot sums; 3: a read set is indexes into the path table; 4: findings' strings written once (codec.go)
+const version = 5 // 2: a read set's sum is of its paths' slot sums; 3: a read set is indexes into the path table; 4: findings' strings written once (codec.go); 5: reports with their lists (lists.go)
 
 // Prefix starts the memo table's name (cachetable: the work tree's digest
 // follows).
@@ -357,18 +357,23 @@ func indexChecksum(p string) ([]byte, bool) {
 }
 
 // key is the memo key of candidate c: the run's part and c's digest.
-func (m *Memo) key(c *workflow.Candidate) ([32]byte, bool) {
+func (m *Memo) key(c *workflow.Candidate, lists bool) ([32]byte, bool) {
 	d, ok := candidateDigest(c)
 	if !ok {
 		return [32]byte{}, false
 	}
-	return sha256.Sum256(append(append(make([]byte, 0, 64), m.run[:]...), d[:]...)), true
+	b := append(append(make([]byte, 0, 65), m.run[:]...), d[:]...)
+	if lists {
+		b = append(b, 'L') // a report with its lists is another memo
+	}
+	return sha256.Sum256(b), true
 }
 
 // Key is a candidate's memo key, from Get for Put.
 type Key struct {
-	k  [32]byte
-	ok bool
+	k     [32]byte
+	ok    bool
+	lists bool
 }
 
 // otherFacts is what validation reads of another candidate.
@@ -382,15 +387,16 @@ type otherFacts struct {
 }
 
 // Get returns the memo of candidate c's unaged report (validate.Unaged,
-// without its file and story lists) when one is kept under the run's and
-// c's key and every path of its read set has the stat data it had, and
-// the report's own activity is not after now.
+// with its file and story lists when lists is set, else without) when one
+// is kept under the run's and c's key and every path of its read set has
+// the stat data it had, and the report's own activity is not after now.
 // On a miss, k is the key Put keeps the report made instead under.
-func (m *Memo) Get(c *workflow.Candidate, now time.Time) (_ validate.Report, k Key, _ bool) {
+func (m *Memo) Get(c *workflow.Candidate, now time.Time, lists bool) (_ validate.Report, k Key, _ bool) {
 	if m == nil || m.seed {
 		return validate.Report{}, k, false
 	}
-	if k.k, k.ok = m.key(c); !k.ok {
+	k.lists = lists
+	if k.k, k.ok = m.key(c, lists); !k.ok {
 		return validate.Report{}, k, false
 	}
 	raw, _, ok := m.tab.Get(k.k)
@@ -398,7 +404,7 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (_ validate.Report, k K
 		return validate.Report{}, k, false
 	}
 	e, ok := decode(raw)
-	if !ok || !e.sameNow(now) || e.gen != m.load().gen {
+	if !ok || e.lists != lists || !e.sameNow(now) || e.gen != m.load().gen {
 		m.tab.Unhit()
 		return validate.Report{}, k, false
 	}
@@ -417,7 +423,8 @@ func (m *Memo) Get(c *workflow.Candidate, now time.Time) (_ validate.Report, k K
 }
 
 // Put keeps u, candidate c's unaged report made at now, under k (Get's),
-// when it may be kept (see the package comment). Its lists, if any, are not kept.
+// when it may be kept (see the package comment), with its lists when k
+// is a key for them.
 func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Time) {
 	if m == nil || !k.ok || !m.store || !keepable(u, now) {
 		return
@@ -445,11 +452,13 @@ func (m *Memo) Put(k Key, c *workflow.Candidate, u validate.Report, now time.Tim
 		}
 	}
 	var e entry
-	e.rep = u
+	e.rep, e.lists = u, k.lists
 	if u.Activity.After(now) {
 		e.clamped = now // the report holds now: it is true at now only
 	}
-	e.rep.Files, e.rep.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	if !k.lists {
+		e.rep.Files, e.rep.Stories = []validate.FileReport{}, []validate.StoryReport{}
+	}
 	e.sum, e.gen = sum, pt.gen
 	e.idx, e.dirs = sc.idx, dirs
 	v, ok := encode(e)

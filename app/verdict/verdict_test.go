@@ -41,9 +41,30 @@ func sampleEntry() entry {
 	}
 }
 
+// sampleListsEntry is sampleEntry kept with its lists (lists.go): files
+// with commits, none and an empty list of them, a nil story list.
+func sampleListsEntry(storiesNil bool) entry {
+	e := sampleEntry()
+	e.lists = true
+	c := e.rep.Base
+	e.rep.Files = []validate.FileReport{
+		{Path: "src/a.go", Phase: "implement", Critical: true, State: validate.FileChangedCommitted, By: []gitrepo.Commit{c, c}, Detail: "d"},
+		{Path: "src/b.go", Produced: true, State: validate.FileUnchanged},
+		{Path: "", State: validate.FileMissing, By: []gitrepo.Commit{}},
+	}
+	e.rep.Stories = []validate.StoryReport{{ID: "1.1", Path: "docs/s.md", StateStatus: "InProgress", StoryStatus: workflow.StatusDone, Verdict: "completed-outside", Exists: true}, {ID: "1.2"}}
+	if storiesNil {
+		e.rep.Stories = nil
+	}
+	return e
+}
+
 // TestEncodeDecodeRoundTrip: what encode writes, decode reads back.
 func TestEncodeDecodeRoundTrip(t *testing.T) {
-	for _, e := range []entry{sampleEntry(), {idx: []uint32{}, rep: validate.Report{Findings: []workflow.Finding{}, Files: []validate.FileReport{}, Stories: []validate.StoryReport{}}}} {
+	empty := entry{idx: []uint32{}, rep: validate.Report{Findings: []workflow.Finding{}, Files: []validate.FileReport{}, Stories: []validate.StoryReport{}}}
+	emptyLists := empty
+	emptyLists.lists = true
+	for _, e := range []entry{sampleEntry(), empty, sampleListsEntry(false), sampleListsEntry(true), emptyLists} {
 		v, ok := encode(e)
 		if !ok {
 			t.Fatal("encode failed")
@@ -76,7 +97,13 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 // changed or appended, decode to nothing or to a value that is checked
 // (never a panic); a truncated one never decodes.
 func TestDecodeRefusesDamagedValues(t *testing.T) {
-	v, ok := encode(sampleEntry())
+	for _, e := range []entry{sampleEntry(), sampleListsEntry(false)} {
+		damaged(t, e)
+	}
+}
+
+func damaged(t *testing.T, e entry) {
+	v, ok := encode(e)
 	if !ok {
 		t.Fatal("encode failed")
 	}
@@ -104,6 +131,8 @@ func TestDecodeRefusesDamagedValues(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	v, _ := encode(sampleEntry())
+	f.Add(v)
+	v, _ = encode(sampleListsEntry(false))
 	f.Add(v)
 	f.Add([]byte{})
 	f.Add(make([]byte, 40))
