@@ -35,3 +35,28 @@ func TestGCLimit(t *testing.T) {
 		prev = l
 	}
 }
+
+// TestGCLimitLeavesMappedTablesTheirRoom: mapped cache tables take their
+// size off the limit (they are resident, uncounted by the collector), but
+// never leave less than gcRoomMapped over the live heap; none mapped is
+// gcLimit.
+func TestGCLimitLeavesMappedTablesTheirRoom(t *testing.T) {
+	for _, tc := range []struct {
+		live   uint64
+		mapped int64
+		want   int64
+	}{
+		{0, 0, gcLimitFloor},
+		{0, 10 << 20, gcLimitFloor - 10<<20},
+		{40 << 20, 10 << 20, gcLimitFloor - 10<<20},
+		{44 << 20, 10 << 20, 62 << 20},
+		{44 << 20, 40 << 20, 60 << 20}, // the room over the live heap
+		{400 << 20, 100 << 20, 700 << 20},
+		{1 << 63, 10 << 20, gcLimitFloor}, // overflow: never a negative limit
+		{40 << 20, 1 << 62, gcLimitFloor},
+	} {
+		if got := limitFor(tc.live, tc.mapped); got != tc.want {
+			t.Errorf("limitFor(%d MiB, %d MiB mapped) = %d MiB, want %d MiB", tc.live>>20, tc.mapped>>20, got>>20, tc.want>>20)
+		}
+	}
+}

@@ -33,6 +33,23 @@ var mapLimit int64 = 256 << 20
 // mappedBytes is what this process has mapped.
 var mappedBytes atomic.Int64
 
+// MappedBytes is how many bytes of tables this process holds mapped:
+// resident memory the garbage collector does not count.
+func MappedBytes() int64 { return mappedBytes.Load() }
+
+// OnMapped, when set (by the command's main, before any table is
+// opened), is called after MappedBytes changed: the collector's soft
+// memory limit leaves the mapped tables their room (cmd/orchestrate's
+// tuneGC), as it did when they were read into the heap.
+var OnMapped func()
+
+// mappedChanged calls OnMapped.
+func mappedChanged() {
+	if f := OnMapped; f != nil {
+		f()
+	}
+}
+
 // readTable returns the size bytes of table file f: mapped read-only
 // when size is at least mapMin and within mapLimit, else read into a
 // buffer of its own. unmap is non-nil for a mapping: called when the bytes
@@ -43,9 +60,11 @@ func readTable(f *os.File, size int64) (data []byte, unmap func(), err error) {
 		if mappedBytes.Add(size) <= mapLimit {
 			b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 			if err == nil {
+				mappedChanged()
 				return b, func() {
 					if syscall.Munmap(b) == nil {
 						mappedBytes.Add(-size)
+						mappedChanged()
 					}
 				}, nil
 			}
