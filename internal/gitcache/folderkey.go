@@ -3,7 +3,6 @@ package gitcache
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,24 +62,31 @@ func FolderKey(p string, h plumbing.Hash, stats []FolderStat) HashKey {
 // FolderKeyOf is the verdict key of folder p (a slash path below the work
 // tree root) as tree h, from the stat data its paths have now: p itself and
 // every folder and file h holds below it, each lstat'ed (no link
-// followed), trees read by tree. ok is false when a path is missing or of
+// followed: p, and each subfolder before its files; before, a folder's
+// lstat by its path and a trailing slash followed a link), trees read by
+// tree. ok is false when a path is missing or of
 // another kind than h says, changed within WorktreeRacy of now, a name in
 // h is not one plain path element (a hostile tree's "..", "a/b" or NUL:
 // never joined into a path, never stat'ed), h holds a submodule, holds
 // more than maxFiles files or nests deeper than 1,024: the folder is then
 // compared, and its verdict not stored.
 func FolderKeyOf(root, p string, h plumbing.Hash, tree func(plumbing.Hash) (*gitobj.TreeIndex, error), maxFiles int, now time.Time) (HashKey, bool) {
-	abs := filepath.Join(root, filepath.FromSlash(p)) + string(filepath.Separator)
+	// each path lstat'ed through a descriptor of the folder (not a
+	// symbolic link), a subfolder before its files: none is followed
+	fs, ok := openFolderStats(filepath.Join(root, filepath.FromSlash(p)))
+	if !ok {
+		return HashKey{}, false
+	}
+	defer fs.close()
 	stats := make([]FolderStat, 0, 8)
 	files := 0
 	stat := func(rel string, dir bool) bool {
-		fi, err := os.Lstat(abs + filepath.FromSlash(rel))
-		if err != nil || fi.IsDir() != dir {
+		st, isDir, ok := fs.stat(strings.TrimSuffix(rel, "/"))
+		if !ok || isDir != dir {
 			return false
 		}
-		st, ok := FileStatOf(fi)
 		stats = append(stats, FolderStat{Rel: rel, St: st})
-		return ok && Storable(now, st)
+		return Storable(now, st)
 	}
 	var walk func(h plumbing.Hash, prefix string, depth int) bool
 	walk = func(h plumbing.Hash, prefix string, depth int) bool {
