@@ -1,6 +1,15 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+
+	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+)
 
 // TestGCLimit checks the soft memory limit: the floor for a small live
 // heap, room over it for a middling one, room for it again for a large
@@ -58,5 +67,51 @@ func TestGCLimitLeavesMappedTablesTheirRoom(t *testing.T) {
 		if got := limitFor(tc.live, tc.mapped); got != tc.want {
 			t.Errorf("limitFor(%d MiB, %d MiB mapped) = %d MiB, want %d MiB", tc.live>>20, tc.mapped>>20, got>>20, tc.want>>20)
 		}
+	}
+}
+
+// TestMappedTablesLowerTheLimit: with tuneGC's wiring (no GOGC or
+// GOMEMLIMIT), opening a table big enough to be mapped lowers the soft
+// memory limit by its size, as limitFor says; the limit (and the hooks
+// tuneGC set) are put back after.
+func TestMappedTablesLowerTheLimit(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	oldLimit, oldPercent := debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
+	debug.SetGCPercent(oldPercent)
+	t.Cleanup(func() {
+		gcHooksOff.Store(true) // the test process keeps its own limit
+		diskcache.OnMapped = nil
+		debug.SetMemoryLimit(oldLimit)
+		debug.SetGCPercent(oldPercent)
+	})
+	tuneGC()
+	if diskcache.OnMapped == nil {
+		t.Fatal("tuneGC left the mapped tables out of the limit")
+	}
+	c := diskcache.New(filepath.Join(t.TempDir(), "cache"))
+	b := diskcache.NewBuilder(20)
+	for i := 0; i < 2000; i++ {
+		k := sha256.Sum256([]byte(fmt.Sprint(i)))
+		b.Add(k[:20], bytes.Repeat([]byte{1}, 200))
+	}
+	empty, _ := c.Open("t", 20)
+	if err := c.Write("t", empty, b); err != nil {
+		t.Fatal(err)
+	}
+	before := diskcache.MappedBytes()
+	tab, err := c.Open("t", 20)
+	if err != nil || tab.Len() != 2000 {
+		t.Fatalf("Open: %v, %d entries", err, tab.Len())
+	}
+	mapped := diskcache.MappedBytes()
+	if mapped <= before {
+		t.Fatal("the table was not mapped")
+	}
+	gcMu.Lock()
+	live := gcLive
+	gcMu.Unlock()
+	if got, want := debug.SetMemoryLimit(-1), limitFor(live, mapped); got != want || want >= gcLimit(live) {
+		t.Fatalf("limit %d MiB with %d MiB mapped, want %d MiB (below %d MiB)", got>>20, mapped>>20, want>>20, gcLimit(live)>>20)
 	}
 }

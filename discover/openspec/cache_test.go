@@ -51,14 +51,11 @@ func cacheFiles(t *testing.T) map[string]string {
 	}
 }
 
-// cacheScan is scanCounting with the draft table keeping nothing (its
-// clock before every file): a draft hit would answer for the tasks cache,
-// and whether a draft is stored would otherwise depend on how long the
-// test took (the racy window is on the real clock).
+// cacheScan is scanCounting with the draft table keeping nothing
+// (sourcetest.KeepNothing).
 func cacheScan(t *testing.T, root string, c *diskcache.Cache) (out string, hits, added int) {
 	t.Helper()
-	draftCacheKind.Now = func() time.Time { return time.Time{} }
-	t.Cleanup(func() { draftCacheKind.Now = nil })
+	sourcetest.KeepNothing(t, &draftCacheKind)
 	return scanCounting(t, root, c)
 }
 
