@@ -3,7 +3,6 @@ package gitcache
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
 // A folder verdict is an entry of the work-tree hash table that says
@@ -61,37 +61,39 @@ func FolderKey(p string, h plumbing.Hash, stats []FolderStat) HashKey {
 
 // FolderKeyOf is the verdict key of folder p (a slash path below the work
 // tree root) as tree h, from the stat data its paths have now: p itself and
-// every folder and file h holds below it, each lstat'ed (no link
-// followed: p, and each subfolder before its files; before, a folder's
-// lstat by its path and a trailing slash followed a link), trees read by
-// tree. ok is false when a path is missing or of
-// another kind than h says, changed within WorktreeRacy of now, a name in
-// h is not one plain path element (a hostile tree's "..", "a/b" or NUL:
-// never joined into a path, never stat'ed), h holds a submodule, holds
-// more than maxFiles files or nests deeper than 1,024: the folder is then
-// compared, and its verdict not stored.
+// every folder and file h holds below it, trees read by tree. p is opened
+// below root and each subfolder below its parent without following a
+// symbolic link (safefile), and each path stat'ed through its folder's
+// descriptor (before, a folder's lstat by its path and a trailing slash
+// followed a link). ok is false when a path is missing or of another kind
+// than h says, changed within WorktreeRacy of now, a name in h is not one
+// plain path element (a hostile tree's "..", "a/b" or NUL: never joined
+// into a path, never stat'ed), h holds a submodule, holds more than
+// maxFiles files or nests deeper than 1,024, and outside Linux (no change
+// time read, see FileStatOf): the folder is then compared, and its
+// verdict not stored.
 func FolderKeyOf(root, p string, h plumbing.Hash, tree func(plumbing.Hash) (*gitobj.TreeIndex, error), maxFiles int, now time.Time) (HashKey, bool) {
-	// each path lstat'ed through a descriptor of the folder (not a
-	// symbolic link), a subfolder before its files: none is followed
-	fs, ok := openFolderStats(filepath.Join(root, filepath.FromSlash(p)))
-	if !ok {
+	if !statKeys {
 		return HashKey{}, false
 	}
-	defer fs.close()
+	top, err := safefile.OpenDir(root, p, false)
+	if err != nil {
+		return HashKey{}, false
+	}
+	defer top.Close()
 	stats := make([]FolderStat, 0, 8)
 	files := 0
-	stat := func(rel string, dir bool) bool {
-		st, isDir, ok := fs.stat(strings.TrimSuffix(rel, "/"))
-		if !ok || isDir != dir {
+	keep := func(rel string, st safefile.FileStat) bool {
+		stats = append(stats, FolderStat{Rel: rel, St: FileStat{Dev: st.Dev, Ino: st.Ino, Mode: st.Mode, Size: st.Size, Mtime: st.Mtime, Ctime: st.Ctime}})
+		return Storable(now, stats[len(stats)-1].St)
+	}
+	var walk func(d *safefile.Dir, h plumbing.Hash, prefix string, depth int) bool
+	walk = func(d *safefile.Dir, h plumbing.Hash, prefix string, depth int) bool {
+		t, err := tree(h)
+		if err != nil || depth > 1024 {
 			return false
 		}
-		stats = append(stats, FolderStat{Rel: rel, St: st})
-		return Storable(now, st)
-	}
-	var walk func(h plumbing.Hash, prefix string, depth int) bool
-	walk = func(h plumbing.Hash, prefix string, depth int) bool {
-		t, err := tree(h)
-		if err != nil || depth > 1024 || !stat(prefix, true) {
+		if st, err := d.Stat(); err != nil || !keep(prefix, st) {
 			return false
 		}
 		for i := range t.Offs {
@@ -100,20 +102,29 @@ func FolderKeyOf(root, p string, h plumbing.Hash, tree func(plumbing.Hash) (*git
 			case !PlainName(name):
 				return false
 			case e.Mode == filemode.Dir:
-				if !walk(e.Hash, prefix+string(name)+"/", depth+1) {
+				sub, err := d.OpenSub(string(name)) // a link or a file refused
+				if err != nil {
+					return false
+				}
+				ok := walk(sub, e.Hash, prefix+string(name)+"/", depth+1)
+				sub.Close()
+				if !ok {
 					return false
 				}
 			case !gitobj.IsBlob(e.Mode): // a submodule: never as committed
 				return false
 			default:
-				if files++; files > maxFiles || !stat(prefix+string(name), false) {
+				if files++; files > maxFiles {
+					return false
+				}
+				if st, err := d.StatNoFollow(string(name)); err != nil || st.IsDir() || !keep(prefix+string(name), st) {
 					return false
 				}
 			}
 		}
 		return true
 	}
-	if !walk(h, "", 0) {
+	if !walk(top, h, "", 0) {
 		return HashKey{}, false
 	}
 	slices.SortFunc(stats, func(a, b FolderStat) int { return strings.Compare(a.Rel, b.Rel) })

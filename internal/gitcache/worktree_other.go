@@ -8,11 +8,5 @@ import "io/fs"
 // is hashed, as without the table.
 func FileStatOf(fs.FileInfo) (FileStat, bool) { return FileStat{}, false }
 
-// folderStats gives no stat data outside Linux (see FileStatOf).
-type folderStats struct{}
-
-func openFolderStats(string) (folderStats, bool) { return folderStats{}, false }
-
-func (folderStats) close() {}
-
-func (folderStats) stat(string) (FileStat, bool, bool) { return FileStat{}, false, false }
+// statKeys is false: no key outside Linux (see FileStatOf).
+const statKeys = false
