@@ -20,6 +20,7 @@ func main() {
 	// the peak on the bench's workflows shape
 	runtime.MemProfileRate = 0
 	tuneGC()
+	startHeap()
 	os.Exit(cli.Main(os.Args[1:], cli.OSSystem()))
 }
 

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+// hugeHeap does nothing where the kernel takes no advice on huge pages
+// (see the Linux version).
+func hugeHeap(n int) (beg, end uintptr) { return 0, 0 }
