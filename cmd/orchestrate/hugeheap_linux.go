@@ -17,12 +17,10 @@ const hugePage = 2 << 20
 // and does not touch, advises the 2 MiB-aligned range inside it
 // MADV_HUGEPAGE and lets the block go: the advice belongs to the mapping,
 // not the block, so the small objects the runtime places in those pages
-// once the block is collected (within milliseconds: the block is past the
-// first collection's goal) are faulted in 2 MiB at a time. The runtime
+// once the block is collected are faulted in 2 MiB at a time. The runtime
 // never maps heap memory anew where it has mapped it once, and gives
 // pages back with MADV_DONTNEED, which keeps the advice. An advice the
-// kernel refuses (no huge pages built in, or set to "never") changes
-// nothing.
+// kernel refuses (no huge pages built in) changes nothing.
 func hugeHeap(n int) (beg, end uintptr) {
 	if n < hugePage {
 		return 0, 0
@@ -36,4 +34,14 @@ func hugeHeap(n int) (beg, end uintptr) {
 	}
 	runtime.KeepAlive(b)
 	return beg, end
+}
+
+// plainHeap advises the range hugeHeap asked for against huge pages
+// (MADV_NOHUGEPAGE): no new fault there takes one, and khugepaged leaves
+// it alone. The range holds other objects by now, so it is passed to the
+// kernel as numbers, never as a Go pointer.
+func plainHeap(beg, end uintptr) {
+	if end > beg {
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, beg, end-beg, syscall.MADV_NOHUGEPAGE)
+	}
 }

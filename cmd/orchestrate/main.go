@@ -91,12 +91,13 @@ func gcLimit(live uint64) int64 {
 const gcRoomMapped = 16 << 20
 
 // limitFor is the soft memory limit for a live heap of live bytes while
-// mapped bytes of cache tables are mapped (internal/diskcache's
-// mapread.go): gcLimit less the tables, which are resident memory the
-// collector does not count (read into the heap before, they were counted:
-// a warm run of 1,000 workflows after HEAD moved, which writes the verdict
-// memo's table anew, came to 104 MiB with them mapped and uncounted, 98
-// before), never less than gcRoomMapped over the live heap.
+// mapped bytes are held outside it: the cache tables mapped
+// (internal/diskcache's mapread.go) and the huge pages' slack
+// (hugeheap.go), resident memory the collector does not count. It is
+// gcLimit less them, never less than gcRoomMapped over the live heap.
+// (Read into the heap, the tables were counted: a warm run of 1,000
+// workflows after HEAD moved, which writes the verdict memo's table anew,
+// came to 104 MiB with them mapped and uncounted, 98 before.)
 func limitFor(live uint64, mapped int64) int64 {
 	l := gcLimit(live)
 	if mapped <= 0 || live >= 1<<61 || mapped >= 1<<61 {
@@ -127,11 +128,11 @@ func raiseLimit() {
 }
 
 // setLimit sets the soft memory limit to limitFor the largest live heap
-// seen and the tables mapped now.
+// seen, the tables mapped now and the huge pages' slack (hugeHeld).
 func setLimit() {
 	gcMu.Lock()
 	defer gcMu.Unlock()
-	debug.SetMemoryLimit(limitFor(gcLive, diskcache.MappedBytes()))
+	debug.SetMemoryLimit(limitFor(gcLive, diskcache.MappedBytes()+hugeHeld.Load()))
 }
 
 // onGC calls f after every garbage collection (from the finalizer
