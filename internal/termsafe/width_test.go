@@ -53,3 +53,37 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncateIsRunewidthsWithTheTail: Truncate and TruncateLeft, which
+// never measure Ellipsis (ellipsisWidth), cut as go-runewidth does with
+// Ellipsis as its tail, for text of every kind and every width up to past
+// its own.
+func TestTruncateIsRunewidthsWithTheTail(t *testing.T) {
+	if got := cells.StringWidth(Ellipsis); got != ellipsisWidth {
+		t.Fatalf("Width(Ellipsis) = %d, ellipsisWidth says %d", got, ellipsisWidth)
+	}
+	for _, s := range []string{
+		"", "a", "abc", "Phase 3/4 (Implementation)", "docs/stories/4.2.search.md",
+		"日本語のテキスト", "e\u0301e\u0301e\u0301x", "naïve — ünïcødé", "🙂🙂a🙂",
+		"👩\u200d💻 dev", "a\u200db", "\u0301abc", "x\u0300\u0301\u0302y", "🇫🇷🇩🇪 flags",
+		"tab\there", "\xff\xfeinvalid", "…already…", "ｆｕｌｌｗｉｄｔｈ",
+	} {
+		for w := -1; w <= cells.StringWidth(s)+2; w++ {
+			want, wantLeft := "", ""
+			if w >= 1 {
+				want = cells.Truncate(s, w, Ellipsis)
+				if cells.StringWidth(s) <= w {
+					wantLeft = s
+				} else {
+					wantLeft = cells.TruncatePrefix(s, w, Ellipsis)
+				}
+			}
+			if got := Truncate(s, w); got != want {
+				t.Errorf("Truncate(%q, %d) = %q, go-runewidth %q", s, w, got, want)
+			}
+			if got := TruncateLeft(s, w); got != wantLeft {
+				t.Errorf("TruncateLeft(%q, %d) = %q, go-runewidth %q", s, w, got, wantLeft)
+			}
+		}
+	}
+}
