@@ -27,6 +27,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitrepo"
+	"github.com/orchestrate-dev/orchestrate/internal/hugeheap"
 	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 	"github.com/orchestrate-dev/orchestrate/validate"
@@ -178,6 +179,9 @@ func Load(loc Location, cfg config.Config, now time.Time) *Session {
 		// the repository's first run with this cache folder: as with the
 		// cache off, and a mark written (seed.go)
 		s.seeding, s.cache, loc.Cache = loc.Cache, nil, nil
+	}
+	if loc.Git != nil && largeIndex(loc.Root) {
+		hugeheap.Prepare() // before the run's work allocates
 	}
 	if loc.ValidatesAll && loc.Cache != nil && loc.Git != nil {
 		s.preload = verdict.StartPreload(loc.Cache, loc.Root)

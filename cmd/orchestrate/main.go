@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/app/cli"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/hugeheap"
 )
 
 func main() {
@@ -20,7 +21,11 @@ func main() {
 	// the peak on the bench's workflows shape
 	runtime.MemProfileRate = 0
 	tuneGC()
-	startHeap()
+	// huge pages for the heap once a run turns out large (app/loaded);
+	// the soft limit counts what they hold
+	if hugeheap.Allow(os.Getenv("GODEBUG"), os.Getenv("GOMEMLIMIT")) {
+		hugeheap.OnHeld = setLimit
+	}
 	os.Exit(cli.Main(os.Args[1:], cli.OSSystem()))
 }
 
@@ -93,7 +98,7 @@ const gcRoomMapped = 16 << 20
 // limitFor is the soft memory limit for a live heap of live bytes while
 // mapped bytes are held outside it: the cache tables mapped
 // (internal/diskcache's mapread.go) and the huge pages' slack
-// (hugeheap.go), resident memory the collector does not count. It is
+// (internal/hugeheap), resident memory the collector does not count. It is
 // gcLimit less them, never less than gcRoomMapped over the live heap.
 // (Read into the heap, the tables were counted: a warm run of 1,000
 // workflows after HEAD moved, which writes the verdict memo's table anew,
@@ -128,11 +133,11 @@ func raiseLimit() {
 }
 
 // setLimit sets the soft memory limit to limitFor the largest live heap
-// seen, the tables mapped now and the huge pages' slack (hugeHeld).
+// seen, the tables mapped now and the huge pages' slack (hugeheap.Held).
 func setLimit() {
 	gcMu.Lock()
 	defer gcMu.Unlock()
-	debug.SetMemoryLimit(limitFor(gcLive, diskcache.MappedBytes()+hugeHeld.Load()))
+	debug.SetMemoryLimit(limitFor(gcLive, diskcache.MappedBytes()+hugeheap.Held()))
 }
 
 // onGC calls f after every garbage collection (from the finalizer

@@ -1,15 +1,12 @@
-package main
+package hugeheap
 
 import (
 	"bufio"
 	"bytes"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 )
 
 // TestHugeHeapAdvisesTheHeap checks that hugeHeap leaves the heap mapping
@@ -34,51 +31,37 @@ func TestHugeHeapAdvisesTheHeap(t *testing.T) {
 	}
 }
 
-// TestStartHeapFollowsTheEnvironment: main's start asks for huge pages
-// for the heap, in an advised mapping, and lowers the soft memory limit
-// by their slack until the period ends (endHugeHeap), unless GODEBUG's
-// disablethp=1 or a GOMEMLIMIT says not to.
-func TestStartHeapFollowsTheEnvironment(t *testing.T) {
+// TestPrepareHoldsTheSlackUntilTheEnd: prepare leaves the heap mapping
+// advised for huge pages, Held at Slack (OnHeld told), until finish
+// advises the range against them and Held is 0 again.
+func TestPrepareHoldsTheSlackUntilTheEnd(t *testing.T) {
 	needHugePages(t)
-	oldLimit := debug.SetMemoryLimit(-1)
+	calls := 0
+	OnHeld = func() { calls++ }
 	t.Cleanup(func() {
-		if hugeHeapEnd != nil {
-			hugeHeapEnd.Stop()
+		if ended != nil {
+			ended.Stop()
 		}
-		hugeHeld.Store(0)
-		debug.SetMemoryLimit(oldLimit) // the test process keeps its own limit
+		OnHeld = nil
+		held.Store(0)
 	})
-	t.Setenv("GOMEMLIMIT", "")
-	t.Setenv("GODEBUG", "")
-	beg, end := startHeap()
-	if end-beg < hugeHeapBytes-hugePage {
-		t.Fatalf("startHeap advised [%#x, %#x), want about %d MiB", beg, end, hugeHeapBytes>>20)
+	beg, end := prepare(8 << 20)
+	if beg == 0 || end-beg < 2*hugePage {
+		t.Fatalf("prepare(8 MiB) advised [%#x, %#x), want at least two huge pages", beg, end)
 	}
-	hugeHeapEnd.Stop()
+	ended.Stop()
 	if flags := vmFlags(t, end-1); !hasFlag(flags, "hg") {
 		t.Errorf("the heap mapping at %#x has VmFlags %q, want hg", end-1, flags)
 	}
-	gcMu.Lock()
-	live := gcLive
-	gcMu.Unlock()
-	mapped := diskcache.MappedBytes()
-	if got, want := debug.SetMemoryLimit(-1), limitFor(live, mapped+hugeHeapSlack); got != want || want >= limitFor(live, mapped) {
-		t.Errorf("with huge pages the limit is %d MiB, want %d MiB (below %d MiB)", got>>20, want>>20, limitFor(live, mapped)>>20)
+	if Held() != Slack || calls != 1 {
+		t.Errorf("after prepare Held() = %d (OnHeld told %d times), want %d (once)", Held(), calls, Slack)
 	}
-	endHugeHeap(beg, end)
-	if flags := vmFlags(t, end-1); hasFlag(flags, "hg") {
-		t.Errorf("after the period the heap mapping at %#x has VmFlags %q, want no hg", end-1, flags)
+	finish(beg, end)
+	if flags := vmFlags(t, end-1); hasFlag(flags, "hg") || !hasFlag(flags, "nh") {
+		t.Errorf("after the period the heap mapping at %#x has VmFlags %q, want nh and no hg", end-1, flags)
 	}
-	if got, want := debug.SetMemoryLimit(-1), limitFor(live, mapped); got != want {
-		t.Errorf("after the period the limit is %d MiB, want %d MiB", got>>20, want>>20)
-	}
-	for _, env := range [][2]string{{"GODEBUG", "disablethp=1"}, {"GOMEMLIMIT", "1GiB"}} {
-		t.Run(env[0], func(t *testing.T) {
-			t.Setenv(env[0], env[1])
-			if beg, end := startHeap(); beg != 0 || end != 0 || hugeHeld.Load() != 0 {
-				t.Errorf("with %s=%s startHeap advised [%#x, %#x), slack %d, want nothing", env[0], env[1], beg, end, hugeHeld.Load())
-			}
-		})
+	if Held() != 0 || calls != 2 {
+		t.Errorf("after the period Held() = %d (OnHeld told %d times), want 0 (twice)", Held(), calls)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package hugeheap
 
 // hugeHeap does nothing where the kernel takes no advice on huge pages
 // (see the Linux version).
