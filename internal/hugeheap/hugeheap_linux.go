@@ -1,6 +1,8 @@
 package hugeheap
 
 import (
+	"bytes"
+	"os"
 	"runtime"
 	"syscall"
 	"unsafe"
@@ -13,7 +15,8 @@ const hugePage = 2 << 20
 
 // hugeHeap asks the kernel to back n bytes of the heap with transparent
 // huge pages, and returns the range it asked for (empty when it asked for
-// none). It allocates one block of n bytes, which the runtime maps fresh
+// none; none either when the kernel gives no huge pages, thpNever). It
+// allocates one block of n bytes, which the runtime maps fresh
 // and does not touch, advises the 2 MiB-aligned range inside it
 // MADV_HUGEPAGE and lets the block go: the advice belongs to the mapping,
 // not the block, so the small objects the runtime places in those pages
@@ -22,7 +25,7 @@ const hugePage = 2 << 20
 // pages back with MADV_DONTNEED, which keeps the advice. An advice the
 // kernel refuses (no huge pages built in) changes nothing.
 func hugeHeap(n int) (beg, end uintptr) {
-	if n < hugePage {
+	if n < hugePage || thpNever(readMode()) {
 		return 0, 0
 	}
 	b := make([]byte, n)
@@ -45,3 +48,19 @@ func plainHeap(beg, end uintptr) {
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, beg, end-beg, syscall.MADV_NOHUGEPAGE)
 	}
 }
+
+// thpMode is the file that says when the kernel gives transparent huge
+// pages: "always", "madvise" or "never", the one in force in brackets.
+const thpMode = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// readMode reads thpMode (nil when it cannot: no huge pages built in,
+// and an advice then fails).
+func readMode() []byte {
+	b, _ := os.ReadFile(thpMode)
+	return b
+}
+
+// thpNever reports whether thpMode's content says "never": an advice
+// would then be taken and change nothing, and the soft limit would be
+// lowered for huge pages the process never gets.
+func thpNever(mode []byte) bool { return bytes.Contains(mode, []byte("[never]")) }

@@ -65,11 +65,29 @@ func TestPrepareHoldsTheSlackUntilTheEnd(t *testing.T) {
 	}
 }
 
+// TestThpNever reads the kernel's setting as it writes it, the mode in
+// force in brackets.
+func TestThpNever(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want bool
+	}{
+		{"always [madvise] never\n", false},
+		{"[always] madvise never\n", false},
+		{"always madvise [never]\n", true},
+		{"", false},
+	} {
+		if got := thpNever([]byte(tc.mode)); got != tc.want {
+			t.Errorf("thpNever(%q) = %v, want %v", tc.mode, got, tc.want)
+		}
+	}
+}
+
 // needHugePages skips a test where the kernel has no transparent huge
 // pages to give.
 func needHugePages(t *testing.T) {
 	t.Helper()
-	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	mode, err := os.ReadFile(thpMode)
 	if err != nil || bytes.Contains(mode, []byte("[never]")) {
 		t.Skipf("no transparent huge pages here (%q, %v)", mode, err)
 	}
