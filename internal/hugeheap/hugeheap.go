@@ -1,4 +1,4 @@
-// Package hugeheap backs the first Bytes of the heap with transparent
+// Package hugeheap backs the next Bytes of the heap with transparent
 // huge pages once a run is known to be large (Prepare), and tells the
 // process's memory limit what that holds (Held, OnHeld).
 //
@@ -10,7 +10,7 @@
 // bench shape runs 10–40 % faster (docs/ARCHITECTURE.md, "Thirteenth
 // pass"). The Go runtime leaves the heap to the kernel's default, which is
 // huge pages only where a program asks (transparent_hugepage "madvise",
-// the usual setting), so the process asks, for its first Bytes.
+// the usual setting), so the process asks, for the next Bytes it grows by.
 //
 // Not for every run: asking costs a collection and a first 2 MiB fault,
 // ~5 ms, a sixth of a run in a small repository. The caller that learns
