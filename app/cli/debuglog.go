@@ -6,6 +6,7 @@ import (
 
 	"github.com/orchestrate-dev/orchestrate/discover"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/hugeheap"
 )
 
 // debugSession logs, at --log-level debug, what a command read: the
@@ -27,6 +28,9 @@ func (a *app) debugSession(s *loadedRepo) {
 		a.debugf("cache: %s, this repository's first run with it: nothing read or kept there but a mark; the next run fills it (%s=off turns it off)", d, diskcache.EnvDir)
 	default:
 		a.debugf("cache: %s (%s=off turns it off)", d, diskcache.EnvDir)
+	}
+	if hugeheap.Held() > 0 {
+		a.debugf("heap: %d MiB asked to be huge pages, the repository being large (GODEBUG=disablethp=1 turns it off)", hugeheap.Bytes>>20)
 	}
 	if s.conf != nil {
 		if len(s.conf.Read) == 0 {

@@ -16,6 +16,13 @@ import (
 )
 
 func main() {
+	setup()
+	os.Exit(cli.Main(os.Args[1:], cli.OSSystem()))
+}
+
+// setup tunes the process the way a run needs it; the tests' binary runs
+// it too when it runs as orchestrate (script_test.go).
+func setup() {
 	// no heap profile is ever written from this binary (cmd/benchrun
 	// profiles in process): sampling one costs its buckets, 1.4 MiB of
 	// the peak on the bench's workflows shape
@@ -26,7 +33,6 @@ func main() {
 	if hugeheap.Allow(os.Getenv("GODEBUG"), os.Getenv("GOMEMLIMIT")) {
 		hugeheap.OnHeld = setLimit
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.OSSystem()))
 }
 
 // GC pacing. orchestrate is a short-lived process that allocates while it

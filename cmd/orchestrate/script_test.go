@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 				}
 				cli.SetLeaseForTests(d)
 			}
+			setup() // as the binary's main does
 			os.Exit(cli.Main(os.Args[1:], cli.OSSystem()))
 		},
 	})
