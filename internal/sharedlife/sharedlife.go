@@ -305,7 +305,8 @@ type Held struct {
 // ref only if it is absent, or, when the lock seen (from v) has an expired
 // lease, replaces it only if it still has the value seen. A live lease of
 // another runner is *HeldError; a lost swap is re-read once and reported
-// as *HeldError (or retried when the winner already let go); anything else
+// as *HeldError (or retried when the winner already let go, three tries in
+// all: a lock that changed hands on each is *HeldError too); anything else
 // is ErrUnusable.
 func (s *Store) Acquire(v View, id, command string) (*Held, error) {
 	comp, err := gitremote.RefComponent(id)
@@ -377,7 +378,15 @@ func (s *Store) Acquire(v View, id, command string) (*Held, error) {
 			}
 		}
 	}
-	return nil, unusable(fmt.Errorf("the lock of %s kept changing while it was taken", id))
+	// the lock changed hands on every try: other runners are taking it in
+	// turn (each push that lost was beaten by one that won), so it is
+	// held, not unusable, and the caller moves on as from a live lock (a
+	// pipeline of many jobs on few workflows: lifecycle_remote_race)
+	holder := seen
+	if !has {
+		holder = Lock{Workflow: id, Runner: Runner{Owner: "other runners, in turn"}, Acquired: s.Now().UTC(), Expires: s.Now().UTC()}
+	}
+	return nil, &HeldError{Workflow: id, Holder: holder}
 }
 
 // Release stops the lease's renewal (KeepAlive; an in-flight renewal push
