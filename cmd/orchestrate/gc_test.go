@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
+	"github.com/orchestrate-dev/orchestrate/internal/hugeheap"
 )
 
 // TestGCLimit checks the soft memory limit: the floor for a small live
@@ -111,7 +114,37 @@ func TestMappedTablesLowerTheLimit(t *testing.T) {
 	gcMu.Lock()
 	live := gcLive
 	gcMu.Unlock()
-	if got, want := debug.SetMemoryLimit(-1), limitFor(live, mapped); got != want || want >= gcLimit(live) {
+	if got, want := debug.SetMemoryLimit(-1), limitFor(live, mapped+hugeheap.Held()); got != want || want >= gcLimit(live) {
 		t.Fatalf("limit %d MiB with %d MiB mapped, want %d MiB (below %d MiB)", got>>20, mapped>>20, want>>20, gcLimit(live)>>20)
+	}
+}
+
+// TestHugePagesLowerTheLimit: with setup's wiring, a run that asks for
+// huge pages (hugeheap.Prepare, as app/loaded does for a large
+// repository) lowers the soft memory limit by their slack, as limitFor
+// says; the limit is put back after.
+func TestHugePagesLowerTheLimit(t *testing.T) {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if runtime.GOOS != "linux" || err != nil || bytes.Contains(mode, []byte("[never]")) {
+		t.Skipf("no transparent huge pages here (%q, %v)", mode, err)
+	}
+	oldLimit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		hugeheap.NotifyHeld(nil) // the period's end, 10 s on, leaves the test process's limit be
+		debug.SetMemoryLimit(oldLimit)
+	})
+	hugeheap.NotifyHeld(setLimit)
+	if !hugeheap.Allow("", "") {
+		t.Fatal("Allow refused an empty GODEBUG and GOMEMLIMIT")
+	}
+	if beg, end := hugeheap.Prepare(); end <= beg {
+		t.Fatal("Prepare asked for nothing")
+	}
+	gcMu.Lock()
+	live := gcLive
+	gcMu.Unlock()
+	mapped := diskcache.MappedBytes()
+	if got, want := debug.SetMemoryLimit(-1), limitFor(live, mapped+hugeheap.Slack); got != want || want >= limitFor(live, mapped) {
+		t.Fatalf("limit %d MiB with huge pages asked for, want %d MiB (below %d MiB)", got>>20, want>>20, limitFor(live, mapped)>>20)
 	}
 }

@@ -31,7 +31,7 @@ func setup() {
 	// huge pages for the heap once a run turns out large (app/loaded);
 	// the soft limit counts what they hold
 	if hugeheap.Allow(os.Getenv("GODEBUG"), os.Getenv("GOMEMLIMIT")) {
-		hugeheap.OnHeld = setLimit
+		hugeheap.NotifyHeld(setLimit)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package hugeheap backs the next Bytes of the heap with transparent
 // huge pages once a run is known to be large (Prepare), and tells the
-// process's memory limit what that holds (Held, OnHeld).
+// process's memory limit what that holds (Held, NotifyHeld).
 //
 // A run's time on a virtual machine is much the time the kernel takes to
 // map memory: on the machine issue 25 was measured on, a page fault of 4
@@ -49,14 +49,11 @@ const (
 )
 
 var (
-	// OnHeld, when set (cmd/orchestrate, before any run), is called each
-	// time Held changes.
-	OnHeld func()
-
-	allowed atomic.Bool  // Allow said yes
-	held    atomic.Int64 // Held
-	once    sync.Once    // Prepare's work, once a process
-	ended   *time.Timer  // the timer ending the period (Prepare)
+	onHeld  atomic.Pointer[func()] // NotifyHeld's f
+	allowed atomic.Bool            // Allow said yes
+	held    atomic.Int64           // Held
+	once    sync.Once              // Prepare's work, once a process
+	ended   *time.Timer            // the timer ending the period (Prepare)
 )
 
 // Allow lets Prepare ask for huge pages, given the GODEBUG and GOMEMLIMIT
@@ -83,6 +80,17 @@ func Wanted(godebug, gomemlimit string) bool {
 		}
 	}
 	return thp
+}
+
+// NotifyHeld has f called each time Held changes (cmd/orchestrate: the
+// soft limit); nil calls nothing. It may be called while the period's
+// end runs.
+func NotifyHeld(f func()) {
+	if f == nil {
+		onHeld.Store(nil)
+		return
+	}
+	onHeld.Store(&f)
 }
 
 // Held is the memory the soft limit is to count as held outside the heap
@@ -129,10 +137,10 @@ func finish(beg, end uintptr) {
 	setHeld(0)
 }
 
-// setHeld sets Held and tells OnHeld.
+// setHeld sets Held and tells NotifyHeld's function.
 func setHeld(n int64) {
 	held.Store(n)
-	if f := OnHeld; f != nil {
-		f()
+	if f := onHeld.Load(); f != nil {
+		(*f)()
 	}
 }

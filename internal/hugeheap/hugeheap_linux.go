@@ -50,8 +50,9 @@ func plainHeap(beg, end uintptr) {
 }
 
 // thpMode is the file that says when the kernel gives transparent huge
-// pages: "always", "madvise" or "never", the one in force in brackets.
-const thpMode = "/sys/kernel/mm/transparent_hugepage/enabled"
+// pages: "always", "madvise" or "never", the one in force in brackets (a
+// variable for the tests).
+var thpMode = "/sys/kernel/mm/transparent_hugepage/enabled"
 
 // readMode reads thpMode (nil when it cannot: no huge pages built in,
 // and an advice then fails).

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,17 +33,17 @@ func TestHugeHeapAdvisesTheHeap(t *testing.T) {
 }
 
 // TestPrepareHoldsTheSlackUntilTheEnd: prepare leaves the heap mapping
-// advised for huge pages, Held at Slack (OnHeld told), until finish
+// advised for huge pages, Held at Slack (NotifyHeld told), until finish
 // advises the range against them and Held is 0 again.
 func TestPrepareHoldsTheSlackUntilTheEnd(t *testing.T) {
 	needHugePages(t)
 	calls := 0
-	OnHeld = func() { calls++ }
+	NotifyHeld(func() { calls++ })
 	t.Cleanup(func() {
 		if ended != nil {
 			ended.Stop()
 		}
-		OnHeld = nil
+		NotifyHeld(nil)
 		held.Store(0)
 	})
 	beg, end := prepare(8 << 20)
@@ -54,14 +55,14 @@ func TestPrepareHoldsTheSlackUntilTheEnd(t *testing.T) {
 		t.Errorf("the heap mapping at %#x has VmFlags %q, want hg", end-1, flags)
 	}
 	if Held() != Slack || calls != 1 {
-		t.Errorf("after prepare Held() = %d (OnHeld told %d times), want %d (once)", Held(), calls, Slack)
+		t.Errorf("after prepare Held() = %d (NotifyHeld's function told %d times), want %d (once)", Held(), calls, Slack)
 	}
 	finish(beg, end)
 	if flags := vmFlags(t, end-1); hasFlag(flags, "hg") || !hasFlag(flags, "nh") {
 		t.Errorf("after the period the heap mapping at %#x has VmFlags %q, want nh and no hg", end-1, flags)
 	}
 	if Held() != 0 || calls != 2 {
-		t.Errorf("after the period Held() = %d (OnHeld told %d times), want 0 (twice)", Held(), calls)
+		t.Errorf("after the period Held() = %d (NotifyHeld's function told %d times), want 0 (twice)", Held(), calls)
 	}
 }
 
@@ -80,6 +81,20 @@ func TestThpNever(t *testing.T) {
 		if got := thpNever([]byte(tc.mode)); got != tc.want {
 			t.Errorf("thpNever(%q) = %v, want %v", tc.mode, got, tc.want)
 		}
+	}
+}
+
+// TestNeverAsksNothing: where the kernel's setting is never, hugeHeap
+// asks for nothing (and so prepare holds no slack).
+func TestNeverAsksNothing(t *testing.T) {
+	old := thpMode
+	t.Cleanup(func() { thpMode = old })
+	thpMode = filepath.Join(t.TempDir(), "enabled")
+	if err := os.WriteFile(thpMode, []byte("always madvise [never]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if beg, end := hugeHeap(8 << 20); beg != 0 || end != 0 {
+		t.Errorf("with huge pages set to never hugeHeap asked for [%#x, %#x)", beg, end)
 	}
 }
 

@@ -384,7 +384,7 @@ func (s *Store) Acquire(v View, id, command string) (*Held, error) {
 	// pipeline of many jobs on few workflows: lifecycle_remote_race)
 	holder := seen
 	if !has {
-		holder = Lock{Workflow: id, Runner: Runner{Owner: "other runners, in turn"}, Acquired: s.Now().UTC(), Expires: s.Now().UTC()}
+		holder = Lock{Workflow: id, Runner: Runner{Owner: "other runners (the lock changed hands on each try)"}, Acquired: s.Now().UTC(), Expires: s.Now().UTC()}
 	}
 	return nil, &HeldError{Workflow: id, Holder: holder}
 }

@@ -395,3 +395,60 @@ func mustComp(t *testing.T, id string) string {
 	}
 	return c
 }
+
+// TestALockThatChangesHandsOnEveryTryIsHeld: each push of the lock loses
+// (another runner created it), and each read after finds it gone again
+// (that runner already let go), three times over. The lock is held by
+// other runners in turn, not a remote that cannot be used: *HeldError
+// (exit 16, autopilot moves on), never ErrUnusable (exit 20). A git
+// wrapper first on PATH plays the other runners: it refuses the lock's
+// pushes, and answers the lock's reads with a commit and then nothing, in
+// turn; every other git command is git's own.
+func TestALockThatChangesHandsOnEveryTryIsHeld(t *testing.T) {
+	_, clones := setup(t, 1)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrap := t.TempDir()
+	script := `#!/bin/sh
+for last; do :; done
+case "$last" in
+*refs/orchestrate/locks/*)
+	case " $* " in
+	*" push "*)
+		printf 'To remote\n!\t%s\t[rejected] (stale info)\nDone\n' "$last"
+		exit 1 ;;
+	*" ls-remote "*)
+		n=$(cat "` + wrap + `/reads" 2>/dev/null || echo 0)
+		n=$((n + 1))
+		echo "$n" > "` + wrap + `/reads"
+		if [ $((n % 2)) = 1 ]; then
+			printf '%s\t%s\n' 1111111111111111111111111111111111111111 "$last"
+		fi
+		exit 0 ;;
+	esac ;;
+esac
+exec "` + real + `" "$@"
+`
+	if err := os.WriteFile(filepath.Join(wrap, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+wrap+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r, err := gitremote.Open(clones[0], "origin", env, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{Remote: r, Lease: time.Hour, Me: Runner{Owner: "ci", Host: "a"}, Now: time.Now}
+	h, err := s.Acquire(View{Locks: map[string]Lock{}}, "w", "")
+	var held *HeldError
+	if h != nil || !errors.As(err, &held) || errors.Is(err, ErrUnusable) {
+		t.Fatalf("Acquire = %v, %v; want a *HeldError", h, err)
+	}
+	if reads, _ := os.ReadFile(filepath.Join(wrap, "reads")); strings.TrimSpace(string(reads)) != "6" {
+		t.Errorf("the lock was read %q times, want 6 (three tries, two reads each)", reads)
+	}
+	if held.Workflow != "w" || !strings.Contains(held.Error(), "other runners") {
+		t.Errorf("HeldError %q does not name the workflow and the other runners", held.Error())
+	}
+}
