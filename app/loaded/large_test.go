@@ -19,11 +19,17 @@ func TestLargeIndex(t *testing.T) {
 		{"no index", func(t *testing.T, root string) { mkdir(t, root, ".git") }, false},
 		{"small index", func(t *testing.T, root string) { withIndex(t, root, largeIndexBytes-1) }, false},
 		{"large index", func(t *testing.T, root string) { withIndex(t, root, largeIndexBytes) }, true},
-		{"a worktree's .git file", func(t *testing.T, root string) {
+		{"a .git file naming no folder", func(t *testing.T, root string) {
 			if err := os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, false},
+		// a linked worktree's index is in the folder its .git file names
+		{"a linked worktree's large index", func(t *testing.T, root string) { withWorktreeIndex(t, root, largeIndexBytes) }, true},
+		{"a linked worktree's small index", func(t *testing.T, root string) { withWorktreeIndex(t, root, largeIndexBytes-1) }, false},
+		{"a subfolder of a large repository", func(t *testing.T, root string) {
+			withIndex(t, filepath.Dir(root), largeIndexBytes)
+		}, true},
 		{"index a link to a large file", func(t *testing.T, root string) {
 			mkdir(t, root, ".git")
 			big := filepath.Join(t.TempDir(), "big")
@@ -34,7 +40,10 @@ func TestLargeIndex(t *testing.T) {
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
+			// root is a folder of its own below the test's folder: a case
+			// may make that one the repository (a subfolder run)
+			root := filepath.Join(t.TempDir(), "repo")
+			mkdir(t, root, "")
 			tc.setup(t, root)
 			if got := largeIndex(root); got != tc.want {
 				t.Errorf("largeIndex = %v, want %v", got, tc.want)
@@ -55,6 +64,25 @@ func withIndex(t *testing.T, root string, size int64) {
 	t.Helper()
 	mkdir(t, root, ".git")
 	sparse(t, filepath.Join(root, ".git", "index"), size)
+}
+
+// withWorktreeIndex makes root a linked worktree, as git worktree add
+// does (root/.git a file naming root's folder in its main repository's
+// .git/worktrees), whose index is a sparse file of size bytes; the main
+// repository's own index is large, and is not the worktree's.
+func withWorktreeIndex(t *testing.T, root string, size int64) {
+	t.Helper()
+	main := t.TempDir()
+	withIndex(t, main, largeIndexBytes*2)
+	admin := filepath.Join(main, ".git", "worktrees", "wt")
+	mkdir(t, admin, "")
+	if err := os.WriteFile(filepath.Join(admin, "commondir"), []byte("../..\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sparse(t, filepath.Join(admin, "index"), size)
+	if err := os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func sparse(t *testing.T, path string, size int64) {
