@@ -3,6 +3,11 @@ GO        ?= go
 BIN       ?= bin/orchestrate
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/orchestrate-dev/orchestrate/app/cli.Version=$(VERSION)
+# TAGS: the pure-Go user and DNS look-ups (os/user's, net's), so that the binary is linked
+# statically: no dynamic loader and libc to map at each start (5 ms of a 32 ms start-up measured
+# with perf stat -r 30 on `orchestrate --version`, 744 page faults against 690). The user name
+# for a lock (user.Current) comes then from /etc/passwd, else $USER.
+TAGS      ?= osusergo,netgo
 DEMO_DIR  ?= $(CURDIR)/.demo
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
@@ -12,10 +17,10 @@ FUZZTIME  ?= 30s
 all: build
 
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/orchestrate
+	$(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/orchestrate
 
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/orchestrate
+	$(GO) install -tags "$(TAGS)" -ldflags "$(LDFLAGS)" ./cmd/orchestrate
 
 ## test: vet, every unit/end-to-end/pty test with the race detector (fuzz targets run their
 ## seed corpora and testdata/fuzz), and the macOS and FreeBSD builds. The random fuzz smoke

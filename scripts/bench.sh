@@ -57,7 +57,7 @@ bin="${BENCH_BIN:-}"
 if [ -z "$bin" ]; then
   bin=bin/orchestrate
   echo "bench: building $bin"
-  "$GO" build -o "$bin" ./cmd/orchestrate
+  "$GO" build -tags osusergo,netgo -o "$bin" ./cmd/orchestrate # as make build: linked statically
 fi
 "$GO" build -o "$dir/bin/benchgen" ./cmd/benchgen
 "$GO" build -o "$dir/bin/benchrun" ./cmd/benchrun
