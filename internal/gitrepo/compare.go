@@ -100,7 +100,7 @@ type Index struct {
 // one command that each ask about a few of them (several workflows, each
 // with its own base commit), expected being about how many paths those
 // calls compare in all. It returns nil when Compare would not read the
-// index for that many paths (see indexEntries).
+// index for that many paths (see indexEntriesFor).
 func (r *Repo) IndexFor(paths []string, expected int) *Index {
 	heads := make(map[string]plumbing.Hash, len(paths))
 	known, tree, dirs := r.readIndex(paths, expected, heads)
@@ -276,10 +276,10 @@ func baseBlob(t *pathTree, p string, idx *Index) (plumbing.Hash, error) {
 
 // knownEntries is the index entries Compare may use for paths: idx's for
 // the paths it was read for, the index read now for the others (when they
-// are many enough, see indexEntries).
+// are many enough, see indexEntriesFor).
 func (r *Repo) knownEntries(paths []string, idx *Index) map[string]gitobj.IndexEntry {
 	if idx == nil {
-		return r.indexEntries(paths)
+		return r.indexEntriesFor(paths, len(paths))
 	}
 	var rest []string
 	for _, p := range paths {
@@ -287,7 +287,7 @@ func (r *Repo) knownEntries(paths []string, idx *Index) map[string]gitobj.IndexE
 			rest = append(rest, p)
 		}
 	}
-	more := r.indexEntries(rest)
+	more := r.indexEntriesFor(rest, len(rest))
 	if len(more) == 0 {
 		return idx.entries
 	}
@@ -345,16 +345,7 @@ func (r *Repo) commitByHash(h string) (*object.Commit, error) {
 	return c, nil
 }
 
-// diskHash is the git blob hash of the file at the slash path p in the
-// work tree (see gitblob.Hash).
-func (r *Repo) diskHash(p string, buf []byte) (h plumbing.Hash, onDisk bool, err error) {
-	return gitblob.Hash(r.root, p, &buf, nil, nil)
-}
-
 // diskHashStat is gitblob.Hash in r's work tree.
 func (r *Repo) diskHashStat(p string, buf *[]byte, known map[string]gitobj.IndexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
 	return gitblob.Hash(r.root, p, buf, known, fi)
 }
-
-// tooLargeHash is gitblob.TooLarge.
-var tooLargeHash = gitblob.TooLarge

@@ -6,18 +6,13 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
-// indexEntries returns the index entries of paths that can stand for the
-// file on disk: regular files at stage 0, neither assume-valid,
+// indexEntriesFor returns the index entries of paths that can stand for
+// the file on disk: regular files at stage 0, neither assume-valid,
 // skip-worktree nor intent-to-add, and not racily clean (modified no earlier
-// than the index was written). It returns nil — every file is then hashed —
-// for few paths, a large index, an index it cannot read, or a version other
-// than 2 and 3.
-func (r *Repo) indexEntries(paths []string) map[string]gitobj.IndexEntry {
-	return r.indexEntriesFor(paths, len(paths))
-}
-
-// indexEntriesFor is indexEntries where the index is worth reading for
-// compared paths (not len(paths)): how many files it may spare hashing.
+// than the index was written), the index being worth reading for compared
+// paths (how many files it may spare hashing). It returns nil — every file
+// is then hashed — for few paths, a large index, an index it cannot read,
+// or a version other than 2 and 3.
 func (r *Repo) indexEntriesFor(paths []string, compared int) map[string]gitobj.IndexEntry {
 	out, _, _ := r.readIndex(paths, compared, nil)
 	return out

@@ -74,7 +74,7 @@ func TestCompareUsesIndexStatData(t *testing.T) {
 	}
 	dir, paths := indexRepo(t, gitobj.MinIndexPaths+6)
 	r := open(t, dir)
-	known := r.indexEntries(paths)
+	known := r.indexEntriesFor(paths, len(paths))
 	if len(known) != len(paths) {
 		t.Fatalf("index entries for %d of %d paths", len(known), len(paths))
 	}
@@ -83,7 +83,7 @@ func TestCompareUsesIndexStatData(t *testing.T) {
 			t.Errorf("%s: index hash %s, want %s", p, got, want)
 		}
 	}
-	if got := r.indexEntries(paths[:gitobj.MinIndexPaths-1]); got != nil {
+	if got := r.indexEntriesFor(paths[:gitobj.MinIndexPaths-1], gitobj.MinIndexPaths-1); got != nil {
 		t.Errorf("%d paths read the index: %d entries", gitobj.MinIndexPaths-1, len(got))
 	}
 

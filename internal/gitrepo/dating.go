@@ -3,14 +3,17 @@ package gitrepo
 import (
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
+	"github.com/orchestrate-dev/orchestrate/internal/par"
 	"github.com/orchestrate-dev/orchestrate/internal/pathglob"
 )
 
@@ -42,15 +45,30 @@ func (r *Repo) LastCommitted(paths []string, maxCommits int) map[string]Commit {
 	if err != nil {
 		return out
 	}
+	// HEAD's entries looked up in turn (a pathTree is one goroutine's),
+	// the files and folders on disk compared side by side (stat, hash and
+	// list calls; the tree and hash caches are safe for concurrent use)
 	tree := r.pathTree(head.TreeHash)
-	buf := make([]byte, 32<<10)
-	var clean []string
+	var ps []string
+	var es []*object.TreeEntry
 	for _, p := range paths {
 		if !safeRel(p) {
 			continue
 		}
-		if e, err := tree.entry(p); err == nil && e != nil && (gitobj.IsBlob(e.Mode) && r.fileAsCommitted(p, e.Hash, &buf) ||
-			e.Mode == filemode.Dir && r.folderAsCommittedMemo(p, e.Hash, &buf)) {
+		if e, err := tree.entry(p); err == nil && e != nil && (gitobj.IsBlob(e.Mode) || e.Mode == filemode.Dir) {
+			ps, es = append(ps, p), append(es, e)
+		}
+	}
+	same := make([]bool, len(ps))
+	bufs := sync.Pool{New: func() any { return new([]byte) }} // hash buffers, made by gitblob.Hash when needed
+	par.For(len(ps), par.Options{Workers: runtime.GOMAXPROCS(0), Chunk: 4, Min: 8}, func(i int) {
+		buf := bufs.Get().(*[]byte)
+		same[i] = gitobj.IsBlob(es[i].Mode) && r.fileAsCommitted(ps[i], es[i].Hash, buf) || es[i].Mode == filemode.Dir && r.folderAsCommittedMemo(ps[i], es[i].Hash, buf)
+		bufs.Put(buf)
+	})
+	clean := ps[:0]
+	for i, p := range ps {
+		if same[i] {
 			clean = append(clean, p)
 		}
 	}

@@ -73,7 +73,7 @@ func (r *Repo) folderAsCommittedRef(p string, h plumbing.Hash) bool {
 			return errors.New("untracked")
 		}
 		seen++
-		dh, onDisk, err := r.diskHash(p+"/"+filepath.ToSlash(rel), buf)
+		dh, onDisk, err := r.diskHashStat(p+"/"+filepath.ToSlash(rel), &buf, nil, nil)
 		if err != nil || !onDisk || dh != wh {
 			return errors.New("differs")
 		}

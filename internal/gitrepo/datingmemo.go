@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/orchestrate-dev/orchestrate/internal/gitblob"
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 )
 
@@ -17,13 +18,13 @@ import (
 // store files it has just written).
 var datingNow = time.Now
 
-// diskHashDating is diskHash for LastCommitted: a regular file whose key
+// diskHashDating is diskHashStat for LastCommitted: a regular file whose key
 // is in the work-tree hash table takes its hash unread, and one read is
 // recorded (when not changed within datingMemoRacy of now).
 func (r *Repo) diskHashDating(p string, buf *[]byte) (h plumbing.Hash, onDisk bool, err error) {
 	t := r.wtHashes
 	if t == nil {
-		return r.diskHash(p, *buf)
+		return r.diskHashStat(p, buf, nil, nil)
 	}
 	fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(p)))
 	if err != nil {
@@ -38,7 +39,7 @@ func (r *Repo) diskHashDating(p string, buf *[]byte) (h plumbing.Hash, onDisk bo
 		return h, true, nil
 	}
 	h, onDisk, err = r.diskHashStat(p, buf, nil, fi)
-	if err == nil && onDisk && h != tooLargeHash && gitcache.Storable(datingNow(), st) {
+	if err == nil && onDisk && h != gitblob.TooLarge && gitcache.Storable(datingNow(), st) {
 		t.Add(k, h)
 	}
 	return h, onDisk, err

@@ -83,19 +83,13 @@ type Repo struct {
 	// histcache.go); histTried is set once they were looked for.
 	histc     *histCache
 	histTried bool
-	// objs is the object table of disk (internal/gitcache's objects.go);
-	// nil when off.
-	objs *gitcache.Objects
-	// memo is the path table of disk (internal/gitcache's paths.go); nil
-	// when off.
-	memo *gitcache.Paths
-	// wmemo is the walk table of disk (see walkmemo.go); nil when off.
-	wmemo *gitcache.Walks
-	// cmemo is the changed-paths table of disk (see gitcache's changed.go); nil
-	// when off.
-	cmemo *gitcache.Changed
-	// wtHashes is the work-tree hash table of disk (see datingmemo.go);
-	// nil when off.
+	// the tables of disk, each nil when off: objects (internal/gitcache's
+	// objects.go), paths (its paths.go), walks (see walkmemo.go), changed
+	// paths (gitcache's changed.go), work-tree hashes (see datingmemo.go)
+	objs     *gitcache.Objects
+	memo     *gitcache.Paths
+	wmemo    *gitcache.Walks
+	cmemo    *gitcache.Changed
 	wtHashes *gitcache.WorktreeHashes
 	// verify checks the objects read while the cache is on (see verify.go).
 	verify gitobj.Verifier
