@@ -57,7 +57,8 @@ func scanEpics(r *source.Repo) ([]workflow.Candidate, []workflow.Finding) {
 			continue // not known to be an epic: the workflow-state source reports it
 		}
 		if !mayHoldEpicKey(data) {
-			continue // the workflow-state source decodes it; no need to here
+			r.Keep(p, data, nil) // the workflow-state source decodes these very bytes
+			continue
 		}
 		if r.Spend(p, data) != nil {
 			continue // the workflow-state source reports the spent budget

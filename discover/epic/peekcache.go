@@ -50,7 +50,8 @@ func (c *peekCache) dir(p string) *safefile.Dir {
 
 // skip reports whether the state file p holds no epic key: known from the
 // table at its stat data, or read now (no-follow, in its folder) and found
-// without one (and then recorded). False when p may hold the key, or cannot
+// without one (and then recorded, and its bytes kept for the
+// workflow-state source: source.Repo.Keep). False when p may hold the key, or cannot
 // be read that way: the caller reads it with r.Peek as before.
 func (c *peekCache) skip(p string) bool {
 	if c == nil {
@@ -72,6 +73,7 @@ func (c *peekCache) skip(p string) bool {
 	if c.t.Storable(fs) {
 		c.t.Add(p, fs, nil, &c.scratch)
 	}
+	c.r.Keep(p, data, &fs) // the workflow-state source decodes these very bytes
 	return true
 }
 

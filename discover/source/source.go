@@ -70,6 +70,9 @@ type Repo struct {
 	// waits for.
 	later     bool
 	laterDone *sync.WaitGroup
+	// kept holds the reads one source keeps for the next (Keep, Kept),
+	// from BeginBudget to EndBudget; nil outside a scan.
+	kept *keptFiles
 }
 
 // BeginLater makes the cache saves that end each source's scan (Later) run
@@ -112,13 +115,18 @@ func (r *Repo) SetWeight(w int) { r.weight = max(w, 1) }
 // BeginBudget gives the scan about to run a full element budget of size
 // (tolerant.MaxScanReadElements when size <= 0): every file read with Read
 // or ReadWithTime until EndBudget draws from it (see Spend).
-func (r *Repo) BeginBudget(size int) { r.budget = tolerant.NewScanBudget(size) }
+// The scan's kept reads (Keep) begin with it too.
+func (r *Repo) BeginBudget(size int) {
+	r.budget = tolerant.NewScanBudget(size)
+	r.kept = &keptFiles{files: map[string]keptFile{}}
+}
 
 // EndBudget ends the scan's budget and returns the warning that says where
 // it ran out and how many files were not read (ok false when it did not).
+// The reads kept and not taken are dropped.
 func (r *Repo) EndBudget() (f workflow.Finding, ok bool) {
 	b := r.budget
-	r.budget = nil
+	r.budget, r.kept = nil, nil
 	at, refused := b.Spent()
 	if at == "" {
 		return f, false

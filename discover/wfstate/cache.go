@@ -117,7 +117,9 @@ type stateRead struct {
 // decode gives what the scan has of the state file p: from the cache when
 // its stat data is unchanged (a built candidate, or a decoded document),
 // else read (through its safely opened folder, else with r.Read, which
-// reports any problem) and decoded; keep (stateCache.keep) records it.
+// reports any problem; or the bytes the epic source read of it, with their
+// stat data: source.Repo.Kept) and decoded; keep (stateCache.keep) records
+// it.
 func (c *stateCache) decode(r *source.Repo, p string) (st stateRead) {
 	st.entries = -1
 	d, name := c.folder(p)
@@ -147,7 +149,10 @@ func (c *stateCache) decode(r *source.Repo, p string) (st stateRead) {
 		}
 		st = stateRead{entries: -1}
 	}
-	data, fs, ok := c.ReadRegular(d, name)
+	data, fs, withStat, ok := r.Kept(p) // the epic source's read of p, with its stat data
+	if !ok || !withStat {
+		data, fs, ok = c.ReadRegular(d, name)
+	}
 	if !ok {
 		st.m, st.readErr, st.decodeErr = decodeState(r, p)
 		return st
@@ -259,9 +264,17 @@ func (c *stateCache) missing(p string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// decodeState reads p with r.Read and decodes it (no cache).
+// decodeState reads p with r.Read, or takes the bytes the epic source kept
+// of it (source.Repo.Kept, drawn from the budget as r.Read would), and
+// decodes it (no cache).
 func decodeState(r *source.Repo, p string) (m map[string]any, readErr, decodeErr error) {
-	data, err := r.Read(p)
+	data, _, _, kept := r.Kept(p)
+	var err error
+	if kept {
+		err = r.Spend(p, data)
+	} else {
+		data, err = r.Read(p)
+	}
 	if err != nil {
 		return nil, err, nil
 	}
