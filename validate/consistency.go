@@ -135,7 +135,10 @@ func (v *validator) resolveStory(s *storyState, derived string) {
 	if s.story == nil && s.recordedPath != "" {
 		s.story = v.readStory(s.id, s.recordedPath)
 	}
-	if s.story != nil {
+	switch {
+	case s.story != nil && s.story.Path == s.ref.Path && s.recordedPath != "":
+		s.path = s.recordedPath // the same path, checked above (an lstat each)
+	case s.story != nil:
 		s.path = v.cleanPath(s.story.Path)
 	}
 	if s.path == "" {
