@@ -57,6 +57,8 @@ func main() {
 	command := flag.String("cmd", "resume", "orchestrate command to measure: resume (resume --dry-run --json --mode preflight --approve) or status")
 	table := flag.String("table", "", "A.json,B.json,...: print one line per result of -out (shape, medians, ratio, peak RSS, verdict) and exit")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
+	pair := flag.String("pair", "", "OLD,NEW: run two orchestrate binaries alternately -runs times each on -dir (-cmd, -pair-mode) and print the mean difference of their times with its standard error")
+	pairMode := flag.String("pair-mode", "off", "the cache of -pair's runs: off, first (emptied before each run) or warm (filled by three runs first)")
 	child := flag.String("go-git-status", "", "internal: run go-git's Worktree.Status() on this folder and print the figures as JSON")
 	flag.Parse()
 
@@ -69,6 +71,12 @@ func main() {
 		missed, err = printGrowth(*growth, os.Stdout)
 	case *table != "":
 		missed, err = printTable(strings.Split(*table, ","), os.Stdout)
+	case *pair != "":
+		if *dir == "" {
+			err = errors.New("-dir is required")
+			break
+		}
+		_, err = comparePair(*dir, *pair, *pairMode, *command, *runs, os.Stdout)
 	default:
 		if *dir == "" {
 			err = errors.New("-dir is required")

@@ -119,6 +119,12 @@ type run struct {
 }
 
 func timed(dir string, env []string, name string, args ...string) (run, error) {
+	return timedWith(dir, env, name, args, nil)
+}
+
+// timedWith is timed that also hands the child's resource usage to usage
+// (when not nil and reported).
+func timedWith(dir string, env []string, name string, args []string, usage func(*syscall.Rusage)) (run, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -134,6 +140,9 @@ func timed(dir string, env []string, name string, args ...string) (run, error) {
 	r.exit = cmd.ProcessState.ExitCode()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.rss = int64(ru.Maxrss) // KiB on Linux
+		if usage != nil {
+			usage(ru)
+		}
 	}
 	return r, nil
 }
