@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -82,15 +81,8 @@ func (r *Repo) fileAsCommitted(p string, h plumbing.Hash, buf *[]byte) bool {
 	return err == nil && onDisk && dh == h
 }
 
-// safeRel reports whether p is a clean relative slash path inside the work
-// tree (no "..", not absolute, no NUL).
-func safeRel(p string) bool {
-	if p == "" || strings.ContainsRune(p, 0) || path.IsAbs(p) || filepath.IsAbs(p) {
-		return false
-	}
-	c := path.Clean(p)
-	return c == p && c != "." && c != ".." && !strings.HasPrefix(c, "../")
-}
+// safeRel is cleanRel without a NUL, and not absolute on this system either.
+func safeRel(p string) bool { return !strings.ContainsRune(p, 0) && !filepath.IsAbs(p) && cleanRel(p) }
 
 // folderAsCommitted reports whether the folder at slash path p on disk holds
 // exactly the files of the tree h (from r's tree cache), with the same
