@@ -1,11 +1,11 @@
 package discover
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
+	"github.com/orchestrate-dev/orchestrate/discover/internal/sourcetest"
 	"github.com/orchestrate-dev/orchestrate/discover/source"
 	"github.com/orchestrate-dev/orchestrate/discover/wfstate"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
@@ -28,16 +28,7 @@ func TestStateFilesReadOnce(t *testing.T) {
 	}
 	for _, cached := range []bool{false, true} {
 		root := t.TempDir()
-		write := func(p, text string) {
-			t.Helper()
-			full := filepath.Join(root, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		write := func(p, text string) { sourcetest.Write(t, root, map[string]string{p: text}) }
 		write(".orchestrate/workflows/sdc-1.yaml", state("paused"))
 		write(".orchestrate/workflows/epic-1.yaml", "epic_state:\n  epic_id: \"7\"\n  status: running\n")
 		r, _ := source.NewRepo(root, config.Default())
