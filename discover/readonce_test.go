@@ -1,8 +1,12 @@
 package discover
 
 import (
+	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/orchestrate-dev/orchestrate/discover/epic"
 	"github.com/orchestrate-dev/orchestrate/discover/internal/sourcetest"
@@ -11,6 +15,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/config"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
+	"github.com/orchestrate-dev/orchestrate/workflow"
 )
 
 // TestStateFilesReadOnce: within one scan, a workflow-state file the epic
@@ -94,5 +99,53 @@ func TestKeepOnceWithinAScan(t *testing.T) {
 	r.EndBudget()
 	if _, _, _, ok := r.Kept("c"); ok {
 		t.Error("kept past the scan")
+	}
+}
+
+// TestKeptReadsChangeNoCandidate: what the workflow-state source makes of
+// each state file is the same whether the epic source looked at the files
+// first (and kept what it read) or not, with the cache off and on: a plain
+// state, one that is a symbolic link, one over the size cap, one that is
+// not YAML, and an epic's state (which neither scan gives the
+// workflow-state source).
+func TestKeptReadsChangeNoCandidate(t *testing.T) {
+	files := map[string]string{
+		".orchestrate/workflows/sdc-1.yaml":  "execution_id: sdc-1\nworkflow: story-development-cycle\nstatus: paused\n",
+		".orchestrate/workflows/big.yaml":    "execution_id: big-1\nstatus: paused\nnotes: \"" + strings.Repeat("x", 600) + "\"\n",
+		".orchestrate/workflows/bad.yaml":    "execution_id: [unclosed\n",
+		".orchestrate/workflows/epic-1.yaml": "epic_state:\n  epic_id: \"7\"\n  status: running\n",
+	}
+	for _, cached := range []bool{false, true} {
+		scan := func(withEpic bool) []workflow.Candidate {
+			t.Helper()
+			root := t.TempDir()
+			sourcetest.Write(t, root, files)
+			if err := os.Symlink("sdc-1.yaml", filepath.Join(root, ".orchestrate/workflows/link.yaml")); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			cfg := config.Default()
+			cfg.MaxFileSize = 512 // big.yaml is over it
+			r, _ := source.NewRepo(root, cfg)
+			if cached {
+				r.Cache = diskcache.New(filepath.Join(t.TempDir(), "cache"))
+			}
+			r.BeginBudget(0)
+			defer r.EndBudget()
+			if withEpic {
+				epic.EpicSource.Scan(r)
+			}
+			cs, _ := wfstate.WorkflowStateSource.Scan(r)
+			for i := range cs { // the same files at another root
+				cs[i].UpdatedAt, cs[i].UpdatedFrom = time.Time{}, ""
+				for k := range cs[i].Findings {
+					cs[i].Findings[k].Message = strings.ReplaceAll(cs[i].Findings[k].Message, root, "ROOT")
+				}
+			}
+			return cs
+		}
+		alone, after := scan(false), scan(true)
+		if len(alone) != 4 || !reflect.DeepEqual(alone, after) {
+			t.Errorf("cached %v: the workflow-state source alone made\n%+v\nafter the epic source\n%+v", cached, alone, after)
+		}
 	}
 }
