@@ -21,7 +21,7 @@ func (s *Store) forkSized(cache, touchDiv int) *Store {
 	if len(s.packs) == 0 {
 		return nil
 	}
-	return &Store{FS: s.FS, packs: s.packs, loaded: true, cache: newOffsetCache(cache), ObjDir: s.ObjDir, alts: s.alts, forked: true, touchDiv: touchDiv}
+	return &Store{FS: s.FS, packs: s.packs, loaded: true, cache: newOffsetCache(cache), ObjDir: s.ObjDir, alts: s.alts, mapped: s.mapped, forked: true, touchDiv: touchDiv}
 }
 
 // forkCacheBytes bounds a fork's cache of rebuilt objects: a fork reads

@@ -49,8 +49,15 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 // walk and its readers, every look-up of each reads it at random places,
 // and a fork that dropped it (every thousand commits or so of a cold walk)
 // made all of them fault its pages in again (about 2,500 of the 17,000
-// page faults of a 20,000-commit walk).
+// page faults of a 20,000-commit walk). Mappings of maxResident bytes or
+// less in all are never dropped: resident whole they stay within the
+// bound, and a walk that dropped them faulted their pages in again (1,000
+// of a cache-off run's 4,000 faults on 1,000 workflows, 40 ms; see
+// docs/ARCHITECTURE.md, issue 25's sixteenth pass).
 func (s *Store) touch(n int) {
+	if s.mapped <= maxResident {
+		return
+	}
 	s.touched += n
 	limit := maxTouchedPages
 	if s.forked {
@@ -67,14 +74,35 @@ func (s *Store) touch(n int) {
 	kept := 0 // the bytes of the indexes a fork leaves mapped
 	for _, p := range s.packs {
 		if p.data != nil {
-			dropPages(p.data)
+			drop(p.data)
 		}
 		if s.forked && p.unmap != nil && kept+len(p.idx) <= maxKeptIndex {
 			kept += len(p.idx)
 		} else if p.unmap != nil {
-			dropPages(p.idx)
+			drop(p.idx)
 		}
 	}
+}
+
+// maxResident is the most bytes of mapped packs and indexes a Store keeps
+// in the process's memory (see touch); a variable for tests.
+var maxResident = maxTouchedPages * pageSize
+
+// drop is dropPages (a variable for tests).
+var drop = dropPages
+
+// mappedSize is the size of the packs and pack indexes of packs mapped.
+func mappedSize(packs []*packFile) int {
+	n := 0
+	for _, p := range packs {
+		if p.data != nil {
+			n += len(p.data)
+		}
+		if p.unmap != nil {
+			n += len(p.idx)
+		}
+	}
+	return n
 }
 
 // readWhole reads the first size bytes of f.

@@ -71,8 +71,9 @@ type Store struct {
 	scratch [][]byte
 	mr      bytes.Reader // over a mapped pack
 	// touched counts the pages of mapped files read since their pages were
-	// last dropped from the process's memory (see dropMapped).
-	touched int
+	// last dropped from the process's memory (see touch); mapped is the
+	// size of the packs and indexes mapped (set by load).
+	touched, mapped int
 	// work counts the bytes inflated and rebuilt by the current read (see
 	// maxDeltaWork), total those of every delta and base (see
 	// maxStoreDeltaWork).
@@ -217,6 +218,7 @@ func (s *Store) load() {
 	}
 	s.loadPacks(s.FS, s.FS.Join("objects", "pack"))
 	s.loadAlternates()
+	s.mapped = mappedSize(s.packs)
 }
 
 // loadPacks opens the packs of the folder dir of fs.
