@@ -41,25 +41,25 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 	return f
 }
 
-// touch counts n pages of mapped files read; past maxTouchedPages, the
-// mapped packs and indexes leave the process's memory (they stay in the page
-// cache, and a later read maps them again), so that a walk over a whole pack
-// does not count the pack in the process's resident memory. A fork leaves
-// indexes of at most maxKeptIndex bytes in all mapped: an index is shared by the
-// walk and its readers, every look-up of each reads it at random places,
-// and a fork that dropped it (every thousand commits or so of a cold walk)
-// made all of them fault its pages in again (about 2,500 of the 17,000
-// page faults of a 20,000-commit walk). Mappings of maxResident bytes or
-// less in all are never dropped: resident whole they stay within the
-// bound, and a walk that dropped them faulted their pages in again (1,000
-// of a cache-off run's 4,000 faults on 1,000 workflows, 40 ms; see
-// docs/ARCHITECTURE.md, issue 25's sixteenth pass).
+// touch counts n more pages of mapped files read; past maxResident bytes
+// of them, the mapped packs and indexes leave the process's memory (they
+// stay in the page cache, and a later read maps them again), so that a walk
+// over a whole pack does not count the pack in the process's resident
+// memory. A page is counted once until it is dropped (touchPack,
+// touchIndex): a walk reads the same trees' pages over and over, and the
+// pages are resident only once. A fork leaves indexes of at most
+// maxKeptIndex bytes in all mapped: an index is shared by the walk and its
+// readers, every look-up of each reads it at random places, and a fork
+// that dropped it (every thousand commits or so of a cold walk) made all
+// of them fault its pages in again (about 2,500 of the 17,000 page faults
+// of a 20,000-commit walk). Mappings of maxResident bytes or less in all
+// are never dropped: resident whole they stay within the bound, and a walk
+// that dropped them faulted their pages in again (1,000 of a cache-off
+// run's 4,000 faults on 1,000 workflows, 40 ms; see docs/ARCHITECTURE.md,
+// issue 25's sixteenth pass).
 func (s *Store) touch(n int) {
-	if s.mapped <= maxResident {
-		return
-	}
 	s.touched += n
-	limit := maxTouchedPages
+	limit := maxResident / pageSize
 	if s.forked {
 		// a fork shares its parent's mappings and drops them on its own
 		// count: a quarter (a chain's commits), a half (the walk's trees,
@@ -73,20 +73,76 @@ func (s *Store) touch(n int) {
 	s.touched = 0
 	kept := 0 // the bytes of the indexes a fork leaves mapped
 	for _, p := range s.packs {
+		ps := s.seen[p]
 		if p.data != nil {
 			drop(p.data)
+		}
+		if ps != nil {
+			clear(ps.bits)
 		}
 		if s.forked && p.unmap != nil && kept+len(p.idx) <= maxKeptIndex {
 			kept += len(p.idx)
 		} else if p.unmap != nil {
 			drop(p.idx)
+			if ps != nil {
+				ps.index = false
+			}
 		}
+	}
+}
+
+// pageSet is what a Store read of one pack's mappings since it last
+// dropped them: a bit a page of the pack, and whether it read the index.
+type pageSet struct {
+	bits  []uint64
+	index bool
+}
+
+// pages returns p's pageSet, made on the first call.
+func (s *Store) pages(p *packFile) *pageSet {
+	ps := s.seen[p]
+	if ps == nil {
+		if s.seen == nil {
+			s.seen = map[*packFile]*pageSet{}
+		}
+		ps = &pageSet{bits: make([]uint64, len(p.data)/pageSize/64+1)}
+		s.seen[p] = ps
+	}
+	return ps
+}
+
+// touchPack counts the pages of p's mapped pack that [from, to) spans, read
+// (each once until dropped; see touch).
+func (s *Store) touchPack(p *packFile, from, to int64) {
+	if s.mapped <= maxResident || from < 0 || to <= from || to > int64(len(p.data)) {
+		return
+	}
+	ps, n := s.pages(p), 0
+	for pg := from / pageSize; pg <= (to-1)/pageSize; pg++ {
+		if w, b := pg/64, uint64(1)<<(pg%64); ps.bits[w]&b == 0 {
+			ps.bits[w] |= b
+			n++
+		}
+	}
+	s.touch(n)
+}
+
+// touchIndex counts p's mapped index as read: a look-up probes it at a few
+// places, and a walk's look-ups soon span it, so it counts whole, once
+// until dropped (see touch).
+func (s *Store) touchIndex(p *packFile) {
+	if s.mapped <= maxResident || p.unmap == nil {
+		return
+	}
+	if ps := s.pages(p); !ps.index {
+		ps.index = true
+		s.touch(len(p.idx)/pageSize + 1)
 	}
 }
 
 // maxResident is the most bytes of mapped packs and indexes a Store keeps
 // in the process's memory (see touch); a variable for tests.
-var maxResident = maxTouchedPages * pageSize
+var maxResident = 32 << 20
 
 // drop is dropPages (a variable for tests).
 var drop = dropPages

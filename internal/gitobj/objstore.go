@@ -26,9 +26,7 @@ const (
 	maxDeltaDepth   = 4096               // the longest delta chain followed
 	cacheBytes      = 4 << 20            // the delta-base cache
 	maxCachedObject = 1 << 20            // the largest object the cache keeps
-	maxTouchedPages = 8192               // mapped pages read before they are dropped (32 MiB)
-	pageSize        = 4096               // what touched counts (an estimate is enough)
-	idxPagesPerFind = 1                  // new index pages a look-up reads, roughly (the first probes share theirs)
+	pageSize        = 4096               // what touched counts
 	maxKeptIndex    = 16 << 20           // the pack index bytes a fork leaves mapped, at most (see touch)
 	idxHeaderLen    = 8 + 256*4
 )
@@ -71,9 +69,10 @@ type Store struct {
 	scratch [][]byte
 	mr      bytes.Reader // over a mapped pack
 	// touched counts the pages of mapped files read since their pages were
-	// last dropped from the process's memory (see touch); mapped is the
-	// size of the packs and indexes mapped (set by load).
+	// last dropped from the process's memory, each once (seen; see touch);
+	// mapped is the size of the packs and indexes mapped (set by load).
 	touched, mapped int
+	seen            map[*packFile]*pageSet
 	// work counts the bytes inflated and rebuilt by the current read (see
 	// maxDeltaWork), total those of every delta and base (see
 	// maxStoreDeltaWork).
@@ -165,9 +164,7 @@ func (s *Store) object(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectTyp
 	s.load()
 	for _, p := range s.packs {
 		off, ok := p.find(h)
-		if p.unmap != nil {
-			s.touch(idxPagesPerFind)
-		}
+		s.touchIndex(p)
 		if !ok {
 			continue
 		}
@@ -664,7 +661,7 @@ func (s *Store) findPacked(p *packFile, h plumbing.Hash) (*packFile, int64) {
 func (s *Store) inflateAt(p *packFile, at int64, n int, buf []byte) ([]byte, error) {
 	if p.data != nil {
 		data, used, err := s.inflateMapped(p.data[at:p.size-20], n, buf)
-		s.touch(int((at+int64(used))/pageSize - at/pageSize + 1)) // the pages the object spans
+		s.touchPack(p, at, at+int64(used)) // the pages the object spans
 		return data, err
 	}
 	sr := io.NewSectionReader(p.pack, at, p.size-20-at) // not the trailing checksum

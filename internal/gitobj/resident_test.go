@@ -1,21 +1,24 @@
 package gitobj
 
 import (
+	"crypto/rand"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// TestMappedPacksDroppedOnlyOverTheBound: a Store drops the pages of its
-// mapped packs and indexes from the process's memory as it reads (touch)
-// only when the mappings are larger than maxResident in all; mappings that
-// fit stay resident whole, and a walk over them faults no page in twice.
-// A fork (which shares its parent's mappings) follows the same rule.
-func TestMappedPacksDroppedOnlyOverTheBound(t *testing.T) {
+// TestMappedPacksDroppedPastTheBound: a Store drops the pages of its mapped
+// packs and indexes from the process's memory (touch) once it has read
+// more than maxResident bytes of them, each page counted once: mappings
+// that fit the bound are never dropped, by a fork either (which drops on a
+// fraction of the bound), and the same pages read again and again do not
+// count again.
+func TestMappedPacksDroppedPastTheBound(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git binary")
 	}
@@ -24,51 +27,86 @@ func TestMappedPacksDroppedOnlyOverTheBound(t *testing.T) {
 		runGit(t, dir, append([]string{"-c", "user.name=A", "-c", "user.email=a@x"}, args...)...)
 	}
 	g("init", "-q", "-b", "main")
-	for i := 0; i < 4; i++ {
-		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprint("content ", i)), 0o644))
-		g("add", "-A")
-		g("commit", "-qm", fmt.Sprint("commit ", i))
+	// random bytes do not compress: the pack is as large as its blobs, one
+	// of them too large for the cache of rebuilt objects (every read of it
+	// inflates it again, from the same pages)
+	write := func(name string, n int) {
+		b := make([]byte, n)
+		_, _ = rand.Read(b)
+		must(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 	}
+	write("big.bin", maxCachedObject+maxCachedObject/2)
+	for i := 0; i < 20; i++ {
+		write(fmt.Sprintf("f%02d.bin", i), 16<<10)
+	}
+	g("add", "-A")
+	g("commit", "-qm", "c")
 	g("repack", "-adq")
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	out, err := exec.Command("git", "-C", dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").Output()
 	must(t, err)
-	head := plumbing.NewHash(string(out[:40]))
+	var all []plumbing.Hash
+	for _, h := range strings.Fields(string(out)) {
+		all = append(all, plumbing.NewHash(h))
+	}
+	out, err = exec.Command("git", "-C", dir, "rev-parse", "HEAD:big.bin").Output()
+	must(t, err)
+	big := plumbing.NewHash(strings.TrimSpace(string(out)))
 
 	var drops int
-	old, oldMax := drop, maxResident
+	oldDrop, oldMax := drop, maxResident
 	drop = func(b []byte) { drops++; dropPages(b) }
-	t.Cleanup(func() { drop, maxResident = old, oldMax })
+	t.Cleanup(func() { drop, maxResident = oldDrop, oldMax })
+	read := func(s *Store, hs ...plumbing.Hash) {
+		t.Helper()
+		for _, h := range hs {
+			if _, err := s.EncodedObject(plumbing.AnyObject, h); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mapped := openStore(t, dir)
+	read(mapped, big)
+	if mapped.mapped == 0 {
+		t.Skip("the pack is not mapped here")
+	}
+	size := mapped.mapped
 
-	// each look-up counts a page of the index read (idxPagesPerFind):
-	// enough of them pass maxTouchedPages several times over
-	reads := 3 * maxTouchedPages / idxPagesPerFind
-	for _, c := range []struct {
-		name      string
-		resident  int
-		wantDrops bool
-	}{
-		{"mappings within the bound", 1 << 30, false},
-		{"mappings over the bound", 0, true},
-	} {
-		for _, forked := range []bool{false, true} {
-			maxResident, drops = c.resident, 0
+	for _, forked := range []bool{false, true} {
+		open := func() *Store {
 			s := openStore(t, dir)
 			if forked {
 				if s = s.Fork(); s == nil {
 					t.Fatal("no fork: the store has no packs")
 				}
 			}
-			for i := 0; i < reads; i++ {
-				if _, err := s.EncodedObject(plumbing.CommitObject, head); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if s.mapped == 0 {
-				t.Skip("the pack is not mapped here")
-			}
-			if got := drops > 0; got != c.wantDrops {
-				t.Errorf("%s (fork %v): %d drops, want some: %v", c.name, forked, drops, c.wantDrops)
-			}
+			return s
+		}
+		// the mappings fit: never dropped, though a fork's count passes its
+		// fraction of the bound
+		maxResident, drops = size, 0
+		s := open()
+		for range 3 {
+			read(s, all...)
+		}
+		if drops > 0 {
+			t.Errorf("fork %v: mappings of %d bytes, the bound %d: dropped %d times", forked, size, maxResident, drops)
+		}
+		if forked {
+			continue
+		}
+		// a byte over the bound: the big blob read again and again counts
+		// its pages once, under the bound; every object read passes it
+		maxResident, drops = size-1, 0
+		s = open()
+		for range 10 {
+			read(s, big)
+		}
+		if drops > 0 {
+			t.Errorf("the same %d bytes read 10 times, the bound %d: dropped %d times", maxCachedObject*3/2, maxResident, drops)
+		}
+		read(s, all...)
+		if drops == 0 {
+			t.Errorf("every object read, the bound %d of %d bytes mapped: never dropped", maxResident, size)
 		}
 	}
 }
