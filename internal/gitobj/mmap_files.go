@@ -47,7 +47,8 @@ func osFile(fs billy.Filesystem, name string, fi os.FileInfo) *os.File {
 // over a whole pack does not count the pack in the process's resident
 // memory. A page is counted once until it is dropped (touchPack,
 // touchIndex): a walk reads the same trees' pages over and over, and the
-// pages are resident only once. A fork leaves indexes of at most
+// pages are resident only once; an index counts the pages of the entries
+// its look-ups ended at. A fork leaves indexes of at most
 // maxKeptIndex bytes in all mapped: an index is shared by the walk and its
 // readers, every look-up of each reads it at random places, and a fork
 // that dropped it (every thousand commits or so of a cold walk) made all
@@ -85,17 +86,16 @@ func (s *Store) touch(n int) {
 		} else if p.unmap != nil {
 			drop(p.idx)
 			if ps != nil {
-				ps.index = false
+				clear(ps.idx)
 			}
 		}
 	}
 }
 
 // pageSet is what a Store read of one pack's mappings since it last
-// dropped them: a bit a page of the pack, and whether it read the index.
+// dropped them: a bit a page of the pack, and of its index.
 type pageSet struct {
-	bits  []uint64
-	index bool
+	bits, idx []uint64
 }
 
 // pages returns p's pageSet, made on the first call.
@@ -105,10 +105,23 @@ func (s *Store) pages(p *packFile) *pageSet {
 		if s.seen == nil {
 			s.seen = map[*packFile]*pageSet{}
 		}
-		ps = &pageSet{bits: make([]uint64, len(p.data)/pageSize/64+1)}
+		ps = &pageSet{bits: make([]uint64, len(p.data)/pageSize/64+1), idx: make([]uint64, len(p.idx)/pageSize/64+1)}
 		s.seen[p] = ps
 	}
 	return ps
+}
+
+// mark sets the bits of the pages [from, to) spans in bits, and returns
+// how many were not set.
+func mark(bits []uint64, from, to int64) int {
+	n := 0
+	for pg := from / pageSize; pg <= (to-1)/pageSize; pg++ {
+		if w, b := pg/64, uint64(1)<<(pg%64); bits[w]&b == 0 {
+			bits[w] |= b
+			n++
+		}
+	}
+	return n
 }
 
 // touchPack counts the pages of p's mapped pack that [from, to) spans, read
@@ -117,27 +130,20 @@ func (s *Store) touchPack(p *packFile, from, to int64) {
 	if s.mapped <= maxResident || from < 0 || to <= from || to > int64(len(p.data)) {
 		return
 	}
-	ps, n := s.pages(p), 0
-	for pg := from / pageSize; pg <= (to-1)/pageSize; pg++ {
-		if w, b := pg/64, uint64(1)<<(pg%64); ps.bits[w]&b == 0 {
-			ps.bits[w] |= b
-			n++
-		}
-	}
-	s.touch(n)
+	s.touch(mark(s.pages(p).bits, from, to))
 }
 
-// touchIndex counts p's mapped index as read: a look-up probes it at a few
-// places, and a walk's look-ups soon span it, so it counts whole, once
-// until dropped (see touch).
-func (s *Store) touchIndex(p *packFile) {
-	if s.mapped <= maxResident || p.unmap == nil {
+// touchIndex counts the pages of p's mapped index a look-up that ended at
+// entry at read: the entry's name and its offset (the search's first
+// probes read pages every look-up reads; each page counts once until
+// dropped, see touch).
+func (s *Store) touchIndex(p *packFile, at int) {
+	if s.mapped <= maxResident || p.unmap == nil || at < 0 || at >= p.n {
 		return
 	}
-	if ps := s.pages(p); !ps.index {
-		ps.index = true
-		s.touch(len(p.idx)/pageSize + 1)
-	}
+	ps := s.pages(p)
+	name, off := int64(idxHeaderLen+at*20), int64(p.off32+4*at)
+	s.touch(mark(ps.idx, name, name+20) + mark(ps.idx, off, off+4))
 }
 
 // maxResident is the most bytes of mapped packs and indexes a Store keeps

@@ -163,8 +163,8 @@ func (s *Store) object(h plumbing.Hash, max uint64, cut int) (plumbing.ObjectTyp
 	defer s.mu.Unlock()
 	s.load()
 	for _, p := range s.packs {
-		off, ok := p.find(h)
-		s.touchIndex(p)
+		off, ok, at := p.findAt(h)
+		s.touchIndex(p, at)
 		if !ok {
 			continue
 		}

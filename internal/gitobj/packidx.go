@@ -85,6 +85,13 @@ func SearchIdx(fs billy.Filesystem, name, prefix string) (_ []plumbing.Hash, err
 
 // find binary-searches the index for h and returns its offset in the pack.
 func (p *packFile) find(h plumbing.Hash) (int64, bool) {
+	off, ok, _ := p.findAt(h)
+	return off, ok
+}
+
+// findAt is find, and the entry of the index where the search ended (h's,
+// or where it would be).
+func (p *packFile) findAt(h plumbing.Hash) (int64, bool, int) {
 	lo := 0
 	if h[0] > 0 {
 		lo = int(p.fanout[h[0]-1])
@@ -126,14 +133,15 @@ func (p *packFile) find(h plumbing.Hash) (int64, bool) {
 		}
 		switch {
 		case c == 0:
-			return p.offset(m)
+			off, ok := p.offset(m)
+			return off, ok, m
 		case c < 0:
 			lo = m + 1
 		default:
 			hi = m
 		}
 	}
-	return 0, false
+	return 0, false, lo
 }
 
 func (p *packFile) offset(i int) (int64, bool) {

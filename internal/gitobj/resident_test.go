@@ -110,3 +110,62 @@ func TestMappedPacksDroppedPastTheBound(t *testing.T) {
 		}
 	}
 }
+
+// TestLookUpsCountTheIndexPagesTheyRead: a pack index larger than the
+// bound does not make every look-up drop the mappings: a look-up counts the
+// pages of the index entry it ended at, once until they are dropped.
+func TestLookUpsCountTheIndexPagesTheyRead(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary")
+	}
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q")
+	var blobs strings.Builder
+	for i := range 1500 {
+		fmt.Fprintf(&blobs, "blob\ndata %d\nblob %04d\n", len(fmt.Sprintf("blob %04d", i)), i)
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(blobs.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	out, err := exec.Command("git", "-C", dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").Output()
+	must(t, err)
+	hashes := strings.Fields(string(out))
+	if len(hashes) < 1500 {
+		t.Fatalf("%d objects, want 1500", len(hashes))
+	}
+	var drops int
+	oldDrop, oldMax := drop, maxResident
+	drop = func(b []byte) { drops++; dropPages(b) }
+	t.Cleanup(func() { drop, maxResident = oldDrop, oldMax })
+	s := openStore(t, dir)
+	h := plumbing.NewHash(hashes[0])
+	if _, err := s.EncodedObject(plumbing.AnyObject, h); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.packs) != 1 || s.packs[0].unmap == nil {
+		t.Skip("the index is not mapped here")
+	}
+	if idx := len(s.packs[0].idx); idx < 8*pageSize {
+		t.Fatalf("an index of %d bytes, want 8 pages or more", idx)
+	}
+	maxResident, drops = 4*pageSize, 0 // half the index
+	for range 200 {
+		if _, err := s.EncodedObject(plumbing.AnyObject, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if drops > 2 {
+		t.Errorf("one object looked up 200 times, an index of %d bytes over a bound of %d: dropped %d times", len(s.packs[0].idx), maxResident, drops)
+	}
+	drops = 0
+	for _, x := range hashes {
+		if _, err := s.EncodedObject(plumbing.AnyObject, plumbing.NewHash(x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if drops == 0 {
+		t.Errorf("every object looked up, the index twice the bound: never dropped")
+	}
+}
