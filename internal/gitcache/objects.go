@@ -29,12 +29,12 @@ package gitcache
 // story, much less than inflating it.)
 
 import (
+	"github.com/orchestrate-dev/orchestrate/internal/gitverify"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // objectsTable prefixes the object table's name (the repository's digest
@@ -102,7 +102,7 @@ func (c *Objects) Get(t plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ok && !c.checked[h] {
-		ok = gitobj.ObjectHash(t, content) == h
+		ok = gitverify.ObjectHash(t, content) == h
 		if ok && len(c.checked) < 1<<16 {
 			c.checked[h] = true
 		}

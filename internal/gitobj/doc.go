@@ -6,7 +6,8 @@
 // with bounds), the index (stat data, blob hashes, the cache-tree), the
 // commit-graph, and trees (indexed for look-ups by name, scanned for the
 // names a walk wants, derived from a similar tree, and the differences of
-// two). Verifier checks objects read against the hashes that name them.
+// two). A tree index cache checks the trees it reads with an ObjectChecker
+// (internal/gitverify's Verifier).
 //
 // Every byte read is treated as hostile: a size is checked before anything
 // is inflated, the work of a delta chain is bounded, a malformed structure

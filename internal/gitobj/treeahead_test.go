@@ -2,6 +2,7 @@ package gitobj
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/gitverify"
 	"os"
 	"os/exec"
 	"sort"
@@ -91,7 +92,7 @@ func TestTreeAheadReadsWhatTheWalkCompares(t *testing.T) {
 		}
 		var got []string
 		for _, tr := range it.Trees {
-			if ObjectHash(plumbing.TreeObject, tr.Raw) != tr.Hash {
+			if gitverify.ObjectHash(plumbing.TreeObject, tr.Raw) != tr.Hash {
 				t.Fatalf("commit %d: tree %s handed with another content", i, tr.Hash)
 			}
 			got = append(got, tr.Hash.String())
@@ -182,25 +183,27 @@ func TestOfferedTreesAreVerified(t *testing.T) {
 	must(t, err)
 
 	c := NewTreeIndexCache(s, TreeIndexBudget)
-	c.Verify = &Verifier{}
-	c.Verify.On.Store(true)
+	v := &gitverify.Verifier{}
+	v.On.Store(true)
+	c.Verify = v
 	c.Offer([]AheadTree{{Hash: h, Raw: raw}})
 	if _, got, err := c.Lookup(h); err != nil || string(got) != string(raw) {
 		t.Fatalf("offered tree: %q %v", got, err)
 	}
-	if c.Verify.Failed() {
+	if v.Failed() {
 		t.Fatal("a genuine offered tree failed verification")
 	}
 
 	lie := []byte("100644 f\x00" + strings.Repeat("x", 20))
 	c2 := NewTreeIndexCache(s, TreeIndexBudget)
-	c2.Verify = &Verifier{}
-	c2.Verify.On.Store(true)
+	v2 := &gitverify.Verifier{}
+	v2.On.Store(true)
+	c2.Verify = v2
 	c2.Offer([]AheadTree{{Hash: h, Raw: lie}})
 	if _, got, _ := c2.Lookup(h); string(got) != string(lie) {
 		t.Fatalf("Lookup did not take the offered tree: %q", got)
 	}
-	if !c2.Verify.Failed() {
+	if !v2.Failed() {
 		t.Fatal("an offered tree that lies passed verification")
 	}
 

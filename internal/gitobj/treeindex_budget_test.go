@@ -2,6 +2,7 @@ package gitobj
 
 import (
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/gitverify"
 	"runtime"
 	"strings"
 	"testing"
@@ -101,8 +102,9 @@ func TestTreeIndexCacheBudgetSameAnswers(t *testing.T) {
 	answers := func(budget int) string {
 		s := openStore(t, dir)
 		c := NewTreeIndexCache(s, budget)
-		c.Verify = &Verifier{}
-		c.Verify.On.Store(true)
+		v := &gitverify.Verifier{}
+		v.On.Store(true)
+		c.Verify = v
 		var out strings.Builder
 		for pass := 0; pass < 3; pass++ { // trees asked for again and again
 			for i := len(chain) - 1; i >= 0; i-- {
@@ -127,7 +129,7 @@ func TestTreeIndexCacheBudgetSameAnswers(t *testing.T) {
 				}
 			}
 		}
-		if c.Verify.Failed() {
+		if v.Failed() {
 			t.Fatalf("budget %d: a tree read failed verification", budget)
 		}
 		return out.String()

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/gitverify"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,7 @@ type Repo struct {
 	cmemo    *gitcache.Changed
 	wtHashes *gitcache.WorktreeHashes
 	// verify checks the objects read while the cache is on (see verify.go).
-	verify gitobj.Verifier
+	verify gitverify.Verifier
 	// head is the HEAD of history walks once headKnown (see walkHead).
 	head      links
 	headKnown bool

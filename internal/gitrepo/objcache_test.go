@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"fmt"
+	"github.com/orchestrate-dev/orchestrate/internal/gitverify"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/orchestrate-dev/orchestrate/internal/cachetable"
 	"github.com/orchestrate-dev/orchestrate/internal/diskcache"
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
-	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
 // lookups is what the path look-ups of every commit of h answer: ReadAt
@@ -227,7 +227,7 @@ func TestObjectHashIsGits(t *testing.T) {
 		{plumbing.BlobObject, "hello\n"},
 		{plumbing.TreeObject, "100644 f\x00aaaaaaaaaaaaaaaaaaaa"},
 	} {
-		if got, want := gitobj.ObjectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
+		if got, want := gitverify.ObjectHash(tc.typ, []byte(tc.content)), plumbing.ComputeHash(tc.typ, []byte(tc.content)); got != want {
 			t.Errorf("%v %q: %s, want %s", tc.typ, tc.content, got, want)
 		}
 	}

@@ -21,6 +21,7 @@ package gitrepo
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/orchestrate-dev/orchestrate/internal/gitverify"
 
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
@@ -69,7 +70,7 @@ func (r *Repo) verifyLinks(l links) {
 			return false
 		}
 		raw, err := gitobj.ObjectBytes(obj)
-		if err != nil || gitobj.ObjectHash(plumbing.CommitObject, raw) != l.hash {
+		if err != nil || gitverify.ObjectHash(plumbing.CommitObject, raw) != l.hash {
 			return false
 		}
 		got, _, err := parseLinks(l.hash, raw, true)

@@ -1,4 +1,4 @@
-package gitobj
+package gitverify
 
 import (
 	"bytes"

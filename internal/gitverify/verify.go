@@ -1,8 +1,8 @@
-package gitobj
-
-// Verifier checks objects read against the hashes that name them, for a
-// reader that keeps what it derives from them (internal/gitrepo's cache
-// tables: see its verify.go for why).
+// Package gitverify checks objects read from a repository against the
+// hashes that name them, for a reader that keeps what it derives from them
+// (internal/gitrepo's cache tables: see its verify.go for why). The tree
+// index cache of internal/gitobj takes a Verifier as its ObjectChecker.
+package gitverify
 
 import (
 	"crypto/sha1"
