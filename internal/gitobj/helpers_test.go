@@ -40,6 +40,21 @@ func must(t testing.TB, err error) {
 	}
 }
 
+// gitDir is a new repository (branch main) made by the git binary, and a
+// function running git there as author A; the test is skipped without git.
+func gitDir(t *testing.T) (string, func(args ...string)) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary")
+	}
+	dir := t.TempDir()
+	g := func(args ...string) {
+		runGit(t, dir, append([]string{"-c", "user.name=A", "-c", "user.email=a@x"}, args...)...)
+	}
+	g("init", "-q", "-b", "main")
+	return dir, g
+}
+
 func runGit(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
@@ -102,18 +117,11 @@ func indexRepoGoGit(t *testing.T, n int) (string, []string) {
 // commit-graph written by git; it returns its folder and every commit.
 func graphRepo(t *testing.T) (string, []plumbing.Hash) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	g := func(args ...string) {
-		runGit(t, dir, append([]string{"-c", "user.name=A", "-c", "user.email=a@x"}, args...)...)
-	}
+	dir, g := gitDir(t)
 	write := func(p, c string) {
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
 		must(t, os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644))
 	}
-	g("init", "-q", "-b", "main")
 	for i := 0; i < 6; i++ {
 		write(fmt.Sprintf("src/a/f%d.go", i%3), fmt.Sprint("main ", i))
 		g("add", "-A")

@@ -21,14 +21,7 @@ import (
 // included) and checks that every object the pack reader returns is byte
 // for byte go-git's, mapped and read with pread.
 func TestPackReaderMatchesGoGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git binary")
-	}
-	dir := t.TempDir()
-	g := func(args ...string) {
-		runGit(t, dir, append([]string{"-c", "user.name=A", "-c", "user.email=a@x"}, args...)...)
-	}
-	g("init", "-q", "-b", "main")
+	dir, g := gitDir(t)
 	text := ""
 	for i := 0; i < 12; i++ {
 		text += fmt.Sprintf("line %d of a file that grows a little with each commit\n", i)

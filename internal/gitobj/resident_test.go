@@ -19,14 +19,7 @@ import (
 // fraction of the bound), and the same pages read again and again do not
 // count again.
 func TestMappedPacksDroppedPastTheBound(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git binary")
-	}
-	dir := t.TempDir()
-	g := func(args ...string) {
-		runGit(t, dir, append([]string{"-c", "user.name=A", "-c", "user.email=a@x"}, args...)...)
-	}
-	g("init", "-q", "-b", "main")
+	dir, g := gitDir(t)
 	// random bytes do not compress: the pack is as large as its blobs, one
 	// of them too large for the cache of rebuilt objects (every read of it
 	// inflates it again, from the same pages)
