@@ -37,8 +37,14 @@ import (
 // The performance targets (README.md, Performance).
 const (
 	targetRatioGit = 0.5 // orchestrate time / git status time, at most
-	targetGrowth   = 1.3 // orchestrate time at the large size / at the small size, at most
-	targetRSSMiB   = 100 // orchestrate peak RSS, below
+	// orchestrate with its cache off, and on a first run (cache empty), /
+	// git status time, at most
+	targetRatioCold = 1.0
+	// a first run / a run with the cache off, at most: filling the cache
+	// costs at most 10 %
+	targetFirstOverOff = 1.1
+	targetGrowth       = 1.3 // orchestrate time at the large size / at the small size, at most
+	targetRSSMiB       = 100 // orchestrate peak RSS, below
 	// at hugeFiles tracked files and more, orchestrate's peak RSS target
 	targetRSSMiBHuge = 128
 	hugeFiles        = 1000000
@@ -189,26 +195,21 @@ func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
 // status's medians, their paired ratio, orchestrate's peak RSS and whether
 // both targets were met.
 func printTable(paths []string, w io.Writer) (missed int, err error) {
-	fmt.Fprintf(w, "| %-36s | %-8s | %11s | %11s | %6s | %13s | %13s | %10s | %10s | %-6s |\n", "shape", "command", "orchestrate", "git status", "ratio", "cache off", "first run", "peak RSS", "git RSS", "result")
+	fmt.Fprintf(w, "| %-36s | %-8s | %11s | %11s | %6s | %13s | %13s | %10s | %10s | %-16s |\n", "shape", "command", "orchestrate", "git status", "ratio", "cache off", "first run", "peak RSS", "git RSS", "result")
 	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 38), strings.Repeat("-", 10), strings.Repeat("-", 13), strings.Repeat("-", 13),
-		strings.Repeat("-", 8), strings.Repeat("-", 15), strings.Repeat("-", 15), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 8))
+		strings.Repeat("-", 8), strings.Repeat("-", 15), strings.Repeat("-", 15), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 18))
 	for _, p := range paths {
 		r, err := readResult(p)
 		if err != nil {
 			return missed, err
 		}
-		rt := rssTarget(r.Files)
-		ok := float64(peakRSS(r))/1024 < rt
 		gitMed, gitRSS, ratio := "n/a", "n/a", "n/a"
 		if r.Git != nil {
 			gitMed, gitRSS, ratio = fmt.Sprintf("%.3fs", r.Git.Median), mib(r.Git.PeakRSSKiB), fmt.Sprintf("%.2f", r.RatioGit)
-			if ratioApplies(r) {
-				ok = ok && r.RatioGit <= targetRatioGit
-			}
 		}
 		result := "pass"
-		if !ok {
-			result = "FAIL"
+		if m := missedTargets(r); len(m) > 0 {
+			result = "FAIL: " + strings.Join(m, " ")
 			missed++
 		}
 		cmd := r.Command
@@ -223,12 +224,12 @@ func printTable(paths []string, w io.Writer) (missed int, err error) {
 		if r.FirstRun != nil && r.Git != nil {
 			first = fmt.Sprintf("%.3fs %.2f", r.FirstRun.Median, r.RatioFirstRun)
 		}
-		fmt.Fprintf(w, "| %-36s | %-8s | %10.3fs | %11s | %6s | %13s | %13s | %10s | %10s | %-6s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
+		fmt.Fprintf(w, "| %-36s | %-8s | %10.3fs | %11s | %6s | %13s | %13s | %10s | %10s | %-16s |\n", shapeLabel(r), cmd, r.Orchestrate.Median, gitMed, ratio,
 			off, first, mib(peak), gitRSS, result)
 	}
 	fmt.Fprintf(w, "orchestrate runs with a private cache, empty before its warm-up run and filled by the two runs after it; \"cache off\" (median and ratio to git status) derives everything on every run; \"first run\" (median and ratio) runs with a cache folder emptied before each run, as on a fresh clone; peak RSS is the highest of every run (the fill runs included)\n")
-	fmt.Fprintf(w, "targets: orchestrate <= %.1f x git status (shapes, and >= %s files); peak RSS < %d MiB (< %d MiB at %s files)\n",
-		targetRatioGit, sizeLabel(ratioTargetFiles), targetRSSMiB, targetRSSMiBHuge, sizeLabel(hugeFiles))
+	fmt.Fprintf(w, "targets (shapes, and >= %s files): warm <= %.1f x git status, cache off (off) and first run (first) <= %.1f x, first run <= %.1f x cache off (first/off); peak RSS < %d MiB (< %d MiB at %s files)\n",
+		sizeLabel(ratioTargetFiles), targetRatioGit, targetRatioCold, targetFirstOverOff, targetRSSMiB, targetRSSMiBHuge, sizeLabel(hugeFiles))
 	return missed, nil
 }
 

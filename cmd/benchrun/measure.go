@@ -170,6 +170,40 @@ func orchestrateArgs(command string) ([]string, error) {
 // ratioApplies tells whether the ratio target is set for res's repository.
 func ratioApplies(res *Result) bool { return res.Shape != "" || res.Files >= ratioTargetFiles }
 
+// firstOverOff is the paired ratio of res's first runs to its cache-off
+// runs (0 without both series).
+func firstOverOff(res *Result) float64 {
+	if res.FirstRun == nil || res.NoCache == nil {
+		return 0
+	}
+	return pairedRatio(res.FirstRun.Seconds, res.NoCache.Seconds)
+}
+
+// missedTargets names the targets res misses (DESIGN.md §13: warm, cache
+// off and first run against git status, a first run against cache off,
+// peak RSS), in that order; none when it meets them all.
+func missedTargets(res *Result) []string {
+	var missed []string
+	if res.Git != nil && ratioApplies(res) {
+		if res.RatioGit > targetRatioGit {
+			missed = append(missed, "warm")
+		}
+		if res.NoCache != nil && res.RatioNoCache > targetRatioCold {
+			missed = append(missed, "off")
+		}
+		if res.FirstRun != nil && res.RatioFirstRun > targetRatioCold {
+			missed = append(missed, "first")
+		}
+	}
+	if r := firstOverOff(res); r > targetFirstOverOff {
+		missed = append(missed, "first/off")
+	}
+	if float64(peakRSS(res))/1024 >= rssTarget(res.Files) {
+		missed = append(missed, "rss")
+	}
+	return missed
+}
+
 // rssTarget is the peak RSS target of orchestrate (MiB) for a repository of
 // that many tracked files.
 func rssTarget(files int) float64 {
@@ -404,8 +438,15 @@ func measure(dir, bin string, runs int, withGoGit, withNoCache bool, command str
 		if res.NoCache != nil {
 			res.RatioNoCache = pairedRatio(res.NoCache.Seconds, res.Git.Seconds)
 			res.RatioFirstRun = pairedRatio(res.FirstRun.Seconds, res.Git.Seconds)
-			fmt.Fprintf(out, "ratio orchestrate/git-status, cache off: %.2f; first run %.2f; first run / cache off %.2f\n",
-				res.RatioNoCache, res.RatioFirstRun, pairedRatio(res.FirstRun.Seconds, res.NoCache.Seconds))
+			if ratioApplies(res) {
+				fmt.Fprintf(out, "ratio orchestrate/git-status, cache off: %.2f (target <= %.1f)%s; first run %.2f (target <= %.1f)%s; first run / cache off %.2f (target <= %.1f)%s\n",
+					res.RatioNoCache, targetRatioCold, verdict(res.RatioNoCache <= targetRatioCold, &res.Missed),
+					res.RatioFirstRun, targetRatioCold, verdict(res.RatioFirstRun <= targetRatioCold, &res.Missed),
+					firstOverOff(res), targetFirstOverOff, verdict(firstOverOff(res) <= targetFirstOverOff, &res.Missed))
+			} else {
+				fmt.Fprintf(out, "ratio orchestrate/git-status, cache off: %.2f; first run %.2f; first run / cache off %.2f\n",
+					res.RatioNoCache, res.RatioFirstRun, firstOverOff(res))
+			}
 		}
 		if ratioApplies(res) {
 			fmt.Fprintf(out, "ratio orchestrate/git-status: %.2f (target <= %.1f)%s\n", res.RatioGit, targetRatioGit, verdict(res.RatioGit <= targetRatioGit, &res.Missed))
