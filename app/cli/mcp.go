@@ -21,6 +21,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
 	"github.com/orchestrate-dev/orchestrate/internal/config"
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 	"github.com/orchestrate-dev/orchestrate/internal/safefile"
 )
 
@@ -60,6 +61,7 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	defer fastsys.Hold()() // its handler runs while a call waits; its tools' Allow is outlasted
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	b := newMCPBackend(opts.Deps)

@@ -12,6 +12,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/app/cli/views"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/internal/exitcode"
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 	"github.com/orchestrate-dev/orchestrate/modes"
 	"github.com/orchestrate-dev/orchestrate/plan"
 	"github.com/orchestrate-dev/orchestrate/templates"
@@ -125,6 +126,7 @@ func runResume(opts *ResumeOptions) error {
 }
 
 func (a *app) runResume(opts *ResumeOptions) error {
+	fastsys.Allow() // raw file-system calls until a signal handler Holds them off (internal/fastsys)
 	if opts.Mode != "" {
 		// --mode is the first of flag > env > config > recorded > interactive
 		a.v.Set("resume.mode", opts.Mode)

@@ -121,3 +121,9 @@ func TestRunStatus(t *testing.T) {
 		})
 	}
 }
+
+// runStatus runs `orchestrate status` with opts (no terminal needed: the
+// streams and clock are opts.Deps').
+func runStatus(opts *StatusOptions) error {
+	return opts.Deps.app().runStatus(opts)
+}

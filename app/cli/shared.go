@@ -15,6 +15,7 @@ import (
 	"github.com/orchestrate-dev/orchestrate/app/cli/jsondoc"
 	"github.com/orchestrate-dev/orchestrate/app/resumeflow"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 	"github.com/orchestrate-dev/orchestrate/internal/gitremote"
 	"github.com/orchestrate-dev/orchestrate/internal/sharedlife"
 	"github.com/orchestrate-dev/orchestrate/modes"
@@ -279,6 +280,7 @@ func (sh *sharedHandoff) end() {
 // and orchestrate exits (128+signal); while the command runs the command
 // layer forwards the signal and the handoff ends normally (finish).
 func (sh *sharedHandoff) catchSignals() {
+	release := fastsys.Hold() // the handler must run while a file-system call waits
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	quit := make(chan struct{})
@@ -304,6 +306,7 @@ func (sh *sharedHandoff) catchSignals() {
 	sh.stopSig = func() {
 		signal.Stop(ch)
 		close(quit)
+		release()
 	}
 }
 

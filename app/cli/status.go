@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"github.com/orchestrate-dev/orchestrate/handoff"
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 	"io"
 	"strings"
 	"time"
@@ -48,13 +49,8 @@ func (a *app) newStatusCmd() *cobra.Command {
 	return cmd
 }
 
-// runStatus runs `orchestrate status` with opts (no terminal needed: the
-// streams and clock are opts.Deps').
-func runStatus(opts *StatusOptions) error {
-	return opts.Deps.app().runStatus(opts)
-}
-
 func (a *app) runStatus(opts *StatusOptions) error {
+	fastsys.Allow() // a read-only command with no signal handler (internal/fastsys)
 	s, err := a.loadValidating(true)
 	if err != nil {
 		return err

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // Options is how a handoff command runs.
@@ -190,6 +192,7 @@ func runRendered(ctx context.Context, name string, rendered Rendered, opts Optio
 
 	// listen before starting: a signal in between must not kill orchestrate
 	// and leave the command running
+	defer fastsys.Hold()() // the handler must run while a file-system call waits
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // argvAgent writes a script that records its arguments (NUL-terminated)
@@ -363,5 +365,38 @@ func TestRunCommandStoppedByContextCause(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
 		t.Error("a command ran under a done context")
+	}
+}
+
+// While the agent's command runs, its signal handler is installed: the raw
+// file-system calls are held off (internal/fastsys), and stay ordinary
+// until the next Allow.
+func TestRunCommandHoldsRawCalls(t *testing.T) {
+	defer fastsys.Forbid()
+	root := t.TempDir()
+	fastsys.Allow()
+	marker := filepath.Join(root, "ran")
+	done := make(chan bool)
+	go func() {
+		// the command touches marker, then waits: look meanwhile
+		for i := 0; i < 500; i++ {
+			if _, err := os.Stat(marker); err == nil {
+				fastsys.Allow()
+				done <- fastsys.Allowed()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		done <- true
+	}()
+	if status, err := Run(context.Background(), `touch ran; sleep 0.5`, Data{Root: root}, Options{Root: root}); err != nil || status != 0 {
+		t.Fatalf("status %d, err %v", status, err)
+	}
+	if <-done {
+		t.Error("raw calls allowed while the command ran")
+	}
+	fastsys.Allow()
+	if !fastsys.Allowed() {
+		t.Error("raw calls still held after the command")
 	}
 }

@@ -17,7 +17,9 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sys/unix"
 
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 	"github.com/orchestrate-dev/orchestrate/internal/gitobj"
 )
 
@@ -31,7 +33,7 @@ import (
 func Hash(root, p string, buf *[]byte, known map[string]gitobj.IndexEntry, fi fs.FileInfo) (h plumbing.Hash, onDisk bool, err error) {
 	abs := filepath.Join(root, filepath.FromSlash(p))
 	if fi == nil {
-		if fi, err = os.Lstat(abs); err != nil {
+		if fi, err = fastsys.Lstat(abs); err != nil {
 			if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				return plumbing.ZeroHash, false, nil
 			}
@@ -78,6 +80,9 @@ var TooLarge = plumbing.NewHash("ffffffffffffffffffffffffffffffffffffffff")
 
 // hashFile streams the file at abs through a git blob hasher, using buf.
 func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
+	if h, ok := hashFD(abs, buf); ok {
+		return h, nil
+	}
 	// non-blocking: a file replaced by a FIFO since it was seen is refused
 	// (openGitFile checks it is regular) instead of hanging the open
 	f, fi, err := gitobj.OpenGitFile(abs, 0)
@@ -99,4 +104,44 @@ func hashFile(abs string, buf []byte) (_ plumbing.Hash, err error) {
 		return plumbing.ZeroHash, fmt.Errorf("file changed while hashing (%d of %d bytes)", n, fi.Size())
 	}
 	return h.Sum(), nil
+}
+
+// hashFD is hashFile through internal/fastsys's calls on a bare
+// descriptor (no *os.File, whose poller registration fails for a regular
+// file: one epoll_ctl more), opened the same non-blocking way; ok false
+// for anything but a regular file read whole at the size its fstat gave,
+// which hashFile then reads its own way and so reports as it always did.
+func hashFD(abs string, buf []byte) (h plumbing.Hash, ok bool) {
+	fd, err := fastsys.Openat(unix.AT_FDCWD, abs, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	defer fastsys.Close(fd)
+	var st unix.Stat_t
+	if err := fastsys.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return plumbing.ZeroHash, false
+	}
+	size := int64(st.Size)
+	hs := plumbing.NewHasher(plumbing.BlobObject, size)
+	var n int64
+	for {
+		m, err := fastsys.Read(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return plumbing.ZeroHash, false
+		}
+		if m == 0 {
+			break
+		}
+		hs.Write(buf[:m])
+		if n += int64(m); n > size {
+			return plumbing.ZeroHash, false // grew while read
+		}
+	}
+	if n != size {
+		return plumbing.ZeroHash, false
+	}
+	return hs.Sum(), true
 }

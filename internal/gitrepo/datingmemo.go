@@ -1,12 +1,12 @@
 package gitrepo
 
 import (
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 	"github.com/orchestrate-dev/orchestrate/internal/gitblob"
 	"github.com/orchestrate-dev/orchestrate/internal/gitcache"
 )
@@ -26,7 +26,7 @@ func (r *Repo) diskHashDating(p string, buf *[]byte) (h plumbing.Hash, onDisk bo
 	if t == nil {
 		return r.diskHashStat(p, buf, nil, nil)
 	}
-	fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(p)))
+	fi, err := fastsys.Lstat(filepath.Join(r.root, filepath.FromSlash(p)))
 	if err != nil {
 		return r.diskHashStat(p, buf, nil, nil) // says why, as without the table
 	}

@@ -38,7 +38,7 @@ var layers = []layer{
 	// the leaves: one rule or seam each, no domain or stage package
 	{"leaf", []string{
 		"internal/agentsession", "internal/atomicfile", "internal/cachetable", "internal/config", "internal/config/configtest",
-		"internal/dirent", "internal/diskcache", "internal/exitcode", "internal/ghactions",
+		"internal/dirent", "internal/diskcache", "internal/exitcode", "internal/fastsys", "internal/ghactions",
 		"internal/gitblob", "internal/gitcache", "internal/gitchanged", "internal/gitdelta", "internal/gitfixture", "internal/gitobj", "internal/gitremote", "internal/gitverify", "internal/gitrepo", "internal/hugeheap", "internal/inflate", "internal/lazyre",
 		"internal/logging", "internal/openprobe", "internal/par", "internal/pathglob", "internal/planfile",
 		"internal/prompt", "internal/redact", "internal/refpath", "internal/safedir", "internal/safefile",

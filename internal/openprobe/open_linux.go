@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // CanOpen tells whether the file or folder at full can be opened for
@@ -43,7 +45,7 @@ var noAccess2 atomic.Bool
 // without it).
 var access2 = func(path string) error {
 	for {
-		err := unix.Faccessat2(unix.AT_FDCWD, path, unix.R_OK, unix.AT_EACCESS)
+		err := fastsys.Faccessat2(unix.AT_FDCWD, path, unix.R_OK, unix.AT_EACCESS)
 		if err != syscall.EINTR {
 			return err
 		}

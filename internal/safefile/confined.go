@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // Confinement: every path below is opened one component at a time with
@@ -132,7 +134,7 @@ func (d *Dir) sub(name string, create bool, perm os.FileMode) (*Dir, error) {
 	for attempt := 0; ; attempt++ {
 		var fd int
 		err := retry(func() (e error) {
-			fd, e = unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+			fd, e = fastsys.Openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 			return e
 		})
 		if err == nil {
@@ -160,7 +162,7 @@ func (d *Dir) sub(name string, create bool, perm os.FileMode) (*Dir, error) {
 // cannot tell or finds what was wanted.
 func (d *Dir) classify(name string, want error) error {
 	var st unix.Stat_t
-	if err := retry(func() error { return unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+	if err := retry(func() error { return fastsys.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return nil
 	}
 	what, kind := describe(uint32(st.Mode))
@@ -195,7 +197,7 @@ func (d *Dir) Close() error {
 	if d == nil || d.fd < 0 {
 		return nil
 	}
-	err := unix.Close(d.fd)
+	err := fastsys.Close(d.fd)
 	d.fd = -1
 	return err
 }
@@ -278,7 +280,7 @@ func (d *Dir) Lstat(name string) (os.FileMode, int64, error) {
 		return 0, 0, err
 	}
 	var st unix.Stat_t
-	if err := retry(func() error { return unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+	if err := retry(func() error { return fastsys.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		if err == unix.ENOENT {
 			err = os.ErrNotExist
 		}

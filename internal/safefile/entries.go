@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // EntryBufSize is a good size for the buffer ReadEntries lists into: 32 KiB,
@@ -35,7 +37,7 @@ func (d *Dir) ReadEntries(buf []byte, fn func(name []byte, typ fs.FileMode)) err
 // listed without one; gone reports a name that no longer exists.
 func (d *Dir) lstatType(name string) (typ fs.FileMode, gone bool, err error) {
 	var st unix.Stat_t
-	if err := retry(func() error { return unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+	if err := retry(func() error { return fastsys.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		if err == unix.ENOENT {
 			return 0, true, nil
 		}
@@ -67,7 +69,7 @@ func (d *Dir) lstatType(name string) (typ fs.FileMode, gone bool, err error) {
 func (d *Dir) Reopen() (*Dir, error) {
 	var fd int
 	err := retry(func() (e error) {
-		fd, e = unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		fd, e = fastsys.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 		return e
 	})
 	if err != nil {

@@ -4,9 +4,8 @@ import (
 	"io/fs"
 	"os"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/orchestrate-dev/orchestrate/internal/dirent"
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // readEntries is ReadEntries with getdents64 on d's descriptor
@@ -15,7 +14,7 @@ func (d *Dir) readEntries(buf []byte, fn func(name []byte, typ fs.FileMode)) err
 	for {
 		var n int
 		err := retry(func() (e error) {
-			n, e = unix.Getdents(d.fd, buf)
+			n, e = fastsys.Getdents(d.fd, buf)
 			return e
 		})
 		if err != nil {

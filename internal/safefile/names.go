@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // Names lists the names in d (without "." and ".."), in the order the
@@ -13,7 +15,7 @@ import (
 func (d *Dir) Names() ([]string, error) {
 	var fd int
 	err := retry(func() (e error) {
-		fd, e = unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, e = fastsys.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		return e
 	})
 	if err != nil {

@@ -8,9 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // probeRoot is the Reader's root folder, opened once (O_PATH) for ProbeFast's
@@ -83,7 +85,7 @@ func (r *Reader) ProbeFast(rel string) (clean string, fi fs.FileInfo, ok bool) {
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH}
 	var fd int
 	for {
-		fd, err = unix.Openat2(root, clean, &how)
+		fd, err = fastsys.Openat2(root, clean, &how)
 		if err != unix.EINTR {
 			break
 		}
@@ -94,19 +96,19 @@ func (r *Reader) ProbeFast(rel string) (clean string, fi fs.FileInfo, ok bool) {
 		}
 		return "", nil, false
 	}
-	defer unix.Close(fd)
-	st := new(syscall.Stat_t)
-	if err := syscall.Fstat(fd, st); err != nil {
+	defer fastsys.Close(fd)
+	st := new(syscall.Stat_t)                                                     // os.Lstat's type, behind Sys
+	if err := fastsys.Fstat(fd, (*unix.Stat_t)(unsafe.Pointer(st))); err != nil { // the kernel's struct stat both (TestStatTypesAlike)
 		return "", nil, false
 	}
-	info := &statInfo{name: path.Base(clean), st: st}
+	info := fastsys.FileInfo(path.Base(clean), st)
 	mode := st.Mode & syscall.S_IFMT
 	switch mode {
 	case syscall.S_IFLNK:
 		return "", nil, false
 	case syscall.S_IFREG, syscall.S_IFDIR:
 		for {
-			err = unix.Faccessat2(fd, "", unix.R_OK, unix.AT_EACCESS|unix.AT_EMPTY_PATH)
+			err = fastsys.Faccessat2(fd, "", unix.R_OK, unix.AT_EACCESS|unix.AT_EMPTY_PATH)
 			if err != unix.EINTR {
 				break
 			}
@@ -122,55 +124,4 @@ func (r *Reader) ProbeFast(rel string) (clean string, fi fs.FileInfo, ok bool) {
 	// say so, as its own walk would
 	r.dirs.Store(folder, true)
 	return clean, info, true
-}
-
-// statInfo is an fs.FileInfo made from an fstat as os.Lstat makes its own:
-// the same name, size, mode bits, modification time and *syscall.Stat_t.
-type statInfo struct {
-	name string
-	st   *syscall.Stat_t
-}
-
-// Name is the path's last element.
-func (s *statInfo) Name() string { return s.name }
-
-// Size is st_size.
-func (s *statInfo) Size() int64 { return s.st.Size }
-
-// ModTime is st_mtim, in local time as os gives it.
-func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
-
-// IsDir reports a folder.
-func (s *statInfo) IsDir() bool { return s.Mode().IsDir() }
-
-// Sys is the *syscall.Stat_t.
-func (s *statInfo) Sys() any { return s.st }
-
-// Mode is st_mode as os maps it.
-func (s *statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.st.Mode & 0o777)
-	switch s.st.Mode & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	}
-	if s.st.Mode&syscall.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if s.st.Mode&syscall.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if s.st.Mode&syscall.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
 }

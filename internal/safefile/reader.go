@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // Reader reads many files below one root, as Read does, remembering which
@@ -87,7 +90,7 @@ func (r *Reader) CheckPathStat(rel string) (string, fs.FileInfo, error) {
 		return clean, nil, err
 	}
 	full := filepath.Join(r.root, filepath.FromSlash(clean))
-	fi, err := os.Lstat(full)
+	fi, err := fastsys.Lstat(full)
 	if err != nil {
 		return clean, nil, nil // missing (yet)
 	}
@@ -114,7 +117,7 @@ func (r *Reader) Exists(rel string) bool {
 		return false
 	}
 	full := filepath.Join(r.root, filepath.FromSlash(clean))
-	fi, err := os.Lstat(full)
+	fi, err := fastsys.Lstat(full)
 	if err != nil {
 		return false
 	}
@@ -162,7 +165,7 @@ func (r *Reader) checkFolders(rel string) (string, error) {
 		if _, ok := r.dirs.Load(dir); ok && !linked {
 			continue
 		}
-		fi, err := os.Lstat(cur)
+		fi, err := fastsys.Lstat(cur)
 		if err != nil {
 			return clean, nil // does not exist: the open reports it
 		}
@@ -188,23 +191,24 @@ func (r *Reader) checkFolders(rel string) (string, error) {
 // the caller must take the slow, fully checked path (a symlink, a file that
 // grew while read, an open error the slow path reports better).
 func fastRead(full, clean string, max int64) (data []byte, mtime time.Time, done bool, err error) {
-	fd, err := syscall.Open(full, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	fd, err := fastsys.Openat(unix.AT_FDCWD, full, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, mtime, false, nil
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
+	defer fastsys.Close(fd)
+	var st unix.Stat_t
+	if err := fastsys.Fstat(fd, &st); err != nil {
 		return nil, mtime, false, nil
 	}
-	mtime = statMtime(&st)
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	fst := fileStat(&st)
+	mtime = fst.Mtime
+	if !fst.Regular() {
 		return nil, mtime, true, fmt.Errorf("%w: %s", ErrNotFile, clean)
 	}
-	if max > 0 && st.Size > max {
-		return nil, mtime, true, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, clean, st.Size, max)
+	if max > 0 && fst.Size > max {
+		return nil, mtime, true, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, clean, fst.Size, max)
 	}
-	data, ok := readSized(fd, st.Size)
+	data, ok := readSized(fd, fst.Size)
 	if !ok {
 		return nil, mtime, false, nil // the slow path re-checks a file that grew
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // Errors returned by Check and Read, matched with errors.Is.
@@ -74,7 +76,7 @@ func checkLinks(root, clean string) error {
 			continue
 		}
 		cur = filepath.Join(cur, part)
-		fi, err := os.Lstat(cur)
+		fi, err := fastsys.Lstat(cur)
 		if err != nil {
 			return nil // does not exist (yet): nothing further to resolve
 		}

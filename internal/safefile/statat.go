@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orchestrate-dev/orchestrate/internal/fastsys"
 )
 
 // FileStat is what a stat of a file tells a stat-keyed cache (as git's
@@ -44,7 +46,7 @@ func (d *Dir) StatNoFollow(name string) (FileStat, error) {
 		return FileStat{}, err
 	}
 	var st unix.Stat_t
-	if err := retry(func() error { return unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+	if err := retry(func() error { return fastsys.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return FileStat{}, err
 	}
 	return fileStat(&st), nil
@@ -71,15 +73,15 @@ func (d *Dir) ReadRegularInto(name string, max int64, buf []byte) (data []byte, 
 	}
 	var fd int
 	err := retry(func() (e error) {
-		fd, e = unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, e = fastsys.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		return e
 	})
 	if err != nil {
 		return nil, FileStat{}, false
 	}
-	defer unix.Close(fd)
+	defer fastsys.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	if err := fastsys.Fstat(fd, &st); err != nil {
 		return nil, FileStat{}, false
 	}
 	fs = fileStat(&st)
@@ -114,7 +116,7 @@ func readSizedInto(fd int, size int64, into []byte) (data []byte, ok bool) {
 	}
 	n := 0
 	for {
-		m, err := unix.Read(fd, buf[n:])
+		m, err := fastsys.Read(fd, buf[n:])
 		if err == unix.EINTR || err == unix.EAGAIN {
 			continue
 		}
