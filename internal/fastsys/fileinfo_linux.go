@@ -34,21 +34,7 @@ func (s *statInfo) Sys() any { return s.st }
 
 // Mode is st_mode as os maps it.
 func (s *statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.st.Mode & 0o777)
-	switch s.st.Mode & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	}
+	m := fs.FileMode(s.st.Mode&0o777) | TypeOf(s.st.Mode)
 	if s.st.Mode&syscall.S_ISGID != 0 {
 		m |= fs.ModeSetgid
 	}

@@ -79,11 +79,17 @@ func Read(fd int, b []byte) (int, error) {
 	if !on.Load() {
 		return unix.Read(fd, b)
 	}
+	return intoBuffer(unix.SYS_READ, fd, b)
+}
+
+// intoBuffer is the raw call trap(fd, b, len(b)) that fills b, and the
+// count it returns.
+func intoBuffer(trap uintptr, fd int, b []byte) (int, error) {
 	var p unsafe.Pointer
 	if len(b) > 0 {
 		p = unsafe.Pointer(&b[0])
 	}
-	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(p), uintptr(len(b)))
+	r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
 	if e != 0 {
 		return 0, e
 	}
@@ -117,15 +123,7 @@ func Getdents(fd int, buf []byte) (int, error) {
 	if !on.Load() {
 		return unix.Getdents(fd, buf)
 	}
-	var p unsafe.Pointer
-	if len(buf) > 0 {
-		p = unsafe.Pointer(&buf[0])
-	}
-	r, _, e := unix.RawSyscall(unix.SYS_GETDENTS64, uintptr(fd), uintptr(p), uintptr(len(buf)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
+	return intoBuffer(unix.SYS_GETDENTS64, fd, buf)
 }
 
 // Lstat is os.Lstat: the same fs.FileInfo (FileInfo) and the same

@@ -286,22 +286,7 @@ func (d *Dir) Lstat(name string) (os.FileMode, int64, error) {
 		}
 		return 0, 0, &os.PathError{Op: "lstat", Path: d.full(name), Err: err}
 	}
-	mode := os.FileMode(st.Mode & 0o777)
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
-		mode |= os.ModeSymlink
-	case unix.S_IFDIR:
-		mode |= os.ModeDir
-	case unix.S_IFIFO:
-		mode |= os.ModeNamedPipe
-	case unix.S_IFCHR:
-		mode |= os.ModeDevice | os.ModeCharDevice
-	case unix.S_IFBLK:
-		mode |= os.ModeDevice
-	case unix.S_IFSOCK:
-		mode |= os.ModeSocket
-	}
-	return mode, st.Size, nil
+	return os.FileMode(st.Mode&0o777) | fastsys.TypeOf(uint32(st.Mode)), st.Size, nil
 }
 
 // Rename renames oldName in d to newName in nd (renameat(2): neither name is
