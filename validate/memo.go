@@ -32,6 +32,32 @@ func (r *Run) git(g Git) Git {
 	return r.gitCache
 }
 
+// Prepare starts, beside the validations to come, what the first of them
+// to compare files would start, for a run about to validate every
+// resumable candidate with g (app/loaded's ValidateAll): the run's one
+// history walk and the index read (gitmemo.Memo.Prepare). It returns a
+// channel closed once the walk is done; nil when none was started (see
+// Memo.Prepare; a g the Run does not answer through its Memo). maxRefs is
+// the validations' bound on a candidate's referenced files (config
+// MaxRefFiles, the default when 0): the paths compared are estimated from
+// it as the first Compare would.
+func (r *Run) Prepare(g Git, maxRefs int) <-chan struct{} {
+	m, ok := r.git(g).(*gitmemo.Memo)
+	if !ok {
+		return nil
+	}
+	if maxRefs <= 0 {
+		maxRefs = defaults.MaxRefFiles
+	}
+	expected := 0
+	for _, c := range r.sorted {
+		if c.Resumable {
+			expected += min(len(c.Files), maxRefs)
+		}
+	}
+	return m.Prepare(expected)
+}
+
 // memoRun is what the Run's Memo asks of the Run (gitmemo.Run).
 type memoRun struct{ r *Run }
 

@@ -110,3 +110,36 @@ func (c *Memo) commitsOnce(base gitrepo.Commit, paths []string, limit int) (map[
 	}
 	return out, nil
 }
+
+// Prepare starts, once and on goroutines of their own, what the run's
+// first Compare would start when every resumable candidate of the run is
+// about to be validated (app/loaded's ValidateAll): the index read
+// (indexEarly, expected being the paths the validations will compare) and
+// the run's History walk (history). The validations' checks that ask git
+// nothing then run beside the walk (validate.Begin) instead of after the
+// first validation reaches its Compare, while the others wait on c.mu. It
+// returns a channel closed once the walk is done; nil when none is
+// started: no run, a Git that cannot walk for all, fewer than two
+// resumable candidates, or a walk tried already. The answers are the
+// same: each is the Git's for its question, whoever asks it first.
+func (c *Memo) Prepare(expected int) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.run == nil || c.histTried || c.run.Resumable() < 2 {
+		return nil
+	}
+	if _, ok := c.Git.(historian); !ok {
+		return nil
+	}
+	if _, ok := c.Git.(optionsComparer); ok {
+		c.indexEarly(expected)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.history()
+	}()
+	return done
+}

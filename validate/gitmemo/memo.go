@@ -386,7 +386,9 @@ func (c *Memo) compare(base gitrepo.Commit, paths []string) ([]gitrepo.PathState
 	}
 	c.compares++
 	c.compared += len(paths)
-	c.indexEarly()
+	if c.compares == 1 {
+		c.indexEarly(c.compared * c.run.Resumable())
+	}
 	if c.compares > 1 && !c.idxDone {
 		c.idxDone = true
 		c.idx = oc.IndexFor(c.run.RefPaths(), c.compared/c.compares*c.run.Resumable())
@@ -413,22 +415,22 @@ type indexLater interface {
 	IndexLater() func(paths []string, expected int) *gitrepo.Index
 }
 
-// indexEarly starts, at the run's first Compare, reading the index for
-// every path the run's resumable candidates reference on a goroutine of
-// its own, while the run's History is walked (see history): IndexFor's
-// answer, ready in c.idxRead once c.idxReady is closed, for this Compare
-// and the run's others. The estimate of the paths to compare is this
-// call's paths times the resumable candidates (IndexFor's, from the second
-// call on, is the mean of the calls so far); it decides only whether the
-// index is read. Nothing is started for a Git that cannot read it apart,
-// or with fewer than two resumable candidates. c.mu is held.
-func (c *Memo) indexEarly() {
+// indexEarly starts, at the run's first Compare (or Prepare), reading the
+// index for every path the run's resumable candidates reference on a
+// goroutine of its own, while the run's History is walked (see history):
+// IndexFor's answer, ready in c.idxRead once c.idxReady is closed, for the
+// run's Compares. expected is the estimate of the paths to compare (the
+// first Compare's paths times the resumable candidates; IndexFor's, from
+// the second call on, is the mean of the calls so far); it decides only
+// whether the index is read. Nothing is started for a Git that cannot read
+// it apart, or with fewer than two resumable candidates. c.mu is held.
+func (c *Memo) indexEarly(expected int) {
 	il, ok := c.Git.(indexLater)
-	if c.idxDone || !ok || c.compares != 1 || c.run.Resumable() < 2 {
+	if c.idxDone || !ok || c.run.Resumable() < 2 {
 		return
 	}
 	c.idxDone = true
-	read, run, expected := il.IndexLater(), c.run, c.compared*c.run.Resumable()
+	read, run := il.IndexLater(), c.run
 	ready := make(chan struct{})
 	c.idxReady = ready
 	go func() {
