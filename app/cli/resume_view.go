@@ -23,7 +23,7 @@ func (a *app) summaryView(r *resumeRun) views.Summary {
 // all side by side, the first time the list is shown.
 func (a *app) multipleView(r *resumeRun, question, withItems bool) views.Multiple {
 	if r.listed == nil {
-		r.listed = r.s.ValidateAll(r.all, false)
+		r.listed = r.s.ValidateAll(r.all, false, nil)
 	}
 	return views.NewMultiple(r.all, r.listed, r.s.Now, question, withItems)
 }

@@ -247,13 +247,29 @@ func (s *Session) Validate(c workflow.Candidate) validate.Report {
 // candidate's alone, so the reports are those of one validation after the
 // other. Without lists the reports' Files and Stories are empty (status
 // shows neither: 200 workflows' 60,000 file reports are then never made);
-// the rest is the same.
-func (s *Session) ValidateAll(cs []workflow.Candidate, lists bool) []*validate.Report {
+// the rest is the same. With keep, each report keeps only keep(its
+// findings), once its validation is done (status's table shows no finding,
+// only the word they give: 1,000 workflows' 27,000 findings, held to the
+// end of the run, made every collection mark ~7 MB more and come sooner).
+// The verdict memo keeps the whole reports.
+//
+// Without a verdict memo every validation asks git, and the run's one
+// history walk, which the first validation to compare files would start
+// while the others waited for it, is started here, beside the checks that
+// come before (validate.Run.Prepare; docs/ARCHITECTURE.md, "Eighteenth
+// pass"). The reports are the same.
+func (s *Session) ValidateAll(cs []workflow.Candidate, lists bool, keep func([]workflow.Finding) []workflow.Finding) []*validate.Report {
 	s.newRun()
+	if s.memo == nil && s.Git != nil {
+		s.run.Prepare(s.Git, s.Cfg.MaxRefFiles)
+	}
 	out := make([]*validate.Report, len(cs))
 	par.For(len(cs), par.Options{Workers: runtime.GOMAXPROCS(0), Chunk: 1, Min: 2}, func(i int) {
 		if cs[i].Resumable {
 			r := s.validate(cs[i], !lists)
+			if keep != nil {
+				r.Findings = keep(r.Findings)
+			}
 			out[i] = &r
 		}
 	})
@@ -288,23 +304,7 @@ var memoClock = time.Now
 // validate is Validate once the run is made (safe for concurrent use),
 // without the file and story lists when noLists is set.
 func (s *Session) validate(c workflow.Candidate, noLists bool) validate.Report {
-	in := validate.Input{
-		Root:      s.Root,
-		Candidate: c,
-		Run:       s.run,
-		Stories:   s.Res.Stories,
-		Now:       s.Now,
-		Config:    s.Cfg,
-		NoLists:   noLists,
-		ParseStory: func(path string, data []byte) *workflow.Story {
-			st, _ := story.ParseStory(path, data, s.Cfg.Statuses)
-			return st
-		},
-	}
-	if s.Git != nil {
-		in.Git = s.Git
-	}
-	in.LiveLock = func(id string) bool { return s.locks.Inspect(id).Live }
+	in := s.input(c, noLists)
 	if s.memo == nil {
 		return validate.Validate(in)
 	}
@@ -323,6 +323,28 @@ func (s *Session) validate(c workflow.Candidate, noLists bool) validate.Report {
 		}
 	}
 	return validate.Aged(u, in)
+}
+
+// input is the validation input of candidate c in this session's run.
+func (s *Session) input(c workflow.Candidate, noLists bool) validate.Input {
+	in := validate.Input{
+		Root:      s.Root,
+		Candidate: c,
+		Run:       s.run,
+		Stories:   s.Res.Stories,
+		Now:       s.Now,
+		Config:    s.Cfg,
+		NoLists:   noLists,
+		ParseStory: func(path string, data []byte) *workflow.Story {
+			st, _ := story.ParseStory(path, data, s.Cfg.Statuses)
+			return st
+		},
+	}
+	if s.Git != nil {
+		in.Git = s.Git
+	}
+	in.LiveLock = func(id string) bool { return s.locks.Inspect(id).Live }
+	return in
 }
 
 // Exists reports whether the repository-relative path rel exists, as

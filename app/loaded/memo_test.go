@@ -120,7 +120,7 @@ func (r *memoRepo) status(c *diskcache.Cache, cfg config.Config, now time.Time) 
 	if s.Git == nil {
 		r.t.Fatalf("no git: %v", s.GitErr)
 	}
-	reps := s.ValidateAll(s.Res.Candidates, r.lists)
+	reps := s.ValidateAll(s.Res.Candidates, r.lists, nil)
 	s.SaveCaches()
 	var b strings.Builder
 	for i, rep := range reps {
