@@ -81,11 +81,7 @@ func (a *app) runStatus(opts *StatusOptions) error {
 	}
 	// status shows each report's verdict, age and findings, never its
 	// file and story lists: they are not made
-	keep := resumeflow.WordFindings // the table shows each report's word, never its findings
-	if opts.JSON {
-		keep = nil
-	}
-	reports := s.ValidateAll(shown, false, keep)
+	reports := s.ValidateAll(shown, false, resumeflow.KeptFindings(opts.JSON))
 	s.SaveCaches()
 	if opts.JSON {
 		doc := jsondoc.Status{Schema: jsondoc.Schema, Command: "status", Candidates: []jsondoc.Candidate{}, Trust: trustDoc(s)}

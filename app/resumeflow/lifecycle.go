@@ -157,6 +157,17 @@ func WordFindings(fs []workflow.Finding) []workflow.Finding {
 	return out
 }
 
+// KeptFindings is what status keeps of each report's findings
+// (loaded.Session.ValidateAll's keep): with --json all of them (nil),
+// else WordFindings, as the table shows each report's word, never its
+// findings.
+func KeptFindings(json bool) func([]workflow.Finding) []workflow.Finding {
+	if json {
+		return nil
+	}
+	return WordFindings
+}
+
 // Skip is a candidate the autopilot filter dropped, and why.
 type Skip struct{ ID, Why string }
 

@@ -71,4 +71,11 @@ func TestWordFindings(t *testing.T) {
 	if got := WordFindings(all[:1]); got != nil {
 		t.Errorf("WordFindings of a file change: %+v, want none", got)
 	}
+	// what status keeps: everything for --json, the words' findings for the table
+	if KeptFindings(true) != nil {
+		t.Error("KeptFindings(json) keeps less than every finding")
+	}
+	if got := KeptFindings(false)(all); !reflect.DeepEqual(got, want) {
+		t.Errorf("KeptFindings(table):\n got %+v\nwant %+v", got, want)
+	}
 }
