@@ -110,3 +110,27 @@ func BenchmarkParseIndexWant(b *testing.B) {
 		}
 	}
 }
+
+// worthReading: the index is scanned from MinIndexPaths paths on, when it
+// holds at most indexBytesPerPath bytes a path: the bench's specs shape
+// (2,276 paths, a 12.4 MB index) reads it, a workflow of 300 files in a
+// 10 MB index hashes them.
+func TestIndexWorthReading(t *testing.T) {
+	for _, tt := range []struct {
+		size     int64
+		compared int
+		want     bool
+	}{
+		{12_420_070, 2276, true},
+		{10 << 20, 300, false},
+		{10 << 20, 640, true},
+		{1 << 10, MinIndexPaths - 1, false},
+		{1 << 10, MinIndexPaths, true},
+		{int64(MinIndexPaths) * indexBytesPerPath, MinIndexPaths, true},
+		{int64(MinIndexPaths)*indexBytesPerPath + 1, MinIndexPaths, false},
+	} {
+		if got := worthReading(tt.size, tt.compared); got != tt.want {
+			t.Errorf("worthReading(%d bytes, %d paths) = %v, want %v", tt.size, tt.compared, got, tt.want)
+		}
+	}
+}
