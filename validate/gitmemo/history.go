@@ -122,13 +122,20 @@ func (c *Memo) commitsOnce(base gitrepo.Commit, paths []string, limit int) (map[
 // started: no run, a Git that cannot walk for all, fewer than two
 // resumable candidates, or a walk tried already. The answers are the
 // same: each is the Git's for its question, whoever asks it first.
+//
+// c.mu is taken here and handed to the walk's goroutine, which releases it
+// once the walk is done: a goroutine just started waits for a processor
+// behind the validations, and the first of them to ask the Memo anything
+// would take the lock and walk itself while the goroutine waited (131 ms
+// of a traced run).
 func (c *Memo) Prepare(expected int) <-chan struct{} {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.run == nil || c.histTried || c.run.Resumable() < 2 {
+		c.mu.Unlock()
 		return nil
 	}
 	if _, ok := c.Git.(historian); !ok {
+		c.mu.Unlock()
 		return nil
 	}
 	if _, ok := c.Git.(optionsComparer); ok {
@@ -137,8 +144,7 @@ func (c *Memo) Prepare(expected int) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c.mu.Lock()
-		defer c.mu.Unlock()
+		defer c.mu.Unlock() // taken by Prepare for this goroutine
 		c.history()
 	}()
 	return done
