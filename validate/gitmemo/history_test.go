@@ -68,6 +68,12 @@ func TestPrepareWalksOnceBeforeTheCompares(t *testing.T) {
 		t.Fatal("the walk ended before the Git answered")
 	default:
 	}
+	// the memo's lock is the walk's from Prepare on: no validation can
+	// take it first and walk in its place
+	if c.mu.TryLock() {
+		c.mu.Unlock()
+		t.Fatal("the memo's lock is free after Prepare, before the walk it started is done")
+	}
 	// a Compare while the walk runs waits for it, then takes it
 	compared := make(chan []gitrepo.PathState, 1)
 	go func() {
